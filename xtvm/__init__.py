@@ -1,0 +1,1 @@
+"""xtvm: a deep-learning compiler stack in the MLIR style, built on xDSL."""

@@ -1,0 +1,1 @@
+"""TVM-style Python faces over the dialects."""

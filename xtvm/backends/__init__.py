@@ -1,0 +1,1 @@
+"""Backends: tir (or partitioned relay functions) to code."""

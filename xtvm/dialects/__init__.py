@@ -1,0 +1,1 @@
+"""Dialects of xtvm: one module per dialect with its lark grammar fragment beside it."""

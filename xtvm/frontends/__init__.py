@@ -1,0 +1,1 @@
+"""Frontends: importers from model formats into relay."""

@@ -1,0 +1,1 @@
+"""The text format: lark grammar, parser to xDSL IR, printer, diagnostics, context."""

@@ -1,0 +1,1 @@
+"""Runtime: modules, arrays, devices and reference interpreters."""

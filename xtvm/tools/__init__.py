@@ -1,0 +1,1 @@
+"""Command-line drivers: argument parsing and exit codes, no compiler logic."""
