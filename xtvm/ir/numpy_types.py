@@ -1,0 +1,37 @@
+"""The correspondence between builtin element types and numpy dtypes."""
+
+from __future__ import annotations
+
+import numpy as np
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    IndexType,
+    IntegerType,
+    Signedness,
+)
+from xdsl.ir import Attribute
+
+
+def numpy_dtype(elem: Attribute) -> np.dtype:
+    """The numpy dtype holding elements of builtin type `elem` (i1 is bool)."""
+    if isinstance(elem, Float32Type):
+        return np.dtype(np.float32)
+    if isinstance(elem, Float64Type):
+        return np.dtype(np.float64)
+    if isinstance(elem, Float16Type):
+        return np.dtype(np.float16)
+    if isinstance(elem, BFloat16Type):
+        raise ValueError("bf16 has no numpy dtype")
+    if isinstance(elem, IndexType):
+        return np.dtype(np.int64)
+    if isinstance(elem, IntegerType):
+        width = elem.width.data
+        if width == 1:
+            return np.dtype(np.bool_)
+        unsigned = elem.signedness.data == Signedness.UNSIGNED
+        if width in (8, 16, 32, 64):
+            return np.dtype(f"{'u' if unsigned else ''}int{width}")
+    raise ValueError(f"no numpy dtype for element type {elem}")

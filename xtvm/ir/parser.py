@@ -1,0 +1,853 @@
+"""The lark front end: reduces the grammar straight into xDSL IR.
+
+`IRBuilder` is a lark `Transformer` applied inline by the LALR parser, so no parse tree is built:
+each rule's callback receives the already-built children (types, attributes, values, regions) and
+returns the object for its rule. SSA names live in a stack of scopes, one per region being
+parsed; a region's scope opens when its `{` is reduced, which lets ops inside it resolve
+names of block arguments declared before the brace (function headers, loop headers).
+Uses before definition become `ForwardDeclaredValue`s, resolved when the name is defined.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from lark import Token, Transformer
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from xdsl.context import Context
+from xdsl.dialects import builtin
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    ArrayAttr,
+    BFloat16Type,
+    ComplexType,
+    DenseArrayBase,
+    DenseIntOrFPElementsAttr,
+    DictionaryAttr,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    Float80Type,
+    Float128Type,
+    FloatAttr,
+    FunctionType,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    ModuleOp,
+    NameLoc,
+    NoneType,
+    Signedness,
+    StringAttr,
+    SymbolRefAttr,
+    TensorType,
+    TupleType,
+    UnitAttr,
+    UnrankedMemRefType,
+    UnrankedTensorType,
+    VectorType,
+)
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.parser import Parser as XParser
+from xdsl.parser.core import ForwardDeclaredValue
+from xdsl.utils.exceptions import ParseError, VerifyException
+
+from xtvm.ir.diagnostics import DiagnosticError, Location, SourceFile
+
+FLOAT_TYPES: dict[str, Attribute] = {
+    "f16": Float16Type(),
+    "bf16": BFloat16Type(),
+    "f32": Float32Type(),
+    "f64": Float64Type(),
+    "f80": Float80Type(),
+    "f128": Float128Type(),
+}
+I64 = IntegerType(64)
+I1 = IntegerType(1)
+
+
+def decode_string(token: str) -> str:
+    """Decode an MLIR string literal (with quotes): `\\n`, `\\t`, `\\"`, `\\\\`, `\\HH`."""
+    body = token[1:-1]
+    if "\\" not in body:
+        return body
+    out = bytearray()
+    i = 0
+    while i < len(body):
+        c = body[i]
+        if c != "\\":
+            out += c.encode()
+            i += 1
+            continue
+        nxt = body[i + 1]
+        simple = {"n": b"\n", "t": b"\t", '"': b'"', "\\": b"\\"}
+        if nxt in simple:
+            out += simple[nxt]
+            i += 2
+        else:
+            out.append(int(body[i + 1 : i + 3], 16))
+            i += 3
+    return out.decode("utf-8", errors="replace")
+
+
+@dataclass
+class Scope:
+    """Names visible in one region being parsed, and the blocks of that region."""
+
+    values: dict[str, SSAValue] = field(default_factory=dict)
+    forward: dict[str, tuple[ForwardDeclaredValue, Token]] = field(default_factory=dict)
+    labels: dict[str, Block] = field(default_factory=dict)
+    forward_labels: dict[str, Token] = field(default_factory=dict)
+    blocks: list[Block] = field(default_factory=list)
+    current: Block = field(default_factory=Block)
+    entry_is_implicit: bool = True
+
+
+@dataclass
+class PendingArg:
+    """An entry-block argument declared before its region's `{` (function or loop header)."""
+
+    name: Token
+    type: Attribute
+    attrs: DictionaryAttr | None = None
+
+
+class IRBuilder(Transformer):
+    """Callbacks of the core grammar; dialect callbacks are bound onto a subclass."""
+
+    def __init__(self, ctx: Context, custom_callbacks: dict[str, Callable[..., Any]]):
+        super().__init__(visit_tokens=False)
+        self.ctx = ctx
+        self.custom_callbacks = custom_callbacks
+        self.allow_unregistered = False
+        self.reset(SourceFile("<input>", ""))
+
+    def reset(self, source: SourceFile) -> None:
+        self.source = source
+        self.scopes: list[Scope] = [Scope()]
+        self.scopes[0].blocks.append(self.scopes[0].current)
+        self.positions: dict[Operation, tuple[int, int]] = {}
+        self.pending_args: list[PendingArg] | None = None
+        self.attr_aliases: dict[str, Attribute] = {}
+        self.type_aliases: dict[str, Attribute] = {}
+        self.filename_attr = StringAttr(source.name)
+
+    # ------------------------------------------------------------------ diagnostics
+
+    def location(self, token: Token | None) -> Location | None:
+        if token is None or token.line is None:
+            return None
+        return Location(self.source, token.line, token.column)
+
+    def error(self, token: Token | None, message: str) -> DiagnosticError:
+        return DiagnosticError.at(self.location(token), message)
+
+    # ------------------------------------------------------------------ scopes and values
+
+    @property
+    def scope(self) -> Scope:
+        return self.scopes[-1]
+
+    def lookup(self, name: str) -> SSAValue | None:
+        for scope in reversed(self.scopes):
+            value = scope.values.get(name)
+            if value is not None:
+                return value
+        return None
+
+    def resolve(self, token: Token, expected: Attribute | None = None) -> SSAValue:
+        """The value named by `token`; a forward reference if not defined yet."""
+        name = str(token)
+        value = self.lookup(name)
+        if value is None:
+            for scope in reversed(self.scopes):
+                if name in scope.forward:
+                    value = scope.forward[name][0]
+                    break
+        if value is None:
+            if expected is None:
+                raise self.error(token, f"use of undeclared SSA value '{name}'")
+            value = ForwardDeclaredValue(expected)
+            self.scope.forward[name] = (value, token)
+            return value
+        if expected is not None and value.type != expected:
+            raise self.error(
+                token,
+                f"use of value '{name}' expects different type than prior uses: "
+                f"'{expected}' vs '{value.type}'",
+            )
+        return value
+
+    def resolve_all(self, tokens: Sequence[Token], types: Sequence[Attribute]) -> list[SSAValue]:
+        return [self.resolve(t, ty) for t, ty in zip(tokens, types, strict=True)]
+
+    def define(self, token: Token, value: SSAValue) -> None:
+        name = str(token)
+        if "#" in name:
+            raise self.error(token, f"invalid SSA value name '{name}' in a definition")
+        scope = self.scope
+        if name in scope.values:
+            raise self.error(token, f"redefinition of SSA value '{name}'")
+        scope.values[name] = value
+        hint = name[1:]
+        if SSAValue.is_valid_name(hint) and not hint.isdigit():
+            value.name_hint = hint
+        for s in reversed(self.scopes):
+            entry = s.forward.pop(name, None)
+            if entry is None:
+                continue
+            forward, use = entry
+            if forward.type != value.type:
+                raise self.error(
+                    use,
+                    f"use of value '{name}' expects different type than its definition: "
+                    f"'{forward.type}' vs '{value.type}'",
+                )
+            forward.replace_all_uses_with(value)
+
+    def block_for_label(self, token: Token) -> Block:
+        label = str(token)
+        block = self.scope.labels.get(label)
+        if block is None:
+            block = Block()
+            self.scope.labels[label] = block
+            self.scope.forward_labels[label] = token
+        return block
+
+    def add_op(self, op: Operation) -> None:
+        self.scope.current.add_op(op)
+
+    def set_entry_args(self, args: list[PendingArg]) -> None:
+        """Declare the entry-block arguments of the next region to be opened."""
+        self.pending_args = args
+
+    def record(self, op: Operation, token: Token) -> Operation:
+        """Remember where `op` was written (its name token), for diagnostics."""
+        if token.line is not None:
+            self.positions[op] = (token.line, token.column)
+        return op
+
+    # ------------------------------------------------------------------ top level
+
+    def start(self, _children: list[Any]) -> ModuleOp:
+        top = self.scopes[0]
+        self.check_unresolved(top)
+        ops = list(top.current.ops)
+        if len(ops) == 1 and isinstance(ops[0], ModuleOp):
+            ops[0].detach()
+            return ops[0]
+        block = top.current
+        return ModuleOp(Region([block]))
+
+    def check_unresolved(self, scope: Scope) -> None:
+        for name, (_, token) in scope.forward.items():
+            raise self.error(token, f"use of undeclared SSA value '{name}'")
+        for label, token in scope.forward_labels.items():
+            raise self.error(token, f"reference to an undefined block '{label}'")
+
+    def attr_alias_def(self, children: list[Any]) -> None:
+        token, attr = children
+        self.attr_aliases[str(token)] = attr
+
+    def type_alias_def(self, children: list[Any]) -> None:
+        token, typ = children
+        self.type_aliases[str(token)] = typ
+
+    def file_metadata(self, children: list[Any]) -> None:
+        raise self.error(children[0], "file metadata sections ({-# ... #-}) are not supported")
+
+    def attr_alias_use(self, children: list[Any]) -> Attribute:
+        token = children[0]
+        attr = self.attr_aliases.get(str(token))
+        if attr is None:
+            raise self.error(token, f"undefined attribute alias '{token}'")
+        return attr
+
+    def type_alias_use(self, children: list[Any]) -> Attribute:
+        token = children[0]
+        typ = self.type_aliases.get(str(token))
+        if typ is None:
+            raise self.error(token, f"undefined type alias '{token}'")
+        return typ
+
+    # ------------------------------------------------------------------ operations
+
+    def operation(self, children: list[Any]) -> Operation:
+        results, op, loc = children
+        if results is not None:
+            count = sum(n for _, n in results)
+            if count != len(op.results):
+                token = results[0][0]
+                raise self.error(
+                    token,
+                    f"operation '{op.name}' has {len(op.results)} results but {count} "
+                    "names were given",
+                )
+            index = 0
+            for token, n in results:
+                if n == 1:
+                    self.define(token, op.results[index])
+                else:
+                    for k in range(n):
+                        self.define(Token("VALUE_ID", f"{token}#{k}"), op.results[index + k])
+                        op.results[index + k].name_hint = str(token)[1:] or None
+                index += n
+        if loc is not None:
+            op.location = loc
+        elif (pos := self.positions.get(op)) is not None:
+            op.location = builtin.FileLineColLoc(
+                self.filename_attr, builtin.IntAttr(pos[0]), builtin.IntAttr(pos[1])
+            )
+        self.add_op(op)
+        return op
+
+    def op_results(self, children: list[Any]) -> list[tuple[Token, int]]:
+        return children
+
+    def result_group(self, children: list[Any]) -> tuple[Token, int]:
+        token, count = children
+        return (token, 1 if count is None else int(count))
+
+    def op_body(self, children: list[Any]) -> Operation:
+        return children[0]
+
+    def custom_op(self, children: list[Any]) -> Operation:
+        return children[0]
+
+    def unknown_custom_op(self, children: list[Any]) -> Operation:
+        raise self.unknown_op_error(children[0])
+
+    def unknown_op_error(self, token: Token) -> DiagnosticError:
+        name = str(token)
+        if self.ctx.get_optional_op(name) is not None:
+            return self.error(
+                token,
+                f"operation '{name}' has no custom syntax; write it in the generic form "
+                f'"{name}"(...)',
+            )
+        return self.error(token, f"unknown operation '{name}'")
+
+    def op_class(self, token: Token, name: str) -> type[Operation]:
+        op_type = self.ctx.get_optional_op(name)
+        if op_type is None:
+            if self.allow_unregistered:
+                return builtin.UnregisteredOp.with_name(name)
+            raise self.error(token, f"unknown operation '{name}'")
+        return op_type
+
+    def generic_op(self, children: list[Any]) -> Operation:
+        name_tok, uses, successors, props, regions, attrs, fn_type = children
+        name = decode_string(name_tok)
+        op_type = self.op_class(name_tok, name)
+        uses = uses or []
+        inputs = fn_type.inputs.data
+        if len(uses) != len(inputs):
+            raise self.error(
+                name_tok,
+                f"'{name}' op has {len(uses)} operands but its type lists {len(inputs)}",
+            )
+        operands = self.resolve_all(uses, inputs)
+        properties = dict(props) if props else {}
+        attributes = dict(attrs) if attrs else {}
+        op_def = getattr(op_type, "get_irdl_definition", None)
+        if op_def is not None:
+            # MLIR before properties (and our --mlir-compat output) writes them as attributes.
+            for prop_name in op_def().properties:
+                if prop_name in attributes and prop_name not in properties:
+                    properties[prop_name] = attributes.pop(prop_name)
+        try:
+            op = op_type.create(
+                operands=operands,
+                result_types=fn_type.outputs.data,
+                properties=properties,
+                attributes=attributes,
+                regions=regions or [],
+                successors=successors or [],
+            )
+        except (VerifyException, ValueError, TypeError) as exc:
+            raise self.error(name_tok, f"'{name}' op {exc}") from None
+        return self.record(op, name_tok)
+
+    def value_uses(self, children: list[Token]) -> list[Token]:
+        return children
+
+    def value_use(self, children: list[Token]) -> Token:
+        return children[0]
+
+    def successors(self, children: list[Block]) -> list[Block]:
+        return children
+
+    def successor(self, children: list[Token]) -> Block:
+        return self.block_for_label(children[0])
+
+    def properties(self, children: list[Any]) -> dict[str, Attribute]:
+        return children[0]
+
+    def region_list(self, children: list[Region]) -> list[Region]:
+        return children
+
+    def region_open(self, _children: list[Any]) -> None:
+        scope = Scope()
+        pending, self.pending_args = self.pending_args, None
+        self.scopes.append(scope)
+        if pending is not None:
+            scope.current = Block(arg_types=[a.type for a in pending])
+            scope.entry_is_implicit = False
+            for arg, value in zip(pending, scope.current.args):
+                self.define(arg.name, value)
+        scope.blocks.append(scope.current)
+
+    def region(self, _children: list[Any]) -> Region:
+        scope = self.scopes.pop()
+        if scope.forward:
+            # Uses in a nested region may be defined later in an enclosing one.
+            parent = self.scope
+            for name, entry in scope.forward.items():
+                parent.forward.setdefault(name, entry)
+        for label, token in scope.forward_labels.items():
+            raise self.error(token, f"reference to an undefined block '{label}'")
+        blocks = scope.blocks
+        if (
+            len(blocks) == 1
+            and scope.entry_is_implicit
+            and not blocks[0].ops
+            and not blocks[0].args
+            and not scope.labels
+        ):
+            return Region()
+        return Region(blocks)
+
+    def block_label(self, children: list[Any]) -> None:
+        token, *args = children
+        args = [a for a in args if a is not None]
+        scope = self.scope
+        label = str(token)
+        if label in scope.labels and label not in scope.forward_labels:
+            raise self.error(token, f"redefinition of block '{label}'")
+        block = scope.labels.get(label)
+        scope.forward_labels.pop(label, None)
+        current = scope.current
+        reuse_entry = (
+            scope.entry_is_implicit
+            and len(scope.blocks) == 1
+            and not current.ops
+            and not current.args
+            and block is None
+        )
+        if block is None:
+            block = Block()
+            scope.labels[label] = block
+        for arg_token, arg_type in args:
+            self.define(arg_token, block.insert_arg(arg_type, len(block.args)))
+        if reuse_entry:
+            scope.blocks[0] = block
+        else:
+            scope.blocks.append(block)
+        scope.entry_is_implicit = False
+        scope.current = block
+
+    def block_arg(self, children: list[Any]) -> tuple[Token, Attribute]:
+        token, typ, _loc = children
+        return (token, typ)
+
+    def trailing_loc(self, children: list[Any]) -> Attribute:
+        return children[0]
+
+    def loc_unknown(self, _children: list[Any]) -> Attribute:
+        return builtin.UnknownLoc()
+
+    def loc_file_line_col(self, children: list[Any]) -> Attribute:
+        name, line, col = children
+        return builtin.FileLineColLoc(
+            StringAttr(decode_string(name)), builtin.IntAttr(int(line)), builtin.IntAttr(int(col))
+        )
+
+    def loc_name(self, children: list[Any]) -> Attribute:
+        return NameLoc(StringAttr(decode_string(children[0])))
+
+    def loc_opaque(self, children: list[Any]) -> Attribute:
+        return self.parse_with_xdsl(children[0], f"loc({children[0]})", "attribute")
+
+    def loc_attr(self, children: list[Any]) -> Attribute:
+        return children[0]
+
+    # ------------------------------------------------------------------ types
+
+    def int_type(self, children: list[Token]) -> Attribute:
+        text = str(children[0])
+        if text[0] == "s":
+            return IntegerType(int(text[2:]), Signedness.SIGNED)
+        if text[0] == "u":
+            return IntegerType(int(text[2:]), Signedness.UNSIGNED)
+        return IntegerType(int(text[1:]))
+
+    def float_type(self, children: list[Token]) -> Attribute:
+        text = str(children[0])
+        typ = FLOAT_TYPES.get(text)
+        if typ is None:
+            raise self.error(children[0], f"unsupported float type '{text}'")
+        return typ
+
+    def index_type(self, _children: list[Any]) -> Attribute:
+        return IndexType()
+
+    def none_type(self, _children: list[Any]) -> Attribute:
+        return NoneType()
+
+    def types(self, children: list[Attribute]) -> list[Attribute]:
+        return children
+
+    @staticmethod
+    def dims(token: Token | None) -> list[int]:
+        if token is None:
+            return []
+        return [DYNAMIC_INDEX if d == "?" else int(d) for d in str(token).split("x")[:-1]]
+
+    def tensor_type(self, children: list[Any]) -> Attribute:
+        dims, elem, encoding = children
+        if encoding is None:
+            return TensorType(elem, self.dims(dims))
+        return TensorType(elem, self.dims(dims), encoding)
+
+    def unranked_tensor_type(self, children: list[Any]) -> Attribute:
+        return UnrankedTensorType(children[0])
+
+    def memref_type(self, children: list[Any]) -> Attribute:
+        dims, elem, first, second = children
+        layout: Attribute = builtin.NoneAttr()
+        space: Attribute = builtin.NoneAttr()
+        if second is not None:
+            layout, space = first, second
+        elif first is not None:
+            if isinstance(first, builtin.MemRefLayoutAttr):
+                layout = first
+            else:
+                space = first
+        return MemRefType(elem, self.dims(dims), layout, space)
+
+    def unranked_memref_type(self, children: list[Any]) -> Attribute:
+        elem, space = children
+        return UnrankedMemRefType.from_type(elem, space or builtin.NoneAttr())
+
+    def vector_type(self, children: list[Any]) -> Attribute:
+        dims, elem = children
+        return VectorType(elem, self.dims(dims))
+
+    def tuple_type(self, children: list[Any]) -> Attribute:
+        return TupleType(children[0] or [])
+
+    def complex_type(self, children: list[Any]) -> Attribute:
+        return ComplexType(children[0])
+
+    def function_type(self, children: list[Any]) -> FunctionType:
+        inputs, results = children
+        if not isinstance(results, list):
+            results = [results]
+        return FunctionType.from_lists(inputs or [], results)
+
+    def result_type_list(self, children: list[Any]) -> list[Attribute]:
+        return children[0] or []
+
+    def dialect_type(self, children: list[Any]) -> Attribute:
+        name, body = children
+        return self.parse_with_xdsl(name, str(name) + (body or ""), "type")
+
+    # ------------------------------------------------------------------ attributes
+
+    def typed_int(self, token: Token, value: int, typ: Attribute | None) -> Attribute:
+        if typ is None:
+            typ = I64
+        if isinstance(typ, (IntegerType, IndexType)):
+            try:
+                return IntegerAttr(value, typ)
+            except (VerifyException, ValueError) as exc:
+                raise self.error(token, str(exc)) from None
+        if isinstance(typ, builtin.AnyFloat):
+            return FloatAttr(float(value), typ)
+        raise self.error(token, f"integer literal with non-integer type '{typ}'")
+
+    def int_attr(self, children: list[Any]) -> Attribute:
+        token, typ = children
+        return self.typed_int(token, int(token), typ)
+
+    def hex_attr(self, children: list[Any]) -> Attribute:
+        token, typ = children
+        value = int(str(token), 16)
+        if isinstance(typ, builtin.AnyFloat):
+            return FloatAttr(self.float_from_bits(value, typ), typ)
+        return self.typed_int(token, value, typ)
+
+    @staticmethod
+    def float_from_bits(bits: int, typ: Attribute) -> float:
+        import numpy as np
+
+        width = getattr(typ, "bitwidth", 64)
+        if width == 16:
+            return float(np.array([bits], np.uint16).view(np.float16)[0])
+        if width == 32:
+            return float(np.array([bits], np.uint32).view(np.float32)[0])
+        return float(np.array([bits], np.uint64).view(np.float64)[0])
+
+    def float_attr(self, children: list[Any]) -> Attribute:
+        token, typ = children
+        if typ is None:
+            typ = Float64Type()
+        if not isinstance(typ, builtin.AnyFloat):
+            raise self.error(token, f"float literal with non-float type '{typ}'")
+        return FloatAttr(float(token), typ)
+
+    def true_attr(self, _children: list[Any]) -> Attribute:
+        return IntegerAttr(1, I1)
+
+    def false_attr(self, _children: list[Any]) -> Attribute:
+        return IntegerAttr(0, I1)
+
+    def unit_attr(self, _children: list[Any]) -> Attribute:
+        return UnitAttr()
+
+    def string_attr(self, children: list[Any]) -> Attribute:
+        token, typ = children
+        if typ is not None:
+            raise self.error(token, "typed string attributes are not supported")
+        return StringAttr(decode_string(token))
+
+    def array_attr(self, children: list[Any]) -> Attribute:
+        if children == [None]:
+            return ArrayAttr(())
+        return ArrayAttr(children)
+
+    def attr_dict(self, children: list[Any]) -> dict[str, Attribute]:
+        if children == [None]:
+            return {}
+        return dict(children)
+
+    def dictionary_attr(self, children: list[Any]) -> Attribute:
+        return DictionaryAttr(children[0])
+
+    def attr_entry(self, children: list[Any]) -> tuple[str, Attribute]:
+        key, value = children
+        name = decode_string(key) if key.type == "STRING" else str(key)
+        return (name, UnitAttr() if value is None else value)
+
+    def type_attr(self, children: list[Any]) -> Attribute:
+        return children[0]
+
+    def symbol_ref(self, children: list[Token]) -> Attribute:
+        names = [decode_string(t[1:]) if t[1] == '"' else str(t)[1:] for t in children]
+        return SymbolRefAttr(names[0], names[1:])
+
+    def dialect_attr(self, children: list[Any]) -> Attribute:
+        name, body = children
+        return self.parse_with_xdsl(name, str(name) + (body or ""), "attribute")
+
+    def builtin_opaque_attr(self, children: list[Any]) -> Attribute:
+        name, body = children
+        return self.parse_with_xdsl(name, str(name) + body, "attribute")
+
+    def xdsl_parser(self, text: str) -> XParser:
+        """An xDSL parser over `text`, for dialect parameter syntax we delegate to xDSL."""
+        return XParser(self.ctx, text, self.source.name)
+
+    def parse_with_xdsl(self, token: Token, text: str, kind: str) -> Attribute:
+        """Parse a dialect type or attribute with its own (xDSL) parameter parser."""
+        parser = XParser(self.ctx, text, self.source.name)
+        try:
+            result = parser.parse_type() if kind == "type" else parser.parse_attribute()
+            if parser.pos != len(text):
+                raise self.error(token, f"unexpected trailing text in {kind} '{text}'")
+        except ParseError as exc:
+            message = str(exc).splitlines()[-1].strip() or "malformed " + kind
+            raise self.error(token, f"invalid {kind} '{text}': {message}") from None
+        except DiagnosticError:
+            raise
+        except Exception as exc:
+            raise self.error(token, f"invalid {kind} '{text}': {exc}") from None
+        return result
+
+    # dense<...> literals: nested lists of python scalars
+
+    def dense_attr(self, children: list[Any]) -> Attribute:
+        literal, typ = children
+        if not isinstance(typ, (TensorType, VectorType)):
+            raise self.error(None, f"dense elements need a tensor or vector type, got '{typ}'")
+        shape = list(typ.get_shape())
+        elem = typ.get_element_type()
+        count = 1
+        for d in shape:
+            count *= d
+        if literal is None:
+            values: list[Any] = []
+        elif isinstance(literal, list):
+            values = self.flatten_dense(literal, shape)
+        else:
+            values = [literal] * count
+        if isinstance(literal, str):
+            return self.dense_from_hex(literal, typ)
+        if len(values) != count:
+            raise self.error(
+                None, f"dense literal has {len(values)} elements but type '{typ}' needs {count}"
+            )
+        if isinstance(elem, builtin.AnyFloat):
+            values = [float(v) for v in values]
+        else:
+            values = [int(v) for v in values]
+        try:
+            return DenseIntOrFPElementsAttr.from_list(typ, values)
+        except Exception as exc:
+            raise DiagnosticError.at(None, f"invalid dense literal: {exc}") from None
+
+    def dense_from_hex(self, literal: str, typ: Any) -> Attribute:
+        import numpy as np
+
+        from xtvm.ir.numpy_types import numpy_dtype
+
+        data = bytes.fromhex(literal[2:])
+        array = np.frombuffer(data, dtype=numpy_dtype(typ.get_element_type()))
+        count = int(np.prod(typ.get_shape()))
+        if array.size == 1 and count != 1:
+            array = np.full(count, array[0])
+        return DenseIntOrFPElementsAttr.from_list(typ, array.tolist())
+
+    def flatten_dense(self, literal: list[Any], shape: list[int]) -> list[Any]:
+        if not shape:
+            raise DiagnosticError.at(None, "nested dense literal for a 0-d type")
+        if len(literal) != shape[0]:
+            raise DiagnosticError.at(
+                None,
+                f"dense literal dimension has {len(literal)} elements, type says {shape[0]}",
+            )
+        flat: list[Any] = []
+        for item in literal:
+            if isinstance(item, list):
+                flat.extend(self.flatten_dense(item, shape[1:]))
+            else:
+                if len(shape) != 1:
+                    raise DiagnosticError.at(None, "dense literal is not nested deeply enough")
+                flat.append(item)
+        return flat
+
+    def dense_list(self, children: list[Any]) -> list[Any]:
+        return [] if children == [None] else children
+
+    def dense_int(self, children: list[Token]) -> int:
+        return int(children[0])
+
+    def dense_float(self, children: list[Token]) -> float:
+        return float(children[0])
+
+    def dense_hex(self, children: list[Token]) -> str | int:
+        return str(children[0])
+
+    def dense_true(self, _children: list[Any]) -> int:
+        return 1
+
+    def dense_false(self, _children: list[Any]) -> int:
+        return 0
+
+    def dense_complex(self, children: list[Any]) -> Any:
+        raise DiagnosticError.at(None, "complex dense literals are not supported")
+
+    def dense_string(self, children: list[Token]) -> str:
+        text = decode_string(children[0])
+        if text.startswith("0x"):
+            return text
+        raise self.error(children[0], "string dense literals are not supported")
+
+    def dense_array_attr(self, children: list[Any]) -> Attribute:
+        elem, items = children
+        values = [self.scalar(t) for t in (items or [])]
+        if isinstance(elem, builtin.AnyFloat):
+            return DenseArrayBase.from_list(elem, [float(v) for v in values])
+        if not isinstance(elem, IntegerType):
+            raise self.error(None, f"dense array element type must be int or float, got {elem}")
+        return DenseArrayBase.from_list(elem, [int(v) for v in values])
+
+    def dense_array_items(self, children: list[Any]) -> list[Any]:
+        return children
+
+    @staticmethod
+    def scalar(value: Any) -> Any:
+        if isinstance(value, Token):
+            if value.type == "FLOAT":
+                return float(value)
+            if value.type == "HEX":
+                return int(str(value), 16)
+            return int(value)
+        return value
+
+
+def lark_error_to_diagnostic(exc: UnexpectedInput, source: SourceFile) -> DiagnosticError:
+    """Turn a lark syntax error into a located diagnostic."""
+    line = getattr(exc, "line", None)
+    column = getattr(exc, "column", None)
+    if isinstance(exc, UnexpectedToken):
+        token = exc.token
+        if token.type == "$END":
+            message = "unexpected end of input"
+            line, column = last_position(source)
+        else:
+            message = f"unexpected '{token}'"
+        expected = describe_expected(exc.expected)
+        if expected:
+            message += f", expected {expected}"
+    elif isinstance(exc, UnexpectedCharacters):
+        ch = source.text.split("\n")[line - source.first_line][column - 1 : column]
+        message = f"unexpected character '{ch}'" if ch else "unexpected character"
+        expected = describe_expected(exc.allowed)
+        if expected:
+            message += f", expected {expected}"
+    elif isinstance(exc, UnexpectedEOF):
+        message = "unexpected end of input"
+        line, column = last_position(source)
+    else:
+        message = "syntax error"
+    if line is None or line < 0:
+        line, column = last_position(source)
+    return DiagnosticError.at(Location(source, line, column or 1), message)
+
+
+def last_position(source: SourceFile) -> tuple[int, int]:
+    lines = source.text.rstrip("\n").split("\n")
+    return (source.first_line + len(lines) - 1, len(lines[-1]) + 1)
+
+
+TOKEN_NAMES = {
+    "VALUE_ID": "SSA value",
+    "CARET_ID": "block label",
+    "SYMBOL": "symbol",
+    "STRING": "string",
+    "BARE_ID": "identifier",
+    "INT": "integer",
+    "FLOAT": "float",
+    "INT_TYPE": "type",
+    "FLOAT_TYPE": "type",
+    "OP_NAME": "operation name",
+    "$END": "end of input",
+}
+
+
+def describe_expected(expected: Any) -> str:
+    names: list[str] = []
+    for name in sorted(expected or ()):
+        if name in ("COMMENT", "CUSTOM_OP_PLACEHOLDER") or name.startswith("__ANON"):
+            continue
+        pretty = TOKEN_NAMES.get(name)
+        if pretty is None:
+            from xtvm.ir.context import PUNCTUATION_NAMES
+
+            pretty = PUNCTUATION_NAMES.get(name)
+        if pretty is None:
+            if name.startswith("OPK_") or name.isupper():
+                continue
+            pretty = name
+        if pretty not in names:
+            names.append(pretty)
+    if not names or len(names) > 8:
+        return ""
+    quoted = [
+        n if (n[0].isalpha() and " " in n) or n in TOKEN_NAMES.values() else f"'{n}'" for n in names
+    ]
+    return " or ".join(quoted)

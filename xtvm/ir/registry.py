@@ -1,0 +1,41 @@
+"""The dialects every xtvm tool loads, with their syntax extensions."""
+
+from __future__ import annotations
+
+from xdsl.dialects import arith, builtin, cf, func, math, memref, scf
+
+from xtvm.ir.context import IRContext
+
+UPSTREAM_DIALECTS = (
+    builtin.Builtin,
+    func.Func,
+    arith.Arith,
+    math.Math,
+    scf.Scf,
+    memref.MemRef,
+    cf.Cf,
+)
+
+
+def default_context(allow_unregistered: bool = False) -> IRContext:
+    """An IR context with the upstream dialects and every xtvm dialect loaded."""
+    from xtvm.ir.upstream import UPSTREAM_SYNTAX
+
+    ctx = IRContext(allow_unregistered=allow_unregistered)
+    for dialect in UPSTREAM_DIALECTS:
+        ctx.load_dialect(dialect)
+    ctx.add_extension(UPSTREAM_SYNTAX)
+    for dialect, extension in xtvm_dialects():
+        ctx.load_dialect(dialect, extension)
+    return ctx
+
+
+def xtvm_dialects() -> list[tuple[builtin.Dialect, object | None]]:
+    """xtvm's own dialects that are present in this installation."""
+    found: list[tuple[builtin.Dialect, object | None]] = []
+    try:
+        from xtvm.dialects.relay import Relay
+    except ImportError:
+        return found
+    found.append((Relay, None))
+    return found

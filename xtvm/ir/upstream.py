@@ -1,0 +1,261 @@
+"""Custom syntax for the upstream (xDSL) ops whose printers are hand-written.
+
+The rules live in upstream.lark; each callback here builds the op its rule reads. Ops whose
+custom printer drops information (arith.cmpi/cmpf ignore extra attributes) are printed in the
+custom form only when nothing would be lost; see `printable_custom`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from lark import Token
+from xdsl.dialects import arith, builtin, func, memref, scf
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DictionaryAttr,
+    FunctionType,
+    IndexType,
+    ModuleOp,
+    Region,
+    StringAttr,
+)
+from xdsl.ir import Attribute, Block, Operation
+
+from xtvm.ir.context import SyntaxExtension
+from xtvm.ir.parser import IRBuilder, PendingArg, decode_string
+
+
+def builtin_module(b: IRBuilder, children: list[Any]) -> Operation:
+    token, symbol, attrs, region = children
+    name = (
+        StringAttr(decode_string(symbol[1:]) if symbol[1] == '"' else symbol[1:])
+        if symbol
+        else None
+    )
+    module = ModuleOp(region, attributes=attrs or {}, sym_name=name)
+    return b.record(module, token)
+
+
+def func_head(b: IRBuilder, children: list[Any]) -> dict[str, Any]:
+    token, visibility, symbol, params, results, attrs = children
+    params = params or []
+    named = [p for p in params if p[0] is not None]
+    if named and len(named) != len(params):
+        raise b.error(token, "'func.func' op mixes named and unnamed arguments")
+    if named:
+        b.set_entry_args([PendingArg(p[0], p[1]) for p in named])
+    results = results or []
+    return {
+        "token": token,
+        "visibility": str(visibility) if visibility else None,
+        "name": str(symbol)[1:],
+        "inputs": [p[1] for p in params],
+        "arg_attrs": [p[2] for p in params],
+        "outputs": [r[0] for r in results],
+        "res_attrs": [r[1] for r in results],
+        "attrs": attrs or {},
+        "named": bool(named),
+    }
+
+
+def func_named_param(b: IRBuilder, children: list[Any]) -> tuple[Token, Attribute, dict]:
+    token, typ, attrs = children
+    return (token, typ, attrs or {})
+
+
+def func_type_param(b: IRBuilder, children: list[Any]) -> tuple[None, Attribute, dict]:
+    typ, attrs = children
+    return (None, typ, attrs or {})
+
+
+def func_single_result(b: IRBuilder, children: list[Any]) -> list[tuple[Attribute, dict]]:
+    return [(children[0], {})]
+
+
+def func_result_list(b: IRBuilder, children: list[Any]) -> list[tuple[Attribute, dict]]:
+    return [c for c in children if c is not None]
+
+
+def func_result(b: IRBuilder, children: list[Any]) -> tuple[Attribute, dict]:
+    typ, attrs = children
+    return (typ, attrs or {})
+
+
+def func_params(b: IRBuilder, children: list[Any]) -> list[Any]:
+    return children
+
+
+def attr_array(dicts: list[dict[str, Attribute]]) -> ArrayAttr[DictionaryAttr] | None:
+    if not any(dicts):
+        return None
+    return ArrayAttr(DictionaryAttr(d) for d in dicts)
+
+
+def func_func(b: IRBuilder, children: list[Any]) -> Operation:
+    head, region = children
+    token = head["token"]
+    if region is None:
+        if head["named"]:
+            raise b.error(token, "'func.func' op declaration cannot name its arguments")
+        region = Region()
+    elif not region.blocks:
+        region = Region(Block(arg_types=head["inputs"]))
+    op = func.FuncOp(
+        head["name"],
+        FunctionType.from_lists(head["inputs"], head["outputs"]),
+        region,
+        head["visibility"],
+        arg_attrs=attr_array(head["arg_attrs"]),
+        res_attrs=attr_array(head["res_attrs"]),
+    )
+    for name, value in head["attrs"].items():
+        if name in op.properties or name in type(op).get_irdl_definition().properties:
+            op.properties[name] = value
+        else:
+            op.attributes[name] = value
+    return b.record(op, token)
+
+
+def with_terminator(region: Region | None, types: list[Attribute] | None = None) -> Region:
+    """The region with one block ending in scf.yield, as scf's printers elide both."""
+    if region is None or not region.blocks:
+        region = Region(Block(arg_types=types or []))
+    block = region.blocks[-1]
+    if not isinstance(block.last_op, scf.YieldOp):
+        block.add_op(scf.YieldOp())
+    return region
+
+
+def scf_for_head(b: IRBuilder, children: list[Any]) -> dict[str, Any]:
+    token, indvar, lb, ub, step, iter_args, typ = children
+    typ = typ or IndexType()
+    inits: list[Any] = []
+    arg_types: list[Attribute] = []
+    args = [PendingArg(indvar, typ)]
+    if iter_args is not None:
+        pairs, arg_types = iter_args
+        if len(pairs) != len(arg_types):
+            raise b.error(
+                token, f"'scf.for' op has {len(pairs)} iter_args but {len(arg_types)} types"
+            )
+        for (name, init), arg_type in zip(pairs, arg_types):
+            inits.append(b.resolve(init, arg_type))
+            args.append(PendingArg(name, arg_type))
+    b.set_entry_args(args)
+    return {
+        "token": token,
+        "bounds": [b.resolve(v, typ) for v in (lb, ub, step)],
+        "inits": inits,
+        "types": [typ, *arg_types],
+    }
+
+
+def scf_iter_args(b: IRBuilder, children: list[Any]) -> tuple[list[Any], list[Attribute]]:
+    *pairs, types = children
+    return (pairs, types)
+
+
+def scf_iter_arg(b: IRBuilder, children: list[Any]) -> tuple[Token, Token]:
+    return (children[0], children[1])
+
+
+def scf_for(b: IRBuilder, children: list[Any]) -> Operation:
+    head, region, attrs = children
+    region = with_terminator(region, head["types"])
+    op = scf.ForOp(*head["bounds"], head["inits"], region)
+    op.attributes.update(attrs or {})
+    return b.record(op, head["token"])
+
+
+def scf_if(b: IRBuilder, children: list[Any]) -> Operation:
+    token, cond, types, then_region, else_region, attrs = children
+    types = types or []
+    then_region = with_terminator(then_region)
+    if else_region is not None:
+        else_region = with_terminator(else_region)
+    op = scf.IfOp(b.resolve(cond, builtin.i1), types, then_region, else_region, attrs)
+    return b.record(op, token)
+
+
+def arith_cmp(b: IRBuilder, children: list[Any]) -> Operation:
+    token, predicate, lhs, rhs, _fastmath_kw, fastmath, typ = children
+    op_type = arith.CmpiOp if str(token) == "arith.cmpi" else arith.CmpfOp
+    names = (
+        arith.CMPI_COMPARISON_OPERATIONS
+        if op_type is arith.CmpiOp
+        else arith.CMPF_COMPARISON_OPERATIONS
+    )
+    if str(predicate) not in names:
+        raise b.error(predicate, f"unknown predicate '{predicate}' for '{token}'")
+    lhs_value, rhs_value = b.resolve(lhs, typ), b.resolve(rhs, typ)
+    if op_type is arith.CmpiOp:
+        op: Operation = arith.CmpiOp(lhs_value, rhs_value, str(predicate))
+    else:
+        flags = arith.FastMathFlagsAttr("none")
+        if fastmath is not None:
+            flags = arith.FastMathFlagsAttr.new(
+                arith.FastMathFlagsAttr.parse_parameters(b.xdsl_parser(str(fastmath)))
+            )
+        op = arith.CmpfOp(lhs_value, rhs_value, str(predicate), flags)
+    return b.record(op, token)
+
+
+def memref_alloc(b: IRBuilder, children: list[Any]) -> Operation:
+    token, sizes, symbols, attrs, typ = children
+    index = IndexType()
+    op = memref.AllocOp(
+        [b.resolve(t, index) for t in sizes or []],
+        [b.resolve(t, index) for t in symbols or []],
+        typ,
+    )
+    for name, value in (attrs or {}).items():
+        if name in type(op).get_irdl_definition().properties:
+            op.properties[name] = value
+        else:
+            op.attributes[name] = value
+    return b.record(op, token)
+
+
+def unrealized_cast(b: IRBuilder, children: list[Any]) -> Operation:
+    token, uses, in_types, out_types, attrs = children
+    operands = b.resolve_all(uses or [], in_types or [])
+    op = builtin.UnrealizedConversionCastOp.create(
+        operands=operands, result_types=out_types, attributes=attrs or {}
+    )
+    return b.record(op, token)
+
+
+CALLBACKS = {
+    name: fn
+    for name, fn in globals().items()
+    if callable(fn)
+    and getattr(fn, "__module__", None) == __name__
+    and name not in ("attr_array", "with_terminator", "printable_custom")
+}
+
+
+def printable_custom(op: Operation) -> bool:
+    """Whether `op`'s custom printer keeps everything (cmpi/cmpf drop extra attributes)."""
+    if isinstance(op, (arith.CmpiOp, arith.CmpfOp)):
+        return not op.attributes
+    if isinstance(op, scf.IfOp | scf.ForOp):
+        return all(len(r.blocks) <= 1 for r in op.regions) and len(op.regions[0].blocks) == 1
+    return True
+
+
+UPSTREAM_SYNTAX = SyntaxExtension.from_file(
+    Path(__file__).with_name("upstream.lark"),
+    CALLBACKS,
+    custom_ops=[
+        builtin.ModuleOp,
+        func.FuncOp,
+        scf.ForOp,
+        scf.IfOp,
+        arith.CmpiOp,
+        arith.CmpfOp,
+        memref.AllocOp,
+        builtin.UnrealizedConversionCastOp,
+    ],
+)
