@@ -1,0 +1,65 @@
+"""Verification with located diagnostics.
+
+xDSL's `verify()` stops at the first failing op and reports it by reprinting the module; here
+every op is verified on its own, and each failure becomes a diagnostic at the op's location
+(`file:line:col` of its name in the source, or of the nearest located ancestor).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from xdsl.dialects.builtin import FileLineColLoc
+from xdsl.ir import Operation
+from xdsl.utils.exceptions import DiagnosticException, VerifyException
+
+from xtvm.ir.diagnostics import Diagnostic, DiagnosticError, Location, Severity, SourceFile
+
+PREFIX = "Operation does not verify: "
+
+
+def op_location(op: Operation, sources: Mapping[str, SourceFile]) -> Location | None:
+    """Where `op` was written, or where its nearest located ancestor was."""
+    current: Operation | None = op
+    while current is not None:
+        loc = current.location
+        if isinstance(loc, FileLineColLoc):
+            name = loc.filename.data
+            return Location(sources.get(name), loc.line.data, loc.column.data)
+        current = current.parent_op()
+    return None
+
+
+def clean_message(op: Operation, message: str) -> str:
+    """MLIR's wording: `'dialect.op' op message`, without xDSL's prefixes."""
+    message = message.split("\n")[0].strip()
+    if message.startswith(PREFIX):
+        message = message[len(PREFIX) :]
+    quoted = f"'{op.name}' op"
+    if message.startswith(quoted):
+        return message
+    for prefix in (f"{op.name}: ", f"Operation {op.name} "):
+        if message.startswith(prefix):
+            message = message[len(prefix) :]
+    if message.startswith("op "):
+        message = message[3:]
+    return f"{quoted} {message[:1].lower() + message[1:]}"
+
+
+def verify_diagnostics(root: Operation, sources: Mapping[str, SourceFile]) -> list[Diagnostic]:
+    """One error diagnostic per op that fails its own verification (nested ops separately)."""
+    found: list[Diagnostic] = []
+    for op in root.walk():
+        try:
+            op.verify(verify_nested_ops=False)
+        except (VerifyException, DiagnosticException, ValueError) as exc:
+            found.append(
+                Diagnostic(Severity.ERROR, clean_message(op, str(exc)), op_location(op, sources))
+            )
+    return found
+
+
+def verify_or_raise(root: Operation, sources: Mapping[str, SourceFile]) -> None:
+    diagnostics = verify_diagnostics(root, sources)
+    if diagnostics:
+        raise DiagnosticError(diagnostics)

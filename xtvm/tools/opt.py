@@ -1,0 +1,335 @@
+"""xtvm-opt: read IR text, run a pass pipeline, print the result.
+
+Errors a user can cause are printed as located diagnostics and exit 1; a bug inside xtvm prints
+`internal error:` (with a traceback only under --debug).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import re
+import sys
+import time
+import traceback
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+
+from xtvm.ir.context import IRContext
+from xtvm.ir.diagnostics import Diagnostic, DiagnosticError, Location, Severity, SourceFile
+from xtvm.ir.printer import print_ir
+from xtvm.ir.registry import default_context
+from xtvm.ir.verify import op_location, verify_or_raise
+from xtvm.passes import PassLoader, all_passes
+from xtvm.passes.pipeline import option_fields, parse_passes
+
+SPLIT_MARKER = re.compile(r"^// -----\s*$", re.MULTILINE)
+EXPECTED = re.compile(
+    r"//\s*expected-(error|warning|note|remark)(?:@([+-]\d+|above|below))?\s*\{\{(.*?)\}\}"
+)
+
+
+def split_input(text: str) -> list[tuple[str, int]]:
+    """The pieces between `// -----` lines, each with the file line it starts on."""
+    pieces: list[tuple[str, int]] = []
+    start, line = 0, 1
+    for match in SPLIT_MARKER.finditer(text):
+        pieces.append((text[start : match.start()], line))
+        line += text.count("\n", start, match.end()) + 1
+        start = match.end() + 1
+    pieces.append((text[start:], line))
+    return pieces
+
+
+@dataclass
+class Plugins:
+    """What `--load-plugin` files register: dialects (with syntax) and passes."""
+
+    ctx: IRContext
+    passes: dict[str, PassLoader] = field(default_factory=dict)
+
+    def load_dialect(self, dialect: object, extension: object | None = None) -> None:
+        self.ctx.load_dialect(dialect, extension)  # type: ignore[arg-type]
+
+    def register_pass(self, pass_type: type[ModulePass]) -> None:
+        if pass_type.name in self.passes:
+            raise DiagnosticError.at(None, f"pass '{pass_type.name}' is registered twice")
+        self.passes[pass_type.name] = lambda: pass_type
+
+
+def load_plugin(path: str, plugins: Plugins) -> None:
+    """Run a plugin file's `xtvm_plugin(registry)` hook."""
+    file = Path(path)
+    if not file.is_file():
+        raise DiagnosticError.at(None, f"cannot open plugin '{path}'")
+    spec = importlib.util.spec_from_file_location(f"xtvm_plugin_{file.stem}", file)
+    if spec is None or spec.loader is None:
+        raise DiagnosticError.at(None, f"cannot load plugin '{path}'")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    hook = getattr(module, "xtvm_plugin", None)
+    if hook is None:
+        raise DiagnosticError.at(None, f"plugin '{path}' defines no xtvm_plugin(registry) function")
+    hook(plugins)
+
+
+def build_argparser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="xtvm-opt", description="Run xtvm pass pipelines on IR.")
+    p.add_argument("input", nargs="?", default="-", help="input file, or - for stdin")
+    p.add_argument("-p", "--passes", default="", help="pipeline, e.g. 'pass-a{opt=1},pass-b'")
+    p.add_argument("-o", "--output", default="-", help="output file")
+    p.add_argument("--print-generic", action="store_true", help="print the generic form")
+    p.add_argument(
+        "--mlir-compat",
+        action="store_true",
+        help="generic form with properties as attributes (read by MLIR 16's mlir-opt)",
+    )
+    p.add_argument("--print-debuginfo", action="store_true", help="print op locations")
+    p.add_argument("--print-ir-after-all", action="store_true")
+    p.add_argument("--print-ir-after", action="append", default=[], metavar="PASS")
+    p.add_argument("--print-ir-before", action="append", default=[], metavar="PASS")
+    p.add_argument(
+        "--verify-each",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="verify the IR after parsing and after each pass (default: on)",
+    )
+    p.add_argument("--split-input-file", action="store_true")
+    p.add_argument("--verify-diagnostics", action="store_true")
+    p.add_argument("--list-passes", action="store_true")
+    p.add_argument("--timing", action="store_true", help="report the time of each pass")
+    p.add_argument("--load-plugin", action="append", default=[], metavar="FILE.py")
+    p.add_argument("--allow-unregistered-dialect", action="store_true")
+    p.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
+    return p
+
+
+@dataclass
+class Driver:
+    args: argparse.Namespace
+    ctx: IRContext
+    registry: dict[str, PassLoader]
+    source: SourceFile
+    timings: list[tuple[str, float]] = field(default_factory=list)
+
+    def dump(self, title: str, module: ModuleOp) -> None:
+        sys.stderr.write(f"// -----// IR Dump {title} //----- //\n")
+        sys.stderr.write(print_ir(module, self.ctx, generic=self.args.print_generic))
+
+    def verify(self, module: ModuleOp, after: str | None) -> None:
+        try:
+            verify_or_raise(module, {self.source.name: self.source})
+        except DiagnosticError as exc:
+            if after is not None:
+                for d in exc.diagnostics:
+                    d.notes.append(Diagnostic(Severity.NOTE, f"the IR was produced by '{after}'"))
+            raise
+
+    def process(self, text: str, first_line: int, passes: Sequence[ModulePass]) -> str:
+        start = time.perf_counter()
+        module = self.ctx.parse(text, self.source.name, first_line)
+        self.timings.append(("parse", time.perf_counter() - start))
+        if self.args.verify_each:
+            start = time.perf_counter()
+            self.verify(module, None)
+            self.timings.append(("verify", time.perf_counter() - start))
+        xctx = self.ctx.xdsl_context
+        for p in passes:
+            if p.name in self.args.print_ir_before:
+                self.dump(f"Before {p.name}", module)
+            start = time.perf_counter()
+            self.run_pass(p, xctx, module)
+            self.timings.append((p.name, time.perf_counter() - start))
+            if self.args.print_ir_after_all or p.name in self.args.print_ir_after:
+                self.dump(f"After {p.name}", module)
+            if self.args.verify_each:
+                start = time.perf_counter()
+                self.verify(module, p.name)
+                self.timings.append(("verify", time.perf_counter() - start))
+        start = time.perf_counter()
+        out = print_ir(
+            module,
+            self.ctx,
+            generic=self.args.print_generic,
+            mlir_compat=self.args.mlir_compat,
+            debuginfo=self.args.print_debuginfo,
+        )
+        self.timings.append(("print", time.perf_counter() - start))
+        return out
+
+    def run_pass(self, p: ModulePass, xctx: object, module: ModuleOp) -> None:
+        try:
+            p.apply(xctx, module)  # type: ignore[arg-type]
+        except DiagnosticError:
+            raise
+        except Exception as exc:
+            if self.args.debug:
+                traceback.print_exc()
+            op = getattr(exc, "op", None)
+            location = op_location(op, {self.source.name: self.source}) if op else None
+            message = str(exc).split("\n")[0] or type(exc).__name__
+            raise DiagnosticError.at(location, f"pass '{p.name}' failed: {message}") from None
+
+    def report_timing(self) -> None:
+        total = sum(t for _, t in self.timings) or 1e-12
+        merged: dict[str, float] = {}
+        for name, t in self.timings:
+            merged[name] = merged.get(name, 0.0) + t
+        lines = [
+            "===" + "-" * 73 + "===",
+            " " * 25 + "... Execution time report ...",
+            "===" + "-" * 73 + "===",
+            f"  Total Execution Time: {total:.4f} seconds",
+            "",
+            "  ----Wall Time----  ----Name----",
+        ]
+        for name, t in merged.items():
+            lines.append(f"  {t:10.4f} ({100 * t / total:5.1f}%)  {name}")
+        lines.append(f"  {total:10.4f} (100.0%)  Total")
+        sys.stderr.write("\n".join(lines) + "\n")
+
+
+def check_expected(text: str, first_line: int, produced: list[Diagnostic], source: SourceFile) -> bool:
+    """MLIR's --verify-diagnostics: every expected diagnostic produced, nothing else."""
+    expected: list[tuple[Severity, int, str, int]] = []
+    for offset, line_text in enumerate(text.split("\n")):
+        line = first_line + offset
+        for match in EXPECTED.finditer(line_text):
+            kind, where, message = match.groups()
+            target = line
+            if where == "above":
+                target = line - 1
+            elif where == "below":
+                target = line + 1
+            elif where:
+                target = line + int(where)
+            expected.append((Severity(kind), target, message, line))
+    flat: list[Diagnostic] = []
+    for d in produced:
+        flat.append(d)
+        flat.extend(d.notes)
+    ok = True
+    remaining = list(expected)
+    for d in flat:
+        line = d.location.line if d.location else None
+        match = next(
+            (
+                e
+                for e in remaining
+                if e[0] == d.severity and e[1] == line and e[2] in d.message
+            ),
+            None,
+        )
+        if match is not None:
+            remaining.remove(match)
+        elif d.severity in (Severity.ERROR, Severity.WARNING):
+            ok = False
+            sys.stderr.write(
+                Diagnostic(Severity.ERROR, f"unexpected {d.severity.value}: {d.message}", d.location)
+                .render()
+                + "\n"
+            )
+    for severity, _target, message, line in remaining:
+        ok = False
+        loc = Location(source, line, 1)
+        sys.stderr.write(
+            Diagnostic(
+                Severity.ERROR, f'expected {severity.value} "{message}" was not produced', loc
+            ).render()
+            + "\n"
+        )
+    return ok
+
+
+def list_passes(registry: dict[str, PassLoader]) -> str:
+    lines = ["Available passes:"]
+    for name in sorted(registry):
+        pass_type = registry[name]()
+        doc = (pass_type.__doc__ or "").strip().split("\n")[0]
+        lines.append(f"  {name:32} {doc}")
+        for option, type_name, default in option_fields(pass_type):
+            lines.append(f"      {option}: {type_name} = {default}")
+    return "\n".join(lines) + "\n"
+
+
+def read_input(path: str) -> tuple[str, str]:
+    if path == "-":
+        return sys.stdin.read(), "<stdin>"
+    try:
+        return Path(path).read_text(encoding="utf-8"), path
+    except OSError as exc:
+        raise DiagnosticError.at(None, f"cannot open input file '{path}': {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise DiagnosticError.at(None, f"input file '{path}' is not UTF-8 text") from None
+
+
+def run(args: argparse.Namespace) -> int:
+    ctx = default_context(allow_unregistered=args.allow_unregistered_dialect)
+    registry = all_passes()
+    plugins = Plugins(ctx)
+    for plugin in args.load_plugin:
+        load_plugin(plugin, plugins)
+    for name, loader in plugins.passes.items():
+        if name in registry:
+            raise DiagnosticError.at(None, f"plugin pass '{name}' clashes with a built-in pass")
+        registry[name] = loader
+    if args.list_passes:
+        sys.stdout.write(list_passes(registry))
+        return 0
+    passes = parse_passes(args.passes, registry) if args.passes else []
+    text, name = read_input(args.input)
+    source = SourceFile(name, text)
+    driver = Driver(args, ctx, registry, source)
+    pieces = split_input(text) if args.split_input_file else [(text, 1)]
+    outputs: list[str] = []
+    ok = True
+    for piece, first_line in pieces:
+        produced: list[Diagnostic] = []
+        try:
+            outputs.append(driver.process(piece, first_line, passes))
+        except DiagnosticError as exc:
+            for d in exc.diagnostics:
+                if d.location is not None and d.location.source is not None:
+                    d.location = Location(source, d.location.line, d.location.column)
+            produced = exc.diagnostics
+        if args.verify_diagnostics:
+            ok &= check_expected(piece, first_line, produced, source)
+        elif produced:
+            ok = False
+            sys.stderr.write(DiagnosticError(produced).render() + "\n")
+    if not args.verify_diagnostics:
+        result = "// -----\n".join(outputs)
+        if args.output == "-":
+            sys.stdout.write(result)
+        else:
+            Path(args.output).write_text(result)
+    if args.timing:
+        driver.report_timing()
+    return 0 if ok else 1
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_argparser().parse_args(argv)
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 20000))
+    try:
+        return run(args)
+    except DiagnosticError as exc:
+        sys.stderr.write(exc.render() + "\n")
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:
+        sys.stderr.write(f"internal error: {type(exc).__name__}: {exc}\n")
+        if args.debug:
+            traceback.print_exc()
+        else:
+            sys.stderr.write("(run with --debug for a traceback)\n")
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
