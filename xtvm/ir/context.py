@@ -26,6 +26,7 @@ from xdsl.irdl import IRDLOperation
 
 from xtvm.ir.diagnostics import DiagnosticError, SourceFile
 from xtvm.ir.format import OpFormat, op_format
+from xtvm.ir.lexer import FastContextualLexer
 from xtvm.ir.parser import IRBuilder, lark_error_to_diagnostic
 
 CORE_GRAMMAR = Path(__file__).with_name("core.lark")
@@ -181,7 +182,7 @@ class IRContext:
         self._lark = Lark(
             text,
             parser="lalr",
-            lexer="contextual",
+            lexer=FastContextualLexer,
             transformer=builder,
             maybe_placeholders=True,
             cache=str(cache_dir / f"grammar-{digest}.cache"),

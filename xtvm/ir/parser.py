@@ -123,6 +123,7 @@ class IRBuilder(Transformer):
         self.ctx = ctx
         self.custom_callbacks = custom_callbacks
         self.allow_unregistered = False
+        self.opaque_cache: dict[tuple[str, str], Attribute] = {}
         self.reset(SourceFile("<input>", ""))
 
     def reset(self, source: SourceFile) -> None:
@@ -652,7 +653,19 @@ class IRBuilder(Transformer):
         return XParser(self.ctx, text, self.source.name)
 
     def parse_with_xdsl(self, token: Token, text: str, kind: str) -> Attribute:
-        """Parse a dialect type or attribute with its own (xDSL) parameter parser."""
+        """Parse a dialect type or attribute with its own (xDSL) parameter parser.
+
+        Attributes are immutable, so results are cached by text for the context's lifetime.
+        """
+        key = (kind, text)
+        cached = self.opaque_cache.get(key)
+        if cached is not None:
+            return cached
+        result = self.parse_with_xdsl_uncached(token, text, kind)
+        self.opaque_cache[key] = result
+        return result
+
+    def parse_with_xdsl_uncached(self, token: Token, text: str, kind: str) -> Attribute:
         parser = XParser(self.ctx, text, self.source.name)
         try:
             result = parser.parse_type() if kind == "type" else parser.parse_attribute()

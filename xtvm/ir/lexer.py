@@ -1,0 +1,191 @@
+"""A fast contextual lexer for the composed grammar.
+
+lark's contextual lexer tries, for every token, the alternation of all terminals acceptable in
+the parser's current state. MLIR text has few real ambiguities, so this lexer scans with one
+master regular expression and consults the parser state only to classify identifiers (a
+keyword in one place is a dictionary key or an op name in another), to split `xf32` after
+`*`, and for the few context-only terminals (`<...>` bodies of dialect attributes, location
+bodies, file metadata). It produces the same tokens as lark's contextual lexer would, 3-4x
+faster.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from lark import Token
+from lark.exceptions import UnexpectedCharacters
+from lark.lexer import Lexer, LexerState, PatternRE, PatternStr
+
+# Terminals whose text never looks like an identifier; all other regex terminals are tried on
+# identifiers, most specific first, OP_NAME and BARE_ID last.
+NON_IDENTIFIER = {
+    "VALUE_ID",
+    "CARET_ID",
+    "SYMBOL",
+    "STRING",
+    "DIMS",
+    "HEX",
+    "FLOAT",
+    "INT",
+    "DIALECT_TYPE_NAME",
+    "DIALECT_ATTR_NAME",
+    "TYPE_ALIAS",
+    "ATTR_ALIAS",
+    "OPAQUE_BODY",
+    "LOC_OPAQUE",
+    "FILE_METADATA",
+    "COMMENT",
+    "CUSTOM_OP_PLACEHOLDER",
+}
+CONTEXT_ONLY = ("OPAQUE_BODY", "LOC_OPAQUE", "FILE_METADATA")
+
+MASTER = re.compile(
+    r"""(?P<WS>(?:[ \t\r\n]+|//[^\n]*)+)
+|(?P<VALUE_ID>%[A-Za-z0-9_$.\-]+(?:\#[0-9]+)?)
+|(?P<CARET_ID>\^[A-Za-z0-9_$.\-]+)
+|(?P<SYMBOL>@(?:[A-Za-z_$.\-][\w$.\-]*|"(?:[^"\\\n]|\\.)*"))
+|(?P<STRING>"(?:[^"\\\n]|\\.)*")
+|(?P<DIMS>(?:(?:[0-9]+|\?)x)+)
+|(?P<HEX>0x[0-9A-Fa-f]+)
+|(?P<FLOAT>[-+]?[0-9]+\.[0-9]*(?:[eE][-+]?[0-9]+)?)
+|(?P<INT>[-+]?[0-9]+)
+|(?P<BANG>![A-Za-z_][\w$.]*)
+|(?P<HASH>\#[A-Za-z_][\w$.]*)
+|(?P<IDENT>[A-Za-z_][\w$.]*)
+|(?P<PUNCT>->|::|[(){}\[\]<>,:=*?+\-])""",
+    re.VERBOSE,
+)
+NUMBER_FALLBACK = re.compile(r"0x[0-9A-Fa-f]+|[-+]?[0-9]+")
+
+
+class FastContextualLexer(Lexer):
+    """lark lexer interface (`__future_interface__ = 2`) over the master expression."""
+
+    __future_interface__ = 2
+
+    def __init__(self, conf: Any):
+        self.terminals = {t.name: t for t in conf.terminals}
+        self.callbacks = conf.callbacks
+        self.keywords: dict[str, list[str]] = {}
+        regex_idents: list[tuple[int, str, re.Pattern[str]]] = []
+        for t in conf.terminals:
+            if isinstance(t.pattern, PatternStr):
+                self.keywords.setdefault(t.pattern.value, []).append(t.name)
+            elif isinstance(t.pattern, PatternRE) and t.name not in NON_IDENTIFIER:
+                order = {"OP_NAME": 1, "BARE_ID": 2}.get(t.name, 0)
+                regex_idents.append((order, t.name, re.compile(t.pattern.to_regexp())))
+        self.ident_terminals = [(name, rx) for _, name, rx in sorted(regex_idents)]
+        self.special = {
+            name: re.compile(self.terminals[name].pattern.to_regexp())
+            for name in CONTEXT_ONLY
+            if name in self.terminals
+        }
+        self.ident_cache: dict[str, list[str]] = {}
+        self.specials_by_state: dict[Any, tuple[tuple[str, re.Pattern[str]], ...]] = {}
+
+    def candidates(self, text: str) -> list[str]:
+        """Terminal names an identifier-like text can be, in order of preference."""
+        found = self.ident_cache.get(text)
+        if found is None:
+            found = list(self.keywords.get(text, ()))
+            found += [name for name, rx in self.ident_terminals if rx.fullmatch(text)]
+            self.ident_cache[text] = found
+        return found
+
+    def lex(self, lexer_state: LexerState, parser_state: Any) -> Iterator[Token]:
+        text_slice = lexer_state.text
+        text: str = text_slice.text
+        pos = text_slice.start
+        end = text_slice.end
+        line_ctr = lexer_state.line_ctr
+        line = line_ctr.line
+        line_start = line_ctr.line_start_pos
+        states = parser_state.parse_conf.states
+        match_master = MASTER.match
+        callbacks = self.callbacks
+        keywords = self.keywords
+        specials_by_state = self.specials_by_state
+        while pos < end:
+            position = parser_state.position
+            accepts = states[position]
+            token_type: str | None = None
+            value = ""
+            specials = specials_by_state.get(position)
+            if specials is None:
+                specials = tuple((n, rx) for n, rx in self.special.items() if n in accepts)
+                specials_by_state[position] = specials
+            for name, rx in specials:
+                m = rx.match(text, pos)
+                if m:
+                    token_type, value = name, m.group()
+                    break
+            if token_type is None:
+                m = match_master(text, pos)
+                if m is None:
+                    raise UnexpectedCharacters(
+                        text, pos, line, pos - line_start + 1, allowed=set(accepts)
+                    )
+                kind = m.lastgroup
+                value = m.group()
+                if kind == "WS":
+                    newlines = value.count("\n")
+                    if newlines:
+                        line += newlines
+                        line_start = pos + value.rindex("\n") + 1
+                    pos = m.end()
+                    continue
+                if kind == "DIMS" and "DIMS" not in accepts:
+                    value = NUMBER_FALLBACK.match(text, pos).group()  # type: ignore[union-attr]
+                    kind = "HEX" if value.startswith("0x") else "INT"
+                if kind in ("IDENT", "BANG", "HASH"):
+                    token_type, value = self.classify(kind, value, accepts)
+                elif kind == "PUNCT":
+                    names = keywords.get(value)
+                    token_type = names[0] if names else value
+                    if names and len(names) > 1:
+                        token_type = next((n for n in names if n in accepts), names[0])
+                else:
+                    token_type = kind
+            token = Token(token_type, value, pos, line, pos - line_start + 1)
+            newlines = value.count("\n")
+            if newlines:
+                line += newlines
+                line_start = pos + value.rindex("\n") + 1
+            pos += len(value)
+            token.end_line = line
+            token.end_column = pos - line_start + 1
+            token.end_pos = pos
+            callback = callbacks.get(token_type)
+            if callback is not None:
+                token = callback(token)
+            lexer_state.last_token = token
+            yield token
+        line_ctr.char_pos = pos
+        line_ctr.line = line
+        line_ctr.line_start_pos = line_start
+
+    def classify(self, kind: str, value: str, accepts: Any) -> tuple[str, str]:
+        """The terminal of an identifier-like text in the current parser state."""
+        if kind == "IDENT":
+            found = self.candidates(value)
+        else:
+            dialect, alias = (
+                ("DIALECT_TYPE_NAME", "TYPE_ALIAS") if kind == "BANG" else ("DIALECT_ATTR_NAME", "ATTR_ALIAS")
+            )
+            found = [*self.keywords.get(value, ()), *([dialect] if "." in value else []), alias]
+        for name in found:
+            if name in accepts:
+                return name, value
+        if kind == "IDENT":
+            # A keyword glued to what follows, as `x` in `tensor<*xf32>`.
+            for keyword, names in self.keywords.items():
+                if len(keyword) < len(value) and value.startswith(keyword):
+                    for name in names:
+                        if name in accepts:
+                            return name, keyword
+        if found:
+            return found[0], value
+        return "BARE_ID", value
