@@ -169,10 +169,7 @@ class IRContext:
         if self._lark is not None and self._builder is not None:
             return self._lark, self._builder
         text, callbacks = self.grammar()
-        bound: dict[str, Any] = {
-            name: (lambda fn: lambda self, children: fn(self, children))(fn)
-            for name, fn in callbacks.items()
-        }
+        bound: dict[str, Any] = {name: _bind(fn) for name, fn in callbacks.items()}
         builder_type = type("BoundIRBuilder", (IRBuilder,), bound)
         builder = builder_type(self.xdsl_context, dict(callbacks))
         builder.allow_unregistered = self.allow_unregistered
@@ -211,6 +208,15 @@ class IRContext:
             raise DiagnosticError.at(None, "input is nested too deeply") from None
         self.last_positions = builder.positions
         return module
+
+
+def _bind(fn: Callback) -> Callable[[IRBuilder, list[Any]], Any]:
+    """A rule callback as a method of the builder class lark calls."""
+
+    def method(self: IRBuilder, children: list[Any]) -> Any:
+        return fn(self, children)
+
+    return method
 
 
 def _group_callback(builder: IRBuilder, children: list[Any]) -> list[Any]:

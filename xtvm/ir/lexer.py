@@ -173,7 +173,9 @@ class FastContextualLexer(Lexer):
             found = self.candidates(value)
         else:
             dialect, alias = (
-                ("DIALECT_TYPE_NAME", "TYPE_ALIAS") if kind == "BANG" else ("DIALECT_ATTR_NAME", "ATTR_ALIAS")
+                ("DIALECT_TYPE_NAME", "TYPE_ALIAS")
+                if kind == "BANG"
+                else ("DIALECT_ATTR_NAME", "ATTR_ALIAS")
             )
             found = [*self.keywords.get(value, ()), *([dialect] if "." in value else []), alias]
         for name in found:

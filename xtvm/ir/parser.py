@@ -397,7 +397,7 @@ class IRBuilder(Transformer):
         if pending is not None:
             scope.current = Block(arg_types=[a.type for a in pending])
             scope.entry_is_implicit = False
-            for arg, value in zip(pending, scope.current.args):
+            for arg, value in zip(pending, scope.current.args, strict=True):
                 self.define(arg.name, value)
         scope.blocks.append(scope.current)
 

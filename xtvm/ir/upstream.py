@@ -140,7 +140,7 @@ def scf_for_head(b: IRBuilder, children: list[Any]) -> dict[str, Any]:
             raise b.error(
                 token, f"'scf.for' op has {len(pairs)} iter_args but {len(arg_types)} types"
             )
-        for (name, init), arg_type in zip(pairs, arg_types):
+        for (name, init), arg_type in zip(pairs, arg_types, strict=True):
             inits.append(b.resolve(init, arg_type))
             args.append(PendingArg(name, arg_type))
     b.set_entry_args(args)

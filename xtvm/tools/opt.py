@@ -193,7 +193,9 @@ class Driver:
         sys.stderr.write("\n".join(lines) + "\n")
 
 
-def check_expected(text: str, first_line: int, produced: list[Diagnostic], source: SourceFile) -> bool:
+def check_expected(
+    text: str, first_line: int, produced: list[Diagnostic], source: SourceFile
+) -> bool:
     """MLIR's --verify-diagnostics: every expected diagnostic produced, nothing else."""
     expected: list[tuple[Severity, int, str, int]] = []
     for offset, line_text in enumerate(text.split("\n")):
@@ -217,11 +219,7 @@ def check_expected(text: str, first_line: int, produced: list[Diagnostic], sourc
     for d in flat:
         line = d.location.line if d.location else None
         match = next(
-            (
-                e
-                for e in remaining
-                if e[0] == d.severity and e[1] == line and e[2] in d.message
-            ),
+            (e for e in remaining if e[0] == d.severity and e[1] == line and e[2] in d.message),
             None,
         )
         if match is not None:
@@ -229,8 +227,9 @@ def check_expected(text: str, first_line: int, produced: list[Diagnostic], sourc
         elif d.severity in (Severity.ERROR, Severity.WARNING):
             ok = False
             sys.stderr.write(
-                Diagnostic(Severity.ERROR, f"unexpected {d.severity.value}: {d.message}", d.location)
-                .render()
+                Diagnostic(
+                    Severity.ERROR, f"unexpected {d.severity.value}: {d.message}", d.location
+                ).render()
                 + "\n"
             )
     for severity, _target, message, line in remaining:
