@@ -43,6 +43,17 @@ class Element:
     handler: Handler | None  # None: the fragment produces no child (literals)
 
 
+@dataclass(frozen=True)
+class OperandRef:
+    """An operand name; not a sequence, unlike the token itself (xDSL counts sequences)."""
+
+    token: Token
+
+
+def refs(tokens: Sequence[Token] | None) -> list[OperandRef]:
+    return [OperandRef(t) for t in tokens or ()]
+
+
 def literal(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
@@ -81,16 +92,18 @@ def translate(directive: daf.FormatDirective, rules: list[str], counter: list[in
     if isinstance(d, daf.KeywordDirective):
         return Element(literal(d.keyword), None)
     if isinstance(d, daf.OperandVariable):
-        return Element("value_use", lambda fb, st, c: d.set(st, c))
+        return Element("value_use", lambda fb, st, c: d.set(st, OperandRef(c)))
     if isinstance(d, daf.VariadicOperandVariable):
-        return Element("[value_uses]", lambda fb, st, c: d.set(st, c or ()))
+        return Element("[value_uses]", lambda fb, st, c: d.set(st, refs(c)))
     if isinstance(d, daf.OptionalOperandVariable):
-        return Element("[value_use]", lambda fb, st, c: d.set(st, c))
+        return Element(
+            "[value_use]", lambda fb, st, c: d.set(st, None if c is None else OperandRef(c))
+        )
     if isinstance(d, daf.OperandsDirective):
 
         def set_operands(fb: FormatBuilder, st: daf.ParsingState, c: Any) -> None:
             d._set_using_variadic_index(
-                st.op_type, st.operands, VarIRConstruct.OPERAND, "operand", c or []
+                st.op_type, st.operands, VarIRConstruct.OPERAND, "operand", refs(c)
             )
 
         return Element("[value_uses]", set_operands)
@@ -261,7 +274,7 @@ class OpFormat:
                     name_token,
                     f"'{op_type.name}' op has {len(tokens)} operands but {len(types)} types",
                 )
-            operands.append(builder.resolve_all(tokens, types))
+            operands.append(builder.resolve_all([r.token for r in tokens], types))
         try:
             op = op_type.build(
                 result_types=result_types,
