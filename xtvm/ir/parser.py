@@ -610,10 +610,7 @@ class IRBuilder(Transformer):
         return UnitAttr()
 
     def string_attr(self, children: list[Any]) -> Attribute:
-        token, typ = children
-        if typ is not None:
-            raise self.error(token, "typed string attributes are not supported")
-        return StringAttr(decode_string(token))
+        return StringAttr(decode_string(children[0]))
 
     def array_attr(self, children: list[Any]) -> Attribute:
         if children == [None]:

@@ -1,0 +1,1013 @@
+"""The relay dialect: building, type inference, custom syntax round trip, verifier messages."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from io import StringIO
+
+import numpy as np
+import pytest
+from xdsl.builder import ImplicitBuilder
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import (
+    Builtin,
+    IndexType,
+    IntegerType,
+    ModuleOp,
+    TensorType,
+    TupleType,
+    f16,
+    f32,
+    f64,
+    i1,
+    i32,
+)
+from xdsl.ir import Attribute, Block, Operation, Region
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import VerifyException
+
+from xtvm.dialects import relay
+from xtvm.dialects.relay import OpPattern, Relay
+
+
+def t(*shape: int, elem: Attribute = f32) -> TensorType:
+    return TensorType(elem, shape)
+
+
+Body = Callable[..., Operation]
+
+
+def function(arg_types: Sequence[Attribute], body: Body) -> tuple[ModuleOp, Operation]:
+    """`func.func @main` over `arg_types` returning the results of the op `body` builds."""
+    block = Block(arg_types=arg_types)
+    with ImplicitBuilder(block) as args:
+        op = body(*args)
+        func.ReturnOp(*op.results)
+    ftype = (list(arg_types), [r.type for r in op.results])
+    return ModuleOp([func.FuncOp("main", ftype, Region(block))]), op
+
+
+def context() -> Context:
+    ctx = Context()
+    for dialect in (Builtin, func.Func, Relay):
+        ctx.load_dialect(dialect)
+    return ctx
+
+
+def print_op(op: Operation, generic: bool = False) -> str:
+    stream = StringIO()
+    Printer(stream=stream, print_generic_format=generic).print_op(op)
+    return stream.getvalue()
+
+
+def parse(text: str) -> ModuleOp:
+    return Parser(context(), text).parse_module()
+
+
+# One case per op: operand types, the op built on them, and the inferred result type.
+CASES: list[tuple[str, list[Attribute], Body, str]] = [
+    # Constants, parameters, tuples
+    (
+        "const",
+        [],
+        lambda: relay.ConstOp(np.arange(6, dtype=np.float32).reshape(2, 3)),
+        "tensor<2x3xf32>",
+    ),
+    ("const_i1", [], lambda: relay.ConstOp(np.array([True, False, True])), "tensor<3xi1>"),
+    ("param", [], lambda: relay.ParamOp("fc.weight", t(3, 5)), "tensor<3x5xf32>"),
+    (
+        "tuple",
+        [t(2), t(3, elem=i32)],
+        lambda a, b: relay.TupleOp(a, b),
+        "tuple<tensor<2xf32>, tensor<3xi32>>",
+    ),
+    (
+        "tuple_get_item",
+        [t(2), t(3, elem=i32)],
+        lambda a, b: relay.TupleGetItemOp(relay.TupleOp(a, b), 1),
+        "tensor<3xi32>",
+    ),
+    # Broadcasting binary ops
+    *[
+        (name, [t(3, 1, 5), t(4, 1)], cls, "tensor<3x4x5xf32>")
+        for name, cls in [
+            ("add", relay.AddOp),
+            ("subtract", relay.SubtractOp),
+            ("multiply", relay.MultiplyOp),
+            ("divide", relay.DivideOp),
+            ("power", relay.PowerOp),
+            ("maximum", relay.MaximumOp),
+            ("minimum", relay.MinimumOp),
+        ]
+    ],
+    *[
+        (name, [t(3, 5, elem=i32), t(5, elem=i32)], cls, "tensor<3x5xi1>")
+        for name, cls in [
+            ("equal", relay.EqualOp),
+            ("less", relay.LessOp),
+            ("greater", relay.GreaterOp),
+        ]
+    ],
+    ("add_scalar", [t(3), t()], relay.AddOp, "tensor<3xf32>"),
+    ("where", [t(3, 1, elem=i1), t(5), t()], relay.WhereOp, "tensor<3x5xf32>"),
+    # Elementwise unary ops
+    *[
+        (name, [t(3, 5)], cls, "tensor<3x5xf32>")
+        for name, cls in [
+            ("negative", relay.NegativeOp),
+            ("abs", relay.AbsOp),
+            ("exp", relay.ExpOp),
+            ("log", relay.LogOp),
+            ("sqrt", relay.SqrtOp),
+            ("rsqrt", relay.RsqrtOp),
+            ("tanh", relay.TanhOp),
+            ("sigmoid", relay.SigmoidOp),
+            ("erf", relay.ErfOp),
+            ("relu", relay.ReluOp),
+        ]
+    ],
+    ("abs_i32", [t(7, elem=i32)], relay.AbsOp, "tensor<7xi32>"),
+    ("logical_not", [t(3, elem=i1)], relay.LogicalNotOp, "tensor<3xi1>"),
+    ("clip", [t(3, 5)], lambda x: relay.ClipOp(x, 0.0, 6.0), "tensor<3x5xf32>"),
+    ("cast", [t(3, 5)], lambda x: relay.CastOp(x, "int32"), "tensor<3x5xi32>"),
+    ("cast_f16", [t(3, elem=i32)], lambda x: relay.CastOp(x, f16), "tensor<3xf16>"),
+    # Activations
+    ("leaky_relu", [t(3, 5)], lambda x: relay.LeakyReluOp(x, alpha=0.2), "tensor<3x5xf32>"),
+    ("prelu", [t(2, 3, 5), t(3)], relay.PreluOp, "tensor<2x3x5xf32>"),
+    ("gelu", [t(3, 5)], relay.GeluOp, "tensor<3x5xf32>"),
+    ("gelu_tanh", [t(3, 5)], lambda x: relay.GeluOp(x, "tanh"), "tensor<3x5xf32>"),
+    ("softmax", [t(3, 5)], lambda x: relay.SoftmaxOp(x, axis=0), "tensor<3x5xf32>"),
+    ("log_softmax", [t(3, 5)], relay.LogSoftmaxOp, "tensor<3x5xf32>"),
+    ("dropout", [t(3, 5)], lambda x: relay.DropoutOp(x, 0.25), "tensor<3x5xf32>"),
+    # Convolution and matrix products
+    (
+        "conv2d",
+        [t(1, 3, 9, 7), t(4, 3, 3, 3)],
+        lambda x, w: relay.Conv2dOp(x, w, padding=(1, 1, 1, 1)),
+        "tensor<1x4x9x7xf32>",
+    ),
+    (
+        "conv2d_strided_dilated",
+        [t(2, 3, 11, 9), t(5, 3, 3, 2)],
+        lambda x, w: relay.Conv2dOp(x, w, strides=(2, 3), padding=(1, 0, 2, 1), dilation=(2, 1)),
+        "tensor<2x5x5x3xf32>",
+    ),
+    (
+        "conv2d_grouped_nhwc_hwio",
+        [t(1, 9, 7, 6), t(3, 3, 2, 9)],
+        lambda x, w: relay.Conv2dOp(
+            x, w, groups=3, data_layout="NHWC", kernel_layout="HWIO", padding=(1, 1, 1, 1)
+        ),
+        "tensor<1x9x7x9xf32>",
+    ),
+    (
+        "conv2d_transpose",
+        [t(1, 4, 3, 5), t(4, 2, 3, 3)],
+        lambda x, w: relay.Conv2dTransposeOp(
+            x, w, strides=(2, 2), padding=(1, 0, 1, 1), output_padding=(1, 0), groups=2
+        ),
+        "tensor<1x4x6x10xf32>",
+    ),
+    ("dense", [t(2, 3, 5), t(7, 5)], relay.DenseOp, "tensor<2x3x7xf32>"),
+    ("matmul", [t(3, 5), t(5, 7)], relay.MatmulOp, "tensor<3x7xf32>"),
+    (
+        "matmul_transposed",
+        [t(5, 3), t(7, 5)],
+        lambda a, b: relay.MatmulOp(a, b, transpose_a=True, transpose_b=True),
+        "tensor<3x7xf32>",
+    ),
+    ("batch_matmul", [t(2, 3, 5), t(1, 7, 5)], relay.BatchMatmulOp, "tensor<2x3x7xf32>"),
+    (
+        "batch_matmul_nt",
+        [t(2, 5, 3), t(2, 5, 7)],
+        lambda x, y: relay.BatchMatmulOp(x, y, transpose_a=True, transpose_b=False),
+        "tensor<2x3x7xf32>",
+    ),
+    (
+        "bias_add",
+        [t(2, 3, 5), t(5)],
+        lambda x, b: relay.BiasAddOp(x, b, axis=-1),
+        "tensor<2x3x5xf32>",
+    ),
+    # Normalisation
+    (
+        "batch_norm",
+        [t(2, 3, 5), t(3), t(3), t(3), t(3)],
+        relay.BatchNormOp,
+        "tuple<tensor<2x3x5xf32>, tensor<3xf32>, tensor<3xf32>>",
+    ),
+    (
+        "layer_norm",
+        [t(2, 3, 5), t(3), t(3)],
+        lambda x, g, b: relay.LayerNormOp(x, g, b, axis=1, epsilon=1e-3),
+        "tensor<2x3x5xf32>",
+    ),
+    ("lrn", [t(1, 5, 3, 3)], lambda x: relay.LrnOp(x, size=3), "tensor<1x5x3x3xf32>"),
+    # Pooling, padding, resizing
+    (
+        "max_pool2d",
+        [t(1, 3, 9, 7)],
+        lambda x: relay.MaxPool2dOp(x, (3, 2), strides=(2, 2), padding=(1, 0, 1, 0)),
+        "tensor<1x3x5x3xf32>",
+    ),
+    (
+        "max_pool2d_ceil",
+        [t(1, 3, 8, 8)],
+        lambda x: relay.MaxPool2dOp(x, (3, 3), strides=(2, 2), ceil_mode=True),
+        "tensor<1x3x4x4xf32>",
+    ),
+    (
+        "max_pool2d_ceil_drops_window_in_padding",
+        [t(1, 3, 9, 10)],
+        lambda x: relay.MaxPool2dOp(x, (2, 2), strides=(3, 3), ceil_mode=True),
+        "tensor<1x3x3x4xf32>",
+    ),
+    (
+        "avg_pool2d_nhwc",
+        [t(2, 7, 5, 3)],
+        lambda x: relay.AvgPool2dOp(
+            x, (2, 2), dilation=(2, 1), layout="NHWC", count_include_pad=True
+        ),
+        "tensor<2x5x4x3xf32>",
+    ),
+    ("global_avg_pool2d", [t(2, 3, 5, 7)], relay.GlobalAvgPool2dOp, "tensor<2x3x1x1xf32>"),
+    (
+        "global_max_pool2d",
+        [t(2, 5, 7, 3)],
+        lambda x: relay.GlobalMaxPool2dOp(x, layout="NHWC"),
+        "tensor<2x1x1x3xf32>",
+    ),
+    (
+        "pad",
+        [t(3, 5)],
+        lambda x: relay.PadOp(x, [(1, 2), (0, 3)], pad_value=-1.5),
+        "tensor<6x8xf32>",
+    ),
+    (
+        "pad_reflect",
+        [t(3, 5)],
+        lambda x: relay.PadOp(x, [1, 2, 4, 0], pad_mode="reflect"),
+        "tensor<6x9xf32>",
+    ),
+    (
+        "resize2d",
+        [t(1, 2, 3, 5)],
+        lambda x: relay.Resize2dOp(x, (7, 4), method="nearest_neighbor"),
+        "tensor<1x2x7x4xf32>",
+    ),
+    (
+        "upsampling",
+        [t(1, 2, 3, 5)],
+        lambda x: relay.UpsamplingOp(x, 2.0, 1.5, method="bilinear", align_corners=True),
+        "tensor<1x2x6x8xf32>",
+    ),
+    # Reductions
+    ("sum", [t(3, 5, 7)], lambda x: relay.SumOp(x, axis=[0, -1]), "tensor<5xf32>"),
+    ("sum_all", [t(3, 5)], relay.SumOp, "tensor<f32>"),
+    ("mean", [t(3, 5, 7)], lambda x: relay.MeanOp(x, axis=1, keepdims=True), "tensor<3x1x7xf32>"),
+    ("max", [t(3, 5)], lambda x: relay.MaxOp(x, axis=[1]), "tensor<3xf32>"),
+    ("min", [t(3, 5)], lambda x: relay.MinOp(x, keepdims=True), "tensor<1x1xf32>"),
+    ("prod", [t(3, 5)], lambda x: relay.ProdOp(x, axis=0), "tensor<5xf32>"),
+    ("argmax", [t(3, 5)], lambda x: relay.ArgmaxOp(x, axis=1), "tensor<3xi32>"),
+    ("argmin", [t(3, 5)], lambda x: relay.ArgminOp(x, keepdims=True), "tensor<1x1xi32>"),
+    # Shape manipulation
+    ("reshape", [t(2, 3, 5)], lambda x: relay.ReshapeOp(x, (0, -1)), "tensor<2x15xf32>"),
+    ("reshape_infer", [t(2, 3, 5)], lambda x: relay.ReshapeOp(x, (-1, 3, 1)), "tensor<10x3x1xf32>"),
+    ("transpose", [t(2, 3, 5)], lambda x: relay.TransposeOp(x, (0, 2, 1)), "tensor<2x5x3xf32>"),
+    ("transpose_reverse", [t(2, 3, 5)], relay.TransposeOp, "tensor<5x3x2xf32>"),
+    (
+        "concatenate",
+        [t(2, 3), t(2, 1), t(2, 5)],
+        lambda a, b, c: relay.ConcatenateOp([a, b, c], axis=1),
+        "tensor<2x9xf32>",
+    ),
+    (
+        "split_sections",
+        [t(2, 9)],
+        lambda x: relay.SplitOp(x, 3, axis=1),
+        "tuple<tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>>",
+    ),
+    (
+        "split_indices",
+        [t(7, 2)],
+        lambda x: relay.SplitOp(x, [2, 3]),
+        "tuple<tensor<2x2xf32>, tensor<1x2xf32>, tensor<4x2xf32>>",
+    ),
+    ("squeeze", [t(1, 3, 1, 5)], relay.SqueezeOp, "tensor<3x5xf32>"),
+    ("squeeze_axis", [t(1, 3, 1, 5)], lambda x: relay.SqueezeOp(x, [-2]), "tensor<1x3x5xf32>"),
+    (
+        "expand_dims",
+        [t(3, 5)],
+        lambda x: relay.ExpandDimsOp(x, -1, num_newaxis=2),
+        "tensor<3x5x1x1xf32>",
+    ),
+    ("batch_flatten", [t(2, 3, 5)], relay.BatchFlattenOp, "tensor<2x15xf32>"),
+    (
+        "strided_slice",
+        [t(5, 9)],
+        lambda x: relay.StridedSliceOp(x, [1, -1], [4, 0], strides=[2, -3]),
+        "tensor<2x3xf32>",
+    ),
+    (
+        "strided_slice_axes",
+        [t(5, 9, 3)],
+        lambda x: relay.StridedSliceOp(x, [2], [100], axes=[1]),
+        "tensor<5x7x3xf32>",
+    ),
+    (
+        "take",
+        [t(3, 5), t(2, 4, elem=i32)],
+        lambda x, i: relay.TakeOp(x, i, axis=1, mode="wrap"),
+        "tensor<3x2x4xf32>",
+    ),
+    ("take_flat", [t(3, 5), t(4, elem=i32)], relay.TakeOp, "tensor<4xf32>"),
+    ("broadcast_to", [t(3, 1)], lambda x: relay.BroadcastToOp(x, (2, 3, 5)), "tensor<2x3x5xf32>"),
+    ("tile", [t(3, 5)], lambda x: relay.TileOp(x, (2, 1, 3)), "tensor<2x3x15xf32>"),
+    (
+        "layout_transform",
+        [t(1, 8, 3, 5)],
+        lambda x: relay.LayoutTransformOp(x, "NCHW", "NCHW4c"),
+        "tensor<1x2x3x5x4xf32>",
+    ),
+    (
+        "layout_transform_nhwc",
+        [t(1, 2, 3, 5, 4)],
+        lambda x: relay.LayoutTransformOp(x, "NCHW4c", "NHWC"),
+        "tensor<1x3x5x8xf32>",
+    ),
+]
+
+
+def case_id(case: tuple[str, list[Attribute], Body, str]) -> str:
+    return case[0]
+
+
+@pytest.mark.parametrize("case", CASES, ids=case_id)
+def test_build_infers_result_type_and_verifies(case: tuple[str, list[Attribute], Body, str]):
+    _, arg_types, body, expected = case
+    module, op = function(arg_types, body)
+    module.verify()
+    assert ", ".join(str(r.type) for r in op.results) == expected
+
+
+@pytest.mark.parametrize("case", CASES, ids=case_id)
+def test_custom_syntax_round_trips(case: tuple[str, list[Attribute], Body, str]):
+    _, arg_types, body, _ = case
+    module, op = function(arg_types, body)
+    text = print_op(module)
+    assert re.search(rf"= {re.escape(op.name)}[ \[]", text)  # custom form, not "relay.x"(...)
+    reparsed = parse(text)
+    reparsed.verify()
+    assert print_op(reparsed) == text
+
+
+@pytest.mark.parametrize("case", CASES, ids=case_id)
+def test_generic_form_reads_back_to_the_same_ir(case: tuple[str, list[Attribute], Body, str]):
+    _, arg_types, body, _ = case
+    module, _ = function(arg_types, body)
+    generic = print_op(module, generic=True)
+    assert "<{" in generic or '"relay.' in generic
+    assert print_op(parse(generic)) == print_op(module)
+
+
+def split_top_level(text: str) -> list[str]:
+    """Split at commas outside <...> and (...)."""
+    parts, depth, current = [], 0, ""
+    for ch in text:
+        depth += 1 if ch in "<(" else -1 if ch in ">)" else 0
+        if ch == "," and depth == 0:
+            parts.append(current.strip())
+            current = ""
+        else:
+            current += ch
+    return [*parts, current.strip()] if current.strip() else parts
+
+
+@pytest.mark.parametrize("op_type", list(Relay.operations), ids=lambda op: op.name)
+def test_documented_syntax_parses_and_verifies(op_type: type[Operation]):
+    match = re.search(r"`(%\w+ = .*?)`", op_type.__doc__ or "", re.S)
+    assert match, f"{op_type.__name__} documents no syntax line"
+    line = " ".join(match.group(1).split())
+    assert line.split(" = ", 1)[1].startswith(op_type.name)
+    uses, _, types = line.split(" = ", 1)[1].rpartition(" : (")
+    operand_types = split_top_level(types.rsplit(") -> ", 1)[0]) if uses else []
+    operands = list(dict.fromkeys(re.findall(r"%\w+", uses)))
+    assert len(operands) == len(operand_types)
+    args = ", ".join(f"{o}: {t}" for o, t in zip(operands, operand_types, strict=True))
+    module = parse(f"func.func @doc({args}) {{\n  {line}\n  func.return\n}}")
+    module.verify()
+    assert any(type(op) is op_type for op in module.walk())
+
+
+def test_every_op_has_a_case():
+    built = set()
+    for _, arg_types, body, _ in CASES:
+        module, _ = function(arg_types, body)
+        built |= {type(op) for op in module.walk()}
+    missing = {op.name for op in Relay.operations} - {op.name for op in built}
+    assert not missing
+
+
+def test_printed_form_matches_the_documented_syntax():
+    module, _ = function(
+        [t(1, 3, 8, 8), t(4, 3, 3, 3)],
+        lambda x, w: relay.Conv2dOp(x, w, strides=(2, 1), padding=(1, 1, 1, 1)),
+    )
+    text = print_op(module)
+    assert (
+        "%2 = relay.nn.conv2d %0, %1 {strides = array<i64: 2, 1>, "
+        "padding = array<i64: 1, 1, 1, 1>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) "
+        "-> tensor<1x4x4x8xf32>"
+    ) in text
+
+
+def test_default_properties_are_not_printed():
+    module, op = function([t(1, 3, 8, 8), t(4, 3, 3, 3)], relay.Conv2dOp)
+    text = print_op(module)
+    assert "relay.nn.conv2d %0, %1 : (" in text
+    assert relay.array_values(op.strides) == (1, 1)
+    assert op.data_layout.data == "NCHW"
+
+
+def test_special_forms_of_const_param_and_tuple_get_item():
+    module, _ = function(
+        [t(2), t(3)],
+        lambda a, b: relay.TupleGetItemOp(relay.TupleOp(a, relay.ParamOp("w", t(3))), 1),
+    )
+    text = print_op(module)
+    assert 'relay.param["w"] : tensor<3xf32>' in text
+    assert "relay.tuple_get_item %3[1] : (tuple<tensor<2xf32>, tensor<3xf32>>)" in text
+    module, _ = function([], lambda: relay.ConstOp(np.array([1, -2], dtype=np.int32)))
+    assert "relay.const dense<[1, -2]> : tensor<2xi32>" in print_op(module)
+
+
+def test_parsed_text_builds_the_ops_with_their_properties():
+    text = """
+    func.func @main(%x: tensor<1x3x7x7xf32>) -> tensor<1x3x4x4xf32> {
+      %y = relay.nn.max_pool2d %x {pool_size = array<i64: 3, 3>, strides = array<i64: 2, 2>,
+          padding = array<i64: 1, 1, 1, 1>} : (tensor<1x3x7x7xf32>) -> tensor<1x3x4x4xf32>
+      func.return %y : tensor<1x3x4x4xf32>
+    }
+    """
+    module = parse(text)
+    module.verify()
+    pool = next(op for op in module.walk() if isinstance(op, relay.MaxPool2dOp))
+    assert relay.array_values(pool.padding) == (1, 1, 1, 1)
+    assert pool.ceil_mode.value.data == 0
+
+
+@pytest.mark.parametrize(
+    ("values", "elem"),
+    [
+        (np.array([[1.5, -2.25, 3.0]], dtype=np.float32), "tensor<1x3xf32>"),
+        (np.array([0.1, 1 / 3], dtype=np.float64), "tensor<2xf64>"),
+        (np.array([1.5, -0.5], dtype=np.float16), "tensor<2xf16>"),
+        (np.array([-128, 5, 127], dtype=np.int8), "tensor<3xi8>"),
+        (np.array([0, 255], dtype=np.uint8), "tensor<2xui8>"),
+        (np.array([2**40, -3], dtype=np.int64), "tensor<2xi64>"),
+        (np.array([[True], [False]]), "tensor<2x1xi1>"),
+        (np.array(7.5, dtype=np.float32), "tensor<f32>"),
+    ],
+)
+def test_const_values_survive_print_and_parse(values: np.ndarray, elem: str):
+    module, op = function([], lambda: relay.ConstOp(values))
+    assert str(op.result.type) == elem
+    reparsed = parse(print_op(module))
+    const = next(o for o in reparsed.walk() if isinstance(o, relay.ConstOp))
+    back = relay.numpy_from_dense(const.value)
+    assert back.dtype == values.dtype
+    np.testing.assert_array_equal(back, values)
+
+
+def test_patterns_follow_tvm():
+    assert [p.value for p in OpPattern] == [0, 1, 2, 3, 4, 7, 8]
+    expected = {
+        relay.AddOp: OpPattern.BROADCAST,
+        relay.EqualOp: OpPattern.BROADCAST,
+        relay.WhereOp: OpPattern.BROADCAST,
+        relay.ExpOp: OpPattern.ELEMWISE,
+        relay.ReluOp: OpPattern.ELEMWISE,
+        relay.CastOp: OpPattern.ELEMWISE,
+        relay.BiasAddOp: OpPattern.BROADCAST,
+        relay.Conv2dOp: OpPattern.OUT_ELEMWISE_FUSABLE,
+        relay.DenseOp: OpPattern.OUT_ELEMWISE_FUSABLE,
+        relay.MaxPool2dOp: OpPattern.OUT_ELEMWISE_FUSABLE,
+        relay.SoftmaxOp: OpPattern.OUT_ELEMWISE_FUSABLE,
+        relay.SumOp: OpPattern.COMM_REDUCE,
+        relay.ArgmaxOp: OpPattern.COMM_REDUCE,
+        relay.ReshapeOp: OpPattern.INJECTIVE,
+        relay.ConcatenateOp: OpPattern.INJECTIVE,
+        relay.BroadcastToOp: OpPattern.BROADCAST,
+        relay.TupleOp: OpPattern.TUPLE,
+        relay.BatchNormOp: OpPattern.OPAQUE,
+        relay.DropoutOp: OpPattern.OPAQUE,
+    }
+    for op_type, pattern in expected.items():
+        assert op_type.PATTERN is pattern, op_type.name
+    for op_type in Relay.operations:
+        assert isinstance(op_type.PATTERN, OpPattern)  # type: ignore[attr-defined]
+
+
+def test_inference_is_callable_without_an_op():
+    types = relay.Conv2dOp.infer_result_types(
+        [t(1, 3, 8, 8), t(4, 3, 3, 3)], {"strides": relay.int_array([2, 2])}
+    )
+    assert types == [t(1, 4, 3, 3)]
+    assert relay.SplitOp.infer_result_types([t(4)], {"indices_or_sections": relay.int_attr(2)})
+    with pytest.raises(
+        VerifyException, match=re.escape("'relay.reshape' op property 'newshape' is missing")
+    ):
+        relay.ReshapeOp.infer_result_types([t(4)], {})
+
+
+@pytest.mark.parametrize(
+    ("text", "primal", "factors"),
+    [("NCHW", "NCHW", {}), ("NCHW8c", "NCHW", {"C": 8}), ("OIHW16i4o", "OIHW", {"I": 16, "O": 4})],
+)
+def test_layout_parsing(text: str, primal: str, factors: dict[str, int]):
+    layout = relay.Layout.parse(text)
+    assert layout.primal == primal
+    assert dict(layout.factors) == factors
+
+
+@pytest.mark.parametrize("text", ["NCHW8", "NCHc", "NCHWC", "NCH8W", "NC0c"])
+def test_invalid_layouts(text: str):
+    with pytest.raises(ValueError, match="invalid layout"):
+        relay.Layout.parse(text)
+
+
+# Invalid ops: operand types, the builder call, the exact message.
+INVALID: list[tuple[str, list[Attribute], Body, str]] = [
+    (
+        "add_broadcast",
+        [t(2, 3), t(4)],
+        relay.AddOp,
+        "'relay.add' op operand shapes do not broadcast: 2x3 vs 4",
+    ),
+    (
+        "add_element_types",
+        [t(3), t(3, elem=i32)],
+        relay.AddOp,
+        "'relay.add' op operand element types differ: f32 vs i32",
+    ),
+    (
+        "less_broadcast",
+        [t(5, 2), t(3, 1, 3)],
+        relay.LessOp,
+        "'relay.less' op operand shapes do not broadcast: 5x2 vs 3x1x3",
+    ),
+    (
+        "where_condition",
+        [t(3), t(3), t(3)],
+        relay.WhereOp,
+        "'relay.where' op condition must have element type i1, got f32",
+    ),
+    (
+        "where_broadcast",
+        [t(3, elem=i1), t(2, 1), t(4)],
+        relay.WhereOp,
+        "'relay.where' op operand shapes do not broadcast: 3 vs 2x1 vs 4",
+    ),
+    (
+        "exp_integer",
+        [t(3, elem=i32)],
+        relay.ExpOp,
+        "'relay.exp' op operand element type must be a float type, got i32",
+    ),
+    (
+        "logical_not_float",
+        [t(3)],
+        relay.LogicalNotOp,
+        "'relay.logical_not' op operand element type must be i1, got f32",
+    ),
+    (
+        "clip_bounds",
+        [t(3)],
+        lambda x: relay.ClipOp(x, 2.0, 1.0),
+        "'relay.clip' op a_min 2.0 is greater than a_max 1.0",
+    ),
+    (
+        "cast_index",
+        [t(3)],
+        lambda x: relay.CastOp(x, IndexType()),
+        "'relay.cast' op dtype must be an integer or float type, got index",
+    ),
+    (
+        "softmax_axis",
+        [t(3, 5)],
+        lambda x: relay.SoftmaxOp(x, axis=2),
+        "'relay.nn.softmax' op axis 2 is out of range for rank 2",
+    ),
+    (
+        "dropout_rate",
+        [t(3)],
+        lambda x: relay.DropoutOp(x, 1.0),
+        "'relay.nn.dropout' op rate must be in [0, 1), got 1.0",
+    ),
+    (
+        "gelu_approximate",
+        [t(3)],
+        lambda x: relay.GeluOp(x, "fast"),
+        '\'relay.nn.gelu\' op approximate must be one of "none", "tanh", got "fast"',
+    ),
+    (
+        "lrn_size",
+        [t(1, 3, 2, 2)],
+        lambda x: relay.LrnOp(x, size=0),
+        "'relay.nn.lrn' op size must be positive, got 0",
+    ),
+    (
+        "conv2d_channels",
+        [t(1, 3, 8, 8), t(4, 2, 3, 3)],
+        relay.Conv2dOp,
+        "'relay.nn.conv2d' op data has 3 channels but weight expects 2 (2 per group x 1 groups)",
+    ),
+    (
+        "conv2d_strides",
+        [t(1, 3, 8, 8), t(4, 3, 3, 3)],
+        lambda x, w: relay.Conv2dOp(x, w, strides=(1, 0)),
+        "'relay.nn.conv2d' op strides must be 2 positive integers, got [1, 0]",
+    ),
+    (
+        "conv2d_padding",
+        [t(1, 3, 8, 8), t(4, 3, 3, 3)],
+        lambda x, w: relay.Conv2dOp(x, w, padding=(1, 1)),
+        "'relay.nn.conv2d' op padding must be 4 non-negative integers (top, left, bottom, "
+        "right), got [1, 1]",
+    ),
+    (
+        "conv2d_layout",
+        [t(1, 3, 8, 8), t(4, 3, 3, 3)],
+        lambda x, w: relay.Conv2dOp(x, w, data_layout="NCWH"),
+        '\'relay.nn.conv2d\' op data_layout must be one of "NCHW", "NHWC", got "NCWH"',
+    ),
+    (
+        "conv2d_kernel_too_large",
+        [t(1, 1, 5, 5), t(1, 1, 3, 3)],
+        lambda x, w: relay.Conv2dOp(x, w, dilation=(3, 1)),
+        "'relay.nn.conv2d' op dilated kernel 7x3 is larger than padded input 5x5",
+    ),
+    (
+        "conv2d_groups",
+        [t(1, 4, 5, 5), t(3, 2, 3, 3)],
+        lambda x, w: relay.Conv2dOp(x, w, groups=2),
+        "'relay.nn.conv2d' op groups 2 must be positive and divide output channels 3",
+    ),
+    (
+        "conv2d_rank",
+        [t(3, 8, 8), t(4, 3, 3, 3)],
+        relay.Conv2dOp,
+        "'relay.nn.conv2d' op data and weight must be 4-d, got 3x8x8 and 4x3x3x3",
+    ),
+    (
+        "conv2d_element_types",
+        [t(1, 3, 8, 8), t(4, 3, 3, 3, elem=f16)],
+        relay.Conv2dOp,
+        "'relay.nn.conv2d' op weight element type differs from data's: f16 vs f32",
+    ),
+    (
+        "conv2d_transpose_output_padding",
+        [t(1, 4, 3, 3), t(4, 2, 3, 3)],
+        lambda x, w: relay.Conv2dTransposeOp(x, w, strides=(2, 2), output_padding=(2, 0)),
+        "'relay.nn.conv2d_transpose' op output_padding must be 2 integers in [0, stride), got "
+        "[2, 0] with strides [2, 2]",
+    ),
+    (
+        "conv2d_transpose_channels",
+        [t(1, 4, 3, 3), t(3, 2, 3, 3)],
+        relay.Conv2dTransposeOp,
+        "'relay.nn.conv2d_transpose' op data has 4 channels but weight expects 3",
+    ),
+    (
+        "dense_features",
+        [t(2, 7), t(3, 5)],
+        relay.DenseOp,
+        "'relay.nn.dense' op data has 7 input features but weight 3x5 expects 5",
+    ),
+    (
+        "matmul_reduction",
+        [t(2, 7), t(5, 3)],
+        relay.MatmulOp,
+        "'relay.nn.matmul' op reduction sizes differ: 7 vs 5 (shapes 2x7 and 5x3)",
+    ),
+    (
+        "matmul_transpose_a_rank",
+        [t(2, 5, 3), t(5, 7)],
+        lambda a, b: relay.MatmulOp(a, b, transpose_a=True),
+        "'relay.nn.matmul' op b must be 2-d and a 2-d, got 2x5x3 and 5x7",
+    ),
+    (
+        "argmin_no_axes",
+        [t(3, 5)],
+        lambda x: relay.ArgminOp(x, axis=[]),
+        "'relay.argmin' op takes one axis (or none for all), got []",
+    ),
+    (
+        "batch_matmul_batch",
+        [t(2, 3, 5), t(3, 4, 5)],
+        relay.BatchMatmulOp,
+        "'relay.nn.batch_matmul' op batch sizes do not broadcast: 2 vs 3",
+    ),
+    (
+        "bias_add_size",
+        [t(1, 4, 5, 5), t(3)],
+        relay.BiasAddOp,
+        "'relay.nn.bias_add' op bias must have shape 4 (axis 1 of data 1x4x5x5), got 3",
+    ),
+    (
+        "prelu_axis",
+        [t(2, 3), t(3)],
+        lambda x, a: relay.PreluOp(x, a, axis=-3),
+        "'relay.nn.prelu' op axis -3 is out of range for rank 2",
+    ),
+    (
+        "batch_norm_gamma",
+        [t(2, 3, 5), t(5), t(3), t(3), t(3)],
+        relay.BatchNormOp,
+        "'relay.nn.batch_norm' op gamma must have shape 3 (axis 1 of data 2x3x5), got 5",
+    ),
+    (
+        "layer_norm_axis",
+        [t(2, 5), t(5), t(5)],
+        lambda x, g, b: relay.LayerNormOp(x, g, b, axis=2),
+        "'relay.nn.layer_norm' op axis 2 is out of range for rank 2",
+    ),
+    (
+        "max_pool2d_pool_size",
+        [t(1, 3, 8, 8)],
+        lambda x: relay.MaxPool2dOp(x, (2, 2, 2)),
+        "'relay.nn.max_pool2d' op pool_size must be 2 positive integers, got [2, 2, 2]",
+    ),
+    (
+        "avg_pool2d_layout",
+        [t(1, 3, 8, 8)],
+        lambda x: relay.AvgPool2dOp(x, (2, 2), layout="NCDHW"),
+        '\'relay.nn.avg_pool2d\' op layout must be "NCHW" or "NHWC", got "NCDHW"',
+    ),
+    (
+        "max_pool2d_window",
+        [t(1, 3, 2, 8)],
+        lambda x: relay.MaxPool2dOp(x, (3, 3)),
+        "'relay.nn.max_pool2d' op dilated window 3x3 is larger than padded input 2x8",
+    ),
+    (
+        "global_pool_rank",
+        [t(3, 8, 8)],
+        relay.GlobalAvgPool2dOp,
+        "'relay.nn.global_avg_pool2d' op data must be 4-d, got 3x8x8",
+    ),
+    (
+        "pad_width",
+        [t(3, 5)],
+        lambda x: relay.PadOp(x, [1, 1]),
+        "'relay.nn.pad' op pad_width must be 4 non-negative integers (before, after per axis "
+        "of 3x5), got [1, 1]",
+    ),
+    (
+        "pad_reflect_too_wide",
+        [t(3, 5)],
+        lambda x: relay.PadOp(x, [(3, 0), (0, 0)], pad_mode="reflect"),
+        "'relay.nn.pad' op reflect padding of 3 is too wide for axis 0 of size 3",
+    ),
+    (
+        "resize2d_method",
+        [t(1, 2, 3, 3)],
+        lambda x: relay.Resize2dOp(x, (4, 4), method="cubic"),
+        '\'relay.image.resize2d\' op method must be one of "nearest_neighbor", "linear", '
+        'got "cubic"',
+    ),
+    (
+        "resize2d_linear_integers",
+        [t(1, 2, 3, 3, elem=i32)],
+        lambda x: relay.Resize2dOp(x, (4, 4)),
+        "'relay.image.resize2d' op linear resize needs a float type, got i32",
+    ),
+    (
+        "upsampling_method",
+        [t(1, 2, 3, 3)],
+        lambda x: relay.UpsamplingOp(x, 2.0, 2.0, method="bicubic"),
+        '\'relay.nn.upsampling\' op method must be one of "nearest_neighbor", "bilinear", '
+        'got "bicubic"',
+    ),
+    (
+        "sum_repeated_axis",
+        [t(3, 5)],
+        lambda x: relay.SumOp(x, axis=[1, -1]),
+        "'relay.sum' op axis -1 is repeated in [1, -1]",
+    ),
+    (
+        "mean_axis_range",
+        [t(3, 5)],
+        lambda x: relay.MeanOp(x, axis=[2]),
+        "'relay.mean' op axis 2 is out of range for rank 2",
+    ),
+    (
+        "argmax_axes",
+        [t(3, 5)],
+        lambda x: relay.ArgmaxOp(x, axis=[0, 1]),
+        "'relay.argmax' op takes one axis (or none for all), got [0, 1]",
+    ),
+    (
+        "reshape_count",
+        [t(2, 3)],
+        lambda x: relay.ReshapeOp(x, (4, 2)),
+        "'relay.reshape' op cannot reshape 2x3 (6 elements) to 4x2 (8 elements)",
+    ),
+    (
+        "reshape_infer",
+        [t(2, 3)],
+        lambda x: relay.ReshapeOp(x, (4, -1)),
+        "'relay.reshape' op cannot reshape 2x3 (6 elements) to [4, -1]",
+    ),
+    (
+        "reshape_two_unknowns",
+        [t(2, 3)],
+        lambda x: relay.ReshapeOp(x, (-1, -1)),
+        "'relay.reshape' op newshape [-1, -1] has more than one -1",
+    ),
+    (
+        "reshape_special",
+        [t(2, 3)],
+        lambda x: relay.ReshapeOp(x, (-2,)),
+        "'relay.reshape' op newshape entry -2 is not supported (only sizes, 0 and -1)",
+    ),
+    (
+        "transpose_permutation",
+        [t(2, 3, 5)],
+        lambda x: relay.TransposeOp(x, (0, 0, 1)),
+        "'relay.transpose' op axis 0 is repeated in [0, 0, 1]",
+    ),
+    (
+        "transpose_length",
+        [t(2, 3, 5)],
+        lambda x: relay.TransposeOp(x, (1, 0)),
+        "'relay.transpose' op axes [1, 0] must have one entry per axis of rank 3",
+    ),
+    (
+        "concatenate_shapes",
+        [t(2, 3), t(3, 1)],
+        lambda a, b: relay.ConcatenateOp([a, b], axis=1),
+        "'relay.concatenate' op operand shapes differ outside axis 1: 2x3 vs 3x1",
+    ),
+    (
+        "concatenate_element_types",
+        [t(2, 3), t(2, 3, elem=f64)],
+        lambda a, b: relay.ConcatenateOp([a, b]),
+        "'relay.concatenate' op operand 1 element type differs from operand 0's: f64 vs f32",
+    ),
+    (
+        "split_sections",
+        [t(2, 6)],
+        lambda x: relay.SplitOp(x, 4, axis=1),
+        "'relay.split' op 4 sections do not divide axis of size 6",
+    ),
+    (
+        "split_indices",
+        [t(2, 6)],
+        lambda x: relay.SplitOp(x, [3, 1], axis=1),
+        "'relay.split' op indices [3, 1] must be ascending within [0, 6]",
+    ),
+    (
+        "squeeze_size",
+        [t(1, 3)],
+        lambda x: relay.SqueezeOp(x, [1]),
+        "'relay.squeeze' op cannot squeeze axis 1 of size 3",
+    ),
+    (
+        "expand_dims_axis",
+        [t(3, 5)],
+        lambda x: relay.ExpandDimsOp(x, 3),
+        "'relay.expand_dims' op axis 3 is out of range for rank 2 (inserting)",
+    ),
+    (
+        "strided_slice_zero_stride",
+        [t(3, 5)],
+        lambda x: relay.StridedSliceOp(x, [0], [2], strides=[0]),
+        "'relay.strided_slice' op strides must not be 0, got [0]",
+    ),
+    (
+        "strided_slice_lengths",
+        [t(3, 5)],
+        lambda x: relay.StridedSliceOp(x, [0, 1], [2]),
+        "'relay.strided_slice' op begin, end and strides differ in length: 2, 1, 2",
+    ),
+    (
+        "take_float_indices",
+        [t(3, 5), t(2)],
+        relay.TakeOp,
+        "'relay.take' op indices must have an integer element type, got f32",
+    ),
+    (
+        "take_mode",
+        [t(3, 5), t(2, elem=i32)],
+        lambda x, i: relay.TakeOp(x, i, mode="nan"),
+        '\'relay.take\' op mode must be one of "clip", "wrap", "fast", got "nan"',
+    ),
+    (
+        "broadcast_to_shape",
+        [t(2, 3)],
+        lambda x: relay.BroadcastToOp(x, (4, 3)),
+        "'relay.broadcast_to' op cannot broadcast 2x3 to 4x3",
+    ),
+    (
+        "tile_reps",
+        [t(2, 3)],
+        lambda x: relay.TileOp(x, (2, 0)),
+        "'relay.tile' op reps must be positive integers, got [2, 0]",
+    ),
+    (
+        "layout_transform_factor",
+        [t(1, 8, 3, 3)],
+        lambda x: relay.LayoutTransformOp(x, "NCHW", "NCHW3c"),
+        "'relay.layout_transform' op axis C of size 8 does not split by 3",
+    ),
+    (
+        "layout_transform_primal",
+        [t(1, 8, 3, 3)],
+        lambda x: relay.LayoutTransformOp(x, "NCHW", "NCDW"),
+        "'relay.layout_transform' op layouts NCHW and NCDW have different primal axes",
+    ),
+    (
+        "layout_transform_rank",
+        [t(1, 8, 3)],
+        lambda x: relay.LayoutTransformOp(x, "NCHW", "NHWC"),
+        "'relay.layout_transform' op layout NCHW needs rank 4, got 3",
+    ),
+    (
+        "tuple_get_item_index",
+        [t(2), t(3)],
+        lambda a, b: relay.TupleGetItemOp(relay.TupleOp(a, b), 2),
+        "'relay.tuple_get_item' op index 2 is out of range for a tuple of 2 fields",
+    ),
+    (
+        "unsupported_element_type",
+        [TensorType(IndexType(), [3]), TensorType(IndexType(), [3])],
+        relay.AddOp,
+        "'relay.add' op lhs element type must be an integer or float type, got index",
+    ),
+]
+
+
+@pytest.mark.parametrize("case", INVALID, ids=case_id)
+def test_invalid_ops_are_rejected_with_a_located_message(
+    case: tuple[str, list[Attribute], Body, str],
+):
+    _, arg_types, body, message = case
+    with pytest.raises(VerifyException) as info:
+        function(arg_types, body)
+    assert str(info.value) == message
+
+
+def test_verifier_rejects_a_result_type_that_differs_from_the_inferred_one():
+    block = Block(arg_types=[t(2, 3), t(3)])
+    op = relay.AddOp.create(operands=list(block.args), result_types=[t(9)])
+    block.add_op(op)
+    with pytest.raises(VerifyException) as info:
+        op.verify()
+    assert str(info.value) == (
+        "'relay.add' op result type tensor<9xf32> does not match the inferred type tensor<2x3xf32>"
+    )
+
+
+def test_tuple_types_compare_equal_however_they_were_built():
+    # xDSL keeps the sequence a TupleType was built from; [a] and (a,) must still agree.
+    block = Block(arg_types=[t(2), t(3)])
+    op = relay.TupleOp.create(operands=list(block.args), result_types=[TupleType([t(2), t(3)])])
+    block.add_op(op)
+    op.verify()
+
+
+def test_verifier_checks_properties_changed_after_building():
+    _, op = function([t(1, 3, 8, 8), t(4, 3, 3, 3)], relay.Conv2dOp)
+    op.properties["strides"] = relay.int_array([2, 2])
+    with pytest.raises(VerifyException, match="result type tensor<1x4x6x6xf32> does not match"):
+        op.verify()
+
+
+def test_parsed_op_with_a_wrong_result_type_fails_verification():
+    text = """
+    func.func @main(%x: tensor<2x3xf32>) -> tensor<3x3xf32> {
+      %y = relay.reshape %x {newshape = array<i64: 3, -1>} : (tensor<2x3xf32>) -> tensor<3x3xf32>
+      func.return %y : tensor<3x3xf32>
+    }
+    """
+    module = parse(text)
+    with pytest.raises(VerifyException, match=re.escape("'relay.reshape' op result type")):
+        module.verify()
+
+
+def test_param_name_must_not_be_empty():
+    _, op = function([], lambda: relay.ParamOp("", t(3)))
+    with pytest.raises(VerifyException, match=re.escape("'relay.param' op name must not be empty")):
+        op.verify()
+
+
+def test_element_type_of_numpy_dtypes():
+    assert relay.element_type("float32") == f32
+    assert relay.element_type(np.bool_) == i1
+    assert relay.element_type(np.uint16) == IntegerType(16, relay.Signedness.UNSIGNED)
+    with pytest.raises(ValueError, match="no element type"):
+        relay.element_type(np.complex64)

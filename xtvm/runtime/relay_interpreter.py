@@ -1,0 +1,750 @@
+"""The reference interpreter of relay: evaluates relay functions on numpy arrays.
+
+A relay function is a `func.func` whose body is relay ops and a `func.return`; functions call
+each other with `func.call`. Each op is evaluated by its rule in `RULES`, a table keyed by op
+class; an op without a rule is an error naming it, never skipped. Tensors are numpy arrays of
+the element type's dtype (i1 is bool), tuples are Python tuples.
+
+    outputs = evaluate(module, [x], params={"conv1.weight": w})
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeAlias
+
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+from xdsl.dialects import func
+from xdsl.dialects.builtin import FileLineColLoc, ModuleOp, TensorType, TupleType
+from xdsl.ir import Attribute, Operation, SSAValue
+
+from xtvm.dialects import relay
+from xtvm.ir.numpy_types import numpy_dtype
+
+Value: TypeAlias = "np.ndarray | tuple[Value, ...]"
+Rule = Callable[["RelayInterpreter", Any, Sequence[Any]], list[Any]]
+
+
+class RelayInterpreterError(Exception):
+    """A relay function could not be evaluated."""
+
+
+class ArgumentError(RelayInterpreterError):
+    """An input or a param does not match the type the function declares for it."""
+
+
+class UnsupportedOpError(RelayInterpreterError):
+    """An op has no rule in the interpreter's table."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Values against types
+
+
+def describe(value: object) -> str:
+    if isinstance(value, np.ndarray):
+        return f"{value.dtype} array of shape {value.shape}"
+    if isinstance(value, tuple):
+        return f"tuple of {len(value)}"
+    return type(value).__name__
+
+
+def expected(typ: Attribute) -> str:
+    if isinstance(typ, TensorType):
+        return f"{typ} ({numpy_dtype(typ.get_element_type())} array of shape {typ.get_shape()})"
+    return str(typ)
+
+
+def check_value(value: object, typ: Attribute, what: str) -> Value:
+    """`value` if it has type `typ` (numpy scalars and lists become arrays), else ArgumentError."""
+    if isinstance(typ, TupleType):
+        fields = typ.types.data
+        if not isinstance(value, tuple | list) or len(value) != len(fields):
+            raise ArgumentError(f"{what}: expected {typ}, got {describe(value)}")
+        return tuple(
+            check_value(v, t, f"{what} field {i}")
+            for i, (v, t) in enumerate(zip(value, fields, strict=True))
+        )
+    assert isinstance(typ, TensorType)
+    array = np.asarray(value) if isinstance(value, np.generic) else value
+    if not isinstance(array, np.ndarray):
+        raise ArgumentError(f"{what}: expected {expected(typ)}, got {describe(value)}")
+    if array.shape != typ.get_shape() or array.dtype != numpy_dtype(typ.get_element_type()):
+        raise ArgumentError(f"{what}: expected {expected(typ)}, got {describe(array)}")
+    return array
+
+
+def conform(value: object, typ: Attribute, op: Operation) -> Value:
+    """A rule's result in the op's result type: dtype converted, shape checked."""
+    if isinstance(typ, TupleType):
+        fields = typ.types.data
+        if not isinstance(value, tuple) or len(value) != len(fields):
+            raise RelayInterpreterError(f"rule for '{op.name}' returned {describe(value)}")
+        return tuple(conform(v, t, op) for v, t in zip(value, fields, strict=True))
+    assert isinstance(typ, TensorType)
+    array = np.asarray(value, dtype=numpy_dtype(typ.get_element_type()))
+    if array.shape != typ.get_shape():
+        raise RelayInterpreterError(
+            f"rule for '{op.name}' produced shape {array.shape}, its type is {typ}"
+        )
+    return array
+
+
+def located(op: Operation) -> str:
+    """` at file:line:col` where the op was parsed from text, else nothing."""
+    loc = op.location
+    if not isinstance(loc, FileLineColLoc):
+        return ""
+    return f" at {loc.filename.data}:{loc.line.data}:{loc.column.data}"
+
+
+def flatten(values: Sequence[Value]) -> list[np.ndarray]:
+    out: list[np.ndarray] = []
+    for v in values:
+        out.extend(flatten(v) if isinstance(v, tuple) else [v])
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# The interpreter
+
+
+class RelayInterpreter:
+    """Evaluates the functions of one module, with one params table."""
+
+    def __init__(self, module: ModuleOp, params: Mapping[str, np.ndarray] | None = None) -> None:
+        self.module = module
+        self.params = dict(params or {})
+        self.functions = {
+            op.sym_name.data: op for op in module.body.block.ops if isinstance(op, func.FuncOp)
+        }
+
+    def function(self, name: str) -> func.FuncOp:
+        if name not in self.functions:
+            known = ", ".join(f"@{n}" for n in self.functions) or "none"
+            raise RelayInterpreterError(f"no function @{name} in the module (functions: {known})")
+        f = self.functions[name]
+        if not f.body.blocks:
+            raise RelayInterpreterError(f"function @{name} is a declaration without a body")
+        if len(f.body.blocks) != 1:
+            raise RelayInterpreterError(f"function @{name} has more than one block")
+        return f
+
+    def param(self, op: relay.ParamOp) -> np.ndarray:
+        name = op.param_name.data
+        if name not in self.params:
+            raise ArgumentError(f"param '{name}' is missing from the params table")
+        return check_value(self.params[name], op.result.type, f"param '{name}'")  # type: ignore[return-value]
+
+    def call(self, name: str, args: Sequence[Value]) -> list[Value]:
+        """Run function @name on `args`, already checked against its signature."""
+        f = self.function(name)
+        block = f.body.block
+        env: dict[SSAValue, Value] = dict(zip(block.args, args, strict=True))
+        for op in block.ops:
+            operands = [env[v] for v in op.operands]
+            if isinstance(op, func.ReturnOp):
+                return operands
+            rule = RULES.get(type(op))
+            if rule is None:
+                raise UnsupportedOpError(
+                    f"no interpreter rule for '{op.name}' (in @{name}{located(op)})"
+                )
+            results = rule(self, op, operands)
+            for result, value in zip(op.results, results, strict=True):
+                env[result] = conform(value, result.type, op)
+        raise RelayInterpreterError(f"function @{name} does not end with func.return")
+
+
+def evaluate(
+    module: ModuleOp,
+    inputs: Sequence[np.ndarray] | Mapping[str, np.ndarray],
+    *,
+    entry: str = "main",
+    params: Mapping[str, np.ndarray] | None = None,
+) -> list[np.ndarray]:
+    """Evaluate function @entry of `module` on `inputs`; tuple results are flattened.
+
+    `inputs` are positional, or keyed by argument name (`%x` is "x"). Inputs and params must
+    match the declared types exactly (shape and dtype), or ArgumentError says which does not.
+    """
+    interp = RelayInterpreter(module, params)
+    f = interp.function(entry)
+    args = f.body.block.args
+    names = [a.name_hint for a in args]
+    if isinstance(inputs, Mapping):
+        unknown = sorted(set(inputs) - set(n for n in names if n))
+        if unknown:
+            raise ArgumentError(
+                f"@{entry} has no argument named {', '.join(map(repr, unknown))} "
+                f"(arguments: {', '.join(repr(n) for n in names)})"
+            )
+        missing = [repr(n) if n else f"#{i}" for i, n in enumerate(names) if n not in inputs]
+        if missing:
+            raise ArgumentError(f"@{entry} is missing argument {', '.join(missing)}")
+        values = [inputs[n] for n in names if n is not None]
+    else:
+        values = list(inputs)
+        if len(values) != len(args):
+            raise ArgumentError(f"@{entry} takes {len(args)} arguments, got {len(values)}")
+    checked = []
+    for i, (value, arg) in enumerate(zip(values, args, strict=True)):
+        label = f"argument '{arg.name_hint}' (#{i})" if arg.name_hint else f"argument #{i}"
+        checked.append(check_value(value, arg.type, f"{label} of @{entry}"))
+    with np.errstate(all="ignore"):
+        results = flatten(interp.call(entry, checked))
+    return [np.array(r) for r in results]  # copies: never views of inputs or params
+
+
+# ---------------------------------------------------------------------------------------------
+# Rules: the table and its helpers
+
+RULES: dict[type[Operation], Rule] = {}
+
+
+def rule(*op_types: type[Operation]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Register `fn(op, *operand values) -> value` as the rule of single-result `op_types`."""
+
+    def register(fn: Callable[..., Any]) -> Callable[..., Any]:
+        for op_type in op_types:
+            RULES[op_type] = lambda interp, op, args, fn=fn: [fn(op, *args)]
+        return fn
+
+    return register
+
+
+def elementwise(fn: Callable[..., Any]) -> Rule:
+    return lambda interp, op, args: [fn(*args)]
+
+
+def ints(attr: Attribute) -> tuple[int, ...]:
+    return relay.array_values(attr)
+
+
+def acc_dtype(dtype: np.dtype) -> np.dtype:
+    """The dtype sums are accumulated in: at least f32 for floats, i64 for integers."""
+    if dtype.kind == "f":
+        return np.promote_types(dtype, np.float32)
+    return np.dtype(np.int64)
+
+
+def lowest(dtype: np.dtype) -> Any:
+    if dtype.kind == "f":
+        return -np.inf
+    if dtype.kind == "b":
+        return False
+    return np.iinfo(dtype).min
+
+
+def along(vector: np.ndarray, axis: int, rank: int) -> np.ndarray:
+    """A 1-d vector shaped to broadcast along `axis` of a rank-`rank` tensor."""
+    shape = [1] * rank
+    shape[axis] = vector.shape[0]
+    return vector.reshape(shape)
+
+
+def truncating_divide(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    if a.dtype.kind == "f":
+        return np.divide(a, b)
+    q = np.floor_divide(a, b)
+    adjust = (a - q * b != 0) & ((a < 0) != (b < 0))
+    return q + adjust
+
+
+def erf(x: np.ndarray) -> np.ndarray:
+    return np.vectorize(math.erf, otypes=[np.float64])(x)
+
+
+RULES.update(
+    {
+        relay.AddOp: elementwise(np.add),
+        relay.SubtractOp: elementwise(np.subtract),
+        relay.MultiplyOp: elementwise(np.multiply),
+        relay.DivideOp: elementwise(truncating_divide),
+        relay.PowerOp: elementwise(np.power),
+        relay.MaximumOp: elementwise(np.maximum),
+        relay.MinimumOp: elementwise(np.minimum),
+        relay.EqualOp: elementwise(np.equal),
+        relay.LessOp: elementwise(np.less),
+        relay.GreaterOp: elementwise(np.greater),
+        relay.WhereOp: elementwise(np.where),
+        relay.NegativeOp: elementwise(np.negative),
+        relay.AbsOp: elementwise(np.abs),
+        relay.ExpOp: elementwise(np.exp),
+        relay.LogOp: elementwise(np.log),
+        relay.SqrtOp: elementwise(np.sqrt),
+        relay.RsqrtOp: elementwise(lambda x: 1 / np.sqrt(x)),
+        relay.TanhOp: elementwise(np.tanh),
+        relay.SigmoidOp: elementwise(lambda x: 1 / (1 + np.exp(-x))),
+        relay.ErfOp: elementwise(erf),
+        relay.LogicalNotOp: elementwise(np.logical_not),
+        relay.ReluOp: elementwise(lambda x: np.maximum(x, 0)),
+        relay.DropoutOp: elementwise(lambda x: x),
+        relay.TupleOp: lambda interp, op, args: [tuple(args)],
+        relay.ParamOp: lambda interp, op, args: [interp.param(op)],
+        func.CallOp: lambda interp, op, args: interp.call(op.callee.string_value(), args),
+    }
+)
+
+
+@rule(relay.ConstOp)
+def const(op: relay.ConstOp) -> np.ndarray:
+    return relay.numpy_from_dense(op.value)
+
+
+@rule(relay.TupleGetItemOp)
+def tuple_get_item(op: relay.TupleGetItemOp, tup: tuple[Value, ...]) -> Value:
+    return tup[op.index.value.data]
+
+
+# Elementwise with properties
+
+
+@rule(relay.ClipOp)
+def clip(op: relay.ClipOp, x: np.ndarray) -> np.ndarray:
+    return np.clip(x, op.a_min.value.data, op.a_max.value.data)
+
+
+@rule(relay.CastOp)
+def cast(op: relay.CastOp, x: np.ndarray) -> np.ndarray:
+    return x.astype(numpy_dtype(op.dtype))
+
+
+@rule(relay.LeakyReluOp)
+def leaky_relu(op: relay.LeakyReluOp, x: np.ndarray) -> np.ndarray:
+    return np.where(x > 0, x, x * op.alpha.value.data)
+
+
+@rule(relay.PreluOp)
+def prelu(op: relay.PreluOp, x: np.ndarray, alpha: np.ndarray) -> np.ndarray:
+    a = along(alpha, op.axis.value.data % x.ndim, x.ndim)
+    return np.where(x > 0, x, x * a)
+
+
+@rule(relay.GeluOp)
+def gelu(op: relay.GeluOp, x: np.ndarray) -> np.ndarray:
+    if op.approximate.data == "tanh":
+        return 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)))
+    return 0.5 * x * (1 + erf(x / math.sqrt(2)))
+
+
+@rule(relay.SoftmaxOp)
+def softmax(op: relay.SoftmaxOp, x: np.ndarray) -> np.ndarray:
+    axis = op.axis.value.data
+    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+@rule(relay.LogSoftmaxOp)
+def log_softmax(op: relay.LogSoftmaxOp, x: np.ndarray) -> np.ndarray:
+    axis = op.axis.value.data
+    shifted = x - x.max(axis=axis, keepdims=True)
+    return shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))
+
+
+@rule(relay.LrnOp)
+def lrn(op: relay.LrnOp, x: np.ndarray) -> np.ndarray:
+    size, axis = op.size.value.data, op.axis.value.data % x.ndim
+    alpha, beta, bias = op.alpha.value.data, op.beta.value.data, op.bias.value.data
+    squares = np.moveaxis(x.astype(acc_dtype(x.dtype)) ** 2, axis, 0)
+    before = size // 2
+    padded = np.pad(squares, [(before, size - 1 - before)] + [(0, 0)] * (x.ndim - 1))
+    window = sum(padded[i : i + x.shape[axis]] for i in range(size))
+    return x / np.moveaxis(bias + alpha / size * window, 0, axis) ** beta
+
+
+# Convolution and matrix products
+
+
+def windows(
+    x: np.ndarray, kernel: Sequence[int], strides: Sequence[int], dilation: Sequence[int]
+) -> np.ndarray:
+    """Windows over the last two axes: shape (..., out_h, out_w, kernel_h, kernel_w)."""
+    span = [d * (k - 1) + 1 for k, d in zip(kernel, dilation, strict=True)]
+    view = sliding_window_view(x, span, axis=(-2, -1))
+    return view[..., :: strides[0], :: strides[1], :: dilation[0], :: dilation[1]]
+
+
+def conv2d_nchw(
+    x: np.ndarray,
+    w: np.ndarray,
+    strides: Sequence[int],
+    padding: Sequence[int],
+    dilation: Sequence[int],
+    groups: int,
+) -> np.ndarray:
+    """Grouped 2-d cross-correlation of x [n, c, h, w] with w [o, c / groups, kh, kw]."""
+    acc = acc_dtype(x.dtype)
+    pt, pl, pb, pr = padding
+    xp = pad_or_crop(x.astype(acc), pt, pb, pl, pr)
+    win = windows(xp, w.shape[2:], strides, dilation)
+    cg, og = x.shape[1] // groups, w.shape[0] // groups
+    parts = [
+        np.tensordot(
+            win[:, g * cg : (g + 1) * cg],
+            w[g * og : (g + 1) * og].astype(acc),
+            axes=([1, 4, 5], [1, 2, 3]),
+        )
+        for g in range(groups)
+    ]
+    return np.concatenate(parts, axis=-1).transpose(0, 3, 1, 2)
+
+
+def pad_or_crop(x: np.ndarray, top: int, bottom: int, left: int, right: int) -> np.ndarray:
+    """Zero-pad the last two axes by non-negative amounts, crop by negative ones."""
+    h, w = x.shape[-2:]
+    x = x[..., max(-top, 0) : h - max(-bottom, 0), max(-left, 0) : w - max(-right, 0)]
+    pads = [(0, 0)] * (x.ndim - 2) + [(max(top, 0), max(bottom, 0)), (max(left, 0), max(right, 0))]
+    return np.pad(x, pads)
+
+
+@rule(relay.Conv2dOp)
+def conv2d(op: relay.Conv2dOp, x: np.ndarray, w: np.ndarray) -> np.ndarray:
+    nhwc = op.data_layout.data == "NHWC"
+    if nhwc:
+        x = x.transpose(0, 3, 1, 2)
+    w = w.transpose([op.kernel_layout.data.index(a) for a in "OIHW"])
+    y = conv2d_nchw(
+        x, w, ints(op.strides), ints(op.padding), ints(op.dilation), op.groups.value.data
+    )
+    return y.transpose(0, 2, 3, 1) if nhwc else y
+
+
+@rule(relay.Conv2dTransposeOp)
+def conv2d_transpose(op: relay.Conv2dTransposeOp, x: np.ndarray, w: np.ndarray) -> np.ndarray:
+    # A stride-1 convolution of the stride-dilated input with the flipped, in/out-swapped
+    # kernel; padding becomes dilation * (k - 1) - padding on each side (negative crops).
+    (sh, sw), (dh, dw) = ints(op.strides), ints(op.dilation)
+    pt, pl, pb, pr = ints(op.padding)
+    oph, opw = ints(op.output_padding)
+    groups = op.groups.value.data
+    n, c, h, wd = x.shape
+    cin, og, kh, kw = w.shape
+    dilated = np.zeros((n, c, (h - 1) * sh + 1, (wd - 1) * sw + 1), dtype=x.dtype)
+    dilated[:, :, ::sh, ::sw] = x
+    ig = cin // groups
+    kernel = w.reshape(groups, ig, og, kh, kw).transpose(0, 2, 1, 3, 4)
+    kernel = kernel.reshape(groups * og, ig, kh, kw)[:, :, ::-1, ::-1]
+    eh, ew = dh * (kh - 1), dw * (kw - 1)
+    padded = pad_or_crop(dilated, eh - pt, eh - pb + oph, ew - pl, ew - pr + opw)
+    return conv2d_nchw(padded, kernel, (1, 1), (0, 0, 0, 0), (dh, dw), groups)
+
+
+@rule(relay.DenseOp)
+def dense(op: relay.DenseOp, x: np.ndarray, w: np.ndarray) -> np.ndarray:
+    acc = acc_dtype(x.dtype)
+    return np.matmul(x.astype(acc), w.astype(acc).T)
+
+
+@rule(relay.MatmulOp)
+def matmul(op: relay.MatmulOp, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    acc = acc_dtype(a.dtype)
+    a, b = a.astype(acc), b.astype(acc)
+    if op.transpose_a.value.data:
+        a = a.T
+    if op.transpose_b.value.data:
+        b = b.T
+    return np.matmul(a, b)
+
+
+@rule(relay.BatchMatmulOp)
+def batch_matmul(op: relay.BatchMatmulOp, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    acc = acc_dtype(x.dtype)
+    x, y = x.astype(acc), y.astype(acc)
+    if op.transpose_a.value.data:
+        x = x.transpose(0, 2, 1)
+    if op.transpose_b.value.data:
+        y = y.transpose(0, 2, 1)
+    return np.matmul(x, y)
+
+
+@rule(relay.BiasAddOp)
+def bias_add(op: relay.BiasAddOp, x: np.ndarray, bias: np.ndarray) -> np.ndarray:
+    return x + along(bias, op.axis.value.data % x.ndim, x.ndim)
+
+
+# Normalisation
+
+
+@rule(relay.BatchNormOp)
+def batch_norm(
+    op: relay.BatchNormOp,
+    x: np.ndarray,
+    gamma: np.ndarray,
+    beta: np.ndarray,
+    mean: np.ndarray,
+    var: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    axis = op.axis.value.data % x.ndim
+    scale = 1 / np.sqrt(var + op.epsilon.value.data)
+    if op.scale.value.data:
+        scale = scale * gamma
+    shift = beta if op.center.value.data else np.zeros_like(beta)
+    out = (x - along(mean, axis, x.ndim)) * along(scale, axis, x.ndim) + along(shift, axis, x.ndim)
+    return out, mean, var
+
+
+@rule(relay.LayerNormOp)
+def layer_norm(
+    op: relay.LayerNormOp, x: np.ndarray, gamma: np.ndarray, beta: np.ndarray
+) -> np.ndarray:
+    axis = op.axis.value.data % x.ndim
+    wide = x.astype(acc_dtype(x.dtype))
+    mean = wide.mean(axis=axis, keepdims=True)
+    var = ((wide - mean) ** 2).mean(axis=axis, keepdims=True)
+    out = (wide - mean) / np.sqrt(var + op.epsilon.value.data)
+    if op.scale.value.data:
+        out = out * along(gamma, axis, x.ndim)
+    if op.center.value.data:
+        out = out + along(beta, axis, x.ndim)
+    return out
+
+
+# Pooling, padding, resizing
+
+
+def to_nchw(x: np.ndarray, layout: str) -> np.ndarray:
+    return x.transpose(0, 3, 1, 2) if layout == "NHWC" else x
+
+
+def from_nchw(x: np.ndarray, layout: str) -> np.ndarray:
+    return x.transpose(0, 2, 3, 1) if layout == "NHWC" else x
+
+
+def pool2d(op: relay.Pool2dOp, x: np.ndarray, is_max: bool) -> np.ndarray:
+    layout = op.layout.data
+    x = to_nchw(x, layout)
+    kernel, strides, dilation = ints(op.pool_size), ints(op.strides), ints(op.dilation)
+    pt, pl, pb, pr = ints(op.padding)
+    _, _, oh, ow = to_nchw(np.empty(op.result.type.get_shape(), dtype=np.bool_), layout).shape
+    h, w = x.shape[2:]
+    # ceil_mode windows may run past the bottom/right padding: extend it, never counting it.
+    extra_b = max(0, (oh - 1) * strides[0] + dilation[0] * (kernel[0] - 1) + 1 - (h + pt + pb))
+    extra_r = max(0, (ow - 1) * strides[1] + dilation[1] * (kernel[1] - 1) + 1 - (w + pl + pr))
+    pads = ((0, 0), (0, 0), (pt, pb + extra_b), (pl, pr + extra_r))
+    if is_max:
+        xp = np.pad(x, pads, constant_values=lowest(x.dtype))
+        out = windows(xp, kernel, strides, dilation)[:, :, :oh, :ow].max(axis=(-2, -1))
+        return from_nchw(out, layout)
+    xp = np.pad(x.astype(acc_dtype(x.dtype)), pads)
+    total = windows(xp, kernel, strides, dilation)[:, :, :oh, :ow].sum(axis=(-2, -1))
+    mask = np.zeros(xp.shape[2:])
+    if op.count_include_pad.value.data:  # type: ignore[attr-defined]
+        mask[: pt + h + pb, : pl + w + pr] = 1
+    else:
+        mask[pt : pt + h, pl : pl + w] = 1
+    count = windows(mask, kernel, strides, dilation)[:oh, :ow].sum(axis=(-2, -1))
+    return from_nchw(total / np.maximum(count, 1), layout)
+
+
+@rule(relay.MaxPool2dOp)
+def max_pool2d(op: relay.MaxPool2dOp, x: np.ndarray) -> np.ndarray:
+    return pool2d(op, x, is_max=True)
+
+
+@rule(relay.AvgPool2dOp)
+def avg_pool2d(op: relay.AvgPool2dOp, x: np.ndarray) -> np.ndarray:
+    return pool2d(op, x, is_max=False)
+
+
+@rule(relay.GlobalAvgPool2dOp)
+def global_avg_pool2d(op: relay.GlobalAvgPool2dOp, x: np.ndarray) -> np.ndarray:
+    axes = (1, 2) if op.layout.data == "NHWC" else (2, 3)
+    return x.astype(acc_dtype(x.dtype)).mean(axis=axes, keepdims=True)
+
+
+@rule(relay.GlobalMaxPool2dOp)
+def global_max_pool2d(op: relay.GlobalMaxPool2dOp, x: np.ndarray) -> np.ndarray:
+    axes = (1, 2) if op.layout.data == "NHWC" else (2, 3)
+    return x.max(axis=axes, keepdims=True)
+
+
+@rule(relay.PadOp)
+def pad(op: relay.PadOp, x: np.ndarray) -> np.ndarray:
+    widths = ints(op.pad_width)
+    pairs = [(widths[2 * i], widths[2 * i + 1]) for i in range(x.ndim)]
+    mode = op.pad_mode.data
+    if mode == "constant":
+        return np.pad(x, pairs, constant_values=op.pad_value.value.data)
+    return np.pad(x, pairs, mode=mode)
+
+
+def source_coords(out_size: int, in_size: int, mode: str) -> np.ndarray:
+    """The input coordinate each output index samples (TVM's coordinate transformations)."""
+    o = np.arange(out_size, dtype=np.float64)
+    if mode == "align_corners":
+        return o * ((in_size - 1) / (out_size - 1)) if out_size > 1 else np.zeros(out_size)
+    scale = in_size / out_size
+    return (o + 0.5) * scale - 0.5 if mode == "half_pixel" else o * scale
+
+
+def nearest_index(coords: np.ndarray, rounding: str, in_size: int) -> np.ndarray:
+    rounded = {
+        "round": np.rint,  # ties to even, like TVM's round
+        "floor": lambda c: np.floor(c + 1e-5),
+        "ceil": lambda c: np.ceil(c - 1e-5),
+        "round_prefer_floor": lambda c: np.ceil(c - 0.5),
+        "round_prefer_ceil": lambda c: np.floor(c + 0.5),
+    }[rounding](coords)
+    return np.clip(rounded.astype(np.int64), 0, in_size - 1)
+
+
+def resize_nchw(
+    x: np.ndarray, size: Sequence[int], method: str, mode: str, rounding: str
+) -> np.ndarray:
+    h, w = x.shape[2:]
+    ys, xs = source_coords(size[0], h, mode), source_coords(size[1], w, mode)
+    if method == "nearest_neighbor":
+        rounding = rounding or ("round" if mode == "align_corners" else "floor")
+        iy, ix = nearest_index(ys, rounding, h), nearest_index(xs, rounding, w)
+        return x[:, :, iy[:, None], ix[None, :]]
+    y0, x0 = np.floor(ys), np.floor(xs)
+    ly, lx = (ys - y0)[:, None], (xs - x0)[None, :]
+    y0i, x0i = y0.astype(np.int64), x0.astype(np.int64)
+    ya, yb = np.clip(y0i, 0, h - 1), np.clip(y0i + 1, 0, h - 1)
+    xa, xb = np.clip(x0i, 0, w - 1), np.clip(x0i + 1, 0, w - 1)
+    wide = x.astype(acc_dtype(x.dtype))
+    top = (
+        wide[:, :, ya[:, None], xa[None, :]] * (1 - lx) + wide[:, :, ya[:, None], xb[None, :]] * lx
+    )
+    bot = (
+        wide[:, :, yb[:, None], xa[None, :]] * (1 - lx) + wide[:, :, yb[:, None], xb[None, :]] * lx
+    )
+    return top * (1 - ly) + bot * ly
+
+
+@rule(relay.Resize2dOp)
+def resize2d(op: relay.Resize2dOp, x: np.ndarray) -> np.ndarray:
+    layout = op.layout.data
+    out = resize_nchw(
+        to_nchw(x, layout),
+        ints(op.size),
+        op.method.data,
+        op.coordinate_transformation_mode.data,
+        op.rounding_method.data,
+    )
+    return from_nchw(out, layout)
+
+
+@rule(relay.UpsamplingOp)
+def upsampling(op: relay.UpsamplingOp, x: np.ndarray) -> np.ndarray:
+    layout = op.layout.data
+    _, _, oh, ow = to_nchw(np.empty(op.result.type.get_shape(), dtype=np.bool_), layout).shape
+    mode = "align_corners" if op.align_corners.value.data else "asymmetric"
+    method = "linear" if op.method.data == "bilinear" else "nearest_neighbor"
+    return from_nchw(resize_nchw(to_nchw(x, layout), (oh, ow), method, mode, ""), layout)
+
+
+# Reductions
+
+
+def reduce_axes(op: relay.ReduceOp, x: np.ndarray) -> tuple[int, ...]:
+    return tuple(range(x.ndim)) if op.axis is None else tuple(a % x.ndim for a in ints(op.axis))
+
+
+def reduction(fn: Callable[..., np.ndarray]) -> Rule:
+    def apply(interp: RelayInterpreter, op: relay.ReduceOp, args: Sequence[Any]) -> list[Any]:
+        (x,) = args
+        return [fn(x, axis=reduce_axes(op, x), keepdims=bool(op.keepdims.value.data))]
+
+    return apply
+
+
+RULES.update(
+    {
+        relay.SumOp: reduction(np.sum),
+        relay.MeanOp: reduction(np.mean),
+        relay.MaxOp: reduction(np.max),
+        relay.MinOp: reduction(np.min),
+        relay.ProdOp: reduction(np.prod),
+    }
+)
+
+
+@rule(relay.ArgmaxOp, relay.ArgminOp)
+def arg_reduce(op: relay.ArgmaxOp | relay.ArgminOp, x: np.ndarray) -> np.ndarray:
+    fn = np.argmax if isinstance(op, relay.ArgmaxOp) else np.argmin
+    keep = bool(op.keepdims.value.data)
+    if op.axis is None:
+        index = np.asarray(fn(x))
+        return index.reshape([1] * x.ndim) if keep else index
+    return fn(x, axis=ints(op.axis)[0], keepdims=keep)
+
+
+# Shape manipulation
+
+
+@rule(relay.ReshapeOp, relay.SqueezeOp, relay.ExpandDimsOp, relay.BatchFlattenOp)
+def reshape(op: relay.RelayOp, x: np.ndarray) -> np.ndarray:
+    return x.reshape(op.results[0].type.get_shape())  # type: ignore[attr-defined]
+
+
+@rule(relay.TransposeOp)
+def transpose(op: relay.TransposeOp, x: np.ndarray) -> np.ndarray:
+    perm = relay.TransposeOp.permutation(relay.TransposeOp.props(op.properties), x.ndim)
+    return x.transpose(perm)
+
+
+@rule(relay.ConcatenateOp)
+def concatenate(op: relay.ConcatenateOp, *xs: np.ndarray) -> np.ndarray:
+    return np.concatenate(xs, axis=op.axis.value.data)
+
+
+@rule(relay.SplitOp)
+def split(op: relay.SplitOp, x: np.ndarray) -> tuple[np.ndarray, ...]:
+    axis = op.axis.value.data % x.ndim
+    points = relay.SplitOp.boundaries(relay.SplitOp.props(op.properties), x.shape[axis])
+    return tuple(np.split(x, points[1:-1], axis=axis))
+
+
+@rule(relay.StridedSliceOp)
+def strided_slice(op: relay.StridedSliceOp, x: np.ndarray) -> np.ndarray:
+    return x[tuple(relay.StridedSliceOp.slices(op.properties, x.shape))]
+
+
+@rule(relay.TakeOp)
+def take(op: relay.TakeOp, x: np.ndarray, indices: np.ndarray) -> np.ndarray:
+    mode = {"clip": "clip", "wrap": "wrap", "fast": "raise"}[op.mode.data]
+    axis = None if op.axis is None else op.axis.value.data
+    try:
+        return np.take(x.ravel() if axis is None else x, indices, axis=axis, mode=mode)
+    except IndexError as exc:
+        raise RelayInterpreterError(f"'relay.take' with mode \"fast\": {exc}") from None
+
+
+@rule(relay.BroadcastToOp)
+def broadcast_to(op: relay.BroadcastToOp, x: np.ndarray) -> np.ndarray:
+    return np.broadcast_to(x, ints(op.shape))
+
+
+@rule(relay.TileOp)
+def tile(op: relay.TileOp, x: np.ndarray) -> np.ndarray:
+    return np.tile(x, ints(op.reps))
+
+
+@rule(relay.LayoutTransformOp)
+def layout_transform(op: relay.LayoutTransformOp, x: np.ndarray) -> np.ndarray:
+    src, dst = relay.LayoutTransformOp.layouts(op.properties)
+    sizes = src.primal_sizes(x.shape)
+    # Merge each split axis into its primal axis, in the source's primal order ...
+    order: list[int] = []
+    for axis in src.primal:
+        order.append(src.axes.index(axis))
+        if axis.lower() in src.axes:
+            order.append(src.axes.index(axis.lower()))
+    primal = x.transpose(order).reshape([sizes[a] for a in src.primal])
+    # ... then permute to the destination's primal order and split again.
+    primal = primal.transpose([src.primal.index(a) for a in dst.primal])
+    names: list[str] = []
+    shape: list[int] = []
+    for axis in dst.primal:
+        factor = dst.factors.get(axis)
+        if factor is None:
+            names.append(axis)
+            shape.append(sizes[axis])
+        else:
+            names += [axis, axis.lower()]
+            shape += [sizes[axis] // factor, factor]
+    return primal.reshape(shape).transpose([names.index(a) for a in dst.axes])
