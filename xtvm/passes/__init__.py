@@ -26,9 +26,45 @@ UPSTREAM_PASSES = (
 )
 
 
+def _relay_cse() -> type[ModulePass]:
+    from xtvm.passes.relay_cse import RelayCsePass
+
+    return RelayCsePass
+
+
+def _relay_dce() -> type[ModulePass]:
+    from xtvm.passes.relay_dce import RelayDcePass
+
+    return RelayDcePass
+
+
+def _relay_fold_constant() -> type[ModulePass]:
+    from xtvm.passes.relay_fold_constant import RelayFoldConstantPass
+
+    return RelayFoldConstantPass
+
+
+def _relay_infer_types() -> type[ModulePass]:
+    from xtvm.passes.relay_infer_types import RelayInferTypesPass
+
+    return RelayInferTypesPass
+
+
+def _relay_simplify_inference() -> type[ModulePass]:
+    from xtvm.passes.relay_simplify_inference import RelaySimplifyInferencePass
+
+    return RelaySimplifyInferencePass
+
+
 def _own_passes() -> dict[str, PassLoader]:
     """xtvm's passes: one entry per module of this package."""
-    return {}
+    return {
+        "relay-cse": _relay_cse,
+        "relay-dce": _relay_dce,
+        "relay-fold-constant": _relay_fold_constant,
+        "relay-infer-types": _relay_infer_types,
+        "relay-simplify-inference": _relay_simplify_inference,
+    }
 
 
 def upstream_passes() -> dict[str, PassLoader]:

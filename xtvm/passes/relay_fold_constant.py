@@ -1,0 +1,119 @@
+"""`relay-fold-constant`: evaluate relay ops whose operands are all constants.
+
+An op fed only by `relay.const`s is evaluated at compile time with the reference interpreter's
+rule for it (`RULES`, the one definition of each op's numbers), and replaced by a `relay.const`
+(a `relay.tuple` of them for tuple results). `relay.param`s are weights supplied at run time,
+so they are never constant here. Relay ops left without uses are erased.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp, TensorType, TupleType
+from xdsl.ir import Attribute, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+from xdsl.rewriter import Rewriter
+
+from xtvm.dialects import relay
+from xtvm.passes.relay_dce import EraseUnusedRelayOp
+from xtvm.passes.relay_infer_types import located_error
+from xtvm.runtime.relay_interpreter import RULES, RelayInterpreter, Value, conform
+
+
+def element_count(typ: Attribute) -> int:
+    """The number of elements in all tensors of `typ`."""
+    if isinstance(typ, TupleType):
+        return sum(element_count(t) for t in typ.types.data)
+    assert isinstance(typ, TensorType)
+    return math.prod(typ.get_shape())
+
+
+def materialize(value: Value, typ: Attribute, rewriter: PatternRewriter) -> SSAValue:
+    """Insert ops holding `value` of type `typ` before the matched op: a const, or a tuple.
+
+    A tuple keeps the very type object `typ`: func's verifiers tell `tuple<[a]>` from `(a,)`.
+    """
+    if isinstance(value, tuple):
+        assert isinstance(typ, TupleType)
+        fields = [materialize(v, t, rewriter) for v, t in zip(value, typ.types.data, strict=True)]
+        tup = relay.TupleOp(*fields)
+        Rewriter.replace_value_with_new_type(tup.result, typ)
+        rewriter.insert(tup)
+        return tup.result
+    const = relay.ConstOp(value)
+    rewriter.insert(const)
+    return const.result
+
+
+@dataclass
+class FoldConstantOp(RewritePattern):
+    """Replace a relay op whose operands are all `relay.const`s by its value."""
+
+    interpreter: RelayInterpreter
+    max_elements: int
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: relay.RelayOp, rewriter: PatternRewriter) -> None:
+        if isinstance(op, relay.TupleOp):
+            return  # already as folded as it gets: a tuple of constants stays one
+        producers = [operand.owner for operand in op.operands]
+        if not producers or not all(isinstance(p, relay.ConstOp) for p in producers):
+            return  # constants and params have no operands; they stay
+        if sum(element_count(r.type) for r in op.results) > self.max_elements:
+            return
+        rule = RULES.get(type(op))
+        if rule is None:
+            raise located_error(op, f"'{op.name}' op has no interpreter rule to fold it with")
+        args = [relay.numpy_from_dense(p.value) for p in producers]  # type: ignore[union-attr]
+        with np.errstate(all="ignore"):
+            values = rule(self.interpreter, op, args)
+        results = [
+            materialize(conform(v, r.type, op), r.type, rewriter)
+            for v, r in zip(values, op.results, strict=True)
+        ]
+        rewriter.replace(op, [], results)
+
+
+class FoldTupleGetItemOfTuple(RewritePattern):
+    """Replace `relay.tuple_get_item` of a `relay.tuple` by the field it selects."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: relay.TupleGetItemOp, rewriter: PatternRewriter) -> None:
+        tup = op.tuple.owner
+        if not isinstance(tup, relay.TupleOp):
+            return
+        rewriter.replace(op, [], [tup.fields[op.index.value.data]])
+
+
+@dataclass(frozen=True)
+class RelayFoldConstantPass(ModulePass):
+    """Evaluate relay ops whose operands are all constants.
+
+    `%c = relay.add %a, %b` with constant %a, %b becomes one `relay.const`.
+    """
+
+    name = "relay-fold-constant"
+
+    max_elements: int = 1 << 20
+    """Ops whose results hold more elements than this are left alone."""
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        patterns: list[RewritePattern] = [
+            FoldConstantOp(RelayInterpreter(op), self.max_elements),
+            FoldTupleGetItemOfTuple(),
+            EraseUnusedRelayOp(),
+        ]
+        # Upstream DCE is off so that only relay ops are erased.
+        applier = GreedyRewritePatternApplier(patterns, dce_enabled=False)
+        PatternRewriteWalker(applier).rewrite_module(op)
