@@ -26,6 +26,12 @@ UPSTREAM_PASSES = (
 )
 
 
+def _relay_annotate_target() -> type[ModulePass]:
+    from xtvm.passes.relay_annotate_target import RelayAnnotateTargetPass
+
+    return RelayAnnotateTargetPass
+
+
 def _relay_cse() -> type[ModulePass]:
     from xtvm.passes.relay_cse import RelayCsePass
 
@@ -44,10 +50,34 @@ def _relay_fold_constant() -> type[ModulePass]:
     return RelayFoldConstantPass
 
 
+def _relay_fold_scale_axis() -> type[ModulePass]:
+    from xtvm.passes.relay_fold_scale_axis import RelayFoldScaleAxisPass
+
+    return RelayFoldScaleAxisPass
+
+
+def _relay_fuse_ops() -> type[ModulePass]:
+    from xtvm.passes.relay_fuse_ops import RelayFuseOpsPass
+
+    return RelayFuseOpsPass
+
+
 def _relay_infer_types() -> type[ModulePass]:
     from xtvm.passes.relay_infer_types import RelayInferTypesPass
 
     return RelayInferTypesPass
+
+
+def _relay_merge_compiler_regions() -> type[ModulePass]:
+    from xtvm.passes.relay_merge_compiler_regions import RelayMergeCompilerRegionsPass
+
+    return RelayMergeCompilerRegionsPass
+
+
+def _relay_partition_graph() -> type[ModulePass]:
+    from xtvm.passes.relay_partition_graph import RelayPartitionGraphPass
+
+    return RelayPartitionGraphPass
 
 
 def _relay_simplify_inference() -> type[ModulePass]:
@@ -59,10 +89,15 @@ def _relay_simplify_inference() -> type[ModulePass]:
 def _own_passes() -> dict[str, PassLoader]:
     """xtvm's passes: one entry per module of this package."""
     return {
+        "relay-annotate-target": _relay_annotate_target,
         "relay-cse": _relay_cse,
         "relay-dce": _relay_dce,
         "relay-fold-constant": _relay_fold_constant,
+        "relay-fold-scale-axis": _relay_fold_scale_axis,
+        "relay-fuse-ops": _relay_fuse_ops,
         "relay-infer-types": _relay_infer_types,
+        "relay-merge-compiler-regions": _relay_merge_compiler_regions,
+        "relay-partition-graph": _relay_partition_graph,
         "relay-simplify-inference": _relay_simplify_inference,
     }
 

@@ -24,6 +24,7 @@ from xdsl.rewriter import Rewriter
 from xdsl.traits import IsolatedFromAbove
 
 from xtvm.dialects import relay
+from xtvm.passes.external_functions import host_functions
 
 KnownOps = dict[Hashable, relay.RelayOp]
 
@@ -68,4 +69,5 @@ class RelayCsePass(ModulePass):
     name = "relay-cse"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        merge_in_block(op.body.block, {})
+        for function in host_functions(op):
+            merge_in_block(function.body.block, {})

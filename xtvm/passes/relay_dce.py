@@ -20,6 +20,7 @@ from xdsl.pattern_rewriter import (
 from xdsl.transforms.dead_code_elimination import is_trivially_dead
 
 from xtvm.dialects import relay
+from xtvm.passes.external_functions import host_functions
 
 
 class EraseUnusedRelayOp(RewritePattern):
@@ -44,4 +45,6 @@ class RelayDcePass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         # Walking backwards meets users before the ops they read; erasing an op re-queues
         # the ops that defined its operands.
-        PatternRewriteWalker(EraseUnusedRelayOp(), walk_reverse=True).rewrite_module(op)
+        walker = PatternRewriteWalker(EraseUnusedRelayOp(), walk_reverse=True)
+        for function in host_functions(op):
+            walker.rewrite_region(function.body)

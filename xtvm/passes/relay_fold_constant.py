@@ -26,6 +26,7 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import Rewriter
 
 from xtvm.dialects import relay
+from xtvm.passes.external_functions import host_functions
 from xtvm.passes.relay_dce import EraseUnusedRelayOp
 from xtvm.passes.relay_infer_types import located_error
 from xtvm.runtime.relay_interpreter import RULES, RelayInterpreter, Value, conform
@@ -116,4 +117,5 @@ class RelayFoldConstantPass(ModulePass):
         ]
         # Upstream DCE is off so that only relay ops are erased.
         applier = GreedyRewritePatternApplier(patterns, dce_enabled=False)
-        PatternRewriteWalker(applier).rewrite_module(op)
+        for function in host_functions(op):
+            PatternRewriteWalker(applier).rewrite_region(function.body)

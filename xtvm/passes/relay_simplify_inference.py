@@ -26,6 +26,7 @@ from xdsl.rewriter import Rewriter
 
 from xtvm.dialects import relay
 from xtvm.ir.numpy_types import numpy_dtype
+from xtvm.passes.external_functions import host_functions
 from xtvm.passes.relay_infer_types import located_error
 
 
@@ -108,4 +109,5 @@ class RelaySimplifyInferencePass(ModulePass):
         applier = GreedyRewritePatternApplier(
             [UnpackBatchNorm(), RemoveDropout()], dce_enabled=False
         )
-        PatternRewriteWalker(applier).rewrite_module(op)
+        for function in host_functions(op):
+            PatternRewriteWalker(applier).rewrite_region(function.body)

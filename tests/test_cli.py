@@ -1,0 +1,89 @@
+"""The pass registry follows the naming rule of STYLE.md §2, and every pass has its lit test.
+
+A pass `relay-fuse-ops` is registered under that key, has `name = "relay-fuse-ops"`, lives in
+`xtvm/passes/relay_fuse_ops.py` as `RelayFuseOpsPass`, and is tested by
+`lit_tests/passes/relay-fuse-ops.mlir`. Upstream xDSL passes keep their own module and class
+names but follow the rest.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from xdsl.passes import ModulePass
+
+from xtvm.passes import UPSTREAM_PASSES, all_passes
+from xtvm.tools.opt import main
+
+ROOT = Path(__file__).resolve().parents[1]
+LIT_PASSES = ROOT / "lit_tests" / "passes"
+KEBAB = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
+REGISTRY = all_passes()
+
+
+def pass_type(name: str) -> type[ModulePass]:
+    return REGISTRY[name]()
+
+
+def is_own(name: str) -> bool:
+    return pass_type(name).__module__.startswith("xtvm.")
+
+
+OWN = sorted(name for name in REGISTRY if is_own(name))
+ALL = sorted(REGISTRY)
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_key_is_the_pass_name_in_kebab_case(name: str) -> None:
+    assert pass_type(name).name == name
+    assert KEBAB.match(name), f"'{name}' is not kebab-case"
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_every_pass_has_its_lit_test(name: str) -> None:
+    assert (LIT_PASSES / f"{name}.mlir").is_file(), f"missing lit_tests/passes/{name}.mlir"
+
+
+@pytest.mark.parametrize("name", OWN)
+def test_own_pass_module_and_class_follow_the_name(name: str) -> None:
+    cls = pass_type(name)
+    snake = name.replace("-", "_")
+    camel = "".join(part.capitalize() for part in name.split("-")) + "Pass"
+    assert cls.__module__ == f"xtvm.passes.{snake}"
+    assert (ROOT / "xtvm" / "passes" / f"{snake}.py").is_file()
+    assert cls.__name__ == camel
+
+
+@pytest.mark.parametrize("name", OWN)
+def test_own_pass_has_a_summary(name: str) -> None:
+    # The docstring's first line is what --list-passes prints.
+    doc = (pass_type(name).__doc__ or "").strip()
+    assert doc, f"pass '{name}' has no docstring"
+
+
+def test_upstream_passes_are_all_available() -> None:
+    # A name missing from xDSL would otherwise silently drop out of the registry.
+    assert sorted(set(UPSTREAM_PASSES) - set(REGISTRY)) == []
+
+
+def test_lit_files_are_named_after_a_pass() -> None:
+    # `<pass>.mlir`, or `<pass>-<topic>.mlir` for extra files of the same pass (MLIR's habit).
+    for path in sorted(LIT_PASSES.glob("*.mlir")):
+        stem = path.stem
+        owners = [n for n in REGISTRY if stem == n or stem.startswith(n + "-")]
+        assert owners, f"{path.name} is named after no registered pass"
+
+
+def test_list_passes_names_every_pass(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--list-passes"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    # Pass lines are indented by two spaces, their options by six.
+    listed = [line.split()[0] for line in lines[1:] if not line.startswith("   ")]
+    assert listed == ALL
+
+
+def test_unknown_pass_suggests_the_closest(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["-p", "cse2", "-"]) == 1
+    assert capsys.readouterr().err == "error: unknown pass 'cse2'; did you mean 'cse'?\n"

@@ -1,0 +1,220 @@
+"""`relay-partition-graph`: outline each compiler region into a function for its codegen.
+
+The last of TVM's three BYOC steps. Every region that `relay-merge-compiler-regions` numbered
+becomes a private `func.func @tvmgen_default_<codegen>_main_<n>` with the attributes
+`compiler = "<codegen>"` and `global_symbol` (its name), and the region in the host function is
+replaced by one `func.call` of it. `n` counts regions from 0 in order of appearance across the
+module, as TVM numbers them; the functions are appended to the module in that order.
+
+- Inputs: the values the region reads from outside, in order of first use. A `relay.const`
+  read by the region is copied into the function instead, so that the codegen sees it.
+- Outputs: the results the host still reads, in program order; a region may have several, and
+  the call then has several results.
+- Host ops that sit between the region's ops in program order and read its results move after
+  the call; a region is convex, so none of them feeds the region.
+
+The `compiler` and `compiler_region` annotations are removed from the ops of the partitioned
+functions. Functions with a `compiler` attribute (the outlined ones) are skipped, here as in
+every BYOC pass; a codegen consumes them as they are.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import FunctionType, IntegerAttr, ModuleOp, StringAttr
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
+
+from xtvm.dialects import relay
+from xtvm.passes.relay_annotate_target import (
+    COMPILER_ATTR,
+    DEFAULT_COMPILER,
+    compiler_of,
+    is_external,
+)
+from xtvm.passes.relay_infer_types import located_error
+from xtvm.passes.relay_merge_compiler_regions import REGION_ATTR
+
+GLOBAL_SYMBOL_ATTR = "global_symbol"
+
+
+def function_name(codegen: str, n: int) -> str:
+    """TVM's name of the n-th partitioned function of the default module."""
+    return f"tvmgen_default_{codegen}_main_{n}"
+
+
+def strip_annotations(op: Operation) -> None:
+    op.attributes.pop(COMPILER_ATTR, None)
+    op.attributes.pop(REGION_ATTR, None)
+
+
+def block_regions(block: Block) -> list[list[Operation]]:
+    """The compiler regions of `block`, each in program order, ordered by their first op."""
+    regions: dict[int, list[Operation]] = {}
+    for op in block.ops:
+        if COMPILER_ATTR not in op.attributes or compiler_of(op) == DEFAULT_COMPILER:
+            continue
+        region_id = op.attributes.get(REGION_ATTR)
+        if not isinstance(region_id, IntegerAttr):
+            raise located_error(
+                op,
+                f"'{op.name}' op is annotated for '{compiler_of(op)}' but has no "
+                f"{REGION_ATTR}; run relay-merge-compiler-regions first",
+            )
+        ops = regions.setdefault(region_id.value.data, [])
+        if ops and compiler_of(ops[0]) != compiler_of(op):
+            raise located_error(
+                op,
+                f"'{op.name}' op is annotated for '{compiler_of(op)}' but region "
+                f"{region_id.value.data} is for '{compiler_of(ops[0])}'",
+            )
+        ops.append(op)
+    return list(regions.values())
+
+
+@dataclass
+class RegionOutliner:
+    """Outlines one region of a host block into a function and calls it."""
+
+    block: Block
+    ops: Sequence[Operation]
+    members: set[Operation] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.members = set(self.ops)
+
+    def inside(self, op: Operation | None) -> bool:
+        return op is not None and op in self.members
+
+    def host_op(self, user: Operation) -> Operation | None:
+        return self.block.find_ancestor_op_in_block(user)
+
+    def interface(self) -> tuple[list[SSAValue], list[relay.ConstOp], list[SSAValue]]:
+        """The region's inputs, the constants it copies, and the outputs the host reads."""
+        inputs: list[SSAValue] = []
+        consts: list[relay.ConstOp] = []
+        for op in self.ops:
+            for value in op.operands:
+                owner = value.owner
+                if isinstance(owner, Operation) and self.inside(owner):
+                    continue
+                if isinstance(owner, relay.ConstOp):
+                    if owner not in consts:
+                        consts.append(owner)
+                elif value not in inputs:
+                    inputs.append(value)
+        outputs = [
+            result
+            for op in self.ops
+            for result in op.results
+            if any(not self.inside(self.host_op(use.operation)) for use in result.uses)
+        ]
+        return inputs, consts, outputs
+
+    def function(
+        self,
+        name: str,
+        codegen: str,
+        inputs: list[SSAValue],
+        consts: list[relay.ConstOp],
+        outputs: list[SSAValue],
+    ) -> func.FuncOp:
+        """A function computing `outputs` from `inputs` with copies of the region's ops."""
+        body = Block(arg_types=[v.type for v in inputs])
+        mapping: dict[SSAValue, SSAValue] = {}
+        for value, arg in zip(inputs, body.args, strict=True):
+            arg.name_hint = value.name_hint
+            mapping[value] = arg
+        for op in [*consts, *self.ops]:
+            copy = op.clone(mapping)
+            strip_annotations(copy)
+            body.add_op(copy)
+        body.add_op(func.ReturnOp(*[mapping[v] for v in outputs]))
+        signature = FunctionType.from_lists([v.type for v in inputs], [v.type for v in outputs])
+        f = func.FuncOp(name, signature, Region(body), visibility="private")
+        f.attributes[COMPILER_ATTR] = StringAttr(codegen)
+        f.attributes[GLOBAL_SYMBOL_ATTR] = StringAttr(name)
+        return f
+
+    def dependents(self) -> list[Operation]:
+        """Host ops between the region's first and last op that read the region's results."""
+        ops = list(self.block.ops)
+        first, last = ops.index(self.ops[0]), ops.index(self.ops[-1])
+        tainted: set[Operation] = set(self.ops)
+        found: list[Operation] = []
+        for op in ops[first : last + 1]:
+            if op in tainted:
+                continue
+            owners = {v.owner for inner in op.walk() for v in inner.operands}
+            if owners & tainted:
+                tainted.add(op)
+                found.append(op)
+        for op in self.ops:
+            blocker = next((v.owner for v in op.operands if v.owner in found), None)
+            if isinstance(blocker, Operation):
+                raise located_error(
+                    op,
+                    f"compiler region is not convex: '{blocker.name}' op reads the region and "
+                    f"feeds '{op.name}' op in it",
+                )
+        return found
+
+    def replace_by_call(
+        self, callee: func.FuncOp, inputs: list[SSAValue], outputs: list[SSAValue]
+    ) -> None:
+        """Call `callee` after the region's last op, then erase the region."""
+        moved = self.dependents()
+        call = func.CallOp(callee.sym_name.data, inputs, [v.type for v in outputs])
+        self.block.insert_op_after(call, self.ops[-1])
+        anchor: Operation = call
+        for op in moved:
+            self.block.detach_op(op)
+            self.block.insert_op_after(op, anchor)
+            anchor = op
+        for value, result in zip(outputs, call.results, strict=True):
+            result.name_hint = value.name_hint
+            value.replace_uses_with_if(
+                result, lambda use: not self.inside(self.host_op(use.operation))
+            )
+        for op in reversed(self.ops):
+            self.block.erase_op(op)
+
+
+@dataclass(frozen=True)
+class RelayPartitionGraphPass(ModulePass):
+    """Outline each compiler region into a `compiler`-attributed function and call it.
+
+    Region 0 of `ccompiler` ops becomes `func.func private @tvmgen_default_ccompiler_main_0`
+    `attributes {compiler = "ccompiler", global_symbol = ...}` and one `func.call` of it.
+    """
+
+    name = "relay-partition-graph"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        hosts = [f for f in op.body.block.ops if isinstance(f, func.FuncOp) and not is_external(f)]
+        taken = {f.sym_name.data for f in op.body.block.ops if isinstance(f, func.FuncOp)}
+        outlined: list[func.FuncOp] = []
+        counter = 0
+        for host in hosts:
+            for block in host.body.blocks:
+                for ops in block_regions(block):
+                    outliner = RegionOutliner(block, ops)
+                    inputs, consts, outputs = outliner.interface()
+                    codegen = compiler_of(ops[0])
+                    while function_name(codegen, counter) in taken:
+                        counter += 1  # a second partitioning continues the numbering
+                    name = function_name(codegen, counter)
+                    counter += 1
+                    callee = outliner.function(name, codegen, inputs, consts, outputs)
+                    outliner.replace_by_call(callee, inputs, outputs)
+                    outlined.append(callee)
+                    for const in consts:
+                        if not const.result.uses:
+                            block.erase_op(const)
+            for inner in host.body.walk():
+                strip_annotations(inner)
+        op.body.block.add_ops(outlined)
