@@ -185,6 +185,7 @@ class IRContext:
             cache=str(cache_dir / f"grammar-{digest}.cache"),
             lexer_callbacks={"OP_NAME": _unknown_op(builder)},
         )
+        builder.lexer = self._lark.parser.lexer
         self._builder = builder
         return self._lark, builder
 

@@ -46,8 +46,8 @@ MASTER = re.compile(
     r"""(?P<WS>(?:[ \t\r\n]+|//[^\n]*)+)
 |(?P<VALUE_ID>%[A-Za-z0-9_$.\-]+(?:\#[0-9]+)?)
 |(?P<CARET_ID>\^[A-Za-z0-9_$.\-]+)
-|(?P<SYMBOL>@(?:[A-Za-z_$.\-][\w$.\-]*|"(?:[^"\\\n]|\\.)*"))
-|(?P<STRING>"(?:[^"\\\n]|\\.)*")
+|(?P<SYMBOL>@(?:[A-Za-z_$.\-][\w$.\-]*|"(?:[^"\\\n]|\\["\\nt]|\\[0-9A-Fa-f]{2})*"))
+|(?P<STRING>"(?:[^"\\\n]|\\["\\nt]|\\[0-9A-Fa-f]{2})*")
 |(?P<DIMS>(?:(?:[0-9]+|\?)x)+)
 |(?P<HEX>0x[0-9A-Fa-f]+)
 |(?P<FLOAT>[-+]?[0-9]+\.[0-9]*(?:[eE][-+]?[0-9]+)?)
@@ -84,6 +84,7 @@ class FastContextualLexer(Lexer):
             if name in self.terminals
         }
         self.ident_cache: dict[str, list[str]] = {}
+        self.last_token: Token | None = None
         self.specials_by_state: dict[Any, tuple[tuple[str, re.Pattern[str]], ...]] = {}
 
     def candidates(self, text: str) -> list[str]:
@@ -138,8 +139,9 @@ class FastContextualLexer(Lexer):
                     pos = m.end()
                     continue
                 if kind == "DIMS" and "DIMS" not in accepts:
-                    value = NUMBER_FALLBACK.match(text, pos).group()  # type: ignore[union-attr]
-                    kind = "HEX" if value.startswith("0x") else "INT"
+                    number = NUMBER_FALLBACK.match(text, pos)
+                    value = number.group() if number else text[pos]
+                    kind = "PUNCT" if number is None else "HEX" if value[:2] == "0x" else "INT"
                 if kind in ("IDENT", "BANG", "HASH"):
                     token_type, value = self.classify(kind, value, accepts)
                 elif kind == "PUNCT":
@@ -162,6 +164,7 @@ class FastContextualLexer(Lexer):
             if callback is not None:
                 token = callback(token)
             lexer_state.last_token = token
+            self.last_token = token
             yield token
         line_ctr.char_pos = pos
         line_ctr.line = line

@@ -66,6 +66,7 @@ FLOAT_TYPES: dict[str, Attribute] = {
     "f128": Float128Type(),
 }
 I64 = IntegerType(64)
+MAX_INT_WIDTH = (1 << 24) - 1  # as MLIR
 I1 = IntegerType(1)
 
 
@@ -113,6 +114,7 @@ class PendingArg:
     name: Token
     type: Attribute
     attrs: DictionaryAttr | None = None
+    location: Attribute | None = None
 
 
 class IRBuilder(Transformer):
@@ -124,6 +126,7 @@ class IRBuilder(Transformer):
         self.custom_callbacks = custom_callbacks
         self.allow_unregistered = False
         self.opaque_cache: dict[tuple[str, str], Attribute] = {}
+        self.lexer: Any = None
         self.reset(SourceFile("<input>", ""))
 
     def reset(self, source: SourceFile) -> None:
@@ -144,6 +147,9 @@ class IRBuilder(Transformer):
         return Location(self.source, token.line, token.column)
 
     def error(self, token: Token | None, message: str) -> DiagnosticError:
+        """A located error at `token`, or at the last token read when there is none."""
+        if token is None and self.lexer is not None:
+            token = getattr(self.lexer, "last_token", None)
         return DiagnosticError.at(self.location(token), message)
 
     # ------------------------------------------------------------------ scopes and values
@@ -185,15 +191,18 @@ class IRBuilder(Transformer):
     def resolve_all(self, tokens: Sequence[Token], types: Sequence[Attribute]) -> list[SSAValue]:
         return [self.resolve(t, ty) for t, ty in zip(tokens, types, strict=True)]
 
-    def define(self, token: Token, value: SSAValue) -> None:
+    def define(self, token: Token, value: SSAValue, number: int | None = None) -> None:
+        """Bind `token`'s name to `value`; `number` binds `%name#number` of a result group."""
         name = str(token)
         if "#" in name:
             raise self.error(token, f"invalid SSA value name '{name}' in a definition")
+        hint = name[1:]
+        if number is not None:
+            name = f"{name}#{number}"
         scope = self.scope
         if name in scope.values:
             raise self.error(token, f"redefinition of SSA value '{name}'")
         scope.values[name] = value
-        hint = name[1:]
         if SSAValue.is_valid_name(hint) and not hint.isdigit():
             value.name_hint = hint
         for s in reversed(self.scopes):
@@ -293,8 +302,7 @@ class IRBuilder(Transformer):
                     self.define(token, op.results[index])
                 else:
                     for k in range(n):
-                        self.define(Token("VALUE_ID", f"{token}#{k}"), op.results[index + k])
-                        op.results[index + k].name_hint = str(token)[1:] or None
+                        self.define(token, op.results[index + k], k)
                 index += n
         if loc is not None:
             op.location = loc
@@ -354,6 +362,12 @@ class IRBuilder(Transformer):
         properties = dict(props) if props else {}
         attributes = dict(attrs) if attrs else {}
         op_def = getattr(op_type, "get_irdl_definition", None)
+        for old, new in (
+            ("operand_segment_sizes", "operandSegmentSizes"),
+            ("result_segment_sizes", "resultSegmentSizes"),
+        ):
+            if old in attributes:  # MLIR 16's spelling
+                attributes[new] = attributes.pop(old)
         if op_def is not None:
             # MLIR before properties (and our --mlir-compat output) writes them as attributes.
             for prop_name in op_def().properties:
@@ -399,6 +413,8 @@ class IRBuilder(Transformer):
             scope.entry_is_implicit = False
             for arg, value in zip(pending, scope.current.args, strict=True):
                 self.define(arg.name, value)
+                if arg.location is not None:
+                    value.location = arg.location
         scope.blocks.append(scope.current)
 
     def region(self, _children: list[Any]) -> Region:
@@ -441,8 +457,11 @@ class IRBuilder(Transformer):
         if block is None:
             block = Block()
             scope.labels[label] = block
-        for arg_token, arg_type in args:
-            self.define(arg_token, block.insert_arg(arg_type, len(block.args)))
+        for arg_token, arg_type, arg_loc in args:
+            value = block.insert_arg(arg_type, len(block.args))
+            self.define(arg_token, value)
+            if arg_loc is not None:
+                value.location = arg_loc
         if reuse_entry:
             scope.blocks[0] = block
         else:
@@ -450,9 +469,9 @@ class IRBuilder(Transformer):
         scope.entry_is_implicit = False
         scope.current = block
 
-    def block_arg(self, children: list[Any]) -> tuple[Token, Attribute]:
-        token, typ, _loc = children
-        return (token, typ)
+    def block_arg(self, children: list[Any]) -> tuple[Token, Attribute, Attribute | None]:
+        token, typ, loc = children
+        return (token, typ, loc)
 
     def trailing_loc(self, children: list[Any]) -> Attribute:
         return children[0]
@@ -467,7 +486,7 @@ class IRBuilder(Transformer):
         )
 
     def loc_name(self, children: list[Any]) -> Attribute:
-        return NameLoc(StringAttr(decode_string(children[0])))
+        return NameLoc(StringAttr(decode_string(children[0])), builtin.NoneAttr())
 
     def loc_opaque(self, children: list[Any]) -> Attribute:
         return self.parse_with_xdsl(children[0], f"loc({children[0]})", "attribute")
@@ -479,6 +498,8 @@ class IRBuilder(Transformer):
 
     def int_type(self, children: list[Token]) -> Attribute:
         text = str(children[0])
+        if len(text.lstrip("sui")) > 8 or int(text.lstrip("sui")) > MAX_INT_WIDTH:
+            raise self.error(children[0], f"integer bitwidth is limited to {MAX_INT_WIDTH} bits")
         if text[0] == "s":
             return IntegerType(int(text[2:]), Signedness.SIGNED)
         if text[0] == "u":
@@ -680,9 +701,9 @@ class IRBuilder(Transformer):
     # dense<...> literals: nested lists of python scalars
 
     def dense_attr(self, children: list[Any]) -> Attribute:
-        literal, typ = children
+        token, literal, typ = children
         if not isinstance(typ, (TensorType, VectorType)):
-            raise self.error(None, f"dense elements need a tensor or vector type, got '{typ}'")
+            raise self.error(token, f"dense elements need a tensor or vector type, got '{typ}'")
         shape = list(typ.get_shape())
         elem = typ.get_element_type()
         count = 1
@@ -691,14 +712,14 @@ class IRBuilder(Transformer):
         if literal is None:
             values: list[Any] = []
         elif isinstance(literal, list):
-            values = self.flatten_dense(literal, shape)
+            values = self.flatten_dense(token, literal, shape)
         else:
             values = [literal] * count
         if isinstance(literal, str):
             return self.dense_from_hex(literal, typ)
         if len(values) != count:
             raise self.error(
-                None, f"dense literal has {len(values)} elements but type '{typ}' needs {count}"
+                token, f"dense literal has {len(values)} elements but type '{typ}' needs {count}"
             )
         if isinstance(elem, builtin.AnyFloat):
             values = [float(v) for v in values]
@@ -707,7 +728,7 @@ class IRBuilder(Transformer):
         try:
             return DenseIntOrFPElementsAttr.from_list(typ, values)
         except Exception as exc:
-            raise DiagnosticError.at(None, f"invalid dense literal: {exc}") from None
+            raise self.error(token, f"invalid dense literal: {exc}") from None
 
     def dense_from_hex(self, literal: str, typ: Any) -> Attribute:
         import numpy as np
@@ -721,21 +742,21 @@ class IRBuilder(Transformer):
             array = np.full(count, array[0])
         return DenseIntOrFPElementsAttr.from_list(typ, array.tolist())
 
-    def flatten_dense(self, literal: list[Any], shape: list[int]) -> list[Any]:
+    def flatten_dense(self, token: Token, literal: list[Any], shape: list[int]) -> list[Any]:
         if not shape:
-            raise DiagnosticError.at(None, "nested dense literal for a 0-d type")
+            raise self.error(token, "nested dense literal for a 0-d type")
         if len(literal) != shape[0]:
-            raise DiagnosticError.at(
-                None,
+            raise self.error(
+                token,
                 f"dense literal dimension has {len(literal)} elements, type says {shape[0]}",
             )
         flat: list[Any] = []
         for item in literal:
             if isinstance(item, list):
-                flat.extend(self.flatten_dense(item, shape[1:]))
+                flat.extend(self.flatten_dense(token, item, shape[1:]))
             else:
                 if len(shape) != 1:
-                    raise DiagnosticError.at(None, "dense literal is not nested deeply enough")
+                    raise self.error(token, "dense literal is not nested deeply enough")
                 flat.append(item)
         return flat
 
@@ -758,7 +779,7 @@ class IRBuilder(Transformer):
         return 0
 
     def dense_complex(self, children: list[Any]) -> Any:
-        raise DiagnosticError.at(None, "complex dense literals are not supported")
+        raise self.error(None, "complex dense literals are not supported")
 
     def dense_string(self, children: list[Token]) -> str:
         text = decode_string(children[0])
@@ -769,11 +790,14 @@ class IRBuilder(Transformer):
     def dense_array_attr(self, children: list[Any]) -> Attribute:
         elem, items = children
         values = [self.scalar(t) for t in (items or [])]
-        if isinstance(elem, builtin.AnyFloat):
-            return DenseArrayBase.from_list(elem, [float(v) for v in values])
-        if not isinstance(elem, IntegerType):
+        if not isinstance(elem, IntegerType | builtin.AnyFloat):
             raise self.error(None, f"dense array element type must be int or float, got {elem}")
-        return DenseArrayBase.from_list(elem, [int(v) for v in values])
+        try:
+            if isinstance(elem, builtin.AnyFloat):
+                return DenseArrayBase.from_list(elem, [float(v) for v in values])
+            return DenseArrayBase.from_list(elem, [int(v) for v in values])
+        except (NotImplementedError, ValueError, OverflowError, VerifyException) as exc:
+            raise self.error(None, f"invalid dense array: {exc}") from None
 
     def dense_array_items(self, children: list[Any]) -> list[Any]:
         return children

@@ -8,6 +8,7 @@ generic form, so printed text always parses. `generic=True` forces the generic f
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from io import StringIO
 
@@ -88,4 +89,23 @@ def print_ir(
     printer.custom_filter = printable_custom
     printer.print_op(op)
     stream.write("\n")
-    return stream.getvalue()
+    text = stream.getvalue()
+    return mlir16_spelling(text) if mlir_compat else text
+
+
+MLIR16_RENAMES = (
+    ("operandSegmentSizes = ", "operand_segment_sizes = "),
+    ("resultSegmentSizes = ", "result_segment_sizes = "),
+)
+DEFAULT_OVERFLOW = re.compile(r"(, )?overflowFlags = #arith\.overflow<none>(, )?")
+
+
+def mlir16_spelling(text: str) -> str:
+    """MLIR 16's names for what newer MLIR (and xDSL) spell differently.
+
+    Segment sizes were renamed in MLIR 17 and arith's overflow flags appeared in MLIR 19; the
+    default flags (`none`) are dropped, which means the same.
+    """
+    for new, old in MLIR16_RENAMES:
+        text = text.replace(new, old)
+    return DEFAULT_OVERFLOW.sub(lambda m: ", " if m.group(1) and m.group(2) else "", text)

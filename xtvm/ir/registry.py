@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from xdsl.dialects import arith, builtin, cf, func, math, memref, scf
+from xdsl.dialects import affine, arith, builtin, cf, func, math, memref, scf
 
 from xtvm.ir.context import IRContext
 
@@ -14,6 +14,7 @@ UPSTREAM_DIALECTS = (
     scf.Scf,
     memref.MemRef,
     cf.Cf,
+    affine.Affine,
 )
 
 

@@ -29,6 +29,8 @@ from xtvm.ir.parser import IRBuilder, PendingArg, decode_string
 
 def builtin_module(b: IRBuilder, children: list[Any]) -> Operation:
     token, symbol, attrs, region = children
+    if not region.blocks:
+        region = Region(Block())  # `module {}` still holds its one (empty) block
     name = (
         StringAttr(decode_string(symbol[1:]) if symbol[1] == '"' else symbol[1:])
         if symbol
@@ -45,7 +47,7 @@ def func_head(b: IRBuilder, children: list[Any]) -> dict[str, Any]:
     if named and len(named) != len(params):
         raise b.error(token, "'func.func' op mixes named and unnamed arguments")
     if named:
-        b.set_entry_args([PendingArg(p[0], p[1]) for p in named])
+        b.set_entry_args([PendingArg(p[0], p[1], location=p[3]) for p in named])
     results = results or []
     return {
         "token": token,
@@ -60,14 +62,16 @@ def func_head(b: IRBuilder, children: list[Any]) -> dict[str, Any]:
     }
 
 
-def func_named_param(b: IRBuilder, children: list[Any]) -> tuple[Token, Attribute, dict]:
-    token, typ, attrs = children
-    return (token, typ, attrs or {})
+def func_named_param(
+    b: IRBuilder, children: list[Any]
+) -> tuple[Token, Attribute, dict, Attribute | None]:
+    token, typ, attrs, loc = children
+    return (token, typ, attrs or {}, loc)
 
 
-def func_type_param(b: IRBuilder, children: list[Any]) -> tuple[None, Attribute, dict]:
+def func_type_param(b: IRBuilder, children: list[Any]) -> tuple[None, Attribute, dict, None]:
     typ, attrs = children
-    return (None, typ, attrs or {})
+    return (None, typ, attrs or {}, None)
 
 
 def func_single_result(b: IRBuilder, children: list[Any]) -> list[tuple[Attribute, dict]]:
@@ -237,9 +241,15 @@ CALLBACKS = {
 
 
 def printable_custom(op: Operation) -> bool:
-    """Whether `op`'s custom printer keeps everything (cmpi/cmpf drop extra attributes)."""
+    """Whether `op`'s custom printer keeps everything.
+
+    cmpi/cmpf drop extra attributes, and xDSL prints a func.func declaration without its
+    argument and result attributes; such ops print in the generic form.
+    """
     if isinstance(op, (arith.CmpiOp, arith.CmpfOp)):
         return not op.attributes
+    if isinstance(op, func.FuncOp) and not op.body.blocks:
+        return op.arg_attrs is None and op.res_attrs is None
     if isinstance(op, scf.IfOp | scf.ForOp):
         return all(len(r.blocks) <= 1 for r in op.regions) and len(op.regions[0].blocks) == 1
     return True

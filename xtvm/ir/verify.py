@@ -16,6 +16,7 @@ from xdsl.utils.exceptions import DiagnosticException, VerifyException
 from xtvm.ir.diagnostics import Diagnostic, DiagnosticError, Location, Severity, SourceFile
 
 PREFIX = "Operation does not verify: "
+VERIFIER_ERRORS = (VerifyException, DiagnosticException, ValueError)
 
 
 def op_location(op: Operation, sources: Mapping[str, SourceFile]) -> Location | None:
@@ -32,7 +33,11 @@ def op_location(op: Operation, sources: Mapping[str, SourceFile]) -> Location | 
 
 def clean_message(op: Operation, message: str) -> str:
     """MLIR's wording: `'dialect.op' op message`, without xDSL's prefixes."""
-    message = message.split("\n")[0].strip()
+    lines = [line.strip() for line in message.split("\n") if line.strip()]
+    message = lines[0] if lines else ""
+    if message.endswith(":") and len(lines) > 1:
+        # IRDL constraint errors give their reason on the next line.
+        message = f"{message} {lines[1]}"
     if message.startswith(PREFIX):
         message = message[len(PREFIX) :]
     quoted = f"'{op.name}' op"
@@ -52,7 +57,10 @@ def verify_diagnostics(root: Operation, sources: Mapping[str, SourceFile]) -> li
     for op in root.walk():
         try:
             op.verify(verify_nested_ops=False)
-        except (VerifyException, DiagnosticException, ValueError) as exc:
+        except Exception as exc:
+            # xDSL's memref.load/store verifiers raise a bare `Exception` for a user error.
+            if not isinstance(exc, VERIFIER_ERRORS) and type(exc) is not Exception:
+                raise
             found.append(
                 Diagnostic(Severity.ERROR, clean_message(op, str(exc)), op_location(op, sources))
             )

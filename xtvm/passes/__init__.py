@@ -13,17 +13,18 @@ from xdsl.passes import ModulePass
 
 PassLoader = Callable[[], type[ModulePass]]
 
-UPSTREAM_PASSES = (
-    "canonicalize",
-    "cse",
-    "dce",
-    "licm",
-    "convert-scf-to-cf",
-    "lower-affine",
-    "reconcile-unrealized-casts",
-    "scf-for-loop-unroll",
-    "scf-for-loop-flatten",
-)
+# Upstream passes and their one-line summaries (some xDSL classes have no docstring).
+UPSTREAM_PASSES = {
+    "canonicalize": "Fold ops and apply each op's canonicalization patterns",
+    "cse": "Eliminate common subexpressions",
+    "dce": "Remove dead operations",
+    "licm": "Hoist loop-invariant code out of loops",
+    "convert-scf-to-cf": "Lower structured control flow (scf) to branches (cf)",
+    "lower-affine": "Lower affine ops to arith and scf",
+    "reconcile-unrealized-casts": "Remove chains of unrealized conversion casts that cancel out",
+    "scf-for-loop-unroll": "Fully unroll scf.for loops with constant trip counts",
+    "scf-for-loop-flatten": "Flatten nested scf.for loops where the inner one is contiguous",
+}
 
 
 def _relay_annotate_target() -> type[ModulePass]:

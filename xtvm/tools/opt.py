@@ -12,6 +12,7 @@ import re
 import sys
 import time
 import traceback
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,7 +25,7 @@ from xtvm.ir.diagnostics import Diagnostic, DiagnosticError, Location, Severity,
 from xtvm.ir.printer import print_ir
 from xtvm.ir.registry import default_context
 from xtvm.ir.verify import op_location, verify_or_raise
-from xtvm.passes import PassLoader, all_passes
+from xtvm.passes import UPSTREAM_PASSES, PassLoader, all_passes
 from xtvm.passes.pipeline import option_fields, parse_passes
 
 SPLIT_MARKER = re.compile(r"^// -----\s*$", re.MULTILINE)
@@ -53,6 +54,9 @@ class Plugins:
     passes: dict[str, PassLoader] = field(default_factory=dict)
 
     def load_dialect(self, dialect: object, extension: object | None = None) -> None:
+        name = getattr(dialect, "name", None)
+        if any(d.name == name for d in self.ctx.dialects):
+            raise DiagnosticError.at(None, f"dialect '{name}' is already loaded")
         self.ctx.load_dialect(dialect, extension)  # type: ignore[arg-type]
 
     def register_pass(self, pass_type: type[ModulePass]) -> None:
@@ -163,7 +167,12 @@ class Driver:
 
     def run_pass(self, p: ModulePass, xctx: object, module: ModuleOp) -> None:
         try:
-            p.apply(xctx, module)  # type: ignore[arg-type]
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                p.apply(xctx, module)  # type: ignore[arg-type]
+            for warning in caught:
+                message = str(warning.message).split("\n")[0]
+                sys.stderr.write(f"warning: pass '{p.name}': {message}\n")
         except DiagnosticError:
             raise
         except Exception as exc:
@@ -248,7 +257,9 @@ def list_passes(registry: dict[str, PassLoader]) -> str:
     lines = ["Available passes:"]
     for name in sorted(registry):
         pass_type = registry[name]()
-        doc = (pass_type.__doc__ or "").strip().split("\n")[0]
+        # The summary is the docstring's first sentence, which may wrap over several lines.
+        paragraph = " ".join((pass_type.__doc__ or "").strip().split("\n\n")[0].split())
+        doc = UPSTREAM_PASSES.get(name) or paragraph.split(". ")[0].rstrip(".")
         lines.append(f"  {name:32} {doc}")
         for option, type_name, default in option_fields(pass_type):
             lines.append(f"      {option}: {type_name} = {default}")
@@ -321,6 +332,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # The reader went away (`xtvm-opt big.mlir | head`): not an error of ours.
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except Exception as exc:
         sys.stderr.write(f"internal error: {type(exc).__name__}: {exc}\n")
         if args.debug:
