@@ -1,0 +1,282 @@
+// Relay verifier messages: each op infers its result type and checks its properties, and the
+// errors name the op as MLIR does.
+// RUN: xtvm-opt %s --split-input-file --verify-diagnostics
+
+func.func @broadcast(%x: tensor<2x3xf32>, %y: tensor<4xf32>) {
+  // expected-error@+1 {{'relay.add' op operand shapes do not broadcast: 2x3 vs 4}}
+  %z = relay.add %x, %y : (tensor<2x3xf32>, tensor<4xf32>) -> tensor<2x3xf32>
+  func.return
+}
+
+// -----
+
+func.func @wrong_result(%x: tensor<2x3xf32>) {
+  // expected-error@+1 {{'relay.nn.relu' op result type tensor<3x2xf32> does not match the inferred type tensor<2x3xf32>}}
+  %z = relay.nn.relu %x : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  func.return
+}
+
+// -----
+
+func.func @elem_mismatch(%x: tensor<4xf32>, %y: tensor<4xi32>) {
+  // expected-error@+1 {{'relay.multiply' op operand element types differ: f32 vs i32}}
+  %z = relay.multiply %x, %y : (tensor<4xf32>, tensor<4xi32>) -> tensor<4xf32>
+  func.return
+}
+
+// -----
+
+func.func @conv_strides(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error@+1 {{'relay.nn.conv2d' op strides must be 2 positive integers, got [1, 1, 1]}}
+  %c = relay.nn.conv2d %x, %w {strides = array<i64: 1, 1, 1>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+  func.return
+}
+
+// -----
+
+func.func @conv_channels(%x: tensor<1x3x8x8xf32>, %w: tensor<4x2x3x3xf32>) {
+  // expected-error@+1 {{'relay.nn.conv2d' op data has 3 channels but weight expects 2 (2 per group x 1 groups)}}
+  %c = relay.nn.conv2d %x, %w : (tensor<1x3x8x8xf32>, tensor<4x2x3x3xf32>) -> tensor<1x4x6x6xf32>
+  func.return
+}
+
+// -----
+
+func.func @conv_padding(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error@+1 {{'relay.nn.conv2d' op padding must be 4 non-negative integers (top, left, bottom, right), got [1, 1]}}
+  %c = relay.nn.conv2d %x, %w {padding = array<i64: 1, 1>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x8x8xf32>
+  func.return
+}
+
+// -----
+
+func.func @conv_layout(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error@+1 {{'relay.nn.conv2d' op data_layout must be one of "NCHW", "NHWC", got "NCWH"}}
+  %c = relay.nn.conv2d %x, %w {data_layout = "NCWH"} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+  func.return
+}
+
+// -----
+
+func.func @dense_units(%x: tensor<2x5xf32>, %w: tensor<3x4xf32>) {
+  // expected-error@+1 {{'relay.nn.dense' op data has 5 input features but weight 3x4 expects 4}}
+  %d = relay.nn.dense %x, %w : (tensor<2x5xf32>, tensor<3x4xf32>) -> tensor<2x3xf32>
+  func.return
+}
+
+// -----
+
+func.func @softmax_axis(%x: tensor<2x5xf32>) {
+  // expected-error@+1 {{'relay.nn.softmax' op axis 2 is out of range for rank 2}}
+  %y = relay.nn.softmax %x {axis = 2 : i64} : (tensor<2x5xf32>) -> tensor<2x5xf32>
+  func.return
+}
+
+// -----
+
+func.func @sum_axis(%x: tensor<2x5xf32>) {
+  // expected-error@+1 {{'relay.sum' op axis -3 is out of range for rank 2}}
+  %y = relay.sum %x {axis = array<i64: -3>} : (tensor<2x5xf32>) -> tensor<2xf32>
+  func.return
+}
+
+// -----
+
+func.func @mean_repeat(%x: tensor<2x5xf32>) {
+  // expected-error@+1 {{'relay.mean' op axis -1 is repeated in [1, -1]}}
+  %y = relay.mean %x {axis = array<i64: 1, -1>} : (tensor<2x5xf32>) -> tensor<2xf32>
+  func.return
+}
+
+// -----
+
+func.func @argmax_two(%x: tensor<2x5xf32>) {
+  // expected-error@+1 {{'relay.argmax' op takes one axis (or none for all), got [0, 1]}}
+  %y = relay.argmax %x {axis = array<i64: 0, 1>} : (tensor<2x5xf32>) -> tensor<i32>
+  func.return
+}
+
+// -----
+
+func.func @reshape_size(%x: tensor<2x3x4xf32>) {
+  // expected-error@+1 {{'relay.reshape' op cannot reshape 2x3x4 (24 elements) to 5x5 (25 elements)}}
+  %y = relay.reshape %x {newshape = array<i64: 5, 5>} : (tensor<2x3x4xf32>) -> tensor<5x5xf32>
+  func.return
+}
+
+// -----
+
+func.func @reshape_two_minus(%x: tensor<2x3x4xf32>) {
+  // expected-error@+1 {{'relay.reshape' op newshape [-1, -1] has more than one -1}}
+  %y = relay.reshape %x {newshape = array<i64: -1, -1>} : (tensor<2x3x4xf32>) -> tensor<2x12xf32>
+  func.return
+}
+
+// -----
+
+func.func @concat_rank(%a: tensor<2x3xf32>, %b: tensor<2x3x1xf32>) {
+  // expected-error@+1 {{'relay.concatenate' op operand shapes differ outside axis 1: 2x3 vs 2x3x1}}
+  %y = relay.concatenate %a, %b {axis = 1 : i64} : (tensor<2x3xf32>, tensor<2x3x1xf32>) -> tensor<2x6xf32>
+  func.return
+}
+
+// -----
+
+func.func @concat_shape(%a: tensor<2x3xf32>, %b: tensor<3x3xf32>) {
+  // expected-error@+1 {{'relay.concatenate' op operand shapes differ outside axis 1: 2x3 vs 3x3}}
+  %y = relay.concatenate %a, %b {axis = 1 : i64} : (tensor<2x3xf32>, tensor<3x3xf32>) -> tensor<2x6xf32>
+  func.return
+}
+
+// -----
+
+func.func @slice_lengths(%x: tensor<2x8xf32>) {
+  // expected-error@+1 {{'relay.strided_slice' op begin, end and strides differ in length: 2, 1, 2}}
+  %y = relay.strided_slice %x {begin = array<i64: 0, 1>, end = array<i64: 7>} : (tensor<2x8xf32>) -> tensor<2x6xf32>
+  func.return
+}
+
+// -----
+
+func.func @slice_stride(%x: tensor<2x8xf32>) {
+  // expected-error@+1 {{'relay.strided_slice' op strides must not be 0, got [1, 0]}}
+  %y = relay.strided_slice %x {begin = array<i64: 0, 1>, end = array<i64: 2, 7>, strides = array<i64: 1, 0>} : (tensor<2x8xf32>) -> tensor<2x6xf32>
+  func.return
+}
+
+// -----
+
+func.func @layout(%x: tensor<1x8x2x2xf32>) {
+  // expected-error@+1 {{'relay.layout_transform' op invalid layout 'NCHW4q'}}
+  %y = relay.layout_transform %x {src_layout = "NCHW", dst_layout = "NCHW4q"} : (tensor<1x8x2x2xf32>) -> tensor<1x2x2x2x4xf32>
+  func.return
+}
+
+// -----
+
+func.func @layout_axes(%x: tensor<1x8x2x2xf32>) {
+  // expected-error@+1 {{'relay.layout_transform' op layouts NCHW and NCDHW have different primal axes}}
+  %y = relay.layout_transform %x {src_layout = "NCHW", dst_layout = "NCDHW"} : (tensor<1x8x2x2xf32>) -> tensor<1x8x2x2xf32>
+  func.return
+}
+
+// -----
+
+func.func @tuple_index(%x: tensor<2xf32>) {
+  %t = relay.tuple %x, %x : (tensor<2xf32>, tensor<2xf32>) -> tuple<tensor<2xf32>, tensor<2xf32>>
+  // expected-error@+1 {{'relay.tuple_get_item' op index 2 is out of range for a tuple of 2 fields}}
+  %y = relay.tuple_get_item %t[2] : (tuple<tensor<2xf32>, tensor<2xf32>>) -> tensor<2xf32>
+  func.return
+}
+
+// -----
+
+func.func @bn_channels(%x: tensor<1x3x4x4xf32>, %g: tensor<4xf32>, %b: tensor<3xf32>) {
+  // expected-error@+1 {{'relay.nn.batch_norm' op gamma must have shape 3 (axis 1 of data 1x3x4x4), got 4}}
+  %t = relay.nn.batch_norm %x, %g, %b, %b, %b : (tensor<1x3x4x4xf32>, tensor<4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> tuple<tensor<1x3x4x4xf32>, tensor<3xf32>, tensor<3xf32>>
+  func.return
+}
+
+// -----
+
+func.func @pool_size(%x: tensor<1x3x7x7xf32>) {
+  // expected-error@+1 {{'relay.nn.max_pool2d' op pool_size must be 2 positive integers, got [0, 2]}}
+  %y = relay.nn.max_pool2d %x {pool_size = array<i64: 0, 2>} : (tensor<1x3x7x7xf32>) -> tensor<1x3x6x6xf32>
+  func.return
+}
+
+// -----
+
+func.func @pad_width(%x: tensor<2x3xf32>) {
+  // expected-error@+1 {{'relay.nn.pad' op pad_width must be 4 non-negative integers (before, after per axis of 2x3), got [0, 0, 1]}}
+  %y = relay.nn.pad %x {pad_width = array<i64: 0, 0, 1>} : (tensor<2x3xf32>) -> tensor<2x4xf32>
+  func.return
+}
+
+// -----
+
+func.func @clip_bounds(%x: tensor<4xf32>) {
+  // expected-error@+1 {{'relay.clip' op a_min 6.0 is greater than a_max 0.0}}
+  %y = relay.clip %x {a_min = 6.0 : f64, a_max = 0.0 : f64} : (tensor<4xf32>) -> tensor<4xf32>
+  func.return
+}
+
+// -----
+
+func.func @split_sections(%x: tensor<2x6xf32>) {
+  // expected-error@+1 {{'relay.split' op 4 sections do not divide axis of size 6}}
+  %t = relay.split %x {indices_or_sections = 4 : i64, axis = 1 : i64} : (tensor<2x6xf32>) -> tuple<tensor<2x6xf32>>
+  func.return
+}
+
+// -----
+
+func.func @squeeze(%x: tensor<1x3xf32>) {
+  // expected-error@+1 {{'relay.squeeze' op cannot squeeze axis 1 of size 3}}
+  %y = relay.squeeze %x {axis = array<i64: 1>} : (tensor<1x3xf32>) -> tensor<1xf32>
+  func.return
+}
+
+// -----
+
+func.func @transpose_axes(%x: tensor<2x3x4xf32>) {
+  // expected-error@+1 {{'relay.transpose' op axes [0, 1] must have one entry per axis of rank 3}}
+  %y = relay.transpose %x {axes = array<i64: 0, 1>} : (tensor<2x3x4xf32>) -> tensor<2x3xf32>
+  func.return
+}
+
+// -----
+
+func.func @broadcast_to(%x: tensor<3xf32>) {
+  // expected-error@+1 {{'relay.broadcast_to' op cannot broadcast 3 to 2x4}}
+  %y = relay.broadcast_to %x {shape = array<i64: 2, 4>} : (tensor<3xf32>) -> tensor<2x4xf32>
+  func.return
+}
+
+// -----
+
+func.func @where_cond(%c: tensor<4xf32>, %x: tensor<4xf32>) {
+  // expected-error@+1 {{'relay.where' op condition must have element type i1, got f32}}
+  %y = relay.where %c, %x, %x : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  func.return
+}
+
+// -----
+
+func.func @log_int(%x: tensor<4xi32>) {
+  // expected-error@+1 {{'relay.log' op operand element type must be a float type, got i32}}
+  %y = relay.log %x : (tensor<4xi32>) -> tensor<4xi32>
+  func.return
+}
+
+// -----
+
+func.func @param_empty() {
+  // expected-error@+1 {{'relay.param' op name must not be empty}}
+  %w = relay.param[""] : tensor<4xf32>
+  func.return
+}
+
+// -----
+
+func.func @const_type() {
+  // expected-error@+1 {{dense literal dimension has 2 elements, type says 3}}
+  %c = relay.const dense<[1.0, 2.0]> : tensor<3xf32>
+  func.return
+}
+
+// -----
+
+func.func @missing_prop(%x: tensor<2x3xf32>) {
+  // expected-error@+1 {{'relay.reshape' op property 'newshape' expected in operation 'relay.reshape'}}
+  %y = relay.reshape %x : (tensor<2x3xf32>) -> tensor<6xf32>
+  func.return
+}
+
+// -----
+
+func.func @batch_matmul(%x: tensor<2x3x5xf32>, %y: tensor<3x4x5xf32>) {
+  // expected-error@+1 {{'relay.nn.batch_matmul' op batch sizes do not broadcast: 2 vs 3}}
+  %z = relay.nn.batch_matmul %x, %y : (tensor<2x3x5xf32>, tensor<3x4x5xf32>) -> tensor<2x3x4xf32>
+  func.return
+}

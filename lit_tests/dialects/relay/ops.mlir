@@ -1,0 +1,283 @@
+// Custom syntax of the relay ops, one function per op family: printed, read back and printed
+// again gives the same text. Properties equal to their default are not printed.
+// RUN: xtvm-opt %s | filecheck %s
+// RUN: xtvm-opt %s | xtvm-opt | filecheck %s
+
+// Broadcasting binary ops: a rank-1 or rank-0 operand stretches over the other one.
+// CHECK-LABEL: func.func @binary(%x: tensor<2x3xf32>, %y: tensor<3xf32>, %s: tensor<f32>) -> tensor<2x3xf32> {
+// CHECK-NEXT:    %a = relay.add %x, %y : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+// CHECK-NEXT:    %b = relay.subtract %a, %x : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NEXT:    %c = relay.multiply %b, %s : (tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+// CHECK-NEXT:    %d = relay.divide %c, %y : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+// CHECK-NEXT:    %e = relay.power %d, %s : (tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+// CHECK-NEXT:    %f = relay.maximum %e, %x : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NEXT:    %g = relay.minimum %f, %x : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NEXT:    func.return %g : tensor<2x3xf32>
+// CHECK-NEXT:  }
+func.func @binary(%x: tensor<2x3xf32>, %y: tensor<3xf32>, %s: tensor<f32>) -> tensor<2x3xf32> {
+  %a = relay.add %x, %y : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  %b = relay.subtract %a, %x : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %c = relay.multiply %b, %s : (tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+  %d = relay.divide %c, %y : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  %e = relay.power %d, %s : (tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+  %f = relay.maximum %e, %x : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %g = relay.minimum %f, %x : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  func.return %g : tensor<2x3xf32>
+}
+
+// Comparisons give i1 tensors; logical_not and where take them.
+// CHECK-LABEL: func.func @compare(%x: tensor<4xf32>, %y: tensor<4xf32>, %i: tensor<4xi32>) -> tensor<4xf32> {
+// CHECK-NEXT:    %eq = relay.equal %i, %i : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi1>
+// CHECK-NEXT:    %lt = relay.less %x, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+// CHECK-NEXT:    %gt = relay.greater %x, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+// CHECK-NEXT:    %n = relay.logical_not %gt : (tensor<4xi1>) -> tensor<4xi1>
+// CHECK-NEXT:    %w = relay.where %lt, %x, %y : (tensor<4xi1>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+// CHECK-NEXT:    func.return %w : tensor<4xf32>
+// CHECK-NEXT:  }
+func.func @compare(%x: tensor<4xf32>, %y: tensor<4xf32>, %i: tensor<4xi32>) -> tensor<4xf32> {
+  %eq = relay.equal %i, %i : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi1>
+  %lt = relay.less %x, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+  %gt = relay.greater %x, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+  %n = relay.logical_not %gt : (tensor<4xi1>) -> tensor<4xi1>
+  %w = relay.where %lt, %x, %y : (tensor<4xi1>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  func.return %w : tensor<4xf32>
+}
+
+// Float unary ops keep their operand's type.
+// CHECK-LABEL: func.func @unary(%x: tensor<4xf32>) -> tensor<4xf32> {
+// CHECK-NEXT:    %a = relay.negative %x : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK-NEXT:    %b = relay.abs %a : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK-NEXT:    %c = relay.exp %b : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK-NEXT:    %d = relay.log %c : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK-NEXT:    %e = relay.sqrt %d : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK-NEXT:    %f = relay.rsqrt %e : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK-NEXT:    %g = relay.tanh %f : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK-NEXT:    %h = relay.sigmoid %g : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK-NEXT:    %i = relay.erf %h : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK-NEXT:    func.return %i : tensor<4xf32>
+// CHECK-NEXT:  }
+func.func @unary(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %a = relay.negative %x : (tensor<4xf32>) -> tensor<4xf32>
+  %b = relay.abs %a : (tensor<4xf32>) -> tensor<4xf32>
+  %c = relay.exp %b : (tensor<4xf32>) -> tensor<4xf32>
+  %d = relay.log %c : (tensor<4xf32>) -> tensor<4xf32>
+  %e = relay.sqrt %d : (tensor<4xf32>) -> tensor<4xf32>
+  %f = relay.rsqrt %e : (tensor<4xf32>) -> tensor<4xf32>
+  %g = relay.tanh %f : (tensor<4xf32>) -> tensor<4xf32>
+  %h = relay.sigmoid %g : (tensor<4xf32>) -> tensor<4xf32>
+  %i = relay.erf %h : (tensor<4xf32>) -> tensor<4xf32>
+  func.return %i : tensor<4xf32>
+}
+
+// clip prints its float bounds in full; cast changes the element type to its dtype.
+// CHECK-LABEL: func.func @clip_cast(%x: tensor<4xf32>) -> tensor<4xi32> {
+// CHECK-NEXT:    %c = relay.clip %x {a_min = 0.000000e+00 : f64, a_max = 6.000000e+00 : f64} : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK-NEXT:    %i = relay.cast %c {dtype = i32} : (tensor<4xf32>) -> tensor<4xi32>
+// CHECK-NEXT:    func.return %i : tensor<4xi32>
+// CHECK-NEXT:  }
+func.func @clip_cast(%x: tensor<4xf32>) -> tensor<4xi32> {
+  %c = relay.clip %x {a_min = 0.0 : f64, a_max = 6.0 : f64} : (tensor<4xf32>) -> tensor<4xf32>
+  %i = relay.cast %c {dtype = i32} : (tensor<4xf32>) -> tensor<4xi32>
+  func.return %i : tensor<4xi32>
+}
+
+// Activations; softmax's axis is printed because it is not the default (-1),
+// log_softmax's default axis is left out.
+// CHECK-LABEL: func.func @activations(%x: tensor<2x5xf32>, %img: tensor<1x6x4x4xf32>) -> (tensor<2x5xf32>, tensor<1x6x4x4xf32>) {
+// CHECK-NEXT:    %a = relay.nn.relu %x : (tensor<2x5xf32>) -> tensor<2x5xf32>
+// CHECK-NEXT:    %b = relay.nn.leaky_relu %a {alpha = 1.000000e-01 : f64} : (tensor<2x5xf32>) -> tensor<2x5xf32>
+// CHECK-NEXT:    %c = relay.nn.gelu %b {approximate = "tanh"} : (tensor<2x5xf32>) -> tensor<2x5xf32>
+// CHECK-NEXT:    %d = relay.nn.softmax %c {axis = 1 : i64} : (tensor<2x5xf32>) -> tensor<2x5xf32>
+// CHECK-NEXT:    %e = relay.nn.log_softmax %d : (tensor<2x5xf32>) -> tensor<2x5xf32>
+// CHECK-NEXT:    %f = relay.nn.dropout %e {rate = 2.000000e-01 : f64} : (tensor<2x5xf32>) -> tensor<2x5xf32>
+// CHECK-NEXT:    %l = relay.nn.lrn %img {size = 3 : i64} : (tensor<1x6x4x4xf32>) -> tensor<1x6x4x4xf32>
+// CHECK-NEXT:    func.return %f, %l : tensor<2x5xf32>, tensor<1x6x4x4xf32>
+// CHECK-NEXT:  }
+func.func @activations(%x: tensor<2x5xf32>, %img: tensor<1x6x4x4xf32>) -> (tensor<2x5xf32>, tensor<1x6x4x4xf32>) {
+  %a = relay.nn.relu %x : (tensor<2x5xf32>) -> tensor<2x5xf32>
+  %b = relay.nn.leaky_relu %a {alpha = 0.1 : f64} : (tensor<2x5xf32>) -> tensor<2x5xf32>
+  %c = relay.nn.gelu %b {approximate = "tanh"} : (tensor<2x5xf32>) -> tensor<2x5xf32>
+  %d = relay.nn.softmax %c {axis = 1 : i64} : (tensor<2x5xf32>) -> tensor<2x5xf32>
+  %e = relay.nn.log_softmax %d : (tensor<2x5xf32>) -> tensor<2x5xf32>
+  %f = relay.nn.dropout %e {rate = 0.2 : f64} : (tensor<2x5xf32>) -> tensor<2x5xf32>
+  %l = relay.nn.lrn %img {size = 3 : i64} : (tensor<1x6x4x4xf32>) -> tensor<1x6x4x4xf32>
+  func.return %f, %l : tensor<2x5xf32>, tensor<1x6x4x4xf32>
+}
+
+// conv2d with padding; the second conv2d spells out every property but prints only strides,
+// the others being their defaults. bias_add and conv2d_transpose (strides 2: 8 -> 17).
+// CHECK-LABEL: func.func @conv(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %wt: tensor<4x2x3x3xf32>, %b: tensor<4xf32>) -> (tensor<1x4x8x8xf32>, tensor<1x2x17x17xf32>) {
+// CHECK-NEXT:    %c = relay.nn.conv2d %x, %w {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x8x8xf32>
+// CHECK-NEXT:    %s = relay.nn.conv2d %x, %w {strides = array<i64: 2, 2>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x3x3xf32>
+// CHECK-NEXT:    %ba = relay.nn.bias_add %c, %b : (tensor<1x4x8x8xf32>, tensor<4xf32>) -> tensor<1x4x8x8xf32>
+// CHECK-NEXT:    %t = relay.nn.conv2d_transpose %ba, %wt {strides = array<i64: 2, 2>} : (tensor<1x4x8x8xf32>, tensor<4x2x3x3xf32>) -> tensor<1x2x17x17xf32>
+// CHECK-NEXT:    func.return %ba, %t : tensor<1x4x8x8xf32>, tensor<1x2x17x17xf32>
+// CHECK-NEXT:  }
+func.func @conv(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %wt: tensor<4x2x3x3xf32>, %b: tensor<4xf32>) -> (tensor<1x4x8x8xf32>, tensor<1x2x17x17xf32>) {
+  %c = relay.nn.conv2d %x, %w {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x8x8xf32>
+  %s = relay.nn.conv2d %x, %w {strides = array<i64: 2, 2>, dilation = array<i64: 1, 1>, groups = 1 : i64, data_layout = "NCHW", kernel_layout = "OIHW"} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x3x3xf32>
+  %ba = relay.nn.bias_add %c, %b : (tensor<1x4x8x8xf32>, tensor<4xf32>) -> tensor<1x4x8x8xf32>
+  %t = relay.nn.conv2d_transpose %ba, %wt {strides = array<i64: 2, 2>} : (tensor<1x4x8x8xf32>, tensor<4x2x3x3xf32>) -> tensor<1x2x17x17xf32>
+  func.return %ba, %t : tensor<1x4x8x8xf32>, tensor<1x2x17x17xf32>
+}
+
+// Non-default layouts are kept.
+// CHECK-LABEL: func.func @nhwc_conv(%x: tensor<1x8x8x3xf32>, %w: tensor<3x3x3x4xf32>) -> tensor<1x8x8x4xf32> {
+// CHECK-NEXT:    %c = relay.nn.conv2d %x, %w {padding = array<i64: 1, 1, 1, 1>, data_layout = "NHWC", kernel_layout = "HWIO"} : (tensor<1x8x8x3xf32>, tensor<3x3x3x4xf32>) -> tensor<1x8x8x4xf32>
+// CHECK-NEXT:    func.return %c : tensor<1x8x8x4xf32>
+// CHECK-NEXT:  }
+func.func @nhwc_conv(%x: tensor<1x8x8x3xf32>, %w: tensor<3x3x3x4xf32>) -> tensor<1x8x8x4xf32> {
+  %c = relay.nn.conv2d %x, %w {padding = array<i64: 1, 1, 1, 1>, data_layout = "NHWC", kernel_layout = "HWIO"} : (tensor<1x8x8x3xf32>, tensor<3x3x3x4xf32>) -> tensor<1x8x8x4xf32>
+  func.return %c : tensor<1x8x8x4xf32>
+}
+
+// dense, matmul (plain and with transpose_b) and batch_matmul (transpose_b by default).
+// CHECK-LABEL: func.func @matmuls(%x: tensor<2x5xf32>, %w: tensor<3x5xf32>, %m: tensor<5x3xf32>, %bx: tensor<2x3x5xf32>, %by: tensor<2x4x5xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3x4xf32>) {
+// CHECK-NEXT:    %d = relay.nn.dense %x, %w : (tensor<2x5xf32>, tensor<3x5xf32>) -> tensor<2x3xf32>
+// CHECK-NEXT:    %mm = relay.nn.matmul %x, %m : (tensor<2x5xf32>, tensor<5x3xf32>) -> tensor<2x3xf32>
+// CHECK-NEXT:    %mt = relay.nn.matmul %x, %w {transpose_b = true} : (tensor<2x5xf32>, tensor<3x5xf32>) -> tensor<2x3xf32>
+// CHECK-NEXT:    %bm = relay.nn.batch_matmul %bx, %by : (tensor<2x3x5xf32>, tensor<2x4x5xf32>) -> tensor<2x3x4xf32>
+// CHECK-NEXT:    func.return %d, %mt, %bm : tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3x4xf32>
+// CHECK-NEXT:  }
+func.func @matmuls(%x: tensor<2x5xf32>, %w: tensor<3x5xf32>, %m: tensor<5x3xf32>, %bx: tensor<2x3x5xf32>, %by: tensor<2x4x5xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3x4xf32>) {
+  %d = relay.nn.dense %x, %w : (tensor<2x5xf32>, tensor<3x5xf32>) -> tensor<2x3xf32>
+  %mm = relay.nn.matmul %x, %m : (tensor<2x5xf32>, tensor<5x3xf32>) -> tensor<2x3xf32>
+  %mt = relay.nn.matmul %x, %w {transpose_b = true} : (tensor<2x5xf32>, tensor<3x5xf32>) -> tensor<2x3xf32>
+  %bm = relay.nn.batch_matmul %bx, %by : (tensor<2x3x5xf32>, tensor<2x4x5xf32>) -> tensor<2x3x4xf32>
+  func.return %d, %mt, %bm : tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3x4xf32>
+}
+
+// batch_norm returns a 3-tuple, read with tuple_get_item; prelu and layer_norm.
+// CHECK-LABEL: func.func @norms(%x: tensor<1x3x4x4xf32>, %g: tensor<3xf32>, %b: tensor<3xf32>, %m: tensor<3xf32>, %v: tensor<3xf32>, %s: tensor<2x5xf32>, %lg: tensor<5xf32>, %lb: tensor<5xf32>) -> (tensor<1x3x4x4xf32>, tensor<2x5xf32>) {
+// CHECK-NEXT:    %t = relay.nn.batch_norm %x, %g, %b, %m, %v {epsilon = 1.000000e-03 : f64} : (tensor<1x3x4x4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> tuple<tensor<1x3x4x4xf32>, tensor<3xf32>, tensor<3xf32>>
+// CHECK-NEXT:    %y = relay.tuple_get_item %t[0] : (tuple<tensor<1x3x4x4xf32>, tensor<3xf32>, tensor<3xf32>>) -> tensor<1x3x4x4xf32>
+// CHECK-NEXT:    %p = relay.nn.prelu %y, %g : (tensor<1x3x4x4xf32>, tensor<3xf32>) -> tensor<1x3x4x4xf32>
+// CHECK-NEXT:    %l = relay.nn.layer_norm %s, %lg, %lb : (tensor<2x5xf32>, tensor<5xf32>, tensor<5xf32>) -> tensor<2x5xf32>
+// CHECK-NEXT:    func.return %p, %l : tensor<1x3x4x4xf32>, tensor<2x5xf32>
+// CHECK-NEXT:  }
+func.func @norms(%x: tensor<1x3x4x4xf32>, %g: tensor<3xf32>, %b: tensor<3xf32>, %m: tensor<3xf32>, %v: tensor<3xf32>, %s: tensor<2x5xf32>, %lg: tensor<5xf32>, %lb: tensor<5xf32>) -> (tensor<1x3x4x4xf32>, tensor<2x5xf32>) {
+  %t = relay.nn.batch_norm %x, %g, %b, %m, %v {epsilon = 1.0e-03 : f64} : (tensor<1x3x4x4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> tuple<tensor<1x3x4x4xf32>, tensor<3xf32>, tensor<3xf32>>
+  %y = relay.tuple_get_item %t[0] : (tuple<tensor<1x3x4x4xf32>, tensor<3xf32>, tensor<3xf32>>) -> tensor<1x3x4x4xf32>
+  %p = relay.nn.prelu %y, %g : (tensor<1x3x4x4xf32>, tensor<3xf32>) -> tensor<1x3x4x4xf32>
+  %l = relay.nn.layer_norm %s, %lg, %lb : (tensor<2x5xf32>, tensor<5xf32>, tensor<5xf32>) -> tensor<2x5xf32>
+  func.return %p, %l : tensor<1x3x4x4xf32>, tensor<2x5xf32>
+}
+
+// Windowed and global pools.
+// CHECK-LABEL: func.func @pools(%x: tensor<1x3x7x7xf32>) -> (tensor<1x3x3x3xf32>, tensor<1x3x5x5xf32>, tensor<1x3x1x1xf32>, tensor<1x3x1x1xf32>) {
+// CHECK-NEXT:    %a = relay.nn.max_pool2d %x {pool_size = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x3x7x7xf32>) -> tensor<1x3x3x3xf32>
+// CHECK-NEXT:    %b = relay.nn.avg_pool2d %x {pool_size = array<i64: 3, 3>, count_include_pad = true} : (tensor<1x3x7x7xf32>) -> tensor<1x3x5x5xf32>
+// CHECK-NEXT:    %c = relay.nn.global_avg_pool2d %x : (tensor<1x3x7x7xf32>) -> tensor<1x3x1x1xf32>
+// CHECK-NEXT:    %d = relay.nn.global_max_pool2d %x : (tensor<1x3x7x7xf32>) -> tensor<1x3x1x1xf32>
+// CHECK-NEXT:    func.return %a, %b, %c, %d : tensor<1x3x3x3xf32>, tensor<1x3x5x5xf32>, tensor<1x3x1x1xf32>, tensor<1x3x1x1xf32>
+// CHECK-NEXT:  }
+func.func @pools(%x: tensor<1x3x7x7xf32>) -> (tensor<1x3x3x3xf32>, tensor<1x3x5x5xf32>, tensor<1x3x1x1xf32>, tensor<1x3x1x1xf32>) {
+  %a = relay.nn.max_pool2d %x {pool_size = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x3x7x7xf32>) -> tensor<1x3x3x3xf32>
+  %b = relay.nn.avg_pool2d %x {pool_size = array<i64: 3, 3>, count_include_pad = true} : (tensor<1x3x7x7xf32>) -> tensor<1x3x5x5xf32>
+  %c = relay.nn.global_avg_pool2d %x : (tensor<1x3x7x7xf32>) -> tensor<1x3x1x1xf32>
+  %d = relay.nn.global_max_pool2d %x : (tensor<1x3x7x7xf32>) -> tensor<1x3x1x1xf32>
+  func.return %a, %b, %c, %d : tensor<1x3x3x3xf32>, tensor<1x3x5x5xf32>, tensor<1x3x1x1xf32>, tensor<1x3x1x1xf32>
+}
+
+// pad, resize2d and upsampling.
+// CHECK-LABEL: func.func @pad_resize(%x: tensor<2x3xf32>, %img: tensor<1x2x3x4xf32>) -> (tensor<2x6xf32>, tensor<1x2x6x9xf32>, tensor<1x2x6x8xf32>) {
+// CHECK-NEXT:    %p = relay.nn.pad %x {pad_width = array<i64: 0, 0, 1, 2>, pad_value = 1.000000e+00 : f64} : (tensor<2x3xf32>) -> tensor<2x6xf32>
+// CHECK-NEXT:    %r = relay.image.resize2d %img {size = array<i64: 6, 9>, method = "nearest_neighbor"} : (tensor<1x2x3x4xf32>) -> tensor<1x2x6x9xf32>
+// CHECK-NEXT:    %u = relay.nn.upsampling %img {scale_h = 2.000000e+00 : f64, scale_w = 2.000000e+00 : f64} : (tensor<1x2x3x4xf32>) -> tensor<1x2x6x8xf32>
+// CHECK-NEXT:    func.return %p, %r, %u : tensor<2x6xf32>, tensor<1x2x6x9xf32>, tensor<1x2x6x8xf32>
+// CHECK-NEXT:  }
+func.func @pad_resize(%x: tensor<2x3xf32>, %img: tensor<1x2x3x4xf32>) -> (tensor<2x6xf32>, tensor<1x2x6x9xf32>, tensor<1x2x6x8xf32>) {
+  %p = relay.nn.pad %x {pad_width = array<i64: 0, 0, 1, 2>, pad_value = 1.0 : f64} : (tensor<2x3xf32>) -> tensor<2x6xf32>
+  %r = relay.image.resize2d %img {size = array<i64: 6, 9>, method = "nearest_neighbor"} : (tensor<1x2x3x4xf32>) -> tensor<1x2x6x9xf32>
+  %u = relay.nn.upsampling %img {scale_h = 2.0 : f64, scale_w = 2.0 : f64} : (tensor<1x2x3x4xf32>) -> tensor<1x2x6x8xf32>
+  func.return %p, %r, %u : tensor<2x6xf32>, tensor<1x2x6x9xf32>, tensor<1x2x6x8xf32>
+}
+
+// Reductions with and without axis and keepdims; argmax/argmin give i32 indices.
+// CHECK-LABEL: func.func @reductions(%x: tensor<2x3xf32>) -> (tensor<2xf32>, tensor<2x1xf32>, tensor<f32>, tensor<3xf32>, tensor<3xf32>, tensor<2xi32>, tensor<2xi32>) {
+// CHECK-NEXT:    %s = relay.sum %x {axis = array<i64: 1>} : (tensor<2x3xf32>) -> tensor<2xf32>
+// CHECK-NEXT:    %m = relay.mean %x {axis = array<i64: 1>, keepdims = true} : (tensor<2x3xf32>) -> tensor<2x1xf32>
+// CHECK-NEXT:    %mx = relay.max %x : (tensor<2x3xf32>) -> tensor<f32>
+// CHECK-NEXT:    %mn = relay.min %x {axis = array<i64: 0>} : (tensor<2x3xf32>) -> tensor<3xf32>
+// CHECK-NEXT:    %p = relay.prod %x {axis = array<i64: 0>} : (tensor<2x3xf32>) -> tensor<3xf32>
+// CHECK-NEXT:    %am = relay.argmax %x {axis = array<i64: 1>} : (tensor<2x3xf32>) -> tensor<2xi32>
+// CHECK-NEXT:    %an = relay.argmin %x {axis = array<i64: -1>} : (tensor<2x3xf32>) -> tensor<2xi32>
+// CHECK-NEXT:    func.return %s, %m, %mx, %mn, %p, %am, %an : tensor<2xf32>, tensor<2x1xf32>, tensor<f32>, tensor<3xf32>, tensor<3xf32>, tensor<2xi32>, tensor<2xi32>
+// CHECK-NEXT:  }
+func.func @reductions(%x: tensor<2x3xf32>) -> (tensor<2xf32>, tensor<2x1xf32>, tensor<f32>, tensor<3xf32>, tensor<3xf32>, tensor<2xi32>, tensor<2xi32>) {
+  %s = relay.sum %x {axis = array<i64: 1>} : (tensor<2x3xf32>) -> tensor<2xf32>
+  %m = relay.mean %x {axis = array<i64: 1>, keepdims = true} : (tensor<2x3xf32>) -> tensor<2x1xf32>
+  %mx = relay.max %x : (tensor<2x3xf32>) -> tensor<f32>
+  %mn = relay.min %x {axis = array<i64: 0>} : (tensor<2x3xf32>) -> tensor<3xf32>
+  %p = relay.prod %x {axis = array<i64: 0>} : (tensor<2x3xf32>) -> tensor<3xf32>
+  %am = relay.argmax %x {axis = array<i64: 1>} : (tensor<2x3xf32>) -> tensor<2xi32>
+  %an = relay.argmin %x {axis = array<i64: -1>} : (tensor<2x3xf32>) -> tensor<2xi32>
+  func.return %s, %m, %mx, %mn, %p, %am, %an : tensor<2xf32>, tensor<2x1xf32>, tensor<f32>, tensor<3xf32>, tensor<3xf32>, tensor<2xi32>, tensor<2xi32>
+}
+
+// Shape ops: reshape with 0 and -1, transpose, concatenate of three operands, split into
+// sections and at indices, squeeze, expand_dims, batch_flatten and strided_slice with axes.
+// CHECK-LABEL: func.func @shapes(%x: tensor<2x3x4xf32>, %y: tensor<2x6xf32>, %z: tensor<1x3x1xf32>) -> (tensor<2x12xf32>, tensor<2x4x3xf32>, tensor<2x7xf32>, tuple<tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>>, tensor<3x1xf32>, tensor<2x1x1x3x4xf32>, tensor<2x12xf32>) {
+// CHECK-NEXT:    %r = relay.reshape %x {newshape = array<i64: 0, -1>} : (tensor<2x3x4xf32>) -> tensor<2x12xf32>
+// CHECK-NEXT:    %t = relay.transpose %x {axes = array<i64: 0, 2, 1>} : (tensor<2x3x4xf32>) -> tensor<2x4x3xf32>
+// CHECK-NEXT:    %c = relay.concatenate %y, %y, %r {axis = 1 : i64} : (tensor<2x6xf32>, tensor<2x6xf32>, tensor<2x12xf32>) -> tensor<2x24xf32>
+// CHECK-NEXT:    %s = relay.split %y {indices_or_sections = 3 : i64, axis = 1 : i64} : (tensor<2x6xf32>) -> tuple<tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>>
+// CHECK-NEXT:    %si = relay.split %y {indices_or_sections = array<i64: 1, 4>, axis = 1 : i64} : (tensor<2x6xf32>) -> tuple<tensor<2x1xf32>, tensor<2x3xf32>, tensor<2x2xf32>>
+// CHECK-NEXT:    %q = relay.squeeze %z {axis = array<i64: 0>} : (tensor<1x3x1xf32>) -> tensor<3x1xf32>
+// CHECK-NEXT:    %e = relay.expand_dims %x {axis = 1 : i64, num_newaxis = 2 : i64} : (tensor<2x3x4xf32>) -> tensor<2x1x1x3x4xf32>
+// CHECK-NEXT:    %f = relay.nn.batch_flatten %x : (tensor<2x3x4xf32>) -> tensor<2x12xf32>
+// CHECK-NEXT:    %ss = relay.strided_slice %c {begin = array<i64: 1>, end = array<i64: 15>, strides = array<i64: 2>, axes = array<i64: 1>} : (tensor<2x24xf32>) -> tensor<2x7xf32>
+// CHECK-NEXT:    func.return %r, %t, %ss, %s, %q, %e, %f : tensor<2x12xf32>, tensor<2x4x3xf32>, tensor<2x7xf32>, tuple<tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>>, tensor<3x1xf32>, tensor<2x1x1x3x4xf32>, tensor<2x12xf32>
+// CHECK-NEXT:  }
+func.func @shapes(%x: tensor<2x3x4xf32>, %y: tensor<2x6xf32>, %z: tensor<1x3x1xf32>) -> (tensor<2x12xf32>, tensor<2x4x3xf32>, tensor<2x7xf32>, tuple<tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>>, tensor<3x1xf32>, tensor<2x1x1x3x4xf32>, tensor<2x12xf32>) {
+  %r = relay.reshape %x {newshape = array<i64: 0, -1>} : (tensor<2x3x4xf32>) -> tensor<2x12xf32>
+  %t = relay.transpose %x {axes = array<i64: 0, 2, 1>} : (tensor<2x3x4xf32>) -> tensor<2x4x3xf32>
+  %c = relay.concatenate %y, %y, %r {axis = 1 : i64} : (tensor<2x6xf32>, tensor<2x6xf32>, tensor<2x12xf32>) -> tensor<2x24xf32>
+  %s = relay.split %y {indices_or_sections = 3 : i64, axis = 1 : i64} : (tensor<2x6xf32>) -> tuple<tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>>
+  %si = relay.split %y {indices_or_sections = array<i64: 1, 4>, axis = 1 : i64} : (tensor<2x6xf32>) -> tuple<tensor<2x1xf32>, tensor<2x3xf32>, tensor<2x2xf32>>
+  %q = relay.squeeze %z {axis = array<i64: 0>} : (tensor<1x3x1xf32>) -> tensor<3x1xf32>
+  %e = relay.expand_dims %x {axis = 1 : i64, num_newaxis = 2 : i64} : (tensor<2x3x4xf32>) -> tensor<2x1x1x3x4xf32>
+  %f = relay.nn.batch_flatten %x : (tensor<2x3x4xf32>) -> tensor<2x12xf32>
+  %ss = relay.strided_slice %c {begin = array<i64: 1>, end = array<i64: 15>, strides = array<i64: 2>, axes = array<i64: 1>} : (tensor<2x24xf32>) -> tensor<2x7xf32>
+  func.return %r, %t, %ss, %s, %q, %e, %f : tensor<2x12xf32>, tensor<2x4x3xf32>, tensor<2x7xf32>, tuple<tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>>, tensor<3x1xf32>, tensor<2x1x1x3x4xf32>, tensor<2x12xf32>
+}
+
+// take, broadcast_to, tile and a layout_transform to a blocked layout.
+// CHECK-LABEL: func.func @gather_broadcast(%x: tensor<2x5xf32>, %i: tensor<3xi32>, %v: tensor<3xf32>, %img: tensor<1x8x2x2xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<4x10xf32>, tensor<1x2x2x2x4xf32>) {
+// CHECK-NEXT:    %t = relay.take %x, %i {axis = 1 : i64, mode = "wrap"} : (tensor<2x5xf32>, tensor<3xi32>) -> tensor<2x3xf32>
+// CHECK-NEXT:    %b = relay.broadcast_to %v {shape = array<i64: 2, 3>} : (tensor<3xf32>) -> tensor<2x3xf32>
+// CHECK-NEXT:    %r = relay.tile %x {reps = array<i64: 2, 2>} : (tensor<2x5xf32>) -> tensor<4x10xf32>
+// CHECK-NEXT:    %l = relay.layout_transform %img {src_layout = "NCHW", dst_layout = "NCHW4c"} : (tensor<1x8x2x2xf32>) -> tensor<1x2x2x2x4xf32>
+// CHECK-NEXT:    func.return %t, %b, %r, %l : tensor<2x3xf32>, tensor<2x3xf32>, tensor<4x10xf32>, tensor<1x2x2x2x4xf32>
+// CHECK-NEXT:  }
+func.func @gather_broadcast(%x: tensor<2x5xf32>, %i: tensor<3xi32>, %v: tensor<3xf32>, %img: tensor<1x8x2x2xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<4x10xf32>, tensor<1x2x2x2x4xf32>) {
+  %t = relay.take %x, %i {axis = 1 : i64, mode = "wrap"} : (tensor<2x5xf32>, tensor<3xi32>) -> tensor<2x3xf32>
+  %b = relay.broadcast_to %v {shape = array<i64: 2, 3>} : (tensor<3xf32>) -> tensor<2x3xf32>
+  %r = relay.tile %x {reps = array<i64: 2, 2>} : (tensor<2x5xf32>) -> tensor<4x10xf32>
+  %l = relay.layout_transform %img {src_layout = "NCHW", dst_layout = "NCHW4c"} : (tensor<1x8x2x2xf32>) -> tensor<1x2x2x2x4xf32>
+  func.return %t, %b, %r, %l : tensor<2x3xf32>, tensor<2x3xf32>, tensor<4x10xf32>, tensor<1x2x2x2x4xf32>
+}
+
+// Constants (dense, integer and splat), a named parameter, and nested tuples.
+// CHECK-LABEL: func.func @consts_params_tuples(%x: tensor<2xf32>) -> tuple<tensor<2xf32>, tensor<2xi32>> {
+// CHECK-NEXT:    %c = relay.const dense<[1.000000e+00, 2.000000e+00]> : tensor<2xf32>
+// CHECK-NEXT:    %i = relay.const dense<[3, -4]> : tensor<2xi32>
+// CHECK-NEXT:    %splat = relay.const dense<5.000000e-01> : tensor<2x2xf32>
+// CHECK-NEXT:    %w = relay.param["conv1.weight"] : tensor<16x3x3x3xf32>
+// CHECK-NEXT:    %a = relay.add %x, %c : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+// CHECK-NEXT:    %t = relay.tuple %a, %i : (tensor<2xf32>, tensor<2xi32>) -> tuple<tensor<2xf32>, tensor<2xi32>>
+// CHECK-NEXT:    %n = relay.tuple %t, %x : (tuple<tensor<2xf32>, tensor<2xi32>>, tensor<2xf32>) -> tuple<tuple<tensor<2xf32>, tensor<2xi32>>, tensor<2xf32>>
+// CHECK-NEXT:    %g = relay.tuple_get_item %n[0] : (tuple<tuple<tensor<2xf32>, tensor<2xi32>>, tensor<2xf32>>) -> tuple<tensor<2xf32>, tensor<2xi32>>
+// CHECK-NEXT:    func.return %g : tuple<tensor<2xf32>, tensor<2xi32>>
+// CHECK-NEXT:  }
+func.func @consts_params_tuples(%x: tensor<2xf32>) -> tuple<tensor<2xf32>, tensor<2xi32>> {
+  %c = relay.const dense<[1.0, 2.0]> : tensor<2xf32>
+  %i = relay.const dense<[3, -4]> : tensor<2xi32>
+  %splat = relay.const dense<0.5> : tensor<2x2xf32>
+  %w = relay.param["conv1.weight"] : tensor<16x3x3x3xf32>
+  %a = relay.add %x, %c : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  %t = relay.tuple %a, %i : (tensor<2xf32>, tensor<2xi32>) -> tuple<tensor<2xf32>, tensor<2xi32>>
+  %n = relay.tuple %t, %x : (tuple<tensor<2xf32>, tensor<2xi32>>, tensor<2xf32>) -> tuple<tuple<tensor<2xf32>, tensor<2xi32>>, tensor<2xf32>>
+  %g = relay.tuple_get_item %n[0] : (tuple<tuple<tensor<2xf32>, tensor<2xi32>>, tensor<2xf32>>) -> tuple<tensor<2xf32>, tensor<2xi32>>
+  func.return %g : tuple<tensor<2xf32>, tensor<2xi32>>
+}
