@@ -281,6 +281,7 @@ def measure(ctx: IRContext, target: int, repeats: int, memory: bool, check: bool
             value = r.run(name, fn)
             if check and round_ == 0:
                 check_step(ctx, name, value, custom, generic)
+            del value  # each step runs with only the built module alive
     if memory:
         r.peak_bytes = parse_peak(ctx, custom)
     return r

@@ -258,8 +258,11 @@ class OpFormat:
         op_def = op_type.get_irdl_definition()
         state = daf.ParsingState(op_type)
         fb = FormatBuilder(builder, name_token)
-        for handler, child in zip(self.handlers, children, strict=True):
-            handler(fb, state, child)
+        try:
+            for handler, child in zip(self.handlers, children, strict=True):
+                handler(fb, state, child)
+        except VerifyException as exc:
+            raise builder.error(name_token, f"'{op_type.name}' op {exc}") from None
         try:
             operands_tokens = [o if o is not None else () for o in state.operands]
             self.program.resolve_constraint_variables(state, op_def)

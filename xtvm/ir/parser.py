@@ -769,8 +769,8 @@ class IRBuilder(Transformer):
     def dense_float(self, children: list[Token]) -> float:
         return float(children[0])
 
-    def dense_hex(self, children: list[Token]) -> str | int:
-        return str(children[0])
+    def dense_hex(self, children: list[Token]) -> int:
+        return int(str(children[0]), 16)
 
     def dense_true(self, _children: list[Any]) -> int:
         return 1

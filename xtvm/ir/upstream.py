@@ -52,7 +52,7 @@ def func_head(b: IRBuilder, children: list[Any]) -> dict[str, Any]:
     return {
         "token": token,
         "visibility": str(visibility) if visibility else None,
-        "name": str(symbol)[1:],
+        "name": decode_string(symbol[1:]) if symbol[1] == '"' else str(symbol)[1:],
         "inputs": [p[1] for p in params],
         "arg_attrs": [p[2] for p in params],
         "outputs": [r[0] for r in results],

@@ -40,6 +40,7 @@ def clean_message(op: Operation, message: str) -> str:
         message = f"{message} {lines[1]}"
     if message.startswith(PREFIX):
         message = message[len(PREFIX) :]
+    message = message.replace(f" in operation '{op.name}'", "")
     quoted = f"'{op.name}' op"
     if message.startswith(quoted):
         return message
@@ -52,18 +53,29 @@ def clean_message(op: Operation, message: str) -> str:
 
 
 def verify_diagnostics(root: Operation, sources: Mapping[str, SourceFile]) -> list[Diagnostic]:
-    """One error diagnostic per op that fails its own verification (nested ops separately)."""
+    """One error diagnostic per op that fails its own verification.
+
+    Ops nested in a failing op are not verified: their verifiers may read the broken parent
+    (func.return reads its function's type) and would only repeat or obscure the first error.
+    """
     found: list[Diagnostic] = []
+    failed: set[Operation] = set()
     for op in root.walk():
+        parent = op.parent_op()
+        if parent is not None and parent in failed:
+            failed.add(op)
+            continue
         try:
             op.verify(verify_nested_ops=False)
         except Exception as exc:
-            # xDSL's memref.load/store verifiers raise a bare `Exception` for a user error.
-            if not isinstance(exc, VERIFIER_ERRORS) and type(exc) is not Exception:
-                raise
-            found.append(
-                Diagnostic(Severity.ERROR, clean_message(op, str(exc)), op_location(op, sources))
-            )
+            # xDSL's memref.load/store verifiers raise a bare `Exception` for a user error;
+            # a verifier tripping over a malformed op (KeyError, ...) is reported as such.
+            if isinstance(exc, VERIFIER_ERRORS) or type(exc) is Exception:
+                message = clean_message(op, str(exc))
+            else:
+                message = f"'{op.name}' op is malformed ({type(exc).__name__}: {exc})"
+            failed.add(op)
+            found.append(Diagnostic(Severity.ERROR, message, op_location(op, sources)))
     return found
 
 

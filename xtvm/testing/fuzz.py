@@ -587,8 +587,6 @@ def classify(
             return Result(Outcome.OK)
     except Timeout:
         return Result(Outcome.HANG, stage, "timeout", f"over {timeout} s")
-    except RecursionError as exc:
-        return Result(Outcome.CRASH, stage, "RecursionError", str(exc), _traceback(exc))
     except Exception as exc:
         message = f"{type(exc).__name__}: {exc}".split("\n")[0][:300]
         return Result(Outcome.CRASH, stage, type(exc).__name__, message, _traceback(exc))

@@ -268,7 +268,7 @@ func.func @const_type() {
 // -----
 
 func.func @missing_prop(%x: tensor<2x3xf32>) {
-  // expected-error@+1 {{'relay.reshape' op property 'newshape' expected in operation 'relay.reshape'}}
+  // expected-error@+1 {{'relay.reshape' op property 'newshape' expected}}
   %y = relay.reshape %x : (tensor<2x3xf32>) -> tensor<6xf32>
   func.return
 }
