@@ -10,6 +10,7 @@ Uses before definition become `ForwardDeclaredValue`s, resolved when the name is
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -54,6 +55,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.parser import Parser as XParser
 from xdsl.parser.core import ForwardDeclaredValue
 from xdsl.utils.exceptions import ParseError, VerifyException
+from xdsl.utils.mlir_lexer import MLIRLexer
 
 from xtvm.ir.diagnostics import DiagnosticError, Location, SourceFile
 
@@ -67,6 +69,13 @@ FLOAT_TYPES: dict[str, Attribute] = {
 }
 I64 = IntegerType(64)
 MAX_INT_WIDTH = (1 << 24) - 1  # as MLIR
+MAX_DENSE_ELEMENTS = 1 << 26
+
+# xDSL's string-literal pattern nests `+` inside `*` and backtracks exponentially on an
+# unterminated string; this one matches the same strings in linear time.
+MLIRLexer._unescaped_characters_regex = re.compile(
+    r'"(?:[^"\\\n\v\f]|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*"'
+)
 I1 = IntegerType(1)
 
 
@@ -588,8 +597,14 @@ class IRBuilder(Transformer):
             except (VerifyException, ValueError) as exc:
                 raise self.error(token, str(exc)) from None
         if isinstance(typ, builtin.AnyFloat):
-            return FloatAttr(float(value), typ)
+            return self.float_value(token, float(value), typ)
         raise self.error(token, f"integer literal with non-integer type '{typ}'")
+
+    def float_value(self, token: Token, value: float, typ: Attribute) -> Attribute:
+        try:
+            return FloatAttr(value, typ)  # type: ignore[arg-type]
+        except (OverflowError, ValueError, VerifyException) as exc:
+            raise self.error(token, f"float literal {token} does not fit '{typ}': {exc}") from None
 
     def int_attr(self, children: list[Any]) -> Attribute:
         token, typ = children
@@ -599,7 +614,10 @@ class IRBuilder(Transformer):
         token, typ = children
         value = int(str(token), 16)
         if isinstance(typ, builtin.AnyFloat):
-            return FloatAttr(self.float_from_bits(value, typ), typ)
+            width = getattr(typ, "bitwidth", 64)
+            if value >= 1 << width:
+                raise self.error(token, f"hexadecimal float literal {token} is wider than '{typ}'")
+            return self.float_value(token, self.float_from_bits(value, typ), typ)
         return self.typed_int(token, value, typ)
 
     @staticmethod
@@ -619,7 +637,7 @@ class IRBuilder(Transformer):
             typ = Float64Type()
         if not isinstance(typ, builtin.AnyFloat):
             raise self.error(token, f"float literal with non-float type '{typ}'")
-        return FloatAttr(float(token), typ)
+        return self.float_value(token, float(token), typ)
 
     def true_attr(self, _children: list[Any]) -> Attribute:
         return IntegerAttr(1, I1)
@@ -709,6 +727,12 @@ class IRBuilder(Transformer):
         count = 1
         for d in shape:
             count *= d
+        if count > MAX_DENSE_ELEMENTS:
+            raise self.error(
+                token,
+                f"dense literal of {count} elements is too large for text "
+                f"(at most {MAX_DENSE_ELEMENTS}); keep large weights in a parameter table",
+            )
         if literal is None:
             values: list[Any] = []
         elif isinstance(literal, list):

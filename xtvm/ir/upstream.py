@@ -250,6 +250,8 @@ def printable_custom(op: Operation) -> bool:
         return not op.attributes
     if isinstance(op, func.FuncOp) and not op.body.blocks:
         return op.arg_attrs is None and op.res_attrs is None
+    if isinstance(op, scf.IfOp) and any(b.args for r in op.regions for b in r.blocks):
+        return False  # scf.if's printer drops block arguments
     if isinstance(op, scf.IfOp | scf.ForOp):
         return all(len(r.blocks) <= 1 for r in op.regions) and len(op.regions[0].blocks) == 1
     return True
