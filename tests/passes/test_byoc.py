@@ -12,13 +12,10 @@ import numpy as np
 import pytest
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, TensorType
-from xdsl.passes import ModulePass
 
 from xtvm.dialects import relay
 from xtvm.ir.diagnostics import DiagnosticError
-from xtvm.ir.printer import print_ir
 from xtvm.ir.registry import default_context
-from xtvm.ir.verify import verify_diagnostics
 from xtvm.passes import all_passes
 from xtvm.passes.byoc_targets import (
     OpView,
@@ -31,15 +28,9 @@ from xtvm.passes.relay_annotate_target import RelayAnnotateTargetPass
 from xtvm.passes.relay_merge_compiler_regions import RelayMergeCompilerRegionsPass
 from xtvm.passes.relay_partition_graph import RelayPartitionGraphPass
 from xtvm.runtime.relay_interpreter import evaluate
+from xtvm.testing.passes import run
 
 CTX = default_context()
-
-
-def run(module: ModuleOp, *passes: ModulePass) -> ModuleOp:
-    for p in passes:
-        p.apply(CTX.xdsl_context, module)
-        assert verify_diagnostics(module, {}) == [], print_ir(module, CTX)
-    return module
 
 
 def partition(module: ModuleOp, *targets: str) -> ModuleOp:

@@ -12,6 +12,7 @@ from xtvm.ir.registry import default_context
 from xtvm.ir.verify import verify_diagnostics
 from xtvm.passes.relay_cse import RelayCsePass
 from xtvm.runtime.relay_interpreter import evaluate
+from xtvm.testing.passes import count
 
 CTX = default_context()
 
@@ -20,10 +21,6 @@ def cse(module: ModuleOp) -> ModuleOp:
     RelayCsePass().apply(CTX.xdsl_context, module)
     assert verify_diagnostics(module, {}) == [], print_ir(module, CTX)
     return module
-
-
-def count(module: ModuleOp, op_type: type) -> int:
-    return sum(isinstance(op, op_type) for op in module.walk())
 
 
 DUPLICATED = """

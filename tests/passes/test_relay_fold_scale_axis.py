@@ -13,13 +13,10 @@ from xtvm.ir.verify import verify_diagnostics
 from xtvm.passes.relay_fold_constant import RelayFoldConstantPass
 from xtvm.passes.relay_fold_scale_axis import RelayFoldScaleAxisPass
 from xtvm.runtime.relay_interpreter import evaluate
+from xtvm.testing.passes import count
 
 CTX = default_context()
 RNG = np.random.default_rng(0)
-
-
-def count(module: ModuleOp, op_type: type) -> int:
-    return sum(isinstance(op, op_type) for op in module.walk())
 
 
 def const(array: np.ndarray) -> str:

@@ -7,28 +7,15 @@ import pytest
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, TensorType, f32, f64, i32
 from xdsl.ir import Attribute
-from xdsl.passes import ModulePass
 
 from xtvm.dialects import relay
 from xtvm.ir.diagnostics import DiagnosticError
-from xtvm.ir.printer import print_ir
 from xtvm.ir.registry import default_context
-from xtvm.ir.verify import verify_diagnostics
 from xtvm.passes.relay_simplify_inference import RelaySimplifyInferencePass
 from xtvm.runtime.relay_interpreter import evaluate
+from xtvm.testing.passes import count, run
 
 CTX = default_context()
-
-
-def run(module: ModuleOp, *passes: ModulePass) -> ModuleOp:
-    for p in passes:
-        p.apply(CTX.xdsl_context, module)
-        assert verify_diagnostics(module, {}) == [], print_ir(module, CTX)
-    return module
-
-
-def count(module: ModuleOp, op_type: type) -> int:
-    return sum(isinstance(op, op_type) for op in module.walk())
 
 
 def batch_norm_module(
