@@ -87,6 +87,12 @@ def _relay_simplify_inference() -> type[ModulePass]:
     return RelaySimplifyInferencePass
 
 
+def _relay_print_dot() -> type[ModulePass]:
+    from xtvm.passes.relay_print_dot import RelayPrintDotPass
+
+    return RelayPrintDotPass
+
+
 def _own_passes() -> dict[str, PassLoader]:
     """xtvm's passes: one entry per module of this package."""
     return {
@@ -99,6 +105,7 @@ def _own_passes() -> dict[str, PassLoader]:
         "relay-infer-types": _relay_infer_types,
         "relay-merge-compiler-regions": _relay_merge_compiler_regions,
         "relay-partition-graph": _relay_partition_graph,
+        "relay-print-dot": _relay_print_dot,
         "relay-simplify-inference": _relay_simplify_inference,
     }
 
