@@ -16,6 +16,7 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntegerType,
     ModuleOp,
+    Signedness,
     TensorType,
     TupleType,
     f16,
@@ -1008,6 +1009,6 @@ def test_param_name_must_not_be_empty():
 def test_element_type_of_numpy_dtypes():
     assert relay.element_type("float32") == f32
     assert relay.element_type(np.bool_) == i1
-    assert relay.element_type(np.uint16) == IntegerType(16, relay.Signedness.UNSIGNED)
+    assert relay.element_type(np.uint16) == IntegerType(16, Signedness.UNSIGNED)
     with pytest.raises(ValueError, match="no element type"):
         relay.element_type(np.complex64)

@@ -45,12 +45,9 @@ from xdsl.dialects.builtin import (
     FloatAttr,
     IntegerAttr,
     IntegerType,
-    Signedness,
     StringAttr,
     TensorType,
     TupleType,
-    f16,
-    f32,
     f64,
     i1,
     i64,
@@ -74,7 +71,7 @@ from xdsl.irdl import (
 from xdsl.traits import ConstantLike, Pure
 from xdsl.utils.exceptions import VerifyException
 
-from xtvm.ir.numpy_types import numpy_dtype
+from xtvm.ir.numpy_types import element_type, numpy_dtype
 
 Operand = SSAValue | Operation
 FLOAT_TYPES = (Float16Type, BFloat16Type, Float32Type, Float64Type)
@@ -117,21 +114,6 @@ def array_values(attr: Attribute) -> tuple[int, ...]:
     """The integers of an `array<i64: ...>` property."""
     assert isinstance(attr, DenseArrayBase)
     return tuple(int(v) for v in attr.get_values())
-
-
-def element_type(dtype: str | np.dtype | type) -> Attribute:
-    """The builtin element type of a numpy dtype (or dtype name such as "float32")."""
-    dt = np.dtype(dtype)
-    if dt == np.bool_:
-        return i1
-    if dt.kind == "f":
-        floats = {2: f16, 4: f32, 8: f64}
-        if dt.itemsize in floats:
-            return floats[dt.itemsize]
-    if dt.kind in "iu":
-        signedness = Signedness.UNSIGNED if dt.kind == "u" else Signedness.SIGNLESS
-        return IntegerType(dt.itemsize * 8, signedness)
-    raise ValueError(f"no element type for numpy dtype {dt}")
 
 
 def dense_from_numpy(array: np.ndarray) -> DenseIntOrFPElementsAttr:

@@ -32,20 +32,6 @@ from xtvm.ir.parser import IRBuilder, lark_error_to_diagnostic
 
 CORE_GRAMMAR = Path(__file__).with_name("core.lark")
 
-PUNCTUATION_NAMES = {
-    "LPAR": "(",
-    "RPAR": ")",
-    "LSQB": "[",
-    "RSQB": "]",
-    "LBRACE": "{",
-    "RBRACE": "}",
-    "LESSTHAN": "<",
-    "MORETHAN": ">",
-    "COMMA": ",",
-    "COLON": ":",
-    "EQUAL": "=",
-    "__ANON_ARROW": "->",
-}
 
 Callback = Callable[[IRBuilder, list[Any]], Any]
 
@@ -78,6 +64,7 @@ class IRContext:
     extensions: list[SyntaxExtension] = field(default_factory=list)
     allow_unregistered: bool = False
     _lark: Lark | None = field(default=None, init=False, repr=False)
+    _xdsl: Context | None = field(default=None, init=False, repr=False)
     _builder: IRBuilder | None = field(default=None, init=False, repr=False)
     _formats: dict[str, OpFormat] = field(default_factory=dict, init=False, repr=False)
     _custom_ops: set[type[Operation]] = field(default_factory=set, init=False, repr=False)
@@ -89,6 +76,7 @@ class IRContext:
         if extension is not None:
             self.extensions.append(extension)
         self._lark = None
+        self._xdsl = None
 
     def add_extension(self, extension: SyntaxExtension) -> None:
         self.extensions.append(extension)
@@ -96,10 +84,12 @@ class IRContext:
 
     @property
     def xdsl_context(self) -> Context:
-        ctx = Context(allow_unregistered=self.allow_unregistered)
-        for dialect in self.dialects:
-            ctx.load_dialect(dialect)
-        return ctx
+        """The xDSL context of the loaded dialects (built once per dialect set)."""
+        if self._xdsl is None:
+            self._xdsl = Context(allow_unregistered=self.allow_unregistered)
+            for dialect in self.dialects:
+                self._xdsl.load_dialect(dialect)
+        return self._xdsl
 
     @property
     def custom_ops(self) -> set[type[Operation]]:
@@ -132,7 +122,7 @@ class IRContext:
         for op_type in self.operations():
             if op_type in hand_ops or not issubclass(op_type, IRDLOperation):
                 continue
-            fmt = op_format(op_type, [0])
+            fmt = op_format(op_type)
             if fmt is None:
                 continue
             self._formats[op_type.name] = fmt
@@ -172,7 +162,7 @@ class IRContext:
         text, callbacks = self.grammar()
         bound: dict[str, Any] = {name: _bind(fn) for name, fn in callbacks.items()}
         builder_type = type("BoundIRBuilder", (IRBuilder,), bound)
-        builder = builder_type(self.xdsl_context, dict(callbacks))
+        builder = builder_type(self.xdsl_context)
         builder.allow_unregistered = self.allow_unregistered
         cache_dir = Path(os.environ.get("XTVM_CACHE_DIR", Path(tempfile.gettempdir()) / "xtvm"))
         cache_dir.mkdir(parents=True, exist_ok=True)
@@ -215,7 +205,6 @@ class IRContext:
         finally:
             if collecting:
                 gc.enable()
-        self.last_positions = builder.positions
         return module
 
 

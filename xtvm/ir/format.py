@@ -82,7 +82,7 @@ def optional_wrapper(text: str, optional: bool) -> str:
     return f"[{text}]" if optional else text
 
 
-def translate(directive: daf.FormatDirective, rules: list[str], counter: list[int]) -> Element:
+def translate(directive: daf.FormatDirective, rules: list[str]) -> Element:
     """The lark fragment for one directive, and how its child fills the parsing state."""
     d = directive
     if isinstance(d, daf.WhitespaceDirective):
@@ -147,7 +147,7 @@ def translate(directive: daf.FormatDirective, rules: list[str], counter: list[in
     if isinstance(d, daf.SuccessorVariable):
         return Element("successor", lambda fb, st, c: d.set(st, c))
     if isinstance(d, daf.OptionalGroupDirective):
-        return translate_optional_group(d, rules, counter)
+        return translate_optional_group(d, rules)
     raise Unsupported(type(d).__name__)
 
 
@@ -199,9 +199,7 @@ def translate_attribute(d: daf.AttributeVariable) -> Element:
     return Element(optional_wrapper("attr", optional), setter(lambda fb, a: a))
 
 
-def translate_optional_group(
-    d: daf.OptionalGroupDirective, rules: list[str], counter: list[int]
-) -> Element:
+def translate_optional_group(d: daf.OptionalGroupDirective, rules: list[str]) -> Element:
     if d.else_elements:
         raise Unsupported("optional group with else branch")
     first = d.then_first
@@ -213,7 +211,7 @@ def translate_optional_group(
         if isinstance(element, daf.OptionalUnitAttrVariable):
             unit_anchor = element
             continue
-        translated = translate(element, rules, counter)
+        translated = translate(element, rules)
         # Inside a present group every element is present.
         text = translated.text
         if text.startswith("[") and text.endswith("]") and not text.startswith('["'):
@@ -292,7 +290,7 @@ class OpFormat:
         return builder.record(op, name_token)
 
 
-def op_format(op_type: type[IRDLOperation], counter: list[int]) -> OpFormat | None:
+def op_format(op_type: type[IRDLOperation]) -> OpFormat | None:
     """The generated syntax of `op_type`, or None if it has no translatable assembly format."""
     op_def = op_type.get_irdl_definition()
     if op_def.assembly_format is None:
@@ -306,7 +304,7 @@ def op_format(op_type: type[IRDLOperation], counter: list[int]) -> OpFormat | No
     handlers: list[Handler] = []
     try:
         for stmt in program.stmts:
-            element = translate(stmt, rules, counter)
+            element = translate(stmt, rules)
             if element.text:
                 parts.append(element.text)
             if element.handler is not None:

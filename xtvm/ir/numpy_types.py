@@ -1,4 +1,4 @@
-"""The correspondence between builtin element types and numpy dtypes."""
+"""The correspondence between builtin element types and numpy dtypes, both ways."""
 
 from __future__ import annotations
 
@@ -11,6 +11,10 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntegerType,
     Signedness,
+    f16,
+    f32,
+    f64,
+    i1,
 )
 from xdsl.ir import Attribute
 
@@ -35,3 +39,18 @@ def numpy_dtype(elem: Attribute) -> np.dtype:
         if width in (8, 16, 32, 64):
             return np.dtype(f"{'u' if unsigned else ''}int{width}")
     raise ValueError(f"no numpy dtype for element type {elem}")
+
+
+def element_type(dtype: str | np.dtype | type) -> Attribute:
+    """The builtin element type of a numpy dtype (or dtype name such as "float32")."""
+    dt = np.dtype(dtype)
+    if dt == np.bool_:
+        return i1
+    if dt.kind == "f":
+        floats = {2: f16, 4: f32, 8: f64}
+        if dt.itemsize in floats:
+            return floats[dt.itemsize]
+    if dt.kind in "iu":
+        signedness = Signedness.UNSIGNED if dt.kind == "u" else Signedness.SIGNLESS
+        return IntegerType(dt.itemsize * 8, signedness)
+    raise ValueError(f"no element type for numpy dtype {dt}")

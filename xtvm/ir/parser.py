@@ -11,10 +11,11 @@ Uses before definition become `ForwardDeclaredValue`s, resolved when the name is
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 from lark import Token, Transformer
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 from xdsl.context import Context
@@ -58,6 +59,7 @@ from xdsl.utils.exceptions import ParseError, VerifyException
 from xdsl.utils.mlir_lexer import MLIRLexer
 
 from xtvm.ir.diagnostics import DiagnosticError, Location, SourceFile
+from xtvm.ir.numpy_types import numpy_dtype
 
 FLOAT_TYPES: dict[str, Attribute] = {
     "f16": Float16Type(),
@@ -129,10 +131,9 @@ class PendingArg:
 class IRBuilder(Transformer):
     """Callbacks of the core grammar; dialect callbacks are bound onto a subclass."""
 
-    def __init__(self, ctx: Context, custom_callbacks: dict[str, Callable[..., Any]]):
+    def __init__(self, ctx: Context):
         super().__init__(visit_tokens=False)
         self.ctx = ctx
-        self.custom_callbacks = custom_callbacks
         self.allow_unregistered = False
         self.opaque_cache: dict[tuple[str, str], Attribute] = {}
         self.lexer: Any = None
@@ -142,7 +143,6 @@ class IRBuilder(Transformer):
         self.source = source
         self.scopes: list[Scope] = [Scope()]
         self.scopes[0].blocks.append(self.scopes[0].current)
-        self.positions: dict[Operation, tuple[int, int]] = {}
         self.pending_args: list[PendingArg] | None = None
         self.attr_aliases: dict[str, Attribute] = {}
         self.type_aliases: dict[str, Attribute] = {}
@@ -244,9 +244,11 @@ class IRBuilder(Transformer):
         self.pending_args = args
 
     def record(self, op: Operation, token: Token) -> Operation:
-        """Remember where `op` was written (its name token), for diagnostics."""
+        """Locate `op` at its name token, as MLIR does (a trailing `loc(...)` overrides it)."""
         if token.line is not None:
-            self.positions[op] = (token.line, token.column)
+            op.location = builtin.FileLineColLoc(
+                self.filename_attr, builtin.IntAttr(token.line), builtin.IntAttr(token.column)
+            )
         return op
 
     # ------------------------------------------------------------------ top level
@@ -315,10 +317,6 @@ class IRBuilder(Transformer):
                 index += n
         if loc is not None:
             op.location = loc
-        elif (pos := self.positions.get(op)) is not None:
-            op.location = builtin.FileLineColLoc(
-                self.filename_attr, builtin.IntAttr(pos[0]), builtin.IntAttr(pos[1])
-            )
         self.add_op(op)
         return op
 
@@ -617,19 +615,19 @@ class IRBuilder(Transformer):
             width = getattr(typ, "bitwidth", 64)
             if value >= 1 << width:
                 raise self.error(token, f"hexadecimal float literal {token} is wider than '{typ}'")
-            return self.float_value(token, self.float_from_bits(value, typ), typ)
+            try:
+                bits = self.float_from_bits(value, typ)
+            except ValueError:
+                raise self.error(
+                    token, f"hexadecimal literals of '{typ}' are not supported"
+                ) from None
+            return self.float_value(token, bits, typ)
         return self.typed_int(token, value, typ)
 
     @staticmethod
     def float_from_bits(bits: int, typ: Attribute) -> float:
-        import numpy as np
-
-        width = getattr(typ, "bitwidth", 64)
-        if width == 16:
-            return float(np.array([bits], np.uint16).view(np.float16)[0])
-        if width == 32:
-            return float(np.array([bits], np.uint32).view(np.float32)[0])
-        return float(np.array([bits], np.uint64).view(np.float64)[0])
+        dtype = numpy_dtype(typ)
+        return float(np.array([bits], f"u{dtype.itemsize}").view(dtype)[0])
 
     def float_attr(self, children: list[Any]) -> Attribute:
         token, typ = children
@@ -755,10 +753,6 @@ class IRBuilder(Transformer):
             raise self.error(token, f"invalid dense literal: {exc}") from None
 
     def dense_from_hex(self, literal: str, typ: Any) -> Attribute:
-        import numpy as np
-
-        from xtvm.ir.numpy_types import numpy_dtype
-
         data = bytes.fromhex(literal[2:])
         array = np.frombuffer(data, dtype=numpy_dtype(typ.get_element_type()))
         count = int(np.prod(typ.get_shape()))
@@ -872,6 +866,21 @@ def last_position(source: SourceFile) -> tuple[int, int]:
     return (source.first_line + len(lines) - 1, len(lines[-1]) + 1)
 
 
+PUNCTUATION_NAMES = {
+    "LPAR": "(",
+    "RPAR": ")",
+    "LSQB": "[",
+    "RSQB": "]",
+    "LBRACE": "{",
+    "RBRACE": "}",
+    "LESSTHAN": "<",
+    "MORETHAN": ">",
+    "COMMA": ",",
+    "COLON": ":",
+    "EQUAL": "=",
+    "__ANON_ARROW": "->",
+}
+
 TOKEN_NAMES = {
     "VALUE_ID": "SSA value",
     "CARET_ID": "block label",
@@ -894,8 +903,6 @@ def describe_expected(expected: Any) -> str:
             continue
         pretty = TOKEN_NAMES.get(name)
         if pretty is None:
-            from xtvm.ir.context import PUNCTUATION_NAMES
-
             pretty = PUNCTUATION_NAMES.get(name)
         if pretty is None:
             if name.startswith("OPK_") or name.isupper():

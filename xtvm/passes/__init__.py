@@ -7,7 +7,9 @@ too. Loaders are lazy so that start-up stays cheap.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
+from functools import partial
 
 from xdsl.passes import ModulePass
 
@@ -27,87 +29,30 @@ UPSTREAM_PASSES = {
 }
 
 
-def _relay_annotate_target() -> type[ModulePass]:
-    from xtvm.passes.relay_annotate_target import RelayAnnotateTargetPass
-
-    return RelayAnnotateTargetPass
-
-
-def _relay_cse() -> type[ModulePass]:
-    from xtvm.passes.relay_cse import RelayCsePass
-
-    return RelayCsePass
-
-
-def _relay_dce() -> type[ModulePass]:
-    from xtvm.passes.relay_dce import RelayDcePass
-
-    return RelayDcePass
+# xtvm's passes: name -> class; the module is the name in snake_case (STYLE.md §2).
+OWN_PASSES = {
+    "relay-annotate-target": "RelayAnnotateTargetPass",
+    "relay-cse": "RelayCsePass",
+    "relay-dce": "RelayDcePass",
+    "relay-fold-constant": "RelayFoldConstantPass",
+    "relay-fold-scale-axis": "RelayFoldScaleAxisPass",
+    "relay-fuse-ops": "RelayFuseOpsPass",
+    "relay-infer-types": "RelayInferTypesPass",
+    "relay-merge-compiler-regions": "RelayMergeCompilerRegionsPass",
+    "relay-partition-graph": "RelayPartitionGraphPass",
+    "relay-print-dot": "RelayPrintDotPass",
+    "relay-simplify-inference": "RelaySimplifyInferencePass",
+}
 
 
-def _relay_fold_constant() -> type[ModulePass]:
-    from xtvm.passes.relay_fold_constant import RelayFoldConstantPass
-
-    return RelayFoldConstantPass
-
-
-def _relay_fold_scale_axis() -> type[ModulePass]:
-    from xtvm.passes.relay_fold_scale_axis import RelayFoldScaleAxisPass
-
-    return RelayFoldScaleAxisPass
-
-
-def _relay_fuse_ops() -> type[ModulePass]:
-    from xtvm.passes.relay_fuse_ops import RelayFuseOpsPass
-
-    return RelayFuseOpsPass
-
-
-def _relay_infer_types() -> type[ModulePass]:
-    from xtvm.passes.relay_infer_types import RelayInferTypesPass
-
-    return RelayInferTypesPass
-
-
-def _relay_merge_compiler_regions() -> type[ModulePass]:
-    from xtvm.passes.relay_merge_compiler_regions import RelayMergeCompilerRegionsPass
-
-    return RelayMergeCompilerRegionsPass
-
-
-def _relay_partition_graph() -> type[ModulePass]:
-    from xtvm.passes.relay_partition_graph import RelayPartitionGraphPass
-
-    return RelayPartitionGraphPass
-
-
-def _relay_simplify_inference() -> type[ModulePass]:
-    from xtvm.passes.relay_simplify_inference import RelaySimplifyInferencePass
-
-    return RelaySimplifyInferencePass
-
-
-def _relay_print_dot() -> type[ModulePass]:
-    from xtvm.passes.relay_print_dot import RelayPrintDotPass
-
-    return RelayPrintDotPass
+def _load(name: str, class_name: str) -> type[ModulePass]:
+    module = importlib.import_module(f"{__name__}.{name.replace('-', '_')}")
+    return getattr(module, class_name)
 
 
 def _own_passes() -> dict[str, PassLoader]:
-    """xtvm's passes: one entry per module of this package."""
-    return {
-        "relay-annotate-target": _relay_annotate_target,
-        "relay-cse": _relay_cse,
-        "relay-dce": _relay_dce,
-        "relay-fold-constant": _relay_fold_constant,
-        "relay-fold-scale-axis": _relay_fold_scale_axis,
-        "relay-fuse-ops": _relay_fuse_ops,
-        "relay-infer-types": _relay_infer_types,
-        "relay-merge-compiler-regions": _relay_merge_compiler_regions,
-        "relay-partition-graph": _relay_partition_graph,
-        "relay-print-dot": _relay_print_dot,
-        "relay-simplify-inference": _relay_simplify_inference,
-    }
+    """xtvm's passes, each imported on first use."""
+    return {name: partial(_load, name, cls) for name, cls in OWN_PASSES.items()}
 
 
 def upstream_passes() -> dict[str, PassLoader]:
