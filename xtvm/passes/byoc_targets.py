@@ -13,21 +13,17 @@ codegen, `ccompiler`, claiming add, subtract and multiply as TVM's C codegen exa
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import overload
 
 from xdsl.dialects.builtin import (
-    DenseArrayBase,
-    FloatAttr,
-    IntegerAttr,
-    StringAttr,
     TensorType,
     TupleType,
-    i1,
 )
 from xdsl.ir import Attribute, Operation
 
+from xtvm.dialects.relay_attrs import Attrs
 from xtvm.ir.numpy_types import numpy_dtype
 
 TARGET_PREFIX = "target."
@@ -55,33 +51,24 @@ class ArgInfo:
         return ArgInfo()
 
 
-def python_value(attr: Attribute) -> object:
-    """A property as a plain Python value: int lists as tuples, strings, numbers."""
-    if isinstance(attr, DenseArrayBase):
-        return tuple(attr.get_values())
-    if isinstance(attr, StringAttr):
-        return attr.data
-    if isinstance(attr, IntegerAttr) and attr.type == i1:
-        return bool(attr.value.data)
-    if isinstance(attr, IntegerAttr | FloatAttr):
-        return attr.value.data
-    return attr
-
-
 @dataclass(frozen=True)
 class OpView:
     """What a predicate sees of a relay op: TVM's `Call` node, `expr.attrs` and `expr.args`."""
 
     op: Operation
-    attrs: Mapping[str, object] = field(init=False)
+    attrs: Attrs = field(init=False)
     args: tuple[ArgInfo, ...] = field(init=False)
     results: tuple[ArgInfo, ...] = field(init=False)
 
     def __post_init__(self) -> None:
-        values = {name: python_value(attr) for name, attr in self.op.properties.items()}
-        object.__setattr__(self, "attrs", values)
+        object.__setattr__(self, "attrs", Attrs(self.op.properties))
         object.__setattr__(self, "args", tuple(ArgInfo.of(t) for t in self.op.operand_types))
         object.__setattr__(self, "results", tuple(ArgInfo.of(t) for t in self.op.result_types))
+
+    @property
+    def checked_type(self) -> ArgInfo:
+        """The type of the op's (first) result, as TVM's `call.checked_type`."""
+        return self.results[0]
 
     @property
     def op_name(self) -> str:

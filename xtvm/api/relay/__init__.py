@@ -1,0 +1,84 @@
+"""TVM's relay Python API over xtvm's relay dialect: `from xtvm import relay`.
+
+Build programs with `relay.var`, `relay.const` and the operators (`relay.add`,
+`relay.nn.conv2d`, ...), wrap them in `relay.Function`, put them in an `IRModule`, transform
+them with `relay.transform` and run them with `relay.create_executor`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xtvm.api.ir_module import IRModule
+from xtvm.api.relay import analysis, expr_functor, frontend, op, transform
+from xtvm.api.relay.executor import create_executor
+from xtvm.api.relay.expr import (
+    Attrs,
+    Call,
+    Constant,
+    Expr,
+    Function,
+    GlobalVar,
+    Let,
+    ParamRef,
+    RelayTypeError,
+    Tuple,
+    TupleGetItem,
+    Var,
+    const,
+    var,
+)
+from xtvm.api.relay.expr_functor import ExprFunctor, ExprMutator, ExprVisitor
+from xtvm.api.relay.op import *  # noqa: F403  (TVM exposes every operator at relay.*)
+from xtvm.api.relay.op import annotation, image, nn
+from xtvm.api.relay.ty import FuncType, TensorType, TupleType, Type
+
+
+def param(name: str, shape: Sequence[int], dtype: str = "float32") -> ParamRef:
+    """A weight by reference (`relay.param["name"]` in the IR), bound from params at run time."""
+    return ParamRef(name, TensorType(shape, dtype))
+
+
+def fromtext(text: str, source_name: str = "from_string") -> IRModule:
+    """An IRModule from TVM's Relay text format (`def @main(%x: Tensor[...]) { ... }`)."""
+    from xtvm.frontends.relay_text import parse
+
+    return parse(text, source_name)
+
+
+__all__ = [
+    "Attrs",
+    "Call",
+    "Constant",
+    "Expr",
+    "ExprFunctor",
+    "ExprMutator",
+    "ExprVisitor",
+    "FuncType",
+    "Function",
+    "GlobalVar",
+    "IRModule",
+    "Let",
+    "ParamRef",
+    "RelayTypeError",
+    "TensorType",
+    "Tuple",
+    "TupleGetItem",
+    "TupleType",
+    "Var",
+    "Type",
+    "analysis",
+    "annotation",
+    "const",
+    "create_executor",
+    "expr_functor",
+    "fromtext",
+    "frontend",
+    "image",
+    "nn",
+    "op",
+    "param",
+    "transform",
+    "var",
+    *op.__all__,
+]

@@ -1,0 +1,328 @@
+"""Relay expressions to the relay dialect and back.
+
+To the dialect: a `Function` becomes a `func.func` whose body holds one xDSL op per expression
+node, in dependency order. A `Tuple` stays virtual (a list of values) until something needs it
+as one value, so a function whose body is a tuple returns several results and
+`TupleGetItem` of a tuple picks the field without an op. `compiler_begin`/`compiler_end`
+annotations become the `compiler` attribute on the annotated op. A `Call` of a `Function`
+outlines the callee as a private module function.
+
+From the dialect: each op of a function body becomes an expression node; a call with several
+results is read as a tuple-typed call whose uses are `TupleGetItem`s, and a function returning
+several values has a `Tuple` body.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+
+from xdsl.dialects import func
+from xdsl.dialects.builtin import (
+    FunctionType,
+    IntegerAttr,
+    ModuleOp,
+    StringAttr,
+    UnitAttr,
+    i64,
+)
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+
+from xtvm.api.relay.expr import (
+    COMPILER_BEGIN,
+    COMPILER_END,
+    Call,
+    Constant,
+    Expr,
+    Function,
+    GlobalVar,
+    Let,
+    Op,
+    ParamRef,
+    Tuple,
+    TupleGetItem,
+    Var,
+    function_type,
+    post_order,
+)
+from xtvm.api.relay.ty import TensorType, from_xdsl
+from xtvm.dialects import relay as dialect
+
+# TVM's function attribute keys and the func.func attributes the relay passes use.
+FUNCTION_ATTRS = {
+    "Compiler": "compiler",
+    "Primitive": "primitive",
+    "global_symbol": "global_symbol",
+}
+PRIVATE_KEYS = ("Compiler", "Primitive")
+
+
+class ConversionError(ValueError):
+    """An expression has no relay-dialect form, or an op has no expression form."""
+
+
+Value = SSAValue | list["Value"]
+
+
+def ssa_name(name: str) -> str | None:
+    """`name` as a valid SSA name hint (invalid characters become `_`), None if empty."""
+    if not name:
+        return None
+    cleaned = re.sub(r"[^A-Za-z0-9_$.-]", "_", name)
+    return f"v{cleaned}" if cleaned[0].isdigit() else cleaned
+
+
+# ---------------------------------------------------------------------------------------------
+# Function attributes
+
+
+def attrs_to_xdsl(attrs: Mapping[str, object]) -> dict[str, Attribute]:
+    result: dict[str, Attribute] = {}
+    for key, value in attrs.items():
+        name = FUNCTION_ATTRS.get(key, key)
+        if name == "primitive":
+            if value:
+                result[name] = UnitAttr()
+        elif isinstance(value, Attribute):
+            result[name] = value
+        elif isinstance(value, str):
+            result[name] = StringAttr(value)
+        elif isinstance(value, bool | int):
+            result[name] = IntegerAttr(int(value), i64)
+        else:
+            raise ConversionError(f"function attribute {key}={value!r} has no IR form")
+    return result
+
+
+def attrs_from_xdsl(attributes: Mapping[str, Attribute]) -> dict[str, object]:
+    tvm_keys = {v: k for k, v in FUNCTION_ATTRS.items()}
+    result: dict[str, object] = {}
+    for name, attr in attributes.items():
+        if name in ("sym_name", "function_type", "sym_visibility", "arg_attrs", "res_attrs"):
+            continue
+        key = tvm_keys.get(name, name)
+        if isinstance(attr, UnitAttr):
+            result[key] = 1
+        elif isinstance(attr, StringAttr):
+            result[key] = attr.data
+        elif isinstance(attr, IntegerAttr):
+            result[key] = attr.value.data
+        else:
+            result[key] = attr
+    return result
+
+
+# ---------------------------------------------------------------------------------------------
+# Expressions to the dialect
+
+
+def lowering_children(expr: Expr) -> list[Expr]:
+    """What must be lowered before `expr`: nested functions are lowered on their own."""
+    if isinstance(expr, Call):
+        return list(expr.args)
+    if isinstance(expr, Tuple):
+        return list(expr.fields)
+    if isinstance(expr, TupleGetItem):
+        return [expr.tuple_value]
+    if isinstance(expr, Let):
+        return [expr.value, expr.body]
+    return []
+
+
+class FunctionLowering:
+    """Lowers one `Function` into a `func.func`."""
+
+    def __init__(
+        self, signatures: Mapping[str, FunctionType], outline: Callable[[Function], str]
+    ) -> None:
+        self.signatures = signatures
+        self.outline = outline
+        self.values: dict[int, Value] = {}
+        self.lets: dict[int, Expr] = {}
+        self.block = Block()
+
+    def lower(self, name: str, fn: Function, private: bool = False) -> func.FuncOp:
+        fn.checked_type  # type errors surface here, before any IR is built  # noqa: B018
+        self.block = Block(arg_types=[p.checked_type.to_xdsl() for p in fn.params])
+        for param, arg in zip(fn.params, self.block.args, strict=True):
+            arg.name_hint = ssa_name(param.name_hint)
+            self.values[id(param)] = arg
+        order = post_order(fn.body, lowering_children)
+        self.lets = {id(e.var): e.value for e in order if isinstance(e, Let)}
+        for node in order:
+            self.values[id(node)] = self.node(node)
+        results = self.flatten(self.values[id(fn.body)])
+        self.block.add_op(func.ReturnOp(*results))
+        attributes = attrs_to_xdsl(fn.attrs)
+        function = func.FuncOp(
+            name,
+            FunctionType.from_lists([a.type for a in self.block.args], [r.type for r in results]),
+            Region(self.block),
+            "private" if private or any(k in fn.attrs for k in PRIVATE_KEYS) else None,
+        )
+        function.attributes.update(attributes)
+        return function
+
+    def add(self, op: Operation) -> Operation:
+        self.block.add_op(op)
+        return op
+
+    def one(self, value: Value) -> SSAValue:
+        """`value` as a single SSA value: a virtual tuple becomes a `relay.tuple` op."""
+        if isinstance(value, SSAValue):
+            return value
+        return self.add(dialect.TupleOp(*[self.one(v) for v in value])).results[0]
+
+    def flatten(self, value: Value) -> list[SSAValue]:
+        """A function's results: a virtual tuple returns its fields."""
+        return [self.one(v) for v in value] if isinstance(value, list) else [value]
+
+    def node(self, expr: Expr) -> Value:
+        if isinstance(expr, Var):
+            if id(expr) in self.values:
+                return self.values[id(expr)]
+            if id(expr) in self.lets:
+                return self.values[id(self.lets[id(expr)])]
+            raise ConversionError(f"free variable %{expr.name_hint}: make it a function parameter")
+        if isinstance(expr, Constant):
+            return self.add(dialect.ConstOp(expr.data.numpy())).results[0]
+        if isinstance(expr, ParamRef):
+            return self.add(dialect.ParamOp(expr.name, expr.type_annotation.to_xdsl())).results[0]
+        if isinstance(expr, Tuple):
+            return [self.values[id(f)] for f in expr.fields]
+        if isinstance(expr, TupleGetItem):
+            base = self.values[id(expr.tuple_value)]
+            if isinstance(base, list):
+                return base[expr.index]
+            return self.add(dialect.TupleGetItemOp(base, expr.index)).results[0]
+        if isinstance(expr, Let):
+            return self.values[id(expr.body)]
+        if isinstance(expr, Call):
+            return self.call(expr)
+        kind = "a function value" if isinstance(expr, Function | GlobalVar) else type(expr).__name__
+        raise ConversionError(f"{kind} cannot be lowered to the relay dialect here")
+
+    def call(self, call: Call) -> Value:
+        args = [self.values[id(a)] for a in call.args]
+        if isinstance(call.op, Op):
+            if call.op.name == COMPILER_BEGIN:
+                return args[0]
+            if call.op.name == COMPILER_END:
+                value = self.one(args[0])
+                owner = value.owner
+                if isinstance(owner, dialect.RelayOp):
+                    owner.attributes["compiler"] = call.attrs.properties["compiler"]
+                return value
+            assert call.op.op_class is not None
+            op = call.op.op_class.create(
+                operands=[self.one(a) for a in args],
+                properties=call.attrs.properties,
+                result_types=[call.checked_type.to_xdsl()],
+                attributes=call.annotations,
+            )
+            return self.add(op).results[0]
+        if isinstance(call.op, Function):
+            callee = self.outline(call.op)
+        elif isinstance(call.op, GlobalVar):
+            callee = call.op.name_hint
+        else:
+            raise ConversionError(f"cannot call {call.op!r}")
+        signature = self.signatures.get(callee)
+        if signature is None:
+            raise ConversionError(f"call of @{callee}, which is not in the module")
+        op = self.add(
+            func.CallOp(callee, [self.one(a) for a in args], list(signature.outputs.data))
+        )
+        results = list(op.results)
+        return results[0] if len(results) == 1 else list(results)
+
+
+def lower_function(
+    name: str,
+    fn: Function,
+    signatures: Mapping[str, FunctionType],
+    outline: Callable[[Function], str] | None = None,
+    private: bool = False,
+) -> func.FuncOp:
+    """`fn` as `func.func @name`; `signatures` are those of the module functions it calls."""
+
+    def no_outline(_fn: Function) -> str:
+        raise ConversionError("calls of function values need a module to outline them into")
+
+    return FunctionLowering(signatures, outline or no_outline).lower(name, fn, private)
+
+
+# ---------------------------------------------------------------------------------------------
+# The dialect to expressions
+
+
+def wrap_annotated(call: Call, compiler: str) -> Expr:
+    """TVM's AnnotateTarget form: `compiler_end(op(compiler_begin(arg)...))`."""
+    from xtvm.api.relay.op.annotation import compiler_begin, compiler_end
+
+    call.args = [compiler_begin(a, compiler) for a in call.args]
+    return compiler_end(call, compiler)
+
+
+def raise_function(function: func.FuncOp, globals_: Mapping[str, GlobalVar]) -> Function:
+    """The expression form of a relay `func.func`."""
+    block = function.body.block
+    params = [
+        Var(arg.name_hint or f"p{i}", from_xdsl(arg.type)) for i, arg in enumerate(block.args)
+    ]
+    values: dict[SSAValue, Expr] = dict(zip(block.args, params, strict=True))
+    body: Expr | None = None
+    for op in block.ops:
+        if isinstance(op, func.ReturnOp):
+            fields = [values[v] for v in op.operands]
+            body = fields[0] if len(fields) == 1 else Tuple(fields)
+            break
+        args = [values[v] for v in op.operands]
+        if isinstance(op, dialect.ConstOp):
+            expr: Expr = Constant(dialect.numpy_from_dense(op.value))
+        elif isinstance(op, dialect.ParamOp):
+            typ = from_xdsl(op.result.type)
+            assert isinstance(typ, TensorType)
+            expr = ParamRef(op.param_name.data, typ)
+        elif isinstance(op, dialect.TupleOp):
+            expr = Tuple(args)
+        elif isinstance(op, dialect.TupleGetItemOp):
+            expr = TupleGetItem(args[0], op.index.value.data)
+        elif isinstance(op, dialect.RelayOp):
+            annotations = {k: v for k, v in op.attributes.items() if k != "compiler"}
+            call = Call(Op.of(type(op)), args, op.properties, annotations=annotations)
+            call._checked = from_xdsl(op.result_types[0])
+            compiler = op.attributes.get("compiler")
+            expr = wrap_annotated(call, compiler.data) if isinstance(compiler, StringAttr) else call
+        elif isinstance(op, func.CallOp):
+            callee = op.callee.root_reference.data
+            gv = globals_.get(callee) or GlobalVar(callee)
+            expr = Call(gv, args)
+            if len(op.results) != 1:
+                for i, result in enumerate(op.results):
+                    values[result] = TupleGetItem(expr, i)
+                continue
+        else:
+            raise ConversionError(f"'{op.name}' has no relay expression form")
+        values[op.results[0]] = expr
+    if body is None:
+        raise ConversionError(f"@{function.sym_name.data} has no func.return")
+    attrs = attrs_from_xdsl(function.attributes)
+    typ = function_type(function.function_type)
+    return Function(params, body, typ.ret_type, attrs=attrs)
+
+
+# ---------------------------------------------------------------------------------------------
+# Text
+
+
+def expr_text(expr: Expr) -> str:
+    """The IR text of `expr`: a function as `@main`, any other expression as a function of its
+    free variables."""
+    from xtvm.api.ir_module import IRModule
+
+    return IRModule.from_expr(expr).astext()
+
+
+def module_signatures(module: ModuleOp) -> dict[str, FunctionType]:
+    return {op.sym_name.data: op.function_type for op in module.ops if isinstance(op, func.FuncOp)}

@@ -1,0 +1,496 @@
+"""Relay expressions as TVM's Python API builds them: `Var`, `Constant`, `Call`, `Tuple`,
+`TupleGetItem`, `Let`, `GlobalVar`, `Function`.
+
+Expressions are immutable Python objects forming a DAG: a node used twice is one object, as in
+TVM's graph form. They are a view for building and inspecting programs; passes run on the xDSL
+relay dialect, and `xtvm.api.relay.convert` translates both ways. A `Call` of a relay op keeps
+its attributes as the op's xDSL properties, so nothing is lost either way, and its result type
+is inferred by the op's own `infer_result_types`, the same code the dialect's verifier runs.
+
+One node is xtvm's own: `ParamRef`, a weight by reference (`relay.param["w"]`), whose value
+comes from the params table at build or run time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import FunctionType
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.utils.exceptions import VerifyException
+
+from xtvm.api import nd
+from xtvm.api.relay.ty import FuncType, TensorType, TupleType, Type, dtype_name, from_xdsl
+from xtvm.dialects import relay as dialect
+from xtvm.dialects.relay_attrs import Attrs
+
+
+class RelayTypeError(ValueError):
+    """An expression is ill-typed: an op rejects its arguments, or a variable has no type."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Operators and attributes
+
+
+class Op:
+    """A relay operator, named as in TVM (`nn.conv2d`); `op_class` is its xDSL op."""
+
+    _registry: dict[str, Op] = {}
+
+    def __init__(self, name: str, op_class: type[dialect.RelayOp] | None) -> None:
+        self.name = name
+        self.op_class = op_class
+
+    @staticmethod
+    def get(name: str) -> Op:
+        """The operator named `name`; ValueError for an unknown name."""
+        if not Op._registry:
+            for op_class in dialect.Relay.operations:
+                assert issubclass(op_class, dialect.RelayOp)
+                tvm_name = op_class.name.removeprefix("relay.")
+                Op._registry[tvm_name] = Op(tvm_name, op_class)
+            for annotation in (COMPILER_BEGIN, COMPILER_END):
+                Op._registry[annotation] = Op(annotation, None)
+        op = Op._registry.get(name)
+        if op is None:
+            raise ValueError(f"unknown relay operator '{name}'")
+        return op
+
+    @staticmethod
+    def of(op_class: type[Operation]) -> Op:
+        return Op.get(op_class.name.removeprefix("relay."))
+
+    def __repr__(self) -> str:
+        return f"Op({self.name})"
+
+
+COMPILER_BEGIN = "annotation.compiler_begin"
+COMPILER_END = "annotation.compiler_end"
+
+
+# ---------------------------------------------------------------------------------------------
+# Expressions
+
+
+class Expr:
+    """A relay expression. Its type, `checked_type`, is inferred on first use."""
+
+    _checked: Type | None = None
+
+    def children(self) -> Sequence[Expr]:
+        """The expressions this one reads, whose types its own type depends on."""
+        return ()
+
+    def infer(self) -> Type:
+        """This node's type, given the types of its children."""
+        raise NotImplementedError
+
+    @property
+    def checked_type(self) -> Type:
+        if self._checked is None:
+            for node in post_order(self):
+                if node._checked is None:
+                    node._checked = node.infer()
+        assert self._checked is not None
+        return self._checked
+
+    def astext(self) -> str:
+        """The xtvm IR text of this expression (as a function of its free variables)."""
+        from xtvm.api.relay.convert import expr_text
+
+        return expr_text(self)
+
+    def __str__(self) -> str:
+        return self.astext()
+
+    # Arithmetic operators build calls, as TVM's ExprWithOp does.
+    def _binary(self, name: str, other: object, reverse: bool = False) -> Call:
+        from xtvm.api.relay.op import tensor
+
+        rhs = other if isinstance(other, Expr) else const(other, self._scalar_dtype())
+        lhs, rhs = (rhs, self) if reverse else (self, rhs)
+        return getattr(tensor, name)(lhs, rhs)
+
+    def _scalar_dtype(self) -> str:
+        typ = self.checked_type
+        return typ.dtype if isinstance(typ, TensorType) else "float32"
+
+    def __add__(self, other: object) -> Call:
+        return self._binary("add", other)
+
+    def __radd__(self, other: object) -> Call:
+        return self._binary("add", other, reverse=True)
+
+    def __sub__(self, other: object) -> Call:
+        return self._binary("subtract", other)
+
+    def __rsub__(self, other: object) -> Call:
+        return self._binary("subtract", other, reverse=True)
+
+    def __mul__(self, other: object) -> Call:
+        return self._binary("multiply", other)
+
+    def __rmul__(self, other: object) -> Call:
+        return self._binary("multiply", other, reverse=True)
+
+    def __truediv__(self, other: object) -> Call:
+        return self._binary("divide", other)
+
+    def __rtruediv__(self, other: object) -> Call:
+        return self._binary("divide", other, reverse=True)
+
+    def __neg__(self) -> Call:
+        from xtvm.api.relay.op import tensor
+
+        return tensor.negative(self)
+
+    def __getitem__(self, index: int) -> TupleGetItem:
+        """Field `index` of a tuple-typed expression (TVM's TupleWrapper indexing)."""
+        typ = self.checked_type
+        if not isinstance(typ, TupleType):
+            raise TypeError(f"only tuple-typed expressions can be indexed, this one is {typ}")
+        if not -len(typ.fields) <= index < len(typ.fields):
+            raise IndexError(f"tuple index {index} out of range for {len(typ.fields)} fields")
+        return TupleGetItem(self, index % len(typ.fields))
+
+    def astuple(self) -> Expr:
+        return self
+
+    def __bool__(self) -> bool:
+        return True  # an expression is a value, not a container: `x or y` must not call len()
+
+    def __len__(self) -> int:
+        typ = self.checked_type
+        if not isinstance(typ, TupleType):
+            raise TypeError(f"len() of a non-tuple expression of type {typ}")
+        return len(typ.fields)
+
+    def __iter__(self) -> Iterator[TupleGetItem]:
+        return (self[i] for i in range(len(self)))
+
+
+class Var(Expr):
+    """A variable: a function parameter or a let-bound name."""
+
+    def __init__(self, name_hint: str, type_annotation: Type | None = None) -> None:
+        self.name_hint = name_hint
+        self.type_annotation = type_annotation
+        self.bound_value: Expr | None = None  # set by Let when the var has no annotation
+
+    def children(self) -> Sequence[Expr]:
+        return (self.bound_value,) if self.bound_value is not None else ()
+
+    def infer(self) -> Type:
+        if self.type_annotation is not None:
+            return self.type_annotation
+        if self.bound_value is not None:
+            return self.bound_value.checked_type
+        raise RelayTypeError(
+            f"variable %{self.name_hint} has no type: give it a shape and dtype "
+            f"(relay.var('{self.name_hint}', shape=..., dtype=...))"
+        )
+
+    def __repr__(self) -> str:
+        return f"Var({self.name_hint})"
+
+
+class Constant(Expr):
+    """A constant tensor; `data` is an NDArray."""
+
+    def __init__(self, data: nd.NDArray | np.ndarray) -> None:
+        self.data = data if isinstance(data, nd.NDArray) else nd.array(data)
+
+    def infer(self) -> Type:
+        return TensorType(self.data.shape, self.data.dtype)
+
+    def __repr__(self) -> str:
+        return f"Constant({self.data.numpy()!r})"
+
+
+class ParamRef(Expr):
+    """A weight by reference: its value is `params[name]` at build or run time."""
+
+    def __init__(self, name: str, type_annotation: TensorType) -> None:
+        self.name = name
+        self.type_annotation = type_annotation
+
+    def infer(self) -> Type:
+        return self.type_annotation
+
+    def __repr__(self) -> str:
+        return f"ParamRef({self.name})"
+
+
+class Tuple(Expr):
+    """A tuple of expressions."""
+
+    def __init__(self, fields: Sequence[Expr]) -> None:
+        self.fields = [as_expr(f) for f in fields]
+
+    def children(self) -> Sequence[Expr]:
+        return self.fields
+
+    def infer(self) -> Type:
+        return TupleType([f.checked_type for f in self.fields])
+
+    def __len__(self) -> int:
+        return len(self.fields)
+
+    def __getitem__(self, index: int) -> Expr:  # type: ignore[override]
+        return self.fields[index]
+
+
+class TupleGetItem(Expr):
+    """Field `index` of a tuple."""
+
+    def __init__(self, tuple_value: Expr, index: int) -> None:
+        self.tuple_value = tuple_value
+        self.index = index
+
+    def children(self) -> Sequence[Expr]:
+        return (self.tuple_value,)
+
+    def infer(self) -> Type:
+        typ = self.tuple_value.checked_type
+        if not isinstance(typ, TupleType) or not 0 <= self.index < len(typ.fields):
+            raise RelayTypeError(f"TupleGetItem: no field {self.index} in {typ}")
+        return typ.fields[self.index]
+
+
+class Call(Expr):
+    """A call of an operator (`Op`), a global function (`GlobalVar`) or a `Function`.
+
+    For an operator call, `attrs` are the op's properties and `args` its operands in order
+    (a variadic op such as `concatenate` takes its tensors as separate arguments).
+    `annotations` carries the discardable attributes of the xDSL op (e.g. the `compiler` a
+    BYOC pass gave it) so that a round trip through expressions keeps them.
+    """
+
+    def __init__(
+        self,
+        op: Op | GlobalVar | Function,
+        args: Sequence[Expr],
+        attrs: Attrs | Mapping[str, Attribute] | None = None,
+        type_args: Sequence[Type] | None = None,
+        span: object = None,
+        annotations: Mapping[str, Attribute] | None = None,
+    ) -> None:
+        self.op = op
+        self.args = [as_expr(a) for a in args]
+        self.attrs = attrs if isinstance(attrs, Attrs) else Attrs(attrs)
+        self.type_args = list(type_args or [])
+        self.span = span
+        self.annotations = dict(annotations or {})
+
+    def children(self) -> Sequence[Expr]:
+        return [*self.args, self.op] if isinstance(self.op, Function) else self.args
+
+    def infer(self) -> Type:
+        if isinstance(self.op, Op):
+            if self.op.op_class is None:  # compiler_begin / compiler_end are the identity
+                return self.args[0].checked_type
+            types = [a.checked_type.to_xdsl() for a in self.args]
+            try:
+                results = self.op.op_class.infer_result_types(types, self.attrs.properties)
+            except VerifyException as exc:
+                raise RelayTypeError(str(exc)) from None
+            return from_xdsl(results[0])
+        callee = self.op.checked_type
+        if not isinstance(callee, FuncType):
+            raise RelayTypeError(f"call of a non-function of type {callee}")
+        given = [a.checked_type for a in self.args]
+        if list(callee.arg_types) != given:
+            raise RelayTypeError(
+                f"call of {self.op!r}: argument types ({', '.join(map(str, given))}) differ "
+                f"from the parameter types ({', '.join(map(str, callee.arg_types))})"
+            )
+        return callee.ret_type
+
+    def __repr__(self) -> str:
+        return f"Call({self.op!r}, {len(self.args)} args)"
+
+
+class Let(Expr):
+    """`let var = value; body`."""
+
+    def __init__(self, var: Var, value: Expr, body: Expr) -> None:
+        self.var = var
+        self.value = as_expr(value)
+        self.body = as_expr(body)
+        if var.type_annotation is None:
+            var.bound_value = self.value
+
+    def children(self) -> Sequence[Expr]:
+        return (self.value, self.var, self.body)
+
+    def infer(self) -> Type:
+        return self.body.checked_type
+
+
+class GlobalVar(Expr):
+    """The name of a module-level function; equal to any GlobalVar of the same name."""
+
+    def __init__(self, name_hint: str, type_annotation: FuncType | None = None) -> None:
+        self.name_hint = name_hint
+        self.type_annotation = type_annotation
+
+    def infer(self) -> Type:
+        if self.type_annotation is None:
+            raise RelayTypeError(f"the type of @{self.name_hint} is unknown outside its module")
+        return self.type_annotation
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, GlobalVar) and other.name_hint == self.name_hint
+
+    def __hash__(self) -> int:
+        return hash(("GlobalVar", self.name_hint))
+
+    def astext(self) -> str:
+        return f"@{self.name_hint}"
+
+    def __repr__(self) -> str:
+        return f"GlobalVar({self.name_hint})"
+
+
+class Function(Expr):
+    """A function of `params` computing `body`; `attrs` use TVM's keys (`Compiler`,
+    `Primitive`, `global_symbol`)."""
+
+    def __init__(
+        self,
+        params: Sequence[Var],
+        body: Expr,
+        ret_type: Type | None = None,
+        type_params: Sequence[object] | None = None,
+        attrs: Mapping[str, object] | None = None,
+    ) -> None:
+        self.params = list(params)
+        self.body = as_expr(body)
+        self.ret_type = ret_type
+        self.type_params = list(type_params or [])
+        self.attrs = dict(attrs or {})
+
+    def children(self) -> Sequence[Expr]:
+        return (*self.params, self.body)
+
+    def infer(self) -> Type:
+        ret = self.body.checked_type
+        if self.ret_type is not None and self.ret_type != ret:
+            raise RelayTypeError(f"function body has type {ret}, declared {self.ret_type}")
+        return FuncType([p.checked_type for p in self.params], ret)
+
+    def with_attr(self, key: str | Mapping[str, object], value: object = None) -> Function:
+        """A copy with attribute `key` set (or every key of a mapping)."""
+        extra = dict(key) if isinstance(key, Mapping) else {key: value}
+        return Function(self.params, self.body, self.ret_type, self.type_params, self.attrs | extra)
+
+    def __repr__(self) -> str:
+        return f"Function({len(self.params)} params)"
+
+
+# ---------------------------------------------------------------------------------------------
+# Traversal and construction
+
+
+def post_order(root: Expr, children: Callable[[Expr], Sequence[Expr]] | None = None) -> list[Expr]:
+    """Every node reachable from `root`, each once, children before parents (no recursion)."""
+    get_children = children or (lambda e: e.children())
+    order: list[Expr] = []
+    seen: set[int] = set()
+    stack: list[tuple[Expr, bool]] = [(root, False)]
+    while stack:
+        node, expanded = stack.pop()
+        if expanded:
+            order.append(node)
+            continue
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        stack.append((node, True))
+        for child in reversed(get_children(node)):
+            if id(child) not in seen:
+                stack.append((child, False))
+    return order
+
+
+def as_expr(value: object) -> Expr:
+    """`value` as an expression: expressions as they are, numbers and arrays as constants."""
+    if isinstance(value, Expr):
+        return value
+    if isinstance(value, list | tuple) and value and all(isinstance(v, Expr) for v in value):
+        return Tuple(value)
+    if isinstance(value, int | float | bool | np.ndarray | np.generic | nd.NDArray | list):
+        return const(value)
+    raise TypeError(f"cannot use {type(value).__name__} as a relay expression")
+
+
+def var(
+    name_hint: str,
+    type_annotation: Type | str | None = None,
+    shape: Sequence[int] | None = None,
+    dtype: str = "float32",
+) -> Var:
+    """A variable; `relay.var("x", shape=(1, 3), dtype="float32")` or with a type.
+
+    A dtype string as second argument is a scalar of that dtype, as in TVM.
+    """
+    if isinstance(type_annotation, str):
+        type_annotation = TensorType(shape or (), type_annotation)
+    elif type_annotation is None and shape is not None:
+        type_annotation = TensorType(shape, dtype)
+    return Var(name_hint, type_annotation)
+
+
+def const(value: object, dtype: str | None = None) -> Constant:
+    """A constant; Python floats are float32 and ints int32, as in TVM."""
+    if isinstance(value, nd.NDArray):
+        value = value.numpy()
+    if dtype is None and isinstance(value, bool):
+        dtype = "bool"
+    elif dtype is None and isinstance(value, float):
+        dtype = "float32"
+    elif dtype is None and isinstance(value, int):
+        dtype = "int32"
+    array = np.array(value, dtype=None if dtype is None else dtype_name(dtype))
+    if array.dtype == np.float64 and dtype is None and not isinstance(value, np.ndarray):
+        array = array.astype(np.float32)
+    return Constant(array)
+
+
+def make_call(op_class: type[dialect.RelayOp], *args: Expr | Sequence[Expr], **kwargs: Any) -> Call:
+    """A call of `op_class` on `args`, attributes converted by the op's own builder.
+
+    The builder runs on placeholder values of the argument types, so it validates the
+    attributes and infers the result type at once: an ill-typed call fails here, naming the op.
+    """
+    flat: list[Expr] = []
+    for arg in args:
+        flat.extend([as_expr(a) for a in arg] if isinstance(arg, list | tuple) else [as_expr(arg)])
+    block = Block(arg_types=[a.checked_type.to_xdsl() for a in flat])
+    values: list[SSAValue | list[SSAValue]] = []
+    position = 0
+    for arg in args:
+        if isinstance(arg, list | tuple):
+            values.append(list(block.args[position : position + len(arg)]))
+            position += len(arg)
+        else:
+            values.append(block.args[position])
+            position += 1
+    try:
+        op = op_class(*values, **kwargs)
+    except VerifyException as exc:
+        raise RelayTypeError(str(exc)) from None
+    call = Call(Op.of(op_class), flat, op.properties)
+    call._checked = from_xdsl(op.result_types[0])
+    op.drop_all_references()
+    return call
+
+
+def function_type(typ: FunctionType) -> FuncType:
+    """The API type of a func.func signature; several results read as a tuple."""
+    results = [from_xdsl(t) for t in typ.outputs.data]
+    ret = results[0] if len(results) == 1 else TupleType(results)
+    return FuncType([from_xdsl(t) for t in typ.inputs.data], ret)

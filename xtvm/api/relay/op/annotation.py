@@ -1,0 +1,21 @@
+"""BYOC annotations: `compiler_begin`/`compiler_end` mark where a codegen's region starts and
+ends, as TVM's AnnotateTarget writes them.
+
+They are expression-level only: converting to the relay dialect turns
+`compiler_end(op(compiler_begin(x, "t"), ...), "t")` into the attribute `compiler = "t"` on the
+op, which is how `relay-annotate-target` marks ops; converting back wraps annotated ops again.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import StringAttr
+
+from xtvm.api.relay.expr import COMPILER_BEGIN, COMPILER_END, Call, Expr, Op
+
+
+def compiler_begin(data: Expr, compiler: str) -> Call:
+    return Call(Op.get(COMPILER_BEGIN), [data], {"compiler": StringAttr(compiler)})
+
+
+def compiler_end(data: Expr, compiler: str) -> Call:
+    return Call(Op.get(COMPILER_END), [data], {"compiler": StringAttr(compiler)})

@@ -1,0 +1,335 @@
+"""Neural-network operators under TVM's names and signatures: `relay.nn.conv2d`, ...
+
+Arguments TVM accepts but that change nothing for static shapes (`channels`, `kernel_size`,
+`out_layout`, `out_dtype` equal to the input dtype) are accepted and checked; padding takes
+TVM's 1, 2 or 4 numbers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xtvm.api.relay.expr import Call, Expr, make_call
+from xtvm.api.relay.ty import TensorType
+from xtvm.dialects import relay as d
+
+IntOrSeq = int | Sequence[int]
+
+
+def pad_tuple(padding: IntOrSeq) -> tuple[int, int, int, int]:
+    """TVM's 2-d padding forms as (top, left, bottom, right)."""
+    values = [padding] if isinstance(padding, int) else [int(p) for p in padding]
+    if len(values) == 1:
+        return (values[0],) * 4  # type: ignore[return-value]
+    if len(values) == 2:
+        return (values[0], values[1], values[0], values[1])
+    if len(values) == 4:
+        return tuple(values)  # type: ignore[return-value]
+    raise ValueError(f"padding must have 1, 2 or 4 values, got {len(values)}")
+
+
+def pair(value: IntOrSeq) -> tuple[int, int]:
+    values = [value] * 2 if isinstance(value, int) else [int(v) for v in value]
+    if len(values) != 2:
+        raise ValueError(f"expected 2 values, got {len(values)}")
+    return values[0], values[1]
+
+
+def check_unused(data: Expr, out_dtype: str = "", out_layout: str = "", layout: str = "") -> None:
+    """Reject what xtvm cannot honour instead of silently ignoring it."""
+    typ = data.checked_type
+    if out_dtype and isinstance(typ, TensorType) and out_dtype != typ.dtype:
+        raise ValueError(f"out_dtype {out_dtype} differs from the input dtype {typ.dtype}")
+    if out_layout and out_layout != layout:
+        raise ValueError(f"out_layout {out_layout} differs from the layout {layout}")
+
+
+def conv2d(
+    data: Expr,
+    weight: Expr,
+    strides: IntOrSeq = (1, 1),
+    padding: IntOrSeq = (0, 0),
+    dilation: IntOrSeq = (1, 1),
+    groups: int = 1,
+    channels: int | None = None,
+    kernel_size: IntOrSeq | None = None,
+    data_layout: str = "NCHW",
+    kernel_layout: str = "OIHW",
+    out_layout: str = "",
+    out_dtype: str = "",
+) -> Call:
+    check_unused(data, out_dtype, out_layout, data_layout)
+    call = make_call(
+        d.Conv2dOp,
+        data,
+        weight,
+        strides=pair(strides),
+        padding=pad_tuple(padding),
+        dilation=pair(dilation),
+        groups=groups,
+        data_layout=data_layout,
+        kernel_layout=kernel_layout,
+    )
+    wshape = weight.checked_type.shape  # type: ignore[attr-defined]
+    if channels is not None and int(channels) != wshape[kernel_layout.index("O")]:
+        raise ValueError(f"channels={channels} differs from the weight's {wshape}")
+    if kernel_size is not None and pair(kernel_size) != (
+        wshape[kernel_layout.index("H")],
+        wshape[kernel_layout.index("W")],
+    ):
+        raise ValueError(f"kernel_size={kernel_size} differs from the weight's {wshape}")
+    return call
+
+
+def conv2d_transpose(
+    data: Expr,
+    weight: Expr,
+    strides: IntOrSeq = (1, 1),
+    padding: IntOrSeq = (0, 0),
+    dilation: IntOrSeq = (1, 1),
+    groups: int = 1,
+    channels: int | None = None,
+    kernel_size: IntOrSeq | None = None,
+    data_layout: str = "NCHW",
+    kernel_layout: str = "IOHW",
+    out_layout: str = "",
+    output_padding: IntOrSeq = (0, 0),
+    out_dtype: str = "",
+) -> Call:
+    check_unused(data, out_dtype, out_layout, data_layout)
+    if data_layout != "NCHW" or kernel_layout != "IOHW":
+        raise ValueError("conv2d_transpose supports data_layout NCHW with kernel_layout IOHW")
+    return make_call(
+        d.Conv2dTransposeOp,
+        data,
+        weight,
+        strides=pair(strides),
+        padding=pad_tuple(padding),
+        output_padding=pair(output_padding),
+        dilation=pair(dilation),
+        groups=groups,
+    )
+
+
+def dense(data: Expr, weight: Expr, units: int | None = None, out_dtype: str = "") -> Call:
+    check_unused(data, out_dtype)
+    return make_call(d.DenseOp, data, weight)
+
+
+def matmul(
+    tensor_a: Expr,
+    tensor_b: Expr,
+    units: int | None = None,
+    out_dtype: str = "",
+    transpose_a: bool = False,
+    transpose_b: bool = False,
+) -> Call:
+    check_unused(tensor_a, out_dtype)
+    return make_call(
+        d.MatmulOp, tensor_a, tensor_b, transpose_a=transpose_a, transpose_b=transpose_b
+    )
+
+
+def batch_matmul(
+    tensor_a: Expr,
+    tensor_b: Expr,
+    out_dtype: str = "",
+    transpose_a: bool = False,
+    transpose_b: bool = True,
+) -> Call:
+    check_unused(tensor_a, out_dtype)
+    return make_call(
+        d.BatchMatmulOp, tensor_a, tensor_b, transpose_a=transpose_a, transpose_b=transpose_b
+    )
+
+
+def bias_add(data: Expr, bias: Expr, axis: int = 1) -> Call:
+    return make_call(d.BiasAddOp, data, bias, axis=axis)
+
+
+def relu(data: Expr) -> Call:
+    return make_call(d.ReluOp, data)
+
+
+def leaky_relu(data: Expr, alpha: float = 0.01) -> Call:
+    return make_call(d.LeakyReluOp, data, alpha=float(alpha))
+
+
+def prelu(data: Expr, alpha: Expr, axis: int = 1) -> Call:
+    return make_call(d.PreluOp, data, alpha, axis=axis)
+
+
+def gelu(data: Expr, approximate: str = "none") -> Call:
+    return make_call(d.GeluOp, data, approximate=approximate)
+
+
+def softmax(data: Expr, axis: int = -1) -> Call:
+    return make_call(d.SoftmaxOp, data, axis=axis)
+
+
+def log_softmax(data: Expr, axis: int = -1) -> Call:
+    return make_call(d.LogSoftmaxOp, data, axis=axis)
+
+
+def dropout(data: Expr, rate: float = 0.5) -> Call:
+    """Dropout at inference: the identity (TVM returns the first field of `dropout_raw`)."""
+    return make_call(d.DropoutOp, data, rate=float(rate))
+
+
+def batch_norm(
+    data: Expr,
+    gamma: Expr,
+    beta: Expr,
+    moving_mean: Expr,
+    moving_var: Expr,
+    axis: int = 1,
+    epsilon: float = 1e-5,
+    center: bool = True,
+    scale: bool = True,
+) -> Call:
+    """A 3-tuple (normalized data, mean, variance); index it with `[0]` as in TVM."""
+    return make_call(
+        d.BatchNormOp,
+        data,
+        gamma,
+        beta,
+        moving_mean,
+        moving_var,
+        axis=axis,
+        epsilon=float(epsilon),
+        center=center,
+        scale=scale,
+    )
+
+
+def layer_norm(
+    data: Expr,
+    gamma: Expr,
+    beta: Expr,
+    axis: int = -1,
+    epsilon: float = 1e-5,
+    center: bool = True,
+    scale: bool = True,
+) -> Call:
+    return make_call(
+        d.LayerNormOp,
+        data,
+        gamma,
+        beta,
+        axis=axis,
+        epsilon=float(epsilon),
+        center=center,
+        scale=scale,
+    )
+
+
+def lrn(
+    data: Expr,
+    size: int = 5,
+    axis: int = 1,
+    bias: float = 2.0,
+    alpha: float = 0.00001,
+    beta: float = 0.75,
+) -> Call:
+    return make_call(
+        d.LrnOp,
+        data,
+        size=size,
+        axis=axis,
+        alpha=float(alpha),
+        beta=float(beta),
+        bias=float(bias),
+    )
+
+
+def max_pool2d(
+    data: Expr,
+    pool_size: IntOrSeq = (1, 1),
+    strides: IntOrSeq = (1, 1),
+    dilation: IntOrSeq = (1, 1),
+    padding: IntOrSeq = (0, 0),
+    layout: str = "NCHW",
+    out_layout: str = "",
+    ceil_mode: bool = False,
+) -> Call:
+    check_unused(data, "", out_layout, layout)
+    return make_call(
+        d.MaxPool2dOp,
+        data,
+        pool_size=pair(pool_size),
+        strides=pair(strides),
+        padding=pad_tuple(padding),
+        dilation=pair(dilation),
+        layout=layout,
+        ceil_mode=ceil_mode,
+    )
+
+
+def avg_pool2d(
+    data: Expr,
+    pool_size: IntOrSeq = (1, 1),
+    strides: IntOrSeq = (1, 1),
+    dilation: IntOrSeq = (1, 1),
+    padding: IntOrSeq = (0, 0),
+    layout: str = "NCHW",
+    out_layout: str = "",
+    ceil_mode: bool = False,
+    count_include_pad: bool = False,
+) -> Call:
+    check_unused(data, "", out_layout, layout)
+    return make_call(
+        d.AvgPool2dOp,
+        data,
+        pool_size=pair(pool_size),
+        strides=pair(strides),
+        padding=pad_tuple(padding),
+        dilation=pair(dilation),
+        layout=layout,
+        ceil_mode=ceil_mode,
+        count_include_pad=count_include_pad,
+    )
+
+
+def global_avg_pool2d(data: Expr, layout: str = "NCHW", out_layout: str = "") -> Call:
+    check_unused(data, "", out_layout, layout)
+    return make_call(d.GlobalAvgPool2dOp, data, layout=layout)
+
+
+def global_max_pool2d(data: Expr, layout: str = "NCHW", out_layout: str = "") -> Call:
+    check_unused(data, "", out_layout, layout)
+    return make_call(d.GlobalMaxPool2dOp, data, layout=layout)
+
+
+def pad(
+    data: Expr,
+    pad_width: Sequence[Sequence[int]],
+    pad_value: float = 0.0,
+    pad_mode: str = "constant",
+) -> Call:
+    if isinstance(pad_value, Expr):
+        raise TypeError("pad_value must be a number (a tensor pad value is not supported)")
+    widths = [tuple(int(v) for v in pair_) for pair_ in pad_width]
+    return make_call(d.PadOp, data, pad_width=widths, pad_value=float(pad_value), pad_mode=pad_mode)
+
+
+def batch_flatten(data: Expr) -> Call:
+    return make_call(d.BatchFlattenOp, data)
+
+
+def upsampling(
+    data: Expr,
+    scale_h: float = 1,
+    scale_w: float = 1,
+    layout: str = "NCHW",
+    method: str = "nearest_neighbor",
+    align_corners: bool = False,
+) -> Call:
+    return make_call(
+        d.UpsamplingOp,
+        data,
+        scale_h=float(scale_h),
+        scale_w=float(scale_w),
+        layout=layout,
+        method=method,
+        align_corners=align_corners,
+    )

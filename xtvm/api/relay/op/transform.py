@@ -1,0 +1,91 @@
+"""Shape operators: `relay.reshape`, `relay.transpose`, `relay.concatenate`, `relay.split`, ..."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xtvm.api.relay.expr import Call, Expr, Tuple, make_call
+from xtvm.dialects import relay as d
+
+
+def reshape(data: Expr, newshape: int | Sequence[int]) -> Call:
+    """Reshape; 0 copies an input dimension and -1 is inferred, as in TVM."""
+    shape = [newshape] if isinstance(newshape, int) else [int(s) for s in newshape]
+    if any(s < -1 for s in shape):
+        raise ValueError(f"reshape: special values below -1 are not supported, got {shape}")
+    return make_call(d.ReshapeOp, data, newshape=shape)
+
+
+def transpose(data: Expr, axes: Sequence[int] | None = None) -> Call:
+    return make_call(d.TransposeOp, data, axes=None if axes is None else [int(a) for a in axes])
+
+
+def concatenate(data: Sequence[Expr] | Tuple, axis: int) -> Call:
+    """Concatenate along `axis`; the call's arguments are the tensors themselves."""
+    fields = data.fields if isinstance(data, Tuple) else list(data)
+    return make_call(d.ConcatenateOp, fields, axis=axis)
+
+
+def split(data: Expr, indices_or_sections: int | Sequence[int], axis: int = 0) -> Call:
+    """A tuple of the pieces; index it (`[0]`) as TVM's TupleWrapper."""
+    value = (
+        indices_or_sections
+        if isinstance(indices_or_sections, int)
+        else [int(i) for i in indices_or_sections]
+    )
+    return make_call(d.SplitOp, data, indices_or_sections=value, axis=axis)
+
+
+def squeeze(data: Expr, axis: Sequence[int] | None = None) -> Call:
+    return make_call(d.SqueezeOp, data, axis=None if axis is None else [int(a) for a in axis])
+
+
+def expand_dims(data: Expr, axis: int, num_newaxis: int = 1) -> Call:
+    return make_call(d.ExpandDimsOp, data, axis=axis, num_newaxis=num_newaxis)
+
+
+def strided_slice(
+    data: Expr,
+    begin: Sequence[int],
+    end: Sequence[int],
+    strides: Sequence[int] | None = None,
+    axes: Sequence[int] | None = None,
+    slice_mode: str = "end",
+) -> Call:
+    begin, end = [int(b) for b in begin], [int(e) for e in end]
+    if slice_mode == "size":
+        end = [b + e if e >= 0 else 2**62 for b, e in zip(begin, end, strict=True)]
+    elif slice_mode != "end":
+        raise ValueError(f"strided_slice: slice_mode must be 'end' or 'size', got {slice_mode!r}")
+    return make_call(
+        d.StridedSliceOp,
+        data,
+        begin=begin,
+        end=end,
+        strides=None if strides is None else [int(s) for s in strides],
+        axes=None if axes is None else [int(a) for a in axes],
+    )
+
+
+def take(
+    data: Expr, indices: Expr, axis: int | None = None, batch_dims: int = 0, mode: str = "clip"
+) -> Call:
+    if batch_dims:
+        raise ValueError("take: batch_dims is not supported")
+    return make_call(d.TakeOp, data, indices, axis=axis, mode=mode)
+
+
+def broadcast_to(data: Expr, shape: Sequence[int]) -> Call:
+    return make_call(d.BroadcastToOp, data, shape=[int(s) for s in shape])
+
+
+def tile(data: Expr, reps: Sequence[int]) -> Call:
+    return make_call(d.TileOp, data, reps=[int(r) for r in reps])
+
+
+def layout_transform(data: Expr, src_layout: str, dst_layout: str) -> Call:
+    return make_call(d.LayoutTransformOp, data, src_layout=src_layout, dst_layout=dst_layout)
+
+
+def where(condition: Expr, x: Expr, y: Expr) -> Call:
+    return make_call(d.WhereOp, condition, x, y)

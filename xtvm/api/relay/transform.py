@@ -1,0 +1,200 @@
+"""TVM's relay passes (`relay.transform`): each runs the xtvm pass of the same meaning on a copy
+of the module's IR, verifies the result, and returns a new `IRModule`.
+
+| TVM                       | xtvm pass                      |
+|---------------------------|--------------------------------|
+| InferType                 | relay-infer-types              |
+| FoldConstant              | relay-fold-constant            |
+| SimplifyInference         | relay-simplify-inference       |
+| FoldScaleAxis             | relay-fold-scale-axis          |
+| FuseOps(fuse_opt_level)   | relay-fuse-ops{max-depth=...}  |
+| DeadCodeElimination       | relay-dce                      |
+| EliminateCommonSubexpr    | relay-cse                      |
+| ConvertLayout             | relay-convert-layout{layout=}  |
+| AnnotateTarget(targets)   | relay-annotate-target{targets} |
+| MergeCompilerRegions      | relay-merge-compiler-regions   |
+| PartitionGraph            | relay-partition-graph          |
+
+`function_pass` turns a Python function or class into a pass over each relay function of a
+module (functions outlined for an external codegen are skipped, as in TVM).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from xdsl.passes import ModulePass as XdslModulePass
+from xdsl.utils.exceptions import PassFailedException, VerifyException
+
+from xtvm.api.ir_module import IRModule, api_context
+from xtvm.api.relay.expr import Function
+from xtvm.api.transform import (
+    Pass,
+    PassContext,
+    PassInfo,
+    Sequential,
+    make_pass_decorator,
+)
+from xtvm.ir.diagnostics import DiagnosticError
+from xtvm.ir.verify import verify_diagnostics
+
+__all__ = [
+    "AnnotateTarget",
+    "ConvertLayout",
+    "DeadCodeElimination",
+    "EliminateCommonSubexpr",
+    "FoldConstant",
+    "FoldScaleAxis",
+    "FunctionPass",
+    "FuseOps",
+    "InferType",
+    "MergeCompilerRegions",
+    "PartitionGraph",
+    "Sequential",
+    "SimplifyInference",
+    "function_pass",
+]
+
+
+class PassError(RuntimeError):
+    """A pass failed, or left IR that does not verify."""
+
+
+class RelayPass(Pass):
+    """A TVM pass name bound to an xtvm pass over the relay dialect."""
+
+    def __init__(self, tvm_name: str, opt_level: int, make: Callable[[], XdslModulePass]):
+        self.info = PassInfo(opt_level, tvm_name)
+        self.make = make
+
+    def transform_module(self, mod: IRModule, ctx: PassContext) -> IRModule:
+        result = mod.copy()
+        xdsl_pass = self.make()
+        try:
+            xdsl_pass.apply(api_context().xdsl_context, result.xdsl)
+        except (DiagnosticError, PassFailedException, VerifyException) as exc:
+            raise PassError(f"{self.info.name}: {exc}") from None
+        diagnostics = verify_diagnostics(result.xdsl, {})
+        if diagnostics:
+            messages = "\n".join(str(d) for d in diagnostics)
+            raise PassError(f"{self.info.name} produced invalid IR:\n{messages}")
+        return result
+
+
+def _pass(name: str, **options: Any) -> Callable[[], XdslModulePass]:
+    """A factory of the registered xtvm pass `name` with `options`."""
+    from xtvm.passes import all_passes
+
+    def make() -> XdslModulePass:
+        return all_passes()[name]()(**options)
+
+    return make
+
+
+def InferType() -> Pass:
+    return RelayPass("InferType", 0, _pass("relay-infer-types"))
+
+
+def FoldConstant(fold_qnn: bool = False) -> Pass:
+    return RelayPass("FoldConstant", 2, _pass("relay-fold-constant"))
+
+
+def SimplifyInference() -> Pass:
+    return RelayPass("SimplifyInference", 0, _pass("relay-simplify-inference"))
+
+
+def FoldScaleAxis() -> Pass:
+    return RelayPass("FoldScaleAxis", 3, _pass("relay-fold-scale-axis"))
+
+
+def DeadCodeElimination(inline_once: bool = False, ignore_impurity: bool = False) -> Pass:
+    return RelayPass("DeadCodeElimination", 1, _pass("relay-dce"))
+
+
+def EliminateCommonSubexpr(fskip: Callable[..., bool] | None = None) -> Pass:
+    if fskip is not None:
+        raise ValueError("EliminateCommonSubexpr: fskip is not supported")
+    return RelayPass("EliminateCommonSubexpr", 3, _pass("relay-cse"))
+
+
+class FuseOpsPass(RelayPass):
+    """FuseOps: `fuse_opt_level` -1 follows the PassContext; level 0 fuses nothing (every op
+    becomes its own primitive function), as in TVM."""
+
+    def __init__(self, fuse_opt_level: int) -> None:
+        super().__init__("FuseOps", 0, _pass("relay-fuse-ops"))
+        self.fuse_opt_level = fuse_opt_level
+
+    def transform_module(self, mod: IRModule, ctx: PassContext) -> IRModule:
+        level = ctx.opt_level if self.fuse_opt_level == -1 else self.fuse_opt_level
+        depth = 1 if level == 0 else int(ctx.config.get("relay.FuseOps.max_depth", 256))
+        self.make = _pass("relay-fuse-ops", max_depth=depth)
+        return super().transform_module(mod, ctx)
+
+
+def FuseOps(fuse_opt_level: int = -1) -> Pass:
+    return FuseOpsPass(fuse_opt_level)
+
+
+def ConvertLayout(desired_layouts: Mapping[str, Sequence[str]]) -> Pass:
+    """Convert conv2d (and the layout-sensitive ops around it) to one data layout.
+
+    `desired_layouts` is TVM's `{"nn.conv2d": ["NHWC", "default"]}`; the kernel layout follows
+    the data layout (HWIO for NHWC, OIHW for NCHW).
+    """
+    layouts = {next(iter(v)) for v in desired_layouts.values()}
+    if len(layouts) != 1:
+        raise ValueError(f"ConvertLayout: one data layout for every op, got {sorted(layouts)}")
+    for op, (data, *kernel) in desired_layouts.items():
+        allowed = {"NHWC": ("HWIO", "default"), "NCHW": ("OIHW", "default")}.get(data)
+        if allowed is None or (kernel and kernel[0] not in allowed):
+            raise ValueError(f"ConvertLayout: {op}: unsupported layouts {[data, *kernel]}")
+    return RelayPass("ConvertLayout", 3, _pass("relay-convert-layout", layout=layouts.pop()))
+
+
+def AnnotateTarget(targets: str | Sequence[str], include_non_call_ops: bool = True) -> Pass:
+    names = [targets] if isinstance(targets, str) else list(targets)
+    return RelayPass("AnnotateTarget", 0, _pass("relay-annotate-target", targets=tuple(names)))
+
+
+def MergeCompilerRegions() -> Pass:
+    return RelayPass("MergeCompilerRegions", 0, _pass("relay-merge-compiler-regions"))
+
+
+def PartitionGraph(mod_name: str = "default", bind_constants: bool = True) -> Pass:
+    if mod_name != "default":
+        raise ValueError("PartitionGraph: only mod_name='default' is supported")
+    return RelayPass("PartitionGraph", 0, _pass("relay-partition-graph"))
+
+
+# ---------------------------------------------------------------------------------------------
+# Passes written in Python
+
+
+class FunctionPass(Pass):
+    """A pass applying `function(func, mod, ctx) -> func` to each relay function."""
+
+    def __init__(
+        self, function: Callable[[Function, IRModule, PassContext], Function], info: PassInfo
+    ) -> None:
+        self.function = function
+        self.info = info
+
+    def transform_module(self, mod: IRModule, ctx: PassContext) -> IRModule:
+        result = mod.copy()
+        for gv in mod.get_global_vars():
+            fn = mod[gv]
+            if "Compiler" in fn.attrs:
+                continue
+            new = self.function(fn, mod, ctx)
+            if not isinstance(new, Function):
+                raise TypeError(f"{self.info.name} returned {type(new).__name__}, not a Function")
+            if new is not fn:
+                result[gv] = new
+        return result
+
+
+function_pass = make_pass_decorator(FunctionPass, "transform_function")
+"""`@relay.transform.function_pass(opt_level=...)` on `f(func, mod, ctx)` or on a class with
+`transform_function(self, func, mod, ctx)`."""
