@@ -37,13 +37,13 @@ class IRModule:
     ) -> None:
         if type_definitions:
             raise ValueError("relay type definitions (ADTs) are not supported")
+        self._cache: dict[str, tuple[func.FuncOp, Function]] = {}
         if isinstance(functions, ModuleOp):
             self._module = functions
         else:
             self._module = ModuleOp([])
             for key, fn in (functions or {}).items():
                 self[key] = fn
-        self._cache: dict[str, tuple[func.FuncOp, Function]] = {}
 
     @staticmethod
     def from_expr(

@@ -56,7 +56,7 @@ class StructuralEqual:
         while stack:
             a, b = stack.pop()
             key = (id(a), id(b))
-            if a is b or key in self.equal_pairs:
+            if key in self.equal_pairs:
                 continue
             pairs = self.children_pairs(a, b)
             if pairs is None:
