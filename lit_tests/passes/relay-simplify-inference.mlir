@@ -74,7 +74,42 @@ func.func @remove_dropout(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
-// Ops other than batch_norm and dropout are untouched.
+// layer_norm over the last axis: mean, variance, normalise, then gamma and beta broadcast as
+// they are.
+// CHECK-LABEL: func.func @unpack_layer_norm_last_axis
+// CHECK-SAME:    (%[[X:.*]]: tensor<2x5xf32>, %[[G:.*]]: tensor<5xf32>, %[[B:.*]]: tensor<5xf32>)
+// CHECK-NEXT:    %[[M:.*]] = relay.mean %[[X]] {axis = array<i64: 1>, keepdims = true}
+// CHECK-NEXT:    %[[C:.*]] = relay.subtract %[[X]], %[[M]]
+// CHECK-NEXT:    %[[SQ:.*]] = relay.multiply %[[C]], %[[C]]
+// CHECK-NEXT:    %[[V:.*]] = relay.mean %[[SQ]] {axis = array<i64: 1>, keepdims = true}
+// CHECK-NEXT:    %[[E:.*]] = relay.const dense<1.000000e-03> : tensor<f32>
+// CHECK-NEXT:    %[[VE:.*]] = relay.add %[[V]], %[[E]]
+// CHECK-NEXT:    %[[S:.*]] = relay.sqrt %[[VE]]
+// CHECK-NEXT:    %[[N:.*]] = relay.divide %[[C]], %[[S]]
+// CHECK-NEXT:    %[[NG:.*]] = relay.multiply %[[N]], %[[G]]
+// CHECK-NEXT:    %[[R:.*]] = relay.add %[[NG]], %[[B]]
+// CHECK-NEXT:    func.return %[[R]]
+func.func @unpack_layer_norm_last_axis(%x: tensor<2x5xf32>, %g: tensor<5xf32>, %b: tensor<5xf32>) -> tensor<2x5xf32> {
+  %y = relay.nn.layer_norm %x, %g, %b {epsilon = 1.0e-03 : f64} : (tensor<2x5xf32>, tensor<5xf32>, tensor<5xf32>) -> tensor<2x5xf32>
+  func.return %y : tensor<2x5xf32>
+}
+
+// -----
+
+// layer_norm over the channels of NCHW data, without centering: gamma gets two trailing axes
+// and beta is not used.
+// CHECK-LABEL: func.func @unpack_layer_norm_channels
+// CHECK:         %[[G2:.*]] = relay.expand_dims %{{.*}} {axis = 1 : i64, num_newaxis = 2 : i64} : (tensor<3xf32>) -> tensor<3x1x1xf32>
+// CHECK-NEXT:    %[[R:.*]] = relay.multiply %{{.*}}, %[[G2]]
+// CHECK-NEXT:    func.return %[[R]]
+func.func @unpack_layer_norm_channels(%x: tensor<1x3x2x2xf32>, %g: tensor<3xf32>, %b: tensor<3xf32>) -> tensor<1x3x2x2xf32> {
+  %y = relay.nn.layer_norm %x, %g, %b {axis = 1 : i64, center = false} : (tensor<1x3x2x2xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<1x3x2x2xf32>
+  func.return %y : tensor<1x3x2x2xf32>
+}
+
+// -----
+
+// Ops other than batch_norm, layer_norm and dropout are untouched.
 // CHECK-LABEL: func.func @keep_other_ops
 // CHECK-NEXT:    relay.nn.softmax
 // CHECK-NEXT:    func.return

@@ -124,6 +124,35 @@ func.func @main(%x: tensor<3x4xf32>) -> tensor<3x4xf32> {
     assert count(module, relay.RelayOp) == 1
 
 
+@pytest.mark.parametrize(
+    "shape, axis, center, scale",
+    [((2, 5), -1, True, True), ((1, 3, 2, 2), 1, False, True), ((4, 3, 2), 0, True, False)],
+)
+def test_layer_norm_unpacks_to_the_same_values(
+    shape: tuple[int, ...], axis: int, center: bool, scale: bool
+) -> None:
+    n, t = shape[axis], tensor(shape)
+    text = f"""
+func.func @main(%x: {t}, %g: tensor<{n}xf32>, %b: tensor<{n}xf32>) -> {t} {{
+  %y = relay.nn.layer_norm %x, %g, %b {{axis = {axis} : i64, center = {str(center).lower()},
+    scale = {str(scale).lower()}}} : ({t}, tensor<{n}xf32>, tensor<{n}xf32>) -> {t}
+  func.return %y : {t}
+}}
+"""
+    module = CTX.parse(text)
+    rng = np.random.default_rng(5)
+    x, g, b = (rng.standard_normal(s).astype(np.float32) for s in (shape, (n,), (n,)))
+    (expected,) = evaluate(module, [x, g, b])
+    run(module, RelaySimplifyInferencePass())
+    assert count(module, relay.LayerNormOp) == 0
+    (got,) = evaluate(module, [x, g, b])
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)
+
+
+def tensor(shape: tuple[int, ...]) -> str:
+    return f"tensor<{'x'.join(map(str, shape))}xf32>"
+
+
 def test_integer_batch_norm_is_a_located_error() -> None:
     module = batch_norm_module((2, 3), 1, elem=i32)
     with pytest.raises(DiagnosticError) as info:

@@ -2,8 +2,9 @@
 
 As TVM's `SimplifyInference`: `nn.batch_norm` with moving statistics becomes one multiply and
 one add on the data, whose scale and shift are small expressions of the statistics that
-`relay-fold-constant` evaluates when the statistics are constants; `nn.dropout` is the
-identity at inference and goes.
+`relay-fold-constant` evaluates when the statistics are constants; `nn.layer_norm` becomes
+mean, variance and arithmetic along its axis; `nn.dropout` is the identity at inference and
+goes.
 """
 
 from __future__ import annotations
@@ -87,6 +88,42 @@ class UnpackBatchNorm(RewritePattern):
             rewriter.erase(op)
 
 
+class UnpackLayerNorm(RewritePattern):
+    """Replace `nn.layer_norm` by `(data - mean) / sqrt(var + eps) * gamma + beta` along its
+    axis, as TVM's LayerNormToInferUnpack."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: relay.LayerNormOp, rewriter: PatternRewriter) -> None:
+        data_type = op.data.type
+        assert isinstance(data_type, TensorType)
+        elem = data_type.get_element_type()
+        if not relay.is_float(elem):
+            raise located_error(
+                op,
+                f"'{op.name}' op cannot be simplified: element type {elem} is not a float type",
+            )
+        emit = Emitter(rewriter)
+        rank = data_type.get_num_dims()
+        axis = op.axis.value.data % rank
+        mean = emit(relay.MeanOp(op.data, axis=[axis], keepdims=True))
+        centered = emit(relay.SubtractOp(op.data, mean))
+        var = emit(relay.MeanOp(emit(relay.MultiplyOp(centered, centered)), [axis], True))
+        eps = emit(relay.ConstOp(np.array(op.epsilon.value.data, dtype=numpy_dtype(elem))))
+        out = emit(relay.DivideOp(centered, emit(relay.SqrtOp(emit(relay.AddOp(var, eps))))))
+        trailing = rank - 1 - axis
+
+        def along_axis(vector: SSAValue) -> SSAValue:
+            if not trailing:
+                return vector
+            return emit(relay.ExpandDimsOp(vector, axis=1, num_newaxis=trailing))
+
+        if op.scale.value.data:
+            out = emit(relay.MultiplyOp(out, along_axis(op.gamma)))
+        if op.center.value.data:
+            out = emit(relay.AddOp(out, along_axis(op.beta)))
+        rewriter.replace(op, [], [out])
+
+
 class RemoveDropout(RewritePattern):
     """Replace `nn.dropout` by its input."""
 
@@ -97,7 +134,7 @@ class RemoveDropout(RewritePattern):
 
 @dataclass(frozen=True)
 class RelaySimplifyInferencePass(ModulePass):
-    """Rewrite batch_norm into multiply/add and remove dropout, for inference.
+    """Rewrite batch_norm and layer_norm into arithmetic and remove dropout, for inference.
 
     `relay.nn.batch_norm %x, %g, %b, %m, %v` (field 0) becomes `%x * scale + shift`.
     """
@@ -107,7 +144,7 @@ class RelaySimplifyInferencePass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         # Upstream DCE is off: the patterns erase what they replace and nothing else.
         applier = GreedyRewritePatternApplier(
-            [UnpackBatchNorm(), RemoveDropout()], dce_enabled=False
+            [UnpackBatchNorm(), UnpackLayerNorm(), RemoveDropout()], dce_enabled=False
         )
         for function in host_functions(op):
             PatternRewriteWalker(applier).rewrite_region(function.body)
