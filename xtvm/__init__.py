@@ -1,9 +1,9 @@
 """xtvm: a deep-learning compiler stack in the MLIR style, built on xDSL.
 
-`import xtvm as tvm` gives TVM's Python surface: `tvm.relay`, `tvm.transform`, `tvm.nd`,
-`tvm.IRModule`, `tvm.cpu`, `tvm.ir.structural_equal`, ... Those names live in `xtvm.api` and
-are loaded on first use, so tools that do not need them start fast; `import xtvm.relay` and
-`from xtvm.relay import transform` work as well.
+`import xtvm as tvm` gives TVM's Python surface: `tvm.relay`, `tvm.te`, `tvm.lower`,
+`tvm.transform`, `tvm.nd`, `tvm.IRModule`, `tvm.cpu`, `tvm.ir.structural_equal`, ... Those
+names live in `xtvm.api` and are loaded on first use, so tools that do not need them start
+fast; `import xtvm.relay` and `from xtvm.relay import transform` work as well.
 """
 
 from __future__ import annotations
@@ -22,12 +22,14 @@ API_MODULES = {
     "transform": "xtvm.api.transform",
     "nd": "xtvm.api.nd",
     "parser": "xtvm.api.parser",
+    "te": "xtvm.api.te",
 }
 # Public attribute -> (module, name).
 API_NAMES = {
     "IRModule": ("xtvm.api.ir_module", "IRModule"),
     "cpu": ("xtvm.api.nd", "cpu"),
     "device": ("xtvm.api.nd", "Device"),
+    "lower": ("xtvm.api.te.lower", "lower"),
 }
 
 

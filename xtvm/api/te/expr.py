@@ -1,0 +1,487 @@
+"""TVM's tensor expressions in Python: scalar expressions (`PrimExpr`), iteration variables,
+tensors and the operations that define them (`te.placeholder`, `te.compute`).
+
+Expressions are small immutable trees built with Python operators; `convert_te` turns them
+into te-dialect IR. Integers follow TVM: `//` is floor division, `%` floor modulo, `/` on
+integers truncates; Python numbers take the dtype of the expression they meet.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from xtvm.api.relay.ty import dtype_name
+
+Number = int | float | bool
+
+
+class PrimExpr:
+    """A scalar expression of a dtype ("float32", "int32", "bool", ...)."""
+
+    dtype: str
+
+    def _binary(self, op: str, other: object, reverse: bool = False) -> PrimExpr:
+        rhs = as_expr(other, self.dtype)
+        lhs, rhs = (rhs, self) if reverse else (self, rhs)
+        return Binary(op, lhs, rhs)
+
+    def __add__(self, o: object) -> PrimExpr:
+        return self._binary("add", o)
+
+    def __radd__(self, o: object) -> PrimExpr:
+        return self._binary("add", o, True)
+
+    def __sub__(self, o: object) -> PrimExpr:
+        return self._binary("sub", o)
+
+    def __rsub__(self, o: object) -> PrimExpr:
+        return self._binary("sub", o, True)
+
+    def __mul__(self, o: object) -> PrimExpr:
+        return self._binary("mul", o)
+
+    def __rmul__(self, o: object) -> PrimExpr:
+        return self._binary("mul", o, True)
+
+    def __truediv__(self, o: object) -> PrimExpr:
+        return self._binary("div", o)
+
+    def __rtruediv__(self, o: object) -> PrimExpr:
+        return self._binary("div", o, True)
+
+    def __floordiv__(self, o: object) -> PrimExpr:
+        return self._binary("floordiv", o)
+
+    def __rfloordiv__(self, o: object) -> PrimExpr:
+        return self._binary("floordiv", o, True)
+
+    def __mod__(self, o: object) -> PrimExpr:
+        return self._binary("floormod", o)
+
+    def __rmod__(self, o: object) -> PrimExpr:
+        return self._binary("floormod", o, True)
+
+    def __neg__(self) -> PrimExpr:
+        return Binary("sub", as_expr(0, self.dtype), self)
+
+    def __lt__(self, o: object) -> PrimExpr:
+        return Compare("lt", self, as_expr(o, self.dtype))
+
+    def __le__(self, o: object) -> PrimExpr:
+        return Compare("le", self, as_expr(o, self.dtype))
+
+    def __gt__(self, o: object) -> PrimExpr:
+        return Compare("gt", self, as_expr(o, self.dtype))
+
+    def __ge__(self, o: object) -> PrimExpr:
+        return Compare("ge", self, as_expr(o, self.dtype))
+
+    def equal(self, o: object) -> PrimExpr:
+        return Compare("eq", self, as_expr(o, self.dtype))
+
+    def astype(self, dtype: str) -> PrimExpr:
+        return Cast(dtype_name(dtype), self)
+
+    def __bool__(self) -> bool:
+        raise TypeError("a symbolic expression has no truth value; use te.if_then_else")
+
+    __hash__ = object.__hash__
+
+
+def as_expr(value: object, dtype: str = "int32") -> PrimExpr:
+    """`value` as an expression; Python numbers take `dtype` (ints stay ints for int dtypes)."""
+    if isinstance(value, PrimExpr):
+        return value
+    if isinstance(value, bool):
+        return Const(value, "bool")
+    if isinstance(value, int | float):
+        if isinstance(value, float) and not dtype.startswith("float"):
+            return Const(value, "float32")
+        return Const(value, dtype)
+    raise TypeError(f"cannot use {type(value).__name__} in a tensor expression")
+
+
+@dataclass(eq=False)
+class Const(PrimExpr):
+    value: Number
+    dtype: str = "int32"
+
+
+@dataclass(eq=False)
+class Var(PrimExpr):
+    """A scalar variable (`te.var`); iteration variables are `IterVar`s."""
+
+    name: str
+    dtype: str = "int32"
+
+
+@dataclass(eq=False)
+class Binary(PrimExpr):
+    op: str
+    a: PrimExpr
+    b: PrimExpr
+
+    def __post_init__(self) -> None:
+        if self.a.dtype != self.b.dtype:
+            raise TypeError(
+                f"operands of {self.op} have different dtypes: {self.a.dtype} and {self.b.dtype}"
+                " (cast one with .astype)"
+            )
+        self.dtype = self.a.dtype
+
+
+@dataclass(eq=False)
+class Compare(PrimExpr):
+    op: str
+    a: PrimExpr
+    b: PrimExpr
+    dtype: str = "bool"
+
+
+@dataclass(eq=False)
+class Select(PrimExpr):
+    condition: PrimExpr
+    true_value: PrimExpr
+    false_value: PrimExpr
+
+    def __post_init__(self) -> None:
+        self.dtype = self.true_value.dtype
+
+
+@dataclass(eq=False)
+class Cast(PrimExpr):
+    dtype: str
+    value: PrimExpr
+
+
+@dataclass(eq=False)
+class Call(PrimExpr):
+    """An intrinsic: exp, log, sqrt, tanh, erf, abs, floor, ceil, power, max, min, sigmoid."""
+
+    name: str
+    args: tuple[PrimExpr, ...]
+
+    def __post_init__(self) -> None:
+        self.dtype = self.args[0].dtype
+
+
+@dataclass(eq=False)
+class Read(PrimExpr):
+    """`tensor[indices]`."""
+
+    tensor: Tensor
+    indices: tuple[PrimExpr, ...]
+
+    def __post_init__(self) -> None:
+        self.dtype = self.tensor.dtype
+
+
+@dataclass(eq=False)
+class Reduce(PrimExpr):
+    """A commutative reduction of `source` over `axes` (te.sum, te.max, ...)."""
+
+    combiner: str
+    source: PrimExpr
+    axes: tuple[IterVar, ...]
+
+    def __post_init__(self) -> None:
+        self.dtype = self.source.dtype
+
+
+# ---------------------------------------------------------------------------------------------
+# Iteration variables, tensors, operations
+
+
+@dataclass(frozen=True)
+class Range:
+    min: int
+    extent: int
+
+
+class IterVar(PrimExpr):
+    """An axis: a loop variable with a domain; reduce axes and thread axes are IterVars too."""
+
+    DATA_PAR = 0
+    THREAD_INDEX = 1
+    COMM_REDUCE = 2
+
+    def __init__(self, extent: int, name: str, iter_type: int = 0, thread_tag: str = "") -> None:
+        self.dom = Range(0, int(extent))
+        self.name = name
+        self.iter_type = iter_type
+        self.thread_tag = thread_tag
+        self.dtype = "int32"
+
+    @property
+    def var(self) -> IterVar:
+        return self
+
+    def __repr__(self) -> str:
+        return f"IterVar({self.name}, extent={self.dom.extent})"
+
+
+class Operation:
+    """What defines a tensor: a placeholder or a compute."""
+
+    name: str
+
+    def output(self, index: int) -> Tensor:
+        if index != 0:
+            raise IndexError(f"{self.name} has one output")
+        return self._output
+
+    _output: Tensor
+
+    @property
+    def num_outputs(self) -> int:
+        return 1
+
+
+class PlaceholderOp(Operation):
+    def __init__(self, name: str, shape: tuple[int, ...], dtype: str) -> None:
+        self.name = name
+        self._output = Tensor(self, shape, dtype)
+
+    @property
+    def input_tensors(self) -> list[Tensor]:
+        return []
+
+
+class ComputeOp(Operation):
+    def __init__(
+        self,
+        name: str,
+        tag: str,
+        axis: list[IterVar],
+        body: PrimExpr,
+        attrs: dict[str, Any] | None = None,
+    ) -> None:
+        self.name = name
+        self.tag = tag
+        self.axis = axis
+        self.body = body
+        self.attrs = dict(attrs or {})
+        self.reduce_axis = list(body.axes) if isinstance(body, Reduce) else []
+        self._output = Tensor(self, tuple(a.dom.extent for a in axis), body.dtype)
+
+    @property
+    def input_tensors(self) -> list[Tensor]:
+        found: dict[int, Tensor] = {}
+        for node in walk(self.body):
+            if isinstance(node, Read):
+                found.setdefault(id(node.tensor), node.tensor)
+        return list(found.values())
+
+
+class Tensor:
+    """A tensor produced by an operation; `A[i, j]` or `A(i, j)` reads an element."""
+
+    def __init__(self, op: Operation, shape: tuple[int, ...], dtype: str) -> None:
+        self.op = op
+        self.shape = shape
+        self.dtype = dtype
+        self.value_index = 0
+
+    @property
+    def name(self) -> str:
+        return self.op.name
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    def __call__(self, *indices: object) -> Read:
+        if len(indices) != self.ndim:
+            raise IndexError(f"{self.name} is {self.ndim}-d, read with {len(indices)} indices")
+        return Read(self, tuple(as_expr(i) for i in indices))
+
+    def __getitem__(self, indices: object) -> Read:
+        return self(*(indices if isinstance(indices, tuple) else (indices,)))
+
+    def __repr__(self) -> str:
+        return f"Tensor({self.name}, shape={self.shape}, dtype={self.dtype})"
+
+
+def walk(expr: PrimExpr) -> list[PrimExpr]:
+    """Every node of an expression, parents before children, each once."""
+    seen: set[int] = set()
+    order: list[PrimExpr] = []
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        order.append(node)
+        stack.extend(children(node))
+    return order
+
+
+def children(node: PrimExpr) -> list[PrimExpr]:
+    if isinstance(node, Binary | Compare):
+        return [node.a, node.b]
+    if isinstance(node, Select):
+        return [node.condition, node.true_value, node.false_value]
+    if isinstance(node, Cast):
+        return [node.value]
+    if isinstance(node, Call):
+        return list(node.args)
+    if isinstance(node, Read):
+        return list(node.indices)
+    if isinstance(node, Reduce):
+        return [node.source]
+    return []
+
+
+# ---------------------------------------------------------------------------------------------
+# Constructors (te.*)
+
+
+def placeholder(
+    shape: Sequence[int] | int, dtype: str = "float32", name: str = "placeholder"
+) -> Tensor:
+    dims = (shape,) if isinstance(shape, int) else tuple(shape)
+    for d in dims:
+        if isinstance(d, Var):
+            raise NotImplementedError(
+                f"placeholder {name}: symbolic dimension {d.name}; shapes must be static for now"
+            )
+    return PlaceholderOp(name, tuple(int(d) for d in dims), dtype_name(dtype)).output(0)
+
+
+def compute(
+    shape: Sequence[int] | int,
+    fcompute: Callable[..., object],
+    name: str = "compute",
+    tag: str = "",
+    attrs: dict[str, Any] | None = None,
+) -> Tensor:
+    """A tensor whose element at (i, j, ...) is `fcompute(i, j, ...)`; axes are named after
+    fcompute's parameters, as in TVM."""
+    dims = (shape,) if isinstance(shape, int) else tuple(shape)
+    for d in dims:
+        if isinstance(d, Var):
+            raise NotImplementedError(
+                f"compute {name}: symbolic dimension {d.name}; shapes must be static for now"
+            )
+    params = [
+        p.name
+        for p in inspect.signature(fcompute).parameters.values()
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+    ]
+    names = params if len(params) == len(dims) else [f"i{k}" for k in range(len(dims))]
+    axis = [IterVar(int(d), n) for d, n in zip(dims, names, strict=True)]
+    body = as_expr(fcompute(*axis), "float32")
+    if not isinstance(body, Reduce):
+        for node in walk(body):
+            if isinstance(node, Reduce):
+                raise ValueError(f"compute {name}: a reduction must be the whole body")
+    return ComputeOp(name, tag, axis, body, attrs).output(0)
+
+
+def reduce_axis(dom: tuple[int, int] | Sequence[int], name: str = "rv") -> IterVar:
+    begin, end = (int(d) for d in dom)
+    if begin != 0:
+        raise NotImplementedError(f"reduce_axis {name}: the domain must start at 0, got {begin}")
+    return IterVar(end - begin, name, IterVar.COMM_REDUCE)
+
+
+def thread_axis(tag: str = "", name: str = "") -> IterVar:
+    """An axis bound to a GPU thread index (`blockIdx.x`, `threadIdx.x`, `vthread`)."""
+    return IterVar(0, name or tag, IterVar.THREAD_INDEX, tag)
+
+
+def var(name: str = "tindex", dtype: str = "int32") -> Var:
+    return Var(name, dtype_name(dtype))
+
+
+size_var = var
+
+
+def const(value: Number, dtype: str | None = None) -> Const:
+    if dtype is None:
+        dtype = (
+            "bool" if isinstance(value, bool) else "int32" if isinstance(value, int) else "float32"
+        )
+    return Const(value, dtype_name(dtype))
+
+
+def _reducer(combiner: str) -> Callable[..., PrimExpr]:
+    def reduce(
+        expr: object, axis: object = None, where: object = None, init: object = None
+    ) -> PrimExpr:
+        if axis is None:
+            raise TypeError(f"te.{combiner} needs an axis")
+        if isinstance(axis, PrimExpr) and not isinstance(axis, IterVar):
+            return Call(
+                combiner, (as_expr(expr), as_expr(axis, as_expr(expr).dtype))
+            )  # elementwise
+        axes = tuple(axis) if isinstance(axis, list | tuple) else (axis,)
+        if not all(isinstance(a, IterVar) and a.iter_type == IterVar.COMM_REDUCE for a in axes):
+            raise TypeError(f"te.{combiner}: axis must be reduce axes (te.reduce_axis)")
+        if init is not None:
+            raise NotImplementedError(f"te.{combiner}: init is not supported")
+        source = as_expr(expr, "float32")
+        if where is not None:
+            source = Select(
+                as_expr(where), source, Const(IDENTITY[combiner](source.dtype), source.dtype)
+            )
+        return Reduce(combiner, source, axes)
+
+    reduce.__name__ = combiner
+    reduce.__doc__ = f"te.{combiner}(expr, axis=k): the {combiner} of expr over reduce axes."
+    return reduce
+
+
+def _identity(combiner: str) -> Callable[[str], Number]:
+    def value(dtype: str) -> Number:
+        if combiner in ("sum", "prod"):
+            return 0 if combiner == "sum" else 1
+        if dtype.startswith("float"):
+            return float("-inf") if combiner == "max" else float("inf")
+        info = np.iinfo(dtype)
+        return int(info.min) if combiner == "max" else int(info.max)
+
+    return value
+
+
+IDENTITY = {c: _identity(c) for c in ("sum", "prod", "max", "min")}
+sum = _reducer("sum")
+max = _reducer("max")
+min = _reducer("min")
+prod = _reducer("prod")
+
+
+def if_then_else(cond: object, t: object, f: object) -> PrimExpr:
+    true_value = as_expr(t, "float32")
+    return Select(as_expr(cond), true_value, as_expr(f, true_value.dtype))
+
+
+def _intrinsic(name: str) -> Callable[[object], PrimExpr]:
+    def call(x: object) -> PrimExpr:
+        return Call(name, (as_expr(x, "float32"),))
+
+    call.__name__ = name
+    return call
+
+
+exp = _intrinsic("exp")
+log = _intrinsic("log")
+sqrt = _intrinsic("sqrt")
+rsqrt = _intrinsic("rsqrt")
+tanh = _intrinsic("tanh")
+sigmoid = _intrinsic("sigmoid")
+erf = _intrinsic("erf")
+abs = _intrinsic("abs")
+floor = _intrinsic("floor")
+ceil = _intrinsic("ceil")
+
+
+def power(x: object, y: object) -> PrimExpr:
+    base = as_expr(x, "float32")
+    return Call("power", (base, as_expr(y, base.dtype)))
