@@ -113,7 +113,11 @@ def conv2d_transpose(
 
 def dense(data: Expr, weight: Expr, units: int | None = None, out_dtype: str = "") -> Call:
     check_unused(data, out_dtype)
-    return make_call(d.DenseOp, data, weight)
+    call = make_call(d.DenseOp, data, weight)
+    wshape = weight.checked_type.shape  # type: ignore[attr-defined]
+    if units is not None and int(units) != wshape[0]:
+        raise ValueError(f"units={units} differs from the weight's {wshape}")
+    return call
 
 
 def matmul(

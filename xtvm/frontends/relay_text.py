@@ -1,0 +1,508 @@
+"""TVM's Relay text format read into an IRModule, so existing Relay programs come in unchanged.
+
+The input is what TVM's `mod.astext()` prints for meta-free programs (`#[version = "0.0.5"]`,
+`def @main(%x: Tensor[(1, 3), float32]) { %0 = nn.relu(%x); ... }`). lark parses it with
+`relay_text.lark`; the tree is then built through the Python API (`relay.nn.conv2d`, ...), so
+an op call is checked exactly as if written in Python. Every error, syntax or semantic, is a
+`DiagnosticError` located at the offending token.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import importlib
+import inspect
+import pkgutil
+import re
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+
+from lark import Lark, Token, Tree, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
+from xdsl.utils.exceptions import VerifyException
+
+from xtvm.api.ir_module import IRModule
+from xtvm.api.relay import op as op_package
+from xtvm.api.relay.convert import ConversionError
+from xtvm.api.relay.expr import (
+    Call,
+    Constant,
+    Expr,
+    Function,
+    GlobalVar,
+    Let,
+    RelayTypeError,
+    Tuple,
+    TupleGetItem,
+    Var,
+    const,
+)
+from xtvm.api.relay.ty import FuncType, TensorType, TupleType, Type, dtype_name
+from xtvm.ir.diagnostics import DiagnosticError, Location, SourceFile
+from xtvm.ir.parser import lark_error_to_diagnostic
+
+GRAMMAR = Path(__file__).with_name("relay_text.lark")
+
+AttrValue = int | float | bool | str | None | list["AttrValue"]
+Operator = Callable[..., Expr]
+
+# Operands that TVM passes as scalar expressions but the Python API takes as numbers:
+# `nn.pad(%x, 0f, pad_width=...)` is `relay.nn.pad(x, pad_width, pad_value=0.0)`.
+SCALAR_OPERANDS: dict[str, dict[int, str]] = {"nn.pad": {1: "pad_value"}, "full": {0: "fill_value"}}
+
+# How a syntax error names what was expected (lark's punctuation names and this grammar's).
+TOKEN_NAMES = {
+    "LOCAL": "%variable",
+    "GLOBAL": "@function",
+    "NAME": "name",
+    "NUMBER": "number",
+    "INDEX": "field index",
+    "STRING": "string",
+    "LPAR": "'('",
+    "RPAR": "')'",
+    "LSQB": "'['",
+    "RSQB": "']'",
+    "LBRACE": "'{'",
+    "RBRACE": "'}'",
+    "COMMA": "','",
+    "COLON": "':'",
+    "SEMICOLON": "';'",
+    "EQUAL": "'='",
+    "DOT": "'.'",
+    "DEF": "'def'",
+    "FN": "'fn'",
+    "LET": "'let'",
+    "$END": "end of input",
+}
+
+NUMBER_SUFFIX = re.compile(r"(?P<kind>[fiu])(?P<bits>[0-9]*)$")
+
+
+@cache
+def relay_text_parser() -> Lark:
+    return Lark(
+        GRAMMAR.read_text(), parser="lalr", propagate_positions=True, maybe_placeholders=True
+    )
+
+
+@cache
+def operator_table() -> dict[str, Operator]:
+    """TVM op name -> API function, from the public functions of `xtvm.api.relay.op`'s modules.
+
+    A function exported at `relay.op` is a top-level op (`add`, `sum`); any other is named by its
+    module (`nn.conv2d`, `image.resize2d`, `annotation.compiler_begin`). Helpers (`nn.pad_tuple`)
+    are left out: an operator returns a `Call` or, for `zeros` and friends, a `Constant`.
+    """
+    table: dict[str, Operator] = {}
+    for info in pkgutil.iter_modules(op_package.__path__):
+        module = importlib.import_module(f"{op_package.__name__}.{info.name}")
+        for name, fn in vars(module).items():
+            if not inspect.isfunction(fn) or fn.__module__ != module.__name__:
+                continue
+            if name.startswith("_") or fn.__annotations__.get("return") not in ("Call", "Constant"):
+                continue
+            key = name if getattr(op_package, name, None) is fn else f"{info.name}.{name}"
+            table[key] = fn
+    return table
+
+
+def parse(text: str, source_name: str = "from_string") -> IRModule:
+    """An IRModule from TVM's Relay text; any error is a located `DiagnosticError`."""
+    source = SourceFile(source_name, text)
+    try:
+        return ModuleBuilder(source).build(relay_text_parser().parse(text))
+    except UnexpectedInput as exc:
+        raise syntax_error(exc, source) from None
+    except RecursionError:
+        raise DiagnosticError.at(None, "input is nested too deeply") from None
+
+
+def syntax_error(exc: UnexpectedInput, source: SourceFile) -> DiagnosticError:
+    """lark's located syntax error, with what was expected named in this grammar's terms."""
+    located = lark_error_to_diagnostic(exc, source)
+    diagnostic = located.diagnostics[0]
+    expected: set[str] = set()
+    if isinstance(exc, UnexpectedToken):
+        expected = exc.expected
+    elif isinstance(exc, UnexpectedCharacters):
+        expected = exc.allowed or set()
+    names = sorted({TOKEN_NAMES[t] for t in expected if t in TOKEN_NAMES})
+    head = diagnostic.message.split(", expected")[0]
+    message = f"{head}, expected {' or '.join(names)}" if names else head
+    return DiagnosticError.at(diagnostic.location, message)
+
+
+# ---------------------------------------------------------------------------------------------
+# Literals
+
+
+def number_value(text: str) -> tuple[int | float, str]:
+    """A TVM numeric literal's value and dtype: `1f` float32, `2i64` int64, `-1` int32."""
+    suffix = NUMBER_SUFFIX.search(text)
+    digits = text[: suffix.start()] if suffix else text
+    is_float = any(c in digits for c in ".eE")
+    if suffix is None:
+        return (float(digits), "float32") if is_float else (int(digits), "int32")
+    kind, bits = suffix["kind"], suffix["bits"]
+    if kind == "f":
+        return float(digits), f"float{bits or 32}"
+    prefix = "u" if kind == "u" else ""
+    return int(float(digits)) if is_float else int(digits), f"{prefix}int{bits or 32}"
+
+
+def string_value(token: Token) -> str:
+    return str(ast.literal_eval(str(token)))
+
+
+def present(children: Sequence[object]) -> Iterator[Tree | Token]:
+    """The children lark filled in (optional parts left out are None placeholders)."""
+    for child in children:
+        if isinstance(child, Tree | Token):
+            yield child
+
+
+# ---------------------------------------------------------------------------------------------
+# Building
+
+
+@dataclass
+class Scope:
+    """The `%names` visible in a function body; a nested `fn` sees its parent's names."""
+
+    parent: Scope | None = None
+    names: dict[str, Expr] = field(default_factory=dict)
+
+    def lookup(self, name: str) -> Expr | None:
+        scope: Scope | None = self
+        while scope is not None:
+            if name in scope.names:
+                return scope.names[name]
+            scope = scope.parent
+        return None
+
+
+class ModuleBuilder:
+    """Builds the parse tree of one text into an IRModule through the Python API.
+
+    Definitions are built callee first, so a call `@f(...)` finds the type of `@f` when its
+    own type is inferred; each `GlobalVar` is created once and typed from its function.
+    """
+
+    def __init__(self, source: SourceFile) -> None:
+        self.source = source
+        self.global_vars: dict[str, GlobalVar] = {}
+
+    # -- locations and errors ----------------------------------------------------------------
+
+    def location(self, node: Tree | Token) -> Location:
+        if isinstance(node, Token):
+            return Location(self.source, node.line or 1, node.column or 1)
+        first = node.children[0] if node.children else None
+        if node.meta.empty and isinstance(first, Tree | Token):
+            return self.location(first)
+        return Location(self.source, getattr(node.meta, "line", 1), getattr(node.meta, "column", 1))
+
+    def error(self, node: Tree | Token, message: str) -> DiagnosticError:
+        return DiagnosticError.at(self.location(node), message)
+
+    # -- module ------------------------------------------------------------------------------
+
+    def build(self, tree: Tree) -> IRModule:
+        definitions: dict[str, Tree] = {}
+        for node in tree.children:
+            if not isinstance(node, Tree):
+                continue  # the version header
+            name = str(node.children[0])[1:]
+            if name in definitions:
+                raise self.error(node.children[0], f"function @{name} is defined twice")
+            definitions[name] = node
+        functions = {name: self.definition(definitions[name]) for name in self.order(definitions)}
+        mod = IRModule()
+        for name, fn in functions.items():
+            try:
+                mod[name] = fn
+            except (ConversionError, RelayTypeError, ValueError) as exc:
+                raise self.error(definitions[name], f"in function @{name}: {exc}") from None
+        return mod
+
+    def order(self, definitions: Mapping[str, Tree]) -> list[str]:
+        """Function names, each after the functions it calls; a cycle is an error."""
+        done: list[str] = []
+        visiting: set[str] = set()
+
+        def visit(name: str) -> None:
+            if name in done:
+                return
+            visiting.add(name)
+            body = definitions[name].children[-1]
+            assert isinstance(body, Tree)
+            for token in body.scan_values(lambda v: isinstance(v, Token) and v.type == "GLOBAL"):
+                callee = str(token)[1:]
+                if callee not in definitions:
+                    raise self.error(token, f"undefined function @{callee}")
+                if callee in visiting:
+                    raise self.error(
+                        token, f"recursive call of @{callee} from @{name} is not supported"
+                    )
+                visit(callee)
+            visiting.discard(name)
+            done.append(name)
+
+        for name in definitions:
+            visit(name)
+        return done
+
+    def definition(self, node: Tree) -> Function:
+        name_token, items, ret_type, body = node.children
+        assert isinstance(name_token, Token) and isinstance(body, Tree)
+        fn = self.function(node, [items], ret_type, body, Scope())
+        typ = fn.checked_type
+        assert isinstance(typ, FuncType)
+        self.global_vars[str(name_token)[1:]] = GlobalVar(str(name_token)[1:], typ)
+        return fn
+
+    # -- functions and bodies ----------------------------------------------------------------
+
+    def function(
+        self,
+        node: Tree,
+        item_lists: Sequence[object],
+        ret_type: object,
+        body: Tree,
+        parent: Scope,
+    ) -> Function:
+        """A function from its parameter and attribute items; its type is checked here."""
+        scope = Scope(parent)
+        params: list[Var] = []
+        attrs: dict[str, object] = {}
+        for items in present(item_lists):
+            for item in present(items.children if items.data == "items" else [items]):
+                if item.data == "attr":
+                    key, value = self.attr(item)
+                    attrs[key] = value
+                    continue
+                token, typ = item.children
+                name = str(token)
+                if typ is None:
+                    raise self.error(token, f"parameter {name} needs a type")
+                if name in scope.names:
+                    raise self.error(token, f"parameter {name} is declared twice")
+                param = Var(name[1:], self.type(typ))
+                scope.names[name] = param
+                params.append(param)
+        result = self.type(ret_type) if isinstance(ret_type, Tree) else None
+        fn = Function(params, self.body(body, scope), result, attrs=attrs)
+        try:
+            fn.checked_type  # noqa: B018  (infers and checks the declared result type)
+        except RelayTypeError as exc:
+            raise self.error(node, str(exc)) from None
+        return fn
+
+    def body(self, node: Tree, scope: Scope) -> Expr:
+        """The body's final expression; `let` bindings wrap it as relay `Let`s."""
+        lets: list[tuple[Var, Expr]] = []
+        *statements, result = node.children
+        for statement in statements:
+            assert isinstance(statement, Tree)
+            if statement.data == "bind":
+                token, value = statement.children
+                scope.names[str(token)] = self.expr(value, scope)
+                continue
+            token, typ, value = statement.children
+            bound = self.expr(value, scope)
+            var = Var(str(token)[1:], self.type(typ) if isinstance(typ, Tree) else None)
+            if var.type_annotation is None:
+                var.bound_value = bound  # typed by its value, as `Let` does
+            lets.append((var, bound))
+            scope.names[str(token)] = var
+        expr = self.expr(result, scope)
+        for var, bound in reversed(lets):
+            expr = Let(var, bound, expr)
+        return expr
+
+    # -- expressions -------------------------------------------------------------------------
+
+    def expr(self, node: object, scope: Scope) -> Expr:
+        if isinstance(node, Token):  # a parenthesised expression keeps no tree of its own
+            raise self.error(node, f"unexpected '{node}'")
+        assert isinstance(node, Tree)
+        kind = node.data
+        if kind == "local":
+            token = node.children[0]
+            found = scope.lookup(str(token))
+            if found is None:
+                raise self.error(token, f"undefined variable {token}")
+            return found
+        if kind == "global_ref":
+            return self.global_var(node.children[0])
+        if kind == "number":
+            value, dtype = number_value(str(node.children[0]))
+            return self.constant(node, value, dtype)
+        if kind in ("true", "false"):
+            return const(kind == "true")
+        if kind == "tuple":
+            return Tuple([self.expr(child, scope) for child in present(node.children)])
+        if kind == "project":
+            return self.project(node, scope)
+        if kind == "call":
+            return self.call(node, scope)
+        if kind == "function":
+            items, ret_type, *attrs, body = node.children
+            assert isinstance(body, Tree)
+            return self.function(node, [items, *attrs], ret_type, body, scope)
+        if kind == "op_name":
+            raise self.error(node, f"operator '{node.children[0]}' must be called")
+        if kind == "meta":
+            raise self.error(
+                node,
+                f"meta-data constants are not supported ({node.children[0]}): "
+                "only meta-free programs can be read",
+            )
+        raise self.error(node, f"unsupported expression '{kind}'")
+
+    def constant(self, node: Tree, value: int | float, dtype: str) -> Constant:
+        try:
+            return const(value, dtype)
+        except (ValueError, TypeError, OverflowError) as exc:
+            raise self.error(node, f"bad constant {node.children[0]}: {exc}") from None
+
+    def global_var(self, token: Token) -> GlobalVar:
+        gv = self.global_vars.get(str(token)[1:])
+        if gv is None:
+            raise self.error(token, f"undefined function {token}")
+        return gv
+
+    def project(self, node: Tree, scope: Scope) -> Expr:
+        base_node, index_token = node.children
+        base = self.expr(base_node, scope)
+        index = int(str(index_token))
+        if isinstance(base, Call) and getattr(base.op, "name", None) == "nn.dropout" and index == 0:
+            return base  # TVM's dropout is a (data, mask) pair; xtvm's is its data alone
+        item = TupleGetItem(base, index)
+        try:
+            item.checked_type  # noqa: B018
+        except RelayTypeError as exc:
+            raise self.error(index_token, str(exc)) from None
+        return item
+
+    def call(self, node: Tree, scope: Scope) -> Expr:
+        callee_node, args_node = node.children
+        args: list[Expr] = []
+        attrs: dict[str, AttrValue] = {}
+        for arg in present(args_node.children if isinstance(args_node, Tree) else []):
+            if isinstance(arg, Tree) and arg.data == "attr":
+                key, value = self.attr(arg)
+                if key in attrs:
+                    raise self.error(arg, f"attribute '{key}' is given twice")
+                attrs[key] = value
+            else:
+                args.append(self.expr(arg, scope))
+        assert isinstance(callee_node, Tree)
+        if callee_node.data == "op_name":
+            return self.operator_call(callee_node.children[0], args, attrs)
+        callee = self.expr(callee_node, scope)
+        if attrs:
+            raise self.error(callee_node, "attributes are only accepted by operator calls")
+        if not isinstance(callee, GlobalVar | Function | Var):
+            raise self.error(callee_node, "only functions and operators can be called")
+        call = Call(callee, args)  # type: ignore[arg-type]  (a Var holding a function)
+        try:
+            call.checked_type  # noqa: B018
+        except RelayTypeError as exc:
+            raise self.error(callee_node, str(exc)) from None
+        return call
+
+    def operator_call(
+        self, name_token: Token, args: Sequence[Expr], attrs: Mapping[str, AttrValue]
+    ) -> Expr:
+        """A call of the API function named `name_token`, attributes as keyword arguments."""
+        name = str(name_token)
+        table = operator_table()
+        operator = table.get(name)
+        if operator is None:
+            close = difflib.get_close_matches(name, list(table), n=1)
+            hint = f"; did you mean '{close[0]}'?" if close else ""
+            raise self.error(name_token, f"unknown operator '{name}'{hint}")
+        positional: list[object] = list(args)
+        keywords: dict[str, object] = dict(attrs)
+        for position, keyword in sorted(SCALAR_OPERANDS.get(name, {}).items(), reverse=True):
+            if position < len(positional):
+                keywords[keyword] = self.scalar(name_token, name, positional.pop(position))
+        signature = inspect.signature(operator)
+        for key in attrs:
+            if key not in signature.parameters:
+                known = ", ".join(list(signature.parameters)[len(args) :]) or "none"
+                raise self.error(
+                    name_token, f"'{name}' has no attribute '{key}' (known attributes: {known})"
+                )
+        try:
+            signature.bind(*positional, **keywords)
+        except TypeError as exc:
+            raise self.error(name_token, f"'{name}': {exc}") from None
+        try:
+            result = operator(*positional, **keywords)
+            result.checked_type  # noqa: B018
+        except (RelayTypeError, VerifyException, ValueError, TypeError) as exc:
+            message = str(exc)
+            if not message.startswith(("'", f"{name.split('.')[-1]}:")):
+                message = f"'{name}': {message}"  # say which op, unless the API already did
+            raise self.error(name_token, message) from None
+        return result
+
+    def scalar(self, name_token: Token, name: str, operand: Expr) -> int | float | bool:
+        """The number held by a scalar constant operand (see `SCALAR_OPERANDS`)."""
+        if not isinstance(operand, Constant) or operand.data.shape != ():
+            raise self.error(name_token, f"'{name}': this operand must be a scalar constant")
+        return operand.data.numpy().item()
+
+    # -- attributes and types ----------------------------------------------------------------
+
+    def attr(self, node: Tree) -> tuple[str, AttrValue]:
+        key, value = node.children
+        return str(key), self.value(value)
+
+    def value(self, node: object) -> AttrValue:
+        assert isinstance(node, Tree)
+        kind = node.data
+        if kind == "number":
+            return number_value(str(node.children[0]))[0]
+        if kind == "string":
+            return string_value(node.children[0])  # type: ignore[arg-type]
+        if kind == "bare_name":
+            return str(node.children[0])
+        if kind == "list":
+            return [self.value(child) for child in present(node.children)]
+        if kind == "meta":
+            raise self.error(node, "meta-data attributes are not supported")
+        return {"true": True, "false": False, "none": None}[kind]
+
+    def type(self, node: object) -> Type:
+        assert isinstance(node, Tree)
+        kind = node.data
+        try:
+            if kind == "tensor_type":
+                shape, dtype = node.children
+                assert isinstance(shape, Tree)
+                return TensorType(self.shape(shape), dtype_name(str(dtype)))
+            if kind == "scalar_type":
+                return TensorType((), dtype_name(str(node.children[0])))
+        except ValueError as exc:
+            raise self.error(node, str(exc)) from None
+        fields = [self.type(child) for child in present(node.children)]
+        if kind == "tuple_type":
+            return TupleType(fields)
+        return FuncType(fields[:-1], fields[-1])
+
+    def shape(self, node: Tree) -> list[int]:
+        dims: list[int] = []
+        for dim in present(node.children):
+            assert isinstance(dim, Token)
+            if dim.type == "DYNAMIC":
+                raise self.error(dim, "dynamic dimensions ('?') are not supported")
+            value = number_value(str(dim))[0]
+            if not isinstance(value, int) or value < 0:
+                raise self.error(dim, f"a dimension must be a non-negative integer, got {dim}")
+            dims.append(value)
+        return dims
