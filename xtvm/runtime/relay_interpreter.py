@@ -238,6 +238,14 @@ def lowest(dtype: np.dtype) -> Any:
     return np.iinfo(dtype).min
 
 
+def highest(dtype: np.dtype) -> Any:
+    if dtype.kind == "f":
+        return np.inf
+    if dtype.kind == "b":
+        return True
+    return np.iinfo(dtype).max
+
+
 def along(vector: np.ndarray, axis: int, rank: int) -> np.ndarray:
     """A 1-d vector shaped to broadcast along `axis` of a rank-`rank` tensor."""
     shape = [1] * rank
@@ -656,8 +664,9 @@ RULES.update(
     {
         relay.SumOp: reduction(np.sum),
         relay.MeanOp: reduction(np.mean),
-        relay.MaxOp: reduction(np.max),
-        relay.MinOp: reduction(np.min),
+        # An empty axis reduces to the identity (TVM's: the lowest / highest value).
+        relay.MaxOp: reduction(lambda x, **kw: np.max(x, initial=lowest(x.dtype), **kw)),
+        relay.MinOp: reduction(lambda x, **kw: np.min(x, initial=highest(x.dtype), **kw)),
         relay.ProdOp: reduction(np.prod),
     }
 )

@@ -1,0 +1,726 @@
+"""The ONNX importer: every converter against onnx.reference, errors, the CLI, a small CNN.
+
+Each case builds a small model with onnx.helper, imports it, evaluates @main with the relay
+interpreter and compares with `onnx.reference.ReferenceEvaluator` on the same random inputs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+from onnx.reference import ReferenceEvaluator
+
+from xtvm.dialects import relay
+from xtvm.frontends.onnx import SUPPORTED_OPS, OnnxImportError, import_onnx
+from xtvm.ir.printer import print_ir
+from xtvm.ir.registry import default_context
+from xtvm.runtime.relay_interpreter import evaluate
+from xtvm.tools.import_onnx import main as import_main
+
+RNG = np.random.default_rng(0)
+
+
+@dataclass
+class Case:
+    """One node (or a few) with graph inputs (random) and initializers (given)."""
+
+    id: str
+    nodes: list[onnx.NodeProto]
+    inputs: dict[str, tuple[int, ...] | np.ndarray]
+    opset: int = 17
+    inits: dict[str, np.ndarray] = field(default_factory=dict)
+    outputs: Sequence[str] = ("y",)
+    # onnx.reference implements Softmax before opset 13 along one axis, not the spec's 2-d
+    # coercion: those cases compare with onnxruntime.
+    reference: str = "onnx"
+
+
+def node(
+    op: str, inputs: Sequence[str], outputs: Sequence[str] = ("y",), **attrs: object
+) -> onnx.NodeProto:
+    return helper.make_node(op, list(inputs), list(outputs), name=f"{op.lower()}_node", **attrs)
+
+
+def i64(*values: int) -> np.ndarray:
+    return np.array(values, dtype=np.int64)
+
+
+def f32(*values: float) -> np.ndarray:
+    return np.array(values, dtype=np.float32)
+
+
+def build(case: Case) -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
+    feeds: dict[str, np.ndarray] = {}
+    infos = []
+    for name, spec in case.inputs.items():
+        value = (
+            spec if isinstance(spec, np.ndarray) else RNG.standard_normal(spec).astype(np.float32)
+        )
+        feeds[name] = value
+        elem = helper.np_dtype_to_tensor_dtype(value.dtype)
+        infos.append(helper.make_tensor_value_info(name, elem, value.shape))
+    outs = [helper.make_empty_tensor_value_info(o) for o in case.outputs]
+    inits = [numpy_helper.from_array(v, k) for k, v in case.inits.items()]
+    graph = helper.make_graph(case.nodes, case.id, infos, outs, inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", case.opset)])
+    model = onnx.shape_inference.infer_shapes(model)
+    return model, feeds
+
+
+def check(case: Case, rtol: float = 1e-4, atol: float = 1e-5) -> None:
+    model, feeds = build(case)
+    if case.reference == "onnxruntime":
+        ort = pytest.importorskip("onnxruntime")
+        model.ir_version = 8  # what the installed onnxruntime reads
+        session = ort.InferenceSession(
+            model.SerializeToString(), providers=["CPUExecutionProvider"]
+        )
+        expected = session.run(None, feeds)
+    else:
+        expected = ReferenceEvaluator(model).run(None, feeds)
+    module, params = import_onnx(model)
+    module.verify()
+    got = evaluate(module, list(feeds.values()), params=params)
+    assert len(got) == len(expected)
+    for g, e in zip(got, expected, strict=True):
+        assert g.shape == e.shape and g.dtype == e.dtype, (g.dtype, g.shape, e.dtype, e.shape)
+        np.testing.assert_allclose(g, e, rtol=rtol, atol=atol)
+
+
+X4 = (2, 3, 6, 6)
+W = RNG.standard_normal((4, 3, 3, 3)).astype(np.float32)
+B4 = RNG.standard_normal(4).astype(np.float32)
+C3 = RNG.standard_normal(3).astype(np.float32)
+POS3 = (RNG.random(3) + 0.5).astype(np.float32)
+POS = (RNG.random((2, 3, 4)) + 0.1).astype(np.float32)
+
+CASES = [
+    # elementwise
+    *[
+        Case(op, [node(op, ["a", "b"])], {"a": (2, 3, 4), "b": (3, 4)})
+        for op in ("Add", "Sub", "Mul", "Div")
+    ],
+    Case("Pow", [node("Pow", ["a", "b"])], {"a": POS, "b": (4,)}),
+    *[
+        Case(op, [node(op, ["a", "b"])], {"a": (2, 3), "b": (3,)})
+        for op in ("Equal", "Less", "Greater")
+    ],
+    Case("Not", [node("Not", ["a"])], {"a": RNG.random((2, 3)) > 0.5}),
+    Case(
+        "Where",
+        [node("Where", ["c", "a", "b"])],
+        {"c": RNG.random((2, 3)) > 0.5, "a": (2, 3), "b": (3,)},
+    ),
+    *[
+        Case(op, [node(op, ["a", "b", "c"])], {"a": (2, 3), "b": (3,), "c": (1, 3)})
+        for op in ("Sum", "Max", "Min", "Mean")
+    ],
+    *[
+        Case(op, [node(op, ["x"])], {"x": (2, 3, 4)})
+        for op in ("Abs", "Neg", "Exp", "Erf", "Tanh", "Sigmoid", "Relu", "Identity", "Reciprocal")
+    ],
+    *[Case(op, [node(op, ["x"])], {"x": POS}) for op in ("Log", "Sqrt")],
+    Case("LeakyRelu", [node("LeakyRelu", ["x"], alpha=0.2)], {"x": (2, 3)}),
+    Case(
+        "PRelu-channel",
+        [node("PRelu", ["x", "s"])],
+        {"x": (2, 3, 4, 4)},
+        inits={"s": C3.reshape(3, 1, 1)},
+    ),
+    Case("PRelu-broadcast", [node("PRelu", ["x", "s"])], {"x": (2, 3, 4), "s": (4,)}),
+    Case("Gelu", [node("Gelu", ["x"])], {"x": (2, 5)}, opset=20),
+    Case("Gelu-tanh", [node("Gelu", ["x"], approximate="tanh")], {"x": (2, 5)}, opset=20),
+    Case("Clip-6", [node("Clip", ["x"], min=-0.5, max=0.5)], {"x": (2, 5)}, opset=6),
+    Case(
+        "Clip-13",
+        [node("Clip", ["x", "lo", "hi"])],
+        {"x": (2, 5)},
+        opset=13,
+        inits={"lo": f32(-0.5)[0:1].reshape(()), "hi": f32(0.3).reshape(())},
+    ),
+    Case(
+        "Clip-13-min-only",
+        [node("Clip", ["x", "lo"])],
+        {"x": (2, 5)},
+        opset=13,
+        inits={"lo": np.array(0.1, np.float32)},
+    ),
+    Case("Cast", [node("Cast", ["x"], to=TensorProto.INT32)], {"x": (2, 5)}),
+    Case(
+        "Softmax-11",
+        [node("Softmax", ["x"], axis=1)],
+        {"x": (2, 3, 4)},
+        opset=11,
+        reference="onnxruntime",
+    ),
+    Case("Softmax-13", [node("Softmax", ["x"], axis=1)], {"x": (2, 3, 4)}, opset=13),
+    Case(
+        "LogSoftmax-11",
+        [node("LogSoftmax", ["x"])],
+        {"x": (2, 3, 4)},
+        opset=11,
+        reference="onnxruntime",
+    ),
+    Case(
+        "LogSoftmax-11-axis0",
+        [node("LogSoftmax", ["x"], axis=0)],
+        {"x": (2, 3, 4)},
+        opset=11,
+        reference="onnxruntime",
+    ),
+    Case("LogSoftmax-13-axis0", [node("LogSoftmax", ["x"], axis=0)], {"x": (2, 3, 4)}),
+    # convolution and products
+    Case(
+        "Conv",
+        [node("Conv", ["x", "w", "b"], pads=[1, 1, 1, 1], strides=[2, 2])],
+        {"x": X4},
+        inits={"w": W, "b": B4},
+    ),
+    Case(
+        "Conv-same-dilated",
+        [node("Conv", ["x", "w"], auto_pad="SAME_UPPER", dilations=[2, 1])],
+        {"x": X4},
+        inits={"w": W},
+    ),
+    Case(
+        "Conv-group", [node("Conv", ["x", "w"], group=3)], {"x": X4}, inits={"w": W[:3, :1].copy()}
+    ),
+    Case(
+        "Conv-1d",
+        [node("Conv", ["x", "w"], pads=[1, 0])],
+        {"x": (2, 3, 7)},
+        inits={"w": W[:, :, 0]},
+    ),
+    Case(
+        "ConvTranspose",
+        [
+            node(
+                "ConvTranspose",
+                ["x", "w", "b"],
+                strides=[2, 2],
+                pads=[1, 0, 0, 1],
+                output_padding=[1, 1],
+            )
+        ],
+        {"x": (1, 4, 3, 3)},
+        inits={"w": W, "b": C3},
+    ),
+    Case(
+        "ConvTranspose-output-shape",
+        [node("ConvTranspose", ["x", "w"], strides=[3, 2], output_shape=[10, 8])],
+        {"x": (1, 4, 3, 3)},
+        inits={"w": W},
+    ),
+    Case(
+        "ConvTranspose-1d",
+        [node("ConvTranspose", ["x", "w"], strides=[2])],
+        {"x": (1, 4, 5)},
+        inits={"w": W[:, :, 0]},
+    ),
+    Case(
+        "Gemm",
+        [node("Gemm", ["a", "b", "c"], transB=1, alpha=0.5, beta=2.0)],
+        {"a": (3, 5)},
+        inits={"b": RNG.standard_normal((4, 5)).astype(np.float32), "c": B4},
+    ),
+    Case("Gemm-transA", [node("Gemm", ["a", "b"], transA=1)], {"a": (5, 3), "b": (5, 4)}),
+    Case("MatMul-2d", [node("MatMul", ["a", "b"])], {"a": (3, 5), "b": (5, 4)}),
+    Case("MatMul-batched", [node("MatMul", ["a", "b"])], {"a": (2, 1, 3, 5), "b": (4, 5, 6)}),
+    Case(
+        "MatMul-weights",
+        [node("MatMul", ["a", "b"])],
+        {"a": (2, 3, 5)},
+        inits={"b": RNG.standard_normal((5, 4)).astype(np.float32)},
+    ),
+    Case("MatMul-vector", [node("MatMul", ["a", "b"])], {"a": (5,), "b": (2, 5, 3)}),
+    *[
+        Case(f"Einsum-{eq}", [node("Einsum", ["a", "b"], equation=eq)], {"a": sa, "b": sb})
+        for eq, sa, sb in (
+            ("bij,bjk->bik", (2, 3, 4), (2, 4, 5)),
+            ("ij,jk->ik", (3, 4), (4, 5)),
+            ("bhqd,bhkd->bhqk", (2, 2, 3, 4), (2, 2, 5, 4)),
+            ("ij,ij->i", (3, 4), (3, 4)),
+            ("ij,kj", (3, 4), (5, 4)),
+        )
+    ],
+    Case("Einsum-transpose", [node("Einsum", ["a"], equation="ijk->kji")], {"a": (2, 3, 4)}),
+    Case(
+        "BatchNormalization",
+        [node("BatchNormalization", ["x", "s", "b", "m", "v"], epsilon=1e-3)],
+        {"x": X4},
+        inits={"s": C3, "b": C3 * 2, "m": C3 / 3, "v": POS3},
+    ),
+    Case(
+        "LayerNormalization",
+        [node("LayerNormalization", ["x", "s", "b"])],
+        {"x": (2, 3, 4)},
+        inits={"s": (RNG.random(4)).astype(np.float32), "b": f32(1, 2, 3, 4)},
+    ),
+    Case(
+        "LayerNormalization-axis1",
+        [node("LayerNormalization", ["x", "s"], ["y", "mean", "inv"], axis=1)],
+        {"x": (2, 3, 4), "s": (3, 4)},
+        outputs=("y", "mean", "inv"),
+    ),
+    # onnx.reference's LRN loops over the batch axis instead of the channels: onnxruntime.
+    Case(
+        "LRN",
+        [node("LRN", ["x"], size=3, alpha=1e-3, beta=0.7, bias=1.5)],
+        {"x": X4},
+        reference="onnxruntime",
+    ),
+    Case("Dropout", [node("Dropout", ["x"], ["y", "mask"])], {"x": (2, 3)}, outputs=("y", "mask")),
+    Case("Dropout-7", [node("Dropout", ["x"], ratio=0.3)], {"x": (2, 3)}, opset=7),
+    # pooling and resizing
+    Case(
+        "MaxPool",
+        [node("MaxPool", ["x"], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])],
+        {"x": X4},
+    ),
+    Case(
+        "MaxPool-ceil-dilated",
+        [
+            node(
+                "MaxPool", ["x"], kernel_shape=[2, 2], strides=[2, 2], dilations=[2, 2], ceil_mode=1
+            )
+        ],
+        {"x": (1, 2, 7, 7)},
+    ),
+    Case(
+        "MaxPool-1d",
+        [node("MaxPool", ["x"], kernel_shape=[3], auto_pad="SAME_UPPER")],
+        {"x": (1, 2, 7)},
+        reference="onnxruntime",
+    ),
+    Case(
+        "AveragePool",
+        [node("AveragePool", ["x"], kernel_shape=[3, 3], pads=[1, 1, 1, 1])],
+        {"x": X4},
+    ),
+    Case(
+        "AveragePool-include-pad",
+        [node("AveragePool", ["x"], kernel_shape=[3, 2], pads=[1, 0, 1, 1], count_include_pad=1)],
+        {"x": X4},
+    ),
+    Case("GlobalAveragePool", [node("GlobalAveragePool", ["x"])], {"x": X4}),
+    Case(
+        "GlobalMaxPool-3d",
+        [node("GlobalMaxPool", ["x"])],
+        {"x": (1, 2, 3, 4, 5)},
+        reference="onnxruntime",
+    ),
+    Case(
+        "Resize-nearest-scales",
+        [node("Resize", ["x", "", "s"])],
+        {"x": (1, 2, 3, 4)},
+        opset=13,
+        inits={"s": f32(1, 1, 2, 1.5)},
+    ),
+    Case(
+        "Resize-linear-sizes",
+        [node("Resize", ["x", "", "", "sz"], mode="linear")],
+        {"x": (1, 2, 4, 4)},
+        opset=13,
+        inits={"sz": i64(1, 2, 7, 3)},
+    ),
+    Case(
+        "Resize-cubic-align",
+        [
+            node(
+                "Resize",
+                ["x", "", "s"],
+                mode="cubic",
+                coordinate_transformation_mode="align_corners",
+            )
+        ],
+        {"x": (1, 1, 4, 4)},
+        opset=13,
+        inits={"s": f32(1, 1, 2, 2)},
+    ),
+    Case(
+        "Resize-10",
+        [node("Resize", ["x", "s"])],
+        {"x": (1, 2, 3, 4)},
+        opset=10,
+        inits={"s": f32(1, 1, 2, 3)},
+        reference="onnxruntime",
+    ),
+    Case(
+        "Upsample-9",
+        [node("Upsample", ["x", "s"])],
+        {"x": (1, 2, 3, 4)},
+        opset=9,
+        inits={"s": f32(1, 1, 2, 2)},
+    ),
+    # reductions
+    *[
+        Case(
+            f"{op}-18",
+            [node(op, ["x", "axes"], keepdims=0)],
+            {"x": (2, 3, 4)},
+            opset=18,
+            inits={"axes": i64(0, -1)},
+        )
+        for op in ("ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd")
+    ],
+    *[
+        Case(f"{op}-13", [node(op, ["x"], axes=[1])], {"x": (2, 3, 4)}, opset=13)
+        for op in ("ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd")
+    ],
+    Case("ReduceSum-11", [node("ReduceSum", ["x"], axes=[1, 2])], {"x": (2, 3, 4)}, opset=11),
+    Case(
+        "ReduceSum-13",
+        [node("ReduceSum", ["x", "axes"])],
+        {"x": (2, 3, 4)},
+        opset=13,
+        inits={"axes": i64(1)},
+    ),
+    Case("ReduceSum-all", [node("ReduceSum", ["x"], keepdims=0)], {"x": (2, 3, 4)}, opset=13),
+    Case("ArgMax", [node("ArgMax", ["x"], axis=1)], {"x": (2, 3, 4)}),
+    Case(
+        "ArgMin-last",
+        [node("ArgMin", ["x"], axis=-1, keepdims=0, select_last_index=1)],
+        {"x": np.array([[1, 0, 0, 2]], np.float32)},
+    ),
+    # shapes and data movement
+    Case("Flatten", [node("Flatten", ["x"], axis=2)], {"x": (2, 3, 4)}),
+    Case("Reshape", [node("Reshape", ["x", "s"])], {"x": (2, 3, 4)}, inits={"s": i64(0, -1)}),
+    Case(
+        "Reshape-from-shape",
+        [
+            node("Shape", ["x"], ["s"]),
+            node("Gather", ["s", "i"], ["g"]),
+            node("Concat", ["g", "m"], ["t"], axis=0),
+            node("Reshape", ["x", "t"]),
+        ],
+        {"x": (2, 3, 4)},
+        inits={"i": i64(0), "m": i64(-1)},
+    ),
+    Case("Concat", [node("Concat", ["a", "b"], axis=-1)], {"a": (2, 3), "b": (2, 1)}),
+    Case("Transpose", [node("Transpose", ["x"], perm=[2, 0, 1])], {"x": (2, 3, 4)}),
+    Case(
+        "Split-11",
+        [node("Split", ["x"], ["y", "z"], axis=1, split=[1, 2])],
+        {"x": (2, 3)},
+        opset=11,
+        outputs=("y", "z"),
+    ),
+    Case(
+        "Split-13",
+        [node("Split", ["x", "s"], ["y", "z"])],
+        {"x": (5, 3)},
+        opset=13,
+        inits={"s": i64(2, 3)},
+        outputs=("y", "z"),
+    ),
+    Case(
+        "Split-18",
+        [node("Split", ["x"], ["y", "z"], num_outputs=2)],
+        {"x": (5, 3)},
+        opset=18,
+        outputs=("y", "z"),
+    ),
+    Case("Squeeze-11", [node("Squeeze", ["x"], axes=[0])], {"x": (1, 3, 1)}, opset=11),
+    Case("Squeeze-13", [node("Squeeze", ["x"])], {"x": (1, 3, 1)}, opset=13),
+    Case("Unsqueeze-11", [node("Unsqueeze", ["x"], axes=[0, 3])], {"x": (2, 3)}, opset=11),
+    Case(
+        "Unsqueeze-13",
+        [node("Unsqueeze", ["x", "a"])],
+        {"x": (2, 3)},
+        opset=13,
+        inits={"a": i64(-1)},
+    ),
+    Case("Pad-2", [node("Pad", ["x"], pads=[0, 1, 1, 0], value=2.0)], {"x": (2, 3)}, opset=2),
+    Case(
+        "Pad-11-reflect",
+        [node("Pad", ["x", "p"], mode="reflect")],
+        {"x": (3, 4)},
+        opset=11,
+        inits={"p": i64(1, 2, 1, -1)},
+        reference="onnxruntime",
+    ),
+    Case(
+        "Pad-18-axes-edge",
+        [node("Pad", ["x", "p", "", "a"], mode="edge")],
+        {"x": (2, 3, 4)},
+        opset=18,
+        inits={"p": i64(1, 2), "a": i64(-1)},
+    ),
+    Case(
+        "Pad-19-wrap",
+        [node("Pad", ["x", "p"], mode="wrap")],
+        {"x": (3, 4)},
+        opset=19,
+        inits={"p": i64(1, 2, 2, 0)},
+    ),
+    Case(
+        "Constant",
+        [
+            node("Constant", [], ["c"], value=numpy_helper.from_array(f32(1, 2, 3))),
+            node("Add", ["x", "c"]),
+        ],
+        {"x": (2, 3)},
+    ),
+    Case(
+        "ConstantOfShape",
+        [
+            node("Shape", ["x"], ["s"]),
+            node("ConstantOfShape", ["s"], ["c"], value=numpy_helper.from_array(f32(2))),
+            node("Mul", ["x", "c"]),
+        ],
+        {"x": (2, 3)},
+    ),
+    Case("Gather", [node("Gather", ["x", "i"], axis=1)], {"x": (2, 5)}, inits={"i": i64(4, -1, 0)}),
+    Case(
+        "Gather-dynamic",
+        [node("Gather", ["x", "i"], axis=0)],
+        {"x": (5, 2), "i": np.array([[1, 2], [-1, 0]], np.int64)},
+    ),
+    Case(
+        "Slice-9",
+        [node("Slice", ["x"], starts=[1, 0], ends=[100, -1], axes=[0, 1])],
+        {"x": (4, 5)},
+        opset=9,
+    ),
+    Case(
+        "Slice-13",
+        [node("Slice", ["x", "b", "e", "a", "s"])],
+        {"x": (4, 5)},
+        opset=13,
+        inits={"b": i64(-1, 4), "e": i64(-1000, 0), "a": i64(1, 0), "s": i64(-2, -1)},
+    ),
+    # composites of ops relay lacks
+    *[
+        Case(
+            op,
+            [node(op, ["a", "b"])],
+            {"a": np.array([[1, 2], [3, 4]], np.float32), "b": f32(2, 4)},
+        )
+        for op in ("GreaterOrEqual", "LessOrEqual")
+    ],
+    *[
+        Case(op, [node(op, ["a", "b"])], {"a": RNG.random((2, 3)) > 0.5, "b": RNG.random(3) > 0.5})
+        for op in ("And", "Or", "Xor")
+    ],
+    Case("CastLike", [node("CastLike", ["x", "t"])], {"x": (2, 3), "t": np.zeros(1, np.float64)}),
+    *[
+        Case(op, [node(op, ["x"])], {"x": (2, 3, 4)})
+        for op in ("HardSigmoid", "HardSwish", "Softplus", "Softsign", "Elu", "Selu")
+    ],
+    Case(
+        "InstanceNormalization",
+        [node("InstanceNormalization", ["x", "s", "b"])],
+        {"x": X4},
+        inits={"s": C3, "b": POS3},
+    ),
+    Case("DepthToSpace-DCR", [node("DepthToSpace", ["x"], blocksize=2)], {"x": (1, 8, 2, 3)}),
+    Case(
+        "DepthToSpace-CRD",
+        [node("DepthToSpace", ["x"], blocksize=2, mode="CRD")],
+        {"x": (1, 8, 2, 3)},
+    ),
+    Case("SpaceToDepth", [node("SpaceToDepth", ["x"], blocksize=2)], {"x": (1, 2, 4, 6)}),
+    *[
+        Case(
+            f"{op}-18",
+            [node(op, ["x", "axes"], keepdims=0)],
+            {"x": POS},
+            opset=18,
+            inits={"axes": i64(1)},
+        )
+        for op in ("ReduceSumSquare", "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp")
+    ],
+    Case("ReduceLogSumExp-all", [node("ReduceLogSumExp", ["x"])], {"x": (2, 3)}, opset=13),
+    Case("Expand", [node("Expand", ["x", "s"])], {"x": (3, 1)}, inits={"s": i64(2, 1, 4)}),
+    Case("Tile", [node("Tile", ["x", "r"])], {"x": (2, 3)}, inits={"r": i64(2, 1)}),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_converter_matches_reference(case: Case) -> None:
+    check(case)
+
+
+def test_every_supported_op_has_a_case() -> None:
+    tested = {n.op_type for c in CASES for n in c.nodes}
+    assert set(SUPPORTED_OPS) - tested <= {"Size"}
+
+
+def test_initializers_become_params_by_reference() -> None:
+    model, _ = build(Case("Conv", [node("Conv", ["x", "w"])], {"x": X4}, inits={"w": W}))
+    module, params = import_onnx(model)
+    assert list(params) == ["w"] and params["w"] is not None
+    text = print_ir(module, default_context())
+    assert 'relay.param["w"] : tensor<4x3x3x3xf32>' in text
+    assert "func.func @main(%x: tensor<2x3x6x6xf32>)" in text
+
+
+def test_shape_chain_is_folded_into_an_attribute() -> None:
+    case = next(c for c in CASES if c.id == "Reshape-from-shape")
+    module, _ = import_onnx(build(case)[0])
+    ops = [type(op) for op in module.walk()]
+    assert relay.ReshapeOp in ops
+    assert not {relay.ConstOp, relay.ParamOp, relay.TakeOp} & set(ops)
+
+
+def test_unsupported_ops_are_all_listed_before_any_work() -> None:
+    nodes = [
+        node("Relu", ["x"], ["a"]),
+        helper.make_node("Hardmax", ["a"], ["b"], name="hs1"),
+        helper.make_node("Hardmax", ["b"], ["c"], name="hs2"),
+        helper.make_node("Mod", ["c", "c"], ["y"], name="mod"),
+    ]
+    model, _ = build(Case("bad", nodes, {"x": (2, 3)}))
+    with pytest.raises(OnnxImportError) as info:
+        import_onnx(model)
+    message = str(info.value)
+    assert "2 unsupported operator types" in message
+    assert "Hardmax (used by 2 nodes: 'hs1', 'hs2')" in message
+    assert "Mod (used by 1 node: 'mod')" in message
+
+
+@pytest.mark.parametrize(
+    ("nodes", "inputs", "expected"),
+    [
+        (
+            [node("Add", ["x", "nowhere"])],
+            {"x": (2, 3)},
+            "node 'add_node' (Add): input 'nowhere' is not",
+        ),
+        ([node("Add", ["x", "z"])], {"x": (2, 3), "z": (4,)}, "node 'add_node' (Add)"),
+        ([node("Conv", ["x", "x"])], {"x": (1, 2, 3)}, "node 'conv_node' (Conv)"),
+        ([node("Reshape", ["x", "x"])], {"x": (2, 3)}, "node 'reshape_node' (Reshape)"),
+        (
+            [node("Transpose", ["x"], perm=[0, 0])],
+            {"x": (2, 3)},
+            "node 'transpose_node' (Transpose)",
+        ),
+    ],
+    ids=["missing-input", "shapes-do-not-broadcast", "bad-weights", "dynamic-shape", "bad-perm"],
+)
+def test_malformed_models_name_the_node(
+    nodes: list[onnx.NodeProto], inputs: Mapping[str, tuple[int, ...]], expected: str
+) -> None:
+    feeds = {k: helper.make_tensor_value_info(k, TensorProto.FLOAT, v) for k, v in inputs.items()}
+    out = helper.make_tensor_value_info("y", TensorProto.FLOAT, next(iter(inputs.values())))
+    graph = helper.make_graph(nodes, "bad", list(feeds.values()), [out])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    with pytest.raises(OnnxImportError, match=expected.replace("(", r"\(").replace(")", r"\)")):
+        import_onnx(model)
+
+
+def test_inconsistent_shapes_against_shape_inference() -> None:
+    model, _ = build(Case("relu", [node("Relu", ["x"])], {"x": (2, 3)}))
+    model.graph.value_info.append(helper.make_tensor_value_info("y", TensorProto.FLOAT, [3, 3]))
+    model.graph.output[0].CopyFrom(helper.make_tensor_value_info("y", TensorProto.FLOAT, [3, 3]))
+    with pytest.raises(OnnxImportError, match=r"node 'relu_node' \(Relu\): .*shape"):
+        import_onnx(model)
+
+
+def test_dynamic_input_shape_needs_a_shape() -> None:
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 3])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 3])
+    graph = helper.make_graph([node("Relu", ["x"])], "dyn", [x], [y])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    with pytest.raises(OnnxImportError, match="dynamic shapes: 'x'"):
+        import_onnx(model)
+    module, _ = import_onnx(model, shape={"x": (5, 3)})
+    data = RNG.standard_normal((5, 3)).astype(np.float32)
+    np.testing.assert_allclose(evaluate(module, [data])[0], np.maximum(data, 0))
+
+
+def test_argument_names_are_sanitized() -> None:
+    model, feeds = build(Case("names", [node("Relu", ["input:0"])], {"input:0": (2, 3)}))
+    module, _ = import_onnx(model)
+    assert "(%input: tensor<2x3xf32>)" in print_ir(module, default_context())
+    np.testing.assert_allclose(
+        evaluate(module, list(feeds.values()))[0], np.maximum(feeds["input:0"], 0)
+    )
+
+
+def small_cnn() -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
+    def w(*shape: int) -> np.ndarray:
+        return (RNG.standard_normal(shape) * 0.3).astype(np.float32)
+
+    inits = {
+        "conv1.w": w(8, 3, 3, 3),
+        "conv1.b": w(8),
+        "bn.scale": w(8) + 1,
+        "bn.bias": w(8),
+        "bn.mean": w(8),
+        "bn.var": np.abs(w(8)) + 0.5,
+        "conv2.w": w(8, 8, 3, 3),
+        "fc.w": w(10, 8),
+        "fc.b": w(10),
+        "flat": i64(0, -1),
+    }
+    nodes = [
+        node("Conv", ["x", "conv1.w", "conv1.b"], ["c1"], pads=[1, 1, 1, 1]),
+        node("BatchNormalization", ["c1", "bn.scale", "bn.bias", "bn.mean", "bn.var"], ["b1"]),
+        node("Relu", ["b1"], ["r1"]),
+        node("MaxPool", ["r1"], ["p1"], kernel_shape=[2, 2], strides=[2, 2]),
+        node("Conv", ["p1", "conv2.w"], ["c2"], pads=[1, 1, 1, 1]),
+        node("Relu", ["c2"], ["r2"]),
+        node("GlobalAveragePool", ["r2"], ["g"]),
+        node("Reshape", ["g", "flat"], ["f"]),
+        node("Gemm", ["f", "fc.w", "fc.b"], ["logits"], transB=1),
+        node("Softmax", ["logits"], ["y"], axis=1),
+    ]
+    return build(Case("cnn", nodes, {"x": (2, 3, 16, 16)}, inits=inits))
+
+
+def test_small_cnn_end_to_end() -> None:
+    model, feeds = small_cnn()
+    expected = ReferenceEvaluator(model).run(None, feeds)[0]
+    module, params = import_onnx(model)
+    assert set(params) == {n for n in [i.name for i in model.graph.initializer] if n != "flat"}
+    got = evaluate(module, [feeds["x"]], params=params)[0]
+    np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-6)
+
+
+def test_import_tool_writes_text_and_params(tmp_path: Path) -> None:
+    model, feeds = small_cnn()
+    path, ir, npz = tmp_path / "cnn.onnx", tmp_path / "cnn.mlir", tmp_path / "cnn.params.npz"
+    onnx.save(model, str(path))
+    assert import_main([str(path), "-o", str(ir), "--params-out", str(npz)]) == 0
+    module = default_context().parse(ir.read_text(), str(ir))
+    params = dict(np.load(npz))
+    got = evaluate(module, [feeds["x"]], params=params)[0]
+    expected = ReferenceEvaluator(model).run(None, feeds)[0]
+    np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-6)
+
+
+def test_import_tool_errors_exit_1_without_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert import_main([str(tmp_path / "missing.onnx")]) == 1
+    err = capsys.readouterr().err
+    assert "no such file" in err and "Traceback" not in err
+    bad = tmp_path / "bad.onnx"
+    bad.write_bytes(b"not a protobuf")
+    assert import_main([str(bad)]) == 1
+    assert "Traceback" not in capsys.readouterr().err
+    model, _ = build(Case("hs", [helper.make_node("Hardmax", ["x"], ["y"], name="h")], {"x": (2,)}))
+    onnx.save(model, str(tmp_path / "hs.onnx"))
+    assert import_main([str(tmp_path / "hs.onnx")]) == 1
+    assert "Hardmax (used by 1 node: 'h')" in capsys.readouterr().err
+
+
+def test_from_onnx_returns_an_ir_module() -> None:
+    from xtvm.frontends.onnx import from_onnx
+
+    try:
+        from xtvm.api.ir_module import IRModule
+    except ImportError as exc:  # written concurrently; the importer is tested without it
+        pytest.skip(f"IRModule is not importable: {exc}")
+
+    model, _ = small_cnn()
+    mod, params = from_onnx(model)
+    assert isinstance(mod, IRModule)
+    assert "conv1.w" in params

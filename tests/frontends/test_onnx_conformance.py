@@ -1,0 +1,53 @@
+"""The ONNX backend conformance suite (`onnx.backend.test.BackendTest`) run against xtvm.
+
+Included: every node test whose graph uses only supported op types (and element types relay
+has), and the model-zoo models shipped under onnx/backend/test/data/light, checked against
+their shipped reference outputs.
+"""
+
+from __future__ import annotations
+
+import re
+
+import onnx.backend.test
+import pytest
+
+from xtvm.onnx_backend import XtvmBackend, supported_node_tests
+
+pytestmark = pytest.mark.onnx_conformance
+
+# Known failures, each with its reason.
+XFAIL: dict[str, str] = {
+    r"^test_(averagepool|maxpool|convtranspose)_3d_": "relay has 2-d windows only",
+    r"^test_maxpool_with_argmax_": "the Indices output of MaxPool is not supported",
+    r"^test_batchnorm_.*_training_mode_": "training-mode BatchNormalization (inference only)",
+    r"^test_training_dropout(_default)?(_mask)?_cpu$": "random dropout in training mode",
+    r"^test_einsum_batch_diagonal_": "einsum with ellipsis and repeated indices (diagonals)",
+}
+
+LIGHT_MODELS = [
+    "test_bvlc_alexnet",
+    "test_densenet121",
+    "test_inception_v1",
+    "test_inception_v2",
+    "test_resnet50",
+    "test_shufflenet",
+    "test_squeezenet",
+    "test_vgg19",
+    "test_zfnet512",
+]
+
+
+@pytest.fixture(autouse=True)
+def onnx_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The light models write their test data under ONNX_HOME: keep it out of the home dir."""
+    monkeypatch.setenv("ONNX_HOME", str(tmp_path_factory.getbasetemp() / "onnx_home"))
+
+
+backend_test = onnx.backend.test.BackendTest(XtvmBackend, __name__)
+for name in [*supported_node_tests(), *LIGHT_MODELS]:
+    backend_test.include(f"^{re.escape(name)}_cpu$")
+for pattern in XFAIL:
+    backend_test.xfail(pattern)
+
+globals().update(backend_test.test_cases)

@@ -1,0 +1,16 @@
+"""The ONNX frontend: ModelProto → relay (`import_onnx`, TVM-style `from_onnx`).
+
+    module, params = import_onnx("resnet.onnx")
+    outputs = evaluate(module, [image], params=params)
+
+`importer` checks the model and walks its graph; `converters` holds one row per ONNX op type;
+`resize` builds the interpolation matrices of Resize/Upsample.
+"""
+
+from __future__ import annotations
+
+from xtvm.frontends.onnx.context import OnnxImportError
+from xtvm.frontends.onnx.converters import CONVERTERS, SUPPORTED_OPS
+from xtvm.frontends.onnx.importer import from_onnx, import_onnx
+
+__all__ = ["CONVERTERS", "SUPPORTED_OPS", "OnnxImportError", "from_onnx", "import_onnx"]

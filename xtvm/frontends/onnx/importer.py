@@ -1,0 +1,352 @@
+"""ModelProto → relay: check the model, then convert its graph node by node into `@main`.
+
+Checks come before any work, each with one clear error: unsupported op types (all of them at
+once, with the nodes using each), inputs that nothing defines, the ONNX checker, dynamic input
+shapes. Nodes whose inputs are all known at import time are evaluated with ONNX's reference
+evaluator instead of converted, so shape computations (`Shape → Gather → Concat → Reshape`)
+end up as attributes. Each converted output is compared with ONNX shape inference.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+import onnx
+from onnx import helper, numpy_helper, shape_inference
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.utils.exceptions import VerifyException
+
+from xtvm.frontends.onnx.context import (
+    ConversionError,
+    GraphState,
+    NodeContext,
+    OnnxImportError,
+    Tensor,
+    attribute_values,
+)
+from xtvm.frontends.onnx.converters import CONVERTERS, SELF_FOLDING, np_dtype
+from xtvm.ir.numpy_types import element_type, numpy_dtype
+
+# Opsets 1 to 6 are accepted for ops whose semantics never changed (Not, Abs...); 7+ is tested.
+MIN_OPSET = 1
+
+if TYPE_CHECKING:
+    from xtvm.api.ir_module import IRModule
+ONNX_DOMAINS = ("", "ai.onnx")
+ShapeArg = Mapping[str, Sequence[int]]
+
+
+def describe(node: onnx.NodeProto, index: int) -> str:
+    """`node 'conv1' (Conv)`, or by position and first output when the node has no name."""
+    if node.name:
+        return f"node '{node.name}' ({node.op_type})"
+    out = f", output '{node.output[0]}'" if node.output and node.output[0] else ""
+    return f"node #{index} ({node.op_type}{out})"
+
+
+def load_model(model: onnx.ModelProto | str | Path) -> onnx.ModelProto:
+    if isinstance(model, onnx.ModelProto):
+        return model
+    path = Path(model)
+    if not path.is_file():
+        raise OnnxImportError(f"cannot open ONNX model '{path}': no such file")
+    try:
+        return onnx.load(str(path))
+    except Exception as exc:
+        raise OnnxImportError(f"cannot read ONNX model '{path}': {exc}") from None
+
+
+def default_opset(model: onnx.ModelProto) -> int:
+    versions = [o.version for o in model.opset_import if o.domain in ONNX_DOMAINS]
+    if not versions:
+        raise OnnxImportError("the model imports no version of the default ONNX opset")
+    opset = versions[0]
+    newest = onnx.defs.onnx_opset_version()
+    if not MIN_OPSET <= opset <= newest:
+        raise OnnxImportError(
+            f"opset {opset} is not supported (supported: {MIN_OPSET} to {newest})"
+        )
+    return opset
+
+
+def check_supported(graph: onnx.GraphProto) -> None:
+    """One error listing every unsupported op type with the nodes that use it."""
+    missing: dict[str, list[str]] = {}
+    for i, node in enumerate(graph.node):
+        key = node.op_type if node.domain in ONNX_DOMAINS else f"{node.domain}.{node.op_type}"
+        if node.domain in ONNX_DOMAINS and node.op_type in CONVERTERS:
+            continue
+        missing.setdefault(key, []).append(node.name or f"#{i}")
+    if not missing:
+        return
+    lines = [
+        f"  {op} (used by {len(names)} node{'s' if len(names) > 1 else ''}: "
+        + ", ".join(f"'{n}'" for n in names[:8])
+        + (", ..." if len(names) > 8 else "")
+        + ")"
+        for op, names in sorted(missing.items())
+    ]
+    raise OnnxImportError(
+        f"the model uses {len(missing)} unsupported operator type"
+        f"{'s' if len(missing) > 1 else ''}:\n" + "\n".join(lines)
+    )
+
+
+def check_structure(graph: onnx.GraphProto) -> None:
+    """Every node input is defined before use; no tensor is defined twice."""
+    defined = {i.name for i in graph.input} | {t.name for t in graph.initializer}
+    for index, node in enumerate(graph.node):
+        for name in node.input:
+            if name and name not in defined:
+                raise OnnxImportError(
+                    f"{describe(node, index)}: input '{name}' is not a graph input, an "
+                    "initializer, or the output of an earlier node"
+                )
+        for name in node.output:
+            if name and name in defined:
+                raise OnnxImportError(f"{describe(node, index)}: output '{name}' is defined twice")
+            defined.add(name)
+    for out in graph.output:
+        if out.name not in defined:
+            raise OnnxImportError(f"graph output '{out.name}' is not produced by any node")
+
+
+def run_checker(model: onnx.ModelProto) -> None:
+    try:
+        onnx.checker.check_model(model)
+    except onnx.checker.ValidationError as exc:
+        first = str(exc).strip().split("\n")[0]
+        raise OnnxImportError(f"invalid ONNX model: {first}") from None
+    except ValueError:
+        pass  # models over 2 GB cannot be checked in memory
+
+
+def inferred_types(model: onnx.ModelProto) -> dict[str, onnx.TypeProto]:
+    """Types from ONNX shape inference, by tensor name (empty when inference fails)."""
+    try:
+        inferred = shape_inference.infer_shapes(model)
+    except Exception:
+        return {}
+    g = inferred.graph
+    return {v.name: v.type for v in [*g.value_info, *g.output]}
+
+
+def static_dims(typ: onnx.TypeProto) -> list[int] | None:
+    if not typ.tensor_type.HasField("shape"):
+        return None
+    dims = typ.tensor_type.shape.dim
+    if any(not d.HasField("dim_value") for d in dims):
+        return None
+    return [d.dim_value for d in dims]
+
+
+def sanitize(name: str) -> str:
+    """A valid SSA name hint for an ONNX tensor name (`input.1` stays, `0` becomes `_0`)."""
+    cleaned = re.sub(r"[^A-Za-z0-9_$.-]", "_", name) or "arg"
+    if cleaned[0].isdigit():
+        cleaned = "_" + cleaned
+    return cleaned
+
+
+def input_types(
+    graph: onnx.GraphProto, shape: ShapeArg | None, dtype: str | Mapping[str, str]
+) -> list[tuple[onnx.ValueInfoProto, TensorType]]:
+    initializers = {t.name for t in graph.initializer}
+    out = []
+    problems = []
+    for info in graph.input:
+        if info.name in initializers:
+            continue
+        tt = info.type.tensor_type
+        if not info.type.HasField("tensor_type"):
+            raise OnnxImportError(f"graph input '{info.name}' is not a tensor")
+        if shape is not None and info.name in shape:
+            dims = [int(d) for d in shape[info.name]]
+        else:
+            dims = []
+            for d in tt.shape.dim:
+                if d.HasField("dim_value"):
+                    dims.append(d.dim_value)
+                else:
+                    problems.append(f"'{info.name}' (dimension '{d.dim_param or '?'}')")
+                    break
+        given = dtype.get(info.name) if isinstance(dtype, Mapping) else dtype
+        try:
+            np_type = np_dtype(tt.elem_type) if tt.elem_type else np.dtype(given or "float32")
+        except ConversionError as exc:
+            raise OnnxImportError(f"graph input '{info.name}': {exc}") from None
+        out.append((info, TensorType(element_type(np_type), dims)))
+    if problems:
+        raise OnnxImportError(
+            "graph inputs with dynamic shapes: " + ", ".join(problems) + "; give their shapes, "
+            "e.g. shape={'" + problems[0].split("'")[1] + "': (1, 3, 224, 224)}"
+        )
+    return out
+
+
+def with_input_shapes(
+    model: onnx.ModelProto, args: Sequence[tuple[onnx.ValueInfoProto, TensorType]]
+) -> onnx.ModelProto:
+    """`model`, or a copy whose graph inputs carry the shapes chosen for them."""
+    changed = [
+        (info.name, list(t.get_shape()))
+        for info, t in args
+        if static_dims(info.type) != list(t.get_shape())
+    ]
+    if not changed:
+        return model
+    copy = onnx.ModelProto()
+    copy.CopyFrom(model)
+    dims = dict(changed)
+    for info in copy.graph.input:
+        if info.name in dims:
+            shape = info.type.tensor_type.shape
+            shape.ClearField("dim")
+            for d in dims[info.name]:
+                shape.dim.add().dim_value = d
+    return copy
+
+
+def fold(node: onnx.NodeProto, opset: int, inputs: Sequence[np.ndarray | None]) -> list[np.ndarray]:
+    """Evaluate one node on constant inputs with ONNX's reference evaluator."""
+    from onnx.reference import ReferenceEvaluator
+
+    feeds = {n: v for n, v in zip(node.input, inputs, strict=True) if n}
+    graph = helper.make_graph(
+        [node],
+        "fold",
+        [
+            helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(v.dtype), None)
+            for n, v in feeds.items()
+        ],
+        [helper.make_empty_tensor_value_info(o) for o in node.output if o],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    results = ReferenceEvaluator(model).run(None, feeds)
+    return [np.asarray(r) for r in results]
+
+
+def check_output(
+    name: str, value: Tensor, inferred: Mapping[str, onnx.TypeProto], where: str
+) -> None:
+    """An output's shape and element type must match ONNX shape inference where it is known."""
+    typ = inferred.get(name)
+    if typ is None or not typ.HasField("tensor_type"):
+        return
+    if isinstance(value, np.ndarray):
+        shape, dtype = list(value.shape), value.dtype
+    else:
+        t = value.type
+        assert isinstance(t, TensorType)
+        shape, dtype = list(t.get_shape()), numpy_dtype(t.get_element_type())
+    dims = static_dims(typ)
+    if dims is not None and dims != shape:
+        raise OnnxImportError(
+            f"{where}: inconsistent shapes: output '{name}' is {shape} here but ONNX shape "
+            f"inference gives {dims}"
+        )
+    elem = typ.tensor_type.elem_type
+    if elem and elem != helper.np_dtype_to_tensor_dtype(dtype):
+        expected = helper.tensor_dtype_to_string(elem)
+        raise OnnxImportError(
+            f"{where}: inconsistent types: output '{name}' is {dtype} here but ONNX shape "
+            f"inference gives {expected}"
+        )
+
+
+def convert_node(
+    node: onnx.NodeProto, index: int, state: GraphState, inferred: Mapping[str, onnx.TypeProto]
+) -> None:
+    where = describe(node, index)
+    try:
+        c = NodeContext(node, state, attribute_values(node))
+        present = [state.env[n] for n in node.input if n]
+        if (
+            present
+            and node.op_type not in SELF_FOLDING
+            and all(isinstance(v, np.ndarray) for v in present)
+        ):
+            consts = [state.env[n] if n else None for n in node.input]
+            outputs: Sequence[Tensor | Operation | None] = fold(node, state.opset, consts)  # type: ignore[arg-type]
+        else:
+            outputs = CONVERTERS[node.op_type](c)
+    except (ConversionError, OnnxImportError) as exc:
+        raise OnnxImportError(f"{where}: {exc}", exc.needs_static) from None
+    except VerifyException as exc:
+        raise OnnxImportError(f"{where}: {exc}") from None
+    except Exception as exc:
+        raise OnnxImportError(f"{where}: cannot convert: {type(exc).__name__}: {exc}") from None
+    for i, name in enumerate(node.output):
+        if not name:
+            continue
+        out = outputs[i] if i < len(outputs) else None
+        if out is None:
+            raise OnnxImportError(f"{where}: output {i} ('{name}') is not supported")
+        value: Tensor = out.results[0] if isinstance(out, Operation) else out
+        check_output(name, value, inferred, where)
+        state.env[name] = value
+
+
+def import_onnx(
+    model: onnx.ModelProto | str | Path,
+    shape: ShapeArg | None = None,
+    dtype: str | Mapping[str, str] = "float32",
+) -> tuple[ModuleOp, dict[str, np.ndarray]]:
+    """Import an ONNX model as a module holding `func.func @main`, and its params.
+
+    Graph inputs that are not initializers become the arguments of @main (named after them,
+    sanitized); initializers become `relay.param["name"]` ops whose values are in the returned
+    params. `shape` fixes dynamic input shapes; `dtype` is the element type of inputs whose
+    type the model leaves undefined. Raises OnnxImportError naming the node at fault.
+    """
+    model = load_model(model)
+    opset = default_opset(model)
+    graph = model.graph
+    check_supported(graph)
+    check_structure(graph)
+    run_checker(model)
+    args = input_types(graph, shape, dtype)
+    block = Block(arg_types=[t for _, t in args])
+    state = GraphState(block, opset)
+    for arg, (info, _) in zip(block.args, args, strict=True):
+        arg.name_hint = sanitize(info.name)
+        state.env[info.name] = arg
+    for init in graph.initializer:
+        try:
+            state.env[init.name] = numpy_helper.to_array(init)
+        except Exception as exc:
+            raise OnnxImportError(f"initializer '{init.name}' cannot be read: {exc}") from None
+        state.initializers.add(init.name)
+    inferred = inferred_types(with_input_shapes(model, args))
+    for index, node in enumerate(graph.node):
+        convert_node(node, index, state, inferred)
+    results: list[SSAValue] = []
+    for out in graph.output:
+        value = state.env[out.name]
+        results.append(value if isinstance(value, SSAValue) else state.materialize(out.name, value))
+    block.add_op(func.ReturnOp(*results))
+    function = func.FuncOp("main", ([t for _, t in args], [r.type for r in results]), Region(block))
+    module = ModuleOp([function])
+    try:
+        module.verify()
+    except VerifyException as exc:
+        raise OnnxImportError(f"the imported module does not verify: {exc}") from None
+    return module, dict(state.params)
+
+
+def from_onnx(
+    model: onnx.ModelProto | str | Path,
+    shape: ShapeArg | None = None,
+    dtype: str | Mapping[str, str] = "float32",
+) -> tuple[IRModule, dict[str, np.ndarray]]:
+    """TVM's `relay.frontend.from_onnx`: an `IRModule` and its params."""
+    from xtvm.api.ir_module import IRModule  # imported late: the API layer sits above frontends
+
+    module, params = import_onnx(model, shape, dtype)
+    return IRModule(module), params

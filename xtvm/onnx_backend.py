@@ -1,0 +1,211 @@
+"""xtvm as an ONNX backend (`onnx.backend.base.Backend`): import to relay, run the interpreter.
+
+This is what `onnx.backend.test.BackendTest` drives:
+
+    rep = XtvmBackend.prepare(model)
+    outputs = rep.run([x])
+
+Models with dynamic input shapes are imported again for each new set of input shapes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import onnx
+from onnx.backend.base import Backend, BackendRep, Device, DeviceType
+from xdsl.dialects.builtin import ModuleOp
+
+from xtvm.frontends.onnx import OnnxImportError, import_onnx
+from xtvm.runtime.relay_interpreter import evaluate
+
+Imported = tuple[ModuleOp, dict[str, np.ndarray]]
+
+
+class XtvmBackendRep(BackendRep):
+    """A prepared model: the imported module per input shapes, run by the relay interpreter."""
+
+    def __init__(self, model: onnx.ModelProto) -> None:
+        self.model = model
+        initializers = {t.name for t in model.graph.initializer}
+        self.input_names = [i.name for i in model.graph.input if i.name not in initializers]
+        self.output_names = [o.name for o in model.graph.output]
+        self.imported: dict[bytes, Imported] = {}
+        # Graph inputs that must be bound to their values (shapes, axes, pads fed as inputs).
+        self.frozen: set[str] = set()
+
+    def module_for(self, arrays: Sequence[np.ndarray]) -> Imported:
+        """The import for these inputs' shapes, with inputs that must be static bound."""
+        by_name = dict(zip(self.input_names, arrays, strict=True))
+        while True:
+            key = repr([(a.shape, a.dtype.str) for a in arrays]).encode() + b"".join(
+                by_name[n].tobytes() for n in sorted(self.frozen)
+            )
+            if key in self.imported:
+                return self.imported[key]
+            model = self.model
+            if self.frozen:
+                model = onnx.ModelProto()
+                model.CopyFrom(self.model)
+                for name in sorted(self.frozen):
+                    model.graph.initializer.append(
+                        onnx.numpy_helper.from_array(by_name[name], name)
+                    )
+            shapes = {n: a.shape for n, a in by_name.items() if n not in self.frozen}
+            try:
+                self.imported[key] = import_onnx(model, shape=shapes)
+            except OnnxImportError as exc:
+                name = exc.needs_static
+                if name is None:
+                    raise
+                # A static value computed from inputs: bind the integer inputs it may come from.
+                names = (
+                    {name}
+                    if name in by_name
+                    else {n for n, a in by_name.items() if a.dtype.kind in "iu"}
+                )
+                if names <= self.frozen:
+                    raise
+                self.frozen |= names
+                continue
+            return self.imported[key]
+
+    def run(self, inputs: Any, **kwargs: Any) -> tuple[Any, ...]:
+        if isinstance(inputs, np.ndarray):
+            inputs = [inputs]
+        if isinstance(inputs, Mapping):
+            inputs = [inputs[n] for n in self.input_names]
+        arrays = [np.asarray(x) for x in inputs]
+        if len(arrays) != len(self.input_names):
+            raise ValueError(f"the model takes {len(self.input_names)} inputs, got {len(arrays)}")
+        module, params = self.module_for(arrays)
+        free = [a for n, a in zip(self.input_names, arrays, strict=True) if n not in self.frozen]
+        return tuple(evaluate(module, free, params=params))
+
+
+class XtvmBackend(Backend):
+    """The ONNX backend API over xtvm's importer and relay interpreter (CPU only)."""
+
+    @classmethod
+    def is_compatible(cls, model: onnx.ModelProto, device: str = "CPU", **kwargs: Any) -> bool:
+        return cls.supports_device(device)
+
+    @classmethod
+    def prepare(cls, model: onnx.ModelProto, device: str = "CPU", **kwargs: Any) -> XtvmBackendRep:
+        return XtvmBackendRep(model)
+
+    @classmethod
+    def run_model(
+        cls, model: onnx.ModelProto, inputs: Any, device: str = "CPU", **kwargs: Any
+    ) -> tuple[Any, ...]:
+        return cls.prepare(model, device, **kwargs).run(inputs)
+
+    @classmethod
+    def run_node(
+        cls,
+        node: onnx.NodeProto,
+        inputs: Any,
+        device: str = "CPU",
+        outputs_info: Sequence[tuple[np.dtype, tuple[int, ...]]] | None = None,
+        **kwargs: Any,
+    ) -> tuple[Any, ...]:
+        """Run one node on `inputs` (numpy arrays, in the node's input order)."""
+        arrays = [np.asarray(x) for x in inputs]
+        names = [n for n in node.input if n]
+        graph_inputs = [
+            onnx.helper.make_tensor_value_info(
+                n, onnx.helper.np_dtype_to_tensor_dtype(a.dtype), a.shape
+            )
+            for n, a in zip(names, arrays, strict=True)
+        ]
+        outputs = [onnx.helper.make_empty_tensor_value_info(o) for o in node.output if o]
+        graph = onnx.helper.make_graph([node], "run_node", graph_inputs, outputs)
+        opset = kwargs.get("opset_version", onnx.defs.onnx_opset_version())
+        model = onnx.helper.make_model(graph, opset_imports=[onnx.helper.make_opsetid("", opset)])
+        return cls.run_model(model, arrays, device)
+
+    @classmethod
+    def supports_device(cls, device: str) -> bool:
+        return Device(device).type == DeviceType.CPU
+
+
+prepare = XtvmBackend.prepare
+run_model = XtvmBackend.run_model
+run_node = XtvmBackend.run_node
+supports_device = XtvmBackend.supports_device
+
+
+def node_test_ops(model: onnx.ModelProto) -> set[str]:
+    """The op types of a node test's graph (`test_<op>_*` cases hold one node, mostly)."""
+    return {n.op_type for n in model.graph.node if n.domain in ("", "ai.onnx")} | {
+        f"{n.domain}.{n.op_type}" for n in model.graph.node if n.domain not in ("", "ai.onnx")
+    }
+
+
+def supported_node_tests() -> dict[str, str]:
+    """ONNX node tests using only supported op types: test name → the op type it tests.
+
+    The op is the graph's single node, or for expanded (function body) tests the op named by
+    the test; tests on element types relay lacks (strings, bfloat16, float8, int4) are left out.
+    """
+    from onnx.backend.test.loader import load_model_tests
+
+    from xtvm.frontends.onnx import CONVERTERS
+
+    by_snake = {snake(op): op for op in CONVERTERS}
+    out: dict[str, str] = {}
+    for case in load_model_tests(kind="node"):
+        model = case.model
+        if model is None:
+            continue
+        ops = node_test_ops(model)
+        if not ops <= set(CONVERTERS) or not supported_types(model):
+            continue
+        if len(model.graph.node) == 1:
+            out[case.name] = model.graph.node[0].op_type
+            continue
+        stem = case.name.removeprefix("test_")
+        matches = [s for s in by_snake if stem.startswith((s, s.replace("_", "")))]
+        out[case.name] = by_snake[max(matches, key=len)] if matches else "(composite)"
+    return out
+
+
+def snake(op: str) -> str:
+    """`ReduceMean` → `reduce_mean`, `LRN` → `lrn`, `ConvTranspose` → `convtranspose`."""
+    special = {"ConvTranspose": "convtranspose", "LRN": "lrn", "PRelu": "prelu"}
+    if op in special:
+        return special[op]
+    out = ""
+    for i, ch in enumerate(op):
+        if ch.isupper() and i and not op[i - 1].isupper():
+            out += "_"
+        out += ch.lower()
+    return out
+
+
+SUPPORTED_ELEMENT_TYPES = frozenset(
+    getattr(onnx.TensorProto, n)
+    for n in (
+        "FLOAT",
+        "DOUBLE",
+        "FLOAT16",
+        "INT8",
+        "INT16",
+        "INT32",
+        "INT64",
+        "UINT8",
+        "UINT16",
+        "UINT32",
+        "UINT64",
+        "BOOL",
+    )
+)
+
+
+def supported_types(model: onnx.ModelProto) -> bool:
+    g = model.graph
+    return all(
+        v.type.tensor_type.elem_type in SUPPORTED_ELEMENT_TYPES for v in [*g.input, *g.output]
+    )
