@@ -96,6 +96,8 @@ def print_ir(
 MLIR16_RENAMES = (
     ("operandSegmentSizes = ", "operand_segment_sizes = "),
     ("resultSegmentSizes = ", "result_segment_sizes = "),
+    ('"arith.maximumf"', '"arith.maxf"'),
+    ('"arith.minimumf"', '"arith.minf"'),
 )
 DEFAULT_OVERFLOW = re.compile(r"(, )?overflowFlags = #arith\.overflow<none>(, )?")
 
@@ -103,7 +105,7 @@ DEFAULT_OVERFLOW = re.compile(r"(, )?overflowFlags = #arith\.overflow<none>(, )?
 def mlir16_spelling(text: str) -> str:
     """MLIR 16's names for what newer MLIR (and xDSL) spell differently.
 
-    Segment sizes were renamed in MLIR 17 and arith's overflow flags appeared in MLIR 19; the
+    Segment sizes and the NaN-propagating float max/min were renamed in MLIR 17, and arith's overflow flags appeared in MLIR 19; the
     default flags (`none`) are dropped, which means the same.
     """
     for new, old in MLIR16_RENAMES:

@@ -34,9 +34,11 @@ def default_context(allow_unregistered: bool = False) -> IRContext:
 def xtvm_dialects() -> list[tuple[builtin.Dialect, object | None]]:
     """xtvm's own dialects that are present in this installation."""
     found: list[tuple[builtin.Dialect, object | None]] = []
-    try:
-        from xtvm.dialects.relay import Relay
-    except ImportError:
-        return found
+    from xtvm.dialects.relay import Relay
+    from xtvm.dialects.te import Te
+    from xtvm.dialects.tir import TIR_SYNTAX, Tir
+
     found.append((Relay, None))
+    found.append((Te, None))
+    found.append((Tir, TIR_SYNTAX))
     return found

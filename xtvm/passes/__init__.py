@@ -31,6 +31,7 @@ UPSTREAM_PASSES = {
 
 # xtvm's passes: name -> class; the module is the name in snake_case (STYLE.md §2).
 OWN_PASSES = {
+    "convert-te-to-tir": "ConvertTeToTirPass",
     "relay-annotate-target": "RelayAnnotateTargetPass",
     "relay-cse": "RelayCsePass",
     "relay-dce": "RelayDcePass",

@@ -1,0 +1,84 @@
+// te verifier messages.
+// RUN: xtvm-opt %s --split-input-file --verify-diagnostics
+
+func.func @rank(%A: tensor<4xf32>) -> tensor<4x4xf32> {
+  // expected-error@+1 {{'te.compute' op has 1 axes for a 2-d result}}
+  %B = te.compute "B" {
+  ^bb0(%i: index):
+    %a = te.read %A[%i] : tensor<4xf32> -> f32
+    te.yield %a : f32
+  } {axis_names = ["i"]} : tensor<4x4xf32>
+  func.return %B : tensor<4x4xf32>
+}
+
+// -----
+
+func.func @yield_type(%A: tensor<4xf32>) -> tensor<4xi32> {
+  // expected-error@+1 {{'te.compute' op body yields f32, the result element type is i32}}
+  %B = te.compute "B" {
+  ^bb0(%i: index):
+    %a = te.read %A[%i] : tensor<4xf32> -> f32
+    te.yield %a : f32
+  } {axis_names = ["i"]} : tensor<4xi32>
+  func.return %B : tensor<4xi32>
+}
+
+// -----
+
+func.func @names(%A: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  // expected-error@+1 {{'te.compute' op axis names must be unique: ['i', 'i']}}
+  %B = te.compute "B" {
+  ^bb0(%i: index, %j: index):
+    %a = te.read %A[%i, %j] : tensor<4x4xf32> -> f32
+    te.yield %a : f32
+  } {axis_names = ["i", "i"]} : tensor<4x4xf32>
+  func.return %B : tensor<4x4xf32>
+}
+
+// -----
+
+func.func @read_rank(%A: tensor<4x4xf32>) -> tensor<4xf32> {
+  %B = te.compute "B" {
+  ^bb0(%i: index):
+    // expected-error@+1 {{'te.read' op reads a 2-d tensor with 1 indices}}
+    %a = te.read %A[%i] : tensor<4x4xf32> -> f32
+    te.yield %a : f32
+  } {axis_names = ["i"]} : tensor<4xf32>
+  func.return %B : tensor<4xf32>
+}
+
+// -----
+
+func.func @combiner(%A: tensor<4xf32>) -> tensor<1xf32> {
+  %B = te.compute "B" {
+  ^bb0(%i: index):
+    // expected-error@+1 {{'te.reduce' op combiner must be one of sum, max, min, prod, got 'mean'}}
+    %s = te.reduce "mean" {
+    ^bb1(%k: index):
+      %a = te.read %A[%k] : tensor<4xf32> -> f32
+      te.yield %a : f32
+    } {extents = array<i64: 4>, axis_names = ["k"]} : f32
+    te.yield %s : f32
+  } {axis_names = ["i"]} : tensor<1xf32>
+  func.return %B : tensor<1xf32>
+}
+
+// -----
+
+func.func @split_twice_given() {
+  te.schedule {
+    // expected-error@+1 {{'te.split' op needs exactly one of factor and nparts}}
+    te.split "C" {axis = "i", factor = 2 : i64, nparts = 2 : i64, outer = "o", inner = "n"}
+  }
+  func.return
+}
+
+// -----
+
+func.func @bind_tag() {
+  te.schedule {
+    // expected-error@+1 {{'te.bind' op thread must be one of blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x, threadIdx.y, threadIdx.z, vthread, got 'warp.x'}}
+    te.bind "C" {axis = "i", thread = "warp.x"}
+  }
+  func.return
+}

@@ -1,0 +1,60 @@
+// tir verifier and parser messages.
+// RUN: xtvm-opt %s --split-input-file --verify-diagnostics
+
+func.func @kind(%n: index) {
+  // expected-error@+1 {{unknown loop kind 'sideways' (kinds: serial, parallel, vectorized, unrolled, thread_binding)}}
+  tir.for %i = %n to %n sideways {
+  }
+  func.return
+}
+
+// -----
+
+func.func @thread_without_binding(%n: index) {
+  // expected-error@+1 {{'tir.for' op names a thread exactly when its kind is thread_binding}}
+  tir.for %i = %n to %n parallel "threadIdx.x" {
+  }
+  func.return
+}
+
+// -----
+
+func.func @binding_without_thread(%n: index) {
+  // expected-error@+1 {{'tir.for' op names a thread exactly when its kind is thread_binding}}
+  tir.for %i = %n to %n thread_binding {
+  }
+  func.return
+}
+
+// -----
+
+func.func @unknown_thread(%n: index) {
+  // expected-error@+1 {{'tir.for' op thread must be one of blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x, threadIdx.y, threadIdx.z, vthread, got 'warp.x'}}
+  tir.for %i = %n to %n thread_binding "warp.x" {
+  }
+  func.return
+}
+
+// -----
+
+func.func @bounds(%n: i32) {
+  // expected-error@+1 {{use of value '%n' expects different type than prior uses: 'index' vs 'i32'}}
+  tir.for %i = %n to %n serial {
+  }
+  func.return
+}
+
+// -----
+
+func.func @two_results(%x: f32) {
+  // expected-error@+1 {{'tir.call_extern' op returns at most one value}}
+  %a, %b = tir.call_extern "f"(%x) : (f32) -> (f32, f32)
+  func.return
+}
+
+// -----
+
+func.func @yield_outside(%x: f32) {
+  // expected-error@+1 {{'tir.yield' op 'tir.yield' expects parent op 'tir.for'}}
+  tir.yield
+}

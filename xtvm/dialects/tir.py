@@ -1,0 +1,218 @@
+"""The tir dialect: TVM's loop-level IR, what a te schedule lowers to.
+
+A tir kernel is a `func.func` over buffers (memrefs); element accesses are `memref.load`/
+`memref.store`, scalar arithmetic is arith/math, guards are `scf.if`, intermediate buffers
+are `memref.alloc` whose memory space names their scope (`memref<16xf32, "shared">`). tir
+adds only what upstream dialects do not say:
+
+- `tir.for`: a loop with a *kind* (serial, parallel, vectorized, unrolled, or bound to a GPU
+  thread axis), which later passes and backends honour;
+
+      tir.for %i = %c0 to %c64 parallel {
+        ...
+      }
+      tir.for %tx = %c0 to %c32 thread_binding "threadIdx.x" {
+        ...
+      }
+
+- `tir.call_extern`: a call of a function the target provides (math library, accelerator
+  intrinsic), by name: `%y = tir.call_extern "expf"(%x) : (f32) -> f32`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from lark import Token
+from xdsl.dialects.builtin import DictionaryAttr, IndexType, StringAttr
+from xdsl.ir import Attribute, Block, Dialect, Operation, Region, SSAValue
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_op_definition,
+    lazy_traits_def,
+    operand_def,
+    opt_prop_def,
+    prop_def,
+    region_def,
+    traits_def,
+    var_operand_def,
+    var_result_def,
+)
+from xdsl.printer import Printer
+from xdsl.traits import (
+    HasParent,
+    IsTerminator,
+    RecursiveMemoryEffect,
+    SingleBlockImplicitTerminator,
+)
+from xdsl.utils.exceptions import VerifyException
+
+from xtvm.ir.context import SyntaxExtension
+from xtvm.ir.parser import IRBuilder, PendingArg, decode_string
+
+LOOP_KINDS = ("serial", "parallel", "vectorized", "unrolled", "thread_binding")
+THREAD_TAGS = (
+    "blockIdx.x",
+    "blockIdx.y",
+    "blockIdx.z",
+    "threadIdx.x",
+    "threadIdx.y",
+    "threadIdx.z",
+    "vthread",
+)
+
+
+@irdl_op_definition
+class YieldOp(IRDLOperation):
+    """The end of a `tir.for` body (elided in the custom syntax)."""
+
+    name = "tir.yield"
+    traits = lazy_traits_def(lambda: (IsTerminator(), HasParent(ForOp)))
+    assembly_format = "attr-dict"
+
+
+@irdl_op_definition
+class ForOp(IRDLOperation):
+    """A loop over [lower_bound, upper_bound) with unit step and a kind."""
+
+    name = "tir.for"
+    lower_bound = operand_def(IndexType)
+    upper_bound = operand_def(IndexType)
+    kind = prop_def(StringAttr)
+    thread = opt_prop_def(StringAttr)
+    annotations = opt_prop_def(DictionaryAttr)
+    body = region_def("single_block")
+    traits = traits_def(SingleBlockImplicitTerminator(YieldOp), RecursiveMemoryEffect())
+
+    def __init__(
+        self,
+        lower_bound: SSAValue | Operation,
+        upper_bound: SSAValue | Operation,
+        kind: str = "serial",
+        thread: str | None = None,
+        body: Region | None = None,
+        annotations: dict[str, Attribute] | None = None,
+    ) -> None:
+        props: dict[str, Attribute] = {"kind": StringAttr(kind)}
+        if thread is not None:
+            props["thread"] = StringAttr(thread)
+        if annotations:
+            props["annotations"] = DictionaryAttr(annotations)
+        super().__init__(
+            operands=[lower_bound, upper_bound],
+            properties=props,
+            regions=[body or Region(Block(arg_types=[IndexType()]))],
+        )
+
+    @property
+    def induction_variable(self) -> SSAValue:
+        return self.body.block.args[0]
+
+    def verify_(self) -> None:
+        kind = self.kind.data
+        if kind not in LOOP_KINDS:
+            raise VerifyException(
+                f"'{self.name}' op kind must be one of {', '.join(LOOP_KINDS)}, got '{kind}'"
+            )
+        if (kind == "thread_binding") != (self.thread is not None):
+            raise VerifyException(
+                f"'{self.name}' op names a thread exactly when its kind is thread_binding"
+            )
+        if self.thread is not None and self.thread.data not in THREAD_TAGS:
+            raise VerifyException(
+                f"'{self.name}' op thread must be one of {', '.join(THREAD_TAGS)}, "
+                f"got '{self.thread.data}'"
+            )
+        args = self.body.block.args
+        if len(args) != 1 or not isinstance(args[0].type, IndexType):
+            raise VerifyException(f"'{self.name}' op body must take one index argument")
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_ssa_value(self.induction_variable)
+        printer.print_string(" = ")
+        printer.print_ssa_value(self.lower_bound)
+        printer.print_string(" to ")
+        printer.print_ssa_value(self.upper_bound)
+        printer.print_string(" " + self.kind.data)
+        if self.thread is not None:
+            printer.print_string(" ")
+            printer.print_attribute(self.thread)
+        printer.print_string(" ")
+        printer.print_region(
+            self.body,
+            print_entry_block_args=False,
+            print_empty_block=False,
+            print_block_terminators=False,
+        )
+        if self.annotations is not None:
+            printer.print_string(" annotations ")
+            printer.print_attribute(self.annotations)
+        printer.print_op_attributes(self.attributes, print_keyword=True)
+
+
+@irdl_op_definition
+class CallExternOp(IRDLOperation):
+    """A call of a function the target provides, by name (libm, an accelerator intrinsic)."""
+
+    name = "tir.call_extern"
+    callee = prop_def(StringAttr)
+    args = var_operand_def()
+    res = var_result_def()
+    assembly_format = "$callee `(` $args `)` attr-dict `:` functional-type($args, $res)"
+
+    def __init__(
+        self, callee: str, args: list[SSAValue], result_types: list[Attribute] | None = None
+    ) -> None:
+        super().__init__(
+            operands=[args],
+            result_types=[result_types or []],
+            properties={"callee": StringAttr(callee)},
+        )
+
+    def verify_(self) -> None:
+        if len(self.res) > 1:
+            raise VerifyException(f"'{self.name}' op returns at most one value")
+
+
+# ---------------------------------------------------------------------------------------------
+# Custom syntax of tir.for (its printer above writes exactly what these rules read)
+
+
+def tir_for_head(b: IRBuilder, children: list[Any]) -> dict[str, Any]:
+    token, indvar, lower, upper, kind, thread = children
+    index = IndexType()
+    if str(kind) not in LOOP_KINDS:
+        raise b.error(kind, f"unknown loop kind '{kind}' (kinds: {', '.join(LOOP_KINDS)})")
+    b.set_entry_args([PendingArg(indvar, index)])
+    return {
+        "token": token,
+        "bounds": (b.resolve(lower, index), b.resolve(upper, index)),
+        "kind": str(kind),
+        "thread": None if thread is None else decode_string(thread),
+    }
+
+
+def tir_for(b: IRBuilder, children: list[Any]) -> Operation:
+    head, region, annotations, attrs = children
+    if region is None or not region.blocks:
+        region = Region(Block(arg_types=[IndexType()]))
+    block = region.blocks[-1]
+    if not isinstance(block.last_op, YieldOp):
+        block.add_op(YieldOp())
+    op = ForOp(*head["bounds"], kind=head["kind"], thread=head["thread"], body=region)
+    if annotations:
+        op.properties["annotations"] = DictionaryAttr(dict(annotations))
+    op.attributes.update(attrs or {})
+    token: Token = head["token"]
+    return b.record(op, token)
+
+
+TIR_SYNTAX = SyntaxExtension.from_file(
+    Path(__file__).with_name("tir.lark"),
+    {"tir_for_head": tir_for_head, "tir_for": tir_for},
+    custom_ops=[ForOp],
+)
+
+Tir = Dialect("tir", [ForOp, YieldOp, CallExternOp], [])

@@ -1,0 +1,499 @@
+"""The reference interpreter of tir: runs tir kernels on numpy arrays.
+
+A tir kernel is a `func.func` over memrefs made of tir loops, memref loads/stores, scf guards
+and arith/math scalar code. The interpreter translates each function once into Python source
+(one statement per op, one Python `for` per loop) and runs that: an order of magnitude faster
+than walking the IR per element, and still a plain, obviously-correct model of the semantics
+that every lowering and backend is checked against. Every loop kind runs serially.
+
+Scalars follow the IR's types: integers (and `index`) are Python ints wrapped to their width,
+floats are numpy scalars of their precision (f32 arithmetic stays f32), `i1` is bool. An op
+the interpreter does not know is an error naming it and its location, never skipped.
+
+    run(module, "kernel", a, b, c)   # buffers in argument order; outputs are written in place
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from xdsl.dialects import arith, func, memref, scf
+from xdsl.dialects import math as xmath
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    ModuleOp,
+)
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+
+from xtvm.dialects import tir
+from xtvm.ir.numpy_types import numpy_dtype
+
+
+class TirInterpreterError(Exception):
+    """A tir function could not be run."""
+
+
+def location_of(op: Operation) -> str:
+    loc = op.location
+    line = getattr(loc, "line", None)
+    if line is None:
+        return ""
+    return f" at {loc.filename.data}:{line.data}:{loc.column.data}"  # type: ignore[union-attr]
+
+
+# ---------------------------------------------------------------------------------------------
+# Scalar helpers the generated code calls
+
+
+def wrap(value: int, bits: int) -> int:
+    """`value` as a signed `bits`-wide integer (two's complement wrap-around)."""
+    if bits == 1:
+        return value & 1
+    value &= (1 << bits) - 1
+    return value - (1 << bits) if value >> (bits - 1) else value
+
+
+def unsigned(value: int, bits: int) -> int:
+    return value & ((1 << bits) - 1)
+
+
+def div_trunc(a: int, b: int) -> int:
+    """Integer division rounding toward zero (arith.divsi)."""
+    if b == 0:
+        raise TirInterpreterError("integer division by zero")
+    q = abs(a) // abs(b)
+    return q if (a < 0) == (b < 0) else -q
+
+
+def rem_trunc(a: int, b: int) -> int:
+    return a - b * div_trunc(a, b)
+
+
+def cmpf(predicate: str, a: Any, b: Any) -> bool:
+    unordered = bool(np.isnan(a) or np.isnan(b))
+    if predicate == "false":
+        return False
+    if predicate == "true":
+        return True
+    if predicate == "ord":
+        return not unordered
+    if predicate == "uno":
+        return unordered
+    relation = predicate[1:]
+    result = {
+        "eq": a == b,
+        "ne": a != b,
+        "lt": a < b,
+        "le": a <= b,
+        "gt": a > b,
+        "ge": a >= b,
+    }[relation]
+    if predicate[0] == "o":
+        return bool(result) and not unordered
+    return bool(result) or unordered
+
+
+def erf(x: Any) -> Any:
+    return type(x)(math.erf(float(x)))
+
+
+HELPERS: dict[str, Any] = {
+    "np": np,
+    "wrap": wrap,
+    "unsigned": unsigned,
+    "div_trunc": div_trunc,
+    "rem_trunc": rem_trunc,
+    "cmpf": cmpf,
+    "erf": erf,
+    "TirInterpreterError": TirInterpreterError,
+}
+
+# Functions a `tir.call_extern` may name: the C math library's, as the backends provide.
+EXTERN_FUNCTIONS: dict[str, Callable[..., Any]] = {}
+for _name, _fn in {
+    "exp": np.exp,
+    "log": np.log,
+    "sqrt": np.sqrt,
+    "tanh": np.tanh,
+    "sin": np.sin,
+    "cos": np.cos,
+    "fabs": np.abs,
+    "floor": np.floor,
+    "ceil": np.ceil,
+    "pow": np.power,
+    "erf": erf,
+    "log2": np.log2,
+    "log10": np.log10,
+    "round": np.round,
+    "trunc": np.trunc,
+    "fmax": np.fmax,
+    "fmin": np.fmin,
+}.items():
+    EXTERN_FUNCTIONS[_name] = _fn
+    EXTERN_FUNCTIONS[_name + "f"] = _fn
+
+
+# ---------------------------------------------------------------------------------------------
+# Translation to Python
+
+INT_BINARY = {
+    arith.AddiOp: "{a} + {b}",
+    arith.SubiOp: "{a} - {b}",
+    arith.MuliOp: "{a} * {b}",
+    arith.FloorDivSIOp: "{a} // {b}",
+    arith.CeilDivSIOp: "-((-{a}) // {b})",
+    arith.DivSIOp: "div_trunc({a}, {b})",
+    arith.RemSIOp: "rem_trunc({a}, {b})",
+    arith.DivUIOp: "{ua} // {ub}",
+    arith.RemUIOp: "{ua} % {ub}",
+    arith.CeilDivUIOp: "-((-{ua}) // {ub})",
+    arith.MaxSIOp: "max({a}, {b})",
+    arith.MinSIOp: "min({a}, {b})",
+    arith.MaxUIOp: "max({ua}, {ub})",
+    arith.MinUIOp: "min({ua}, {ub})",
+    arith.AndIOp: "{a} & {b}",
+    arith.OrIOp: "{a} | {b}",
+    arith.XOrIOp: "{a} ^ {b}",
+    arith.ShLIOp: "{a} << {b}",
+    arith.ShRSIOp: "{a} >> {b}",
+    arith.ShRUIOp: "{ua} >> {b}",
+}
+FLOAT_BINARY = {
+    arith.AddfOp: "{a} + {b}",
+    arith.SubfOp: "{a} - {b}",
+    arith.MulfOp: "{a} * {b}",
+    arith.DivfOp: "{a} / {b}",
+    arith.MaximumfOp: "np.maximum({a}, {b})",
+    arith.MinimumfOp: "np.minimum({a}, {b})",
+    arith.MaxnumfOp: "np.fmax({a}, {b})",
+    arith.MinnumfOp: "np.fmin({a}, {b})",
+    xmath.PowFOp: "np.power({a}, {b})",
+    xmath.CopySignOp: "np.copysign({a}, {b})",
+    xmath.Atan2Op: "np.arctan2({a}, {b})",
+}
+FLOAT_UNARY = {
+    arith.NegfOp: "-{a}",
+    xmath.ExpOp: "np.exp({a})",
+    xmath.Exp2Op: "np.exp2({a})",
+    xmath.ExpM1Op: "np.expm1({a})",
+    xmath.LogOp: "np.log({a})",
+    xmath.Log2Op: "np.log2({a})",
+    xmath.Log10Op: "np.log10({a})",
+    xmath.Log1pOp: "np.log1p({a})",
+    xmath.SqrtOp: "np.sqrt({a})",
+    xmath.RsqrtOp: "{one} / np.sqrt({a})",
+    xmath.TanhOp: "np.tanh({a})",
+    xmath.SinOp: "np.sin({a})",
+    xmath.CosOp: "np.cos({a})",
+    xmath.TanOp: "np.tan({a})",
+    xmath.AtanOp: "np.arctan({a})",
+    xmath.ErfOp: "erf({a})",
+    xmath.FloorOp: "np.floor({a})",
+    xmath.CeilOp: "np.ceil({a})",
+    xmath.TruncOp: "np.trunc({a})",
+    xmath.RoundOp: "np.round({a})",
+    xmath.RoundEvenOp: "np.rint({a})",
+    xmath.AbsFOp: "np.abs({a})",
+}
+CMPI = {
+    "eq": "{a} == {b}",
+    "ne": "{a} != {b}",
+    "slt": "{a} < {b}",
+    "sle": "{a} <= {b}",
+    "sgt": "{a} > {b}",
+    "sge": "{a} >= {b}",
+    "ult": "{ua} < {ub}",
+    "ule": "{ua} <= {ub}",
+    "ugt": "{ua} > {ub}",
+    "uge": "{ua} >= {ub}",
+}
+
+
+def bits_of(typ: Attribute) -> int | None:
+    """The width integers of `typ` wrap at; None for index (unbounded in the model)."""
+    if isinstance(typ, IntegerType):
+        return typ.width.data
+    return None
+
+
+def is_integer(typ: Attribute) -> bool:
+    return isinstance(typ, IntegerType | IndexType)
+
+
+def dtype_name(typ: Attribute) -> str:
+    return f"np.{numpy_dtype(typ).name}"
+
+
+@dataclass
+class Translator:
+    """Writes one function as Python source: `def f(arg0, arg1, ...)`."""
+
+    functions: dict[str, str]
+    prefix: str
+    names: dict[SSAValue, str] = field(default_factory=dict)
+    lines: list[str] = field(default_factory=list)
+    constants: dict[str, Any] = field(default_factory=dict)
+
+    def name(self, value: SSAValue) -> str:
+        if value not in self.names:
+            self.names[value] = f"v{len(self.names)}"
+        return self.names[value]
+
+    def emit(self, depth: int, line: str) -> None:
+        self.lines.append("    " * depth + line)
+
+    def function(self, function: func.FuncOp) -> str:
+        block = function.body.block
+        params = ", ".join(self.name(a) for a in block.args)
+        self.emit(0, f"def {self.functions[function.sym_name.data]}({params}):")
+        self.block(block, 1)
+        self.emit(1, "return None")
+        return "\n".join(self.lines)
+
+    def block(self, block: Block, depth: int, results: Sequence[SSAValue] = ()) -> None:
+        self.emit(depth, "pass")
+        for op in block.ops:
+            self.op(op, depth, results)
+
+    # -- ops -------------------------------------------------------------------------------
+
+    def op(self, op: Operation, depth: int, results: Sequence[SSAValue]) -> None:
+        if isinstance(op, tir.ForOp):
+            iv = self.name(op.induction_variable)
+            lower, upper = self.name(op.lower_bound), self.name(op.upper_bound)
+            self.emit(depth, f"for {iv} in range({lower}, {upper}):")
+            self.block(op.body.block, depth + 1)
+            return
+        if isinstance(op, tir.YieldOp):
+            return
+        if isinstance(op, scf.ForOp):
+            self.scf_for(op, depth)
+            return
+        if isinstance(op, scf.IfOp):
+            self.emit(depth, f"if {self.name(op.cond)}:")
+            self.block(op.true_region.block, depth + 1, op.results)
+            if op.false_region.blocks:
+                self.emit(depth, "else:")
+                self.block(op.false_region.block, depth + 1, op.results)
+            return
+        if isinstance(op, scf.YieldOp):
+            for target, value in zip(results, op.operands, strict=True):
+                self.emit(depth, f"{self.name(target)} = {self.name(value)}")
+            return
+        if isinstance(op, func.ReturnOp):
+            values = ", ".join(self.name(v) for v in op.operands)
+            self.emit(depth, f"return ({values},)" if op.operands else "return None")
+            return
+        expression = self.expression(op)
+        if expression is None:
+            if isinstance(op, memref.StoreOp):
+                indices = self.indices(op.indices)
+                self.emit(depth, f"{self.name(op.memref)}[{indices}] = {self.name(op.value)}")
+                return
+            if isinstance(op, memref.DeallocOp):
+                return
+            if isinstance(op, tir.CallExternOp) and not op.res:
+                self.emit(depth, self.call_extern(op))
+                return
+            message = f"the tir interpreter cannot run '{op.name}'"
+            raise TirInterpreterError(message + location_of(op))
+        if len(op.results) == 1:
+            self.emit(depth, f"{self.name(op.results[0])} = {expression}")
+        else:
+            targets = ", ".join(self.name(r) for r in op.results)
+            self.emit(depth, f"{targets}, = {expression}" if targets else expression)
+
+    def scf_for(self, op: scf.ForOp, depth: int) -> None:
+        iv, *carried = op.body.block.args
+        for arg, init in zip(carried, op.iter_args, strict=True):
+            self.emit(depth, f"{self.name(arg)} = {self.name(init)}")
+        bounds = ", ".join(self.name(v) for v in (op.lb, op.ub, op.step))
+        self.emit(depth, f"for {self.name(iv)} in range({bounds}):")
+        self.block(op.body.block, depth + 1, carried)
+        for result, arg in zip(op.results, carried, strict=True):
+            self.emit(depth, f"{self.name(result)} = {self.name(arg)}")
+
+    def indices(self, values: Sequence[SSAValue]) -> str:
+        return ", ".join(self.name(v) for v in values) if values else "()"
+
+    def constant(self, value: Any) -> str:
+        name = f"{self.prefix}_k{len(self.constants)}"
+        self.constants[name] = value
+        return name
+
+    def call_extern(self, op: tir.CallExternOp) -> str:
+        callee = op.callee.data
+        fn = EXTERN_FUNCTIONS.get(callee)
+        if fn is None:
+            from xtvm.runtime.registry import get_global_func
+
+            fn = get_global_func(callee, allow_missing=True)
+        if fn is None:
+            message = f"tir.call_extern of unknown function '{callee}'"
+            raise TirInterpreterError(message + location_of(op))
+        args = ", ".join(self.name(a) for a in op.args)
+        call = f"{self.constant(fn)}({args})"
+        if op.res:
+            return f"{dtype_name(op.res[0].type)}({call})"
+        return call
+
+    def expression(self, op: Operation) -> str | None:
+        operands = op.operands
+        result_type = op.results[0].type if op.results else None
+        if isinstance(op, arith.ConstantOp):
+            return self.literal(op.value, result_type)
+        if type(op) in INT_BINARY and result_type is not None:
+            a, b = (self.name(v) for v in operands)
+            bits = bits_of(result_type)
+            ua = f"unsigned({a}, {bits})" if bits else a
+            ub = f"unsigned({b}, {bits})" if bits else b
+            text = INT_BINARY[type(op)].format(a=a, b=b, ua=ua, ub=ub)  # type: ignore[index]
+            return f"wrap({text}, {bits})" if bits else text
+        if type(op) in FLOAT_BINARY:
+            a, b = (self.name(v) for v in operands)
+            return FLOAT_BINARY[type(op)].format(a=a, b=b)  # type: ignore[index]
+        if type(op) in FLOAT_UNARY and result_type is not None:
+            one = f"{dtype_name(result_type)}(1)"
+            return FLOAT_UNARY[type(op)].format(a=self.name(operands[0]), one=one)  # type: ignore[index]
+        if isinstance(op, xmath.AbsIOp):
+            return f"abs({self.name(operands[0])})"
+        if isinstance(op, xmath.FmaOp):
+            a, b, c = (self.name(v) for v in operands)
+            return f"{a} * {b} + {c}"
+        if isinstance(op, arith.CmpiOp):
+            a, b = self.name(op.lhs), self.name(op.rhs)
+            bits = bits_of(op.lhs.type) or 64
+            predicate = arith.CMPI_COMPARISON_OPERATIONS[op.predicate.value.data]
+            return CMPI[predicate].format(
+                a=a, b=b, ua=f"unsigned({a}, {bits})", ub=f"unsigned({b}, {bits})"
+            )
+        if isinstance(op, arith.CmpfOp):
+            predicate = arith.CMPF_COMPARISON_OPERATIONS[op.predicate.value.data]
+            return f"cmpf({predicate!r}, {self.name(op.lhs)}, {self.name(op.rhs)})"
+        if isinstance(op, arith.SelectOp):
+            c, t, f = (self.name(v) for v in operands)
+            return f"({t} if {c} else {f})"
+        if (
+            isinstance(
+                op,
+                arith.IndexCastOp | arith.ExtSIOp | arith.TruncIOp,
+            )
+            and result_type is not None
+        ):
+            bits = bits_of(result_type)
+            a = self.name(operands[0])
+            return f"wrap(int({a}), {bits})" if bits else f"int({a})"
+        if isinstance(op, arith.ExtUIOp) and result_type is not None:
+            source_bits = bits_of(operands[0].type) or 64
+            return f"unsigned(int({self.name(operands[0])}), {source_bits})"
+        if isinstance(op, arith.SIToFPOp | arith.ExtFOp | arith.TruncFOp) and result_type:
+            return f"{dtype_name(result_type)}({self.name(operands[0])})"
+        if isinstance(op, arith.UIToFPOp) and result_type is not None:
+            source_bits = bits_of(operands[0].type) or 64
+            value = f"unsigned(int({self.name(operands[0])}), {source_bits})"
+            return f"{dtype_name(result_type)}({value})"
+        if isinstance(op, arith.FPToSIOp | arith.FPToUIOp) and result_type is not None:
+            bits = bits_of(result_type)
+            return f"wrap(int({self.name(operands[0])}), {bits})"
+        if isinstance(op, memref.LoadOp):
+            load = f"{self.name(op.memref)}[{self.indices(op.indices)}]"
+            return f"int({load})" if is_integer(op.res.type) else load
+        if isinstance(op, memref.AllocOp | memref.AllocaOp):
+            typ = op.memref.type
+            assert isinstance(typ, MemRefType)
+            if not typ.has_static_shape():
+                raise TirInterpreterError(
+                    f"'{op.name}' of a dynamic shape is not supported" + location_of(op)
+                )
+            return f"np.empty({tuple(typ.get_shape())}, {dtype_name(typ.element_type)})"
+        if isinstance(op, tir.CallExternOp) and op.res:
+            return self.call_extern(op)
+        if isinstance(op, func.CallOp):
+            callee = op.callee.string_value()
+            if callee not in self.functions:
+                raise TirInterpreterError(f"call of unknown function @{callee}" + location_of(op))
+            args = ", ".join(self.name(a) for a in op.arguments)
+            return f"{self.functions[callee]}({args})"
+        return None
+
+    def literal(self, value: Attribute, typ: Attribute | None) -> str:
+        if isinstance(value, IntegerAttr):
+            number = value.value.data
+            return str(bool(number & 1)) if bits_of(value.type) == 1 else str(number)
+        if isinstance(value, FloatAttr):
+            number = float(value.value.data)
+            text = repr(number) if math.isfinite(number) else f"float('{number}')"
+            return f"{dtype_name(value.type)}({text})"
+        if isinstance(value, DenseIntOrFPElementsAttr):
+            array = np.array(value.get_values(), dtype=numpy_dtype(value.get_element_type()))
+            return self.constant(array.reshape(value.get_shape()))
+        raise TirInterpreterError(f"constant {value} is not supported")
+
+
+# ---------------------------------------------------------------------------------------------
+# Entry points
+
+
+@dataclass
+class CompiledModule:
+    """The Python translation of a module's functions, callable by name."""
+
+    namespace: dict[str, Any]
+    functions: dict[str, str]
+    signatures: dict[str, func.FuncOp]
+
+    def __call__(self, name: str, *arrays: np.ndarray) -> tuple[Any, ...] | None:
+        function = self.signatures.get(name)
+        if function is None:
+            known = ", ".join(self.signatures)
+            raise TirInterpreterError(f"no function @{name} (functions: {known})")
+        check_arguments(function, arrays)
+        return self.namespace[self.functions[name]](*arrays)
+
+
+def check_arguments(function: func.FuncOp, arrays: Sequence[Any]) -> None:
+    inputs = function.function_type.inputs.data
+    name = function.sym_name.data
+    if len(arrays) != len(inputs):
+        raise TirInterpreterError(f"@{name} takes {len(inputs)} arguments, got {len(arrays)}")
+    for position, (array, typ) in enumerate(zip(arrays, inputs, strict=True)):
+        if isinstance(typ, MemRefType):
+            if not isinstance(array, np.ndarray):
+                raise TirInterpreterError(f"@{name} argument {position}: expected a numpy array")
+            expected_dtype = numpy_dtype(typ.element_type)
+            shape = tuple(typ.get_shape())
+            dims_match = len(shape) == array.ndim and all(
+                e in (-1, a) for e, a in zip(shape, array.shape, strict=True)
+            )
+            if array.dtype != expected_dtype or not dims_match:
+                raise TirInterpreterError(
+                    f"@{name} argument {position}: expected {expected_dtype}{list(shape)}, "
+                    f"got {array.dtype}{list(array.shape)}"
+                )
+
+
+def compile_module(module: ModuleOp) -> CompiledModule:
+    """Translate every function with a body in `module` to Python."""
+    functions = [f for f in module.walk() if isinstance(f, func.FuncOp) and f.body.blocks]
+    names = {f.sym_name.data: f"fn_{i}" for i, f in enumerate(functions)}
+    namespace: dict[str, Any] = dict(HELPERS)
+    for function in functions:
+        translator = Translator(names, names[function.sym_name.data])
+        source = translator.function(function)
+        namespace.update(translator.constants)
+        exec(compile(source, f"<tir @{function.sym_name.data}>", "exec"), namespace)
+    return CompiledModule(namespace, names, {f.sym_name.data: f for f in functions})
+
+
+def run(module: ModuleOp, name: str, *arrays: np.ndarray) -> tuple[Any, ...] | None:
+    """Run function `name` of `module` on `arrays` (outputs are written in place)."""
+    return compile_module(module)(name, *arrays)
