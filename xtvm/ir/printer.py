@@ -105,8 +105,9 @@ DEFAULT_OVERFLOW = re.compile(r"(, )?overflowFlags = #arith\.overflow<none>(, )?
 def mlir16_spelling(text: str) -> str:
     """MLIR 16's names for what newer MLIR (and xDSL) spell differently.
 
-    Segment sizes and the NaN-propagating float max/min were renamed in MLIR 17, and arith's overflow flags appeared in MLIR 19; the
-    default flags (`none`) are dropped, which means the same.
+    Segment sizes and the NaN-propagating float max/min were renamed in MLIR 17, and arith's
+    overflow flags appeared in MLIR 19; the default flags (`none`) are dropped, which means
+    the same.
     """
     for new, old in MLIR16_RENAMES:
         text = text.replace(new, old)
