@@ -33,6 +33,7 @@ UPSTREAM_PASSES = {
 OWN_PASSES = {
     "convert-te-to-tir": "ConvertTeToTirPass",
     "relay-annotate-target": "RelayAnnotateTargetPass",
+    "relay-convert-layout": "RelayConvertLayoutPass",
     "relay-cse": "RelayCsePass",
     "relay-dce": "RelayDcePass",
     "relay-fold-constant": "RelayFoldConstantPass",
