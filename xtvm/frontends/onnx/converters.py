@@ -60,7 +60,10 @@ def np_dtype(onnx_type: int) -> np.dtype:
     except (KeyError, TypeError, ValueError):
         dtype = np.dtype(object)
     if dtype.kind not in "biuf" or dtype.name == "bfloat16":
-        name = helper.tensor_dtype_to_string(onnx_type) if onnx_type else "undefined"
+        try:
+            name = helper.tensor_dtype_to_string(onnx_type) if onnx_type else "undefined"
+        except (KeyError, ValueError):
+            raise ConversionError(f"{onnx_type} is not an ONNX element type") from None
         raise ConversionError(f"element type {name} is not supported")
     return dtype
 
@@ -728,7 +731,10 @@ def concat(c: NodeContext) -> Outputs:
 
 
 def transpose_op(c: NodeContext) -> Outputs:
-    perm = c.ints_attr("perm") or list(reversed(range(c.rank(0))))
+    rank = c.rank(0)
+    perm = c.ints_attr("perm") or list(reversed(range(rank)))
+    if sorted(perm) != list(range(rank)):
+        raise ConversionError(f"perm {perm} is not a permutation of the {rank} axes")
     return [transpose(c, c.value(0), perm)]
 
 
@@ -874,6 +880,11 @@ def slice_op(c: NodeContext) -> Outputs:
 
 def gather(c: NodeContext) -> Outputs:
     axis = norm_axis(c.int_attr("axis", 0), c.rank(0))
+    size, indices = c.shape(0)[axis], c.const(1)
+    if indices is not None and indices.size and not -size <= indices.min() <= indices.max() < size:
+        bad = indices[(indices < -size) | (indices >= size)].flat[0]
+        raise ConversionError(f"index {bad} is out of range for axis {axis} of size {size}")
+    # "wrap" maps the negative indices ONNX allows onto Python's meaning.
     return [c.emit(relay.TakeOp(c.value(0), c.value(1), axis=axis, mode="wrap"))]
 
 
@@ -942,9 +953,20 @@ def einsum(c: NodeContext) -> Outputs:
     if "->" not in equation:
         counts = {ch: lhs.count(ch) for ch in set(lhs) if ch in string.ascii_letters}
         rhs = "".join(sorted(ch for ch, n in counts.items() if n == 1))
-    for t in terms:
+    for i, t in enumerate(terms):
+        if not t.isalpha() and t:
+            raise ConversionError(f"operand '{t}' of equation '{equation}' is not letters")
+        if len(t) != len(shape_of(values[i])):
+            raise ConversionError(
+                f"operand '{t}' of equation '{equation}' has {len(t)} indices but input {i} "
+                f"has rank {len(shape_of(values[i]))}"
+            )
         if len(set(t)) != len(t):
             raise ConversionError(f"repeated index in '{t}' (diagonals) is not supported")
+    if set(rhs) - set(lhs) or len(set(rhs)) != len(rhs):
+        raise ConversionError(
+            f"the output '{rhs}' of equation '{equation}' must name distinct input indices"
+        )
     value, labels = values[0], terms[0]
     for i in range(1, len(values)):
         later = set(rhs).union(*terms[i + 1 :])

@@ -118,13 +118,38 @@ def check_structure(graph: onnx.GraphProto) -> None:
 
 
 def run_checker(model: onnx.ModelProto) -> None:
+    """The ONNX checker; its first complaint, prefixed by the node or value it is about."""
     try:
         onnx.checker.check_model(model)
     except onnx.checker.ValidationError as exc:
         first = str(exc).strip().split("\n")[0]
-        raise OnnxImportError(f"invalid ONNX model: {first}") from None
+        subject = checker_subject(model)
+        raise OnnxImportError(
+            f"{subject}: invalid: {first}" if subject else f"invalid ONNX model: {first}"
+        ) from None
     except ValueError:
         pass  # models over 2 GB cannot be checked in memory
+
+
+def checker_subject(model: onnx.ModelProto) -> str | None:
+    """The first node, graph input or graph output the ONNX checker rejects on its own."""
+    checker = onnx.checker
+    ctx = checker.C.CheckerContext()
+    ctx.ir_version = model.ir_version
+    ctx.opset_imports = {o.domain: o.version for o in model.opset_import}
+    graph = model.graph
+    for kind, infos in (("graph input", graph.input), ("graph output", graph.output)):
+        for info in infos:
+            try:
+                checker.check_value_info(info, ctx)
+            except checker.ValidationError:
+                return f"{kind} '{info.name}'"
+    for index, node in enumerate(graph.node):
+        try:
+            checker.check_node(node, ctx, checker.C.LexicalScopeContext())
+        except checker.ValidationError:
+            return describe(node, index)
+    return None
 
 
 def inferred_types(model: onnx.ModelProto) -> dict[str, onnx.TypeProto]:
@@ -159,7 +184,7 @@ def input_types(
 ) -> list[tuple[onnx.ValueInfoProto, TensorType]]:
     initializers = {t.name for t in graph.initializer}
     out = []
-    problems = []
+    problems: list[tuple[str, str, list[int]]] = []
     for info in graph.input:
         if info.name in initializers:
             continue
@@ -169,13 +194,10 @@ def input_types(
         if shape is not None and info.name in shape:
             dims = [int(d) for d in shape[info.name]]
         else:
-            dims = []
-            for d in tt.shape.dim:
-                if d.HasField("dim_value"):
-                    dims.append(d.dim_value)
-                else:
-                    problems.append(f"'{info.name}' (dimension '{d.dim_param or '?'}')")
-                    break
+            dims = [d.dim_value for d in tt.shape.dim]
+            unknown = [d.dim_param or "?" for d in tt.shape.dim if not d.HasField("dim_value")]
+            if unknown:
+                problems.append((info.name, unknown[0], [d or 1 for d in dims]))
         given = dtype.get(info.name) if isinstance(dtype, Mapping) else dtype
         try:
             np_type = np_dtype(tt.elem_type) if tt.elem_type else np.dtype(given or "float32")
@@ -183,9 +205,12 @@ def input_types(
             raise OnnxImportError(f"graph input '{info.name}': {exc}") from None
         out.append((info, TensorType(element_type(np_type), dims)))
     if problems:
+        listed = ", ".join(f"'{name}' (dimension '{dim}')" for name, dim, _ in problems)
+        name, _, example = problems[0]
         raise OnnxImportError(
-            "graph inputs with dynamic shapes: " + ", ".join(problems) + "; give their shapes, "
-            "e.g. shape={'" + problems[0].split("'")[1] + "': (1, 3, 224, 224)}"
+            f"graph inputs with dynamic shapes: {listed}; give their shapes, e.g. "
+            f"shape={{'{name}': {tuple(example)}}} (xtvm-import-onnx: --shape "
+            f"{name}:{'x'.join(map(str, example))})"
         )
     return out
 
@@ -346,7 +371,10 @@ def from_onnx(
     dtype: str | Mapping[str, str] = "float32",
 ) -> tuple[IRModule, dict[str, np.ndarray]]:
     """TVM's `relay.frontend.from_onnx`: an `IRModule` and its params."""
-    from xtvm.api.ir_module import IRModule  # imported late: the API layer sits above frontends
+    # Imported late (the API layer sits above frontends), through `xtvm.api.relay`: importing
+    # `xtvm.api.ir_module` first runs into the cycle ir_module → relay.convert → relay → ir_module.
+    import xtvm.api.relay  # noqa: F401
+    from xtvm.api.ir_module import IRModule
 
     module, params = import_onnx(model, shape, dtype)
     return IRModule(module), params
