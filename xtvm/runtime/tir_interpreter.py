@@ -407,6 +407,8 @@ class Translator:
         if isinstance(op, memref.LoadOp):
             load = f"{self.name(op.memref)}[{self.indices(op.indices)}]"
             return f"int({load})" if is_integer(op.res.type) else load
+        if isinstance(op, memref.DimOp):
+            return f"{self.name(op.source)}.shape[{self.name(op.index)}]"
         if isinstance(op, memref.AllocOp | memref.AllocaOp):
             typ = op.memref.type
             assert isinstance(typ, MemRefType)
@@ -472,7 +474,7 @@ def check_arguments(function: func.FuncOp, arrays: Sequence[Any]) -> None:
             expected_dtype = numpy_dtype(typ.element_type)
             shape = tuple(typ.get_shape())
             dims_match = len(shape) == array.ndim and all(
-                e in (-1, a) for e, a in zip(shape, array.shape, strict=True)
+                e < 0 or e == a for e, a in zip(shape, array.shape, strict=True)
             )
             if array.dtype != expected_dtype or not dims_match:
                 raise TirInterpreterError(
