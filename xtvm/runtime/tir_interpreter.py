@@ -499,3 +499,29 @@ def compile_module(module: ModuleOp) -> CompiledModule:
 def run(module: ModuleOp, name: str, *arrays: np.ndarray) -> tuple[Any, ...] | None:
     """Run function `name` of `module` on `arrays` (outputs are written in place)."""
     return compile_module(module)(name, *arrays)
+
+
+def random_arguments(function: func.FuncOp, rng: np.random.Generator) -> list[Any]:
+    """Random arguments for `function`: normal floats, small integers, small positive scalars.
+
+    What a pass test runs a kernel on before and after the pass; integer elements stay in
+    [-8, 8) so that index arithmetic on loaded values stays in bounds-checkable ranges.
+    """
+    arguments: list[Any] = []
+    for typ in function.function_type.inputs.data:
+        if isinstance(typ, MemRefType):
+            if not typ.has_static_shape():
+                raise TirInterpreterError(f"no random buffer of dynamic shape {typ}")
+            dtype, shape = numpy_dtype(typ.element_type), tuple(typ.get_shape())
+            if dtype.kind == "f":
+                arguments.append(rng.standard_normal(shape).astype(dtype))
+            elif dtype.kind == "b":
+                arguments.append(rng.integers(0, 2, shape).astype(dtype))
+            else:
+                low = 0 if dtype.kind == "u" else -8
+                arguments.append(rng.integers(low, 8, shape).astype(dtype))
+        elif is_integer(typ):
+            arguments.append(int(rng.integers(1, 8)))
+        else:
+            arguments.append(numpy_dtype(typ).type(rng.standard_normal()))
+    return arguments
