@@ -45,6 +45,7 @@ OWN_PASSES = {
     "relay-print-dot": "RelayPrintDotPass",
     "relay-simplify-inference": "RelaySimplifyInferencePass",
     "tir-simplify": "TirSimplifyPass",
+    "tir-storage-flatten": "TirStorageFlattenPass",
 }
 
 
