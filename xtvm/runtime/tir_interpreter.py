@@ -103,6 +103,9 @@ def cmpf(predicate: str, a: Any, b: Any) -> bool:
 
 
 def erf(x: Any) -> Any:
+    """The error function of a scalar, or elementwise of a vector (numpy has none)."""
+    if isinstance(x, np.ndarray):
+        return np.vectorize(math.erf, otypes=[x.dtype])(x)
     return type(x)(math.erf(float(x)))
 
 
@@ -137,6 +140,23 @@ for _name, _fn in {
     "trunc": np.trunc,
     "fmax": np.fmax,
     "fmin": np.fmin,
+    "exp2": np.exp2,
+    "expm1": np.expm1,
+    "log1p": np.log1p,
+    "tan": np.tan,
+    "atan": np.arctan,
+    "atan2": np.arctan2,
+    "acos": np.arccos,
+    "asin": np.arcsin,
+    "acosh": np.arccosh,
+    "asinh": np.arcsinh,
+    "atanh": np.arctanh,
+    "cosh": np.cosh,
+    "sinh": np.sinh,
+    "cbrt": np.cbrt,
+    "copysign": np.copysign,
+    "rint": np.rint,
+    "fma": lambda a, b, c: a * b + c,
 }.items():
     EXTERN_FUNCTIONS[_name] = _fn
     EXTERN_FUNCTIONS[_name + "f"] = _fn
@@ -203,6 +223,14 @@ FLOAT_UNARY = {
     xmath.RoundOp: "np.round({a})",
     xmath.RoundEvenOp: "np.rint({a})",
     xmath.AbsFOp: "np.abs({a})",
+    xmath.AcosOp: "np.arccos({a})",
+    xmath.AsinOp: "np.arcsin({a})",
+    xmath.AcoshOp: "np.arccosh({a})",
+    xmath.AsinhOp: "np.arcsinh({a})",
+    xmath.AtanhOp: "np.arctanh({a})",
+    xmath.CoshOp: "np.cosh({a})",
+    xmath.SinhOp: "np.sinh({a})",
+    xmath.CbrtOp: "np.cbrt({a})",
 }
 CMPI = {
     "eq": "{a} == {b}",
@@ -366,6 +394,9 @@ class Translator:
             return FLOAT_UNARY[type(op)].format(a=self.name(operands[0]), one=one)  # type: ignore[index]
         if isinstance(op, xmath.AbsIOp):
             return f"abs({self.name(operands[0])})"
+        if isinstance(op, xmath.FPowIOp) and result_type is not None:
+            base, power = self.name(op.lhs), self.name(op.rhs)
+            return f"np.power({base}, {dtype_name(result_type)}({power}))"
         if isinstance(op, xmath.FmaOp):
             a, b, c = (self.name(v) for v in operands)
             return f"{a} * {b} + {c}"
