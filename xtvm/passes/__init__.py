@@ -47,6 +47,7 @@ OWN_PASSES = {
     "tir-lower-intrinsics": "TirLowerIntrinsicsPass",
     "tir-simplify": "TirSimplifyPass",
     "tir-storage-flatten": "TirStorageFlattenPass",
+    "tir-unroll": "TirUnrollPass",
 }
 
 

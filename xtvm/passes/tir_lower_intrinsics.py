@@ -142,4 +142,3 @@ class TirLowerIntrinsicsPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         patterns = [ExpandRsqrt(), ExpandFpowi(), LowerToLibmCall(frozenset(self.keep))]
         PatternRewriteWalker(GreedyRewritePatternApplier(patterns)).rewrite_module(op)
-
