@@ -27,6 +27,28 @@ applied in order by `convert-te-to-tir`:
       te.reorder "C" {order = ["i.outer", "j", "i.inner"]}
       te.parallel "C" {axis = "i.outer"}
     }
+
+`te.compute_at "B" {parent = "C", axis = "i.outer"}` computes stage B inside a loop of its
+consumer C, over the region of B that C reads there.
+
+The cache primitives create stages, so they take the cached tensor as an operand and define
+the cache's tensor (TVM's `s.cache_read` returns it too); later primitives name the new stage:
+
+    %AA = te.cache_read %A {name = "A.shared", scope = "shared", readers = ["C"]} : tensor<8xf32>
+    %CC = te.cache_write %C {name = "C.local", scope = "local"} : tensor<8xf32>
+
+The cache stage of `cache_read` has axes `ax0, ax1, ...` (TVM's names); that of `cache_write`
+has the written stage's axes suffixed `.c` and its reduce axes, and the written stage becomes
+a copy out of it with its own axis names. A scope is TVM's storage scope (`global`, `shared`,
+`local`, `warp`, optionally tagged: `shared.dyn`); targets add theirs with
+`register_memory_scope`.
+
+Symbolic shapes: a tensor type may have `?` dimensions. A kernel binds each shape variable to
+an extent of one of its tensor arguments (`%n = te.dim %A, 0 : tensor<?x4xf32>`, TVM's buffer
+binding) or takes it as an `index` argument, and a te.compute (or te.reduce) with `?` extents
+lists their values as operands, in order:
+
+    %B = te.compute "B" (%n) { ... } {axis_names = ["i", "j"]} : tensor<?x4xf32>
 """
 
 from __future__ import annotations
@@ -35,6 +57,7 @@ from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (
+    I64,
     ArrayAttr,
     DenseArrayBase,
     IndexType,
@@ -47,6 +70,8 @@ from xdsl.ir import Attribute, Block, Dialect, Operation, Region, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
     ParsePropInAttrDict,
+    VarConstraint,
+    base,
     irdl_op_definition,
     operand_def,
     opt_prop_def,
@@ -60,6 +85,7 @@ from xdsl.traits import HasParent, IsTerminator, NoTerminator
 from xdsl.utils.exceptions import VerifyException
 
 COMBINERS = ("sum", "max", "min", "prod")
+DYNAMIC_EXTENT = -1  # a te.reduce extent given by a size operand
 THREAD_TAGS = (
     "blockIdx.x",
     "blockIdx.y",
@@ -69,6 +95,18 @@ THREAD_TAGS = (
     "threadIdx.z",
     "vthread",
 )
+# TVM's storage scopes; a scope may carry a tag after a dot (`shared.dyn`, `local.fragment`).
+MEMORY_SCOPES: set[str] = {"global", "shared", "local", "warp"}
+
+
+def register_memory_scope(scope: str) -> None:
+    """Let cache stages use `scope` (and `scope.<tag>`): how a target declares its memories."""
+    MEMORY_SCOPES.add(scope)
+
+
+def is_memory_scope(scope: str) -> bool:
+    """Whether `scope` is a known scope or a tagged form of one."""
+    return any(scope == known or scope.startswith(known + ".") for known in MEMORY_SCOPES)
 
 
 def names_attr(names: Sequence[str]) -> ArrayAttr[StringAttr]:
@@ -121,6 +159,7 @@ class ComputeOp(IRDLOperation):
     """A tensor defined element by element: `C[i, j] = body(i, j)`."""
 
     name = "te.compute"
+    sizes = var_operand_def(IndexType)
     result = result_def(TensorType)
     stage_name = prop_def(StringAttr, prop_name="name")
     axis_names = prop_def(ArrayAttr[StringAttr])
@@ -128,7 +167,7 @@ class ComputeOp(IRDLOperation):
     body = region_def("single_block")
 
     irdl_options = (ParsePropInAttrDict(),)
-    assembly_format = "$name $body attr-dict `:` type($result)"
+    assembly_format = "$name (` ` `(` $sizes^ `)`)? $body attr-dict `:` type($result)"
 
     def __init__(
         self,
@@ -137,6 +176,7 @@ class ComputeOp(IRDLOperation):
         axis_names: Sequence[str],
         body: Region | None = None,
         tag: str | None = None,
+        sizes: Sequence[SSAValue] = (),
     ) -> None:
         props: dict[str, Attribute] = {
             "name": StringAttr(name),
@@ -145,6 +185,7 @@ class ComputeOp(IRDLOperation):
         if tag:
             props["tag"] = StringAttr(tag)
         super().__init__(
+            operands=[list(sizes)],
             result_types=[result_type],
             properties=props,
             regions=[body or Region(body_block(len(axis_names)))],
@@ -166,8 +207,12 @@ class ComputeOp(IRDLOperation):
     def verify_(self) -> None:
         typ = self.result.type
         assert isinstance(typ, TensorType)
-        if not typ.has_static_shape():
-            raise VerifyException(f"'{self.name}' op result must have a static shape, got {typ}")
+        dynamic = sum(1 for d in typ.get_shape() if d < 0)
+        if len(self.sizes) != dynamic:
+            raise VerifyException(
+                f"'{self.name}' op has {len(self.sizes)} size operands for the {dynamic} "
+                f"dynamic dimensions of {typ}"
+            )
         check_body(self, self.body, self.axis_names, "axis")
         if len(self.axis_names.data) != typ.get_num_dims():
             raise VerifyException(
@@ -192,6 +237,7 @@ class ReduceOp(IRDLOperation):
     """A commutative reduction over reduce axes: `sum(body(k) for k in range(extent))`."""
 
     name = "te.reduce"
+    sizes = var_operand_def(IndexType)
     result = result_def()
     combiner = prop_def(StringAttr)
     extents = prop_def(DenseArrayBase)
@@ -200,7 +246,7 @@ class ReduceOp(IRDLOperation):
     traits = traits_def(HasParent(ComputeOp))
 
     irdl_options = (ParsePropInAttrDict(),)
-    assembly_format = "$combiner $body attr-dict `:` type($result)"
+    assembly_format = "$combiner (` ` `(` $sizes^ `)`)? $body attr-dict `:` type($result)"
 
     def __init__(
         self,
@@ -209,8 +255,11 @@ class ReduceOp(IRDLOperation):
         axis_names: Sequence[str],
         result_type: Attribute,
         body: Region | None = None,
+        sizes: Sequence[SSAValue] = (),
     ) -> None:
+        """`extents` holds DYNAMIC_EXTENT where the extent is the next of `sizes`."""
         super().__init__(
+            operands=[list(sizes)],
             result_types=[result_type],
             properties={
                 "combiner": StringAttr(combiner),
@@ -233,8 +282,14 @@ class ReduceOp(IRDLOperation):
         check_body(self, self.body, self.axis_names, "reduce axis")
         if len(self.extent_values) != len(self.axis_names.data):
             raise VerifyException(f"'{self.name}' op needs one extent per reduce axis")
-        if any(e < 1 for e in self.extent_values):
-            raise VerifyException(f"'{self.name}' op extents must be positive")
+        if any(e < 1 and e != DYNAMIC_EXTENT for e in self.extent_values):
+            raise VerifyException(f"'{self.name}' op extents must be positive (or -1: dynamic)")
+        dynamic = self.extent_values.count(DYNAMIC_EXTENT)
+        if len(self.sizes) != dynamic:
+            raise VerifyException(
+                f"'{self.name}' op has {len(self.sizes)} size operands for {dynamic} dynamic "
+                "extents"
+            )
         value = self.body.block.last_op.operands[0]  # type: ignore[union-attr]
         if value.type != self.result.type:
             raise VerifyException(
@@ -271,6 +326,34 @@ class ReadOp(IRDLOperation):
             raise VerifyException(
                 f"'{self.name}' op result type {self.result.type} differs from the element "
                 f"type {typ.get_element_type()}"
+            )
+
+
+@irdl_op_definition
+class DimOp(IRDLOperation):
+    """The extent of dimension `dim` of a tensor: binds a shape variable (TVM's buffer binding).
+
+    %n = te.dim %A, 0 : tensor<?x4xf32>
+    """
+
+    name = "te.dim"
+    tensor = operand_def(TensorType)
+    dim = prop_def(IntegerAttr[I64])
+    result = result_def(IndexType)
+    assembly_format = "$tensor `,` $dim attr-dict `:` type($tensor)"
+
+    def __init__(self, tensor: SSAValue | Operation, dim: int) -> None:
+        super().__init__(
+            operands=[tensor], result_types=[IndexType()], properties={"dim": IntegerAttr(dim, i64)}
+        )
+
+    def verify_(self) -> None:
+        typ = self.tensor.type
+        assert isinstance(typ, TensorType)
+        dim = self.dim.value.data
+        if not 0 <= dim < typ.get_num_dims():
+            raise VerifyException(
+                f"'{self.name}' op dimension {dim} is out of range for {typ.get_num_dims()}-d {typ}"
             )
 
 
@@ -395,6 +478,121 @@ class ComputeRootOp(PrimitiveOp):
     name = "te.compute_root"
 
 
+@irdl_op_definition
+class ComputeAtOp(PrimitiveOp):
+    """Compute the stage inside loop `axis` of stage `parent`, over the region it needs there."""
+
+    name = "te.compute_at"
+    parent_stage = prop_def(StringAttr, prop_name="parent")
+    axis = prop_def(StringAttr)
+
+
+@irdl_op_definition
+class StorageAlignOp(PrimitiveOp):
+    """Pad the stride of the buffer dimension of root axis `axis` to `factor * k + offset`."""
+
+    name = "te.storage_align"
+    axis = prop_def(StringAttr)
+    factor = prop_def(IntegerAttr)
+    offset = prop_def(IntegerAttr)
+
+    def verify_(self) -> None:
+        factor, offset = self.factor.value.data, self.offset.value.data
+        if factor < 1 or not 0 <= offset < factor:
+            raise VerifyException(
+                f"'{self.name}' op needs factor >= 1 and 0 <= offset < factor, got factor "
+                f"{factor}, offset {offset}"
+            )
+
+
+@irdl_op_definition
+class PragmaOp(PrimitiveOp):
+    """Annotate the loop of `axis` with `pragma_<key> = value` (1 when no value is given)."""
+
+    name = "te.pragma"
+    axis = prop_def(StringAttr)
+    key = prop_def(StringAttr)
+    value = opt_prop_def(Attribute)
+
+
+def check_scope(op: Operation, scope: str) -> None:
+    if not is_memory_scope(scope):
+        known = ", ".join(sorted(MEMORY_SCOPES))
+        raise VerifyException(
+            f"'{op.name}' op scope '{scope}' is not a known storage scope ({known}); a target "
+            "declares its own with te.register_memory_scope"
+        )
+
+
+@irdl_op_definition
+class CacheReadOp(IRDLOperation):
+    """A stage `name` copying `tensor` into a `scope` buffer, read by `readers` instead of it.
+
+    %AA = te.cache_read %A {name = "A.shared", scope = "shared", readers = ["C"]} : tensor<8xf32>
+    """
+
+    name = "te.cache_read"
+    T: ClassVar = VarConstraint("T", base(TensorType))
+    tensor = operand_def(T)
+    result = result_def(T)
+    stage_name = prop_def(StringAttr, prop_name="name")
+    scope = prop_def(StringAttr)
+    readers = prop_def(ArrayAttr[StringAttr])
+    traits = traits_def(HasParent(ScheduleOp))
+
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$tensor attr-dict `:` type($tensor)"
+
+    def __init__(
+        self, tensor: SSAValue | Operation, name: str, scope: str, readers: Sequence[str]
+    ) -> None:
+        value = SSAValue.get(tensor)
+        super().__init__(
+            operands=[value],
+            result_types=[value.type],
+            properties={
+                "name": StringAttr(name),
+                "scope": StringAttr(scope),
+                "readers": names_attr(readers),
+            },
+        )
+
+    def verify_(self) -> None:
+        check_scope(self, self.scope.data)
+        if not self.readers.data:
+            raise VerifyException(f"'{self.name}' op needs at least one reader")
+
+
+@irdl_op_definition
+class CacheWriteOp(IRDLOperation):
+    """A stage `name` computing `tensor`'s stage into a `scope` buffer; that stage copies it out.
+
+    %CC = te.cache_write %C {name = "C.local", scope = "local"} : tensor<8xf32>
+    """
+
+    name = "te.cache_write"
+    T: ClassVar = VarConstraint("T", base(TensorType))
+    tensor = operand_def(T)
+    result = result_def(T)
+    stage_name = prop_def(StringAttr, prop_name="name")
+    scope = prop_def(StringAttr)
+    traits = traits_def(HasParent(ScheduleOp))
+
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$tensor attr-dict `:` type($tensor)"
+
+    def __init__(self, tensor: SSAValue | Operation, name: str, scope: str) -> None:
+        value = SSAValue.get(tensor)
+        super().__init__(
+            operands=[value],
+            result_types=[value.type],
+            properties={"name": StringAttr(name), "scope": StringAttr(scope)},
+        )
+
+    def verify_(self) -> None:
+        check_scope(self, self.scope.data)
+
+
 def properties_of(**values: object) -> Mapping[str, Attribute]:
     """Python values as primitive properties: str -> StringAttr, int -> i64, lists of str."""
     props: dict[str, Attribute] = {}
@@ -420,6 +618,7 @@ Te = Dialect(
         ReduceOp,
         ReadOp,
         YieldOp,
+        DimOp,
         # Schedules
         ScheduleOp,
         SplitOp,
@@ -431,6 +630,11 @@ Te = Dialect(
         BindOp,
         ComputeInlineOp,
         ComputeRootOp,
+        ComputeAtOp,
+        StorageAlignOp,
+        PragmaOp,
+        CacheReadOp,
+        CacheWriteOp,
     ],
     [],
 )

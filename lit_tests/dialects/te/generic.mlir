@@ -34,3 +34,26 @@ func.func @row_max(%A: tensor<3x4xf32>) -> tensor<3xf32> {
   }
   func.return %B : tensor<3xf32>
 }
+
+// The new stage-creating ops have a result; te.dim keeps its dimension as a property.
+// CHECK-LABEL: "func.func"() <{sym_name = "cached"
+// CHECK:         %{{.*}} = "te.dim"(%{{.*}}) <{dim = 0 : i64}> : (tensor<?xf32>) -> index
+// CHECK:         %{{.*}} = "te.compute"(%{{.*}}) <{name = "B", axis_names = ["i"]}> ({
+// CHECK:         %{{.*}} = "te.cache_read"(%{{.*}}) <{name = "A.local", scope = "local", readers = ["B"]}> : (tensor<?xf32>) -> tensor<?xf32>
+// CHECK-NEXT:    "te.compute_at"() <{stage = "A.local", parent = "B", axis = "i"}> : () -> ()
+
+// CUSTOM-LABEL: func.func @cached
+// CUSTOM:         %A.local = te.cache_read %A {name = "A.local", scope = "local", readers = ["B"]} : tensor<?xf32>
+func.func @cached(%A: tensor<?xf32>) -> tensor<?xf32> {
+  %n = te.dim %A, 0 : tensor<?xf32>
+  %B = te.compute "B" (%n) {
+  ^bb0(%i: index):
+    %a = te.read %A[%i] : tensor<?xf32> -> f32
+    te.yield %a : f32
+  } {axis_names = ["i"]} : tensor<?xf32>
+  te.schedule {
+    %A.local = te.cache_read %A {name = "A.local", scope = "local", readers = ["B"]} : tensor<?xf32>
+    te.compute_at "A.local" {parent = "B", axis = "i"}
+  }
+  func.return %B : tensor<?xf32>
+}

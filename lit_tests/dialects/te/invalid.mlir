@@ -82,3 +82,79 @@ func.func @bind_tag() {
   }
   func.return
 }
+
+// -----
+
+func.func @sizes(%A: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  // expected-error@+1 {{'te.compute' op has 0 size operands for the 1 dynamic dimensions of tensor<?x4xf32>}}
+  %B = te.compute "B" {
+  ^bb0(%i: index, %j: index):
+    %a = te.read %A[%i, %j] : tensor<?x4xf32> -> f32
+    te.yield %a : f32
+  } {axis_names = ["i", "j"]} : tensor<?x4xf32>
+  func.return %B : tensor<?x4xf32>
+}
+
+// -----
+
+func.func @reduce_sizes(%A: tensor<4x4xf32>, %m: index) -> tensor<4xf32> {
+  %B = te.compute "B" {
+  ^bb0(%i: index):
+    // expected-error@+1 {{'te.reduce' op has 1 size operands for 0 dynamic extents}}
+    %s = te.reduce "sum" (%m) {
+    ^bb1(%k: index):
+      %a = te.read %A[%i, %k] : tensor<4x4xf32> -> f32
+      te.yield %a : f32
+    } {extents = array<i64: 4>, axis_names = ["k"]} : f32
+    te.yield %s : f32
+  } {axis_names = ["i"]} : tensor<4xf32>
+  func.return %B : tensor<4xf32>
+}
+
+// -----
+
+func.func @dim_range(%A: tensor<?x4xf32>) -> index {
+  // expected-error@+1 {{'te.dim' op dimension 2 is out of range for 2-d tensor<?x4xf32>}}
+  %n = te.dim %A, 2 : tensor<?x4xf32>
+  func.return %n : index
+}
+
+// -----
+
+func.func @unknown_scope(%A: tensor<4xf32>) {
+  te.schedule {
+    // expected-error@+1 {{'te.cache_read' op scope 'sram' is not a known storage scope (global, local, shared, warp); a target declares its own with te.register_memory_scope}}
+    %AA = te.cache_read %A {name = "A.sram", scope = "sram", readers = ["B"]} : tensor<4xf32>
+  }
+  func.return
+}
+
+// -----
+
+func.func @no_readers(%A: tensor<4xf32>) {
+  te.schedule {
+    // expected-error@+1 {{'te.cache_read' op needs at least one reader}}
+    %AA = te.cache_read %A {name = "A.shared", scope = "shared", readers = []} : tensor<4xf32>
+  }
+  func.return
+}
+
+// -----
+
+func.func @cache_write_scope(%C: tensor<4xf32>) {
+  te.schedule {
+    // expected-error@+1 {{'te.cache_write' op scope 'registers' is not a known storage scope}}
+    %CC = te.cache_write %C {name = "C.registers", scope = "registers"} : tensor<4xf32>
+  }
+  func.return
+}
+
+// -----
+
+func.func @align() {
+  te.schedule {
+    // expected-error@+1 {{'te.storage_align' op needs factor >= 1 and 0 <= offset < factor, got factor 8, offset 8}}
+    te.storage_align "A.shared" {axis = "ax0", factor = 8 : i64, offset = 8 : i64}
+  }
+  func.return
+}

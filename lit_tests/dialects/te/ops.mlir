@@ -91,3 +91,56 @@ func.func @inline_select(%A: tensor<10xi32>) -> tensor<10xi32> {
   }
   func.return %C : tensor<10xi32>
 }
+
+// Symbolic extents (te.dim binds %n, size operands give the `?` extents) and the primitives
+// that place and cache stages; cache ops define the cache's tensor.
+// CHECK-LABEL: func.func @symbolic_cached(%A: tensor<?x8xf32>, %m: index) -> tensor<?x8xf32> {
+// CHECK-NEXT:    %n = te.dim %A, 0 : tensor<?x8xf32>
+// CHECK-NEXT:    %P = te.compute "P" (%n) {
+// CHECK-NEXT:    ^bb0(%i: index, %j: index):
+// CHECK-NEXT:      %s = te.reduce "sum" (%m) {
+// CHECK-NEXT:      ^bb0(%k: index):
+// CHECK-NEXT:        %a = te.read %A[%i, %k] : tensor<?x8xf32> -> f32
+// CHECK-NEXT:        te.yield %a : f32
+// CHECK-NEXT:      } {extents = array<i64: -1>, axis_names = ["k"]} : f32
+// CHECK-NEXT:      te.yield %s : f32
+// CHECK-NEXT:    } {axis_names = ["i", "j"]} : tensor<?x8xf32>
+// CHECK-NEXT:    %C = te.compute "C" (%n) {
+// CHECK:         } {axis_names = ["i", "j"]} : tensor<?x8xf32>
+// CHECK-NEXT:    te.schedule {
+// CHECK-NEXT:      %A.shared = te.cache_read %A {name = "A.shared", scope = "shared", readers = ["P"]} : tensor<?x8xf32>
+// CHECK-NEXT:      %P.local = te.cache_write %P {name = "P.local", scope = "local"} : tensor<?x8xf32>
+// CHECK-NEXT:      te.compute_at "P" {parent = "C", axis = "i"}
+// CHECK-NEXT:      te.compute_at "P.local" {parent = "P", axis = "i"}
+// CHECK-NEXT:      te.storage_align "A.shared" {axis = "ax0", factor = 16 : i64, offset = 1 : i64}
+// CHECK-NEXT:      te.pragma "C" {axis = "i", key = "auto_unroll_max_step", value = 16 : i64}
+// CHECK-NEXT:      te.pragma "C" {axis = "j", key = "unroll_explicit"}
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return %C : tensor<?x8xf32>
+func.func @symbolic_cached(%A: tensor<?x8xf32>, %m: index) -> tensor<?x8xf32> {
+  %n = te.dim %A, 0 : tensor<?x8xf32>
+  %P = te.compute "P" (%n) {
+  ^bb0(%i: index, %j: index):
+    %s = te.reduce "sum" (%m) {
+    ^bb1(%k: index):
+      %a = te.read %A[%i, %k] : tensor<?x8xf32> -> f32
+      te.yield %a : f32
+    } {extents = array<i64: -1>, axis_names = ["k"]} : f32
+    te.yield %s : f32
+  } {axis_names = ["i", "j"]} : tensor<?x8xf32>
+  %C = te.compute "C" (%n) {
+  ^bb0(%i: index, %j: index):
+    %p = te.read %P[%i, %j] : tensor<?x8xf32> -> f32
+    te.yield %p : f32
+  } {axis_names = ["i", "j"]} : tensor<?x8xf32>
+  te.schedule {
+    %A.shared = te.cache_read %A {name = "A.shared", scope = "shared", readers = ["P"]} : tensor<?x8xf32>
+    %P.local = te.cache_write %P {name = "P.local", scope = "local"} : tensor<?x8xf32>
+    te.compute_at "P" {parent = "C", axis = "i"}
+    te.compute_at "P.local" {parent = "P", axis = "i"}
+    te.storage_align "A.shared" {axis = "ax0", factor = 16 : i64, offset = 1 : i64}
+    te.pragma "C" {axis = "i", key = "auto_unroll_max_step", value = 16 : i64}
+    te.pragma "C" {axis = "j", key = "unroll_explicit"}
+  }
+  func.return %C : tensor<?x8xf32>
+}
