@@ -79,3 +79,199 @@ func.func @fuse_inline(%A: tensor<4x8xf32>) -> tensor<4x8xf32> {
   }
   func.return %C : tensor<4x8xf32>
 }
+
+// -----
+
+// compute_at: B is computed at the start of each C.i.outer iteration over the box C reads
+// there, B[3 * i.outer, 3 * i.outer + 4), in a buffer of that box allocated inside the loop;
+// C reads it relative to the box start. The ranges prove the box stays inside B: no guard.
+// CHECK-LABEL: func.func @compute_at_stencil(%A: memref<10xf32>, %C: memref<9xf32>) {
+// CHECK-NOT:     memref.alloc
+// CHECK:         tir.for %i_outer = %c0 to %c3 serial {
+// CHECK-NEXT:      %[[START:.*]] = arith.muli %i_outer, %c3 : index
+// CHECK-NEXT:      %[[BOX:.*]] = memref.alloc() : memref<4xf32>
+// CHECK-NEXT:      tir.for %[[L:.*]] = %c0 to %c4 serial {
+// CHECK-NEXT:        %[[G:.*]] = arith.addi %[[L]], %[[START]] : index
+// CHECK-NEXT:        %[[A:.*]] = memref.load %A[%[[G]]] : memref<10xf32>
+// CHECK-NEXT:        %[[SQ:.*]] = arith.mulf %[[A]], %[[A]] : f32
+// CHECK-NEXT:        memref.store %[[SQ]], %[[BOX]][%[[L]]] : memref<4xf32>
+// CHECK-NEXT:      }
+// CHECK-NEXT:      tir.for %i_inner = %c0 to %c3 serial {
+// CHECK:             %[[I:.*]] = arith.addi %{{.*}}, %i_inner : index
+// CHECK:             %[[NEXT:.*]] = arith.addi %[[I]], %{{.*}} : index
+// CHECK-NEXT:        %[[LI:.*]] = arith.subi %[[I]], %[[START]] : index
+// CHECK-NEXT:        %{{.*}} = memref.load %[[BOX]][%[[LI]]] : memref<4xf32>
+// CHECK-NEXT:        %[[LN:.*]] = arith.subi %[[NEXT]], %[[START]] : index
+// CHECK-NEXT:        %{{.*}} = memref.load %[[BOX]][%[[LN]]] : memref<4xf32>
+// CHECK:             memref.store %{{.*}}, %C[%[[I]]] : memref<9xf32>
+// CHECK-NEXT:      }
+// CHECK-NEXT:      memref.dealloc %[[BOX]] : memref<4xf32>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return
+func.func @compute_at_stencil(%A: tensor<10xf32>) -> tensor<9xf32> {
+  %B = te.compute "B" {
+  ^bb0(%i: index):
+    %a = te.read %A[%i] : tensor<10xf32> -> f32
+    %b = arith.mulf %a, %a : f32
+    te.yield %b : f32
+  } {axis_names = ["i"]} : tensor<10xf32>
+  %C = te.compute "C" {
+  ^bb0(%i: index):
+    %one = arith.constant 1 : index
+    %next = arith.addi %i, %one : index
+    %l = te.read %B[%i] : tensor<10xf32> -> f32
+    %r = te.read %B[%next] : tensor<10xf32> -> f32
+    %c = arith.addf %l, %r : f32
+    te.yield %c : f32
+  } {axis_names = ["i"]} : tensor<9xf32>
+  te.schedule {
+    te.split "C" {axis = "i", factor = 3 : i64, outer = "i.outer", inner = "i.inner"}
+    te.compute_at "B" {parent = "C", axis = "i.outer"}
+  }
+  func.return %C : tensor<9xf32>
+}
+
+// -----
+
+// A box that may leave the producer is guarded: B[4 * i.outer, 4 * i.outer + 4) for 3 tiles
+// of a 10-element B.
+// CHECK-LABEL: func.func @compute_at_guarded
+// CHECK:         tir.for %i_outer = %c0 to %c3 serial {
+// CHECK-NEXT:      %[[START:.*]] = arith.muli %i_outer, %c4 : index
+// CHECK-NEXT:      %[[BOX:.*]] = memref.alloc() : memref<4xf32>
+// CHECK-NEXT:      tir.for %[[L:.*]] = %c0 to %c4 serial {
+// CHECK-NEXT:        %[[G:.*]] = arith.addi %[[L]], %[[START]] : index
+// CHECK-NEXT:        %[[IN:.*]] = arith.cmpi ult, %[[G]], %c10 : index
+// CHECK-NEXT:        scf.if %[[IN]] {
+func.func @compute_at_guarded(%A: tensor<10xf32>) -> tensor<10xf32> {
+  %B = te.compute "B" {
+  ^bb0(%i: index):
+    %a = te.read %A[%i] : tensor<10xf32> -> f32
+    te.yield %a : f32
+  } {axis_names = ["i"]} : tensor<10xf32>
+  %C = te.compute "C" {
+  ^bb0(%i: index):
+    %b = te.read %B[%i] : tensor<10xf32> -> f32
+    te.yield %b : f32
+  } {axis_names = ["i"]} : tensor<10xf32>
+  te.schedule {
+    te.split "C" {axis = "i", factor = 4 : i64, outer = "i.outer", inner = "i.inner"}
+    te.compute_at "B" {parent = "C", axis = "i.outer"}
+  }
+  func.return %C : tensor<10xf32>
+}
+
+// -----
+
+// cache_write: the reduction moves to stage C.local (axes i.c, k) in a "local" buffer of the
+// tile, computed at C's i.outer; C copies the tile out.
+// CHECK-LABEL: func.func @cache_write_tile(%A: memref<8x4xf32>, %C: memref<8xf32>) {
+// CHECK:         tir.for %i_outer = %c0 to %c2 serial {
+// CHECK-NEXT:      %[[START:.*]] = arith.muli %i_outer, %c4 : index
+// CHECK-NEXT:      %[[LOCAL:.*]] = memref.alloc() : memref<4xf32, "local">
+// CHECK-NEXT:      tir.for %i_c = %c0 to %c4 serial {
+// CHECK-NEXT:        %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:        memref.store %[[ZERO]], %[[LOCAL]][%i_c] : memref<4xf32, "local">
+// CHECK-NEXT:      }
+// CHECK-NEXT:      tir.for %k = %c0 to %c4 serial {
+// CHECK-NEXT:        tir.for %[[IC:.*]] = %c0 to %c4 serial {
+// CHECK-NEXT:          %[[ROW:.*]] = arith.addi %[[IC]], %[[START]] : index
+// CHECK-NEXT:          %[[A:.*]] = memref.load %A[%[[ROW]], %k] : memref<8x4xf32>
+// CHECK-NEXT:          %[[ACC:.*]] = memref.load %[[LOCAL]][%[[IC]]] : memref<4xf32, "local">
+// CHECK-NEXT:          %[[SUM:.*]] = arith.addf %[[ACC]], %[[A]] : f32
+// CHECK-NEXT:          memref.store %[[SUM]], %[[LOCAL]][%[[IC]]] : memref<4xf32, "local">
+// CHECK-NEXT:        }
+// CHECK-NEXT:      }
+// CHECK-NEXT:      tir.for %i_inner = %c0 to %c4 serial {
+// CHECK-NEXT:        %[[SCALED:.*]] = arith.muli %i_outer, %c4 : index
+// CHECK-NEXT:        %[[I:.*]] = arith.addi %[[SCALED]], %i_inner : index
+// CHECK-NEXT:        %[[LI:.*]] = arith.subi %[[I]], %[[START]] : index
+// CHECK-NEXT:        %[[V:.*]] = memref.load %[[LOCAL]][%[[LI]]] : memref<4xf32, "local">
+// CHECK-NEXT:        memref.store %[[V]], %C[%[[I]]] : memref<8xf32>
+// CHECK-NEXT:      }
+// CHECK-NEXT:      memref.dealloc %[[LOCAL]] : memref<4xf32, "local">
+// CHECK-NEXT:    }
+func.func @cache_write_tile(%A: tensor<8x4xf32>) -> tensor<8xf32> {
+  %C = te.compute "C" {
+  ^bb0(%i: index):
+    %s = te.reduce "sum" {
+    ^bb1(%k: index):
+      %a = te.read %A[%i, %k] : tensor<8x4xf32> -> f32
+      te.yield %a : f32
+    } {extents = array<i64: 4>, axis_names = ["k"]} : f32
+    te.yield %s : f32
+  } {axis_names = ["i"]} : tensor<8xf32>
+  te.schedule {
+    %CC = te.cache_write %C {name = "C.local", scope = "local"} : tensor<8xf32>
+    te.split "C" {axis = "i", factor = 4 : i64, outer = "i.outer", inner = "i.inner"}
+    te.compute_at "C.local" {parent = "C", axis = "i.outer"}
+    te.reorder "C.local" {order = ["k", "i.c"]}
+  }
+  func.return %C : tensor<8xf32>
+}
+
+// -----
+
+// cache_read copies A into a "shared" buffer whose row stride storage_align pads from 4 to
+// 9 (= 8 * 1 + 1); B reads the copy. pragma annotates loops.
+// CHECK-LABEL: func.func @cache_read_aligned(%A: memref<4x4xf32>, %B: memref<4x4xf32>) {
+// CHECK:         %[[SHARED:.*]] = memref.alloc() : memref<4x4xf32, strided<[9, 1]>, "shared">
+// CHECK-NEXT:    tir.for %ax0 = %c0 to %c4 serial {
+// CHECK-NEXT:      tir.for %ax1 = %c0 to %c4 serial {
+// CHECK-NEXT:        %[[A:.*]] = memref.load %A[%ax0, %ax1] : memref<4x4xf32>
+// CHECK-NEXT:        memref.store %[[A]], %[[SHARED]][%ax0, %ax1] : memref<4x4xf32, strided<[9, 1]>, "shared">
+// CHECK-NEXT:      }
+// CHECK-NEXT:    }
+// CHECK-NEXT:    tir.for %i = %c0 to %c4 serial {
+// CHECK-NEXT:      tir.for %j = %c0 to %c4 serial {
+// CHECK-NEXT:        %[[V:.*]] = memref.load %[[SHARED]][%j, %i] : memref<4x4xf32, strided<[9, 1]>, "shared">
+// CHECK-NEXT:        memref.store %[[V]], %B[%i, %j] : memref<4x4xf32>
+// CHECK-NEXT:      } annotations {pragma_unroll_explicit = 1 : i64}
+// CHECK-NEXT:    } annotations {pragma_auto_unroll_max_step = 8 : i64}
+// CHECK-NEXT:    memref.dealloc %[[SHARED]] : memref<4x4xf32, strided<[9, 1]>, "shared">
+// CHECK-NEXT:    func.return
+func.func @cache_read_aligned(%A: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %B = te.compute "B" {
+  ^bb0(%i: index, %j: index):
+    %a = te.read %A[%j, %i] : tensor<4x4xf32> -> f32
+    te.yield %a : f32
+  } {axis_names = ["i", "j"]} : tensor<4x4xf32>
+  te.schedule {
+    %AA = te.cache_read %A {name = "A.shared", scope = "shared", readers = ["B"]} : tensor<4x4xf32>
+    te.storage_align "A.shared" {axis = "ax0", factor = 8 : i64, offset = 1 : i64}
+    te.pragma "B" {axis = "i", key = "auto_unroll_max_step", value = 8 : i64}
+    te.pragma "B" {axis = "j", key = "unroll_explicit"}
+  }
+  func.return %B : tensor<4x4xf32>
+}
+
+// -----
+
+// Symbolic extent: %n is read from A's buffer, the split's outer extent is ceildiv(n, 8) and
+// the body is guarded by i < n.
+// CHECK-LABEL: func.func @symbolic_split(%A: memref<?x4xf32>, %B: memref<?x4xf32>) {
+// CHECK:         %n = memref.dim %A, %c0 : memref<?x4xf32>
+// CHECK-NEXT:    %[[OUTER:.*]] = arith.ceildivui %n, %c8 : index
+// CHECK-NEXT:    tir.for %i_outer = %c0 to %[[OUTER]] serial {
+// CHECK-NEXT:      tir.for %i_inner = %c0 to %c8 serial {
+// CHECK-NEXT:        tir.for %j = %c0 to %c4 serial {
+// CHECK-NEXT:          %[[SCALED:.*]] = arith.muli %i_outer, %c8 : index
+// CHECK-NEXT:          %[[I:.*]] = arith.addi %[[SCALED]], %i_inner : index
+// CHECK-NEXT:          %[[IN:.*]] = arith.cmpi ult, %[[I]], %n : index
+// CHECK-NEXT:          scf.if %[[IN]] {
+// CHECK-NEXT:            %[[A:.*]] = memref.load %A[%[[I]], %j] : memref<?x4xf32>
+// CHECK-NEXT:            %[[B:.*]] = arith.addf %[[A]], %[[A]] : f32
+// CHECK-NEXT:            memref.store %[[B]], %B[%[[I]], %j] : memref<?x4xf32>
+func.func @symbolic_split(%A: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  %n = te.dim %A, 0 : tensor<?x4xf32>
+  %B = te.compute "B" (%n) {
+  ^bb0(%i: index, %j: index):
+    %a = te.read %A[%i, %j] : tensor<?x4xf32> -> f32
+    %b = arith.addf %a, %a : f32
+    te.yield %b : f32
+  } {axis_names = ["i", "j"]} : tensor<?x4xf32>
+  te.schedule {
+    te.split "B" {axis = "i", factor = 8 : i64, outer = "i.outer", inner = "i.inner"}
+  }
+  func.return %B : tensor<?x4xf32>
+}

@@ -18,10 +18,15 @@ def rand(*shape: int, dtype: str = "float32") -> np.ndarray:
     return RNG.standard_normal(shape).astype(dtype)
 
 
-def run(s: te.Schedule, args: list[te.Tensor], *inputs: np.ndarray) -> list[np.ndarray]:
-    """Lower, run the kernel on inputs and fresh output buffers, return the outputs."""
+def run(
+    s: te.Schedule, args: list[te.Tensor], *inputs: np.ndarray, shapes: list[tuple] | None = None
+) -> list[np.ndarray]:
+    """Lower, run the kernel on inputs and fresh output buffers (of `shapes` where symbolic),
+    return the outputs."""
     mod = tvm.lower(s, args, name="kernel")
-    outputs = [np.zeros(t.shape, t.dtype) for t in args[len(inputs) :]]
+    results = args[len(inputs) :]
+    shapes = shapes or [t.shape for t in results]
+    outputs = [np.zeros(shape, t.dtype) for shape, t in zip(shapes, results, strict=True)]
     tir_interpreter.run(mod.xdsl, "kernel", *inputs, *outputs)
     return outputs
 
@@ -180,7 +185,7 @@ def test_invalid_schedules_are_clear_errors() -> None:
         s[C].fuse(j, s[C].leaf_iter_vars[0])
     with pytest.raises(ValueError, match=r"te\.thread_axis"):
         s[C].bind(j, j)
-    with pytest.raises(NotImplementedError, match="compute_at"):
+    with pytest.raises(ValueError, match="cannot be computed at itself"):
         s[C].compute_at(s[C], j)
     with pytest.raises(ValueError, match="placeholders first"):
         tvm.lower(s, [C, A, B])
@@ -197,7 +202,271 @@ def test_inlining_a_reduction_is_a_located_error() -> None:
         tvm.lower(s, [A, B, D])
 
 
-def test_symbolic_shapes_say_they_are_not_supported_yet() -> None:
+# ---------------------------------------------------------------------------------------------
+# compute_at, cache_read / cache_write, storage_align, pragma
+
+
+def test_compute_at_computes_the_box_the_consumer_reads() -> None:
+    A = te.placeholder((17,), name="A")
+    B = te.compute((18,), lambda i: A[te.min(i, 16)] * 2.0, name="B")
+    C = te.compute((17,), lambda i: B[i] + B[i + 1], name="C")
+    s = te.create_schedule(C.op)
+    io, _ = s[C].split(C.op.axis[0], factor=4)
+    s[B].compute_at(s[C], io)
+    a = rand(17)
+    (c,) = run(s, [A, C], a)
+    b = np.append(a, a[-1]) * 2
+    np.testing.assert_allclose(c, b[:-1] + b[1:], rtol=1e-6)
+    text = tvm.lower(s, [A, C]).astext()
+    # B's 4 + 1 elements for each i.outer, allocated inside that loop; the last box, [16, 20],
+    # leaves B (18 elements) and is guarded
+    assert text.index("tir.for %i_outer") < text.index("memref.alloc() : memref<5xf32>")
+    assert ", %c18 : index" in text
+
+
+def test_compute_at_a_reduction_per_row() -> None:
+    A = te.placeholder((5, 7), name="A")
+    k = te.reduce_axis((0, 7), name="k")
+    M = te.compute((5,), lambda i: te.max(A[i, k], axis=k), name="M")
+    E = te.compute((5, 7), lambda i, j: te.exp(A[i, j] - M[i]), name="E")
+    s = te.create_schedule(E.op)
+    s[M].compute_at(s[E], E.op.axis[0])
+    a = rand(5, 7)
+    (e,) = run(s, [A, E], a)
+    np.testing.assert_allclose(e, np.exp(a - a.max(axis=1, keepdims=True)), rtol=1e-6)
+    assert "memref<1xf32>" in tvm.lower(s, [A, E]).astext()
+
+
+def conv2d_nchw(
+    shape: tuple[int, int, int, int], channels: int, kernel: int, stride: int, pad: int
+) -> tuple[te.Tensor, te.Tensor, te.Tensor, te.Tensor]:
+    n, ci, h, w = shape
+    A = te.placeholder(shape, name="A")
+    W = te.placeholder((channels, ci, kernel, kernel), name="W")
+    Apad = te.compute(
+        (n, ci, h + 2 * pad, w + 2 * pad),
+        lambda b, c, y, x: te.if_then_else(
+            te.all(y >= pad, y < h + pad, x >= pad, x < w + pad), A[b, c, y - pad, x - pad], 0.0
+        ),
+        name="Apad",
+    )
+    rc = te.reduce_axis((0, ci), name="rc")
+    ry = te.reduce_axis((0, kernel), name="ry")
+    rx = te.reduce_axis((0, kernel), name="rx")
+    out = (h + 2 * pad - kernel) // stride + 1
+    B = te.compute(
+        (n, channels, out, out),
+        lambda b, f, y, x: te.sum(
+            Apad[b, rc, y * stride + ry, x * stride + rx] * W[f, rc, ry, rx], axis=[rc, ry, rx]
+        ),
+        name="B",
+    )
+    return A, W, Apad, B
+
+
+def conv2d_reference(a: np.ndarray, w: np.ndarray, stride: int, pad: int) -> np.ndarray:
+    padded = np.pad(a, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    kernel = w.shape[2]
+    out = (padded.shape[2] - kernel) // stride + 1
+    result = np.zeros((a.shape[0], w.shape[0], out, out), "float32")
+    for y in range(out):
+        for x in range(out):
+            window = padded[
+                :, :, y * stride : y * stride + kernel, x * stride : x * stride + kernel
+            ]
+            result[:, :, y, x] = np.einsum("ncij,fcij->nf", window, w)
+    return result
+
+
+@pytest.mark.parametrize(("stride", "tile"), [(1, 4), (2, 2), (2, 3)])
+def test_conv2d_with_padding_computed_at_the_output_tile(stride: int, tile: int) -> None:
+    A, W, Apad, B = conv2d_nchw((1, 2, 9, 9), 3, 3, stride, 1)
+    s = te.create_schedule(B.op)
+    _, _, y, x = B.op.axis
+    _, xo, _, _ = s[B].tile(y, x, tile, tile)
+    s[Apad].compute_at(s[B], xo)
+    a, w = rand(1, 2, 9, 9), rand(3, 2, 3, 3)
+    (b,) = run(s, [A, W, B], a, w)
+    np.testing.assert_allclose(b, conv2d_reference(a, w, stride, 1), rtol=1e-5, atol=1e-5)
+    halo = (tile - 1) * stride + 3
+    assert f"memref<1x2x{halo}x{halo}xf32>" in tvm.lower(s, [A, W, B]).astext()
+
+
+def test_register_tiled_matmul_with_cache_write_and_shared_cache_read() -> None:
+    A, B, C = matmul(16, 16, 16)
+    s = te.create_schedule(C.op)
+    CC = s.cache_write(C, "local")
+    xo, yo, _, _ = s[C].tile(C.op.axis[0], C.op.axis[1], 4, 4)
+    s[CC].compute_at(s[C], yo)
+    xc, yc = s[CC].op.axis
+    (kc,) = s[CC].op.reduce_axis
+    ko, ki = s[CC].split(kc, factor=4)
+    s[CC].reorder(ko, xc, ki, yc)
+    s[CC].unroll(ki)
+    s[CC].vectorize(yc)
+    AA = s.cache_read(A, "shared", [CC])
+    s[AA].compute_at(s[CC], ko)
+    s[AA].storage_align(AA.op.axis[0], 8, 1)
+    s[C].pragma(xo, "auto_unroll_max_step", 16)
+    assert (CC.name, AA.name) == ("C.local", "A.shared")
+    assert [v.name for v in s[CC].op.axis] == ["i.c", "j.c"]
+    a, b = rand(16, 16), rand(16, 16)
+    (c,) = run(s, [A, B, C], a, b)
+    np.testing.assert_allclose(c, a @ b, rtol=1e-5, atol=1e-5)
+    text = tvm.lower(s, [A, B, C]).astext()
+    assert 'memref.alloc() : memref<4x4xf32, "local">' in text
+    assert 'memref.alloc() : memref<4x4xf32, strided<[9, 1]>, "shared">' in text
+    assert "annotations {pragma_auto_unroll_max_step = 16 : i64}" in text
+
+
+def test_cache_read_chain_and_cache_write_at_root() -> None:
+    A, B, C = matmul(6, 5, 4)
+    D = te.compute((6, 5), lambda i, j: C[i, j] * 2.0, name="D")
+    s = te.create_schedule(D.op)
+    AA = s.cache_read(A, "shared", [C])
+    AL = s.cache_read(AA, "local", [C])
+    s.cache_write(C, "global")
+    assert AL.name == "A.shared.local"
+    a, b = rand(6, 4), rand(4, 5)
+    (d,) = run(s, [A, B, D], a, b)
+    np.testing.assert_allclose(d, 2 * (a @ b), rtol=1e-5)
+    text = tvm.lower(s, [A, B, D]).astext()
+    for buffer in (
+        'memref<6x4xf32, "shared">',
+        'memref<6x4xf32, "local">',
+        'memref<6x5xf32, "global">',
+    ):
+        assert buffer in text
+
+
+def test_pragma_without_value_is_one() -> None:
+    A = te.placeholder((8,), name="A")
+    B = te.compute((8,), lambda i: A[i] + 1.0, name="B")
+    s = te.create_schedule(B.op)
+    s[B].pragma(B.op.axis[0], "unroll_explicit")
+    assert "annotations {pragma_unroll_explicit = 1 : i64}" in tvm.lower(s, [A, B]).astext()
+
+
+def test_schedule_primitive_errors() -> None:
+    A, _, C = matmul(8, 8, 8)
+    D = te.compute((8, 8), lambda i, j: C[i, j] + 1.0, name="D")
+    E = te.compute((8, 8), lambda i, j: A[i, j] * 2.0, name="E")
+    s = te.create_schedule([D.op, E.op])
+    with pytest.raises(ValueError, match="stage E does not read C; compute_at needs a consumer"):
+        s[C].compute_at(s[E], E.op.axis[0])
+    with pytest.raises(ValueError, match="k is not a loop of stage D"):
+        s[C].compute_at(s[D], C.op.reduce_axis[0])
+    s[D].bind(D.op.axis[0], te.thread_axis("threadIdx.x"))
+    with pytest.raises(ValueError, match=r"threadIdx\.x is already bound to i of stage D"):
+        s[D].bind(D.op.axis[1], te.thread_axis("threadIdx.x"))
+    with pytest.raises(ValueError, match="unknown storage scope 'sram'"):
+        s.cache_read(A, "sram", [C])
+    with pytest.raises(ValueError, match="cache_read: D does not read A"):
+        s.cache_read(A, "shared", [D])
+    with pytest.raises(ValueError, match="call it before the other primitives of stage D"):
+        s.cache_write(D, "local")
+    with pytest.raises(ValueError, match="not a data-parallel root axis"):
+        s[C].storage_align(C.op.reduce_axis[0], 8, 1)
+
+
+def test_registered_scope_is_accepted() -> None:
+    from xtvm.dialects import te as te_dialect
+
+    A = te.placeholder((4,), name="A")
+    B = te.compute((4,), lambda i: A[i] + 1.0, name="B")
+    s = te.create_schedule(B.op)
+    te_dialect.register_memory_scope("testaccel")
+    try:
+        s.cache_read(A, "testaccel.sram", [B])
+        a = rand(4)
+        (b,) = run(s, [A, B], a)
+    finally:
+        te_dialect.MEMORY_SCOPES.discard("testaccel")
+    np.testing.assert_allclose(b, a + 1.0)
+
+
+def test_axis_split_after_compute_at_is_a_located_error() -> None:
+    A = te.placeholder((8,), name="A")
+    B = te.compute((8,), lambda i: A[i] + 1.0, name="B")
+    C = te.compute((8,), lambda i: B[i] * 2.0, name="C")
+    s = te.create_schedule(C.op)
+    s[B].compute_at(s[C], C.op.axis[0])
+    s[C].split(C.op.axis[0], factor=2)
+    with pytest.raises(DiagnosticError, match="axis 'i' of stage 'C' is no longer a loop"):
+        tvm.lower(s, [A, C])
+
+
+# ---------------------------------------------------------------------------------------------
+# Symbolic shapes
+
+
+@pytest.mark.parametrize("n_value", [1, 7])
+def test_symbolic_vector_add(n_value: int) -> None:
     n = te.var("n")
-    with pytest.raises(NotImplementedError, match="symbolic dimension n"):
-        te.placeholder((n, 4), name="A")
+    A = te.placeholder((n,), name="A")
+    B = te.placeholder((n,), name="B")
+    C = te.compute((n,), lambda i: A[i] + B[i], name="C")
+    s = te.create_schedule(C.op)
+    text = tvm.lower(s, [A, B, C], name="kernel").astext()
+    assert "func.func @kernel(%A: memref<?xf32>, %B: memref<?xf32>, %C: memref<?xf32>)" in text
+    assert "%n = memref.dim %A, %c0 : memref<?xf32>" in text
+    a, b = rand(n_value), rand(n_value)
+    (c,) = run(s, [A, B, C], a, b, shapes=[(n_value,)])
+    np.testing.assert_allclose(c, a + b)
+
+
+def test_symbolic_matmul_rows_split_by_8() -> None:
+    n = te.var("n")
+    A = te.placeholder((n, 4), name="A")
+    B = te.placeholder((4, 6), name="B")
+    k = te.reduce_axis((0, 4), name="k")
+    C = te.compute((n, 6), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
+    s = te.create_schedule(C.op)
+    io, ii = s[C].split(C.op.axis[0], factor=8)
+    s[C].reorder(io, C.op.axis[1], k, ii)
+    s[C].parallel(io)
+    text = tvm.lower(s, [A, B, C]).astext()
+    assert "arith.ceildivui %n, %c8" in text and "arith.cmpi ult" in text
+    mod = tvm.lower(s, [A, B, C], name="kernel")
+    for rows in (13, 16):  # one compiled kernel, two sizes
+        a, b = rand(rows, 4), rand(4, 6)
+        c = np.zeros((rows, 6), "float32")
+        tir_interpreter.run(mod.xdsl, "kernel", a, b, c)
+        np.testing.assert_allclose(c, a @ b, rtol=1e-5, atol=1e-5)
+
+
+def test_symbolic_reduction_extent_and_variable_argument() -> None:
+    n = te.var("n")
+    m = te.var("m")
+    A = te.placeholder((n, m), name="A")
+    k = te.reduce_axis((0, m), name="k")
+    B = te.compute((n,), lambda i: te.sum(A[i, k] * m.astype("float32"), axis=k), name="B")
+    s = te.create_schedule(B.op)
+    mod = tvm.lower(s, [m, A, B], name="kernel")
+    assert "func.func @kernel(%m: index, %A: memref<?x?xf32>, %B: memref<?xf32>)" in mod.astext()
+    a = rand(3, 5)
+    b = np.zeros(3, "float32")
+    tir_interpreter.run(mod.xdsl, "kernel", 5, a, b)
+    np.testing.assert_allclose(b, a.sum(axis=1) * 5, rtol=1e-5)
+
+
+def test_symbolic_padded_extent() -> None:
+    n = te.var("n")
+    A = te.placeholder((n,), name="A")
+    B = te.compute(
+        (n + 2,), lambda i: te.if_then_else(te.all(i >= 1, i <= n), A[i - 1], 0.0), name="B"
+    )
+    s = te.create_schedule(B.op)
+    s[B].split(B.op.axis[0], factor=4)
+    a = rand(5)
+    (b,) = run(s, [A, B], a, shapes=[(7,)])
+    np.testing.assert_allclose(b, np.pad(a, 1))
+
+
+def test_unbound_symbolic_variable_is_an_error() -> None:
+    n = te.var("n")
+    A = te.placeholder((4,), name="A")
+    B = te.compute((n,), lambda i: A[0], name="B")
+    s = te.create_schedule(B.op)
+    with pytest.raises(ValueError, match="symbolic variable n is not bound"):
+        tvm.lower(s, [A, B])

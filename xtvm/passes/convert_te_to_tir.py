@@ -3,30 +3,47 @@
 A te kernel (a `func.func` holding `te.compute` ops) becomes a kernel over buffers: tensor
 arguments become memrefs, and the returned tensors become memref arguments appended after the
 inputs (destination-passing style, TVM's `tvm.lower(s, [A, B, C])`). Every stage that is not
-inlined gets a buffer (its output argument, or a `memref.alloc` for intermediates) and a loop
-nest:
+inlined gets a buffer (its output argument, or a `memref.alloc` for intermediates, in the
+memory space of its scope) and a loop nest:
 
 - the stage's axes start as its compute axes then its reduce axes; the `te.schedule`
   primitives rewrite that list of leaf axes in order (`split`, `fuse`, `reorder`) and mark
-  loops (`parallel`, `vectorize`, `unroll`, `bind`); one `tir.for` per leaf axis results;
+  loops (`parallel`, `vectorize`, `unroll`, `bind`, `pragma` as `pragma_<key>` loop
+  annotations); one `tir.for` per leaf axis results;
 - the original indices are rebuilt from the leaf loop variables (`parent = outer * factor +
   inner` for a split, division and remainder for a fuse); a split whose factor does not divide
-  the extent guards the body with `scf.if parent < extent`, so nothing is read or written out
-  of bounds;
+  the extent (or of a symbolic extent) guards the body with `scf.if parent < extent`;
 - a reduction stores the combiner's identity, then accumulates into its buffer; the init sits
   just outside the first reduce loop when every reduce loop is inside every spatial loop (as
   TVM writes it), else in a loop nest of its own before the main one;
 - `te.read` of an inlined stage (`compute_inline`) is replaced by that stage's body at the read
   indices; other reads become `memref.load`.
 
+`compute_at` emits a stage's loop nest at the start of its consumer's loop `axis`, over the box
+of its tensor that the consumer's iterations inside that loop read (TVM's bound inference):
+reads at affine indices (`i * 2 + r - 1`) give per dimension a range whose start depends on
+the outer loop variables and whose extent is a constant; other reads need the whole dimension.
+The stage then gets a buffer of the box's shape, allocated inside the loop, and its readers
+index it relative to the box's start (an output stage writes its argument in place). Box
+elements outside the tensor are skipped by a guard unless the ranges prove there are none.
+
+`cache_read` adds a stage copying a tensor into a buffer of its scope, which the readers read
+instead; `cache_write` moves a stage's computation into a new stage of that scope and leaves
+the stage a copy out of it. `storage_align` pads a buffer's strides (a `strided<...>` layout).
+
+Symbolic extents are `index` values of the kernel: `te.dim` of an argument becomes
+`memref.dim` of its buffer, scalar code computing sizes is copied, and loop extents derived
+from them (`ceildiv(n, 8)` for a split) are computed at the top of the kernel.
+
 A schedule that names an unknown stage or axis, splits an axis that is no longer a leaf, fuses
-axes that are not adjacent, or inlines a reduction is a located error at the primitive.
+axes that are not adjacent, inlines a reduction, binds one thread to two loops, or computes a
+stage at a stage that does not read it is a located error at the primitive.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
@@ -39,14 +56,20 @@ from xdsl.dialects.builtin import (
     IntegerType,
     MemRefType,
     ModuleOp,
+    NoneAttr,
+    StridedLayoutAttr,
+    StringAttr,
     TensorType,
+    i64,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 
 from xtvm.dialects import te, tir
-from xtvm.ir.diagnostics import DiagnosticError
 from xtvm.passes.relay_infer_types import located_error
+
+# An extent is a constant or an `index` value of the tir kernel.
+Extent = int | SSAValue
 
 # ---------------------------------------------------------------------------------------------
 # Schedules as axis lists
@@ -54,13 +77,13 @@ from xtvm.passes.relay_infer_types import located_error
 
 @dataclass
 class Axis:
-    """One axis of a stage: a root axis or one a primitive created."""
+    """One axis of a stage: a root axis or one a primitive created, with its loop's marks."""
 
     name: str
-    extent: int
     reduce: bool
     kind: str = "serial"
     thread: str | None = None
+    annotations: dict[str, Attribute] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -68,6 +91,8 @@ class Split:
     parent: str
     outer: str
     inner: str
+    factor: int | None
+    nparts: int | None
 
 
 @dataclass(frozen=True)
@@ -76,41 +101,73 @@ class Fuse:
     fused: str
 
 
+@dataclass(frozen=True)
+class Attach:
+    """Where `compute_at` put a stage: at the start of loop `axis` of stage `parent`."""
+
+    parent: str
+    axis: str
+    op: te.ComputeAtOp
+
+
 @dataclass
 class Stage:
-    """A te.compute with its schedule applied: leaf axes in loop order, outermost first."""
+    """A stage with its schedule applied: leaf axes in loop order, outermost first.
 
-    compute: te.ComputeOp
+    Its body is `compute`'s (a te.compute, read positionally: block arguments are the spatial
+    roots then, in the te.reduce, the reduce roots), or for a cache stage a copy of `source`.
+    Readers read `value`; `redirects` are the tensors `cache_read` made this stage read instead.
+    """
+
+    name: str
+    value: SSAValue
+    anchor: Operation
+    roots: list[str]
+    extents: list[Extent]
+    compute: te.ComputeOp | None
+    source: SSAValue | None = None
+    reduce_roots: list[str] = field(default_factory=list)
+    reduce_extents: list[Extent] = field(default_factory=list)
     axes: dict[str, Axis] = field(default_factory=dict)
     leaves: list[str] = field(default_factory=list)
     relations: dict[str, Split | Fuse] = field(default_factory=dict)  # non-leaf axis -> how
-    inline: bool = False
+    attach: str | Attach = "root"  # or "inline"
+    scope: str | None = None
+    align: dict[int, tuple[int, int, Operation]] = field(default_factory=dict)
+    redirects: dict[SSAValue, SSAValue] = field(default_factory=dict)
+    threads: dict[str, str] = field(default_factory=dict)  # thread tag -> axis
+    scheduled: bool = False
+
+    def __post_init__(self) -> None:
+        for name in [*self.roots, *self.reduce_roots]:
+            if name in self.axes:
+                raise located_error(
+                    self.anchor, f"reduce axis '{name}' has the name of a compute axis"
+                )
+            self.axes[name] = Axis(name, reduce=name in self.reduce_roots)
+            self.leaves.append(name)
 
     @property
-    def name(self) -> str:
-        return self.compute.stage_name.data
+    def inline(self) -> bool:
+        return self.attach == "inline"
 
-    @staticmethod
-    def of(compute: te.ComputeOp) -> Stage:
-        stage = Stage(compute)
-        typ = compute.result.type
-        assert isinstance(typ, TensorType)
-        for name, extent in zip(te.names_of(compute.axis_names), typ.get_shape(), strict=True):
-            stage.add(Axis(name, extent, reduce=False))
-        reduction = compute.reduction()
-        if reduction is not None:
-            names = te.names_of(reduction.axis_names)
-            for name, extent in zip(names, reduction.extent_values, strict=True):
-                if name in stage.axes:
-                    raise located_error(
-                        reduction, f"reduce axis '{name}' has the name of a compute axis"
-                    )
-                stage.add(Axis(name, extent, reduce=True))
-        return stage
+    @property
+    def reduction(self) -> te.ReduceOp | None:
+        return self.compute.reduction() if self.compute is not None else None
 
-    def add(self, axis: Axis) -> None:
-        self.axes[axis.name] = axis
-        self.leaves.append(axis.name)
+    def resolve(self, tensor: SSAValue) -> SSAValue:
+        """The tensor this stage reads where its body reads `tensor`."""
+        while tensor in self.redirects:
+            tensor = self.redirects[tensor]
+        return tensor
+
+    def unique_relations(self) -> list[Split | Fuse]:
+        """Splits and fuses in the order they were applied."""
+        seen: list[Split | Fuse] = []
+        for relation in self.relations.values():
+            if relation not in seen:
+                seen.append(relation)
+        return seen
 
     def leaf(self, name: str, primitive: Operation) -> Axis:
         if name not in self.axes:
@@ -131,22 +188,18 @@ class Stage:
 
 
 def apply_primitive(stage: Stage, op: te.PrimitiveOp) -> None:
-    """Rewrite `stage`'s axes by one schedule primitive."""
+    """Rewrite `stage`'s axes by one schedule primitive that concerns it alone."""
+    stage.scheduled = True
     if isinstance(op, te.SplitOp):
         axis = stage.leaf(op.axis.data, op)
         outer, inner = stage.fresh(op.outer.data, op), stage.fresh(op.inner.data, op)
-        if op.factor is not None:
-            inner_extent = op.factor.value.data
-            outer_extent = math.ceil(axis.extent / inner_extent)
-        else:
-            assert op.nparts is not None
-            outer_extent = op.nparts.value.data
-            inner_extent = math.ceil(axis.extent / outer_extent)
+        factor = op.factor.value.data if op.factor is not None else None
+        nparts = op.nparts.value.data if op.nparts is not None else None
         position = stage.leaves.index(axis.name)
-        stage.axes[outer] = Axis(outer, outer_extent, axis.reduce)
-        stage.axes[inner] = Axis(inner, inner_extent, axis.reduce)
+        stage.axes[outer] = Axis(outer, axis.reduce)
+        stage.axes[inner] = Axis(inner, axis.reduce)
         stage.leaves[position : position + 1] = [outer, inner]
-        stage.relations[axis.name] = Split(axis.name, outer, inner)
+        stage.relations[axis.name] = Split(axis.name, outer, inner, factor, nparts)
     elif isinstance(op, te.ReorderOp):
         names = te.names_of(op.order)
         if len(set(names)) != len(names):
@@ -167,7 +220,7 @@ def apply_primitive(stage: Stage, op: te.PrimitiveOp) -> None:
         if len({p.reduce for p in parts}) != 1:
             raise located_error(op, "fuse cannot mix reduce axes with data-parallel axes")
         fused = stage.fresh(op.fused.data, op)
-        stage.axes[fused] = Axis(fused, math.prod(p.extent for p in parts), parts[0].reduce)
+        stage.axes[fused] = Axis(fused, parts[0].reduce)
         stage.leaves[first : first + len(names)] = [fused]
         for name in names:
             stage.relations[name] = Fuse(tuple(names), fused)
@@ -175,15 +228,146 @@ def apply_primitive(stage: Stage, op: te.PrimitiveOp) -> None:
         stage.leaf(op.axis.data, op).kind = op.KIND
     elif isinstance(op, te.BindOp):
         axis = stage.leaf(op.axis.data, op)
-        axis.kind, axis.thread = "thread_binding", op.thread.data
+        thread = op.thread.data
+        bound = stage.threads.get(thread)
+        if bound is not None and bound != axis.name:
+            raise located_error(
+                op, f"thread '{thread}' is already bound to axis '{bound}' of stage '{stage.name}'"
+            )
+        stage.threads[thread] = axis.name
+        axis.kind, axis.thread = "thread_binding", thread
+    elif isinstance(op, te.PragmaOp):
+        value = op.value if op.value is not None else IntegerAttr(1, i64)
+        stage.leaf(op.axis.data, op).annotations[f"pragma_{op.key.data}"] = value
+    elif isinstance(op, te.StorageAlignOp):
+        name = op.axis.data
+        if name not in stage.roots:
+            raise located_error(
+                op,
+                f"storage_align needs a data-parallel root axis of stage '{stage.name}' "
+                f"({', '.join(stage.roots)}), got '{name}'",
+            )
+        stage.align[stage.roots.index(name)] = (op.factor.value.data, op.offset.value.data, op)
     elif isinstance(op, te.ComputeInlineOp):
-        if stage.compute.reduction() is not None:
+        if stage.reduction is not None:
             raise located_error(op, f"cannot inline stage '{stage.name}': it is a reduction")
-        stage.inline = True
+        stage.attach = "inline"
     elif isinstance(op, te.ComputeRootOp):
-        stage.inline = False
+        stage.attach = "root"
     else:
         raise located_error(op, f"'{op.name}' is not supported by convert-te-to-tir")
+
+
+# ---------------------------------------------------------------------------------------------
+# Affine index ranges (bound inference for compute_at)
+
+
+class Lin:
+    """`const + sum(coefficient * value)`: an index affine in values of the tir kernel."""
+
+    def __init__(self, const: int = 0, terms: Mapping[SSAValue, int] | None = None) -> None:
+        self.const = const
+        self.terms = {v: k for v, k in (terms or {}).items() if k}
+
+    @staticmethod
+    def of(extent: Extent) -> Lin:
+        return Lin(extent) if isinstance(extent, int) else Lin(0, {extent: 1})
+
+    def __add__(self, other: Lin) -> Lin:
+        terms = dict(self.terms)
+        for v, k in other.terms.items():
+            terms[v] = terms.get(v, 0) + k
+        return Lin(self.const + other.const, terms)
+
+    def scale(self, factor: int) -> Lin:
+        return Lin(self.const * factor, {v: k * factor for v, k in self.terms.items()})
+
+    def __sub__(self, other: Lin) -> Lin:
+        return self + other.scale(-1)
+
+    def constant(self) -> int | None:
+        return None if self.terms else self.const
+
+
+# An inclusive range [low, high] of an index, or None where nothing is known.
+Interval = tuple[Lin, Lin] | None
+
+
+def point(value: Lin) -> Interval:
+    return (value, value)
+
+
+def full(extent: Extent) -> Interval:
+    return (Lin(0), Lin.of(extent) - Lin(1))
+
+
+def shift(interval: Interval, offset: Lin) -> Interval:
+    return None if interval is None else (interval[0] + offset, interval[1] + offset)
+
+
+def hull(a: Interval, b: Interval) -> Interval:
+    """The smallest interval holding both, where their bounds differ by constants."""
+    if a is None or b is None:
+        return None
+    low, high = (b[0] - a[0]).constant(), (b[1] - a[1]).constant()
+    if low is None or high is None:
+        return None
+    return (b[0] if low < 0 else a[0], b[1] if high > 0 else a[1])
+
+
+def index_interval(op: Operation, ranges: Sequence[Interval]) -> Interval:
+    """The range of `op`'s result from its operands' ranges, for affine index arithmetic."""
+    if isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr):
+        return point(Lin(op.value.value.data))
+    if isinstance(op, arith.IndexCastOp | arith.ExtSIOp | arith.TruncIOp):
+        return ranges[0]
+    if len(ranges) != 2 or ranges[0] is None or ranges[1] is None:
+        return None
+    (a_low, a_high), (b_low, b_high) = ranges
+    if isinstance(op, arith.AddiOp):
+        return (a_low + b_low, a_high + b_high)
+    if isinstance(op, arith.SubiOp):
+        return (a_low - b_high, a_high - b_low)
+    if isinstance(op, arith.MuliOp):  # by a constant
+        for (low, high), (k_low, k_high) in (
+            ((a_low, a_high), (b_low, b_high)),
+            ((b_low, b_high), (a_low, a_high)),
+        ):
+            k = k_low.constant()
+            if k is not None and k_high.constant() == k:
+                return (low.scale(k), high.scale(k)) if k >= 0 else (high.scale(k), low.scale(k))
+    return None
+
+
+@dataclass
+class Box:
+    """The part of a stage's tensor computed at an attach point.
+
+    Per dimension: where it starts (`lower`; `starts` holds it as a value, None for 0), its
+    extent, and whether it may leave the tensor (`checked`: such elements are skipped).
+    """
+
+    lower: list[Lin]
+    starts: list[SSAValue | None]
+    extents: list[Extent]
+    checked: list[bool]
+
+
+@dataclass
+class Placement:
+    """A stage's buffer; `starts` are the box starts when it holds only a box (else None)."""
+
+    buffer: SSAValue
+    starts: list[SSAValue | None] | None = None
+
+
+@dataclass
+class Nest:
+    """A stage being emitted: the extents of all its axes, and its box when computed at."""
+
+    stage: Stage
+    extents: dict[str, Extent]
+    box: Box | None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -228,14 +412,21 @@ class BlockBuilder:
             self.block.add_op(op)
         return op.results[0] if op.results else None  # type: ignore[return-value]
 
-    def index(self, value: int) -> SSAValue:
-        return self.constants.index(value)
+    def index(self, value: Extent) -> SSAValue:
+        return self.constants.index(value) if isinstance(value, int) else value
 
     def loop(
-        self, extent: int, name: str, kind: str = "serial", thread: str | None = None
+        self,
+        extent: Extent,
+        name: str,
+        kind: str = "serial",
+        thread: str | None = None,
+        annotations: dict[str, Attribute] | None = None,
     ) -> tuple[SSAValue, BlockBuilder]:
         """A `tir.for` over [0, extent); its induction variable and a builder of its body."""
-        loop = tir.ForOp(self.index(0), self.index(extent), kind=kind, thread=thread)
+        loop = tir.ForOp(
+            self.index(0), self.index(extent), kind=kind, thread=thread, annotations=annotations
+        )
         self.add(loop)
         body = loop.body.block
         body.add_op(tir.YieldOp())
@@ -248,6 +439,26 @@ class BlockBuilder:
         block = Block([scf.YieldOp()])
         self.add(scf.IfOp(condition, [], Region(block)))
         return BlockBuilder(block, self.constants)
+
+    def ceildiv(self, extent: Extent, divisor: int) -> Extent:
+        if isinstance(extent, int):
+            return -(-extent // divisor)
+        return self.add(arith.CeilDivUIOp(extent, self.index(divisor)))
+
+    def product(self, extents: Sequence[Extent]) -> Extent:
+        constant = math.prod(e for e in extents if isinstance(e, int))
+        values = [e for e in extents if not isinstance(e, int)]
+        if not values:
+            return constant
+        result = values[0]
+        for value in values[1:]:
+            result = self.add(arith.MuliOp(result, value))
+        return result if constant == 1 else self.add(arith.MuliOp(result, self.index(constant)))
+
+    def offset(self, value: SSAValue, start: SSAValue | None, subtract: bool = False) -> SSAValue:
+        if start is None:
+            return value
+        return self.add((arith.SubiOp if subtract else arith.AddiOp)(value, start))
 
 
 def identity(combiner: str, elem: Attribute) -> arith.ConstantOp:
@@ -278,18 +489,36 @@ def combine(combiner: str, lhs: SSAValue, rhs: SSAValue) -> Operation:
     return ops[combiner](lhs, rhs)  # type: ignore[call-arg]
 
 
+def axis_extents(
+    stage: Stage, roots: Mapping[str, Extent], builder: BlockBuilder
+) -> dict[str, Extent]:
+    """The extent of every axis of `stage` from those of its roots."""
+    extents = dict(roots)
+    for relation in stage.unique_relations():
+        if isinstance(relation, Fuse):
+            extents[relation.fused] = builder.product([extents[p] for p in relation.parts])
+        elif relation.factor is not None:
+            extents[relation.inner] = relation.factor
+            extents[relation.outer] = builder.ceildiv(extents[relation.parent], relation.factor)
+        else:
+            assert relation.nparts is not None
+            extents[relation.outer] = relation.nparts
+            extents[relation.inner] = builder.ceildiv(extents[relation.parent], relation.nparts)
+    return extents
+
+
 def axis_values(
-    stage: Stage, builder: BlockBuilder, known: dict[str, SSAValue]
+    nest: Nest, builder: BlockBuilder, known: dict[str, SSAValue]
 ) -> dict[str, SSAValue]:
     """`known` extended with every axis computable from it: split parents, fused parts."""
     values = dict(known)
     changed = True
     while changed:
         changed = False
-        for name in stage.axes:
+        for name in nest.stage.axes:
             if name in values:
                 continue
-            value = derive(stage, name, stage.relations.get(name), values, builder)
+            value = derive(nest, name, nest.stage.relations.get(name), values, builder)
             if value is not None:
                 value.name_hint = name.replace(".", "_")
                 values[name] = value
@@ -298,48 +527,38 @@ def axis_values(
 
 
 def derive(
-    stage: Stage,
+    nest: Nest,
     name: str,
     relation: Split | Fuse | None,
-    values: dict[str, SSAValue],
+    values: Mapping[str, SSAValue],
     builder: BlockBuilder,
 ) -> SSAValue | None:
     """Axis `name` from the axes it was split or fused into, if those are known."""
+    extents = nest.extents
     if isinstance(relation, Split):
         if relation.outer not in values or relation.inner not in values:
             return None
-        factor = builder.index(stage.axes[relation.inner].extent)
+        factor = builder.index(extents[relation.inner])
         scaled = builder.add(arith.MuliOp(values[relation.outer], factor))
         return builder.add(arith.AddiOp(scaled, values[relation.inner]))
     if isinstance(relation, Fuse) and relation.fused in values:
         position = relation.parts.index(name)
-        stride = math.prod(stage.axes[p].extent for p in relation.parts[position + 1 :])
+        stride = builder.product([extents[p] for p in relation.parts[position + 1 :]])
         value = values[relation.fused]
         if stride != 1:
             value = builder.add(arith.DivUIOp(value, builder.index(stride)))
         if position:
-            value = builder.add(arith.RemUIOp(value, builder.index(stage.axes[name].extent)))
+            value = builder.add(arith.RemUIOp(value, builder.index(extents[name])))
         return value
     return None
 
 
-def guard(stage: Stage, builder: BlockBuilder, values: dict[str, SSAValue]) -> BlockBuilder:
-    """Guard with `parent < extent` every split that overshoots and whose parent is known."""
-    conditions: list[SSAValue] = []
-    for parent, relation in stage.relations.items():
-        if not isinstance(relation, Split) or parent not in values:
-            continue
-        extent = stage.axes[parent].extent
-        if stage.axes[relation.outer].extent * stage.axes[relation.inner].extent == extent:
-            continue
-        bound = builder.index(extent)
-        conditions.append(builder.add(arith.CmpiOp(values[parent], bound, "ult")))
-    if not conditions:
-        return builder
-    condition = conditions[0]
-    for other in conditions[1:]:
-        condition = builder.add(arith.AndIOp(condition, other))
-    return builder.when(condition)
+def overshoots(split: Split, extents: Mapping[str, Extent]) -> bool:
+    """Whether the loops of a split run past its parent's extent."""
+    parent, outer, inner = (extents[n] for n in (split.parent, split.outer, split.inner))
+    if isinstance(parent, int) and isinstance(outer, int) and isinstance(inner, int):
+        return outer * inner != parent
+    return True
 
 
 @dataclass
@@ -348,64 +567,78 @@ class KernelLowering:
 
     function: func.FuncOp
     stages: dict[str, Stage] = field(default_factory=dict)
+    order: list[Stage] = field(default_factory=list)
     by_value: dict[SSAValue, Stage] = field(default_factory=dict)
-    buffers: dict[SSAValue, SSAValue] = field(default_factory=dict)  # tensor -> buffer
+    buffers: dict[SSAValue, SSAValue] = field(default_factory=dict)  # argument tensor -> buffer
+    values: dict[SSAValue, SSAValue] = field(default_factory=dict)  # te scalar -> tir value
+    outputs: dict[SSAValue, SSAValue] = field(default_factory=dict)  # returned tensor -> buffer
+    placements: dict[str, Placement] = field(default_factory=dict)
+    attached: dict[tuple[str, str], list[Stage]] = field(default_factory=dict)
+    ranges: dict[SSAValue, tuple[int, int]] = field(default_factory=dict)
+    deallocs: list[tuple[BlockBuilder, SSAValue]] = field(default_factory=list)
+    argument_extents: dict[SSAValue, list[Extent]] = field(default_factory=dict)
 
     def lower(self) -> func.FuncOp:
         old = self.function.body.block
-        computes = [op for op in old.ops if isinstance(op, te.ComputeOp)]
-        for compute in computes:
-            stage = Stage.of(compute)
-            if stage.name in self.stages:
-                raise located_error(compute, f"two stages are named '{stage.name}'")
-            self.stages[stage.name] = stage
-            self.by_value[compute.result] = stage
-        for schedule in [op for op in old.ops if isinstance(op, te.ScheduleOp)]:
-            for primitive in schedule.body.block.ops:
-                assert isinstance(primitive, te.PrimitiveOp)
-                stage = self.stages.get(primitive.stage.data)
-                if stage is None:
-                    raise located_error(
-                        primitive,
-                        f"no stage named '{primitive.stage.data}' "
-                        f"(stages: {', '.join(self.stages)})",
-                    )
-                apply_primitive(stage, primitive)
         ret = old.last_op
         if not isinstance(ret, func.ReturnOp):
             raise located_error(self.function, "a te kernel must end with func.return")
-        outputs = list(ret.operands)
-        for value in outputs:
+        returned = list(ret.operands)
+        arg_types = [kernel_type(a.type, self.function) for a in old.args]
+        arg_types += [kernel_type(v.type, self.function) for v in returned]
+        block = Block(arg_types=arg_types)
+        for new, arg in zip(block.args, old.args, strict=False):
+            new.name_hint = arg.name_hint
+            (self.buffers if isinstance(arg.type, TensorType) else self.values)[arg] = new
+        builder = BlockBuilder(block, ConstantPool(block))
+        self.entry = builder
+
+        schedules: list[te.ScheduleOp] = []
+        for op in old.ops:
+            if isinstance(op, te.ComputeOp):
+                self.add_stage(self.compute_stage(op), len(self.order))
+            elif isinstance(op, te.ScheduleOp):
+                schedules.append(op)
+            elif isinstance(op, te.DimOp):
+                extent = self.extents_of(op.tensor)[op.dim.value.data]
+                if not isinstance(extent, int) and not extent.name_hint:
+                    extent.name_hint = op.result.name_hint
+                self.values[op.result] = builder.index(extent)
+            elif op is not ret:
+                clone = op.clone(value_mapper=self.values)
+                builder.add(clone)
+                self.values.update(zip(op.results, clone.results, strict=True))
+        for schedule in schedules:
+            for primitive in schedule.body.block.ops:
+                self.apply(primitive)
+
+        for new, value in zip(block.args[len(old.args) :], returned, strict=True):
             stage = self.by_value.get(value)
             if stage is None:
                 raise located_error(ret, "a te kernel returns tensors its te.compute ops define")
             if stage.inline:
                 raise located_error(ret, f"output stage '{stage.name}' cannot be inlined")
+            if stage.align:
+                _, _, align_op = next(iter(stage.align.values()))
+                raise located_error(
+                    align_op, f"stage '{stage.name}' is an output: its buffer is an argument"
+                )
+            new.name_hint = stage.name
+            self.outputs[value] = new
+        self.check_attachments()
 
-        arg_types = [memref_of(a.type, self.function) for a in old.args]
-        arg_types += [memref_of(v.type, self.function) for v in outputs]
-        block = Block(arg_types=arg_types)
-        for new, arg in zip(block.args, old.args, strict=False):
-            new.name_hint = arg.name_hint
-            self.buffers[arg] = new
-        for new, value in zip(block.args[len(old.args) :], outputs, strict=True):
-            new.name_hint = self.by_value[value].name
-            self.buffers[value] = new
-        builder = BlockBuilder(block, ConstantPool(block))
-        allocated: list[SSAValue] = []
-        for compute in computes:
-            stage = self.by_value[compute.result]
-            if not stage.inline and compute.result not in self.buffers:
-                buffer = builder.add(memref.AllocOp([], [], memref_of(compute.result.type)))
-                buffer.name_hint = stage.name
-                self.buffers[compute.result] = buffer
-                allocated.append(buffer)
-        for compute in computes:
-            stage = self.by_value[compute.result]
-            if not stage.inline:
-                self.emit_stage(stage, builder)
-        for buffer in allocated:
-            builder.add(memref.DeallocOp.get(buffer))
+        for stage in self.order:
+            if stage.value in self.outputs:
+                self.placements[stage.name] = Placement(self.outputs[stage.value])
+            elif stage.attach == "root":
+                buffer = self.allocate(stage, stage.extents, builder)
+                self.placements[stage.name] = Placement(buffer)
+                self.deallocs.append((builder, buffer))
+        for stage in self.order:
+            if stage.attach == "root":
+                self.emit_stage(stage, builder, None)
+        for scope_builder, buffer in self.deallocs:
+            scope_builder.add(memref.DeallocOp.get(buffer))
         builder.add(func.ReturnOp())
         visibility = self.function.sym_visibility
         return func.FuncOp(
@@ -415,112 +648,591 @@ class KernelLowering:
             visibility.data if visibility else None,
         )
 
+    # -- stages ----------------------------------------------------------------------------
+
+    def compute_stage(self, compute: te.ComputeOp) -> Stage:
+        typ = compute.result.type
+        assert isinstance(typ, TensorType)
+        sizes = iter(self.values[s] for s in compute.sizes)
+        extents: list[Extent] = [d if d >= 0 else next(sizes) for d in typ.get_shape()]
+        reduce_roots: list[str] = []
+        reduce_extents: list[Extent] = []
+        reduction = compute.reduction()
+        if reduction is not None:
+            reduce_sizes = iter(self.values[s] for s in reduction.sizes)
+            reduce_roots = te.names_of(reduction.axis_names)
+            reduce_extents = [
+                e if e != te.DYNAMIC_EXTENT else next(reduce_sizes) for e in reduction.extent_values
+            ]
+        return Stage(
+            compute.stage_name.data,
+            compute.result,
+            reduction or compute,
+            te.names_of(compute.axis_names),
+            extents,
+            compute,
+            reduce_roots=reduce_roots,
+            reduce_extents=reduce_extents,
+        )
+
+    def add_stage(self, stage: Stage, position: int) -> None:
+        if stage.name in self.stages:
+            raise located_error(stage.anchor, f"two stages are named '{stage.name}'")
+        self.stages[stage.name] = stage
+        self.order.insert(position, stage)
+        self.by_value[stage.value] = stage
+
+    def stage_named(self, name: str, op: Operation) -> Stage:
+        stage = self.stages.get(name)
+        if stage is None:
+            raise located_error(op, f"no stage named '{name}' (stages: {', '.join(self.stages)})")
+        return stage
+
+    def extents_of(self, tensor: SSAValue) -> list[Extent]:
+        """The extents of a tensor of the kernel; an argument's `?` dims are read once each."""
+        stage = self.by_value.get(tensor)
+        if stage is not None:
+            return stage.extents
+        if tensor not in self.argument_extents:
+            typ = tensor.type
+            assert isinstance(typ, TensorType)
+            buffer, entry = self.buffers[tensor], self.entry
+            self.argument_extents[tensor] = [
+                d if d >= 0 else entry.add(memref.DimOp(buffer, entry.index(k)))
+                for k, d in enumerate(typ.get_shape())
+            ]
+        return self.argument_extents[tensor]
+
+    def apply(self, op: Operation) -> None:
+        """Apply one schedule primitive."""
+        if isinstance(op, te.CacheReadOp):
+            self.cache_read(op)
+        elif isinstance(op, te.CacheWriteOp):
+            self.cache_write(op)
+        elif isinstance(op, te.ComputeAtOp):
+            stage = self.stage_named(op.stage.data, op)
+            parent = self.stage_named(op.parent_stage.data, op)
+            if parent is stage:
+                raise located_error(op, f"cannot compute stage '{stage.name}' at itself")
+            parent.leaf(op.axis.data, op)
+            stage.attach = Attach(parent.name, op.axis.data, op)
+            stage.scheduled = True
+        else:
+            assert isinstance(op, te.PrimitiveOp)
+            apply_primitive(self.stage_named(op.stage.data, op), op)
+
+    def cache_read(self, op: te.CacheReadOp) -> None:
+        """A stage copying the tensor into a buffer of the scope; readers read it instead."""
+        readers = [self.stage_named(name, op) for name in te.names_of(op.readers)]
+        for reader in readers:
+            if op.tensor not in self.direct_reads(reader):
+                raise located_error(
+                    op, f"stage '{reader.name}' does not read the tensor cache_read caches"
+                )
+        rank = len(self.extents_of(op.tensor))
+        stage = Stage(
+            op.stage_name.data,
+            op.result,
+            op,
+            [f"ax{d}" for d in range(rank)],
+            self.extents_of(op.tensor),
+            None,
+            source=op.tensor,
+            scope=op.scope.data,
+        )
+        producer = self.by_value.get(op.tensor)
+        self.add_stage(stage, self.order.index(producer) + 1 if producer else 0)
+        for reader in readers:
+            reader.redirects[op.tensor] = op.result
+
+    def cache_write(self, op: te.CacheWriteOp) -> None:
+        """Move a stage's computation into a new stage of the scope; it becomes a copy of it."""
+        stage = self.by_value.get(op.tensor)
+        if stage is None or stage.compute is None:
+            raise located_error(op, "cache_write needs a tensor that a te.compute defines")
+        if stage.scheduled:
+            raise located_error(
+                op, f"cache_write of stage '{stage.name}' must come before its other primitives"
+            )
+        cache = Stage(
+            op.stage_name.data,
+            op.result,
+            op,
+            [f"{name}.c" for name in stage.roots],
+            stage.extents,
+            stage.compute,
+            reduce_roots=stage.reduce_roots,
+            reduce_extents=stage.reduce_extents,
+            scope=op.scope.data,
+            redirects=stage.redirects,
+        )
+        self.add_stage(cache, self.order.index(stage))
+        stage.compute, stage.source, stage.redirects = None, op.result, {}
+        stage.reduce_roots, stage.reduce_extents = [], []
+        stage.axes = {name: stage.axes[name] for name in stage.roots}
+        stage.leaves = list(stage.roots)
+
+    def direct_reads(self, stage: Stage) -> list[SSAValue]:
+        """The tensors `stage`'s body reads (through its redirects)."""
+        if stage.compute is None:
+            assert stage.source is not None
+            return [stage.resolve(stage.source)]
+        return [
+            stage.resolve(op.tensor)
+            for op in stage.compute.body.walk()
+            if isinstance(op, te.ReadOp)
+        ]
+
+    def readers_of(self, stage: Stage) -> list[Stage]:
+        """The stages with loops that read `stage`, directly or through inlined stages."""
+
+        def reads(reader: Stage) -> Iterator[SSAValue]:
+            for tensor in self.direct_reads(reader):
+                yield tensor
+                producer = self.by_value.get(tensor)
+                if producer is not None and producer.inline:
+                    yield from reads(producer)
+
+        return [r for r in self.order if not r.inline and stage.value in set(reads(r))]
+
+    def check_attachments(self) -> None:
+        for stage in self.order:
+            attach = stage.attach
+            if not isinstance(attach, Attach):
+                continue
+            parent = self.stages[attach.parent]
+            if attach.axis not in parent.leaves:
+                raise located_error(
+                    attach.op,
+                    f"axis '{attach.axis}' of stage '{parent.name}' is no longer a loop: it was "
+                    "split or fused after this compute_at",
+                )
+            if parent.inline:
+                raise located_error(
+                    attach.op,
+                    f"cannot compute stage '{stage.name}' at inlined stage '{parent.name}'",
+                )
+            readers = self.readers_of(stage)
+            if parent not in readers:
+                raise located_error(
+                    attach.op,
+                    f"stage '{parent.name}' does not read stage '{stage.name}': compute_at "
+                    "needs a consumer",
+                )
+            others = [r.name for r in readers if r is not parent]
+            if others:
+                raise located_error(
+                    attach.op,
+                    f"stage '{stage.name}' is also read by {', '.join(others)}: compute_at "
+                    f"needs '{parent.name}' to be its only reader",
+                )
+            self.attached.setdefault((parent.name, attach.axis), []).append(stage)
+
+    # -- buffers ---------------------------------------------------------------------------
+
+    def allocate(self, stage: Stage, extents: Sequence[Extent], builder: BlockBuilder) -> SSAValue:
+        """A buffer of `extents` in the stage's scope, with its aligned strides."""
+        compute_type = stage.value.type
+        assert isinstance(compute_type, TensorType)
+        shape = [e if isinstance(e, int) else -1 for e in extents]
+        layout: StridedLayoutAttr | NoneAttr = NoneAttr()
+        if stage.align:
+            if any(d < 0 for d in shape):
+                _, _, align_op = next(iter(stage.align.values()))
+                raise located_error(align_op, "storage_align needs a buffer of static shape")
+            layout = StridedLayoutAttr(aligned_strides(shape, stage.align))
+        space = StringAttr(stage.scope) if stage.scope else NoneAttr()
+        typ = MemRefType(compute_type.get_element_type(), shape, layout, space)
+        dynamic = [e for e in extents if not isinstance(e, int)]
+        buffer = builder.add(memref.AllocOp(dynamic, [], typ))
+        buffer.name_hint = stage.name
+        return buffer
+
     # -- loop nests ------------------------------------------------------------------------
 
-    def emit_stage(self, stage: Stage, builder: BlockBuilder) -> None:
-        compute = stage.compute
-        buffer = self.buffers[compute.result]
-        spatial_roots = te.names_of(compute.axis_names)
-        reduction = compute.reduction()
+    def emit_stage(self, stage: Stage, builder: BlockBuilder, box: Box | None) -> None:
+        roots = dict(zip(stage.roots, box.extents if box else stage.extents, strict=True))
+        roots.update(zip(stage.reduce_roots, stage.reduce_extents, strict=True))
+        nest = Nest(stage, axis_extents(stage, roots, builder), box)
+        placement = self.placements[stage.name]
+        reduction = stage.reduction
         if reduction is None:
-            body, values = self.emit_loops(stage, stage.leaves, builder, {})
-            body = guard(stage, body, values)
-            indices = [values[n] for n in spatial_roots]
-            element = self.emit_block(
-                compute.body.block, dict(zip(compute.axes, indices, strict=True)), body
-            )
-            body.add(memref.StoreOp.get(element, buffer, indices))
+            body, values = self.emit_loops(nest, stage.leaves, builder, {})
+            body, indices, stored = self.guard(nest, body, values)
+            element = self.emit_body(stage, indices, [], body)
+            body.add(memref.StoreOp.get(element, placement.buffer, stored))
             return
 
         combiner = reduction.combiner.data
+        elem = reduction.result.type
         first_reduce = next(i for i, n in enumerate(stage.leaves) if stage.axes[n].reduce)
         spatial_outside = all(
             stage.leaves.index(n) < first_reduce for n in stage.leaves if not stage.axes[n].reduce
         )
         if spatial_outside:  # init just outside the first reduce loop, as TVM writes it
-            outer, values = self.emit_loops(stage, stage.leaves[:first_reduce], builder, {})
-            init = guard(stage, outer, values)
-            indices = [values[n] for n in spatial_roots]
+            outer, values = self.emit_loops(nest, stage.leaves[:first_reduce], builder, {})
+            init, _, stored = self.guard(nest, outer, values, init=True)
             init.add(
-                memref.StoreOp.get(
-                    init.add(identity(combiner, reduction.result.type)), buffer, indices
-                )
+                memref.StoreOp.get(init.add(identity(combiner, elem)), placement.buffer, stored)
             )
-            inner, values = self.emit_loops(stage, stage.leaves[first_reduce:], outer, values)
+            inner, values = self.emit_loops(nest, stage.leaves[first_reduce:], outer, values)
         else:  # reduce loops outside some spatial loops: a loop nest of its own for the init
             init = builder
-            indices = []
-            for name in spatial_roots:
-                var, init = init.loop(stage.axes[name].extent, name)
-                indices.append(var)
+            known: dict[str, SSAValue] = {}
+            for name in stage.roots:
+                known[name], init = init.loop(nest.extents[name], name)
+            init, _, stored = self.guard(nest, init, known, check_splits=False, init=True)
             init.add(
-                memref.StoreOp.get(
-                    init.add(identity(combiner, reduction.result.type)), buffer, indices
-                )
+                memref.StoreOp.get(init.add(identity(combiner, elem)), placement.buffer, stored)
             )
-            inner, values = self.emit_loops(stage, stage.leaves, builder, {})
-        body = guard(stage, inner, values)
-        indices = [values[n] for n in spatial_roots]
-        reduce_roots = [values[n] for n in te.names_of(reduction.axis_names)]
-        mapping = dict(zip(compute.axes, indices, strict=True))
-        mapping.update(zip(reduction.body.block.args, reduce_roots, strict=True))
-        source = self.emit_block(reduction.body.block, mapping, body)
-        acc = body.add(memref.LoadOp.get(buffer, indices))
-        body.add(memref.StoreOp.get(body.add(combine(combiner, acc, source)), buffer, indices))
+            inner, values = self.emit_loops(nest, stage.leaves, builder, {})
+        body, indices, stored = self.guard(nest, inner, values)
+        reduce_indices = [values[n] for n in stage.reduce_roots]
+        source = self.emit_body(stage, indices, reduce_indices, body)
+        acc = body.add(memref.LoadOp.get(placement.buffer, stored))
+        body.add(
+            memref.StoreOp.get(body.add(combine(combiner, acc, source)), placement.buffer, stored)
+        )
 
     def emit_loops(
         self,
-        stage: Stage,
+        nest: Nest,
         names: Sequence[str],
         builder: BlockBuilder,
         known: dict[str, SSAValue],
     ) -> tuple[BlockBuilder, dict[str, SSAValue]]:
-        """One tir.for per leaf axis in `names`, nested; the innermost body and axis values."""
+        """One tir.for per leaf axis in `names`, nested, each starting with the stages computed
+        at it; the innermost body and the axis values."""
         values = dict(known)
         for name in names:
-            axis = stage.axes[name]
-            values[name], builder = builder.loop(axis.extent, name, axis.kind, axis.thread)
-        return builder, axis_values(stage, builder, values)
+            axis = nest.stage.axes[name]
+            extent = nest.extents[name]
+            var, builder = builder.loop(extent, name, axis.kind, axis.thread, axis.annotations)
+            values[name] = var
+            if isinstance(extent, int):
+                self.ranges[var] = (0, extent - 1)
+            for child in self.attached.get((nest.stage.name, name), []):
+                self.emit_attached(child, nest, name, builder, values)
+        return builder, axis_values(nest, builder, values)
+
+    def guard(
+        self,
+        nest: Nest,
+        builder: BlockBuilder,
+        values: dict[str, SSAValue],
+        check_splits: bool = True,
+        init: bool = False,
+    ) -> tuple[BlockBuilder, list[SSAValue], list[SSAValue]]:
+        """Skip the iterations that leave the stage's domain: overshooting splits, box elements
+        outside the tensor. The guarded builder, the spatial indices (global) and the indices
+        to store at (relative to the box for a buffer that holds one). An `init` store needs
+        no global indices unless it stores at them."""
+        stage, box = nest.stage, nest.box
+        boxed = self.placements[stage.name].starts is not None
+        local = [values[n] for n in stage.roots]
+        indices = local
+        if box is not None and any(box.starts) and (not init or not boxed or any(box.checked)):
+            indices = [builder.offset(v, s) for v, s in zip(local, box.starts, strict=True)]
+        conditions: list[SSAValue] = []
+        for relation in stage.unique_relations() if check_splits else []:
+            if isinstance(relation, Split) and relation.parent in values:
+                if overshoots(relation, nest.extents):
+                    bound = builder.index(nest.extents[relation.parent])
+                    conditions.append(
+                        builder.add(arith.CmpiOp(values[relation.parent], bound, "ult"))
+                    )
+        if box is not None:
+            for index, checked, extent in zip(indices, box.checked, stage.extents, strict=True):
+                if checked:
+                    bound = builder.index(extent)
+                    conditions.append(builder.add(arith.CmpiOp(index, bound, "ult")))
+        stored = local if boxed else indices
+        if not conditions:
+            return builder, indices, stored
+        condition = conditions[0]
+        for other in conditions[1:]:
+            condition = builder.add(arith.AndIOp(condition, other))
+        return builder.when(condition), indices, stored
+
+    # -- compute_at ------------------------------------------------------------------------
+
+    def emit_attached(
+        self,
+        child: Stage,
+        parent: Nest,
+        axis: str,
+        builder: BlockBuilder,
+        values: dict[str, SSAValue],
+    ) -> None:
+        """Emit `child` at the start of `parent`'s loop `axis`, over the box it reads there."""
+        box = self.infer_box(child, parent, axis, builder, values)
+        if child.value in self.outputs:
+            self.placements[child.name] = Placement(self.outputs[child.value])
+        else:
+            buffer = self.allocate(child, box.extents, builder)
+            self.deallocs.append((builder, buffer))
+            self.placements[child.name] = Placement(buffer, box.starts)
+        self.emit_stage(child, builder, box)
+
+    def infer_box(
+        self,
+        child: Stage,
+        parent: Nest,
+        axis: str,
+        builder: BlockBuilder,
+        values: dict[str, SSAValue],
+    ) -> Box:
+        """The box of `child`'s tensor that `parent` reads while the loops of `axis` and
+        outside it are fixed and the loops inside run (TVM's bound inference)."""
+        stage = parent.stage
+        fixed = stage.leaves.index(axis)
+        ranges: dict[str, Interval] = {}
+        for position, leaf in enumerate(stage.leaves):
+            ranges[leaf] = (
+                point(Lin.of(values[leaf])) if position <= fixed else full(parent.extents[leaf])
+            )
+        for relation in reversed(stage.unique_relations()):
+            if isinstance(relation, Split):
+                outer, inner = ranges[relation.outer], ranges[relation.inner]
+                factor = parent.extents[relation.inner]
+                if outer is None or inner is None or not isinstance(factor, int):
+                    ranges[relation.parent] = full(parent.extents[relation.parent])
+                else:
+                    ranges[relation.parent] = (
+                        outer[0].scale(factor) + inner[0],
+                        outer[1].scale(factor) + inner[1],
+                    )
+                continue
+            fused = ranges[relation.fused]
+            if fused is not None and (fused[1] - fused[0]).constant() == 0:
+                known = {relation.fused: self.materialize(fused[0], builder)}
+                for part in relation.parts:
+                    value = derive(parent, part, relation, known, builder)
+                    assert value is not None
+                    ranges[part] = point(Lin.of(value))
+            else:
+                for part in relation.parts:
+                    ranges[part] = full(parent.extents[part])
+        lower = parent.box.lower if parent.box else [Lin()] * len(stage.roots)
+        spatial = [shift(ranges[r], low) for r, low in zip(stage.roots, lower, strict=True)]
+        reduce = [ranges[r] for r in stage.reduce_roots]
+        found: list[list[Interval]] = []
+        self.collect_reads(stage, spatial, reduce, child.value, found)
+
+        box = Box([], [], [], [])
+        for dim, extent in enumerate(child.extents):
+            interval: Interval = found[0][dim]
+            for read in found[1:]:
+                interval = hull(interval, read[dim])
+            width = None if interval is None else (interval[1] - interval[0]).constant()
+            if width is None or width < 0 or (isinstance(extent, int) and width + 1 >= extent):
+                box.lower.append(Lin())
+                box.starts.append(None)
+                box.extents.append(extent)
+                box.checked.append(False)
+                continue
+            assert interval is not None
+            low = interval[0]
+            bounds = self.bounds(low)
+            start = None if low.constant() == 0 else self.materialize(low, builder)
+            if start is not None and start.name_hint is None:
+                start.name_hint = f"{child.name}_{child.roots[dim]}_start".replace(".", "_")
+            if start is not None and bounds is not None:
+                self.ranges[start] = bounds
+            box.lower.append(low)
+            box.starts.append(start)
+            box.extents.append(width + 1)
+            box.checked.append(
+                not (
+                    bounds is not None
+                    and isinstance(extent, int)
+                    and bounds[0] >= 0
+                    and bounds[1] + width < extent
+                )
+            )
+        return box
+
+    def collect_reads(
+        self,
+        stage: Stage,
+        spatial: Sequence[Interval],
+        reduce: Sequence[Interval],
+        target: SSAValue,
+        found: list[list[Interval]],
+    ) -> None:
+        """Append to `found` the index ranges of every read of `target` in `stage`'s body,
+        given the ranges of its axes; reads of inlined stages are followed."""
+        if stage.compute is None:
+            assert stage.source is not None
+            self.follow_read(stage, stage.source, list(spatial), target, found)
+            return
+        ranges: dict[SSAValue, Interval] = dict(zip(stage.compute.axes, spatial, strict=True))
+
+        def walk(block: Block) -> None:
+            for op in block.ops:
+                if isinstance(op, te.ReduceOp):
+                    ranges.update(zip(op.body.block.args, reduce, strict=True))
+                if isinstance(op, te.ReadOp):
+                    indices = [lookup(i) for i in op.indices]
+                    self.follow_read(stage, op.tensor, indices, target, found)
+                for region in op.regions:
+                    for nested in region.blocks:
+                        walk(nested)
+                if len(op.results) == 1:
+                    ranges[op.results[0]] = index_interval(op, [lookup(v) for v in op.operands])
+
+        def lookup(value: SSAValue) -> Interval:
+            if value in ranges:
+                return ranges[value]
+            kernel_value = self.values.get(value)
+            return point(Lin.of(kernel_value)) if kernel_value is not None else None
+
+        walk(stage.compute.body.block)
+
+    def follow_read(
+        self,
+        stage: Stage,
+        tensor: SSAValue,
+        indices: list[Interval],
+        target: SSAValue,
+        found: list[list[Interval]],
+    ) -> None:
+        tensor = stage.resolve(tensor)
+        if tensor is target:
+            found.append(indices)
+            return
+        producer = self.by_value.get(tensor)
+        if producer is not None and producer.inline:
+            self.collect_reads(producer, indices, [], target, found)
+
+    def bounds(self, value: Lin) -> tuple[int, int] | None:
+        """The least and greatest value of `value` over the known ranges of its terms."""
+        low = high = value.const
+        for term, k in value.terms.items():
+            known = self.ranges.get(term)
+            if known is None:
+                return None
+            low += min(k * known[0], k * known[1])
+            high += max(k * known[0], k * known[1])
+        return low, high
+
+    def materialize(self, value: Lin, builder: BlockBuilder) -> SSAValue:
+        result: SSAValue | None = None
+        for term, k in value.terms.items():
+            if k != 1:
+                term = builder.add(arith.MuliOp(term, builder.index(k)))
+            result = term if result is None else builder.add(arith.AddiOp(result, term))
+        if result is None:
+            return builder.index(value.const)
+        if value.const:
+            result = builder.add(arith.AddiOp(result, builder.index(value.const)))
+        return result
 
     # -- bodies ----------------------------------------------------------------------------
 
+    def emit_body(
+        self,
+        stage: Stage,
+        indices: Sequence[SSAValue],
+        reduce_indices: Sequence[SSAValue],
+        builder: BlockBuilder,
+    ) -> SSAValue:
+        """The element of `stage` at `indices` (and reduce indices, for its te.reduce body)."""
+        if stage.compute is None:
+            assert stage.source is not None
+            return self.read(stage, stage.source, list(indices), builder)
+        mapping = dict(zip(stage.compute.axes, indices, strict=True))
+        reduction = stage.reduction
+        if reduction is not None and reduce_indices:
+            mapping.update(zip(reduction.body.block.args, reduce_indices, strict=True))
+            return self.emit_block(stage, reduction.body.block, mapping, builder)
+        return self.emit_block(stage, stage.compute.body.block, mapping, builder)
+
     def emit_block(
-        self, block: Block, mapping: dict[SSAValue, SSAValue], builder: BlockBuilder
+        self,
+        stage: Stage,
+        block: Block,
+        mapping: dict[SSAValue, SSAValue],
+        builder: BlockBuilder,
     ) -> SSAValue:
         """Clone `block`'s scalar ops into `builder` under `mapping`; the value it yields."""
-        mapping = dict(mapping)
+        mapping = {**self.values, **mapping}
+        self.emit_ops(stage, block, mapping, builder)
+        last = block.last_op
+        assert isinstance(last, te.YieldOp)
+        return mapping.get(last.values[0], last.values[0])
+
+    def emit_ops(
+        self,
+        stage: Stage,
+        block: Block,
+        mapping: dict[SSAValue, SSAValue],
+        builder: BlockBuilder,
+    ) -> None:
+        """Clone `block`'s ops into `builder`, reads becoming loads (also in scf.if branches);
+        `mapping` grows by the values they define."""
         for op in block.ops:
             if isinstance(op, te.YieldOp | te.ReduceOp):
                 continue  # a reduce is emitted by its stage, around this body
             if isinstance(op, te.ReadOp):
                 indices = [mapping.get(i, i) for i in op.indices]
-                mapping[op.result] = self.read(op, indices, builder)
+                mapping[op.result] = self.read(stage, op.tensor, indices, builder)
+                continue
+            if isinstance(op, scf.IfOp):
+                branches = [Region(Block()) for region in op.regions if region.blocks]
+                new = scf.IfOp(mapping.get(op.cond, op.cond), op.result_types, *branches)
+                builder.add(new)
+                for old_region, new_region in zip(op.regions, new.regions, strict=False):
+                    branch = BlockBuilder(new_region.block, builder.constants)
+                    self.emit_ops(stage, old_region.block, mapping, branch)
+                mapping.update(zip(op.results, new.results, strict=True))
                 continue
             clone = op.clone(value_mapper=mapping)
             builder.add(clone)
             mapping.update(zip(op.results, clone.results, strict=True))
-        last = block.last_op
-        assert isinstance(last, te.YieldOp)
-        return mapping.get(last.values[0], last.values[0])
 
-    def read(self, op: te.ReadOp, indices: list[SSAValue], builder: BlockBuilder) -> SSAValue:
-        stage = self.by_value.get(op.tensor)
-        if stage is not None and stage.inline:
-            compute = stage.compute
-            return self.emit_block(
-                compute.body.block, dict(zip(compute.axes, indices, strict=True)), builder
-            )
-        buffer = self.buffers.get(op.tensor)
-        if buffer is None:
-            raise located_error(op, "te.read of a tensor that is neither an argument nor a stage")
-        return builder.add(memref.LoadOp.get(buffer, indices))
+    def read(
+        self, stage: Stage, tensor: SSAValue, indices: list[SSAValue], builder: BlockBuilder
+    ) -> SSAValue:
+        """The element of `tensor` at `indices` as `stage` reads it."""
+        tensor = stage.resolve(tensor)
+        producer = self.by_value.get(tensor)
+        if producer is None:
+            return builder.add(memref.LoadOp.get(self.buffers[tensor], indices))
+        if producer.inline:
+            return self.emit_body(producer, indices, [], builder)
+        placement = self.placements[producer.name]
+        if placement.starts is not None:
+            indices = [
+                builder.offset(i, s, subtract=True)
+                for i, s in zip(indices, placement.starts, strict=True)
+            ]
+        return builder.add(memref.LoadOp.get(placement.buffer, indices))
 
 
-def memref_of(typ: Attribute, where: Operation | None = None) -> MemRefType:
-    if not isinstance(typ, TensorType) or not typ.has_static_shape():
-        message = f"te kernels take statically shaped tensors, got {typ}"
-        raise located_error(where, message) if where else DiagnosticError.at(None, message)
-    return MemRefType(typ.get_element_type(), typ.get_shape())
+def aligned_strides(
+    shape: Sequence[int], align: Mapping[int, tuple[int, int, Operation]]
+) -> list[int]:
+    """Row-major strides where the stride of each aligned dimension is raised to the next
+    `factor * k + offset` (TVM's storage_align)."""
+    strides: list[int] = []
+    stride = 1
+    for dim in reversed(range(len(shape))):
+        if dim in align:
+            factor, offset, _ = align[dim]
+            stride += (factor + offset - stride % factor) % factor
+        strides.append(stride)
+        stride *= shape[dim]
+    return strides[::-1]
+
+
+def kernel_type(typ: Attribute, where: Operation) -> Attribute:
+    """The tir type of a te kernel's argument or result: a memref for a tensor."""
+    if isinstance(typ, TensorType):
+        return MemRefType(typ.get_element_type(), typ.get_shape())
+    if isinstance(typ, IndexType):
+        return typ
+    raise located_error(where, f"te kernels take tensors and index values, got {typ}")
 
 
 def is_te_kernel(function: func.FuncOp) -> bool:

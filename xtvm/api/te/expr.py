@@ -4,10 +4,14 @@ tensors and the operations that define them (`te.placeholder`, `te.compute`).
 Expressions are small immutable trees built with Python operators; `convert_te` turns them
 into te-dialect IR. Integers follow TVM: `//` is floor division, `%` floor modulo, `/` on
 integers truncates; Python numbers take the dtype of the expression they meet.
+
+Shapes and reduce domains may be symbolic: a dimension is an int or an integer expression of
+`te.var`s (`n`, `n + 2`), bound when the kernel runs (see `lower.schedule_to_module`).
 """
 
 from __future__ import annotations
 
+import builtins
 import inspect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -197,10 +201,24 @@ class Reduce(PrimExpr):
 # Iteration variables, tensors, operations
 
 
+Extent = int | PrimExpr  # a dimension: static, or an expression of te.vars
+
+
 @dataclass(frozen=True)
 class Range:
     min: int
-    extent: int
+    extent: Extent
+
+
+def as_extent(value: object, what: str) -> Extent:
+    """A dimension as an int, or as an integer expression when it is symbolic."""
+    if isinstance(value, PrimExpr):
+        if isinstance(value, Const):
+            return int(value.value)
+        if not value.dtype.startswith(("int", "uint")):
+            raise TypeError(f"{what}: a symbolic extent must be an integer, got {value.dtype}")
+        return value
+    return int(value)  # type: ignore[call-overload]
 
 
 class IterVar(PrimExpr):
@@ -210,8 +228,8 @@ class IterVar(PrimExpr):
     THREAD_INDEX = 1
     COMM_REDUCE = 2
 
-    def __init__(self, extent: int, name: str, iter_type: int = 0, thread_tag: str = "") -> None:
-        self.dom = Range(0, int(extent))
+    def __init__(self, extent: Extent, name: str, iter_type: int = 0, thread_tag: str = "") -> None:
+        self.dom = Range(0, extent)
         self.name = name
         self.iter_type = iter_type
         self.thread_tag = thread_tag
@@ -243,7 +261,7 @@ class Operation:
 
 
 class PlaceholderOp(Operation):
-    def __init__(self, name: str, shape: tuple[int, ...], dtype: str) -> None:
+    def __init__(self, name: str, shape: tuple[Extent, ...], dtype: str) -> None:
         self.name = name
         self._output = Tensor(self, shape, dtype)
 
@@ -281,7 +299,7 @@ class ComputeOp(Operation):
 class Tensor:
     """A tensor produced by an operation; `A[i, j]` or `A(i, j)` reads an element."""
 
-    def __init__(self, op: Operation, shape: tuple[int, ...], dtype: str) -> None:
+    def __init__(self, op: Operation, shape: tuple[Extent, ...], dtype: str) -> None:
         self.op = op
         self.shape = shape
         self.dtype = dtype
@@ -338,24 +356,55 @@ def children(node: PrimExpr) -> list[PrimExpr]:
     return []
 
 
+def substitute(expr: PrimExpr, axes: dict[int, IterVar]) -> PrimExpr:
+    """`expr` with the IterVars in `axes` (keyed by id) replaced; shared nodes stay shared."""
+    memo: dict[int, PrimExpr] = {}
+
+    def sub(node: PrimExpr) -> PrimExpr:
+        if id(node) not in memo:
+            memo[id(node)] = rebuild(node)
+        return memo[id(node)]
+
+    def rebuild(node: PrimExpr) -> PrimExpr:
+        if isinstance(node, IterVar):
+            return axes.get(id(node), node)
+        if isinstance(node, Binary):
+            return Binary(node.op, sub(node.a), sub(node.b))
+        if isinstance(node, Compare):
+            return Compare(node.op, sub(node.a), sub(node.b))
+        if isinstance(node, Select):
+            return Select(sub(node.condition), sub(node.true_value), sub(node.false_value))
+        if isinstance(node, Cast):
+            return Cast(node.dtype, sub(node.value))
+        if isinstance(node, Call):
+            return Call(node.name, tuple(sub(a) for a in node.args))
+        if isinstance(node, Read):
+            return Read(node.tensor, tuple(sub(i) for i in node.indices))
+        if isinstance(node, Reduce):
+            return Reduce(node.combiner, sub(node.source), node.axes)
+        return node
+
+    return sub(expr)
+
+
 # ---------------------------------------------------------------------------------------------
 # Constructors (te.*)
 
 
+def shape_of(shape: object, what: str) -> tuple[Extent, ...]:
+    dims = shape if isinstance(shape, list | tuple) else (shape,)
+    return tuple(as_extent(d, what) for d in dims)
+
+
 def placeholder(
-    shape: Sequence[int] | int, dtype: str = "float32", name: str = "placeholder"
+    shape: Sequence[Extent] | Extent, dtype: str = "float32", name: str = "placeholder"
 ) -> Tensor:
-    dims = (shape,) if isinstance(shape, int) else tuple(shape)
-    for d in dims:
-        if isinstance(d, Var):
-            raise NotImplementedError(
-                f"placeholder {name}: symbolic dimension {d.name}; shapes must be static for now"
-            )
-    return PlaceholderOp(name, tuple(int(d) for d in dims), dtype_name(dtype)).output(0)
+    """An input tensor; `?`-sized where a dimension is symbolic (`(n, 4)` with `n = te.var()`)."""
+    return PlaceholderOp(name, shape_of(shape, f"placeholder {name}"), dtype_name(dtype)).output(0)
 
 
 def compute(
-    shape: Sequence[int] | int,
+    shape: Sequence[Extent] | Extent,
     fcompute: Callable[..., object],
     name: str = "compute",
     tag: str = "",
@@ -363,19 +412,14 @@ def compute(
 ) -> Tensor:
     """A tensor whose element at (i, j, ...) is `fcompute(i, j, ...)`; axes are named after
     fcompute's parameters, as in TVM."""
-    dims = (shape,) if isinstance(shape, int) else tuple(shape)
-    for d in dims:
-        if isinstance(d, Var):
-            raise NotImplementedError(
-                f"compute {name}: symbolic dimension {d.name}; shapes must be static for now"
-            )
+    dims = shape_of(shape, f"compute {name}")
     params = [
         p.name
         for p in inspect.signature(fcompute).parameters.values()
         if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
     ]
     names = params if len(params) == len(dims) else [f"i{k}" for k in range(len(dims))]
-    axis = [IterVar(int(d), n) for d, n in zip(dims, names, strict=True)]
+    axis = [IterVar(d, n) for d, n in zip(dims, names, strict=True)]
     body = as_expr(fcompute(*axis), "float32")
     if not isinstance(body, Reduce):
         for node in walk(body):
@@ -384,11 +428,12 @@ def compute(
     return ComputeOp(name, tag, axis, body, attrs).output(0)
 
 
-def reduce_axis(dom: tuple[int, int] | Sequence[int], name: str = "rv") -> IterVar:
-    begin, end = (int(d) for d in dom)
+def reduce_axis(dom: Sequence[Extent], name: str = "rv") -> IterVar:
+    """A reduce axis over [begin, end); `end` may be symbolic, `begin` must be 0."""
+    begin, end = (as_extent(d, f"reduce_axis {name}") for d in dom)
     if begin != 0:
         raise NotImplementedError(f"reduce_axis {name}: the domain must start at 0, got {begin}")
-    return IterVar(end - begin, name, IterVar.COMM_REDUCE)
+    return IterVar(end, name, IterVar.COMM_REDUCE)
 
 
 def thread_axis(tag: str = "", name: str = "") -> IterVar:
@@ -417,12 +462,16 @@ def _reducer(combiner: str) -> Callable[..., PrimExpr]:
     ) -> PrimExpr:
         if axis is None:
             raise TypeError(f"te.{combiner} needs an axis")
-        if isinstance(axis, PrimExpr) and not isinstance(axis, IterVar):
-            return Call(
-                combiner, (as_expr(expr), as_expr(axis, as_expr(expr).dtype))
-            )  # elementwise
+        elementwise = isinstance(axis, int | float) or (
+            isinstance(axis, PrimExpr)
+            and not (isinstance(axis, IterVar) and axis.iter_type == IterVar.COMM_REDUCE)
+        )
+        if elementwise:  # te.min(a, b)
+            return Call(combiner, (as_expr(expr), as_expr(axis, as_expr(expr).dtype)))
         axes = tuple(axis) if isinstance(axis, list | tuple) else (axis,)
-        if not all(isinstance(a, IterVar) and a.iter_type == IterVar.COMM_REDUCE for a in axes):
+        if not builtins.all(
+            isinstance(a, IterVar) and a.iter_type == IterVar.COMM_REDUCE for a in axes
+        ):
             raise TypeError(f"te.{combiner}: axis must be reduce axes (te.reduce_axis)")
         if init is not None:
             raise NotImplementedError(f"te.{combiner}: init is not supported")
@@ -455,6 +504,22 @@ sum = _reducer("sum")
 max = _reducer("max")
 min = _reducer("min")
 prod = _reducer("prod")
+
+
+def all(*conditions: object) -> PrimExpr:
+    """The conjunction of boolean conditions (TVM's `tvm.tir.all`)."""
+    result = as_expr(conditions[0])
+    for condition in conditions[1:]:
+        result = Binary("and", result, as_expr(condition))
+    return result
+
+
+def any(*conditions: object) -> PrimExpr:
+    """The disjunction of boolean conditions (TVM's `tvm.tir.any`)."""
+    result = as_expr(conditions[0])
+    for condition in conditions[1:]:
+        result = Binary("or", result, as_expr(condition))
+    return result
 
 
 def if_then_else(cond: object, t: object, f: object) -> PrimExpr:

@@ -1,12 +1,20 @@
 """From TVM's Python TE objects to IR: the te-dialect kernel a schedule describes
-(`schedule_to_module`), and `tvm.lower`, which applies the schedule into tir."""
+(`schedule_to_module`), and `tvm.lower`, which applies the schedule into tir.
+
+Symbolic shapes: a dimension that is not an int is `?` in the tensor type. Each `te.var` is
+bound as TVM binds it: an argument of the kernel if it is listed in the arguments
+(`tvm.lower(s, [n, A, B])`), else the extent of the first placeholder argument that has it as
+a dimension (`%n = te.dim %A, 0`). A compute's symbolic extents are computed from those values
+at the top of the kernel and passed to its te.compute / te.reduce as size operands.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects import arith, func, math
+from xdsl.dialects import arith, func, math, scf
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     FloatAttr,
     IndexType,
     IntegerAttr,
@@ -34,14 +42,22 @@ from xtvm.api.te.expr import (
     Select,
     Tensor,
     Var,
+    walk,
 )
-from xtvm.api.te.schedule import Schedule, post_order_ops
+from xtvm.api.te.schedule import CachePrimitive, Schedule, post_order_ops
 from xtvm.dialects import te
 from xtvm.ir.numpy_types import element_type
 from xtvm.ir.verify import verify_diagnostics
 
 FLOAT_BINARY = {"add": arith.AddfOp, "sub": arith.SubfOp, "mul": arith.MulfOp, "div": arith.DivfOp}
-INT_BINARY = {"add": arith.AddiOp, "sub": arith.SubiOp, "mul": arith.MuliOp, "div": arith.DivSIOp}
+INT_BINARY = {
+    "add": arith.AddiOp,
+    "sub": arith.SubiOp,
+    "mul": arith.MuliOp,
+    "div": arith.DivSIOp,
+    "and": arith.AndIOp,
+    "or": arith.OrIOp,
+}
 FLOAT_CMP = {"lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge", "eq": "oeq"}
 INT_CMP = {"lt": "slt", "le": "sle", "gt": "sgt", "ge": "sge", "eq": "eq"}
 MATH = {
@@ -69,7 +85,7 @@ class ExprEmitter:
 
     def __init__(self, block: Block, values: dict[int, SSAValue], tensors: dict[int, SSAValue]):
         self.block = block
-        self.values = dict(values)  # IterVar id -> index value
+        self.values = dict(values)  # IterVar or Var id -> index value
         self.tensors = tensors
         self.memo: dict[int, SSAValue] = {}
 
@@ -98,9 +114,13 @@ class ExprEmitter:
                 return self.add(arith.ConstantOp(IntegerAttr(int(bool(expr.value)), i1)))
             return self.add(arith.ConstantOp(FloatAttr(float(expr.value), typ)))  # type: ignore[arg-type]
         if isinstance(expr, Var):
-            raise NotImplementedError(
-                f"scalar variable {expr.name}: symbolic values are not supported yet"
-            )
+            value = self.values.get(id(expr))
+            if value is None:
+                raise ValueError(
+                    f"symbolic variable {expr.name} is not bound: make it a dimension of a "
+                    "placeholder argument or list it in the arguments"
+                )
+            return value
         if isinstance(expr, Read):
             tensor = self.tensors.get(id(expr.tensor))
             if tensor is None:
@@ -115,9 +135,7 @@ class ExprEmitter:
                 return self.add(arith.CmpiOp(a, b, INT_CMP[expr.op]))
             return self.add(arith.CmpfOp(a, b, FLOAT_CMP[expr.op]))
         if isinstance(expr, Select):
-            cond = self.emit(expr.condition, i1)
-            t, f = self.unify(self.emit(expr.true_value), self.emit(expr.false_value))
-            return self.add(arith.SelectOp(cond, t, f))
+            return self.select(expr)
         if isinstance(expr, Cast):
             return self.convert(self.emit(expr.value), element_type(expr.dtype))
         if isinstance(expr, Call):
@@ -125,6 +143,30 @@ class ExprEmitter:
         if isinstance(expr, Reduce):
             raise ValueError("a reduction must be the whole body of a compute")
         raise TypeError(f"cannot lower {type(expr).__name__}")
+
+    def select(self, expr: Select) -> SSAValue:
+        """`arith.select`, or an `scf.if` when a branch reads a tensor: as in TVM, only the
+        taken branch is evaluated, so a padding condition keeps reads inside the tensor."""
+        cond = self.emit(expr.condition, i1)
+        branches = (expr.true_value, expr.false_value)
+        if not any(isinstance(n, Read) for b in branches for n in walk(b)):
+            t, f = self.unify(self.emit(expr.true_value), self.emit(expr.false_value))
+            return self.add(arith.SelectOp(cond, t, f))
+        emitters = [ExprEmitter(Block(), self.values, self.tensors) for _ in branches]
+        results = []
+        for emitter, branch in zip(emitters, branches, strict=True):
+            emitter.memo = dict(self.memo)  # values outside the scf.if dominate both branches
+            results.append(emitter.emit(branch))
+        t, f = results
+        if t.type != f.type:
+            if isinstance(t.type, IndexType):
+                t = emitters[0].convert(t, f.type)
+            else:
+                f = emitters[1].convert(f, t.type)
+        for emitter, value in zip(emitters, (t, f), strict=True):
+            emitter.block.add_op(scf.YieldOp(value))
+        blocks = [Region(e.block) for e in emitters]
+        return self.add(scf.IfOp(cond, [t.type], blocks[0], blocks[1]))
 
     def unify(self, a: SSAValue, b: SSAValue) -> tuple[SSAValue, SSAValue]:
         """Two operands in one type: an index meets a fixed-width integer as that integer."""
@@ -199,15 +241,20 @@ class ExprEmitter:
 
 
 def tensor_type(t: Tensor) -> TensorType:
-    return TensorType(element_type(t.dtype), t.shape)
+    shape = [d if isinstance(d, int) else DYNAMIC_INDEX for d in t.shape]
+    return TensorType(element_type(t.dtype), shape)
 
 
-def build_compute(op: ComputeOp, tensors: dict[int, SSAValue]) -> te.ComputeOp:
-    """The te.compute of a Python compute operation."""
+def build_compute(op: ComputeOp, tensors: dict[int, SSAValue], sizes: ExprEmitter) -> te.ComputeOp:
+    """The te.compute of a Python compute operation; `sizes` emits its symbolic extents."""
     out = op.output(0)
-    compute = te.ComputeOp(op.name, tensor_type(out), [a.name for a in op.axis], tag=op.tag or None)
+    dynamic = [sizes.emit(d, IndexType()) for d in out.shape if not isinstance(d, int)]
+    compute = te.ComputeOp(
+        op.name, tensor_type(out), [a.name for a in op.axis], tag=op.tag or None, sizes=dynamic
+    )
     block = compute.body.block
-    axes = {id(a): arg for a, arg in zip(op.axis, block.args, strict=True)}
+    axes = dict(sizes.values)
+    axes.update({id(a): arg for a, arg in zip(op.axis, block.args, strict=True)})
     for a, arg in zip(op.axis, block.args, strict=True):
         arg.name_hint = sanitize(a.name)
     elem = element_type(out.dtype)
@@ -215,7 +262,14 @@ def build_compute(op: ComputeOp, tensors: dict[int, SSAValue]) -> te.ComputeOp:
     body = op.body
     if isinstance(body, Reduce):
         names = [a.name for a in body.axes]
-        reduce = te.ReduceOp(body.combiner, [a.dom.extent for a in body.axes], names, elem)
+        extents = [a.dom.extent for a in body.axes]
+        reduce = te.ReduceOp(
+            body.combiner,
+            [e if isinstance(e, int) else te.DYNAMIC_EXTENT for e in extents],
+            names,
+            elem,
+            sizes=[sizes.emit(e, IndexType()) for e in extents if not isinstance(e, int)],
+        )
         inner_block = reduce.body.block
         inner_axes = dict(axes)
         for a, arg in zip(body.axes, inner_block.args, strict=True):
@@ -235,23 +289,33 @@ def sanitize(name: str) -> str:
     return cleaned if cleaned and not cleaned[0].isdigit() else f"v{cleaned}"
 
 
-def schedule_to_module(s: Schedule, args: Sequence[Tensor], name: str = "main") -> ModuleOp:
+def schedule_to_module(s: Schedule, args: Sequence[Tensor | Var], name: str = "main") -> ModuleOp:
     """The te-dialect kernel `@name(inputs) -> outputs` of schedule `s`, schedule included.
 
-    `args` lists the kernel's tensors as `tvm.lower` takes them: inputs (placeholders) first,
-    then outputs.
+    `args` lists the kernel's tensors as `tvm.lower` takes them: inputs (placeholders, and
+    symbolic variables to pass as `index` arguments) first, then outputs.
     """
-    inputs = [t for t in args if isinstance(t.op, PlaceholderOp)]
-    outputs = [t for t in args if isinstance(t.op, ComputeOp)]
+    inputs = [t for t in args if isinstance(t, Var) or isinstance(t.op, PlaceholderOp)]
+    outputs = [t for t in args if isinstance(t, Tensor) and isinstance(t.op, ComputeOp)]
     if list(args) != inputs + outputs:
         raise ValueError("list the placeholders first, then the computed outputs")
     if not outputs:
         raise ValueError("the argument list has no computed output")
-    block = Block(arg_types=[tensor_type(t) for t in inputs])
+    input_types = [IndexType() if isinstance(t, Var) else tensor_type(t) for t in inputs]
+    block = Block(arg_types=input_types)
     tensors: dict[int, SSAValue] = {}
+    variables: dict[int, SSAValue] = {}
     for t, arg in zip(inputs, block.args, strict=True):
         arg.name_hint = sanitize(t.name)
-        tensors[id(t)] = arg
+        (variables if isinstance(t, Var) else tensors)[id(t)] = arg
+    for t, arg in zip(inputs, block.args, strict=True):  # shape variables from placeholders
+        for dim, extent in enumerate(t.shape if isinstance(t, Tensor) else ()):
+            if isinstance(extent, Var) and id(extent) not in variables:
+                bound = te.DimOp(arg, dim)
+                bound.result.name_hint = sanitize(extent.name)
+                block.add_op(bound)
+                variables[id(extent)] = bound.result
+    sizes = ExprEmitter(block, variables, tensors)
     for op in post_order_ops([t.op for t in outputs]):
         out = op.output(0)
         if isinstance(op, PlaceholderOp):
@@ -259,24 +323,33 @@ def schedule_to_module(s: Schedule, args: Sequence[Tensor], name: str = "main") 
                 raise ValueError(f"placeholder {op.name} is read but missing from the arguments")
             continue
         assert isinstance(op, ComputeOp)
-        compute = build_compute(op, tensors)
+        compute = build_compute(op, tensors, sizes)
         compute.result.name_hint = sanitize(op.name)
         block.add_op(compute)
         tensors[id(out)] = compute.result
     if s.primitives:
-        block.add_op(te.ScheduleOp([p.clone() for p in s.primitives]))
+        block.add_op(te.ScheduleOp([schedule_op(p, tensors) for p in s.primitives]))
     block.add_op(func.ReturnOp(*[tensors[id(t)] for t in outputs]))
-    function = func.FuncOp(
-        name,
-        ([tensor_type(t) for t in inputs], [tensor_type(t) for t in outputs]),
-        Region(block),
-    )
+    function = func.FuncOp(name, (input_types, [tensor_type(t) for t in outputs]), Region(block))
     return ModuleOp([function])
+
+
+def schedule_op(primitive: Operation | CachePrimitive, tensors: dict[int, SSAValue]) -> Operation:
+    """The IR op of a recorded primitive; a cache primitive defines its cache's tensor."""
+    if not isinstance(primitive, CachePrimitive):
+        return primitive.clone()
+    source = tensors.get(id(primitive.source))
+    if source is None:
+        raise ValueError(f"{primitive.source.name} is cached but missing from the arguments")
+    op = primitive.build(source)
+    op.results[0].name_hint = sanitize(primitive.cache.name)
+    tensors[id(primitive.cache)] = op.results[0]
+    return op
 
 
 def lower(
     s: Schedule,
-    args: Sequence[Tensor],
+    args: Sequence[Tensor | Var],
     name: str = "main",
     binds: object = None,
     simple_mode: bool = False,

@@ -3,15 +3,21 @@
 Each primitive called on a stage is recorded as the te-dialect op that says the same thing,
 in call order; lowering applies them (`convert-te-to-tir`). Axes are IterVars named as TVM
 names them (`i.outer`, `i.inner`, `i.j.fused`), which is how the IR refers to them.
+
+`s.cache_read` / `s.cache_write` add stages here as TVM does (`A.shared` with axes `ax0, ...`;
+`C.local` with axes `i.c, ...` and C's reduce axes, C becoming a copy of it), so that later
+primitives can name them; their IR ops take the cached tensor as an operand, so they are
+built with the kernel (`CachePrimitive`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
-from xdsl.ir import Operation
+from xdsl.ir import Operation, SSAValue
 
-from xtvm.api.te.expr import ComputeOp, IterVar, Tensor
+from xtvm.api.te.expr import ComputeOp, IterVar, Read, Tensor, substitute
 from xtvm.api.te.expr import Operation as TeOperation
 from xtvm.dialects import te
 
@@ -23,8 +29,14 @@ class Stage:
         self.op = op
         self.schedule = schedule
         self.leaf_iter_vars: list[IterVar] = [*op.axis, *op.reduce_axis]
+        self.tensor = op.output(0)  # what readers read, also once cache_write makes it a copy
+        self.reads: list[Tensor] = op.input_tensors  # as cache_read/cache_write redirect them
+        self.attach: str | tuple[Stage, IterVar] = "root"  # or "inline"
+        self.scheduled = False
+        self.threads: dict[str, IterVar] = {}
 
     def _record(self, primitive: Operation) -> None:
+        self.scheduled = True
         self.schedule.primitives.append(primitive)
 
     def _check_leaf(self, axis: IterVar, what: str) -> None:
@@ -49,8 +61,11 @@ class Stage:
         if amount < 1:
             raise ValueError(f"split: factor/nparts must be positive, got {amount}")
         extent = parent.dom.extent
-        inner_extent = amount if factor is not None else -(-extent // amount)
-        outer_extent = -(-extent // amount) if factor is not None else amount
+        divided = (
+            -(-extent // amount) if isinstance(extent, int) else (extent + amount - 1) // amount
+        )
+        inner_extent = amount if factor is not None else divided
+        outer_extent = divided if factor is not None else amount
         outer = IterVar(outer_extent, f"{parent.name}.outer", parent.iter_type)
         inner = IterVar(inner_extent, f"{parent.name}.inner", parent.iter_type)
         self._replace([parent], [outer, inner])
@@ -90,9 +105,9 @@ class Stage:
         first = next(i for i, v in enumerate(self.leaf_iter_vars) if v is axes[0])
         if [id(v) for v in self.leaf_iter_vars[first : first + len(axes)]] != [id(a) for a in axes]:
             raise ValueError("fuse: the axes must be adjacent loops, outermost first")
-        extent = 1
-        for axis in axes:
-            extent *= axis.dom.extent
+        extent = axes[0].dom.extent
+        for axis in axes[1:]:
+            extent = extent * axis.dom.extent
         fused = IterVar(extent, ".".join(a.name for a in axes) + ".fused", axes[0].iter_type)
         self._replace(list(axes), [fused])
         props = te.properties_of(axes=[a.name for a in axes], fused=fused.name)
@@ -113,29 +128,72 @@ class Stage:
         self._annotate(te.UnrollOp, axis, "unroll")
 
     def bind(self, axis: IterVar, thread: IterVar) -> None:
+        """Bind the loop of `axis` to a GPU thread axis; a thread binds one loop per stage."""
         self._check_leaf(axis, "bind")
         if thread.iter_type != IterVar.THREAD_INDEX:
             raise ValueError("bind: the second argument must be a te.thread_axis")
+        bound = self.threads.get(thread.thread_tag)
+        if bound is not None and bound is not axis:
+            raise ValueError(
+                f"bind: {thread.thread_tag} is already bound to {bound.name} of stage "
+                f"{self.op.name}"
+            )
+        self.threads[thread.thread_tag] = axis
         self._record(
             te.BindOp(self.op.name, **te.properties_of(axis=axis.name, thread=thread.thread_tag))
         )
 
+    def pragma(self, var: IterVar, pragma_type: str, pragma_value: int | str | None = None) -> None:
+        """Annotate the loop of `var` with `pragma_<pragma_type>` (value 1 when none is given)."""
+        self._check_leaf(var, "pragma")
+        props = te.properties_of(axis=var.name, key=pragma_type, value=pragma_value)
+        self._record(te.PragmaOp(self.op.name, **props))
+
+    def storage_align(self, axis: IterVar, factor: int, offset: int) -> None:
+        """Pad the stride of `axis`'s buffer dimension to `factor * k + offset` (bank conflicts)."""
+        if not any(axis is a for a in self.op.axis):
+            raise ValueError(
+                f"storage_align: {axis.name} is not a data-parallel root axis of stage "
+                f"{self.op.name}"
+            )
+        if factor < 1 or not 0 <= offset < factor:
+            raise ValueError(
+                f"storage_align: need factor >= 1 and 0 <= offset < factor, got {factor}, {offset}"
+            )
+        props = te.properties_of(axis=axis.name, factor=factor, offset=offset)
+        self._record(te.StorageAlignOp(self.op.name, **props))
+
     def compute_inline(self) -> None:
+        self.attach = "inline"
         self._record(te.ComputeInlineOp(self.op.name))
 
     def compute_root(self) -> None:
+        self.attach = "root"
         self._record(te.ComputeRootOp(self.op.name))
 
-    def compute_at(self, parent: Stage, axis: IterVar) -> None:
-        raise NotImplementedError(
-            "compute_at is not supported yet; use compute_inline or compute_root"
-        )
+    def compute_at(self, parent: Stage, scope: IterVar) -> None:
+        """Compute this stage inside loop `scope` of `parent`, which must read it, over the
+        region `parent` reads in one iteration of that loop."""
+        if parent is self:
+            raise ValueError(f"compute_at: stage {self.op.name} cannot be computed at itself")
+        parent._check_leaf(scope, "compute_at")
+        if not any(self.tensor is t for t in self.schedule.reads_through_inlined(parent)):
+            raise ValueError(
+                f"compute_at: stage {parent.op.name} does not read {self.op.name}; compute_at "
+                "needs a consumer"
+            )
+        self.attach = (parent, scope)
+        props = te.properties_of(parent=parent.op.name, axis=scope.name)
+        self._record(te.ComputeAtOp(self.op.name, **props))
 
-    def cache_read(self, *args: object) -> None:
-        raise NotImplementedError("cache_read is not supported yet")
 
-    def cache_write(self, *args: object) -> None:
-        raise NotImplementedError("cache_write is not supported yet")
+@dataclass
+class CachePrimitive:
+    """A cache_read or cache_write, built once the kernel defines the tensor it caches."""
+
+    source: Tensor
+    cache: Tensor
+    build: Callable[[SSAValue], Operation]
 
 
 class Schedule:
@@ -143,7 +201,7 @@ class Schedule:
 
     def __init__(self, outputs: Sequence[TeOperation]) -> None:
         self.outputs = list(outputs)
-        self.primitives: list[Operation] = []
+        self.primitives: list[Operation | CachePrimitive] = []
         self.stages: list[Stage] = []
         self._by_op: dict[int, Stage] = {}
         for op in post_order_ops(self.outputs):
@@ -158,6 +216,97 @@ class Schedule:
         if stage is None:
             raise KeyError(f"{op.name} has no stage in this schedule (placeholders have none)")
         return stage
+
+    def reads_through_inlined(self, stage: Stage) -> list[Tensor]:
+        """The tensors `stage` reads, directly or through the stages inlined into it."""
+        found: list[Tensor] = []
+        pending = list(stage.reads)
+        while pending:
+            tensor = pending.pop()
+            if any(tensor is t for t in found):
+                continue
+            found.append(tensor)
+            producer = self._by_op.get(id(tensor.op))
+            if producer is not None and producer.attach == "inline":
+                pending.extend(producer.reads)
+        return found
+
+    def _fresh_name(self, name: str) -> str:
+        taken = {s.op.name for s in self.stages}
+        if name not in taken:
+            return name
+        return next(f"{name}{k}" for k in range(1, len(taken) + 2) if f"{name}{k}" not in taken)
+
+    def cache_read(
+        self, tensor: Tensor, scope: str, readers: Sequence[Tensor | TeOperation]
+    ) -> Tensor:
+        """A stage `<tensor>.<scope>` copying `tensor` into a `scope` buffer; `readers` read
+        the copy instead. Returns the copy."""
+        check_scope(scope)
+        reader_stages = [self[r] for r in readers]
+        for reader in reader_stages:
+            if not any(tensor is t for t in reader.reads):
+                raise ValueError(f"cache_read: {reader.op.name} does not read {tensor.name}")
+        axes = [IterVar(d, f"ax{k}") for k, d in enumerate(tensor.shape)]
+        op = ComputeOp(
+            self._fresh_name(f"{tensor.name}.{scope}"), "", axes, Read(tensor, tuple(axes))
+        )
+        cache = op.output(0)
+        producer = self._by_op.get(id(tensor.op))
+        stage = Stage(op, self)
+        self.stages.insert(self.stages.index(producer) + 1 if producer else 0, stage)
+        self._by_op[id(op)] = stage
+        for reader in reader_stages:
+            reader.reads = [cache if t is tensor else t for t in reader.reads]
+        names = [r.op.name for r in reader_stages]
+        self.primitives.append(
+            CachePrimitive(tensor, cache, lambda v: te.CacheReadOp(v, op.name, scope, names))
+        )
+        return cache
+
+    def cache_write(self, tensor: Tensor | Sequence[Tensor], scope: str) -> Tensor:
+        """A stage `<tensor>.<scope>` computing `tensor` into a `scope` buffer; `tensor`'s
+        stage becomes a copy of it (keeping its axes). Returns the new stage's tensor."""
+        check_scope(scope)
+        if not isinstance(tensor, Tensor):
+            if len(tensor) != 1:
+                raise NotImplementedError("cache_write of several outputs is not supported")
+            tensor = tensor[0]
+        stage = self[tensor]
+        if stage.scheduled:
+            raise ValueError(
+                f"cache_write: call it before the other primitives of stage {stage.op.name}"
+            )
+        original = stage.op
+        axes = [IterVar(a.dom.extent, f"{a.name}.c") for a in original.axis]
+        renamed = {id(a): b for a, b in zip(original.axis, axes, strict=True)}
+        body = substitute(original.body, renamed)
+        op = ComputeOp(self._fresh_name(f"{original.name}.{scope}"), original.tag, axes, body)
+        cache = op.output(0)
+        cache_stage = Stage(op, self)
+        cache_stage.reads = stage.reads
+        self.stages.insert(self.stages.index(stage), cache_stage)
+        self._by_op[id(op)] = cache_stage
+        copy = ComputeOp(
+            original.name, original.tag, original.axis, Read(cache, tuple(original.axis))
+        )
+        stage.op = copy
+        stage.leaf_iter_vars = list(original.axis)
+        stage.reads = [cache]
+        self._by_op[id(copy)] = stage
+        self.primitives.append(
+            CachePrimitive(tensor, cache, lambda v: te.CacheWriteOp(v, op.name, scope))
+        )
+        return cache
+
+
+def check_scope(scope: str) -> None:
+    if not te.is_memory_scope(scope):
+        known = ", ".join(sorted(te.MEMORY_SCOPES))
+        raise ValueError(
+            f"unknown storage scope '{scope}' (known: {known}); a target declares its own with "
+            "xtvm.dialects.te.register_memory_scope"
+        )
 
 
 def post_order_ops(outputs: Sequence[TeOperation]) -> list[TeOperation]:
