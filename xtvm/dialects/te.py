@@ -45,10 +45,11 @@ a copy out of it with its own axis names. A scope is TVM's storage scope (`globa
 
 Symbolic shapes: a tensor type may have `?` dimensions. A kernel binds each shape variable to
 an extent of one of its tensor arguments (`%n = te.dim %A, 0 : tensor<?x4xf32>`, TVM's buffer
-binding) or takes it as an `index` argument, and a te.compute (or te.reduce) with `?` extents
-lists their values as operands, in order:
+binding) or takes it as an `index` argument. A te.compute with `?` dimensions lists their
+extents as operands, in order; so does a te.reduce for its extents written -1:
 
     %B = te.compute "B" (%n) { ... } {axis_names = ["i", "j"]} : tensor<?x4xf32>
+    %s = te.reduce "sum" (%m) { ... } {extents = array<i64: -1>, axis_names = ["k"]} : f32
 """
 
 from __future__ import annotations
