@@ -44,6 +44,7 @@ OWN_PASSES = {
     "relay-partition-graph": "RelayPartitionGraphPass",
     "relay-print-dot": "RelayPrintDotPass",
     "relay-simplify-inference": "RelaySimplifyInferencePass",
+    "tir-loop-partition": "TirLoopPartitionPass",
     "tir-lower-intrinsics": "TirLowerIntrinsicsPass",
     "tir-simplify": "TirSimplifyPass",
     "tir-storage-flatten": "TirStorageFlattenPass",

@@ -13,9 +13,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from xdsl.dialects import arith, scf
+from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
+from xdsl.rewriter import InsertPoint, Rewriter
 
 from xtvm.dialects import tir
 
@@ -65,6 +66,28 @@ def index_constant(value: int) -> arith.ConstantOp:
     op = arith.ConstantOp(IntegerAttr(value, IndexType()))
     op.result.name_hint = f"c{value}" if value >= 0 else f"c_minus{-value}"
     return op
+
+
+@dataclass
+class EntryConstants:
+    """The `index` constants of a function's entry block; a missing one is added at its start."""
+
+    function: func.FuncOp
+    values: dict[int, SSAValue] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for op in self.function.body.block.ops:
+            if isinstance(op, arith.ConstantOp) and isinstance(op.result.type, IndexType):
+                value = constant_value(op.result)
+                if value is not None:
+                    self.values.setdefault(value, op.result)
+
+    def __call__(self, value: int) -> SSAValue:
+        if value not in self.values:
+            op = index_constant(value)
+            Rewriter.insert_op(op, InsertPoint.at_start(self.function.body.block))
+            self.values[value] = op.result
+        return self.values[value]
 
 
 def is_index_like(typ: Attribute) -> bool:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, memref, vector
-from xdsl.dialects.builtin import FunctionType, IndexType, MemRefType, ModuleOp, NoneAttr
+from xdsl.dialects.builtin import FunctionType, MemRefType, ModuleOp, NoneAttr
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -25,7 +25,7 @@ from xdsl.transforms.common_subexpression_elimination import cse
 
 from xtvm.dialects import tir
 from xtvm.passes.relay_infer_types import located_error
-from xtvm.passes.tir_bounds import constant_value, index_constant
+from xtvm.passes.tir_bounds import EntryConstants, constant_value
 
 ACCESSES = (memref.LoadOp, memref.StoreOp, vector.LoadOp, vector.StoreOp)
 # Ops that only pass a buffer along: its new type is all they need.
@@ -69,19 +69,10 @@ class Flattener:
     """Flattens the buffers of one function; index constants are shared at its entry."""
 
     function: func.FuncOp
-    constants: dict[int, SSAValue] = field(default_factory=dict)
+    constant: EntryConstants = field(init=False)
 
     def __post_init__(self) -> None:
-        for op in self.function.body.block.ops:
-            if isinstance(op, arith.ConstantOp) and isinstance(op.result.type, IndexType):
-                self.constants.setdefault(constant_value(op.result), op.result)  # type: ignore[arg-type]
-
-    def constant(self, value: int) -> SSAValue:
-        if value not in self.constants:
-            op = index_constant(value)
-            Rewriter.insert_op(op, InsertPoint.at_start(self.function.body.block))
-            self.constants[value] = op.result
-        return self.constants[value]
+        self.constant = EntryConstants(self.function)
 
     def linear_index(
         self, op: Operation, buffer: SSAValue, indices: Sequence[SSAValue]
