@@ -49,6 +49,7 @@ OWN_PASSES = {
     "tir-simplify": "TirSimplifyPass",
     "tir-storage-flatten": "TirStorageFlattenPass",
     "tir-unroll": "TirUnrollPass",
+    "tir-vectorize": "TirVectorizePass",
 }
 
 

@@ -327,6 +327,25 @@ def form_bounds(form: LinearForm, bounds: Bounds) -> Interval | None:
     return total
 
 
+def depends_on(value: SSAValue, variable: SSAValue, memo: dict[SSAValue, bool]) -> bool:
+    """Whether `value` may change with `variable` (ops with regions are assumed to)."""
+    if value is variable:
+        return True
+    if value not in memo:
+        memo[value] = True  # no cycles in SSA; this only guards the recursion
+        if isinstance(value, BlockArgument):
+            loop = loop_of(value)
+            operands = [loop.lower_bound, loop.upper_bound] if isinstance(loop, tir.ForOp) else []
+            memo[value] = loop is None or any(depends_on(v, variable, memo) for v in operands)
+        else:
+            op = value.owner
+            assert isinstance(op, Operation)
+            memo[value] = bool(op.regions) or any(
+                depends_on(v, variable, memo) for v in op.operands
+            )
+    return memo[value]
+
+
 def defined_inside(value: SSAValue, op: Operation) -> bool:
     """Whether `value` is defined in a region of `op` (so it varies with `op`'s iterations)."""
     owner = value.owner

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import IntegerAttr, IntegerType, ModuleOp
-from xdsl.ir import BlockArgument, Operation, SSAValue
+from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -36,9 +36,9 @@ from xtvm.passes.tir_bounds import (
     EntryConstants,
     LinearForm,
     constant_value,
+    depends_on,
     form_bounds,
     linear_form,
-    loop_of,
 )
 from xtvm.passes.tir_simplify import EraseEmptyLoop, InlineSingleIterationLoop
 
@@ -58,25 +58,6 @@ def is_guard(cmp: arith.CmpiOp) -> bool:
                 seen.add(user)
                 pending.append(user.result)
     return False
-
-
-def depends_on(value: SSAValue, variable: SSAValue, memo: dict[SSAValue, bool]) -> bool:
-    """Whether `value` may change with `variable` (ops with regions are assumed to)."""
-    if value is variable:
-        return True
-    if value not in memo:
-        memo[value] = True  # no cycles in SSA; this only guards the recursion
-        if isinstance(value, BlockArgument):
-            loop = loop_of(value)
-            operands = [loop.lower_bound, loop.upper_bound] if isinstance(loop, tir.ForOp) else []
-            memo[value] = loop is None or any(depends_on(v, variable, memo) for v in operands)
-        else:
-            op = value.owner
-            assert isinstance(op, Operation)
-            memo[value] = bool(op.regions) or any(
-                depends_on(v, variable, memo) for v in op.operands
-            )
-    return memo[value]
 
 
 @dataclass(frozen=True)

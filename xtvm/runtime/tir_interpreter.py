@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from xdsl.dialects import arith, func, memref, scf
+from xdsl.dialects import arith, func, memref, scf, vector
 from xdsl.dialects import math as xmath
 from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
@@ -31,6 +31,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     MemRefType,
     ModuleOp,
+    VectorType,
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
@@ -109,6 +110,48 @@ def erf(x: Any) -> Any:
     return type(x)(math.erf(float(x)))
 
 
+def as_unsigned(a: np.ndarray) -> np.ndarray:
+    """A signed integer vector read as unsigned (arith's unsigned ops on vectors)."""
+    return a.view(np.dtype(f"u{a.dtype.itemsize}")) if a.dtype.kind == "i" else a
+
+
+def div_trunc_vector(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    if np.any(b == 0):
+        raise TirInterpreterError("integer division by zero")
+    return (np.abs(a) // np.abs(b) * np.sign(a) * np.sign(b)).astype(a.dtype)
+
+
+def cmpf_vector(predicate: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.array([cmpf(predicate, x, y) for x, y in zip(a, b, strict=True)])
+
+
+def reduce_vector(kind: str, vector: np.ndarray, acc: Any) -> Any:
+    """vector.reduction: combine the lanes in order, then the accumulator if there is one."""
+    combine = REDUCTIONS[kind]
+    result = vector[0]
+    for lane in vector[1:]:
+        result = combine(result, lane)
+    if acc is not None:
+        result = combine(acc, result)
+    return int(result) if vector.dtype.kind in "iub" else vector.dtype.type(result)
+
+
+REDUCTIONS: dict[str, Callable[[Any, Any], Any]] = {
+    "add": lambda a, b: a + b,
+    "mul": lambda a, b: a * b,
+    "minsi": min,
+    "maxsi": max,
+    "minui": min,
+    "maxui": max,
+    "minnumf": np.fmin,
+    "maxnumf": np.fmax,
+    "minimumf": np.minimum,
+    "maximumf": np.maximum,
+    "and": lambda a, b: a & b,
+    "or": lambda a, b: a | b,
+    "xor": lambda a, b: a ^ b,
+}
+
 HELPERS: dict[str, Any] = {
     "np": np,
     "wrap": wrap,
@@ -117,6 +160,10 @@ HELPERS: dict[str, Any] = {
     "rem_trunc": rem_trunc,
     "cmpf": cmpf,
     "erf": erf,
+    "as_unsigned": as_unsigned,
+    "div_trunc_vector": div_trunc_vector,
+    "cmpf_vector": cmpf_vector,
+    "reduce_vector": reduce_vector,
     "TirInterpreterError": TirInterpreterError,
 }
 
@@ -246,6 +293,40 @@ CMPI = {
 }
 
 
+# Integer ops on vectors: numpy arrays of the element dtype wrap on their own.
+VECTOR_INT_BINARY = {
+    arith.AddiOp: "{a} + {b}",
+    arith.SubiOp: "{a} - {b}",
+    arith.MuliOp: "{a} * {b}",
+    arith.FloorDivSIOp: "{a} // {b}",
+    arith.CeilDivSIOp: "-((-{a}) // {b})",
+    arith.DivSIOp: "div_trunc_vector({a}, {b})",
+    arith.RemSIOp: "np.fmod({a}, {b})",
+    arith.DivUIOp: "(as_unsigned({a}) // as_unsigned({b})).astype({a}.dtype)",
+    arith.RemUIOp: "(as_unsigned({a}) % as_unsigned({b})).astype({a}.dtype)",
+    arith.MaxSIOp: "np.maximum({a}, {b})",
+    arith.MinSIOp: "np.minimum({a}, {b})",
+    arith.MaxUIOp: "np.maximum(as_unsigned({a}), as_unsigned({b})).astype({a}.dtype)",
+    arith.MinUIOp: "np.minimum(as_unsigned({a}), as_unsigned({b})).astype({a}.dtype)",
+    arith.AndIOp: "{a} & {b}",
+    arith.OrIOp: "{a} | {b}",
+    arith.XOrIOp: "{a} ^ {b}",
+    arith.ShLIOp: "{a} << {b}",
+    arith.ShRSIOp: "{a} >> {b}",
+    arith.ShRUIOp: "(as_unsigned({a}) >> as_unsigned({b})).astype({a}.dtype)",
+}
+CASTS = (
+    arith.IndexCastOp,
+    arith.ExtSIOp,
+    arith.TruncIOp,
+    arith.SIToFPOp,
+    arith.ExtFOp,
+    arith.TruncFOp,
+    arith.FPToSIOp,
+    arith.FPToUIOp,
+)
+
+
 def bits_of(typ: Attribute) -> int | None:
     """The width integers of `typ` wrap at; None for index (unbounded in the model)."""
     if isinstance(typ, IntegerType):
@@ -327,6 +408,10 @@ class Translator:
                 indices = self.indices(op.indices)
                 self.emit(depth, f"{self.name(op.memref)}[{indices}] = {self.name(op.value)}")
                 return
+            if isinstance(op, vector.StoreOp):
+                target = self.vector_slice(op.base, op.indices, op.vector.type)
+                self.emit(depth, f"{target} = {self.name(op.vector)}")
+                return
             if isinstance(op, memref.DeallocOp):
                 return
             if isinstance(op, tir.CallExternOp) and not op.res:
@@ -374,9 +459,72 @@ class Translator:
             return f"{dtype_name(op.res[0].type)}({call})"
         return call
 
+    def vector_slice(self, base: SSAValue, indices: Sequence[SSAValue], typ: Attribute) -> str:
+        """`base[i, ..., j:j + lanes]`: the elements a 1-d vector load or store touches."""
+        assert isinstance(typ, VectorType)
+        lanes = typ.get_shape()[-1]
+        *outer, last = (self.name(i) for i in indices)
+        return f"{self.name(base)}[{', '.join([*outer, f'{last}:{last} + {lanes}'])}]"
+
+    def vector_expression(self, op: Operation) -> str | None:
+        """An op producing or reducing a vector: numpy arrays of the element dtype."""
+        operands = [self.name(v) for v in op.operands]
+        result_type = op.results[0].type if op.results else None
+        if isinstance(op, vector.LoadOp):
+            return f"np.array({self.vector_slice(op.base, op.indices, op.result.type)})"
+        if isinstance(op, vector.BroadcastOp):
+            typ = op.vector.type
+            shape = tuple(typ.get_shape())
+            return f"np.full({shape}, {operands[0]}, {dtype_name(typ.element_type)})"
+        if isinstance(op, vector.ReductionOp):
+            acc = operands[1] if len(operands) > 1 else "None"
+            return f"reduce_vector({op.kind.data.value!r}, {operands[0]}, {acc})"
+        if isinstance(op, vector.FMAOp):
+            a, b, c = operands
+            return f"{a} * {b} + {c}"
+        if not isinstance(result_type, VectorType):
+            return None
+        element = dtype_name(result_type.element_type)
+        if type(op) in VECTOR_INT_BINARY:
+            a, b = operands
+            return VECTOR_INT_BINARY[type(op)].format(a=a, b=b)  # type: ignore[index]
+        if type(op) in FLOAT_BINARY:
+            a, b = operands
+            return FLOAT_BINARY[type(op)].format(a=a, b=b)  # type: ignore[index]
+        if type(op) in FLOAT_UNARY:
+            one = f"{element}(1)"
+            return FLOAT_UNARY[type(op)].format(a=operands[0], one=one)  # type: ignore[index]
+        if isinstance(op, arith.CmpiOp):
+            a, b = operands
+            predicate = arith.CMPI_COMPARISON_OPERATIONS[op.predicate.value.data]
+            ua, ub = f"as_unsigned({a})", f"as_unsigned({b})"
+            return CMPI[predicate].format(a=a, b=b, ua=ua, ub=ub)
+        if isinstance(op, arith.CmpfOp):
+            predicate = arith.CMPF_COMPARISON_OPERATIONS[op.predicate.value.data]
+            return f"cmpf_vector({predicate!r}, {operands[0]}, {operands[1]})"
+        if isinstance(op, arith.SelectOp):
+            return f"np.where({operands[0]}, {operands[1]}, {operands[2]})"
+        if isinstance(op, CASTS):
+            return f"{operands[0]}.astype({element})"
+        if isinstance(op, arith.ExtUIOp | arith.UIToFPOp):
+            return f"as_unsigned({operands[0]}).astype({element})"
+        if isinstance(op, xmath.AbsIOp):
+            return f"np.abs({operands[0]})"
+        if isinstance(op, xmath.FmaOp):
+            a, b, c = operands
+            return f"{a} * {b} + {c}"
+        if isinstance(op, xmath.FPowIOp):
+            return f"np.power({operands[0]}, {operands[1]}.astype({element}))"
+        return None
+
     def expression(self, op: Operation) -> str | None:
         operands = op.operands
         result_type = op.results[0].type if op.results else None
+        if isinstance(result_type, VectorType) or any(
+            isinstance(v.type, VectorType) for v in operands
+        ):
+            if not isinstance(op, arith.ConstantOp):
+                return self.vector_expression(op)
         if isinstance(op, arith.ConstantOp):
             return self.literal(op.value, result_type)
         if type(op) in INT_BINARY and result_type is not None:

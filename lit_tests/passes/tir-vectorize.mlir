@@ -1,0 +1,184 @@
+// RUN: xtvm-opt %s -p tir-vectorize --split-input-file 2>%t.remarks | filecheck %s
+// RUN: filecheck %s --input-file %t.remarks --check-prefix=REMARK
+
+// An elementwise loop: contiguous loads and stores become vector.load/vector.store at the
+// loop's first index, the invariant scalar is broadcast, arith and math work on vectors.
+// CHECK-LABEL: func.func @elementwise
+// CHECK-SAME:    (%[[A:.*]]: memref<8x8xf32>, %[[B:.*]]: memref<8x8xf32>, %[[S:.*]]: f32, %[[R:.*]]: index)
+// CHECK-NOT:     tir.for
+// CHECK:         %[[X:.*]] = "vector.load"(%[[A]], %[[R]], %c0) : (memref<8x8xf32>, index, index) -> vector<8xf32>
+// CHECK-NEXT:    %[[SPLAT:.*]] = "vector.broadcast"(%[[S]]) : (f32) -> vector<8xf32>
+// CHECK-NEXT:    %[[Y:.*]] = arith.mulf %[[X]], %[[SPLAT]] : vector<8xf32>
+// CHECK-NEXT:    %[[E:.*]] = math.exp %[[Y]] : vector<8xf32>
+// CHECK-NEXT:    "vector.store"(%[[E]], %[[B]], %[[R]], %c0) : (vector<8xf32>, memref<8x8xf32>, index, index) -> ()
+// CHECK-NEXT:    func.return
+func.func @elementwise(%A: memref<8x8xf32>, %B: memref<8x8xf32>, %s: f32, %r: index) {
+  %c0 = arith.constant 0 : index
+  %c8 = arith.constant 8 : index
+  tir.for %v = %c0 to %c8 vectorized {
+    %x = memref.load %A[%r, %v] : memref<8x8xf32>
+    %y = arith.mulf %x, %s : f32
+    %e = math.exp %y : f32
+    memref.store %e, %B[%r, %v] : memref<8x8xf32>
+  }
+  func.return
+}
+
+// -----
+
+// An offset index (v + 8, from a split) keeps the access contiguous: the vector starts at 8.
+// The loop variable used as a number becomes the vector [8, 9, 10, 11] (an index vector).
+// CHECK-LABEL: func.func @offset_and_iota
+// CHECK:         %[[BASE:.*]] = arith.constant 8 : index
+// CHECK-NEXT:    %[[X:.*]] = "vector.load"(%{{.*}}, %[[BASE]]) : (memref<16xindex>, index) -> vector<4xindex>
+// CHECK-NEXT:    %[[SPLAT:.*]] = "vector.broadcast"(%[[BASE]]) : (index) -> vector<4xindex>
+// CHECK-NEXT:    %[[STEPS:.*]] = arith.constant dense<[0, 1, 2, 3]> : vector<4xindex>
+// CHECK-NEXT:    %[[I:.*]] = arith.addi %[[SPLAT]], %[[STEPS]] : vector<4xindex>
+// CHECK-NEXT:    %[[Y:.*]] = arith.muli %[[X]], %[[I]] : vector<4xindex>
+// CHECK-NEXT:    "vector.store"(%[[Y]], %{{.*}}, %[[BASE]]) : (vector<4xindex>, memref<16xindex>, index) -> ()
+func.func @offset_and_iota(%A: memref<16xindex>) {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  tir.for %v = %c0 to %c4 vectorized {
+    %i = arith.addi %v, %c8 : index
+    %x = memref.load %A[%i] : memref<16xindex>
+    %y = arith.muli %x, %i : index
+    memref.store %y, %A[%i] : memref<16xindex>
+  }
+  func.return
+}
+
+// -----
+
+// A sum into one element becomes a vector.reduction of the lanes into the loaded accumulator.
+// CHECK-LABEL: func.func @sum_into_scalar
+// CHECK-SAME:    (%[[A:.*]]: memref<8xf32>, %[[ACC:.*]]: memref<1xf32>)
+// CHECK:         %[[OLD:.*]] = memref.load %[[ACC]][%c0] : memref<1xf32>
+// CHECK-NEXT:    %[[X:.*]] = "vector.load"(%[[A]], %c0) : (memref<8xf32>, index) -> vector<8xf32>
+// CHECK-NEXT:    %[[SUM:.*]] = "vector.reduction"(%[[X]], %[[OLD]]) <{kind = #vector.kind<add>, {{.*}}}> : (vector<8xf32>, f32) -> f32
+// CHECK-NEXT:    memref.store %[[SUM]], %[[ACC]][%c0] : memref<1xf32>
+func.func @sum_into_scalar(%A: memref<8xf32>, %acc: memref<1xf32>) {
+  %c0 = arith.constant 0 : index
+  %c8 = arith.constant 8 : index
+  tir.for %v = %c0 to %c8 vectorized {
+    %old = memref.load %acc[%c0] : memref<1xf32>
+    %x = memref.load %A[%v] : memref<8xf32>
+    %sum = arith.addf %old, %x : f32
+    memref.store %sum, %acc[%c0] : memref<1xf32>
+  }
+  func.return
+}
+
+// -----
+
+// A reduction loop nested in the vectorized one keeps its structure; its body works on vectors
+// (each lane accumulates its own element of C).
+// CHECK-LABEL: func.func @nested_reduction
+// CHECK:         %[[ZERO:.*]] = "vector.broadcast"
+// CHECK-NEXT:    "vector.store"(%[[ZERO]], %{{.*}}, %c0)
+// CHECK-NEXT:    tir.for %[[K:.*]] = %c0 to %c6 serial {
+// CHECK-NEXT:      %[[X:.*]] = "vector.load"(%{{.*}}, %[[K]], %c0) : (memref<6x4xf32>, index, index) -> vector<4xf32>
+// CHECK-NEXT:      %[[OLD:.*]] = "vector.load"(%{{.*}}, %c0) : (memref<4xf32>, index) -> vector<4xf32>
+// CHECK-NEXT:      %[[NEW:.*]] = arith.addf %[[OLD]], %[[X]] : vector<4xf32>
+// CHECK-NEXT:      "vector.store"(%[[NEW]], %{{.*}}, %c0) : (vector<4xf32>, memref<4xf32>, index) -> ()
+// CHECK-NEXT:    }
+func.func @nested_reduction(%A: memref<6x4xf32>, %C: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %c6 = arith.constant 6 : index
+  %zero = arith.constant 0.0 : f32
+  tir.for %v = %c0 to %c4 vectorized {
+    memref.store %zero, %C[%v] : memref<4xf32>
+    tir.for %k = %c0 to %c6 serial {
+      %x = memref.load %A[%k, %v] : memref<6x4xf32>
+      %old = memref.load %C[%v] : memref<4xf32>
+      %new = arith.addf %old, %x : f32
+      memref.store %new, %C[%v] : memref<4xf32>
+    }
+  }
+  func.return
+}
+
+// -----
+
+// A gather (index 2 * v) cannot be vectorized: the loop becomes serial, with a remark.
+// REMARK: loop at {{.*}}tir-vectorize.mlir:[[# @LINE + 7]]:3 not vectorized: gather or scatter: the index is not contiguous ('memref.load' at {{.*}}:[[# @LINE + 9]]:10)
+// CHECK-LABEL: func.func @gather
+// CHECK:         tir.for %{{.*}} = %c0 to %c4 serial {
+func.func @gather(%A: memref<8xf32>, %B: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  tir.for %v = %c0 to %c4 vectorized {
+    %i = arith.muli %v, %c2 : index
+    %x = memref.load %A[%i] : memref<8xf32>
+    memref.store %x, %B[%v] : memref<4xf32>
+  }
+  func.return
+}
+
+// -----
+
+// A strided access (the loop variable in an outer dimension), a call, a branch whose condition
+// differs per lane (its comparison has no vector form in xDSL 0.74), a cast without vector form
+// and a loop whose extent is unknown are left serial, each with its reason (last loop first).
+// REMARK: not vectorized: the loop's extent is not a constant
+// REMARK: not vectorized: 'arith.fptosi' op has no vector form
+// REMARK: not vectorized: 'arith.cmpi' op has no vector form
+// REMARK: not vectorized: 'tir.call_extern' op cannot be vectorized
+// REMARK: not vectorized: strided access: an outer index varies across lanes
+// CHECK-LABEL: func.func @refused
+// CHECK-NOT:     vectorized
+// CHECK-NOT:     "vector.
+func.func @refused(%A: memref<4x4xf32>, %B: memref<4x4xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  tir.for %v = %c0 to %c4 vectorized {
+    %x = memref.load %A[%v, %c0] : memref<4x4xf32>
+    memref.store %x, %A[%v, %c0] : memref<4x4xf32>
+  }
+  tir.for %v = %c0 to %c4 vectorized {
+    %x = memref.load %A[%c0, %v] : memref<4x4xf32>
+    %y = tir.call_extern "expf"(%x) : (f32) -> f32
+    memref.store %y, %A[%c0, %v] : memref<4x4xf32>
+  }
+  tir.for %v = %c0 to %c4 vectorized {
+    %low = arith.cmpi ult, %v, %c2 : index
+    scf.if %low {
+      %x = memref.load %A[%c0, %v] : memref<4x4xf32>
+      memref.store %x, %B[%c2, %v] : memref<4x4xf32>
+    }
+  }
+  tir.for %v = %c0 to %c4 vectorized {
+    %x = memref.load %A[%c0, %v] : memref<4x4xf32>
+    %i = arith.fptosi %x : f32 to i32
+    %f = arith.sitofp %i : i32 to f32
+    memref.store %f, %B[%c2, %v] : memref<4x4xf32>
+  }
+  tir.for %v = %c0 to %n vectorized {
+    %x = memref.load %A[%c0, %v] : memref<4x4xf32>
+    memref.store %x, %B[%c2, %v] : memref<4x4xf32>
+  }
+  func.return
+}
+
+// -----
+
+// A loop that reads what another lane writes (A[v + 1] = A[v]) would change meaning as vector
+// code: it stays serial.
+// REMARK: not vectorized: lanes may overlap: the buffer is stored and accessed at different indices in the loop
+// CHECK-LABEL: func.func @overlap
+// CHECK:         tir.for %{{.*}} serial
+func.func @overlap(%A: memref<9xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  tir.for %v = %c0 to %c8 vectorized {
+    %x = memref.load %A[%v] : memref<9xf32>
+    %w = arith.addi %v, %c1 : index
+    memref.store %x, %A[%w] : memref<9xf32>
+  }
+  func.return
+}
