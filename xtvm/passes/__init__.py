@@ -31,6 +31,7 @@ UPSTREAM_PASSES = {
 
 # xtvm's passes: name -> class; the module is the name in snake_case (STYLE.md §2).
 OWN_PASSES = {
+    "convert-relay-to-te": "ConvertRelayToTePass",
     "convert-te-to-tir": "ConvertTeToTirPass",
     "relay-annotate-target": "RelayAnnotateTargetPass",
     "relay-convert-layout": "RelayConvertLayoutPass",
@@ -47,6 +48,7 @@ OWN_PASSES = {
     "tir-loop-partition": "TirLoopPartitionPass",
     "tir-lower-intrinsics": "TirLowerIntrinsicsPass",
     "tir-simplify": "TirSimplifyPass",
+    "tir-split-host-device": "TirSplitHostDevicePass",
     "tir-storage-flatten": "TirStorageFlattenPass",
     "tir-unroll": "TirUnrollPass",
     "tir-vectorize": "TirVectorizePass",

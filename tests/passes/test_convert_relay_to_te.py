@@ -1,0 +1,770 @@
+"""convert-relay-to-te: every relay op lowered through its strategy, run as tir, against the
+relay interpreter.
+
+Each case builds a small relay function, runs relay-fuse-ops and convert-relay-to-te (and
+convert-te-to-tir on the kernels), then executes `@main` as a graph executor would: params
+and constants from the graph, each `func.call` a tir kernel run by the tir interpreter on its
+inputs and fresh output buffers. Shapes are small and often odd (7x13), since the tir
+interpreter runs in Python.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pytest
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.ir import Block, Operation, Region, SSAValue
+
+from xtvm.dialects import relay, te, tir
+from xtvm.ir.numpy_types import element_type, numpy_dtype
+from xtvm.ir.printer import print_ir
+from xtvm.passes.convert_relay_to_te import ConvertRelayToTePass
+from xtvm.passes.convert_te_to_tir import ConvertTeToTirPass
+from xtvm.passes.relay_fuse_ops import RelayFuseOpsPass
+from xtvm.runtime import tir_interpreter
+from xtvm.runtime.relay_interpreter import evaluate
+from xtvm.testing.passes import CTX, count, run
+from xtvm.topi.strategy import STRATEGIES, STRUCTURAL
+
+RNG = np.random.default_rng(7)
+
+# ---------------------------------------------------------------------------------------------
+# Building, lowering and running
+
+
+Build = Callable[..., SSAValue | Sequence[SSAValue]]
+
+
+class Graph:
+    """Appends relay ops to a block: `g(op)` adds `op` and returns its (first) result."""
+
+    def __init__(self, block: Block) -> None:
+        self.block = block
+
+    def __call__(self, op: Operation) -> SSAValue:
+        self.block.add_op(op)
+        return op.results[0]
+
+    def const(self, array: np.ndarray) -> SSAValue:
+        return self(relay.ConstOp(np.asarray(array)))
+
+    def param(self, name: str, shape: Sequence[int], dtype: str = "float32") -> SSAValue:
+        return self(relay.ParamOp(name, TensorType(element_type(dtype), shape)))
+
+
+def function(
+    inputs: Sequence[tuple[Sequence[int], str]], build: Build, name: str = "main"
+) -> ModuleOp:
+    """`@name(inputs)` returning what `build(g, *args)` returns."""
+    block = Block(arg_types=[TensorType(element_type(d), s) for s, d in inputs])
+    for k, arg in enumerate(block.args):
+        arg.name_hint = "xyzabc"[k] if k < 6 else f"a{k}"
+    result = build(Graph(block), *block.args)
+    results = list(result) if isinstance(result, list | tuple) else [result]
+    block.add_op(func.ReturnOp(*results))
+    types = ([a.type for a in block.args], [r.type for r in results])
+    return ModuleOp([func.FuncOp(name, types, Region(block))])
+
+
+def lower(module: ModuleOp, target: str = "llvm") -> tuple[ModuleOp, ModuleOp]:
+    """relay-fuse-ops and convert-relay-to-te on `module` (in place, verified after each), and
+    the te kernels lowered to tir in a module of their own."""
+    run(module, RelayFuseOpsPass(), ConvertRelayToTePass(target))
+    kernels = [
+        f.clone()
+        for f in module.ops
+        if isinstance(f, func.FuncOp) and any(isinstance(o, te.ComputeOp) for o in f.walk())
+    ]
+    assert not any(isinstance(o, relay.RelayOp) for k in kernels for o in k.walk())
+    return module, run(ModuleOp(kernels), ConvertTeToTirPass())
+
+
+def execute(
+    graph: ModuleOp,
+    kernels: ModuleOp,
+    inputs: Sequence[np.ndarray],
+    params: Mapping[str, np.ndarray] | None = None,
+) -> list[np.ndarray]:
+    """Run `@main` of `graph` as a graph executor: each call a tir kernel of `kernels`."""
+    compiled = tir_interpreter.compile_module(kernels)
+    main = next(f for f in graph.ops if isinstance(f, func.FuncOp) and f.sym_name.data == "main")
+    env: dict[SSAValue, object] = dict(zip(main.body.block.args, inputs, strict=True))
+    for op in main.body.block.ops:
+        args = [env[v] for v in op.operands]
+        if isinstance(op, func.ReturnOp):
+            return flatten(args)
+        if isinstance(op, relay.ParamOp):
+            values: list[object] = [np.asarray((params or {})[op.param_name.data])]
+        elif isinstance(op, relay.ConstOp):
+            values = [relay.numpy_from_dense(op.value)]
+        elif isinstance(op, relay.TupleOp):
+            values = [tuple(args)]
+        elif isinstance(op, relay.TupleGetItemOp):
+            values = [args[0][op.index.value.data]]  # type: ignore[index]
+        else:
+            assert isinstance(op, func.CallOp), f"@main still holds {op.name}"
+            values = [
+                np.zeros(t.get_shape(), numpy_dtype(t.get_element_type()))  # type: ignore[attr-defined]
+                for t in op.result_types
+            ]
+            compiled(op.callee.string_value(), *args, *values)
+        env.update(zip(op.results, values, strict=True))
+    raise AssertionError("@main has no func.return")
+
+
+def flatten(values: Sequence[object]) -> list[np.ndarray]:
+    out: list[np.ndarray] = []
+    for v in values:
+        out.extend(flatten(v) if isinstance(v, tuple) else [np.asarray(v)])  # type: ignore[arg-type]
+    return out
+
+
+def random_input(shape: Sequence[int], dtype: str) -> np.ndarray:
+    if dtype == "bool":
+        return RNG.integers(0, 2, shape).astype(bool)
+    if dtype.startswith("int"):
+        return RNG.integers(-8, 8, shape).astype(dtype)
+    return RNG.standard_normal(shape).astype(dtype)
+
+
+def check_lowering(
+    module: ModuleOp,
+    inputs: Sequence[np.ndarray],
+    params: Mapping[str, np.ndarray] | None = None,
+    target: str = "llvm",
+    rtol: float = 1e-5,
+) -> tuple[ModuleOp, ModuleOp]:
+    """Lower `module` and compare its run with the relay interpreter's on `inputs`."""
+    expected = evaluate(module, inputs, params=params)
+    graph, kernels = lower(module, target)
+    got = execute(graph, kernels, inputs, params)
+    assert len(got) == len(expected)
+    for g, e in zip(got, expected, strict=True):
+        assert g.dtype == e.dtype and g.shape == e.shape, (g.dtype, g.shape, e.dtype, e.shape)
+        if e.dtype.kind == "f":
+            np.testing.assert_allclose(g, e, rtol=rtol, atol=rtol, err_msg=print_ir(graph, CTX))
+        else:
+            np.testing.assert_array_equal(g, e, err_msg=print_ir(graph, CTX))
+    return graph, kernels
+
+
+# ---------------------------------------------------------------------------------------------
+# One case per op and attribute variant
+
+
+@dataclass
+class Case:
+    """A relay function over `inputs` ((shape, dtype) pairs) built by `build(g, *args)`."""
+
+    name: str
+    inputs: list[tuple[tuple[int, ...], str]]
+    build: Build
+    values: Values | None = None  # custom inputs (positive, nonzero, indices)
+    params: dict[str, np.ndarray] = field(default_factory=dict)
+    rtol: float = 1e-5
+
+    def arrays(self) -> list[np.ndarray]:
+        if self.values is not None:
+            return self.values(self.inputs)
+        return [random_input(s, d) for s, d in self.inputs]
+
+
+Values = Callable[[list[tuple[tuple[int, ...], str]]], list[np.ndarray]]
+F32 = "float32"
+I32 = "int32"
+
+
+def f32(*shape: int) -> tuple[tuple[int, ...], str]:
+    return (shape, F32)
+
+
+def i32(*shape: int) -> tuple[tuple[int, ...], str]:
+    return (shape, I32)
+
+
+def positive(inputs: list[tuple[tuple[int, ...], str]]) -> list[np.ndarray]:
+    return [(np.abs(RNG.standard_normal(s)) + 0.5).astype(d) for s, d in inputs]
+
+
+def nonzero(inputs: list[tuple[tuple[int, ...], str]]) -> list[np.ndarray]:
+    return [(RNG.integers(1, 9, s) * RNG.choice([-1, 1], s)).astype(d) for s, d in inputs]
+
+
+def binary_cases(op: type[relay.ElementwiseBinaryOp]) -> list[Case]:
+    cases = [
+        Case("same_shape", [f32(7, 13), f32(7, 13)], lambda g, x, y: g(op(x, y))),
+        Case("broadcast_row", [f32(7, 13), f32(13)], lambda g, x, y: g(op(x, y))),
+        Case("broadcast_both", [f32(3, 1, 5), f32(4, 1)], lambda g, x, y: g(op(x, y))),
+        Case("scalar_const", [f32(7, 13)], lambda g, x: g(op(x, g.const(np.float32(1.5))))),
+    ]
+    if op is relay.DivideOp:
+        cases.append(
+            Case("int_truncates", [i32(5, 7), i32(7)], lambda g, x, y: g(op(x, y)), nonzero)
+        )
+    elif op is relay.PowerOp:
+        cases = [
+            Case("positive_base", [f32(7, 13), f32(13)], lambda g, x, y: g(op(x, y)), positive),
+            Case(
+                "int",
+                [i32(5, 7), i32(7)],
+                lambda g, x, y: g(op(x, y)),
+                lambda inputs: [
+                    RNG.integers(-3, 4, (5, 7)).astype(I32),
+                    RNG.integers(0, 3, (7,)).astype(I32),
+                ],
+            ),
+        ]
+    else:
+        cases.append(Case("int", [i32(5, 7), i32(1, 7)], lambda g, x, y: g(op(x, y))))
+    return cases
+
+
+def unary_case(op: type[relay.UnaryOp], values: Values | None = None) -> list[Case]:
+    return [
+        Case("odd", [f32(7, 13)], lambda g, x: g(op(x)), values),
+        Case("rank3", [f32(2, 3, 5)], lambda g, x: g(op(x)), values),
+    ]
+
+
+def conv(**kw: object) -> Build:
+    return lambda g, x, w: g(relay.Conv2dOp(x, w, **kw))  # type: ignore[arg-type]
+
+
+def pool(op: type[relay.Pool2dOp], **kw: object) -> Build:
+    return lambda g, x: g(op(x, **kw))  # type: ignore[arg-type]
+
+
+def reduce(op: type[relay.ReduceOp], **kw: object) -> Build:
+    return lambda g, x: g(op(x, **kw))  # type: ignore[arg-type]
+
+
+def take_values(low: int, high: int) -> Values:
+    """Data, then indices in [low, high)."""
+    return lambda inputs: [
+        random_input(*inputs[0]),
+        RNG.integers(low, high, inputs[1][0]).astype(I32),
+    ]
+
+
+CASES: dict[type[relay.RelayOp], list[Case]] = {
+    relay.AddOp: binary_cases(relay.AddOp),
+    relay.SubtractOp: binary_cases(relay.SubtractOp),
+    relay.MultiplyOp: binary_cases(relay.MultiplyOp),
+    relay.DivideOp: binary_cases(relay.DivideOp),
+    relay.PowerOp: binary_cases(relay.PowerOp),
+    relay.MaximumOp: binary_cases(relay.MaximumOp),
+    relay.MinimumOp: binary_cases(relay.MinimumOp),
+    relay.EqualOp: [
+        Case("ints", [i32(7, 13), i32(13)], lambda g, x, y: g(relay.EqualOp(x, y))),
+        Case("floats", [f32(5, 3)], lambda g, x: g(relay.EqualOp(x, g(relay.NegativeOp(x))))),
+    ],
+    relay.LessOp: binary_cases(relay.LessOp),
+    relay.GreaterOp: binary_cases(relay.GreaterOp),
+    relay.WhereOp: [
+        Case(
+            "broadcast",
+            [((7, 13), "bool"), f32(7, 13), f32(13)],
+            lambda g, c, x, y: g(relay.WhereOp(c, x, y)),
+        ),
+        Case(
+            "from_comparison",
+            [f32(5, 6), f32(5, 6)],
+            lambda g, x, y: g(relay.WhereOp(g(relay.LessOp(x, y)), x, y)),
+        ),
+    ],
+    relay.NegativeOp: [
+        *unary_case(relay.NegativeOp),
+        Case("int", [i32(7, 3)], lambda g, x: g(relay.NegativeOp(x))),
+    ],
+    relay.AbsOp: [
+        *unary_case(relay.AbsOp),
+        Case("int", [i32(7, 3)], lambda g, x: g(relay.AbsOp(x))),
+    ],
+    relay.ExpOp: unary_case(relay.ExpOp),
+    relay.LogOp: unary_case(relay.LogOp, positive),
+    relay.SqrtOp: unary_case(relay.SqrtOp, positive),
+    relay.RsqrtOp: unary_case(relay.RsqrtOp, positive),
+    relay.TanhOp: unary_case(relay.TanhOp),
+    relay.SigmoidOp: unary_case(relay.SigmoidOp),
+    relay.ErfOp: unary_case(relay.ErfOp),
+    relay.LogicalNotOp: [Case("bool", [((7, 13), "bool")], lambda g, x: g(relay.LogicalNotOp(x)))],
+    relay.ClipOp: [
+        Case("float", [f32(7, 13)], lambda g, x: g(relay.ClipOp(x, -0.5, 0.75))),
+        Case("int_fractional_bounds", [i32(7, 13)], lambda g, x: g(relay.ClipOp(x, -2.5, 3.7))),
+    ],
+    relay.CastOp: [
+        Case(
+            "float_to_int",
+            [f32(7, 13)],
+            lambda g, x: g(relay.CastOp(g(relay.MultiplyOp(x, g.const(np.float32(4)))), "int32")),
+        ),
+        Case("int_to_float", [i32(7, 13)], lambda g, x: g(relay.CastOp(x, "float32"))),
+        Case("to_bool", [i32(7, 13)], lambda g, x: g(relay.CastOp(x, "bool"))),
+        Case("bool_to_float", [((4, 5), "bool")], lambda g, x: g(relay.CastOp(x, "float32"))),
+        Case("widen", [f32(4, 5)], lambda g, x: g(relay.CastOp(x, "float64"))),
+    ],
+    relay.ReluOp: [
+        *unary_case(relay.ReluOp),
+        Case("int", [i32(7, 3)], lambda g, x: g(relay.ReluOp(x))),
+    ],
+    relay.LeakyReluOp: [Case("alpha", [f32(7, 13)], lambda g, x: g(relay.LeakyReluOp(x, 0.2)))],
+    relay.PreluOp: [
+        Case("nchw", [f32(1, 3, 5, 4), f32(3)], lambda g, x, a: g(relay.PreluOp(x, a))),
+        Case("last_axis", [f32(5, 7), f32(7)], lambda g, x, a: g(relay.PreluOp(x, a, axis=-1))),
+    ],
+    relay.GeluOp: [
+        Case("erf", [f32(7, 13)], lambda g, x: g(relay.GeluOp(x))),
+        Case("tanh", [f32(7, 13)], lambda g, x: g(relay.GeluOp(x, "tanh"))),
+    ],
+    relay.SoftmaxOp: [
+        Case("last_axis", [f32(7, 13)], lambda g, x: g(relay.SoftmaxOp(x))),
+        Case("axis0", [f32(5, 3, 4)], lambda g, x: g(relay.SoftmaxOp(x, axis=0))),
+    ],
+    relay.LogSoftmaxOp: [
+        Case("last_axis", [f32(7, 13)], lambda g, x: g(relay.LogSoftmaxOp(x))),
+        Case("axis1", [f32(2, 5, 3)], lambda g, x: g(relay.LogSoftmaxOp(x, axis=1))),
+    ],
+    relay.DropoutOp: [
+        Case("identity", [f32(7, 13)], lambda g, x: g(relay.DropoutOp(x, 0.3))),
+        Case(
+            "between_ops",
+            [f32(4, 5)],
+            lambda g, x: g(relay.ExpOp(g(relay.DropoutOp(g(relay.AbsOp(x)))))),
+        ),
+    ],
+    relay.Conv2dOp: [
+        Case("plain", [f32(1, 3, 7, 9), f32(4, 3, 3, 3)], conv()),
+        Case("padding", [f32(1, 3, 7, 9), f32(5, 3, 3, 3)], conv(padding=(1, 2, 0, 1))),
+        Case(
+            "strides",
+            [f32(2, 2, 9, 11), f32(3, 2, 3, 3)],
+            conv(strides=(2, 3), padding=(1, 1, 1, 1)),
+        ),
+        Case(
+            "dilation",
+            [f32(1, 2, 9, 9), f32(2, 2, 3, 3)],
+            conv(dilation=(2, 2), padding=(2, 2, 2, 2)),
+        ),
+        Case("groups", [f32(1, 4, 6, 7), f32(6, 2, 3, 3)], conv(groups=2, padding=(1, 1, 1, 1))),
+        Case("depthwise", [f32(1, 4, 7, 6), f32(4, 1, 3, 3)], conv(groups=4, padding=(1, 1, 1, 1))),
+        Case("pointwise_wide", [f32(1, 5, 4, 20), f32(17, 5, 1, 1)], conv()),
+        Case(
+            "nhwc_hwio",
+            [f32(1, 7, 6, 3), f32(3, 3, 3, 20)],
+            conv(padding=(1, 1, 1, 1), data_layout="NHWC", kernel_layout="HWIO"),
+        ),
+        Case(
+            "nhwc_strided",
+            [f32(2, 9, 8, 2), f32(3, 3, 2, 4)],
+            conv(strides=(2, 2), data_layout="NHWC", kernel_layout="HWIO"),
+        ),
+    ],
+    relay.Conv2dTransposeOp: [
+        Case(
+            "plain",
+            [f32(1, 3, 4, 5), f32(3, 2, 3, 3)],
+            lambda g, x, w: g(relay.Conv2dTransposeOp(x, w)),
+        ),
+        Case(
+            "strided_padded",
+            [f32(1, 2, 3, 4), f32(2, 3, 3, 3)],
+            lambda g, x, w: g(
+                relay.Conv2dTransposeOp(
+                    x, w, strides=(2, 2), padding=(1, 1, 1, 1), output_padding=(1, 0)
+                )
+            ),
+        ),
+        Case(
+            "groups_dilation",
+            [f32(1, 4, 3, 3), f32(4, 1, 2, 2)],
+            lambda g, x, w: g(
+                relay.Conv2dTransposeOp(x, w, strides=(1, 2), dilation=(2, 1), groups=2)
+            ),
+        ),
+    ],
+    relay.DenseOp: [
+        Case("odd", [f32(7, 13), f32(5, 13)], lambda g, x, w: g(relay.DenseOp(x, w))),
+        Case("wide", [f32(2, 9), f32(37, 9)], lambda g, x, w: g(relay.DenseOp(x, w))),
+        Case("rank3", [f32(2, 3, 4), f32(6, 4)], lambda g, x, w: g(relay.DenseOp(x, w))),
+        Case("int", [i32(3, 4), i32(5, 4)], lambda g, x, w: g(relay.DenseOp(x, w))),
+    ],
+    relay.MatmulOp: [
+        Case("plain", [f32(7, 5), f32(5, 13)], lambda g, a, b: g(relay.MatmulOp(a, b))),
+        Case(
+            "transposed",
+            [f32(5, 7), f32(13, 5)],
+            lambda g, a, b: g(relay.MatmulOp(a, b, True, True)),
+        ),
+        Case("vector", [f32(5), f32(5, 6)], lambda g, a, b: g(relay.MatmulOp(a, b))),
+        Case("batched_lhs", [f32(2, 3, 5), f32(5, 4)], lambda g, a, b: g(relay.MatmulOp(a, b))),
+    ],
+    relay.BatchMatmulOp: [
+        Case("nt", [f32(2, 7, 5), f32(2, 3, 5)], lambda g, x, y: g(relay.BatchMatmulOp(x, y))),
+        Case(
+            "nn_broadcast",
+            [f32(3, 4, 5), f32(1, 5, 6)],
+            lambda g, x, y: g(relay.BatchMatmulOp(x, y, transpose_b=False)),
+        ),
+        Case(
+            "tn",
+            [f32(2, 5, 4), f32(2, 5, 3)],
+            lambda g, x, y: g(relay.BatchMatmulOp(x, y, True, False)),
+        ),
+    ],
+    relay.BiasAddOp: [
+        Case("nchw", [f32(1, 3, 5, 4), f32(3)], lambda g, x, b: g(relay.BiasAddOp(x, b))),
+        Case("last_axis", [f32(7, 13), f32(13)], lambda g, x, b: g(relay.BiasAddOp(x, b, axis=-1))),
+    ],
+    relay.BatchNormOp: [
+        Case(
+            "nchw",
+            [f32(2, 3, 4, 5), f32(3), f32(3), f32(3)],
+            lambda g, x, gamma, beta, mean: g(
+                relay.TupleGetItemOp(
+                    g(
+                        relay.BatchNormOp(
+                            x, gamma, beta, mean, g.const(np.array([0.5, 1.0, 2.0], F32))
+                        )
+                    ),
+                    0,
+                )
+            ),
+        ),
+        Case(
+            "tuple_result_no_scale",
+            [f32(4, 6), f32(6), f32(6), f32(6)],
+            lambda g, x, gamma, beta, mean: g(
+                relay.BatchNormOp(
+                    x,
+                    gamma,
+                    beta,
+                    mean,
+                    g.const(np.full(6, 2.0, F32)),
+                    axis=1,
+                    center=False,
+                    scale=False,
+                )
+            ),
+        ),
+    ],
+    relay.LayerNormOp: [
+        Case(
+            "last_axis",
+            [f32(7, 13), f32(13), f32(13)],
+            lambda g, x, a, b: g(relay.LayerNormOp(x, a, b)),
+        ),
+        Case(
+            "axis0_no_center",
+            [f32(5, 3), f32(5), f32(5)],
+            lambda g, x, a, b: g(relay.LayerNormOp(x, a, b, axis=0, center=False)),
+        ),
+    ],
+    relay.LrnOp: [
+        Case("default", [f32(1, 6, 3, 4)], lambda g, x: g(relay.LrnOp(x, size=3))),
+        Case(
+            "even_size_last_axis",
+            [f32(2, 7)],
+            lambda g, x: g(relay.LrnOp(x, size=4, axis=-1, alpha=0.1, beta=0.5, bias=1.0)),
+        ),
+    ],
+    relay.MaxPool2dOp: [
+        Case("plain", [f32(1, 2, 7, 9)], pool(relay.MaxPool2dOp, pool_size=(2, 2), strides=(2, 2))),
+        Case(
+            "padded",
+            [f32(1, 2, 7, 7)],
+            pool(relay.MaxPool2dOp, pool_size=(3, 3), strides=(2, 2), padding=(1, 1, 1, 1)),
+        ),
+        Case(
+            "ceil_mode",
+            [f32(1, 2, 7, 8)],
+            pool(relay.MaxPool2dOp, pool_size=(3, 2), strides=(2, 3), ceil_mode=True),
+        ),
+        Case(
+            "dilated_nhwc",
+            [f32(1, 9, 8, 3)],
+            pool(relay.MaxPool2dOp, pool_size=(2, 2), dilation=(2, 2), layout="NHWC"),
+        ),
+        Case(
+            "int",
+            [i32(1, 2, 5, 5)],
+            pool(relay.MaxPool2dOp, pool_size=(2, 2), padding=(1, 1, 0, 0)),
+        ),
+    ],
+    relay.AvgPool2dOp: [
+        Case("plain", [f32(1, 2, 7, 9)], pool(relay.AvgPool2dOp, pool_size=(2, 2), strides=(2, 2))),
+        Case(
+            "padded_exclude",
+            [f32(1, 2, 7, 7)],
+            pool(relay.AvgPool2dOp, pool_size=(3, 3), strides=(2, 2), padding=(1, 1, 1, 1)),
+        ),
+        Case(
+            "padded_include",
+            [f32(1, 2, 7, 7)],
+            pool(
+                relay.AvgPool2dOp,
+                pool_size=(3, 3),
+                strides=(2, 2),
+                padding=(1, 2, 1, 0),
+                count_include_pad=True,
+            ),
+        ),
+        Case(
+            "ceil_include",
+            [f32(1, 2, 6, 7)],
+            pool(
+                relay.AvgPool2dOp,
+                pool_size=(3, 3),
+                strides=(2, 2),
+                padding=(1, 1, 1, 1),
+                ceil_mode=True,
+                count_include_pad=True,
+            ),
+        ),
+        Case(
+            "dilated_nhwc",
+            [f32(1, 8, 9, 2)],
+            pool(
+                relay.AvgPool2dOp,
+                pool_size=(2, 3),
+                dilation=(2, 1),
+                padding=(1, 0, 1, 1),
+                layout="NHWC",
+            ),
+        ),
+        Case("int", [i32(1, 2, 5, 5)], pool(relay.AvgPool2dOp, pool_size=(2, 2))),
+    ],
+    relay.GlobalAvgPool2dOp: [
+        Case("nchw", [f32(2, 3, 5, 7)], lambda g, x: g(relay.GlobalAvgPool2dOp(x))),
+        Case("nhwc", [f32(1, 5, 7, 3)], lambda g, x: g(relay.GlobalAvgPool2dOp(x, "NHWC"))),
+    ],
+    relay.GlobalMaxPool2dOp: [
+        Case("nchw", [f32(2, 3, 5, 7)], lambda g, x: g(relay.GlobalMaxPool2dOp(x))),
+        Case("nhwc", [f32(1, 5, 7, 3)], lambda g, x: g(relay.GlobalMaxPool2dOp(x, "NHWC"))),
+    ],
+    relay.PadOp: [
+        Case("constant", [f32(3, 5)], lambda g, x: g(relay.PadOp(x, [(1, 2), (0, 3)], 1.5))),
+        Case(
+            "edge", [f32(3, 5)], lambda g, x: g(relay.PadOp(x, [(2, 1), (3, 0)], pad_mode="edge"))
+        ),
+        Case(
+            "reflect",
+            [f32(4, 5)],
+            lambda g, x: g(relay.PadOp(x, [(3, 1), (2, 4)], pad_mode="reflect")),
+        ),
+        Case("int", [i32(2, 3)], lambda g, x: g(relay.PadOp(x, [(1, 1), (1, 1)], 2.0))),
+    ],
+    relay.Resize2dOp: [
+        Case(
+            "nearest_half_pixel",
+            [f32(1, 2, 3, 4)],
+            lambda g, x: g(relay.Resize2dOp(x, (7, 5), method="nearest_neighbor")),
+        ),
+        Case(
+            "nearest_align_corners",
+            [f32(1, 2, 3, 4)],
+            lambda g, x: g(
+                relay.Resize2dOp(
+                    x,
+                    (6, 9),
+                    method="nearest_neighbor",
+                    coordinate_transformation_mode="align_corners",
+                )
+            ),
+        ),
+        Case(
+            "nearest_round_prefer_ceil",
+            [f32(1, 2, 5, 4)],
+            lambda g, x: g(
+                relay.Resize2dOp(
+                    x,
+                    (3, 8),
+                    method="nearest_neighbor",
+                    coordinate_transformation_mode="asymmetric",
+                    rounding_method="round_prefer_ceil",
+                )
+            ),
+        ),
+        Case("bilinear_half_pixel", [f32(1, 2, 3, 4)], lambda g, x: g(relay.Resize2dOp(x, (7, 5)))),
+        Case(
+            "bilinear_align_corners_nhwc",
+            [f32(1, 3, 4, 2)],
+            lambda g, x: g(
+                relay.Resize2dOp(
+                    x, (5, 7), layout="NHWC", coordinate_transformation_mode="align_corners"
+                )
+            ),
+        ),
+    ],
+    relay.UpsamplingOp: [
+        Case("nearest", [f32(1, 2, 3, 4)], lambda g, x: g(relay.UpsamplingOp(x, 2.0, 1.5))),
+        Case(
+            "bilinear_align_corners",
+            [f32(1, 2, 3, 4)],
+            lambda g, x: g(relay.UpsamplingOp(x, 2.0, 2.0, method="bilinear", align_corners=True)),
+        ),
+    ],
+    relay.SumOp: [
+        Case("all", [f32(7, 13)], reduce(relay.SumOp)),
+        Case("axis1_keepdims", [f32(3, 5, 4)], reduce(relay.SumOp, axis=1, keepdims=True)),
+        Case("two_axes", [f32(3, 5, 4)], reduce(relay.SumOp, axis=(0, -1))),
+        Case("int", [i32(4, 5)], reduce(relay.SumOp, axis=0)),
+    ],
+    relay.MeanOp: [
+        Case("axis", [f32(7, 13)], reduce(relay.MeanOp, axis=1)),
+        Case("all_keepdims", [f32(3, 4)], reduce(relay.MeanOp, keepdims=True)),
+        Case("int_truncates", [i32(4, 5)], reduce(relay.MeanOp, axis=1)),
+    ],
+    relay.MaxOp: [
+        Case("axis", [f32(7, 13)], reduce(relay.MaxOp, axis=0)),
+        Case("all", [i32(3, 4)], reduce(relay.MaxOp)),
+    ],
+    relay.MinOp: [
+        Case("axis_keepdims", [f32(7, 13)], reduce(relay.MinOp, axis=-1, keepdims=True)),
+        Case("all", [i32(3, 4)], reduce(relay.MinOp)),
+    ],
+    relay.ProdOp: [
+        Case("axis", [f32(3, 5)], reduce(relay.ProdOp, axis=1)),
+        Case("int", [i32(2, 3)], reduce(relay.ProdOp, axis=(0, 1))),
+    ],
+    relay.ArgmaxOp: [
+        Case("axis", [f32(7, 13)], reduce(relay.ArgmaxOp, axis=1)),
+        Case("flattened", [f32(3, 4, 5)], reduce(relay.ArgmaxOp)),
+        Case("ties_keepdims", [i32(4, 6)], reduce(relay.ArgmaxOp, axis=0, keepdims=True)),
+    ],
+    relay.ArgminOp: [
+        Case("axis", [f32(7, 13)], reduce(relay.ArgminOp, axis=0)),
+        Case("flattened_keepdims", [i32(3, 4)], reduce(relay.ArgminOp, keepdims=True)),
+    ],
+    relay.ReshapeOp: [
+        Case("infer", [f32(2, 3, 4)], lambda g, x: g(relay.ReshapeOp(x, (0, -1)))),
+        Case("regroup", [f32(6, 10)], lambda g, x: g(relay.ReshapeOp(x, (4, 5, 3)))),
+    ],
+    relay.TransposeOp: [
+        Case("reverse", [f32(2, 3, 4)], lambda g, x: g(relay.TransposeOp(x))),
+        Case("perm", [f32(2, 3, 4, 5)], lambda g, x: g(relay.TransposeOp(x, (0, 2, 3, 1)))),
+    ],
+    relay.ConcatenateOp: [
+        Case(
+            "axis1",
+            [f32(2, 3), f32(2, 1), f32(2, 4)],
+            lambda g, a, b, c: g(relay.ConcatenateOp([a, b, c], axis=1)),
+        ),
+        Case("axis0_int", [i32(1, 3), i32(2, 3)], lambda g, a, b: g(relay.ConcatenateOp([a, b]))),
+    ],
+    relay.SplitOp: [
+        Case("sections", [f32(2, 6)], lambda g, x: g(relay.SplitOp(x, 3, axis=1))),
+        Case(
+            "indices_get_item",
+            [f32(7, 3)],
+            lambda g, x: g(
+                relay.AddOp(
+                    g(relay.TupleGetItemOp(g(relay.SplitOp(x, [2, 5])), 2)), g.const(np.float32(1))
+                )
+            ),
+        ),
+    ],
+    relay.SqueezeOp: [
+        Case("all", [f32(1, 3, 1, 4)], lambda g, x: g(relay.SqueezeOp(x))),
+        Case("axis", [f32(1, 3, 1)], lambda g, x: g(relay.SqueezeOp(x, [2]))),
+    ],
+    relay.ExpandDimsOp: [
+        Case("middle", [f32(3, 4)], lambda g, x: g(relay.ExpandDimsOp(x, 1, 2))),
+        Case("end", [f32(3)], lambda g, x: g(relay.ExpandDimsOp(x, -1))),
+    ],
+    relay.BatchFlattenOp: [
+        Case("nchw", [f32(2, 3, 2, 5)], lambda g, x: g(relay.BatchFlattenOp(x)))
+    ],
+    relay.StridedSliceOp: [
+        Case("step", [f32(2, 8)], lambda g, x: g(relay.StridedSliceOp(x, [1], [7], [2], axes=[1]))),
+        Case(
+            "negative",
+            [f32(7, 13)],
+            lambda g, x: g(relay.StridedSliceOp(x, [-2, 11], [0, 2], [-1, -3])),
+        ),
+        Case("clamped", [f32(5, 4)], lambda g, x: g(relay.StridedSliceOp(x, [1, -100], [100, 3]))),
+    ],
+    relay.TakeOp: [
+        Case(
+            "axis_clip",
+            [f32(3, 5), i32(2, 4)],
+            lambda g, x, i: g(relay.TakeOp(x, i, axis=1)),
+            take_values(-3, 8),
+        ),
+        Case(
+            "wrap",
+            [f32(4, 3), i32(5)],
+            lambda g, x, i: g(relay.TakeOp(x, i, axis=0, mode="wrap")),
+            take_values(-9, 9),
+        ),
+        Case(
+            "fast_negative",
+            [f32(4, 3), i32(5)],
+            lambda g, x, i: g(relay.TakeOp(x, i, axis=-1, mode="fast")),
+            take_values(-3, 3),
+        ),
+        Case(
+            "flattened",
+            [f32(3, 4), i32(2, 3)],
+            lambda g, x, i: g(relay.TakeOp(x, i)),
+            take_values(0, 12),
+        ),
+    ],
+    relay.BroadcastToOp: [
+        Case("rank_up", [f32(3, 1)], lambda g, x: g(relay.BroadcastToOp(x, (2, 3, 4)))),
+    ],
+    relay.TileOp: [
+        Case("same_rank", [f32(2, 3)], lambda g, x: g(relay.TileOp(x, (2, 3)))),
+        Case("rank_up", [f32(3)], lambda g, x: g(relay.TileOp(x, (2, 1, 2)))),
+    ],
+    relay.LayoutTransformOp: [
+        Case(
+            "nchw_nhwc",
+            [f32(1, 3, 2, 5)],
+            lambda g, x: g(relay.LayoutTransformOp(x, "NCHW", "NHWC")),
+        ),
+        Case(
+            "nchw_nchw4c",
+            [f32(1, 8, 2, 3)],
+            lambda g, x: g(relay.LayoutTransformOp(x, "NCHW", "NCHW4c")),
+        ),
+        Case(
+            "nchw4c_nhwc",
+            [f32(1, 2, 3, 2, 4)],
+            lambda g, x: g(relay.LayoutTransformOp(x, "NCHW4c", "NHWC")),
+        ),
+    ],
+}
+
+# Ops without a strategy row, and why.
+EXCLUDED = {
+    op: "structural: the lowering composes it itself (constants, params, tuples)"
+    for op in STRUCTURAL
+}
+
+
+def test_every_relay_op_has_a_strategy_or_an_exclusion() -> None:
+    missing = [
+        op.name for op in relay.Relay.operations if op not in STRATEGIES and op not in EXCLUDED
+    ]
+    assert missing == [], f"relay ops with neither a strategy row nor an exclusion: {missing}"
+    untested = [op.name for op in STRATEGIES if not CASES.get(op)]
+    assert untested == [], f"strategy rows without a numeric case: {untested}"
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        pytest.param(case, id=f"{op.name.removeprefix('relay.')}-{case.name}")
+        for op, cases in CASES.items()
+        for case in cases
+    ],
+)
+def test_op_lowered_matches_relay_interpreter(case: Case) -> None:
+    module = function(case.inputs, case.build)
+    graph, kernels = check_lowering(module, case.arrays(), case.params, rtol=case.rtol)
+    assert count(graph, func.CallOp) >= 1
+    assert count(kernels, tir.ForOp) + count(kernels, func.FuncOp) >= 1

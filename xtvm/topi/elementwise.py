@@ -1,0 +1,127 @@
+"""TOPI's elementwise and broadcast computes: one `te.compute` per relay op, numpy semantics.
+
+Binary ops broadcast as numpy does (`broadcast_index`); Python numbers meeting an expression
+take its dtype. Where the relay interpreter's numpy rule has a subtlety, the compute follows
+it: integer `divide` truncates, integer `power` goes through float64, `clip` of integers
+truncates its float bounds, a cast to bool is `!= 0`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+
+from xtvm.api import te
+from xtvm.api.te.expr import PrimExpr
+from xtvm.topi.tensor import TensorLike, broadcast_index, broadcast_shape, is_float
+
+Scalar = Callable[..., PrimExpr]
+
+
+def elementwise(x: TensorLike, fn: Callable[[PrimExpr], object], name: str) -> te.Tensor:
+    """`fn` applied to every element of `x`."""
+    return te.compute(x.shape, lambda *i: fn(x(*i)), name=name, tag="elemwise")
+
+
+def broadcast(fn: Scalar, inputs: list[TensorLike], name: str) -> te.Tensor:
+    """`fn` of the inputs' elements, broadcast together as numpy does."""
+    shape = broadcast_shape(*(x.shape for x in inputs))  # type: ignore[arg-type]
+
+    def body(*i: PrimExpr) -> object:
+        return fn(*(x(*broadcast_index(i, x.shape)) for x in inputs))  # type: ignore[arg-type]
+
+    return te.compute(shape, body, name=name, tag="broadcast")
+
+
+def not_zero(x: PrimExpr) -> PrimExpr:
+    """`x != 0` as a bool (te has no `!=`: the negation of `==`)."""
+    return x.equal(te.const(0 if not is_float(x.dtype) else 0.0, x.dtype)).equal(False)
+
+
+def power(a: PrimExpr, b: PrimExpr) -> PrimExpr:
+    if is_float(a.dtype):
+        return te.power(a, b)
+    return te.power(a.astype("float64"), b.astype("float64")).astype(a.dtype)
+
+
+BINARY: dict[str, Scalar] = {
+    "add": lambda a, b: a + b,
+    "subtract": lambda a, b: a - b,
+    "multiply": lambda a, b: a * b,
+    "divide": lambda a, b: a / b,  # integers truncate toward zero
+    "power": power,
+    "maximum": lambda a, b: te.max(a, b),
+    "minimum": lambda a, b: te.min(a, b),
+    "equal": lambda a, b: a.equal(b),
+    "less": lambda a, b: a < b,
+    "greater": lambda a, b: a > b,
+}
+
+
+def binary(kind: str, a: TensorLike, b: TensorLike) -> te.Tensor:
+    """The broadcasting binary op `kind` (a key of BINARY)."""
+    return broadcast(BINARY[kind], [a, b], f"T_{kind}")
+
+
+def where(condition: TensorLike, x: TensorLike, y: TensorLike) -> te.Tensor:
+    return broadcast(lambda c, a, b: te.if_then_else(c, a, b), [condition, x, y], "T_where")
+
+
+def gelu(x: PrimExpr, approximate: str) -> PrimExpr:
+    if approximate == "tanh":
+        inner = math.sqrt(2 / math.pi) * (x + 0.044715 * x * x * x)
+        return 0.5 * x * (1.0 + te.tanh(inner))
+    return 0.5 * x * (1.0 + te.erf(x * (1 / math.sqrt(2))))
+
+
+UNARY: dict[str, Callable[[PrimExpr], PrimExpr]] = {
+    "negative": lambda x: -x,
+    "abs": te.abs,
+    "exp": te.exp,
+    "log": te.log,
+    "sqrt": te.sqrt,
+    "rsqrt": te.rsqrt,
+    "tanh": te.tanh,
+    "sigmoid": te.sigmoid,
+    "erf": te.erf,
+    "logical_not": lambda x: x.equal(False),
+    "relu": lambda x: te.max(x, 0),
+    "identity": lambda x: x,
+}
+
+
+def unary(kind: str, x: TensorLike) -> te.Tensor:
+    """The elementwise op `kind` (a key of UNARY)."""
+    return elementwise(x, UNARY[kind], f"T_{kind}")
+
+
+def leaky_relu(x: TensorLike, alpha: float) -> te.Tensor:
+    # max(x, 0) + alpha * min(x, 0): exactly x or alpha * x, without a select.
+    return elementwise(x, lambda v: te.max(v, 0.0) + alpha * te.min(v, 0.0), "T_leaky_relu")
+
+
+def clip(x: TensorLike, a_min: float, a_max: float) -> te.Tensor:
+    if is_float(x.dtype):
+        low, high = a_min, a_max
+    else:  # numpy clips in float and the result is cast back: truncated bounds, in range
+        info = np.iinfo(x.dtype)
+        low = int(min(max(math.trunc(max(a_min, info.min)), info.min), info.max))
+        high = int(min(max(math.trunc(min(a_max, info.max)), info.min), info.max))
+    return elementwise(x, lambda v: te.min(te.max(v, low), high), "T_clip")
+
+
+def cast(x: TensorLike, dtype: str) -> te.Tensor:
+    if dtype == "bool" and x.dtype != "bool":
+        return elementwise(x, not_zero, "T_cast")
+    return elementwise(x, lambda v: v.astype(dtype), "T_cast")
+
+
+def gelu_op(x: TensorLike, approximate: str) -> te.Tensor:
+    return elementwise(x, lambda v: gelu(v, approximate), "T_gelu")
+
+
+def copy(x: TensorLike, name: str = "T_copy") -> te.Tensor:
+    """A compute holding `x`'s elements: what a kernel returns where an output is an input."""
+    return elementwise(x, lambda v: v, name)

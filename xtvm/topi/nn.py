@@ -1,0 +1,591 @@
+"""TOPI's neural-network computes: convolution, matrix products, normalisation, pooling,
+padding and resizing, each a few `te.compute` stages mirroring the relay interpreter's rule.
+
+Convolutions read their input through a padding stage (`pad_temp`), which a fused kernel
+inlines; products and reductions accumulate in `accumulator(dtype)` (float16 in float32) and
+a last stage narrows back. Each op's main stage carries a tag (`conv2d_nchw`, `dense`, ...)
+that the default schedules recognise.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from xtvm.api import te
+from xtvm.api.te.expr import PrimExpr
+from xtvm.topi.elementwise import elementwise
+from xtvm.topi.tensor import TensorLike, accumulator, is_float, lowest, static_shape
+
+Index = PrimExpr | int
+
+
+def summed(expr: PrimExpr, axes: Sequence[te.IterVar]) -> PrimExpr:
+    """The sum of `expr` over `axes`, accumulated in the wider type where there is one."""
+    acc = accumulator(expr.dtype)
+    return te.sum(expr if acc == expr.dtype else expr.astype(acc), axis=list(axes))
+
+
+def narrowed(t: te.Tensor, dtype: str) -> te.Tensor:
+    """`t` in `dtype`: itself, or a cast stage after a widened accumulation."""
+    return t if t.dtype == dtype else elementwise(t, lambda v: v.astype(dtype), f"{t.name}_cast")
+
+
+def pad(
+    x: TensorLike,
+    before: Sequence[int],
+    after: Sequence[int],
+    value: float = 0.0,
+    mode: str = "constant",
+    name: str = "pad_temp",
+) -> te.Tensor:
+    """`x` padded by `before`/`after` per axis (negative amounts crop), numpy's modes."""
+    shape = static_shape(x)
+    out = [d + b + a for d, b, a in zip(shape, before, after, strict=True)]
+    fill = np.array(value).astype(x.dtype).item()
+
+    def source(i: PrimExpr, b: int, d: int) -> Index:
+        j = i - b if b else i
+        if mode == "edge":
+            return te.min(te.max(j, 0), d - 1)
+        if mode == "reflect":
+            return te.if_then_else(j < 0, -j, te.if_then_else(j >= d, 2 * (d - 1) - j, j))
+        return j
+
+    def body(*i: PrimExpr) -> object:
+        sources = [source(v, b, d) for v, b, d in zip(i, before, shape, strict=True)]
+        value = x(*sources)
+        if mode != "constant":
+            return value
+        inside = [j >= 0 for j, b in zip(sources, before, strict=True) if b > 0]
+        inside += [j < d for j, d, a in zip(sources, shape, after, strict=True) if a > 0]
+        return te.if_then_else(te.all(*inside), value, fill) if inside else value
+
+    return te.compute(out, body, name=name, tag="injective,pad")
+
+
+# ---------------------------------------------------------------------------------------------
+# Convolution
+
+
+def conv2d(
+    data: TensorLike,
+    kernel: TensorLike,
+    strides: Sequence[int],
+    padding: Sequence[int],
+    dilation: Sequence[int],
+    groups: int,
+    data_layout: str = "NCHW",
+    kernel_layout: str = "OIHW",
+) -> te.Tensor:
+    """Grouped, dilated 2-d cross-correlation, NCHW or NHWC data, OIHW or HWIO kernel."""
+    pt, pl, pb, pr = padding
+    nhwc = data_layout == "NHWC"
+    before = (0, pt, pl, 0) if nhwc else (0, 0, pt, pl)
+    after = (0, pb, pr, 0) if nhwc else (0, 0, pb, pr)
+    padded = pad(data, before, after) if any(padding) else data
+    k_shape = static_shape(kernel)
+    out_channels, in_per_group, kh, kw = (k_shape[kernel_layout.index(a)] for a in "OIHW")
+    per_group_out = out_channels // groups
+    n, *rest = static_shape(data)
+    h, w = (rest[0], rest[1]) if nhwc else (rest[1], rest[2])
+    oh = (h + pt + pb - dilation[0] * (kh - 1) - 1) // strides[0] + 1
+    ow = (w + pl + pr - dilation[1] * (kw - 1) - 1) // strides[1] + 1
+    rc = te.reduce_axis((0, in_per_group), "rc") if in_per_group > 1 else None
+    ry = te.reduce_axis((0, kh), "ry")
+    rx = te.reduce_axis((0, kw), "rx")
+    axes = [a for a in (rc, ry, rx) if a is not None]
+
+    def weight(f: PrimExpr, c: Index, y: PrimExpr, x: PrimExpr) -> PrimExpr:
+        at = {"O": f, "I": c, "H": y, "W": x}
+        return kernel(*(at[a] for a in kernel_layout))
+
+    def channel(f: PrimExpr) -> Index:
+        base = (f // per_group_out) * in_per_group if groups > 1 else 0
+        if rc is None:
+            return base
+        return rc if isinstance(base, int) else base + rc
+
+    def window(y: PrimExpr, x: PrimExpr) -> tuple[PrimExpr, PrimExpr]:
+        return y * strides[0] + ry * dilation[0], x * strides[1] + rx * dilation[1]
+
+    kind = "depthwise_conv2d" if groups > 1 and in_per_group == 1 else "conv2d"
+    if nhwc:
+
+        def body_nhwc(n: PrimExpr, y: PrimExpr, x: PrimExpr, f: PrimExpr) -> PrimExpr:
+            iy, ix = window(y, x)
+            product = padded(n, iy, ix, channel(f)) * weight(f, rc if rc is not None else 0, ry, rx)
+            return summed(product, axes)
+
+        out = te.compute(
+            (n, oh, ow, out_channels), body_nhwc, name=f"{kind}_nhwc", tag=f"{kind}_nhwc"
+        )
+    else:
+
+        def body_nchw(n: PrimExpr, f: PrimExpr, y: PrimExpr, x: PrimExpr) -> PrimExpr:
+            iy, ix = window(y, x)
+            product = padded(n, channel(f), iy, ix) * weight(f, rc if rc is not None else 0, ry, rx)
+            return summed(product, axes)
+
+        out = te.compute(
+            (n, out_channels, oh, ow), body_nchw, name=f"{kind}_nchw", tag=f"{kind}_nchw"
+        )
+    return narrowed(out, data.dtype)
+
+
+def conv2d_transpose(
+    data: TensorLike,
+    kernel: TensorLike,
+    strides: Sequence[int],
+    padding: Sequence[int],
+    output_padding: Sequence[int],
+    dilation: Sequence[int],
+    groups: int,
+) -> te.Tensor:
+    """Transposed convolution, NCHW data and IOHW kernel: the stride-dilated input, padded by
+    dilation * (k - 1) - padding (negative crops), convolved with the flipped kernel."""
+    (sh, sw), (dh, dw) = strides, dilation
+    pt, pl, pb, pr = padding
+    n, c, h, w = static_shape(data)
+    cin, per_group_out, kh, kw = static_shape(kernel)
+    dilated: TensorLike = data
+    if sh > 1 or sw > 1:
+
+        def spread(n: PrimExpr, c: PrimExpr, y: PrimExpr, x: PrimExpr) -> PrimExpr:
+            conditions = [(y % sh).equal(0)] if sh > 1 else []
+            conditions += [(x % sw).equal(0)] if sw > 1 else []
+            on_grid = te.all(*conditions)
+            return te.if_then_else(on_grid, data(n, c, y // sh, x // sw), 0)
+
+        dilated = te.compute(
+            (n, c, (h - 1) * sh + 1, (w - 1) * sw + 1), spread, name="dilate", tag="injective"
+        )
+    eh, ew = dh * (kh - 1), dw * (kw - 1)
+    oph, opw = output_padding
+    padded = pad(dilated, (0, 0, eh - pt, ew - pl), (0, 0, eh - pb + oph, ew - pr + opw))
+    in_per_group = cin // groups
+
+    def flipped(o: PrimExpr, i: PrimExpr, y: PrimExpr, x: PrimExpr) -> PrimExpr:
+        group_in = (o // per_group_out) * in_per_group + i if groups > 1 else i
+        return kernel(group_in, o % per_group_out, kh - 1 - y, kw - 1 - x)
+
+    flipped_kernel = te.compute(
+        (groups * per_group_out, in_per_group, kh, kw), flipped, name="kernel_flip", tag="injective"
+    )
+    return conv2d(padded, flipped_kernel, (1, 1), (0, 0, 0, 0), (dh, dw), groups)
+
+
+# ---------------------------------------------------------------------------------------------
+# Matrix products
+
+
+def dense(data: TensorLike, weight: TensorLike) -> te.Tensor:
+    """data [..., k] times weight [units, k] transposed."""
+    *lead, k_extent = static_shape(data)
+    units = static_shape(weight)[0]
+    k = te.reduce_axis((0, k_extent), "k")
+
+    def body(*i: PrimExpr) -> PrimExpr:
+        return summed(data(*i[:-1], k) * weight(i[-1], k), [k])
+
+    out = te.compute((*lead, units), body, name="T_dense", tag="dense")
+    return narrowed(out, data.dtype)
+
+
+def matmul(a: TensorLike, b: TensorLike, transpose_a: bool, transpose_b: bool) -> te.Tensor:
+    """a [..., m, k] (or [k, m]) times b [k, n] (or [n, k])."""
+    a_shape, b_shape = static_shape(a), static_shape(b)
+    k_extent = a_shape[-2] if transpose_a else a_shape[-1]
+    n = b_shape[0] if transpose_b else b_shape[1]
+    lead = [a_shape[-1]] if transpose_a else list(a_shape[:-1])
+    k = te.reduce_axis((0, k_extent), "k")
+
+    def body(*i: PrimExpr) -> PrimExpr:
+        *rows, j = i
+        left = a(k, rows[0]) if transpose_a else a(*rows, k)
+        right = b(j, k) if transpose_b else b(k, j)
+        return summed(left * right, [k])
+
+    out = te.compute((*lead, n), body, name="T_matmul", tag="matmul")
+    return narrowed(out, a.dtype)
+
+
+def batch_matmul(x: TensorLike, y: TensorLike, transpose_a: bool, transpose_b: bool) -> te.Tensor:
+    """x [b, m, k] times y [b, n, k] transposed (TVM's default), batches broadcast."""
+    bx, *x_rest = static_shape(x)
+    by, *y_rest = static_shape(y)
+    m, k_extent = (x_rest[1], x_rest[0]) if transpose_a else (x_rest[0], x_rest[1])
+    n = y_rest[0] if transpose_b else y_rest[1]
+    k = te.reduce_axis((0, k_extent), "k")
+
+    def body(b: PrimExpr, i: PrimExpr, j: PrimExpr) -> PrimExpr:
+        xb, yb = (b if bx > 1 else 0), (b if by > 1 else 0)
+        left = x(xb, k, i) if transpose_a else x(xb, i, k)
+        right = y(yb, j, k) if transpose_b else y(yb, k, j)
+        return summed(left * right, [k])
+
+    out = te.compute((max(bx, by), m, n), body, name="T_batch_matmul", tag="batch_matmul")
+    return narrowed(out, x.dtype)
+
+
+# ---------------------------------------------------------------------------------------------
+# Channel vectors, normalisation
+
+
+def along(vector: TensorLike, indices: Sequence[PrimExpr], axis: int) -> PrimExpr:
+    """The element of a 1-d vector laid along `axis`, at output `indices`."""
+    return vector(indices[axis])
+
+
+def bias_add(data: TensorLike, bias: TensorLike, axis: int) -> te.Tensor:
+    return te.compute(
+        data.shape, lambda *i: data(*i) + along(bias, i, axis), name="T_bias_add", tag="broadcast"
+    )
+
+
+def prelu(data: TensorLike, alpha: TensorLike, axis: int) -> te.Tensor:
+    def body(*i: PrimExpr) -> PrimExpr:
+        x = data(*i)
+        return te.max(x, 0.0) + along(alpha, i, axis) * te.min(x, 0.0)
+
+    return te.compute(data.shape, body, name="T_prelu", tag="broadcast")
+
+
+def batch_norm(
+    data: TensorLike,
+    gamma: TensorLike,
+    beta: TensorLike,
+    mean: TensorLike,
+    var: TensorLike,
+    axis: int,
+    epsilon: float,
+    center: bool,
+    scale: bool,
+) -> tuple[TensorLike, ...]:
+    """Inference batch norm: (out, mean, var), as TVM's 3-tuple."""
+
+    def body(*i: PrimExpr) -> PrimExpr:
+        c = i[axis]
+        factor = 1.0 / te.sqrt(var(c) + epsilon)
+        if scale:
+            factor = factor * gamma(c)
+        out = (data(*i) - mean(c)) * factor
+        return out + beta(c) if center else out
+
+    out = te.compute(data.shape, body, name="T_batch_norm", tag="broadcast")
+    return out, mean, var
+
+
+def drop_axis(indices: Sequence[PrimExpr], axis: int) -> tuple[PrimExpr, ...]:
+    return (*indices[:axis], *indices[axis + 1 :])
+
+
+def with_axis(indices: Sequence[Index], axis: int, value: Index) -> tuple[Index, ...]:
+    return (*indices[:axis], value, *indices[axis:])
+
+
+def layer_norm(
+    data: TensorLike,
+    gamma: TensorLike,
+    beta: TensorLike,
+    axis: int,
+    epsilon: float,
+    center: bool,
+    scale: bool,
+) -> te.Tensor:
+    """(x - mean) / sqrt(var + epsilon) along `axis`, scaled and shifted, in the wider type."""
+    shape = static_shape(data)
+    size = shape[axis]
+    reduced = shape[:axis] + shape[axis + 1 :]
+    acc = accumulator(data.dtype)
+
+    def wide(*i: Index) -> PrimExpr:
+        value = data(*i)
+        return value if acc == data.dtype else value.astype(acc)
+
+    k = te.reduce_axis((0, size), "k")
+    total = te.compute(
+        reduced, lambda *i: te.sum(wide(*with_axis(i, axis, k)), axis=k), name="T_ln_sum"
+    )
+    mean = te.compute(reduced, lambda *i: total(*i) / float(size), name="T_ln_mean")
+    k2 = te.reduce_axis((0, size), "k")
+
+    def squares(*i: PrimExpr) -> PrimExpr:
+        centered = wide(*with_axis(i, axis, k2)) - mean(*i)
+        return te.sum(centered * centered, axis=k2)
+
+    var_sum = te.compute(reduced, squares, name="T_ln_var_sum")
+
+    def body(*i: PrimExpr) -> PrimExpr:
+        rest = drop_axis(i, axis)
+        variance = var_sum(*rest) / float(size)
+        out = (wide(*i) - mean(*rest)) / te.sqrt(variance + epsilon)
+        if scale:
+            out = out * wide_vector(gamma, i[axis], acc)
+        if center:
+            out = out + wide_vector(beta, i[axis], acc)
+        return out if acc == data.dtype else out.astype(data.dtype)
+
+    return te.compute(shape, body, name="T_layer_norm", tag="injective")
+
+
+def wide_vector(vector: TensorLike, index: PrimExpr, acc: str) -> PrimExpr:
+    value = vector(index)
+    return value if value.dtype == acc else value.astype(acc)
+
+
+def softmax(data: TensorLike, axis: int, log: bool = False) -> te.Tensor:
+    """exp(x - max) / sum(exp(x - max)) along `axis`, or its logarithm."""
+    shape = static_shape(data)
+    reduced = shape[:axis] + shape[axis + 1 :]
+    acc = accumulator(data.dtype)
+    k = te.reduce_axis((0, shape[axis]), "k")
+    max_elem = te.compute(
+        reduced, lambda *i: te.max(data(*with_axis(i, axis, k)), axis=k), name="T_softmax_maxelem"
+    )
+    k2 = te.reduce_axis((0, shape[axis]), "k")
+
+    def shifted(i: Sequence[Index], rest: Sequence[Index]) -> PrimExpr:
+        value = data(*i) - max_elem(*rest)
+        return value if acc == data.dtype else value.astype(acc)
+
+    exp_sum = te.compute(
+        reduced,
+        lambda *i: te.sum(te.exp(shifted(with_axis(i, axis, k2), i)), axis=k2),
+        name="T_softmax_expsum",
+    )
+
+    def body(*i: PrimExpr) -> PrimExpr:
+        rest = drop_axis(i, axis)
+        value = shifted(i, rest)
+        out = value - te.log(exp_sum(*rest)) if log else te.exp(value) / exp_sum(*rest)
+        return out if acc == data.dtype else out.astype(data.dtype)
+
+    name = "T_log_softmax" if log else "T_softmax_norm"
+    return te.compute(shape, body, name=name, tag="injective")
+
+
+def lrn(
+    data: TensorLike, size: int, axis: int, alpha: float, beta: float, bias: float
+) -> te.Tensor:
+    """x / (bias + alpha / size * sum of squares over `size` neighbours) ** beta."""
+    shape = static_shape(data)
+    before = size // 2
+    acc = accumulator(data.dtype)
+    r = te.reduce_axis((0, size), "r")
+
+    def squares(*i: PrimExpr) -> PrimExpr:
+        c = i[axis] + r - before
+        value = data(*(*i[:axis], c, *i[axis + 1 :]))
+        value = value if acc == data.dtype else value.astype(acc)
+        inside = te.all(c >= 0, c < shape[axis])
+        return te.sum(te.if_then_else(inside, value * value, 0.0), axis=r)
+
+    sq_sum = te.compute(shape, squares, name="T_lrn_sqsum")
+
+    def body(*i: PrimExpr) -> PrimExpr:
+        x = data(*i)
+        x = x if acc == data.dtype else x.astype(acc)
+        out = x / te.power(bias + (alpha / size) * sq_sum(*i), beta)
+        return out if acc == data.dtype else out.astype(data.dtype)
+
+    return te.compute(shape, body, name="T_lrn", tag="injective")
+
+
+# ---------------------------------------------------------------------------------------------
+# Pooling
+
+
+def spatial(layout: str) -> tuple[int, int]:
+    return (1, 2) if layout == "NHWC" else (2, 3)
+
+
+def pool2d(
+    data: TensorLike,
+    out_shape: Sequence[int],
+    kind: str,
+    pool_size: Sequence[int],
+    strides: Sequence[int],
+    padding: Sequence[int],
+    dilation: Sequence[int],
+    layout: str,
+    count_include_pad: bool = False,
+) -> te.Tensor:
+    """Max or average over windows; the windows ceil_mode adds past the bottom/right padding
+    extend it and are never counted (the relay interpreter's rule)."""
+    shape = static_shape(data)
+    h_axis, w_axis = spatial(layout)
+    pt, pl, pb, pr = padding
+    (kh, kw), (sh, sw), (dh, dw) = pool_size, strides, dilation
+    h, w = shape[h_axis], shape[w_axis]
+    oh, ow = out_shape[h_axis], out_shape[w_axis]
+    extra_b = max(0, (oh - 1) * sh + dh * (kh - 1) + 1 - (h + pt + pb))
+    extra_r = max(0, (ow - 1) * sw + dw * (kw - 1) + 1 - (w + pl + pr))
+    before, after = [0] * 4, [0] * 4
+    before[h_axis], before[w_axis] = pt, pl
+    after[h_axis], after[w_axis] = pb + extra_b, pr + extra_r
+    is_max = kind == "max"
+    fill = lowest(data.dtype) if is_max else 0.0
+    padded = pad(data, before, after, fill) if any(before) or any(after) else data
+    ry, rx = te.reduce_axis((0, kh), "ry"), te.reduce_axis((0, kw), "rx")
+
+    def window(i: Sequence[PrimExpr]) -> list[PrimExpr]:
+        at = list(i)
+        at[h_axis] = i[h_axis] * sh + ry * dh
+        at[w_axis] = i[w_axis] * sw + rx * dw
+        return at
+
+    if is_max:
+        return te.compute(
+            out_shape,
+            lambda *i: te.max(padded(*window(i)), axis=[ry, rx]),
+            name="pool_max",
+            tag="pool_max",
+        )
+    total = te.compute(
+        out_shape, lambda *i: summed(padded(*window(i)), [ry, rx]), name="pool_sum", tag="pool_sum"
+    )
+    # Padded coordinates that count: all of the declared padding, or the data alone.
+    low_h, high_h = (0, pt + h + pb) if count_include_pad else (pt, pt + h)
+    low_w, high_w = (0, pl + w + pr) if count_include_pad else (pl, pl + w)
+
+    def counted(o: PrimExpr, stride: int, dil: int, k: int, low: int, high: int) -> PrimExpr:
+        start = o * stride
+
+        def taps_below(bound: int) -> PrimExpr:  # window taps at padded coordinate < bound
+            return te.min(te.max((bound - start + dil - 1) // dil, 0), k)
+
+        return taps_below(high) - taps_below(low)
+
+    def body(*i: PrimExpr) -> PrimExpr:
+        count = counted(i[h_axis], sh, dh, kh, low_h, high_h) * counted(
+            i[w_axis], sw, dw, kw, low_w, high_w
+        )
+        count = te.max(count, 1)
+        value = total(*i)
+        if is_float(data.dtype):
+            return (value / count.astype(value.dtype)).astype(data.dtype)
+        return (value.astype("float64") / count.astype("float64")).astype(data.dtype)
+
+    return te.compute(out_shape, body, name="pool_avg", tag="injective")
+
+
+def global_pool2d(data: TensorLike, kind: str, layout: str) -> te.Tensor:
+    shape = static_shape(data)
+    h_axis, w_axis = spatial(layout)
+    out = list(shape)
+    out[h_axis] = out[w_axis] = 1
+    ry = te.reduce_axis((0, shape[h_axis]), "ry")
+    rx = te.reduce_axis((0, shape[w_axis]), "rx")
+
+    def window(i: Sequence[PrimExpr]) -> list[PrimExpr]:
+        at = list(i)
+        at[h_axis], at[w_axis] = ry, rx
+        return at
+
+    if kind == "max":
+        return te.compute(
+            out,
+            lambda *i: te.max(data(*window(i)), axis=[ry, rx]),
+            name="global_pool_max",
+            tag="pool_max",
+        )
+    total = te.compute(
+        out, lambda *i: summed(data(*window(i)), [ry, rx]), name="global_pool_sum", tag="pool_sum"
+    )
+    count = shape[h_axis] * shape[w_axis]
+    return te.compute(
+        out,
+        lambda *i: (total(*i) / te.const(count, total.dtype)).astype(data.dtype),
+        name="global_pool_avg",
+        tag="injective",
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Resizing
+
+
+def source_coordinate(o: PrimExpr, out_size: int, in_size: int, mode: str) -> PrimExpr:
+    """The float64 input coordinate output index `o` samples (TVM's transformations)."""
+    x = o.astype("float64")
+    if mode == "align_corners":
+        return x * ((in_size - 1) / (out_size - 1)) if out_size > 1 else x * 0.0
+    scale = in_size / out_size
+    return (x + 0.5) * scale - 0.5 if mode == "half_pixel" else x * scale
+
+
+def round_half_even(c: PrimExpr) -> PrimExpr:
+    """numpy's rint: round to nearest, ties to even."""
+    f = te.floor(c)
+    d = c - f
+    tie = f + f % 2.0
+    return te.if_then_else(d > 0.5, f + 1.0, te.if_then_else(d < 0.5, f, tie))
+
+
+ROUNDING: dict[str, Callable[[PrimExpr], PrimExpr]] = {
+    "round": round_half_even,
+    "floor": lambda c: te.floor(c + 1e-5),
+    "ceil": lambda c: te.ceil(c - 1e-5),
+    "round_prefer_floor": lambda c: te.ceil(c - 0.5),
+    "round_prefer_ceil": lambda c: te.floor(c + 0.5),
+}
+
+
+def clamp_index(c: PrimExpr, size: int) -> PrimExpr:
+    return te.min(te.max(c, 0.0), float(size - 1)).astype("int32")
+
+
+def resize2d(
+    data: TensorLike, size: Sequence[int], layout: str, method: str, mode: str, rounding: str
+) -> te.Tensor:
+    """Nearest-neighbour or bilinear resize of the spatial axes to `size`."""
+    shape = static_shape(data)
+    h_axis, w_axis = spatial(layout)
+    h, w = shape[h_axis], shape[w_axis]
+    out = list(shape)
+    out[h_axis], out[w_axis] = size
+
+    def at(i: Sequence[PrimExpr], y: PrimExpr, x: PrimExpr) -> PrimExpr:
+        where = list(i)
+        where[h_axis], where[w_axis] = y, x
+        return data(*where)
+
+    if method == "nearest_neighbor":
+        rule = ROUNDING[rounding or ("round" if mode == "align_corners" else "floor")]
+
+        def nearest(*i: PrimExpr) -> PrimExpr:
+            y = clamp_index(rule(source_coordinate(i[h_axis], size[0], h, mode)), h)
+            x = clamp_index(rule(source_coordinate(i[w_axis], size[1], w, mode)), w)
+            return at(i, y, x)
+
+        return te.compute(out, nearest, name="resize_nearest", tag="injective")
+
+    def bilinear(*i: PrimExpr) -> PrimExpr:
+        ys = source_coordinate(i[h_axis], size[0], h, mode)
+        xs = source_coordinate(i[w_axis], size[1], w, mode)
+        y0, x0 = te.floor(ys), te.floor(xs)
+        ly, lx = ys - y0, xs - x0
+        ya, yb = clamp_index(y0, h), clamp_index(y0 + 1.0, h)
+        xa, xb = clamp_index(x0, w), clamp_index(x0 + 1.0, w)
+
+        def sample(y: PrimExpr, x: PrimExpr) -> PrimExpr:
+            return at(i, y, x).astype("float64")
+
+        top = sample(ya, xa) * (1.0 - lx) + sample(ya, xb) * lx
+        bottom = sample(yb, xa) * (1.0 - lx) + sample(yb, xb) * lx
+        return (top * (1.0 - ly) + bottom * ly).astype(data.dtype)
+
+    return te.compute(out, bilinear, name="resize_bilinear", tag="injective")
+
+
+def upsampling(
+    data: TensorLike, out_shape: Sequence[int], layout: str, method: str, align_corners: bool
+) -> te.Tensor:
+    """TVM's upsampling: a resize with asymmetric (or align_corners) coordinates."""
+    h_axis, w_axis = spatial(layout)
+    mode = "align_corners" if align_corners else "asymmetric"
+    resize_method = "linear" if method == "bilinear" else "nearest_neighbor"
+    size = (out_shape[h_axis], out_shape[w_axis])
+    return resize2d(data, size, layout, resize_method, mode, "")

@@ -1,0 +1,309 @@
+"""The operator strategy table: for each relay op class, its TOPI compute and its schedule
+per target (TVM's `OpStrategy`, `conv2d_strategy.register("cpu")`).
+
+A row's compute reads the op's properties and calls TOPI on te tensors (`TensorLike`); it
+returns a te tensor, or a tuple of them for a relay op with a tuple result. Its schedules map
+a target to the function scheduling each root stage the compute made (see `schedule.py`).
+Structural ops — `relay.const`, `relay.param`, `relay.tuple`, `relay.tuple_get_item` — have
+no row: the lowering handles them itself (`STRUCTURAL`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+from xtvm.api import te
+from xtvm.dialects import relay
+from xtvm.ir.numpy_types import numpy_dtype
+from xtvm.topi import elementwise, nn, reduction, transform
+from xtvm.topi.schedule import CONV2D, DEFAULT, DENSE, ScheduleFn
+from xtvm.topi.tensor import TensorLike
+
+Value = TensorLike | tuple["Value", ...]
+Compute = Callable[[relay.RelayOp, Sequence[TensorLike]], Value]
+
+
+@dataclass(frozen=True)
+class Strategy:
+    """How one relay op becomes te: its compute and, per target, its schedule."""
+
+    compute: Compute
+    schedules: Mapping[str, ScheduleFn]
+
+
+STRUCTURAL = (relay.ConstOp, relay.ParamOp, relay.TupleOp, relay.TupleGetItemOp)
+
+
+def ints(attr: object) -> tuple[int, ...]:
+    return relay.array_values(attr)  # type: ignore[arg-type]
+
+
+def number(attr: object) -> float:
+    return float(attr.value.data)  # type: ignore[attr-defined]
+
+
+def integer(attr: object) -> int:
+    return int(attr.value.data)  # type: ignore[attr-defined]
+
+
+def result_shape(op: relay.RelayOp) -> tuple[int, ...]:
+    return tuple(op.results[0].type.get_shape())  # type: ignore[attr-defined]
+
+
+def axis_of(op: relay.RelayOp, rank: int) -> int:
+    return integer(op.axis) % rank  # type: ignore[attr-defined]
+
+
+def binary(kind: str) -> Compute:
+    return lambda op, x: elementwise.binary(kind, x[0], x[1])
+
+
+def unary(kind: str) -> Compute:
+    return lambda op, x: elementwise.unary(kind, x[0])
+
+
+def reduce_axes(op: relay.ReduceOp) -> tuple[int, ...] | None:
+    return None if op.axis is None else ints(op.axis)
+
+
+def reducer(fn: Callable[[TensorLike, Sequence[int] | None, bool], te.Tensor]) -> Compute:
+    return lambda op, x: fn(x[0], reduce_axes(op), bool(integer(op.keepdims)))  # type: ignore[arg-type]
+
+
+def arg_reducer(largest: bool) -> Compute:
+    def compute(op: relay.RelayOp, x: Sequence[TensorLike]) -> Value:
+        axes = reduce_axes(op)  # type: ignore[arg-type]
+        keep = bool(integer(op.keepdims))  # type: ignore[attr-defined]
+        return reduction.arg_extreme(x[0], None if axes is None else axes[0], keep, largest)
+
+    return compute
+
+
+def conv2d(op: relay.Conv2dOp, x: Sequence[TensorLike]) -> Value:
+    return nn.conv2d(
+        x[0],
+        x[1],
+        ints(op.strides),
+        ints(op.padding),
+        ints(op.dilation),
+        integer(op.groups),
+        op.data_layout.data,
+        op.kernel_layout.data,
+    )
+
+
+def conv2d_transpose(op: relay.Conv2dTransposeOp, x: Sequence[TensorLike]) -> Value:
+    return nn.conv2d_transpose(
+        x[0],
+        x[1],
+        ints(op.strides),
+        ints(op.padding),
+        ints(op.output_padding),
+        ints(op.dilation),
+        integer(op.groups),
+    )
+
+
+def pool2d(kind: str) -> Compute:
+    def compute(op: relay.RelayOp, x: Sequence[TensorLike]) -> Value:
+        assert isinstance(op, relay.Pool2dOp)
+        include_pad = isinstance(op, relay.AvgPool2dOp) and bool(integer(op.count_include_pad))
+        return nn.pool2d(
+            x[0],
+            result_shape(op),
+            kind,
+            ints(op.pool_size),
+            ints(op.strides),
+            ints(op.padding),
+            ints(op.dilation),
+            op.layout.data,
+            include_pad,
+        )
+
+    return compute
+
+
+def pad(op: relay.PadOp, x: Sequence[TensorLike]) -> Value:
+    widths = ints(op.pad_width)
+    return nn.pad(
+        x[0], widths[0::2], widths[1::2], number(op.pad_value), op.pad_mode.data, name="T_pad"
+    )
+
+
+def batch_norm(op: relay.BatchNormOp, x: Sequence[TensorLike]) -> Value:
+    return nn.batch_norm(
+        *x,
+        axis=axis_of(op, len(x[0].shape)),
+        epsilon=number(op.epsilon),
+        center=bool(integer(op.center)),
+        scale=bool(integer(op.scale)),
+    )
+
+
+def layer_norm(op: relay.LayerNormOp, x: Sequence[TensorLike]) -> Value:
+    return nn.layer_norm(
+        *x,
+        axis=axis_of(op, len(x[0].shape)),
+        epsilon=number(op.epsilon),
+        center=bool(integer(op.center)),
+        scale=bool(integer(op.scale)),
+    )
+
+
+def lrn(op: relay.LrnOp, x: Sequence[TensorLike]) -> Value:
+    return nn.lrn(
+        x[0],
+        integer(op.size),
+        axis_of(op, len(x[0].shape)),
+        number(op.alpha),
+        number(op.beta),
+        number(op.bias),
+    )
+
+
+def resize2d(op: relay.Resize2dOp, x: Sequence[TensorLike]) -> Value:
+    return nn.resize2d(
+        x[0],
+        ints(op.size),
+        op.layout.data,
+        op.method.data,
+        op.coordinate_transformation_mode.data,
+        op.rounding_method.data,
+    )
+
+
+def upsampling(op: relay.UpsamplingOp, x: Sequence[TensorLike]) -> Value:
+    return nn.upsampling(
+        x[0], result_shape(op), op.layout.data, op.method.data, bool(integer(op.align_corners))
+    )
+
+
+def reshaped(op: relay.RelayOp, x: Sequence[TensorLike]) -> Value:
+    """reshape, squeeze, expand_dims, batch_flatten: the result type has the shape."""
+    return transform.reshape(x[0], result_shape(op))
+
+
+def transpose(op: relay.TransposeOp, x: Sequence[TensorLike]) -> Value:
+    perm = relay.TransposeOp.permutation(relay.TransposeOp.props(op.properties), len(x[0].shape))
+    return transform.transpose(x[0], perm)
+
+
+def split(op: relay.SplitOp, x: Sequence[TensorLike]) -> Value:
+    axis = axis_of(op, len(x[0].shape))
+    props = relay.SplitOp.props(op.properties)
+    points = relay.SplitOp.boundaries(props, int(x[0].shape[axis]))  # type: ignore[arg-type]
+    return transform.split(x[0], points, axis)
+
+
+def strided_slice(op: relay.StridedSliceOp, x: Sequence[TensorLike]) -> Value:
+    slices = relay.StridedSliceOp.slices(op.properties, [int(d) for d in x[0].shape])  # type: ignore[arg-type]
+    return transform.strided_slice(x[0], slices)
+
+
+def take(op: relay.TakeOp, x: Sequence[TensorLike]) -> Value:
+    axis = None if op.axis is None else axis_of(op, len(x[0].shape))
+    return transform.take(x[0], x[1], axis, op.mode.data)
+
+
+def cast(op: relay.CastOp, x: Sequence[TensorLike]) -> Value:
+    dtype = numpy_dtype(op.dtype)
+    return elementwise.cast(x[0], "bool" if dtype.kind == "b" else dtype.name)
+
+
+def row(compute: Callable[..., Value], schedules: Mapping[str, ScheduleFn] = DEFAULT) -> Strategy:
+    return Strategy(compute, schedules)
+
+
+STRATEGIES: dict[type[relay.RelayOp], Strategy] = {
+    # Broadcasting binary ops and select
+    relay.AddOp: row(binary("add")),
+    relay.SubtractOp: row(binary("subtract")),
+    relay.MultiplyOp: row(binary("multiply")),
+    relay.DivideOp: row(binary("divide")),
+    relay.PowerOp: row(binary("power")),
+    relay.MaximumOp: row(binary("maximum")),
+    relay.MinimumOp: row(binary("minimum")),
+    relay.EqualOp: row(binary("equal")),
+    relay.LessOp: row(binary("less")),
+    relay.GreaterOp: row(binary("greater")),
+    relay.WhereOp: row(lambda op, x: elementwise.where(*x)),
+    # Elementwise unary ops
+    relay.NegativeOp: row(unary("negative")),
+    relay.AbsOp: row(unary("abs")),
+    relay.ExpOp: row(unary("exp")),
+    relay.LogOp: row(unary("log")),
+    relay.SqrtOp: row(unary("sqrt")),
+    relay.RsqrtOp: row(unary("rsqrt")),
+    relay.TanhOp: row(unary("tanh")),
+    relay.SigmoidOp: row(unary("sigmoid")),
+    relay.ErfOp: row(unary("erf")),
+    relay.LogicalNotOp: row(unary("logical_not")),
+    relay.ClipOp: row(lambda op, x: elementwise.clip(x[0], number(op.a_min), number(op.a_max))),
+    relay.CastOp: row(cast),
+    # Activations
+    relay.ReluOp: row(unary("relu")),
+    relay.LeakyReluOp: row(lambda op, x: elementwise.leaky_relu(x[0], number(op.alpha))),
+    relay.PreluOp: row(lambda op, x: nn.prelu(x[0], x[1], axis_of(op, len(x[0].shape)))),
+    relay.GeluOp: row(lambda op, x: elementwise.gelu_op(x[0], op.approximate.data)),
+    relay.SoftmaxOp: row(lambda op, x: nn.softmax(x[0], axis_of(op, len(x[0].shape)))),
+    relay.LogSoftmaxOp: row(lambda op, x: nn.softmax(x[0], axis_of(op, len(x[0].shape)), log=True)),
+    relay.DropoutOp: row(lambda op, x: x[0]),  # the identity at inference
+    # Convolution and matrix products
+    relay.Conv2dOp: row(conv2d, CONV2D),
+    relay.Conv2dTransposeOp: row(conv2d_transpose, CONV2D),
+    relay.DenseOp: row(lambda op, x: nn.dense(x[0], x[1]), DENSE),
+    relay.MatmulOp: row(
+        lambda op, x: nn.matmul(
+            x[0], x[1], bool(integer(op.transpose_a)), bool(integer(op.transpose_b))
+        ),
+        DENSE,
+    ),
+    relay.BatchMatmulOp: row(
+        lambda op, x: nn.batch_matmul(
+            x[0], x[1], bool(integer(op.transpose_a)), bool(integer(op.transpose_b))
+        ),
+        DENSE,
+    ),
+    relay.BiasAddOp: row(lambda op, x: nn.bias_add(x[0], x[1], axis_of(op, len(x[0].shape)))),
+    # Normalisation
+    relay.BatchNormOp: row(batch_norm),
+    relay.LayerNormOp: row(layer_norm),
+    relay.LrnOp: row(lrn),
+    # Pooling, padding, resizing
+    relay.MaxPool2dOp: row(pool2d("max")),
+    relay.AvgPool2dOp: row(pool2d("avg")),
+    relay.GlobalAvgPool2dOp: row(lambda op, x: nn.global_pool2d(x[0], "avg", op.layout.data)),
+    relay.GlobalMaxPool2dOp: row(lambda op, x: nn.global_pool2d(x[0], "max", op.layout.data)),
+    relay.PadOp: row(pad),
+    relay.Resize2dOp: row(resize2d),
+    relay.UpsamplingOp: row(upsampling),
+    # Reductions
+    relay.SumOp: row(reducer(reduction.sum)),
+    relay.MeanOp: row(reducer(reduction.mean)),
+    relay.MaxOp: row(reducer(reduction.max)),
+    relay.MinOp: row(reducer(reduction.min)),
+    relay.ProdOp: row(reducer(reduction.prod)),
+    relay.ArgmaxOp: row(arg_reducer(largest=True)),
+    relay.ArgminOp: row(arg_reducer(largest=False)),
+    # Shape manipulation
+    relay.ReshapeOp: row(reshaped),
+    relay.SqueezeOp: row(reshaped),
+    relay.ExpandDimsOp: row(reshaped),
+    relay.BatchFlattenOp: row(reshaped),
+    relay.TransposeOp: row(transpose),
+    relay.ConcatenateOp: row(lambda op, x: transform.concatenate(x, integer(op.axis))),
+    relay.SplitOp: row(split),
+    relay.StridedSliceOp: row(strided_slice),
+    relay.TakeOp: row(take),
+    relay.BroadcastToOp: row(lambda op, x: transform.broadcast_to(x[0], ints(op.shape))),
+    relay.TileOp: row(lambda op, x: transform.tile(x[0], ints(op.reps))),
+    relay.LayoutTransformOp: row(
+        lambda op, x: transform.layout_transform(x[0], op.src_layout.data, op.dst_layout.data)
+    ),
+}
+
+
+def strategy_for(op: relay.RelayOp) -> Strategy | None:
+    """The row of `op`'s class, or None when it has none."""
+    return STRATEGIES.get(type(op))

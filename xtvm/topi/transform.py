@@ -1,0 +1,177 @@
+"""TOPI's data-movement computes: every output element reads one input element.
+
+Reshapes (and squeeze, expand_dims, batch_flatten) go through the row-major linear index;
+concatenate and the modes of take select between reads, which lower to `scf.if`, so that only
+the element taken is read.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+
+from xtvm.api import te
+from xtvm.api.te.expr import PrimExpr
+from xtvm.dialects.relay import Layout
+from xtvm.topi.tensor import TensorLike, broadcast_index, ravel, static_shape, unravel
+
+Index = PrimExpr | int
+
+
+def injective(shape: Sequence[int], body: object, name: str) -> te.Tensor:
+    return te.compute(list(shape), body, name=name, tag="injective")  # type: ignore[arg-type]
+
+
+def reshape(x: TensorLike, shape: Sequence[int], name: str = "T_reshape") -> te.Tensor:
+    source = static_shape(x)
+    if list(source) == list(shape):
+        return injective(shape, lambda *i: x(*i), name)
+    return injective(shape, lambda *i: x(*unravel(ravel(i, shape), source)), name)
+
+
+def transpose(x: TensorLike, perm: Sequence[int]) -> te.Tensor:
+    source = static_shape(x)
+    shape = [source[a] for a in perm]
+
+    def body(*i: PrimExpr) -> PrimExpr:
+        at: list[Index] = [0] * len(perm)
+        for out_axis, in_axis in enumerate(perm):
+            at[in_axis] = i[out_axis]
+        return x(*at)
+
+    return injective(shape, body, "T_transpose")
+
+
+def concatenate(inputs: Sequence[TensorLike], axis: int) -> te.Tensor:
+    shapes = [static_shape(x) for x in inputs]
+    axis %= len(shapes[0])
+    ends: list[int] = []
+    for shape in shapes:
+        ends.append((ends[-1] if ends else 0) + shape[axis])
+    out = list(shapes[0])
+    out[axis] = ends[-1]
+
+    def read(k: int, i: Sequence[PrimExpr]) -> PrimExpr:
+        start = ends[k] - shapes[k][axis]
+        at = list(i)
+        at[axis] = i[axis] - start if start else i[axis]
+        return inputs[k](*at)
+
+    def body(*i: PrimExpr) -> PrimExpr:
+        value = read(len(inputs) - 1, i)
+        for k in reversed(range(len(inputs) - 1)):
+            value = te.if_then_else(i[axis] < ends[k], read(k, i), value)
+        return value
+
+    return injective(out, body, "T_concat")
+
+
+def split(x: TensorLike, points: Sequence[int], axis: int) -> tuple[te.Tensor, ...]:
+    """The pieces between consecutive `points` (0 ... size) along `axis`."""
+    shape = static_shape(x)
+    pieces = []
+    for start, stop in itertools.pairwise(points):
+        out = list(shape)
+        out[axis] = stop - start
+
+        def body(*i: PrimExpr, start: int = start) -> PrimExpr:
+            at = list(i)
+            at[axis] = i[axis] + start if start else i[axis]
+            return x(*at)
+
+        pieces.append(injective(out, body, "T_split"))
+    return tuple(pieces)
+
+
+def strided_slice(x: TensorLike, slices: Sequence[slice]) -> te.Tensor:
+    """`x[slices]` with Python's slice rules (the relay op has resolved them)."""
+    shape = static_shape(x)
+    ranges = [range(*s.indices(d)) for s, d in zip(slices, shape, strict=True)]
+
+    def body(*i: PrimExpr) -> PrimExpr:
+        at: list[Index] = []
+        for index, r in zip(i, ranges, strict=True):
+            scaled = index * r.step if r.step != 1 else index
+            at.append(scaled + r.start if r.start else scaled)
+        return x(*at)
+
+    return injective([len(r) for r in ranges], body, "T_strided_slice")
+
+
+def take(data: TensorLike, indices: TensorLike, axis: int | None, mode: str) -> te.Tensor:
+    """Gather along `axis` (of the flattened data if None); clip clamps indices, wrap takes
+    them modulo the size, fast lets negative ones count from the end."""
+    shape = static_shape(data)
+    index_shape = static_shape(indices)
+    size = 1
+    for d in shape if axis is None else (shape[axis],):
+        size *= d
+
+    def position(index: PrimExpr) -> PrimExpr:
+        if mode == "clip":
+            return te.min(te.max(index, 0), size - 1)
+        if mode == "wrap":
+            return index % size
+        return te.if_then_else(index < 0, index + size, index)
+
+    if axis is None:
+        return injective(
+            index_shape,
+            lambda *i: data(*unravel(position(indices(*i)), shape)),
+            "T_take",
+        )
+    rank = len(index_shape)
+    out = [*shape[:axis], *index_shape, *shape[axis + 1 :]]
+
+    def body(*i: PrimExpr) -> PrimExpr:
+        where = position(indices(*i[axis : axis + rank]))
+        return data(*i[:axis], where, *i[axis + rank :])
+
+    return injective(out, body, "T_take")
+
+
+def broadcast_to(x: TensorLike, shape: Sequence[int]) -> te.Tensor:
+    source = static_shape(x)
+    return injective(shape, lambda *i: x(*broadcast_index(i, source)), "T_broadcast_to")
+
+
+def tile(x: TensorLike, reps: Sequence[int]) -> te.Tensor:
+    source = static_shape(x)
+    rank = max(len(source), len(reps))
+    padded = [1] * (rank - len(source)) + list(source)
+    full = [1] * (rank - len(reps)) + list(reps)
+    out = [d * r for d, r in zip(padded, full, strict=True)]
+    lead = rank - len(source)
+
+    def body(*i: PrimExpr) -> PrimExpr:
+        return x(*(i[lead + k] % d if d > 1 else 0 for k, d in enumerate(source)))
+
+    return injective(out, body, "T_tile")
+
+
+def layout_transform(x: TensorLike, src: str, dst: str) -> te.Tensor:
+    """Between layouts such as NCHW, NHWC and NCHW8c: each primal axis is rebuilt from the
+    destination indices, then split again as the source lays it out."""
+    source, target = Layout.parse(src), Layout.parse(dst)
+    sizes = source.primal_sizes(static_shape(x))
+    out = target.shape(sizes)
+
+    def body(*i: PrimExpr) -> PrimExpr:
+        primal: dict[str, Index] = {}
+        for axis in target.primal:
+            outer = i[target.axes.index(axis)]
+            factor = target.factors.get(axis)
+            primal[axis] = (
+                outer if factor is None else outer * factor + i[target.axes.index(axis.lower())]
+            )
+        at: list[Index] = []
+        for axis in source.axes:
+            factor = source.factors.get(axis.upper())
+            value = primal[axis.upper()]
+            if factor is None:
+                at.append(value)
+            else:
+                at.append(value // factor if axis.isupper() else value % factor)
+        return x(*at)
+
+    return injective(out, body, "T_layout_trans")
