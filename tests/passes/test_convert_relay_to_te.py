@@ -20,11 +20,14 @@ from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Block, Operation, Region, SSAValue
 
 from xtvm.dialects import relay, te, tir
+from xtvm.ir.diagnostics import DiagnosticError
 from xtvm.ir.numpy_types import element_type, numpy_dtype
 from xtvm.ir.printer import print_ir
 from xtvm.passes.convert_relay_to_te import ConvertRelayToTePass
 from xtvm.passes.convert_te_to_tir import ConvertTeToTirPass
+from xtvm.passes.relay_fold_constant import RelayFoldConstantPass
 from xtvm.passes.relay_fuse_ops import RelayFuseOpsPass
+from xtvm.passes.relay_simplify_inference import RelaySimplifyInferencePass
 from xtvm.runtime import tir_interpreter
 from xtvm.runtime.relay_interpreter import evaluate
 from xtvm.testing.passes import CTX, count, run
@@ -768,3 +771,261 @@ def test_op_lowered_matches_relay_interpreter(case: Case) -> None:
     graph, kernels = check_lowering(module, case.arrays(), case.params, rtol=case.rtol)
     assert count(graph, func.CallOp) >= 1
     assert count(kernels, tir.ForOp) + count(kernels, func.FuncOp) >= 1
+
+
+# ---------------------------------------------------------------------------------------------
+# Whole groups: fusion, schedules, constants, targets
+
+
+def kernel_named(module: ModuleOp, prefix: str) -> func.FuncOp:
+    return next(
+        f for f in module.ops if isinstance(f, func.FuncOp) and f.sym_name.data.startswith(prefix)
+    )
+
+
+def primitives(kernel: func.FuncOp) -> list[Operation]:
+    """The schedule primitives of a te kernel, in order."""
+    return [op for s in kernel.walk() if isinstance(s, te.ScheduleOp) for op in s.body.block.ops]
+
+
+def conv_bn_relu(g: Graph, x: SSAValue, name: str, channels: int, relu: bool = True) -> SSAValue:
+    in_channels = x.type.get_shape()[1]  # type: ignore[attr-defined]
+    w = g.param(f"{name}.weight", (channels, in_channels, 3, 3))
+    conv = g(relay.Conv2dOp(x, w, padding=(1, 1, 1, 1)))
+    stats = [
+        g.const((RNG.uniform(0.5, 1.5, channels)).astype(F32)) for _ in ("gamma", "beta", "mean")
+    ]
+    var = g.const(RNG.uniform(0.5, 1.5, channels).astype(F32))
+    bn = g(relay.TupleGetItemOp(g(relay.BatchNormOp(conv, *stats, var)), 0))
+    return g(relay.ReluOp(bn)) if relu else bn
+
+
+def test_resnet_block_end_to_end() -> None:
+    """conv+bn+relu, conv+bn, residual add, relu: batch norm simplified and folded into the
+    conv kernels as multiply/add by hoisted per-channel constants."""
+
+    def block(g: Graph, x: SSAValue) -> SSAValue:
+        y = conv_bn_relu(g, x, "conv1", 4)
+        y = conv_bn_relu(g, y, "conv2", 4, relu=False)
+        return g(relay.ReluOp(g(relay.AddOp(y, x))))
+
+    module = function([f32(1, 4, 7, 9)], block)
+    params = {
+        "conv1.weight": random_input((4, 4, 3, 3), F32),
+        "conv2.weight": random_input((4, 4, 3, 3), F32),
+    }
+    run(module, RelaySimplifyInferencePass(), RelayFoldConstantPass())
+    graph, kernels = check_lowering(module, [random_input((1, 4, 7, 9), F32)], params)
+    names = [f.sym_name.data for f in graph.ops if isinstance(f, func.FuncOp)]
+    assert names == [
+        "fused_nn_conv2d_multiply_add_nn_relu",
+        "fused_nn_conv2d_multiply_add_add_nn_relu",
+        "main",
+    ]
+    second = kernel_named(graph, "fused_nn_conv2d_multiply_add_add")
+    # conv1's output, the weight, the residual x, then the hoisted bn scale and shift.
+    assert len(second.function_type.inputs) == 5 and len(second.function_type.outputs) == 1
+    inlined = [p.stage.data for p in primitives(second) if isinstance(p, te.ComputeInlineOp)]
+    assert inlined == ["pad_temp", "T_multiply", "T_add", "T_add_1"]
+    main = kernel_named(graph, "main")
+    assert count(main, relay.ConstOp) == 4 and count(main, relay.ParamOp) == 2
+    assert count(kernels, tir.ForOp) > 0
+
+
+def test_elementwise_chain_becomes_one_loop_nest() -> None:
+    module = function(
+        [f32(7, 13), f32(13)],
+        lambda g, x, y: g(relay.MultiplyOp(g(relay.ExpOp(g(relay.AddOp(x, y)))), x)),
+    )
+    graph, kernels = check_lowering(module, [random_input((7, 13), F32), random_input((13,), F32)])
+    kernel = kernel_named(graph, "fused_add_exp_multiply")
+    inlined = [p.stage.data for p in primitives(kernel) if isinstance(p, te.ComputeInlineOp)]
+    assert inlined == ["T_add", "T_exp"]
+    assert count(kernels, memref_alloc()) == 0
+    loops = [op for op in kernels.walk() if isinstance(op, tir.ForOp)]
+    assert [loop.kind.data for loop in loops] == ["parallel", "vectorized"]
+
+
+def memref_alloc() -> type[Operation]:
+    from xdsl.dialects import memref
+
+    return memref.AllocOp
+
+
+def test_conv_bias_relu_gets_a_register_tile() -> None:
+    module = function(
+        [f32(1, 3, 9, 34), f32(16, 3, 3, 3), f32(16)],
+        lambda g, x, w, b: g(
+            relay.ReluOp(g(relay.BiasAddOp(g(relay.Conv2dOp(x, w, padding=(1, 1, 1, 1))), b)))
+        ),
+    )
+    inputs = [random_input(s, F32) for s in ((1, 3, 9, 34), (16, 3, 3, 3), (16,))]
+    graph, kernels = check_lowering(module, inputs)
+    kernel = kernel_named(graph, "fused_nn_conv2d")
+    conv = [p for p in primitives(kernel) if p.stage.data == "conv2d_nchw"]
+    assert [p.name for p in conv] == [
+        "te.split", "te.split", "te.reorder", "te.fuse", "te.parallel", "te.unroll",
+        "te.vectorize",
+    ]  # fmt: skip
+    kinds = {loop.kind.data for loop in kernels.walk() if isinstance(loop, tir.ForOp)}
+    assert {"parallel", "vectorized", "unrolled"} <= kinds
+
+
+@pytest.mark.parametrize("target", ["cuda", "generic"])
+def test_other_targets(target: str) -> None:
+    module = function(
+        [f32(5, 7), f32(3, 7)],
+        lambda g, x, w: g(relay.SoftmaxOp(g(relay.DenseOp(x, w)))),
+    )
+    graph, kernels = check_lowering(
+        module, [random_input((5, 7), F32), random_input((3, 7), F32)], target=target
+    )
+    names = {p.name for f in graph.ops for p in primitives(f)}  # type: ignore[arg-type]
+    if target == "generic":
+        assert names <= {"te.compute_inline"}
+        return
+    binds = {p.thread.data for f in graph.ops for p in primitives(f) if isinstance(p, te.BindOp)}
+    assert binds == {"blockIdx.x", "threadIdx.x"}
+    kinds = {loop.kind.data for loop in kernels.walk() if isinstance(loop, tir.ForOp)}
+    assert "thread_binding" in kinds
+
+
+def test_identical_functions_share_one_kernel() -> None:
+    """Two convolutions of the same shapes with different constant weights: one kernel, each
+    call passing its own hoisted weight."""
+
+    def build(g: Graph, x: SSAValue) -> SSAValue:
+        for _ in range(2):
+            w = g.const(random_input((3, 3, 1, 1), F32))
+            x = g(relay.ReluOp(g(relay.Conv2dOp(x, w))))
+        return x
+
+    graph, _ = check_lowering(function([f32(1, 3, 5, 5)], build), [random_input((1, 3, 5, 5), F32)])
+    kernels = [f for f in graph.ops if isinstance(f, func.FuncOp) and f.sym_name.data != "main"]
+    assert [k.sym_name.data for k in kernels] == ["fused_nn_conv2d_nn_relu"]
+    calls = [op for op in graph.walk() if isinstance(op, func.CallOp)]
+    assert [c.callee.string_value() for c in calls] == ["fused_nn_conv2d_nn_relu"] * 2
+    assert calls[0].arguments[1] is not calls[1].arguments[1]
+
+
+def test_splat_constant_is_read_as_a_value() -> None:
+    module = function(
+        [f32(4, 5)], lambda g, x: g(relay.AddOp(x, g.const(np.full((4, 5), 2.5, F32))))
+    )
+    graph, _ = check_lowering(module, [random_input((4, 5), F32)])
+    kernel = kernel_named(graph, "fused_add")
+    assert len(kernel.function_type.inputs) == 1
+    assert count(kernel_named(graph, "main"), relay.ConstOp) == 0
+
+
+TUPLES = """
+func.func private @fused_pick(%t: tuple<tensor<3x4xf32>, tensor<2x5xf32>>)
+    -> (tensor<2x5xf32>, tuple<tensor<3x2xf32>, tensor<3x2xf32>>) attributes {primitive} {
+  %a = relay.tuple_get_item %t[0] : (tuple<tensor<3x4xf32>, tensor<2x5xf32>>) -> tensor<3x4xf32>
+  %b = relay.tuple_get_item %t[1] : (tuple<tensor<3x4xf32>, tensor<2x5xf32>>) -> tensor<2x5xf32>
+  %e = relay.exp %b : (tensor<2x5xf32>) -> tensor<2x5xf32>
+  %s = relay.split %a {indices_or_sections = 2 : i64, axis = 1 : i64}
+    : (tensor<3x4xf32>) -> tuple<tensor<3x2xf32>, tensor<3x2xf32>>
+  func.return %e, %s : tensor<2x5xf32>, tuple<tensor<3x2xf32>, tensor<3x2xf32>>
+}
+func.func @main(%x: tensor<3x4xf32>, %y: tensor<2x5xf32>)
+    -> (tensor<2x5xf32>, tuple<tensor<3x2xf32>, tensor<3x2xf32>>) {
+  %t = relay.tuple %x, %y
+    : (tensor<3x4xf32>, tensor<2x5xf32>) -> tuple<tensor<3x4xf32>, tensor<2x5xf32>>
+  %r:2 = func.call @fused_pick(%t) : (tuple<tensor<3x4xf32>, tensor<2x5xf32>>)
+    -> (tensor<2x5xf32>, tuple<tensor<3x2xf32>, tensor<3x2xf32>>)
+  func.return %r#0, %r#1 : tensor<2x5xf32>, tuple<tensor<3x2xf32>, tensor<3x2xf32>>
+}
+"""
+
+
+def test_tuple_argument_and_results_are_flattened() -> None:
+    """The kernel takes the tuple's fields and returns three tensors; @main unpacks the tuple
+    argument and rebuilds the tuple result."""
+    graph, _ = check_lowering(
+        CTX.parse(TUPLES), [random_input((3, 4), F32), random_input((2, 5), F32)]
+    )
+    kernel = kernel_named(graph, "fused_pick")
+    assert [str(t) for t in kernel.function_type.inputs] == ["tensor<3x4xf32>", "tensor<2x5xf32>"]
+    assert len(kernel.function_type.outputs) == 3
+    main = kernel_named(graph, "main")
+    assert count(main, relay.TupleGetItemOp) == 2 and count(main, relay.TupleOp) == 2
+
+
+MULTI_OUTPUT = """
+func.func private @fused_exp_add(%x: tensor<6x5xf32>) -> (tensor<6x5xf32>, tensor<6x5xf32>)
+    attributes {primitive} {
+  %e = relay.exp %x : (tensor<6x5xf32>) -> tensor<6x5xf32>
+  %a = relay.add %e, %x : (tensor<6x5xf32>, tensor<6x5xf32>) -> tensor<6x5xf32>
+  func.return %e, %a : tensor<6x5xf32>, tensor<6x5xf32>
+}
+func.func @main(%x: tensor<6x5xf32>) -> (tensor<6x5xf32>, tensor<6x5xf32>, tensor<6x5xf32>) {
+  %r:2 = func.call @fused_exp_add(%x) : (tensor<6x5xf32>) -> (tensor<6x5xf32>, tensor<6x5xf32>)
+  func.return %r#0, %r#1, %x : tensor<6x5xf32>, tensor<6x5xf32>, tensor<6x5xf32>
+}
+"""
+
+
+def test_multi_output_group() -> None:
+    """An output read by another output stays a stage of its own (not inlined)."""
+    graph, _ = check_lowering(CTX.parse(MULTI_OUTPUT), [random_input((6, 5), F32)])
+    kernel = kernel_named(graph, "fused_exp_add")
+    assert len(kernel.function_type.outputs) == 2
+    assert not [p for p in primitives(kernel) if isinstance(p, te.ComputeInlineOp)]
+
+
+def test_unfused_main_gets_one_kernel_per_op() -> None:
+    module = function([f32(4, 6)], lambda g, x: g(relay.SumOp(g(relay.ExpOp(x)), axis=1)))
+    inputs = [random_input((4, 6), F32)]
+    expected = evaluate(module, inputs)
+    run(module, ConvertRelayToTePass())
+    names = [f.sym_name.data for f in module.ops if isinstance(f, func.FuncOp)]
+    assert names == ["fused_exp", "fused_sum", "main"]
+    kernels = run(
+        ModuleOp([f.clone() for f in module.ops if f.sym_name.data != "main"]), ConvertTeToTirPass()
+    )  # type: ignore[attr-defined]
+    np.testing.assert_allclose(execute(module, kernels, inputs)[0], expected[0], rtol=1e-5)
+
+
+PARAM_INSIDE = """
+func.func private @fused_add(%x: tensor<2x3xf32>) -> tensor<2x3xf32> attributes {primitive} {
+  %w = relay.param["w"] : tensor<2x3xf32>
+  %y = relay.add %x, %w : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  func.return %y : tensor<2x3xf32>
+}
+func.func @main(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %y = func.call @fused_add(%x) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  func.return %y : tensor<2x3xf32>
+}
+"""
+
+
+def test_param_inside_a_primitive_function_is_hoisted_to_the_call() -> None:
+    module = CTX.parse(PARAM_INSIDE)
+    params = {"w": random_input((2, 3), F32)}
+    graph, _ = check_lowering(module, [random_input((2, 3), F32)], params)
+    assert len(kernel_named(graph, "fused_add").function_type.inputs) == 2
+    assert count(kernel_named(graph, "main"), relay.ParamOp) == 1
+
+
+def test_op_without_strategy_is_a_located_error() -> None:
+    text = PARAM_INSIDE.replace(
+        "%w = relay.param", "%c = arith.constant 1 : i32\n  %w = relay.param"
+    )
+    module = CTX.parse(text, "input.mlir")
+    with pytest.raises(
+        DiagnosticError, match=r"failed to legalize operation 'arith\.constant'"
+    ) as info:
+        ConvertRelayToTePass().apply(CTX.xdsl_context, module)
+    assert info.value.diagnostics[0].location.line == 3  # type: ignore[union-attr]
+
+
+def test_unsigned_elements_are_refused() -> None:
+    module = function([((3,), "uint8"), ((3,), "uint8")], lambda g, x, y: g(relay.LessOp(x, y)))
+    with pytest.raises(DiagnosticError, match=r"failed to legalize operation 'relay\.less'"):
+        run(module, RelayFuseOpsPass(), ConvertRelayToTePass())
+
+
+def test_unknown_target() -> None:
+    with pytest.raises(ValueError, match="unknown target 'vulkan'"):
+        ConvertRelayToTePass("vulkan")

@@ -131,21 +131,31 @@ class Plan:
     splats: dict[Operation, float | int | bool] = field(default_factory=dict)
 
 
+def hashable(attr: Attribute) -> Hashable:
+    """`attr` itself, or its text where it holds a list (a tuple type built from one)."""
+    try:
+        hash(attr)
+    except TypeError:
+        return str(attr)
+    return attr
+
+
 def plan(function: func.FuncOp) -> Plan:
     block = function.body.block
     numbering: dict[SSAValue, int] = {arg: k for k, arg in enumerate(block.args)}
-    entries: list[Hashable] = [function.function_type]
+    entries: list[Hashable] = [hashable(function.function_type)]
     result = Plan(key=None)
     for op in block.ops:
         detail: Hashable
         if isinstance(op, relay.ConstOp) and (value := splat_value(op)) is not None:
             result.splats[op] = value
-            detail = ("splat", op.result.type, value)
+            detail = ("splat", hashable(op.result.type), value)
         elif isinstance(op, relay.ConstOp | relay.ParamOp):
             result.hoisted.append(op)
-            detail = ("hoisted", op.results[0].type)
+            detail = ("hoisted", hashable(op.results[0].type))
         else:
-            detail = (op.name, tuple(sorted(op.properties.items())), tuple(op.result_types))
+            properties = tuple((k, hashable(v)) for k, v in sorted(op.properties.items()))
+            detail = (op.name, properties, tuple(hashable(t) for t in op.result_types))
         entries.append((detail, tuple(numbering.get(v, -1) for v in op.operands)))
         for r in op.results:
             numbering[r] = len(numbering)
@@ -171,6 +181,10 @@ class KernelBuilder:
 
     def build(self) -> func.FuncOp:
         block = self.function.body.block
+        for op in block.ops:  # element types first, so that errors name the op
+            for typ in [*op.operand_types, *op.result_types]:
+                for leaf in leaf_types(typ) if isinstance(typ, TensorType | TupleType) else []:
+                    te_dtype(leaf, op)
         env: dict[SSAValue, Value] = {}
         for k, arg in enumerate(block.args):
             env[arg] = self.placeholders(arg.type, arg.name_hint or f"p{k}")
@@ -223,9 +237,6 @@ class KernelBuilder:
         strategy = strategy_for(op) if isinstance(op, relay.RelayOp) else None
         if strategy is None or len(op.results) != 1:
             raise located_error(op, f"failed to legalize operation '{op.name}'")
-        for typ in [*op.operand_types, *op.result_types]:
-            for leaf in leaf_types(typ):
-                te_dtype(leaf, op)
         tensors = [v for v in inputs if not isinstance(v, tuple)]
         if len(tensors) != len(inputs):
             raise located_error(op, f"failed to legalize operation '{op.name}': tuple operand")
@@ -313,7 +324,8 @@ def repacked(typ: Attribute, results: list[SSAValue], after: list[Operation]) ->
     if not isinstance(typ, TupleType):
         return results.pop(0)
     fields = [repacked(t, results, after) for t in typ.types.data]
-    tuple_op = relay.TupleOp(*fields)
+    # `typ` itself, not an equal type built anew: func.return compares types exactly.
+    tuple_op = relay.TupleOp.create(operands=fields, result_types=[typ])
     after.append(tuple_op)
     return tuple_op.result
 

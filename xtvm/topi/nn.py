@@ -69,6 +69,11 @@ def pad(
 # Convolution
 
 
+def tap(out: PrimExpr, stride: int, k: PrimExpr, dilation: int) -> PrimExpr:
+    """The input coordinate `out * stride + k * dilation` of a window tap (no unit factors)."""
+    return (out * stride if stride != 1 else out) + (k * dilation if dilation != 1 else k)
+
+
 def conv2d(
     data: TensorLike,
     kernel: TensorLike,
@@ -108,7 +113,7 @@ def conv2d(
         return rc if isinstance(base, int) else base + rc
 
     def window(y: PrimExpr, x: PrimExpr) -> tuple[PrimExpr, PrimExpr]:
-        return y * strides[0] + ry * dilation[0], x * strides[1] + rx * dilation[1]
+        return tap(y, strides[0], ry, dilation[0]), tap(x, strides[1], rx, dilation[1])
 
     kind = "depthwise_conv2d" if groups > 1 and in_per_group == 1 else "conv2d"
     if nhwc:
@@ -432,8 +437,8 @@ def pool2d(
 
     def window(i: Sequence[PrimExpr]) -> list[PrimExpr]:
         at = list(i)
-        at[h_axis] = i[h_axis] * sh + ry * dh
-        at[w_axis] = i[w_axis] * sw + rx * dw
+        at[h_axis] = tap(i[h_axis], sh, ry, dh)
+        at[w_axis] = tap(i[w_axis], sw, rx, dw)
         return at
 
     if is_max:
