@@ -1,10 +1,23 @@
 """The tir reference interpreter: scalar semantics (integer division and wrap-around, NaN
-comparisons, casts), loops and guards, extern calls, and its errors."""
+comparisons, casts), loops and guards, extern calls, kernel launches, vector ops, and its
+errors."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from xdsl.builder import ImplicitBuilder
+from xdsl.dialects import arith, func, memref, vector
+from xdsl.dialects.builtin import (
+    FunctionType,
+    IndexType,
+    IntegerAttr,
+    MemRefType,
+    ModuleOp,
+    VectorType,
+    f32,
+)
+from xdsl.ir import Block, Region
 
 from xtvm.ir.registry import default_context
 from xtvm.runtime import tir_interpreter
@@ -196,3 +209,57 @@ func.func @h(%a: memref<4xf32>, %b: memref<4xf32>) {
 }
 """
         )
+
+
+def test_launch_runs_the_kernel_once_per_thread_of_the_grid() -> None:
+    module = compile_text(
+        """
+func.func @ids(%B: memref<2x3x4xindex>) {
+  %by = tir.thread_index "blockIdx.y"
+  %bx = tir.thread_index "blockIdx.x"
+  %tx = tir.thread_index "threadIdx.x"
+  %c4 = arith.constant 4 : index
+  %row = arith.muli %by, %c4 : index
+  %id = arith.addi %row, %tx : index
+  memref.store %id, %B[%by, %bx, %tx] : memref<2x3x4xindex>
+  func.return
+}
+func.func @host(%B: memref<2x3x4xindex>) {
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  tir.launch @ids(%B) blocks(%c3, %c2) threads(%c4) : memref<2x3x4xindex>
+  func.return
+}
+"""
+    )
+    b = np.full((2, 3, 4), -1, "int64")
+    module("host", b)
+    by, _, tx = np.indices((2, 3, 4))
+    np.testing.assert_array_equal(b, by * 4 + tx)
+
+
+def test_vector_ops_run_on_numpy_arrays() -> None:
+    """vector.load/store/broadcast/reduction and arith on vectors, as tir-vectorize emits them."""
+    buffer, cell, lanes = MemRefType(f32, [8]), MemRefType(f32, [1]), VectorType(f32, [8])
+    block = Block(arg_types=[buffer, cell, f32])
+    a, best, s = block.args
+    with ImplicitBuilder(block):
+        zero = arith.ConstantOp(IntegerAttr(0, IndexType()))
+        x = vector.LoadOp(a, [zero], lanes)
+        scaled = arith.MulfOp(x, vector.BroadcastOp(s, lanes))
+        vector.StoreOp(scaled, a, [zero])
+        old = memref.LoadOp.get(best, [zero])
+        kind = vector.CombiningKindAttr(vector.CombiningKindFlag.MAXIMUMF)
+        top = vector.ReductionOp.create(
+            operands=[scaled.result, old.res], result_types=[f32], properties={"kind": kind}
+        )
+        memref.StoreOp.get(top.results[0], best, [zero])
+        func.ReturnOp()
+    kernel = func.FuncOp("vec", FunctionType.from_lists([buffer, cell, f32], []), Region(block))
+    module = tir_interpreter.compile_module(ModuleOp([kernel]))
+    data, largest = np.arange(8, dtype="float32") - 4, np.array([-100.0], "float32")
+    module("vec", data, largest, np.float32(0.5))
+    np.testing.assert_array_equal(data, (np.arange(8) - 4) * 0.5)
+    assert largest[0] == 1.5

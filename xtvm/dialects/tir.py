@@ -21,13 +21,15 @@ adds only what upstream dialects do not say:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from lark import Token
-from xdsl.dialects.builtin import DictionaryAttr, IndexType, StringAttr
+from xdsl.dialects.builtin import DictionaryAttr, IndexType, StringAttr, SymbolRefAttr
 from xdsl.ir import Attribute, Block, Dialect, Operation, Region, SSAValue
 from xdsl.irdl import (
+    AttrSizedOperandSegments,
     IRDLOperation,
     irdl_op_definition,
     lazy_traits_def,
@@ -35,6 +37,7 @@ from xdsl.irdl import (
     opt_prop_def,
     prop_def,
     region_def,
+    result_def,
     traits_def,
     var_operand_def,
     var_result_def,
@@ -43,8 +46,10 @@ from xdsl.printer import Printer
 from xdsl.traits import (
     HasParent,
     IsTerminator,
+    Pure,
     RecursiveMemoryEffect,
     SingleBlockImplicitTerminator,
+    SymbolTable,
 )
 from xdsl.utils.exceptions import VerifyException
 
@@ -52,6 +57,14 @@ from xtvm.ir.context import SyntaxExtension
 from xtvm.ir.parser import IRBuilder, PendingArg, decode_string
 
 LOOP_KINDS = ("serial", "parallel", "vectorized", "unrolled", "thread_binding")
+GPU_AXES = (
+    "blockIdx.x",
+    "blockIdx.y",
+    "blockIdx.z",
+    "threadIdx.x",
+    "threadIdx.y",
+    "threadIdx.z",
+)
 THREAD_TAGS = (
     "blockIdx.x",
     "blockIdx.y",
@@ -176,6 +189,79 @@ class CallExternOp(IRDLOperation):
             raise VerifyException(f"'{self.name}' op returns at most one value")
 
 
+@irdl_op_definition
+class ThreadIndexOp(IRDLOperation):
+    """The index of the running GPU block or thread along one axis, inside a kernel.
+
+    `%tx = tir.thread_index "threadIdx.x"`: what a thread-bound loop's variable becomes once
+    tir-split-host-device outlines the loop nest into a kernel run once per thread.
+    """
+
+    name = "tir.thread_index"
+    thread = prop_def(StringAttr)
+    result = result_def(IndexType)
+    traits = traits_def(Pure())
+    assembly_format = "$thread attr-dict"
+
+    def __init__(self, thread: str) -> None:
+        super().__init__(properties={"thread": StringAttr(thread)}, result_types=[IndexType()])
+
+    def verify_(self) -> None:
+        if self.thread.data not in GPU_AXES:
+            raise VerifyException(
+                f"'{self.name}' op thread must be one of {', '.join(GPU_AXES)}, "
+                f"got '{self.thread.data}'"
+            )
+
+
+@irdl_op_definition
+class LaunchOp(IRDLOperation):
+    """Run a kernel function once per thread of a grid of blocks (x, y, z extents each).
+
+    `tir.launch @k(%A, %s) blocks(%c4, %c1, %c1) threads(%c32, %c1, %c1) : memref<64xf32>, f32`
+    """
+
+    name = "tir.launch"
+    kernel = prop_def(SymbolRefAttr)
+    args = var_operand_def()
+    blocks = var_operand_def(IndexType)
+    threads = var_operand_def(IndexType)
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    assembly_format = (
+        "$kernel `(` $args `)` `blocks` `(` $blocks `)` `threads` `(` $threads `)` "
+        "attr-dict (`:` type($args)^)?"
+    )
+
+    def __init__(
+        self,
+        kernel: str,
+        args: Sequence[SSAValue],
+        blocks: Sequence[SSAValue],
+        threads: Sequence[SSAValue],
+    ) -> None:
+        super().__init__(
+            operands=[args, blocks, threads], properties={"kernel": SymbolRefAttr(kernel)}
+        )
+
+    def verify_(self) -> None:
+        for what, dims in (("blocks", self.blocks), ("threads", self.threads)):
+            if not 1 <= len(dims) <= 3:
+                raise VerifyException(
+                    f"'{self.name}' op takes 1 to 3 {what} extents (x, y, z), got {len(dims)}"
+                )
+        callee = SymbolTable.lookup_symbol(self, self.kernel)
+        if callee is None:
+            raise VerifyException(
+                f"'{self.name}' op kernel @{self.kernel.string_value()} is not defined"
+            )
+        kind = getattr(callee, "function_type", None)
+        if kind is None or list(kind.inputs) != list(self.args.types) or kind.outputs.data:
+            raise VerifyException(
+                f"'{self.name}' op argument types ({', '.join(map(str, self.args.types))}) "
+                f"do not match kernel @{self.kernel.string_value()} of type {kind}"
+            )
+
+
 # ---------------------------------------------------------------------------------------------
 # Custom syntax of tir.for (its printer above writes exactly what these rules read)
 
@@ -215,4 +301,4 @@ TIR_SYNTAX = SyntaxExtension.from_file(
     custom_ops=[ForOp],
 )
 
-Tir = Dialect("tir", [ForOp, YieldOp, CallExternOp], [])
+Tir = Dialect("tir", [ForOp, YieldOp, CallExternOp, ThreadIndexOp, LaunchOp], [])

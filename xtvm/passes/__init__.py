@@ -48,6 +48,7 @@ OWN_PASSES = {
     "tir-loop-partition": "TirLoopPartitionPass",
     "tir-lower-intrinsics": "TirLowerIntrinsicsPass",
     "tir-simplify": "TirSimplifyPass",
+    "tir-split-host-device": "TirSplitHostDevicePass",
     "tir-storage-flatten": "TirStorageFlattenPass",
     "tir-unroll": "TirUnrollPass",
     "tir-vectorize": "TirVectorizePass",

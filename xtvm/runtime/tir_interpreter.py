@@ -15,6 +15,7 @@ the interpreter does not know is an error naming it and its location, never skip
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -152,6 +153,23 @@ REDUCTIONS: dict[str, Callable[[Any, Any], Any]] = {
     "xor": lambda a, b: a ^ b,
 }
 
+
+def launch_grid(
+    kernel: Callable[..., Any],
+    args: Sequence[Any],
+    blocks: Sequence[int],
+    threads: Sequence[int],
+    thread: dict[str, int],
+) -> None:
+    """tir.launch: run `kernel` once per thread of the grid, blocks outermost, x fastest."""
+    axes = [(f"blockIdx.{a}", n) for a, n in zip("xyz", blocks, strict=False)][::-1]
+    axes += [(f"threadIdx.{a}", n) for a, n in zip("xyz", threads, strict=False)][::-1]
+    tags = [tag for tag, _ in axes]
+    for point in itertools.product(*(range(n) for _, n in axes)):
+        thread.update(zip(tags, point, strict=True))
+        kernel(*args)
+
+
 HELPERS: dict[str, Any] = {
     "np": np,
     "wrap": wrap,
@@ -164,6 +182,7 @@ HELPERS: dict[str, Any] = {
     "div_trunc_vector": div_trunc_vector,
     "cmpf_vector": cmpf_vector,
     "reduce_vector": reduce_vector,
+    "launch_grid": launch_grid,
     "TirInterpreterError": TirInterpreterError,
 }
 
@@ -408,6 +427,9 @@ class Translator:
                 indices = self.indices(op.indices)
                 self.emit(depth, f"{self.name(op.memref)}[{indices}] = {self.name(op.value)}")
                 return
+            if isinstance(op, tir.LaunchOp):
+                self.emit(depth, self.launch(op))
+                return
             if isinstance(op, vector.StoreOp):
                 target = self.vector_slice(op.base, op.indices, op.vector.type)
                 self.emit(depth, f"{target} = {self.name(op.vector)}")
@@ -458,6 +480,16 @@ class Translator:
         if op.res:
             return f"{dtype_name(op.res[0].type)}({call})"
         return call
+
+    def launch(self, op: tir.LaunchOp) -> str:
+        kernel = op.kernel.string_value()
+        if kernel not in self.functions:
+            raise TirInterpreterError(f"launch of unknown kernel @{kernel}" + location_of(op))
+        args, blocks, threads = (
+            "".join(f"{self.name(v)}, " for v in values)
+            for values in (op.args, op.blocks, op.threads)
+        )
+        return f"launch_grid({self.functions[kernel]}, ({args}), ({blocks}), ({threads}), THREAD)"
 
     def vector_slice(self, base: SSAValue, indices: Sequence[SSAValue], typ: Attribute) -> str:
         """`base[i, ..., j:j + lanes]`: the elements a 1-d vector load or store touches."""
@@ -598,6 +630,8 @@ class Translator:
             return f"np.empty({tuple(typ.get_shape())}, {dtype_name(typ.element_type)})"
         if isinstance(op, tir.CallExternOp) and op.res:
             return self.call_extern(op)
+        if isinstance(op, tir.ThreadIndexOp):
+            return f"THREAD[{op.thread.data!r}]"
         if isinstance(op, func.CallOp):
             callee = op.callee.string_value()
             if callee not in self.functions:
@@ -667,6 +701,7 @@ def compile_module(module: ModuleOp) -> CompiledModule:
     functions = [f for f in module.walk() if isinstance(f, func.FuncOp) and f.body.blocks]
     names = {f.sym_name.data: f"fn_{i}" for i, f in enumerate(functions)}
     namespace: dict[str, Any] = dict(HELPERS)
+    namespace["THREAD"] = {}  # the running thread's indices, set by tir.launch
     for function in functions:
         translator = Translator(names, names[function.sym_name.data])
         source = translator.function(function)

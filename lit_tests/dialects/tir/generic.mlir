@@ -30,3 +30,27 @@
     "func.return"() : () -> ()
   }) : () -> ()
 }) : () -> ()
+
+// tir.thread_index and tir.launch (operand segments: arguments, blocks, threads).
+// CHECK-LABEL: "func.func"() <{sym_name = "launch_host"
+// CHECK:         "tir.launch"(%{{.*}}, %{{.*}}, %{{.*}}) <{kernel = @launch_kernel, operandSegmentSizes = array<i32: 1, 1, 1>}> : (memref<8xf32>, index, index) -> ()
+// CUSTOM-LABEL: func.func @launch_kernel
+// CUSTOM-NEXT:    %tx = tir.thread_index "threadIdx.x"
+// CUSTOM-LABEL: func.func @launch_host
+// CUSTOM:         tir.launch @launch_kernel(%A) blocks(%c1) threads(%c8) : memref<8xf32>
+"builtin.module"() ({
+  "func.func"() <{sym_name = "launch_kernel", function_type = (memref<8xf32>) -> ()}> ({
+  ^bb0(%A: memref<8xf32>):
+    %tx = "tir.thread_index"() <{thread = "threadIdx.x"}> : () -> index
+    %x = "memref.load"(%A, %tx) : (memref<8xf32>, index) -> f32
+    "memref.store"(%x, %A, %tx) : (f32, memref<8xf32>, index) -> ()
+    "func.return"() : () -> ()
+  }) : () -> ()
+  "func.func"() <{sym_name = "launch_host", function_type = (memref<8xf32>) -> ()}> ({
+  ^bb0(%A: memref<8xf32>):
+    %c1 = "arith.constant"() <{value = 1 : index}> : () -> index
+    %c8 = "arith.constant"() <{value = 8 : index}> : () -> index
+    "tir.launch"(%A, %c1, %c8) <{kernel = @launch_kernel, operandSegmentSizes = array<i32: 1, 1, 1>}> : (memref<8xf32>, index, index) -> ()
+    "func.return"() : () -> ()
+  }) : () -> ()
+}) : () -> ()

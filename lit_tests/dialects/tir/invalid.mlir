@@ -58,3 +58,41 @@ func.func @yield_outside(%x: f32) {
   // expected-error@+1 {{'tir.yield' op 'tir.yield' expects parent op 'tir.for'}}
   tir.yield
 }
+
+// -----
+
+func.func @unknown_axis() {
+  // expected-error@+1 {{'tir.thread_index' op thread must be one of blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x, threadIdx.y, threadIdx.z, got 'vthread'}}
+  %v = tir.thread_index "vthread"
+  func.return
+}
+
+// -----
+
+func.func @no_kernel(%n: index) {
+  // expected-error@+1 {{'tir.launch' op kernel @missing is not defined}}
+  tir.launch @missing() blocks(%n) threads(%n)
+  func.return
+}
+
+// -----
+
+func.func @k(%A: memref<4xf32>) {
+  func.return
+}
+func.func @wrong_arguments(%B: memref<8xf32>, %n: index) {
+  // expected-error@+1 {{'tir.launch' op argument types (memref<8xf32>) do not match kernel @k of type (memref<4xf32>) -> ()}}
+  tir.launch @k(%B) blocks(%n) threads(%n) : memref<8xf32>
+  func.return
+}
+
+// -----
+
+func.func @e() {
+  func.return
+}
+func.func @four_dims(%n: index) {
+  // expected-error@+1 {{'tir.launch' op takes 1 to 3 blocks extents (x, y, z), got 4}}
+  tir.launch @e() blocks(%n, %n, %n, %n) threads(%n)
+  func.return
+}

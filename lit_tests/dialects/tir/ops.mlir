@@ -67,3 +67,32 @@ func.func @threads(%A: memref<100xf32>) {
   }
   func.return
 }
+
+// A kernel reads its thread indices; the host launches it on a grid (x, y, z extents), with or
+// without arguments.
+// CHECK-LABEL: func.func @kernel(%A: memref<128xf32>, %s: f32) attributes {tir.kernel = {blocks = array<i64: 4, 1, 1>, threads = array<i64: 32, 1, 1>}} {
+// CHECK-NEXT:    %bx = tir.thread_index "blockIdx.x"
+// CHECK-NEXT:    %tx = tir.thread_index "threadIdx.x"
+// CHECK-LABEL: func.func @host(%A: memref<128xf32>, %s: f32) {
+// CHECK:         tir.launch @kernel(%A, %s) blocks(%c4, %c1, %c1) threads(%c32, %c1, %c1) : memref<128xf32>, f32
+// CHECK-NEXT:    tir.launch @empty() blocks(%c1) threads(%c1)
+func.func @kernel(%A: memref<128xf32>, %s: f32) attributes {tir.kernel = {blocks = array<i64: 4, 1, 1>, threads = array<i64: 32, 1, 1>}} {
+  %bx = tir.thread_index "blockIdx.x"
+  %tx = tir.thread_index "threadIdx.x"
+  %c32 = arith.constant 32 : index
+  %base = arith.muli %bx, %c32 : index
+  %i = arith.addi %base, %tx : index
+  memref.store %s, %A[%i] : memref<128xf32>
+  func.return
+}
+func.func @empty() {
+  func.return
+}
+func.func @host(%A: memref<128xf32>, %s: f32) {
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c32 = arith.constant 32 : index
+  tir.launch @kernel(%A, %s) blocks(%c4, %c1, %c1) threads(%c32, %c1, %c1) : memref<128xf32>, f32
+  tir.launch @empty() blocks(%c1) threads(%c1)
+  func.return
+}
