@@ -70,17 +70,19 @@ def index_constant(value: int) -> arith.ConstantOp:
 
 @dataclass
 class EntryConstants:
-    """The `index` constants of a function's entry block; a missing one is added at its start."""
+    """The `index` constants leading a function's entry block; a missing one is added there."""
 
     function: func.FuncOp
     values: dict[int, SSAValue] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        # Only the leading constants dominate every use; later ones may follow a use.
         for op in self.function.body.block.ops:
-            if isinstance(op, arith.ConstantOp) and isinstance(op.result.type, IndexType):
-                value = constant_value(op.result)
-                if value is not None:
-                    self.values.setdefault(value, op.result)
+            if not isinstance(op, arith.ConstantOp):
+                break
+            value = constant_value(op.result)
+            if value is not None and isinstance(op.result.type, IndexType):
+                self.values.setdefault(value, op.result)
 
     def __call__(self, value: int) -> SSAValue:
         if value not in self.values:

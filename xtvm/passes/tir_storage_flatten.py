@@ -37,6 +37,7 @@ PASS_ALONG = (
     func.CallOp,
     func.ReturnOp,
     tir.CallExternOp,
+    tir.LaunchOp,
 )
 
 
