@@ -141,24 +141,31 @@ def hashable(attr: Attribute) -> Hashable:
 
 
 def plan(function: func.FuncOp) -> Plan:
+    """The constants `function` hoists and reads as values, and its key: its ops in order,
+    each with its properties, result types and operands, where arguments and hoisted
+    constants are numbered alike as the kernel's arguments (so a weight that is a constant in
+    one function and an argument of another still gives one kernel)."""
     block = function.body.block
-    numbering: dict[SSAValue, int] = {arg: k for k, arg in enumerate(block.args)}
-    entries: list[Hashable] = [hashable(function.function_type)]
     result = Plan(key=None)
     for op in block.ops:
-        detail: Hashable
         if isinstance(op, relay.ConstOp) and (value := splat_value(op)) is not None:
             result.splats[op] = value
-            detail = ("splat", hashable(op.result.type), value)
         elif isinstance(op, relay.ConstOp | relay.ParamOp):
             result.hoisted.append(op)
-            detail = ("hoisted", hashable(op.results[0].type))
+    kernel_args = [*block.args, *(op.results[0] for op in result.hoisted)]
+    numbering: dict[SSAValue, Hashable] = {v: ("arg", k) for k, v in enumerate(kernel_args)}
+    entries: list[Hashable] = [tuple(hashable(v.type) for v in kernel_args)]
+    for op in block.ops:
+        if op in result.splats:
+            detail: Hashable = ("splat", hashable(op.results[0].type), result.splats[op])
+        elif op.results and op.results[0] in numbering:
+            continue  # hoisted: an argument
         else:
             properties = tuple((k, hashable(v)) for k, v in sorted(op.properties.items()))
             detail = (op.name, properties, tuple(hashable(t) for t in op.result_types))
-        entries.append((detail, tuple(numbering.get(v, -1) for v in op.operands)))
-        for r in op.results:
-            numbering[r] = len(numbering)
+        entries.append((detail, tuple(numbering[v] for v in op.operands)))
+        for k, r in enumerate(op.results):
+            numbering[r] = ("op", len(entries), k)
     result.key = tuple(entries)
     return result
 
@@ -350,6 +357,23 @@ def rewrite_call(call: func.CallOp, kernel: str, hoisted: Sequence[Operation]) -
             value.name_hint = old.name_hint
         old.replace_all_uses_with(value)
     Rewriter.erase_op(call)
+    for tuple_op in reversed(tuples):  # outer tuples first: their fields may be tuples
+        fold_field_reads(tuple_op)
+
+
+def fold_field_reads(tuple_op: Operation) -> None:
+    """Read the fields of a rebuilt tuple directly where a `relay.tuple_get_item` took them;
+    the tuple goes when nothing else reads it."""
+    for use in list(tuple_op.results[0].uses):
+        item = use.operation
+        if isinstance(item, relay.TupleGetItemOp):
+            field_value = tuple_op.operands[item.index.value.data]
+            if item.result.name_hint and field_value.name_hint is None:
+                field_value.name_hint = item.result.name_hint
+            item.result.replace_all_uses_with(field_value)
+            Rewriter.erase_op(item)
+    if not tuple_op.results[0].uses:
+        Rewriter.erase_op(tuple_op)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -311,16 +311,21 @@ def layer_norm(
 
     k = te.reduce_axis((0, size), "k")
     total = te.compute(
-        reduced, lambda *i: te.sum(wide(*with_axis(i, axis, k)), axis=k), name="T_ln_sum"
+        reduced,
+        lambda *i: te.sum(wide(*with_axis(i, axis, k)), axis=k),
+        name="T_ln_sum",
+        tag="comm_reduce",
     )
-    mean = te.compute(reduced, lambda *i: total(*i) / float(size), name="T_ln_mean")
+    mean = te.compute(
+        reduced, lambda *i: total(*i) / float(size), name="T_ln_mean", tag="injective"
+    )
     k2 = te.reduce_axis((0, size), "k")
 
     def squares(*i: PrimExpr) -> PrimExpr:
         centered = wide(*with_axis(i, axis, k2)) - mean(*i)
         return te.sum(centered * centered, axis=k2)
 
-    var_sum = te.compute(reduced, squares, name="T_ln_var_sum")
+    var_sum = te.compute(reduced, squares, name="T_ln_var_sum", tag="comm_reduce")
 
     def body(*i: PrimExpr) -> PrimExpr:
         rest = drop_axis(i, axis)
@@ -347,7 +352,10 @@ def softmax(data: TensorLike, axis: int, log: bool = False) -> te.Tensor:
     acc = accumulator(data.dtype)
     k = te.reduce_axis((0, shape[axis]), "k")
     max_elem = te.compute(
-        reduced, lambda *i: te.max(data(*with_axis(i, axis, k)), axis=k), name="T_softmax_maxelem"
+        reduced,
+        lambda *i: te.max(data(*with_axis(i, axis, k)), axis=k),
+        name="T_softmax_maxelem",
+        tag="comm_reduce",
     )
     k2 = te.reduce_axis((0, shape[axis]), "k")
 
@@ -359,6 +367,7 @@ def softmax(data: TensorLike, axis: int, log: bool = False) -> te.Tensor:
         reduced,
         lambda *i: te.sum(te.exp(shifted(with_axis(i, axis, k2), i)), axis=k2),
         name="T_softmax_expsum",
+        tag="comm_reduce",
     )
 
     def body(*i: PrimExpr) -> PrimExpr:
@@ -387,7 +396,7 @@ def lrn(
         inside = te.all(c >= 0, c < shape[axis])
         return te.sum(te.if_then_else(inside, value * value, 0.0), axis=r)
 
-    sq_sum = te.compute(shape, squares, name="T_lrn_sqsum")
+    sq_sum = te.compute(shape, squares, name="T_lrn_sqsum", tag="comm_reduce")
 
     def body(*i: PrimExpr) -> PrimExpr:
         x = data(*i)
