@@ -182,3 +182,25 @@ func.func @overlap(%A: memref<9xf32>) {
   }
   func.return
 }
+
+// -----
+
+// A stored index that moves with a nested loop (C[k + v]) lets lanes meet across iterations of
+// that loop: left serial.
+// REMARK: not vectorized: lanes may overlap: a stored index depends on a nested loop
+// CHECK-LABEL: func.func @sliding_store
+// CHECK:         tir.for %{{.*}} serial
+func.func @sliding_store(%A: memref<4xf32>, %C: memref<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  tir.for %v = %c0 to %c4 vectorized {
+    tir.for %k = %c0 to %c4 serial {
+      %i = arith.addi %k, %v : index
+      %x = memref.load %A[%k] : memref<4xf32>
+      %old = memref.load %C[%i] : memref<8xf32>
+      %new = arith.addf %old, %x : f32
+      memref.store %new, %C[%i] : memref<8xf32>
+    }
+  }
+  func.return
+}

@@ -194,8 +194,8 @@ def check_stores(
                     "lanes may overlap: the buffer is stored and accessed "
                     "at different indices in the loop",
                 )
-        memo: dict[SSAValue, bool] = {}
         for variable in nested:
+            memo: dict[SSAValue, bool] = {}  # answers are per variable
             if any(depends_on(i, variable, memo) for i in first.indices):
                 raise NotVectorizable(
                     first, "lanes may overlap: a stored index depends on a nested loop"
