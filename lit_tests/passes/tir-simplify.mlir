@@ -248,3 +248,21 @@ func.func @split_of_fused(%A: memref<2x4xf32>, %B: memref<48xf32>) {
   }
   func.return
 }
+
+// -----
+
+// A guard that is always false in its loop (a tail past the extent) removes the branch; the loop
+// is left empty and erased.
+// CHECK-LABEL: func.func @dead_branch
+// CHECK-NEXT:    func.return
+func.func @dead_branch(%A: memref<16xf32>, %x: f32) {
+  %c12 = arith.constant 12 : index
+  %c16 = arith.constant 16 : index
+  tir.for %i = %c12 to %c16 serial {
+    %in = arith.cmpi slt, %i, %c12 : index
+    scf.if %in {
+      memref.store %x, %A[%i] : memref<16xf32>
+    }
+  }
+  func.return
+}
