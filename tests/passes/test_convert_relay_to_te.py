@@ -189,6 +189,14 @@ def i32(*shape: int) -> tuple[tuple[int, ...], str]:
     return (shape, I32)
 
 
+def b1(*shape: int) -> tuple[tuple[int, ...], str]:
+    return (shape, "bool")
+
+
+def f16(*shape: int) -> tuple[tuple[int, ...], str]:
+    return (shape, "float16")
+
+
 def positive(inputs: list[tuple[tuple[int, ...], str]]) -> list[np.ndarray]:
     return [(np.abs(RNG.standard_normal(s)) + 0.5).astype(d) for s, d in inputs]
 
@@ -223,6 +231,10 @@ def binary_cases(op: type[relay.ElementwiseBinaryOp]) -> list[Case]:
         ]
     else:
         cases.append(Case("int", [i32(5, 7), i32(1, 7)], lambda g, x, y: g(op(x, y))))
+    if op in (relay.AddOp, relay.MultiplyOp, relay.MaximumOp, relay.LessOp, relay.GreaterOp):
+        cases.append(Case("bool", [b1(4, 5), b1(5)], lambda g, x, y: g(op(x, y))))
+    if op in (relay.AddOp, relay.MultiplyOp, relay.DivideOp):
+        cases.append(Case("f16", [f16(3, 5), f16(5)], lambda g, x, y: g(op(x, y)), rtol=1e-3))
     return cases
 
 
@@ -313,6 +325,7 @@ CASES: dict[type[relay.RelayOp], list[Case]] = {
     relay.ReluOp: [
         *unary_case(relay.ReluOp),
         Case("int", [i32(7, 3)], lambda g, x: g(relay.ReluOp(x))),
+        Case("bool", [b1(7, 3)], lambda g, x: g(relay.ReluOp(x))),
     ],
     relay.LeakyReluOp: [Case("alpha", [f32(7, 13)], lambda g, x: g(relay.LeakyReluOp(x, 0.2)))],
     relay.PreluOp: [
@@ -326,6 +339,7 @@ CASES: dict[type[relay.RelayOp], list[Case]] = {
     relay.SoftmaxOp: [
         Case("last_axis", [f32(7, 13)], lambda g, x: g(relay.SoftmaxOp(x))),
         Case("axis0", [f32(5, 3, 4)], lambda g, x: g(relay.SoftmaxOp(x, axis=0))),
+        Case("f16", [f16(3, 9)], lambda g, x: g(relay.SoftmaxOp(x)), rtol=1e-3),
     ],
     relay.LogSoftmaxOp: [
         Case("last_axis", [f32(7, 13)], lambda g, x: g(relay.LogSoftmaxOp(x))),
@@ -354,6 +368,7 @@ CASES: dict[type[relay.RelayOp], list[Case]] = {
         ),
         Case("groups", [f32(1, 4, 6, 7), f32(6, 2, 3, 3)], conv(groups=2, padding=(1, 1, 1, 1))),
         Case("depthwise", [f32(1, 4, 7, 6), f32(4, 1, 3, 3)], conv(groups=4, padding=(1, 1, 1, 1))),
+        Case("f16", [f16(1, 8, 5, 5), f16(3, 8, 3, 3)], conv(padding=(1, 1, 1, 1)), rtol=2e-3),
         Case("pointwise_wide", [f32(1, 5, 4, 20), f32(17, 5, 1, 1)], conv()),
         Case(
             "nhwc_hwio",
@@ -394,6 +409,7 @@ CASES: dict[type[relay.RelayOp], list[Case]] = {
         Case("wide", [f32(2, 9), f32(37, 9)], lambda g, x, w: g(relay.DenseOp(x, w))),
         Case("rank3", [f32(2, 3, 4), f32(6, 4)], lambda g, x, w: g(relay.DenseOp(x, w))),
         Case("int", [i32(3, 4), i32(5, 4)], lambda g, x, w: g(relay.DenseOp(x, w))),
+        Case("f16", [f16(3, 40), f16(5, 40)], lambda g, x, w: g(relay.DenseOp(x, w)), rtol=2e-3),
     ],
     relay.MatmulOp: [
         Case("plain", [f32(7, 5), f32(5, 13)], lambda g, a, b: g(relay.MatmulOp(a, b))),
@@ -615,19 +631,24 @@ CASES: dict[type[relay.RelayOp], list[Case]] = {
         Case("axis1_keepdims", [f32(3, 5, 4)], reduce(relay.SumOp, axis=1, keepdims=True)),
         Case("two_axes", [f32(3, 5, 4)], reduce(relay.SumOp, axis=(0, -1))),
         Case("int", [i32(4, 5)], reduce(relay.SumOp, axis=0)),
+        Case("f16", [f16(5, 40)], reduce(relay.SumOp, axis=1), rtol=1e-3),
+        Case("bool", [b1(4, 5)], reduce(relay.SumOp, axis=1)),
     ],
     relay.MeanOp: [
         Case("axis", [f32(7, 13)], reduce(relay.MeanOp, axis=1)),
         Case("all_keepdims", [f32(3, 4)], reduce(relay.MeanOp, keepdims=True)),
         Case("int_truncates", [i32(4, 5)], reduce(relay.MeanOp, axis=1)),
+        Case("bool", [b1(4, 5)], reduce(relay.MeanOp, axis=0)),
     ],
     relay.MaxOp: [
         Case("axis", [f32(7, 13)], reduce(relay.MaxOp, axis=0)),
         Case("all", [i32(3, 4)], reduce(relay.MaxOp)),
+        Case("bool", [b1(3, 4)], reduce(relay.MaxOp, axis=1)),
     ],
     relay.MinOp: [
         Case("axis_keepdims", [f32(7, 13)], reduce(relay.MinOp, axis=-1, keepdims=True)),
         Case("all", [i32(3, 4)], reduce(relay.MinOp)),
+        Case("bool", [b1(3, 4)], reduce(relay.MinOp, axis=0)),
     ],
     relay.ProdOp: [
         Case("axis", [f32(3, 5)], reduce(relay.ProdOp, axis=1)),
@@ -637,6 +658,7 @@ CASES: dict[type[relay.RelayOp], list[Case]] = {
         Case("axis", [f32(7, 13)], reduce(relay.ArgmaxOp, axis=1)),
         Case("flattened", [f32(3, 4, 5)], reduce(relay.ArgmaxOp)),
         Case("ties_keepdims", [i32(4, 6)], reduce(relay.ArgmaxOp, axis=0, keepdims=True)),
+        Case("bool", [b1(4, 6)], reduce(relay.ArgmaxOp, axis=1)),
     ],
     relay.ArgminOp: [
         Case("axis", [f32(7, 13)], reduce(relay.ArgminOp, axis=0)),

@@ -60,9 +60,21 @@ BINARY: dict[str, Scalar] = {
 }
 
 
+def on_bools(fn: Scalar) -> Scalar:
+    """`fn` as numpy applies it to bools: on 0/1 integers, a non-bool result tested `!= 0`
+    (i1 arithmetic would be signed: true is -1)."""
+
+    def promoted(*values: PrimExpr) -> PrimExpr:
+        result = fn(*(v.astype("int32") for v in values))
+        return result if result.dtype == "bool" else not_zero(result)
+
+    return promoted
+
+
 def binary(kind: str, a: TensorLike, b: TensorLike) -> te.Tensor:
     """The broadcasting binary op `kind` (a key of BINARY)."""
-    return broadcast(BINARY[kind], [a, b], f"T_{kind}")
+    fn = BINARY[kind]
+    return broadcast(on_bools(fn) if a.dtype == "bool" else fn, [a, b], f"T_{kind}")
 
 
 def where(condition: TensorLike, x: TensorLike, y: TensorLike) -> te.Tensor:
@@ -94,7 +106,9 @@ UNARY: dict[str, Callable[[PrimExpr], PrimExpr]] = {
 
 def unary(kind: str, x: TensorLike) -> te.Tensor:
     """The elementwise op `kind` (a key of UNARY)."""
-    return elementwise(x, UNARY[kind], f"T_{kind}")
+    fn = UNARY[kind]
+    promote = x.dtype == "bool" and kind not in ("logical_not", "identity")
+    return elementwise(x, on_bools(fn) if promote else fn, f"T_{kind}")
 
 
 def leaky_relu(x: TensorLike, alpha: float) -> te.Tensor:

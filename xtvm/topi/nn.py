@@ -21,10 +21,26 @@ from xtvm.topi.tensor import TensorLike, accumulator, is_float, lowest, static_s
 Index = PrimExpr | int
 
 
+def wide(value: PrimExpr) -> PrimExpr:
+    """`value` in the type sums of its type accumulate in (float16 widens to float32)."""
+    acc = accumulator(value.dtype)
+    return value if acc == value.dtype else value.astype(acc)
+
+
+def narrow(value: PrimExpr, dtype: str) -> PrimExpr:
+    """`value` back in `dtype` after a widened computation."""
+    return value if value.dtype == dtype else value.astype(dtype)
+
+
 def summed(expr: PrimExpr, axes: Sequence[te.IterVar]) -> PrimExpr:
     """The sum of `expr` over `axes`, accumulated in the wider type where there is one."""
-    acc = accumulator(expr.dtype)
-    return te.sum(expr if acc == expr.dtype else expr.astype(acc), axis=list(axes))
+    return te.sum(wide(expr), axis=list(axes))
+
+
+def dot(a: PrimExpr, b: PrimExpr, axes: Sequence[te.IterVar]) -> PrimExpr:
+    """The sum of products over `axes`, each factor widened first (as the interpreter's
+    products of widened arrays)."""
+    return te.sum(wide(a) * wide(b), axis=list(axes))
 
 
 def narrowed(t: te.Tensor, dtype: str) -> te.Tensor:
@@ -120,8 +136,8 @@ def conv2d(
 
         def body_nhwc(n: PrimExpr, y: PrimExpr, x: PrimExpr, f: PrimExpr) -> PrimExpr:
             iy, ix = window(y, x)
-            product = padded(n, iy, ix, channel(f)) * weight(f, rc if rc is not None else 0, ry, rx)
-            return summed(product, axes)
+            k = weight(f, rc if rc is not None else 0, ry, rx)
+            return dot(padded(n, iy, ix, channel(f)), k, axes)
 
         out = te.compute(
             (n, oh, ow, out_channels), body_nhwc, name=f"{kind}_nhwc", tag=f"{kind}_nhwc"
@@ -130,8 +146,8 @@ def conv2d(
 
         def body_nchw(n: PrimExpr, f: PrimExpr, y: PrimExpr, x: PrimExpr) -> PrimExpr:
             iy, ix = window(y, x)
-            product = padded(n, channel(f), iy, ix) * weight(f, rc if rc is not None else 0, ry, rx)
-            return summed(product, axes)
+            k = weight(f, rc if rc is not None else 0, ry, rx)
+            return dot(padded(n, channel(f), iy, ix), k, axes)
 
         out = te.compute(
             (n, out_channels, oh, ow), body_nchw, name=f"{kind}_nchw", tag=f"{kind}_nchw"
@@ -192,7 +208,7 @@ def dense(data: TensorLike, weight: TensorLike) -> te.Tensor:
     k = te.reduce_axis((0, k_extent), "k")
 
     def body(*i: PrimExpr) -> PrimExpr:
-        return summed(data(*i[:-1], k) * weight(i[-1], k), [k])
+        return dot(data(*i[:-1], k), weight(i[-1], k), [k])
 
     out = te.compute((*lead, units), body, name="T_dense", tag="dense")
     return narrowed(out, data.dtype)
@@ -210,7 +226,7 @@ def matmul(a: TensorLike, b: TensorLike, transpose_a: bool, transpose_b: bool) -
         *rows, j = i
         left = a(k, rows[0]) if transpose_a else a(*rows, k)
         right = b(j, k) if transpose_b else b(k, j)
-        return summed(left * right, [k])
+        return dot(left, right, [k])
 
     out = te.compute((*lead, n), body, name="T_matmul", tag="matmul")
     return narrowed(out, a.dtype)
@@ -228,7 +244,7 @@ def batch_matmul(x: TensorLike, y: TensorLike, transpose_a: bool, transpose_b: b
         xb, yb = (b if bx > 1 else 0), (b if by > 1 else 0)
         left = x(xb, k, i) if transpose_a else x(xb, i, k)
         right = y(yb, j, k) if transpose_b else y(yb, k, j)
-        return summed(left * right, [k])
+        return dot(left, right, [k])
 
     out = te.compute((max(bx, by), m, n), body, name="T_batch_matmul", tag="batch_matmul")
     return narrowed(out, x.dtype)
@@ -303,16 +319,14 @@ def layer_norm(
     shape = static_shape(data)
     size = shape[axis]
     reduced = shape[:axis] + shape[axis + 1 :]
-    acc = accumulator(data.dtype)
 
-    def wide(*i: Index) -> PrimExpr:
-        value = data(*i)
-        return value if acc == data.dtype else value.astype(acc)
+    def element(*i: Index) -> PrimExpr:
+        return wide(data(*i))
 
     k = te.reduce_axis((0, size), "k")
     total = te.compute(
         reduced,
-        lambda *i: te.sum(wide(*with_axis(i, axis, k)), axis=k),
+        lambda *i: te.sum(element(*with_axis(i, axis, k)), axis=k),
         name="T_ln_sum",
         tag="comm_reduce",
     )
@@ -322,7 +336,7 @@ def layer_norm(
     k2 = te.reduce_axis((0, size), "k")
 
     def squares(*i: PrimExpr) -> PrimExpr:
-        centered = wide(*with_axis(i, axis, k2)) - mean(*i)
+        centered = element(*with_axis(i, axis, k2)) - mean(*i)
         return te.sum(centered * centered, axis=k2)
 
     var_sum = te.compute(reduced, squares, name="T_ln_var_sum", tag="comm_reduce")
@@ -330,26 +344,20 @@ def layer_norm(
     def body(*i: PrimExpr) -> PrimExpr:
         rest = drop_axis(i, axis)
         variance = var_sum(*rest) / float(size)
-        out = (wide(*i) - mean(*rest)) / te.sqrt(variance + epsilon)
+        out = (element(*i) - mean(*rest)) / te.sqrt(variance + epsilon)
         if scale:
-            out = out * wide_vector(gamma, i[axis], acc)
+            out = out * wide(gamma(i[axis]))
         if center:
-            out = out + wide_vector(beta, i[axis], acc)
-        return out if acc == data.dtype else out.astype(data.dtype)
+            out = out + wide(beta(i[axis]))
+        return narrow(out, data.dtype)
 
     return te.compute(shape, body, name="T_layer_norm", tag="injective")
-
-
-def wide_vector(vector: TensorLike, index: PrimExpr, acc: str) -> PrimExpr:
-    value = vector(index)
-    return value if value.dtype == acc else value.astype(acc)
 
 
 def softmax(data: TensorLike, axis: int, log: bool = False) -> te.Tensor:
     """exp(x - max) / sum(exp(x - max)) along `axis`, or its logarithm."""
     shape = static_shape(data)
     reduced = shape[:axis] + shape[axis + 1 :]
-    acc = accumulator(data.dtype)
     k = te.reduce_axis((0, shape[axis]), "k")
     max_elem = te.compute(
         reduced,
@@ -360,8 +368,7 @@ def softmax(data: TensorLike, axis: int, log: bool = False) -> te.Tensor:
     k2 = te.reduce_axis((0, shape[axis]), "k")
 
     def shifted(i: Sequence[Index], rest: Sequence[Index]) -> PrimExpr:
-        value = data(*i) - max_elem(*rest)
-        return value if acc == data.dtype else value.astype(acc)
+        return wide(data(*i) - max_elem(*rest))
 
     exp_sum = te.compute(
         reduced,
@@ -374,7 +381,7 @@ def softmax(data: TensorLike, axis: int, log: bool = False) -> te.Tensor:
         rest = drop_axis(i, axis)
         value = shifted(i, rest)
         out = value - te.log(exp_sum(*rest)) if log else te.exp(value) / exp_sum(*rest)
-        return out if acc == data.dtype else out.astype(data.dtype)
+        return narrow(out, data.dtype)
 
     name = "T_log_softmax" if log else "T_softmax_norm"
     return te.compute(shape, body, name=name, tag="injective")
@@ -386,23 +393,19 @@ def lrn(
     """x / (bias + alpha / size * sum of squares over `size` neighbours) ** beta."""
     shape = static_shape(data)
     before = size // 2
-    acc = accumulator(data.dtype)
     r = te.reduce_axis((0, size), "r")
 
     def squares(*i: PrimExpr) -> PrimExpr:
         c = i[axis] + r - before
-        value = data(*(*i[:axis], c, *i[axis + 1 :]))
-        value = value if acc == data.dtype else value.astype(acc)
+        value = wide(data(*(*i[:axis], c, *i[axis + 1 :])))
         inside = te.all(c >= 0, c < shape[axis])
         return te.sum(te.if_then_else(inside, value * value, 0.0), axis=r)
 
     sq_sum = te.compute(shape, squares, name="T_lrn_sqsum", tag="comm_reduce")
 
     def body(*i: PrimExpr) -> PrimExpr:
-        x = data(*i)
-        x = x if acc == data.dtype else x.astype(acc)
-        out = x / te.power(bias + (alpha / size) * sq_sum(*i), beta)
-        return out if acc == data.dtype else out.astype(data.dtype)
+        out = wide(data(*i)) / te.power(bias + (alpha / size) * sq_sum(*i), beta)
+        return narrow(out, data.dtype)
 
     return te.compute(shape, body, name="T_lrn", tag="injective")
 

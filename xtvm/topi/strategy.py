@@ -68,14 +68,25 @@ def reduce_axes(op: relay.ReduceOp) -> tuple[int, ...] | None:
 
 
 def reducer(fn: Callable[[TensorLike, Sequence[int] | None, bool], te.Tensor]) -> Compute:
-    return lambda op, x: fn(x[0], reduce_axes(op), bool(integer(op.keepdims)))  # type: ignore[arg-type]
+    """A reduction row; bools reduce as 0/1 integers and the result is tested `!= 0`, as
+    numpy's result cast back to bool is (a mean of bools is then their sum)."""
+
+    def compute(op: relay.RelayOp, x: Sequence[TensorLike]) -> Value:
+        axes, keep = reduce_axes(op), bool(integer(op.keepdims))  # type: ignore[arg-type, attr-defined]
+        if x[0].dtype != "bool":
+            return fn(x[0], axes, keep)
+        total = reduction.sum if fn is reduction.mean else fn
+        return elementwise.cast(total(elementwise.cast(x[0], "int32"), axes, keep), "bool")
+
+    return compute
 
 
 def arg_reducer(largest: bool) -> Compute:
     def compute(op: relay.RelayOp, x: Sequence[TensorLike]) -> Value:
         axes = reduce_axes(op)  # type: ignore[arg-type]
         keep = bool(integer(op.keepdims))  # type: ignore[attr-defined]
-        return reduction.arg_extreme(x[0], None if axes is None else axes[0], keep, largest)
+        data = elementwise.cast(x[0], "int32") if x[0].dtype == "bool" else x[0]
+        return reduction.arg_extreme(data, None if axes is None else axes[0], keep, largest)
 
     return compute
 
