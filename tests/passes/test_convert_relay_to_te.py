@@ -306,7 +306,14 @@ CASES: dict[type[relay.RelayOp], list[Case]] = {
     relay.TanhOp: unary_case(relay.TanhOp),
     relay.SigmoidOp: unary_case(relay.SigmoidOp),
     relay.ErfOp: unary_case(relay.ErfOp),
-    relay.LogicalNotOp: [Case("bool", [((7, 13), "bool")], lambda g, x: g(relay.LogicalNotOp(x)))],
+    relay.LogicalNotOp: [
+        Case("odd", [b1(7, 13)], lambda g, x: g(relay.LogicalNotOp(x))),
+        Case(
+            "of_comparison",
+            [f32(2, 3, 5), f32(5)],
+            lambda g, x, y: g(relay.LogicalNotOp(g(relay.LessOp(x, y)))),
+        ),
+    ],
     relay.ClipOp: [
         Case("float", [f32(7, 13)], lambda g, x: g(relay.ClipOp(x, -0.5, 0.75))),
         Case("int_fractional_bounds", [i32(7, 13)], lambda g, x: g(relay.ClipOp(x, -2.5, 3.7))),
@@ -327,7 +334,10 @@ CASES: dict[type[relay.RelayOp], list[Case]] = {
         Case("int", [i32(7, 3)], lambda g, x: g(relay.ReluOp(x))),
         Case("bool", [b1(7, 3)], lambda g, x: g(relay.ReluOp(x))),
     ],
-    relay.LeakyReluOp: [Case("alpha", [f32(7, 13)], lambda g, x: g(relay.LeakyReluOp(x, 0.2)))],
+    relay.LeakyReluOp: [
+        Case("alpha", [f32(7, 13)], lambda g, x: g(relay.LeakyReluOp(x, 0.2))),
+        Case("default_rank4", [f32(1, 3, 2, 5)], lambda g, x: g(relay.LeakyReluOp(x))),
+    ],
     relay.PreluOp: [
         Case("nchw", [f32(1, 3, 5, 4), f32(3)], lambda g, x, a: g(relay.PreluOp(x, a))),
         Case("last_axis", [f32(5, 7), f32(7)], lambda g, x, a: g(relay.PreluOp(x, a, axis=-1))),
@@ -701,7 +711,8 @@ CASES: dict[type[relay.RelayOp], list[Case]] = {
         Case("end", [f32(3)], lambda g, x: g(relay.ExpandDimsOp(x, -1))),
     ],
     relay.BatchFlattenOp: [
-        Case("nchw", [f32(2, 3, 2, 5)], lambda g, x: g(relay.BatchFlattenOp(x)))
+        Case("nchw", [f32(2, 3, 2, 5)], lambda g, x: g(relay.BatchFlattenOp(x))),
+        Case("already_flat_int", [i32(3, 7)], lambda g, x: g(relay.BatchFlattenOp(x))),
     ],
     relay.StridedSliceOp: [
         Case("step", [f32(2, 8)], lambda g, x: g(relay.StridedSliceOp(x, [1], [7], [2], axes=[1]))),
@@ -740,6 +751,7 @@ CASES: dict[type[relay.RelayOp], list[Case]] = {
     ],
     relay.BroadcastToOp: [
         Case("rank_up", [f32(3, 1)], lambda g, x: g(relay.BroadcastToOp(x, (2, 3, 4)))),
+        Case("same_rank_bool", [b1(1, 7)], lambda g, x: g(relay.BroadcastToOp(x, (5, 7)))),
     ],
     relay.TileOp: [
         Case("same_rank", [f32(2, 3)], lambda g, x: g(relay.TileOp(x, (2, 3)))),
