@@ -184,9 +184,11 @@ class KernelBuilder:
     arguments: list[te.Tensor] = field(default_factory=list)
     hoisted: dict[Operation, te.Tensor] = field(default_factory=dict)
     owners: dict[int, Strategy] = field(default_factory=dict)  # id(te ComputeOp) -> its op's
-    names: set[str] = field(default_factory=set)
+    names: set[str] = field(default_factory=set)  # placeholder and stage names taken
 
     def build(self) -> func.FuncOp:
+        """The te kernel: arguments (tuples flattened), then hoisted constants; results
+        flattened; named as the function and private."""
         block = self.function.body.block
         for op in block.ops:  # element types first, so that errors name the op
             for typ in [*op.operand_types, *op.result_types]:
