@@ -30,6 +30,9 @@ API_NAMES = {
     "cpu": ("xtvm.api.nd", "cpu"),
     "device": ("xtvm.api.nd", "Device"),
     "lower": ("xtvm.api.te.lower", "lower"),
+    "build": ("xtvm.api.build", "build"),
+    "register_func": ("xtvm.runtime.registry", "register_func"),
+    "get_global_func": ("xtvm.runtime.registry", "get_global_func"),
 }
 
 

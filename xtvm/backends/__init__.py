@@ -1,1 +1,1 @@
-"""Backends: tir (or partitioned relay functions) to code."""
+"""Code generators: each takes tir (or a partitioned relay function) to an artifact."""

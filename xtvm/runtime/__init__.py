@@ -1,1 +1,25 @@
-"""Runtime: modules, arrays, devices and reference interpreters."""
+"""Runtime: modules, arrays, devices and reference interpreters.
+
+As `tvm.runtime`: `load_module(path)`, `Module`, `PackedFunc`, `register_func`,
+`get_global_func` (loaded on first use, so the interpreters import nothing they do not need).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_NAMES = {
+    "Module": "xtvm.runtime.module",
+    "PackedFunc": "xtvm.runtime.module",
+    "load_module": "xtvm.runtime.module",
+    "register_func": "xtvm.runtime.registry",
+    "get_global_func": "xtvm.runtime.registry",
+    "list_global_func_names": "xtvm.runtime.registry",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _NAMES:
+        return getattr(importlib.import_module(_NAMES[name]), name)
+    raise AttributeError(f"module 'xtvm.runtime' has no attribute '{name}'")

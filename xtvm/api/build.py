@@ -1,0 +1,48 @@
+"""`tvm.build`: a te schedule (or an already lowered module) compiled into a runtime module."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import ModuleOp
+
+from xtvm.api.ir_module import IRModule
+from xtvm.api.te.expr import Tensor
+from xtvm.api.te.schedule import Schedule
+from xtvm.runtime.module import Module
+
+CPU_TARGETS = ("llvm", "cpu")
+
+
+def build(
+    inputs: Schedule | IRModule | ModuleOp,
+    args: Sequence[Tensor] | None = None,
+    target: str | None = "llvm",
+    name: str = "default_function",
+) -> Module:
+    """Compile `inputs` for `target`: `f = tvm.build(s, [A, B, C], "llvm", name="mm")`.
+
+    The result is called as `f(a, b, c)` (its entry function) or `f["mm"](a, b, c)` on numpy
+    or `tvm.nd` arrays, outputs written in place.
+    """
+    from xtvm.api.te.lower import lower
+
+    if isinstance(inputs, Schedule):
+        if args is None:
+            raise ValueError("build: a schedule needs its argument tensors, build(s, [A, B, C])")
+        module = lower(inputs, args, name=name).xdsl
+    elif isinstance(inputs, IRModule):
+        module = inputs.xdsl
+    elif isinstance(inputs, ModuleOp):
+        module = inputs
+    else:
+        raise TypeError(f"build: expected a schedule or a module, got {type(inputs).__name__}")
+    kind = (target or "llvm").split()[0]
+    if kind not in CPU_TARGETS:
+        raise ValueError(f"build: unknown target '{target}' (targets: llvm)")
+    from xtvm.backends.llvm import build_module
+
+    compiled = build_module(module, target)
+    if name in compiled.signatures:
+        compiled.entry_name = name
+    return compiled

@@ -1,0 +1,885 @@
+"""tir → LLVM IR with llvmlite: one walk over each kernel, one table row per op.
+
+The ABI of a generated kernel `@k(%A: memref<4x?xf32>, %n: index)` is the C function
+`void k(float *A, int64_t A_dim1, int64_t n)`: a memref argument is a pointer to its first
+element (row-major, contiguous; arguments are `noalias`, as TVM's are `restrict`), followed by
+one `int64_t` per dynamic dimension; scalars are passed as themselves.
+
+Loops: `serial`, `vectorized` and `unrolled` loops become plain counted loops (LLVM's loop
+vectorizer and unroller take it from there; `tir-vectorize`/`tir-unroll` do it explicitly);
+a `parallel` loop is outlined into a function over a chunk of its iterations and run by the
+OpenMP runtime (`GOMP_parallel`, libgomp), whose thread count `XTVM_NUM_THREADS` sets; a
+parallel loop nested in another runs serially in its thread. Thread-bound loops run serially
+on the CPU. Buffers a kernel allocates live on the stack when small, on the heap otherwise.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import llvmlite.binding as llb
+from llvmlite import ir
+from xdsl.dialects import arith, func, memref, scf
+from xdsl.dialects import math as xmath
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    ModuleOp,
+    NoneAttr,
+    VectorType,
+)
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+
+from xtvm.dialects import tir
+from xtvm.ir.diagnostics import DiagnosticError
+from xtvm.passes.relay_infer_types import located_error
+
+STACK_LIMIT_BYTES = 64 * 1024  # intermediate buffers up to this size are allocas
+
+
+class CodegenError(DiagnosticError):
+    """The LLVM backend cannot translate an op."""
+
+
+def fail(op: Operation, message: str) -> CodegenError:
+    """A located error at `op` (the tools show its source line)."""
+    return CodegenError(located_error(op, message).diagnostics)
+
+
+# ---------------------------------------------------------------------------------------------
+# Types
+
+
+def llvm_type(typ: Attribute, where: Operation | None = None) -> ir.Type:
+    """The LLVM type of a scalar or vector builtin type (`index` is i64)."""
+    if isinstance(typ, IndexType):
+        return ir.IntType(64)
+    if isinstance(typ, IntegerType):
+        return ir.IntType(typ.width.data)
+    if isinstance(typ, Float32Type):
+        return ir.FloatType()
+    if isinstance(typ, Float64Type):
+        return ir.DoubleType()
+    if isinstance(typ, Float16Type):
+        return ir.HalfType()
+    if isinstance(typ, VectorType):
+        shape = typ.get_shape()
+        if len(shape) != 1:
+            raise TypeError(f"only 1-d vectors are supported, got {typ}")
+        return ir.VectorType(llvm_type(typ.element_type), shape[0])
+    message = f"the LLVM backend has no type for {typ}"
+    if where is not None:
+        raise fail(where, message)
+    raise TypeError(message)
+
+
+def is_float(typ: ir.Type) -> bool:
+    if isinstance(typ, ir.VectorType):
+        typ = typ.element
+    return isinstance(typ, ir.FloatType | ir.DoubleType | ir.HalfType)
+
+
+def element_of(typ: Attribute) -> Attribute:
+    return typ.element_type if isinstance(typ, VectorType) else typ
+
+
+I64 = ir.IntType(64)
+I32 = ir.IntType(32)
+I8_PTR = ir.IntType(8).as_pointer()
+
+
+@dataclass
+class Buffer:
+    """A memref value: pointer to its first element and its dimensions (i64 values)."""
+
+    pointer: ir.Value
+    dims: list[ir.Value]
+    element: ir.Type
+
+    def offset(self, builder: ir.IRBuilder, indices: Sequence[ir.Value]) -> ir.Value:
+        """The row-major linear index of `indices`."""
+        if not indices:
+            return ir.Constant(I64, 0)
+        linear = indices[0]
+        for dim, index in zip(self.dims[1:], indices[1:], strict=True):
+            linear = builder.add(builder.mul(linear, dim), index)
+        return linear
+
+    def address(self, builder: ir.IRBuilder, indices: Sequence[ir.Value]) -> ir.Value:
+        return builder.gep(self.pointer, [self.offset(builder, indices)], inbounds=True)
+
+
+def memref_type(typ: Attribute, where: Operation) -> MemRefType:
+    if not isinstance(typ, MemRefType):
+        raise fail(where, f"expected a memref, got {typ}")
+    if not isinstance(typ.layout, NoneAttr) and "strided" in str(typ.layout):
+        raise fail(where, f"the LLVM backend supports contiguous memrefs only, got {typ}")
+    return typ
+
+
+def signature_types(function: func.FuncOp) -> list[ir.Type]:
+    """The LLVM parameter types of a kernel: see the module docstring for the ABI."""
+    types: list[ir.Type] = []
+    dynamic: list[ir.Type] = []
+    for typ in function.function_type.inputs.data:
+        if isinstance(typ, MemRefType):
+            types.append(llvm_type(typ.element_type, function).as_pointer())
+            dynamic.extend(I64 for d in typ.get_shape() if d < 0)
+        else:
+            types.append(llvm_type(typ, function))
+    return types + dynamic
+
+
+# ---------------------------------------------------------------------------------------------
+# The walk
+
+
+Rule = Callable[["FunctionEmitter", Any], None]
+RULES: dict[type[Operation], Rule] = {}
+
+
+def rule(*op_types: type[Operation]) -> Callable[[Rule], Rule]:
+    def register(fn: Rule) -> Rule:
+        for op_type in op_types:
+            RULES[op_type] = fn
+        return fn
+
+    return register
+
+
+@dataclass
+class ModuleEmitter:
+    """Translates a module of tir kernels; holds the LLVM module and shared declarations."""
+
+    module: ir.Module
+    target_data: Any
+    functions: dict[str, ir.Function] = field(default_factory=dict)
+    outlined: int = 0
+
+    def declare(self, name: str, ret: ir.Type, args: Sequence[ir.Type]) -> ir.Function:
+        existing = self.module.globals.get(name)
+        if isinstance(existing, ir.Function):
+            return existing
+        return ir.Function(self.module, ir.FunctionType(ret, list(args)), name)
+
+    def intrinsic(self, name: str, types: Sequence[ir.Type]) -> ir.Function:
+        return self.module.declare_intrinsic(name, list(types))
+
+
+@dataclass
+class FunctionEmitter:
+    """Emits one LLVM function's body from tir ops."""
+
+    owner: ModuleEmitter
+    function: ir.Function
+    builder: ir.IRBuilder
+    values: dict[SSAValue, Any] = field(default_factory=dict)
+    in_parallel: bool = False
+    heap: list[ir.Value] = field(default_factory=list)
+
+    # -- values ----------------------------------------------------------------------------
+
+    def get(self, value: SSAValue) -> Any:
+        if value in self.values:
+            return self.values[value]
+        owner = value.owner
+        if isinstance(owner, Operation):
+            raise fail(owner, "value used before it is defined")
+        raise CodegenError.at(None, f"block argument {value.name_hint or ''} used out of scope")
+
+    def set(self, value: SSAValue, result: Any) -> None:
+        if isinstance(result, ir.NamedValue) and value.name_hint and not result.name:
+            result.name = value.name_hint
+        self.values[value] = result
+
+    def free_heap(self) -> None:
+        """Free the heap buffers still live (at a return)."""
+        free = self.owner.declare("free", ir.VoidType(), [I8_PTR])
+        for pointer in self.heap:
+            self.builder.call(free, [self.builder.bitcast(pointer, I8_PTR)])
+        self.heap.clear()
+
+    # -- blocks ----------------------------------------------------------------------------
+
+    def emit_block(self, block: Block) -> list[Any]:
+        """Emit `block`'s ops; the values its terminator yields (scf.yield) if any."""
+        for op in block.ops:
+            if isinstance(op, scf.YieldOp):
+                return [self.get(v) for v in op.operands]
+            if isinstance(op, tir.YieldOp):
+                return []
+            emit = RULES.get(type(op))
+            if emit is None:
+                raise fail(op, f"the LLVM backend cannot translate '{op.name}'")
+            emit(self, op)
+        return []
+
+    def entry_alloca(self, typ: ir.Type, count: int = 1, name: str = "") -> ir.Value:
+        """A stack slot in the function's entry block (so loops do not grow the stack)."""
+        with self.builder.goto_entry_block():
+            entry = self.function.entry_basic_block
+            if entry.instructions:
+                self.builder.position_before(entry.instructions[0])
+            size = ir.Constant(I64, count)
+            slot = self.builder.alloca(typ, size=size if count != 1 else None, name=name)
+            slot.align = 64 if count != 1 else slot.align
+            return slot
+
+    def counted_loop(
+        self,
+        lower: ir.Value,
+        upper: ir.Value,
+        step: ir.Value,
+        name: str,
+        body: Callable[[ir.Value, list[ir.Value]], list[ir.Value]],
+        carried: Sequence[ir.Value] = (),
+    ) -> list[ir.Value]:
+        """`for iv in range(lower, upper, step)` carrying values; returns their final values."""
+        b = self.builder
+        preheader = b.block
+        header = self.function.append_basic_block(f"{name}.header")
+        body_block = self.function.append_basic_block(f"{name}.body")
+        exit_block = self.function.append_basic_block(f"{name}.exit")
+        b.branch(header)
+        b.position_at_end(header)
+        iv = b.phi(lower.type, name=name)
+        iv.add_incoming(lower, preheader)
+        phis = []
+        for value in carried:
+            phi = b.phi(value.type)
+            phi.add_incoming(value, preheader)
+            phis.append(phi)
+        b.cbranch(b.icmp_signed("<", iv, upper), body_block, exit_block)
+        b.position_at_end(body_block)
+        next_values = body(iv, phis)
+        latch = b.block
+        iv_next = b.add(iv, step, name=f"{name}.next")
+        b.branch(header)
+        iv.add_incoming(iv_next, latch)
+        for phi, value in zip(phis, next_values, strict=True):
+            phi.add_incoming(value, latch)
+        b.position_at_end(exit_block)
+        return phis
+
+
+# -- loops ------------------------------------------------------------------------------------
+
+
+@rule(tir.ForOp)
+def emit_tir_for(e: FunctionEmitter, op: tir.ForOp) -> None:
+    if op.kind.data == "parallel" and not e.in_parallel:
+        emit_parallel(e, op)
+        return
+    lower, upper = e.get(op.lower_bound), e.get(op.upper_bound)
+    name = op.induction_variable.name_hint or "i"
+
+    def body(iv: ir.Value, _: list[ir.Value]) -> list[ir.Value]:
+        e.values[op.induction_variable] = iv
+        e.emit_block(op.body.block)
+        return []
+
+    e.counted_loop(lower, upper, ir.Constant(I64, 1), name, body)
+
+
+@rule(scf.ForOp)
+def emit_scf_for(e: FunctionEmitter, op: scf.ForOp) -> None:
+    iv_arg, *carried_args = op.body.block.args
+    lower, upper, step = e.get(op.lb), e.get(op.ub), e.get(op.step)
+    if lower.type != I64:
+        raise fail(op, "the LLVM backend supports scf.for over index only")
+
+    def body(iv: ir.Value, phis: list[ir.Value]) -> list[ir.Value]:
+        e.values[iv_arg] = iv
+        for arg, phi in zip(carried_args, phis, strict=True):
+            e.values[arg] = phi
+        return e.emit_block(op.body.block)
+
+    finals = e.counted_loop(
+        lower, upper, step, iv_arg.name_hint or "i", body, [e.get(v) for v in op.iter_args]
+    )
+    for result, value in zip(op.results, finals, strict=True):
+        e.set(result, value)
+
+
+@rule(scf.IfOp)
+def emit_scf_if(e: FunctionEmitter, op: scf.IfOp) -> None:
+    b = e.builder
+    cond = e.get(op.cond)
+    then_block = e.function.append_basic_block("if.then")
+    else_block = e.function.append_basic_block("if.else")
+    merge = e.function.append_basic_block("if.end")
+    b.cbranch(cond, then_block, else_block)
+    incoming: list[tuple[list[ir.Value], ir.Block]] = []
+    for block, region in ((then_block, op.true_region), (else_block, op.false_region)):
+        b.position_at_end(block)
+        values = e.emit_block(region.block) if region.blocks else []
+        incoming.append((values, b.block))
+        b.branch(merge)
+    b.position_at_end(merge)
+    for position, result in enumerate(op.results):
+        phi = b.phi(llvm_type(result.type, op))
+        for values, block in incoming:
+            phi.add_incoming(values[position], block)
+        e.set(result, phi)
+
+
+def captured_values(op: Operation) -> list[SSAValue]:
+    """SSA values used inside `op`'s regions but defined outside it, in first-use order."""
+    inside: set[SSAValue] = set()
+    for nested in op.walk():
+        inside.update(nested.results)
+        for region in nested.regions:
+            for block in region.blocks:
+                inside.update(block.args)
+    seen: dict[SSAValue, None] = {}
+    for nested in op.walk():
+        if nested is op:
+            continue
+        for operand in nested.operands:
+            if operand not in inside:
+                seen.setdefault(operand, None)
+    return list(seen)
+
+
+def emit_parallel(e: FunctionEmitter, op: tir.ForOp) -> None:
+    """Outline the loop into `void body(void *captures)` run on every thread by GOMP_parallel.
+
+    Each thread takes one contiguous chunk of [lower, upper) (OpenMP's static schedule).
+    """
+    owner, b = e.owner, e.builder
+    captures = captured_values(op)
+    fields: list[ir.Value] = [e.get(op.lower_bound), e.get(op.upper_bound)]
+    layout: list[tuple[SSAValue, list[int]]] = []
+    for value in captures:
+        current = e.get(value)
+        if isinstance(current, Buffer):
+            dynamic = [i for i, d in enumerate(current.dims) if not isinstance(d, ir.Constant)]
+            layout.append((value, dynamic))
+            fields.append(current.pointer)
+            fields.extend(current.dims[i] for i in dynamic)
+        elif isinstance(current, ir.Constant):
+            layout.append((value, []))
+        else:
+            layout.append((value, []))
+            fields.append(current)
+    struct = ir.LiteralStructType([f.type for f in fields])
+    slot = e.entry_alloca(struct, name="captures")
+    for position, value in enumerate(fields):
+        b.store(value, b.gep(slot, [ir.Constant(I32, 0), ir.Constant(I32, position)]))
+
+    owner.outlined += 1
+    name = f"{e.function.name}_parallel_{owner.outlined}"
+    outlined = ir.Function(owner.module, ir.FunctionType(ir.VoidType(), [I8_PTR]), name)
+    outlined.linkage = "internal"
+    outlined.attributes.add("nounwind")
+    inner = FunctionEmitter(owner, outlined, ir.IRBuilder(outlined.append_basic_block("entry")))
+    inner.in_parallel = True
+    ib = inner.builder
+    data = ib.bitcast(outlined.args[0], struct.as_pointer())
+
+    def load(position: int) -> ir.Value:
+        return ib.load(ib.gep(data, [ir.Constant(I32, 0), ir.Constant(I32, position)]))
+
+    lower, upper = load(0), load(1)
+    position = 2
+    for value, dynamic in layout:
+        current = e.get(value)
+        if isinstance(current, Buffer):
+            pointer = load(position)
+            position += 1
+            dims = list(current.dims)
+            for i in dynamic:
+                dims[i] = load(position)
+                position += 1
+            inner.values[value] = Buffer(pointer, dims, current.element)
+        elif isinstance(current, ir.Constant):
+            inner.values[value] = current
+        else:
+            inner.values[value] = load(position)
+            position += 1
+
+    thread = ib.sext(ib.call(owner.declare("omp_get_thread_num", I32, []), []), I64)
+    threads = ib.sext(ib.call(owner.declare("omp_get_num_threads", I32, []), []), I64)
+    total = ib.sub(upper, lower)
+    chunk = ib.sdiv(ib.add(total, ib.sub(threads, ir.Constant(I64, 1))), threads)
+    start = ib.add(lower, ib.mul(thread, chunk))
+    end = ib.add(start, chunk)
+    end = ib.select(ib.icmp_signed("<", end, upper), end, upper)
+
+    def body(iv: ir.Value, _: list[ir.Value]) -> list[ir.Value]:
+        inner.values[op.induction_variable] = iv
+        inner.emit_block(op.body.block)
+        return []
+
+    inner.counted_loop(
+        start, end, ir.Constant(I64, 1), op.induction_variable.name_hint or "i", body
+    )
+    inner.free_heap()
+    ib.ret_void()
+
+    gomp = owner.declare("GOMP_parallel", ir.VoidType(), [outlined.type, I8_PTR, I32, I32])
+    b.call(gomp, [outlined, b.bitcast(slot, I8_PTR), ir.Constant(I32, 0), ir.Constant(I32, 0)])
+
+
+# -- memory -----------------------------------------------------------------------------------
+
+
+@rule(memref.LoadOp)
+def emit_load(e: FunctionEmitter, op: memref.LoadOp) -> None:
+    buffer: Buffer = e.get(op.memref)
+    address = buffer.address(e.builder, [e.get(i) for i in op.indices])
+    e.set(op.res, e.builder.load(address))
+
+
+@rule(memref.StoreOp)
+def emit_store(e: FunctionEmitter, op: memref.StoreOp) -> None:
+    buffer: Buffer = e.get(op.memref)
+    address = buffer.address(e.builder, [e.get(i) for i in op.indices])
+    e.builder.store(e.get(op.value), address)
+
+
+@rule(memref.AllocOp, memref.AllocaOp)
+def emit_alloc(e: FunctionEmitter, op: memref.AllocOp | memref.AllocaOp) -> None:
+    typ = memref_type(op.memref.type, op)
+    element = llvm_type(typ.element_type, op)
+    dynamic = iter(e.get(v) for v in op.dynamic_sizes)
+    dims = [ir.Constant(I64, d) if d >= 0 else next(dynamic) for d in typ.get_shape()]
+    shape = typ.get_shape()
+    if all(d >= 0 for d in shape):
+        count = math.prod(shape)
+        size = count * max(1, element.get_abi_size(e.owner.target_data))
+        if size <= STACK_LIMIT_BYTES:
+            slot = e.entry_alloca(element, max(count, 1), name=op.memref.name_hint or "buf")
+            e.set(op.memref, Buffer(slot, dims, element))
+            return
+    b = e.builder
+    count_value = ir.Constant(I64, 1)
+    for dim in dims:
+        count_value = b.mul(count_value, dim)
+    element_size = ir.Constant(I64, max(1, element.get_abi_size(e.owner.target_data)))
+    bytes_value = b.mul(count_value, element_size)
+    # aligned_alloc wants a multiple of the alignment.
+    rounded = b.and_(b.add(bytes_value, ir.Constant(I64, 63)), ir.Constant(I64, ~63))
+    aligned_alloc = e.owner.declare("aligned_alloc", I8_PTR, [I64, I64])
+    raw = b.call(aligned_alloc, [ir.Constant(I64, 64), rounded])
+    pointer = b.bitcast(raw, element.as_pointer(), name=op.memref.name_hint or "buf")
+    e.heap.append(pointer)
+    e.set(op.memref, Buffer(pointer, dims, element))
+
+
+@rule(memref.DeallocOp)
+def emit_dealloc(e: FunctionEmitter, op: memref.DeallocOp) -> None:
+    buffer: Buffer = e.get(op.memref)
+    if buffer.pointer in e.heap:
+        e.heap.remove(buffer.pointer)
+        free = e.owner.declare("free", ir.VoidType(), [I8_PTR])
+        e.builder.call(free, [e.builder.bitcast(buffer.pointer, I8_PTR)])
+
+
+@rule(memref.DimOp)
+def emit_dim(e: FunctionEmitter, op: memref.DimOp) -> None:
+    buffer: Buffer = e.get(op.source)
+    index = e.get(op.index)
+    if not isinstance(index, ir.Constant):
+        raise fail(op, "memref.dim needs a constant dimension index")
+    e.set(op.result, buffer.dims[int(index.constant)])
+
+
+# -- calls and returns ------------------------------------------------------------------------
+
+
+@rule(func.ReturnOp)
+def emit_return(e: FunctionEmitter, op: func.ReturnOp) -> None:
+    e.free_heap()
+    if op.operands:
+        raise fail(op, "tir kernels return their results through buffers, not values")
+    e.builder.ret_void()
+
+
+@rule(func.CallOp)
+def emit_call(e: FunctionEmitter, op: func.CallOp) -> None:
+    callee = e.owner.functions.get(op.callee.string_value())
+    if callee is None:
+        raise fail(op, f"call of unknown function @{op.callee.string_value()}")
+    args: list[ir.Value] = []
+    dynamic: list[ir.Value] = []
+    for value in op.arguments:
+        current = e.get(value)
+        if isinstance(current, Buffer):
+            args.append(current.pointer)
+            typ = value.type
+            assert isinstance(typ, MemRefType)
+            dynamic.extend(current.dims[i] for i, d in enumerate(typ.get_shape()) if d < 0)
+        else:
+            args.append(current)
+    e.builder.call(callee, args + dynamic)
+
+
+@rule(tir.CallExternOp)
+def emit_call_extern(e: FunctionEmitter, op: tir.CallExternOp) -> None:
+    args = [e.get(a) for a in op.args]
+    ret = llvm_type(op.res[0].type, op) if op.res else ir.VoidType()
+    callee = e.owner.declare(op.callee.data, ret, [a.type for a in args])
+    result = e.builder.call(callee, args)
+    if op.res:
+        e.set(op.res[0], result)
+
+
+# -- scalar arithmetic ------------------------------------------------------------------------
+
+
+@rule(arith.ConstantOp)
+def emit_constant(e: FunctionEmitter, op: arith.ConstantOp) -> None:
+    value = op.value
+    typ = llvm_type(op.result.type, op)
+    if isinstance(value, IntegerAttr | FloatAttr):
+        e.values[op.result] = ir.Constant(typ, value.value.data)
+    elif isinstance(value, DenseIntOrFPElementsAttr) and isinstance(typ, ir.VectorType):
+        values = list(value.get_values())
+        if len(values) == 1:
+            values = values * typ.count
+        e.values[op.result] = ir.Constant(typ, [ir.Constant(typ.element, v) for v in values])
+    else:
+        raise fail(op, f"the LLVM backend cannot materialize the constant {value}")
+
+
+INT_BINARY: dict[type[Operation], str] = {
+    arith.AddiOp: "add",
+    arith.SubiOp: "sub",
+    arith.MuliOp: "mul",
+    arith.DivSIOp: "sdiv",
+    arith.DivUIOp: "udiv",
+    arith.RemSIOp: "srem",
+    arith.RemUIOp: "urem",
+    arith.AndIOp: "and_",
+    arith.OrIOp: "or_",
+    arith.XOrIOp: "xor",
+    arith.ShLIOp: "shl",
+    arith.ShRSIOp: "ashr",
+    arith.ShRUIOp: "lshr",
+}
+FLOAT_BINARY: dict[type[Operation], str] = {
+    arith.AddfOp: "fadd",
+    arith.SubfOp: "fsub",
+    arith.MulfOp: "fmul",
+    arith.DivfOp: "fdiv",
+}
+FLOAT_INTRINSIC_BINARY: dict[type[Operation], str] = {
+    arith.MaximumfOp: "llvm.maximum",
+    arith.MinimumfOp: "llvm.minimum",
+    arith.MaxnumfOp: "llvm.maxnum",
+    arith.MinnumfOp: "llvm.minnum",
+    xmath.PowFOp: "llvm.pow",
+    xmath.CopySignOp: "llvm.copysign",
+}
+FLOAT_INTRINSIC_UNARY: dict[type[Operation], str] = {
+    xmath.ExpOp: "llvm.exp",
+    xmath.Exp2Op: "llvm.exp2",
+    xmath.LogOp: "llvm.log",
+    xmath.Log2Op: "llvm.log2",
+    xmath.Log10Op: "llvm.log10",
+    xmath.SqrtOp: "llvm.sqrt",
+    xmath.SinOp: "llvm.sin",
+    xmath.CosOp: "llvm.cos",
+    xmath.FloorOp: "llvm.floor",
+    xmath.CeilOp: "llvm.ceil",
+    xmath.TruncOp: "llvm.trunc",
+    xmath.RoundOp: "llvm.round",
+    xmath.RoundEvenOp: "llvm.roundeven",
+    xmath.AbsFOp: "llvm.fabs",
+}
+# Math functions LLVM has no intrinsic for: the C library's, by element type.
+LIBM_UNARY: dict[type[Operation], str] = {
+    xmath.TanhOp: "tanh",
+    xmath.ErfOp: "erf",
+    xmath.TanOp: "tan",
+    xmath.AtanOp: "atan",
+    xmath.ExpM1Op: "expm1",
+    xmath.Log1pOp: "log1p",
+}
+MAX_MIN_INT: dict[type[Operation], tuple[str, bool]] = {
+    arith.MaxSIOp: (">", True),
+    arith.MinSIOp: ("<", True),
+    arith.MaxUIOp: (">", False),
+    arith.MinUIOp: ("<", False),
+}
+
+
+@rule(*INT_BINARY)
+def emit_int_binary(e: FunctionEmitter, op: Operation) -> None:
+    lhs, rhs = (e.get(v) for v in op.operands)
+    e.set(op.results[0], getattr(e.builder, INT_BINARY[type(op)])(lhs, rhs))
+
+
+@rule(*FLOAT_BINARY)
+def emit_float_binary(e: FunctionEmitter, op: Operation) -> None:
+    lhs, rhs = (e.get(v) for v in op.operands)
+    e.set(op.results[0], getattr(e.builder, FLOAT_BINARY[type(op)])(lhs, rhs))
+
+
+@rule(*FLOAT_INTRINSIC_BINARY)
+def emit_float_intrinsic_binary(e: FunctionEmitter, op: Operation) -> None:
+    lhs, rhs = (e.get(v) for v in op.operands)
+    fn = e.owner.intrinsic(FLOAT_INTRINSIC_BINARY[type(op)], [lhs.type])
+    e.set(op.results[0], e.builder.call(fn, [lhs, rhs]))
+
+
+@rule(*FLOAT_INTRINSIC_UNARY)
+def emit_float_intrinsic_unary(e: FunctionEmitter, op: Operation) -> None:
+    (x,) = (e.get(v) for v in op.operands)
+    fn = e.owner.intrinsic(FLOAT_INTRINSIC_UNARY[type(op)], [x.type])
+    e.set(op.results[0], e.builder.call(fn, [x]))
+
+
+def libm_call(e: FunctionEmitter, op: Operation, name: str, x: ir.Value) -> ir.Value:
+    """`name(x)` from libm, elementwise for vectors."""
+    b = e.builder
+    scalar = x.type.element if isinstance(x.type, ir.VectorType) else x.type
+    suffix = {ir.FloatType: "f", ir.DoubleType: ""}.get(type(scalar))
+    if suffix is None:
+        raise fail(op, f"'{op.name}' on {scalar} has no C library function")
+    fn = e.owner.declare(name + suffix, scalar, [scalar])
+    if not isinstance(x.type, ir.VectorType):
+        return b.call(fn, [x])
+    result: ir.Value = ir.Constant(x.type, ir.Undefined)
+    for lane in range(x.type.count):
+        index = ir.Constant(I32, lane)
+        result = b.insert_element(result, b.call(fn, [b.extract_element(x, index)]), index)
+    return result
+
+
+@rule(*LIBM_UNARY)
+def emit_libm_unary(e: FunctionEmitter, op: Operation) -> None:
+    e.set(op.results[0], libm_call(e, op, LIBM_UNARY[type(op)], e.get(op.operands[0])))
+
+
+@rule(xmath.RsqrtOp)
+def emit_rsqrt(e: FunctionEmitter, op: xmath.RsqrtOp) -> None:
+    x = e.get(op.operand)
+    root = e.builder.call(e.owner.intrinsic("llvm.sqrt", [x.type]), [x])
+    one = ir.Constant(x.type, 1.0) if not isinstance(x.type, ir.VectorType) else splat(x.type, 1.0)
+    e.set(op.result, e.builder.fdiv(one, root))
+
+
+def splat(typ: ir.VectorType, value: float | int) -> ir.Constant:
+    return ir.Constant(typ, [ir.Constant(typ.element, value)] * typ.count)
+
+
+@rule(xmath.FmaOp)
+def emit_fma(e: FunctionEmitter, op: xmath.FmaOp) -> None:
+    a, b, c = (e.get(v) for v in op.operands)
+    e.set(op.result, e.builder.call(e.owner.intrinsic("llvm.fma", [a.type]), [a, b, c]))
+
+
+@rule(xmath.AbsIOp)
+def emit_absi(e: FunctionEmitter, op: xmath.AbsIOp) -> None:
+    x = e.get(op.operand)
+    fn = e.owner.intrinsic("llvm.abs", [x.type])
+    e.set(op.result, e.builder.call(fn, [x, ir.Constant(ir.IntType(1), 0)]))
+
+
+@rule(arith.NegfOp)
+def emit_negf(e: FunctionEmitter, op: arith.NegfOp) -> None:
+    e.set(op.result, e.builder.fneg(e.get(op.operand)))
+
+
+@rule(*MAX_MIN_INT)
+def emit_max_min_int(e: FunctionEmitter, op: Operation) -> None:
+    lhs, rhs = (e.get(v) for v in op.operands)
+    predicate, signed = MAX_MIN_INT[type(op)]
+    compare = e.builder.icmp_signed if signed else e.builder.icmp_unsigned
+    e.set(op.results[0], e.builder.select(compare(predicate, lhs, rhs), lhs, rhs))
+
+
+@rule(arith.FloorDivSIOp, arith.CeilDivSIOp)
+def emit_floor_ceil_div(e: FunctionEmitter, op: Operation) -> None:
+    """Signed division rounding down (floordivsi) or up (ceildivsi): truncate, then adjust."""
+    b = e.builder
+    lhs, rhs = (e.get(v) for v in op.operands)
+    quotient, remainder = b.sdiv(lhs, rhs), b.srem(lhs, rhs)
+    zero = ir.Constant(lhs.type, 0)
+    inexact = b.icmp_signed("!=", remainder, zero)
+    same_sign = b.icmp_signed(
+        "==", b.icmp_signed("<", remainder, zero), b.icmp_signed("<", rhs, zero)
+    )
+    if isinstance(op, arith.FloorDivSIOp):
+        adjust = b.and_(inexact, b.not_(same_sign))
+        result = b.sub(quotient, b.zext(adjust, lhs.type))
+    else:
+        adjust = b.and_(inexact, same_sign)
+        result = b.add(quotient, b.zext(adjust, lhs.type))
+    e.set(op.results[0], result)
+
+
+@rule(arith.CeilDivUIOp)
+def emit_ceil_div_unsigned(e: FunctionEmitter, op: arith.CeilDivUIOp) -> None:
+    b = e.builder
+    lhs, rhs = (e.get(v) for v in op.operands)
+    one = ir.Constant(lhs.type, 1)
+    e.set(op.result, b.udiv(b.add(lhs, b.sub(rhs, one)), rhs))
+
+
+CMPI = {
+    "eq": ("==", True),
+    "ne": ("!=", True),
+    "slt": ("<", True),
+    "sle": ("<=", True),
+    "sgt": (">", True),
+    "sge": (">=", True),
+    "ult": ("<", False),
+    "ule": ("<=", False),
+    "ugt": (">", False),
+    "uge": (">=", False),
+}
+CMPF_RELATIONS = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
+
+
+@rule(arith.CmpiOp)
+def emit_cmpi(e: FunctionEmitter, op: arith.CmpiOp) -> None:
+    predicate, signed = CMPI[arith.CMPI_COMPARISON_OPERATIONS[op.predicate.value.data]]
+    compare = e.builder.icmp_signed if signed else e.builder.icmp_unsigned
+    e.set(op.result, compare(predicate, e.get(op.lhs), e.get(op.rhs)))
+
+
+@rule(arith.CmpfOp)
+def emit_cmpf(e: FunctionEmitter, op: arith.CmpfOp) -> None:
+    predicate = arith.CMPF_COMPARISON_OPERATIONS[op.predicate.value.data]
+    lhs, rhs = e.get(op.lhs), e.get(op.rhs)
+    b = e.builder
+    if predicate in ("false", "true"):
+        e.set(op.result, ir.Constant(ir.IntType(1), int(predicate == "true")))
+        return
+    if predicate in ("ord", "uno"):
+        compare = b.fcmp_ordered if predicate == "ord" else b.fcmp_unordered
+        e.set(op.result, compare(predicate, lhs, rhs))
+        return
+    compare = b.fcmp_ordered if predicate[0] == "o" else b.fcmp_unordered
+    e.set(op.result, compare(CMPF_RELATIONS[predicate[1:]], lhs, rhs))
+
+
+@rule(arith.SelectOp)
+def emit_select(e: FunctionEmitter, op: arith.SelectOp) -> None:
+    cond, lhs, rhs = (e.get(v) for v in op.operands)
+    e.set(op.result, e.builder.select(cond, lhs, rhs))
+
+
+def int_width(typ: ir.Type) -> int:
+    scalar = typ.element if isinstance(typ, ir.VectorType) else typ
+    return scalar.width
+
+
+@rule(arith.IndexCastOp, arith.ExtSIOp, arith.ExtUIOp, arith.TruncIOp)
+def emit_int_cast(e: FunctionEmitter, op: Operation) -> None:
+    x = e.get(op.operands[0])
+    target = llvm_type(op.results[0].type, op)
+    b = e.builder
+    source_width, target_width = int_width(x.type), int_width(target)
+    if source_width == target_width:
+        result = x
+    elif source_width > target_width:
+        result = b.trunc(x, target)
+    elif isinstance(op, arith.ExtUIOp):
+        result = b.zext(x, target)
+    else:
+        result = b.sext(x, target)
+    e.set(op.results[0], result)
+
+
+FLOAT_CASTS: dict[type[Operation], str] = {
+    arith.SIToFPOp: "sitofp",
+    arith.UIToFPOp: "uitofp",
+    arith.FPToSIOp: "fptosi",
+    arith.FPToUIOp: "fptoui",
+}
+
+
+@rule(*FLOAT_CASTS)
+def emit_float_cast(e: FunctionEmitter, op: Operation) -> None:
+    x = e.get(op.operands[0])
+    target = llvm_type(op.results[0].type, op)
+    e.set(op.results[0], getattr(e.builder, FLOAT_CASTS[type(op)])(x, target))
+
+
+@rule(arith.ExtFOp, arith.TruncFOp)
+def emit_float_resize(e: FunctionEmitter, op: Operation) -> None:
+    x = e.get(op.operands[0])
+    target = llvm_type(op.results[0].type, op)
+    cast = e.builder.fpext if isinstance(op, arith.ExtFOp) else e.builder.fptrunc
+    e.set(op.results[0], cast(x, target))
+
+
+@rule(arith.BitcastOp)
+def emit_bitcast(e: FunctionEmitter, op: arith.BitcastOp) -> None:
+    e.set(op.result, e.builder.bitcast(e.get(op.input), llvm_type(op.result.type, op)))
+
+
+# ---------------------------------------------------------------------------------------------
+# Module
+
+
+def kernels_of(module: ModuleOp) -> list[func.FuncOp]:
+    return [op for op in module.ops if isinstance(op, func.FuncOp)]
+
+
+def emit_module(module: ModuleOp, triple: str, data_layout: str, name: str = "xtvm") -> ir.Module:
+    """The LLVM module of every `func.func` in `module` (bodies and declarations)."""
+    llvm_module = ir.Module(name=name)
+    llvm_module.triple = triple
+    llvm_module.data_layout = data_layout
+    owner = ModuleEmitter(llvm_module, llb.create_target_data(data_layout))
+    functions = kernels_of(module)
+    for function in functions:
+        if function.function_type.outputs.data:
+            raise fail(function, "tir kernels return their results through buffers, not values")
+        typ = ir.FunctionType(ir.VoidType(), signature_types(function))
+        llvm_function = ir.Function(llvm_module, typ, function.sym_name.data)
+        llvm_function.attributes.add("nounwind")
+        private = function.sym_visibility is not None and function.sym_visibility.data == "private"
+        if private and function.body.blocks:
+            llvm_function.linkage = "internal"
+        owner.functions[function.sym_name.data] = llvm_function
+    for function in functions:
+        if function.body.blocks:
+            emit_function(owner, function)
+    return llvm_module
+
+
+def emit_function(owner: ModuleEmitter, function: func.FuncOp) -> None:
+    llvm_function = owner.functions[function.sym_name.data]
+    builder = ir.IRBuilder(llvm_function.append_basic_block("entry"))
+    emitter = FunctionEmitter(owner, llvm_function, builder)
+    block = function.body.block
+    params = iter(llvm_function.args)
+    pending: list[tuple[SSAValue, Buffer, list[int]]] = []
+    for arg in block.args:
+        param = next(params)
+        param.name = arg.name_hint or ""
+        if isinstance(arg.type, MemRefType):
+            typ = memref_type(arg.type, function)
+            param.add_attribute("noalias")
+            shape = typ.get_shape()
+            dims: list[ir.Value] = [ir.Constant(I64, max(d, 0)) for d in shape]
+            buffer = Buffer(param, dims, llvm_type(typ.element_type, function))
+            emitter.values[arg] = buffer
+            pending.append((arg, buffer, [i for i, d in enumerate(shape) if d < 0]))
+        else:
+            emitter.values[arg] = param
+    for arg, buffer, dynamic in pending:
+        for i in dynamic:
+            param = next(params)
+            param.name = f"{arg.name_hint or 'arg'}_dim{i}"
+            buffer.dims[i] = param
+    emitter.emit_block(block)
+    if not builder.block.is_terminated:
+        emitter.free_heap()
+        builder.ret_void()

@@ -1,0 +1,169 @@
+"""From a tir module to machine code: LLVM IR, the O3 pipeline, then a JIT engine, an object
+file, assembly or a shared library linked with the system compiler.
+
+The OpenMP runtime (libgomp) that parallel loops call is loaded into the process once, and
+its thread count is set from `XTVM_NUM_THREADS` (default: all cores).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import os
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+
+import llvmlite.binding as llb
+from llvmlite import ir
+from xdsl.dialects.builtin import ModuleOp
+
+from xtvm.backends.llvm.codegen import emit_module
+from xtvm.backends.llvm.target import LLVMTarget, initialize_llvm
+from xtvm.runtime.module import METADATA_SYMBOL, Module, metadata_json, signatures_of
+
+
+class LinkError(RuntimeError):
+    """The system compiler could not link a shared library."""
+
+
+@cache
+def openmp_runtime() -> ctypes.CDLL:
+    """libgomp, loaded into the process (JIT code resolves GOMP_parallel from it)."""
+    path = ctypes.util.find_library("gomp") or "libgomp.so.1"
+    llb.load_library_permanently(path)
+    library = ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
+    set_num_threads(num_threads(), library)
+    return library
+
+
+def num_threads() -> int:
+    """`XTVM_NUM_THREADS` if set, else the number of cores this process may use."""
+    value = os.environ.get("XTVM_NUM_THREADS", "")
+    if value.strip():
+        try:
+            count = int(value)
+        except ValueError:
+            raise ValueError(
+                f"XTVM_NUM_THREADS must be a positive integer, got '{value}'"
+            ) from None
+        if count < 1:
+            raise ValueError(f"XTVM_NUM_THREADS must be a positive integer, got '{value}'")
+        return count
+    return len(os.sched_getaffinity(0))
+
+
+def set_num_threads(count: int, library: ctypes.CDLL | None = None) -> None:
+    """Set the size of the thread pool parallel loops run on."""
+    (library or openmp_runtime()).omp_set_num_threads(ctypes.c_int(count))
+
+
+def optimize(module: llb.ModuleRef, machine: llb.TargetMachine, opt_level: int) -> None:
+    """Run LLVM's standard pipeline for `opt_level` (vectorization and unrolling at 2-3)."""
+    options = llb.create_pipeline_tuning_options(speed_level=opt_level)
+    options.loop_vectorization = opt_level >= 2
+    options.slp_vectorization = opt_level >= 2
+    options.loop_unrolling = opt_level >= 2
+    builder = llb.create_pass_builder(machine, options)
+    builder.getModulePassManager().run(module, builder)
+
+
+@dataclass
+class CompiledLLVM:
+    """An optimized LLVM module and, once asked for, its JIT engine."""
+
+    target: LLVMTarget
+    ir_text: str
+    module: llb.ModuleRef
+    machine: llb.TargetMachine
+    _engine: llb.ExecutionEngine | None = field(default=None, init=False, repr=False)
+
+    def address(self, name: str) -> int:
+        """The address of function `name` in the JIT (compiling on first use)."""
+        if self._engine is None:
+            openmp_runtime()
+            engine = llb.create_mcjit_compiler(self.module, self.machine)
+            engine.finalize_object()
+            self._engine = engine
+        return self._engine.get_function_address(name)
+
+    def llvm_ir(self) -> str:
+        return str(self.module)
+
+    def assembly(self) -> str:
+        return self.machine.emit_assembly(self.module)
+
+    def object_code(self) -> bytes:
+        return self.machine.emit_object(self.module)
+
+    def export_library(self, path: str | Path, extra_objects: list[Path] | None = None) -> None:
+        """Link the object code into a shared library (with libgomp and libm)."""
+        compiler = os.environ.get("CC", "gcc")
+        with tempfile.TemporaryDirectory() as tmp:
+            obj = Path(tmp) / "module.o"
+            obj.write_bytes(self.object_code())
+            objects = [str(obj), *(str(o) for o in extra_objects or [])]
+            command = [compiler, "-shared", "-o", str(path), *objects, "-lgomp", "-lm"]
+            try:
+                result = subprocess.run(command, capture_output=True, text=True, check=False)
+            except FileNotFoundError:
+                raise LinkError(f"no C compiler '{compiler}' to link {path} (set CC)") from None
+            if result.returncode:
+                raise LinkError(f"linking {path} failed:\n{result.stderr}")
+
+
+def compile_module(
+    module: ModuleOp, target: str | LLVMTarget | None = None, metadata: str | None = None
+) -> CompiledLLVM:
+    """Translate and optimize the tir kernels of `module` for `target`.
+
+    `metadata`, if given, is embedded as the C string `xtvm_module_metadata` (the kernel
+    signatures a shared library carries for `load_module`).
+    """
+    initialize_llvm()
+    llvm_target = LLVMTarget.parse(target)
+    machine = llvm_target.machine()
+    ir_module = emit_module(module, llvm_target.triple, str(machine.target_data))
+    if metadata is not None:
+        embed_string(ir_module, METADATA_SYMBOL, metadata)
+    text = str(ir_module)
+    parsed = llb.parse_assembly(text)
+    parsed.verify()
+    optimize(parsed, machine, llvm_target.opt_level)
+    return CompiledLLVM(llvm_target, text, parsed, machine)
+
+
+def embed_string(module: ir.Module, name: str, text: str) -> None:
+    """A global `const char *name` pointing at `text`."""
+    data = bytearray(text.encode()) + b"\0"
+    array_type = ir.ArrayType(ir.IntType(8), len(data))
+    chars = ir.GlobalVariable(module, array_type, f"{name}.chars")
+    chars.initializer = ir.Constant(array_type, data)
+    chars.global_constant = True
+    chars.linkage = "private"
+    pointer = ir.GlobalVariable(module, ir.IntType(8).as_pointer(), name)
+    pointer.initializer = chars.bitcast(ir.IntType(8).as_pointer())
+    pointer.global_constant = True
+
+
+def build_module(module: ModuleOp, target: str | LLVMTarget | None = None) -> Module:
+    """A runtime module of the public tir kernels in `module`, compiled for `target`."""
+    signatures = signatures_of(module)
+    compiled = compile_module(module, target, metadata_json(signatures))
+
+    def source(fmt: str) -> str:
+        if fmt in ("ll", "llvm", ""):
+            return compiled.llvm_ir()
+        if fmt in ("asm", "s"):
+            return compiled.assembly()
+        raise ValueError(f"unknown source format '{fmt}' (known: ll, asm)")
+
+    return Module(
+        signatures,
+        compiled.address,
+        keepalive=compiled,
+        source=source,
+        exporter=compiled.export_library,
+    )

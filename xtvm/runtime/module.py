@@ -1,0 +1,308 @@
+"""Compiled modules: named kernels callable on numpy arrays or `tvm.nd` arrays.
+
+A `Module` holds machine code (a JIT engine or a loaded shared library) and the signature of
+each kernel, taken from its tir function: buffer dtypes and shapes (static dimensions checked
+at call time, dynamic ones passed to the kernel from the arrays, see the LLVM backend's ABI)
+and scalar types. `export_library("k.so")` writes a shared library that carries the signatures
+with it, so `load_module("k.so")` gives the same callable module in a process without the IR.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from xdsl.dialects import func
+from xdsl.dialects.builtin import MemRefType, ModuleOp
+
+from xtvm.ir.numpy_types import numpy_dtype
+
+METADATA_SYMBOL = "xtvm_module_metadata"
+
+
+class ArgumentError(ValueError):
+    """A kernel was called with arguments that do not match its signature."""
+
+
+@dataclass(frozen=True)
+class Param:
+    """One kernel parameter: a buffer (dtype, shape with None for dynamic dims) or a scalar."""
+
+    name: str
+    dtype: str
+    shape: tuple[int | None, ...] | None  # None: a scalar
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "dtype": self.dtype, "shape": self.shape}
+
+    @staticmethod
+    def from_json(data: dict[str, Any]) -> Param:
+        shape = data["shape"]
+        return Param(data["name"], data["dtype"], None if shape is None else tuple(shape))
+
+
+def signature_of(function: func.FuncOp) -> list[Param]:
+    params: list[Param] = []
+    for position, (arg, typ) in enumerate(
+        zip(function.body.block.args, function.function_type.inputs.data, strict=True)
+    ):
+        name = arg.name_hint or f"arg{position}"
+        if isinstance(typ, MemRefType):
+            shape = tuple(d if d >= 0 else None for d in typ.get_shape())
+            params.append(Param(name, numpy_dtype(typ.element_type).name, shape))
+        else:
+            params.append(Param(name, numpy_dtype(typ).name, None))
+    return params
+
+
+def signatures_of(module: ModuleOp) -> dict[str, list[Param]]:
+    """The public kernels of a tir module and their parameters."""
+    return {
+        f.sym_name.data: signature_of(f)
+        for f in module.ops
+        if isinstance(f, func.FuncOp)
+        and f.body.blocks
+        and (f.sym_visibility is None or f.sym_visibility.data != "private")
+    }
+
+
+CTYPES = {
+    "float32": ctypes.c_float,
+    "float64": ctypes.c_double,
+    "int64": ctypes.c_int64,
+    "int32": ctypes.c_int32,
+    "int16": ctypes.c_int16,
+    "int8": ctypes.c_int8,
+    "uint8": ctypes.c_uint8,
+    "bool": ctypes.c_bool,
+}
+
+
+def as_numpy(value: Any) -> Any:
+    from xtvm.api.nd import NDArray
+
+    if isinstance(value, NDArray):
+        return value._data  # the storage itself: outputs are written in place
+    return value
+
+
+class PackedFunc:
+    """A compiled kernel: `f(a, b, c)` on arrays, outputs written in place (TVM's calling style)."""
+
+    def __init__(self, name: str, params: Sequence[Param], address: int, keepalive: object) -> None:
+        self.name = name
+        self.params = list(params)
+        self._keepalive = keepalive
+        argtypes: list[Any] = []
+        dynamic: list[Any] = []
+        for param in self.params:
+            if param.shape is None:
+                argtypes.append(CTYPES[param.dtype])
+            else:
+                argtypes.append(ctypes.c_void_p)
+                dynamic.extend(ctypes.c_int64 for d in param.shape if d is None)
+        self._function = ctypes.CFUNCTYPE(None, *argtypes, *dynamic)(address)
+
+    def __call__(self, *args: Any) -> None:
+        self._function(*self.convert(args))
+
+    def convert(self, args: Sequence[Any]) -> list[Any]:
+        """The C arguments of a call, after checking counts, dtypes, shapes and layout."""
+        if len(args) != len(self.params):
+            raise ArgumentError(
+                f"{self.name} takes {len(self.params)} arguments "
+                f"({', '.join(p.name for p in self.params)}), got {len(args)}"
+            )
+        values: list[Any] = []
+        dynamic: list[int] = []
+        for position, (param, arg) in enumerate(zip(self.params, args, strict=True)):
+            arg = as_numpy(arg)
+            where = f"{self.name}: argument {position} ({param.name})"
+            if param.shape is None:
+                values.append(arg)
+                continue
+            if not isinstance(arg, np.ndarray):
+                raise ArgumentError(f"{where}: expected an array, got {type(arg).__name__}")
+            expected = [("?" if d is None else d) for d in param.shape]
+            if (
+                arg.dtype != np.dtype(param.dtype)
+                or arg.ndim != len(param.shape)
+                or any(
+                    d is not None and d != a for d, a in zip(param.shape, arg.shape, strict=True)
+                )
+            ):
+                raise ArgumentError(
+                    f"{where}: expected {param.dtype}{expected}, got {arg.dtype}{list(arg.shape)}"
+                )
+            if not arg.flags.c_contiguous:
+                raise ArgumentError(f"{where}: the array must be C-contiguous")
+            values.append(arg.ctypes.data)
+            dynamic.extend(a for d, a in zip(param.shape, arg.shape, strict=True) if d is None)
+        return values + dynamic
+
+
+@dataclass
+class BenchmarkResult:
+    """Seconds per call for each repeat (TVM's `time_evaluator` result)."""
+
+    results: list[float]
+
+    @property
+    def mean(self) -> float:
+        return statistics.fmean(self.results)
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.results)
+
+    @property
+    def min(self) -> float:
+        return min(self.results)
+
+    @property
+    def max(self) -> float:
+        return max(self.results)
+
+    @property
+    def std(self) -> float:
+        return statistics.pstdev(self.results)
+
+    def __str__(self) -> str:
+        ms = [r * 1e3 for r in self.results]
+        return (
+            f"Execution time summary:\n mean (ms)   median (ms)    max (ms)     min (ms)     std"
+            f" (ms)\n {statistics.fmean(ms):10.4f} {statistics.median(ms):12.4f} "
+            f"{max(ms):11.4f} {min(ms):11.4f} {statistics.pstdev(ms):11.4f}"
+        )
+
+
+def time_function(
+    call: Callable[[], object], number: int = 10, repeat: int = 1, min_repeat_ms: float = 0
+) -> BenchmarkResult:
+    """Seconds per call: `repeat` measurements of `number` calls (more if under min_repeat_ms)."""
+    call()  # warm up: first-touch of memory, lazy JIT
+    results: list[float] = []
+    for _ in range(repeat):
+        count = number
+        while True:
+            start = time.perf_counter()
+            for _ in range(count):
+                call()
+            elapsed = time.perf_counter() - start
+            if elapsed * 1e3 >= min_repeat_ms or min_repeat_ms <= 0:
+                break
+            count *= 2
+        results.append(elapsed / count)
+    return BenchmarkResult(results)
+
+
+class Module:
+    """Compiled kernels by name: `m["mm"](a, b, c)`, `m.time_evaluator("mm", dev)`."""
+
+    def __init__(
+        self,
+        signatures: dict[str, list[Param]],
+        address: Callable[[str], int],
+        keepalive: object = None,
+        source: Callable[[str], str] | None = None,
+        exporter: Callable[[Path], None] | None = None,
+        type_key: str = "llvm",
+    ) -> None:
+        self.signatures = signatures
+        self._address = address
+        self._keepalive = keepalive
+        self._source = source
+        self._exporter = exporter
+        self._functions: dict[str, PackedFunc] = {}
+        self.type_key = type_key
+        self.imported_modules: list[Module] = []
+
+    entry_name: str | None = None
+
+    def __call__(self, *args: Any) -> None:
+        """Call the entry function (the only one, or the one `build` was asked to name)."""
+        name = self.entry_name or (
+            next(iter(self.signatures)) if len(self.signatures) == 1 else None
+        )
+        if name is None:
+            raise ValueError("module has several functions: call one by name, m['name'](...)")
+        self.get_function(name)(*args)
+
+    def get_function(self, name: str) -> PackedFunc:
+        if name not in self._functions:
+            if name not in self.signatures:
+                known = ", ".join(sorted(self.signatures)) or "none"
+                raise AttributeError(f"module has no function '{name}' (functions: {known})")
+            params = self.signatures[name]
+            self._functions[name] = PackedFunc(name, params, self._address(name), self)
+        return self._functions[name]
+
+    __getitem__ = get_function
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.signatures
+
+    def time_evaluator(
+        self,
+        name: str,
+        dev: object = None,
+        number: int = 10,
+        repeat: int = 1,
+        min_repeat_ms: float = 0,
+    ) -> Callable[..., BenchmarkResult]:
+        function = self.get_function(name)
+
+        def evaluate(*args: Any) -> BenchmarkResult:
+            converted = function.convert(args)
+            raw = function._function
+            return time_function(lambda: raw(*converted), number, repeat, min_repeat_ms)
+
+        return evaluate
+
+    def get_source(self, fmt: str = "ll") -> str:
+        """The generated code: LLVM IR (`ll`) or assembly (`asm`/`s`)."""
+        if self._source is None:
+            raise ValueError("this module was loaded from a library and has no source")
+        return self._source(fmt)
+
+    def export_library(self, path: str | Path) -> None:
+        """Write a shared library that `load_module` reads back."""
+        if self._exporter is None:
+            raise ValueError("this module cannot be exported")
+        self._exporter(Path(path))
+
+    def __repr__(self) -> str:
+        return f"Module({self.type_key}: {', '.join(sorted(self.signatures))})"
+
+
+def metadata_json(signatures: dict[str, list[Param]]) -> str:
+    return json.dumps({n: [p.to_json() for p in ps] for n, ps in signatures.items()})
+
+
+def load_module(path: str | Path) -> Module:
+    """A module from a shared library written by `export_library`."""
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"no such library: {path}")
+    from xtvm.backends.llvm.compile import openmp_runtime
+
+    openmp_runtime()
+    library = ctypes.CDLL(str(path.resolve()))
+    try:
+        text = ctypes.c_char_p.in_dll(library, METADATA_SYMBOL).value
+    except ValueError:
+        raise ValueError(f"{path} was not written by xtvm's export_library") from None
+    data = json.loads((text or b"{}").decode())
+    signatures = {n: [Param.from_json(p) for p in ps] for n, ps in data.items()}
+
+    def address(name: str) -> int:
+        return ctypes.cast(getattr(library, name), ctypes.c_void_p).value or 0
+
+    return Module(signatures, address, keepalive=library)
