@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from xtvm.api.ir_module import IRModule
 from xtvm.api.relay import analysis, expr_functor, frontend, op, transform
+from xtvm.api.relay.build_module import build
 from xtvm.api.relay.executor import create_executor
 from xtvm.api.relay.expr import (
     Attrs,
@@ -69,6 +70,7 @@ __all__ = [
     "Type",
     "analysis",
     "annotation",
+    "build",
     "const",
     "create_executor",
     "expr_functor",

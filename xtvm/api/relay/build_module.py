@@ -1,0 +1,323 @@
+"""`relay.build`: a relay module compiled into kernels plus the graph that calls them.
+
+TVM's `relay.build` runs the graph-level passes, lowers every fused function to a kernel and
+turns `@main` into graph JSON for the graph executor. Here: relay-simplify-inference,
+relay-fold-constant (after binding the given params as constants), relay-fuse-ops and
+convert-relay-to-te; the te kernels move to a module of their own, go through
+convert-te-to-tir and the tir passes, and are compiled by the LLVM backend. `@main` (now only
+params, constants, tuples and `func.call`s of kernels) is walked into graph JSON: a `null`
+node per input, weight and constant, a `tvm_op` node per call, and the constants join params.
+
+    graph_json, lib, params = relay.build(mod, target="llvm", params=params)
+    module = graph_executor.GraphModule(relay.build(mod, "llvm")["default"](tvm.cpu()))
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+
+from xtvm.api.ir_module import IRModule, api_context
+from xtvm.api.nd import Device, NDArray
+from xtvm.dialects import relay, te
+from xtvm.ir.numpy_types import numpy_dtype
+from xtvm.passes.convert_relay_to_te import ConvertRelayToTePass
+from xtvm.passes.convert_te_to_tir import ConvertTeToTirPass
+from xtvm.passes.relay_fold_constant import RelayFoldConstantPass
+from xtvm.passes.relay_fuse_ops import RelayFuseOpsPass
+from xtvm.passes.relay_simplify_inference import RelaySimplifyInferencePass
+from xtvm.passes.tir_loop_partition import TirLoopPartitionPass
+from xtvm.passes.tir_simplify import TirSimplifyPass
+from xtvm.passes.tir_vectorize import TirVectorizePass, VectorizeRemark
+from xtvm.runtime.graph_executor import GraphExecutor, embed_graph, plan_memory
+from xtvm.runtime.module import Module, metadata_json, signatures_of
+
+# Loops it cannot vectorize, tir-vectorize leaves scalar with a remark (silenced here).
+TIR_PASSES: tuple[ModulePass, ...] = (
+    TirSimplifyPass(),
+    TirLoopPartitionPass(),
+    TirSimplifyPass(),
+    TirVectorizePass(),
+)
+
+
+class BuildError(ValueError):
+    """`relay.build` was given something it cannot compile."""
+
+
+class GraphExecutorFactory:
+    """What `relay.build` returns: graph JSON, the kernel library and the params.
+
+    Unpacks as `graph_json, lib, params`; `factory["default"](dev)` creates a graph executor;
+    `export_library(path)` writes one shared library holding kernels, graph and params.
+    """
+
+    def __init__(
+        self,
+        graph_json: str,
+        lib: Module,
+        params: dict[str, np.ndarray],
+        exporter: Any = None,
+        kernels: ModuleOp | None = None,
+    ) -> None:
+        self.graph_json = graph_json
+        self.lib = lib
+        self.params = params
+        self.kernels = kernels  # the tir module compiled into `lib` (None once loaded)
+        self._exporter = exporter
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter((self.graph_json, self.lib, self.params))
+
+    def __getitem__(self, name: str) -> Any:
+        if name != "default":
+            raise KeyError(f"graph executor factory has only 'default', not '{name}'")
+        return self.create
+
+    def create(self, dev: Device | None = None) -> GraphExecutor:
+        executor = GraphExecutor(self.graph_json, self.lib, dev)
+        executor.set_input(**self.params)
+        return executor
+
+    def get_graph_json(self) -> str:
+        return self.graph_json
+
+    def get_lib(self) -> Module:
+        return self.lib
+
+    def get_params(self) -> dict[str, NDArray]:
+        return {k: NDArray(v) for k, v in self.params.items()}
+
+    def export_library(self, path: str | Path) -> None:
+        """A shared library with the kernels, the graph JSON and the params embedded."""
+        if self._exporter is None:
+            raise ValueError("this factory was loaded from a library and cannot be exported")
+        self._exporter(Path(path), self.graph_json, self.params)
+
+
+# ---------------------------------------------------------------------------------------------
+# Passes
+
+
+def bind_params(module: ModuleOp, params: Mapping[str, np.ndarray]) -> None:
+    """Replace each `relay.param["name"]` with a given value by a `relay.const` of it."""
+    for op in list(module.walk()):
+        if not isinstance(op, relay.ParamOp) or op.param_name.data not in params:
+            continue
+        value = np.asarray(params[op.param_name.data])
+        typ = op.results[0].type
+        assert isinstance(typ, TensorType)
+        expected = numpy_dtype(typ.get_element_type())
+        if tuple(value.shape) != tuple(typ.get_shape()) or value.dtype != expected:
+            raise BuildError(
+                f"param '{op.param_name.data}': expected {expected}{list(typ.get_shape())}, "
+                f"got {value.dtype}{list(value.shape)}"
+            )
+        const = relay.ConstOp(value)
+        assert op.parent is not None
+        op.parent.insert_op_before(const, op)
+        op.results[0].replace_all_uses_with(const.results[0])
+        op.detach()
+        op.erase()
+
+
+def run_passes(module: ModuleOp, passes: tuple[ModulePass, ...] | list[ModulePass]) -> None:
+    ctx = api_context()
+    for p in passes:
+        p.apply(ctx.xdsl_context, module)
+        module.verify()
+
+
+def split_kernels(module: ModuleOp) -> tuple[func.FuncOp, ModuleOp]:
+    """`@main` of a lowered module and the te kernels it calls, moved to a module of their own."""
+    main: func.FuncOp | None = None
+    kernels: list[Operation] = []
+    for f in list(module.ops):
+        if not isinstance(f, func.FuncOp):
+            continue
+        if f.sym_name.data == "main":
+            main = f
+        elif any(isinstance(o, te.ComputeOp) for o in f.walk()):
+            f.detach()
+            kernels.append(f)
+    if main is None:
+        raise BuildError("relay.build: the module has no @main")
+    # Kernels are public: the runtime module exposes public functions only.
+    for k in kernels:
+        assert isinstance(k, func.FuncOp)
+        k.sym_visibility = None
+    return main, ModuleOp(kernels)
+
+
+# ---------------------------------------------------------------------------------------------
+# @main as graph JSON
+
+
+def graph_of(main: func.FuncOp) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+    """TVM's graph JSON for `@main` and the values of its constants (named `p0`, `p1`, ...)."""
+    nodes: list[dict[str, Any]] = []
+    shapes: list[list[int]] = []
+    dtypes: list[str] = []
+    arg_nodes: list[int] = []
+    constants: dict[str, np.ndarray] = {}
+    entries: dict[SSAValue, list[list[int]]] = {}
+
+    def entry_info(typ: object) -> None:
+        assert isinstance(typ, TensorType)
+        shapes.append([int(d) for d in typ.get_shape()])
+        dtypes.append(numpy_dtype(typ.get_element_type()).name)
+
+    def null_node(name: str, value: SSAValue) -> None:
+        arg_nodes.append(len(nodes))
+        entries[value] = [[len(nodes), 0, 0]]
+        nodes.append({"op": "null", "name": name, "inputs": []})
+        entry_info(value.type)
+
+    used_names: set[str] = set()
+    for arg in main.body.block.args:
+        name = arg.name_hint or f"input{arg.index}"
+        if name in used_names:  # xDSL drops `_0` suffixes: `data_0`, `data_1` both read `data`
+            name = f"{name}_{arg.index}"
+        used_names.add(name)
+        null_node(name, arg)
+    for op in main.body.block.ops:
+        if isinstance(op, func.ReturnOp):
+            heads = [e for v in op.operands for e in entries[v]]
+            break
+        if isinstance(op, relay.ParamOp):
+            if op.param_name.data not in used_names:
+                used_names.add(op.param_name.data)
+                null_node(op.param_name.data, op.results[0])
+            else:  # the same weight read twice: one node
+                first = next(n for n in arg_nodes if nodes[n]["name"] == op.param_name.data)
+                entries[op.results[0]] = [[first, 0, 0]]
+        elif isinstance(op, relay.ConstOp):
+            name = f"p{len(constants)}"
+            while name in used_names:
+                name = "_" + name
+            used_names.add(name)
+            constants[name] = relay.numpy_from_dense(op.value)
+            null_node(name, op.results[0])
+        elif isinstance(op, relay.TupleOp):
+            entries[op.results[0]] = [e for v in op.operands for e in entries[v]]
+        elif isinstance(op, relay.TupleGetItemOp):
+            entries[op.results[0]] = [entries[op.tuple][op.index.value.data]]
+        elif isinstance(op, func.CallOp):
+            inputs = [e for v in op.operands for e in entries[v]]
+            nid = len(nodes)
+            name = op.callee.string_value()
+            nodes.append(
+                {
+                    "op": "tvm_op",
+                    "name": name,
+                    "attrs": {
+                        "func_name": name,
+                        "num_inputs": str(len(inputs)),
+                        "num_outputs": str(len(op.results)),
+                        "flatten_data": "0",
+                    },
+                    "inputs": inputs,
+                }
+            )
+            for k, result in enumerate(op.results):
+                entries[result] = [[nid, k, 0]]
+                entry_info(result.type)
+        else:
+            raise BuildError(f"relay.build: '{op.name}' left in @main after lowering")
+    else:
+        raise BuildError("relay.build: @main has no func.return")
+    row_ptr = [0]
+    for node in nodes:
+        row_ptr.append(row_ptr[-1] + int(node.get("attrs", {}).get("num_outputs", 1)))
+    graph: dict[str, Any] = {
+        "nodes": nodes,
+        "arg_nodes": arg_nodes,
+        "heads": heads,
+        "attrs": {"shape": ["list_shape", shapes], "dltype": ["list_str", dtypes]},
+        "node_row_ptr": row_ptr,
+    }
+    plan = plan_memory(graph)
+    graph["attrs"]["storage_id"] = ["list_int", plan.storage_ids]
+    return graph, constants
+
+
+# ---------------------------------------------------------------------------------------------
+# The driver
+
+
+def lower_for_build(
+    mod: IRModule | ModuleOp, params: Mapping[str, Any] | None = None, target: str = "llvm"
+) -> tuple[func.FuncOp, ModuleOp]:
+    """@main as a graph of kernel calls and the kernels as tir (the module is not changed)."""
+    module = (mod.xdsl if isinstance(mod, IRModule) else mod).clone()
+    bind_params(module, {k: np.asarray(getattr(v, "_data", v)) for k, v in (params or {}).items()})
+    kind = target.split()[0]
+    run_passes(
+        module,
+        [
+            RelaySimplifyInferencePass(),
+            RelayFoldConstantPass(),
+            RelayFuseOpsPass(),
+            ConvertRelayToTePass(kind),
+        ],
+    )
+    main, kernels = split_kernels(module)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", VectorizeRemark)
+        run_passes(kernels, [ConvertTeToTirPass(), *TIR_PASSES])
+    return main, kernels
+
+
+def build(
+    mod: IRModule | ModuleOp,
+    target: str | None = "llvm",
+    params: Mapping[str, Any] | None = None,
+    **_: Any,
+) -> GraphExecutorFactory:
+    """Compile `mod` for `target`: `graph_json, lib, params = relay.build(mod, "llvm", params)`."""
+    from xtvm.backends.llvm import compile_module
+
+    target = target or "llvm"
+    if target.split()[0] not in ("llvm", "cpu"):
+        raise BuildError(f"relay.build: unknown target '{target}' (targets: llvm)")
+    main, kernels = lower_for_build(mod, params, target)
+    graph, constants = graph_of(main)
+    signatures = signatures_of(kernels)
+    compiled = compile_module(kernels, target, metadata_json(signatures))
+
+    def source(fmt: str) -> str:
+        if fmt in ("ll", "llvm", ""):
+            return compiled.llvm_ir()
+        if fmt in ("asm", "s"):
+            return compiled.assembly()
+        raise ValueError(f"unknown source format '{fmt}' (known: ll, asm)")
+
+    lib = Module(
+        signatures,
+        compiled.address,
+        keepalive=compiled,
+        source=source,
+        exporter=compiled.export_library,
+    )
+
+    def export(path: Path, graph_json: str, weights: Mapping[str, np.ndarray]) -> None:
+        obj = path.with_name(path.name + ".graph.o")
+        obj.write_bytes(embed_graph(compiled.machine, compiled.target.triple, graph_json, weights))
+        try:
+            compiled.export_library(path, [obj])
+        finally:
+            obj.unlink(missing_ok=True)
+
+    unbound = {k: np.asarray(getattr(v, "_data", v)) for k, v in (params or {}).items()}
+    graph_inputs = {n["name"] for n in graph["nodes"] if n["op"] == "null"}
+    all_params = {k: v for k, v in unbound.items() if k in graph_inputs} | constants
+    return GraphExecutorFactory(json.dumps(graph), lib, all_params, export, kernels)

@@ -1,0 +1,1 @@
+"""TVM's `tvm.contrib`: `from xtvm.contrib import graph_executor`."""

@@ -1,0 +1,261 @@
+"""The graph executor: runs TVM graph JSON by calling compiled kernels on planned buffers.
+
+The graph (`relay.build`'s, TVM's format) lists `null` nodes (inputs, weights) and `tvm_op`
+nodes (a kernel call: inputs, then one output buffer per result, written in place). At
+creation every buffer is allocated once: inputs and weights each get their own, intermediates
+share a pool planned by liveness (a buffer is free again after the last node reading it, and
+taken by the next tensor of a fitting size), and each kernel's C argument list is converted
+once, so `run()` is a loop of direct ctypes calls.
+
+A library written by `GraphExecutorFactory.export_library` embeds the graph JSON and the
+params (`xtvm_graph_json`, `xtvm_graph_params`): `load_factory(path)` reads them back.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import io
+import json
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import llvmlite.binding as llb
+import numpy as np
+from llvmlite import ir
+
+from xtvm.api.nd import Device, NDArray, cpu
+from xtvm.runtime.module import Module, load_module
+
+GRAPH_SYMBOL = "xtvm_graph_json"
+PARAMS_SYMBOL = "xtvm_graph_params"
+PARAMS_SIZE_SYMBOL = "xtvm_graph_params_size"
+
+
+class GraphInputError(ValueError):
+    """An input given to the graph executor does not exist or does not fit."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Memory planning
+
+
+@dataclass
+class MemoryPlan:
+    """A storage id per graph entry and the byte size of each storage."""
+
+    storage_ids: list[int]
+    storage_bytes: list[int]
+    naive_bytes: int  # one buffer per entry
+
+    @property
+    def planned_bytes(self) -> int:
+        return sum(self.storage_bytes)
+
+    @property
+    def saved_bytes(self) -> int:
+        return self.naive_bytes - self.planned_bytes
+
+
+def entry_bytes(shape: list[int], dtype: str) -> int:
+    return int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
+
+
+def plan_memory(graph: Mapping[str, Any]) -> MemoryPlan:
+    """Storage for every entry: inputs and outputs alone, intermediates pooled by liveness.
+
+    Nodes run in order; after node k allocates its outputs, the entries it read for the last
+    time are released. A request takes the smallest free storage that holds it, else grows
+    the largest free one, else opens a new storage (TVM's GraphPlanMemory, without the size
+    ratio cap).
+    """
+    nodes = graph["nodes"]
+    row_ptr = graph["node_row_ptr"]
+    shapes = graph["attrs"]["shape"][1]
+    dtypes = graph["attrs"]["dltype"][1]
+    sizes = [entry_bytes(s, d) for s, d in zip(shapes, dtypes, strict=True)]
+    heads = {row_ptr[n] + i for n, i, _ in graph["heads"]}
+    last_use: dict[int, int] = {}
+    for nid, node in enumerate(nodes):
+        for n, i, _ in node["inputs"]:
+            last_use[row_ptr[n] + i] = nid
+    storage_ids = [-1] * len(sizes)
+    storage_bytes: list[int] = []
+    free: list[int] = []
+
+    def new_storage(size: int) -> int:
+        storage_bytes.append(size)
+        return len(storage_bytes) - 1
+
+    for nid, node in enumerate(nodes):
+        outputs = range(row_ptr[nid], row_ptr[nid + 1])
+        if node["op"] == "null":
+            for eid in outputs:
+                storage_ids[eid] = new_storage(sizes[eid])
+            continue
+        for eid in outputs:
+            if eid in heads:
+                storage_ids[eid] = new_storage(sizes[eid])
+                continue
+            fits = [s for s in free if storage_bytes[s] >= sizes[eid]]
+            if fits:
+                sid = min(fits, key=lambda s: storage_bytes[s])
+            elif free:
+                sid = max(free, key=lambda s: storage_bytes[s])
+                storage_bytes[sid] = sizes[eid]
+            else:
+                sid = new_storage(sizes[eid])
+            if sid in free:
+                free.remove(sid)
+            storage_ids[eid] = sid
+        released = {
+            row_ptr[n] + i
+            for n, i, _ in node["inputs"]
+            if last_use.get(row_ptr[n] + i) == nid and nodes[n]["op"] != "null"
+        }
+        released |= {eid for eid in outputs if eid not in last_use}
+        for eid in sorted(released):
+            if eid not in heads and storage_ids[eid] not in free:
+                free.append(storage_ids[eid])
+    return MemoryPlan(storage_ids, storage_bytes, sum(sizes))
+
+
+# ---------------------------------------------------------------------------------------------
+# The executor
+
+
+class GraphExecutor:
+    """Runs a graph: `set_input`, `run`, `get_output` (TVM's GraphExecutor module)."""
+
+    def __init__(self, graph_json: str, lib: Module, dev: Device | None = None) -> None:
+        self.graph = json.loads(graph_json)
+        self.lib = lib
+        self.device = dev or cpu()
+        graph = self.graph
+        nodes = graph["nodes"]
+        row_ptr = graph["node_row_ptr"]
+        shapes = graph["attrs"]["shape"][1]
+        dtypes = graph["attrs"]["dltype"][1]
+        self.plan = plan_memory(graph)
+        storages = [np.empty(size, np.uint8) for size in self.plan.storage_bytes]
+        self.entries: list[np.ndarray] = [
+            storages[sid][: entry_bytes(shape, dtype)].view(dtype).reshape(shape)
+            for sid, shape, dtype in zip(self.plan.storage_ids, shapes, dtypes, strict=True)
+        ]
+        self.inputs: dict[str, int] = {nodes[n]["name"]: row_ptr[n] for n in graph["arg_nodes"]}
+        self.input_order = [nodes[n]["name"] for n in graph["arg_nodes"]]
+        self.outputs = [row_ptr[n] + i for n, i, _ in graph["heads"]]
+        self.calls: list[tuple[Callable[..., None], list[Any]]] = []
+        for nid, node in enumerate(nodes):
+            if node["op"] != "tvm_op":
+                continue
+            kernel = lib.get_function(node["attrs"]["func_name"])
+            args = [self.entries[row_ptr[n] + i] for n, i, _ in node["inputs"]]
+            args += self.entries[row_ptr[nid] : row_ptr[nid + 1]]
+            self.calls.append((kernel._function, kernel.convert(args)))
+
+    def set_input(self, key: str | int | None = None, value: Any = None, **params: Any) -> None:
+        """Copy `value` into input `key` (a name or an index); keywords set several."""
+        if key is not None:
+            self._set(key, value)
+        for name, array in params.items():
+            self._set(name, array)
+
+    def _set(self, key: str | int, value: Any) -> None:
+        if isinstance(key, int):
+            if not 0 <= key < len(self.input_order):
+                raise GraphInputError(f"input index {key} out of range ({len(self.input_order)})")
+            key = self.input_order[key]
+        if key not in self.inputs and re.sub(r"_[0-9]+$", "", key) in self.inputs:
+            key = re.sub(r"_[0-9]+$", "", key)  # an ONNX name (`data_0`): xDSL dropped `_0`
+        if key not in self.inputs:
+            known = ", ".join(self.input_order)
+            raise GraphInputError(f"graph has no input '{key}' (inputs: {known})")
+        target = self.entries[self.inputs[key]]
+        array = value.numpy() if isinstance(value, NDArray) else np.asarray(value)
+        if array.shape != target.shape:
+            raise GraphInputError(
+                f"input '{key}': expected shape {list(target.shape)}, got {list(array.shape)}"
+            )
+        if array.dtype != target.dtype and not np.can_cast(array.dtype, target.dtype, "same_kind"):
+            raise GraphInputError(f"input '{key}': expected {target.dtype}, got {array.dtype}")
+        np.copyto(target, array, casting="same_kind")
+
+    def run(self, **inputs: Any) -> None:
+        if inputs:
+            self.set_input(**inputs)
+        for function, args in self.calls:
+            function(*args)
+
+    def get_input(self, key: str | int) -> NDArray:
+        name = self.input_order[key] if isinstance(key, int) else key
+        if name not in self.inputs:
+            raise GraphInputError(f"graph has no input '{name}'")
+        return NDArray(self.entries[self.inputs[name]], self.device)
+
+    def get_num_inputs(self) -> int:
+        return len(self.input_order)
+
+    def get_num_outputs(self) -> int:
+        return len(self.outputs)
+
+    def get_output(self, index: int, out: NDArray | None = None) -> NDArray:
+        if not 0 <= index < len(self.outputs):
+            raise IndexError(f"output index {index} out of range ({len(self.outputs)} outputs)")
+        value = self.entries[self.outputs[index]]
+        if out is not None:
+            return out.copyfrom(value)
+        return NDArray(value, self.device)
+
+    def benchmark(self, number: int = 10, repeat: int = 3) -> Any:
+        from xtvm.runtime.module import time_function
+
+        return time_function(lambda: self.run(), number=number, repeat=repeat)
+
+
+# ---------------------------------------------------------------------------------------------
+# Graph and params inside a shared library
+
+
+def embed_graph(
+    machine: llb.TargetMachine, triple: str, graph_json: str, params: Mapping[str, np.ndarray]
+) -> bytes:
+    """An object file defining the graph JSON string and the `.npz` bytes of the params."""
+    module = ir.Module(name="xtvm_graph")
+    module.triple = triple
+    module.data_layout = str(machine.target_data)
+    i8 = ir.IntType(8)
+    buffer = io.BytesIO()
+    np.savez(buffer, **{k: np.asarray(v) for k, v in params.items()})
+    for name, data in (
+        (GRAPH_SYMBOL, bytearray(graph_json.encode()) + b"\0"),
+        (PARAMS_SYMBOL, bytearray(buffer.getvalue())),
+    ):
+        array = ir.GlobalVariable(module, ir.ArrayType(i8, len(data)), name)
+        array.initializer = ir.Constant(ir.ArrayType(i8, len(data)), data)
+        array.global_constant = True
+    size = ir.GlobalVariable(module, ir.IntType(64), PARAMS_SIZE_SYMBOL)
+    size.initializer = ir.Constant(ir.IntType(64), len(buffer.getvalue()))
+    size.global_constant = True
+    parsed = llb.parse_assembly(str(module))
+    return machine.emit_object(parsed)
+
+
+def load_factory(path: str | Path) -> Any:
+    """The `GraphExecutorFactory` of a library written by its `export_library`."""
+    from xtvm.api.relay.build_module import GraphExecutorFactory
+
+    lib = load_module(path)
+    library = lib._keepalive
+    assert isinstance(library, ctypes.CDLL)
+    try:
+        graph_json = ctypes.c_char_p(ctypes.addressof(ctypes.c_char.in_dll(library, GRAPH_SYMBOL)))
+        size = ctypes.c_int64.in_dll(library, PARAMS_SIZE_SYMBOL).value
+        blob = (ctypes.c_char * size).in_dll(library, PARAMS_SYMBOL).raw
+    except ValueError:
+        raise ValueError(f"{path} holds no graph (not written by relay.build)") from None
+    with np.load(io.BytesIO(blob)) as data:
+        params = {k: data[k] for k in data.files}
+    return GraphExecutorFactory((graph_json.value or b"").decode(), lib, params)
