@@ -36,6 +36,7 @@ def tool(name: str, module: str) -> str:
 
 xtvm_opt = tool("xtvm-opt", "xtvm.tools.opt")
 filecheck = tool("filecheck", "filecheck")
+xtvm_translate = tool("xtvm-translate", "xtvm.tools.translate")
 
 # lit applies substitutions in order: `%roundtrip` first, so that the tool names it holds are
 # expanded by the rules after it. `xtvm-opt` and `filecheck` are matched as whole words only (not
@@ -45,6 +46,7 @@ config.substitutions.append(
 )
 config.substitutions.append(("%python", python))
 config.substitutions.append((r"(?<![\w./-])xtvm-opt(?![\w.-])", xtvm_opt))
+config.substitutions.append((r"(?<![\w./-])xtvm-translate(?![\w.-])", xtvm_translate))
 config.substitutions.append((r"(?<![\w./-])(filecheck|FileCheck)(?![\w.-])", filecheck))
 
 # The tools must find the xtvm of this checkout even when it is not installed in the environment.

@@ -14,8 +14,6 @@ from functools import cache
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 
-from xtvm.api.relay.convert import lower_function, module_signatures, raise_function
-from xtvm.api.relay.expr import Call, Expr, Function, GlobalVar, function_type, post_order
 from xtvm.ir.context import IRContext
 from xtvm.ir.printer import print_ir
 from xtvm.ir.registry import default_context
@@ -162,3 +160,19 @@ class IRModule:
     def __repr__(self) -> str:
         names = ", ".join(f"@{gv.name_hint}" for gv in self.get_global_vars())
         return f"IRModule({names})"
+
+
+# Imported last: the relay package imports this module, and finds IRModule defined already.
+from xtvm.api.relay.convert import (  # noqa: E402
+    lower_function,
+    module_signatures,
+    raise_function,
+)
+from xtvm.api.relay.expr import (  # noqa: E402
+    Call,
+    Expr,
+    Function,
+    GlobalVar,
+    function_type,
+    post_order,
+)

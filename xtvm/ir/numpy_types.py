@@ -54,3 +54,11 @@ def element_type(dtype: str | np.dtype | type) -> Attribute:
         signedness = Signedness.UNSIGNED if dt.kind == "u" else Signedness.SIGNLESS
         return IntegerType(dt.itemsize * 8, signedness)
     raise ValueError(f"no element type for numpy dtype {dt}")
+
+
+def dtype_name(dtype: object) -> str:
+    """A dtype's canonical name ("float32"); raises ValueError for unknown names."""
+    try:
+        return str(np.dtype(dtype)) if str(dtype) != "bool" else "bool"
+    except TypeError:
+        raise ValueError(f"unknown dtype {dtype!r}") from None

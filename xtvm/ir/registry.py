@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from xdsl.dialects import affine, arith, builtin, cf, func, math, memref, scf
+from xdsl.dialects import affine, arith, builtin, cf, func, math, memref, scf, vector
 
 from xtvm.ir.context import IRContext
 
@@ -15,6 +15,7 @@ UPSTREAM_DIALECTS = (
     memref.MemRef,
     cf.Cf,
     affine.Affine,
+    vector.Vector,
 )
 
 

@@ -63,13 +63,11 @@ def signature_of(function: func.FuncOp) -> list[Param]:
 
 
 def signatures_of(module: ModuleOp) -> dict[str, list[Param]]:
-    """The public kernels of a tir module and their parameters."""
+    """The kernels a tir module defines and their parameters (each is callable by name)."""
     return {
         f.sym_name.data: signature_of(f)
         for f in module.ops
-        if isinstance(f, func.FuncOp)
-        and f.body.blocks
-        and (f.sym_visibility is None or f.sym_visibility.data != "private")
+        if isinstance(f, func.FuncOp) and f.body.blocks
     }
 
 

@@ -11,7 +11,6 @@ from collections.abc import Sequence
 
 from xtvm.api.ir_module import IRModule
 from xtvm.api.relay import analysis, expr_functor, frontend, op, transform
-from xtvm.api.relay.build_module import build
 from xtvm.api.relay.executor import create_executor
 from xtvm.api.relay.expr import (
     Attrs,
@@ -84,3 +83,14 @@ __all__ = [
     "var",
     *op.__all__,
 ]
+
+
+def build(*args: object, **kwargs: object) -> object:
+    """`relay.build(mod, target=, params=)`: see `xtvm.api.relay.build_module.build`.
+
+    Imported on first use: the compiler passes it runs import the TE API, which imports
+    this package.
+    """
+    from xtvm.api.relay.build_module import build as build_module
+
+    return build_module(*args, **kwargs)  # type: ignore[arg-type]

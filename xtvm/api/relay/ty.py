@@ -6,13 +6,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import numpy as np
 from xdsl.dialects.builtin import FunctionType
 from xdsl.dialects.builtin import TensorType as XTensorType
 from xdsl.dialects.builtin import TupleType as XTupleType
 from xdsl.ir import Attribute
 
-from xtvm.ir.numpy_types import element_type, numpy_dtype
+from xtvm.ir.numpy_types import dtype_name, element_type, numpy_dtype
 
 
 class Type:
@@ -79,14 +78,6 @@ class FuncType(Type):
 
     def __str__(self) -> str:
         return f"fn ({', '.join(map(str, self.arg_types))}) -> {self.ret_type}"
-
-
-def dtype_name(dtype: object) -> str:
-    """A dtype's canonical name ("float32"); raises ValueError for unknown names."""
-    try:
-        return str(np.dtype(dtype)) if str(dtype) != "bool" else "bool"
-    except TypeError:
-        raise ValueError(f"unknown dtype {dtype!r}") from None
 
 
 def from_xdsl(typ: Attribute) -> Type:

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from xtvm.api.relay.ty import dtype_name
+from xtvm.ir.numpy_types import dtype_name
 
 Number = int | float | bool
 

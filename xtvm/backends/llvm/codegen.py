@@ -22,7 +22,7 @@ from typing import Any
 
 import llvmlite.binding as llb
 from llvmlite import ir
-from xdsl.dialects import arith, func, memref, scf
+from xdsl.dialects import arith, func, memref, scf, vector
 from xdsl.dialects import math as xmath
 from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
@@ -83,6 +83,34 @@ def llvm_type(typ: Attribute, where: Operation | None = None) -> ir.Type:
     raise TypeError(message)
 
 
+def memory_type(typ: ir.Type) -> ir.Type:
+    """How a value of `typ` is stored: bools take a byte each, as in numpy (i1 vectors packed
+    in bits would not match)."""
+    if isinstance(typ, ir.VectorType) and typ.element == ir.IntType(1):
+        return ir.VectorType(ir.IntType(8), typ.count)
+    return ir.IntType(8) if typ == ir.IntType(1) else typ
+
+
+def load_value(
+    b: ir.IRBuilder, address: ir.Value, typ: ir.Type, align: int | None = None
+) -> ir.Value:
+    stored = memory_type(typ)
+    if stored != typ:
+        address = b.bitcast(address, stored.as_pointer())
+    value = b.load(address, align=align)
+    return b.trunc(value, typ) if stored != typ else value
+
+
+def store_value(
+    b: ir.IRBuilder, value: ir.Value, address: ir.Value, align: int | None = None
+) -> None:
+    stored = memory_type(value.type)
+    if stored != value.type:
+        value = b.zext(value, stored)
+        address = b.bitcast(address, stored.as_pointer())
+    b.store(value, address, align=align)
+
+
 def is_float(typ: ir.Type) -> bool:
     if isinstance(typ, ir.VectorType):
         typ = typ.element
@@ -91,6 +119,15 @@ def is_float(typ: ir.Type) -> bool:
 
 def element_of(typ: Attribute) -> Attribute:
     return typ.element_type if isinstance(typ, VectorType) else typ
+
+
+def mangle(typ: ir.Type) -> str:
+    """LLVM's overload suffix of a type: f32, i64, v8f32."""
+    if isinstance(typ, ir.VectorType):
+        return f"v{typ.count}{mangle(typ.element)}"
+    if isinstance(typ, ir.IntType):
+        return f"i{typ.width}"
+    return {ir.FloatType: "f32", ir.DoubleType: "f64", ir.HalfType: "f16"}[type(typ)]
 
 
 I64 = ir.IntType(64)
@@ -133,7 +170,7 @@ def signature_types(function: func.FuncOp) -> list[ir.Type]:
     dynamic: list[ir.Type] = []
     for typ in function.function_type.inputs.data:
         if isinstance(typ, MemRefType):
-            types.append(llvm_type(typ.element_type, function).as_pointer())
+            types.append(memory_type(llvm_type(typ.element_type, function)).as_pointer())
             dynamic.extend(I64 for d in typ.get_shape() if d < 0)
         else:
             types.append(llvm_type(typ, function))
@@ -172,8 +209,17 @@ class ModuleEmitter:
             return existing
         return ir.Function(self.module, ir.FunctionType(ret, list(args)), name)
 
-    def intrinsic(self, name: str, types: Sequence[ir.Type]) -> ir.Function:
-        return self.module.declare_intrinsic(name, list(types))
+    def intrinsic(
+        self, name: str, overloads: Sequence[ir.Type], arity: int = 1, ret: ir.Type | None = None
+    ) -> ir.Function:
+        """The LLVM intrinsic `name` overloaded on `overloads` (mangled as LLVM does).
+
+        Its `arity` parameters have the first overload's type, as does its result unless
+        `ret` says otherwise.
+        """
+        mangled = ".".join([name, *(mangle(t) for t in overloads)])
+        operand = overloads[0]
+        return self.declare(mangled, ret or operand, [operand] * arity)
 
 
 @dataclass
@@ -198,12 +244,15 @@ class FunctionEmitter:
         raise CodegenError.at(None, f"block argument {value.name_hint or ''} used out of scope")
 
     def set(self, value: SSAValue, result: Any) -> None:
-        if isinstance(result, ir.NamedValue) and value.name_hint and not result.name:
+        auto_named = isinstance(result, ir.NamedValue) and result.name.startswith(".")
+        if auto_named and value.name_hint:
             result.name = value.name_hint
         self.values[value] = result
 
     def free_heap(self) -> None:
         """Free the heap buffers still live (at a return)."""
+        if not self.heap:
+            return
         free = self.owner.declare("free", ir.VoidType(), [I8_PTR])
         for pointer in self.heap:
             self.builder.call(free, [self.builder.bitcast(pointer, I8_PTR)])
@@ -438,20 +487,20 @@ def emit_parallel(e: FunctionEmitter, op: tir.ForOp) -> None:
 def emit_load(e: FunctionEmitter, op: memref.LoadOp) -> None:
     buffer: Buffer = e.get(op.memref)
     address = buffer.address(e.builder, [e.get(i) for i in op.indices])
-    e.set(op.res, e.builder.load(address))
+    e.set(op.res, load_value(e.builder, address, llvm_type(op.res.type, op)))
 
 
 @rule(memref.StoreOp)
 def emit_store(e: FunctionEmitter, op: memref.StoreOp) -> None:
     buffer: Buffer = e.get(op.memref)
     address = buffer.address(e.builder, [e.get(i) for i in op.indices])
-    e.builder.store(e.get(op.value), address)
+    store_value(e.builder, e.get(op.value), address)
 
 
 @rule(memref.AllocOp, memref.AllocaOp)
 def emit_alloc(e: FunctionEmitter, op: memref.AllocOp | memref.AllocaOp) -> None:
     typ = memref_type(op.memref.type, op)
-    element = llvm_type(typ.element_type, op)
+    element = memory_type(llvm_type(typ.element_type, op))
     dynamic = iter(e.get(v) for v in op.dynamic_sizes)
     dims = [ir.Constant(I64, d) if d >= 0 else next(dynamic) for d in typ.get_shape()]
     shape = typ.get_shape()
@@ -630,7 +679,7 @@ def emit_float_binary(e: FunctionEmitter, op: Operation) -> None:
 @rule(*FLOAT_INTRINSIC_BINARY)
 def emit_float_intrinsic_binary(e: FunctionEmitter, op: Operation) -> None:
     lhs, rhs = (e.get(v) for v in op.operands)
-    fn = e.owner.intrinsic(FLOAT_INTRINSIC_BINARY[type(op)], [lhs.type])
+    fn = e.owner.intrinsic(FLOAT_INTRINSIC_BINARY[type(op)], [lhs.type], arity=2)
     e.set(op.results[0], e.builder.call(fn, [lhs, rhs]))
 
 
@@ -678,13 +727,13 @@ def splat(typ: ir.VectorType, value: float | int) -> ir.Constant:
 @rule(xmath.FmaOp)
 def emit_fma(e: FunctionEmitter, op: xmath.FmaOp) -> None:
     a, b, c = (e.get(v) for v in op.operands)
-    e.set(op.result, e.builder.call(e.owner.intrinsic("llvm.fma", [a.type]), [a, b, c]))
+    e.set(op.result, e.builder.call(e.owner.intrinsic("llvm.fma", [a.type], arity=3), [a, b, c]))
 
 
 @rule(xmath.AbsIOp)
 def emit_absi(e: FunctionEmitter, op: xmath.AbsIOp) -> None:
     x = e.get(op.operand)
-    fn = e.owner.intrinsic("llvm.abs", [x.type])
+    fn = e.owner.declare(f"llvm.abs.{mangle(x.type)}", x.type, [x.type, ir.IntType(1)])
     e.set(op.result, e.builder.call(fn, [x, ir.Constant(ir.IntType(1), 0)]))
 
 
@@ -823,6 +872,116 @@ def emit_bitcast(e: FunctionEmitter, op: arith.BitcastOp) -> None:
     e.set(op.result, e.builder.bitcast(e.get(op.input), llvm_type(op.result.type, op)))
 
 
+# -- vectors (what tir-vectorize emits) -------------------------------------------------------
+
+
+def vector_address(
+    e: FunctionEmitter,
+    op: Operation,
+    memref_value: SSAValue,
+    indices: Sequence[SSAValue],
+    typ: ir.VectorType,
+) -> ir.Value:
+    buffer: Buffer = e.get(memref_value)
+    address = buffer.address(e.builder, [e.get(i) for i in indices])
+    return e.builder.bitcast(address, typ.as_pointer())
+
+
+@rule(vector.LoadOp)
+def emit_vector_load(e: FunctionEmitter, op: vector.LoadOp) -> None:
+    typ = llvm_type(op.result.type, op)
+    address = vector_address(e, op, op.base, op.indices, typ)
+    align = memory_type(typ.element).get_abi_size(e.owner.target_data)
+    e.set(op.result, load_value(e.builder, address, typ, align))
+
+
+@rule(vector.StoreOp)
+def emit_vector_store(e: FunctionEmitter, op: vector.StoreOp) -> None:
+    value = e.get(op.vector)
+    address = vector_address(e, op, op.base, op.indices, value.type)
+    align = memory_type(value.type.element).get_abi_size(e.owner.target_data)
+    store_value(e.builder, value, address, align)
+
+
+@rule(vector.BroadcastOp)
+def emit_vector_broadcast(e: FunctionEmitter, op: vector.BroadcastOp) -> None:
+    typ = llvm_type(op.vector.type, op)
+    source = e.get(op.source)
+    if isinstance(source, ir.Constant):
+        e.values[op.vector] = ir.Constant(typ, [source] * typ.count)
+        return
+    b = e.builder
+    single = b.insert_element(ir.Constant(typ, ir.Undefined), source, ir.Constant(I32, 0))
+    mask = ir.Constant(ir.VectorType(I32, typ.count), [0] * typ.count)
+    e.set(op.vector, b.shuffle_vector(single, ir.Constant(typ, ir.Undefined), mask))
+
+
+# kind -> (float reduction intrinsic, int reduction intrinsic, combine the accumulator)
+REDUCTIONS: dict[str, tuple[str | None, str | None]] = {
+    "add": ("llvm.vector.reduce.fadd", "llvm.vector.reduce.add"),
+    "mul": ("llvm.vector.reduce.fmul", "llvm.vector.reduce.mul"),
+    "maxnumf": ("llvm.vector.reduce.fmax", None),
+    "minnumf": ("llvm.vector.reduce.fmin", None),
+    "maximumf": ("llvm.vector.reduce.fmaximum", None),
+    "minimumf": ("llvm.vector.reduce.fminimum", None),
+    "maxsi": (None, "llvm.vector.reduce.smax"),
+    "minsi": (None, "llvm.vector.reduce.smin"),
+    "maxui": (None, "llvm.vector.reduce.umax"),
+    "minui": (None, "llvm.vector.reduce.umin"),
+    "and": (None, "llvm.vector.reduce.and"),
+    "or": (None, "llvm.vector.reduce.or"),
+    "xor": (None, "llvm.vector.reduce.xor"),
+}
+COMBINE_SCALARS: dict[str, Callable[[ir.IRBuilder, ir.Value, ir.Value], ir.Value]] = {
+    "add": lambda b, x, y: b.fadd(x, y) if is_float(x.type) else b.add(x, y),
+    "mul": lambda b, x, y: b.fmul(x, y) if is_float(x.type) else b.mul(x, y),
+    "and": lambda b, x, y: b.and_(x, y),
+    "or": lambda b, x, y: b.or_(x, y),
+    "xor": lambda b, x, y: b.xor(x, y),
+    "maxsi": lambda b, x, y: b.select(b.icmp_signed(">", x, y), x, y),
+    "minsi": lambda b, x, y: b.select(b.icmp_signed("<", x, y), x, y),
+    "maxui": lambda b, x, y: b.select(b.icmp_unsigned(">", x, y), x, y),
+    "minui": lambda b, x, y: b.select(b.icmp_unsigned("<", x, y), x, y),
+}
+COMBINE_INTRINSICS = {
+    "maxnumf": "llvm.maxnum",
+    "minnumf": "llvm.minnum",
+    "maximumf": "llvm.maximum",
+    "minimumf": "llvm.minimum",
+}
+
+
+@rule(vector.ReductionOp)
+def emit_vector_reduction(e: FunctionEmitter, op: vector.ReductionOp) -> None:
+    kind = op.kind.data.value
+    values = e.get(op.vector)
+    floating = is_float(values.type)
+    names = REDUCTIONS.get(kind)
+    name = None if names is None else names[0 if floating else 1]
+    if name is None:
+        raise fail(op, f"vector.reduction <{kind}> on {values.type} is not supported")
+    b = e.builder
+    element = values.type.element
+    if floating and kind in ("add", "mul"):
+        start = (
+            e.get(op.acc)
+            if op.acc is not None
+            else ir.Constant(element, 0.0 if kind == "add" else 1.0)
+        )
+        fn = e.owner.declare(f"{name}.{mangle(values.type)}", element, [element, values.type])
+        e.set(op.dest, b.call(fn, [start, values], fastmath=("reassoc",)))
+        return
+    total = b.call(e.owner.intrinsic(name, [values.type], ret=element), [values])
+    if op.acc is not None:
+        acc = e.get(op.acc)
+        if kind in COMBINE_INTRINSICS:
+            combine = e.owner.intrinsic(COMBINE_INTRINSICS[kind], [element], arity=2)
+            total = b.call(combine, [acc, total])
+        else:
+            total = COMBINE_SCALARS[kind](b, acc, total)
+    e.set(op.dest, total)
+
+
 # ---------------------------------------------------------------------------------------------
 # Module
 
@@ -844,9 +1003,6 @@ def emit_module(module: ModuleOp, triple: str, data_layout: str, name: str = "xt
         typ = ir.FunctionType(ir.VoidType(), signature_types(function))
         llvm_function = ir.Function(llvm_module, typ, function.sym_name.data)
         llvm_function.attributes.add("nounwind")
-        private = function.sym_visibility is not None and function.sym_visibility.data == "private"
-        if private and function.body.blocks:
-            llvm_function.linkage = "internal"
         owner.functions[function.sym_name.data] = llvm_function
     for function in functions:
         if function.body.blocks:
@@ -869,7 +1025,7 @@ def emit_function(owner: ModuleEmitter, function: func.FuncOp) -> None:
             param.add_attribute("noalias")
             shape = typ.get_shape()
             dims: list[ir.Value] = [ir.Constant(I64, max(d, 0)) for d in shape]
-            buffer = Buffer(param, dims, llvm_type(typ.element_type, function))
+            buffer = Buffer(param, dims, memory_type(llvm_type(typ.element_type, function)))
             emitter.values[arg] = buffer
             pending.append((arg, buffer, [i for i, d in enumerate(shape) if d < 0]))
         else:

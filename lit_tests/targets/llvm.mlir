@@ -1,0 +1,75 @@
+// tir to LLVM IR: the kernel ABI, counted loops, parallel loops on the OpenMP runtime,
+// dynamic dimensions, stack and heap buffers, guards and libm calls.
+// RUN: xtvm-translate %s --target llvm | filecheck %s
+// RUN: xtvm-translate %s --target 'llvm -mcpu=haswell' --emit asm | filecheck %s --check-prefix=ASM
+
+// Buffers are noalias element pointers; a serial loop is a counted loop over i64; values keep
+// their IR names.
+// CHECK-LABEL: define void @"scale"(float* noalias %"A", float* noalias %"B")
+// CHECK:       i.header:
+// CHECK-NEXT:    %"i" = phi  i64 [0, %"entry"], [%"i.next", %"i.body"]
+// CHECK:         %"a" = load float, float*
+// CHECK-NEXT:    %"b" = fmul float %"a", 0x4000000000000000
+// CHECK:         store float %"b", float*
+// ASM-LABEL: scale:
+func.func @scale(%A: memref<64xf32>, %B: memref<64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %two = arith.constant 2.0 : f32
+  tir.for %i = %c0 to %c64 serial {
+    %a = memref.load %A[%i] : memref<64xf32>
+    %b = arith.mulf %a, %two : f32
+    memref.store %b, %B[%i] : memref<64xf32>
+  }
+  func.return
+}
+
+// A parallel loop is outlined and run by GOMP_parallel over a struct of the values it uses;
+// each thread computes its chunk from omp_get_thread_num/omp_get_num_threads.
+// CHECK-LABEL: define void @"rows"(float* noalias %"A", i64 %"A_dim0")
+// CHECK:         call void @"GOMP_parallel"(void (i8*)* @"rows_parallel_1"
+func.func @rows(%A: memref<?x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c8 = arith.constant 8 : index
+  %n = memref.dim %A, %c0 : memref<?x8xf32>
+  tir.for %i = %c0 to %n parallel {
+    tir.for %j = %c0 to %c8 vectorized {
+      %a = memref.load %A[%i, %j] : memref<?x8xf32>
+      %t = math.tanh %a : f32
+      memref.store %t, %A[%i, %j] : memref<?x8xf32>
+    }
+  }
+  func.return
+}
+
+// Small intermediate buffers are entry-block allocas; large ones are heap buffers freed at
+// the return. A guard is a conditional branch.
+// CHECK-LABEL: define void @"buffers"(float* noalias %"A")
+// CHECK:         %"small" = alloca float, i64 16, align 64
+// CHECK:         call i8* @"aligned_alloc"(i64 64, i64
+// CHECK:         br i1 %"in", label %"if.then", label %"if.else"
+// CHECK:         call void @"free"(i8*
+// CHECK-NEXT:    ret void
+
+// Outlined parallel bodies follow the kernels (see @rows above).
+// CHECK-LABEL: define internal void @"rows_parallel_1"(i8* %".1")
+// CHECK:         call i32 @"omp_get_thread_num"()
+// CHECK:         call i32 @"omp_get_num_threads"()
+// CHECK:         call float @"tanhf"(float
+func.func @buffers(%A: memref<16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c3 = arith.constant 3 : index
+  %c16 = arith.constant 16 : index
+  %small = memref.alloc() : memref<16xf32, "local">
+  %big = memref.alloc() : memref<100000xf32>
+  tir.for %i = %c0 to %c16 serial {
+    %a = memref.load %A[%i] : memref<16xf32>
+    memref.store %a, %small[%i] : memref<16xf32, "local">
+    %in = arith.cmpi ult, %i, %c3 : index
+    scf.if %in {
+      memref.store %a, %big[%i] : memref<100000xf32>
+    }
+  }
+  memref.dealloc %small : memref<16xf32, "local">
+  func.return
+}

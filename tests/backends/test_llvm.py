@@ -1,0 +1,270 @@
+"""The LLVM backend: TE kernels and every relay op, compiled and run natively, checked against
+numpy and the relay interpreter; parallel loops, shared libraries, targets and errors."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from types import ModuleType
+
+import numpy as np
+import pytest
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import SSAValue
+
+import xtvm as tvm
+from xtvm import te
+from xtvm.backends.llvm import CodegenError, LLVMTarget, TargetError, build_module
+from xtvm.dialects import relay
+from xtvm.ir.numpy_types import numpy_dtype
+from xtvm.passes.tir_loop_partition import TirLoopPartitionPass
+from xtvm.passes.tir_simplify import TirSimplifyPass
+from xtvm.passes.tir_vectorize import TirVectorizePass
+from xtvm.runtime.module import ArgumentError, load_module
+from xtvm.runtime.relay_interpreter import evaluate
+from xtvm.testing.passes import CTX, run
+
+RNG = np.random.default_rng(7)
+
+
+def load_relay_cases() -> ModuleType:
+    """The per-op relay cases of the convert-relay-to-te tests (one source of truth)."""
+    path = Path(__file__).parents[1] / "passes" / "test_convert_relay_to_te.py"
+    spec = importlib.util.spec_from_file_location("relay_to_te_cases", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+CASES = load_relay_cases()
+
+
+def cpu_pipeline(kernels: ModuleOp) -> ModuleOp:
+    """The tir passes a CPU build runs before code generation."""
+    return run(kernels, TirSimplifyPass(), TirLoopPartitionPass(), TirVectorizePass())
+
+
+def execute(
+    graph: ModuleOp,
+    call: Callable[..., None],
+    inputs: Sequence[np.ndarray],
+    params: Mapping[str, np.ndarray] | None = None,
+) -> list[np.ndarray]:
+    """Run `@main` of `graph`, each func.call a compiled kernel."""
+    main = next(f for f in graph.ops if isinstance(f, func.FuncOp) and f.sym_name.data == "main")
+    env: dict[SSAValue, object] = dict(zip(main.body.block.args, inputs, strict=True))
+    for op in main.body.block.ops:
+        args = [env[v] for v in op.operands]
+        if isinstance(op, func.ReturnOp):
+            return CASES.flatten(args)
+        if isinstance(op, relay.ParamOp):
+            values: list[object] = [np.asarray((params or {})[op.param_name.data])]
+        elif isinstance(op, relay.ConstOp):
+            values = [np.ascontiguousarray(relay.numpy_from_dense(op.value))]
+        elif isinstance(op, relay.TupleOp):
+            values = [tuple(args)]
+        elif isinstance(op, relay.TupleGetItemOp):
+            values = [args[0][op.index.value.data]]  # type: ignore[index]
+        else:
+            assert isinstance(op, func.CallOp), f"@main still holds {op.name}"
+            values = [
+                np.zeros(t.get_shape(), numpy_dtype(t.get_element_type()))  # type: ignore[attr-defined]
+                for t in op.result_types
+            ]
+            call(op.callee.string_value(), *args, *values)
+        env.update(zip(op.results, values, strict=True))
+    raise AssertionError("@main has no func.return")
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        pytest.param(case, id=f"{op.name.removeprefix('relay.')}-{case.name}")
+        for op, cases in CASES.CASES.items()
+        for case in cases[:2]
+    ],
+)
+def test_relay_op_compiled_matches_relay_interpreter(case: object) -> None:
+    module = CASES.function(case.inputs, case.build)  # type: ignore[attr-defined]
+    inputs = case.arrays()  # type: ignore[attr-defined]
+    params = case.params  # type: ignore[attr-defined]
+    expected = evaluate(module, inputs, params=params)
+    graph, kernels = CASES.lower(module, "llvm")
+    compiled = build_module(cpu_pipeline(kernels))
+    got = execute(graph, lambda name, *a: compiled[name](*a), inputs, params)
+    assert len(got) == len(expected)
+    tolerance = case.rtol if case.rtol > 1e-5 else 1e-4  # type: ignore[attr-defined]
+    for g, e in zip(got, expected, strict=True):
+        assert g.dtype == e.dtype and g.shape == e.shape
+        if e.dtype.kind == "f":
+            np.testing.assert_allclose(g, e, rtol=tolerance, atol=tolerance)
+        else:
+            np.testing.assert_array_equal(g, e)
+
+
+# ---------------------------------------------------------------------------------------------
+# TE kernels through tvm.build
+
+
+def matmul(n: int, m: int, k_extent: int) -> tuple[te.Tensor, te.Tensor, te.Tensor]:
+    A = te.placeholder((n, k_extent), name="A")
+    B = te.placeholder((k_extent, m), name="B")
+    k = te.reduce_axis((0, k_extent), name="k")
+    C = te.compute((n, m), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
+    return A, B, C
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_parallel_tiled_matmul_with_odd_sizes(
+    threads: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from xtvm.backends.llvm.compile import set_num_threads
+
+    A, B, C = matmul(37, 29, 23)
+    s = te.create_schedule(C.op)
+    i, j = C.op.axis
+    (k,) = C.op.reduce_axis
+    io, jo, ii, ji = s[C].tile(i, j, 8, 8)
+    s[C].reorder(io, jo, k, ii, ji)
+    s[C].parallel(io)
+    s[C].vectorize(ji)
+    f = tvm.build(s, [A, B, C], "llvm", name="mm")
+    a = RNG.standard_normal((37, 23)).astype("float32")
+    b = RNG.standard_normal((23, 29)).astype("float32")
+    c = tvm.nd.empty((37, 29))
+    set_num_threads(threads)
+    try:
+        f(tvm.nd.array(a), tvm.nd.array(b), c)
+    finally:
+        set_num_threads(2)
+    np.testing.assert_allclose(c.numpy(), a @ b, rtol=1e-4, atol=1e-4)
+    assert "GOMP_parallel" in f.get_source()
+
+
+def test_intermediate_buffers_reductions_and_math() -> None:
+    A = te.placeholder((64, 33), name="A")
+    E = te.compute(A.shape, lambda i, j: te.exp(A[i, j]), name="E")
+    k = te.reduce_axis((0, 33), name="k")
+    S = te.compute((64,), lambda i: te.sum(E[i, k], axis=k), name="S")
+    k2 = te.reduce_axis((0, 33), name="k2")
+    M = te.compute((64,), lambda i: te.max(A[i, k2], axis=k2), name="M")
+    T = te.compute((64,), lambda i: te.tanh(S[i]) + te.sqrt(te.abs(M[i])), name="T")
+    s = te.create_schedule(T.op)
+    s[S].parallel(S.op.axis[0])
+    f = tvm.build(s, [A, T], "llvm")
+    a = RNG.standard_normal((64, 33)).astype("float32")
+    t = np.zeros(64, "float32")
+    f(a, t)
+    expected = np.tanh(np.exp(a).sum(1)) + np.sqrt(np.abs(a.max(1)))
+    np.testing.assert_allclose(t, expected, rtol=1e-5)
+
+
+def test_integer_kernel_and_casts() -> None:
+    A = te.placeholder((50,), dtype="int32", name="A")
+    B = te.compute((50,), lambda i: A[i] // 3 + A[i] % 5 - (i - 25) // 4, name="B")
+    C = te.compute((50,), lambda i: B[i].astype("float32") * 0.5, name="C")
+    s = te.create_schedule(C.op)
+    f = tvm.build(s, [A, C])
+    a = RNG.integers(-100, 100, 50).astype("int32")
+    c = np.zeros(50, "float32")
+    f(a, c)
+    i = np.arange(50)
+    np.testing.assert_array_equal(c, (a // 3 + a % 5 - (i - 25) // 4).astype("float32") * 0.5)
+
+
+def test_symbolic_shape_kernel() -> None:
+    n = te.var("n")
+    A = te.placeholder((n, 4), name="A")
+    B = te.compute((n, 4), lambda i, j: A[i, j] * 2.0 + 1.0, name="B")
+    s = te.create_schedule(B.op)
+    io, _ = s[B].split(B.op.axis[0], factor=8)
+    s[B].parallel(io)
+    f = tvm.build(s, [A, B])
+    for rows in (3, 13, 16):
+        a = RNG.standard_normal((rows, 4)).astype("float32")
+        b = np.zeros((rows, 4), "float32")
+        f(a, b)
+        np.testing.assert_allclose(b, a * 2 + 1, rtol=1e-6)
+
+
+def test_export_library_and_load_module(tmp_path: Path) -> None:
+    A, B, C = matmul(16, 12, 8)
+    s = te.create_schedule(C.op)
+    f = tvm.build(s, [A, B, C], name="mm")
+    path = tmp_path / "mm.so"
+    f.export_library(path)
+    loaded = tvm.runtime.load_module(path)
+    assert loaded is not None and "mm" in loaded
+    a = RNG.standard_normal((16, 8)).astype("float32")
+    b = RNG.standard_normal((8, 12)).astype("float32")
+    c = np.zeros((16, 12), "float32")
+    loaded["mm"](a, b, c)
+    np.testing.assert_allclose(c, a @ b, rtol=1e-5, atol=1e-5)
+    with pytest.raises(ValueError, match="not written by xtvm"):
+        load_module("/lib/x86_64-linux-gnu/libm.so.6")
+
+
+def test_time_evaluator_reports_seconds() -> None:
+    A, B, C = matmul(32, 32, 32)
+    f = tvm.build(te.create_schedule(C.op), [A, B, C], name="mm")
+    arrays = [np.ones((32, 32), "float32") for _ in range(3)]
+    result = f.time_evaluator("mm", tvm.cpu(0), number=3, repeat=2)(*arrays)
+    assert len(result.results) == 2 and 0 < result.mean < 1
+    np.testing.assert_allclose(arrays[2], 32.0)
+    assert "mean (ms)" in str(result)
+
+
+def test_call_time_errors_name_the_argument() -> None:
+    A, B, C = matmul(4, 4, 4)
+    f = tvm.build(te.create_schedule(C.op), [A, B, C], name="mm")
+    good = np.zeros((4, 4), "float32")
+    with pytest.raises(
+        ArgumentError, match=r"argument 1 \(B\): expected float32\[4, 4\], got float64"
+    ):
+        f(good, np.zeros((4, 4)), good)
+    with pytest.raises(ArgumentError, match="takes 3 arguments"):
+        f(good, good)
+    with pytest.raises(ArgumentError, match="C-contiguous"):
+        f(good, np.zeros((4, 8), "float32")[:, ::2], good)
+    with pytest.raises(AttributeError, match="no function 'nope'"):
+        f["nope"]
+
+
+def test_targets() -> None:
+    host = LLVMTarget.host()
+    assert LLVMTarget.parse("llvm") == host
+    avx2 = LLVMTarget.parse("llvm -mcpu=haswell -mattr=+avx2,+fma -opt-level=2")
+    assert (avx2.cpu, avx2.features, avx2.opt_level) == ("haswell", "+avx2,+fma", 2)
+    A = te.placeholder((64,), name="A")
+    B = te.compute((64,), lambda i: A[i] * 3.0, name="B")
+    f = tvm.build(te.create_schedule(B.op), [A, B], "llvm -mcpu=haswell")
+    assert "ymm" in f.get_source("asm") or "vmul" in f.get_source("asm")
+    a = RNG.standard_normal(64).astype("float32")
+    b = np.zeros(64, "float32")
+    f(a, b)
+    np.testing.assert_allclose(b, a * 3)
+    with pytest.raises(TargetError, match="unknown target option '-mfoo'"):
+        LLVMTarget.parse("llvm -mfoo=1")
+    with pytest.raises(TargetError, match="unknown target 'tpu'"):
+        LLVMTarget.parse("tpu")
+
+
+def test_untranslatable_op_is_a_located_error() -> None:
+    module = CTX.parse(
+        """
+func.func @k(%a: memref<4xf32>, %b: memref<4xf32>) {
+  "memref.copy"(%a, %b) : (memref<4xf32>, memref<4xf32>) -> ()
+  func.return
+}
+""",
+        "k.mlir",
+    )
+    with pytest.raises(
+        CodegenError, match=r"k.mlir:3:3: error: the LLVM backend cannot translate 'memref.copy'"
+    ):
+        build_module(module)

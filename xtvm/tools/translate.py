@@ -1,0 +1,100 @@
+"""xtvm-translate: tir (or te) IR text to target code.
+
+    xtvm-translate kernel.mlir --target llvm                 # LLVM IR on stdout
+    xtvm-translate kernel.mlir --target 'llvm -mcpu=haswell' --emit asm -o kernel.s
+    xtvm-translate kernel.mlir --emit obj -o kernel.o
+
+te kernels in the input are lowered with `convert-te-to-tir` first. `--emit llvm` prints the
+IR before LLVM's optimizations unless `--optimized` is given (golden tests want the former).
+Errors a user can cause are located diagnostics and exit 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import traceback
+from collections.abc import Sequence
+from pathlib import Path
+
+from xtvm.backends.llvm import TargetError, compile_module
+from xtvm.ir.diagnostics import DiagnosticError, Location, SourceFile
+from xtvm.ir.registry import default_context
+from xtvm.ir.verify import verify_diagnostics
+from xtvm.tools.opt import read_input
+
+EMITS = ("llvm", "asm", "obj")
+
+
+def build_argparser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="xtvm-translate", description="Translate tir to target code.")
+    p.add_argument("input", nargs="?", default="-", help="input IR file (default: stdin)")
+    p.add_argument("-o", "--output", default="-", help="output file (default: stdout)")
+    p.add_argument("--target", default="llvm", help="target string, e.g. 'llvm -mcpu=znver4'")
+    p.add_argument("--emit", choices=EMITS, default="llvm", help="what to write (default: llvm)")
+    p.add_argument("--optimized", action="store_true", help="LLVM IR after the O3 pipeline")
+    p.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
+    return p
+
+
+def translate(args: argparse.Namespace) -> int:
+    text, filename = read_input(args.input)
+    source = SourceFile(filename, text)
+    ctx = default_context()
+    try:
+        module = ctx.parse(text, filename)
+        diagnostics = verify_diagnostics(module, {})
+        if diagnostics:
+            raise DiagnosticError(diagnostics)
+        if any(op.name == "te.compute" for op in module.walk()):
+            from xtvm.passes.convert_te_to_tir import ConvertTeToTirPass
+
+            ConvertTeToTirPass().apply(ctx.xdsl_context, module)
+        compiled = compile_module(module, args.target)
+    except DiagnosticError as exc:
+        for d in exc.diagnostics:  # passes know the file name only: show the source line
+            if d.location is not None and d.location.source is not None:
+                d.location = Location(source, d.location.line, d.location.column)
+        raise
+    if args.emit == "llvm":
+        output: str | bytes = compiled.llvm_ir() if args.optimized else compiled.ir_text
+    elif args.emit == "asm":
+        output = compiled.assembly()
+    else:
+        output = compiled.object_code()
+    if args.output == "-":
+        if isinstance(output, bytes):
+            sys.stdout.buffer.write(output)
+        else:
+            sys.stdout.write(output)
+    elif isinstance(output, bytes):
+        Path(args.output).write_bytes(output)
+    else:
+        Path(args.output).write_text(output)
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_argparser().parse_args(argv)
+    try:
+        return translate(args)
+    except DiagnosticError as exc:
+        sys.stderr.write(exc.render() + "\n")
+        return 1
+    except TargetError as exc:
+        sys.stderr.write(f"error: {exc}\n")
+        return 1
+    except OSError as exc:
+        sys.stderr.write(f"error: cannot write output: {exc.strerror}: {exc.filename}\n")
+        return 1
+    except Exception as exc:
+        sys.stderr.write(f"internal error: {type(exc).__name__}: {exc}\n")
+        if args.debug:
+            traceback.print_exc()
+        else:
+            sys.stderr.write("(run with --debug for a traceback)\n")
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
