@@ -40,8 +40,16 @@ def build(
     kind = (target or "llvm").split()[0]
     if kind not in CPU_TARGETS:
         raise ValueError(f"build: unknown target '{target}' (targets: llvm)")
-    from xtvm.backends.llvm import build_module
+    import warnings
 
+    from xtvm.api.relay.build_module import TIR_PASSES, run_passes
+    from xtvm.backends.llvm import build_module
+    from xtvm.passes.tir_unroll import TirUnrollPass
+    from xtvm.passes.tir_vectorize import VectorizeRemark
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", VectorizeRemark)  # such loops stay scalar: correct
+        run_passes(module, [*TIR_PASSES, TirUnrollPass()])
     compiled = build_module(module, target)
     if name in compiled.signatures:
         compiled.entry_name = name
