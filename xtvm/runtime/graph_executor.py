@@ -126,6 +126,17 @@ def plan_memory(graph: Mapping[str, Any]) -> MemoryPlan:
 # The executor
 
 
+def hint_of(name: str) -> str:
+    """An SSA name hint as xDSL keeps it: `gpu_0/data_0` is read as `gpu_0_data`.
+
+    Inputs are named by their function argument's hint; this lets callers use the original
+    (ONNX) name as well.
+    """
+    cleaned = re.sub(r"[^A-Za-z0-9_$.-]", "_", name) or "arg"
+    cleaned = "_" + cleaned if cleaned[0].isdigit() else cleaned
+    return re.sub(r"_[0-9]+$", "", cleaned)
+
+
 class GraphExecutor:
     """Runs a graph: `set_input`, `run`, `get_output` (TVM's GraphExecutor module)."""
 
@@ -168,8 +179,8 @@ class GraphExecutor:
             if not 0 <= key < len(self.input_order):
                 raise GraphInputError(f"input index {key} out of range ({len(self.input_order)})")
             key = self.input_order[key]
-        if key not in self.inputs and re.sub(r"_[0-9]+$", "", key) in self.inputs:
-            key = re.sub(r"_[0-9]+$", "", key)  # an ONNX name (`data_0`): xDSL dropped `_0`
+        if key not in self.inputs and hint_of(key) in self.inputs:
+            key = hint_of(key)
         if key not in self.inputs:
             known = ", ".join(self.input_order)
             raise GraphInputError(f"graph has no input '{key}' (inputs: {known})")

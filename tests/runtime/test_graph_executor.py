@@ -1,0 +1,201 @@
+"""relay.build and the graph executor: compiled graphs against the relay interpreter and
+onnxruntime, the graph JSON, memory planning, and the errors a caller can cause."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import xtvm as tvm
+from xtvm import relay
+from xtvm.contrib import graph_executor
+from xtvm.runtime.graph_executor import GraphInputError, load_factory, plan_memory
+
+RNG = np.random.default_rng(3)
+ONNX_LIGHT = Path(__import__("onnx").__file__).parent / "backend/test/data/light"
+
+
+def rand(*shape: int) -> np.ndarray:
+    return RNG.standard_normal(shape).astype("float32")
+
+
+def interpret(mod: tvm.IRModule, params: dict[str, np.ndarray], *inputs: np.ndarray) -> list:
+    result = relay.create_executor("graph", mod=mod, params=params).evaluate()(*inputs)
+    return [r.numpy() for r in (result if isinstance(result, tuple) else (result,))]
+
+
+def conv_bn_relu_net() -> tuple[tvm.IRModule, dict[str, np.ndarray]]:
+    """Two conv-bn-relu blocks, a residual add, pooling and a dense head; weights as vars."""
+    x = relay.var("x", shape=(1, 4, 9, 11))
+    names = ["w1", "g1", "b1", "m1", "v1", "w2", "dense_w"]
+    shapes = [(8, 4, 3, 3), (8,), (8,), (8,), (8,), (8, 8, 3, 3), (5, 8)]
+    ws = {n: relay.var(n, shape=s) for n, s in zip(names, shapes, strict=True)}
+    y = relay.nn.conv2d(x, ws["w1"], padding=(1, 1))
+    y = relay.nn.batch_norm(y, ws["g1"], ws["b1"], ws["m1"], ws["v1"])[0]
+    y = relay.nn.relu(y)
+    z = relay.nn.relu(relay.nn.conv2d(y, ws["w2"], padding=(1, 1))) + y
+    h = relay.nn.batch_flatten(relay.nn.global_avg_pool2d(z))
+    out = relay.nn.dense(h, ws["dense_w"])
+    mod = tvm.IRModule.from_expr(relay.Function([x, *ws.values()], out))
+    params = {n: rand(*s) for n, s in zip(names, shapes, strict=True)}
+    params["v1"] = np.abs(params["v1"]) + 0.5
+    return mod, params
+
+
+def test_conv_net_matches_the_interpreter() -> None:
+    mod, params = conv_bn_relu_net()
+    x = rand(1, 4, 9, 11)
+    lib = relay.build(mod, target="llvm", params=params)
+    module = graph_executor.GraphModule(lib["default"](tvm.cpu(0)))
+    module.set_input("x", x)
+    module.run()
+    assert module.get_num_outputs() == 1
+    expected = interpret(mod, {}, x, *params.values())
+    np.testing.assert_allclose(module.get_output(0).numpy(), expected[0], rtol=1e-4, atol=1e-4)
+    # params are folded into the kernels' constants: only x stays an input by name
+    graph = json.loads(lib.graph_json)
+    assert graph["nodes"][0] == {"op": "null", "name": "x", "inputs": []}
+    assert all(n["op"] == "null" for n in (graph["nodes"][i] for i in graph["arg_nodes"]))
+
+
+def test_tuple_outputs_unpacking_and_create() -> None:
+    x = relay.var("x", shape=(3, 5))
+    w = relay.param("w", (3, 5))
+    a = relay.exp(x) * w
+    b = relay.nn.softmax(a)
+    mod = tvm.IRModule.from_expr(relay.Function([x], relay.Tuple([b, relay.sum(a, axis=1)])))
+    params = {"w": rand(3, 5)}
+    graph_json, lib, built_params = relay.build(mod, "llvm", params=params)
+    graph = json.loads(graph_json)
+    ops = [n for n in graph["nodes"] if n["op"] == "tvm_op"]
+    assert ops and {"func_name", "num_inputs", "num_outputs", "flatten_data"} <= set(
+        ops[0]["attrs"]
+    )
+    assert graph["node_row_ptr"][-1] == len(graph["attrs"]["shape"][1])
+    module = graph_executor.create(graph_json, lib, tvm.cpu())
+    module.set_input(**built_params)
+    x_value = rand(3, 5)
+    module.run(x=x_value)
+    expected = interpret(mod, params, x_value)
+    assert module.get_num_outputs() == 2
+    for i, e in enumerate(expected):
+        np.testing.assert_allclose(module.get_output(i).numpy(), e, rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(module.get_input("x").numpy(), x_value)
+
+
+def test_unbound_weight_is_a_graph_input_set_by_index() -> None:
+    x = relay.var("x", shape=(4, 6))
+    w = relay.var("w", shape=(6,))
+    mod = tvm.IRModule.from_expr(relay.Function([x, w], relay.tanh(x + w) * relay.const(2.0)))
+    module = graph_executor.GraphModule(relay.build(mod)["default"](tvm.cpu()))
+    xv, wv = rand(4, 6), rand(6)
+    module.set_input(0, xv)
+    module.set_input("w", tvm.nd.array(wv))
+    module.run()
+    np.testing.assert_allclose(module.get_output(0).numpy(), np.tanh(xv + wv) * 2, rtol=1e-5)
+
+
+def test_wrong_input_shape_names_the_input() -> None:
+    mod, params = conv_bn_relu_net()
+    module = graph_executor.GraphModule(relay.build(mod, params=params)["default"](tvm.cpu()))
+    with pytest.raises(GraphInputError, match=r"input 'x': expected shape \[1, 4, 9, 11\]"):
+        module.set_input("x", rand(1, 4, 9, 10))
+    with pytest.raises(GraphInputError, match="graph has no input 'y'"):
+        module.run(y=rand(1))
+
+
+def test_memory_plan_reuses_buffers_of_dead_intermediates() -> None:
+    """A chain a → b → c → d of same-size tensors needs two intermediate buffers, not three."""
+
+    def node(name: str, inputs: list[int]) -> dict:
+        attrs = {"func_name": name, "num_inputs": "1", "num_outputs": "1", "flatten_data": "0"}
+        return {"op": "tvm_op", "name": name, "attrs": attrs, "inputs": [[i, 0, 0] for i in inputs]}
+
+    nodes = [{"op": "null", "name": "x", "inputs": []}]
+    nodes += [node(f"f{k}", [k]) for k in range(4)]
+    graph = {
+        "nodes": nodes,
+        "arg_nodes": [0],
+        "heads": [[4, 0, 0]],
+        "attrs": {"shape": ["list_shape", [[16, 16]] * 5], "dltype": ["list_str", ["float32"] * 5]},
+        "node_row_ptr": list(range(6)),
+    }
+    plan = plan_memory(graph)
+    assert plan.storage_ids[1] != plan.storage_ids[2]
+    assert plan.storage_ids[3] == plan.storage_ids[1]  # f0's output is dead once f1 ran
+    assert plan.storage_ids[4] not in plan.storage_ids[:4]  # the output keeps its own buffer
+    assert plan.saved_bytes == 16 * 16 * 4
+
+
+def test_export_library_round_trip(tmp_path: Path) -> None:
+    mod, params = conv_bn_relu_net()
+    factory = relay.build(mod, params=params)
+    path = tmp_path / "net.so"
+    factory.export_library(path)
+    loaded = load_factory(path)
+    x = rand(1, 4, 9, 11)
+    outputs = []
+    for f in (factory, loaded):
+        module = graph_executor.GraphModule(f["default"](tvm.cpu()))
+        module.run(x=x)
+        outputs.append(module.get_output(0).numpy())
+    np.testing.assert_array_equal(outputs[0], outputs[1])
+
+
+# ---------------------------------------------------------------------------------------------
+# ONNX models (random weights) against onnxruntime
+
+
+def random_weights(model: object) -> None:
+    """He-scaled random weights: the light models make each weight with a ConstantOfShape
+    node (all 0.02) from a `<name>__SHAPE` initializer; those become random initializers."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    rng = np.random.default_rng(0)
+    graph = model.graph  # type: ignore[attr-defined]
+    shapes = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
+    used: set[str] = set()
+    for node in list(graph.node):
+        if node.op_type != "ConstantOfShape" or node.input[0] not in shapes:
+            continue
+        shape = [int(d) for d in shapes[node.input[0]]]
+        if len(shape) > 1:
+            value = rng.standard_normal(shape) * np.sqrt(2.0 / int(np.prod(shape[1:])))
+        else:
+            value = rng.random(shape) * 0.2 - 0.1
+        graph.node.remove(node)
+        graph.initializer.append(numpy_helper.from_array(value.astype(np.float32), node.output[0]))
+        # IR version 3 models list every initializer among the graph inputs
+        graph.input.append(helper.make_tensor_value_info(node.output[0], TensorProto.FLOAT, shape))
+        used.add(node.input[0])
+    for init in [i for i in graph.initializer if i.name in used]:
+        graph.initializer.remove(init)
+    for info in [i for i in graph.input if i.name in used]:
+        graph.input.remove(info)
+
+
+@pytest.mark.parametrize("name", ["squeezenet", pytest.param("shufflenet", marks=pytest.mark.slow)])
+def test_onnx_light_model_matches_onnxruntime(name: str) -> None:
+    onnx = pytest.importorskip("onnx")
+    ort = pytest.importorskip("onnxruntime")
+    from xtvm.frontends.onnx import from_onnx
+
+    model = onnx.load(str(ONNX_LIGHT / f"light_{name}.onnx"))
+    random_weights(model)
+    initializers = {i.name for i in model.graph.initializer}
+    data = next(i for i in model.graph.input if i.name not in initializers)
+    x = RNG.standard_normal([d.dim_value for d in data.type.tensor_type.shape.dim])
+    x = x.astype(np.float32)
+    mod, params = from_onnx(model)
+    module = graph_executor.GraphModule(relay.build(mod, params=params)["default"](tvm.cpu()))
+    module.set_input(data.name, x)
+    module.run()
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    expected = session.run(None, {data.name: x})[0]
+    got = module.get_output(0).numpy()
+    assert got.shape == expected.shape
+    np.testing.assert_allclose(got, expected, rtol=1e-3, atol=1e-4 * np.abs(expected).max())
+    assert module.module.plan.saved_bytes > 0
