@@ -165,7 +165,7 @@ def random_weights(model: object) -> None:
         if len(shape) > 1:
             value = rng.standard_normal(shape) * np.sqrt(2.0 / int(np.prod(shape[1:])))
         else:
-            value = rng.random(shape) * 0.2 - 0.1
+            value = rng.random(shape) * 0.5 + 0.5  # positive: also batch-norm variances
         graph.node.remove(node)
         graph.initializer.append(numpy_helper.from_array(value.astype(np.float32), node.output[0]))
         # IR version 3 models list every initializer among the graph inputs

@@ -1,0 +1,119 @@
+"""xtvm-compile and xtvm-run on a small ONNX model and a relay file, checked against numpy,
+and the one-line errors they give for user mistakes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+from xtvm.tools import compile as xtvm_compile
+from xtvm.tools import run as xtvm_run
+
+RNG = np.random.default_rng(5)
+W = RNG.standard_normal((6, 4)).astype(np.float32)
+B = RNG.standard_normal(4).astype(np.float32)
+
+
+def expected(x: np.ndarray) -> np.ndarray:
+    return np.maximum(x @ W + B, 0)
+
+
+@pytest.fixture(scope="module")
+def model(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """relu(x @ W + b) as ONNX, its input named `input:0` as exporters like to."""
+    nodes = [
+        helper.make_node("MatMul", ["input:0", "w"], ["m"]),
+        helper.make_node("Add", ["m", "b"], ["a"]),
+        helper.make_node("Relu", ["a"], ["y"]),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "mlp",
+        [helper.make_tensor_value_info("input:0", TensorProto.FLOAT, [3, 6])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3, 4])],
+        [numpy_helper.from_array(W, "w"), numpy_helper.from_array(B, "b")],
+    )
+    path = tmp_path_factory.mktemp("model") / "mlp.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def library(model: Path) -> Path:
+    out = model.with_suffix(".so")
+    assert xtvm_compile.main([str(model), "--target", "llvm", "-o", str(out)]) == 0
+    return out
+
+
+def test_compile_then_run_matches_numpy(
+    library: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    x = RNG.standard_normal((3, 6)).astype(np.float32)
+    np.save(tmp_path / "x.npy", x)
+    out = tmp_path / "y.npy"
+    argv = [str(library), "--input", f"input:0={tmp_path / 'x.npy'}", "--output", str(out)]
+    assert xtvm_run.main([*argv, "--benchmark", "5"]) == 0
+    np.testing.assert_allclose(np.load(out), expected(x), rtol=1e-5, atol=1e-6)
+    assert "latency over 5 runs (ms): mean" in capsys.readouterr().out
+
+
+def test_relay_file_with_params(tmp_path: Path) -> None:
+    source = tmp_path / "add.mlir"
+    source.write_text(
+        "func.func @main(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {\n"
+        '  %w = relay.param["w"] : tensor<2x3xf32>\n'
+        "  %y = relay.add %x, %w : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>\n"
+        "  func.return %y : tensor<2x3xf32>\n}\n"
+    )
+    w = RNG.standard_normal((2, 3)).astype(np.float32)
+    x = RNG.standard_normal((2, 3)).astype(np.float32)
+    np.savez(tmp_path / "p.npz", w=w)
+    np.save(tmp_path / "x.npy", x)
+    lib = tmp_path / "add.so"
+    argv = [str(source), "--params", str(tmp_path / "p.npz"), "-o", str(lib), "--opt-level", "1"]
+    assert xtvm_compile.main(argv) == 0
+    out = tmp_path / "y.npy"
+    assert (
+        xtvm_run.main([str(lib), "--input", f"x={tmp_path / 'x.npy'}", "--output", str(out)]) == 0
+    )
+    np.testing.assert_allclose(np.load(out), x + w, rtol=1e-6)
+
+
+@pytest.mark.parametrize("emit", ["graph-json", "mlir", "llvm", "asm"])
+def test_emit(model: Path, emit: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert xtvm_compile.main([str(model), "--emit", emit]) == 0
+    text = capsys.readouterr().out
+    if emit == "graph-json":
+        graph = json.loads(text)
+        assert [n["op"] for n in graph["nodes"]].count("tvm_op") >= 1
+    elif emit == "mlir":
+        assert "func.func @fused_" in text and "memref" in text
+    elif emit == "llvm":
+        assert "define void @fused_" in text
+    else:
+        assert "fused_" in text
+
+
+def one_line_error(capsys: pytest.CaptureFixture[str], needle: str) -> None:
+    err = capsys.readouterr().err
+    assert needle in err, err
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+
+
+def test_errors(library: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert xtvm_compile.main([str(tmp_path / "missing.onnx")]) == 1
+    one_line_error(capsys, "cannot open input file")
+    assert xtvm_run.main([str(tmp_path / "missing.so")]) == 1
+    one_line_error(capsys, "cannot open library")
+    assert xtvm_run.main([str(library), "--input", f"input:0={tmp_path / 'nope.npy'}"]) == 1
+    one_line_error(capsys, "cannot read input 'input:0'")
+    np.save(tmp_path / "bad.npy", np.zeros((3, 5), np.float32))
+    assert xtvm_run.main([str(library), "--input", f"input:0={tmp_path / 'bad.npy'}"]) == 1
+    one_line_error(capsys, "expected shape [3, 6], got [3, 5]")
+    assert xtvm_run.main([str(library), "--input", "no-equals-sign"]) == 1
+    one_line_error(capsys, "invalid --input 'no-equals-sign' (expected NAME=FILE.npy)")

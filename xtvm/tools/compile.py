@@ -1,0 +1,140 @@
+"""xtvm-compile: an ONNX model or relay IR file compiled into a shared library to run.
+
+    xtvm-compile model.onnx --target llvm -o model.so [--shape data:1x3x224x224]
+    xtvm-compile model.mlir --params model.params.npz -o model.so
+    xtvm-compile model.onnx --emit graph-json|mlir|llvm|asm -o out.txt
+
+The library holds the kernels and embeds the graph JSON and the params (see
+`xtvm.runtime.graph_executor.load_factory`), so `xtvm-run model.so` needs no other file.
+`--emit` writes the graph JSON, the tir kernels, LLVM IR or assembly instead. User errors are
+one line and exit 1; an xtvm bug prints `internal error:` (a traceback only with --debug).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import traceback
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from xtvm.tools.import_onnx import parse_shape
+
+EMITS = ("library", "graph-json", "mlir", "llvm", "asm")
+
+
+class ToolError(Exception):
+    """A user error: printed as one line, exit 1."""
+
+
+def build_argparser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="xtvm-compile", description="Compile a model with relay.build."
+    )
+    p.add_argument("input", help="an .onnx model or a relay .mlir file with @main")
+    p.add_argument("-o", "--output", help="output file (default: INPUT with .so, or stdout)")
+    p.add_argument("--target", default="llvm", help="target string (default: llvm, the host)")
+    p.add_argument("--emit", choices=EMITS, default="library", help="what to write")
+    p.add_argument("--opt-level", type=int, choices=range(4), default=3, help="LLVM opt level")
+    p.add_argument(
+        "--shape",
+        action="append",
+        type=parse_shape,
+        default=[],
+        metavar="NAME:DIMS",
+        help="static shape of an ONNX input, e.g. data:1x3x224x224",
+    )
+    p.add_argument("--params", metavar="FILE.npz", help="weights of relay.param in an .mlir input")
+    p.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
+    return p
+
+
+def load_model(args: argparse.Namespace) -> tuple[object, dict[str, np.ndarray]]:
+    """The relay module and params of the input file."""
+    path = Path(args.input)
+    if not path.is_file():
+        raise ToolError(f"cannot open input file '{path}'")
+    params: dict[str, np.ndarray] = {}
+    if args.params:
+        try:
+            with np.load(args.params) as data:
+                params = {k: data[k] for k in data.files}
+        except (OSError, ValueError) as exc:
+            raise ToolError(f"cannot read params '{args.params}': {exc}") from None
+    if path.suffix == ".onnx":
+        from xtvm.frontends.onnx import OnnxImportError, import_onnx
+
+        try:
+            module, onnx_params = import_onnx(path, shape=dict(args.shape) or None)
+        except OnnxImportError as exc:
+            raise ToolError(f"{path}: {exc}") from None
+        return module, {**onnx_params, **params}
+    from xtvm.ir.registry import default_context
+
+    return default_context().parse(path.read_text(), str(path)), params
+
+
+def run(args: argparse.Namespace) -> int:
+    from xtvm.api.relay.build_module import build
+    from xtvm.ir.diagnostics import DiagnosticError
+    from xtvm.ir.printer import print_ir
+    from xtvm.ir.registry import default_context
+
+    module, params = load_model(args)
+    target = (
+        args.target if "-opt-level" in args.target else f"{args.target} -opt-level={args.opt_level}"
+    )
+    try:
+        factory = build(module, target, params)  # type: ignore[arg-type]
+    except DiagnosticError as exc:
+        raise ToolError(str(exc).strip()) from None
+    except ValueError as exc:
+        raise ToolError(str(exc)) from None
+    if args.emit == "library":
+        output = Path(args.output or Path(args.input).with_suffix(".so"))
+        factory.export_library(output)
+        return 0
+    if args.emit == "graph-json":
+        text = factory.graph_json + "\n"
+    elif args.emit == "mlir":
+        assert factory.kernels is not None
+        text = print_ir(factory.kernels, default_context())
+    else:
+        text = factory.lib.get_source("ll" if args.emit == "llvm" else "asm")
+    if args.output in (None, "-"):
+        sys.stdout.write(text)
+    else:
+        Path(args.output).write_text(text)
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_argparser().parse_args(argv)
+    try:
+        return run(args)
+    except ToolError as exc:
+        sys.stderr.write(f"xtvm-compile: error: {exc}\n")
+        return 1
+    except OSError as exc:
+        sys.stderr.write(f"xtvm-compile: error: {exc.strerror}: {exc.filename}\n")
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:
+        from xtvm.ir.diagnostics import DiagnosticError
+
+        if isinstance(exc, DiagnosticError):
+            sys.stderr.write(f"{str(exc).strip()}\n")
+            return 1
+        sys.stderr.write(f"internal error: {type(exc).__name__}: {exc}\n")
+        if args.debug:
+            traceback.print_exc()
+        else:
+            sys.stderr.write("(run with --debug for a traceback)\n")
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
