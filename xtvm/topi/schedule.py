@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from xtvm.api import te
-from xtvm.api.te.expr import IterVar
+from xtvm.api.te.expr import IterVar, Read, walk
 
 ScheduleFn = Callable[[te.Schedule, te.Tensor], None]
 
@@ -32,6 +32,9 @@ VECTOR_LANES = 16  # f32 lanes of AVX-512
 ROW_BLOCK = 4  # rows of a register tile
 MAX_VECTOR_EXTENT = 64  # an innermost loop up to this long is vectorized whole
 CUDA_THREADS = 256
+ROW_TILE, COLUMN_TILE = 8, 32  # register tile of a product with contiguous columns
+K_UNROLL = 4  # reduction steps unrolled in that tile
+K_ROW_TILE, K_COLUMN_TILE = 1, 4  # tile of a product vectorized along k
 
 
 def extent(axis: IterVar) -> int:
@@ -97,39 +100,121 @@ def cpu_reduce(s: te.Schedule, t: te.Tensor) -> None:
 
 
 def cpu_default(s: te.Schedule, t: te.Tensor) -> None:
-    """cpu_reduce for a reduction stage, cpu_injective otherwise."""
+    """cpu_reduce for a reduction stage, cpu_injective otherwise; nothing for a stage already
+    scheduled (a product's tile, or a stage made by cache_write)."""
+    if s[t].scheduled:
+        return
     if t.op.reduce_axis:  # type: ignore[attr-defined]
         cpu_reduce(s, t)
     else:
         cpu_injective(s, t)
 
 
-def cpu_dense(s: te.Schedule, t: te.Tensor) -> None:
-    """dense, matmul, batch_matmul: a ROW_BLOCK x VECTOR_LANES register tile.
+def column_contiguous(t: te.Tensor) -> bool:
+    """Whether an operand of the product `t` is read along `t`'s last (column) axis, so that
+    vectors of columns are contiguous loads (matmul's b [k, n]; not dense's weight [n, k])."""
+    column = t.op.axis[-1]  # type: ignore[attr-defined]
+    return any(
+        isinstance(node, Read) and node.indices and node.indices[-1] is column
+        for node in walk(t.op.body)  # type: ignore[attr-defined]
+    )
 
-    Loops: (batch, row blocks) fused and parallel, column blocks, k, rows unrolled, columns
-    vectorized.
+
+def epilogue_stage(s: te.Schedule, t: te.Tensor) -> te.Stage | None:
+    """The root stage that ends `t`'s elementwise tail (bias, relu, ... inlined into it): a
+    schedule output of `t`'s shape, no reduction, reading `t`; None when there is none."""
+    shape = tuple(int(d) for d in t.shape)  # type: ignore[arg-type]
+    for op in s.outputs:
+        stage = s[op]
+        if stage is s[t] or stage.scheduled or stage.op.reduce_axis:
+            continue
+        if tuple(int(d) for d in stage.op.output(0).shape) != shape:  # type: ignore[arg-type]
+            continue
+        if any(r is t for r in s.reads_through_inlined(stage)):
+            return stage
+    return None
+
+
+def register_tiled(s: te.Schedule, t: te.Tensor) -> tuple[te.Stage, te.Stage]:
+    """(outer, inner): the stage whose loops are tiled (the epilogue's, or `t`'s own made a
+    copy by cache_write) and the reduction stage computed at its tile."""
+    outer = epilogue_stage(s, t)
+    if outer is not None:
+        return outer, s[t]
+    inner = s.cache_write(t, "local")
+    return s[t], s[inner]
+
+
+def cpu_dense(s: te.Schedule, t: te.Tensor) -> None:
+    """dense, matmul, batch_matmul: a register tile, the elementwise tail applied in it.
+
+    Columns contiguous in an operand (matmul's b [k, n]): a ROW_TILE x COLUMN_TILE tile of the
+    output, its reduction cached in registers (`cache_write` or the tail's stage) and computed
+    at the tile, k split by K_UNROLL and unrolled, columns vectorized; (batch, row blocks)
+    fused and parallel. Otherwise (dense's weight [n, k]): k is the contiguous axis, split by
+    VECTOR_LANES and vectorized (an accumulation into lane reductions) under a small tile of
+    rows by columns.
     """
-    if t.op.tag not in ("dense", "matmul", "batch_matmul"):  # type: ignore[attr-defined]
+    if s[t].scheduled:
+        return
+    tag = t.op.tag  # type: ignore[attr-defined]
+    if tag not in ("dense", "matmul", "batch_matmul"):
         cpu_default(s, t)
         return
-    stage = s[t]
-    *rows, column = t.op.axis  # type: ignore[attr-defined]
-    batch = rows[:-1] if t.op.tag == "batch_matmul" else []  # type: ignore[attr-defined]
-    rows = rows[len(batch) :]
-    row = fused(stage, rows)
-    row_outer, row_inner = split_inner(stage, row, ROW_BLOCK) if row is not None else (None, None)
-    column_outer, column_inner = split_inner(stage, column, VECTOR_LANES)
-    order = [*batch, row_outer, column_outer, *t.op.reduce_axis, row_inner, column_inner]  # type: ignore[attr-defined]
-    stage.reorder(*[a for a in order if a is not None])
-    outer = fused(stage, [a for a in (*batch, row_outer) if a is not None])
-    if outer is not None:
-        stage.parallel(outer)
+    outer, inner = register_tiled(s, t)
+    batched = 1 if tag == "batch_matmul" else 0
+    if column_contiguous(t):
+        tile_product(outer, inner, batched, ROW_TILE, COLUMN_TILE, vector_k=False)
+    else:
+        tile_product(outer, inner, batched, K_ROW_TILE, K_COLUMN_TILE, vector_k=True)
+
+
+def tile_product(
+    outer: te.Stage, inner: te.Stage, batched: int, rows: int, columns: int, vector_k: bool
+) -> None:
+    """Tile `outer`'s (batch, rows, column) loops by `rows` x `columns`, compute `inner` (the
+    product's reduction) at the tile; vectorize columns, or k when `vector_k`."""
+    *lead, column = outer.op.axis
+    batch, row_axes = lead[:batched], lead[batched:]
+    row = fused(outer, row_axes)
+    row_outer, row_inner = split_inner(outer, row, rows) if row is not None else (None, None)
+    column_outer, column_inner = split_inner(outer, column, columns)
+    loops = [a for a in (*batch, row_outer, column_outer) if a is not None]
+    order = [*loops, *(a for a in (row_inner, column_inner) if a is not None)]
+    outer.reorder(*order)
+    parallel = fused(outer, [a for a in (*batch, row_outer) if a is not None])
+    if parallel is not None:
+        outer.parallel(parallel)
+        loops = [parallel, *(a for a in (column_outer,) if a is not None)]
     elif column_outer is not None:
-        stage.parallel(column_outer)
-    if row_inner is not None and row_outer is not None:
-        stage.unroll(row_inner)
-    stage.vectorize(column_inner)
+        outer.parallel(column_outer)
+    outer.vectorize(column_inner)
+    if not loops:
+        return
+    inner.compute_at(outer, loops[-1])
+    *inner_lead, inner_column = inner.op.axis
+    (k,) = inner.op.reduce_axis
+    inner_batch, inner_rows = inner_lead[:batched], inner_lead[batched:]
+    if vector_k:
+        k_outer, k_inner = split_inner(inner, k, VECTOR_LANES)
+        inner.reorder(
+            *inner_batch,
+            *(a for a in (k_outer,) if a is not None),
+            *inner_rows,
+            inner_column,
+            k_inner,
+        )
+        for axis in (*inner_rows, inner_column):
+            inner.unroll(axis)
+        inner.vectorize(k_inner)
+        return
+    k_outer, k_inner = split_inner(inner, k, K_UNROLL)
+    inner.reorder(
+        *inner_batch, *(a for a in (k_outer,) if a is not None), *inner_rows, k_inner, inner_column
+    )
+    if k_outer is not None:
+        inner.unroll(k_inner)
+    inner.vectorize(inner_column)
 
 
 def cpu_conv2d(s: te.Schedule, t: te.Tensor) -> None:
