@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from xtvm.api import te
-from xtvm.api.te.expr import IterVar, Read, walk
+from xtvm.api.te.expr import ComputeOp, IterVar, Read, walk
 
 ScheduleFn = Callable[[te.Schedule, te.Tensor], None]
 
@@ -35,6 +35,7 @@ CUDA_THREADS = 256
 ROW_TILE, COLUMN_TILE = 8, 32  # register tile of a product with contiguous columns
 K_UNROLL = 4  # reduction steps unrolled in that tile
 K_ROW_TILE, K_COLUMN_TILE = 1, 4  # tile of a product vectorized along k
+CONV_CHANNEL_TILE, CONV_COLUMN_TILE = 8, 16  # NCHW conv2d register tile
 
 
 def extent(axis: IterVar) -> int:
@@ -217,35 +218,61 @@ def tile_product(
     inner.vectorize(inner_column)
 
 
+def padding_at_root(s: te.Schedule, stage: te.Stage) -> None:
+    """A pad stage inlined into `stage` is computed on its own (parallel, vectorized) instead,
+    so that the reduction's inner loop reads a plain buffer with no bounds select."""
+    for tensor in stage.reads:
+        producer = s[tensor] if isinstance(tensor.op, ComputeOp) else None
+        if producer is not None and producer.attach == "inline" and "pad" in tensor.op.tag:
+            producer.compute_root()
+            cpu_injective(s, tensor)
+
+
 def cpu_conv2d(s: te.Schedule, t: te.Tensor) -> None:
-    """conv2d: output channels x output columns register tile (NCHW vectorizes columns, NHWC
-    channels); (batch, channel blocks, rows) fused and parallel outside the reduction."""
+    """conv2d: an output channels x output columns register tile (NCHW vectorizes columns,
+    NHWC channels), the reduction cached in registers (`cache_write` or the fused elementwise
+    tail's stage) and computed at the tile, reduce loops outside the tile; (batch, channel
+    blocks, rows) fused and parallel. A padding stage is computed at root."""
+    if s[t].scheduled:
+        return
     tag = t.op.tag  # type: ignore[attr-defined]
     if not tag.endswith(("conv2d_nchw", "conv2d_nhwc")):
         cpu_default(s, t)
         return
-    stage = s[t]
-    reduce_axes = list(t.op.reduce_axis)  # type: ignore[attr-defined]
+    padding_at_root(s, s[t])
+    outer, inner = register_tiled(s, t)
     if tag.endswith("nchw"):
-        n, f, y, x = t.op.axis  # type: ignore[attr-defined]
-        f_outer, f_inner = split_inner(stage, f, ROW_BLOCK * 2)
-        x_outer, x_inner = split_inner(stage, x, VECTOR_LANES)
-        outer = [n, f_outer, y, x_outer]
-        inner, vector = f_inner, x_inner
+        n, f, y, x = outer.op.axis
+        f_outer, f_inner = split_inner(outer, f, CONV_CHANNEL_TILE)
+        x_outer, x_inner = split_inner(outer, x, CONV_COLUMN_TILE)
+        loops = [n, f_outer, y, x_outer]
+        tile, vector = f_inner, x_inner
     else:
-        n, y, x, f = t.op.axis  # type: ignore[attr-defined]
-        x_outer, x_inner = split_inner(stage, x, ROW_BLOCK)
-        f_outer, f_inner = split_inner(stage, f, VECTOR_LANES)
-        outer = [n, y, x_outer, f_outer]
-        inner, vector = x_inner, f_inner
-    outer = [a for a in outer if a is not None]
-    stage.reorder(*outer, *reduce_axes, inner, vector)
-    parallel = fused(stage, outer[:3])
+        n, y, x, f = outer.op.axis
+        x_outer, x_inner = split_inner(outer, x, ROW_BLOCK)
+        f_outer, f_inner = split_inner(outer, f, VECTOR_LANES * 2)
+        loops = [n, y, x_outer, f_outer]
+        tile, vector = x_inner, f_inner
+    loops = [a for a in loops if a is not None]
+    outer.reorder(*loops, tile, vector)
+    parallel = fused(outer, loops[:3])
     assert parallel is not None
-    stage.parallel(parallel)
-    if extent(inner) <= ROW_BLOCK * 2:
-        stage.unroll(inner)
-    stage.vectorize(vector)
+    outer.parallel(parallel)
+    outer.vectorize(vector)
+    scope = loops[3] if len(loops) > 3 else parallel
+    inner.compute_at(outer, scope)
+    if tag.endswith("nchw"):
+        n_c, f_c, y_c, x_c = inner.op.axis
+        inner_tile, inner_vector = f_c, x_c
+        spatial = [n_c, y_c]
+    else:
+        n_c, y_c, x_c, f_c = inner.op.axis
+        inner_tile, inner_vector = x_c, f_c
+        spatial = [n_c, y_c]
+    reduce_axes = list(inner.op.reduce_axis)
+    inner.reorder(*spatial, *reduce_axes, inner_tile, inner_vector)
+    inner.unroll(inner_tile)
+    inner.vectorize(inner_vector)
 
 
 # ---------------------------------------------------------------------------------------------
