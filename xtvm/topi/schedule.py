@@ -34,7 +34,7 @@ MAX_VECTOR_EXTENT = 64  # an innermost loop up to this long is vectorized whole
 CUDA_THREADS = 256
 ROW_TILE, COLUMN_TILE = 8, 32  # register tile of a product with contiguous columns
 K_UNROLL = 4  # reduction steps unrolled in that tile
-K_ROW_TILE, K_COLUMN_TILE = 1, 4  # tile of a product vectorized along k
+K_ROW_TILE, K_COLUMN_TILE = 2, 8  # tile of a product vectorized along k
 CONV_CHANNEL_TILE, CONV_COLUMN_TILE = 8, 16  # NCHW conv2d register tile
 
 
