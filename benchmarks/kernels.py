@@ -221,7 +221,9 @@ def main() -> None:
     parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
-    header = f"{'workload':40} {'thr':>3} {'xtvm ms':>9} {'numpy ms':>9} {'ort ms':>9} {'xtvm GF/s':>9} {'xtvm/ort':>8} {'np/xtvm':>8}"
+    columns = ("xtvm ms", "numpy ms", "ort ms", "xtvm GF/s")
+    header = f"{'workload':40} {'thr':>3} " + " ".join(f"{c:>9}" for c in columns)
+    header += f" {'xtvm/ort':>8} {'np/xtvm':>8}"
     print(header)
     print("-" * len(header))
     for threads in args.threads:

@@ -13,7 +13,7 @@
 // RUN: not xtvm-opt %s -p canonicalize,cse2 2>&1 | filecheck %s --check-prefix=UNKNOWN-PASS
 // UNKNOWN-PASS: error: unknown pass 'cse2'; did you mean 'cse'?
 // RUN: not xtvm-opt %s -p zzzzzz 2>&1 | filecheck %s --check-prefix=NO-CLOSE-PASS
-// NO-CLOSE-PASS: error: unknown pass 'zzzzzz'; known: canonicalize, convert-scf-to-cf, cse, dce,
+// NO-CLOSE-PASS: error: unknown pass 'zzzzzz'; known: canonicalize, convert-relay-to-te, convert-scf-to-cf,
 
 // Options a pass does not have, a malformed pipeline and an unknown flag.
 // RUN: not xtvm-opt %s -p 'cse{depth=2}' 2>&1 | filecheck %s --check-prefix=UNKNOWN-OPTION

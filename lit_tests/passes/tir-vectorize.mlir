@@ -6,11 +6,11 @@
 // CHECK-LABEL: func.func @elementwise
 // CHECK-SAME:    (%[[A:.*]]: memref<8x8xf32>, %[[B:.*]]: memref<8x8xf32>, %[[S:.*]]: f32, %[[R:.*]]: index)
 // CHECK-NOT:     tir.for
-// CHECK:         %[[X:.*]] = "vector.load"(%[[A]], %[[R]], %c0) : (memref<8x8xf32>, index, index) -> vector<8xf32>
-// CHECK-NEXT:    %[[SPLAT:.*]] = "vector.broadcast"(%[[S]]) : (f32) -> vector<8xf32>
+// CHECK:         %[[X:.*]] = vector.load %[[A]][%[[R]], %c0] : memref<8x8xf32>, vector<8xf32>
+// CHECK-NEXT:    %[[SPLAT:.*]] = vector.broadcast %[[S]] : f32 to vector<8xf32>
 // CHECK-NEXT:    %[[Y:.*]] = arith.mulf %[[X]], %[[SPLAT]] : vector<8xf32>
 // CHECK-NEXT:    %[[E:.*]] = math.exp %[[Y]] : vector<8xf32>
-// CHECK-NEXT:    "vector.store"(%[[E]], %[[B]], %[[R]], %c0) : (vector<8xf32>, memref<8x8xf32>, index, index) -> ()
+// CHECK-NEXT:    vector.store %[[E]], %[[B]][%[[R]], %c0] : memref<8x8xf32>, vector<8xf32>
 // CHECK-NEXT:    func.return
 func.func @elementwise(%A: memref<8x8xf32>, %B: memref<8x8xf32>, %s: f32, %r: index) {
   %c0 = arith.constant 0 : index
@@ -30,12 +30,12 @@ func.func @elementwise(%A: memref<8x8xf32>, %B: memref<8x8xf32>, %s: f32, %r: in
 // The loop variable used as a number becomes the vector [8, 9, 10, 11] (an index vector).
 // CHECK-LABEL: func.func @offset_and_iota
 // CHECK:         %[[BASE:.*]] = arith.constant 8 : index
-// CHECK-NEXT:    %[[X:.*]] = "vector.load"(%{{.*}}, %[[BASE]]) : (memref<16xindex>, index) -> vector<4xindex>
-// CHECK-NEXT:    %[[SPLAT:.*]] = "vector.broadcast"(%[[BASE]]) : (index) -> vector<4xindex>
+// CHECK-NEXT:    %[[X:.*]] = vector.load %{{.*}}[%[[BASE]]] : memref<16xindex>, vector<4xindex>
+// CHECK-NEXT:    %[[SPLAT:.*]] = vector.broadcast %[[BASE]] : index to vector<4xindex>
 // CHECK-NEXT:    %[[STEPS:.*]] = arith.constant dense<[0, 1, 2, 3]> : vector<4xindex>
 // CHECK-NEXT:    %[[I:.*]] = arith.addi %[[SPLAT]], %[[STEPS]] : vector<4xindex>
 // CHECK-NEXT:    %[[Y:.*]] = arith.muli %[[X]], %[[I]] : vector<4xindex>
-// CHECK-NEXT:    "vector.store"(%[[Y]], %{{.*}}, %[[BASE]]) : (vector<4xindex>, memref<16xindex>, index) -> ()
+// CHECK-NEXT:    vector.store %[[Y]], %{{.*}}[%[[BASE]]] : memref<16xindex>, vector<4xindex>
 func.func @offset_and_iota(%A: memref<16xindex>) {
   %c0 = arith.constant 0 : index
   %c4 = arith.constant 4 : index
@@ -55,8 +55,8 @@ func.func @offset_and_iota(%A: memref<16xindex>) {
 // CHECK-LABEL: func.func @sum_into_scalar
 // CHECK-SAME:    (%[[A:.*]]: memref<8xf32>, %[[ACC:.*]]: memref<1xf32>)
 // CHECK:         %[[OLD:.*]] = memref.load %[[ACC]][%c0] : memref<1xf32>
-// CHECK-NEXT:    %[[X:.*]] = "vector.load"(%[[A]], %c0) : (memref<8xf32>, index) -> vector<8xf32>
-// CHECK-NEXT:    %[[SUM:.*]] = "vector.reduction"(%[[X]], %[[OLD]]) <{kind = #vector.kind<add>, {{.*}}}> : (vector<8xf32>, f32) -> f32
+// CHECK-NEXT:    %[[X:.*]] = vector.load %[[A]][%c0] : memref<8xf32>, vector<8xf32>
+// CHECK-NEXT:    %[[SUM:.*]] = vector.reduction <add>, %[[X]], %[[OLD]] : vector<8xf32> into f32
 // CHECK-NEXT:    memref.store %[[SUM]], %[[ACC]][%c0] : memref<1xf32>
 func.func @sum_into_scalar(%A: memref<8xf32>, %acc: memref<1xf32>) {
   %c0 = arith.constant 0 : index
@@ -75,13 +75,13 @@ func.func @sum_into_scalar(%A: memref<8xf32>, %acc: memref<1xf32>) {
 // A reduction loop nested in the vectorized one keeps its structure; its body works on vectors
 // (each lane accumulates its own element of C).
 // CHECK-LABEL: func.func @nested_reduction
-// CHECK:         %[[ZERO:.*]] = "vector.broadcast"
-// CHECK-NEXT:    "vector.store"(%[[ZERO]], %{{.*}}, %c0)
+// CHECK:         %[[ZERO:.*]] = vector.broadcast
+// CHECK-NEXT:    vector.store %[[ZERO]], %{{.*}}[%c0]
 // CHECK-NEXT:    tir.for %[[K:.*]] = %c0 to %c6 serial {
-// CHECK-NEXT:      %[[X:.*]] = "vector.load"(%{{.*}}, %[[K]], %c0) : (memref<6x4xf32>, index, index) -> vector<4xf32>
-// CHECK-NEXT:      %[[OLD:.*]] = "vector.load"(%{{.*}}, %c0) : (memref<4xf32>, index) -> vector<4xf32>
+// CHECK-NEXT:      %[[X:.*]] = vector.load %{{.*}}[%[[K]], %c0] : memref<6x4xf32>, vector<4xf32>
+// CHECK-NEXT:      %[[OLD:.*]] = vector.load %{{.*}}[%c0] : memref<4xf32>, vector<4xf32>
 // CHECK-NEXT:      %[[NEW:.*]] = arith.addf %[[OLD]], %[[X]] : vector<4xf32>
-// CHECK-NEXT:      "vector.store"(%[[NEW]], %{{.*}}, %c0) : (vector<4xf32>, memref<4xf32>, index) -> ()
+// CHECK-NEXT:      vector.store %[[NEW]], %{{.*}}[%c0] : memref<4xf32>, vector<4xf32>
 // CHECK-NEXT:    }
 func.func @nested_reduction(%A: memref<6x4xf32>, %C: memref<4xf32>) {
   %c0 = arith.constant 0 : index
@@ -130,7 +130,7 @@ func.func @gather(%A: memref<8xf32>, %B: memref<4xf32>) {
 // REMARK: not vectorized: strided access: an outer index varies across lanes
 // CHECK-LABEL: func.func @refused
 // CHECK-NOT:     vectorized
-// CHECK-NOT:     "vector.
+// CHECK-NOT:     vector.
 func.func @refused(%A: memref<4x4xf32>, %B: memref<4x4xf32>, %n: index) {
   %c0 = arith.constant 0 : index
   %c2 = arith.constant 2 : index
