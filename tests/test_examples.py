@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -11,7 +13,29 @@ from xtvm.runtime.relay_interpreter import evaluate
 from xtvm.testing.passes import CTX, run
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
+sys.path.insert(0, str(EXAMPLES))
+examples_make_cnn = importlib.import_module("make_cnn")
+sys.modules["examples_make_cnn"] = examples_make_cnn
 QUICKSTART = ("relay-simplify-inference", "relay-fold-constant", "relay-fuse-ops")
+
+
+def test_quickstart_compiles_and_runs_the_bundled_model(tmp_path: Path) -> None:
+    """The README's first command: xtvm-compile then xtvm-run, the same as onnxruntime."""
+    import onnx
+    import onnxruntime
+    from examples_make_cnn import make_model
+
+    from xtvm.tools import compile as xtvm_compile
+    from xtvm.tools import run as xtvm_run
+
+    assert onnx.load(EXAMPLES / "cnn.onnx") == make_model()  # the bundled file is reproducible
+    library, out = tmp_path / "cnn.so", tmp_path / "prob.npy"
+    assert xtvm_compile.main([str(EXAMPLES / "cnn.onnx"), "-o", str(library)]) == 0
+    data = EXAMPLES / "cnn_input.npy"
+    assert xtvm_run.main([str(library), "--input", f"data={data}", "--output", str(out)]) == 0
+    session = onnxruntime.InferenceSession(str(EXAMPLES / "cnn.onnx"))
+    (expected,) = session.run(None, {"data": np.load(data)})
+    np.testing.assert_allclose(np.load(out), expected, rtol=1e-5, atol=1e-6)
 
 
 def test_quickstart_pipeline_preserves_results() -> None:
@@ -32,7 +56,6 @@ def test_quickstart_pipeline_preserves_results() -> None:
 def test_readme_python_examples_run() -> None:
     """Every complete ```python example of the README (one that imports xtvm) runs as written."""
     import re
-    from pathlib import Path
 
     readme = (Path(__file__).parent.parent / "README.md").read_text()
     blocks = [b for b in re.findall(r"```python\n(.*?)```", readme, re.S) if "import xtvm" in b]
