@@ -12,6 +12,7 @@ from xtvm.api.te.schedule import Schedule
 from xtvm.runtime.module import Module
 
 CPU_TARGETS = ("llvm", "cpu")
+SOURCE_TARGETS = ("c", "cuda")
 
 
 def build(
@@ -38,8 +39,10 @@ def build(
     else:
         raise TypeError(f"build: expected a schedule or a module, got {type(inputs).__name__}")
     kind = (target or "llvm").split()[0]
+    if kind in SOURCE_TARGETS:
+        return build_source(module, kind, name)
     if kind not in CPU_TARGETS:
-        raise ValueError(f"build: unknown target '{target}' (targets: llvm)")
+        raise ValueError(f"build: unknown target '{target}' (targets: llvm, c, cuda)")
     import warnings
 
     from xtvm.api.relay.build_module import TIR_PASSES, run_passes
@@ -51,6 +54,27 @@ def build(
         warnings.simplefilter("ignore", VectorizeRemark)  # such loops stay scalar: correct
         run_passes(module, [*TIR_PASSES, TirUnrollPass()])
     compiled = build_module(module, target)
+    if name in compiled.signatures:
+        compiled.entry_name = name
+    return compiled
+
+
+def build_source(module: ModuleOp, kind: str, name: str) -> Module:
+    """Compile for a C-style source target (`c`, `cuda`): tir passes, then that backend."""
+    from xtvm.api.relay.build_module import run_passes
+    from xtvm.passes.tir_loop_partition import TirLoopPartitionPass
+    from xtvm.passes.tir_simplify import TirSimplifyPass
+
+    # no tir-vectorize: the C compiler vectorizes the loops marked `omp simd`
+    run_passes(module, [TirSimplifyPass(), TirLoopPartitionPass(), TirSimplifyPass()])
+    if kind == "c":
+        from xtvm.backends.c import build_c
+
+        compiled = build_c(module)
+    else:
+        from xtvm.backends.cuda import build_cuda
+
+        compiled = build_cuda(module)
     if name in compiled.signatures:
         compiled.entry_name = name
     return compiled

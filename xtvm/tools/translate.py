@@ -3,6 +3,8 @@
     xtvm-translate kernel.mlir --target llvm                 # LLVM IR on stdout
     xtvm-translate kernel.mlir --target 'llvm -mcpu=haswell' --emit asm -o kernel.s
     xtvm-translate kernel.mlir --emit obj -o kernel.o
+    xtvm-translate kernel.mlir --target c                    # C99 source
+    xtvm-translate kernel.mlir --target cuda                 # CUDA C (tir-split-host-device run)
 
 te kernels in the input are lowered with `convert-te-to-tir` first. `--emit llvm` prints the
 IR before LLVM's optimizations unless `--optimized` is given (golden tests want the former).
@@ -16,6 +18,8 @@ import sys
 import traceback
 from collections.abc import Sequence
 from pathlib import Path
+
+from xdsl.dialects.builtin import ModuleOp
 
 from xtvm.backends.llvm import TargetError, compile_module
 from xtvm.ir.diagnostics import DiagnosticError, Location, SourceFile
@@ -50,14 +54,20 @@ def translate(args: argparse.Namespace) -> int:
             from xtvm.passes.convert_te_to_tir import ConvertTeToTirPass
 
             ConvertTeToTirPass().apply(ctx.xdsl_context, module)
-        compiled = compile_module(module, args.target)
+        kind = args.target.split()[0] if args.target.split() else "llvm"
+        if kind in ("c", "cuda"):
+            output_source = render_source(module, kind)
+        else:
+            compiled = compile_module(module, args.target)
     except DiagnosticError as exc:
         for d in exc.diagnostics:  # passes know the file name only: show the source line
             if d.location is not None and d.location.source is not None:
                 d.location = Location(source, d.location.line, d.location.column)
         raise
-    if args.emit == "llvm":
-        output: str | bytes = compiled.llvm_ir() if args.optimized else compiled.ir_text
+    if kind in ("c", "cuda"):
+        output: str | bytes = output_source
+    elif args.emit == "llvm":
+        output = compiled.llvm_ir() if args.optimized else compiled.ir_text
     elif args.emit == "asm":
         output = compiled.assembly()
     else:
@@ -72,6 +82,17 @@ def translate(args: argparse.Namespace) -> int:
     else:
         Path(args.output).write_text(output)
     return 0
+
+
+def render_source(module: ModuleOp, kind: str) -> str:
+    """The C (`c`) or CUDA C (`cuda`) source of the tir kernels of `module`."""
+    if kind == "c":
+        from xtvm.backends.c import render_c
+
+        return render_c(module)
+    from xtvm.backends.cuda import render_cuda
+
+    return render_cuda(module)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,0 +1,74 @@
+"""C source → shared library → runtime module.
+
+`build_c(module)` renders the kernels, appends the signature metadata as
+`const char *xtvm_module_metadata = "...";` (what `load_module` reads, as the LLVM backend
+embeds it), compiles with `gcc -O3 -march=native -fopenmp -shared -fPIC` (`CC` overrides the
+compiler) into a temporary library and loads it with `load_module`.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import tempfile
+from pathlib import Path
+
+from xdsl.dialects.builtin import ModuleOp
+
+from xtvm.backends.c.codegen import render_c
+from xtvm.runtime.module import METADATA_SYMBOL, Module, load_module, metadata_json, signatures_of
+
+CFLAGS = ("-O3", "-march=native", "-fopenmp", "-shared", "-fPIC", "-std=gnu99")
+
+
+class CompileError(RuntimeError):
+    """The C compiler rejected the generated source."""
+
+
+def c_string(text: str) -> str:
+    """`text` as a C string literal."""
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+    return f'"{escaped}"'
+
+
+def compile_c(source: str, output: Path, flags: tuple[str, ...] = CFLAGS) -> None:
+    """Compile C `source` into the shared library `output`."""
+    compiler = os.environ.get("CC", "gcc")
+    source_path = output.with_suffix(".c")
+    source_path.write_text(source)
+    command = [compiler, *flags, "-o", str(output), str(source_path), "-lm"]
+    try:
+        result = subprocess.run(command, capture_output=True, text=True, check=False)
+    except FileNotFoundError:
+        raise CompileError(f"no C compiler '{compiler}' (set CC)") from None
+    if result.returncode:
+        raise CompileError(f"{' '.join(command)} failed:\n{result.stderr}")
+
+
+def build_c(module: ModuleOp) -> Module:
+    """A runtime module of the tir kernels in `module`, compiled as C; `get_source()` is the C."""
+    source = render_c(module)
+    signatures = signatures_of(module)
+    metadata = f"const char *{METADATA_SYMBOL} = {c_string(metadata_json(signatures))};\n"
+    with tempfile.TemporaryDirectory(prefix="xtvm-c-") as tmp:
+        library = Path(tmp) / "module.so"
+        compile_c(source + "\n" + metadata, library)
+        binary = library.read_bytes()
+        loaded = load_module(library)  # dlopen keeps the mapping once the file is gone
+
+    def get_source(fmt: str) -> str:
+        if fmt not in ("c", "", "ll"):
+            raise ValueError(f"unknown source format '{fmt}' (known: c)")
+        return source
+
+    def export(path: Path) -> None:
+        path.write_bytes(binary)
+
+    return Module(
+        signatures,
+        loaded._address,
+        keepalive=loaded,
+        source=get_source,
+        exporter=export,
+        type_key="c",
+    )
