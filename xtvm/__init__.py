@@ -28,6 +28,7 @@ API_MODULES = {
 API_NAMES = {
     "IRModule": ("xtvm.api.ir_module", "IRModule"),
     "cpu": ("xtvm.api.nd", "cpu"),
+    "cuda": ("xtvm.api.nd", "cuda"),
     "device": ("xtvm.api.nd", "Device"),
     "lower": ("xtvm.api.te.lower", "lower"),
     "build": ("xtvm.api.build", "build"),

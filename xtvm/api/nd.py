@@ -22,6 +22,8 @@ class Device:
 
     @property
     def exist(self) -> bool:
+        if self.device_type == "cuda":
+            return cuda_available()
         return self.device_type == "cpu"
 
     def __str__(self) -> str:
@@ -30,6 +32,19 @@ class Device:
 
 def cpu(dev_id: int = 0) -> Device:
     return Device("cpu", dev_id)
+
+
+def cuda(dev_id: int = 0) -> Device:
+    """An NVIDIA GPU (`exist` is False where there is no driver)."""
+    return Device("cuda", dev_id)
+
+
+def cuda_available() -> bool:
+    """Whether an NVIDIA driver is installed: `nvidia-smi` on PATH or libcuda loadable."""
+    import ctypes.util
+    import shutil
+
+    return shutil.which("nvidia-smi") is not None or ctypes.util.find_library("cuda") is not None
 
 
 class NDArray:
