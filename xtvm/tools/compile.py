@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-import traceback
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
+from xtvm.tools.cli import run_tool
 from xtvm.tools.import_onnx import parse_shape
 
 EMITS = ("library", "graph-json", "mlir", "llvm", "asm")
@@ -112,28 +112,7 @@ def run(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_argparser().parse_args(argv)
-    try:
-        return run(args)
-    except ToolError as exc:
-        sys.stderr.write(f"xtvm-compile: error: {exc}\n")
-        return 1
-    except OSError as exc:
-        sys.stderr.write(f"xtvm-compile: error: {exc.strerror}: {exc.filename}\n")
-        return 1
-    except KeyboardInterrupt:
-        return 130
-    except Exception as exc:
-        from xtvm.ir.diagnostics import DiagnosticError
-
-        if isinstance(exc, DiagnosticError):
-            sys.stderr.write(f"{str(exc).strip()}\n")
-            return 1
-        sys.stderr.write(f"internal error: {type(exc).__name__}: {exc}\n")
-        if args.debug:
-            traceback.print_exc()
-        else:
-            sys.stderr.write("(run with --debug for a traceback)\n")
-        return 2
+    return run_tool("xtvm-compile", run, args, (ToolError,))
 
 
 if __name__ == "__main__":

@@ -14,11 +14,12 @@ import argparse
 import statistics
 import sys
 import time
-import traceback
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
+
+from xtvm.tools.cli import run_tool
 
 
 class ToolError(Exception):
@@ -85,20 +86,7 @@ def run(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_argparser().parse_args(argv)
-    try:
-        return run(args)
-    except ToolError as exc:
-        sys.stderr.write(f"xtvm-run: error: {exc}\n")
-        return 1
-    except KeyboardInterrupt:
-        return 130
-    except Exception as exc:
-        sys.stderr.write(f"internal error: {type(exc).__name__}: {exc}\n")
-        if args.debug:
-            traceback.print_exc()
-        else:
-            sys.stderr.write("(run with --debug for a traceback)\n")
-        return 2
+    return run_tool("xtvm-run", run, args, (ToolError,))
 
 
 if __name__ == "__main__":
