@@ -3,6 +3,7 @@
     xtvm-compile model.onnx --target llvm -o model.so [--shape data:1x3x224x224]
     xtvm-compile model.mlir --params model.params.npz -o model.so
     xtvm-compile model.onnx --emit graph-json|mlir|llvm|asm -o out.txt
+    xtvm-compile model.onnx --emit aot -o model.so   # + model.h: a C API, no Python needed
 
 The library holds the kernels and embeds the graph JSON and the params (see
 `xtvm.runtime.graph_executor.load_factory`), so `xtvm-run model.so` needs no other file.
@@ -22,7 +23,7 @@ import numpy as np
 from xtvm.tools.cli import run_tool
 from xtvm.tools.import_onnx import parse_shape
 
-EMITS = ("library", "graph-json", "mlir", "llvm", "asm")
+EMITS = ("library", "aot", "graph-json", "mlir", "llvm", "asm")
 
 
 class ToolError(Exception):
@@ -95,6 +96,14 @@ def run(args: argparse.Namespace) -> int:
     if args.emit == "library":
         output = Path(args.output or Path(args.input).with_suffix(".so"))
         factory.export_library(output)
+        return 0
+    if args.emit == "aot":
+        from xtvm.runtime.aot import AOTError, export_aot
+
+        try:
+            export_aot(factory, Path(args.output or Path(args.input).with_suffix(".so")))
+        except AOTError as exc:
+            raise ToolError(str(exc)) from None
         return 0
     if args.emit == "graph-json":
         text = factory.graph_json + "\n"

@@ -1,0 +1,305 @@
+"""Ahead-of-time deployment: a `relay.build` factory as a shared library with a C API.
+
+`export_aot(factory, "model.so")` writes `model.so` and `model.h`. The library holds the
+kernels' object code, the weights (one 64-byte aligned blob embedded with `.incbin`) and a
+generated C runner that calls the kernels in graph order:
+
+    int xtvm_model_run(const void *const *inputs, void *const *outputs);  /* 0: success */
+    int xtvm_model_num_inputs(void);
+    int xtvm_model_num_outputs(void);
+
+Inputs and outputs are the caller's row-major buffers (in the order of the header's
+`XTVM_MODEL_INPUT_<i>_*` / `XTVM_MODEL_OUTPUT_<i>_*` macros: name, dtype, ndim, shape, size);
+intermediates live in one static arena laid out by the graph executor's memory plan, so a run
+is not reentrant (one call at a time per process).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from xtvm.runtime.graph_executor import entry_bytes, plan_memory
+from xtvm.runtime.module import Param, signatures_of
+
+ALIGN = 64
+WEIGHTS_SYMBOL = "xtvm_model_weights"
+C_TYPES = {
+    "float32": "float",
+    "float64": "double",
+    "int64": "int64_t",
+    "int32": "int32_t",
+    "int16": "int16_t",
+    "int8": "int8_t",
+    "uint8": "uint8_t",
+    "bool": "bool",
+}
+
+
+class AOTError(RuntimeError):
+    """The factory cannot be written as an AOT library, or linking it failed."""
+
+
+@dataclass(frozen=True)
+class Tensor:
+    """An input or output of the model as the header describes it."""
+
+    name: str
+    dtype: str
+    shape: tuple[int, ...]
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+
+def align(value: int, alignment: int = ALIGN) -> int:
+    return (value + alignment - 1) // alignment * alignment
+
+
+def c_string(text: str) -> str:
+    return json.dumps(text)  # a JSON string literal is a valid C string literal for ASCII
+
+
+def pack_weights(
+    params: Mapping[str, np.ndarray], names: list[str]
+) -> tuple[bytes, dict[str, int]]:
+    """All weights in `names` as one blob, each row-major at a 64-byte aligned offset."""
+    blob = bytearray()
+    offsets: dict[str, int] = {}
+    for name in names:
+        data = np.ascontiguousarray(params[name]).tobytes()
+        blob.extend(b"\0" * (align(len(blob)) - len(blob)))
+        offsets[name] = len(blob)
+        blob.extend(data)
+    return bytes(blob), offsets
+
+
+def generate(
+    graph: Mapping[str, Any],
+    signatures: Mapping[str, list[Param]],
+    params: Mapping[str, np.ndarray],
+) -> tuple[str, str, bytes]:
+    """The runner C source, the header and the weights blob of a graph."""
+    nodes = graph["nodes"]
+    row_ptr = graph["node_row_ptr"]
+    shapes = [tuple(int(d) for d in s) for s in graph["attrs"]["shape"][1]]
+    dtypes = graph["attrs"]["dltype"][1]
+    plan = plan_memory(graph)
+    heads = [row_ptr[n] + i for n, i, _ in graph["heads"]]
+
+    input_nodes = [n for n in graph["arg_nodes"] if nodes[n]["name"] not in params]
+    weight_names = [nodes[n]["name"] for n in graph["arg_nodes"] if nodes[n]["name"] in params]
+    blob, offsets = pack_weights(params, weight_names)
+
+    # A C expression for the buffer of each entry.
+    where: dict[int, str] = {}
+    for k, nid in enumerate(input_nodes):
+        where[row_ptr[nid]] = f"(void *)inputs[{k}]"
+    for nid in graph["arg_nodes"]:
+        name, eid = nodes[nid]["name"], row_ptr[nid]
+        if name not in offsets:
+            continue
+        value = params[name]
+        if tuple(value.shape) != shapes[eid] or value.dtype.name != dtypes[eid]:
+            raise AOTError(f"param '{name}' does not match the graph's {dtypes[eid]}{shapes[eid]}")
+        where[eid] = f"(void *)({WEIGHTS_SYMBOL} + {offsets[name]})"
+    copies: list[tuple[int, int]] = []  # (output index, entry) copied after the run
+    for k, eid in enumerate(heads):
+        if eid in where:
+            copies.append((k, eid))
+        else:
+            where[eid] = f"outputs[{k}]"
+    storage_offsets: list[int] = []
+    arena = 0
+    for size in plan.storage_bytes:
+        storage_offsets.append(arena)
+        arena += align(size)
+    for eid, sid in enumerate(plan.storage_ids):
+        if eid not in where:
+            where[eid] = f"(void *)(arena + {storage_offsets[sid]})"
+
+    declarations: list[str] = []
+    declared: set[str] = set()
+    calls: list[str] = []
+    for nid, node in enumerate(nodes):
+        if node["op"] != "tvm_op":
+            continue
+        fname = node["attrs"]["func_name"]
+        signature = signatures.get(fname)
+        if signature is None:
+            raise AOTError(f"kernel '{fname}' is not in the factory's kernels")
+        entries = [row_ptr[n] + i for n, i, _ in node["inputs"]]
+        entries += list(range(row_ptr[nid], row_ptr[nid + 1]))
+        if len(entries) != len(signature) or any(p.shape is None for p in signature):
+            raise AOTError(f"kernel '{fname}' takes other arguments than its graph node passes")
+        dynamic = [
+            str(actual)
+            for param, eid in zip(signature, entries, strict=True)
+            for d, actual in zip(param.shape or (), shapes[eid], strict=True)
+            if d is None
+        ]
+        if fname not in declared:
+            declared.add(fname)
+            types = ["void *"] * len(signature) + ["int64_t"] * len(dynamic)
+            declarations.append(f"extern void {fname}({', '.join(types)});")
+        args = [where[e] for e in entries] + [f"(int64_t){d}" for d in dynamic]
+        calls.append(f"  {fname}({', '.join(args)});")
+    for k, eid in copies:
+        calls.append(
+            f"  memcpy(outputs[{k}], {where[eid]}, {entry_bytes(list(shapes[eid]), dtypes[eid])});"
+        )
+
+    inputs = [Tensor(nodes[n]["name"], dtypes[row_ptr[n]], shapes[row_ptr[n]]) for n in input_nodes]
+    outputs = [Tensor(f"output{k}", dtypes[e], shapes[e]) for k, e in enumerate(heads)]
+    runner = "\n".join(
+        [
+            "/* Generated by xtvm.runtime.aot: runs the model's kernels in graph order. */",
+            "#include <stdbool.h>",
+            "#include <stdint.h>",
+            "#include <string.h>",
+            "",
+            f'extern const uint8_t {WEIGHTS_SYMBOL}[] __attribute__((visibility("hidden")));',
+            f"static uint8_t arena[{max(arena, ALIGN)}] __attribute__((aligned({ALIGN})));",
+            *declarations,
+            "",
+            f"int xtvm_model_num_inputs(void) {{ return {len(inputs)}; }}",
+            f"int xtvm_model_num_outputs(void) {{ return {len(outputs)}; }}",
+            "",
+            "int xtvm_model_run(const void *const *inputs, void *const *outputs) {",
+            "  if (!inputs || !outputs) return -1;",
+            *(f"  if (!inputs[{k}]) return -1;" for k in range(len(inputs))),
+            *(f"  if (!outputs[{k}]) return -1;" for k in range(len(outputs))),
+            *calls,
+            "  (void)arena;",
+            "  return 0;",
+            "}",
+            "",
+        ]
+    )
+    return runner, header(inputs, outputs, len(blob), arena), blob
+
+
+def header(inputs: list[Tensor], outputs: list[Tensor], weight_bytes: int, arena: int) -> str:
+    """`model.h`: the C API and one macro set per input and output."""
+    lines = [
+        "/* Generated by xtvm.runtime.aot: the C API of an AOT-compiled model. */",
+        "#ifndef XTVM_MODEL_H",
+        "#define XTVM_MODEL_H",
+        "",
+        "#ifdef __cplusplus",
+        'extern "C" {',
+        "#endif",
+        "",
+        f"#define XTVM_MODEL_NUM_INPUTS {len(inputs)}",
+        f"#define XTVM_MODEL_NUM_OUTPUTS {len(outputs)}",
+        f"#define XTVM_MODEL_WEIGHT_BYTES {weight_bytes}",
+        f"#define XTVM_MODEL_ARENA_BYTES {arena}",
+        "",
+    ]
+    for kind, tensors in (("INPUT", inputs), ("OUTPUT", outputs)):
+        for k, t in enumerate(tensors):
+            p = f"XTVM_MODEL_{kind}_{k}"
+            lines += [
+                f"#define {p}_NAME {c_string(t.name)}",
+                f"#define {p}_DTYPE {c_string(t.dtype)}",
+                f"#define {p}_CTYPE {C_TYPES.get(t.dtype, 'uint8_t')}",
+                f"#define {p}_NDIM {len(t.shape)}",
+                f"#define {p}_SHAPE {{{', '.join(str(d) for d in t.shape) or '1'}}}",
+                f"#define {p}_SIZE {t.size}",
+                f"#define {p}_BYTES {t.size * np.dtype(t.dtype).itemsize}",
+                "",
+            ]
+    lines += [
+        "/* The number of inputs and outputs. */",
+        "int xtvm_model_num_inputs(void);",
+        "int xtvm_model_num_outputs(void);",
+        "",
+        "/* Run the model: inputs[i] and outputs[i] are row-major buffers of the shapes above.",
+        "   Returns 0 on success. Not reentrant: intermediates live in one static arena. */",
+        "int xtvm_model_run(const void *const *inputs, void *const *outputs);",
+        "",
+        "#ifdef __cplusplus",
+        "}",
+        "#endif",
+        "",
+        "#endif /* XTVM_MODEL_H */",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def weights_assembly(blob_path: Path) -> str:
+    """A `.S` file embedding the weights blob as the hidden symbol `xtvm_model_weights`."""
+    path = str(blob_path.resolve()).replace("\\", "\\\\").replace('"', '\\"')
+    return "\n".join(
+        [
+            '\t.section .rodata.xtvm_weights,"a"',
+            f"\t.balign {ALIGN}",
+            f"\t.globl {WEIGHTS_SYMBOL}",
+            f"\t.hidden {WEIGHTS_SYMBOL}",
+            f"\t.type {WEIGHTS_SYMBOL}, @object",
+            f"{WEIGHTS_SYMBOL}:",
+            f'\t.incbin "{path}"',
+            "\t.byte 0",  # never empty
+            f"\t.size {WEIGHTS_SYMBOL}, . - {WEIGHTS_SYMBOL}",
+            '\t.section .note.GNU-stack,"",@progbits',
+            "",
+        ]
+    )
+
+
+def kernel_object(factory: Any) -> bytes:
+    """The object code of the factory's kernels (compiled again from its tir if need be)."""
+    compiled = getattr(factory.lib, "_keepalive", None)
+    if hasattr(compiled, "object_code"):
+        return compiled.object_code()
+    if factory.kernels is None:
+        raise AOTError("the factory keeps neither compiled kernels nor their tir")
+    from xtvm.backends.llvm.compile import compile_module
+
+    return compile_module(factory.kernels, "llvm").object_code()
+
+
+def export_aot(factory: Any, path: str | Path, header_path: str | Path | None = None) -> Path:
+    """Write `path` (a shared library with the C API) and its header (default: `path`.h).
+
+    Returns the header's path.
+    """
+    path = Path(path)
+    header_file = Path(header_path) if header_path else path.with_suffix(".h")
+    graph = json.loads(factory.graph_json)
+    if factory.kernels is not None:
+        signatures = signatures_of(factory.kernels)
+    else:
+        signatures = factory.lib.signatures
+    params = {k: np.asarray(v) for k, v in factory.params.items()}
+    runner, header_text, blob = generate(graph, signatures, params)
+    compiler = os.environ.get("CC", "gcc")
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp_dir = Path(tmp)
+        (tmp_dir / "kernels.o").write_bytes(kernel_object(factory))
+        (tmp_dir / "runner.c").write_text(runner)
+        (tmp_dir / "weights.bin").write_bytes(blob)
+        (tmp_dir / "weights.S").write_text(weights_assembly(tmp_dir / "weights.bin"))
+        command = [
+            compiler, "-O2", "-shared", "-fPIC", "-o", str(path),
+            str(tmp_dir / "runner.c"), str(tmp_dir / "weights.S"), str(tmp_dir / "kernels.o"),
+            "-lgomp", "-lm",
+        ]  # fmt: skip
+        try:
+            result = subprocess.run(command, capture_output=True, text=True, check=False)
+        except FileNotFoundError:
+            raise AOTError(f"no C compiler '{compiler}' to link {path} (set CC)") from None
+        if result.returncode:
+            raise AOTError(f"linking {path} failed:\n{result.stderr}")
+    header_file.write_text(header_text)
+    return header_file
