@@ -7,6 +7,7 @@ Runs every node test of `onnx.backend.test` whose op is one xtvm converts, throu
     python benchmarks/onnx_conformance.py             # all supported ops
     python benchmarks/onnx_conformance.py Conv Resize # only these ops
     python benchmarks/onnx_conformance.py --failures  # also print why each failure failed
+    python benchmarks/onnx_conformance.py --compiled  # relay.build + graph executor
 """
 
 from __future__ import annotations
@@ -25,10 +26,10 @@ from xtvm.frontends.onnx import CONVERTERS
 from xtvm.onnx_backend import XtvmBackend, snake, supported_node_tests
 
 
-def run_case(case: object) -> str | None:
-    """None if the test passes, else the reason it fails."""
+def run_case(case: object, compiled: bool = False) -> str | None:
+    """None if the test passes, else the reason it fails (`compiled`: through relay.build)."""
     try:
-        rep = XtvmBackend.prepare(case.model)  # type: ignore[attr-defined]
+        rep = XtvmBackend.prepare(case.model, compiled=compiled)  # type: ignore[attr-defined]
         for inputs, refs in case.data_sets:  # type: ignore[attr-defined]
             outputs = rep.run([_normalize_tensor(x) for x in inputs])
             if len(outputs) != len(refs):
@@ -57,6 +58,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("ops", nargs="*", help="only these ONNX op types")
     parser.add_argument("--failures", action="store_true", help="print each failure's reason")
+    parser.add_argument(
+        "--compiled", action="store_true", help="compile with relay.build, not the interpreter"
+    )
     args = parser.parse_args()
     warnings.simplefilter("ignore")
     np.seterr(all="ignore")
@@ -71,7 +75,7 @@ def main() -> int:
         if case.name not in selected:
             counts[op][2] += 1
             continue
-        reason = run_case(case)
+        reason = run_case(case, args.compiled)
         counts[op][0 if reason is None else 1] += 1
         if reason is not None:
             failures.append((case.name, reason))
@@ -83,7 +87,7 @@ def main() -> int:
         print(f"{op:<{width}}  {p:>6}  {f:>6}  {s:>7}")
     totals = [sum(c[i] for c in counts.values()) for i in range(3)]
     print(f"{'total':<{width}}  {totals[0]:>6}  {totals[1]:>6}  {totals[2]:>7}")
-    print(f"({elapsed:.1f} s)")
+    print(f"({elapsed:.1f} s, {'compiled' if args.compiled else 'interpreted'})")
     if args.failures:
         for name, reason in failures:
             print(f"FAIL {name}: {reason}")

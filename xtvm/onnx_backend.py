@@ -5,11 +5,15 @@ This is what `onnx.backend.test.BackendTest` drives:
     rep = XtvmBackend.prepare(model)
     outputs = rep.run([x])
 
+`prepare(model, compiled=True)` (or the environment variable `XTVM_ONNX_BACKEND=compiled`)
+compiles with `relay.build` for LLVM and runs the graph executor instead of the interpreter.
+
 Models with dynamic input shapes are imported again for each new set of input shapes.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -23,12 +27,22 @@ from xtvm.runtime.relay_interpreter import evaluate
 
 Imported = tuple[ModuleOp, dict[str, np.ndarray]]
 
+ENV_MODE = "XTVM_ONNX_BACKEND"
+
+
+def compiled_by_default() -> bool:
+    """Whether `XTVM_ONNX_BACKEND=compiled` asks for relay.build instead of the interpreter."""
+    return os.environ.get(ENV_MODE, "interpreter").strip().lower() == "compiled"
+
 
 class XtvmBackendRep(BackendRep):
-    """A prepared model: the imported module per input shapes, run by the relay interpreter."""
+    """A prepared model: the imported module per input shapes, run by the relay interpreter
+    (or, `compiled`, built by `relay.build` and run by the graph executor)."""
 
-    def __init__(self, model: onnx.ModelProto) -> None:
+    def __init__(self, model: onnx.ModelProto, compiled: bool = False) -> None:
         self.model = model
+        self.compiled = compiled
+        self.executors: dict[int, Any] = {}  # id of an import → its graph executor
         initializers = {t.name for t in model.graph.initializer}
         self.input_names = [i.name for i in model.graph.input if i.name not in initializers]
         self.output_names = [o.name for o in model.graph.output]
@@ -82,11 +96,35 @@ class XtvmBackendRep(BackendRep):
             raise ValueError(f"the model takes {len(self.input_names)} inputs, got {len(arrays)}")
         module, params = self.module_for(arrays)
         free = [a for n, a in zip(self.input_names, arrays, strict=True) if n not in self.frozen]
+        if self.compiled:
+            return self.run_compiled(module, params, free)
         return tuple(evaluate(module, free, params=params))
+
+    def run_compiled(
+        self, module: ModuleOp, params: dict[str, np.ndarray], free: list[np.ndarray]
+    ) -> tuple[np.ndarray, ...]:
+        """Build `module` once (params folded in), then run it on the free inputs in order."""
+        from xtvm.api.nd import cpu
+        from xtvm.api.relay.build_module import build
+        from xtvm.contrib.graph_executor import GraphModule
+
+        executor = self.executors.get(id(module))
+        if executor is None:
+            executor = GraphModule(build(module, target="llvm", params=params)["default"](cpu()))
+            self.executors[id(module)] = executor
+        for i, array in enumerate(free):
+            executor.set_input(i, array)
+        executor.run()
+        return tuple(
+            np.array(executor.get_output(i).numpy()) for i in range(executor.get_num_outputs())
+        )
 
 
 class XtvmBackend(Backend):
-    """The ONNX backend API over xtvm's importer and relay interpreter (CPU only)."""
+    """The ONNX backend API over xtvm's importer and relay interpreter (CPU only).
+
+    `prepare(..., compiled=True)` or `XTVM_ONNX_BACKEND=compiled` compiles with relay.build.
+    """
 
     @classmethod
     def is_compatible(cls, model: onnx.ModelProto, device: str = "CPU", **kwargs: Any) -> bool:
@@ -94,7 +132,9 @@ class XtvmBackend(Backend):
 
     @classmethod
     def prepare(cls, model: onnx.ModelProto, device: str = "CPU", **kwargs: Any) -> XtvmBackendRep:
-        return XtvmBackendRep(model)
+        """Prepare `model`; `compiled=True` (default: `XTVM_ONNX_BACKEND`) runs relay.build."""
+        compiled = kwargs.get("compiled")
+        return XtvmBackendRep(model, compiled_by_default() if compiled is None else bool(compiled))
 
     @classmethod
     def run_model(
@@ -124,7 +164,7 @@ class XtvmBackend(Backend):
         graph = onnx.helper.make_graph([node], "run_node", graph_inputs, outputs)
         opset = kwargs.get("opset_version", onnx.defs.onnx_opset_version())
         model = onnx.helper.make_model(graph, opset_imports=[onnx.helper.make_opsetid("", opset)])
-        return cls.run_model(model, arrays, device)
+        return cls.run_model(model, arrays, device, **kwargs)
 
     @classmethod
     def supports_device(cls, device: str) -> bool:

@@ -1,0 +1,262 @@
+"""ONNX light model-zoo models (batch 1, random weights): xtvm against onnxruntime.
+
+Per model: ONNX import time, `relay.build` time and peak memory (the highest resident set
+sampled during the build less the one before it), then median latency of xtvm's graph
+executor and of onnxruntime with 1 and 2 threads (`set_num_threads` /
+`intra_op_num_threads`), their ratio, and the largest absolute difference of the outputs. A
+final Softmax is cut off so that logits are compared (random weights saturate the softmax to
+one-hot). Each model runs in a fresh subprocess; a build over `--compile-limit` s is skipped.
+
+    python benchmarks/models.py                      # the six models, 10 runs each
+    python benchmarks/models.py squeezenet --repeat 5
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import signal
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import onnx
+
+MODELS = ["resnet50", "squeezenet", "inception_v1", "shufflenet", "densenet121", "vgg19"]
+LIGHT = Path(onnx.__file__).parent / "backend/test/data/light"
+THREADS = (1, 2)
+
+
+def random_weights(model: onnx.ModelProto, seed: int = 0) -> None:
+    """Replace the light models' ConstantOfShape weights (all 0.02) by He-scaled random
+    initializers (1-d ones uniform in [0.5, 1): also valid batch-norm variances)."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    rng = np.random.default_rng(seed)
+    graph = model.graph
+    shapes = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
+    used: set[str] = set()
+    for node in list(graph.node):
+        if node.op_type != "ConstantOfShape" or node.input[0] not in shapes:
+            continue
+        shape = [int(d) for d in shapes[node.input[0]]]
+        if len(shape) > 1:
+            value = rng.standard_normal(shape) * np.sqrt(2.0 / int(np.prod(shape[1:])))
+        else:
+            value = rng.random(shape) * 0.5 + 0.5
+        graph.node.remove(node)
+        graph.initializer.append(numpy_helper.from_array(value.astype(np.float32), node.output[0]))
+        graph.input.append(helper.make_tensor_value_info(node.output[0], TensorProto.FLOAT, shape))
+        used.add(node.input[0])
+    for init in [i for i in graph.initializer if i.name in used]:
+        graph.initializer.remove(init)
+    for info in [i for i in graph.input if i.name in used]:
+        graph.input.remove(info)
+
+
+def median_seconds(fn: Callable[[], Any], repeat: int) -> float:
+    """Median wall time of `repeat` calls after one warm-up call."""
+    fn()
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def rss_mib() -> float:
+    """The process's current resident set."""
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * resource.getpagesize() / 2**20
+
+
+class PeakRss:
+    """Samples the resident set every `interval` seconds while in the `with` block."""
+
+    def __init__(self, interval: float = 0.005) -> None:
+        self.interval = interval
+        self.peak = 0.0
+        self._stop = threading.Event()
+
+    def _sample(self) -> None:
+        while not self._stop.is_set():
+            self.peak = max(self.peak, rss_mib())
+            time.sleep(self.interval)
+
+    def __enter__(self) -> PeakRss:
+        self.start = rss_mib()
+        self.peak = self.start
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._stop.set()
+        self._thread.join()
+        self.peak = max(self.peak, rss_mib())
+
+
+def drop_final_softmax(model: onnx.ModelProto) -> None:
+    """Make the input of a final Softmax the graph's output (same shape)."""
+    graph = model.graph
+    last = graph.node[-1]
+    if last.op_type == "Softmax" and last.output[0] == graph.output[0].name:
+        graph.output[0].name = last.input[0]
+        graph.node.remove(last)
+
+
+class CompileTimeout(Exception):
+    pass
+
+
+def measure(name: str, repeat: int, compile_limit: float) -> dict[str, Any]:
+    """All numbers for one model (run in its own process)."""
+    import onnxruntime as ort
+
+    import xtvm as tvm
+    from xtvm import relay
+    from xtvm.backends.llvm.compile import set_num_threads
+    from xtvm.contrib import graph_executor
+    from xtvm.frontends.onnx import from_onnx
+
+    model = onnx.load(str(LIGHT / f"light_{name}.onnx"))
+    random_weights(model)
+    drop_final_softmax(model)
+    initializers = {i.name for i in model.graph.initializer}
+    data = next(i for i in model.graph.input if i.name not in initializers)
+    shape = [d.dim_value for d in data.type.tensor_type.shape.dim]
+    x = np.random.default_rng(1).standard_normal(shape).astype(np.float32)
+    row: dict[str, Any] = {"model": name, "input": shape}
+
+    start = time.perf_counter()
+    mod, params = from_onnx(model)
+    row["import_s"] = time.perf_counter() - start
+
+    def expire(*_: Any) -> None:
+        raise CompileTimeout
+
+    signal.signal(signal.SIGALRM, expire)
+    signal.alarm(int(compile_limit))
+    start = time.perf_counter()
+    try:
+        with PeakRss() as memory:
+            factory = relay.build(mod, target="llvm", params=params)
+    except CompileTimeout:
+        row["skipped"] = f"relay.build over {compile_limit:.0f} s"
+        return row
+    finally:
+        signal.alarm(0)
+    row["compile_s"] = time.perf_counter() - start
+    row["compile_mem_mib"] = memory.peak - memory.start
+    module = graph_executor.GraphModule(factory["default"](tvm.cpu()))
+    module.set_input(data.name, x)
+
+    serialized = model.SerializeToString()
+    for threads in THREADS:
+        set_num_threads(threads)
+        row[f"xtvm_{threads}t_ms"] = 1e3 * median_seconds(module.run, repeat)
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        session = ort.InferenceSession(serialized, options, providers=["CPUExecutionProvider"])
+        row[f"ort_{threads}t_ms"] = 1e3 * median_seconds(
+            lambda s=session: s.run(None, {data.name: x}), repeat
+        )
+    expected = session.run(None, {data.name: x})[0]
+    module.run()
+    got = module.get_output(0).numpy()
+    row["max_abs_diff"] = (
+        float(np.abs(got - expected).max()) if got.shape == expected.shape else None
+    )
+    row["max_abs_out"] = float(np.abs(expected).max())
+    return row
+
+
+def table(rows: list[dict[str, Any]]) -> str:
+    """The rows as a text table."""
+    head = ["model", "import s", "build s", "build MiB"]
+    for t in THREADS:
+        head += [f"xtvm {t}t ms", f"ort {t}t ms", f"ratio {t}t"]
+    head += ["max|diff|", "max|out|"]
+    lines = [head]
+    for r in rows:
+        if "error" in r or "skipped" in r:
+            lines.append(
+                [
+                    r["model"],
+                    f"{r.get('import_s', float('nan')):.2f}",
+                    r.get("skipped") or f"error: {r['error']}",
+                ]
+            )
+            continue
+        line = [
+            r["model"],
+            f"{r['import_s']:.2f}",
+            f"{r['compile_s']:.1f}",
+            f"{r['compile_mem_mib']:.0f}",
+        ]
+        for t in THREADS:
+            xt, ot = r[f"xtvm_{t}t_ms"], r[f"ort_{t}t_ms"]
+            line += [f"{xt:.2f}", f"{ot:.2f}", f"{xt / ot:.2f}"]
+        diff = r["max_abs_diff"]
+        line += ["shape!" if diff is None else f"{diff:.2e}", f"{r['max_abs_out']:.2e}"]
+        lines.append(line)
+    widths = [max(len(line[i]) for line in lines if i < len(line)) for i in range(len(head))]
+    return "\n".join(
+        "  ".join(
+            c.rjust(w) if i else c.ljust(w)
+            for i, (c, w) in enumerate(zip(line, widths, strict=False))
+        )
+        for line in lines
+    )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("models", nargs="*", default=MODELS, help=f"of {', '.join(MODELS)}")
+    parser.add_argument("--repeat", type=int, default=10, help="timed runs per measurement")
+    parser.add_argument("--compile-limit", type=float, default=180, help="seconds per build")
+    parser.add_argument("--one", help=argparse.SUPPRESS)  # child process: print one JSON row
+    args = parser.parse_args()
+    if args.one:
+        print(json.dumps(measure(args.one, args.repeat, args.compile_limit)))
+        return 0
+    rows = []
+    for name in args.models:
+        command = [
+            sys.executable,
+            __file__,
+            "--one",
+            name,
+            "--repeat",
+            str(args.repeat),
+            "--compile-limit",
+            str(args.compile_limit),
+        ]
+        try:
+            done = subprocess.run(
+                command, capture_output=True, text=True, timeout=args.compile_limit + 600
+            )
+            if done.returncode:
+                reason = (done.stderr.strip().splitlines() or ["?"])[-1][:120]
+                row = {"model": name, "error": reason}
+            else:
+                row = json.loads(done.stdout.strip().splitlines()[-1])
+        except subprocess.TimeoutExpired:
+            row = {"model": name, "error": "timed out"}
+        rows.append(row)
+        print(json.dumps(row), file=sys.stderr, flush=True)
+    print(table(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
