@@ -100,6 +100,7 @@ def test_cnn_aot_from_xtvm_compile_matches_onnxruntime(tmp_path: Path) -> None:
     assert "#define XTVM_MODEL_INPUT_0_SHAPE {1, 3, 32, 32}" in header
     assert "#define XTVM_MODEL_OUTPUT_0_SHAPE {1, 10}" in header
     assert '#define XTVM_MODEL_OUTPUT_0_DTYPE "float32"' in header
+    assert '#define XTVM_MODEL_OUTPUT_0_NAME "prob"' in header
     data = np.load(EXAMPLES / "cnn_input.npy").astype(np.float32)
     (got,) = build_and_run(library, [data], [((1, 10), "float32")])
     session = ort.InferenceSession(str(model), providers=["CPUExecutionProvider"])

@@ -100,8 +100,14 @@ def run(args: argparse.Namespace) -> int:
     if args.emit == "aot":
         from xtvm.runtime.aot import AOTError, export_aot
 
+        names = None
+        if Path(args.input).suffix == ".onnx":  # the graph does not keep output names
+            import onnx
+
+            names = [o.name for o in onnx.load(args.input, load_external_data=False).graph.output]
         try:
-            export_aot(factory, Path(args.output or Path(args.input).with_suffix(".so")))
+            output = Path(args.output or Path(args.input).with_suffix(".so"))
+            export_aot(factory, output, output_names=names)
         except AOTError as exc:
             raise ToolError(str(exc)) from None
         return 0
