@@ -71,16 +71,22 @@ func.func @elementwise_chain(%x: tensor<7x13xf32>, %y: tensor<13xf32>) -> tensor
 // CHECK:         te.schedule {
 // CHECK-NEXT:      te.compute_inline "pad_temp"
 // CHECK-NEXT:      te.compute_inline "T_bias_add"
-// CHECK-NEXT:      te.split "conv2d_nchw" {axis = "f", factor = 8 : i64, outer = "f.outer", inner = "f.inner"}
-// CHECK-NEXT:      te.split "conv2d_nchw" {axis = "x", factor = 16 : i64, outer = "x.outer", inner = "x.inner"}
-// CHECK-NEXT:      te.reorder "conv2d_nchw" {order = ["n", "f.outer", "y", "x.outer", "rc", "ry", "rx", "f.inner", "x.inner"]}
-// CHECK-NEXT:      te.fuse "conv2d_nchw" {axes = ["n", "f.outer", "y"], fused = "n.f.outer.y.fused"}
-// CHECK-NEXT:      te.parallel "conv2d_nchw" {axis = "n.f.outer.y.fused"}
-// CHECK-NEXT:      te.unroll "conv2d_nchw" {axis = "f.inner"}
-// CHECK-NEXT:      te.vectorize "conv2d_nchw" {axis = "x.inner"}
-// CHECK-NEXT:      te.fuse "T_relu" {axes = ["i0", "i1", "i2"], fused = "i0.i1.i2.fused"}
-// CHECK-NEXT:      te.parallel "T_relu" {axis = "i0.i1.i2.fused"}
-// CHECK-NEXT:      te.vectorize "T_relu" {axis = "i3"}
+// The padding is computed once, in parallel; the convolution is computed inside each 8x16
+// tile of the relu stage that ends the group, unrolled over channels, vectorized along x.
+// CHECK-NEXT:      te.compute_root "pad_temp"
+// CHECK-NEXT:      te.fuse "pad_temp" {axes = ["i0", "i1", "i2"], fused = "i0.i1.i2.fused"}
+// CHECK-NEXT:      te.parallel "pad_temp" {axis = "i0.i1.i2.fused"}
+// CHECK-NEXT:      te.vectorize "pad_temp" {axis = "i3"}
+// CHECK-NEXT:      te.split "T_relu" {axis = "i1", factor = 8 : i64, outer = "i1.outer", inner = "i1.inner"}
+// CHECK-NEXT:      te.split "T_relu" {axis = "i3", factor = 16 : i64, outer = "i3.outer", inner = "i3.inner"}
+// CHECK-NEXT:      te.reorder "T_relu" {order = ["i0", "i1.outer", "i2", "i3.outer", "i1.inner", "i3.inner"]}
+// CHECK-NEXT:      te.fuse "T_relu" {axes = ["i0", "i1.outer", "i2"], fused = "i0.i1.outer.i2.fused"}
+// CHECK-NEXT:      te.parallel "T_relu" {axis = "i0.i1.outer.i2.fused"}
+// CHECK-NEXT:      te.vectorize "T_relu" {axis = "i3.inner"}
+// CHECK-NEXT:      te.compute_at "conv2d_nchw" {parent = "T_relu", axis = "i3.outer"}
+// CHECK-NEXT:      te.reorder "conv2d_nchw" {order = ["n", "y", "rc", "ry", "rx", "f", "x"]}
+// CHECK-NEXT:      te.unroll "conv2d_nchw" {axis = "f"}
+// CHECK-NEXT:      te.vectorize "conv2d_nchw" {axis = "x"}
 // CHECK-NEXT:    }
 // CHECK-LABEL: func.func @conv2d_bias_relu
 // CHECK-NEXT:    %[[PW:.*]] = relay.param["w"]
