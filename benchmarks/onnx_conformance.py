@@ -8,11 +8,17 @@ Runs every node test of `onnx.backend.test` whose op is one xtvm converts, throu
     python benchmarks/onnx_conformance.py Conv Resize # only these ops
     python benchmarks/onnx_conformance.py --failures  # also print why each failure failed
     python benchmarks/onnx_conformance.py --compiled  # relay.build + graph executor
+
+With `--isolate` (the default with `--compiled`) each test runs in a forked child, so a
+crashing kernel (a segfault) or one over `--timeout` seconds fails that test only.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import signal
 import sys
 import time
 import warnings
@@ -46,6 +52,31 @@ def run_case(case: object, compiled: bool = False) -> str | None:
     return None
 
 
+def run_isolated(case: object, compiled: bool, timeout: int) -> str | None:
+    """`run_case` in a forked child: a crash or a timeout is the failure's reason."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: report through the pipe, never return into the caller
+        os.close(read)
+        signal.signal(signal.SIGALRM, signal.SIG_DFL)
+        signal.alarm(timeout)
+        try:
+            reason = run_case(case, compiled)
+        except BaseException as exc:
+            reason = f"{type(exc).__name__}: {exc}"
+        with os.fdopen(write, "w") as out:
+            out.write(json.dumps(reason))
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read) as pipe:
+        text = pipe.read()
+    _, status = os.waitpid(pid, 0)
+    if os.WIFSIGNALED(status):
+        sig = signal.Signals(os.WTERMSIG(status))
+        return f"timed out (> {timeout} s)" if sig == signal.SIGALRM else f"crashed ({sig.name})"
+    return json.loads(text) if text else f"child exited with {os.WEXITSTATUS(status)}"
+
+
 def op_of(name: str) -> str | None:
     """The supported op a node test is named after (longest matching snake-case prefix)."""
     stem = name.removeprefix("test_")
@@ -61,7 +92,15 @@ def main() -> int:
     parser.add_argument(
         "--compiled", action="store_true", help="compile with relay.build, not the interpreter"
     )
+    parser.add_argument(
+        "--isolate",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="run each test in a forked child (default: with --compiled)",
+    )
+    parser.add_argument("--timeout", type=int, default=120, help="seconds per isolated test")
     args = parser.parse_args()
+    isolate = args.compiled if args.isolate is None else args.isolate
     warnings.simplefilter("ignore")
     np.seterr(all="ignore")
     selected = supported_node_tests()
@@ -75,7 +114,10 @@ def main() -> int:
         if case.name not in selected:
             counts[op][2] += 1
             continue
-        reason = run_case(case, args.compiled)
+        if isolate:
+            reason = run_isolated(case, args.compiled, args.timeout)
+        else:
+            reason = run_case(case, args.compiled)
         counts[op][0 if reason is None else 1] += 1
         if reason is not None:
             failures.append((case.name, reason))
