@@ -268,3 +268,25 @@ func.func @k(%a: memref<4xf32>, %b: memref<4xf32>) {
         CodegenError, match=r"k.mlir:3:3: error: the LLVM backend cannot translate 'memref.copy'"
     ):
         build_module(module)
+
+
+def test_empty_reduction_is_the_identity_and_f64_to_f16_casts() -> None:
+    """Two ONNX conformance defects: reductions over an empty axis, and f64 -> f16 (no
+    instruction: it must not call compiler-rt's __truncdfhf2, which the JIT lacks)."""
+    A = te.placeholder((3, 0), name="A")
+    k = te.reduce_axis((0, 0), name="k")
+    S = te.compute((3,), lambda i: te.sum(A[i, k], axis=k), name="S")
+    M = te.compute((3,), lambda i: te.max(A[i, k], axis=k), name="M")
+    f = tvm.build(te.create_schedule([S.op, M.op]), [A, S, M])
+    s, m = np.ones(3, "float32"), np.ones(3, "float32")
+    f(np.zeros((3, 0), "float32"), s, m)
+    np.testing.assert_array_equal(s, [0, 0, 0])
+    assert np.all(np.isneginf(m))
+
+    D = te.placeholder((5,), dtype="float64", name="D")
+    H = te.compute((5,), lambda i: D[i].astype("float16"), name="H")
+    g = tvm.build(te.create_schedule(H.op), [D, H])
+    d = np.array([1.0, -2.5, 65504.0, 1e-8, 3.14159], "float64")
+    h = np.zeros(5, "float16")
+    g(d, h)
+    np.testing.assert_array_equal(h, d.astype("float16"))

@@ -283,8 +283,9 @@ class ReduceOp(IRDLOperation):
         check_body(self, self.body, self.axis_names, "reduce axis")
         if len(self.extent_values) != len(self.axis_names.data):
             raise VerifyException(f"'{self.name}' op needs one extent per reduce axis")
-        if any(e < 1 and e != DYNAMIC_EXTENT for e in self.extent_values):
-            raise VerifyException(f"'{self.name}' op extents must be positive (or -1: dynamic)")
+        # An empty reduction (extent 0) is the combiner's identity, as in numpy and ONNX.
+        if any(e < 0 and e != DYNAMIC_EXTENT for e in self.extent_values):
+            raise VerifyException(f"'{self.name}' op extents must be non-negative (or -1: dynamic)")
         dynamic = self.extent_values.count(DYNAMIC_EXTENT)
         if len(self.sizes) != dynamic:
             raise VerifyException(

@@ -863,8 +863,21 @@ def emit_float_cast(e: FunctionEmitter, op: Operation) -> None:
 def emit_float_resize(e: FunctionEmitter, op: Operation) -> None:
     x = e.get(op.operands[0])
     target = llvm_type(op.results[0].type, op)
-    cast = e.builder.fpext if isinstance(op, arith.ExtFOp) else e.builder.fptrunc
-    e.set(op.results[0], cast(x, target))
+    if isinstance(op, arith.ExtFOp):
+        e.set(op.results[0], e.builder.fpext(x, target))
+        return
+    source = x.type.element if isinstance(x.type, ir.VectorType) else x.type
+    scalar = target.element if isinstance(target, ir.VectorType) else target
+    if isinstance(source, ir.DoubleType) and isinstance(scalar, ir.HalfType):
+        # f64 -> f16 has no instruction and would call compiler-rt's __truncdfhf2, which the
+        # JIT does not provide: go through f32.
+        via = (
+            ir.VectorType(ir.FloatType(), x.type.count)
+            if isinstance(x.type, ir.VectorType)
+            else ir.FloatType()
+        )
+        x = e.builder.fptrunc(x, via)
+    e.set(op.results[0], e.builder.fptrunc(x, target))
 
 
 @rule(arith.BitcastOp)
