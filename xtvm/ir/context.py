@@ -164,7 +164,9 @@ class IRContext:
         builder_type = type("BoundIRBuilder", (IRBuilder,), bound)
         builder = builder_type(self.xdsl_context)
         builder.allow_unregistered = self.allow_unregistered
-        cache_dir = Path(os.environ.get("XTVM_CACHE_DIR", Path(tempfile.gettempdir()) / "xtvm"))
+        # Not `<tmp>/xtvm`: run from the temp dir, Python would import that folder as xtvm.
+        default_cache = Path(tempfile.gettempdir()) / "xtvm-grammar-cache"
+        cache_dir = Path(os.environ.get("XTVM_CACHE_DIR", default_cache))
         cache_dir.mkdir(parents=True, exist_ok=True)
         digest = hashlib.md5(text.encode()).hexdigest()
         self._lark = Lark(
