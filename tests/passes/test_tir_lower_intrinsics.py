@@ -3,39 +3,20 @@ interpreter on random inputs, f16/f32/f64), and the keep option decides what sta
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
-from xdsl.dialects import func
 from xdsl.dialects import math as xmath
-from xdsl.dialects.builtin import ModuleOp
 
 import xtvm as tvm
 from xtvm import te
 from xtvm.dialects import tir
 from xtvm.ir.registry import default_context
 from xtvm.passes.tir_lower_intrinsics import LIBM, TirLowerIntrinsicsPass
-from xtvm.runtime.tir_interpreter import compile_module, random_arguments
+from xtvm.testing.passes import assert_same_tir_behaviour as assert_same_behaviour
 from xtvm.testing.passes import count, run
 
 CTX = default_context()
 BINARY = {"powf", "atan2", "copysign"}
 UNARY = [*sorted(op.name.removeprefix("math.") for op in LIBM if op is not xmath.FmaOp), "rsqrt"]
-
-
-def assert_same_behaviour(before: ModuleOp, after: ModuleOp, rtol: float) -> None:
-    rng = np.random.default_rng(0)
-    reference, result = compile_module(before), compile_module(after)
-    for function in before.walk():
-        if not isinstance(function, func.FuncOp) or not function.body.blocks:
-            continue
-        name = function.sym_name.data
-        expected = random_arguments(function, rng)
-        actual = [a.copy() for a in expected]
-        with np.errstate(all="ignore"):  # log of negatives: NaN on both sides
-            reference(name, *expected)
-            result(name, *actual)
-        for e, a in zip(expected, actual, strict=True):
-            np.testing.assert_allclose(a, e, rtol=rtol, err_msg=f"@{name}")
 
 
 def kernel(op: str, typ: str) -> str:

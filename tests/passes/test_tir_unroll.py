@@ -5,9 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 import pytest
-from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 
 import xtvm as tvm
@@ -16,26 +14,11 @@ from xtvm.dialects import tir
 from xtvm.ir.registry import default_context
 from xtvm.passes.tir_simplify import TirSimplifyPass
 from xtvm.passes.tir_unroll import TirUnrollPass
-from xtvm.runtime.tir_interpreter import compile_module, random_arguments
+from xtvm.testing.passes import assert_same_tir_behaviour as assert_same_behaviour
 from xtvm.testing.passes import count, run
 
 CTX = default_context()
 LIT = Path(__file__).resolve().parents[2] / "lit_tests" / "passes" / "tir-unroll.mlir"
-
-
-def assert_same_behaviour(before: ModuleOp, after: ModuleOp, seed: int = 0) -> None:
-    rng = np.random.default_rng(seed)
-    reference, result = compile_module(before), compile_module(after)
-    for function in before.walk():
-        if not isinstance(function, func.FuncOp) or not function.body.blocks:
-            continue
-        name = function.sym_name.data
-        expected = random_arguments(function, rng)
-        actual = [a.copy() if isinstance(a, np.ndarray) else a for a in expected]
-        reference(name, *expected)
-        result(name, *actual)
-        for e, a in zip(expected, actual, strict=True):
-            np.testing.assert_allclose(a, e, rtol=1e-6, err_msg=f"@{name}")
 
 
 def loop_kinds(module: ModuleOp) -> list[str]:

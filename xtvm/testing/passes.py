@@ -23,3 +23,31 @@ def run(module: ModuleOp, *passes: ModulePass) -> ModuleOp:
 def count(module: ModuleOp, op_type: type) -> int:
     """How many ops of `op_type` the module holds, nested ones included."""
     return sum(isinstance(op, op_type) for op in module.walk())
+
+
+def assert_same_tir_behaviour(
+    before: ModuleOp, after: ModuleOp, rtol: float = 1e-6, atol: float = 0.0, seed: int = 0
+) -> None:
+    """Every function of `before` writes the same buffers in `after`, on random inputs.
+
+    Both run on the tir interpreter; floating-point warnings are silenced (a log of a
+    negative input is NaN on both sides, and NaN compares equal in assert_allclose).
+    """
+    import numpy as np
+    from xdsl.dialects import func
+
+    from xtvm.runtime.tir_interpreter import compile_module, random_arguments
+
+    rng = np.random.default_rng(seed)
+    reference, result = compile_module(before), compile_module(after)
+    for function in before.walk():
+        if not isinstance(function, func.FuncOp) or not function.body.blocks:
+            continue
+        name = function.sym_name.data
+        expected = random_arguments(function, rng)
+        actual = [a.copy() if isinstance(a, np.ndarray) else a for a in expected]
+        with np.errstate(all="ignore"):
+            reference(name, *expected)
+            result(name, *actual)
+        for e, a in zip(expected, actual, strict=True):
+            np.testing.assert_allclose(a, e, rtol=rtol, atol=atol, err_msg=f"@{name}")
