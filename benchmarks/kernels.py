@@ -32,6 +32,9 @@ RNG = np.random.default_rng(0)
 
 
 def median_seconds(call: Callable[[], object], repeat: int, number: int = 3) -> float:
+    # Let the previous system's thread pool stop spinning (OpenBLAS and onnxruntime threads
+    # busy-wait after a call): on 2 cores they would otherwise steal this one's threads.
+    time.sleep(0.3)
     call()
     samples = []
     for _ in range(repeat):
