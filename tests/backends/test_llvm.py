@@ -290,3 +290,34 @@ def test_empty_reduction_is_the_identity_and_f64_to_f16_casts() -> None:
     h = np.zeros(5, "float16")
     g(d, h)
     np.testing.assert_array_equal(h, d.astype("float16"))
+
+
+def test_compiled_code_calls_a_registered_python_function() -> None:
+    """TVM's PackedFunc idea: a Python function registered by name, called from a kernel."""
+    calls: list[float] = []
+
+    @tvm.register_func("test.llvm.halve_and_log", override=True)
+    def halve_and_log(x: float) -> float:
+        calls.append(x)
+        return x / 2
+
+    module = CTX.parse(
+        """
+func.func @k(%A: memref<3xf32>, %B: memref<3xf32>) {
+  %c0 = arith.constant 0 : index
+  %c3 = arith.constant 3 : index
+  tir.for %i = %c0 to %c3 serial {
+    %a = memref.load %A[%i] : memref<3xf32>
+    %h = tir.call_extern "test.llvm.halve_and_log"(%a) : (f32) -> f32
+    memref.store %h, %B[%i] : memref<3xf32>
+  }
+  func.return
+}
+""",
+        "k.mlir",
+    )
+    compiled = build_module(module)
+    a, b = np.array([1, 2, 3], "float32"), np.zeros(3, "float32")
+    compiled["k"](a, b)
+    np.testing.assert_array_equal(b, [0.5, 1, 1.5])
+    assert calls == [1.0, 2.0, 3.0]

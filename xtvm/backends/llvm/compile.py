@@ -78,6 +78,7 @@ class CompiledLLVM:
     ir_text: str
     module: llb.ModuleRef
     machine: llb.TargetMachine
+    callbacks: dict[str, object] = field(default_factory=dict, repr=False)
     _engine: llb.ExecutionEngine | None = field(default=None, init=False, repr=False)
 
     def address(self, name: str) -> int:
@@ -128,11 +129,56 @@ def compile_module(
     ir_module = emit_module(module, llvm_target.triple, str(machine.target_data))
     if metadata is not None:
         embed_string(ir_module, METADATA_SYMBOL, metadata)
+    callbacks = bind_registered_functions(ir_module)
     text = str(ir_module)
     parsed = llb.parse_assembly(text)
     parsed.verify()
     optimize(parsed, machine, llvm_target.opt_level)
-    return CompiledLLVM(llvm_target, text, parsed, machine)
+    return CompiledLLVM(llvm_target, text, parsed, machine, callbacks)
+
+
+CTYPES_OF: dict[str, object] = {
+    "float": ctypes.c_float,
+    "double": ctypes.c_double,
+    "i1": ctypes.c_bool,
+    "i8": ctypes.c_int8,
+    "i16": ctypes.c_int16,
+    "i32": ctypes.c_int32,
+    "i64": ctypes.c_int64,
+    "void": None,
+}
+
+
+def bind_registered_functions(module: ir.Module) -> dict[str, object]:
+    """Make functions registered with `tvm.register_func` callable from the JIT code.
+
+    Every external declaration whose name is in the global registry gets a C callback (scalar
+    arguments and result) and its address as the symbol's definition: TVM's PackedFunc idea,
+    prototype an operator in Python and call it from a kernel (`tir.call_extern "name"`).
+    The callbacks must outlive the code: the compiled module keeps them.
+    """
+    from xtvm.runtime.registry import get_global_func
+
+    callbacks: dict[str, object] = {}
+    for function in module.functions:
+        if not function.is_declaration or function.name.startswith("llvm."):
+            continue
+        python = get_global_func(function.name, allow_missing=True)
+        if python is None:
+            continue
+        signature = function.function_type
+        names = [str(signature.return_type), *(str(a) for a in signature.args)]
+        if any(n not in CTYPES_OF for n in names):
+            raise TypeError(
+                f"registered function '{function.name}' is called with non-scalar types "
+                f"({', '.join(names)}); only scalars cross into Python"
+            )
+        prototype = ctypes.CFUNCTYPE(*(CTYPES_OF[n] for n in names))
+        callback = prototype(python)
+        address = ctypes.cast(callback, ctypes.c_void_p).value
+        llb.add_symbol(function.name, address)
+        callbacks[function.name] = callback
+    return callbacks
 
 
 def embed_string(module: ir.Module, name: str, text: str) -> None:
