@@ -29,36 +29,11 @@ from typing import Any
 import numpy as np
 import onnx
 
+from xtvm.testing.onnx_models import random_weights
+
 MODELS = ["resnet50", "squeezenet", "inception_v1", "shufflenet", "densenet121", "vgg19"]
 LIGHT = Path(onnx.__file__).parent / "backend/test/data/light"
 THREADS = (1, 2)
-
-
-def random_weights(model: onnx.ModelProto, seed: int = 0) -> None:
-    """Replace the light models' ConstantOfShape weights (all 0.02) by He-scaled random
-    initializers (1-d ones uniform in [0.5, 1): also valid batch-norm variances)."""
-    from onnx import TensorProto, helper, numpy_helper
-
-    rng = np.random.default_rng(seed)
-    graph = model.graph
-    shapes = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
-    used: set[str] = set()
-    for node in list(graph.node):
-        if node.op_type != "ConstantOfShape" or node.input[0] not in shapes:
-            continue
-        shape = [int(d) for d in shapes[node.input[0]]]
-        if len(shape) > 1:
-            value = rng.standard_normal(shape) * np.sqrt(2.0 / int(np.prod(shape[1:])))
-        else:
-            value = rng.random(shape) * 0.5 + 0.5
-        graph.node.remove(node)
-        graph.initializer.append(numpy_helper.from_array(value.astype(np.float32), node.output[0]))
-        graph.input.append(helper.make_tensor_value_info(node.output[0], TensorProto.FLOAT, shape))
-        used.add(node.input[0])
-    for init in [i for i in graph.initializer if i.name in used]:
-        graph.initializer.remove(init)
-    for info in [i for i in graph.input if i.name in used]:
-        graph.input.remove(info)
 
 
 def median_seconds(fn: Callable[[], Any], repeat: int) -> float:

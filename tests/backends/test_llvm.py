@@ -5,21 +5,16 @@ from __future__ import annotations
 
 import importlib.util
 import sys
-from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import ModuleType
 
 import numpy as np
 import pytest
-from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import SSAValue
 
 import xtvm as tvm
 from xtvm import te
 from xtvm.backends.llvm import CodegenError, LLVMTarget, TargetError, build_module
-from xtvm.dialects import relay
-from xtvm.ir.numpy_types import numpy_dtype
 from xtvm.passes.tir_loop_partition import TirLoopPartitionPass
 from xtvm.passes.tir_simplify import TirSimplifyPass
 from xtvm.passes.tir_vectorize import TirVectorizePass
@@ -49,38 +44,6 @@ def cpu_pipeline(kernels: ModuleOp) -> ModuleOp:
     return run(kernels, TirSimplifyPass(), TirLoopPartitionPass(), TirVectorizePass())
 
 
-def execute(
-    graph: ModuleOp,
-    call: Callable[..., None],
-    inputs: Sequence[np.ndarray],
-    params: Mapping[str, np.ndarray] | None = None,
-) -> list[np.ndarray]:
-    """Run `@main` of `graph`, each func.call a compiled kernel."""
-    main = next(f for f in graph.ops if isinstance(f, func.FuncOp) and f.sym_name.data == "main")
-    env: dict[SSAValue, object] = dict(zip(main.body.block.args, inputs, strict=True))
-    for op in main.body.block.ops:
-        args = [env[v] for v in op.operands]
-        if isinstance(op, func.ReturnOp):
-            return CASES.flatten(args)
-        if isinstance(op, relay.ParamOp):
-            values: list[object] = [np.asarray((params or {})[op.param_name.data])]
-        elif isinstance(op, relay.ConstOp):
-            values = [np.ascontiguousarray(relay.numpy_from_dense(op.value))]
-        elif isinstance(op, relay.TupleOp):
-            values = [tuple(args)]
-        elif isinstance(op, relay.TupleGetItemOp):
-            values = [args[0][op.index.value.data]]  # type: ignore[index]
-        else:
-            assert isinstance(op, func.CallOp), f"@main still holds {op.name}"
-            values = [
-                np.zeros(t.get_shape(), numpy_dtype(t.get_element_type()))  # type: ignore[attr-defined]
-                for t in op.result_types
-            ]
-            call(op.callee.string_value(), *args, *values)
-        env.update(zip(op.results, values, strict=True))
-    raise AssertionError("@main has no func.return")
-
-
 @pytest.mark.parametrize(
     "case",
     [
@@ -96,7 +59,7 @@ def test_relay_op_compiled_matches_relay_interpreter(case: object) -> None:
     expected = evaluate(module, inputs, params=params)
     graph, kernels = CASES.lower(module, "llvm")
     compiled = build_module(cpu_pipeline(kernels))
-    got = execute(graph, lambda name, *a: compiled[name](*a), inputs, params)
+    got = CASES.run_graph(graph, lambda name, *a: compiled[name](*a), inputs, params)
     assert len(got) == len(expected)
     tolerance = case.rtol if case.rtol > 1e-5 else 1e-4  # type: ignore[attr-defined]
     for g, e in zip(got, expected, strict=True):

@@ -93,7 +93,16 @@ def execute(
     params: Mapping[str, np.ndarray] | None = None,
 ) -> list[np.ndarray]:
     """Run `@main` of `graph` as a graph executor: each call a tir kernel of `kernels`."""
-    compiled = tir_interpreter.compile_module(kernels)
+    return run_graph(graph, tir_interpreter.compile_module(kernels), inputs, params)
+
+
+def run_graph(
+    graph: ModuleOp,
+    call: Callable[..., object],
+    inputs: Sequence[np.ndarray],
+    params: Mapping[str, np.ndarray] | None = None,
+) -> list[np.ndarray]:
+    """Run `@main` of `graph`, each `func.call` a kernel run by `call(name, *buffers)`."""
     main = next(f for f in graph.ops if isinstance(f, func.FuncOp) and f.sym_name.data == "main")
     env: dict[SSAValue, object] = dict(zip(main.body.block.args, inputs, strict=True))
     for op in main.body.block.ops:
@@ -103,7 +112,7 @@ def execute(
         if isinstance(op, relay.ParamOp):
             values: list[object] = [np.asarray((params or {})[op.param_name.data])]
         elif isinstance(op, relay.ConstOp):
-            values = [relay.numpy_from_dense(op.value)]
+            values = [np.ascontiguousarray(relay.numpy_from_dense(op.value))]
         elif isinstance(op, relay.TupleOp):
             values = [tuple(args)]
         elif isinstance(op, relay.TupleGetItemOp):
@@ -114,7 +123,7 @@ def execute(
                 np.zeros(t.get_shape(), numpy_dtype(t.get_element_type()))  # type: ignore[attr-defined]
                 for t in op.result_types
             ]
-            compiled(op.callee.string_value(), *args, *values)
+            call(op.callee.string_value(), *args, *values)
         env.update(zip(op.results, values, strict=True))
     raise AssertionError("@main has no func.return")
 

@@ -13,6 +13,7 @@ import xtvm as tvm
 from xtvm import relay
 from xtvm.contrib import graph_executor
 from xtvm.runtime.graph_executor import GraphInputError, load_factory, plan_memory
+from xtvm.testing.onnx_models import random_weights
 
 RNG = np.random.default_rng(3)
 ONNX_LIGHT = Path(__import__("onnx").__file__).parent / "backend/test/data/light"
@@ -147,34 +148,6 @@ def test_export_library_round_trip(tmp_path: Path) -> None:
 
 # ---------------------------------------------------------------------------------------------
 # ONNX models (random weights) against onnxruntime
-
-
-def random_weights(model: object) -> None:
-    """He-scaled random weights: the light models make each weight with a ConstantOfShape
-    node (all 0.02) from a `<name>__SHAPE` initializer; those become random initializers."""
-    from onnx import TensorProto, helper, numpy_helper
-
-    rng = np.random.default_rng(0)
-    graph = model.graph  # type: ignore[attr-defined]
-    shapes = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
-    used: set[str] = set()
-    for node in list(graph.node):
-        if node.op_type != "ConstantOfShape" or node.input[0] not in shapes:
-            continue
-        shape = [int(d) for d in shapes[node.input[0]]]
-        if len(shape) > 1:
-            value = rng.standard_normal(shape) * np.sqrt(2.0 / int(np.prod(shape[1:])))
-        else:
-            value = rng.random(shape) * 0.5 + 0.5  # positive: also batch-norm variances
-        graph.node.remove(node)
-        graph.initializer.append(numpy_helper.from_array(value.astype(np.float32), node.output[0]))
-        # IR version 3 models list every initializer among the graph inputs
-        graph.input.append(helper.make_tensor_value_info(node.output[0], TensorProto.FLOAT, shape))
-        used.add(node.input[0])
-    for init in [i for i in graph.initializer if i.name in used]:
-        graph.initializer.remove(init)
-    for info in [i for i in graph.input if i.name in used]:
-        graph.input.remove(info)
 
 
 @pytest.mark.parametrize("name", ["squeezenet", pytest.param("shufflenet", marks=pytest.mark.slow)])

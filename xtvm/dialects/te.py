@@ -85,17 +85,10 @@ from xdsl.irdl import (
 from xdsl.traits import HasParent, IsTerminator, NoTerminator
 from xdsl.utils.exceptions import VerifyException
 
+from xtvm.dialects.tir import THREAD_TAGS  # te.bind names the thread axes tir loops bind to
+
 COMBINERS = ("sum", "max", "min", "prod")
 DYNAMIC_EXTENT = -1  # a te.reduce extent given by a size operand
-THREAD_TAGS = (
-    "blockIdx.x",
-    "blockIdx.y",
-    "blockIdx.z",
-    "threadIdx.x",
-    "threadIdx.y",
-    "threadIdx.z",
-    "vthread",
-)
 # TVM's storage scopes; a scope may carry a tag after a dot (`shared.dyn`, `local.fragment`).
 MEMORY_SCOPES: set[str] = {"global", "shared", "local", "warp"}
 

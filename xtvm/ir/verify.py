@@ -83,3 +83,15 @@ def verify_or_raise(root: Operation, sources: Mapping[str, SourceFile]) -> None:
     diagnostics = verify_diagnostics(root, sources)
     if diagnostics:
         raise DiagnosticError(diagnostics)
+
+
+def located_error(op: Operation, message: str) -> DiagnosticError:
+    """An error at `op`, naming its file so that the tools fill in the source line.
+
+    A pass has no source text; `xtvm-opt` re-anchors a location whose source is set.
+    """
+    location = op_location(op, {})
+    loc = op.location
+    if location is not None and isinstance(loc, FileLineColLoc):
+        location = Location(SourceFile(loc.filename.data, ""), location.line, location.column)
+    return DiagnosticError.at(location, message)

@@ -66,7 +66,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 
 from xtvm.dialects import te, tir
-from xtvm.passes.relay_infer_types import located_error
+from xtvm.ir.verify import located_error
 
 # An extent is a constant or an `index` value of the tir kernel.
 Extent = int | SSAValue

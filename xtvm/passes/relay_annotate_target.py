@@ -28,8 +28,8 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from xtvm.dialects import relay
+from xtvm.ir.verify import located_error
 from xtvm.passes.byoc_targets import registered_targets, supported_targets
-from xtvm.passes.relay_infer_types import located_error
 
 COMPILER_ATTR = "compiler"
 """On a relay op: the codegen that runs it. On a func.func: the codegen it was outlined for."""

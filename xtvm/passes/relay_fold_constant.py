@@ -26,9 +26,9 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import Rewriter
 
 from xtvm.dialects import relay
+from xtvm.ir.verify import located_error
 from xtvm.passes.external_functions import host_functions
 from xtvm.passes.relay_dce import EraseUnusedRelayOp
-from xtvm.passes.relay_infer_types import located_error
 from xtvm.runtime.relay_interpreter import RULES, RelayInterpreter, Value, conform
 
 

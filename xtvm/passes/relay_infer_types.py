@@ -13,27 +13,14 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import FileLineColLoc, FunctionType, ModuleOp
+from xdsl.dialects.builtin import FunctionType, ModuleOp
 from xdsl.ir import Attribute, Operation
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import VerifyException
 
 from xtvm.dialects import relay
-from xtvm.ir.diagnostics import DiagnosticError, Location, SourceFile
-from xtvm.ir.verify import op_location
-
-
-def located_error(op: Operation, message: str) -> DiagnosticError:
-    """An error at `op`, naming its file so that the tools fill in the source line.
-
-    A pass has no source text; `xtvm-opt` re-anchors a location whose source is set.
-    """
-    location = op_location(op, {})
-    loc = op.location
-    if location is not None and isinstance(loc, FileLineColLoc):
-        location = Location(SourceFile(loc.filename.data, ""), location.line, location.column)
-    return DiagnosticError.at(location, message)
+from xtvm.ir.verify import located_error
 
 
 def set_result_types(op: Operation, types: Sequence[Attribute], exact: bool) -> None:

@@ -30,13 +30,13 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 
 from xtvm.dialects import relay
+from xtvm.ir.verify import located_error
 from xtvm.passes.relay_annotate_target import (
     COMPILER_ATTR,
     DEFAULT_COMPILER,
     compiler_of,
     is_external,
 )
-from xtvm.passes.relay_infer_types import located_error
 from xtvm.passes.relay_merge_compiler_regions import REGION_ATTR
 
 GLOBAL_SYMBOL_ATTR = "global_symbol"

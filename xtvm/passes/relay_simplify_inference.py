@@ -27,8 +27,8 @@ from xdsl.rewriter import Rewriter
 
 from xtvm.dialects import relay
 from xtvm.ir.numpy_types import numpy_dtype
+from xtvm.ir.verify import located_error
 from xtvm.passes.external_functions import host_functions
-from xtvm.passes.relay_infer_types import located_error
 
 
 @dataclass

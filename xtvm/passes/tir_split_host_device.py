@@ -32,7 +32,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import SymbolTable, is_side_effect_free
 
 from xtvm.dialects import tir
-from xtvm.passes.relay_infer_types import located_error
+from xtvm.ir.verify import located_error
 from xtvm.passes.tir_bounds import EntryConstants, constant_value, defined_inside
 
 AXES = ("x", "y", "z")

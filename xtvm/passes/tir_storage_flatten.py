@@ -24,7 +24,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.transforms.common_subexpression_elimination import cse
 
 from xtvm.dialects import tir
-from xtvm.passes.relay_infer_types import located_error
+from xtvm.ir.verify import located_error
 from xtvm.passes.tir_bounds import EntryConstants, constant_value
 
 ACCESSES = (memref.LoadOp, memref.StoreOp, vector.LoadOp, vector.StoreOp)

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import traceback
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -25,6 +24,7 @@ from xtvm.backends.llvm import TargetError, compile_module
 from xtvm.ir.diagnostics import DiagnosticError, Location, SourceFile
 from xtvm.ir.registry import default_context
 from xtvm.ir.verify import verify_diagnostics
+from xtvm.tools.cli import run_tool
 from xtvm.tools.opt import read_input
 
 EMITS = ("llvm", "asm", "obj")
@@ -97,24 +97,7 @@ def render_source(module: ModuleOp, kind: str) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_argparser().parse_args(argv)
-    try:
-        return translate(args)
-    except DiagnosticError as exc:
-        sys.stderr.write(exc.render() + "\n")
-        return 1
-    except TargetError as exc:
-        sys.stderr.write(f"error: {exc}\n")
-        return 1
-    except OSError as exc:
-        sys.stderr.write(f"error: cannot write output: {exc.strerror}: {exc.filename}\n")
-        return 1
-    except Exception as exc:
-        sys.stderr.write(f"internal error: {type(exc).__name__}: {exc}\n")
-        if args.debug:
-            traceback.print_exc()
-        else:
-            sys.stderr.write("(run with --debug for a traceback)\n")
-        return 2
+    return run_tool("xtvm-translate", translate, args, (TargetError,))
 
 
 if __name__ == "__main__":

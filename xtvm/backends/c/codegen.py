@@ -39,7 +39,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from xtvm.dialects import tir
 from xtvm.ir.diagnostics import DiagnosticError
-from xtvm.passes.relay_infer_types import located_error
+from xtvm.ir.verify import located_error
 
 
 class CodegenError(DiagnosticError):

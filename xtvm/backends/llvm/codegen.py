@@ -42,7 +42,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from xtvm.dialects import tir
 from xtvm.ir.diagnostics import DiagnosticError
-from xtvm.passes.relay_infer_types import located_error
+from xtvm.ir.verify import located_error
 
 STACK_LIMIT_BYTES = 64 * 1024  # intermediate buffers up to this size are allocas
 
