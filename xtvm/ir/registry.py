@@ -35,6 +35,7 @@ def default_context(allow_unregistered: bool = False) -> IRContext:
 def xtvm_dialects() -> list[tuple[builtin.Dialect, object | None]]:
     """xtvm's own dialects that are present in this installation."""
     found: list[tuple[builtin.Dialect, object | None]] = []
+    from xtvm.dialects.accel import ACCEL_SYNTAX, Accel
     from xtvm.dialects.relay import Relay
     from xtvm.dialects.te import Te
     from xtvm.dialects.tir import TIR_SYNTAX, Tir
@@ -42,4 +43,5 @@ def xtvm_dialects() -> list[tuple[builtin.Dialect, object | None]]:
     found.append((Relay, None))
     found.append((Te, None))
     found.append((Tir, TIR_SYNTAX))
+    found.append((Accel, ACCEL_SYNTAX))
     return found
