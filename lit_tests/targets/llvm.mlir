@@ -9,7 +9,7 @@
 // CHECK:       i.header:
 // CHECK-NEXT:    %"i" = phi  i64 [0, %"entry"], [%"i.next", %"i.body"]
 // CHECK:         %"a" = load float, float*
-// CHECK-NEXT:    %"b" = fmul float %"a", 0x4000000000000000
+// CHECK-NEXT:    %"b" = fmul contract float %"a", 0x4000000000000000
 // CHECK:         store float %"b", float*
 // ASM-LABEL: scale:
 func.func @scale(%A: memref<64xf32>, %B: memref<64xf32>) {
@@ -20,6 +20,26 @@ func.func @scale(%A: memref<64xf32>, %B: memref<64xf32>) {
     %a = memref.load %A[%i] : memref<64xf32>
     %b = arith.mulf %a, %two : f32
     memref.store %b, %B[%i] : memref<64xf32>
+  }
+  func.return
+}
+
+// Float multiplies and adds carry `contract`, so a product feeding a sum becomes one FMA.
+// CHECK-LABEL: define void @"axpy"
+// CHECK:         %"p" = fmul contract float
+// CHECK-NEXT:    %"s" = fadd contract float %"p"
+// ASM-LABEL: axpy:
+// ASM:         vfmadd{{[0-9]+}}{{p|s}}s
+func.func @axpy(%X: memref<64xf32>, %Y: memref<64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %a = arith.constant 3.0 : f32
+  tir.for %i = %c0 to %c64 serial {
+    %x = memref.load %X[%i] : memref<64xf32>
+    %y = memref.load %Y[%i] : memref<64xf32>
+    %p = arith.mulf %a, %x : f32
+    %s = arith.addf %p, %y : f32
+    memref.store %s, %Y[%i] : memref<64xf32>
   }
   func.return
 }

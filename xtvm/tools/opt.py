@@ -107,6 +107,13 @@ def build_argparser() -> argparse.ArgumentParser:
     p.add_argument("--list-passes", action="store_true")
     p.add_argument("--timing", action="store_true", help="report the time of each pass")
     p.add_argument("--load-plugin", action="append", default=[], metavar="FILE.py")
+    p.add_argument(
+        "--load-target",
+        action="append",
+        default=[],
+        metavar="FILE.mlir",
+        help="register the accel targets of a file (their memories, intrinsics)",
+    )
     p.add_argument("--allow-unregistered-dialect", action="store_true")
     p.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
     return p
@@ -283,6 +290,11 @@ def run(args: argparse.Namespace) -> int:
     plugins = Plugins(ctx)
     for plugin in args.load_plugin:
         load_plugin(plugin, plugins)
+    if args.load_target:
+        from xtvm.target import load_all
+
+        for target_file in args.load_target:
+            load_all(target_file)
     for name, loader in plugins.passes.items():
         if name in registry:
             raise DiagnosticError.at(None, f"plugin pass '{name}' clashes with a built-in pass")

@@ -29,13 +29,13 @@ from xtvm.api.te.expr import ComputeOp, IterVar, Read, walk
 ScheduleFn = Callable[[te.Schedule, te.Tensor], None]
 
 VECTOR_LANES = 16  # f32 lanes of AVX-512
-ROW_BLOCK = 4  # rows of a register tile
 MAX_VECTOR_EXTENT = 64  # an innermost loop up to this long is vectorized whole
 CUDA_THREADS = 256
 ROW_TILE, COLUMN_TILE = 8, 32  # register tile of a product with contiguous columns
 K_UNROLL = 4  # reduction steps unrolled in that tile
 K_ROW_TILE, K_COLUMN_TILE = 2, 8  # tile of a product vectorized along k
 CONV_CHANNEL_TILE, CONV_COLUMN_TILE = 8, 16  # NCHW conv2d register tile
+NHWC_COLUMNS = (4, 8)  # NHWC conv2d: output columns per register tile (a divisor in range)
 
 
 def extent(axis: IterVar) -> int:
@@ -59,6 +59,14 @@ def split_inner(stage: te.Stage, axis: IterVar, preferred: int) -> tuple[IterVar
     if factor is None:
         return None, axis
     return stage.split(axis, factor=factor)
+
+
+def divisor_tile(size: int, smallest: int, largest: int) -> int | None:
+    """The largest divisor of `size` in [smallest, largest] (an unguarded register tile); None
+    when `size` fits whole or no divisor lies in that range."""
+    if size <= largest:
+        return None
+    return next((f for f in range(largest, smallest - 1, -1) if size % f == 0), None)
 
 
 def fused(stage: te.Stage, axes: list[IterVar]) -> IterVar | None:
@@ -249,9 +257,12 @@ def cpu_conv2d(s: te.Schedule, t: te.Tensor) -> None:
         tile, vector = f_inner, x_inner
     else:
         n, y, x, f = outer.op.axis
-        x_outer, x_inner = split_inner(outer, x, ROW_BLOCK)
+        columns = divisor_tile(extent(x), *NHWC_COLUMNS)
+        x_outer, x_inner = (
+            outer.split(x, factor=columns) if columns else split_inner(outer, x, NHWC_COLUMNS[1])
+        )
         f_outer, f_inner = split_inner(outer, f, VECTOR_LANES * 2)
-        loops = [n, y, x_outer, f_outer]
+        loops = [n, f_outer, y, x_outer]  # an f block's weights stay in cache over rows
         tile, vector = x_inner, f_inner
     loops = [a for a in loops if a is not None]
     outer.reorder(*loops, tile, vector)

@@ -32,6 +32,7 @@ from xtvm.dialects import relay, te
 from xtvm.ir.numpy_types import numpy_dtype
 from xtvm.passes.convert_relay_to_te import ConvertRelayToTePass
 from xtvm.passes.convert_te_to_tir import ConvertTeToTirPass
+from xtvm.passes.relay_convert_layout import RelayConvertLayoutPass
 from xtvm.passes.relay_fold_constant import RelayFoldConstantPass
 from xtvm.passes.relay_fuse_ops import RelayFuseOpsPass
 from xtvm.passes.relay_simplify_inference import RelaySimplifyInferencePass
@@ -48,6 +49,9 @@ TIR_PASSES: tuple[ModulePass, ...] = (
     TirSimplifyPass(),
     TirVectorizePass(),
 )
+
+
+FOLD_ANY_SIZE = 1 << 40
 
 
 class BuildError(ValueError):
@@ -261,11 +265,16 @@ def lower_for_build(
     module = (mod.xdsl if isinstance(mod, IRModule) else mod).clone()
     bind_params(module, {k: np.asarray(getattr(v, "_data", v)) for k, v in (params or {}).items()})
     kind = target.split()[0]
+    # On the CPU, conv2d runs NHWC: its schedule vectorizes output channels, which stay
+    # contiguous at any stride (NCHW vectorizes columns, strided loads when the stride is 2).
+    layout = [RelayConvertLayoutPass("NHWC")] if kind in ("llvm", "cpu") else []
     run_passes(
         module,
         [
             RelaySimplifyInferencePass(),
-            RelayFoldConstantPass(),
+            *layout,
+            # Weights are constants now: fold their transforms whatever their size.
+            RelayFoldConstantPass(max_elements=FOLD_ANY_SIZE),
             RelayFuseOpsPass(),
             ConvertRelayToTePass(kind),
         ],

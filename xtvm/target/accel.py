@@ -1,0 +1,205 @@
+"""Accelerator targets read from `accel` IR, and the registry of the loaded ones.
+
+`load(FILE)` parses and verifies a file of `accel.target` ops (errors are located diagnostics),
+turns each into an `AccelTarget` (plain data the backend and the schedules read), registers its
+memories as te storage scopes and its intrinsics as tensor intrinsics, and returns it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Attribute
+
+from xtvm.dialects import accel, te
+from xtvm.ir.diagnostics import DiagnosticError, SourceFile
+from xtvm.ir.numpy_types import numpy_dtype
+from xtvm.ir.verify import verify_or_raise
+
+
+@dataclass(frozen=True)
+class Memory:
+    """An on-chip memory: `size` bytes, buffers aligned to `align` bytes, of `dtype` elements."""
+
+    name: str
+    size: int
+    align: int
+    element_type: Attribute
+    dtype: str
+
+    @property
+    def element_bytes(self) -> int:
+        return accel.element_bytes(self.element_type)
+
+
+@dataclass(frozen=True)
+class Dma:
+    """`function(dst, src, rows, cols, dst_stride, src_stride)` copying into (`load`) or out of
+    (`store`) memory `scope`."""
+
+    function: str
+    direction: str
+    scope: str
+
+
+@dataclass(frozen=True)
+class Intrinsic:
+    """A tensor intrinsic: its semantics (the `accel.intrin` op), scopes and extern functions."""
+
+    name: str
+    body: str
+    reset: str | None
+    update: str | None
+    in_scopes: tuple[str, ...]
+    out_scopes: tuple[str, ...]
+    op: accel.IntrinOp
+
+    @property
+    def functions(self) -> tuple[str, ...]:
+        return tuple(f for f in (self.body, self.reset, self.update) if f is not None)
+
+
+@dataclass
+class AccelTarget:
+    """An accelerator as the compiler sees it; `header` is resolved against the target file."""
+
+    name: str
+    memories: dict[str, Memory]
+    dmas: dict[tuple[str, str], Dma]
+    intrinsics: dict[str, Intrinsic]
+    header: Path | None = None
+    source: Path | None = None
+    op: accel.TargetOp | None = field(default=None, repr=False)
+
+    def dma(self, direction: str, scope: str) -> Dma | None:
+        return self.dmas.get((direction, scope))
+
+    @property
+    def functions(self) -> set[str]:
+        """Every extern function the target provides (its header declares them)."""
+        names = {d.function for d in self.dmas.values()}
+        for intrinsic in self.intrinsics.values():
+            names.update(intrinsic.functions)
+        return names
+
+    @staticmethod
+    def from_op(op: accel.TargetOp, directory: Path | None = None) -> AccelTarget:
+        memories = {
+            m.memory_name.data: Memory(
+                m.memory_name.data,
+                m.size.value.data,
+                m.align.value.data,
+                m.element_type,
+                str(numpy_dtype(m.element_type)),
+            )
+            for m in op.memories()
+        }
+        dmas: dict[tuple[str, str], Dma] = {}
+        intrinsics: dict[str, Intrinsic] = {}
+        for child in op.body.block.ops:
+            if isinstance(child, accel.DmaOp):
+                dma = Dma(child.function.data, child.direction.data, child.scope.data)
+                dmas[(dma.direction, dma.scope)] = dma
+            elif isinstance(child, accel.IntrinOp):
+                intrinsics[child.intrin_name.data] = Intrinsic(
+                    child.intrin_name.data,
+                    child.body_fn.data,
+                    None if child.reset_fn is None else child.reset_fn.data,
+                    None if child.update_fn is None else child.update_fn.data,
+                    tuple(accel.names_of(child.in_scopes)),
+                    tuple(accel.names_of(child.out_scopes)),
+                    child,
+                )
+        header = None
+        if op.header is not None:
+            header = Path(op.header.data)
+            if directory is not None and not header.is_absolute():
+                header = directory / header
+        return AccelTarget(op.sym_name.data, memories, dmas, intrinsics, header, None, op)
+
+
+TARGETS: dict[str, AccelTarget] = {}
+
+
+def register(target: AccelTarget) -> None:
+    """Make `target` known by name; its memories become te storage scopes.
+
+    Loading the same file again replaces the target; another definition of a registered name
+    is an error.
+    """
+    known = TARGETS.get(target.name)
+    if known is not None and known.source != target.source:
+        raise DiagnosticError.at(
+            None,
+            f"accel target '{target.name}' is already registered (from {known.source or 'Python'})",
+        )
+    for scope in target.memories:
+        te.register_memory_scope(scope)
+    TARGETS[target.name] = target
+    register_intrinsics(target)
+
+
+def register_intrinsics(target: AccelTarget) -> None:
+    """Register the target's intrinsics as tensor intrinsics, where tensorize is available."""
+    try:
+        from xtvm.target.tensorize import register_target_intrinsics
+    except ImportError:
+        return
+    register_target_intrinsics(target)
+
+
+def get_target(name: str) -> AccelTarget:
+    """A loaded target by name."""
+    if name not in TARGETS:
+        known = ", ".join(sorted(TARGETS)) or "none loaded"
+        raise KeyError(f"unknown accel target '{name}' (targets: {known})")
+    return TARGETS[name]
+
+
+def registered_targets() -> list[str]:
+    return sorted(TARGETS)
+
+
+def parse_targets(path: str | Path) -> list[accel.TargetOp]:
+    """The verified `accel.target` ops of a file; errors are located diagnostics."""
+    from xtvm.ir.registry import default_context
+
+    file = Path(path)
+    try:
+        text = file.read_text(encoding="utf-8")
+    except OSError as exc:
+        message = f"cannot open target file '{path}': {exc.strerror}"
+        raise DiagnosticError.at(None, message) from None
+    source = SourceFile(str(path), text)
+    module = default_context().parse(text, str(path))
+    verify_or_raise(module, {source.name: source})
+    assert isinstance(module, ModuleOp)
+    ops = [op for op in module.ops if isinstance(op, accel.TargetOp)]
+    if not ops:
+        raise DiagnosticError.at(None, f"target file '{path}' holds no accel.target")
+    return ops
+
+
+def load_all(path: str | Path) -> list[AccelTarget]:
+    """Register every target of a file of accel IR."""
+    file = Path(path).resolve()
+    targets = []
+    for op in parse_targets(path):
+        target = AccelTarget.from_op(op, file.parent)
+        target.source = file
+        register(target)
+        targets.append(target)
+    return targets
+
+
+def load(path: str | Path) -> AccelTarget:
+    """Register the target of a file holding one `accel.target`, and return it."""
+    targets = load_all(path)
+    if len(targets) != 1:
+        names = ", ".join(t.name for t in targets)
+        raise DiagnosticError.at(
+            None, f"target file '{path}' holds {len(targets)} targets ({names}); use load_all"
+        )
+    return targets[0]
