@@ -15,14 +15,16 @@ node per input, weight and constant, a `tvm_op` node per call, and the constants
 from __future__ import annotations
 
 import json
+import tempfile
 import warnings
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 
@@ -40,7 +42,11 @@ from xtvm.passes.tir_loop_partition import TirLoopPartitionPass
 from xtvm.passes.tir_simplify import TirSimplifyPass
 from xtvm.passes.tir_vectorize import TirVectorizePass, VectorizeRemark
 from xtvm.runtime.graph_executor import GraphExecutor, embed_graph, plan_memory
-from xtvm.runtime.module import Module, metadata_json, signatures_of
+from xtvm.runtime.module import Module, Param, metadata_json, signatures_of
+
+if TYPE_CHECKING:
+    from xtvm.backends.external import ExternalFunction
+    from xtvm.backends.external.library import ExternalLibrary
 
 # Loops it cannot vectorize, tir-vectorize leaves scalar with a remark (silenced here).
 TIR_PASSES: tuple[ModulePass, ...] = (
@@ -77,6 +83,7 @@ class GraphExecutorFactory:
         self.lib = lib
         self.params = params
         self.kernels = kernels  # the tir module compiled into `lib` (None once loaded)
+        self.external: Any = None  # the compiled external functions (BYOC), linked on export
         self._exporter = exporter
 
     def __iter__(self) -> Iterator[Any]:
@@ -255,6 +262,62 @@ def graph_of(main: func.FuncOp) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
 
 
 # ---------------------------------------------------------------------------------------------
+# External codegens (BYOC)
+
+
+@dataclass
+class ExternalBuild:
+    """The external functions of a module, compiled: by relay function name, and as a library."""
+
+    by_function: dict[str, ExternalFunction]
+    library: ExternalLibrary
+
+    @property
+    def signatures(self) -> dict[str, list[Param]]:
+        return self.library.signatures
+
+
+def build_external(mod: IRModule | ModuleOp, target: str) -> ExternalBuild | None:
+    """Run the codegen of every function with a `compiler` attribute and compile their C.
+
+    None when the module has no such function. The codegens get copies of the functions.
+    """
+    from xtvm.backends.c.build import CompileError
+    from xtvm.backends.external import UnknownCodegenError, get_codegen
+    from xtvm.backends.external.library import compile_external
+
+    module = mod.xdsl if isinstance(mod, IRModule) else mod
+    by_function: dict[str, ExternalFunction] = {}
+    for function in module.ops:
+        if not isinstance(function, func.FuncOp) or "compiler" not in function.attributes:
+            continue
+        name = function.sym_name.data
+        compiler = function.attributes["compiler"]
+        compiler_name = compiler.data if isinstance(compiler, StringAttr) else str(compiler)
+        try:
+            codegen = get_codegen(compiler_name)
+        except UnknownCodegenError as exc:
+            raise BuildError(
+                f"relay.build: function @{name} (compiler = '{compiler_name}'): {exc}"
+            ) from None
+        built = codegen(function.clone(), target)
+        arity = len(function.function_type.inputs.data) + len(function.function_type.outputs.data)
+        if len(built.params) != arity:
+            raise BuildError(
+                f"relay.build: codegen '{compiler_name}' gave @{name} {len(built.params)} "
+                f"params; its inputs and outputs are {arity}"
+            )
+        by_function[name] = built
+    if not by_function:
+        return None
+    try:
+        library = compile_external(list(by_function.values()))
+    except CompileError as exc:
+        raise BuildError(f"relay.build: compiling the external functions failed: {exc}") from None
+    return ExternalBuild(by_function, library)
+
+
+# ---------------------------------------------------------------------------------------------
 # The driver
 
 
@@ -298,9 +361,16 @@ def build(
     target = target or "llvm"
     if target.split()[0] not in ("llvm", "cpu"):
         raise BuildError(f"relay.build: unknown target '{target}' (targets: llvm)")
+    external = build_external(mod, target)
     main, kernels = lower_for_build(mod, params, target)
     graph, constants = graph_of(main)
     signatures = signatures_of(kernels)
+    if external is not None:
+        signatures |= external.signatures
+        symbols = {name: f.symbol for name, f in external.by_function.items()}
+        for node in graph["nodes"]:
+            if node["op"] == "tvm_op" and node["name"] in symbols:
+                node["attrs"]["func_name"] = symbols[node["name"]]
     compiled = compile_module(kernels, target, metadata_json(signatures))
 
     def source(fmt: str) -> str:
@@ -310,23 +380,48 @@ def build(
             return compiled.assembly()
         raise ValueError(f"unknown source format '{fmt}' (known: ll, asm)")
 
+    def address(name: str) -> int:
+        if external is not None and name in external.signatures:
+            return external.library.module._address(name)
+        return compiled.address(name)
+
+    def export_kernels(path: Path, extra_objects: list[Path] | None = None) -> None:
+        if external is None:
+            compiled.export_library(path, extra_objects)
+            return
+        from xtvm.backends.external.library import link_shared
+
+        with tempfile.TemporaryDirectory(prefix="xtvm-export-") as tmp:
+            kernels_object = Path(tmp) / "kernels.o"
+            kernels_object.write_bytes(compiled.object_code())
+            objects = [
+                kernels_object,
+                *(extra_objects or []),
+                *external.library.write_objects(Path(tmp)),
+            ]
+            link_shared(path, objects, external.library.libraries)
+
     lib = Module(
         signatures,
-        compiled.address,
+        address,
         keepalive=compiled,
         source=source,
-        exporter=compiled.export_library,
+        exporter=export_kernels,
     )
+    if external is not None:
+        lib.imported_modules.append(external.library.module)
 
     def export(path: Path, graph_json: str, weights: Mapping[str, np.ndarray]) -> None:
         obj = path.with_name(path.name + ".graph.o")
         obj.write_bytes(embed_graph(compiled.machine, compiled.target.triple, graph_json, weights))
         try:
-            compiled.export_library(path, [obj])
+            export_kernels(path, [obj])
         finally:
             obj.unlink(missing_ok=True)
 
     unbound = {k: np.asarray(getattr(v, "_data", v)) for k, v in (params or {}).items()}
     graph_inputs = {n["name"] for n in graph["nodes"] if n["op"] == "null"}
     all_params = {k: v for k, v in unbound.items() if k in graph_inputs} | constants
-    return GraphExecutorFactory(json.dumps(graph), lib, all_params, export, kernels)
+    factory = GraphExecutorFactory(json.dumps(graph), lib, all_params, export, kernels)
+    factory.external = None if external is None else external.library
+    return factory
