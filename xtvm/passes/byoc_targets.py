@@ -8,7 +8,8 @@ op name (`relay.nn.conv2d` is `"nn.conv2d"`) and by codegen name. `relay-annotat
 
 A predicate receives an `OpView` (`.attrs`, `.args` with `.shape` and `.dtype`, `.op` for the
 xDSL op itself) and returns whether the codegen takes that op. The module registers one demo
-codegen, `ccompiler`, claiming add, subtract and multiply as TVM's C codegen example does.
+codegen, `ccompiler`, claiming add, subtract and multiply as TVM's C codegen example does
+(`offload_to_ccompiler` in `xtvm.backends.external.ccompiler` lets it claim more).
 """
 
 from __future__ import annotations
@@ -139,6 +140,9 @@ def supported_targets(op: Operation, targets: Sequence[str] | None = None) -> li
     return [t for t in (_TABLE if targets is None else targets) if is_supported(op, t)]
 
 
-# TVM's C codegen example (`src/relay/backend/contrib/codegen_c`): elementwise arithmetic.
-for _name in ("add", "subtract", "multiply"):
+# TVM's C codegen example (`src/relay/backend/contrib/codegen_c`): elementwise arithmetic. The
+# codegen itself (xtvm.backends.external.ccompiler) lowers any op with a TOPI strategy;
+# `offload_to_ccompiler` there widens this table.
+CCOMPILER_DEFAULT_OPS = ("add", "subtract", "multiply")
+for _name in CCOMPILER_DEFAULT_OPS:
     register_op_attr(_name, "target.ccompiler", True)

@@ -11,7 +11,8 @@ generated C runner that calls the kernels in graph order:
 Inputs and outputs are the caller's row-major buffers (in the order of the header's
 `XTVM_MODEL_INPUT_<i>_*` / `XTVM_MODEL_OUTPUT_<i>_*` macros: name, dtype, ndim, shape, size);
 intermediates live in one static arena laid out by the graph executor's memory plan, so a run
-is not reentrant (one call at a time per process).
+is not reentrant (one call at a time per process). Functions of external codegens (BYOC) are
+called like kernels; their objects and `-l` libraries are linked into the library.
 """
 
 from __future__ import annotations
@@ -296,6 +297,10 @@ def export_aot(
         signatures = signatures_of(factory.kernels)
     else:
         signatures = factory.lib.signatures
+    # Functions of external codegens (BYOC): their objects and libraries are linked in too.
+    external = getattr(factory, "external", None)
+    if external is not None:
+        signatures = {**signatures, **external.signatures}
     params = {k: np.asarray(v) for k, v in factory.params.items()}
     runner, header_text, blob = generate(graph, signatures, params, output_names)
     compiler = os.environ.get("CC", "gcc")
@@ -305,10 +310,12 @@ def export_aot(
         (tmp_dir / "runner.c").write_text(runner)
         (tmp_dir / "weights.bin").write_bytes(blob)
         (tmp_dir / "weights.S").write_text(weights_assembly(tmp_dir / "weights.bin"))
+        objects = external.write_objects(tmp_dir) if external is not None else []
+        libraries = external.link_flags if external is not None else []
         command = [
             compiler, "-O2", "-shared", "-fPIC", "-o", str(path),
             str(tmp_dir / "runner.c"), str(tmp_dir / "weights.S"), str(tmp_dir / "kernels.o"),
-            "-lgomp", "-lm",
+            *(str(o) for o in objects), *libraries, "-lgomp", "-lm",
         ]  # fmt: skip
         try:
             result = subprocess.run(command, capture_output=True, text=True, check=False)
