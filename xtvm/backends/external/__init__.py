@@ -103,7 +103,7 @@ def registered_codegens() -> list[str]:
         if not module.name.startswith("_"):
             try:
                 importlib.import_module(f"{__name__}.{module.name}")
-            except ImportError:  # a codegen whose library is missing is not available
+            except Exception:  # a module that cannot load (its library missing) offers no codegen
                 continue
     names = set(_CODEGENS)
     names |= {
