@@ -4,10 +4,13 @@
     xtvm-compile model.mlir --params model.params.npz -o model.so
     xtvm-compile model.onnx --emit graph-json|mlir|llvm|asm -o out.txt
     xtvm-compile model.onnx --emit aot -o model.so   # + model.h: a C API, no Python needed
+    xtvm-compile partitioned.mlir --emit external    # what the external codegens generated
 
 The library holds the kernels and embeds the graph JSON and the params (see
 `xtvm.runtime.graph_executor.load_factory`), so `xtvm-run model.so` needs no other file.
-`--emit` writes the graph JSON, the tir kernels, LLVM IR or assembly instead. User errors are
+`--emit` writes the graph JSON, the tir kernels, LLVM IR or assembly instead, or the source of
+the functions of external codegens (BYOC; each codegen's description, the C for ccompiler);
+the library and the AOT library link those functions in. User errors are
 one line and exit 1; an xtvm bug prints `internal error:` (a traceback only with --debug).
 """
 
@@ -23,7 +26,7 @@ import numpy as np
 from xtvm.tools.cli import run_tool
 from xtvm.tools.import_onnx import parse_shape
 
-EMITS = ("library", "aot", "graph-json", "mlir", "llvm", "asm")
+EMITS = ("library", "aot", "graph-json", "mlir", "llvm", "asm", "external")
 
 
 class ToolError(Exception):
@@ -113,6 +116,11 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.emit == "graph-json":
         text = factory.graph_json + "\n"
+    elif args.emit == "external":
+        modules = factory.lib.imported_modules
+        if not modules:
+            raise ToolError("--emit external: the model has no function for an external codegen")
+        text = "".join(m.get_source() for m in modules)
     elif args.emit == "mlir":
         assert factory.kernels is not None
         text = print_ir(factory.kernels, default_context())
