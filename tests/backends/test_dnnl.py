@@ -1,0 +1,429 @@
+"""The dnnl external codegen (oneDNN offload): each op against the relay interpreter, fused
+convolutions, networks against the all-LLVM build, host fallback for what oneDNN does not take,
+and the runtime's errors. Skipped where oneDNN (libdnnl-dev) is missing."""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import shutil
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pytest
+from xdsl.dialects import func
+
+import xtvm as tvm
+from xtvm import relay
+from xtvm.backends.external import dnnl
+from xtvm.backends.external.dnnl import (
+    DnnlUnavailableError,
+    dnnl_codegen,
+    partition_for_dnnl,
+    unavailable_reason,
+)
+from xtvm.contrib import graph_executor
+from xtvm.ir.diagnostics import DiagnosticError
+from xtvm.runtime.graph_executor import load_factory
+from xtvm.testing.onnx_models import random_weights
+
+CC = os.environ.get("CC", "gcc")
+RNG = np.random.default_rng(11)
+ONNX_LIGHT = Path(__import__("onnx").__file__).parent / "backend/test/data/light"
+
+pytestmark = [
+    pytest.mark.skipif(unavailable_reason() is not None, reason=str(unavailable_reason())),
+    pytest.mark.skipif(shutil.which(CC) is None, reason=f"no C compiler '{CC}'"),
+]
+
+
+def rand(*shape: int) -> np.ndarray:
+    return RNG.standard_normal(shape).astype("float32")
+
+
+def external(mod: tvm.IRModule) -> dict[str, func.FuncOp]:
+    return {
+        f.sym_name.data: f
+        for f in mod.xdsl.ops
+        if isinstance(f, func.FuncOp) and f.attributes.get("compiler") is not None
+    }
+
+
+def host_ops(mod: tvm.IRModule) -> list[str]:
+    """The relay ops left in @main (calls and constants aside)."""
+    main = next(f for f in mod.xdsl.ops if isinstance(f, func.FuncOp) and f.sym_name.data == "main")
+    return [
+        op.name
+        for op in main.body.block.ops
+        if op.name.startswith("relay.") and op.name not in ("relay.const", "relay.param")
+    ]
+
+
+def run_factory(factory: object, inputs: dict[str, np.ndarray]) -> list[np.ndarray]:
+    module = graph_executor.GraphModule(factory["default"](tvm.cpu()))  # type: ignore[index]
+    module.run(**inputs)
+    return [module.get_output(k).numpy() for k in range(module.get_num_outputs())]
+
+
+def interpret(mod: tvm.IRModule, params: dict[str, np.ndarray], inputs: dict) -> list[np.ndarray]:
+    result = relay.create_executor(mod=mod, params=params).evaluate()(**inputs, **params)
+    return [r.numpy() for r in (result if isinstance(result, tuple) else (result,))]
+
+
+def graph_json(factory: object) -> list[dict]:
+    """The JSON graphs of the build's dnnl functions, from `get_source()`."""
+    source = factory.get_lib().imported_modules[0].get_source()  # type: ignore[attr-defined]
+    graphs, text = [], ""
+    for line in source.splitlines():
+        if line.startswith("//"):
+            continue
+        text += line + "\n"
+        if line.startswith(' "arg_nodes"'):
+            graphs.append(json.loads(text))
+            text = ""
+    return graphs
+
+
+def offload(
+    body: Callable[..., relay.Expr],
+    inputs: dict[str, tuple[int, ...]],
+    params: dict[str, np.ndarray] | None = None,
+    host: list[str] | None = None,
+    simplify: bool = False,
+    rtol: float = 1e-5,
+) -> object:
+    """Build `body(*vars)` partitioned for dnnl and compare with the relay interpreter; the
+    ops left on the host must be `host` (default: none). Returns the factory."""
+    params = params or {}
+    variables = [relay.var(n, shape=s) for n, s in inputs.items()]
+    variables += [relay.var(n, shape=v.shape) for n, v in params.items()]
+    mod = tvm.IRModule.from_expr(relay.Function(variables, body(*variables)))
+    partitioned = partition_for_dnnl(mod, params, simplify=simplify)
+    assert host_ops(partitioned) == (host or [])
+    assert external(partitioned)
+    factory = relay.build(partitioned, target="llvm")
+    values = {n: rand(*s) for n, s in inputs.items()}
+    got = run_factory(factory, values)
+    expected = interpret(mod, params, values)
+    for g, e in zip(got, expected, strict=True):
+        np.testing.assert_allclose(g, e, rtol=rtol, atol=rtol * max(1.0, np.abs(e).max()))
+    return factory
+
+
+# ---------------------------------------------------------------------------------------------
+# Op by op
+
+
+@pytest.mark.parametrize(
+    ("data", "weight", "attrs"),
+    [
+        ((1, 3, 9, 11), (8, 3, 3, 3), {"padding": (1, 1)}),
+        ((2, 4, 10, 7), (6, 4, 3, 2), {"strides": (2, 1), "padding": (1, 0, 2, 1)}),
+        ((1, 4, 8, 8), (6, 2, 3, 3), {"groups": 2, "padding": (1, 1)}),
+        ((1, 8, 9, 9), (8, 1, 3, 3), {"groups": 8, "strides": (2, 2)}),
+        ((1, 3, 12, 12), (4, 3, 3, 3), {"dilation": (2, 3), "padding": (2, 2)}),
+        ((1, 16, 5, 5), (32, 16, 1, 1), {}),
+    ],
+    ids=["3x3", "strided-asymmetric", "groups", "depthwise", "dilated", "1x1"],
+)
+def test_conv2d(data: tuple, weight: tuple, attrs: dict) -> None:
+    params = {"w": rand(*weight)}
+    offload(lambda x, w: relay.nn.conv2d(x, w, **attrs), {"x": data}, params, rtol=1e-4)
+
+
+def test_conv2d_bias_relu_is_one_convolution() -> None:
+    params = {"w": rand(8, 3, 3, 3), "b": rand(8)}
+
+    def body(x: relay.Expr, w: relay.Expr, b: relay.Expr) -> relay.Expr:
+        return relay.nn.relu(relay.nn.bias_add(relay.nn.conv2d(x, w, padding=(1, 1)), b))
+
+    factory = offload(body, {"x": (1, 3, 7, 6)}, params, rtol=1e-4)
+    ((conv, *rest),) = [[n for n in g["nodes"] if n["op"] == "kernel"] for g in graph_json(factory)]
+    assert rest == []
+    assert conv["name"] == "nn.conv2d" and conv["attrs"]["bias"] is True
+    assert conv["attrs"]["post_ops"] == [{"op": "nn.relu"}]
+
+
+def test_conv2d_residual_add_and_clip_are_post_ops() -> None:
+    params = {"w": rand(4, 4, 3, 3), "s": rand(4, 1, 1)}
+
+    def body(x: relay.Expr, y: relay.Expr, w: relay.Expr, s: relay.Expr) -> relay.Expr:
+        c = relay.nn.conv2d(x, w, padding=(1, 1))
+        return relay.clip(relay.multiply(relay.add(c, y), s), -0.5, 0.75)
+
+    factory = offload(body, {"x": (1, 4, 6, 6), "y": (1, 4, 6, 6)}, params, rtol=1e-4)
+    ((conv,),) = [[n for n in g["nodes"] if n["op"] == "kernel"] for g in graph_json(factory)]
+    assert [p["op"] for p in conv["attrs"]["post_ops"]] == ["add", "multiply", "clip"]
+    assert conv["attrs"]["post_ops"][1]["shape"] == [1, 4, 1, 1]
+
+
+def test_dense_with_bias_and_relu() -> None:
+    params = {"w": rand(7, 12), "b": rand(7)}
+
+    def body(x: relay.Expr, w: relay.Expr, b: relay.Expr) -> relay.Expr:
+        return relay.nn.relu(relay.add(relay.nn.dense(x, w), b))
+
+    factory = offload(body, {"x": (3, 12)}, params, rtol=1e-4)
+    ((dense,),) = [[n for n in g["nodes"] if n["op"] == "kernel"] for g in graph_json(factory)]
+    assert dense["attrs"] == {"bias": True, "post_ops": [{"op": "nn.relu"}]}
+
+
+@pytest.mark.parametrize(
+    "activation",
+    [
+        relay.nn.relu,
+        lambda x: relay.nn.leaky_relu(x, 0.2),
+        relay.tanh,
+        relay.sigmoid,
+        lambda x: relay.clip(x, -0.3, 0.6),
+    ],
+    ids=["relu", "leaky_relu", "tanh", "sigmoid", "clip"],
+)
+def test_eltwise(activation: Callable[[relay.Expr], relay.Expr]) -> None:
+    offload(activation, {"x": (2, 3, 4, 5)})
+    offload(activation, {"x": (7,)})
+
+
+@pytest.mark.parametrize(
+    ("op", "lhs", "rhs"),
+    [
+        (relay.add, (2, 3, 4, 5), (2, 3, 4, 5)),
+        (relay.add, (2, 3, 4, 5), (3, 1, 1)),
+        (relay.add, (1, 4), (3, 5, 4)),  # the broadcast operand first: swapped
+        (relay.subtract, (4, 6), (6,)),
+        (relay.multiply, (2, 3, 4), (2, 1, 4)),
+        (relay.divide, (3, 4), (3, 4)),
+        (relay.maximum, (5, 2), (1,)),
+        (relay.minimum, (2, 2, 3), (2, 2, 3)),
+    ],
+)
+def test_binary(op: Callable, lhs: tuple, rhs: tuple) -> None:
+    offload(lambda a, b: relay.nn.relu(op(a, b)), {"a": lhs, "b": rhs})
+
+
+def test_subtract_of_broadcast_lhs_stays_on_the_host() -> None:
+    offload(
+        lambda a, b: relay.tanh(relay.subtract(a, b)),
+        {"a": (4,), "b": (3, 4)},
+        host=["relay.subtract"],
+    )
+
+
+@pytest.mark.parametrize(("center", "scale"), [(True, True), (False, True), (True, False)])
+def test_batch_norm(center: bool, scale: bool) -> None:
+    params = {"g": rand(3), "b": rand(3), "m": rand(3), "v": np.abs(rand(3)) + 0.5}
+
+    def body(x: relay.Expr, g: relay.Expr, b: relay.Expr, m: relay.Expr, v: relay.Expr):
+        out = relay.nn.batch_norm(x, g, b, m, v, epsilon=1e-3, center=center, scale=scale)
+        return relay.Tuple([relay.nn.relu(out[0]), out[1]])
+
+    offload(body, {"x": (2, 3, 5, 4)}, params, rtol=1e-4)
+
+
+@pytest.mark.parametrize(
+    ("pool", "attrs"),
+    [
+        (relay.nn.max_pool2d, {"pool_size": (3, 3), "strides": (2, 2), "padding": (1, 1)}),
+        (relay.nn.max_pool2d, {"pool_size": (3, 3), "strides": (2, 2), "ceil_mode": True}),
+        (relay.nn.max_pool2d, {"pool_size": (2, 2), "dilation": (2, 2)}),
+        (relay.nn.avg_pool2d, {"pool_size": (3, 3), "padding": (1, 1)}),
+        (relay.nn.avg_pool2d, {"pool_size": (3, 2), "padding": (1, 1), "count_include_pad": True}),
+        (relay.nn.avg_pool2d, {"pool_size": (2, 2), "strides": (2, 2), "ceil_mode": True}),
+    ],
+    ids=["max", "max-ceil", "max-dilated", "avg", "avg-include-pad", "avg-ceil"],
+)
+def test_pool2d(pool: Callable, attrs: dict) -> None:
+    offload(lambda x: pool(x, **attrs), {"x": (1, 3, 9, 8)})
+
+
+def test_avg_pool_with_ceil_mode_counting_padding_stays_on_the_host() -> None:
+    attrs = {"pool_size": (2, 2), "strides": (2, 2), "ceil_mode": True, "count_include_pad": True}
+    offload(
+        lambda x: relay.nn.relu(relay.nn.avg_pool2d(x, **attrs)),
+        {"x": (1, 3, 9, 9)},
+        host=["relay.nn.avg_pool2d"],
+    )
+
+
+@pytest.mark.parametrize("pool", [relay.nn.global_avg_pool2d, relay.nn.global_max_pool2d])
+def test_global_pool2d(pool: Callable) -> None:
+    offload(pool, {"x": (2, 5, 6, 7)})
+
+
+@pytest.mark.parametrize(("shape", "axis"), [((3, 10), -1), ((2, 4, 3, 3), 1)])
+def test_softmax(shape: tuple, axis: int) -> None:
+    offload(lambda x: relay.nn.softmax(x, axis=axis), {"x": shape})
+
+
+def test_concatenate_of_inputs_and_kernels() -> None:
+    def body(a: relay.Expr, b: relay.Expr) -> relay.Expr:
+        return relay.concatenate([relay.nn.relu(a), b, relay.tanh(a)], axis=1)
+
+    offload(body, {"a": (1, 3, 4, 4), "b": (1, 2, 4, 4)})
+
+
+# ---------------------------------------------------------------------------------------------
+# Networks
+
+
+def conv_bn_relu_net() -> tuple[tvm.IRModule, dict[str, np.ndarray]]:
+    """Two conv-bn-relu blocks, a residual add, pooling, an unsupported flatten, a dense head."""
+    x = relay.var("x", shape=(1, 4, 9, 11))
+    names = ["w1", "g1", "b1", "m1", "v1", "w2", "dense_w"]
+    shapes = [(8, 4, 3, 3), (8,), (8,), (8,), (8,), (8, 8, 3, 3), (5, 8)]
+    ws = {n: relay.var(n, shape=s) for n, s in zip(names, shapes, strict=True)}
+    y = relay.nn.conv2d(x, ws["w1"], padding=(1, 1))
+    y = relay.nn.batch_norm(y, ws["g1"], ws["b1"], ws["m1"], ws["v1"])[0]
+    y = relay.nn.relu(y)
+    z = relay.nn.relu(relay.nn.conv2d(y, ws["w2"], padding=(1, 1))) + y
+    h = relay.nn.batch_flatten(relay.nn.max_pool2d(z, pool_size=(9, 11)))
+    out = relay.nn.dense(h, ws["dense_w"])
+    mod = tvm.IRModule.from_expr(relay.Function([x, *ws.values()], out))
+    params = {n: rand(*s) for n, s in zip(names, shapes, strict=True)}
+    params["v1"] = np.abs(params["v1"]) + 0.5
+    return mod, params
+
+
+def test_conv_bn_relu_network_matches_the_llvm_build(tmp_path: Path) -> None:
+    mod, params = conv_bn_relu_net()
+    partitioned = partition_for_dnnl(mod, params)
+    # batch_flatten is not oneDNN's: the host runs it between two dnnl functions.
+    assert host_ops(partitioned) == ["relay.nn.batch_flatten"]
+    assert len(external(partitioned)) == 2
+    factory = relay.build(partitioned, target="llvm")
+    x = rand(1, 4, 9, 11)
+    (got,) = run_factory(factory, {"x": x})
+    (cpu,) = run_factory(relay.build(mod, target="llvm", params=params), {"x": x})
+    np.testing.assert_allclose(got, cpu, rtol=1e-4, atol=1e-4 * np.abs(cpu).max())
+    # The batch norm folded into the first convolution: conv + bias + relu, then conv + relu +
+    # residual add, then the pool.
+    first = [n for n in graph_json(factory)[0]["nodes"] if n["op"] == "kernel"]
+    assert [n["name"] for n in first] == ["nn.conv2d", "nn.conv2d", "nn.max_pool2d"]
+    assert first[0]["attrs"]["bias"] and first[0]["attrs"]["post_ops"] == [{"op": "nn.relu"}]
+    assert [p["op"] for p in first[1]["attrs"]["post_ops"]] == ["nn.relu", "add"]
+    # An exported library embeds the weights and the runtime; it runs the same.
+    path = tmp_path / "net.so"
+    factory.export_library(path)
+    (loaded,) = run_factory(load_factory(path), {"x": x})
+    np.testing.assert_array_equal(loaded, got)
+
+
+def light_model(name: str) -> tuple[tvm.IRModule, dict[str, np.ndarray], str, np.ndarray]:
+    onnx = pytest.importorskip("onnx")
+    from xtvm.frontends.onnx import from_onnx
+
+    model = onnx.load(str(ONNX_LIGHT / f"light_{name}.onnx"))
+    random_weights(model)
+    graph = model.graph
+    if graph.node[-1].op_type == "Softmax":  # compare logits: random weights saturate it
+        graph.output[0].name = graph.node[-1].input[0]
+        graph.node.remove(graph.node[-1])
+    initializers = {i.name for i in graph.initializer}
+    data = next(i for i in graph.input if i.name not in initializers)
+    x = RNG.standard_normal([d.dim_value for d in data.type.tensor_type.shape.dim])
+    mod, params = from_onnx(model)
+    return mod, params, data.name, x.astype(np.float32)
+
+
+@pytest.mark.parametrize("name", ["squeezenet", pytest.param("resnet50", marks=pytest.mark.slow)])
+def test_light_model_with_convolutions_offloaded(name: str) -> None:
+    mod, params, data, x = light_model(name)
+    partitioned = partition_for_dnnl(mod, params)
+    left = host_ops(partitioned)
+    assert "relay.nn.conv2d" not in left and "relay.nn.relu" not in left
+    factory = relay.build(partitioned, target="llvm")
+    (got,) = run_factory(factory, {data: x})
+    (cpu,) = run_factory(relay.build(mod, target="llvm", params=params), {data: x})
+    np.testing.assert_allclose(got, cpu, rtol=1e-3, atol=1e-4 * np.abs(cpu).max())
+
+
+# ---------------------------------------------------------------------------------------------
+# Predicates, errors
+
+
+def test_unsupported_ops_and_layouts_stay_on_the_host() -> None:
+    def body(x: relay.Expr, w: relay.Expr) -> relay.Expr:
+        nhwc = relay.nn.conv2d(x, w, data_layout="NHWC", kernel_layout="HWIO")
+        return relay.nn.relu(relay.exp(nhwc))
+
+    offload(
+        body, {"x": (1, 5, 5, 3)}, {"w": rand(3, 3, 3, 4)}, host=["relay.nn.conv2d", "relay.exp"]
+    )
+
+
+def test_codegen_refuses_an_unsupported_op() -> None:
+    x = relay.var("x", shape=(2, 3))
+    mod = tvm.IRModule.from_expr(relay.Function([x], relay.exp(x)))
+    main = next(f for f in mod.xdsl.ops if isinstance(f, func.FuncOp))
+    with pytest.raises(DiagnosticError, match=r"'relay\.exp' op is not supported by the dnnl"):
+        dnnl_codegen(main, "llvm")
+
+
+def test_missing_onednn_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(dnnl, "unavailable_reason", lambda: "oneDNN missing: install libdnnl-dev")
+    x = relay.var("x", shape=(2, 3))
+    mod = partition_for_dnnl(tvm.IRModule.from_expr(relay.Function([x], relay.nn.relu(x))))
+    (function,) = external(mod).values()
+    with pytest.raises(DnnlUnavailableError, match="libdnnl-dev"):
+        dnnl_codegen(function, "llvm")
+
+
+@pytest.fixture(scope="module")
+def runtime(tmp_path_factory: pytest.TempPathFactory) -> ctypes.CDLL:
+    """The runtime alone, as a library called through ctypes."""
+    path = tmp_path_factory.mktemp("dnnl") / "runtime.so"
+    subprocess.run(
+        [CC, "-O2", "-shared", "-fPIC", "-o", str(path), str(dnnl.RUNTIME_SOURCE), "-ldnnl"],
+        check=True,
+    )
+    library = ctypes.CDLL(str(path))
+    library.xtvm_dnnl_last_error.restype = ctypes.c_char_p
+    return library
+
+
+def run_json(runtime: ctypes.CDLL, graph: dict | str, *arrays: np.ndarray, outputs: int = 1) -> str:
+    """Run `graph` on `arrays` (inputs, then outputs); the error, "" on success."""
+    handle = ctypes.c_void_p()
+    pointers = [a.ctypes.data_as(ctypes.c_void_p) for a in arrays]
+    n_in = len(arrays) - outputs
+    ins = (ctypes.c_void_p * max(n_in, 1))(*pointers[:n_in])
+    outs = (ctypes.c_void_p * outputs)(*pointers[n_in:])
+    weights = ctypes.c_char_p(b"\0" * 64)
+    text = (graph if isinstance(graph, str) else json.dumps(graph)).encode()
+    status = runtime.xtvm_dnnl_run(ctypes.byref(handle), text, weights, ins, n_in, outs, outputs)
+    runtime.xtvm_dnnl_release(ctypes.byref(handle))
+    return "" if status == 0 else runtime.xtvm_dnnl_last_error().decode()
+
+
+def kernel(name: str, inputs: list[int], shape: list[int], **attrs: object) -> dict:
+    return {"op": "kernel", "name": name, "inputs": inputs, "shape": shape, "attrs": attrs}
+
+
+def test_runtime_runs_a_json_graph_and_reports_errors(runtime: ctypes.CDLL) -> None:
+    x, out = rand(2, 3), np.zeros((2, 3), np.float32)
+    inp = {"op": "input", "name": "x", "shape": [2, 3], "dtype": "float32"}
+    graph = {"nodes": [inp, kernel("nn.relu", [0], [2, 3])], "arg_nodes": [0], "heads": [1]}
+    assert run_json(runtime, graph, x, out) == ""
+    np.testing.assert_array_equal(out, np.maximum(x, 0))
+    graph["nodes"][1]["name"] = "nn.gelu"
+    assert run_json(runtime, graph, x, out) == "node 1 (nn.gelu): unsupported op 'nn.gelu'"
+    # oneDNN's own refusal: a weight whose channels do not match the data's.
+    w = {"op": "const", "name": "w", "shape": [1, 1, 1, 1], "offset": 0}
+    x4 = {"op": "input", "name": "x", "shape": [1, 2, 3, 3], "dtype": "float32"}
+    conv = kernel(
+        "nn.conv2d",
+        [0, 1],
+        [1, 1, 3, 3],
+        strides=[1, 1],
+        padding=[0, 0, 0, 0],
+        dilation=[1, 1],
+        groups=1,
+    )
+    graph = {"nodes": [x4, w, conv], "arg_nodes": [0], "heads": [2]}
+    error = run_json(runtime, graph, rand(1, 2, 3, 3), np.zeros((1, 1, 3, 3), np.float32))
+    assert "node 2 (nn.conv2d)" in error
+    assert "dnnl_dilated_convolution_forward_desc_init" in error and "invalid_arguments" in error
+    assert run_json(runtime, '{"nodes": [}', x, out).startswith("graph JSON: unexpected character")

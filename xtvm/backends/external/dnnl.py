@@ -1,0 +1,679 @@
+"""The `dnnl` external codegen: partitioned relay functions run by oneDNN (TVM's DNNL BYOC).
+
+TVM's DNNL offload describes a partitioned function as a JSON graph that a runtime executes
+through oneDNN; so does this module. Three parts:
+
+- predicates: `target.dnnl` op attributes (`register_op_attr("nn.conv2d", "target.dnnl")`) for
+  the ops and attribute combinations the runtime supports, registered when this module is
+  imported (`get_codegen("dnnl")` imports it), and `partition_for_dnnl(mod, params)`;
+- the codegen: the function's relay ops become JSON nodes (inputs, constants, kernels with
+  attributes; a conv2d or dense absorbs the bias add, residual add and activation that follow
+  it as oneDNN bias and post-ops) and the constants become one binary blob of weights;
+- `dnnl_runtime.c`: a C runtime that parses that JSON once, builds the oneDNN primitives and
+  runs them on every call. The codegen's C translation unit embeds the JSON as a string and the
+  weights with `.incbin` (the blob is written under the cache directory) and calls the runtime.
+
+Without oneDNN (`libdnnl-dev`: header and library) the predicates still register, and the
+codegen raises `DnnlUnavailableError` saying what to install.
+"""
+
+from __future__ import annotations
+
+import ctypes.util
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.ir import Operation, SSAValue
+
+from xtvm.backends.external import ExternalFunction, register_codegen
+from xtvm.dialects import relay
+from xtvm.ir.numpy_types import numpy_dtype
+from xtvm.ir.verify import located_error
+from xtvm.passes.byoc_targets import OpView, register_op_attr
+from xtvm.runtime.module import Param
+
+RUNTIME_DIR = Path(__file__).parent
+RUNTIME_SOURCE = RUNTIME_DIR / "dnnl_runtime.c"
+HEADER = "oneapi/dnnl/dnnl.h"
+INSTALL_HINT = "install oneDNN (Debian/Ubuntu: apt-get install libdnnl-dev)"
+MAX_RANK = 6
+MAX_INPUTS = 64  # the runtime's limit of inputs per kernel
+WEIGHT_ALIGN = 64
+
+
+class DnnlUnavailableError(RuntimeError):
+    """oneDNN's header or library is missing."""
+
+
+def include_dirs() -> list[Path]:
+    """Where to look for oneDNN's header: $DNNLROOT/include, then the system's."""
+    roots = [os.environ.get(v, "") for v in ("DNNLROOT", "DNNL_ROOT")]
+    dirs = [Path(r) / "include" for r in roots if r]
+    dirs += [Path(p) for p in os.environ.get("CPATH", "").split(":") if p]
+    return [*dirs, Path("/usr/local/include"), Path("/usr/include")]
+
+
+def header_dirs() -> list[str]:
+    """The include directories the header is found in, less the compiler's own."""
+    system = (Path("/usr/local/include"), Path("/usr/include"))
+    return [str(d) for d in include_dirs() if d not in system and (d / HEADER).is_file()]
+
+
+@cache
+def unavailable_reason() -> str | None:
+    """Why oneDNN cannot be used here, or None when its header and library are present."""
+    if not any((d / HEADER).is_file() for d in include_dirs()):
+        return f"oneDNN header <{HEADER}> not found: {INSTALL_HINT}"
+    name = ctypes.util.find_library("dnnl")
+    try:
+        ctypes.CDLL(name or "libdnnl.so")
+    except OSError:
+        return f"oneDNN library libdnnl cannot be loaded: {INSTALL_HINT}"
+    return None
+
+
+def require_dnnl() -> None:
+    reason = unavailable_reason()
+    if reason is not None:
+        raise DnnlUnavailableError(reason)
+
+
+# ---------------------------------------------------------------------------------------------
+# Predicates: which ops and attributes the runtime takes
+
+ELTWISE = ("nn.relu", "nn.leaky_relu", "tanh", "sigmoid", "clip")
+BINARY = ("add", "subtract", "multiply", "divide", "maximum", "minimum")
+COMMUTATIVE = ("add", "multiply", "maximum", "minimum")
+
+
+def float32_tensors(expr: OpView) -> bool:
+    """Every argument and result is a float32 tensor of rank 1 to 6."""
+    values = (*expr.args, *expr.results)
+    return all(v.dtype == "float32" and 1 <= len(v.shape) <= MAX_RANK for v in values)
+
+
+def aligned(shape: Sequence[int], rank: int) -> tuple[int, ...]:
+    """`shape` with leading 1s up to `rank` (numpy broadcasting's alignment)."""
+    return (1,) * (rank - len(shape)) + tuple(shape)
+
+
+def broadcasts_into(small: Sequence[int], full: Sequence[int]) -> bool:
+    """Whether `small` broadcasts to `full` without `full` growing."""
+    if len(small) > len(full):
+        return False
+    return all(s in (1, f) for s, f in zip(aligned(small, len(full)), full, strict=True))
+
+
+def binary_operands(op: Operation) -> tuple[SSAValue, SSAValue] | None:
+    """(full, broadcast) operands of a binary op as oneDNN takes them (src0 has the result's
+    shape), swapping commutative ones; None when neither order works."""
+    lhs, rhs = op.operands
+    out = tuple(op.results[0].type.get_shape())  # type: ignore[attr-defined]
+    lhs_shape = tuple(lhs.type.get_shape())  # type: ignore[attr-defined]
+    rhs_shape = tuple(rhs.type.get_shape())  # type: ignore[attr-defined]
+    if lhs_shape == out and broadcasts_into(rhs_shape, out):
+        return lhs, rhs
+    if rhs_shape == out and broadcasts_into(lhs_shape, out) and tvm_name(op) in COMMUTATIVE:
+        return rhs, lhs
+    return None
+
+
+def tvm_name(op: Operation) -> str:
+    return op.name.removeprefix("relay.")
+
+
+def _binary(expr: OpView) -> bool:
+    return float32_tensors(expr) and binary_operands(expr.op) is not None
+
+
+def _eltwise(expr: OpView) -> bool:
+    return float32_tensors(expr)
+
+
+def _conv2d(expr: OpView) -> bool:
+    op = expr.op
+    assert isinstance(op, relay.Conv2dOp)
+    return (
+        float32_tensors(expr)
+        and op.data_layout.data == "NCHW"
+        and op.kernel_layout.data == "OIHW"
+        and len(expr.args[0].shape) == 4
+    )
+
+
+def _dense(expr: OpView) -> bool:
+    return float32_tensors(expr) and len(expr.args[0].shape) == 2
+
+
+def _bias_add(expr: OpView) -> bool:
+    op = expr.op
+    assert isinstance(op, relay.BiasAddOp)
+    rank = len(expr.args[0].shape)
+    return float32_tensors(expr) and op.axis.value.data % max(rank, 1) < rank
+
+
+def _batch_norm(expr: OpView) -> bool:
+    op = expr.op
+    assert isinstance(op, relay.BatchNormOp)
+    data = expr.args[0]
+    return (
+        all(a.dtype == "float32" for a in expr.args)
+        and 2 <= len(data.shape) <= 5
+        and op.axis.value.data % len(data.shape) == 1
+    )
+
+
+def pool_padding(op: relay.Pool2dOp) -> tuple[int, int, int, int] | None:
+    """The padding oneDNN gets: relay's, plus at the bottom and right the cells ceil_mode adds
+    for a last partial window; None when oneDNN would compute another result."""
+    data = op.data.type.get_shape()  # type: ignore[attr-defined]
+    out = op.result.type.get_shape()  # type: ignore[attr-defined]
+    pt, pl, pb, pr = op.padding.get_values()
+    (kh, kw), (sh, sw) = op.pool_size.get_values(), op.strides.get_values()
+    dh, dw = op.dilation.get_values()
+    extra_b = (out[2] - 1) * sh + dh * (kh - 1) + 1 - (data[2] + pt + pb)
+    extra_r = (out[3] - 1) * sw + dw * (kw - 1) + 1 - (data[3] + pl + pr)
+    extra_b, extra_r = max(extra_b, 0), max(extra_r, 0)
+    # relay counts the padding toward an average but never the cells ceil_mode adds.
+    if isinstance(op, relay.AvgPool2dOp) and op.count_include_pad.value.data and extra_b + extra_r:
+        return None
+    return pt, pl, pb + extra_b, pr + extra_r
+
+
+def _pool2d(expr: OpView) -> bool:
+    op = expr.op
+    assert isinstance(op, relay.Pool2dOp)
+    return float32_tensors(expr) and op.layout.data == "NCHW" and pool_padding(op) is not None
+
+
+def _global_pool2d(expr: OpView) -> bool:
+    op = expr.op
+    assert isinstance(op, relay.GlobalPool2dOp)
+    return float32_tensors(expr) and op.layout.data == "NCHW"
+
+
+def _concatenate(expr: OpView) -> bool:
+    return float32_tensors(expr) and len(expr.args) <= MAX_INPUTS
+
+
+PREDICATES = {
+    "nn.conv2d": _conv2d,
+    "nn.dense": _dense,
+    "nn.bias_add": _bias_add,
+    "nn.batch_norm": _batch_norm,
+    "nn.max_pool2d": _pool2d,
+    "nn.avg_pool2d": _pool2d,
+    "nn.global_max_pool2d": _global_pool2d,
+    "nn.global_avg_pool2d": _global_pool2d,
+    "nn.softmax": float32_tensors,
+    "concatenate": _concatenate,
+    **dict.fromkeys(ELTWISE, _eltwise),
+    **dict.fromkeys(BINARY, _binary),
+}
+
+
+def register_dnnl_ops() -> None:
+    """Register the `target.dnnl` predicates (again, after a test unregistered them)."""
+    for name, predicate in PREDICATES.items():
+        register_op_attr(name, "target.dnnl", predicate)
+
+
+register_dnnl_ops()
+
+
+def bind_params_by_name(module: ModuleOp, params: Mapping[str, Any]) -> None:
+    """TVM's `bind_params_by_name`: `@main`'s arguments named in `params` become constants,
+    and `relay.param` ops of those names too."""
+    from xtvm.api.relay.build_module import bind_params
+
+    arrays = {k: np.asarray(getattr(v, "_data", v)) for k, v in params.items()}
+    bind_params(module, arrays)
+    main = next(
+        (
+            f
+            for f in module.body.block.ops
+            if isinstance(f, func.FuncOp) and f.sym_name.data == "main"
+        ),
+        None,
+    )
+    if main is None or main.arg_attrs is not None:
+        return
+    block = main.body.block
+    for arg in list(block.args):
+        if arg.name_hint not in arrays:
+            continue
+        const = relay.ConstOp(
+            arrays[arg.name_hint].astype(numpy_dtype(arg.type.get_element_type()))
+        )
+        block.insert_op_before(const, block.first_op) if block.first_op else block.add_op(const)
+        arg.replace_all_uses_with(const.results[0])
+        block.erase_arg(arg)
+    main.update_function_type()
+
+
+def partition_for_dnnl(mod: Any, params: Any = None, simplify: bool = True) -> Any:
+    """TVM's `partition_for_dnnl`: bind `params`, then annotate, merge and partition for dnnl.
+
+    With `simplify` (the default) batch norms become a multiply and an add first, folded into
+    the convolution weights and biases (SimplifyInference, FoldConstant, FoldScaleAxis), so a
+    conv2d-batch_norm-relu is one oneDNN convolution with a bias and a relu post-op.
+    """
+    import xtvm as tvm
+    from xtvm import relay as relay_api
+
+    mod = mod.copy()
+    if params:
+        bind_params_by_name(mod.xdsl, params)
+    transform = relay_api.transform
+    passes = []
+    if simplify:
+        passes += [
+            transform.SimplifyInference(),
+            transform.FoldConstant(),
+            transform.FoldScaleAxis(),
+            transform.FoldConstant(),
+        ]
+    passes += [
+        transform.AnnotateTarget(["dnnl"]),
+        transform.MergeCompilerRegions(),
+        transform.PartitionGraph(),
+    ]
+    # As TVM's helper: at opt_level 3, where FoldScaleAxis runs.
+    with tvm.transform.PassContext(opt_level=3):
+        return tvm.transform.Sequential(passes)(mod)
+
+
+# ---------------------------------------------------------------------------------------------
+# The JSON graph
+
+
+class DnnlCodegenError(ValueError):
+    """The function holds an op the runtime cannot run (the predicates should prevent it)."""
+
+
+def shape_of(value: SSAValue) -> list[int]:
+    typ = value.type
+    if not isinstance(typ, TensorType) or str(numpy_dtype(typ.get_element_type())) != "float32":
+        raise DnnlCodegenError(f"dnnl takes float32 tensors only, got {typ}")
+    return [int(d) for d in typ.get_shape()]
+
+
+@dataclass
+class Fusion:
+    """A conv2d or dense with what it absorbs: a bias, then eltwise and binary post-ops."""
+
+    anchor: Operation
+    ops: list[Operation] = field(default_factory=list)  # absorbed ops, in order
+    bias: SSAValue | None = None
+    post_ops: list[dict[str, Any]] = field(default_factory=list)
+    extra: list[SSAValue] = field(default_factory=list)  # binary post-ops' operands
+
+    @property
+    def last(self) -> Operation:
+        return self.ops[-1] if self.ops else self.anchor
+
+
+def single_user(value: SSAValue) -> Operation | None:
+    uses = list(value.uses)
+    return uses[0].operation if len(uses) == 1 else None
+
+
+def channel_vector(op: Operation, value: SSAValue, channels: int, rank: int) -> SSAValue | None:
+    """The other operand of an add or bias_add of `value` when it is one value per channel."""
+    if isinstance(op, relay.BiasAddOp):
+        axis = op.axis.value.data % rank
+        return op.bias if op.data == value and axis == 1 else None
+    if not isinstance(op, relay.AddOp):
+        return None
+    other = op.rhs if op.lhs == value else op.lhs
+    shape = other.type.get_shape()  # type: ignore[attr-defined]
+    expected = (1, channels, *([1] * (rank - 2)))
+    return other if other != value and aligned(shape, rank) == expected else None
+
+
+def eltwise_post_op(op: Operation) -> dict[str, Any] | None:
+    if isinstance(op, relay.ReluOp | relay.TanhOp | relay.SigmoidOp):
+        return {"op": tvm_name(op)}
+    if isinstance(op, relay.LeakyReluOp):
+        return {"op": "nn.leaky_relu", "alpha": op.alpha.value.data}
+    if isinstance(op, relay.ClipOp):
+        return {"op": "clip", "alpha": op.a_min.value.data, "beta": op.a_max.value.data}
+    return None
+
+
+def fuse(anchor: Operation) -> Fusion:
+    """Follow `anchor`'s single-user chain: a per-channel bias add first, then activations and
+    binary ops with the chain's value as the full-size operand."""
+    fusion = Fusion(anchor)
+    value = anchor.results[0]
+    out = value.type.get_shape()  # type: ignore[attr-defined]
+    while (user := single_user(value)) is not None and user.parent is anchor.parent:
+        if fusion.bias is None and not fusion.post_ops:
+            bias = channel_vector(user, value, out[1], len(out))
+            if bias is not None:
+                fusion.bias = bias
+                fusion.ops.append(user)
+                value = user.results[0]
+                continue
+        post = eltwise_post_op(user)
+        if post is None and tvm_name(user) in BINARY:
+            operands = binary_operands(user)
+            if operands is None or operands[0] != value or operands[1] == value:
+                break
+            other = operands[1]
+            post = {"op": tvm_name(user), "shape": list(aligned(shape_of(other), len(out)))}
+            fusion.extra.append(other)
+        if post is None or len(fusion.extra) + 3 > MAX_INPUTS:
+            break
+        fusion.post_ops.append(post)
+        fusion.ops.append(user)
+        value = user.results[0]
+    return fusion
+
+
+@dataclass
+class GraphBuilder:
+    """The JSON nodes and the weights blob of one function, built op by op."""
+
+    nodes: list[dict[str, Any]] = field(default_factory=list)
+    weights: bytearray = field(default_factory=bytearray)
+    ids: dict[SSAValue, int] = field(default_factory=dict)
+    tuples: dict[SSAValue, list[int]] = field(default_factory=dict)  # batch_norm's 3 values
+
+    def node(self, value: SSAValue) -> int:
+        """The node of `value`; a constant becomes a node (and weights) where first used."""
+        if value in self.ids:
+            return self.ids[value]
+        owner = value.owner
+        if not isinstance(owner, relay.ConstOp):
+            raise DnnlCodegenError(
+                f"a value of '{getattr(owner, 'name', owner)}' is not in the graph"
+            )
+        array = np.ascontiguousarray(relay.numpy_from_dense(owner.value), dtype=np.float32)
+        self.weights.extend(b"\0" * (-len(self.weights) % WEIGHT_ALIGN))
+        offset = len(self.weights)
+        self.weights.extend(array.tobytes())
+        name = f"const{len(self.nodes)}"
+        shape = list(array.shape) or [1]
+        return self.add(value, {"op": "const", "name": name, "shape": shape, "offset": offset})
+
+    def add(self, value: SSAValue | None, node: dict[str, Any]) -> int:
+        if value is not None:
+            self.ids[value] = len(self.nodes)
+        self.nodes.append(node)
+        return len(self.nodes) - 1
+
+    def kernel(
+        self,
+        name: str,
+        inputs: Sequence[SSAValue],
+        result: SSAValue | None,
+        attrs: dict[str, Any],
+        shape: Sequence[int] | None = None,
+    ) -> int:
+        """A kernel node computing `result` (of `shape`, default the result's) from `inputs`."""
+        node = {
+            "op": "kernel",
+            "name": name,
+            "inputs": [self.node(v) for v in inputs],
+            "shape": list(shape if shape is not None else shape_of(SSAValue.get(result))) or [1],
+            "dtype": "float32",
+            "attrs": attrs,
+        }
+        return self.add(result, node)
+
+
+def conv_attrs(op: relay.Conv2dOp) -> dict[str, Any]:
+    return {
+        "strides": list(op.strides.get_values()),
+        "padding": list(op.padding.get_values()),
+        "dilation": list(op.dilation.get_values()),
+        "groups": op.groups.value.data,
+    }
+
+
+def emit_fusion(builder: GraphBuilder, fusion: Fusion) -> None:
+    """A conv2d or dense node with its bias and post-ops, computing the chain's last value."""
+    anchor = fusion.anchor
+    attrs = conv_attrs(anchor) if isinstance(anchor, relay.Conv2dOp) else {}
+    attrs["bias"] = fusion.bias is not None
+    inputs = [*anchor.operands, *([fusion.bias] if fusion.bias is not None else [])]
+    if fusion.post_ops:
+        attrs["post_ops"] = fusion.post_ops
+    builder.kernel(tvm_name(anchor), [*inputs, *fusion.extra], fusion.last.results[0], attrs)
+
+
+def pool_attrs(op: relay.Pool2dOp) -> dict[str, Any]:
+    padding = pool_padding(op)
+    if padding is None:
+        raise located_error(op, f"'{op.name}' op: ceil_mode with count_include_pad")
+    attrs: dict[str, Any] = {
+        "pool_size": list(op.pool_size.get_values()),
+        "strides": list(op.strides.get_values()),
+        "padding": list(padding),
+        "dilation": list(op.dilation.get_values()),
+    }
+    if isinstance(op, relay.AvgPool2dOp):
+        attrs["count_include_pad"] = bool(op.count_include_pad.value.data)
+    return attrs
+
+
+def emit_op(builder: GraphBuilder, op: Operation) -> None:
+    """One relay op that no conv2d or dense absorbed, as a kernel node."""
+    name = tvm_name(op)
+    if isinstance(op, relay.ConstOp):
+        return  # a node where first used
+    if isinstance(op, relay.TupleGetItemOp):
+        if op.tuple not in builder.tuples:
+            raise located_error(op, f"'{op.name}' op: dnnl takes items of batch_norm only")
+        builder.ids[op.results[0]] = builder.tuples[op.tuple][op.index.value.data]
+        return
+    result = op.results[0]
+    if isinstance(op, relay.BatchNormOp):
+        attrs = {
+            "epsilon": op.epsilon.value.data,
+            "center": bool(op.center.value.data),
+            "scale": bool(op.scale.value.data),
+        }
+        node = builder.kernel(name, op.operands, None, attrs, shape_of(op.data))
+        # (out, mean, var): at inference the statistics pass through.
+        builder.tuples[result] = [node, builder.node(op.moving_mean), builder.node(op.moving_var)]
+        return
+    rank = len(shape_of(result))
+    if isinstance(op, relay.BiasAddOp):
+        rhs = [1] * rank
+        rhs[op.axis.value.data % rank] = shape_of(op.bias)[0]
+        attrs = {"lhs_shape": shape_of(result), "rhs_shape": rhs}
+        builder.kernel("add", [op.data, op.bias], result, attrs)
+    elif name in BINARY:
+        operands = binary_operands(op)
+        if operands is None:
+            raise located_error(op, f"'{op.name}' op: the operands do not broadcast one way")
+        rhs = list(aligned(shape_of(operands[1]), rank))
+        builder.kernel(name, operands, result, {"lhs_shape": shape_of(result), "rhs_shape": rhs})
+    elif name in ELTWISE:
+        attrs = {k: v for k, v in (eltwise_post_op(op) or {}).items() if k != "op"}
+        builder.kernel(name, op.operands, result, attrs)
+    elif isinstance(op, relay.Pool2dOp):
+        builder.kernel(name, op.operands, result, pool_attrs(op))
+    elif isinstance(op, relay.GlobalPool2dOp):
+        h, w = shape_of(op.operands[0])[2:]
+        pool = "nn.max_pool2d" if isinstance(op, relay.GlobalMaxPool2dOp) else "nn.avg_pool2d"
+        attrs = {"pool_size": [h, w], "strides": [1, 1], "padding": [0] * 4, "dilation": [1, 1]}
+        builder.kernel(pool, op.operands, result, attrs)
+    elif isinstance(op, relay.SoftmaxOp | relay.ConcatenateOp):
+        builder.kernel(name, op.operands, result, {"axis": op.axis.value.data % rank})
+    else:
+        raise located_error(op, f"'{op.name}' op is not supported by the dnnl codegen")
+
+
+def check_supported(function: func.FuncOp) -> None:
+    """Every op is one the predicates accept (or a constant, an item of a batch_norm)."""
+    from xtvm.passes.byoc_targets import is_supported
+
+    for op in function.body.block.ops:
+        if isinstance(op, func.ReturnOp | relay.ConstOp | relay.TupleGetItemOp):
+            continue
+        if not isinstance(op, relay.RelayOp) or not is_supported(op, "dnnl"):
+            raise located_error(
+                op, f"'{op.name}' op is not supported by the dnnl codegen (see target.dnnl)"
+            )
+
+
+def graph_of(function: func.FuncOp) -> tuple[dict[str, Any], bytes]:
+    """The JSON graph of a partitioned function and its weights blob."""
+    check_supported(function)
+    builder = GraphBuilder()
+    block = function.body.block
+    args = [
+        builder.add(
+            a,
+            {
+                "op": "input",
+                "name": a.name_hint or f"input{i}",
+                "shape": shape_of(a) or [1],
+                "dtype": "float32",
+            },
+        )
+        for i, a in enumerate(block.args)
+    ]
+    delayed: dict[Operation, Fusion] = {}  # the last op of a fusion -> the fusion
+    absorbed: set[Operation] = set()
+    heads: list[int] = []
+    for op in block.ops:
+        if op in delayed:
+            emit_fusion(builder, delayed[op])
+        elif op in absorbed:
+            continue
+        elif isinstance(op, func.ReturnOp):
+            heads = [builder.node(v) for v in op.operands]
+        elif isinstance(op, relay.Conv2dOp | relay.DenseOp):
+            fusion = fuse(op)
+            if not fusion.ops:
+                emit_fusion(builder, fusion)
+                continue
+            # Emitted at the chain's last op, when every operand of the chain exists.
+            absorbed.update(fusion.ops)
+            delayed[fusion.last] = fusion
+        else:
+            emit_op(builder, op)
+    graph = {"nodes": builder.nodes, "arg_nodes": args, "heads": heads}
+    return graph, bytes(builder.weights)
+
+
+# ---------------------------------------------------------------------------------------------
+# The C translation unit
+
+
+def weights_file(blob: bytes) -> Path:
+    """`blob` written once under the cache directory, named by its hash (for `.incbin`)."""
+    default = Path(tempfile.gettempdir()) / "xtvm-dnnl-weights"
+    root = (
+        Path(os.environ["XTVM_CACHE_DIR"]) / "dnnl" if "XTVM_CACHE_DIR" in os.environ else default
+    )
+    root.mkdir(parents=True, exist_ok=True)
+    path = root / f"{hashlib.sha256(blob).hexdigest()[:32]}.bin"
+    if not path.is_file() or path.stat().st_size != len(blob):
+        partial = path.with_suffix(f".{os.getpid()}.tmp")
+        partial.write_bytes(blob)
+        partial.replace(path)
+    return path
+
+
+def c_string(text: str) -> str:
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+    return f'"{escaped}"'
+
+
+def c_source(symbol: str, graph: dict[str, Any], weights: Path, inputs: int, outputs: int) -> str:
+    """A translation unit defining `void symbol(void *in0, ..., void *out0, ...)`."""
+    path = str(weights.resolve()).replace("\\", "\\\\").replace('"', '\\"')
+    blob = f"{symbol}_weights"
+    params = [f"void *in{i}" for i in range(inputs)] + [f"void *out{i}" for i in range(outputs)]
+    in_list = ", ".join(f"in{i}" for i in range(inputs)) or "0"
+    out_list = ", ".join(f"out{i}" for i in range(outputs)) or "0"
+    text = json.dumps(graph, separators=(",", ":"))
+    chunks = [c_string(text[i : i + 100]) for i in range(0, len(text), 100)] or ['""']
+    return "\n".join(
+        [
+            f"/* oneDNN subgraph {symbol}: the graph JSON, its weights and a call into the",
+            "   runtime (xtvm/backends/external/dnnl_runtime.c). */",
+            "#include <stddef.h>",
+            '#include "dnnl_runtime.h"',
+            "",
+            "__asm__(",
+            '    "\\t.section .rodata.xtvm_dnnl,\\"a\\"\\n"',
+            f'    "\\t.balign {WEIGHT_ALIGN}\\n"',
+            f'    "\\t.globl {blob}\\n"',
+            f'    "\\t.hidden {blob}\\n"',
+            f'    "{blob}:\\n"',
+            f'    "\\t.incbin \\"{path}\\"\\n"',
+            '    "\\t.byte 0\\n"',
+            '    "\\t.previous\\n");',
+            f'extern const unsigned char {blob}[] __attribute__((visibility("hidden")));',
+            "",
+            "static const char graph_json[] =\n    " + "\n    ".join(chunks) + ";",
+            "static xtvm_dnnl_graph *graph;",
+            "",
+            f"void {symbol}({', '.join(params) or 'void'}) {{",
+            f"  void *inputs[] = {{{in_list}}};",
+            f"  void *outputs[] = {{{out_list}}};",
+            f'  xtvm_dnnl_run_or_abort("{symbol}", &graph, graph_json, {blob}, inputs, {inputs},',
+            f"                         outputs, {outputs});",
+            "}",
+            "",
+        ]
+    )
+
+
+def describe(graph: dict[str, Any]) -> str:
+    """The graph JSON with one node per line, for `get_source()`."""
+    nodes = ",\n".join(f"  {json.dumps(n)}" for n in graph["nodes"])
+    rest = ", ".join(f'"{k}": {json.dumps(graph[k])}' for k in ("arg_nodes", "heads"))
+    return f'{{"nodes": [\n{nodes}\n ],\n {rest}}}\n'
+
+
+def symbol_of(function: func.FuncOp) -> str:
+    attr = function.attributes.get("global_symbol")
+    return getattr(attr, "data", None) or function.sym_name.data
+
+
+@register_codegen("dnnl")
+def dnnl_codegen(function: func.FuncOp, target: str) -> ExternalFunction:
+    """The `dnnl` codegen: the function as a oneDNN JSON graph run by `dnnl_runtime.c`."""
+    require_dnnl()
+    symbol = symbol_of(function)
+    graph, weights = graph_of(function)
+    block = function.body.block
+    results = function.function_type.outputs.data
+    params = [
+        Param(node["name"], "float32", tuple(shape_of(arg)))
+        for node, arg in zip(
+            (graph["nodes"][i] for i in graph["arg_nodes"]), block.args, strict=True
+        )
+    ]
+    for i, typ in enumerate(results):
+        if not isinstance(typ, TensorType):
+            raise located_error(function, f"dnnl: result {i} is not a tensor")
+        params.append(Param(f"output{i}", "float32", tuple(typ.get_shape())))
+    source = c_source(symbol, graph, weights_file(weights), len(block.args), len(results))
+    description = f"// {symbol}: oneDNN graph ({len(weights)} bytes of weights)\n"
+    return ExternalFunction(
+        symbol=symbol,
+        params=params,
+        c_source=source,
+        include_dirs=(str(RUNTIME_DIR), *header_dirs()),
+        extra_sources=(RUNTIME_SOURCE,),
+        libraries=("dnnl",),
+        description=description + describe(graph),
+    )
