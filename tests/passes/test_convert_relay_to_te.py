@@ -928,7 +928,9 @@ def test_other_targets(target: str) -> None:
         assert names <= {"te.compute_inline"}
         return
     binds = {p.thread.data for f in graph.ops for p in primitives(f) if isinstance(p, te.BindOp)}
-    assert binds == {"blockIdx.x", "threadIdx.x"}
+    # dense: a 2-d grid of shared-memory tiles; softmax: blocks x threads
+    assert binds == {"blockIdx.x", "threadIdx.x", "blockIdx.y", "threadIdx.y"}
+    assert any(isinstance(p, te.CacheReadOp) for f in graph.ops for p in primitives(f))
     kinds = {loop.kind.data for loop in kernels.walk() if isinstance(loop, tir.ForOp)}
     assert "thread_binding" in kinds
 

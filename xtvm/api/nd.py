@@ -1,8 +1,9 @@
 """TVM's `tvm.nd` arrays and devices, over numpy.
 
-An `NDArray` holds a numpy array on a device; only the CPU exists so far, so the array is the
-storage itself. `tvm.nd.array(x)`, `tvm.nd.empty(shape, dtype)`, `.numpy()` and `tvm.cpu(0)`
-behave as in TVM.
+An `NDArray` holds a numpy array on the CPU, the array being the storage itself; on a CUDA GPU
+(`tvm.nd.array(x, tvm.cuda(0))`) it is a `DeviceArray` of `xtvm.runtime.cuda`, in device
+memory. `tvm.nd.array(x)`, `tvm.nd.empty(shape, dtype)`, `.numpy()`, `tvm.cpu(0)` and
+`tvm.cuda(0)` behave as in TVM.
 """
 
 from __future__ import annotations
@@ -23,7 +24,9 @@ class Device:
     @property
     def exist(self) -> bool:
         if self.device_type == "cuda":
-            return cuda_available()
+            from xtvm.runtime.cuda import device_count
+
+            return self.device_id < device_count()
         return self.device_type == "cpu"
 
     def __str__(self) -> str:
@@ -35,16 +38,13 @@ def cpu(dev_id: int = 0) -> Device:
 
 
 def cuda(dev_id: int = 0) -> Device:
-    """An NVIDIA GPU (`exist` is False where there is no driver)."""
+    """An NVIDIA GPU (`exist` is False where there is no driver or no such GPU)."""
     return Device("cuda", dev_id)
 
 
 def cuda_available() -> bool:
-    """Whether an NVIDIA driver is installed: `nvidia-smi` on PATH or libcuda loadable."""
-    import ctypes.util
-    import shutil
-
-    return shutil.which("nvidia-smi") is not None or ctypes.util.find_library("cuda") is not None
+    """Whether a CUDA GPU exists: libcuda.so.1 loads, cuInit succeeds and counts a device."""
+    return cuda(0).exist
 
 
 class NDArray:
@@ -85,8 +85,16 @@ class NDArray:
 def array(data: object, device: Device | None = None) -> NDArray:
     """An NDArray holding a copy of `data` (a numpy array, NDArray or nested list)."""
     values = data.numpy() if isinstance(data, NDArray) else np.array(data)
+    if device is not None and device.device_type == "cuda":
+        from xtvm.runtime.cuda import DeviceArray
+
+        return DeviceArray.from_numpy(values, device)
     return NDArray(values, device)
 
 
 def empty(shape: Sequence[int], dtype: str = "float32", device: Device | None = None) -> NDArray:
+    if device is not None and device.device_type == "cuda":
+        from xtvm.runtime.cuda import DeviceArray
+
+        return DeviceArray(shape, dtype, device)
     return NDArray(np.empty(tuple(shape), dtype=dtype), device)

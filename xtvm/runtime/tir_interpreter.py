@@ -15,6 +15,7 @@ the interpreter does not know is an error naming it and its location, never skip
 
 from __future__ import annotations
 
+import inspect
 import itertools
 import math
 from collections.abc import Callable, Sequence
@@ -32,6 +33,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     MemRefType,
     ModuleOp,
+    StringAttr,
     VectorType,
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
@@ -161,13 +163,39 @@ def launch_grid(
     threads: Sequence[int],
     thread: dict[str, int],
 ) -> None:
-    """tir.launch: run `kernel` once per thread of the grid, blocks outermost, x fastest."""
-    axes = [(f"blockIdx.{a}", n) for a, n in zip("xyz", blocks, strict=False)][::-1]
-    axes += [(f"threadIdx.{a}", n) for a, n in zip("xyz", threads, strict=False)][::-1]
-    tags = [tag for tag, _ in axes]
-    for point in itertools.product(*(range(n) for _, n in axes)):
-        thread.update(zip(tags, point, strict=True))
-        kernel(*args)
+    """tir.launch: run `kernel` once per thread of the grid, blocks outermost, x fastest.
+
+    A kernel with barriers (`__syncthreads`, a `yield` here) runs its block's threads in
+    lockstep: each thread up to the next barrier, then the next thread; the block's "shared"
+    buffers are one per block (kept in `thread["shared"]`)."""
+    block_axes = [(f"blockIdx.{a}", n) for a, n in zip("xyz", blocks, strict=False)][::-1]
+    thread_axes = [(f"threadIdx.{a}", n) for a, n in zip("xyz", threads, strict=False)][::-1]
+    lockstep = inspect.isgeneratorfunction(kernel)
+    for block in itertools.product(*(range(n) for _, n in block_axes)):
+        thread.update(zip((t for t, _ in block_axes), block, strict=True))
+        thread["shared"] = {}
+        running = []
+        for point in itertools.product(*(range(n) for _, n in thread_axes)):
+            thread.update(zip((t for t, _ in thread_axes), point, strict=True))
+            if not lockstep:
+                kernel(*args)
+                continue
+            running.append((dict(thread), kernel(*args)))
+        while running:
+            waiting = []
+            for indices, steps in running:
+                thread.update(indices)
+                if next(steps, StopIteration) is not StopIteration:
+                    waiting.append((indices, steps))
+            running = waiting
+
+
+def shared_buffer(thread: dict[str, Any], key: int, shape: tuple[int, ...], dtype: Any) -> Any:
+    """The running block's buffer of a "shared" allocation (one per block, not per thread)."""
+    buffers = thread.setdefault("shared", {})
+    if key not in buffers:
+        buffers[key] = np.empty(shape, dtype)
+    return buffers[key]
 
 
 HELPERS: dict[str, Any] = {
@@ -183,6 +211,7 @@ HELPERS: dict[str, Any] = {
     "cmpf_vector": cmpf_vector,
     "reduce_vector": reduce_vector,
     "launch_grid": launch_grid,
+    "shared_buffer": shared_buffer,
     "TirInterpreterError": TirInterpreterError,
 }
 
@@ -436,6 +465,9 @@ class Translator:
                 return
             if isinstance(op, memref.DeallocOp):
                 return
+            if isinstance(op, tir.CallExternOp) and op.callee.data == "__syncthreads":
+                self.emit(depth, "yield")  # the block's other threads run up to here first
+                return
             if isinstance(op, tir.CallExternOp) and not op.res:
                 self.emit(depth, self.call_extern(op))
                 return
@@ -627,7 +659,11 @@ class Translator:
                 raise TirInterpreterError(
                     f"'{op.name}' of a dynamic shape is not supported" + location_of(op)
                 )
-            return f"np.empty({tuple(typ.get_shape())}, {dtype_name(typ.element_type)})"
+            shape, dtype = tuple(typ.get_shape()), dtype_name(typ.element_type)
+            space = typ.memory_space
+            if isinstance(space, StringAttr) and space.data == "shared":
+                return f"shared_buffer(THREAD, {id(op)}, {shape}, {dtype})"
+            return f"np.empty({shape}, {dtype})"
         if isinstance(op, tir.CallExternOp) and op.res:
             return self.call_extern(op)
         if isinstance(op, tir.ThreadIndexOp):

@@ -9,8 +9,9 @@ primitives to it; the strategy table (`strategy.py`) picks one per op and target
   split into a block of rows (or output channels) by a vector of columns, the reduce loops
   outside that block, the vector axis vectorized and the row axis unrolled, the loops outside
   fused and parallel.
-- cuda: the spatial loops fused and split over `blockIdx.x` x `threadIdx.x`; reductions run
-  serially in each thread.
+- cuda (`schedule_cuda.py`): the spatial loops fused and split over `blockIdx.x` x
+  `threadIdx.x`, reductions serial in each thread; dense/matmul/batch_matmul and NCHW conv2d
+  get shared-memory tiles.
 - generic: no primitives; every stage is a plain loop nest.
 
 The tiles are written so that compute_at and cache_write can take them further: a conv2d or
@@ -25,12 +26,12 @@ from collections.abc import Callable
 
 from xtvm.api import te
 from xtvm.api.te.expr import ComputeOp, IterVar, Read, walk
+from xtvm.topi.schedule_cuda import cuda_conv2d, cuda_default, cuda_dense
 
 ScheduleFn = Callable[[te.Schedule, te.Tensor], None]
 
 VECTOR_LANES = 16  # f32 lanes of AVX-512
 MAX_VECTOR_EXTENT = 64  # an innermost loop up to this long is vectorized whole
-CUDA_THREADS = 256
 ROW_TILE, COLUMN_TILE = 8, 32  # register tile of a product with contiguous columns
 K_UNROLL = 4  # reduction steps unrolled in that tile
 K_ROW_TILE, K_COLUMN_TILE = 2, 8  # tile of a product vectorized along k
@@ -286,27 +287,11 @@ def cpu_conv2d(s: te.Schedule, t: te.Tensor) -> None:
     inner.vectorize(inner_vector)
 
 
-# ---------------------------------------------------------------------------------------------
-# CUDA
-
-
-def cuda_default(s: te.Schedule, t: te.Tensor) -> None:
-    """Spatial loops fused, split over blocks and threads; reduce loops serial in a thread."""
-    stage = s[t]
-    outer = fused(stage, list(t.op.axis))  # type: ignore[attr-defined]
-    if outer is None:
-        return
-    threads = min(CUDA_THREADS, extent(outer))
-    block, thread = stage.split(outer, factor=threads)
-    stage.bind(block, te.thread_axis("blockIdx.x"))
-    stage.bind(thread, te.thread_axis("threadIdx.x"))
-
-
 def no_schedule(s: te.Schedule, t: te.Tensor) -> None:
     """The generic target: plain loop nests."""
 
 
 TARGETS = ("llvm", "cuda", "generic")
 DEFAULT: dict[str, ScheduleFn] = {"llvm": cpu_default, "cuda": cuda_default, "generic": no_schedule}
-DENSE: dict[str, ScheduleFn] = {**DEFAULT, "llvm": cpu_dense}
-CONV2D: dict[str, ScheduleFn] = {**DEFAULT, "llvm": cpu_conv2d}
+DENSE: dict[str, ScheduleFn] = {**DEFAULT, "llvm": cpu_dense, "cuda": cuda_dense}
+CONV2D: dict[str, ScheduleFn] = {**DEFAULT, "llvm": cpu_conv2d, "cuda": cuda_conv2d}

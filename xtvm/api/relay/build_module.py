@@ -359,8 +359,12 @@ def build(
     from xtvm.backends.llvm import compile_module
 
     target = target or "llvm"
+    if target.split()[0] == "cuda":
+        from xtvm.api.relay.build_cuda import build_cuda
+
+        return build_cuda(mod, target, params)
     if target.split()[0] not in ("llvm", "cpu"):
-        raise BuildError(f"relay.build: unknown target '{target}' (targets: llvm)")
+        raise BuildError(f"relay.build: unknown target '{target}' (targets: llvm, cuda)")
     external = build_external(mod, target)
     main, kernels = lower_for_build(mod, params, target)
     graph, constants = graph_of(main)

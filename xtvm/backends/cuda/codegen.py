@@ -9,14 +9,16 @@ written since the last barrier, CUDA's math spellings and `half` for f16.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar
 
-from xdsl.dialects import arith
+from xdsl.dialects import arith, func
 from xdsl.dialects import math as xmath
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 
-from xtvm.backends.c.codegen import MATH, CRenderer
+from xtvm.backends.c.codegen import MATH, CRenderer, FunctionState
+from xtvm.backends.cuda.thread_nests import BARRIER, merge_thread_nests
 from xtvm.dialects import tir
 
 # cuda_fp16's half functions; other math on half goes through float.
@@ -80,14 +82,27 @@ class CUDARenderer(CRenderer):
     thread_index: ClassVar[str | None] = "((int64_t){0})"
     heap_alloc: ClassVar[str | None] = None
 
+    def synchronize(self, state: FunctionState, op: Operation) -> None:
+        """An explicit barrier (merged thread nests) stands for the one the walk would add."""
+        if isinstance(op, tir.CallExternOp) and op.callee.data == BARRIER:
+            state.unsynced.clear()
+            return
+        super().synchronize(state, op)
+
+    def extern_prototypes(self, functions: Sequence[func.FuncOp]) -> list[str]:
+        prototypes = super().extern_prototypes(functions)
+        return [p for p in prototypes if f" {BARRIER}(" not in p]
+
 
 def split_if_needed(module: ModuleOp) -> ModuleOp:
-    """Outline thread-bound loop nests into kernels (tir-split-host-device) where any remain."""
+    """Outline thread-bound loop nests into kernels (tir-split-host-device) where any remain,
+    after merging the thread-bound loops inside a block's nest (`thread_nests.py`)."""
     if any(isinstance(op, tir.ForOp) and op.kind.data == "thread_binding" for op in module.walk()):
         from xdsl.context import Context
 
         from xtvm.passes.tir_split_host_device import TirSplitHostDevicePass
 
+        merge_thread_nests(module)
         TirSplitHostDevicePass().apply(Context(), module)
     return module
 

@@ -1,0 +1,545 @@
+"""The CUDA runtime: the driver API through ctypes, device arrays, kernel launches and the
+graph executor of a cuda `relay.build`.
+
+Everything goes through `libcuda.so.1` (the driver every NVIDIA install has), loaded on first
+use: `device_count()` is 0 where it is missing or `cuInit` fails, so `tvm.cuda(0).exist` is a
+plain False without a GPU. Kernels are CUDA C compiled to PTX on first launch (`nvcc -ptx`, or
+NVRTC's `libnvrtc.so` where nvcc is missing) and loaded with `cuModuleLoadData`; the driver
+JIT-compiles the PTX for the device.
+
+A host function of a cuda module is a `HostProgram`: the launches of its kernels in order and
+the temporary buffers between them (TVM's host module, without generated host code). Running
+it on numpy arrays copies every buffer argument to the device and back (outputs are written in
+place); on `DeviceArray`s it launches directly.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from xtvm.api.nd import Device, NDArray
+from xtvm.runtime.graph_executor import GraphInputError, entry_bytes, plan_memory
+from xtvm.runtime.module import ArgumentError, Module, Param
+
+
+class NoGPUError(RuntimeError):
+    """CUDA code was asked to run where no CUDA GPU exists."""
+
+
+class CUDAError(RuntimeError):
+    """A CUDA driver call failed."""
+
+
+# ---------------------------------------------------------------------------------------------
+# The driver
+
+
+@cache
+def driver() -> ctypes.CDLL | None:
+    """libcuda, initialised; None where it is missing or cuInit fails."""
+    try:
+        lib = ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return None
+    try:
+        if lib.cuInit(0) != 0:
+            return None
+    except AttributeError:
+        return None
+    lib.cuLaunchKernel.argtypes = [
+        ctypes.c_void_p,
+        *[ctypes.c_uint] * 6,
+        ctypes.c_uint,
+        ctypes.c_void_p,
+        ctypes.POINTER(ctypes.c_void_p),
+        ctypes.POINTER(ctypes.c_void_p),
+    ]
+    lib.cuMemcpyHtoD_v2.argtypes = [ctypes.c_uint64, ctypes.c_void_p, ctypes.c_size_t]
+    lib.cuMemcpyDtoH_v2.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_size_t]
+    lib.cuMemcpyDtoD_v2.argtypes = [ctypes.c_uint64, ctypes.c_uint64, ctypes.c_size_t]
+    lib.cuMemAlloc_v2.argtypes = [ctypes.POINTER(ctypes.c_uint64), ctypes.c_size_t]
+    lib.cuMemFree_v2.argtypes = [ctypes.c_uint64]
+    return lib
+
+
+def device_count() -> int:
+    """How many CUDA devices the driver sees (0 without a driver or a GPU); never raises."""
+    lib = driver()
+    if lib is None:
+        return 0
+    count = ctypes.c_int(0)
+    return count.value if lib.cuDeviceGetCount(ctypes.byref(count)) == 0 else 0
+
+
+def check(status: int, what: str) -> None:
+    if status == 0:
+        return
+    name = ctypes.c_char_p()
+    lib = driver()
+    if lib is not None:
+        lib.cuGetErrorName(status, ctypes.byref(name))
+    raise CUDAError(f"{what} failed: {(name.value or b'CUDA error').decode()} ({status})")
+
+
+def require(device_id: int = 0) -> ctypes.CDLL:
+    """The driver with device `device_id`'s primary context current; NoGPUError without it."""
+    lib = driver()
+    if lib is None or device_id >= device_count():
+        raise NoGPUError(
+            f"no CUDA GPU cuda({device_id}) exists here (tvm.cuda({device_id}).exist is False)"
+        )
+    context(device_id)
+    return lib
+
+
+@cache
+def context(device_id: int) -> int:
+    lib = driver()
+    assert lib is not None
+    device, ctx = ctypes.c_int(), ctypes.c_void_p()
+    check(lib.cuDeviceGet(ctypes.byref(device), device_id), "cuDeviceGet")
+    check(lib.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), device), "cuDevicePrimaryCtxRetain")
+    check(lib.cuCtxSetCurrent(ctx), "cuCtxSetCurrent")
+    return ctx.value or 0
+
+
+def synchronize(device_id: int = 0) -> None:
+    check(require(device_id).cuCtxSynchronize(), "cuCtxSynchronize")
+
+
+def compute_capability(device_id: int = 0) -> tuple[int, int]:
+    lib = require(device_id)
+    major, minor = ctypes.c_int(), ctypes.c_int()
+    for value, attribute in ((major, 75), (minor, 76)):  # CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_*
+        check(lib.cuDeviceGetAttribute(ctypes.byref(value), attribute, device_id), "attribute")
+    return major.value, minor.value
+
+
+# ---------------------------------------------------------------------------------------------
+# Device memory
+
+
+class DeviceBuffer:
+    """`nbytes` of device memory, freed with the object."""
+
+    def __init__(self, nbytes: int, device_id: int = 0) -> None:
+        self.lib = require(device_id)
+        self.nbytes = nbytes
+        self.device_id = device_id
+        pointer = ctypes.c_uint64()
+        check(self.lib.cuMemAlloc_v2(ctypes.byref(pointer), max(nbytes, 1)), "cuMemAlloc")
+        self.pointer = pointer.value
+
+    def upload(self, array: np.ndarray, offset: int = 0) -> None:
+        data = np.ascontiguousarray(array)
+        check(
+            self.lib.cuMemcpyHtoD_v2(self.pointer + offset, data.ctypes.data, data.nbytes), "HtoD"
+        )
+
+    def download(self, array: np.ndarray, offset: int = 0) -> None:
+        assert array.flags.c_contiguous
+        check(
+            self.lib.cuMemcpyDtoH_v2(array.ctypes.data, self.pointer + offset, array.nbytes), "DtoH"
+        )
+
+    def __del__(self) -> None:
+        if getattr(self, "pointer", None):
+            self.lib.cuMemFree_v2(self.pointer)
+
+
+class DeviceArray(NDArray):
+    """An NDArray in GPU memory (`tvm.nd.array(x, tvm.cuda(0))`); `.numpy()` copies it back."""
+
+    def __init__(
+        self, shape: Sequence[int], dtype: str, device: Device, buffer: DeviceBuffer | None = None
+    ) -> None:
+        self._shape = tuple(int(d) for d in shape)
+        self._dtype = np.dtype(dtype)
+        self.device = device
+        self.buffer = buffer or DeviceBuffer(
+            entry_bytes(list(self._shape), dtype), device.device_id
+        )
+        self.offset = 0
+
+    @staticmethod
+    def from_numpy(values: np.ndarray, device: Device) -> DeviceArray:
+        array = DeviceArray(values.shape, str(values.dtype), device)
+        array.buffer.upload(values)
+        return array
+
+    @property
+    def pointer(self) -> int:
+        return self.buffer.pointer + self.offset
+
+    @property
+    def _data(self) -> np.ndarray:  # type: ignore[override]
+        return self.numpy()
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._shape
+
+    @property
+    def dtype(self) -> str:
+        return str(self._dtype)
+
+    def numpy(self) -> np.ndarray:
+        out = np.empty(self._shape, self._dtype)
+        self.buffer.download(out, self.offset)
+        return out
+
+    asnumpy = numpy
+
+    def copyfrom(self, source: np.ndarray | NDArray) -> NDArray:
+        values = source.numpy() if isinstance(source, NDArray) else np.asarray(source)
+        if values.shape != self.shape:
+            raise ValueError(f"copyfrom: shape {values.shape} differs from {self.shape}")
+        self.buffer.upload(values.astype(self._dtype, copy=False), self.offset)
+        return self
+
+    def __array__(self, dtype: np.dtype | None = None, copy: bool | None = None) -> np.ndarray:
+        values = self.numpy()
+        return values if dtype is None else values.astype(dtype)
+
+    def __repr__(self) -> str:
+        return f"<tvm.nd.NDArray shape={self.shape}, {self.device}>\n{self.numpy()!r}"
+
+
+# ---------------------------------------------------------------------------------------------
+# Kernels: CUDA C → PTX → loaded module
+
+
+def compile_ptx(source: str, device_id: int = 0) -> bytes:
+    """PTX of `source` for the device's architecture: nvcc, else NVRTC."""
+    major, minor = compute_capability(device_id)
+    arch = f"compute_{major}{minor}"
+    if shutil.which("nvcc") is not None:
+        with tempfile.TemporaryDirectory() as folder:
+            cu, ptx = Path(folder) / "kernels.cu", Path(folder) / "kernels.ptx"
+            cu.write_text(source)
+            result = subprocess.run(
+                ["nvcc", "-ptx", f"-arch={arch}", "-O3", str(cu), "-o", str(ptx)],
+                capture_output=True,
+                text=True,
+                check=False,
+            )
+            if result.returncode != 0:
+                raise CUDAError(f"nvcc failed:\n{result.stderr}")
+            return ptx.read_bytes()
+    return nvrtc_ptx(source, arch)
+
+
+def nvrtc_ptx(source: str, arch: str) -> bytes:
+    """PTX from NVRTC (`libnvrtc.so`), for machines with a driver but no nvcc."""
+    nvrtc = None
+    for name in ("libnvrtc.so", "libnvrtc.so.12", "libnvrtc.so.11.2"):
+        try:
+            nvrtc = ctypes.CDLL(name)
+            break
+        except OSError:
+            continue
+    if nvrtc is None:
+        raise CUDAError("compiling CUDA C needs nvcc on PATH or libnvrtc.so")
+    program = ctypes.c_void_p()
+    # NVRTC has no system headers: the fp16 header comes from its own include path.
+    text = source.replace(
+        "#include <stdint.h>",
+        "typedef long long int64_t;\n"
+        "typedef unsigned long long uint64_t;\ntypedef int int32_t;\n"
+        "typedef unsigned int uint32_t;\ntypedef signed char int8_t;\n"
+        "typedef unsigned char uint8_t;\ntypedef short int16_t;",
+    )
+    status = nvrtc.nvrtcCreateProgram(
+        ctypes.byref(program), text.encode(), b"kernels.cu", 0, None, None
+    )
+    if status != 0:
+        raise CUDAError(f"nvrtcCreateProgram failed ({status})")
+    options = (ctypes.c_char_p * 1)(f"--gpu-architecture={arch}".encode())
+    if nvrtc.nvrtcCompileProgram(program, 1, options) != 0:
+        size = ctypes.c_size_t()
+        nvrtc.nvrtcGetProgramLogSize(program, ctypes.byref(size))
+        log = ctypes.create_string_buffer(size.value)
+        nvrtc.nvrtcGetProgramLog(program, log)
+        raise CUDAError(f"NVRTC failed:\n{log.value.decode()}")
+    size = ctypes.c_size_t()
+    nvrtc.nvrtcGetPTXSize(program, ctypes.byref(size))
+    ptx = ctypes.create_string_buffer(size.value)
+    nvrtc.nvrtcGetPTX(program, ptx)
+    nvrtc.nvrtcDestroyProgram(ctypes.byref(program))
+    return ptx.raw
+
+
+class KernelLibrary:
+    """The kernels of one CUDA C source, compiled and loaded on first use per device."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self._modules: dict[int, ctypes.c_void_p] = {}
+        self._functions: dict[tuple[int, str], ctypes.c_void_p] = {}
+
+    def function(self, name: str, device_id: int = 0) -> ctypes.c_void_p:
+        key = (device_id, name)
+        if key in self._functions:
+            return self._functions[key]
+        lib = require(device_id)
+        if device_id not in self._modules:
+            ptx = compile_ptx(self.source, device_id)
+            module = ctypes.c_void_p()
+            check(
+                lib.cuModuleLoadData(ctypes.byref(module), ctypes.c_char_p(ptx)), "cuModuleLoadData"
+            )
+            self._modules[device_id] = module
+        function = ctypes.c_void_p()
+        status = lib.cuModuleGetFunction(
+            ctypes.byref(function), self._modules[device_id], name.encode()
+        )
+        check(status, f"cuModuleGetFunction({name})")
+        self._functions[key] = function
+        return function
+
+    def launch(
+        self,
+        name: str,
+        pointers: Sequence[int],
+        blocks: Sequence[int],
+        threads: Sequence[int],
+        device_id: int = 0,
+    ) -> None:
+        function = self.function(name, device_id)
+        values = [ctypes.c_uint64(p) for p in pointers]
+        params = (ctypes.c_void_p * max(len(values), 1))(
+            *[ctypes.cast(ctypes.byref(v), ctypes.c_void_p) for v in values]
+        )
+        lib = require(device_id)
+        status = lib.cuLaunchKernel(function, *blocks, *threads, 0, None, params, None)
+        check(status, f"cuLaunchKernel({name})")
+
+
+# ---------------------------------------------------------------------------------------------
+# Host programs: what a host function of a cuda module does
+
+
+@dataclass(frozen=True)
+class KernelCall:
+    """One launch: the kernel and its buffers (slots: the function's params, then temporaries)."""
+
+    kernel: str
+    slots: tuple[int, ...]
+    blocks: tuple[int, int, int]
+    threads: tuple[int, int, int]
+
+
+@dataclass(frozen=True)
+class HostStore:
+    """Bytes the host writes into a device buffer (a reduction's initial values)."""
+
+    slot: int
+    offset: int  # in bytes
+    value: bytes
+
+
+@dataclass(frozen=True)
+class HostProgram:
+    """A host function: its buffer params, temporaries (bytes each) and steps in order.
+
+    `unsupported` says why the function cannot run on a GPU (dynamic shapes, host code other
+    than launches and buffers); it is then an error to run it, not to build it.
+    """
+
+    params: tuple[Param, ...]
+    temporaries: tuple[int, ...]
+    steps: tuple[KernelCall | HostStore, ...]
+    unsupported: str | None = None
+
+
+def run_program(
+    name: str, program: HostProgram, kernels: KernelLibrary, pointers: Sequence[int], device_id: int
+) -> None:
+    if program.unsupported:
+        raise NotImplementedError(f"cannot run '{name}' on a GPU: {program.unsupported}")
+    temporaries = [DeviceBuffer(size, device_id) for size in program.temporaries]
+    slots = [*pointers, *(t.pointer for t in temporaries)]
+    lib = require(device_id)
+    for step in program.steps:
+        if isinstance(step, HostStore):
+            value = ctypes.create_string_buffer(step.value, len(step.value))
+            check(
+                lib.cuMemcpyHtoD_v2(slots[step.slot] + step.offset, value, len(step.value)), "HtoD"
+            )
+            continue
+        args = [slots[s] for s in step.slots]
+        kernels.launch(step.kernel, args, step.blocks, step.threads, device_id)
+    if temporaries:
+        synchronize(device_id)  # before the temporaries are freed
+
+
+class CUDAFunction:
+    """A host function of a cuda module: `f(a, b, c)` on numpy, CPU or GPU arrays."""
+
+    def __init__(self, name: str, program: HostProgram, kernels: KernelLibrary) -> None:
+        self.name = name
+        self.program = program
+        self.kernels = kernels
+        self.params = list(program.params)
+
+    def __call__(self, *args: Any) -> None:
+        if len(args) != len(self.params):
+            raise ArgumentError(f"{self.name} takes {len(self.params)} arguments, got {len(args)}")
+        gpu = next((a.device.device_id for a in args if isinstance(a, DeviceArray)), 0)
+        require(gpu)
+        staged: list[tuple[np.ndarray, DeviceArray]] = []
+        pointers: list[int] = []
+        for position, (param, arg) in enumerate(zip(self.params, args, strict=True)):
+            if not isinstance(arg, DeviceArray):
+                host = arg._data if isinstance(arg, NDArray) else np.asarray(arg)
+                arg = DeviceArray.from_numpy(np.ascontiguousarray(host), Device("cuda", gpu))
+                staged.append((host, arg))
+            expected = tuple(param.shape or ())
+            if arg.shape != expected or arg.dtype != param.dtype:
+                raise ArgumentError(
+                    f"{self.name}: argument {position} ({param.name}): expected "
+                    f"{param.dtype}{list(expected)}, got {arg.dtype}{list(arg.shape)}"
+                )
+            pointers.append(arg.pointer)
+        run_program(self.name, self.program, self.kernels, pointers, gpu)
+        synchronize(gpu)
+        for host, device_copy in staged:  # outputs are written in place
+            if host.flags.writeable:
+                host[...] = device_copy.numpy()
+
+
+class CUDAModule(Module):
+    """The host module of a cuda build: host functions by name; `imported_modules[0]` is the
+    device module, whose `get_source()` is the CUDA C."""
+
+    def __init__(
+        self,
+        programs: dict[str, HostProgram],
+        source: str,
+        host_source: Callable[[str], str],
+    ) -> None:
+        signatures = {name: list(p.params) for name, p in programs.items()}
+        super().__init__(signatures, self._no_address, source=host_source, type_key="cuda_host")
+        self.programs = programs
+        self.kernels = KernelLibrary(source)
+        device = Module({}, self._no_address, source=lambda fmt: source, type_key="cuda")
+        self.imported_modules.append(device)
+
+    @staticmethod
+    def _no_address(name: str) -> int:
+        raise ArgumentError(f"'{name}' is a CUDA function: it has no host address")
+
+    def get_function(self, name: str) -> CUDAFunction:  # type: ignore[override]
+        if name not in self.programs:
+            known = ", ".join(sorted(self.programs)) or "none"
+            raise AttributeError(f"module has no function '{name}' (functions: {known})")
+        if device_count() == 0:
+            raise NoGPUError(
+                f"cannot run '{name}': no CUDA GPU exists here (tvm.cuda(0).exist is False); "
+                "get_source() of imported_modules[0] gives the CUDA C"
+            )
+        return CUDAFunction(name, self.programs[name], self.kernels)
+
+    __getitem__ = get_function
+
+    def __call__(self, *args: Any) -> None:
+        name = self.entry_name or (next(iter(self.programs)) if len(self.programs) == 1 else None)
+        if name is None:
+            raise ValueError("module has several functions: call one by name, m['name'](...)")
+        self.get_function(name)(*args)
+
+
+# ---------------------------------------------------------------------------------------------
+# The graph executor on a GPU
+
+
+class CUDAGraphExecutor:
+    """Runs a cuda `relay.build`'s graph on a GPU: planned storage in device memory, kernels
+    launched in node order; `set_input` copies to the device, `get_output` back."""
+
+    def __init__(self, graph_json: str, lib: CUDAModule, dev: Device) -> None:
+        if dev.device_type != "cuda":
+            raise ValueError(f"a cuda graph runs on a cuda device, not {dev}")
+        require(dev.device_id)
+        self.graph = json.loads(graph_json)
+        self.lib = lib
+        self.device = dev
+        nodes, row_ptr = self.graph["nodes"], self.graph["node_row_ptr"]
+        shapes, dtypes = self.graph["attrs"]["shape"][1], self.graph["attrs"]["dltype"][1]
+        self.plan = plan_memory(self.graph)
+        storages = [DeviceBuffer(size, dev.device_id) for size in self.plan.storage_bytes]
+        self.entries = []
+        for sid, shape, dtype in zip(self.plan.storage_ids, shapes, dtypes, strict=True):
+            self.entries.append(DeviceArray(shape, dtype, dev, storages[sid]))
+        self.inputs = {nodes[n]["name"]: row_ptr[n] for n in self.graph["arg_nodes"]}
+        self.input_order = [nodes[n]["name"] for n in self.graph["arg_nodes"]]
+        self.outputs = [row_ptr[n] + i for n, i, _ in self.graph["heads"]]
+        self.calls: list[tuple[str, list[int]]] = []
+        for nid, node in enumerate(nodes):
+            if node["op"] != "tvm_op":
+                continue
+            name = node["attrs"]["func_name"]
+            entries = [row_ptr[n] + i for n, i, _ in node["inputs"]]
+            entries += list(range(row_ptr[nid], row_ptr[nid + 1]))
+            self.calls.append((name, [self.entries[e].pointer for e in entries]))
+
+    def set_input(self, key: str | int | None = None, value: Any = None, **params: Any) -> None:
+        if key is not None:
+            self._set(key, value)
+        for name, array in params.items():
+            self._set(name, array)
+
+    def _set(self, key: str | int, value: Any) -> None:
+        if isinstance(key, int):
+            key = self.input_order[key]
+        if key not in self.inputs:
+            raise GraphInputError(
+                f"graph has no input '{key}' (inputs: {', '.join(self.input_order)})"
+            )
+        target = self.entries[self.inputs[key]]
+        array = value.numpy() if isinstance(value, NDArray) else np.asarray(value)
+        if array.shape != target.shape:
+            raise GraphInputError(
+                f"input '{key}': expected shape {list(target.shape)}, got {list(array.shape)}"
+            )
+        target.copyfrom(array.astype(target.dtype))
+
+    def run(self, **inputs: Any) -> None:
+        if inputs:
+            self.set_input(**inputs)
+        for name, pointers in self.calls:
+            program = self.lib.programs[name]
+            run_program(name, program, self.lib.kernels, pointers, self.device.device_id)
+        synchronize(self.device.device_id)
+
+    def get_num_inputs(self) -> int:
+        return len(self.input_order)
+
+    def get_num_outputs(self) -> int:
+        return len(self.outputs)
+
+    def get_input(self, key: str | int) -> NDArray:
+        name = self.input_order[key] if isinstance(key, int) else key
+        return NDArray(self.entries[self.inputs[name]].numpy())
+
+    def get_output(self, index: int, out: NDArray | None = None) -> NDArray:
+        if not 0 <= index < len(self.outputs):
+            raise IndexError(f"output index {index} out of range ({len(self.outputs)} outputs)")
+        value = self.entries[self.outputs[index]].numpy()
+        return out.copyfrom(value) if out is not None else NDArray(value)
+
+    def benchmark(self, number: int = 10, repeat: int = 3) -> Any:
+        from xtvm.runtime.module import time_function
+
+        return time_function(lambda: self.run(), number=number, repeat=repeat)
