@@ -1,0 +1,174 @@
+"""The accel backend on the VTA-like example: tiled GEMMs tensorized with the target's 8x8x8
+intrinsic run on the C simulator, checked against numpy, with the simulator's DMA and intrinsic
+counters equal to the schedule's analytic counts; the emitted C; located errors for scratchpad
+overflow, a missing DMA, a tile outside its scratchpad and bad target files."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+from xtvm import te
+from xtvm.backends.accel import render_accel
+from xtvm.backends.c import CodegenError
+from xtvm.ir.diagnostics import DiagnosticError
+from xtvm.target import load
+
+VTA = Path(__file__).parent.parent.parent / "examples" / "accelerators" / "vta"
+spec = importlib.util.spec_from_file_location("vta_run_gemm", VTA / "run_gemm.py")
+assert spec is not None and spec.loader is not None
+run_gemm = importlib.util.module_from_spec(spec)
+sys.modules["vta_run_gemm"] = run_gemm
+spec.loader.exec_module(run_gemm)
+
+TENSORIZE = run_gemm.tensorize_available()
+needs_tensorize = pytest.mark.skipif(not TENSORIZE, reason="this xtvm has no tensorize")
+CHECKED = (
+    "inp_load_bytes",
+    "wgt_load_bytes",
+    "acc_store_bytes",
+    "load_bytes",
+    "store_bytes",
+    "gemm_calls",
+    "gemm_reset_calls",
+)
+
+
+def assert_counts_match(result: dict[str, object]) -> None:
+    counted, analytic = result["counted"], result["analytic"]
+    assert isinstance(counted, dict) and isinstance(analytic, dict)
+    for name in CHECKED:
+        assert counted[name] == analytic[name], (name, counted[name], analytic[name])
+    assert counted["acc_load_bytes"] == 0
+
+
+@pytest.mark.parametrize(
+    "gemm",
+    [
+        run_gemm.Gemm(64, 64, 64, 32, 32, 32),
+        run_gemm.Gemm(32, 48, 64, 16, 16, 32),  # uneven block counts per dimension
+        run_gemm.Gemm(16, 16, 16, 8, 8, 8),  # the smallest tiles: one intrinsic per tile
+    ],
+    ids=str,
+)
+def test_tensorized_gemm_matches_numpy_and_the_analytic_dma_counts(gemm: object) -> None:
+    result = run_gemm.run_gemm(gemm)
+    assert result["correct"]
+    assert_counts_match(result)
+
+
+def test_gemm_256_on_the_simulator() -> None:
+    """The example's headline case: 256x256x256 in 64x64x64 scratchpad tiles."""
+    gemm = run_gemm.Gemm(256, 256, 256)
+    result = run_gemm.run_gemm(gemm)
+    assert result["correct"]
+    assert_counts_match(result)
+    counted = result["counted"]
+    assert isinstance(counted, dict)
+    assert counted["load_bytes"] == 2 * 256 * 256 * (256 // 64)  # A and B once per block
+    assert counted["macs"] == 256**3 * TENSORIZE
+
+
+def test_conv2d_as_im2col_gemm() -> None:
+    result = run_gemm.run_conv2d(size=8, channels=8, filters=16)
+    assert result["correct"]
+    assert_counts_match(result)
+
+
+def test_emitted_c_uses_scratchpads_dma_and_intrinsics() -> None:
+    source = run_gemm.run_gemm(run_gemm.Gemm(16, 16, 16, 8, 8, 8))["source"]
+    assert isinstance(source, str)
+    assert '#include "vta_sim.h"' in source
+    assert "static int8_t vta_inp[32768] __attribute__((aligned(16)));" in source
+    assert "static int32_t vta_acc[32768] __attribute__((aligned(64)));" in source
+    assert "vta_load_inp(A_inp, A + " in source
+    assert "vta_store_acc(C + " in source
+    if TENSORIZE:
+        assert "vta_gemm_reset(C_acc_view, 8);" in source
+        assert "vta_gemm_update(C_acc_view, A_inp_view, B_wgt_view, 8, 8, 8);" in source
+    # The target's functions come from its header, not from prototypes in the source.
+    assert "void vta_gemm_update(" not in source
+
+
+def test_tile_larger_than_its_scratchpad_is_an_error() -> None:
+    target = run_gemm.load_target()
+    s, args = run_gemm.schedule_gemm(run_gemm.Gemm(256, 64, 256, 256, 64, 256), TENSORIZE)
+    module = te.lower(s, args, name="too_big")
+    with pytest.raises(CodegenError) as info:
+        render_accel(module.xdsl, target)
+    message = str(info.value)
+    assert "'memref.alloc' op buffer 'A.inp' of 65536 bytes does not fit scratchpad 'inp'" in (
+        message
+    )
+    assert "(32768 bytes, 0 in use)" in message
+
+
+def test_buffers_of_one_scratchpad_do_not_overlap() -> None:
+    """Two live tiles of `acc` get disjoint, aligned places."""
+    target = run_gemm.load_target()
+    A = te.placeholder((64,), "int32", name="A")
+    B = te.placeholder((64,), "int32", name="B")
+    C = te.compute((64,), lambda i: A[i] + B[i], name="C")
+    s = te.create_schedule(C.op)
+    s.cache_read(A, "acc", [C])
+    s.cache_read(B, "acc", [C])
+    source = render_accel(te.lower(s, [A, B, C], name="add").xdsl, target)
+    assert "int32_t *restrict B_acc = vta_acc + 0;" in source
+    assert "int32_t *restrict A_acc = vta_acc + 64;" in source
+    assert "vta_load_acc(A_acc, A, 1, 64, 0, 0);" in source
+
+
+def test_copy_without_a_dma_function_is_an_error(tmp_path: Path) -> None:
+    path = tmp_path / "nodma.mlir"
+    path.write_text(
+        'accel.target @nodma {\n  accel.memory "nodma_spad" size 1024 align 16 : f32\n'
+        '  accel.dma "nodma_load" load "nodma_spad"\n}\n'
+    )
+    target = load(path)
+    A = te.placeholder((16,), name="A")
+    B = te.compute((16,), lambda i: A[i] * 2.0, name="B")
+    s = te.create_schedule(B.op)
+    s.cache_write(B, "nodma_spad")
+    with pytest.raises(CodegenError, match="target @nodma has no store DMA for scratchpad"):
+        render_accel(te.lower(s, [A, B], name="scale").xdsl, target)
+
+
+@needs_tensorize
+def test_tensorizing_a_tile_outside_its_scratchpad_is_an_error() -> None:
+    run_gemm.load_target()
+    A = te.placeholder((8, 8), "int8", name="A")
+    B = te.placeholder((8, 8), "int8", name="B")
+    k = te.reduce_axis((0, 8), name="k")
+    C = te.compute(
+        (8, 8),
+        lambda i, j: te.sum(A[i, k].astype("int32") * B[j, k].astype("int32"), axis=k),
+        name="C",
+    )
+    s = te.create_schedule(C.op)
+    s[C].tensorize(C.op.axis[0], "vta_gemm_8x8x8")
+    with pytest.raises(DiagnosticError, match="must be in scratchpad 'inp' of target @vta"):
+        te.lower(s, [A, B, C], name="uncached")
+
+
+def test_target_file_errors_are_located(tmp_path: Path) -> None:
+    path = tmp_path / "bad.mlir"
+    path.write_text(
+        'accel.target @bad {\n  accel.memory "bad_spad" size 1024 align 16 : i8\n'
+        '  accel.dma "bad_load" load "elsewhere"\n}\n'
+    )
+    with pytest.raises(DiagnosticError) as info:
+        load(path)
+    rendered = info.value.render()
+    assert "bad.mlir:3:3: error: 'accel.dma' op moves data of unknown memory 'elsewhere'" in (
+        rendered
+    )
+    with pytest.raises(DiagnosticError, match="cannot open target file"):
+        load(tmp_path / "missing.mlir")
+    again = tmp_path / "vta_again.mlir"
+    again.write_text((VTA / "vta.mlir").read_text())
+    run_gemm.load_target()
+    with pytest.raises(DiagnosticError, match="accel target 'vta' is already registered"):
+        load(again)
