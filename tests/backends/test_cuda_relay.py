@@ -5,6 +5,7 @@ kernel once per thread) against the relay interpreter, and every emitted kernel 
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import importlib.util
 import json
@@ -28,6 +29,7 @@ from xtvm.api.relay.build_cuda import CUDAGraphExecutorFactory, lower_for_cuda
 from xtvm.api.relay.build_module import BuildError
 from xtvm.backends.cuda import build_cuda
 from xtvm.dialects import relay, tir
+from xtvm.ir.numpy_types import numpy_dtype
 from xtvm.runtime import tir_interpreter
 from xtvm.runtime.cuda import CUDAModule, NoGPUError
 from xtvm.runtime.relay_interpreter import evaluate
@@ -237,3 +239,173 @@ def test_op_runs_on_the_gpu(case_id: str) -> None:
     graph, _, lib = lowered(case_id)
     got = CASES.run_graph(graph, lambda name, *a: lib[name](*a), inputs, case.params)
     assert_close(got, expected, 1e-3)
+
+
+# ---------------------------------------------------------------------------------------------
+# The runtime's driver calls, against a stand-in for libcuda
+
+
+class FakeDriver:
+    """libcuda's calls used by xtvm.runtime.cuda, on host memory: device pointers are
+    addresses in numpy buffers and a launch runs the kernel's tir in the tir interpreter, so
+    the runtime's marshalling (pointers, kernel parameters, copies, fills) runs without a GPU."""
+
+    def __init__(self, kernels: ModuleOp) -> None:
+        self.compiled = tir_interpreter.compile_module(kernels)
+        self.kernels = {
+            f.sym_name.data: f
+            for f in kernels.ops
+            if isinstance(f, func.FuncOp) and "tir.kernel" in f.attributes
+        }
+        self.memory: dict[int, np.ndarray] = {}
+        self.names: list[str] = []
+        self.launches = 0
+
+    @staticmethod
+    def out(ref: Any, value: Any) -> int:
+        ref._obj.value = value
+        return 0
+
+    def cuDeviceGetCount(self, count: Any) -> int:
+        return self.out(count, 1)
+
+    def cuDeviceGet(self, device: Any, ordinal: int) -> int:
+        return self.out(device, ordinal)
+
+    def cuDevicePrimaryCtxRetain(self, ctx: Any, device: Any) -> int:
+        return self.out(ctx, 1)
+
+    def cuCtxSetCurrent(self, ctx: Any) -> int:
+        return 0
+
+    def cuCtxSynchronize(self) -> int:
+        return 0
+
+    def cuDeviceGetAttribute(self, value: Any, attribute: int, device: int) -> int:
+        return self.out(value, {75: 9, 76: 0}[attribute])
+
+    def cuGetErrorName(self, status: int, name: Any) -> int:
+        return self.out(name, b"CUDA_ERROR_FAKE")
+
+    def cuMemAlloc_v2(self, pointer: Any, nbytes: int) -> int:
+        buffer = np.zeros(nbytes + 256, np.uint8)
+        address = (buffer.ctypes.data + 255) // 256 * 256
+        self.memory[address] = buffer
+        return self.out(pointer, address)
+
+    def cuMemFree_v2(self, pointer: int) -> int:
+        self.memory.pop(pointer)
+        return 0
+
+    def check_inside(self, pointer: int, nbytes: int) -> None:
+        assert any(
+            base <= pointer and pointer + nbytes <= base + buffer.nbytes - 256
+            for base, buffer in self.memory.items()
+        ), f"device range {pointer:#x}+{nbytes} is not allocated"
+
+    def cuMemcpyHtoD_v2(self, device: int, host: Any, nbytes: int) -> int:
+        self.check_inside(device, nbytes)
+        ctypes.memmove(device, host, nbytes)
+        return 0
+
+    def cuMemcpyDtoH_v2(self, host: Any, device: int, nbytes: int) -> int:
+        self.check_inside(device, nbytes)
+        ctypes.memmove(host, device, nbytes)
+        return 0
+
+    def cuModuleLoadData(self, module: Any, image: Any) -> int:
+        return self.out(module, 1)
+
+    def cuModuleGetFunction(self, function: Any, module: Any, name: bytes) -> int:
+        self.names.append(name.decode())
+        return self.out(function, len(self.names))
+
+    def cuLaunchKernel(self, function: Any, *args: Any) -> int:
+        gx, gy, gz, tx, ty, tz, _shared, _stream, params, _extra = args
+        name = self.names[function.value - 1]
+        kernel = self.kernels[name]
+        arrays = []
+        for k, typ in enumerate(kernel.function_type.inputs.data):
+            pointer = ctypes.cast(params[k], ctypes.POINTER(ctypes.c_uint64)).contents.value
+            dtype, shape = np.dtype(numpy_dtype(typ.element_type)), tuple(typ.get_shape())
+            nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+            self.check_inside(pointer, nbytes)
+            raw = (ctypes.c_uint8 * nbytes).from_address(pointer)
+            arrays.append(np.frombuffer(raw, dtype).reshape(shape))
+        compiled = self.compiled
+        tir_interpreter.launch_grid(
+            compiled.namespace[compiled.functions[name]],
+            arrays,
+            (gx, gy, gz),
+            (tx, ty, tz),
+            compiled.namespace["THREAD"],
+        )
+        self.launches += 1
+        return 0
+
+
+@pytest.fixture
+def fake_gpu(monkeypatch: pytest.MonkeyPatch) -> Any:
+    """Install a FakeDriver for the given tir kernels (call the fixture's value with them)."""
+    from xtvm.runtime import cuda as runtime
+
+    if tvm.cuda(0).exist:
+        pytest.skip("a GPU exists here: the real driver is tested instead")
+
+    def install(kernels: ModuleOp) -> FakeDriver:
+        fake = FakeDriver(kernels)
+        monkeypatch.setattr(runtime, "driver", lambda: fake)
+        monkeypatch.setattr(runtime, "compile_ptx", lambda source, device_id=0: b"// ptx\0")
+        monkeypatch.setattr(runtime, "PRIMARY_CONTEXTS", {})
+        return fake
+
+    return install
+
+
+def test_cnn_graph_executor_through_the_driver_calls(fake_gpu: Any) -> None:
+    from xtvm.contrib import graph_executor
+
+    module, params = small_cnn()
+    x = RNG.standard_normal((1, 3, 7, 9)).astype("float32")
+    expected = evaluate(module, [x], params=params)
+    factory = relay_api.build(module, target="cuda", params=params)
+    assert factory.kernels is not None
+    fake = fake_gpu(factory.kernels)
+    assert tvm.cuda(0).exist
+    runner = graph_executor.GraphModule(factory["default"](tvm.cuda(0)))
+    runner.set_input("x", tvm.nd.array(x, tvm.cuda(0)))
+    runner.run()
+    np.testing.assert_allclose(runner.get_output(0).numpy(), expected[0], rtol=1e-4, atol=1e-4)
+    assert fake.launches >= 6
+    # the same graph through graph_executor.create
+    graph_json, lib, weights = factory
+    again = graph_executor.create(graph_json, lib, tvm.cuda(0))
+    again.set_input(**weights)
+    again.run(x=x)
+    np.testing.assert_allclose(again.get_output(0).numpy(), expected[0], rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize(
+    "case_id", ["nn.dense-wide", "sum-all", "nn.softmax-last_axis", "nn.conv2d-padding"]
+)
+def test_op_functions_through_the_driver_calls(case_id: str, fake_gpu: Any) -> None:
+    """Host programs with temporaries, a reduction's initial value written by the host and
+    numpy arguments copied to the device and back."""
+    case = OP_CASES[case_id]
+    inputs = case.arrays()
+    expected = evaluate(CASES.function(case.inputs, case.build), inputs, params=case.params)
+    graph, kernels, lib = lowered(case_id)
+    fake_gpu(kernels)
+    got = CASES.run_graph(graph, lambda name, *a: lib[name](*a), inputs, case.params)
+    assert_close(got, expected, 1e-4)
+
+
+def test_device_arrays_through_the_driver_calls(fake_gpu: Any) -> None:
+    fake_gpu(ModuleOp([]))
+    x = RNG.standard_normal((7, 13)).astype("float32")
+    a = tvm.nd.array(x, tvm.cuda(0))
+    np.testing.assert_array_equal(a.numpy(), x)
+    b = tvm.nd.empty((7, 13), "float32", tvm.cuda(0)).copyfrom(a)
+    np.testing.assert_array_equal(np.asarray(b), x)
+    with pytest.raises(NoGPUError, match=r"cuda\(1\)"):
+        tvm.nd.array(x, tvm.cuda(1))

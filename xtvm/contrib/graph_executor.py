@@ -16,6 +16,12 @@ from xtvm.runtime.module import Module
 
 def create(graph_json_str: str, libmod: Module, device: Device | None = None) -> GraphModule:
     """A graph module from graph JSON and the kernel library (`relay.build`'s first two)."""
+    if device is not None and device.device_type == "cuda":
+        from xtvm.runtime.cuda import CUDAGraphExecutor, CUDAModule
+
+        if not isinstance(libmod, CUDAModule):
+            raise ValueError(f"a graph on {device} needs the library of a cuda relay.build")
+        return GraphModule(CUDAGraphExecutor(graph_json_str, libmod, device))  # type: ignore[arg-type]
     return GraphModule(GraphExecutor(graph_json_str, libmod, device))
 
 

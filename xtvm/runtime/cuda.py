@@ -99,19 +99,22 @@ def require(device_id: int = 0) -> ctypes.CDLL:
         raise NoGPUError(
             f"no CUDA GPU cuda({device_id}) exists here (tvm.cuda({device_id}).exist is False)"
         )
-    context(device_id)
+    check(lib.cuCtxSetCurrent(primary_context(lib, device_id)), "cuCtxSetCurrent")
     return lib
 
 
-@cache
-def context(device_id: int) -> int:
-    lib = driver()
-    assert lib is not None
-    device, ctx = ctypes.c_int(), ctypes.c_void_p()
-    check(lib.cuDeviceGet(ctypes.byref(device), device_id), "cuDeviceGet")
-    check(lib.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), device), "cuDevicePrimaryCtxRetain")
-    check(lib.cuCtxSetCurrent(ctx), "cuCtxSetCurrent")
-    return ctx.value or 0
+PRIMARY_CONTEXTS: dict[int, ctypes.c_void_p] = {}
+
+
+def primary_context(lib: ctypes.CDLL, device_id: int) -> ctypes.c_void_p:
+    """The device's primary context (TVM's and the CUDA runtime's), retained once; made
+    current on every call that needs it, so any thread may launch."""
+    if device_id not in PRIMARY_CONTEXTS:
+        device, ctx = ctypes.c_int(), ctypes.c_void_p()
+        check(lib.cuDeviceGet(ctypes.byref(device), device_id), "cuDeviceGet")
+        check(lib.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), device), "cuDevicePrimaryCtxRetain")
+        PRIMARY_CONTEXTS[device_id] = ctx
+    return PRIMARY_CONTEXTS[device_id]
 
 
 def synchronize(device_id: int = 0) -> None:
@@ -403,7 +406,7 @@ class CUDAFunction:
         for position, (param, arg) in enumerate(zip(self.params, args, strict=True)):
             if not isinstance(arg, DeviceArray):
                 host = arg._data if isinstance(arg, NDArray) else np.asarray(arg)
-                arg = DeviceArray.from_numpy(np.ascontiguousarray(host), Device("cuda", gpu))
+                arg = DeviceArray.from_numpy(np.array(host, order="C"), Device("cuda", gpu))
                 staged.append((host, arg))
             expected = tuple(param.shape or ())
             if arg.shape != expected or arg.dtype != param.dtype:
