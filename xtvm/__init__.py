@@ -23,6 +23,7 @@ API_MODULES = {
     "nd": "xtvm.api.nd",
     "parser": "xtvm.api.parser",
     "te": "xtvm.api.te",
+    "tir": "xtvm.api.tir",
 }
 # Public attribute -> (module, name).
 API_NAMES = {

@@ -28,6 +28,9 @@ applied in order by `convert-te-to-tir`:
       te.parallel "C" {axis = "i.outer"}
     }
 
+`te.tensorize "C" {axis = "i.inner", intrin = "gemm8x8x8"}` computes the loops from `i.inner`
+inward with a tensor intrinsic (tir-tensorize replaces them with its call).
+
 `te.compute_at "B" {parent = "C", axis = "i.outer"}` computes stage B inside a loop of its
 consumer C, over the region of B that C reads there.
 
@@ -510,6 +513,16 @@ class PragmaOp(PrimitiveOp):
     value = opt_prop_def(Attribute)
 
 
+@irdl_op_definition
+class TensorizeOp(PrimitiveOp):
+    """Compute the loops of `axis` and those inside it with tensor intrinsic `intrin` (a name
+    of the tensor-intrinsic registry, `te.register_tensor_intrin`)."""
+
+    name = "te.tensorize"
+    axis = prop_def(StringAttr)
+    intrin = prop_def(StringAttr)
+
+
 def check_scope(op: Operation, scope: str) -> None:
     if not is_memory_scope(scope):
         known = ", ".join(sorted(MEMORY_SCOPES))
@@ -628,6 +641,7 @@ Te = Dialect(
         ComputeAtOp,
         StorageAlignOp,
         PragmaOp,
+        TensorizeOp,
         CacheReadOp,
         CacheWriteOp,
     ],

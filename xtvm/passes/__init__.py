@@ -50,6 +50,7 @@ OWN_PASSES = {
     "tir-simplify": "TirSimplifyPass",
     "tir-split-host-device": "TirSplitHostDevicePass",
     "tir-storage-flatten": "TirStorageFlattenPass",
+    "tir-tensorize": "TirTensorizePass",
     "tir-unroll": "TirUnrollPass",
     "tir-vectorize": "TirVectorizePass",
 }

@@ -70,6 +70,8 @@ from xtvm.ir.verify import located_error
 
 # An extent is a constant or an `index` value of the tir kernel.
 Extent = int | SSAValue
+# The loop annotation naming the tensor intrinsic that computes a loop nest (tir-tensorize).
+TENSORIZE_ANNOTATION = "tensorize"
 
 # ---------------------------------------------------------------------------------------------
 # Schedules as axis lists
@@ -136,6 +138,7 @@ class Stage:
     align: dict[int, tuple[int, int, Operation]] = field(default_factory=dict)
     redirects: dict[SSAValue, SSAValue] = field(default_factory=dict)
     threads: dict[str, str] = field(default_factory=dict)  # thread tag -> axis
+    tensorize: tuple[str, te.TensorizeOp] | None = None  # the tensorized axis
     scheduled: bool = False
 
     def __post_init__(self) -> None:
@@ -239,6 +242,14 @@ def apply_primitive(stage: Stage, op: te.PrimitiveOp) -> None:
     elif isinstance(op, te.PragmaOp):
         value = op.value if op.value is not None else IntegerAttr(1, i64)
         stage.leaf(op.axis.data, op).annotations[f"pragma_{op.key.data}"] = value
+    elif isinstance(op, te.TensorizeOp):
+        axis = stage.leaf(op.axis.data, op)
+        if stage.tensorize is not None:
+            raise located_error(
+                op, f"stage '{stage.name}' is already tensorized at axis '{stage.tensorize[0]}'"
+            )
+        axis.annotations[TENSORIZE_ANNOTATION] = op.intrin
+        stage.tensorize = (axis.name, op)
     elif isinstance(op, te.StorageAlignOp):
         name = op.axis.data
         if name not in stage.roots:
@@ -865,6 +876,9 @@ class KernelLowering:
 
         combiner = reduction.combiner.data
         elem = reduction.result.type
+        if stage.tensorize is not None:
+            self.emit_tensorized_reduction(nest, builder)
+            return
         first_reduce = next(i for i, n in enumerate(stage.leaves) if stage.axes[n].reduce)
         spatial_outside = all(
             stage.leaves.index(n) < first_reduce for n in stage.leaves if not stage.axes[n].reduce
@@ -886,6 +900,47 @@ class KernelLowering:
                 memref.StoreOp.get(init.add(identity(combiner, elem)), placement.buffer, stored)
             )
             inner, values = self.emit_loops(nest, stage.leaves, builder, {})
+        body, indices, stored = self.guard(nest, inner, values)
+        reduce_indices = [values[n] for n in stage.reduce_roots]
+        source = self.emit_body(stage, indices, reduce_indices, body)
+        acc = body.add(memref.LoadOp.get(placement.buffer, stored))
+        body.add(
+            memref.StoreOp.get(body.add(combine(combiner, acc, source)), placement.buffer, stored)
+        )
+
+    def emit_tensorized_reduction(self, nest: Nest, builder: BlockBuilder) -> None:
+        """A reduction whose loops from the tensorized axis inward form the intrinsic's nest:
+        the init sits in that nest just outside its first reduce loop (as in the intrinsic's
+        own lowering), guarded by `scf.if` on the reduce loops outside the nest being at
+        their first iteration (tir-tensorize makes that the intrinsic's reset)."""
+        stage, placement = nest.stage, self.placements[nest.stage.name]
+        assert stage.tensorize is not None and stage.reduction is not None
+        axis, op = stage.tensorize
+        combiner, elem = stage.reduction.combiner.data, stage.reduction.result.type
+        position = stage.leaves.index(axis)
+        inside = stage.leaves[position:]
+        first_reduce = next((i for i, n in enumerate(inside) if stage.axes[n].reduce), None)
+        if first_reduce is None or any(not stage.axes[n].reduce for n in inside[first_reduce:]):
+            raise located_error(
+                op,
+                f"tensorize of reduction stage '{stage.name}' needs the loops inside "
+                f"'{axis}' to hold its data-parallel axes first, then reduce axes; they are "
+                f"{', '.join(inside)}",
+            )
+        outer, values = self.emit_loops(nest, stage.leaves[:position], builder, {})
+        outer_reduce = [values[n] for n in stage.leaves[:position] if stage.axes[n].reduce]
+        spatial, values = self.emit_loops(nest, inside[:first_reduce], outer, values)
+        init = spatial
+        if outer_reduce:
+            zero = init.index(0)
+            first = [init.add(arith.CmpiOp(v, zero, "eq")) for v in outer_reduce]
+            condition = first[0]
+            for other in first[1:]:
+                condition = init.add(arith.AndIOp(condition, other))
+            init = init.when(condition)
+        init, _, stored = self.guard(nest, init, values, init=True)
+        init.add(memref.StoreOp.get(init.add(identity(combiner, elem)), placement.buffer, stored))
+        inner, values = self.emit_loops(nest, inside[first_reduce:], spatial, values)
         body, indices, stored = self.guard(nest, inner, values)
         reduce_indices = [values[n] for n in stage.reduce_roots]
         source = self.emit_body(stage, indices, reduce_indices, body)

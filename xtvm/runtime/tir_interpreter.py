@@ -26,6 +26,7 @@ import numpy as np
 from xdsl.dialects import arith, func, memref, scf, vector
 from xdsl.dialects import math as xmath
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     DenseIntOrFPElementsAttr,
     FloatAttr,
     IndexType,
@@ -652,6 +653,8 @@ class Translator:
             return f"int({load})" if is_integer(op.res.type) else load
         if isinstance(op, memref.DimOp):
             return f"{self.name(op.source)}.shape[{self.name(op.index)}]"
+        if isinstance(op, memref.SubviewOp):
+            return self.subview(op)
         if isinstance(op, memref.AllocOp | memref.AllocaOp):
             typ = op.memref.type
             assert isinstance(typ, MemRefType)
@@ -675,6 +678,29 @@ class Translator:
             args = ", ".join(self.name(a) for a in op.arguments)
             return f"{self.functions[callee]}({args})"
         return None
+
+    def subview(self, op: memref.SubviewOp) -> str:
+        """The numpy view of a region; a rank-reducing subview drops its leading unit dims."""
+        parts: list[list[str]] = []
+        for static, dynamic in (
+            (op.static_offsets, op.offsets),
+            (op.static_sizes, op.sizes),
+            (op.static_strides, op.strides),
+        ):
+            values = iter(self.name(v) for v in dynamic)
+            parts.append(
+                [str(v) if v != DYNAMIC_INDEX else next(values) for v in static.get_values()]
+            )
+        result = op.result.type
+        assert isinstance(result, MemRefType)
+        dropped = len(parts[0]) - result.get_num_dims()
+        slices = []
+        for dim, (offset, size, stride) in enumerate(zip(*parts, strict=True)):
+            if dim < dropped:
+                slices.append(offset)
+            else:
+                slices.append(f"{offset}:{offset} + {size} * {stride}:{stride}")
+        return f"{self.name(op.source)}[{', '.join(slices)}]"
 
     def literal(self, value: Attribute, typ: Attribute | None) -> str:
         if isinstance(value, IntegerAttr):

@@ -38,6 +38,12 @@ from xtvm.api.te.expr import (
 )
 from xtvm.api.te.lower import lower, schedule_to_module
 from xtvm.api.te.schedule import Schedule, Stage, create_schedule
+from xtvm.api.te.tensor_intrin import (
+    TensorIntrin,
+    decl_tensor_intrin,
+    get_tensor_intrin,
+    register_tensor_intrin,
+)
 
 __all__ = [
     "ComputeOp",
@@ -47,6 +53,7 @@ __all__ = [
     "Schedule",
     "Stage",
     "Tensor",
+    "TensorIntrin",
     "abs",
     "all",
     "any",
@@ -54,9 +61,11 @@ __all__ = [
     "compute",
     "const",
     "create_schedule",
+    "decl_tensor_intrin",
     "erf",
     "exp",
     "floor",
+    "get_tensor_intrin",
     "if_then_else",
     "log",
     "lower",
@@ -66,6 +75,7 @@ __all__ = [
     "power",
     "prod",
     "reduce_axis",
+    "register_tensor_intrin",
     "rsqrt",
     "schedule_to_module",
     "sigmoid",

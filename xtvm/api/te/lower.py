@@ -359,11 +359,13 @@ def lower(
     Printing the result shows the loop nest; buffers are the arguments in order.
     """
     from xtvm.passes.convert_te_to_tir import ConvertTeToTirPass
+    from xtvm.passes.tir_tensorize import TirTensorizePass
 
     if binds:
         raise ValueError("lower: binds are not supported")
     module = schedule_to_module(s, args, name)
     ConvertTeToTirPass().apply(api_context().xdsl_context, module)
+    TirTensorizePass().apply(api_context().xdsl_context, module)  # s[C].tensorize
     diagnostics = verify_diagnostics(module, {})
     if diagnostics:
         raise RuntimeError("lowering produced invalid IR:\n" + "\n".join(map(str, diagnostics)))

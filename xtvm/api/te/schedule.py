@@ -149,6 +149,16 @@ class Stage:
         props = te.properties_of(axis=var.name, key=pragma_type, value=pragma_value)
         self._record(te.PragmaOp(self.op.name, **props))
 
+    def tensorize(self, var: IterVar, tensor_intrin: object) -> None:
+        """Compute the loops of `var` and those inside it with a tensor intrinsic
+        (`te.decl_tensor_intrin`, or the name it is registered under); `tvm.lower` matches
+        those loops against the intrinsic's computation and replaces them with its lowering."""
+        self._check_leaf(var, "tensorize")
+        from xtvm.api.te.tensor_intrin import registry_name
+
+        props = te.properties_of(axis=var.name, intrin=registry_name(tensor_intrin))
+        self._record(te.TensorizeOp(self.op.name, **props))
+
     def storage_align(self, axis: IterVar, factor: int, offset: int) -> None:
         """Pad the stride of `axis`'s buffer dimension to `factor * k + offset` (bank conflicts)."""
         if not any(axis is a for a in self.op.axis):

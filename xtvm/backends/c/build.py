@@ -3,7 +3,9 @@
 `build_c(module)` renders the kernels, appends the signature metadata as
 `const char *xtvm_module_metadata = "...";` (what `load_module` reads, as the LLVM backend
 embeds it), compiles with `gcc -O3 -march=native -fopenmp -shared -fPIC` (`CC` overrides the
-compiler) into a temporary library and loads it with `load_module`.
+compiler) into a temporary library and loads it with `load_module`. C sources the kernels'
+loops import (`pragma_import_c`, TVM's `s[C].pragma(axis, "import_c", source)`: the extern
+functions a tensor intrinsic calls) are compiled into the same library.
 """
 
 from __future__ import annotations
@@ -11,11 +13,12 @@ from __future__ import annotations
 import os
 import subprocess
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 from xdsl.dialects.builtin import ModuleOp
 
-from xtvm.backends.c.codegen import render_c
+from xtvm.backends.c.codegen import imported_sources, render_c
 from xtvm.runtime.module import METADATA_SYMBOL, Module, load_module, metadata_json, signatures_of
 
 CFLAGS = ("-O3", "-march=native", "-fopenmp", "-shared", "-fPIC", "-std=gnu99")
@@ -31,12 +34,20 @@ def c_string(text: str) -> str:
     return f'"{escaped}"'
 
 
-def compile_c(source: str, output: Path, flags: tuple[str, ...] = CFLAGS) -> None:
-    """Compile C `source` into the shared library `output`."""
+def compile_c(
+    source: str, output: Path, flags: tuple[str, ...] = CFLAGS, extra: Sequence[str] = ()
+) -> None:
+    """Compile C `source` (and the `extra` sources, each its own translation unit) into the
+    shared library `output`."""
     compiler = os.environ.get("CC", "gcc")
     source_path = output.with_suffix(".c")
     source_path.write_text(source)
-    command = [compiler, *flags, "-o", str(output), str(source_path), "-lm"]
+    extra_paths = []
+    for position, text in enumerate(extra):
+        path = output.with_name(f"{output.stem}_import{position}.c")
+        path.write_text(text)
+        extra_paths.append(str(path))
+    command = [compiler, *flags, "-o", str(output), str(source_path), *extra_paths, "-lm"]
     try:
         result = subprocess.run(command, capture_output=True, text=True, check=False)
     except FileNotFoundError:
@@ -52,7 +63,7 @@ def build_c(module: ModuleOp) -> Module:
     metadata = f"const char *{METADATA_SYMBOL} = {c_string(metadata_json(signatures))};\n"
     with tempfile.TemporaryDirectory(prefix="xtvm-c-") as tmp:
         library = Path(tmp) / "module.so"
-        compile_c(source + "\n" + metadata, library)
+        compile_c(source + "\n" + metadata, library, extra=imported_sources(module))
         binary = library.read_bytes()
         loaded = load_module(library)  # dlopen keeps the mapping once the file is gone
 

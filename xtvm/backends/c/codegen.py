@@ -23,6 +23,7 @@ import numpy as np
 from xdsl.dialects import arith, func, memref, scf
 from xdsl.dialects import math as xmath
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     Float16Type,
     Float32Type,
     Float64Type,
@@ -187,11 +188,16 @@ class Buffer:
     dims: list[str]
     scope: str = ""
     heap: bool = False
+    strides: list[str] | None = None  # a view's (memref.subview), else row-major
 
     def index(self, indices: Sequence[str]) -> str:
-        """The row-major linear index of `indices`."""
+        """The linear index of `indices`."""
         if not indices:
             return "0"
+        if self.strides is not None:
+            return " + ".join(
+                i if s == "1" else f"{i} * {s}" for i, s in zip(indices, self.strides, strict=True)
+            )
         linear = indices[0]
         for position, (dim, index) in enumerate(zip(self.dims[1:], indices[1:], strict=True)):
             linear = f"{linear if position == 0 else f'({linear})'} * {dim} + {index}"
@@ -315,7 +321,7 @@ class CRenderer:
             for op in function.walk():
                 if isinstance(op, tir.CallExternOp) and op.callee.data not in LIBM_NAMES:
                     ret = self.ctype(op.res[0].type, op) if op.res else "void"
-                    args = ", ".join(self.ctype(a.type, op) for a in op.args) or "void"
+                    args = ", ".join(self.argument_type(a.type, op) for a in op.args) or "void"
                     seen.setdefault(op.callee.data, f"{ret} {op.callee.data}({args});")
         return list(seen.values())
 
@@ -371,6 +377,12 @@ class CRenderer:
         return state.lines
 
     # -- helpers ----------------------------------------------------------------------------
+
+    def argument_type(self, typ: Attribute, where: Operation) -> str:
+        """The C type of an extern call's argument: a buffer is a pointer to its elements."""
+        if isinstance(typ, MemRefType):
+            return self.ctype(typ.element_type, where) + " *"
+        return self.ctype(typ, where)
 
     def ctype(self, typ: Attribute, where: Operation) -> str:
         key = dtype_key(typ)
@@ -676,8 +688,41 @@ class CRenderer:
             raise fail(op, "tir kernels return their results through buffers, not values")
         self.line(state, f"{op.callee.string_value()}({', '.join(args + dynamic)});")
 
+    def emit_memref_subview(self, state: FunctionState, op: memref.SubviewOp) -> None:
+        """A pointer to a region's first element, with the region's sizes and strides (a
+        rank-reducing view drops its leading unit dimensions)."""
+        source = self.buffer(state, op.source, op)
+        lists = []
+        for static, dynamic in (
+            (op.static_offsets, op.offsets),
+            (op.static_sizes, op.sizes),
+            (op.static_strides, op.strides),
+        ):
+            values = iter(strip(self.get(state, v, op)) for v in dynamic)
+            lists.append(
+                [str(v) if v != DYNAMIC_INDEX else next(values) for v in static.get_values()]
+            )
+        offsets, sizes, steps = lists
+        strides = source.strides or row_major_strides(source.dims)
+        scaled = [s if k == "1" else f"({s}) * {k}" for s, k in zip(strides, steps, strict=True)]
+        typ = op.result.type
+        assert isinstance(typ, MemRefType)
+        dropped = len(sizes) - typ.get_num_dims()
+        name = self.fresh(state, op.result.name_hint or f"{source.name}_view")
+        element = self.ctype(typ.element_type, op)
+        self.line(state, f"{element} *{name} = {source.name} + {source.index(offsets)};")
+        state.buffers[op.result] = Buffer(
+            name, sizes[dropped:], source.scope, strides=scaled[dropped:]
+        )
+
     def emit_tir_call_extern(self, state: FunctionState, op: tir.CallExternOp) -> None:
-        args = ", ".join(strip(self.get(state, a, op)) for a in op.args)
+        """A buffer argument is passed as the address of its first element."""
+        args = ", ".join(
+            self.buffer(state, a, op).name
+            if isinstance(a.type, MemRefType)
+            else strip(self.get(state, a, op))
+            for a in op.args
+        )
         call = f"{op.callee.data}({args})"
         if op.res:
             self.bind(state, op, op.res[0], call)
@@ -688,6 +733,25 @@ class CRenderer:
         if self.thread_index is None:
             raise fail(op, f"the {self.language} backend has no GPU thread indices")
         state.names[op.result] = self.thread_index.format(op.thread.data)
+
+
+def row_major_strides(dims: Sequence[str]) -> list[str]:
+    strides = ["1"]
+    for dim in reversed(dims[1:]):
+        strides.insert(0, dim if strides[0] == "1" else f"{strides[0]} * {dim}")
+    return strides
+
+
+def imported_sources(module: ModuleOp) -> list[str]:
+    """The C sources loops carry as `pragma_import_c` (TVM's `s[C].pragma(x, "import_c",
+    source)`): compiled with the kernels, which may call the functions they define."""
+    sources: list[str] = []
+    for op in module.walk():
+        if isinstance(op, tir.ForOp) and op.annotations is not None:
+            source = op.annotations.data.get("pragma_import_c")
+            if isinstance(source, StringAttr) and source.data not in sources:
+                sources.append(source.data)
+    return sources
 
 
 def block_threads(function: func.FuncOp) -> int | None:

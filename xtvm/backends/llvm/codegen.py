@@ -25,6 +25,7 @@ from llvmlite import ir
 from xdsl.dialects import arith, func, memref, scf, vector
 from xdsl.dialects import math as xmath
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     DenseIntOrFPElementsAttr,
     Float16Type,
     Float32Type,
@@ -142,11 +143,18 @@ class Buffer:
     pointer: ir.Value
     dims: list[ir.Value]
     element: ir.Type
+    strides: list[ir.Value] | None = None  # a view's (memref.subview), else row-major
 
     def offset(self, builder: ir.IRBuilder, indices: Sequence[ir.Value]) -> ir.Value:
-        """The row-major linear index of `indices`."""
+        """The linear index of `indices`."""
         if not indices:
             return ir.Constant(I64, 0)
+        if self.strides is not None:
+            terms = [builder.mul(i, s) for i, s in zip(indices, self.strides, strict=True)]
+            linear = terms[0]
+            for term in terms[1:]:
+                linear = builder.add(linear, term)
+            return linear
         linear = indices[0]
         for dim, index in zip(self.dims[1:], indices[1:], strict=True):
             linear = builder.add(builder.mul(linear, dim), index)
@@ -154,6 +162,14 @@ class Buffer:
 
     def address(self, builder: ir.IRBuilder, indices: Sequence[ir.Value]) -> ir.Value:
         return builder.gep(self.pointer, [self.offset(builder, indices)], inbounds=True)
+
+    def all_strides(self, builder: ir.IRBuilder) -> list[ir.Value]:
+        if self.strides is not None:
+            return list(self.strides)
+        strides: list[ir.Value] = [ir.Constant(I64, 1)]
+        for dim in reversed(self.dims[1:]):
+            strides.insert(0, builder.mul(strides[0], dim))
+        return strides
 
 
 def memref_type(typ: Attribute, where: Operation) -> MemRefType:
@@ -450,7 +466,11 @@ def emit_parallel(e: FunctionEmitter, op: tir.ForOp) -> None:
             for i in dynamic:
                 dims[i] = load(position)
                 position += 1
-            inner.values[value] = Buffer(pointer, dims, current.element)
+            if current.strides is not None and not all(
+                isinstance(v, ir.Constant) for v in current.strides
+            ):
+                raise fail(op, "a view with variable strides is used inside this parallel loop")
+            inner.values[value] = Buffer(pointer, dims, current.element, current.strides)
         elif isinstance(current, ir.Constant):
             inner.values[value] = current
         else:
@@ -574,9 +594,38 @@ def emit_call(e: FunctionEmitter, op: func.CallOp) -> None:
     e.builder.call(callee, args + dynamic)
 
 
+@rule(memref.SubviewOp)
+def emit_subview(e: FunctionEmitter, op: memref.SubviewOp) -> None:
+    """A view of a region of a buffer: its first element's address, sizes and strides (a
+    rank-reducing view drops its leading unit dimensions)."""
+    source: Buffer = e.get(op.source)
+    b = e.builder
+    lists = []
+    for static, dynamic in (
+        (op.static_offsets, op.offsets),
+        (op.static_sizes, op.sizes),
+        (op.static_strides, op.strides),
+    ):
+        values = iter(e.get(v) for v in dynamic)
+        lists.append(
+            [
+                ir.Constant(I64, v) if v != DYNAMIC_INDEX else next(values)
+                for v in static.get_values()
+            ]
+        )
+    offsets, sizes, steps = lists
+    strides = [b.mul(s, k) for s, k in zip(source.all_strides(b), steps, strict=True)]
+    result = op.result.type
+    assert isinstance(result, MemRefType)
+    dropped = len(sizes) - result.get_num_dims()
+    pointer = source.address(b, offsets)
+    e.set(op.result, Buffer(pointer, sizes[dropped:], source.element, strides[dropped:]))
+
+
 @rule(tir.CallExternOp)
 def emit_call_extern(e: FunctionEmitter, op: tir.CallExternOp) -> None:
-    args = [e.get(a) for a in op.args]
+    """A buffer argument is passed as the address of its first element."""
+    args = [a.pointer if isinstance(a, Buffer) else a for a in (e.get(v) for v in op.args)]
     ret = llvm_type(op.res[0].type, op) if op.res else ir.VoidType()
     callee = e.owner.declare(op.callee.data, ret, [a.type for a in args])
     result = e.builder.call(callee, args)

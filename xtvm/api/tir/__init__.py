@@ -1,0 +1,34 @@
+"""TVM's `tvm.tir` names that tensor intrinsics are written with: buffer declarations
+(`tvm.tir.decl_buffer`), extern calls (`tvm.tir.call_extern`) and the statement builder
+(`tvm.tir.ir_builder.create()`).
+
+A tensor intrinsic's lowering function (`te.decl_tensor_intrin`) receives `Buffer`s and returns
+statements built from these; tir-tensorize turns them into tir once the buffers are bound to
+the regions of a kernel's buffers.
+"""
+
+from xtvm.api.tir import ir_builder
+from xtvm.api.tir.stmt import (
+    AccessPtr,
+    Buffer,
+    BufferLoad,
+    CallExtern,
+    Evaluate,
+    SeqStmt,
+    Stmt,
+    call_extern,
+    decl_buffer,
+)
+
+__all__ = [
+    "AccessPtr",
+    "Buffer",
+    "BufferLoad",
+    "CallExtern",
+    "Evaluate",
+    "SeqStmt",
+    "Stmt",
+    "call_extern",
+    "decl_buffer",
+    "ir_builder",
+]

@@ -1,0 +1,169 @@
+"""Buffers, extern calls and statements of `tvm.tir`, as tensor-intrinsic lowerings use them.
+
+A `Buffer` (`tvm.tir.decl_buffer`) declares a region of memory an intrinsic reads or writes:
+its shape and dtype, and how it may sit in a larger buffer: `strides` (ints, or `te.var`s
+bound to the actual strides when the intrinsic is applied; none means compact), `elem_offset`
+(where its first element is; a `te.var` bound likewise, else 0 unless `offset_factor` is given,
+which makes it a variable that must be a multiple of the factor). `access_ptr` is the pointer
+an extern function receives; `strides[k]` and `elem_offset` are expressions usable as
+arguments.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from xtvm.api.te.expr import Const, Extent, PrimExpr, Var, as_expr
+from xtvm.ir.numpy_types import dtype_name
+
+ACCESS_MASKS = {"r": 1, "w": 2, "rw": 3}
+
+
+@dataclass(eq=False)
+class Buffer:
+    """A buffer declaration (`tvm.tir.decl_buffer`)."""
+
+    name: str
+    shape: tuple[int, ...]
+    dtype: str = "float32"
+    strides: list[Extent] = field(default_factory=list)
+    elem_offset: Extent = 0
+    scope: str = ""
+    data_alignment: int = -1
+    offset_factor: int = 0
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    def access_ptr(
+        self,
+        access_mask: str | int,
+        ptr_type: str = "handle",
+        content_lanes: int = 1,
+        offset: int = 0,
+        extent: object = None,
+    ) -> AccessPtr:
+        """A pointer to the buffer's first element (plus `offset` elements) for an extern call;
+        `access_mask` ("r", "w", "rw" or TVM's bit mask) says how the callee uses it."""
+        if isinstance(access_mask, str):
+            if access_mask not in ACCESS_MASKS:
+                raise ValueError(f"access_ptr: unknown access mask '{access_mask}' (r, w, rw)")
+            access_mask = ACCESS_MASKS[access_mask]
+        if not 1 <= access_mask <= 3:
+            raise ValueError("access_ptr: the access mask must be 1 (r), 2 (w) or 3 (rw)")
+        if not isinstance(offset, int) or offset < 0:
+            raise NotImplementedError("access_ptr: the offset must be a non-negative int")
+        return AccessPtr(self, access_mask, offset)
+
+    def vload(self, begin: Sequence[object], dtype: str | None = None) -> BufferLoad:
+        """The element at `begin` (indices into this buffer)."""
+        if dtype is not None and dtype_name(dtype) != self.dtype:
+            raise NotImplementedError("vload: loading vectors is not supported")
+        return BufferLoad(self, tuple(as_expr(i) for i in begin))
+
+    def vstore(self, begin: Sequence[object], value: object) -> BufferStore:
+        return BufferStore(self, tuple(as_expr(i) for i in begin), as_expr(value, self.dtype))
+
+    def __repr__(self) -> str:
+        return f"Buffer({self.name}, shape={self.shape}, dtype={self.dtype})"
+
+
+def decl_buffer(
+    shape: Sequence[int] | int,
+    dtype: str = "float32",
+    name: str = "buffer",
+    data: object = None,
+    strides: Sequence[Extent] | None = None,
+    elem_offset: Extent | None = None,
+    scope: str = "",
+    data_alignment: int = -1,
+    offset_factor: int = 0,
+    buffer_type: str = "",
+    axis_separators: object = None,
+    span: object = None,
+) -> Buffer:
+    """Declare a buffer (`tvm.tir.decl_buffer`); shapes of intrinsic buffers are static."""
+    if data is not None or buffer_type or axis_separators:
+        raise NotImplementedError("decl_buffer: data, buffer_type and axis_separators")
+    dims = shape if isinstance(shape, list | tuple) else (shape,)
+    if not all(isinstance(d, int) or isinstance(d, Const) for d in dims):
+        raise NotImplementedError(f"decl_buffer {name}: the shape must be static, got {dims}")
+    static = tuple(int(d.value) if isinstance(d, Const) else int(d) for d in dims)
+    stride_list = list(strides or [])
+    if stride_list and len(stride_list) != len(static):
+        raise ValueError(f"decl_buffer {name}: {len(stride_list)} strides for {len(static)} dims")
+    if elem_offset is None:
+        elem_offset = Var(f"{name}_elem_offset") if offset_factor else 0
+    return Buffer(
+        name,
+        static,
+        dtype_name(dtype),
+        stride_list,
+        elem_offset,
+        scope,
+        data_alignment,
+        offset_factor,
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Expressions and statements
+
+
+@dataclass(eq=False)
+class AccessPtr(PrimExpr):
+    """`buffer.access_ptr(mask)`: the address of the buffer's first element (a handle)."""
+
+    buffer: Buffer
+    access_mask: int
+    offset: int = 0
+    dtype: str = "handle"
+
+
+@dataclass(eq=False)
+class BufferLoad(PrimExpr):
+    buffer: Buffer
+    indices: tuple[PrimExpr, ...]
+
+    def __post_init__(self) -> None:
+        self.dtype = self.buffer.dtype
+
+
+@dataclass(eq=False)
+class CallExtern(PrimExpr):
+    """`tvm.tir.call_extern(dtype, name, *args)`: a call of a function the target provides."""
+
+    dtype: str
+    name: str
+    args: tuple[PrimExpr, ...]
+
+
+def call_extern(dtype: str, func_name: str, *args: object) -> CallExtern:
+    """A call of extern function `func_name` returning `dtype`; Python ints are int32."""
+    kind = dtype if dtype in ("handle", "void") else dtype_name(dtype)
+    return CallExtern(kind, func_name, tuple(as_expr(a) for a in args))
+
+
+class Stmt:
+    """A statement of an intrinsic lowering."""
+
+
+@dataclass(eq=False)
+class Evaluate(Stmt):
+    """An expression evaluated for its effect (`ib.emit(call)`)."""
+
+    value: PrimExpr
+
+
+@dataclass(eq=False)
+class BufferStore(Stmt):
+    buffer: Buffer
+    indices: tuple[PrimExpr, ...]
+    value: PrimExpr
+
+
+@dataclass(eq=False)
+class SeqStmt(Stmt):
+    seq: list[Stmt]
