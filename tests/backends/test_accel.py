@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib.util
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,7 @@ from xtvm import te
 from xtvm.backends.accel import render_accel
 from xtvm.backends.c import CodegenError
 from xtvm.ir.diagnostics import DiagnosticError
-from xtvm.target import load
+from xtvm.target import get_target, load
 
 VTA = Path(__file__).parent.parent.parent / "examples" / "accelerators" / "vta"
 spec = importlib.util.spec_from_file_location("vta_run_gemm", VTA / "run_gemm.py")
@@ -172,3 +173,99 @@ def test_target_file_errors_are_located(tmp_path: Path) -> None:
     run_gemm.load_target()
     with pytest.raises(DiagnosticError, match="accel target 'vta' is already registered"):
         load(again)
+
+
+# ---------------------------------------------------------------------------------------------
+# An out-of-tree accelerator: examples/plugins/tiny_accel
+
+PLUGIN = Path(__file__).parent.parent.parent / "examples" / "plugins" / "tiny_accel"
+
+
+@pytest.fixture
+def forget_tiny_predicates() -> Iterator[None]:
+    """The plugin's op predicates are global: other tests must not see them."""
+    from xtvm.passes.byoc_targets import unregister_target
+
+    yield
+    unregister_target("tiny")
+
+
+@pytest.mark.usefixtures("forget_tiny_predicates")
+def test_plugin_found_through_the_entry_point_group(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An installed package publishing `xtvm.plugins` is loaded by xtvm-opt without a flag
+    (installation simulated by a dist-info folder on the path)."""
+    from xtvm.tools import opt
+
+    info = tmp_path / "xtvm_tiny_accel-0.1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: xtvm-tiny-accel\nVersion: 0.1.0\n")
+    (info / "entry_points.txt").write_text("[xtvm.plugins]\ntiny = tiny_accel:xtvm_plugin\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.syspath_prepend(str(PLUGIN))
+    source = tmp_path / "dense.mlir"
+    source.write_text(
+        "func.func @f(%x: tensor<4x8xf32>, %w: tensor<4x8xf32>) -> tensor<4x4xf32> {\n"
+        "  %d = relay.nn.dense %x, %w : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x4xf32>\n"
+        "  tiny.fence\n"
+        "  func.return %d : tensor<4x4xf32>\n}\n"
+    )
+    assert opt.main([str(source), "-p", "relay-annotate-target{targets=tiny}"]) == 0
+    out = capsys.readouterr().out
+    assert '{compiler = "tiny"}' in out and "tiny.fence" in out
+
+
+@pytest.mark.usefixtures("forget_tiny_predicates")
+def test_plugin_accelerator_runs_a_tensorized_matmul(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The plugin's own target, intrinsic and simulator: a 16x32x16 f32 matmul, 4x4x4 blocks."""
+    import ctypes
+
+    import numpy as np
+
+    from xtvm.backends.accel import build_accel, load_simulator
+    from xtvm.tools.opt import Plugins
+
+    monkeypatch.syspath_prepend(str(PLUGIN))
+    import tiny_accel
+
+    from xtvm.ir.registry import default_context
+
+    tiny_accel.xtvm_plugin(Plugins(default_context()))
+    target = get_target("tiny")
+    sim = load_simulator([tiny_accel.SIMULATOR])
+    m, n, k_extent, tile = 16, 16, 32, 8
+    A = te.placeholder((m, k_extent), name="A")
+    B = te.placeholder((k_extent, n), name="B")
+    k = te.reduce_axis((0, k_extent), name="k")
+    C = te.compute((m, n), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
+    s = te.create_schedule(C.op)
+    CL = s.cache_write(C, "tiny_acc")
+    AA = s.cache_read(A, "tiny_spad", [CL])
+    BB = s.cache_read(B, "tiny_spad", [CL])
+    _, jo, _, _ = s[C].tile(*s[C].op.axis, tile, tile)
+    s[CL].compute_at(s[C], jo)
+    ic, jc = s[CL].op.axis
+    ko, ki = s[CL].split(s[CL].op.reduce_axis[0], factor=tile)
+    ico, ici = s[CL].split(ic, factor=4)
+    jco, jci = s[CL].split(jc, factor=4)
+    kio, kii = s[CL].split(ki, factor=4)
+    s[CL].reorder(ko, ico, jco, kio, ici, jci, kii)
+    s[AA].compute_at(s[CL], ko)
+    s[BB].compute_at(s[CL], ko)
+    if TENSORIZE:
+        s[CL].tensorize(ici, "tiny_matmul_4x4x4")
+    kernel = build_accel(te.lower(s, [A, B, C], name="mm").xdsl, target, sim)
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((m, k_extent)).astype(np.float32)
+    b = rng.standard_normal((k_extent, n)).astype(np.float32)
+    c = np.zeros((m, n), dtype=np.float32)
+    sim.tiny_sim_reset()
+    kernel(a, b, c)
+    np.testing.assert_allclose(c, a @ b, rtol=1e-5, atol=1e-5)
+    sim.tiny_sim_dma_bytes.restype = ctypes.c_int64
+    sim.tiny_sim_matmul_calls.restype = ctypes.c_int64
+    blocks, chunks = (m // tile) * (n // tile), k_extent // tile
+    expected = 4 * (blocks * chunks * 2 * tile * tile + m * n)  # A and B tiles in, C out
+    assert sim.tiny_sim_dma_bytes() == expected
+    assert sim.tiny_sim_matmul_calls() == (m // 4) * (n // 4) * (k_extent // 4) * TENSORIZE

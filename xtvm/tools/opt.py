@@ -64,6 +64,12 @@ class Plugins:
             raise DiagnosticError.at(None, f"pass '{pass_type.name}' is registered twice")
         self.passes[pass_type.name] = lambda: pass_type
 
+    def load_target(self, path: str | Path) -> None:
+        """Register the accel targets of a file (see `xtvm.target.load`)."""
+        from xtvm.target import load_all
+
+        load_all(path)
+
 
 def load_plugin(path: str, plugins: Plugins) -> None:
     """Run a plugin file's `xtvm_plugin(registry)` hook."""
@@ -79,6 +85,22 @@ def load_plugin(path: str, plugins: Plugins) -> None:
     if hook is None:
         raise DiagnosticError.at(None, f"plugin '{path}' defines no xtvm_plugin(registry) function")
     hook(plugins)
+
+
+PLUGIN_GROUP = "xtvm.plugins"
+
+
+def load_entry_point_plugins(plugins: Plugins) -> None:
+    """Run the hook of every installed package that publishes one under `xtvm.plugins`."""
+    from importlib.metadata import entry_points
+
+    for entry in entry_points(group=PLUGIN_GROUP):
+        try:
+            hook = entry.load()
+        except Exception as exc:
+            message = f"plugin '{entry.name}' ({entry.value}) fails to load: {exc}"
+            raise DiagnosticError.at(None, message) from None
+        hook(plugins)
 
 
 def build_argparser() -> argparse.ArgumentParser:
@@ -288,6 +310,7 @@ def run(args: argparse.Namespace) -> int:
     ctx = default_context(allow_unregistered=args.allow_unregistered_dialect)
     registry = all_passes()
     plugins = Plugins(ctx)
+    load_entry_point_plugins(plugins)
     for plugin in args.load_plugin:
         load_plugin(plugin, plugins)
     if args.load_target:
