@@ -335,3 +335,78 @@ def test_reduction_split_needs_an_update() -> None:
         c.op, lambda ins, outs: tvm.tir.call_extern("int32", "f"), default_buffer_params=params
     )
     assert "the intrinsic has no update" in lower_error(intrin)
+
+
+def add_tile_intrin() -> te.TensorIntrin:
+    """C = A + B on a 2x2 tile, lowered to scalar loads and stores of the bound tiles."""
+    a = te.placeholder((2, 2), name="A")
+    b = te.placeholder((2, 2), name="B")
+    c = te.compute((2, 2), lambda i, j: a[i, j] + b[i, j], name="C")
+
+    def lower(ins: list, outs: list) -> object:
+        aa, bb = ins
+        (cc,) = outs
+        ib = tvm.tir.ir_builder.create()
+        for i in range(2):
+            for j in range(2):
+                ib.emit(cc.vstore([i, j], aa.vload([i, j]) + bb.vload([i, j])))
+        return ib.get()
+
+    params = {"offset_factor": 1, "strides": [te.var("s"), 1]}
+    return te.decl_tensor_intrin(c.op, lower, name="add2x2", default_buffer_params=params)
+
+
+@pytest.mark.parametrize("target", ["interpreter", "llvm", "c"])
+def test_loads_and_stores_of_bound_tiles(target: str) -> None:
+    """A lowering that reads and writes its buffers addresses the strided tiles right."""
+    A = te.placeholder((4, 8), name="A")
+    B = te.placeholder((4, 8), name="B")
+    C = te.compute((4, 8), lambda i, j: A[i, j] + B[i, j], name="C")
+    s = te.create_schedule(C.op)
+    _, _, ii, _ = s[C].tile(C.op.axis[0], C.op.axis[1], 2, 2)
+    s[C].tensorize(ii, add_tile_intrin())
+    a, b = (RNG.standard_normal((4, 8)).astype("float32") for _ in range(2))
+    c = np.zeros((4, 8), "float32")
+    if target == "interpreter":
+        run(tvm.lower(s, [A, B, C]).xdsl, "main", a, b, c)
+    else:
+        tvm.build(s, [A, B, C], target)(a, b, c)
+    np.testing.assert_allclose(c, a + b)
+
+
+def test_reduction_tensorized_with_a_reduce_loop_first_is_refused() -> None:
+    _, (A, B, C), _ = matmul(gemm_intrin(), split_k=False)
+    s2 = te.create_schedule(C.op)
+    i, j = C.op.axis
+    k = C.op.reduce_axis[0]
+    s2[C].reorder(k, i, j)
+    s2[C].tensorize(k, gemm_intrin())
+    with pytest.raises(DiagnosticError, match="data-parallel axes first, then reduce axes"):
+        tvm.lower(s2, [A, B, C])
+
+
+def test_access_ptr_offset_points_into_the_tile() -> None:
+    """A 16-wide add lowered as two 8-wide calls, the second on pointers offset by 8."""
+    x = te.placeholder((16,), name="x")
+    y = te.placeholder((16,), name="y")
+    z = te.compute((16,), lambda i: x[i] + y[i], name="z")
+
+    def lower(ins: list, outs: list) -> object:
+        ib = tvm.tir.ir_builder.create()
+        for offset in (0, 8):
+            pointers = [b.access_ptr("r", offset=offset) for b in (*ins, *outs)]
+            ib.emit(tvm.tir.call_extern("int32", "py_add8", *pointers))
+        return ib.get()
+
+    intrin = te.decl_tensor_intrin(z.op, lower, default_buffer_params={"offset_factor": 1})
+    tvm.register_func("py_add8", lambda a, b, c: c.__setitem__(slice(0, 8), a[:8] + b[:8]), True)
+    A = te.placeholder((64,), name="A")
+    B = te.placeholder((64,), name="B")
+    C = te.compute((64,), lambda i: A[i] + B[i], name="C")
+    s = te.create_schedule(C.op)
+    _, inner = s[C].split(C.op.axis[0], factor=16)
+    s[C].tensorize(inner, intrin)
+    a, b = (RNG.standard_normal(64).astype("float32") for _ in range(2))
+    c = np.zeros(64, "float32")
+    run(tvm.lower(s, [A, B, C]).xdsl, "main", a, b, c)
+    np.testing.assert_allclose(c, a + b)

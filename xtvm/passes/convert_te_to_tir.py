@@ -27,6 +27,10 @@ The stage then gets a buffer of the box's shape, allocated inside the loop, and 
 index it relative to the box's start (an output stage writes its argument in place). Box
 elements outside the tensor are skipped by a guard unless the ranges prove there are none.
 
+`tensorize` annotates the loop of its axis `tensorize = "<intrinsic>"` for tir-tensorize; the
+init of a tensorized reduction goes into that nest, just outside its first reduce loop, under
+`scf.if` on the reduce loops outside the nest being at their first iteration.
+
 `cache_read` adds a stage copying a tensor into a buffer of its scope, which the readers read
 instead; `cache_write` moves a stage's computation into a new stage of that scope and leaves
 the stage a copy out of it. `storage_align` pads a buffer's strides (a `strided<...>` layout).

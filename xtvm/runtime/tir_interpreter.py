@@ -9,6 +9,8 @@ that every lowering and backend is checked against. Every loop kind runs seriall
 Scalars follow the IR's types: integers (and `index`) are Python ints wrapped to their width,
 floats are numpy scalars of their precision (f32 arithmetic stays f32), `i1` is bool. An op
 the interpreter does not know is an error naming it and its location, never skipped.
+`tir.call_extern` calls libm's functions or one registered with `tvm.register_func`; a buffer
+argument (a `memref.subview` of a region, as tir-tensorize binds them) is a numpy view.
 
     run(module, "kernel", a, b, c)   # buffers in argument order; outputs are written in place
 """

@@ -33,6 +33,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from xdsl.dialects import func, memref
+from xdsl.dialects.builtin import MemRefType, StridedLayoutAttr
 from xdsl.ir import Block, Operation, SSAValue
 
 from xtvm.api.te.expr import ComputeOp, PlaceholderOp, PrimExpr, Read, Tensor, Var, children
@@ -261,14 +262,36 @@ class StmtEmitter(ExprEmitter):
 
     def call(self, call: CallExtern, with_result: bool) -> tir.CallExternOp:
         args = [
-            self.view(a.buffer) if isinstance(a, AccessPtr) else self.emit(a, element_type(a.dtype))
+            self.pointer(a) if isinstance(a, AccessPtr) else self.emit(a, element_type(a.dtype))
             for a in call.args
         ]
-        for a in call.args:
-            if isinstance(a, AccessPtr) and a.offset:
-                raise TensorizeError("access_ptr with an offset is not supported")
         returns = with_result and call.dtype not in ("handle", "void")
         return tir.CallExternOp(call.name, args, [element_type(call.dtype)] if returns else [])
+
+    def pointer(self, access: AccessPtr) -> SSAValue:
+        """The bound view; with an offset, the view starting `offset` elements further along
+        its innermost dimension (the pointer plus offset when that dimension is contiguous)."""
+        view = self.view(access.buffer)
+        if not access.offset:
+            return view
+        typ = view.type
+        assert isinstance(typ, MemRefType)
+        shape = typ.get_shape()
+        strides = typ.get_strides()
+        if not shape or access.offset >= shape[-1] or not strides or strides[-1] != 1:
+            raise TensorizeError(
+                f"access_ptr of {access.buffer.name}: offset {access.offset} must stay in its "
+                "contiguous innermost dimension"
+            )
+        offsets = [0] * (len(shape) - 1) + [access.offset]
+        sizes = [*shape[:-1], shape[-1] - access.offset]
+        result = MemRefType(
+            typ.element_type,
+            sizes,
+            StridedLayoutAttr(strides, None),
+            typ.memory_space,
+        )
+        return self.add(memref.SubviewOp.get(view, offsets, sizes, [1] * len(sizes), result))
 
     def natural(self, expr: PrimExpr) -> SSAValue:
         if isinstance(expr, CallExtern):

@@ -45,8 +45,9 @@ class Buffer:
         offset: int = 0,
         extent: object = None,
     ) -> AccessPtr:
-        """A pointer to the buffer's first element (plus `offset` elements) for an extern call;
-        `access_mask` ("r", "w", "rw" or TVM's bit mask) says how the callee uses it."""
+        """A pointer to the buffer's first element (plus `offset` elements, along its
+        contiguous innermost dimension) for an extern call; `access_mask` ("r", "w", "rw" or
+        TVM's bit mask) says how the callee uses it (it is checked, not otherwise used)."""
         if isinstance(access_mask, str):
             if access_mask not in ACCESS_MASKS:
                 raise ValueError(f"access_ptr: unknown access mask '{access_mask}' (r, w, rw)")
