@@ -260,6 +260,7 @@ class FakeDriver:
         self.memory: dict[int, np.ndarray] = {}
         self.names: list[str] = []
         self.launches = 0
+        self.memsets = 0
 
     @staticmethod
     def out(ref: Any, value: Any) -> int:
@@ -311,6 +312,12 @@ class FakeDriver:
     def cuMemcpyDtoH_v2(self, host: Any, device: int, nbytes: int) -> int:
         self.check_inside(device, nbytes)
         ctypes.memmove(host, device, nbytes)
+        return 0
+
+    def cuMemsetD32_v2(self, device: Any, value: int, count: Any) -> int:
+        self.check_inside(device.value, count.value * 4)
+        np.frombuffer((ctypes.c_uint32 * count.value).from_address(device.value), "<u4")[:] = value
+        self.memsets += 1
         return 0
 
     def cuModuleLoadData(self, module: Any, image: Any) -> int:
@@ -377,6 +384,7 @@ def test_cnn_graph_executor_through_the_driver_calls(fake_gpu: Any) -> None:
     runner.run()
     np.testing.assert_allclose(runner.get_output(0).numpy(), expected[0], rtol=1e-4, atol=1e-4)
     assert fake.launches >= 6
+    assert fake.memsets >= 2  # the initial values of conv2d's and dense's accumulations
     # the same graph through graph_executor.create
     graph_json, lib, weights = factory
     again = graph_executor.create(graph_json, lib, tvm.cuda(0))
@@ -409,3 +417,43 @@ def test_device_arrays_through_the_driver_calls(fake_gpu: Any) -> None:
     np.testing.assert_array_equal(np.asarray(b), x)
     with pytest.raises(NoGPUError, match=r"cuda\(1\)"):
         tvm.nd.array(x, tvm.cuda(1))
+
+
+# ---------------------------------------------------------------------------------------------
+# Products and convolutions big enough for several blocks, K_TILE steps and partial tiles
+
+
+def product_cases() -> dict[str, tuple[list[tuple[tuple[int, ...], str]], Any]]:
+    f32 = CASES.f32
+    return {
+        # 66 rows: 16 x 4 per block, a second block 2 rows deep; k = 40: a partial second step
+        "dense-66x40x37": ([f32(66, 40), f32(37, 40)], lambda g, x, w: g(relay.DenseOp(x, w))),
+        "batch_matmul-2x33x20x17": (
+            [f32(2, 33, 20), f32(2, 17, 20)],
+            lambda g, x, y: g(relay.BatchMatmulOp(x, y)),
+        ),
+        # 6 input channels: a full and a partial 4-channel step; 99 pixels: two blocks
+        "conv2d-6x9x11-pad1": (
+            [f32(1, 6, 9, 11), f32(5, 6, 3, 3)],
+            lambda g, x, w: g(relay.Conv2dOp(x, w, padding=(1, 1, 1, 1))),
+        ),
+        "conv2d-stride2": (
+            [f32(2, 3, 9, 8), f32(4, 3, 3, 3)],
+            lambda g, x, w: g(relay.Conv2dOp(x, w, strides=(2, 2))),
+        ),
+    }
+
+
+@pytest.mark.parametrize("name", list(product_cases()))
+def test_shared_memory_products_match_relay_interpreter(name: str, tmp_path: Path) -> None:
+    inputs_types, build = product_cases()[name]
+    module = CASES.function(inputs_types, build)
+    inputs = [RNG.standard_normal(s).astype(d) for s, d in inputs_types]
+    expected = evaluate(module, inputs)
+    main, kernels = lower_for_cuda(module)
+    source = build_cuda(kernels.clone()).imported_modules[0].get_source()
+    assert "__shared__ float" in source and source.count("__syncthreads();") >= 2
+    graph = ModuleOp([main.clone()])
+    got = CASES.run_graph(graph, tir_interpreter.compile_module(kernels), inputs, {})
+    assert_close(got, expected, 1e-4)
+    compile_ptx({name: source}, tmp_path)

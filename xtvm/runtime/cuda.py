@@ -353,6 +353,16 @@ class HostStore:
 
 
 @dataclass(frozen=True)
+class HostFill:
+    """Every element of a device buffer set to one value (a reduction's initial value): a
+    device memset of `count` elements of `pattern` (one element's bytes)."""
+
+    slot: int
+    pattern: bytes
+    count: int
+
+
+@dataclass(frozen=True)
 class HostProgram:
     """A host function: its buffer params, temporaries (bytes each) and steps in order.
 
@@ -362,7 +372,7 @@ class HostProgram:
 
     params: tuple[Param, ...]
     temporaries: tuple[int, ...]
-    steps: tuple[KernelCall | HostStore, ...]
+    steps: tuple[KernelCall | HostStore | HostFill, ...]
     unsupported: str | None = None
 
 
@@ -375,6 +385,9 @@ def run_program(
     slots = [*pointers, *(t.pointer for t in temporaries)]
     lib = require(device_id)
     for step in program.steps:
+        if isinstance(step, HostFill):
+            fill(lib, slots[step.slot], step.pattern, step.count)
+            continue
         if isinstance(step, HostStore):
             value = ctypes.create_string_buffer(step.value, len(step.value))
             check(
@@ -385,6 +398,20 @@ def run_program(
         kernels.launch(step.kernel, args, step.blocks, step.threads, device_id)
     if temporaries:
         synchronize(device_id)  # before the temporaries are freed
+
+
+MEMSET = {1: ("cuMemsetD8_v2", "<u1"), 2: ("cuMemsetD16_v2", "<u2"), 4: ("cuMemsetD32_v2", "<u4")}
+
+
+def fill(lib: ctypes.CDLL, pointer: int, pattern: bytes, count: int) -> None:
+    """`count` copies of `pattern` from `pointer` on: a memset, or an upload for 8 bytes."""
+    if len(pattern) in MEMSET:
+        name, layout = MEMSET[len(pattern)]
+        value = int(np.frombuffer(pattern, layout)[0])
+        check(getattr(lib, name)(ctypes.c_uint64(pointer), value, ctypes.c_size_t(count)), name)
+        return
+    values = np.frombuffer(pattern * count, np.uint8)
+    check(lib.cuMemcpyHtoD_v2(pointer, values.ctypes.data, values.nbytes), "HtoD")
 
 
 class CUDAFunction:

@@ -5,13 +5,16 @@
   scalar runs its reduce loops in one thread.
 - dense, matmul, batch_matmul: a shared-memory tile (TVM's classic GPU GEMM). A block computes
   a rows x columns tile of the output (`blockIdx.y`, `blockIdx.x`; the batch on `blockIdx.z`),
-  each of its threads (`threadIdx.y`, `threadIdx.x`) a small register tile of it. The reduction
-  is split by K_TILE; at each step the block's threads copy the two operand tiles into
-  "shared" buffers together (`cache_read`, the copy loops bound to the same threads) and then
-  accumulate from them, with `__syncthreads()` around the copies (see
-  `xtvm/backends/cuda/thread_nests.py`).
+  each of its threads (`threadIdx.y`, `threadIdx.x`) a 4 x 4 tile of it, unrolled with the
+  K_TILE steps so that each shared value loaded serves 4 products. The reduction is split by
+  K_TILE; at each step the block's threads copy the two operand tiles into "shared" buffers
+  together (`cache_read`, the copy loops bound to the same threads) and then accumulate from
+  them, with `__syncthreads()` around the copies (see `xtvm/backends/cuda/thread_nests.py`).
+  The running sums stay in registers within a step and go through the output buffer between
+  steps (a "local" accumulator over all of k needs bounds relaxed over threads, which te's
+  bound inference does not do).
 - conv2d (NCHW): the same tiling over output channels x output pixels, with the padded input
-  window and the weights of K_TILE input channels copied into shared memory at each step.
+  window and the weights of CONV_K_TILE input channels copied into shared memory at each step.
 
 The elementwise tail of a product (bias, relu) is a kernel of its own, reading the product.
 Tiles shrink to fit small operands (a 7-row output gets 7 rows of threads, not 16), so odd
@@ -28,7 +31,7 @@ from xtvm.api.te.expr import IterVar
 CUDA_THREADS = 256
 THREADS_2D = 16  # threads along each of the two tiled axes of a product (16 x 16 a block)
 PER_THREAD = 4  # outputs along each tiled axis per thread, when the axis is long enough
-K_TILE = 16  # reduction steps per shared-memory tile
+K_TILE = 32  # reduction steps per shared-memory tile
 CONV_K_TILE = 4  # input channels per shared-memory step of conv2d
 
 
@@ -118,6 +121,7 @@ def cuda_dense(s: te.Schedule, t: te.Tensor) -> None:
     if rows is None:  # a vector times a matrix: one row
         bx, tx, xi, threads_x = tile_axis(stage, column)
         stage.reorder(*batch, bx, ko, tx, xi, ki)
+        stage.unroll(xi)
         bind(stage, bx, "blockIdx.x")
         bind(stage, tx, "threadIdx.x")
         threads_y = 1
@@ -125,6 +129,9 @@ def cuda_dense(s: te.Schedule, t: te.Tensor) -> None:
         by, ty, yi, threads_y = tile_axis(stage, rows)
         bx, tx, xi, threads_x = tile_axis(stage, column)
         stage.reorder(*batch, by, bx, ko, ty, tx, yi, xi, ki)
+        stage.unroll(yi)
+        stage.unroll(xi)
+        stage.unroll(ki)
         bind(stage, by, "blockIdx.y")
         bind(stage, bx, "blockIdx.x")
         bind(stage, ty, "threadIdx.y")
@@ -153,6 +160,8 @@ def cuda_conv2d(s: te.Schedule, t: te.Tensor) -> None:
     by, ty, yi, threads_y = tile_axis(stage, f)
     bx, tx, xi, threads_x = tile_axis(stage, pixels)
     stage.reorder(n, by, bx, ko, ty, tx, yi, xi, ki, *rest)
+    for axis in (yi, xi, ki, *rest):  # the thread's register tile, in straight-line code
+        stage.unroll(axis)
     bind(stage, n, "blockIdx.z")
     bind(stage, by, "blockIdx.y")
     bind(stage, bx, "blockIdx.x")

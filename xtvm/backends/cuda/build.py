@@ -20,7 +20,14 @@ from xtvm.backends.cuda.codegen import CUDARenderer, split_if_needed
 from xtvm.dialects import tir
 from xtvm.ir.numpy_types import numpy_dtype
 from xtvm.passes.tir_bounds import constant_value
-from xtvm.runtime.cuda import CUDAModule, HostProgram, HostStore, KernelCall, NoGPUError
+from xtvm.runtime.cuda import (
+    CUDAModule,
+    HostFill,
+    HostProgram,
+    HostStore,
+    KernelCall,
+    NoGPUError,
+)
 from xtvm.runtime.module import signature_of
 
 __all__ = ["Launch", "NoGPUError", "build_cuda", "host_program", "launches"]
@@ -77,7 +84,7 @@ def host_program(host: func.FuncOp) -> HostProgram:
     slots: dict[SSAValue, int] = {a: k for k, a in enumerate(host.body.block.args)}
     values: dict[SSAValue, int | float] = {}
     temporaries: list[int] = []
-    steps: list[KernelCall | HostStore] = []
+    steps: list[KernelCall | HostStore | HostFill] = []
 
     def unsupported(why: str) -> HostProgram:
         return HostProgram(params, (), (), why)
@@ -123,7 +130,7 @@ def host_program(host: func.FuncOp) -> HostProgram:
     return HostProgram(params, tuple(temporaries), tuple(steps))
 
 
-def constant_fill(root: tir.ForOp, slots: dict[SSAValue, int]) -> HostStore | None:
+def constant_fill(root: tir.ForOp, slots: dict[SSAValue, int]) -> HostFill | None:
     """A host loop nest that stores one constant into every element of a buffer (a
     reduction's initial value) as a fill of that buffer; None for any other nest."""
     loops = [root]
@@ -155,8 +162,8 @@ def constant_fill(root: tir.ForOp, slots: dict[SSAValue, int]) -> HostStore | No
     if next(ivs, None) is not None:
         return None
     dtype = numpy_dtype(typ.element_type)
-    value = np.full(typ.get_shape(), constant.value.value.data, dtype)  # type: ignore[attr-defined]
-    return HostStore(slots[store.memref], 0, value.tobytes())
+    value = np.array(constant.value.value.data, dtype)  # type: ignore[attr-defined]
+    return HostFill(slots[store.memref], value.tobytes(), math.prod(typ.get_shape()))
 
 
 def build_cuda(module: ModuleOp) -> CUDAModule:

@@ -62,13 +62,24 @@ def stores_shared(ops: list[Operation]) -> bool:
     return False
 
 
+def quiet(op: Operation | None) -> bool:
+    """An op a barrier may move across: index arithmetic, a buffer's allocation."""
+    return op is not None and (is_side_effect_free(op) or isinstance(op, memref.AllocOp))
+
+
 def barrier_before(op: Operation) -> None:
-    if not is_barrier(op.prev_op):
+    previous = op.prev_op
+    while quiet(previous) and not is_barrier(previous):
+        previous = previous.prev_op  # type: ignore[union-attr]
+    if not is_barrier(previous):
         Rewriter.insert_op(tir.CallExternOp(BARRIER, []), InsertPoint.before(op))
 
 
 def barrier_after(op: Operation) -> None:
-    if not is_barrier(op.next_op):
+    following = op.next_op
+    while quiet(following) and not is_barrier(following):
+        following = following.next_op  # type: ignore[union-attr]
+    if not is_barrier(following):
         Rewriter.insert_op(tir.CallExternOp(BARRIER, []), InsertPoint.after(op))
 
 
