@@ -410,3 +410,31 @@ def test_access_ptr_offset_points_into_the_tile() -> None:
     c = np.zeros(64, "float32")
     run(tvm.lower(s, [A, B, C]).xdsl, "main", a, b, c)
     np.testing.assert_allclose(c, a + b)
+
+
+def test_whole_stage_tensorized_at_its_outermost_loop() -> None:
+    calls: list[str] = []
+    register_python_gemm("py_gemm_all", calls)
+    A = te.placeholder((8, 8), name="A")
+    B = te.placeholder((8, 8), name="B")
+    k = te.reduce_axis((0, 8), name="k")
+    C = te.compute((8, 8), lambda i, j: te.sum(A[i, k] * B[j, k], axis=k), name="C")
+    s = te.create_schedule(C.op)
+    s[C].tensorize(C.op.axis[0], gemm_intrin("py_gemm_all"))
+    module = tvm.lower(s, [A, B, C]).xdsl
+    assert not any(isinstance(op, tir.ForOp) for op in module.walk())
+    a, b = (RNG.standard_normal((8, 8)).astype("float32") for _ in range(2))
+    c = np.zeros((8, 8), "float32")
+    run(module, "main", a, b, c)
+    np.testing.assert_allclose(c, a @ b.T, rtol=1e-5)
+    assert calls == ["body"]
+
+
+def test_a_stage_is_tensorized_once() -> None:
+    s, (A, B, C), io = matmul(gemm_intrin())
+    s[C].tensorize(io, gemm_intrin())
+    already = r"stage 'C' is already tensorized at axis 'i\.inner'"
+    with pytest.raises(DiagnosticError, match=already):
+        tvm.lower(s, [A, B, C])
+    with pytest.raises(KeyError, match="no tensor intrinsic 'missing'"):
+        s[C].tensorize(io, "missing")
