@@ -292,6 +292,12 @@ static void add_arg(step_t *step, int arg, dnnl_memory_t mem) {
   step->nargs++;
 }
 
+static void add_arg_to(dnnl_exec_arg_t *args, int *nargs, int arg, dnnl_memory_t mem) {
+  args[*nargs].arg = arg;
+  args[*nargs].memory = mem;
+  (*nargs)++;
+}
+
 static dnnl_format_tag_t plain_tag(int ndims) {
   static const dnnl_format_tag_t tags[] = {dnnl_format_tag_undef, dnnl_a, dnnl_ab, dnnl_abc,
                                            dnnl_abcd, dnnl_abcde, dnnl_abcdef};
@@ -471,59 +477,83 @@ static void eltwise_params(const char *name, const json *attrs, float *alpha, fl
   (void)name;
 }
 
-/* The post-ops of a convolution or inner product: eltwise ops and binary ops whose second
-   operand is the node's next extra input (from `first_extra` on). Their memories go to
-   `extra_mems` (NULL for eltwise). */
+/* The post-ops of a convolution or inner product, with the memories their operands need.
+   Eltwise post-ops need none. A binary post-op takes the node's next extra input (from
+   `first_extra` on). The first add of a full-size operand becomes oneDNN's sum post-op: the
+   operand is copied into the result before the primitive runs (oneDNN's fast convolutions take
+   a sum but not a full-size binary operand); other binary operands are passed as
+   DNNL_ARG_ATTR_MULTIPLE_POST_OP(i) | DNNL_ARG_SRC_1 in `args`. */
+typedef struct {
+  dnnl_primitive_attr_t attr;
+  int sum_input; /* node copied into the result first, or -1 */
+  int nargs;
+  dnnl_exec_arg_t args[MAX_INPUTS];
+} post_ops_t;
+
 static int post_ops(xtvm_dnnl_graph *g, const node_t *n, int first_extra,
-                    dnnl_primitive_attr_t *attr, dnnl_memory_desc_t *extra_mds, int *num_ops) {
+                    const dnnl_memory_desc_t *dst, post_ops_t *p) {
   const json *list = get(n->attrs, "post_ops");
-  *num_ops = 0;
-  *attr = NULL;
-  if (!list || list->kind != J_ARR || list->len == 0) return 0;
+  memset(p, 0, sizeof *p);
+  p->sum_input = -1;
+  if (!list || list->kind != J_ARR || list->len == 0) {
+    if (first_extra != n->num_inputs) return fail("%s: inputs left without post-ops", g->where);
+    return 0;
+  }
   dnnl_post_ops_t ops;
   CHECK(dnnl_post_ops_create(&ops));
-  int extra = first_extra;
-  for (int i = 0; i < list->len; i++) {
-    const json *op = &list->items[i];
-    const json *name = get(op, "op");
+  int extra = first_extra, status = 0;
+  for (int i = 0; i < list->len && !status; i++) {
+    const json *op = &list->items[i], *name = get(op, "op"), *shape = get(op, "shape");
     dnnl_alg_kind_t alg;
     if (!name || name->kind != J_STR) {
-      dnnl_post_ops_destroy(ops);
-      return fail("%s: post-op %d has no 'op'", g->where, i);
-    }
-    if (eltwise_alg(name->str, &alg)) {
+      status = fail("%s: post-op %d has no 'op'", g->where, i);
+    } else if (eltwise_alg(name->str, &alg)) {
       float alpha, beta;
       eltwise_params(name->str, op, &alpha, &beta);
-      CHECK(dnnl_post_ops_append_eltwise(ops, 1.0f, alg, alpha, beta));
-      continue;
+      dnnl_status_t s = dnnl_post_ops_append_eltwise(ops, 1.0f, alg, alpha, beta);
+      if (s != dnnl_success) status = fail("%s: eltwise post-op: %s", g->where, dnnl_status2str(s));
+    } else if (!binary_alg(name->str, &alg) || extra >= n->num_inputs) {
+      status = fail("%s: unsupported post-op '%s'", g->where, name->str);
+    } else if (!shape || shape->kind != J_ARR || shape->len > 6) {
+      status = fail("%s: binary post-op %d needs the operand's 'shape'", g->where, i);
+    } else {
+      dnnl_dims_t dims;
+      for (int d = 0; d < shape->len; d++) dims[d] = (dnnl_dim_t)shape->items[d].num;
+      int input = n->inputs[extra++];
+      dnnl_status_t s;
+      if (alg == dnnl_binary_add && same_dims(dst, shape->len, dims) && p->sum_input < 0) {
+        p->sum_input = input;
+        s = dnnl_post_ops_append_sum(ops, 1.0f);
+      } else {
+        dnnl_memory_desc_t md = *dst;
+        if (!same_dims(dst, shape->len, dims) && make_md(g, &md, shape->len, dims, 0)) {
+          status = -1;
+          break;
+        }
+        dnnl_memory_t mem;
+        if (value_as(g, input, &md, &mem)) {
+          status = -1;
+          break;
+        }
+        p->args[p->nargs].arg = DNNL_ARG_ATTR_MULTIPLE_POST_OP(i) | DNNL_ARG_SRC_1;
+        p->args[p->nargs++].memory = mem;
+        s = dnnl_post_ops_append_binary(ops, alg, &md);
+      }
+      if (s != dnnl_success) status = fail("%s: binary post-op: %s", g->where, dnnl_status2str(s));
     }
-    if (!binary_alg(name->str, &alg) || extra >= n->num_inputs) {
-      dnnl_post_ops_destroy(ops);
-      return fail("%s: unsupported post-op '%s'", g->where, name->str);
-    }
-    const node_t *other = &g->nodes[n->inputs[extra]];
-    dnnl_dims_t dims;
-    const json *shape = get(op, "shape");
-    int ndims = shape ? shape->len : other->ndims;
-    for (int d = 0; d < ndims; d++) dims[d] = shape ? (dnnl_dim_t)shape->items[d].num : other->dims[d];
-    dnnl_memory_desc_t *md = &extra_mds[extra - first_extra];
-    if (same_dims(&other->md, ndims, dims) && same_dims(&other->md, n->ndims, n->dims))
-      *md = other->md; /* a full-size operand: keep its layout (usually the result's) */
-    else
-      TRY(make_md(g, md, ndims, dims, 0));
-    CHECK(dnnl_post_ops_append_binary(ops, alg, md));
-    extra++;
   }
-  *num_ops = list->len;
-  CHECK(dnnl_primitive_attr_create(attr));
-  CHECK(dnnl_primitive_attr_set_post_ops(*attr, ops));
+  if (!status && extra != n->num_inputs)
+    status = fail("%s: %d inputs left over after the post-ops", g->where, n->num_inputs - extra);
+  if (!status) {
+    dnnl_status_t s = dnnl_primitive_attr_create(&p->attr);
+    if (s == dnnl_success) s = dnnl_primitive_attr_set_post_ops(p->attr, ops);
+    if (s != dnnl_success) status = fail("%s: post-ops: %s", g->where, dnnl_status2str(s));
+  }
   dnnl_post_ops_destroy(ops);
-  if (extra != n->num_inputs)
-    return fail("%s: %d inputs left over after the post-ops", g->where, n->num_inputs - extra);
-  return 0;
+  return status;
 }
 
-/* Create the primitive of `op_desc` with `attr`; the caller destroys the descriptor. */
+/* Create the primitive descriptor of `op_desc` with `attr` (destroyed here). */
 static int create_pd(xtvm_dnnl_graph *g, dnnl_primitive_desc_t *pd, const void *op_desc,
                      dnnl_primitive_attr_t attr) {
   dnnl_status_t status = dnnl_primitive_desc_create(pd, op_desc, attr, g->engine, NULL);
@@ -536,32 +566,99 @@ static const dnnl_memory_desc_t *query(const_dnnl_primitive_desc_t pd, dnnl_quer
   return dnnl_primitive_desc_query_md(pd, what, 0);
 }
 
-/* Add the step of `pd`'s primitive; the node's result is its dst. */
-static int finish(xtvm_dnnl_graph *g, node_t *n, dnnl_primitive_desc_t pd, step_t **step) {
-  dnnl_primitive_t prim;
-  TRY(set_result(g, n, query(pd, dnnl_query_dst_md)));
-  dnnl_status_t status = dnnl_primitive_create(&prim, pd);
+/* The result layout oneDNN picks for `op_desc` without post-ops. */
+static int preferred_dst(xtvm_dnnl_graph *g, const void *op_desc, dnnl_memory_desc_t *dst) {
+  dnnl_primitive_desc_t pd;
+  TRY(create_pd(g, &pd, op_desc, NULL));
+  *dst = *query(pd, dnnl_query_dst_md);
   dnnl_primitive_desc_destroy(pd);
-  CHECK(status);
-  *step = add_step(g, prim);
-  add_arg(*step, DNNL_ARG_DST, n->mem);
   return 0;
 }
 
-/* Binary post-op operands, from `first_extra` on, as the step's arguments. */
-static int post_op_args(xtvm_dnnl_graph *g, const node_t *n, int first_extra,
-                        const dnnl_memory_desc_t *extra_mds, step_t *step) {
-  const json *list = get(n->attrs, "post_ops");
-  int extra = first_extra;
-  for (int i = 0; list && i < list->len; i++) {
-    dnnl_alg_kind_t alg;
-    if (!binary_alg(get(&list->items[i], "op")->str, &alg)) continue;
-    dnnl_memory_t mem;
-    TRY(value_as(g, n->inputs[extra], &extra_mds[extra - first_extra], &mem));
-    add_arg(step, DNNL_ARG_ATTR_MULTIPLE_POST_OP(i) | DNNL_ARG_SRC_1, mem);
-    extra++;
+/* Whether `n` may write its result over the value of `r`: a kernel's value in the same
+   layout, read once by `n` and by no later node nor output. */
+static int can_overwrite(xtvm_dnnl_graph *g, const node_t *n, const node_t *r,
+                         const dnnl_memory_desc_t *dst) {
+  int rid = (int)(r - g->nodes), nid = (int)(n - g->nodes), reads = 0;
+  if (r->kind != NODE_KERNEL || !dnnl_memory_desc_equal(&r->md, dst)) return 0;
+  for (int i = 0; i < n->num_inputs; i++) reads += n->inputs[i] == rid;
+  if (reads != 1) return 0;
+  for (int i = 0; i < g->num_heads; i++)
+    if (g->heads[i] == rid) return 0;
+  for (int k = nid + 1; k < g->num_nodes; k++)
+    for (int i = 0; i < g->nodes[k].num_inputs; i++)
+      if (g->nodes[k].inputs[i] == rid) return 0;
+  return 1;
+}
+
+/* Add the step of `pd`'s primitive (destroyed here) with `args` and its result as dst, after
+   a step copying `copy_in` into the result if given (for a sum post-op). Every memory in
+   `args` must be ready (its conversions added as steps) before this is called. */
+static int finish_with(xtvm_dnnl_graph *g, node_t *n, dnnl_primitive_desc_t pd, int nargs,
+                       const dnnl_exec_arg_t *args, const node_t *copy_in) {
+  dnnl_primitive_t prim;
+  const dnnl_memory_desc_t *dst = query(pd, dnnl_query_dst_md);
+  int status = 0;
+  if (copy_in && can_overwrite(g, n, copy_in, dst)) {
+    /* In place: the result takes the operand's buffer, which nothing reads afterwards. */
+    void *handle = NULL;
+    n->md = *dst;
+    dnnl_status_t s = dnnl_memory_get_data_handle(copy_in->mem, &handle);
+    status = s != dnnl_success ? fail("%s: %s", g->where, dnnl_status2str(s))
+                               : new_memory(g, &n->mem, dst, handle);
+  } else {
+    status = set_result(g, n, dst);
+    if (!status && copy_in) status = reorder(g, copy_in->mem, &copy_in->md, n->mem, &n->md, 0);
   }
+  dnnl_status_t s = status ? dnnl_success : dnnl_primitive_create(&prim, pd);
+  dnnl_primitive_desc_destroy(pd);
+  if (status) return status;
+  CHECK(s);
+  step_t *step = add_step(g, prim);
+  for (int i = 0; i < nargs; i++) add_arg(step, args[i].arg, args[i].memory);
+  add_arg(step, DNNL_ARG_DST, n->mem);
   return 0;
+}
+
+static int finish(xtvm_dnnl_graph *g, node_t *n, dnnl_primitive_desc_t pd, int nargs,
+                  const dnnl_exec_arg_t *args) {
+  return finish_with(g, n, pd, nargs, args, NULL);
+}
+
+/* A convolution or inner product: `desc` with the node's post-ops; inputs data, weights,
+   bias (if `has_bias`), then the post-ops' operands. */
+static int build_linear(xtvm_dnnl_graph *g, node_t *n, const void *desc, int has_bias,
+                        int wndims, const dnnl_dims_t wdims) {
+  dnnl_memory_desc_t preferred, bias_md;
+  post_ops_t p;
+  TRY(preferred_dst(g, desc, &preferred));
+  TRY(post_ops(g, n, 2 + has_bias, &preferred, &p));
+  dnnl_primitive_desc_t pd;
+  TRY(create_pd(g, &pd, desc, p.attr));
+  dnnl_exec_arg_t args[MAX_ARGS];
+  int nargs = 0;
+  args[nargs].arg = DNNL_ARG_SRC;
+  int status = value_as(g, n->inputs[0], query(pd, dnnl_query_src_md), &args[nargs++].memory);
+  /* The weights' wanted layout has the grouped dims; value_as views them first. */
+  const dnnl_memory_desc_t *wei = query(pd, dnnl_query_weights_md);
+  if (!status && !same_dims(wei, wndims, wdims))
+    status = fail("%s: unexpected weights dims", g->where);
+  args[nargs].arg = DNNL_ARG_WEIGHTS;
+  if (!status) status = value_as(g, n->inputs[1], wei, &args[nargs++].memory);
+  if (!status && has_bias) {
+    dnnl_dims_t bdims = {wdims[0] * (wndims == 5 ? wdims[1] : 1)};
+    args[nargs].arg = DNNL_ARG_BIAS;
+    status = make_md(g, &bias_md, 1, bdims, 0);
+    if (!status) status = value_as(g, n->inputs[2], &bias_md, &args[nargs++].memory);
+  }
+  for (int i = 0; i < p.nargs; i++) args[nargs++] = p.args[i];
+  if (status) {
+    dnnl_primitive_desc_destroy(pd);
+    return status;
+  }
+  /* The sum post-op adds what the result holds: the operand, copied in first. */
+  const node_t *sum = p.sum_input < 0 ? NULL : &g->nodes[p.sum_input];
+  return finish_with(g, n, pd, nargs, args, sum);
 }
 
 /* ----------------------------------------------------------------------------------------- */
@@ -574,8 +671,9 @@ static int build_conv2d(xtvm_dnnl_graph *g, node_t *n) {
   TRY(attr_ints(g, n, "padding", 4, padding));
   TRY(attr_ints(g, n, "dilation", 2, dilation));
   int groups = (int)attr_num(n, "groups", 1), has_bias = (int)attr_num(n, "bias", 0);
-  if (data->ndims != 4 || weight->ndims != 4 || groups < 1)
+  if (data->ndims != 4 || weight->ndims != 4 || groups < 1 || weight->dims[0] % groups)
     return fail("%s: conv2d wants 4-d NCHW data and OIHW weight", g->where);
+  /* Grouped weights: OIHW is goihw with O split into G x O/G. */
   dnnl_dims_t wdims = {groups, weight->dims[0] / groups, weight->dims[1], weight->dims[2],
                        weight->dims[3]};
   int wndims = 5;
@@ -583,7 +681,7 @@ static int build_conv2d(xtvm_dnnl_graph *g, node_t *n) {
     memcpy(wdims, weight->dims, sizeof(dnnl_dim_t) * 4);
     wndims = 4;
   }
-  dnnl_memory_desc_t src, wei, bias, dst, extra_mds[MAX_INPUTS];
+  dnnl_memory_desc_t src, wei, bias, dst;
   TRY(make_md(g, &src, 4, data->dims, 1));
   TRY(make_md(g, &wei, wndims, wdims, 1));
   dnnl_dims_t bdims = {weight->dims[0]};
@@ -595,21 +693,7 @@ static int build_conv2d(xtvm_dnnl_graph *g, node_t *n) {
   CHECK(dnnl_dilated_convolution_forward_desc_init(
       &desc, dnnl_forward_inference, dnnl_convolution_direct, &src, &wei,
       has_bias ? &bias : NULL, &dst, strides, dil, pad_l, pad_r));
-  int first_extra = 2 + has_bias, num_ops;
-  dnnl_primitive_attr_t attr;
-  TRY(post_ops(g, n, first_extra, &attr, extra_mds, &num_ops));
-  dnnl_primitive_desc_t pd;
-  TRY(create_pd(g, &pd, &desc, attr));
-  dnnl_memory_t src_mem, wei_mem, bias_mem = NULL;
-  TRY(value_as(g, n->inputs[0], query(pd, dnnl_query_src_md), &src_mem));
-  TRY(value_as(g, n->inputs[1], query(pd, dnnl_query_weights_md), &wei_mem));
-  if (has_bias) TRY(value_as(g, n->inputs[2], &bias, &bias_mem));
-  step_t *step;
-  TRY(finish(g, n, pd, &step));
-  add_arg(step, DNNL_ARG_SRC, src_mem);
-  add_arg(step, DNNL_ARG_WEIGHTS, wei_mem);
-  if (has_bias) add_arg(step, DNNL_ARG_BIAS, bias_mem);
-  return post_op_args(g, n, first_extra, extra_mds, step);
+  return build_linear(g, n, &desc, has_bias, wndims, wdims);
 }
 
 static int build_dense(xtvm_dnnl_graph *g, node_t *n) {
@@ -617,7 +701,7 @@ static int build_dense(xtvm_dnnl_graph *g, node_t *n) {
   int has_bias = (int)attr_num(n, "bias", 0);
   if (data->ndims != 2 || weight->ndims != 2)
     return fail("%s: dense wants 2-d data and weight", g->where);
-  dnnl_memory_desc_t src, wei, bias, dst, extra_mds[MAX_INPUTS];
+  dnnl_memory_desc_t src, wei, bias, dst;
   TRY(make_md(g, &src, 2, data->dims, 1));
   TRY(make_md(g, &wei, 2, weight->dims, 1));
   dnnl_dims_t bdims = {weight->dims[0]};
@@ -626,21 +710,7 @@ static int build_dense(xtvm_dnnl_graph *g, node_t *n) {
   dnnl_inner_product_desc_t desc;
   CHECK(dnnl_inner_product_forward_desc_init(&desc, dnnl_forward_inference, &src, &wei,
                                              has_bias ? &bias : NULL, &dst));
-  int first_extra = 2 + has_bias, num_ops;
-  dnnl_primitive_attr_t attr;
-  TRY(post_ops(g, n, first_extra, &attr, extra_mds, &num_ops));
-  dnnl_primitive_desc_t pd;
-  TRY(create_pd(g, &pd, &desc, attr));
-  dnnl_memory_t src_mem, wei_mem, bias_mem = NULL;
-  TRY(value_as(g, n->inputs[0], query(pd, dnnl_query_src_md), &src_mem));
-  TRY(value_as(g, n->inputs[1], query(pd, dnnl_query_weights_md), &wei_mem));
-  if (has_bias) TRY(value_as(g, n->inputs[2], &bias, &bias_mem));
-  step_t *step;
-  TRY(finish(g, n, pd, &step));
-  add_arg(step, DNNL_ARG_SRC, src_mem);
-  add_arg(step, DNNL_ARG_WEIGHTS, wei_mem);
-  if (has_bias) add_arg(step, DNNL_ARG_BIAS, bias_mem);
-  return post_op_args(g, n, first_extra, extra_mds, step);
+  return build_linear(g, n, &desc, has_bias, 2, weight->dims);
 }
 
 static int build_eltwise(xtvm_dnnl_graph *g, node_t *n, dnnl_alg_kind_t alg) {
@@ -652,10 +722,10 @@ static int build_eltwise(xtvm_dnnl_graph *g, node_t *n, dnnl_alg_kind_t alg) {
                                        beta));
   dnnl_primitive_desc_t pd;
   TRY(create_pd(g, &pd, &desc, NULL));
-  step_t *step;
-  TRY(finish(g, n, pd, &step));
-  add_arg(step, DNNL_ARG_SRC, data->mem);
-  return 0;
+  dnnl_exec_arg_t args[MAX_ARGS];
+  int nargs = 0;
+  add_arg_to(args, &nargs, DNNL_ARG_SRC, data->mem);
+  return finish(g, n, pd, nargs, args);
 }
 
 /* src0 has the result's dims ("lhs_shape"); src1 broadcasts ("rhs_shape", same rank). */
@@ -680,11 +750,11 @@ static int build_binary(xtvm_dnnl_graph *g, node_t *n, dnnl_alg_kind_t alg) {
   dnnl_memory_t m0, m1;
   TRY(value_as(g, n->inputs[0], &src0, &m0));
   TRY(value_as(g, n->inputs[1], &src1, &m1));
-  step_t *step;
-  TRY(finish(g, n, pd, &step));
-  add_arg(step, DNNL_ARG_SRC_0, m0);
-  add_arg(step, DNNL_ARG_SRC_1, m1);
-  return 0;
+  dnnl_exec_arg_t args[MAX_ARGS];
+  int nargs = 0;
+  add_arg_to(args, &nargs, DNNL_ARG_SRC_0, m0);
+  add_arg_to(args, &nargs, DNNL_ARG_SRC_1, m1);
+  return finish(g, n, pd, nargs, args);
 }
 
 /* Inputs: data, gamma, beta, moving mean, moving variance (the last four of shape [C]). */
@@ -707,14 +777,14 @@ static int build_batch_norm(xtvm_dnnl_graph *g, node_t *n) {
   TRY(value_as(g, n->inputs[2], &vector, &beta));
   TRY(value_as(g, n->inputs[3], &vector, &mean));
   TRY(value_as(g, n->inputs[4], &vector, &var));
-  step_t *step;
-  TRY(finish(g, n, pd, &step));
-  add_arg(step, DNNL_ARG_SRC, data->mem);
-  add_arg(step, DNNL_ARG_MEAN, mean);
-  add_arg(step, DNNL_ARG_VARIANCE, var);
-  if (scale) add_arg(step, DNNL_ARG_SCALE, gamma);
-  if (center) add_arg(step, DNNL_ARG_SHIFT, beta);
-  return 0;
+  dnnl_exec_arg_t args[MAX_ARGS];
+  int nargs = 0;
+  add_arg_to(args, &nargs, DNNL_ARG_SRC, data->mem);
+  add_arg_to(args, &nargs, DNNL_ARG_MEAN, mean);
+  add_arg_to(args, &nargs, DNNL_ARG_VARIANCE, var);
+  if (scale) add_arg_to(args, &nargs, DNNL_ARG_SCALE, gamma);
+  if (center) add_arg_to(args, &nargs, DNNL_ARG_SHIFT, beta);
+  return finish(g, n, pd, nargs, args);
 }
 
 /* Padding already includes what ceil_mode adds at the bottom and right. */
@@ -738,10 +808,10 @@ static int build_pool2d(xtvm_dnnl_graph *g, node_t *n, int max) {
                                           strides, kernel, dil, pad_l, pad_r));
   dnnl_primitive_desc_t pd;
   TRY(create_pd(g, &pd, &desc, NULL));
-  step_t *step;
-  TRY(finish(g, n, pd, &step));
-  add_arg(step, DNNL_ARG_SRC, data->mem);
-  return 0;
+  dnnl_exec_arg_t args[MAX_ARGS];
+  int nargs = 0;
+  add_arg_to(args, &nargs, DNNL_ARG_SRC, data->mem);
+  return finish(g, n, pd, nargs, args);
 }
 
 static int build_softmax(xtvm_dnnl_graph *g, node_t *n) {
@@ -755,10 +825,10 @@ static int build_softmax(xtvm_dnnl_graph *g, node_t *n) {
                                        (int)attr_num(n, "axis", -1)));
   dnnl_primitive_desc_t pd;
   TRY(create_pd(g, &pd, &desc, NULL));
-  step_t *step;
-  TRY(finish(g, n, pd, &step));
-  add_arg(step, DNNL_ARG_SRC, src);
-  return 0;
+  dnnl_exec_arg_t args[MAX_ARGS];
+  int nargs = 0;
+  add_arg_to(args, &nargs, DNNL_ARG_SRC, src);
+  return finish(g, n, pd, nargs, args);
 }
 
 static int build_concatenate(xtvm_dnnl_graph *g, node_t *n) {
@@ -768,11 +838,11 @@ static int build_concatenate(xtvm_dnnl_graph *g, node_t *n) {
   dnnl_primitive_desc_t pd;
   CHECK(dnnl_concat_primitive_desc_create(&pd, &dst, n->num_inputs, (int)attr_num(n, "axis", 0),
                                           srcs, NULL, g->engine));
-  step_t *step;
-  TRY(finish(g, n, pd, &step));
+  dnnl_exec_arg_t args[MAX_ARGS];
+  int nargs = 0;
   for (int i = 0; i < n->num_inputs; i++)
-    add_arg(step, DNNL_ARG_MULTIPLE_SRC + i, g->nodes[n->inputs[i]].mem);
-  return 0;
+    add_arg_to(args, &nargs, DNNL_ARG_MULTIPLE_SRC + i, g->nodes[n->inputs[i]].mem);
+  return finish(g, n, pd, nargs, args);
 }
 
 static int build_kernel(xtvm_dnnl_graph *g, node_t *n) {

@@ -1,0 +1,160 @@
+"""BYOC: light model-zoo models with oneDNN offload (the dnnl codegen) against the all-LLVM build.
+
+Per model and thread count, in a fresh process (OMP_NUM_THREADS and XTVM_NUM_THREADS set, so
+that oneDNN's primitives are created for that many threads): `relay.build` time of both
+builds, the first dnnl run (oneDNN creates its primitives then), median latency of each with
+the graph executor, their ratio (LLVM / dnnl: above 1 means oneDNN is faster), and the largest
+absolute difference of the outputs. A final Softmax is cut off so that logits are compared.
+
+    python benchmarks/byoc.py                      # light_resnet50, 1 and 2 threads
+    python benchmarks/byoc.py squeezenet resnet50 --repeat 5
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import onnx
+
+from xtvm.testing.onnx_models import random_weights
+
+LIGHT = Path(onnx.__file__).parent / "backend/test/data/light"
+THREADS = (1, 2)
+
+
+def median_seconds(fn: Callable[[], Any], repeat: int) -> float:
+    """Median wall time of `repeat` calls after one warm-up call."""
+    fn()
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def drop_final_softmax(model: onnx.ModelProto) -> None:
+    graph = model.graph
+    last = graph.node[-1]
+    if last.op_type == "Softmax" and last.output[0] == graph.output[0].name:
+        graph.output[0].name = last.input[0]
+        graph.node.remove(last)
+
+
+def measure(name: str, threads: int, repeat: int) -> dict[str, Any]:
+    """Both builds of one model at one thread count (run in its own process)."""
+    import xtvm as tvm
+    from xtvm import relay
+    from xtvm.backends.external.dnnl import partition_for_dnnl, unavailable_reason
+    from xtvm.contrib import graph_executor
+    from xtvm.frontends.onnx import from_onnx
+
+    row: dict[str, Any] = {"model": name, "threads": threads}
+    if unavailable_reason():
+        row["error"] = unavailable_reason()
+        return row
+    model = onnx.load(str(LIGHT / f"light_{name}.onnx"))
+    random_weights(model)
+    drop_final_softmax(model)
+    initializers = {i.name for i in model.graph.initializer}
+    data = next(i for i in model.graph.input if i.name not in initializers)
+    shape = [d.dim_value for d in data.type.tensor_type.shape.dim]
+    x = np.random.default_rng(1).standard_normal(shape).astype(np.float32)
+    mod, params = from_onnx(model)
+
+    start = time.perf_counter()
+    llvm = relay.build(mod, target="llvm", params=params)
+    row["llvm_build_s"] = time.perf_counter() - start
+    start = time.perf_counter()
+    partitioned = partition_for_dnnl(mod, params)
+    dnnl = relay.build(partitioned, target="llvm")
+    row["dnnl_build_s"] = time.perf_counter() - start
+    row["dnnl_functions"] = len(dnnl.get_lib().imported_modules[0].signatures)
+
+    outputs = {}
+    for kind, factory in (("llvm", llvm), ("dnnl", dnnl)):
+        module = graph_executor.GraphModule(factory["default"](tvm.cpu()))
+        module.set_input(data.name, x)
+        if kind == "dnnl":
+            start = time.perf_counter()
+            module.run()  # oneDNN builds its primitives on the first call
+            row["dnnl_first_ms"] = 1e3 * (time.perf_counter() - start)
+        row[f"{kind}_ms"] = 1e3 * median_seconds(module.run, repeat)
+        outputs[kind] = module.get_output(0).numpy()
+    row["max_abs_diff"] = float(np.abs(outputs["dnnl"] - outputs["llvm"]).max())
+    row["max_abs_out"] = float(np.abs(outputs["llvm"]).max())
+    return row
+
+
+def table(rows: list[dict[str, Any]]) -> str:
+    head = ["model", "thr", "llvm build s", "dnnl build s", "dnnl 1st ms", "llvm ms", "dnnl ms"]
+    head += ["llvm/dnnl", "max|diff|", "max|out|"]
+    lines = [head]
+    for r in rows:
+        if "error" in r:
+            lines.append([r["model"], str(r["threads"]), f"error: {r['error']}"])
+            continue
+        lines.append(
+            [
+                r["model"],
+                str(r["threads"]),
+                f"{r['llvm_build_s']:.1f}",
+                f"{r['dnnl_build_s']:.1f}",
+                f"{r['dnnl_first_ms']:.1f}",
+                f"{r['llvm_ms']:.2f}",
+                f"{r['dnnl_ms']:.2f}",
+                f"{r['llvm_ms'] / r['dnnl_ms']:.2f}",
+                f"{r['max_abs_diff']:.2e}",
+                f"{r['max_abs_out']:.2e}",
+            ]
+        )
+    widths = [max(len(line[i]) for line in lines if i < len(line)) for i in range(len(head))]
+    return "\n".join(
+        "  ".join(
+            c.rjust(w) if i else c.ljust(w)
+            for i, (c, w) in enumerate(zip(line, widths, strict=False))
+        )
+        for line in lines
+    )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("models", nargs="*", default=["resnet50"], help="light model names")
+    parser.add_argument("--repeat", type=int, default=10, help="timed runs per measurement")
+    parser.add_argument("--threads", type=int, nargs="*", default=list(THREADS))
+    parser.add_argument("--one", help=argparse.SUPPRESS)  # child process: print one JSON row
+    args = parser.parse_args()
+    if args.one:
+        print(json.dumps(measure(args.one, args.threads[0], args.repeat)))
+        return 0
+    rows = []
+    for name in args.models:
+        for threads in args.threads:
+            env = os.environ | {"OMP_NUM_THREADS": str(threads), "XTVM_NUM_THREADS": str(threads)}
+            command = [sys.executable, __file__, "--one", name, "--threads", str(threads)]
+            command += ["--repeat", str(args.repeat)]
+            done = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
+            if done.returncode:
+                reason = (done.stderr.strip().splitlines() or ["?"])[-1][:120]
+                row = {"model": name, "threads": threads, "error": reason}
+            else:
+                row = json.loads(done.stdout.strip().splitlines()[-1])
+            rows.append(row)
+            print(json.dumps(row), file=sys.stderr, flush=True)
+    print(table(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
