@@ -1,5 +1,5 @@
 // A VTA-like accelerator: three scratchpads, DMA in and out, an 8x8x8 int8 GEMM core with an
-// int32 accumulator, and an element-wise ALU (add, relu) on the accumulator.
+// int32 accumulator, and an element-wise ALU (add) on the accumulator.
 // `xtvm.target.load("vta.mlir")` registers it; vta_sim.c implements its functions.
 accel.target @vta header "vta_sim.h" {
   accel.memory "inp" size 32768 align 16 : i8
@@ -28,16 +28,14 @@ accel.target @vta header "vta_sim.h" {
     accel.yield %c : tensor<8x8xi32>
   }
 
-  // relu(x + y) on 1x8 accumulator vectors.
-  accel.intrin "vta_add_relu_1x8" ins(%x : tensor<1x8xi32> in "acc", %y : tensor<1x8xi32> in "acc") outs("acc") body "vta_alu_add_relu" {
+  // The ALU: x + y on 1x8 accumulator vectors (bias, residual adds).
+  accel.intrin "vta_alu_add_1x8" ins(%x : tensor<1x8xi32> in "acc", %y : tensor<1x8xi32> in "acc") outs("acc") body "vta_alu_add" {
     %r = te.compute "R" {
     ^bb0(%i: index, %j: index):
       %u = te.read %x[%i, %j] : tensor<1x8xi32> -> i32
       %v = te.read %y[%i, %j] : tensor<1x8xi32> -> i32
       %w = arith.addi %u, %v : i32
-      %zero = arith.constant 0 : i32
-      %m = arith.maxsi %w, %zero : i32
-      te.yield %m : i32
+      te.yield %w : i32
     } {axis_names = ["i", "j"]} : tensor<1x8xi32>
     accel.yield %r : tensor<1x8xi32>
   }

@@ -46,8 +46,8 @@ void vta_gemm_reset(int32_t *acc, int64_t acc_stride);
 void vta_gemm_update(int32_t *acc, const int8_t *inp, const int8_t *wgt, int64_t acc_stride,
                      int64_t inp_stride, int64_t wgt_stride);
 
-/* ALU: out = max(x + y, 0) on 1x8 accumulator vectors */
-void vta_alu_add_relu(int32_t *out, const int32_t *x, const int32_t *y, int64_t out_stride,
-                      int64_t x_stride, int64_t y_stride);
+/* ALU: out = x + y on 1x8 accumulator vectors */
+void vta_alu_add(int32_t *out, const int32_t *x, const int32_t *y, int64_t out_stride,
+                 int64_t x_stride, int64_t y_stride);
 
 #endif
