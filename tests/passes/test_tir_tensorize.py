@@ -438,3 +438,85 @@ def test_a_stage_is_tensorized_once() -> None:
         tvm.lower(s, [A, B, C])
     with pytest.raises(KeyError, match="no tensor intrinsic 'missing'"):
         s[C].tensorize(io, "missing")
+
+
+GEMV_C = r"""
+#include <stdint.h>
+int xtvm_gemv_update(float *cc, const float *aa, const float *bb, int32_t m, int32_t l,
+                     int32_t stride) {
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < l; ++j) cc[i] += aa[j] * bb[i * stride + j];
+  return 0;
+}
+int xtvm_gemv_reset(float *cc, int32_t m) {
+  for (int i = 0; i < m; ++i) cc[i] = 0.0f;
+  return 0;
+}
+"""
+
+
+def intrin_gemv(m: int, l: int) -> te.TensorIntrin:  # noqa: E741  (the tutorial's names)
+    """TVM's tensorize tutorial: c[i] = sum(a[k] * b[i, k]) as gemv_update/gemv_reset."""
+    a = te.placeholder((l,), name="a")
+    b = te.placeholder((m, l), name="b")
+    k = te.reduce_axis((0, l), name="k")
+    c = te.compute((m,), lambda i: te.sum(a[k] * b[i, k], axis=k), name="c")
+    Ab = tvm.tir.decl_buffer(a.shape, a.dtype, name="A", offset_factor=1, strides=[1])
+    Bb = tvm.tir.decl_buffer(b.shape, b.dtype, name="B", offset_factor=1, strides=[te.var("s1"), 1])
+    Cb = tvm.tir.decl_buffer(c.shape, c.dtype, name="C", offset_factor=1, strides=[1])
+
+    def intrin_func(ins: list, outs: list) -> tuple:
+        aa, bb = ins
+        cc = outs[0]
+
+        def _body() -> object:
+            ib = tvm.tir.ir_builder.create()
+            ib.emit(
+                tvm.tir.call_extern(
+                    "int32", "xtvm_gemv_update", cc.access_ptr("w"), aa.access_ptr("r"),
+                    bb.access_ptr("r"), m, l, bb.strides[0],
+                )
+            )  # fmt: skip
+            return ib.get()
+
+        def _reduce_reset() -> object:
+            ib = tvm.tir.ir_builder.create()
+            ib.emit(tvm.tir.call_extern("int32", "xtvm_gemv_reset", cc.access_ptr("w"), m))
+            return ib.get()
+
+        return _body(), _reduce_reset(), _body()
+
+    return te.decl_tensor_intrin(c.op, intrin_func, binds={a: Ab, b: Bb, c: Cb})
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+@pytest.mark.parametrize("target", ["interpreter", "c"])
+def test_tvm_tutorial_gemv_with_reduction_update(target: str) -> None:
+    """The tutorial's second schedule: the reduction split, reset then update per block."""
+    N, M, L = 32, 64, 64
+    A = te.placeholder((N, L), name="A")
+    B = te.placeholder((M, L), name="B")
+    k = te.reduce_axis((0, L), name="k")
+    C = te.compute((N, M), lambda i, j: te.sum(A[i, k] * B[j, k], axis=k), name="C")
+    s = te.create_schedule(C.op)
+    x, y = C.op.axis
+    (z,) = C.op.reduce_axis
+    yo, yi = s[C].split(y, factor=16)
+    zo, zi = s[C].split(z, factor=16)
+    s[C].reorder(x, yo, zo, yi, zi)
+    s[C].tensorize(yi, intrin_gemv(16, 16))
+    a = RNG.standard_normal((N, L)).astype("float32")
+    b = RNG.standard_normal((M, L)).astype("float32")
+    c = np.full((N, M), np.nan, dtype="float32")
+    if target == "interpreter":
+
+        def update(cc: np.ndarray, aa: np.ndarray, bb: np.ndarray, m: int, l: int, _: int) -> None:  # noqa: E741
+            cc += bb @ aa
+
+        tvm.register_func("xtvm_gemv_update", update, override=True)
+        tvm.register_func("xtvm_gemv_reset", lambda cc, m: cc.fill(0), override=True)
+        run(tvm.lower(s, [A, B, C]).xdsl, "main", a, b, c)
+    else:
+        s[C].pragma(x, "import_c", GEMV_C)
+        tvm.build(s, [A, B, C], "c")(a, b, c)
+    np.testing.assert_allclose(c, a @ b.T, rtol=1e-4, atol=1e-4)
