@@ -199,6 +199,8 @@ def test_cuda_factory_without_a_gpu_is_a_clear_error() -> None:
         factory.lib[next(iter(factory.lib.programs))]  # type: ignore[attr-defined]
     with pytest.raises(NoGPUError, match="no CUDA GPU"):
         tvm.nd.array(np.zeros(3, "float32"), tvm.cuda(0))
+    with pytest.raises(NotImplementedError, match="export_library of a cuda build"):
+        factory.export_library("model.so")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -314,9 +316,10 @@ class FakeDriver:
         ctypes.memmove(host, device, nbytes)
         return 0
 
-    def cuMemsetD32_v2(self, device: Any, value: int, count: Any) -> int:
+    def cuMemsetD32_v2(self, device: Any, value: Any, count: Any) -> int:
         self.check_inside(device.value, count.value * 4)
-        np.frombuffer((ctypes.c_uint32 * count.value).from_address(device.value), "<u4")[:] = value
+        target = (ctypes.c_uint32 * count.value).from_address(device.value)
+        np.frombuffer(target, "<u4")[:] = value.value
         self.memsets += 1
         return 0
 
@@ -457,3 +460,15 @@ def test_shared_memory_products_match_relay_interpreter(name: str, tmp_path: Pat
     got = CASES.run_graph(graph, tir_interpreter.compile_module(kernels), inputs, {})
     assert_close(got, expected, 1e-4)
     compile_ptx({name: source}, tmp_path)
+
+
+def test_ptx_for_the_device_architecture_and_for_a_newer_one() -> None:
+    """nvcc compiles for the device's compute capability; one newer than nvcc knows falls
+    back to nvcc's default PTX (which the driver JIT-compiles for the device)."""
+    if shutil.which("nvcc") is None:
+        pytest.skip("nvcc not found")
+    from xtvm.runtime.cuda import nvcc_ptx
+
+    source = lowered("nn.dense-wide")[2].imported_modules[0].get_source()
+    assert b".target sm_90" in nvcc_ptx(source, "compute_90")
+    assert b".entry fused_nn_dense_kernel0" in nvcc_ptx(source, "compute_990")

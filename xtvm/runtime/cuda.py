@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ctypes
 import json
+import os
 import shutil
 import subprocess
 import tempfile
@@ -39,6 +40,14 @@ class NoGPUError(RuntimeError):
 
 class CUDAError(RuntimeError):
     """A CUDA driver call failed."""
+
+
+# cuMemsetD<bits>: element size and value type
+MEMSET: dict[str, tuple[int, type]] = {
+    "cuMemsetD8_v2": (1, ctypes.c_uint8),
+    "cuMemsetD16_v2": (2, ctypes.c_uint16),
+    "cuMemsetD32_v2": (4, ctypes.c_uint32),
+}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -70,6 +79,8 @@ def driver() -> ctypes.CDLL | None:
     lib.cuMemcpyDtoD_v2.argtypes = [ctypes.c_uint64, ctypes.c_uint64, ctypes.c_size_t]
     lib.cuMemAlloc_v2.argtypes = [ctypes.POINTER(ctypes.c_uint64), ctypes.c_size_t]
     lib.cuMemFree_v2.argtypes = [ctypes.c_uint64]
+    for name, (_, value_type) in MEMSET.items():
+        getattr(lib, name).argtypes = [ctypes.c_uint64, value_type, ctypes.c_size_t]
     return lib
 
 
@@ -228,25 +239,38 @@ def compile_ptx(source: str, device_id: int = 0) -> bytes:
     major, minor = compute_capability(device_id)
     arch = f"compute_{major}{minor}"
     if shutil.which("nvcc") is not None:
-        with tempfile.TemporaryDirectory() as folder:
-            cu, ptx = Path(folder) / "kernels.cu", Path(folder) / "kernels.ptx"
-            cu.write_text(source)
-            result = subprocess.run(
-                ["nvcc", "-ptx", f"-arch={arch}", "-O3", str(cu), "-o", str(ptx)],
-                capture_output=True,
-                text=True,
-                check=False,
-            )
-            if result.returncode != 0:
-                raise CUDAError(f"nvcc failed:\n{result.stderr}")
-            return ptx.read_bytes()
+        return nvcc_ptx(source, arch)
     return nvrtc_ptx(source, arch)
+
+
+def nvcc_ptx(source: str, arch: str | None) -> bytes:
+    """`nvcc -ptx`; an nvcc older than the device gets no -arch (its PTX is JIT-compiled up)."""
+    with tempfile.TemporaryDirectory() as folder:
+        cu, ptx = Path(folder) / "kernels.cu", Path(folder) / "kernels.ptx"
+        cu.write_text(source)
+        for flags in ([f"-arch={arch}"] if arch else [], []):
+            command = ["nvcc", "-ptx", *flags, "-O3", str(cu), "-o", str(ptx)]
+            result = subprocess.run(command, capture_output=True, text=True, check=False)
+            if result.returncode == 0:
+                return ptx.read_bytes()
+        raise CUDAError(f"nvcc failed:\n{result.stderr}")
+
+
+# NVRTC has no C library headers: the fixed-width types the kernels use, declared.
+NVRTC_STDINT = """typedef signed char int8_t;
+typedef short int16_t;
+typedef int int32_t;
+typedef long long int64_t;
+typedef unsigned char uint8_t;
+typedef unsigned short uint16_t;
+typedef unsigned int uint32_t;
+typedef unsigned long long uint64_t;"""
 
 
 def nvrtc_ptx(source: str, arch: str) -> bytes:
     """PTX from NVRTC (`libnvrtc.so`), for machines with a driver but no nvcc."""
     nvrtc = None
-    for name in ("libnvrtc.so", "libnvrtc.so.12", "libnvrtc.so.11.2"):
+    for name in ("libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.11.2"):
         try:
             nvrtc = ctypes.CDLL(name)
             break
@@ -255,21 +279,16 @@ def nvrtc_ptx(source: str, arch: str) -> bytes:
     if nvrtc is None:
         raise CUDAError("compiling CUDA C needs nvcc on PATH or libnvrtc.so")
     program = ctypes.c_void_p()
-    # NVRTC has no system headers: the fp16 header comes from its own include path.
-    text = source.replace(
-        "#include <stdint.h>",
-        "typedef long long int64_t;\n"
-        "typedef unsigned long long uint64_t;\ntypedef int int32_t;\n"
-        "typedef unsigned int uint32_t;\ntypedef signed char int8_t;\n"
-        "typedef unsigned char uint8_t;\ntypedef short int16_t;",
-    )
-    status = nvrtc.nvrtcCreateProgram(
-        ctypes.byref(program), text.encode(), b"kernels.cu", 0, None, None
-    )
+    text = source.replace("#include <stdint.h>", NVRTC_STDINT).encode()
+    status = nvrtc.nvrtcCreateProgram(ctypes.byref(program), text, b"kernels.cu", 0, None, None)
     if status != 0:
         raise CUDAError(f"nvrtcCreateProgram failed ({status})")
-    options = (ctypes.c_char_p * 1)(f"--gpu-architecture={arch}".encode())
-    if nvrtc.nvrtcCompileProgram(program, 1, options) != 0:
+    flags = [f"--gpu-architecture={arch}"]
+    home = os.environ.get("CUDA_HOME") or os.environ.get("CUDA_PATH") or "/usr/local/cuda"
+    if (Path(home) / "include" / "cuda_fp16.h").exists():
+        flags.append(f"--include-path={Path(home) / 'include'}")
+    options = (ctypes.c_char_p * len(flags))(*(f.encode() for f in flags))
+    if nvrtc.nvrtcCompileProgram(program, len(flags), options) != 0:
         size = ctypes.c_size_t()
         nvrtc.nvrtcGetProgramLogSize(program, ctypes.byref(size))
         log = ctypes.create_string_buffer(size.value)
@@ -377,11 +396,20 @@ class HostProgram:
 
 
 def run_program(
-    name: str, program: HostProgram, kernels: KernelLibrary, pointers: Sequence[int], device_id: int
+    name: str,
+    program: HostProgram,
+    kernels: KernelLibrary,
+    pointers: Sequence[int],
+    device_id: int,
+    temporaries: Sequence[DeviceBuffer] | None = None,
 ) -> None:
+    """Run `program` on buffers at `pointers`; its temporaries are given, or allocated (and
+    freed after a synchronisation) for this call."""
     if program.unsupported:
         raise NotImplementedError(f"cannot run '{name}' on a GPU: {program.unsupported}")
-    temporaries = [DeviceBuffer(size, device_id) for size in program.temporaries]
+    owned = temporaries is None
+    if temporaries is None:
+        temporaries = [DeviceBuffer(size, device_id) for size in program.temporaries]
     slots = [*pointers, *(t.pointer for t in temporaries)]
     lib = require(device_id)
     for step in program.steps:
@@ -396,19 +424,17 @@ def run_program(
             continue
         args = [slots[s] for s in step.slots]
         kernels.launch(step.kernel, args, step.blocks, step.threads, device_id)
-    if temporaries:
+    if owned and temporaries:
         synchronize(device_id)  # before the temporaries are freed
-
-
-MEMSET = {1: ("cuMemsetD8_v2", "<u1"), 2: ("cuMemsetD16_v2", "<u2"), 4: ("cuMemsetD32_v2", "<u4")}
 
 
 def fill(lib: ctypes.CDLL, pointer: int, pattern: bytes, count: int) -> None:
     """`count` copies of `pattern` from `pointer` on: a memset, or an upload for 8 bytes."""
-    if len(pattern) in MEMSET:
-        name, layout = MEMSET[len(pattern)]
-        value = int(np.frombuffer(pattern, layout)[0])
-        check(getattr(lib, name)(ctypes.c_uint64(pointer), value, ctypes.c_size_t(count)), name)
+    memset = next((n for n, (size, _) in MEMSET.items() if size == len(pattern)), None)
+    if memset is not None:
+        value_type = MEMSET[memset][1]
+        value = value_type(int.from_bytes(pattern, "little"))
+        check(getattr(lib, memset)(ctypes.c_uint64(pointer), value, ctypes.c_size_t(count)), memset)
         return
     values = np.frombuffer(pattern * count, np.uint8)
     check(lib.cuMemcpyHtoD_v2(pointer, values.ctypes.data, values.nbytes), "HtoD")
@@ -515,14 +541,17 @@ class CUDAGraphExecutor:
         self.inputs = {nodes[n]["name"]: row_ptr[n] for n in self.graph["arg_nodes"]}
         self.input_order = [nodes[n]["name"] for n in self.graph["arg_nodes"]]
         self.outputs = [row_ptr[n] + i for n, i, _ in self.graph["heads"]]
-        self.calls: list[tuple[str, list[int]]] = []
+        # Each call: its kernel's name, buffers and temporaries (allocated once, here).
+        self.calls: list[tuple[str, list[int], list[DeviceBuffer]]] = []
         for nid, node in enumerate(nodes):
             if node["op"] != "tvm_op":
                 continue
             name = node["attrs"]["func_name"]
             entries = [row_ptr[n] + i for n, i, _ in node["inputs"]]
             entries += list(range(row_ptr[nid], row_ptr[nid + 1]))
-            self.calls.append((name, [self.entries[e].pointer for e in entries]))
+            program = lib.programs[name]
+            temporaries = [DeviceBuffer(size, dev.device_id) for size in program.temporaries]
+            self.calls.append((name, [self.entries[e].pointer for e in entries], temporaries))
 
     def set_input(self, key: str | int | None = None, value: Any = None, **params: Any) -> None:
         if key is not None:
@@ -548,9 +577,10 @@ class CUDAGraphExecutor:
     def run(self, **inputs: Any) -> None:
         if inputs:
             self.set_input(**inputs)
-        for name, pointers in self.calls:
+        for name, pointers, temporaries in self.calls:
             program = self.lib.programs[name]
-            run_program(name, program, self.lib.kernels, pointers, self.device.device_id)
+            device = self.device.device_id
+            run_program(name, program, self.lib.kernels, pointers, device, temporaries)
         synchronize(self.device.device_id)
 
     def get_num_inputs(self) -> int:

@@ -56,6 +56,12 @@ class CUDAGraphExecutorFactory(GraphExecutorFactory):
         executor.set_input(**self.params)
         return executor
 
+    def export_library(self, path: object) -> None:
+        raise NotImplementedError(
+            "export_library of a cuda build is not supported: the kernels are CUDA C "
+            "(lib.imported_modules[0].get_source()), compiled to PTX when first launched"
+        )
+
 
 def lower_for_cuda(
     mod: IRModule | ModuleOp, params: Mapping[str, Any] | None = None
