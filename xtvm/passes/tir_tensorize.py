@@ -141,7 +141,7 @@ def buffer_name(value: SSAValue) -> str:
 
 @dataclass
 class Access:
-    """How the nest accesses one buffer the description accesses as argument `arg`."""
+    """The kernel buffer bound to one argument of the description, and the region bound."""
 
     buffer: SSAValue
     offsets: list[LinearForm]  # per dimension of `buffer`: the region start
