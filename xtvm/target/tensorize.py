@@ -22,7 +22,6 @@ from xdsl.dialects.builtin import FunctionType, MemRefType, ModuleOp, StringAttr
 from xdsl.ir import Operation, Region, SSAValue
 from xdsl.rewriter import Rewriter
 
-from xtvm.api.te.tensor_intrin import TensorIntrin
 from xtvm.dialects import accel, tir
 from xtvm.passes.tir_tensorize import (
     BufferBinding,
@@ -33,13 +32,9 @@ from xtvm.passes.tir_tensorize import (
 from xtvm.target.accel import AccelTarget, Intrinsic
 
 
-class AccelIntrinsic(TensorIntrin):
-    """A tensor intrinsic of an accel target (see the module docs for its calls).
-
-    A `TensorIntrin` only so that `s[C].tensorize(axis, "name")` accepts its name (the
-    registry's lookup by name checks for that class); it has no Python te computation and
-    answers tir-tensorize's two questions itself.
-    """
+class AccelIntrinsic:
+    """A tensor intrinsic of an accel target (see the module docs for its calls): what
+    tir-tensorize asks of one (`xtvm.passes.tir_tensorize.TensorIntrinsic`)."""
 
     def __init__(self, target: AccelTarget, intrinsic: Intrinsic) -> None:
         self.name = intrinsic.name

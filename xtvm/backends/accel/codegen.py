@@ -10,8 +10,7 @@ What differs from plain C (everything else is `CRenderer`'s):
 - a loop nest that only copies between main memory and a scratchpad (the copy stage of
   `cache_read`/`cache_write`) becomes calls of the target's DMA function, one per row of
   contiguous elements: `vta_load_inp(dst, src, rows, cols, dst_stride, src_stride)`;
-- `tir.call_extern` of the target's functions passes buffers as pointers, and the target's
-  header (which declares them) is included instead of prototypes.
+- the target's header, which declares its functions, is included instead of prototypes.
 """
 
 from __future__ import annotations
@@ -21,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from xdsl.dialects import arith, func, memref
-from xdsl.dialects.builtin import DYNAMIC_INDEX, IntegerAttr, MemRefType, ModuleOp
+from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp, NoneAttr
 from xdsl.ir import Operation, SSAValue
 
 from xtvm.backends.c.codegen import (
@@ -132,14 +131,9 @@ class AccelRenderer(CRenderer):
                 if name in LIBM_NAMES or name in self.target.functions:
                     continue
                 ret = self.ctype(op.res[0].type, op) if op.res else "void"
-                args = ", ".join(self.param_type(a, op) for a in op.args) or "void"
+                args = ", ".join(self.argument_type(a.type, op) for a in op.args) or "void"
                 seen.setdefault(name, f"{ret} {name}({args});")
         return lines + list(seen.values())
-
-    def param_type(self, value: SSAValue, op: Operation) -> str:
-        if isinstance(value.type, MemRefType):
-            return self.ctype(value.type.element_type, op) + " *"
-        return self.ctype(value.type, op)
 
     def plan_scratchpads(self, function: func.FuncOp) -> set[str]:
         """Place every scratchpad buffer of `function` (first fit, in program order, a buffer
@@ -219,43 +213,6 @@ class AccelRenderer(CRenderer):
 
     emit_memref_alloca = emit_memref_alloc
 
-    def emit_memref_subview(self, state: FunctionState, op: memref.SubviewOp) -> None:
-        """A pointer to the region's first element (tir-tensorize binds intrinsic tiles so),
-        indexed with the strides of its source (unit steps; leading unit dims may drop)."""
-        source = self.buffer(state, op.source, op)
-        steps = op.static_strides.get_values()
-        if any(step != 1 for step in steps):
-            raise fail(op, f"the {self.language} backend supports unit-step subviews only")
-        dynamic = iter(op.offsets)
-        offsets = [
-            strip(self.get(state, next(dynamic), op)) if o == DYNAMIC_INDEX else str(o)
-            for o in op.static_offsets.get_values()
-        ]
-        linear = source.index(offsets)
-        typ = op.result.type
-        rank = len(typ.get_shape()) if isinstance(typ, MemRefType) else 0
-        name = self.fresh(state, op.result.name_hint or "view")
-        element = self.ctype(op.result.type.element_type, op)  # type: ignore[attr-defined]
-        at_start = all(o == "0" for o in offsets)
-        address = source.name if at_start else f"{source.name} + {linear}"
-        self.line(state, f"{element} *{name} = {address};")
-        state.buffers[op.result] = Buffer(
-            name, source.dims[len(source.dims) - rank :], source.scope
-        )
-
-    def emit_tir_call_extern(self, state: FunctionState, op: tir.CallExternOp) -> None:
-        args = []
-        for value in op.args:
-            if isinstance(value.type, MemRefType):
-                args.append(self.buffer(state, value, op).name)
-            else:
-                args.append(strip(self.get(state, value, op)))
-        call = f"{op.callee.data}({', '.join(args)})"
-        if op.res:
-            self.bind(state, op, op.res[0], call)
-        else:
-            self.line(state, call + ";")
-
     def emit_tir_for(self, state: FunctionState, op: tir.ForOp) -> None:
         copy = self.match_copy(state, op)
         if copy is None:
@@ -328,6 +285,8 @@ class AccelRenderer(CRenderer):
         typ = buffer.type
         if not isinstance(typ, MemRefType) or any(d < 0 for d in typ.get_shape()):
             return None
+        if not isinstance(typ.layout, NoneAttr):
+            return None  # a strided view: not a plain row-major copy
         shape = typ.get_shape()
         total = Affine()
         for position, index in enumerate(indices):
