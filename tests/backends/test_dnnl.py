@@ -9,7 +9,7 @@ import json
 import os
 import shutil
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -27,6 +27,8 @@ from xtvm.backends.external.dnnl import (
 )
 from xtvm.contrib import graph_executor
 from xtvm.ir.diagnostics import DiagnosticError
+from xtvm.passes.byoc_targets import unregister_target
+from xtvm.runtime.aot import export_aot
 from xtvm.runtime.graph_executor import load_factory
 from xtvm.testing.onnx_models import random_weights
 
@@ -38,6 +40,13 @@ pytestmark = [
     pytest.mark.skipif(unavailable_reason() is not None, reason=str(unavailable_reason())),
     pytest.mark.skipif(shutil.which(CC) is None, reason=f"no C compiler '{CC}'"),
 ]
+
+
+@pytest.fixture(autouse=True, scope="module")
+def forget_dnnl_target() -> Iterator[None]:
+    """Importing the codegen registers `target.dnnl`; leave the table as the other tests know it."""
+    yield
+    unregister_target("dnnl")
 
 
 def rand(*shape: int) -> np.ndarray:
@@ -309,6 +318,46 @@ def test_conv_bn_relu_network_matches_the_llvm_build(tmp_path: Path) -> None:
     factory.export_library(path)
     (loaded,) = run_factory(load_factory(path), {"x": x})
     np.testing.assert_array_equal(loaded, got)
+
+
+AOT_MAIN = r"""
+#include <stdio.h>
+#include "model.h"
+
+int main(int argc, char **argv) {
+  static float x[XTVM_MODEL_INPUT_0_SIZE], out[XTVM_MODEL_OUTPUT_0_SIZE];
+  FILE *f = fopen(argv[1], "rb");
+  if (argc != 3 || !f || fread(x, 1, sizeof x, f) != sizeof x) return 2;
+  fclose(f);
+  const void *inputs[] = {x};
+  void *outputs[] = {out};
+  if (xtvm_model_run(inputs, outputs) != 0) return 3;
+  f = fopen(argv[2], "wb");
+  if (!f || fwrite(out, 1, sizeof out, f) != sizeof out) return 4;
+  fclose(f);
+  return 0;
+}
+"""
+
+
+def test_aot_c_program_runs_the_offloaded_network(tmp_path: Path) -> None:
+    mod, params = conv_bn_relu_net()
+    factory = relay.build(partition_for_dnnl(mod, params), target="llvm")
+    export_aot(factory, tmp_path / "model.so")
+    (tmp_path / "main.c").write_text(AOT_MAIN)
+    subprocess.run(
+        [CC, "-std=c99", "-O2", "-I", str(tmp_path), str(tmp_path / "main.c"), "-o",
+         str(tmp_path / "main"), str(tmp_path / "model.so"), f"-Wl,-rpath,{tmp_path}"],
+        check=True, capture_output=True, text=True,
+    )  # fmt: skip
+    x = rand(1, 4, 9, 11)
+    x.tofile(tmp_path / "in.bin")
+    command = [str(tmp_path / "main"), str(tmp_path / "in.bin"), str(tmp_path / "out.bin")]
+    result = subprocess.run(command, capture_output=True, text=True, check=False, timeout=60)
+    assert result.returncode == 0, result.stderr
+    got = np.fromfile(tmp_path / "out.bin", dtype=np.float32)
+    (expected,) = run_factory(factory, {"x": x})
+    np.testing.assert_allclose(got, expected.ravel(), rtol=1e-5, atol=1e-5)
 
 
 def light_model(name: str) -> tuple[tvm.IRModule, dict[str, np.ndarray], str, np.ndarray]:
