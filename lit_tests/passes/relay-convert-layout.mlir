@@ -1,5 +1,6 @@
 // RUN: xtvm-opt %s -p 'relay-convert-layout{layout=NHWC}' --split-input-file | filecheck %s
 // RUN: xtvm-opt %s -p 'relay-convert-layout{layout=NCHW}' --split-input-file | filecheck %s --check-prefix=NCHW
+// RUN: xtvm-opt %s -p 'relay-convert-layout{layout=NHWC grouped=false}' --split-input-file | filecheck %s --check-prefix=UNGROUPED
 // RUN: not xtvm-opt %s -p 'relay-convert-layout{layout=NCWH}' 2>&1 | filecheck %s --check-prefix=BAD
 
 // BAD: error: invalid options for pass 'relay-convert-layout': layout must be "NHWC" or "NCHW", got "NCWH"
@@ -135,4 +136,24 @@ func.func @nhwc_model(%x: tensor<1x2x3x3xf32>, %w: tensor<1x1x2x4xf32>) -> tenso
 func.func private @external(%x: tensor<1x2x3x3xf32>, %w: tensor<2x2x1x1xf32>) -> tensor<1x2x3x3xf32> attributes {compiler = "ccompiler"} {
   %c = relay.nn.conv2d %x, %w : (tensor<1x2x3x3xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x3x3xf32>
   func.return %c : tensor<1x2x3x3xf32>
+}
+
+// -----
+
+// grouped=false: a grouped (here depthwise) conv2d keeps its layout and is a boundary; the
+// ungrouped conv2d before it converts. By default both convert.
+// UNGROUPED-LABEL: func.func @grouped
+// UNGROUPED:         relay.nn.conv2d %{{.*}}, %{{.*}} {data_layout = "NHWC", kernel_layout = "HWIO"}
+// UNGROUPED-NEXT:    %[[R:.*]] = relay.nn.relu %{{.*}} : (tensor<1x6x6x4xf32>)
+// UNGROUPED-NEXT:    %[[T:.*]] = relay.layout_transform %[[R]] {src_layout = "NHWC", dst_layout = "NCHW"}
+// UNGROUPED-NEXT:    relay.nn.conv2d %[[T]], %{{.*}} {padding = array<i64: 1, 1, 1, 1>, groups = 4 : i64} : (tensor<1x4x6x6xf32>
+// CHECK-LABEL: func.func @grouped
+// CHECK:         relay.nn.conv2d %{{.*}}, %{{.*}} {data_layout = "NHWC", kernel_layout = "HWIO"}
+// CHECK:         relay.nn.conv2d %{{.*}}, %{{.*}} {padding = array<i64: 1, 1, 1, 1>, groups = 4 : i64, data_layout = "NHWC", kernel_layout = "HWIO"}
+func.func @grouped(%x: tensor<1x4x6x6xf32>, %w: tensor<4x4x1x1xf32>, %d: tensor<4x1x3x3xf32>) -> tensor<1x4x6x6xf32> {
+  %c = relay.nn.conv2d %x, %w : (tensor<1x4x6x6xf32>, tensor<4x4x1x1xf32>) -> tensor<1x4x6x6xf32>
+  %r = relay.nn.relu %c : (tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
+  %g = relay.nn.conv2d %r, %d {padding = array<i64: 1, 1, 1, 1>, groups = 4 : i64} : (tensor<1x4x6x6xf32>, tensor<4x1x3x3xf32>) -> tensor<1x4x6x6xf32>
+  %s = relay.nn.relu %g : (tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
+  func.return %s : tensor<1x4x6x6xf32>
 }

@@ -33,7 +33,10 @@ def signature(module: ModuleOp) -> list[str]:
 
 
 def convert_and_compare(
-    module: ModuleOp | str, layout: str, params: dict[str, np.ndarray] | None = None
+    module: ModuleOp | str,
+    layout: str,
+    params: dict[str, np.ndarray] | None = None,
+    grouped: bool = True,
 ) -> ModuleOp:
     """Convert @main of `module` to `layout` (verifying after) and check that it computes what
     it did on random inputs, with the same signature."""
@@ -42,7 +45,7 @@ def convert_and_compare(
     assert isinstance(main, func.FuncOp)
     inputs = [rand(*t.get_shape()) for t in main.function_type.inputs.data]  # type: ignore[union-attr]
     before, types = evaluate(module, inputs, params=params), signature(module)
-    run(module, RelayConvertLayoutPass(layout=layout))
+    run(module, RelayConvertLayoutPass(layout=layout, grouped=grouped))
     after = evaluate(module, inputs, params=params)
     assert signature(module) == types
     for a, b in zip(after, before, strict=True):
@@ -300,6 +303,23 @@ func.func @main(%x: tensor<1x3x4x4xf32>, %w: tensor<2x3x1x1xf32>)
     module = convert_and_compare(text, "NHWC")
     # x and w in, r and a out (b is dead: the pass leaves it to relay-dce).
     assert count(module, relay.LayoutTransformOp) == 4, print_ir(module, CTX)
+
+
+@pytest.mark.parametrize("grouped", [True, False])
+def test_grouped_convolutions_convert_unless_asked_not_to(grouped: bool) -> None:
+    text = """
+func.func @main(%x: tensor<1x4x6x6xf32>, %w: tensor<4x4x1x1xf32>, %d: tensor<4x2x3x3xf32>)
+    -> tensor<1x4x6x6xf32> {
+  %c = relay.nn.conv2d %x, %w : (tensor<1x4x6x6xf32>, tensor<4x4x1x1xf32>) -> tensor<1x4x6x6xf32>
+  %r = relay.nn.relu %c : (tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
+  %g = relay.nn.conv2d %r, %d {padding = array<i64: 1, 1, 1, 1>, groups = 2 : i64}
+    : (tensor<1x4x6x6xf32>, tensor<4x2x3x3xf32>) -> tensor<1x4x6x6xf32>
+  func.return %g : tensor<1x4x6x6xf32>
+}
+"""
+    module = convert_and_compare(text, "NHWC", grouped=grouped)
+    grouped_layout = ("NHWC", "HWIO") if grouped else ("NCHW", "OIHW")
+    assert layouts(module) == [("NHWC", "HWIO"), grouped_layout]
 
 
 def test_external_function_is_skipped() -> None:

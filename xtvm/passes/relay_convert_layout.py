@@ -76,6 +76,7 @@ class LayoutConverter:
     """
 
     layout: str
+    grouped: bool = True  # convert grouped and depthwise conv2d too
     tags: dict[SSAValue, Tag] = field(default_factory=dict)
     field_tags: dict[SSAValue, dict[int, Tag]] = field(default_factory=dict)
     transforms: dict[tuple[SSAValue, str, str], SSAValue] = field(default_factory=dict)
@@ -224,6 +225,9 @@ def first_tag(cv: LayoutConverter, values: Sequence[SSAValue], rank: int) -> Tag
 def convert_conv2d(cv: LayoutConverter, op: Operation) -> None:
     """conv2d takes the desired layout and its kernel the matching one: the pass's anchor."""
     assert isinstance(op, relay.Conv2dOp)
+    if not cv.grouped and op.groups.value.data > 1:
+        restore_operands(cv, op)
+        return
     data_layout, kernel_layout = op.data_layout.data, op.kernel_layout.data
     cv.set_operand(op, 0, cv.convert(op.data, data_layout, cv.layout))
     cv.set_operand(op, 1, cv.convert(op.weight, kernel_layout, KERNEL_LAYOUT[cv.layout]))
@@ -421,6 +425,9 @@ class RelayConvertLayoutPass(ModulePass):
 
     name = "relay-convert-layout"
     layout: str = "NHWC"
+    # false: grouped and depthwise conv2d keep their layout (a boundary), for targets whose
+    # schedules run them better there.
+    grouped: bool = True
 
     def __post_init__(self) -> None:
         if self.layout not in KERNEL_LAYOUT:
@@ -429,4 +436,4 @@ class RelayConvertLayoutPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for function in host_functions(op):
             if len(function.body.blocks) == 1:  # relay functions have one block
-                LayoutConverter(self.layout).run(function.body.block)
+                LayoutConverter(self.layout, self.grouped).run(function.body.block)

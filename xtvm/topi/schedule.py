@@ -36,7 +36,10 @@ ROW_TILE, COLUMN_TILE = 8, 32  # register tile of a product with contiguous colu
 K_UNROLL = 4  # reduction steps unrolled in that tile
 K_ROW_TILE, K_COLUMN_TILE = 2, 8  # tile of a product vectorized along k
 CONV_CHANNEL_TILE, CONV_COLUMN_TILE = 8, 16  # NCHW conv2d register tile
-NHWC_COLUMNS = (4, 8)  # NHWC conv2d: output columns per register tile (a divisor in range)
+# NHWC conv2d register tile: output columns x output channels, each a divisor of its axis
+# among (smallest, largest, step); channels in whole 8-lane steps.
+NHWC_COLUMNS = (4, 8, 1)
+NHWC_CHANNELS = (8, 2 * VECTOR_LANES, 8)
 
 
 def extent(axis: IterVar) -> int:
@@ -62,12 +65,28 @@ def split_inner(stage: te.Stage, axis: IterVar, preferred: int) -> tuple[IterVar
     return stage.split(axis, factor=factor)
 
 
-def divisor_tile(size: int, smallest: int, largest: int) -> int | None:
-    """The largest divisor of `size` in [smallest, largest] (an unguarded register tile); None
-    when `size` fits whole or no divisor lies in that range."""
+def divisor_tile(size: int, smallest: int, largest: int, step: int = 1) -> int | None:
+    """The largest divisor of `size` among largest, largest - step, ... >= smallest (an
+    unguarded register tile); None when `size` fits whole or no such divisor exists."""
     if size <= largest:
         return None
-    return next((f for f in range(largest, smallest - 1, -1) if size % f == 0), None)
+    return next((f for f in range(largest, smallest - 1, -step) if size % f == 0), None)
+
+
+def nhwc_tile(
+    stage: te.Stage, axis: IterVar, tile: tuple[int, int, int]
+) -> tuple[IterVar | None, IterVar]:
+    """(outer, inner) of an NHWC conv2d tile axis: split by a divisor from `divisor_tile(size,
+    *tile)` so the tile needs no guard; an axis up to twice the largest tile with no such
+    divisor stays whole (13 columns); longer ones take a guarded split by the largest."""
+    size = extent(axis)
+    largest = tile[1]
+    factor = divisor_tile(size, *tile)
+    if factor is not None:
+        return stage.split(axis, factor=factor)
+    if size <= 2 * largest:
+        return None, axis
+    return stage.split(axis, factor=largest)
 
 
 def fused(stage: te.Stage, axes: list[IterVar]) -> IterVar | None:
@@ -258,11 +277,8 @@ def cpu_conv2d(s: te.Schedule, t: te.Tensor) -> None:
         tile, vector = f_inner, x_inner
     else:
         n, y, x, f = outer.op.axis
-        columns = divisor_tile(extent(x), *NHWC_COLUMNS)
-        x_outer, x_inner = (
-            outer.split(x, factor=columns) if columns else split_inner(outer, x, NHWC_COLUMNS[1])
-        )
-        f_outer, f_inner = split_inner(outer, f, VECTOR_LANES * 2)
+        x_outer, x_inner = nhwc_tile(outer, x, NHWC_COLUMNS)
+        f_outer, f_inner = nhwc_tile(outer, f, NHWC_CHANNELS)
         loops = [n, f_outer, y, x_outer]  # an f block's weights stay in cache over rows
         tile, vector = x_inner, f_inner
     loops = [a for a in loops if a is not None]

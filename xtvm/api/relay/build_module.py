@@ -330,7 +330,8 @@ def lower_for_build(
     kind = target.split()[0]
     # On the CPU, conv2d runs NHWC: its schedule vectorizes output channels, which stay
     # contiguous at any stride (NCHW vectorizes columns, strided loads when the stride is 2).
-    layout = [RelayConvertLayoutPass("NHWC")] if kind in ("llvm", "cpu") else []
+    # Grouped and depthwise conv2d, with few channels per group, stay NCHW.
+    layout = [RelayConvertLayoutPass("NHWC", grouped=False)] if kind in ("llvm", "cpu") else []
     run_passes(
         module,
         [
