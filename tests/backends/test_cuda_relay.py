@@ -25,10 +25,13 @@ from xdsl.ir import SSAValue
 
 import xtvm as tvm
 from xtvm import relay as relay_api
+from xtvm import te
 from xtvm.api.relay.build_cuda import CUDAGraphExecutorFactory, lower_for_cuda
 from xtvm.api.relay.build_module import BuildError
 from xtvm.backends.cuda import build_cuda
+from xtvm.backends.cuda.codegen import split_if_needed
 from xtvm.dialects import relay, tir
+from xtvm.ir.diagnostics import DiagnosticError
 from xtvm.ir.numpy_types import numpy_dtype
 from xtvm.runtime import tir_interpreter
 from xtvm.runtime.cuda import CUDAModule, NoGPUError
@@ -444,6 +447,17 @@ def product_cases() -> dict[str, tuple[list[tuple[tuple[int, ...], str]], Any]]:
             [f32(2, 3, 9, 8), f32(4, 3, 3, 3)],
             lambda g, x, w: g(relay.Conv2dOp(x, w, strides=(2, 2))),
         ),
+        # one input channel: no rc axis, the shared step is the kernel row
+        "conv2d-one-channel": (
+            [f32(1, 1, 9, 9), f32(4, 1, 3, 3)],
+            lambda g, x, w: g(relay.Conv2dOp(x, w)),
+        ),
+        "conv2d-groups2": (
+            [f32(1, 4, 9, 9), f32(6, 2, 3, 3)],
+            lambda g, x, w: g(relay.Conv2dOp(x, w, groups=2)),
+        ),
+        # a vector times a matrix: one row of threads
+        "dense-vector": ([f32(40), f32(37, 40)], lambda g, x, w: g(relay.DenseOp(x, w))),
     }
 
 
@@ -472,3 +486,68 @@ def test_ptx_for_the_device_architecture_and_for_a_newer_one() -> None:
     source = lowered("nn.dense-wide")[2].imported_modules[0].get_source()
     assert b".target sm_90" in nvcc_ptx(source, "compute_90")
     assert b".entry fused_nn_dense_kernel0" in nvcc_ptx(source, "compute_990")
+
+
+# ---------------------------------------------------------------------------------------------
+# A user's te schedule: TVM's GPU GEMM tutorial, cooperative fetching into shared memory
+
+
+def tutorial_matmul(m: int, n: int, k_extent: int) -> tuple[te.Schedule, list[te.Tensor]]:
+    A = te.placeholder((m, k_extent), name="A")
+    B = te.placeholder((k_extent, n), name="B")
+    k = te.reduce_axis((0, k_extent), name="k")
+    C = te.compute((m, n), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
+    s = te.create_schedule(C.op)
+    AA, BB = s.cache_read(A, "shared", [C]), s.cache_read(B, "shared", [C])
+    i, j = C.op.axis
+    by, ii = s[C].split(i, factor=16)
+    ty, yi = s[C].split(ii, factor=2)
+    bx, ji = s[C].split(j, factor=16)
+    tx, xi = s[C].split(ji, factor=2)
+    ko, ki = s[C].split(C.op.reduce_axis[0], factor=8)
+    s[C].reorder(by, bx, ko, ty, tx, yi, xi, ki)
+    for axis, tag in ((by, "blockIdx.y"), (bx, "blockIdx.x"), (ty, "threadIdx.y")):
+        s[C].bind(axis, te.thread_axis(tag))
+    s[C].bind(tx, te.thread_axis("threadIdx.x"))
+    for copy in (AA, BB):
+        s[copy].compute_at(s[C], ko)
+        flat = s[copy].fuse(*s[copy].op.axis)
+        _, inner = s[copy].split(flat, factor=64)
+        cy, cx = s[copy].split(inner, factor=8)
+        s[copy].bind(cy, te.thread_axis("threadIdx.y"))
+        s[copy].bind(cx, te.thread_axis("threadIdx.x"))
+    return s, [A, B, C]
+
+
+@pytest.mark.parametrize("shape", [(32, 32, 16), (19, 13, 11)])
+def test_tutorial_shared_memory_matmul(shape: tuple[int, int, int], tmp_path: Path) -> None:
+    m, n, k = shape
+    s, args = tutorial_matmul(m, n, k)
+    module = tvm.lower(s, args, name="mm").xdsl
+    f = tvm.build(module.clone(), target="cuda", name="mm")
+    source = f.imported_modules[0].get_source()
+    # around the copies of each k step (tir-loop-partition peels a partial last step)
+    assert source.count("__syncthreads();") >= 3 and "__shared__ float A_shared" in source
+    (launch,) = f.launches  # type: ignore[attr-defined]
+    assert launch.threads == (8, 8, 1)
+    split_if_needed(module)
+    a = RNG.standard_normal((m, k)).astype("float32")
+    b = RNG.standard_normal((k, n)).astype("float32")
+    c = np.zeros((m, n), "float32")
+    tir_interpreter.compile_module(module)("mm", a, b, c)
+    np.testing.assert_allclose(c, a @ b, rtol=1e-5, atol=1e-5)
+    compile_ptx({"mm": source}, tmp_path)
+
+
+def test_thread_bound_again_inside_its_own_nest_is_an_error() -> None:
+    A = te.placeholder((64,), name="A")
+    B = te.compute((64,), lambda i: A[i] * 2.0, name="B")
+    s = te.create_schedule(B.op)
+    AA = s.cache_read(A, "shared", [B])
+    bx, tx = s[B].split(B.op.axis[0], factor=32)
+    s[B].bind(bx, te.thread_axis("blockIdx.x"))
+    s[B].bind(tx, te.thread_axis("threadIdx.x"))
+    s[AA].compute_at(s[B], tx)
+    s[AA].bind(AA.op.axis[0], te.thread_axis("threadIdx.x"))
+    with pytest.raises(DiagnosticError, match=r"'threadIdx\.x' is bound again"):
+        tvm.build(s, [A, B], target="cuda", name="twice")
