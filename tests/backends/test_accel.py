@@ -298,3 +298,43 @@ def test_plugin_accelerator_runs_a_tensorized_matmul(monkeypatch: pytest.MonkeyP
     expected = 4 * (blocks * chunks * 2 * tile * tile + m * n)  # A and B tiles in, C out
     assert sim.tiny_sim_dma_bytes() == expected
     assert sim.tiny_sim_matmul_calls() == (m // 4) * (n // 4) * (k_extent // 4) * TENSORIZE
+
+
+def test_scratchpad_overflow_points_at_the_allocation_in_the_source() -> None:
+    """tir text in, the error at the memref.alloc that does not fit, with file:line:col."""
+    from xtvm.ir.registry import default_context
+
+    target = run_gemm.load_target()
+    text = (
+        "func.func @big(%A: memref<40000xi8>) {\n"
+        '  %small = memref.alloc() : memref<1024xi8, "inp">\n'
+        '  %big = memref.alloc() : memref<32000xi8, "inp">\n'
+        '  memref.dealloc %big : memref<32000xi8, "inp">\n'
+        '  memref.dealloc %small : memref<1024xi8, "inp">\n'
+        "  func.return\n}\n"
+    )
+    module = default_context().parse(text, "kernel.mlir")
+    with pytest.raises(CodegenError) as info:
+        render_accel(module, target)
+    assert info.value.render().startswith(
+        "kernel.mlir:3:10: error: 'memref.alloc' op buffer 'big' of 32000 bytes does not fit "
+        "scratchpad 'inp' of target @vta (32768 bytes, 1024 in use)"
+    )
+
+
+def test_buffer_of_another_element_type_than_its_scratchpad_is_an_error() -> None:
+    from xtvm.ir.registry import default_context
+
+    text = (
+        "func.func @typed() {\n"
+        '  %x = memref.alloc() : memref<16xf32, "inp">\n'
+        '  memref.dealloc %x : memref<16xf32, "inp">\n'
+        "  func.return\n}\n"
+    )
+    module = default_context().parse(text, "typed.mlir")
+    with pytest.raises(CodegenError) as info:
+        render_accel(module, run_gemm.load_target())
+    assert info.value.render().startswith(
+        "typed.mlir:2:8: error: 'memref.alloc' op buffer of f32 cannot live in scratchpad 'inp' "
+        "of target @vta, whose elements are i8"
+    )
