@@ -213,6 +213,10 @@ def test_binary(op: Callable, lhs: tuple, rhs: tuple) -> None:
     offload(lambda a, b: relay.nn.relu(op(a, b)), {"a": lhs, "b": rhs})
 
 
+def test_scalar_constant_operand() -> None:
+    offload(lambda a: relay.multiply(relay.const(np.float32(0.5)), relay.tanh(a)), {"a": (2, 5)})
+
+
 def test_subtract_of_broadcast_lhs_stays_on_the_host() -> None:
     offload(
         lambda a, b: relay.tanh(relay.subtract(a, b)),

@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.dialects.builtin import ArrayAttr, ModuleOp, TensorType
 from xdsl.ir import Operation, SSAValue
 
 from xtvm.backends.external import ExternalFunction, register_codegen
@@ -97,9 +97,11 @@ COMMUTATIVE = ("add", "multiply", "maximum", "minimum")
 
 
 def float32_tensors(expr: OpView) -> bool:
-    """Every argument and result is a float32 tensor of rank 1 to 6."""
-    values = (*expr.args, *expr.results)
-    return all(v.dtype == "float32" and 1 <= len(v.shape) <= MAX_RANK for v in values)
+    """The results are float32 tensors of rank 1 to 6, the arguments of rank up to 6."""
+    args = all(a.dtype == "float32" and len(a.shape) <= MAX_RANK for a in expr.args)
+    return args and all(
+        r.dtype == "float32" and 1 <= len(r.shape) <= MAX_RANK for r in expr.results
+    )
 
 
 def aligned(shape: Sequence[int], rank: int) -> tuple[int, ...]:
@@ -155,13 +157,6 @@ def _dense(expr: OpView) -> bool:
     return float32_tensors(expr) and len(expr.args[0].shape) == 2
 
 
-def _bias_add(expr: OpView) -> bool:
-    op = expr.op
-    assert isinstance(op, relay.BiasAddOp)
-    rank = len(expr.args[0].shape)
-    return float32_tensors(expr) and op.axis.value.data % max(rank, 1) < rank
-
-
 def _batch_norm(expr: OpView) -> bool:
     op = expr.op
     assert isinstance(op, relay.BatchNormOp)
@@ -209,7 +204,7 @@ def _concatenate(expr: OpView) -> bool:
 PREDICATES = {
     "nn.conv2d": _conv2d,
     "nn.dense": _dense,
-    "nn.bias_add": _bias_add,
+    "nn.bias_add": float32_tensors,
     "nn.batch_norm": _batch_norm,
     "nn.max_pool2d": _pool2d,
     "nn.avg_pool2d": _pool2d,
@@ -246,18 +241,27 @@ def bind_params_by_name(module: ModuleOp, params: Mapping[str, Any]) -> None:
         ),
         None,
     )
-    if main is None or main.arg_attrs is not None:
+    if main is None:
         return
     block = main.body.block
-    for arg in list(block.args):
+    kept: list[int] = []
+    for position, arg in enumerate(list(block.args)):
         if arg.name_hint not in arrays:
+            kept.append(position)
             continue
-        const = relay.ConstOp(
-            arrays[arg.name_hint].astype(numpy_dtype(arg.type.get_element_type()))
-        )
-        block.insert_op_before(const, block.first_op) if block.first_op else block.add_op(const)
+        typ = arg.type
+        value = arrays[arg.name_hint]
+        if not isinstance(typ, TensorType) or tuple(value.shape) != tuple(typ.get_shape()):
+            raise ValueError(f"param '{arg.name_hint}': expected {typ}, got shape {value.shape}")
+        const = relay.ConstOp(value.astype(numpy_dtype(typ.get_element_type())))
+        if block.first_op is None:
+            block.add_op(const)
+        else:
+            block.insert_op_before(const, block.first_op)
         arg.replace_all_uses_with(const.results[0])
         block.erase_arg(arg)
+    if main.arg_attrs is not None:
+        main.arg_attrs = ArrayAttr([main.arg_attrs.data[i] for i in kept])
     main.update_function_type()
 
 
