@@ -1,7 +1,10 @@
 """relay.build(mod, target="cuda"): every TOPI op and a small CNN lowered with the default GPU
 schedules; the tir after host/device split run by the tir interpreter (each tir.launch runs its
-kernel once per thread) against the relay interpreter, and every emitted kernel compiled with
-`nvcc -ptx` (skipped without nvcc). Runs on a GPU are marked `cuda`."""
+kernel once per thread, a block's threads in lockstep at barriers) against the relay
+interpreter, and every emitted kernel compiled with `nvcc -ptx` (skipped without nvcc).
+Shared-memory products and convolutions get sizes with several blocks and partial tiles. The
+CUDA runtime runs against a stand-in driver (launches interpreted); runs on a GPU are marked
+`cuda` and skip with "no CUDA GPU" elsewhere."""
 
 from __future__ import annotations
 

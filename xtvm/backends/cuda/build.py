@@ -1,7 +1,7 @@
 """CUDA modules: the host module (TVM's: its `imported_modules[0]` holds the CUDA C) and the
 launch dimensions of each kernel, taken from its thread bindings.
 
-Each host function becomes a `HostProgram` (its launches and temporary buffers) that
+Each host function becomes a `HostProgram` (its launches, temporary buffers and fills) that
 `xtvm.runtime.cuda` runs through the CUDA driver; where no GPU exists (`tvm.cuda(0).exist` is
 False) calling it raises `NoGPUError`.
 """
