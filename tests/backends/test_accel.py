@@ -338,3 +338,15 @@ def test_buffer_of_another_element_type_than_its_scratchpad_is_an_error() -> Non
         "typed.mlir:2:8: error: 'memref.alloc' op buffer of f32 cannot live in scratchpad 'inp' "
         "of target @vta, whose elements are i8"
     )
+
+
+def test_rows_contiguous_on_both_sides_make_one_dma_row() -> None:
+    """With TK = K, an input tile is one contiguous block of A: one row of 8 x 16 elements;
+    the weight tile (TN = N too) as well, and the output tile's rows are contiguous in C."""
+    result = run_gemm.run_gemm(run_gemm.Gemm(16, 8, 16, 8, 8, 16))
+    assert result["correct"]
+    assert_counts_match(result)
+    source = result["source"]
+    assert isinstance(source, str)
+    assert "vta_load_inp(A_inp, A + (A_inp_ax0_start) * 16, 1, 128, 0, 0);" in source
+    assert "vta_load_wgt(B_wgt, B, 1, 128, 0, 0);" in source

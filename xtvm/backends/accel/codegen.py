@@ -331,8 +331,8 @@ class AccelRenderer(CRenderer):
         return Affine(terms=[f"({lhs.base()}) * ({rhs.base()})"])
 
     def emit_dma(self, state: FunctionState, op: tir.ForOp, copy: Copy) -> None:
-        """Calls of the target's DMA function: the innermost contiguous loop is a row, the one
-        around it the rows; outer loops of the nest stay C loops around the call."""
+        """Calls of the target's DMA function: the innermost contiguous loops are a row, the
+        loop around them the rows; outer loops of the nest stay C loops around the call."""
         dst_scope, src_scope = self.scope_of(copy.dst), self.scope_of(copy.src)
         direction = "load" if dst_scope in self.target.memories else "store"
         scope = dst_scope if direction == "load" else src_scope
@@ -344,15 +344,24 @@ class AccelRenderer(CRenderer):
                 f"(copy into {self.scope_of(copy.dst) or 'main memory'})",
             )
         ivs = [loop.induction_variable for loop in copy.loops]
-        inner = ivs[-1]
-        contiguous = copy.dst_index.coeffs.get(inner, 0) == 1 == copy.src_index.coeffs.get(inner, 0)
-        cols = copy.extents[-1] if contiguous else "1"
-        row_position = len(ivs) - 2 if contiguous else len(ivs) - 1
-        row_iv = ivs[row_position] if row_position >= 0 else None
-        rows = copy.extents[row_position] if row_iv is not None else "1"
-        dst_stride = str(copy.dst_index.coeffs.get(row_iv, 0)) if row_iv is not None else "0"
-        src_stride = str(copy.src_index.coeffs.get(row_iv, 0)) if row_iv is not None else "0"
-        outer = ivs[: max(row_position, 0)]
+        dst_coeff, src_coeff = copy.dst_index.coeffs, copy.src_index.coeffs
+        position, cols = len(ivs) - 1, "1"
+        if dst_coeff.get(ivs[-1], 0) == 1 == src_coeff.get(ivs[-1], 0):
+            position, cols = len(ivs) - 2, copy.extents[-1]
+            # Loops whose rows follow each other on both sides lengthen the row.
+            while (
+                position >= 0
+                and cols.isdigit()
+                and copy.extents[position].isdigit()
+                and dst_coeff.get(ivs[position], 0) == int(cols) == src_coeff.get(ivs[position], 0)
+            ):
+                cols = str(int(cols) * int(copy.extents[position]))
+                position -= 1
+        row_iv = ivs[position] if position >= 0 else None
+        rows = copy.extents[position] if row_iv is not None else "1"
+        dst_stride = str(dst_coeff.get(row_iv, 0)) if row_iv is not None else "0"
+        src_stride = str(src_coeff.get(row_iv, 0)) if row_iv is not None else "0"
+        outer = ivs[: max(position, 0)]
         names = {}
         for iv, extent in zip(outer, copy.extents, strict=False):
             name = self.fresh(state, iv.name_hint or "i")
