@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from xtvm.api.nd import Device, NDArray
-from xtvm.runtime.graph_executor import GraphInputError, entry_bytes, plan_memory
+from xtvm.runtime.graph_executor import GraphInputError, entry_bytes, hint_of, plan_memory
 from xtvm.runtime.module import ArgumentError, Module, Param
 
 
@@ -562,6 +562,8 @@ class CUDAGraphExecutor:
     def _set(self, key: str | int, value: Any) -> None:
         if isinstance(key, int):
             key = self.input_order[key]
+        if key not in self.inputs and hint_of(key) in self.inputs:
+            key = hint_of(key)  # an ONNX name, as xDSL keeps it
         if key not in self.inputs:
             raise GraphInputError(
                 f"graph has no input '{key}' (inputs: {', '.join(self.input_order)})"
