@@ -32,6 +32,7 @@ ScheduleFn = Callable[[te.Schedule, te.Tensor], None]
 
 VECTOR_LANES = 16  # f32 lanes of AVX-512
 MAX_VECTOR_EXTENT = 64  # an innermost loop up to this long is vectorized whole
+MIN_VECTOR_EXTENT = 4  # a reduction's output axis shorter than this stays scalar
 ROW_TILE, COLUMN_TILE = 8, 32  # register tile of a product with contiguous columns
 K_UNROLL = 4  # reduction steps unrolled in that tile
 K_ROW_TILE, K_COLUMN_TILE = 2, 8  # tile of a product vectorized along k
@@ -122,7 +123,26 @@ def cpu_injective(s: te.Schedule, t: te.Tensor) -> None:
 
 
 def cpu_reduce(s: te.Schedule, t: te.Tensor) -> None:
-    """The spatial loops fused and parallel; the reduce loops stay inside, serial."""
+    """The spatial loops fused and parallel; the reduce loops stay inside, serial.
+
+    When an operand is read along the output's innermost axis (NHWC pooling's channels, a sum
+    over a leading axis), that axis moves inside the reduce loops and is vectorized: each
+    reduction step updates a vector of outputs.
+    """
+    axes = list(t.op.axis)  # type: ignore[attr-defined]
+    if axes and extent(axes[-1]) >= MIN_VECTOR_EXTENT and column_contiguous(t):
+        stage = s[t]
+        padding_at_root(s, stage)
+        last_outer, last_inner = (None, axes[-1])
+        if extent(axes[-1]) > MAX_VECTOR_EXTENT:
+            last_outer, last_inner = split_inner(stage, axes[-1], VECTOR_LANES)
+        spatial = [*axes[:-1], *(a for a in (last_outer,) if a is not None)]
+        stage.reorder(*spatial, *t.op.reduce_axis, last_inner)  # type: ignore[attr-defined]
+        outer = fused(stage, spatial)
+        if outer is not None:
+            stage.parallel(outer)
+        stage.vectorize(last_inner)
+        return
     outer = fused(s[t], list(t.op.axis))  # type: ignore[attr-defined]
     if outer is not None:
         s[t].parallel(outer)
