@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import xtvm as tvm
-from xtvm import relay
+from xtvm import relay, te
 from xtvm.contrib import graph_executor
 from xtvm.runtime.graph_executor import GraphInputError, load_factory, plan_memory
 from xtvm.testing.onnx_models import random_weights
@@ -137,13 +137,24 @@ def test_export_library_round_trip(tmp_path: Path) -> None:
     path = tmp_path / "net.so"
     factory.export_library(path)
     loaded = load_factory(path)
+    lib = tvm.runtime.load_module(path)  # TVM's way: lib["default"](dev)
     x = rand(1, 4, 9, 11)
     outputs = []
-    for f in (factory, loaded):
+    for f in (factory, loaded, lib):
         module = graph_executor.GraphModule(f["default"](tvm.cpu()))
         module.run(x=x)
         outputs.append(module.get_output(0).numpy())
     np.testing.assert_array_equal(outputs[0], outputs[1])
+    np.testing.assert_array_equal(outputs[0], outputs[2])
+
+
+def test_default_of_a_kernel_library_is_a_clear_error(tmp_path: Path) -> None:
+    a = te.placeholder((4,), name="a")
+    b = te.compute((4,), lambda i: a[i] * 2.0, name="b")
+    path = tmp_path / "k.so"
+    tvm.build(te.create_schedule(b.op), [a, b], "llvm", name="double").export_library(path)
+    with pytest.raises(AttributeError, match="module has no function 'default'"):
+        tvm.runtime.load_module(path)["default"]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -223,6 +223,7 @@ class Module:
         self.imported_modules: list[Module] = []
 
     entry_name: str | None = None
+    graph_library: Path | None = None  # a loaded library that embeds a relay.build graph
 
     def __call__(self, *args: Any) -> None:
         """Call the entry function (the only one, or the one `build` was asked to name)."""
@@ -242,7 +243,14 @@ class Module:
             self._functions[name] = PackedFunc(name, params, self._address(name), self)
         return self._functions[name]
 
-    __getitem__ = get_function
+    def __getitem__(self, name: str) -> Any:
+        """`lib["name"]` is a kernel; `lib["default"]` of a library that `relay.build`'s
+        factory exported creates its graph executor, as TVM's `lib["default"](dev)` does."""
+        if name == "default" and name not in self.signatures and self.graph_library:
+            from xtvm.runtime.graph_executor import load_factory
+
+            return load_factory(self.graph_library).create
+        return self.get_function(name)
 
     def __contains__(self, name: str) -> bool:
         return name in self.signatures
@@ -303,4 +311,9 @@ def load_module(path: str | Path) -> Module:
     def address(name: str) -> int:
         return ctypes.cast(getattr(library, name), ctypes.c_void_p).value or 0
 
-    return Module(signatures, address, keepalive=library)
+    module = Module(signatures, address, keepalive=library)
+    from xtvm.runtime.graph_executor import GRAPH_SYMBOL
+
+    if hasattr(library, GRAPH_SYMBOL):
+        module.graph_library = path
+    return module
