@@ -80,6 +80,6 @@ def test_vta_example_runs_as_a_script() -> None:
         check=False,
     )
     assert result.returncode == 0, result.stderr
-    assert result.stdout.count("correct (checked against numpy)") == 3
+    assert result.stdout.count("correct (checked against numpy)") == 4
     ratios = [line.split()[-1] for line in result.stdout.splitlines() if "_bytes" in line]
     assert ratios and all(r == "1.000" for r in ratios), result.stdout

@@ -79,6 +79,21 @@ def test_conv2d_as_im2col_gemm() -> None:
     assert_counts_match(result)
 
 
+@pytest.mark.parametrize(
+    ("size", "channels", "filters", "rows"), [(8, 8, 8, 4), (16, 16, 8, 8)], ids=str
+)
+def test_direct_conv2d_tensorized_with_the_gemm_intrinsic(
+    size: int, channels: int, filters: int, rows: int
+) -> None:
+    """VTA's convolution: the intrinsic's input tile is a strided window of the input rows
+    (its offset moves with kh and kw), weights HWOI; counters equal the schedule's."""
+    result = run_gemm.run_conv2d_direct(size, channels, filters, rows)
+    assert result["correct"]
+    counted, analytic = result["counted"], result["analytic"]
+    assert isinstance(counted, dict) and isinstance(analytic, dict)
+    assert {name: counted[name] for name in analytic} == analytic
+
+
 def test_elementwise_add_on_the_alu_intrinsic() -> None:
     """Both operands DMA'd into the accumulator, added by the 1x8 ALU intrinsic."""
     result = run_gemm.run_add(m=8, n=32, tile_n=16)

@@ -8,8 +8,9 @@ The target is data: `xtvm.target.load("vta.mlir")` makes its scratchpads storage
 into `inp` and `wgt`; inside, 8x8x8 blocks are tensorized with the GEMM intrinsic (reset on the
 first chunk, update after). The accel backend turns the cache copies into DMA calls; the
 simulator (vta_sim.c, compiled here with the system C compiler) counts their bytes, which this
-script compares with the schedule's analytic count. The convolution is an im2col GEMM; an
-element-wise add runs on the ALU intrinsic over tiles loaded into the accumulator.
+script compares with the schedule's analytic count. The 3x3 convolution runs twice: as an
+im2col GEMM, and tensorized directly (VTA's way: the intrinsic's input tile a strided window of
+the input rows); an element-wise add runs on the ALU intrinsic over accumulator tiles.
 """
 
 from __future__ import annotations
@@ -206,6 +207,82 @@ def run_conv2d(
     }
 
 
+def run_conv2d_direct(
+    size: int = 16, channels: int = 16, filters: int = 16, rows: int = 4, seed: int = 0
+) -> dict[str, object]:
+    """The same 3x3 convolution tensorized directly, as VTA does: for each (kh, kw) and block
+    of 8 input channels, 8 output columns x 8 filters are one GEMM intrinsic whose input tile
+    is a strided window of the input rows in `inp`.
+
+    Layouts: padded input HWC (padded on the host), weights HWOI (so a weight tile's unit
+    dimensions lead), output HWC. A block of `rows` output rows x all filters accumulates in
+    `acc`; per block of 8 input channels, its rows + 2 padded input rows and the 3x3 weights
+    are loaded once.
+    """
+    target, sim = load_target(), simulator()
+    tensorize = tensorize_available()
+    D = te.placeholder((size + 2, size + 2, channels), "int8", name="D")
+    Wt = te.placeholder((3, 3, filters, channels), "int8", name="Wt")
+    kh = te.reduce_axis((0, 3), name="kh")
+    kw = te.reduce_axis((0, 3), name="kw")
+    ic = te.reduce_axis((0, channels), name="ic")
+    Out = te.compute(
+        (size, size, filters),
+        lambda h, w, oc: te.sum(
+            D[h + kh, w + kw, ic].astype("int32") * Wt[kh, kw, oc, ic].astype("int32"),
+            axis=[kh, kw, ic],
+        ),
+        name="O",
+    )
+    s = te.create_schedule(Out.op)
+    OL = s.cache_write(Out, "acc")
+    DD = s.cache_read(D, "inp", [OL])
+    WW = s.cache_read(Wt, "wgt", [OL])
+    h, _, oc = s[Out].op.axis
+    ho, hi = s[Out].split(h, factor=rows)
+    oco, oci = s[Out].split(oc, factor=filters)
+    s[Out].reorder(ho, oco, hi, s[Out].op.axis[1], oci)
+    s[OL].compute_at(s[Out], oco)
+    hc, wc, occ = s[OL].op.axis
+    rkh, rkw, ric = s[OL].op.reduce_axis
+    wco, wci = s[OL].split(wc, factor=BLOCK)
+    occo, occi = s[OL].split(occ, factor=BLOCK)
+    ico, ici = s[OL].split(ric, factor=BLOCK)
+    s[OL].reorder(ico, rkh, rkw, hc, wco, occo, wci, occi, ici)
+    s[DD].compute_at(s[OL], ico)
+    s[WW].compute_at(s[OL], ico)
+    if tensorize:
+        s[OL].tensorize(wci, "vta_gemm_8x8x8")
+    kernel = build_accel(te.lower(s, [D, Wt, Out], name="conv2d").xdsl, target, sim)
+    rng = np.random.default_rng(seed)
+    data = rng.integers(-8, 8, (size, size, channels), dtype=np.int8)
+    weight = rng.integers(-8, 8, (filters, 3, 3, channels), dtype=np.int8)
+    padded = np.pad(data, ((1, 1), (1, 1), (0, 0)))
+    out = np.zeros((size, size, filters), dtype=np.int32)
+    sim.vta_sim_reset_counters()
+    kernel(padded, np.ascontiguousarray(weight.transpose(1, 2, 0, 3)), out)
+    counted = read_counters(sim)
+    reference = np.zeros((size, size, filters), dtype=np.int32)
+    wide = padded.astype(np.int32)
+    for dy in range(3):
+        for dx in range(3):
+            window = wide[dy : dy + size, dx : dx + size, :]
+            reference += window @ weight[:, dy, dx, :].astype(np.int32).T
+    chunks = (size // rows) * (channels // BLOCK)
+    blocks = size * (size // BLOCK) * (filters // BLOCK)
+    return {
+        "correct": bool(np.array_equal(out, reference)),
+        "counted": counted,
+        "analytic": {
+            "inp_load_bytes": chunks * (rows + 2) * (size + 2) * BLOCK,
+            "wgt_load_bytes": chunks * 9 * filters * BLOCK,
+            "acc_store_bytes": size * size * filters * 4,
+            "gemm_calls": blocks * 9 * (channels // BLOCK) * tensorize,
+            "gemm_reset_calls": blocks * tensorize,
+        },
+    }
+
+
 def run_add(m: int = 16, n: int = 64, tile_n: int = 32, seed: int = 0) -> dict[str, object]:
     """`D = X + Y` on int32 in the accumulator: both operands loaded into `acc` by its DMA,
     added by the ALU intrinsic one 1x8 vector at a time, stored back."""
@@ -270,9 +347,12 @@ def main(argv: list[str] | None = None) -> int:
     report(f"gemm {g.m}x{g.n}x{g.k}, tiles {g.tm}x{g.tn}x{g.tk}", gemm)
     conv = run_conv2d()
     report("conv2d 3x3, 16x16x16 -> 16 (im2col gemm)", conv)
+    direct = run_conv2d_direct()
+    report("conv2d 3x3, 16x16x16 -> 16 (direct, tensorized)", direct)
     add = run_add()
     report("add 16x64 int32 on the ALU", add)
-    return 0 if gemm["correct"] and conv["correct"] and add["correct"] else 1
+    results = (gemm, conv, direct, add)
+    return 0 if all(r["correct"] for r in results) else 1
 
 
 if __name__ == "__main__":

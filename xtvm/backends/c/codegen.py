@@ -698,7 +698,7 @@ class CRenderer:
             (op.static_sizes, op.sizes),
             (op.static_strides, op.strides),
         ):
-            values = iter(strip(self.get(state, v, op)) for v in dynamic)
+            values = iter(self.get(state, v, op) for v in dynamic)  # kept parenthesized
             lists.append(
                 [str(v) if v != DYNAMIC_INDEX else next(values) for v in static.get_values()]
             )
