@@ -236,6 +236,17 @@ typedef struct {
   dnnl_memory_t mem;
 } converted_t;
 
+/* A buffer of the arena: live from the node `start` to the node `end` (both included). */
+typedef struct {
+  size_t size, offset;
+  int start, end;
+} buffer_t;
+
+typedef struct {
+  dnnl_memory_t mem; /* its handle is set once the arena is laid out */
+  int buffer;
+} placed_t;
+
 struct xtvm_dnnl_graph {
   dnnl_engine_t engine;
   dnnl_stream_t stream;
@@ -252,6 +263,13 @@ struct xtvm_dnnl_graph {
   int num_converted, cap_converted;
   dnnl_memory_t *memories; /* every memory object, for release */
   int num_memories, cap_memories;
+  /* Intermediates share one arena: buffers whose lifetimes do not overlap share bytes. */
+  buffer_t *buffers;
+  int num_buffers, cap_buffers;
+  placed_t *placed;
+  int num_placed, cap_placed;
+  char *arena;
+  int current; /* the node being built */
   pthread_mutex_t lock;
   char where[160]; /* the node being built, for error messages */
 };
@@ -269,6 +287,96 @@ static int new_memory(xtvm_dnnl_graph *g, dnnl_memory_t *mem, const dnnl_memory_
                       void *handle) {
   CHECK(dnnl_memory_create(mem, md, g->engine, handle));
   PUSH(g->memories, g->num_memories, g->cap_memories, *mem);
+  return 0;
+}
+
+/* The last node reading node `id`'s value (past the last node if an output reads it). */
+static int last_use(xtvm_dnnl_graph *g, int id) {
+  for (int i = 0; i < g->num_heads; i++)
+    if (g->heads[i] == id) return g->num_nodes;
+  int last = id;
+  for (int k = id + 1; k < g->num_nodes; k++)
+    for (int i = 0; i < g->nodes[k].num_inputs; i++)
+      if (g->nodes[k].inputs[i] == id) last = k;
+  return last;
+}
+
+/* A memory in a new arena buffer live from node `start` to node `end`. */
+static int arena_memory(xtvm_dnnl_graph *g, dnnl_memory_t *mem, const dnnl_memory_desc_t *md,
+                        int start, int end) {
+  TRY(new_memory(g, mem, md, NULL));
+  buffer_t b = {dnnl_memory_desc_get_size(md), 0, start, end};
+  PUSH(g->buffers, g->num_buffers, g->cap_buffers, b);
+  placed_t p = {*mem, g->num_buffers - 1};
+  PUSH(g->placed, g->num_placed, g->cap_placed, p);
+  return 0;
+}
+
+/* The arena buffer behind `mem`, or -1. */
+static int buffer_of(xtvm_dnnl_graph *g, dnnl_memory_t mem) {
+  for (int i = 0; i < g->num_placed; i++)
+    if (g->placed[i].mem == mem) return g->placed[i].buffer;
+  return -1;
+}
+
+/* `mem` gets the buffer of `base` (a view, or a result written in place), live up to `end`. */
+static void share_buffer(xtvm_dnnl_graph *g, dnnl_memory_t mem, int buffer, int end) {
+  placed_t p = {mem, buffer};
+  PUSH(g->placed, g->num_placed, g->cap_placed, p);
+  if (g->buffers[buffer].end < end) g->buffers[buffer].end = end;
+}
+
+/* Sort buffer indices by `key` (size, descending; or offset, ascending): insertion sort, as
+   graphs have a few hundred buffers. */
+static void sort_buffers(const buffer_t *buffers, int *indices, int count, int by_offset) {
+  for (int i = 1; i < count; i++) {
+    int x = indices[i], j = i - 1;
+    for (; j >= 0; j--) {
+      const buffer_t *a = &buffers[indices[j]], *b = &buffers[x];
+      if (by_offset ? a->offset <= b->offset : a->size >= b->size) break;
+      indices[j + 1] = indices[j];
+    }
+    indices[j + 1] = x;
+  }
+}
+
+/* Give each buffer an offset, largest first, at the lowest gap left by the buffers placed so
+   far whose lifetimes overlap its own; allocate the arena and set the handles. */
+static int lay_out_arena(xtvm_dnnl_graph *g) {
+  int n = g->num_buffers, *order = calloc(n + 1, sizeof(int)), *live = calloc(n + 1, sizeof(int));
+  size_t total = 0;
+  for (int i = 0; i < n; i++) order[i] = i;
+  sort_buffers(g->buffers, order, n, 0);
+  for (int i = 0; i < n; i++) {
+    buffer_t *b = &g->buffers[order[i]];
+    int count = 0;
+    for (int j = 0; j < i; j++) {
+      buffer_t *o = &g->buffers[order[j]];
+      if (o->start <= b->end && b->start <= o->end) live[count++] = order[j];
+    }
+    sort_buffers(g->buffers, live, count, 1);
+    size_t offset = 0;
+    for (int j = 0; j < count; j++) {
+      buffer_t *o = &g->buffers[live[j]];
+      if (offset + b->size <= o->offset) break;
+      size_t end = (o->offset + o->size + 63) & ~(size_t)63;
+      if (end > offset) offset = end;
+    }
+    b->offset = offset;
+    if (offset + b->size > total) total = offset + b->size;
+  }
+  free(order);
+  free(live);
+  if (total == 0) return 0;
+  void *arena = NULL;
+  if (posix_memalign(&arena, 64, total))
+    return fail("out of memory for the %zu-byte arena of intermediates", total);
+  g->arena = arena;
+  for (int i = 0; i < g->num_placed; i++) {
+    dnnl_status_t s = dnnl_memory_set_data_handle(
+        g->placed[i].mem, g->arena + g->buffers[g->placed[i].buffer].offset);
+    if (s != dnnl_success) return fail("arena: %s", dnnl_status2str(s));
+  }
   return 0;
 }
 
@@ -384,21 +492,30 @@ static int value_as(xtvm_dnnl_graph *g, int id, const dnnl_memory_desc_t *want,
     }
     /* A view: the same buffer under a plain descriptor of the wanted dims. */
     TRY(make_md(g, &src_md, want->ndims, want->dims, 0));
-    void *handle = NULL;
-    CHECK(dnnl_memory_get_data_handle(src, &handle));
     dnnl_memory_t view;
-    TRY(new_memory(g, &view, &src_md, handle));
+    TRY(new_memory(g, &view, &src_md, NULL));
     binding_t *bound = binding_of(g, src);
-    if (bound) {
+    int buffer = buffer_of(g, src);
+    if (bound) { /* an input's or output's: bound on each call */
       binding_t copy = *bound;
       copy.mem = view;
       PUSH(g->bindings, g->num_bindings, g->cap_bindings, copy);
+    } else if (buffer >= 0) { /* an intermediate's: set with the arena */
+      share_buffer(g, view, buffer, last_use(g, id));
+    } else { /* a constant's */
+      void *handle = NULL;
+      CHECK(dnnl_memory_get_data_handle(src, &handle));
+      CHECK(dnnl_memory_set_data_handle(view, handle));
     }
     src = view;
   }
   dnnl_memory_t dst = src;
   if (!dnnl_memory_desc_equal(&src_md, want)) {
-    TRY(new_memory(g, &dst, want, DNNL_MEMORY_ALLOCATE));
+    /* A constant's copy is made once and kept; another's lives until the value's last use. */
+    if (n->kind == NODE_CONST)
+      TRY(new_memory(g, &dst, want, DNNL_MEMORY_ALLOCATE));
+    else
+      TRY(arena_memory(g, &dst, want, g->current, last_use(g, id)));
     TRY(reorder(g, src, &src_md, dst, want, n->kind == NODE_CONST));
   }
   converted_t c = {id, *want, dst};
@@ -412,7 +529,8 @@ static int set_result(xtvm_dnnl_graph *g, node_t *n, const dnnl_memory_desc_t *m
   if (!same_dims(md, n->ndims, n->dims))
     return fail("%s: the primitive's result has other dims than the graph says", g->where);
   n->md = *md;
-  return new_memory(g, &n->mem, md, DNNL_MEMORY_ALLOCATE);
+  int id = (int)(n - g->nodes);
+  return arena_memory(g, &n->mem, md, id, last_use(g, id));
 }
 
 /* ----------------------------------------------------------------------------------------- */
@@ -581,6 +699,7 @@ static int can_overwrite(xtvm_dnnl_graph *g, const node_t *n, const node_t *r,
                          const dnnl_memory_desc_t *dst) {
   int rid = (int)(r - g->nodes), nid = (int)(n - g->nodes), reads = 0;
   if (r->kind != NODE_KERNEL || !dnnl_memory_desc_equal(&r->md, dst)) return 0;
+  if (buffer_of(g, r->mem) < 0) return 0;
   for (int i = 0; i < n->num_inputs; i++) reads += n->inputs[i] == rid;
   if (reads != 1) return 0;
   for (int i = 0; i < g->num_heads; i++)
@@ -601,11 +720,10 @@ static int finish_with(xtvm_dnnl_graph *g, node_t *n, dnnl_primitive_desc_t pd, 
   int status = 0;
   if (copy_in && can_overwrite(g, n, copy_in, dst)) {
     /* In place: the result takes the operand's buffer, which nothing reads afterwards. */
-    void *handle = NULL;
     n->md = *dst;
-    dnnl_status_t s = dnnl_memory_get_data_handle(copy_in->mem, &handle);
-    status = s != dnnl_success ? fail("%s: %s", g->where, dnnl_status2str(s))
-                               : new_memory(g, &n->mem, dst, handle);
+    status = new_memory(g, &n->mem, dst, NULL);
+    int id = (int)(n - g->nodes);
+    if (!status) share_buffer(g, n->mem, buffer_of(g, copy_in->mem), last_use(g, id));
   } else {
     status = set_result(g, n, dst);
     if (!status && copy_in) status = reorder(g, copy_in->mem, &copy_in->md, n->mem, &n->md, 0);
@@ -943,6 +1061,7 @@ static int build(xtvm_dnnl_graph *g, const char *text, int num_inputs, int num_o
   for (int i = 0; i < g->num_nodes; i++) {
     node_t *n = &g->nodes[i];
     snprintf(g->where, sizeof g->where, "node %d (%s)", i, n->name);
+    g->current = i;
     if (n->kind == NODE_CONST) {
       const json *offset = get(n->attrs, "offset");
       if (!offset) offset = get(&nodes->items[i], "offset");
@@ -955,6 +1074,7 @@ static int build(xtvm_dnnl_graph *g, const char *text, int num_inputs, int num_o
     }
   }
   /* Outputs: copy (reorder) each head into the caller's row-major buffer. */
+  g->current = g->num_nodes;
   for (int i = 0; i < g->num_heads; i++) {
     node_t *n = &g->nodes[g->heads[i]];
     snprintf(g->where, sizeof g->where, "output %d (node %d)", i, g->heads[i]);
@@ -966,7 +1086,8 @@ static int build(xtvm_dnnl_graph *g, const char *text, int num_inputs, int num_o
     PUSH(g->bindings, g->num_bindings, g->cap_bindings, b);
     TRY(reorder(g, n->mem, &n->md, out, &plain, 0));
   }
-  return 0;
+  snprintf(g->where, sizeof g->where, "graph");
+  return lay_out_arena(g);
 }
 
 static void release(xtvm_dnnl_graph *g) {
@@ -982,6 +1103,9 @@ static void release(xtvm_dnnl_graph *g) {
   free(g->bindings);
   free(g->converted);
   free(g->memories);
+  free(g->buffers);
+  free(g->placed);
+  free(g->arena);
   pthread_mutex_destroy(&g->lock);
   free(g);
 }
