@@ -3,7 +3,8 @@
 Per model and thread count, in a fresh process (OMP_NUM_THREADS and XTVM_NUM_THREADS set, so
 that oneDNN's primitives are created for that many threads): `relay.build` time of both
 builds, the first dnnl run (oneDNN creates its primitives then), median latency of each with
-the graph executor, their ratio (LLVM / dnnl: above 1 means oneDNN is faster), and the largest
+the graph executor (runs of the two interleaved, so that both see the same load), their ratio
+(LLVM / dnnl: above 1 means oneDNN is faster), the fastest run of each, and the largest
 absolute difference of the outputs. A final Softmax is cut off so that logits are compared.
 
     python benchmarks/byoc.py                      # light_resnet50, 1 and 2 threads
@@ -32,15 +33,16 @@ LIGHT = Path(onnx.__file__).parent / "backend/test/data/light"
 THREADS = (1, 2)
 
 
-def median_seconds(fn: Callable[[], Any], repeat: int) -> float:
-    """Median wall time of `repeat` calls after one warm-up call."""
-    fn()
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+def interleaved_seconds(fns: dict[str, Callable[[], Any]], repeat: int) -> dict[str, list[float]]:
+    """Wall times of `repeat` rounds calling each of `fns` once, after one warm-up round."""
+    times: dict[str, list[float]] = {name: [] for name in fns}
+    for round_ in range(repeat + 1):
+        for name, fn in fns.items():
+            start = time.perf_counter()
+            fn()
+            if round_:
+                times[name].append(time.perf_counter() - start)
+    return times
 
 
 def drop_final_softmax(model: onnx.ModelProto) -> None:
@@ -81,16 +83,19 @@ def measure(name: str, threads: int, repeat: int) -> dict[str, Any]:
     row["dnnl_build_s"] = time.perf_counter() - start
     row["dnnl_functions"] = len(dnnl.get_lib().imported_modules[0].signatures)
 
-    outputs = {}
+    modules = {}
     for kind, factory in (("llvm", llvm), ("dnnl", dnnl)):
-        module = graph_executor.GraphModule(factory["default"](tvm.cpu()))
-        module.set_input(data.name, x)
-        if kind == "dnnl":
-            start = time.perf_counter()
-            module.run()  # oneDNN builds its primitives on the first call
-            row["dnnl_first_ms"] = 1e3 * (time.perf_counter() - start)
-        row[f"{kind}_ms"] = 1e3 * median_seconds(module.run, repeat)
-        outputs[kind] = module.get_output(0).numpy()
+        modules[kind] = graph_executor.GraphModule(factory["default"](tvm.cpu()))
+        modules[kind].set_input(data.name, x)
+    start = time.perf_counter()
+    modules["dnnl"].run()  # oneDNN builds its primitives on the first call
+    row["dnnl_first_ms"] = 1e3 * (time.perf_counter() - start)
+    # Interleaved, so that both see the same load from whatever else runs on the machine.
+    times = interleaved_seconds({k: m.run for k, m in modules.items()}, repeat)
+    for kind, seconds in times.items():
+        row[f"{kind}_ms"] = 1e3 * statistics.median(seconds)
+        row[f"{kind}_min_ms"] = 1e3 * min(seconds)
+    outputs = {kind: m.get_output(0).numpy() for kind, m in modules.items()}
     row["max_abs_diff"] = float(np.abs(outputs["dnnl"] - outputs["llvm"]).max())
     row["max_abs_out"] = float(np.abs(outputs["llvm"]).max())
     return row
@@ -98,7 +103,7 @@ def measure(name: str, threads: int, repeat: int) -> dict[str, Any]:
 
 def table(rows: list[dict[str, Any]]) -> str:
     head = ["model", "thr", "llvm build s", "dnnl build s", "dnnl 1st ms", "llvm ms", "dnnl ms"]
-    head += ["llvm/dnnl", "max|diff|", "max|out|"]
+    head += ["llvm/dnnl", "min llvm/dnnl", "max|diff|", "max|out|"]
     lines = [head]
     for r in rows:
         if "error" in r:
@@ -114,6 +119,7 @@ def table(rows: list[dict[str, Any]]) -> str:
                 f"{r['llvm_ms']:.2f}",
                 f"{r['dnnl_ms']:.2f}",
                 f"{r['llvm_ms'] / r['dnnl_ms']:.2f}",
+                f"{r['llvm_min_ms']:.2f}/{r['dnnl_min_ms']:.2f}",
                 f"{r['max_abs_diff']:.2e}",
                 f"{r['max_abs_out']:.2e}",
             ]
