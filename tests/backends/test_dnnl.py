@@ -169,6 +169,23 @@ def test_conv2d_residual_add_and_clip_are_post_ops() -> None:
     assert conv["attrs"]["post_ops"][1]["shape"] == [1, 4, 1, 1]
 
 
+def test_residual_read_once_is_overwritten_in_place() -> None:
+    """c1 is read only by the fused c2 + c1 -> relu: oneDNN's sum post-op writes over it."""
+    params = {"w1": rand(8, 4, 3, 3), "w2": rand(8, 4, 1, 1)}
+
+    def body(x: relay.Expr, w1: relay.Expr, w2: relay.Expr) -> relay.Expr:
+        c1 = relay.nn.conv2d(x, w1, padding=(1, 1))
+        c2 = relay.nn.conv2d(x, w2)
+        return relay.nn.relu(relay.add(c2, c1))
+
+    factory = offload(body, {"x": (1, 4, 7, 7)}, params, rtol=1e-4)
+    ((first, second),) = [
+        [n for n in g["nodes"] if n["op"] == "kernel"] for g in graph_json(factory)
+    ]
+    assert "post_ops" not in first["attrs"]
+    assert [p["op"] for p in second["attrs"]["post_ops"]] == ["add", "nn.relu"]
+
+
 def test_dense_with_bias_and_relu() -> None:
     params = {"w": rand(7, 12), "b": rand(7)}
 
