@@ -53,6 +53,7 @@ OWN_PASSES = {
     "tir-tensorize": "TirTensorizePass",
     "tir-unroll": "TirUnrollPass",
     "tir-vectorize": "TirVectorizePass",
+    "tir-vector-accumulate": "TirVectorAccumulatePass",
 }
 
 
