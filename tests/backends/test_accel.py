@@ -25,8 +25,6 @@ run_gemm = importlib.util.module_from_spec(spec)
 sys.modules["vta_run_gemm"] = run_gemm
 spec.loader.exec_module(run_gemm)
 
-TENSORIZE = run_gemm.tensorize_available()
-needs_tensorize = pytest.mark.skipif(not TENSORIZE, reason="this xtvm has no tensorize")
 CHECKED = (
     "inp_load_bytes",
     "wgt_load_bytes",
@@ -70,7 +68,7 @@ def test_gemm_256_on_the_simulator() -> None:
     counted = result["counted"]
     assert isinstance(counted, dict)
     assert counted["load_bytes"] == 2 * 256 * 256 * (256 // 64)  # A and B once per block
-    assert counted["macs"] == 256**3 * TENSORIZE
+    assert counted["macs"] == 256**3
 
 
 def test_conv2d_as_im2col_gemm() -> None:
@@ -103,7 +101,6 @@ def test_elementwise_add_on_the_alu_intrinsic() -> None:
     assert {name: counted[name] for name in analytic} == analytic
 
 
-@needs_tensorize
 def test_reference_executor_runs_intrinsics_by_their_semantics() -> None:
     """The tir interpreter runs a tensorized kernel, the intrinsic calls evaluated from the
     target's own te declaration (no C involved)."""
@@ -131,16 +128,15 @@ def test_emitted_c_uses_scratchpads_dma_and_intrinsics() -> None:
     assert "static int32_t vta_acc[32768] __attribute__((aligned(64)));" in source
     assert "vta_load_inp(A_inp, A + " in source
     assert "vta_store_acc(C + " in source
-    if TENSORIZE:
-        assert "vta_gemm_reset(C_acc_view, 8);" in source
-        assert "vta_gemm_update(C_acc_view, A_inp_view, B_wgt_view, 8, 8, 8);" in source
+    assert "vta_gemm_reset(C_acc_view, 8);" in source
+    assert "vta_gemm_update(C_acc_view, A_inp_view, B_wgt_view, 8, 8, 8);" in source
     # The target's functions come from its header, not from prototypes in the source.
     assert "void vta_gemm_update(" not in source
 
 
 def test_tile_larger_than_its_scratchpad_is_an_error() -> None:
     target = run_gemm.load_target()
-    s, args = run_gemm.schedule_gemm(run_gemm.Gemm(256, 64, 256, 256, 64, 256), TENSORIZE)
+    s, args = run_gemm.schedule_gemm(run_gemm.Gemm(256, 64, 256, 256, 64, 256))
     module = te.lower(s, args, name="too_big")
     with pytest.raises(CodegenError) as info:
         render_accel(module.xdsl, target)
@@ -181,7 +177,6 @@ def test_copy_without_a_dma_function_is_an_error(tmp_path: Path) -> None:
         render_accel(te.lower(s, [A, B], name="scale").xdsl, target)
 
 
-@needs_tensorize
 def test_tensorizing_a_tile_outside_its_scratchpad_is_an_error() -> None:
     run_gemm.load_target()
     A = te.placeholder((8, 8), "int8", name="A")
@@ -297,8 +292,7 @@ def test_plugin_accelerator_runs_a_tensorized_matmul(monkeypatch: pytest.MonkeyP
     s[CL].reorder(ko, ico, jco, kio, ici, jci, kii)
     s[AA].compute_at(s[CL], ko)
     s[BB].compute_at(s[CL], ko)
-    if TENSORIZE:
-        s[CL].tensorize(ici, "tiny_matmul_4x4x4")
+    s[CL].tensorize(ici, "tiny_matmul_4x4x4")
     kernel = build_accel(te.lower(s, [A, B, C], name="mm").xdsl, target, sim)
     rng = np.random.default_rng(3)
     a = rng.standard_normal((m, k_extent)).astype(np.float32)
@@ -312,7 +306,7 @@ def test_plugin_accelerator_runs_a_tensorized_matmul(monkeypatch: pytest.MonkeyP
     blocks, chunks = (m // tile) * (n // tile), k_extent // tile
     expected = 4 * (blocks * chunks * 2 * tile * tile + m * n)  # A and B tiles in, C out
     assert sim.tiny_sim_dma_bytes() == expected
-    assert sim.tiny_sim_matmul_calls() == (m // 4) * (n // 4) * (k_extent // 4) * TENSORIZE
+    assert sim.tiny_sim_matmul_calls() == (m // 4) * (n // 4) * (k_extent // 4)
 
 
 def test_scratchpad_overflow_points_at_the_allocation_in_the_source() -> None:

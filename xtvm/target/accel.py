@@ -124,7 +124,8 @@ TARGETS: dict[str, AccelTarget] = {}
 
 
 def register(target: AccelTarget) -> None:
-    """Make `target` known by name; its memories become te storage scopes.
+    """Make `target` known by name; its memories become te storage scopes, its intrinsics
+    tensor intrinsics (`s[C].tensorize(axis, "name")`).
 
     Loading the same file again replaces the target; another definition of a registered name
     is an error.
@@ -138,15 +139,8 @@ def register(target: AccelTarget) -> None:
     for scope in target.memories:
         te.register_memory_scope(scope)
     TARGETS[target.name] = target
-    register_intrinsics(target)
+    from xtvm.target.tensorize import register_target_intrinsics  # (it imports this module)
 
-
-def register_intrinsics(target: AccelTarget) -> None:
-    """Register the target's intrinsics as tensor intrinsics, where tensorize is available."""
-    try:
-        from xtvm.target.tensorize import register_target_intrinsics
-    except ImportError:
-        return
     register_target_intrinsics(target)
 
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import ctypes
-import importlib.util
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,12 +52,6 @@ class Counters(ctypes.Structure):
     _fields_ = [(name, ctypes.c_int64) for name in COUNTERS]
 
 
-def tensorize_available() -> bool:
-    """Whether this xtvm has tensorize (`s[C].tensorize` and the tir-tensorize pass)."""
-    found = importlib.util.find_spec("xtvm.passes.tir_tensorize") is not None
-    return found and hasattr(te.Stage, "tensorize")
-
-
 def simulator() -> ctypes.CDLL:
     """The simulator library (compiled once per process); kernels link against it."""
     return load_simulator([HERE / "vta_sim.c"])
@@ -87,7 +80,8 @@ class Gemm:
                 raise ValueError(f"tile {tile} must divide {size} and be a multiple of {BLOCK}")
 
     def analytic(self, tensorized: bool = True) -> dict[str, int]:
-        """What the schedule moves and computes, counted from its loops."""
+        """What the schedule moves and computes, counted from its loops (no intrinsic calls
+        when the 8x8x8 blocks stay C loops)."""
         blocks = (self.m // self.tm) * (self.n // self.tn)
         chunks = blocks * (self.k // self.tk)
         return {
@@ -144,12 +138,11 @@ def build_gemm(g: Gemm, tensorize: bool, name: str = "gemm") -> tuple[Module, ct
     return build_accel(module.xdsl, target, sim), sim
 
 
-def run_gemm(g: Gemm, tensorize: bool | None = None, seed: int = 0) -> dict[str, object]:
+def run_gemm(g: Gemm, tensorize: bool = True, seed: int = 0) -> dict[str, object]:
     """Build, run and check a GEMM; the simulator's counters and the analytic ones.
 
     Without tensorize, the 8x8x8 blocks are loops of C on the scratchpads (same DMA traffic).
     """
-    tensorize = tensorize_available() if tensorize is None else tensorize
     kernel, sim = build_gemm(g, tensorize)
     rng = np.random.default_rng(seed)
     a = rng.integers(-128, 128, (g.m, g.k), dtype=np.int8)
@@ -188,8 +181,7 @@ def run_conv2d(
     weight = rng.integers(-8, 8, (filters, 3, 3, channels), dtype=np.int8)
     patches = im2col(data, 3)
     g = Gemm(size * size, filters, 9 * channels, tm=64, tn=min(64, filters), tk=9 * channels)
-    tensorize = tensorize_available()
-    kernel, sim = build_gemm(g, tensorize, name="conv2d_gemm")
+    kernel, sim = build_gemm(g, True, name="conv2d_gemm")
     out = np.zeros((g.m, g.n), dtype=np.int32)
     sim.vta_sim_reset_counters()
     kernel(np.ascontiguousarray(patches), np.ascontiguousarray(weight.reshape(filters, -1)), out)
@@ -203,7 +195,7 @@ def run_conv2d(
     return {
         "correct": bool(np.array_equal(out.reshape(size, size, filters), reference)),
         "counted": counted,
-        "analytic": g.analytic(tensorize),
+        "analytic": g.analytic(),
     }
 
 
@@ -220,7 +212,6 @@ def run_conv2d_direct(
     are loaded once.
     """
     target, sim = load_target(), simulator()
-    tensorize = tensorize_available()
     D = te.placeholder((size + 2, size + 2, channels), "int8", name="D")
     Wt = te.placeholder((3, 3, filters, channels), "int8", name="Wt")
     kh = te.reduce_axis((0, 3), name="kh")
@@ -251,8 +242,7 @@ def run_conv2d_direct(
     s[OL].reorder(ico, rkh, rkw, hc, wco, occo, wci, occi, ici)
     s[DD].compute_at(s[OL], ico)
     s[WW].compute_at(s[OL], ico)
-    if tensorize:
-        s[OL].tensorize(wci, "vta_gemm_8x8x8")
+    s[OL].tensorize(wci, "vta_gemm_8x8x8")
     kernel = build_accel(te.lower(s, [D, Wt, Out], name="conv2d").xdsl, target, sim)
     rng = np.random.default_rng(seed)
     data = rng.integers(-8, 8, (size, size, channels), dtype=np.int8)
@@ -277,8 +267,8 @@ def run_conv2d_direct(
             "inp_load_bytes": chunks * (rows + 2) * (size + 2) * BLOCK,
             "wgt_load_bytes": chunks * 9 * filters * BLOCK,
             "acc_store_bytes": size * size * filters * 4,
-            "gemm_calls": blocks * 9 * (channels // BLOCK) * tensorize,
-            "gemm_reset_calls": blocks * tensorize,
+            "gemm_calls": blocks * 9 * (channels // BLOCK),
+            "gemm_reset_calls": blocks,
         },
     }
 
@@ -287,7 +277,6 @@ def run_add(m: int = 16, n: int = 64, tile_n: int = 32, seed: int = 0) -> dict[s
     """`D = X + Y` on int32 in the accumulator: both operands loaded into `acc` by its DMA,
     added by the ALU intrinsic one 1x8 vector at a time, stored back."""
     target, sim = load_target(), simulator()
-    tensorize = tensorize_available()
     X = te.placeholder((m, n), "int32", name="X")
     Y = te.placeholder((m, n), "int32", name="Y")
     D = te.compute((m, n), lambda i, j: X[i, j] + Y[i, j], name="D")
@@ -302,8 +291,7 @@ def run_add(m: int = 16, n: int = 64, tile_n: int = 32, seed: int = 0) -> dict[s
     s[DL].reorder(jco, ic, jci)
     s[XX].compute_at(s[DL], jco)
     s[YY].compute_at(s[DL], jco)
-    if tensorize:
-        s[DL].tensorize(ic, "vta_alu_add_1x8")
+    s[DL].tensorize(ic, "vta_alu_add_1x8")
     kernel = build_accel(te.lower(s, [X, Y, D], name="add").xdsl, target, sim)
     rng = np.random.default_rng(seed)
     x = rng.integers(-1000, 1000, (m, n), dtype=np.int32)
@@ -317,7 +305,7 @@ def run_add(m: int = 16, n: int = 64, tile_n: int = 32, seed: int = 0) -> dict[s
         "analytic": {
             "acc_load_bytes": 2 * m * n * 4,
             "acc_store_bytes": m * n * 4,
-            "alu_calls": m * n // BLOCK * tensorize,
+            "alu_calls": m * n // BLOCK,
         },
     }
 
