@@ -381,6 +381,24 @@ def test_aot_c_program_runs_the_offloaded_network(tmp_path: Path) -> None:
     np.testing.assert_allclose(got, expected.ravel(), rtol=1e-5, atol=1e-5)
 
 
+def test_thread_count_change_builds_the_graph_again() -> None:
+    """oneDNN primitives keep the thread count they were created for; the runtime keeps one
+    graph per count, so set_num_threads takes effect on the next call."""
+    from xtvm.backends.llvm.compile import num_threads, set_num_threads
+
+    mod, params = conv_bn_relu_net()
+    factory = relay.build(partition_for_dnnl(mod, params), target="llvm")
+    x = rand(1, 4, 9, 11)
+    try:
+        set_num_threads(1)
+        (one,) = run_factory(factory, {"x": x})
+        set_num_threads(2)
+        (two,) = run_factory(factory, {"x": x})
+    finally:
+        set_num_threads(num_threads())
+    np.testing.assert_allclose(one, two, rtol=1e-5, atol=1e-5 * np.abs(one).max())
+
+
 def light_model(name: str) -> tuple[tvm.IRModule, dict[str, np.ndarray], str, np.ndarray]:
     onnx = pytest.importorskip("onnx")
     from xtvm.frontends.onnx import from_onnx
@@ -445,10 +463,8 @@ def test_missing_onednn_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> Non
 def runtime(tmp_path_factory: pytest.TempPathFactory) -> ctypes.CDLL:
     """The runtime alone, as a library called through ctypes."""
     path = tmp_path_factory.mktemp("dnnl") / "runtime.so"
-    subprocess.run(
-        [CC, "-O2", "-shared", "-fPIC", "-o", str(path), str(dnnl.RUNTIME_SOURCE), "-ldnnl"],
-        check=True,
-    )
+    flags = ["-O2", "-fopenmp", "-shared", "-fPIC"]
+    subprocess.run([CC, *flags, "-o", str(path), str(dnnl.RUNTIME_SOURCE), "-ldnnl"], check=True)
     library = ctypes.CDLL(str(path))
     library.xtvm_dnnl_last_error.restype = ctypes.c_char_p
     return library

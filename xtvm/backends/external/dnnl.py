@@ -10,8 +10,10 @@ through oneDNN; so does this module. Three parts:
   attributes; a conv2d or dense absorbs the bias add, residual add and activation that follow
   it as oneDNN bias and post-ops) and the constants become one binary blob of weights;
 - `dnnl_runtime.c`: a C runtime that parses that JSON once, builds the oneDNN primitives and
-  runs them on every call. The codegen's C translation unit embeds the JSON as a string and the
-  weights with `.incbin` (the blob is written under the cache directory) and calls the runtime.
+  runs them on every call (once more per OpenMP thread count: oneDNN fixes a primitive's
+  threads when it creates it). The codegen's C translation unit embeds the JSON as a string and
+  the weights with `.incbin` (the blob is written under the cache directory, named by its hash)
+  and calls the runtime.
 
 Without oneDNN (`libdnnl-dev`: header and library) the predicates still register, and the
 codegen raises `DnnlUnavailableError` saying what to install.
@@ -669,7 +671,7 @@ def dnnl_codegen(function: func.FuncOp, target: str) -> ExternalFunction:
     for i, typ in enumerate(results):
         if not isinstance(typ, TensorType):
             raise located_error(function, f"dnnl: result {i} is not a tensor")
-        params.append(Param(f"output{i}", "float32", tuple(typ.get_shape())))
+        params.append(Param(f"out{i}", "float32", tuple(typ.get_shape())))
     source = c_source(symbol, graph, weights_file(weights), len(block.args), len(results))
     description = f"// {symbol}: oneDNN graph ({len(weights)} bytes of weights)\n"
     return ExternalFunction(

@@ -21,6 +21,7 @@
 
 #include <oneapi/dnnl/dnnl.h>
 #include <oneapi/dnnl/dnnl_debug.h>
+#include <omp.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -270,6 +271,8 @@ struct xtvm_dnnl_graph {
   int num_placed, cap_placed;
   char *arena;
   int current; /* the node being built */
+  int threads;  /* OpenMP threads the primitives were created for */
+  xtvm_dnnl_graph *next; /* the graph built for another thread count */
   pthread_mutex_t lock;
   char where[160]; /* the node being built, for error messages */
 };
@@ -1116,20 +1119,25 @@ API int xtvm_dnnl_run(xtvm_dnnl_graph **graph, const char *json_text, const void
                       void *const *inputs, int num_inputs, void *const *outputs,
                       int num_outputs) {
   last_error[0] = 0;
+  /* oneDNN fixes a primitive's thread count when it creates it: one graph per count. */
+  int threads = omp_get_max_threads();
   pthread_mutex_lock(&build_lock);
-  if (!*graph) {
-    xtvm_dnnl_graph *g = calloc(1, sizeof *g);
+  xtvm_dnnl_graph *g = *graph;
+  while (g && g->threads != threads) g = g->next;
+  if (!g) {
+    g = calloc(1, sizeof *g);
     pthread_mutex_init(&g->lock, NULL);
     g->weights = weights;
+    g->threads = threads;
     if (build(g, json_text, num_inputs, num_outputs)) {
       release(g);
       pthread_mutex_unlock(&build_lock);
       return -1;
     }
+    g->next = *graph;
     *graph = g;
   }
   pthread_mutex_unlock(&build_lock);
-  xtvm_dnnl_graph *g = *graph;
   if (num_inputs != g->num_args || num_outputs != g->num_heads)
     return fail("called with %d inputs and %d outputs, the graph has %d and %d", num_inputs,
                 num_outputs, g->num_args, g->num_heads);
@@ -1172,7 +1180,10 @@ API const char *xtvm_dnnl_last_error(void) { return last_error; }
 
 API void xtvm_dnnl_release(xtvm_dnnl_graph **graph) {
   pthread_mutex_lock(&build_lock);
-  if (*graph) release(*graph);
-  *graph = NULL;
+  while (*graph) {
+    xtvm_dnnl_graph *next = (*graph)->next;
+    release(*graph);
+    *graph = next;
+  }
   pthread_mutex_unlock(&build_lock);
 }

@@ -2,6 +2,8 @@
  *
  * A graph is parsed and its oneDNN primitives are created on the first call, then cached in
  * `*graph`; later calls only bind the input and output buffers and execute the primitives.
+ * oneDNN fixes a primitive's thread count when it creates it, so a call under another OpenMP
+ * thread count (omp_set_num_threads) builds and caches the graph once more for that count.
  * Inputs and outputs are dense row-major float32 buffers of the shapes the JSON gives.
  * Constants (weights) live in `weights` at the byte offsets the JSON gives.
  *
@@ -32,7 +34,7 @@ void xtvm_dnnl_run_or_abort(const char *symbol, xtvm_dnnl_graph **graph, const c
 /* The reason of the calling thread's last failure ("" if none). */
 const char *xtvm_dnnl_last_error(void);
 
-/* Free a graph built by xtvm_dnnl_run and reset `*graph` to NULL. */
+/* Free the graphs built by xtvm_dnnl_run and reset `*graph` to NULL. */
 void xtvm_dnnl_release(xtvm_dnnl_graph **graph);
 
 #ifdef __cplusplus
