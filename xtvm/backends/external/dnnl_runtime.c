@@ -1167,10 +1167,10 @@ API int xtvm_dnnl_run(xtvm_dnnl_graph **graph, const char *json_text, const void
   return result;
 }
 
-API void xtvm_dnnl_run_or_abort(const char *symbol, xtvm_dnnl_graph **graph, const char *json,
-                                const void *weights, void *const *inputs, int num_inputs,
-                                void *const *outputs, int num_outputs) {
-  if (xtvm_dnnl_run(graph, json, weights, inputs, num_inputs, outputs, num_outputs) == 0) return;
+API void xtvm_dnnl_run_or_abort(const char *symbol, xtvm_dnnl_graph **graph,
+                                const char *json_text, const void *weights, void *const *inputs,
+                                int num_inputs, void *const *outputs, int num_outputs) {
+  if (!xtvm_dnnl_run(graph, json_text, weights, inputs, num_inputs, outputs, num_outputs)) return;
   fprintf(stderr, "xtvm dnnl runtime: %s: %s\n", symbol, last_error);
   fflush(stderr);
   abort();

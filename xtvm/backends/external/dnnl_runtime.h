@@ -27,7 +27,7 @@ int xtvm_dnnl_run(xtvm_dnnl_graph **graph, const char *json, const void *weights
 
 /* As xtvm_dnnl_run, but prints "xtvm dnnl runtime: <symbol>: <reason>" and aborts on failure:
    the C ABI of an external function returns nothing, so an error cannot be returned. */
-void xtvm_dnnl_run_or_abort(const char *symbol, xtvm_dnnl_graph **graph, const char *json,
+void xtvm_dnnl_run_or_abort(const char *symbol, xtvm_dnnl_graph **graph, const char *json_text,
                             const void *weights, void *const *inputs, int num_inputs,
                             void *const *outputs, int num_outputs);
 
