@@ -18,8 +18,6 @@ called like kernels; their objects and `-l` libraries are linked into the librar
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -28,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from xtvm.backends.toolchain import run_c_compiler
 from xtvm.runtime.graph_executor import entry_bytes, plan_memory
 from xtvm.runtime.module import Param, signatures_of
 
@@ -303,7 +302,6 @@ def export_aot(
         signatures = {**signatures, **external.signatures}
     params = {k: np.asarray(v) for k, v in factory.params.items()}
     runner, header_text, blob = generate(graph, signatures, params, output_names)
-    compiler = os.environ.get("CC", "gcc")
     with tempfile.TemporaryDirectory() as tmp:
         tmp_dir = Path(tmp)
         (tmp_dir / "kernels.o").write_bytes(kernel_object(factory))
@@ -312,16 +310,11 @@ def export_aot(
         (tmp_dir / "weights.S").write_text(weights_assembly(tmp_dir / "weights.bin"))
         objects = external.write_objects(tmp_dir) if external is not None else []
         libraries = external.link_flags if external is not None else []
-        command = [
-            compiler, "-O2", "-shared", "-fPIC", "-o", str(path),
+        arguments = [
+            "-O2", "-shared", "-fPIC", "-o", str(path),
             str(tmp_dir / "runner.c"), str(tmp_dir / "weights.S"), str(tmp_dir / "kernels.o"),
             *(str(o) for o in objects), *libraries, "-lgomp", "-lm",
         ]  # fmt: skip
-        try:
-            result = subprocess.run(command, capture_output=True, text=True, check=False)
-        except FileNotFoundError:
-            raise AOTError(f"no C compiler '{compiler}' to link {path} (set CC)") from None
-        if result.returncode:
-            raise AOTError(f"linking {path} failed:\n{result.stderr}")
+        run_c_compiler(arguments, str(path), AOTError)
     header_file.write_text(header_text)
     return header_file

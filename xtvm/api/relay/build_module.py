@@ -284,9 +284,9 @@ def build_external(mod: IRModule | ModuleOp, target: str) -> ExternalBuild | Non
 
     None when the module has no such function. The codegens get copies of the functions.
     """
-    from xtvm.backends.c.build import CompileError
     from xtvm.backends.external import UnknownCodegenError, get_codegen
     from xtvm.backends.external.library import compile_external
+    from xtvm.backends.toolchain import CompileError
 
     module = mod.xdsl if isinstance(mod, IRModule) else mod
     by_function: dict[str, ExternalFunction] = {}

@@ -10,8 +10,6 @@ functions a tensor intrinsic calls) are compiled into the same library.
 
 from __future__ import annotations
 
-import os
-import subprocess
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -19,13 +17,10 @@ from pathlib import Path
 from xdsl.dialects.builtin import ModuleOp
 
 from xtvm.backends.c.codegen import imported_sources, render_c
+from xtvm.backends.toolchain import run_c_compiler
 from xtvm.runtime.module import METADATA_SYMBOL, Module, load_module, metadata_json, signatures_of
 
 CFLAGS = ("-O3", "-march=native", "-fopenmp", "-shared", "-fPIC", "-std=gnu99")
-
-
-class CompileError(RuntimeError):
-    """The C compiler rejected the generated source."""
 
 
 def c_string(text: str) -> str:
@@ -39,7 +34,6 @@ def compile_c(
 ) -> None:
     """Compile C `source` (and the `extra` sources, each its own translation unit) into the
     shared library `output`."""
-    compiler = os.environ.get("CC", "gcc")
     source_path = output.with_suffix(".c")
     source_path.write_text(source)
     extra_paths = []
@@ -47,13 +41,7 @@ def compile_c(
         path = output.with_name(f"{output.stem}_import{position}.c")
         path.write_text(text)
         extra_paths.append(str(path))
-    command = [compiler, *flags, "-o", str(output), str(source_path), *extra_paths, "-lm"]
-    try:
-        result = subprocess.run(command, capture_output=True, text=True, check=False)
-    except FileNotFoundError:
-        raise CompileError(f"no C compiler '{compiler}' (set CC)") from None
-    if result.returncode:
-        raise CompileError(f"{' '.join(command)} failed:\n{result.stderr}")
+    run_c_compiler([*flags, "-o", str(output), str(source_path), *extra_paths, "-lm"], str(output))
 
 
 def build_c(module: ModuleOp) -> Module:

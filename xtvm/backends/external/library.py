@@ -12,36 +12,24 @@ from __future__ import annotations
 
 import ctypes
 import os
-import subprocess
 import tempfile
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from xtvm.backends.c.build import CompileError
 from xtvm.backends.external import ExternalFunction
+from xtvm.backends.toolchain import CompileError, run_c_compiler
 from xtvm.runtime.module import Module, Param
 
 CFLAGS = ("-O3", "-march=native", "-fPIC", "-fopenmp", "-std=gnu99")
 LINK_LIBRARIES = ("-lgomp", "-lm")
 
 
-def run_compiler(arguments: Sequence[str], what: str) -> None:
-    compiler = os.environ.get("CC", "gcc")
-    command = [compiler, *arguments]
-    try:
-        result = subprocess.run(command, capture_output=True, text=True, check=False)
-    except FileNotFoundError:
-        raise CompileError(f"no C compiler '{compiler}' to build {what} (set CC)") from None
-    if result.returncode:
-        raise CompileError(f"{' '.join(command)} failed:\n{result.stderr}")
-
-
 def compile_object(source: Path, output: Path, include_dirs: Sequence[str] = ()) -> None:
     """Compile the C file `source` into the object `output`."""
     includes = [f"-I{d}" for d in include_dirs]
-    run_compiler([*CFLAGS, *includes, "-c", "-o", str(output), str(source)], str(source))
+    run_c_compiler([*CFLAGS, *includes, "-c", "-o", str(output), str(source)], str(source))
 
 
 def link_shared(
@@ -49,7 +37,7 @@ def link_shared(
 ) -> None:
     """Link `objects` into the shared library `path`, with `-l` of each of `libraries`."""
     arguments = [*flags, "-shared", "-o", str(path), *(str(o) for o in objects)]
-    run_compiler([*arguments, *(f"-l{lib}" for lib in libraries), *LINK_LIBRARIES], str(path))
+    run_c_compiler([*arguments, *(f"-l{lib}" for lib in libraries), *LINK_LIBRARIES], str(path))
 
 
 @dataclass

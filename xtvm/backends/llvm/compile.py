@@ -10,7 +10,6 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import os
-import subprocess
 import tempfile
 from dataclasses import dataclass, field
 from functools import cache
@@ -22,6 +21,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 from xtvm.backends.llvm.codegen import emit_module
 from xtvm.backends.llvm.target import LLVMTarget, initialize_llvm
+from xtvm.backends.toolchain import run_c_compiler
 from xtvm.runtime.module import METADATA_SYMBOL, Module, metadata_json, signatures_of
 
 
@@ -101,18 +101,12 @@ class CompiledLLVM:
 
     def export_library(self, path: str | Path, extra_objects: list[Path] | None = None) -> None:
         """Link the object code into a shared library (with libgomp and libm)."""
-        compiler = os.environ.get("CC", "gcc")
         with tempfile.TemporaryDirectory() as tmp:
             obj = Path(tmp) / "module.o"
             obj.write_bytes(self.object_code())
             objects = [str(obj), *(str(o) for o in extra_objects or [])]
-            command = [compiler, "-shared", "-o", str(path), *objects, "-lgomp", "-lm"]
-            try:
-                result = subprocess.run(command, capture_output=True, text=True, check=False)
-            except FileNotFoundError:
-                raise LinkError(f"no C compiler '{compiler}' to link {path} (set CC)") from None
-            if result.returncode:
-                raise LinkError(f"linking {path} failed:\n{result.stderr}")
+            arguments = ["-shared", "-o", str(path), *objects, "-lgomp", "-lm"]
+            run_c_compiler(arguments, str(path), LinkError)
 
 
 def compile_module(

@@ -1,0 +1,29 @@
+"""The system C compiler (`CC`, default gcc): one way to run it and to report its failures.
+
+The C backend compiles kernels with it, external codegens their translation units, and the
+LLVM backend and the AOT writer link shared libraries with it.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Sequence
+
+
+class CompileError(RuntimeError):
+    """The C compiler rejected the generated source, or is missing."""
+
+
+def run_c_compiler(
+    arguments: Sequence[str], what: str, error: type[Exception] = CompileError
+) -> None:
+    """Run `$CC arguments`; a missing compiler or a failure raises `error` naming `what`."""
+    compiler = os.environ.get("CC", "gcc")
+    command = [compiler, *arguments]
+    try:
+        result = subprocess.run(command, capture_output=True, text=True, check=False)
+    except FileNotFoundError:
+        raise error(f"no C compiler '{compiler}' to build {what} (set CC)") from None
+    if result.returncode:
+        raise error(f"{' '.join(command)} failed:\n{result.stderr}")
