@@ -158,3 +158,22 @@ func.func @split_tuple(%x: tensor<2x6xf32>) -> tensor<2x2xf32> {
   %m = relay.maximum %s, %b : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
   func.return %m : tensor<2x2xf32>
 }
+
+// -----
+
+// Unsigned tensors are te uint8 tensors: values keep the ui8 type and the ops whose meaning
+// depends on signedness take their unsigned variant (divui, cmpi ult).
+// CHECK-LABEL: func.func private @fused_divide_less
+// CHECK-SAME:    (%[[X:.*]]: tensor<4xui8>, %[[Y:.*]]: tensor<4xui8>) -> tensor<4xi1> {
+// CHECK:         %[[DIV:.*]] = te.compute "T_divide"
+// CHECK:           %[[A:.*]] = te.read %[[X]][%{{.*}}] : tensor<4xui8> -> ui8
+// CHECK-NEXT:      %[[B:.*]] = te.read %[[Y]][%{{.*}}] : tensor<4xui8> -> ui8
+// CHECK-NEXT:      %[[Q:.*]] = arith.divui %[[A]], %[[B]] : ui8
+// CHECK:         te.compute "T_less"
+// CHECK:           arith.cmpi ult, %{{.*}}, %{{.*}} : ui8
+// CHECK-LABEL: func.func @unsigned_divide_less
+func.func @unsigned_divide_less(%x: tensor<4xui8>, %y: tensor<4xui8>) -> tensor<4xi1> {
+  %q = relay.divide %x, %y : (tensor<4xui8>, tensor<4xui8>) -> tensor<4xui8>
+  %l = relay.less %q, %y : (tensor<4xui8>, tensor<4xui8>) -> tensor<4xi1>
+  func.return %l : tensor<4xi1>
+}

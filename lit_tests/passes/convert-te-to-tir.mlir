@@ -275,3 +275,30 @@ func.func @symbolic_split(%A: tensor<?x4xf32>) -> tensor<?x4xf32> {
   }
   func.return %B : tensor<?x4xf32>
 }
+
+// -----
+
+// Unsigned buffers keep their type; the min's identity 255 cannot be an arith.constant of
+// ui8 (signless only), so it is an index constant cast to ui8, and the combiner is minui.
+// CHECK-LABEL: func.func @unsigned_min_reduce(%A: memref<4x8xui8>, %B: memref<4xui8>) {
+// CHECK:         %c255 = arith.constant 255 : index
+// CHECK:         tir.for %i = %c0 to %c4 serial {
+// CHECK-NEXT:      %[[INIT:.*]] = arith.index_cast %c255 : index to ui8
+// CHECK-NEXT:      memref.store %[[INIT]], %B[%i] : memref<4xui8>
+// CHECK-NEXT:      tir.for %k = %c0 to %c8 serial {
+// CHECK-NEXT:        %[[A:.*]] = memref.load %A[%i, %k] : memref<4x8xui8>
+// CHECK-NEXT:        %[[ACC:.*]] = memref.load %B[%i] : memref<4xui8>
+// CHECK-NEXT:        %[[MIN:.*]] = arith.minui %[[ACC]], %[[A]] : ui8
+// CHECK-NEXT:        memref.store %[[MIN]], %B[%i] : memref<4xui8>
+func.func @unsigned_min_reduce(%A: tensor<4x8xui8>) -> tensor<4xui8> {
+  %B = te.compute "B" {
+  ^bb0(%i: index):
+    %m = te.reduce "min" {
+    ^bb0(%k: index):
+      %a = te.read %A[%i, %k] : tensor<4x8xui8> -> ui8
+      te.yield %a : ui8
+    } {extents = array<i64: 8>, axis_names = ["k"]} : ui8
+    te.yield %m : ui8
+  } {axis_names = ["i"]} : tensor<4xui8>
+  func.return %B : tensor<4xui8>
+}

@@ -62,3 +62,15 @@ def dtype_name(dtype: object) -> str:
         return str(np.dtype(dtype)) if str(dtype) != "bool" else "bool"
     except TypeError:
         raise ValueError(f"unknown dtype {dtype!r}") from None
+
+
+def is_unsigned(typ: Attribute) -> bool:
+    """Whether `typ` is an unsigned integer type (`ui8`...): values of it keep the type, and
+    the arith ops that depend on signedness take their unsigned variant (divui, cmpi ult)."""
+    return isinstance(typ, IntegerType) and typ.signedness.data == Signedness.UNSIGNED
+
+
+def index_literal(value: int) -> int:
+    """`value` as the `index` constant with its bits: uint64 values above 2**63 wrap, so that
+    `arith.index_cast` of it to ui64 gives `value` back."""
+    return (value + 2**63) % 2**64 - 2**63

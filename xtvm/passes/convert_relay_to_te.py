@@ -7,8 +7,8 @@ for the target: injective stages that are not outputs are inlined into their con
 (`compute_inline`), and every other stage gets the schedule its op's strategy gives for the
 target (a register tile for conv2d and dense, parallel outer loops for reductions and
 injective stages on llvm; block/thread bindings on cuda). An op with no strategy row, or an
-element type te cannot compute in (unsigned, bf16), is a located error ("failed to legalize
-operation 'relay.foo'"), never skipped.
+element type te cannot compute in (bf16), is a located error ("failed to legalize operation
+'relay.foo'"), never skipped. Unsigned tensors (`tensor<4xui8>`) are te "uint8" tensors.
 
 The kernel keeps the function's name and takes its tensors; what the rest of the flow needs:
 
@@ -87,13 +87,13 @@ def leaf_types(typ: Attribute) -> list[TensorType]:
 
 
 def te_dtype(typ: TensorType, where: Operation) -> str:
-    """The te dtype of a tensor type's elements; unsigned and bf16 elements are errors."""
+    """The te dtype of a tensor type's elements ("uint8" for ui8); bf16 elements are errors."""
     elem = typ.get_element_type()
     try:
         dtype = numpy_dtype(elem)
     except ValueError:
         dtype = None
-    if dtype is None or dtype.kind == "u":
+    if dtype is None:
         raise located_error(
             where, f"failed to legalize operation '{where.name}': no te lowering for {elem}"
         )

@@ -70,6 +70,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 
 from xtvm.dialects import te, tir
+from xtvm.ir.numpy_types import index_literal, is_unsigned
 from xtvm.ir.verify import located_error
 
 # An extent is a constant or an `index` value of the tir kernel.
@@ -476,23 +477,29 @@ class BlockBuilder:
         return self.add((arith.SubiOp if subtract else arith.AddiOp)(value, start))
 
 
-def identity(combiner: str, elem: Attribute) -> arith.ConstantOp:
-    """The combiner's neutral element of type `elem`."""
+def identity(combiner: str, elem: Attribute, builder: BlockBuilder) -> SSAValue:
+    """The combiner's neutral element of type `elem`, added by `builder`. An unsigned one
+    (`ui8`: arith.constant takes signless integers only) is an `index` constant cast to it."""
+    if isinstance(elem, IntegerType) and is_unsigned(elem):
+        values = {"sum": 0, "prod": 1, "max": 0, "min": 2**elem.width.data - 1}
+        literal = builder.index(index_literal(values[combiner]))
+        return builder.add(arith.IndexCastOp(literal, elem))
     if isinstance(elem, IntegerType):
         width = elem.width.data
         values = {"sum": 0, "prod": 1, "max": -(2 ** (width - 1)), "min": 2 ** (width - 1) - 1}
-        return arith.ConstantOp(IntegerAttr(values[combiner], elem))
+        return builder.add(arith.ConstantOp(IntegerAttr(values[combiner], elem)))
     values = {"sum": 0.0, "prod": 1.0, "max": -math.inf, "min": math.inf}
-    return arith.ConstantOp(FloatAttr(values[combiner], elem))  # type: ignore[arg-type]
+    return builder.add(arith.ConstantOp(FloatAttr(values[combiner], elem)))  # type: ignore[arg-type]
 
 
 def combine(combiner: str, lhs: SSAValue, rhs: SSAValue) -> Operation:
     if isinstance(lhs.type, IntegerType):
+        unsigned = is_unsigned(lhs.type)
         ops: dict[str, type[Operation]] = {
             "sum": arith.AddiOp,
             "prod": arith.MuliOp,
-            "max": arith.MaxSIOp,
-            "min": arith.MinSIOp,
+            "max": arith.MaxUIOp if unsigned else arith.MaxSIOp,
+            "min": arith.MinUIOp if unsigned else arith.MinSIOp,
         }
     else:
         ops = {
@@ -890,9 +897,7 @@ class KernelLowering:
         if spatial_outside:  # init just outside the first reduce loop, as TVM writes it
             outer, values = self.emit_loops(nest, stage.leaves[:first_reduce], builder, {})
             init, _, stored = self.guard(nest, outer, values, init=True)
-            init.add(
-                memref.StoreOp.get(init.add(identity(combiner, elem)), placement.buffer, stored)
-            )
+            init.add(memref.StoreOp.get(identity(combiner, elem, init), placement.buffer, stored))
             inner, values = self.emit_loops(nest, stage.leaves[first_reduce:], outer, values)
         else:  # reduce loops outside some spatial loops: a loop nest of its own for the init
             init = builder
@@ -900,9 +905,7 @@ class KernelLowering:
             for name in stage.roots:
                 known[name], init = init.loop(nest.extents[name], name)
             init, _, stored = self.guard(nest, init, known, check_splits=False, init=True)
-            init.add(
-                memref.StoreOp.get(init.add(identity(combiner, elem)), placement.buffer, stored)
-            )
+            init.add(memref.StoreOp.get(identity(combiner, elem, init), placement.buffer, stored))
             inner, values = self.emit_loops(nest, stage.leaves, builder, {})
         body, indices, stored = self.guard(nest, inner, values)
         reduce_indices = [values[n] for n in stage.reduce_roots]
@@ -943,7 +946,7 @@ class KernelLowering:
                 condition = init.add(arith.AndIOp(condition, other))
             init = init.when(condition)
         init, _, stored = self.guard(nest, init, values, init=True)
-        init.add(memref.StoreOp.get(init.add(identity(combiner, elem)), placement.buffer, stored))
+        init.add(memref.StoreOp.get(identity(combiner, elem, init), placement.buffer, stored))
         inner, values = self.emit_loops(nest, inside[first_reduce:], spatial, values)
         body, indices, stored = self.guard(nest, inner, values)
         reduce_indices = [values[n] for n in stage.reduce_roots]

@@ -19,6 +19,7 @@ from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xtvm.dialects import tir
+from xtvm.ir.numpy_types import is_unsigned
 
 
 @dataclass(frozen=True)
@@ -93,7 +94,11 @@ class EntryConstants:
 
 
 def is_index_like(typ: Attribute) -> bool:
-    return isinstance(typ, IndexType) or (isinstance(typ, IntegerType) and typ.width.data > 1)
+    """index and signless integers; unsigned ones (`ui8`) are data with their own wrap-around,
+    never folded (an arith.constant cannot hold them)."""
+    if isinstance(typ, IntegerType):
+        return typ.width.data > 1 and not is_unsigned(typ)
+    return isinstance(typ, IndexType)
 
 
 def fits(interval: Interval, typ: Attribute) -> bool:

@@ -6,9 +6,10 @@ and arith/math scalar code. The interpreter translates each function once into P
 than walking the IR per element, and still a plain, obviously-correct model of the semantics
 that every lowering and backend is checked against. Every loop kind runs serially.
 
-Scalars follow the IR's types: integers (and `index`) are Python ints wrapped to their width,
-floats are numpy scalars of their precision (f32 arithmetic stays f32), `i1` is bool. An op
-the interpreter does not know is an error naming it and its location, never skipped.
+Scalars follow the IR's types: integers (and `index`) are Python ints wrapped to their width
+(signed, or in [0, 2**width) for unsigned types such as `ui8`, as numpy holds them), floats
+are numpy scalars of their precision (f32 arithmetic stays f32), `i1` is bool. An op the
+interpreter does not know is an error naming it and its location, never skipped.
 `tir.call_extern` calls libm's functions or one registered with `tvm.register_func`; a buffer
 argument (a `memref.subview` of a region, as tir-tensorize binds them) is a numpy view.
 
@@ -42,7 +43,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from xtvm.dialects import tir
-from xtvm.ir.numpy_types import numpy_dtype
+from xtvm.ir.numpy_types import is_unsigned, numpy_dtype
 
 
 class TirInterpreterError(Exception):
@@ -385,6 +386,15 @@ def bits_of(typ: Attribute) -> int | None:
     return None
 
 
+def wrapped(text: str, typ: Attribute) -> str:
+    """The integer `text` computes, wrapped to `typ`: signed for signless integers, in
+    [0, 2**bits) for unsigned ones (as numpy holds them); index values stay unbounded."""
+    bits = bits_of(typ)
+    if bits is None:
+        return text
+    return f"{'unsigned' if is_unsigned(typ) else 'wrap'}({text}, {bits})"
+
+
 def is_integer(typ: Attribute) -> bool:
     return isinstance(typ, IntegerType | IndexType)
 
@@ -575,6 +585,8 @@ class Translator:
             return f"{operands[0]}.astype({element})"
         if isinstance(op, arith.ExtUIOp | arith.UIToFPOp):
             return f"as_unsigned({operands[0]}).astype({element})"
+        if isinstance(op, arith.BitcastOp):
+            return f"{operands[0]}.view({element})"
         if isinstance(op, xmath.AbsIOp):
             return f"np.abs({operands[0]})"
         if isinstance(op, xmath.FmaOp):
@@ -600,7 +612,7 @@ class Translator:
             ua = f"unsigned({a}, {bits})" if bits else a
             ub = f"unsigned({b}, {bits})" if bits else b
             text = INT_BINARY[type(op)].format(a=a, b=b, ua=ua, ub=ub)  # type: ignore[index]
-            return f"wrap({text}, {bits})" if bits else text
+            return wrapped(text, result_type)
         if type(op) in FLOAT_BINARY:
             a, b = (self.name(v) for v in operands)
             return FLOAT_BINARY[type(op)].format(a=a, b=b)  # type: ignore[index]
@@ -635,9 +647,7 @@ class Translator:
             )
             and result_type is not None
         ):
-            bits = bits_of(result_type)
-            a = self.name(operands[0])
-            return f"wrap(int({a}), {bits})" if bits else f"int({a})"
+            return wrapped(f"int({self.name(operands[0])})", result_type)
         if isinstance(op, arith.ExtUIOp) and result_type is not None:
             source_bits = bits_of(operands[0].type) or 64
             return f"unsigned(int({self.name(operands[0])}), {source_bits})"
@@ -648,8 +658,9 @@ class Translator:
             value = f"unsigned(int({self.name(operands[0])}), {source_bits})"
             return f"{dtype_name(result_type)}({value})"
         if isinstance(op, arith.FPToSIOp | arith.FPToUIOp) and result_type is not None:
-            bits = bits_of(result_type)
-            return f"wrap(int({self.name(operands[0])}), {bits})"
+            return wrapped(f"int({self.name(operands[0])})", result_type)
+        if isinstance(op, arith.BitcastOp) and is_integer(op.input.type) and result_type:
+            return wrapped(self.name(operands[0]), result_type)  # int32 <-> uint32
         if isinstance(op, memref.LoadOp):
             load = f"{self.name(op.memref)}[{self.indices(op.indices)}]"
             return f"int({load})" if is_integer(op.res.type) else load

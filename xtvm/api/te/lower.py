@@ -46,7 +46,7 @@ from xtvm.api.te.expr import (
 )
 from xtvm.api.te.schedule import CachePrimitive, Schedule, post_order_ops
 from xtvm.dialects import te
-from xtvm.ir.numpy_types import element_type
+from xtvm.ir.numpy_types import element_type, index_literal, is_unsigned
 from xtvm.ir.verify import verify_diagnostics
 
 FLOAT_BINARY = {"add": arith.AddfOp, "sub": arith.SubfOp, "mul": arith.MulfOp, "div": arith.DivfOp}
@@ -58,8 +58,17 @@ INT_BINARY = {
     "and": arith.AndIOp,
     "or": arith.OrIOp,
 }
+# Unsigned integers (`ui8`...) keep their type on values; the ops that depend on signedness
+# take their unsigned variant. Floor division and modulo of unsigned values are the plain ones.
+UNSIGNED_BINARY = {
+    **INT_BINARY,
+    "div": arith.DivUIOp,
+    "floordiv": arith.DivUIOp,
+    "floormod": arith.RemUIOp,
+}
 FLOAT_CMP = {"lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge", "eq": "oeq"}
 INT_CMP = {"lt": "slt", "le": "sle", "gt": "sgt", "ge": "sge", "eq": "eq"}
+UNSIGNED_CMP = {"lt": "ult", "le": "ule", "gt": "ugt", "ge": "uge", "eq": "eq"}
 MATH = {
     "exp": math.ExpOp,
     "log": math.LogOp,
@@ -80,7 +89,9 @@ class ExprEmitter:
     """Emits scalar expressions as arith/math ops into one block.
 
     Integer expressions over axes are computed in `index`; a value is converted where its use
-    needs another type (an int32 element, a float, an index of a read).
+    needs another type (an int32 element, a float, an index of a read). Unsigned values keep
+    their type (`ui8`); division, modulo, comparison, max/min and conversions from and to
+    them take arith's unsigned ops (arith.constant cannot hold one: constants are `index`).
     """
 
     def __init__(self, block: Block, values: dict[int, SSAValue], tensors: dict[int, SSAValue]):
@@ -109,7 +120,8 @@ class ExprEmitter:
         if isinstance(expr, Const):
             typ = element_type(expr.dtype)
             if isinstance(typ, IntegerType) and typ != i1:
-                return self.add(arith.ConstantOp(IntegerAttr(int(expr.value), IndexType())))
+                literal = index_literal(int(expr.value))
+                return self.add(arith.ConstantOp(IntegerAttr(literal, IndexType())))
             if typ == i1:
                 return self.add(arith.ConstantOp(IntegerAttr(int(bool(expr.value)), i1)))
             return self.add(arith.ConstantOp(FloatAttr(float(expr.value), typ)))  # type: ignore[arg-type]
@@ -132,7 +144,8 @@ class ExprEmitter:
         if isinstance(expr, Compare):
             a, b = self.unify(self.emit(expr.a), self.emit(expr.b))
             if is_int(a.type):
-                return self.add(arith.CmpiOp(a, b, INT_CMP[expr.op]))
+                predicates = UNSIGNED_CMP if is_unsigned(a.type) else INT_CMP
+                return self.add(arith.CmpiOp(a, b, predicates[expr.op]))
             return self.add(arith.CmpfOp(a, b, FLOAT_CMP[expr.op]))
         if isinstance(expr, Select):
             return self.select(expr)
@@ -180,6 +193,8 @@ class ExprEmitter:
 
     def binary(self, expr: Binary) -> SSAValue:
         a, b = self.unify(self.emit(expr.a), self.emit(expr.b))
+        if is_unsigned(a.type):
+            return self.add(UNSIGNED_BINARY[expr.op](a, b))
         if is_int(a.type):
             if expr.op in INT_BINARY:
                 return self.add(INT_BINARY[expr.op](a, b))
@@ -199,9 +214,13 @@ class ExprEmitter:
         x = args[0]
         if expr.name in ("max", "min"):
             a, b = self.unify(x, args[1])
+            if is_unsigned(a.type):
+                return self.add((arith.MaxUIOp if expr.name == "max" else arith.MinUIOp)(a, b))
             if is_int(a.type):
                 return self.add((arith.MaxSIOp if expr.name == "max" else arith.MinSIOp)(a, b))
             return self.add((arith.MaximumfOp if expr.name == "max" else arith.MinimumfOp)(a, b))
+        if expr.name == "abs" and is_unsigned(x.type):
+            return x
         if expr.name == "abs":
             return self.add(math.AbsIOp(x) if is_int(x.type) else math.AbsFOp(x))
         if is_int(x.type):
@@ -215,7 +234,8 @@ class ExprEmitter:
         return self.add(MATH[expr.name](x))
 
     def convert(self, value: SSAValue, want: Attribute) -> SSAValue:
-        """`value` as type `want` (numeric conversions of C)."""
+        """`value` as type `want` (numeric conversions of C: unsigned sources zero-extend and
+        convert to float as unsigned, unsigned targets take floats as unsigned)."""
         have = value.type
         if have == want:
             return value
@@ -226,16 +246,20 @@ class ExprEmitter:
         if isinstance(want, IndexType):
             if not isinstance(have, IntegerType):
                 value = self.add(arith.FPToSIOp(value, i64))
+            elif is_unsigned(have) and have.width.data < 64:
+                value = self.add(arith.ExtUIOp(value, i64))  # index_cast sign-extends
             return self.add(arith.IndexCastOp(value, IndexType()))
+        zero_extends = have == i1 or is_unsigned(have)
         if isinstance(have, IntegerType) and isinstance(want, IntegerType):
             if have.width.data < want.width.data:
-                op = arith.ExtUIOp if have == i1 else arith.ExtSIOp
-                return self.add(op(value, want))
+                return self.add((arith.ExtUIOp if zero_extends else arith.ExtSIOp)(value, want))
+            if have.width.data == want.width.data:
+                return self.add(arith.BitcastOp(value, want))  # int32 <-> uint32
             return self.add(arith.TruncIOp(value, want))
         if isinstance(have, IntegerType):
-            return self.add((arith.UIToFPOp if have == i1 else arith.SIToFPOp)(value, want))
+            return self.add((arith.UIToFPOp if zero_extends else arith.SIToFPOp)(value, want))
         if isinstance(want, IntegerType):
-            return self.add(arith.FPToSIOp(value, want))
+            return self.add((arith.FPToUIOp if is_unsigned(want) else arith.FPToSIOp)(value, want))
         widen = have.bitwidth < want.bitwidth  # type: ignore[attr-defined]
         return self.add((arith.ExtFOp if widen else arith.TruncFOp)(value, want))
 

@@ -521,6 +521,15 @@ class CRenderer:
         args = [self.get(state, op.lhs, op), self.get(state, op.rhs, op)]
         self.bind(state, op, op.result, self.format(CMPI[predicate], op, args))
 
+    def emit_arith_bitcast(self, state: FunctionState, op: arith.BitcastOp) -> None:
+        """Integers of one width changing signedness (int32 <-> uint32): C converts them
+        modulo 2**width; ui and signless integers share a C type here."""
+        if not all(isinstance(t, IntegerType) for t in (op.input.type, op.result.type)):
+            types = f"{op.input.type} to {op.result.type}"
+            raise fail(op, f"the {self.language} backend cannot translate '{op.name}' of {types}")
+        args = [self.get(state, op.input, op)]
+        self.bind(state, op, op.result, self.format("(({t}){0})", op, args))
+
     def emit_arith_cmpf(self, state: FunctionState, op: arith.CmpfOp) -> None:
         predicate = arith.CMPF_COMPARISON_OPERATIONS[op.predicate.value.data]
         args = [self.get(state, op.lhs, op), self.get(state, op.rhs, op)]
