@@ -62,6 +62,24 @@ def test_compile_then_run_matches_numpy(
     assert "latency over 5 runs (ms): mean" in capsys.readouterr().out
 
 
+def test_run_profile_lists_every_kernel(
+    library: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from xtvm.runtime.graph_executor import load_factory
+
+    np.save(tmp_path / "x.npy", RNG.standard_normal((3, 6)).astype(np.float32))
+    argv = [str(library), "--input", f"input:0={tmp_path / 'x.npy'}", "--profile", "3"]
+    assert xtvm_run.main(argv) == 0
+    table = capsys.readouterr().out.split("kernel", 1)[1].splitlines()
+    executor = load_factory(library).create()
+    kernels = set(executor.call_names)
+    assert kernels and {line.split()[0] for line in table[1:-1]} == kernels
+    assert table[-1].split()[:2] == ["total", str(len(executor.calls))]
+    profile = executor.profile(2)
+    assert len(profile.seconds) == len(executor.calls) and profile.total > 0
+    assert sum(calls for _, calls, _ in profile.by_kernel()) == len(executor.calls)
+
+
 def test_relay_file_with_params(tmp_path: Path) -> None:
     source = tmp_path / "add.mlir"
     source.write_text(

@@ -49,6 +49,10 @@ class GraphModule:
     def get_output(self, index: int, out: NDArray | None = None) -> NDArray:
         return self.module.get_output(index, out)
 
+    def profile(self, runs: int = 10) -> Any:
+        """Seconds per run of each kernel call (`print(m.profile())` for a table)."""
+        return self.module.profile(runs)
+
     def benchmark(self, device: Device | None = None, number: int = 10, repeat: int = 3) -> Any:
         return self.module.benchmark(number=number, repeat=repeat)
 

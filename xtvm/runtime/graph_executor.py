@@ -17,6 +17,7 @@ import ctypes
 import io
 import json
 import re
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -137,6 +138,41 @@ def hint_of(name: str) -> str:
     return re.sub(r"_[0-9]+$", "", cleaned)
 
 
+@dataclass
+class Profile:
+    """Seconds per run spent in each kernel call of a graph, in call order.
+
+    `str(profile)` is a table by kernel, slowest first: calls per run, total milliseconds per
+    run and share of the graph's kernel time (identical functions share one kernel, so a
+    kernel may be called several times).
+    """
+
+    names: list[str]
+    seconds: list[float]
+
+    def by_kernel(self) -> list[tuple[str, int, float]]:
+        """(kernel, calls per run, seconds per run), slowest first."""
+        totals: dict[str, list[float]] = {}
+        for name, seconds in zip(self.names, self.seconds, strict=True):
+            totals.setdefault(name, []).append(seconds)
+        rows = [(name, len(times), sum(times)) for name, times in totals.items()]
+        return sorted(rows, key=lambda row: -row[2])
+
+    @property
+    def total(self) -> float:
+        return sum(self.seconds)
+
+    def __str__(self) -> str:
+        rows = self.by_kernel()
+        width = max([len("kernel"), *(len(name) for name, _, _ in rows)])
+        lines = [f"{'kernel':<{width}}  calls        ms       %"]
+        for name, calls, seconds in rows:
+            share = 100 * seconds / self.total if self.total else 0.0
+            lines.append(f"{name:<{width}}  {calls:5d}  {seconds * 1e3:8.3f}  {share:6.1f}")
+        lines.append(f"{'total':<{width}}  {len(self.names):5d}  {self.total * 1e3:8.3f}  100.0")
+        return "\n".join(lines)
+
+
 class GraphExecutor:
     """Runs a graph: `set_input`, `run`, `get_output` (TVM's GraphExecutor module)."""
 
@@ -159,9 +195,11 @@ class GraphExecutor:
         self.input_order = [nodes[n]["name"] for n in graph["arg_nodes"]]
         self.outputs = [row_ptr[n] + i for n, i, _ in graph["heads"]]
         self.calls: list[tuple[Callable[..., None], list[Any]]] = []
+        self.call_names: list[str] = []  # the kernel each call runs
         for nid, node in enumerate(nodes):
             if node["op"] != "tvm_op":
                 continue
+            self.call_names.append(node["attrs"]["func_name"])
             kernel = lib.get_function(node["attrs"]["func_name"])
             args = [self.entries[row_ptr[n] + i] for n, i, _ in node["inputs"]]
             args += self.entries[row_ptr[nid] : row_ptr[nid + 1]]
@@ -219,6 +257,17 @@ class GraphExecutor:
         if out is not None:
             return out.copyfrom(value)
         return NDArray(value, self.device)
+
+    def profile(self, runs: int = 10) -> Profile:
+        """Time every kernel call over `runs` runs of the graph (after one warm-up run)."""
+        self.run()
+        seconds = [0.0] * len(self.calls)
+        for _ in range(runs):
+            for position, (function, args) in enumerate(self.calls):
+                start = time.perf_counter()
+                function(*args)
+                seconds[position] += time.perf_counter() - start
+        return Profile(self.call_names, [s / runs for s in seconds])
 
     def benchmark(self, number: int = 10, repeat: int = 3) -> Any:
         from xtvm.runtime.module import time_function

@@ -1,10 +1,11 @@
 """xtvm-run: run a library written by xtvm-compile on .npy inputs, optionally timing it.
 
-    xtvm-run model.so --input data=x.npy [--output out.npy] [--benchmark 100]
+    xtvm-run model.so --input data=x.npy [--output out.npy] [--benchmark 100] [--profile 10]
 
 Inputs are named as in the model (ONNX names are accepted); `--output` saves the first output
 (`out.npy`; further outputs as `out.1.npy`, ...). Without it the outputs' shapes and first
-values are printed. `--benchmark N` runs N times and prints mean/median/min/max milliseconds.
+values are printed. `--benchmark N` runs N times and prints mean/median/min/max milliseconds;
+`--profile N` times each kernel over N runs and prints them slowest first.
 User errors (missing file, malformed --input, wrong shape) are one line and exit 1.
 """
 
@@ -40,6 +41,9 @@ def build_argparser() -> argparse.ArgumentParser:
     p.add_argument("--input", action="append", default=[], metavar="NAME=FILE")
     p.add_argument("--output", metavar="FILE.npy", help="save the outputs")
     p.add_argument("--benchmark", type=int, default=0, metavar="N", help="time N runs")
+    p.add_argument(
+        "--profile", type=int, default=0, metavar="N", help="time each kernel over N runs"
+    )
     p.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
     return p
 
@@ -81,6 +85,8 @@ def run(args: argparse.Namespace) -> int:
             f"latency over {len(times)} runs (ms): mean {statistics.fmean(times):.3f}  "
             f"median {statistics.median(times):.3f}  min {min(times):.3f}  max {max(times):.3f}"
         )
+    if args.profile > 0:
+        print(executor.profile(args.profile))
     return 0
 
 
