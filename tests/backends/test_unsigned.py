@@ -213,3 +213,15 @@ def test_relay_build_graph(dtype: str) -> None:
         np.testing.assert_array_equal(g, ref, err_msg=f"output {k} vs numpy")
         if k != 7 or dtype != "uint64":  # the interpreter clips uint64 in float64: rounded
             np.testing.assert_array_equal(g, e, err_msg=f"output {k} vs the interpreter")
+
+
+@pytest.mark.parametrize("mode", ["clip", "wrap", "fast"])
+def test_relay_build_take_with_uint8_indices(mode: str) -> None:
+    """Indices above the int8 range into an axis longer than 256: positions are int64."""
+    data = RNG.standard_normal((2, 300)).astype("float32")
+    indices = np.array([200, 5, 255, 0, 129], "uint8")
+    got, expected = build_graph(
+        {"data": data, "indices": indices}, lambda d, i: relay.take(d, i, axis=1, mode=mode)
+    )
+    np.testing.assert_array_equal(got[0], expected[0])
+    np.testing.assert_array_equal(got[0], data[:, indices])

@@ -108,6 +108,8 @@ def take(data: TensorLike, indices: TensorLike, axis: int | None, mode: str) -> 
         size *= d
 
     def position(index: PrimExpr) -> PrimExpr:
+        if index.dtype not in ("int32", "int64"):  # uint8, int8: `size - 1` may not fit them
+            index = index.astype("int64")
         if mode == "clip":
             return te.min(te.max(index, 0), size - 1)
         if mode == "wrap":
