@@ -37,10 +37,10 @@ ROW_TILE, COLUMN_TILE = 8, 32  # register tile of a product with contiguous colu
 K_UNROLL = 4  # reduction steps unrolled in that tile
 K_ROW_TILE, K_COLUMN_TILE = 2, 8  # tile of a product vectorized along k
 CONV_CHANNEL_TILE, CONV_COLUMN_TILE = 8, 16  # NCHW conv2d register tile
-# NHWC conv2d register tile: output columns x output channels, each a divisor of its axis
-# among (smallest, largest, step); channels in whole 8-lane steps.
-NHWC_COLUMNS = (4, 8, 1)
-NHWC_CHANNELS = (8, 2 * VECTOR_LANES, 8)
+# NHWC conv2d register tile (see nhwc_tile): output columns, and output channels in whole
+# vectors (a 24-lane vector does not vectorize).
+NHWC_COLUMNS = ((8, 7, 6, 5, 4), 16)
+NHWC_CHANNELS = ((2 * VECTOR_LANES, VECTOR_LANES, 8), 4)
 
 
 def extent(axis: IterVar) -> int:
@@ -66,28 +66,18 @@ def split_inner(stage: te.Stage, axis: IterVar, preferred: int) -> tuple[IterVar
     return stage.split(axis, factor=factor)
 
 
-def divisor_tile(size: int, smallest: int, largest: int, step: int = 1) -> int | None:
-    """The largest divisor of `size` among largest, largest - step, ... >= smallest (an
-    unguarded register tile); None when `size` fits whole or no such divisor exists."""
-    if size <= largest:
-        return None
-    return next((f for f in range(largest, smallest - 1, -step) if size % f == 0), None)
-
-
 def nhwc_tile(
-    stage: te.Stage, axis: IterVar, tile: tuple[int, int, int]
+    stage: te.Stage, axis: IterVar, tile: tuple[tuple[int, ...], int]
 ) -> tuple[IterVar | None, IterVar]:
-    """(outer, inner) of an NHWC conv2d tile axis: split by a divisor from `divisor_tile(size,
-    *tile)` so the tile needs no guard; an axis up to twice the largest tile with no such
-    divisor stays whole (13 columns); longer ones take a guarded split by the largest."""
+    """(outer, inner) of an NHWC conv2d tile axis, for `tile` = (sizes, whole): split by the
+    first of `sizes` that divides the axis (an unguarded register tile); an axis that is one of
+    them or at most `whole` long stays whole; else a guarded split by the first size."""
+    sizes, whole = tile
     size = extent(axis)
-    largest = tile[1]
-    factor = divisor_tile(size, *tile)
-    if factor is not None:
-        return stage.split(axis, factor=factor)
-    if size <= 2 * largest:
+    if size in sizes or size <= whole:
         return None, axis
-    return stage.split(axis, factor=largest)
+    factor = next((f for f in sizes if size % f == 0), sizes[0])
+    return stage.split(axis, factor=factor)
 
 
 def fused(stage: te.Stage, axes: list[IterVar]) -> IterVar | None:
