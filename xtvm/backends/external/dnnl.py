@@ -26,7 +26,7 @@ import hashlib
 import json
 import os
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -475,53 +475,98 @@ def pool_attrs(op: relay.Pool2dOp) -> dict[str, Any]:
     return attrs
 
 
+def emit_tuple_get_item(builder: GraphBuilder, op: relay.TupleGetItemOp) -> None:
+    """No node: the item is one of a batch_norm's three values."""
+    if op.tuple not in builder.tuples:
+        raise located_error(op, f"'{op.name}' op: dnnl takes items of batch_norm only")
+    builder.ids[op.results[0]] = builder.tuples[op.tuple][op.index.value.data]
+
+
+def emit_batch_norm(builder: GraphBuilder, op: relay.BatchNormOp) -> None:
+    attrs = {
+        "epsilon": op.epsilon.value.data,
+        "center": bool(op.center.value.data),
+        "scale": bool(op.scale.value.data),
+    }
+    node = builder.kernel(tvm_name(op), op.operands, None, attrs, shape_of(op.data))
+    # (out, mean, var): at inference the statistics pass through.
+    builder.tuples[op.result] = [node, builder.node(op.moving_mean), builder.node(op.moving_var)]
+
+
+def emit_bias_add(builder: GraphBuilder, op: relay.BiasAddOp) -> None:
+    """A binary add whose second operand is viewed with the bias along `axis`."""
+    out = shape_of(op.result)
+    rhs = [1] * len(out)
+    rhs[op.axis.value.data % len(out)] = shape_of(op.bias)[0]
+    builder.kernel("add", [op.data, op.bias], op.result, {"lhs_shape": out, "rhs_shape": rhs})
+
+
+def emit_binary(builder: GraphBuilder, op: Operation) -> None:
+    """The full-size operand first (oneDNN's src0), the other aligned to the result's rank."""
+    operands = binary_operands(op)
+    if operands is None:
+        raise located_error(op, f"'{op.name}' op: the operands do not broadcast one way")
+    out = shape_of(op.results[0])
+    rhs = list(aligned(shape_of(operands[1]), len(out)))
+    attrs = {"lhs_shape": out, "rhs_shape": rhs}
+    builder.kernel(tvm_name(op), operands, op.results[0], attrs)
+
+
+def emit_eltwise(builder: GraphBuilder, op: Operation) -> None:
+    attrs = {k: v for k, v in (eltwise_post_op(op) or {}).items() if k != "op"}
+    builder.kernel(tvm_name(op), op.operands, op.results[0], attrs)
+
+
+def emit_pool2d(builder: GraphBuilder, op: relay.Pool2dOp) -> None:
+    builder.kernel(tvm_name(op), op.operands, op.result, pool_attrs(op))
+
+
+def emit_global_pool2d(builder: GraphBuilder, op: relay.GlobalPool2dOp) -> None:
+    """A pooling whose window is the whole image."""
+    h, w = shape_of(op.data)[2:]
+    pool = "nn.max_pool2d" if isinstance(op, relay.GlobalMaxPool2dOp) else "nn.avg_pool2d"
+    attrs = {"pool_size": [h, w], "strides": [1, 1], "padding": [0] * 4, "dilation": [1, 1]}
+    builder.kernel(pool, op.operands, op.result, attrs)
+
+
+def emit_axis_op(builder: GraphBuilder, op: relay.SoftmaxOp | relay.ConcatenateOp) -> None:
+    rank = len(shape_of(op.result))
+    builder.kernel(tvm_name(op), op.operands, op.result, {"axis": op.axis.value.data % rank})
+
+
+BINARY_OPS = (
+    relay.AddOp,
+    relay.SubtractOp,
+    relay.MultiplyOp,
+    relay.DivideOp,
+    relay.MaximumOp,
+    relay.MinimumOp,
+)
+ELTWISE_OPS = (relay.ReluOp, relay.LeakyReluOp, relay.TanhOp, relay.SigmoidOp, relay.ClipOp)
+
+# How each relay op (not absorbed by a conv2d or dense) becomes nodes.
+EMITTERS: dict[type[Operation], Callable[[GraphBuilder, Any], None]] = {
+    relay.ConstOp: lambda builder, op: None,  # a node where first used
+    relay.TupleGetItemOp: emit_tuple_get_item,
+    relay.BatchNormOp: emit_batch_norm,
+    relay.BiasAddOp: emit_bias_add,
+    relay.MaxPool2dOp: emit_pool2d,
+    relay.AvgPool2dOp: emit_pool2d,
+    relay.GlobalMaxPool2dOp: emit_global_pool2d,
+    relay.GlobalAvgPool2dOp: emit_global_pool2d,
+    relay.SoftmaxOp: emit_axis_op,
+    relay.ConcatenateOp: emit_axis_op,
+    **dict.fromkeys(BINARY_OPS, emit_binary),
+    **dict.fromkeys(ELTWISE_OPS, emit_eltwise),
+}
+
+
 def emit_op(builder: GraphBuilder, op: Operation) -> None:
     """One relay op that no conv2d or dense absorbed, as a kernel node."""
-    name = tvm_name(op)
-    if isinstance(op, relay.ConstOp):
-        return  # a node where first used
-    if isinstance(op, relay.TupleGetItemOp):
-        if op.tuple not in builder.tuples:
-            raise located_error(op, f"'{op.name}' op: dnnl takes items of batch_norm only")
-        builder.ids[op.results[0]] = builder.tuples[op.tuple][op.index.value.data]
-        return
-    result = op.results[0]
-    if isinstance(op, relay.BatchNormOp):
-        attrs = {
-            "epsilon": op.epsilon.value.data,
-            "center": bool(op.center.value.data),
-            "scale": bool(op.scale.value.data),
-        }
-        node = builder.kernel(name, op.operands, None, attrs, shape_of(op.data))
-        # (out, mean, var): at inference the statistics pass through.
-        builder.tuples[result] = [node, builder.node(op.moving_mean), builder.node(op.moving_var)]
-        return
-    rank = len(shape_of(result))
-    if isinstance(op, relay.BiasAddOp):
-        rhs = [1] * rank
-        rhs[op.axis.value.data % rank] = shape_of(op.bias)[0]
-        attrs = {"lhs_shape": shape_of(result), "rhs_shape": rhs}
-        builder.kernel("add", [op.data, op.bias], result, attrs)
-    elif name in BINARY:
-        operands = binary_operands(op)
-        if operands is None:
-            raise located_error(op, f"'{op.name}' op: the operands do not broadcast one way")
-        rhs = list(aligned(shape_of(operands[1]), rank))
-        builder.kernel(name, operands, result, {"lhs_shape": shape_of(result), "rhs_shape": rhs})
-    elif name in ELTWISE:
-        attrs = {k: v for k, v in (eltwise_post_op(op) or {}).items() if k != "op"}
-        builder.kernel(name, op.operands, result, attrs)
-    elif isinstance(op, relay.Pool2dOp):
-        builder.kernel(name, op.operands, result, pool_attrs(op))
-    elif isinstance(op, relay.GlobalPool2dOp):
-        h, w = shape_of(op.operands[0])[2:]
-        pool = "nn.max_pool2d" if isinstance(op, relay.GlobalMaxPool2dOp) else "nn.avg_pool2d"
-        attrs = {"pool_size": [h, w], "strides": [1, 1], "padding": [0] * 4, "dilation": [1, 1]}
-        builder.kernel(pool, op.operands, result, attrs)
-    elif isinstance(op, relay.SoftmaxOp | relay.ConcatenateOp):
-        builder.kernel(name, op.operands, result, {"axis": op.axis.value.data % rank})
-    else:
+    emit = EMITTERS.get(type(op))
+    if emit is None:
         raise located_error(op, f"'{op.name}' op is not supported by the dnnl codegen")
+    emit(builder, op)
 
 
 def check_supported(function: func.FuncOp) -> None:
