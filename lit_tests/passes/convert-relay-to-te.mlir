@@ -92,11 +92,18 @@ func.func @elementwise_chain(%x: tensor<7x13xf32>, %y: tensor<13xf32>) -> tensor
 // CHECK-NEXT:    %[[PW:.*]] = relay.param["w"]
 // CHECK-NEXT:    %[[PB:.*]] = relay.const dense<
 // CHECK-NEXT:    %{{.*}} = func.call @fused_nn_conv2d_nn_bias_add_nn_relu(%{{.*}}, %[[PW]], %[[PB]])
+// On CUDA the convolution is tiled over blocks and threads, its weight and padded input
+// staged through shared memory per input-channel block.
 // CUDA-LABEL:  func.func private @fused_nn_conv2d_nn_bias_add_nn_relu
-// CUDA:          te.fuse "conv2d_nchw" {axes = ["n", "f", "y", "x"], fused = "n.f.y.x.fused"}
-// CUDA-NEXT:     te.split "conv2d_nchw" {axis = "n.f.y.x.fused", factor = 256 : i64
-// CUDA-NEXT:     te.bind "conv2d_nchw" {axis = "n.f.y.x.fused.outer", thread = "blockIdx.x"}
-// CUDA-NEXT:     te.bind "conv2d_nchw" {axis = "n.f.y.x.fused.inner", thread = "threadIdx.x"}
+// CUDA:          te.bind "conv2d_nchw" {axis = "n", thread = "blockIdx.z"}
+// CUDA-NEXT:     te.bind "conv2d_nchw" {axis = "f.outer", thread = "blockIdx.y"}
+// CUDA-NEXT:     te.bind "conv2d_nchw" {axis = "y.x.fused.outer", thread = "blockIdx.x"}
+// CUDA-NEXT:     te.bind "conv2d_nchw" {axis = "f.inner.outer", thread = "threadIdx.y"}
+// CUDA-NEXT:     te.bind "conv2d_nchw" {axis = "y.x.fused.inner.outer", thread = "threadIdx.x"}
+// CUDA-NEXT:     %{{.*}} = te.cache_read %w {name = "w.shared", scope = "shared", readers = ["conv2d_nchw"]}
+// CUDA-NEXT:     te.compute_at "w.shared" {parent = "conv2d_nchw", axis = "rc.outer"}
+// CUDA:          %{{.*}} = te.cache_read %pad_temp {name = "pad_temp.shared", scope = "shared", readers = ["conv2d_nchw"]}
+// CUDA-NEXT:     te.compute_at "pad_temp.shared" {parent = "conv2d_nchw", axis = "rc.outer"}
 func.func @conv2d_bias_relu(%x: tensor<1x3x8x34xf32>) -> tensor<1x16x8x34xf32> {
   %w = relay.param["w"] : tensor<16x3x3x3xf32>
   %b = relay.const dense<[0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2, 1.3, 1.4, 1.5]> : tensor<16xf32>
