@@ -39,7 +39,9 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+import numpy as np
 from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
 from xdsl.ir import Operation, SSAValue
@@ -64,6 +66,9 @@ from xtvm.passes.relay_simplify_inference import RelaySimplifyInferencePass
 from xtvm.passes.tir_loop_partition import TirLoopPartitionPass
 from xtvm.passes.tir_simplify import TirSimplifyPass
 from xtvm.target.accel import AccelTarget, Intrinsic, get_target
+
+if TYPE_CHECKING:
+    from xtvm.api.ir_module import IRModule
 
 NAME = "accel"
 TARGET_ATTR = "accel_target"
@@ -409,15 +414,13 @@ def choose_tiling(
 
 
 def itemsize(dtype: str) -> int:
-    import numpy as np
-
     return np.dtype(dtype).itemsize
 
 
 def schedule_gemm(gemm: Gemm, intrinsic: GemmIntrinsic) -> tuple[te.Schedule, list[Tensor], Tiling]:
     """The te kernel of `gemm` on `intrinsic` and its schedule (see the module docs)."""
     bi, bj, bk = intrinsic.block
-    mp, np_, kp = round_up(gemm.m, bi), round_up(gemm.n, bj), round_up(gemm.k, bk)
+    m_pad, n_pad, k_pad = round_up(gemm.m, bi), round_up(gemm.n, bj), round_up(gemm.k, bk)
     inputs = [
         te.placeholder(shape, dtype, name=f"in{position}")
         for position, (shape, dtype) in enumerate(zip(gemm.shapes, gemm.dtypes, strict=True))
@@ -427,11 +430,11 @@ def schedule_gemm(gemm: Gemm, intrinsic: GemmIntrinsic) -> tuple[te.Schedule, li
         role: str, reader: Reader, view: str | None, position: int, rows: int, rows_p: int
     ) -> Tensor:
         layout = intrinsic.a_layout if role == "A" else intrinsic.b_layout
-        padded = rows != rows_p or gemm.k != kp
+        padded = rows != rows_p or gemm.k != k_pad
         if view == layout and not padded:
             return inputs[position]
         rows_first = layout[0] != "k"
-        shape = (rows_p, kp) if rows_first else (kp, rows_p)
+        shape = (rows_p, k_pad) if rows_first else (k_pad, rows_p)
         zero = te.const(0, gemm.dtypes[position])
 
         def element(x: PrimExpr, y: PrimExpr) -> PrimExpr:
@@ -443,9 +446,9 @@ def schedule_gemm(gemm: Gemm, intrinsic: GemmIntrinsic) -> tuple[te.Schedule, li
 
         return te.compute(shape, element, name=f"{role}_{layout}")
 
-    a = operand("A", gemm.a, gemm.a_view, gemm.a_operand, gemm.m, mp)
-    b = operand("B", gemm.b, gemm.b_view, gemm.b_operand, gemm.n, np_)
-    k = te.reduce_axis((0, kp), name="k")
+    a = operand("A", gemm.a, gemm.a_view, gemm.a_operand, gemm.m, m_pad)
+    b = operand("B", gemm.b, gemm.b_view, gemm.b_operand, gemm.n, n_pad)
+    k = te.reduce_axis((0, k_pad), name="k")
     out_dtype = intrinsic.out_dtype
 
     def cast(value: PrimExpr, dtype: str) -> PrimExpr:
@@ -456,15 +459,15 @@ def schedule_gemm(gemm: Gemm, intrinsic: GemmIntrinsic) -> tuple[te.Schedule, li
         y = cast(b[j, k] if intrinsic.b_layout == "jk" else b[k, j], intrinsic.b_dtype)
         return te.sum(x * y if intrinsic.a_first else y * x, axis=k)
 
-    g = te.compute((mp, np_), product, name="G")
-    if gemm.out_is_g and (mp, np_) == (gemm.m, gemm.n):
+    g = te.compute((m_pad, n_pad), product, name="G")
+    if gemm.out_is_g and (m_pad, n_pad) == (gemm.m, gemm.n):
         out = g  # written in place: its placeholder is the output's memory
     else:
         out = te.compute(gemm.out_shape, lambda *axes: gemm.out(g, axes), name="out")
     tiling = choose_tiling(
-        mp,
-        np_,
-        kp,
+        m_pad,
+        n_pad,
+        k_pad,
         intrinsic,
         itemsize(intrinsic.a_dtype),
         itemsize(intrinsic.b_dtype),
@@ -503,7 +506,8 @@ def gemm_kernel(gemm: Gemm, intrinsic: GemmIntrinsic, name: str) -> tuple[func.F
 # Which ops it takes
 
 
-_OFFLOAD: dict[str, object] = {}
+_OFFLOAD: dict[str, str] = {}
+"""{"target": name} of the target last registered for offload: the codegen's default."""
 
 
 def register_accel_offload(target: AccelTarget | str, max_padding: float = MAX_PADDING) -> None:
@@ -533,15 +537,15 @@ def unregister_accel_offload() -> None:
     _OFFLOAD.clear()
 
 
-def partition_for_accel(mod: object, target: AccelTarget | str, max_padding: float = MAX_PADDING):
+def partition_for_accel(
+    mod: IRModule, target: AccelTarget | str, max_padding: float = MAX_PADDING
+) -> IRModule:
     """`mod` (an IRModule) with the ops `target` runs partitioned into `compiler = "accel"`
     functions, each naming the target in its `accel_target` attribute."""
-    from xtvm.api.ir_module import IRModule
     from xtvm.api.relay import transform
 
     target = get_target(target) if isinstance(target, str) else target
     register_accel_offload(target, max_padding)
-    assert isinstance(mod, IRModule)
     partitioned = transform.Sequential(
         [
             transform.AnnotateTarget([NAME]),
