@@ -15,8 +15,16 @@ through oneDNN; so does this module. Three parts:
   the weights with `.incbin` (the blob is written under the cache directory, named by its hash)
   and calls the runtime.
 
+Ops taken (float32, NCHW/OIHW): nn.conv2d (groups, strides, padding, dilation), nn.dense,
+nn.relu, nn.leaky_relu, tanh, sigmoid, clip, add, subtract, multiply, divide, maximum, minimum
+(one operand broadcasting into the other), nn.bias_add, nn.batch_norm (inference), nn.max_pool2d,
+nn.avg_pool2d (ceil_mode, dilation), the global pools, nn.softmax, concatenate.
+
+    mod = partition_for_dnnl(mod, params)   # then relay.build(mod, target="llvm") as usual
+
 Without oneDNN (`libdnnl-dev`: header and library) the predicates still register, and the
-codegen raises `DnnlUnavailableError` saying what to install.
+codegen raises `DnnlUnavailableError` saying what to install. `ONEDNN_VERBOSE=1` makes oneDNN
+print the implementation and time of every primitive it runs.
 """
 
 from __future__ import annotations
