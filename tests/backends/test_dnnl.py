@@ -278,6 +278,16 @@ def test_avg_pool_with_ceil_mode_counting_padding_stays_on_the_host() -> None:
     )
 
 
+def test_max_pool_with_a_window_in_the_padding_only_stays_on_the_host() -> None:
+    # relay's maximum over padding only is -inf, oneDNN's the lowest float.
+    attrs = {"pool_size": (2, 2), "padding": (2, 2)}
+    offload(
+        lambda x: relay.tanh(relay.nn.max_pool2d(x, **attrs)),
+        {"x": (1, 2, 5, 5)},
+        host=["relay.nn.max_pool2d"],
+    )
+
+
 @pytest.mark.parametrize("pool", [relay.nn.global_avg_pool2d, relay.nn.global_max_pool2d])
 def test_global_pool2d(pool: Callable) -> None:
     offload(pool, {"x": (2, 5, 6, 7)})

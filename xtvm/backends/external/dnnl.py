@@ -195,10 +195,33 @@ def pool_padding(op: relay.Pool2dOp) -> tuple[int, int, int, int] | None:
     return pt, pl, pb + extra_b, pr + extra_r
 
 
+def has_empty_window(op: relay.Pool2dOp) -> bool:
+    """Whether a window holds padding only: relay's max is -inf there, oneDNN's the lowest
+    float; relay's average without the padding divides by zero."""
+    data = op.data.type.get_shape()  # type: ignore[attr-defined]
+    out = op.result.type.get_shape()  # type: ignore[attr-defined]
+    pads = op.padding.get_values()[:2]
+    for axis in range(2):
+        size, pad = data[2 + axis], pads[axis]
+        kernel, stride = op.pool_size.get_values()[axis], op.strides.get_values()[axis]
+        dilation = op.dilation.get_values()[axis]
+        for i in range(out[2 + axis]):
+            taps = (i * stride - pad + j * dilation for j in range(kernel))
+            if not any(0 <= t < size for t in taps):
+                return True
+    return False
+
+
 def _pool2d(expr: OpView) -> bool:
     op = expr.op
     assert isinstance(op, relay.Pool2dOp)
-    return float32_tensors(expr) and op.layout.data == "NCHW" and pool_padding(op) is not None
+    counts_padding = isinstance(op, relay.AvgPool2dOp) and op.count_include_pad.value.data
+    return (
+        float32_tensors(expr)
+        and op.layout.data == "NCHW"
+        and pool_padding(op) is not None
+        and (counts_padding or not has_empty_window(op))
+    )
 
 
 def _global_pool2d(expr: OpView) -> bool:
