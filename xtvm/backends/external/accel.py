@@ -368,44 +368,77 @@ def fits(gemm: Gemm, intrinsic: GemmIntrinsic, max_padding: float) -> bool:
 
 @dataclass(frozen=True)
 class Tiling:
+    """Tiles of TM x TN outputs over chunks of TK, and the GEMM's sizes padded to them."""
+
     tm: int
     tn: int
     tk: int
+    m: int
+    n: int
+    k: int
+
+    def intrinsic_calls(self, block: tuple[int, int, int]) -> int:
+        return (self.m // block[0]) * (self.n // block[1]) * (self.k // block[2])
+
+    def dma_bytes(self, a_bytes: int, b_bytes: int, out_bytes: int) -> int:
+        """What the schedule moves: A once per column of output tiles, B once per row, G once."""
+        return (
+            self.m * self.k * a_bytes * (self.n // self.tn)
+            + self.n * self.k * b_bytes * (self.m // self.tm)
+            + self.m * self.n * out_bytes
+        )
+
+
+PAD_SLACK = 1 / 8
+"""How much a dimension may be padded beyond whole intrinsic blocks to take a better tile."""
 
 
 def aligned(size: int, align: int) -> int:
     return round_up(size, max(align, 1))
 
 
-def choose_tiling(
-    m: int, n: int, k: int, intrinsic: GemmIntrinsic, a_bytes: int, b_bytes: int, out_bytes: int
-) -> Tiling:
-    """The tiles (multiples of the intrinsic's block dividing the padded sizes) that fit the
-    scratchpads together and move the fewest DMA bytes; then the fewest DMA calls."""
+def tile_sizes(size: int, block: int) -> list[int]:
+    """Tiles of whole blocks whose multiple pads `size` by at most PAD_SLACK more than blocks."""
+    least = round_up(size, block)
+    return [
+        t for t in range(block, least + 1, block) if round_up(size, t) <= least * (1 + PAD_SLACK)
+    ]
+
+
+def choose_tiling(gemm: Gemm, intrinsic: GemmIntrinsic) -> Tiling:
+    """The tiles that fit the scratchpads together (the output tile in the intrinsic's output
+    scope, the A and B chunks in their input scopes) with the fewest DMA bytes times intrinsic
+    calls (padding to a tile costs calls); the longest chunk of the reduction for those."""
     bi, bj, bk = intrinsic.block
     memories = intrinsic.target.memories
+    a_bytes, b_bytes, out_bytes = (
+        itemsize(d) for d in (intrinsic.a_dtype, intrinsic.b_dtype, intrinsic.out_dtype)
+    )
 
-    def divisors(size: int, block: int) -> list[int]:
-        return [t for t in range(block, size + 1, block) if size % t == 0]
+    def fits(tm: int, tn: int, tk: int) -> bool:
+        used: dict[str, int] = {}
+        for scope, size in (
+            (intrinsic.a_scope, tm * tk * a_bytes),
+            (intrinsic.b_scope, tn * tk * b_bytes),
+            (intrinsic.out_scope, tm * tn * out_bytes),
+        ):
+            used[scope] = used.get(scope, 0) + aligned(size, memories[scope].align)
+        return all(used[s] <= memories[s].size for s in used)
 
-    best: tuple[tuple[int, int], Tiling] | None = None
-    for tm in divisors(m, bi):
-        for tn in divisors(n, bj):
-            for tk in divisors(k, bk):
-                used: dict[str, int] = {}
-                for scope, size in (
-                    (intrinsic.a_scope, tm * tk * a_bytes),
-                    (intrinsic.b_scope, tn * tk * b_bytes),
-                    (intrinsic.out_scope, tm * tn * out_bytes),
-                ):
-                    used[scope] = used.get(scope, 0) + aligned(size, memories[scope].align)
-                if any(used[s] > memories[s].size for s in used):
-                    continue
-                moved = m * k * a_bytes * (n // tn) + n * k * b_bytes * (m // tm)
-                calls = (m // tm) * (n // tn) * (k // tk)
-                key = (moved, calls)
-                if best is None or key < best[0]:
-                    best = (key, Tiling(tm, tn, tk))
+    chunks = sorted(tile_sizes(gemm.k, bk), key=lambda t: (round_up(gemm.k, t), -t))
+    best: tuple[int, Tiling] | None = None
+    for tm in tile_sizes(gemm.m, bi):
+        for tn in tile_sizes(gemm.n, bj):
+            tk = next((t for t in chunks if fits(tm, tn, t)), None)
+            if tk is None:
+                continue
+            m, n, k = round_up(gemm.m, tm), round_up(gemm.n, tn), round_up(gemm.k, tk)
+            tiling = Tiling(tm, tn, tk, m, n, k)
+            cost = tiling.dma_bytes(a_bytes, b_bytes, out_bytes) * tiling.intrinsic_calls(
+                intrinsic.block
+            )
+            if best is None or cost < best[0]:
+                best = (cost, tiling)
     if best is None:
         raise ValueError(
             f"no tile of {bi}x{bj}x{bk} blocks fits the scratchpads of @{intrinsic.target.name}"
@@ -420,7 +453,8 @@ def itemsize(dtype: str) -> int:
 def schedule_gemm(gemm: Gemm, intrinsic: GemmIntrinsic) -> tuple[te.Schedule, list[Tensor], Tiling]:
     """The te kernel of `gemm` on `intrinsic` and its schedule (see the module docs)."""
     bi, bj, bk = intrinsic.block
-    m_pad, n_pad, k_pad = round_up(gemm.m, bi), round_up(gemm.n, bj), round_up(gemm.k, bk)
+    tiling = choose_tiling(gemm, intrinsic)
+    m_pad, n_pad, k_pad = tiling.m, tiling.n, tiling.k
     inputs = [
         te.placeholder(shape, dtype, name=f"in{position}")
         for position, (shape, dtype) in enumerate(zip(gemm.shapes, gemm.dtypes, strict=True))
@@ -464,15 +498,6 @@ def schedule_gemm(gemm: Gemm, intrinsic: GemmIntrinsic) -> tuple[te.Schedule, li
         out = g  # written in place: its placeholder is the output's memory
     else:
         out = te.compute(gemm.out_shape, lambda *axes: gemm.out(g, axes), name="out")
-    tiling = choose_tiling(
-        m_pad,
-        n_pad,
-        k_pad,
-        intrinsic,
-        itemsize(intrinsic.a_dtype),
-        itemsize(intrinsic.b_dtype),
-        itemsize(out_dtype),
-    )
     s = te.create_schedule(out.op)
     gl = s.cache_write(g, intrinsic.out_scope)
     aa = s.cache_read(a, intrinsic.a_scope, [gl])
@@ -627,7 +652,6 @@ def offload_gemms(
     `module`); the kernels as tir."""
     kernels: list[func.FuncOp] = []
     offloaded: list[AccelKernel] = []
-    bi, bj, bk = intrinsic.block
     for op in list(body.walk()):
         found = gemm_of(op, intrinsic)
         if found is None or not fits(found[0], intrinsic, math.inf):
@@ -636,11 +660,7 @@ def offload_gemms(
         name = f"accel_{gemm.op_name}_{len(kernels)}"
         kernel, tiling = gemm_kernel(gemm, intrinsic, name)
         kernels.append(kernel)
-        calls = (
-            (round_up(gemm.m, bi) // bi)
-            * (round_up(gemm.n, bj) // bj)
-            * (round_up(gemm.k, bk) // bk)
-        )
+        calls = tiling.intrinsic_calls(intrinsic.block)
         offloaded.append(AccelKernel(name, op.name.removeprefix("relay."), gemm, tiling, calls))
         declaration = func.FuncOp.external(name, [v.type for v in operands], list(op.result_types))
         declaration.sym_visibility = StringAttr("private")
@@ -689,8 +709,8 @@ def describe(symbol: str, target: AccelTarget, offloaded: Sequence[AccelKernel])
     for k in offloaded:
         g, t = k.gemm, k.tiling
         lines.append(
-            f" * {k.name}: {k.op_name} as GEMM {g.m}x{g.n}x{g.k}, tiles {t.tm}x{t.tn}x{t.tk}, "
-            f"{k.intrinsic_calls} intrinsic blocks"
+            f" * {k.name}: {k.op_name} as GEMM {g.m}x{g.n}x{g.k} (padded {t.m}x{t.n}x{t.k}), "
+            f"tiles {t.tm}x{t.tn}x{t.tk}, {k.intrinsic_calls} intrinsic calls"
         )
     return [*lines, " */"]
 
