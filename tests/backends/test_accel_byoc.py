@@ -153,38 +153,40 @@ def test_large_padded_dense_is_tiled_to_the_scratchpads(tiny: AccelTarget) -> No
 
 
 @pytest.mark.parametrize(
-    ("batch", "channels", "size", "filters", "stride"),
-    [(1, 3, 10, 8, 1), (2, 4, 9, 16, 2)],
+    ("batch", "channels", "size", "filters", "stride", "kernel"),
+    [(1, 3, 10, 8, 1, 3), (2, 4, 9, 16, 2, 3), (1, 8, 8, 12, 1, 1)],
     ids=str,
 )
 def test_conv2d_bias_relu_as_im2col_gemm(
-    tiny: AccelTarget, batch: int, channels: int, size: int, filters: int, stride: int
+    tiny: AccelTarget, batch: int, channels: int, size: int, filters: int, stride: int, kernel: int
 ) -> None:
+    """3x3 convolutions (padded, strided, batched) through an im2col host stage; a 1x1 one
+    needs none: its input is B as tiny's intrinsic reads it ([k, j]), DMA'd from the argument."""
     x = relay.var("x", shape=(batch, channels, size, size))
-    w = relay.var("w", shape=(filters, channels, 3, 3))
+    w = relay.var("w", shape=(filters, channels, kernel, kernel))
     b = relay.var("b", shape=(filters,))
-    conv = relay.nn.conv2d(x, w, strides=(stride, stride), padding=(1, 1))
+    pad = kernel // 2
+    conv = relay.nn.conv2d(x, w, strides=(stride, stride), padding=(pad, pad))
     mod = tvm.IRModule.from_expr(
         relay.Function([x, w, b], relay.nn.relu(relay.nn.bias_add(conv, b)))
     )
     inputs = {
         "x": rand(batch, channels, size, size),
-        "w": rand(filters, channels, 3, 3),
+        "w": rand(filters, channels, kernel, kernel),
         "b": rand(filters),
     }
     partitioned = partition_for_accel(mod, tiny)
-    (kernel,) = offloaded_kernels(accel_functions(partitioned)[0])
+    (gemm,) = offloaded_kernels(accel_functions(partitioned)[0])
     out = (size - 1) // stride + 1
-    assert (kernel.gemm.m, kernel.gemm.n, kernel.gemm.k) == (
-        filters,
-        batch * out * out,
-        channels * 9,
-    )
+    sizes = (filters, batch * out * out, channels * kernel * kernel)
+    assert (gemm.gemm.m, gemm.gemm.n, gemm.gemm.k) == sizes
     factory = relay.build(partitioned)
     np.testing.assert_allclose(
         run(factory, **inputs), run(relay.build(mod), **inputs), rtol=1e-4, atol=1e-4
     )
-    assert counters(factory) == expected_traffic([kernel])
+    assert counters(factory) == expected_traffic([gemm])
+    source = factory.get_lib().imported_modules[0].get_source()
+    assert ("float B_kj[" in source) == (kernel != 1)
 
 
 @pytest.mark.parametrize(("transpose_a", "transpose_b"), [(False, False), (True, True)], ids=str)

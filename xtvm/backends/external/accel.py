@@ -273,14 +273,23 @@ def conv2d_gemm(view: OpView) -> Gemm | None:
     top, left = attrs["padding"][0], attrs["padding"][1]
     q = channels * kh * kw
     spatial = oh * ow
+    padded = any(attrs["padding"])
 
     def patch(t: Sequence[Tensor], p: PrimExpr, qq: PrimExpr) -> PrimExpr:
         b, rest = p // spatial, p % spatial
         y = (rest // ow) * sh + ((qq // kw) % kh) * dh - top
         x = (rest % ow) * sw + (qq % kw) * dw - left
+        value = t[0][b, qq // (kh * kw), y, x]
+        if not padded:
+            return value
         inside = te.all(y >= 0, y < height, x >= 0, x < width)
-        value = t[0][b, qq // (kh * kw), y, x]  # read under the guard only
-        return te.if_then_else(inside, value, te.const(0, data.dtype))
+        return te.if_then_else(inside, value, te.const(0, data.dtype))  # read under the guard
+
+    pointwise = (kh, kw, sh, sw, batch, padded) == (1, 1, 1, 1, 1, False)
+    data_shape = (channels, height * width) if pointwise else data.shape
+
+    def column(t: Sequence[Tensor], p: PrimExpr, qq: PrimExpr) -> PrimExpr:
+        return t[0][qq, p]  # a 1x1 conv's patches are its input, [ic, (h, w)]: B in "kj"
 
     def out(g: Tensor, axes: Sequence[PrimExpr]) -> PrimExpr:
         b, oc, y, x = axes
@@ -291,14 +300,14 @@ def conv2d_gemm(view: OpView) -> Gemm | None:
         filters,
         batch * spatial,
         q,
-        (data.shape, (filters, q)),
+        (data_shape, (filters, q)),
         (data.dtype, weight.dtype),
         1,
         0,
         lambda t, i, qq: t[1][i, qq],
-        patch,
+        column if pointwise else patch,
         "ik",  # the weight, OIHW, is W[oc, q]
-        None,
+        "kj" if pointwise else None,
         view.results[0].shape,
         view.results[0].dtype,
         out,
