@@ -143,6 +143,29 @@ def test_conv2d(data: tuple, weight: tuple, attrs: dict) -> None:
     offload(lambda x, w: relay.nn.conv2d(x, w, **attrs), {"x": data}, params, rtol=1e-4)
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_random_conv2d_with_bias_and_activation(seed: int) -> None:
+    """Random shapes, groups, strides, asymmetric padding and dilation, fused epilogues."""
+    rng = np.random.default_rng(seed)
+    groups = int(rng.choice([1, 2, 3]))
+    cin, cout = groups * int(rng.integers(1, 4)), groups * int(rng.integers(1, 5))
+    kh, kw = (int(k) for k in rng.integers(1, 4, size=2))
+    dilation = tuple(int(d) for d in rng.integers(1, 3, size=2))
+    strides = tuple(int(d) for d in rng.integers(1, 3, size=2))
+    padding = tuple(int(p) for p in rng.integers(0, 3, size=4))
+    h, w = (int(d) for d in rng.integers(6, 11, size=2))
+    params = {"w": rand(cout, cin // groups, kh, kw), "b": rand(cout, 1, 1)}
+    activation = [relay.nn.relu, relay.sigmoid, lambda x: relay.clip(x, -0.4, 0.9)][seed % 3]
+
+    def body(x: relay.Expr, wt: relay.Expr, b: relay.Expr) -> relay.Expr:
+        attrs = {"strides": strides, "padding": padding, "dilation": dilation, "groups": groups}
+        return activation(relay.add(relay.nn.conv2d(x, wt, **attrs), b))
+
+    factory = offload(body, {"x": (int(rng.integers(1, 3)), cin, h, w)}, params, rtol=1e-4)
+    ((conv,),) = [[n for n in g["nodes"] if n["op"] == "kernel"] for g in graph_json(factory)]
+    assert conv["attrs"]["bias"] and len(conv["attrs"]["post_ops"]) == 1
+
+
 def test_conv2d_bias_relu_is_one_convolution() -> None:
     params = {"w": rand(8, 3, 3, 3), "b": rand(8)}
 
