@@ -23,6 +23,8 @@ from xtvm.backends.external.accel import (
     gemm_intrinsic,
     offloaded_kernels,
     partition_for_accel,
+    register_accel_runtime,
+    runtime_of,
     unregister_accel_offload,
 )
 from xtvm.contrib import graph_executor
@@ -321,6 +323,51 @@ def test_predicates_follow_the_target_dtypes(tiny: AccelTarget) -> None:
     """VTA's GEMM takes int8: an f32 dense offered to it stays on the host."""
     mod, _ = mlp()
     partitioned = partition_for_accel(mod, load(VTA))
+    assert host_ops(partitioned).count("relay.nn.dense") == 2
+
+
+def copy_of_tiny(directory: Path, name: str, spad_bytes: int = 16384) -> AccelTarget:
+    """tiny under another name (its own header, its intrinsic renamed), `spad_bytes` of
+    tiny_spad."""
+    text = (TINY / "tiny.mlir").read_text()
+    text = text.replace("@tiny ", f"@{name} ").replace('"tiny_sim.h"', f'"{name}.h"')
+    text = text.replace("tiny_matmul_4x4x4", f"{name}_matmul_4x4x4")
+    text = text.replace('"tiny_spad" size 16384', f'"tiny_spad" size {spad_bytes}')
+    (directory / f"{name}.h").write_text(f'#include "{TINY / "tiny_sim.h"}"\n')
+    (directory / f"{name}.mlir").write_text(text)
+    return load(directory / f"{name}.mlir")
+
+
+def test_runtime_given_by_python_registration(tmp_path: Path) -> None:
+    """A target whose header has no C file beside it: its simulator is registered in Python."""
+    target = copy_of_tiny(tmp_path, "tiny_copy")
+    assert runtime_of(target) == ((), (str(tmp_path),))
+    register_accel_runtime("tiny_copy", [TINY / "tiny_sim.c"], [TINY])
+    assert runtime_of(target) == ((TINY / "tiny_sim.c",), (str(tmp_path), str(TINY)))
+    mod, inputs = mlp()
+    try:
+        partitioned = partition_for_accel(mod, target)
+    finally:
+        unregister_accel_offload()
+    factory = relay.build(partitioned)
+    np.testing.assert_allclose(
+        run(factory, **inputs), run(relay.build(mod), **inputs), rtol=1e-5, atol=1e-5
+    )
+    assert counters(factory)[0] == 4 * 6 * 8 + 4 * 2 * 6
+    assert "static float tiny_copy_tiny_spad[4096]" in (
+        factory.get_lib().imported_modules[0].get_source()
+    )
+
+
+def test_no_tiling_fits_scratchpads_too_small(tmp_path: Path) -> None:
+    """64 bytes of tiny_spad hold one 4x4 f32 block, not the A and the B block a GEMM needs
+    there together: no dense is claimed."""
+    target = copy_of_tiny(tmp_path, "tiny_small", spad_bytes=64)
+    mod, _ = mlp()
+    try:
+        partitioned = partition_for_accel(mod, target)
+    finally:
+        unregister_accel_offload()
     assert host_ops(partitioned).count("relay.nn.dense") == 2
 
 

@@ -8,17 +8,18 @@ symbols (`tvmgen_default_<compiler>_main_N`) stay C identifiers whatever the tar
 
 The target's GEMM intrinsic (the first `accel.intrin` computing `C[i, j] += A . B` over a
 reduction `k`, whichever operand layouts it reads) decides what is offloaded. Each `nn.dense`
-(`out[m, n] = sum data[m, k] * weight[n, k]`) and NCHW `nn.conv2d` (an im2col GEMM:
-`out[oc, (n, oh, ow)] = sum weight[oc, (ic, kh, kw)] * patch[(n, oh, ow), (ic, kh, kw)]`)
-whose dtypes are the intrinsic's becomes a kernel of its own, scheduled as VTA's GEMM
-(examples/accelerators/vta/run_gemm.py): output blocks of TM x TN accumulate in the
-intrinsic's output scratchpad (`cache_write`) over chunks of TK, whose operand tiles are
-DMA'd into the intrinsic's input scratchpads (`cache_read`); inside, blocks of the intrinsic's
-shape are tensorized with it. Tiles are the multiples of the intrinsic's shape that divide the
-(padded) GEMM, fit the scratchpads together and move the fewest bytes. An operand whose memory
-already is the intrinsic's layout is DMA'd straight from its argument; otherwise (a transpose,
-im2col, zero padding to whole intrinsic blocks) a host stage of the same kernel writes it first,
-and a host stage crops or reorders the result when it is not the relay output's layout.
+(`out[m, n] = sum data[m, k] * weight[n, k]`), 2-d `nn.matmul` and NCHW `nn.conv2d` (an im2col
+GEMM: `out[oc, (n, oh, ow)] = sum weight[oc, (ic, kh, kw)] * patch[(n, oh, ow), (ic, kh, kw)]`)
+whose dtypes are the intrinsic's (looking through widening casts: int8 models) becomes a kernel
+of its own, scheduled as VTA's GEMM (examples/accelerators/vta/run_gemm.py): output tiles of
+TM x TN accumulate in the intrinsic's output scratchpad (`cache_write`) over chunks of TK,
+whose operand tiles are DMA'd into the intrinsic's input scratchpads (`cache_read`); inside,
+blocks of the intrinsic's shape are tensorized with it. Tiles are whole blocks; the GEMM is
+padded with zeros to whole tiles (at most 1/8 beyond whole blocks), and of the tiles that fit
+the scratchpads together the codegen takes those with the fewest DMA bytes times intrinsic
+calls. An operand whose memory already is the intrinsic's layout is DMA'd straight from its
+argument; otherwise (a transpose, im2col, padding) a host stage of the same kernel writes it
+first, and a host stage crops or reorders the result when it is not the relay output's layout.
 
 Everything else in the function (bias_add, relu, ...) goes the `ccompiler` way — fused, lowered
 with the CPU schedules — and all kernels are rendered into one translation unit by the accel
@@ -28,9 +29,10 @@ backend's renderer (scratchpad arrays, DMA calls, the target's header). The targ
 (`vta_sim.h` → `vta_sim.c`).
 
 Which ops `relay-annotate-target{targets=accel}` hands over is derived from the target:
-`register_accel_offload(target)` registers `target.accel` predicates for dense and conv2d whose
-dtypes are the intrinsic's and whose padding to whole blocks wastes at most `max_padding` times
-the useful work, plus the element-wise ops that may share their region (run as C).
+`register_accel_offload(target)` registers `target.accel` predicates for the GEMM ops whose
+dtypes are the intrinsic's, that some tiling fits in the scratchpads and whose padding to whole
+blocks costs at most `max_padding` times the useful work, plus the element-wise ops that may
+share their region (run as C).
 """
 
 from __future__ import annotations
@@ -361,13 +363,15 @@ def padding_ratio(gemm: Gemm, intrinsic: GemmIntrinsic) -> float:
 
 
 def fits(gemm: Gemm, intrinsic: GemmIntrinsic, max_padding: float) -> bool:
-    """Whether the intrinsic can run `gemm`: its dtypes, padding within `max_padding`."""
+    """Whether the intrinsic can run `gemm`: its dtypes, padding within `max_padding`, a
+    tiling that fits the scratchpads."""
     return (
         gemm.dtypes[gemm.a_operand] == intrinsic.a_dtype
         and gemm.dtypes[gemm.b_operand] == intrinsic.b_dtype
         and gemm.out_dtype == intrinsic.out_dtype
         and min(gemm.m, gemm.n, gemm.k) > 0
         and padding_ratio(gemm, intrinsic) <= max_padding
+        and choose_tiling(gemm, intrinsic) is not None
     )
 
 
@@ -414,7 +418,7 @@ def tile_sizes(size: int, block: int) -> list[int]:
     ]
 
 
-def choose_tiling(gemm: Gemm, intrinsic: GemmIntrinsic) -> Tiling:
+def choose_tiling(gemm: Gemm, intrinsic: GemmIntrinsic) -> Tiling | None:
     """The tiles that fit the scratchpads together (the output tile in the intrinsic's output
     scope, the A and B chunks in their input scopes) with the fewest DMA bytes times intrinsic
     calls (padding to a tile costs calls); the longest chunk of the reduction for those."""
@@ -448,11 +452,7 @@ def choose_tiling(gemm: Gemm, intrinsic: GemmIntrinsic) -> Tiling:
             )
             if best is None or cost < best[0]:
                 best = (cost, tiling)
-    if best is None:
-        raise ValueError(
-            f"no tile of {bi}x{bj}x{bk} blocks fits the scratchpads of @{intrinsic.target.name}"
-        )
-    return best[1]
+    return None if best is None else best[1]
 
 
 def itemsize(dtype: str) -> int:
@@ -463,6 +463,8 @@ def schedule_gemm(gemm: Gemm, intrinsic: GemmIntrinsic) -> tuple[te.Schedule, li
     """The te kernel of `gemm` on `intrinsic` and its schedule (see the module docs)."""
     bi, bj, bk = intrinsic.block
     tiling = choose_tiling(gemm, intrinsic)
+    if tiling is None:
+        raise ValueError(f"no tile of {bi}x{bj}x{bk} blocks fits the scratchpads")
     m_pad, n_pad, k_pad = tiling.m, tiling.n, tiling.k
     inputs = [
         te.placeholder(shape, dtype, name=f"in{position}")
