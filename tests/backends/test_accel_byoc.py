@@ -221,6 +221,30 @@ def test_matmul_transposed_operands_take_host_stages(
     assert ("float A_ik[" in source, "float B_kj[" in source) == (transpose_a, transpose_b)
 
 
+@pytest.mark.parametrize("transpose_a", [False, True], ids=str)
+def test_batch_matmul_with_shared_weights_is_one_gemm(tiny: AccelTarget, transpose_a: bool) -> None:
+    """x[3, 8, 16] @ y[0].T: one 24x12x16 GEMM (rows (b, m)); a batch-transposed x first goes
+    through a host stage. Weights per batch element stay on the host."""
+    x_shape = (3, 16, 8) if transpose_a else (3, 8, 16)
+    x, y = relay.var("x", shape=x_shape), relay.var("y", shape=(1, 12, 16))
+    z = relay.var("z", shape=(2, 12, 16))
+    shared = relay.nn.batch_matmul(x, y, transpose_a=transpose_a)
+    per_batch = relay.nn.batch_matmul(relay.var("u", shape=(2, 8, 16)), z)
+    mod = tvm.IRModule.from_expr(relay.Function([x, y], shared))
+    partitioned = partition_for_accel(mod, tiny)
+    (kernel,) = offloaded_kernels(accel_functions(partitioned)[0])
+    assert (kernel.gemm.m, kernel.gemm.n, kernel.gemm.k) == (24, 12, 16)
+    inputs = {"x": rand(*x_shape), "y": rand(1, 12, 16)}
+    factory = relay.build(partitioned)
+    lhs = inputs["x"].transpose(0, 2, 1) if transpose_a else inputs["x"]
+    np.testing.assert_allclose(run(factory, **inputs), lhs @ inputs["y"][0].T, rtol=1e-5, atol=1e-5)
+    assert counters(factory) == expected_traffic([kernel])
+    unshared = partition_for_accel(
+        tvm.IRModule.from_expr(relay.Function([*per_batch.args], per_batch)), tiny
+    )
+    assert host_ops(unshared).count("relay.nn.batch_matmul") == 1
+
+
 VTA_COUNTERS = (
     *("load_bytes", "store_bytes", "inp_load_bytes", "wgt_load_bytes", "acc_load_bytes"),
     *("acc_store_bytes", "dma_calls", "gemm_calls", "gemm_reset_calls", "alu_calls", "macs"),

@@ -8,8 +8,9 @@ symbols (`tvmgen_default_<compiler>_main_N`) stay C identifiers whatever the tar
 
 The target's GEMM intrinsic (the first `accel.intrin` computing `C[i, j] += A . B` over a
 reduction `k`, whichever operand layouts it reads) decides what is offloaded. Each `nn.dense`
-(`out[m, n] = sum data[m, k] * weight[n, k]`), 2-d `nn.matmul` and NCHW `nn.conv2d` (an im2col
-GEMM: `out[oc, (n, oh, ow)] = sum weight[oc, (ic, kh, kw)] * patch[(n, oh, ow), (ic, kh, kw)]`)
+(`out[m, n] = sum data[m, k] * weight[n, k]`), 2-d `nn.matmul`, `nn.batch_matmul` with weights
+shared by the batch (one GEMM over rows (b, m)) and NCHW `nn.conv2d` (an im2col GEMM:
+`out[oc, (n, oh, ow)] = sum weight[oc, (ic, kh, kw)] * patch[(n, oh, ow), (ic, kh, kw)]`)
 whose dtypes are the intrinsic's (looking through widening casts: int8 models) becomes a kernel
 of its own, scheduled as VTA's GEMM (examples/accelerators/vta/run_gemm.py): output tiles of
 TM x TN accumulate in the intrinsic's output scratchpad (`cache_write`) over chunks of TK,
@@ -75,7 +76,7 @@ if TYPE_CHECKING:
 NAME = "accel"
 TARGET_ATTR = "accel_target"
 """The attribute of a partitioned function naming its accel target."""
-GEMM_OPS = ("nn.dense", "nn.matmul", "nn.conv2d")
+GEMM_OPS = ("nn.dense", "nn.matmul", "nn.batch_matmul", "nn.conv2d")
 REGION_OPS = ("nn.bias_add", "nn.relu", "add", "subtract", "multiply", "clip", "cast")
 """Ops run as C inside an accel function, so that they share a GEMM's region."""
 MAX_PADDING = 2.0
@@ -101,7 +102,7 @@ class GemmIntrinsic:
     b_layout: str
     """"jk" (B[j, k], VTA's weights) or "kj"."""
     a_first: bool
-    """Whether the intrinsic's first input is A (the product's operand order)."""
+    """Whether A is the product's left operand (tensorize matches the order)."""
     a_scope: str
     b_scope: str
     out_scope: str
@@ -145,11 +146,21 @@ class GemmIntrinsic:
             numpy_dtype(outputs[0].type.get_element_type()).name,  # type: ignore[attr-defined]
             layouts[a],
             layouts[b],
-            a is first,
+            read_tensor(products[0].operands[0]) is a,
             scopes[a],
             scopes[b],
             intrinsic.out_scopes[0],
         )
+
+
+def read_tensor(value: SSAValue) -> SSAValue | None:
+    """The tensor whose `te.read` `value` is, through casts (`arith.extsi`)."""
+    owner = value.owner
+    while isinstance(owner, Operation) and not isinstance(owner, te_dialect.ReadOp):
+        if len(owner.operands) != 1:
+            return None
+        owner = owner.operands[0].owner
+    return owner.tensor if isinstance(owner, te_dialect.ReadOp) else None
 
 
 def gemm_intrinsic(target: AccelTarget) -> GemmIntrinsic | None:
@@ -260,6 +271,46 @@ def matmul_gemm(view: OpView) -> Gemm | None:
     )
 
 
+def batch_matmul_gemm(view: OpView) -> Gemm | None:
+    """`x[b] @ y[0]` for every b (weights shared by the batch): one GEMM whose rows are (b, m);
+    y of batch size 1 only."""
+    x, y = view.args
+    ta, tb = bool(view.attrs["transpose_a"]), bool(view.attrs["transpose_b"])
+    batch = x.shape[0]
+    if len(x.shape) != 3 or len(y.shape) != 3 or y.shape[0] != 1:
+        return None
+    rows, k = x.shape[:0:-1] if ta else x.shape[1:]
+    n = y.shape[1] if tb else y.shape[2]
+    if ta:  # rows (b, m) are not contiguous: a host stage transposes them
+
+        def a(t: Sequence[Tensor], i: PrimExpr, kk: PrimExpr) -> PrimExpr:
+            return t[0][i // rows, kk, i % rows]
+
+    else:
+
+        def a(t: Sequence[Tensor], i: PrimExpr, kk: PrimExpr) -> PrimExpr:
+            return t[0][i, kk]
+
+    return Gemm(
+        "batch_matmul",
+        batch * rows,
+        n,
+        k,
+        (x.shape if ta else (batch * rows, k), y.shape[1:]),
+        (x.dtype, y.dtype),
+        0,
+        1,
+        a,
+        (lambda t, j, kk: t[1][j, kk]) if tb else (lambda t, j, kk: t[1][kk, j]),
+        None if ta else "ik",
+        "jk" if tb else "kj",
+        view.results[0].shape,
+        view.results[0].dtype,
+        lambda g, axes: g[axes[0] * rows + axes[1], axes[2]],
+        True,
+    )
+
+
 def conv2d_gemm(view: OpView) -> Gemm | None:
     """An NCHW/OIHW, ungrouped conv2d as `out[oc, p] = sum_q W[oc, q] * patch[p, q]`: p runs
     over (n, oh, ow), q over (ic, kh, kw); the patches (im2col) are a host stage."""
@@ -320,6 +371,7 @@ def conv2d_gemm(view: OpView) -> Gemm | None:
 GEMM_OF: dict[str, Callable[[OpView], Gemm | None]] = {
     "nn.dense": dense_gemm,
     "nn.matmul": matmul_gemm,
+    "nn.batch_matmul": batch_matmul_gemm,
     "nn.conv2d": conv2d_gemm,
 }
 
