@@ -220,6 +220,26 @@ def test_dense_with_bias_and_relu() -> None:
     assert dense["attrs"] == {"bias": True, "post_ops": [{"op": "nn.relu"}]}
 
 
+@pytest.mark.parametrize(("ta", "tb"), [(False, False), (True, False), (False, True), (True, True)])
+@pytest.mark.parametrize("constant_b", [False, True])
+def test_matmul(ta: bool, tb: bool, constant_b: bool) -> None:
+    a, b = (5, 3) if ta else (3, 5), (4, 5) if tb else (5, 4)
+    params = {"b": rand(*b)} if constant_b else {}
+    inputs = {"a": a} | ({} if constant_b else {"b": b})
+    offload(lambda x, y: relay.nn.matmul(x, y, transpose_a=ta, transpose_b=tb), inputs, params)
+
+
+@pytest.mark.parametrize(
+    ("ta", "tb", "batch_b"), [(False, True, 2), (True, False, 2), (False, False, 1)]
+)
+def test_batch_matmul(ta: bool, tb: bool, batch_b: int) -> None:
+    a = (2, 6, 3) if ta else (2, 3, 6)
+    b = (batch_b, 4, 6) if tb else (batch_b, 6, 4)
+    body = lambda x, y: relay.nn.batch_matmul(x, y, transpose_a=ta, transpose_b=tb)  # noqa: E731
+    offload(body, {"a": a, "b": b})
+    offload(body, {"a": a}, {"b": rand(*b)})
+
+
 @pytest.mark.parametrize(
     "activation",
     [

@@ -16,9 +16,10 @@ through oneDNN; so does this module. Three parts:
   and calls the runtime.
 
 Ops taken (float32, NCHW/OIHW): nn.conv2d (groups, strides, padding, dilation), nn.dense,
-nn.relu, nn.leaky_relu, tanh, sigmoid, clip, add, subtract, multiply, divide, maximum, minimum
-(one operand broadcasting into the other), nn.bias_add, nn.batch_norm (inference), nn.max_pool2d,
-nn.avg_pool2d (ceil_mode, dilation), the global pools, nn.softmax, concatenate.
+nn.matmul and nn.batch_matmul (either side transposed), nn.relu, nn.leaky_relu, tanh, sigmoid,
+clip, add, subtract, multiply, divide, maximum, minimum (one operand broadcasting into the
+other), nn.bias_add, nn.batch_norm (inference), nn.max_pool2d, nn.avg_pool2d (ceil_mode,
+dilation), the global pools, nn.softmax, concatenate.
 
     mod = partition_for_dnnl(mod, params)   # then relay.build(mod, target="llvm") as usual
 
@@ -167,6 +168,17 @@ def _dense(expr: OpView) -> bool:
     return float32_tensors(expr) and len(expr.args[0].shape) == 2
 
 
+def _matmul(expr: OpView) -> bool:
+    a, b = (arg.shape for arg in expr.args)
+    return float32_tensors(expr) and len(a) == len(b) == 2
+
+
+def _batch_matmul(expr: OpView) -> bool:
+    """Batches equal, or b's a single one (oneDNN broadcasts the weights)."""
+    a, b = (arg.shape for arg in expr.args)
+    return float32_tensors(expr) and len(a) == len(b) == 3 and b[0] in (1, a[0])
+
+
 def _batch_norm(expr: OpView) -> bool:
     op = expr.op
     assert isinstance(op, relay.BatchNormOp)
@@ -237,6 +249,8 @@ def _concatenate(expr: OpView) -> bool:
 PREDICATES = {
     "nn.conv2d": _conv2d,
     "nn.dense": _dense,
+    "nn.matmul": _matmul,
+    "nn.batch_matmul": _batch_matmul,
     "nn.bias_add": float32_tensors,
     "nn.batch_norm": _batch_norm,
     "nn.max_pool2d": _pool2d,
@@ -437,7 +451,11 @@ class GraphBuilder:
             raise DnnlCodegenError(
                 f"a value of '{getattr(owner, 'name', owner)}' is not in the graph"
             )
-        array = np.ascontiguousarray(relay.numpy_from_dense(owner.value), dtype=np.float32)
+        return self.constant(relay.numpy_from_dense(owner.value), value)
+
+    def constant(self, array: np.ndarray, value: SSAValue | None = None) -> int:
+        """A const node of `array`, appended to the weights blob (64-byte aligned)."""
+        array = np.ascontiguousarray(array, dtype=np.float32)
         self.weights.extend(b"\0" * (-len(self.weights) % WEIGHT_ALIGN))
         offset = len(self.weights)
         self.weights.extend(array.tobytes())
@@ -454,7 +472,7 @@ class GraphBuilder:
     def kernel(
         self,
         name: str,
-        inputs: Sequence[SSAValue],
+        inputs: Sequence[SSAValue | int],
         result: SSAValue | None,
         attrs: dict[str, Any],
         shape: Sequence[int] | None = None,
@@ -463,7 +481,7 @@ class GraphBuilder:
         node = {
             "op": "kernel",
             "name": name,
-            "inputs": [self.node(v) for v in inputs],
+            "inputs": [v if isinstance(v, int) else self.node(v) for v in inputs],
             "shape": list(shape if shape is not None else shape_of(SSAValue.get(result))) or [1],
             "dtype": "float32",
             "attrs": attrs,
@@ -524,6 +542,25 @@ def emit_batch_norm(builder: GraphBuilder, op: relay.BatchNormOp) -> None:
     builder.tuples[op.result] = [node, builder.node(op.moving_mean), builder.node(op.moving_var)]
 
 
+def emit_matmul(builder: GraphBuilder, op: relay.MatmulOp | relay.BatchMatmulOp) -> None:
+    """A `matmul` node; a transposed constant is stored transposed, a transposed value is
+    read through a strided view by the runtime."""
+    inputs: list[SSAValue | int] = []
+    attrs: dict[str, Any] = {}
+    flags = {"transpose_a": op.transpose_a.value.data, "transpose_b": op.transpose_b.value.data}
+    for operand, (key, transpose) in zip(op.operands, flags.items(), strict=True):
+        owner = operand.owner
+        if transpose and isinstance(owner, relay.ConstOp):
+            inputs.append(
+                builder.constant(np.swapaxes(relay.numpy_from_dense(owner.value), -1, -2))
+            )
+            continue
+        inputs.append(operand)
+        if transpose:
+            attrs[key] = True
+    builder.kernel("matmul", inputs, op.result, attrs)
+
+
 def emit_bias_add(builder: GraphBuilder, op: relay.BiasAddOp) -> None:
     """A binary add whose second operand is viewed with the bias along `axis`."""
     out = shape_of(op.result)
@@ -581,6 +618,8 @@ EMITTERS: dict[type[Operation], Callable[[GraphBuilder, Any], None]] = {
     relay.TupleGetItemOp: emit_tuple_get_item,
     relay.BatchNormOp: emit_batch_norm,
     relay.BiasAddOp: emit_bias_add,
+    relay.MatmulOp: emit_matmul,
+    relay.BatchMatmulOp: emit_matmul,
     relay.MaxPool2dOp: emit_pool2d,
     relay.AvgPool2dOp: emit_pool2d,
     relay.GlobalMaxPool2dOp: emit_global_pool2d,

@@ -7,8 +7,8 @@
  *              {"op": "kernel", "name", "inputs": [node ids], "shape", "dtype", "attrs": {...}}],
  *    "arg_nodes": [input node ids, in argument order], "heads": [output node ids]}
  * Nodes are in topological order; each has one float32 value. Kernels are TVM op names:
- * nn.conv2d, nn.dense (with "bias" and "post_ops"), eltwise ops, binary ops, nn.batch_norm,
- * nn.max_pool2d, nn.avg_pool2d, nn.softmax, concatenate.
+ * nn.conv2d, nn.dense (with "bias" and "post_ops"), matmul, eltwise ops, binary ops,
+ * nn.batch_norm, nn.max_pool2d, nn.avg_pool2d, nn.softmax, concatenate.
  *
  * Build (first call): each kernel gets a primitive whose memory formats oneDNN chooses
  * ("any"): convolution and inner-product weights are reordered once into the chosen format,
@@ -466,6 +466,26 @@ static int reorder(xtvm_dnnl_graph *g, dnnl_memory_t src, const dnnl_memory_desc
   return 0;
 }
 
+/* A memory of descriptor `md` over the buffer of `src` (a memory of node `id`'s value). */
+static int view_of(xtvm_dnnl_graph *g, int id, dnnl_memory_t src, const dnnl_memory_desc_t *md,
+                   dnnl_memory_t *view) {
+  TRY(new_memory(g, view, md, NULL));
+  binding_t *bound = binding_of(g, src);
+  int buffer = buffer_of(g, src);
+  if (bound) { /* an input's or output's: bound on each call */
+    binding_t copy = *bound;
+    copy.mem = *view;
+    PUSH(g->bindings, g->num_bindings, g->cap_bindings, copy);
+  } else if (buffer >= 0) { /* an intermediate's: set with the arena */
+    share_buffer(g, *view, buffer, last_use(g, id));
+  } else { /* a constant's */
+    void *handle = NULL;
+    CHECK(dnnl_memory_get_data_handle(src, &handle));
+    CHECK(dnnl_memory_set_data_handle(*view, handle));
+  }
+  return 0;
+}
+
 /* The value of node `id` as a memory of descriptor `want`: the node's own memory, a view of
    it with other dims (a reshape of a plain layout), or a reordered copy (once for constants,
    a step before the consumer for activations). Conversions are cached per node. */
@@ -495,22 +515,7 @@ static int value_as(xtvm_dnnl_graph *g, int id, const dnnl_memory_desc_t *want,
     }
     /* A view: the same buffer under a plain descriptor of the wanted dims. */
     TRY(make_md(g, &src_md, want->ndims, want->dims, 0));
-    dnnl_memory_t view;
-    TRY(new_memory(g, &view, &src_md, NULL));
-    binding_t *bound = binding_of(g, src);
-    int buffer = buffer_of(g, src);
-    if (bound) { /* an input's or output's: bound on each call */
-      binding_t copy = *bound;
-      copy.mem = view;
-      PUSH(g->bindings, g->num_bindings, g->cap_bindings, copy);
-    } else if (buffer >= 0) { /* an intermediate's: set with the arena */
-      share_buffer(g, view, buffer, last_use(g, id));
-    } else { /* a constant's */
-      void *handle = NULL;
-      CHECK(dnnl_memory_get_data_handle(src, &handle));
-      CHECK(dnnl_memory_set_data_handle(view, handle));
-    }
-    src = view;
+    TRY(view_of(g, id, src, &src_md, &src));
   }
   dnnl_memory_t dst = src;
   if (!dnnl_memory_desc_equal(&src_md, want)) {
@@ -966,11 +971,65 @@ static int build_concatenate(xtvm_dnnl_graph *g, node_t *n) {
   return finish(g, n, pd, nargs, args);
 }
 
+/* Node `id`'s value with its last two axes swapped, as a view of its row-major layout. */
+static int transposed(xtvm_dnnl_graph *g, int id, dnnl_memory_desc_t *md, dnnl_memory_t *mem) {
+  const node_t *n = &g->nodes[id];
+  dnnl_memory_desc_t plain;
+  dnnl_memory_t src;
+  int perm[DNNL_MAX_NDIMS];
+  TRY(make_md(g, &plain, n->ndims, n->dims, 0));
+  TRY(value_as(g, id, &plain, &src));
+  for (int i = 0; i < n->ndims; i++) perm[i] = i;
+  perm[n->ndims - 2] = n->ndims - 1;
+  perm[n->ndims - 1] = n->ndims - 2;
+  CHECK(dnnl_memory_desc_permute_axes(md, &plain, perm));
+  return view_of(g, id, src, md, mem);
+}
+
+/* An operand of a matmul: transposed (a view), a constant in the layout oneDNN picks (`any`,
+   reordered once), or the value row-major. */
+static int matmul_operand(xtvm_dnnl_graph *g, int id, int transpose, int any,
+                          dnnl_memory_desc_t *md) {
+  const node_t *n = &g->nodes[id];
+  dnnl_memory_t unused;
+  if (n->ndims < 2) return fail("%s: matmul operands need 2 or 3 dims", g->where);
+  if (transpose) return transposed(g, id, md, &unused);
+  return make_md(g, md, n->ndims, n->dims, any && n->kind == NODE_CONST);
+}
+
+/* a [B,] M, K times b [B,] K, N, either transposed ("transpose_a", "transpose_b"). */
+static int build_matmul(xtvm_dnnl_graph *g, node_t *n) {
+  int ta = (int)attr_num(n, "transpose_a", 0), tb = (int)attr_num(n, "transpose_b", 0);
+  dnnl_memory_desc_t src, wei, dst;
+  TRY(matmul_operand(g, n->inputs[0], ta, 0, &src));
+  TRY(matmul_operand(g, n->inputs[1], tb, 1, &wei));
+  TRY(make_md(g, &dst, n->ndims, n->dims, 0));
+  dnnl_matmul_desc_t desc;
+  CHECK(dnnl_matmul_desc_init(&desc, &src, &wei, NULL, &dst));
+  dnnl_primitive_desc_t pd;
+  TRY(create_pd(g, &pd, &desc, NULL));
+  dnnl_exec_arg_t args[MAX_ARGS];
+  int nargs = 0, status = 0;
+  args[nargs].arg = DNNL_ARG_SRC;
+  if (ta) status = transposed(g, n->inputs[0], &src, &args[nargs++].memory);
+  else status = value_as(g, n->inputs[0], query(pd, dnnl_query_src_md), &args[nargs++].memory);
+  args[nargs].arg = DNNL_ARG_WEIGHTS;
+  if (!status && tb) status = transposed(g, n->inputs[1], &wei, &args[nargs++].memory);
+  else if (!status)
+    status = value_as(g, n->inputs[1], query(pd, dnnl_query_weights_md), &args[nargs++].memory);
+  if (status) {
+    dnnl_primitive_desc_destroy(pd);
+    return status;
+  }
+  return finish(g, n, pd, nargs, args);
+}
+
 static int build_kernel(xtvm_dnnl_graph *g, node_t *n) {
   dnnl_alg_kind_t alg;
   const char *name = n->name;
   if (!strcmp(name, "nn.conv2d")) return build_conv2d(g, n);
   if (!strcmp(name, "nn.dense")) return build_dense(g, n);
+  if (!strcmp(name, "matmul")) return build_matmul(g, n);
   if (!strcmp(name, "nn.batch_norm")) return build_batch_norm(g, n);
   if (!strcmp(name, "nn.max_pool2d")) return build_pool2d(g, n, 1);
   if (!strcmp(name, "nn.avg_pool2d")) return build_pool2d(g, n, 0);
