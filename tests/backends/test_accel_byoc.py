@@ -132,6 +132,18 @@ def test_dense_bias_relu_dense_runs_on_the_accelerator(tiny: AccelTarget) -> Non
     assert "tiny_matmul_acc(" in source and "tiny_load(" in source and "tiny_store(" in source
 
 
+def test_exported_library_carries_the_simulator(tiny: AccelTarget, tmp_path: Path) -> None:
+    """export_library links the accel C and the target's runtime into the one .so."""
+    from xtvm.runtime.graph_executor import load_factory
+
+    mod, inputs = mlp()
+    factory = relay.build(partition_for_accel(mod, tiny))
+    factory.export_library(tmp_path / "net.so")
+    np.testing.assert_array_equal(
+        run(load_factory(tmp_path / "net.so"), **inputs), run(factory, **inputs)
+    )
+
+
 def test_large_padded_dense_is_tiled_to_the_scratchpads(tiny: AccelTarget) -> None:
     """50x90x70 in tiles that fit tiny_acc (4 KiB) and tiny_spad (16 KiB) together; padding to
     whole tiles (56x96x72, not only to whole 4x4x4 blocks, 52x92x72, whose only tiles would be
