@@ -621,6 +621,7 @@ def register_accel_offload(target: AccelTarget | str, max_padding: float = MAX_P
 
 
 def unregister_accel_offload() -> None:
+    """Forget the `target.accel` predicates and the default target."""
     unregister_target(NAME)
     _OFFLOAD.clear()
 
@@ -683,6 +684,7 @@ class StaticAccelRenderer(AccelRenderer):
 
 
 def target_of(function: func.FuncOp) -> AccelTarget:
+    """The target named by `function`'s `accel_target`, else the one registered for offload."""
     attr = function.attributes.get(TARGET_ATTR)
     name = attr.data if isinstance(attr, StringAttr) else _OFFLOAD.get("target")
     if not isinstance(name, str):
