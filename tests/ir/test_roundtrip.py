@@ -192,11 +192,16 @@ def mlir_major_version() -> int:
 # - the segment sizes of ops with several variadic operand groups (cf.cond_br) were
 #   `operand_segment_sizes` before MLIR 17;
 # - arith's integer ops have had the `overflowFlags` property since MLIR 19; before, an op meant
-#   what it means with `#arith.overflow<none>`, which xDSL always prints.
+#   what it means with `#arith.overflow<none>`, which xDSL always prints;
+# - the NaN-propagating float max/min combining kinds were `maxf`/`minf` before MLIR 17.
 NO_OVERFLOW = "overflowFlags = #arith.overflow<none>"
 SEGMENT_SIZES_BEFORE_17 = (
     (re.compile(r"\boperandSegmentSizes\b"), "operand_segment_sizes"),
     (re.compile(r"\bresultSegmentSizes\b"), "result_segment_sizes"),
+)
+FLOAT_KINDS_BEFORE_17 = (
+    (re.compile(r"#vector\.kind<maximumf>"), "#vector.kind<maxf>"),
+    (re.compile(r"#vector\.kind<minimumf>"), "#vector.kind<minf>"),
 )
 NO_OVERFLOW_BEFORE_19 = (
     (re.compile(r" \{" + re.escape(NO_OVERFLOW) + r"\}"), ""),
@@ -220,7 +225,7 @@ def not_expressible(module: ModuleOp, version: int) -> str | None:
 
 def spelled_for(text: str, version: int) -> str:
     """The compat text in the spelling of this MLIR version."""
-    rules = (SEGMENT_SIZES_BEFORE_17 if version < 17 else ()) + (
+    rules = (SEGMENT_SIZES_BEFORE_17 + FLOAT_KINDS_BEFORE_17 if version < 17 else ()) + (
         NO_OVERFLOW_BEFORE_19 if version < 19 else ()
     )
     for pattern, replacement in rules:
