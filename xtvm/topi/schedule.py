@@ -308,6 +308,11 @@ def cpu_conv2d(s: te.Schedule, t: te.Tensor) -> None:
         inner_tile, inner_vector = x_c, f_c
         spatial = [n_c, y_c]
     reduce_axes = list(inner.op.reduce_axis)
+    if tag.endswith("nhwc"):
+        # Input channels innermost: the tile walks one HWIO weight slab (a kernel position)
+        # at a time instead of all nine per channel, 8x fewer pages per step (TLB misses
+        # halved the speed of 512-channel layers).
+        reduce_axes.sort(key=lambda axis: axis.name == "rc")
     inner.reorder(*spatial, *reduce_axes, inner_tile, inner_vector)
     inner.unroll(inner_tile)
     inner.vectorize(inner_vector)
