@@ -58,3 +58,11 @@ config.environment["PATH"] = os.pathsep.join([bin_dir, os.environ.get("PATH", ""
 for name in ("HOME", "TMPDIR", "XTVM_CACHE_DIR"):
     if name in os.environ:
         config.environment[name] = os.environ[name]
+
+# `REQUIRES: dnnl`: oneDNN's header and library are installed (libdnnl-dev), as the dnnl
+# codegen itself checks.
+sys.path.insert(0, repo_root)
+from xtvm.backends.external.dnnl import unavailable_reason  # noqa: E402
+
+if unavailable_reason() is None:
+    config.available_features.add("dnnl")
