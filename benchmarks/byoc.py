@@ -25,12 +25,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import onnx
 
-from xtvm.testing.onnx_models import random_weights
-
-LIGHT = Path(onnx.__file__).parent / "backend/test/data/light"
-THREADS = (1, 2)
+sys.path.insert(0, str(Path(__file__).parent))
+from models import THREADS, aligned, light_model
 
 
 def interleaved_seconds(fns: dict[str, Callable[[], Any]], repeat: int) -> dict[str, list[float]]:
@@ -45,14 +42,6 @@ def interleaved_seconds(fns: dict[str, Callable[[], Any]], repeat: int) -> dict[
     return times
 
 
-def drop_final_softmax(model: onnx.ModelProto) -> None:
-    graph = model.graph
-    last = graph.node[-1]
-    if last.op_type == "Softmax" and last.output[0] == graph.output[0].name:
-        graph.output[0].name = last.input[0]
-        graph.node.remove(last)
-
-
 def measure(name: str, threads: int, repeat: int) -> dict[str, Any]:
     """Both builds of one model at one thread count (run in its own process)."""
     import xtvm as tvm
@@ -65,13 +54,7 @@ def measure(name: str, threads: int, repeat: int) -> dict[str, Any]:
     if unavailable_reason():
         row["error"] = unavailable_reason()
         return row
-    model = onnx.load(str(LIGHT / f"light_{name}.onnx"))
-    random_weights(model)
-    drop_final_softmax(model)
-    initializers = {i.name for i in model.graph.initializer}
-    data = next(i for i in model.graph.input if i.name not in initializers)
-    shape = [d.dim_value for d in data.type.tensor_type.shape.dim]
-    x = np.random.default_rng(1).standard_normal(shape).astype(np.float32)
+    model, data, x = light_model(name)
     mod, params = from_onnx(model)
 
     start = time.perf_counter()
@@ -124,14 +107,7 @@ def table(rows: list[dict[str, Any]]) -> str:
                 f"{r['max_abs_out']:.2e}",
             ]
         )
-    widths = [max(len(line[i]) for line in lines if i < len(line)) for i in range(len(head))]
-    return "\n".join(
-        "  ".join(
-            c.rjust(w) if i else c.ljust(w)
-            for i, (c, w) in enumerate(zip(line, widths, strict=False))
-        )
-        for line in lines
-    )
+    return aligned(lines)
 
 
 def main() -> int:

@@ -88,6 +88,19 @@ def drop_final_softmax(model: onnx.ModelProto) -> None:
         graph.node.remove(last)
 
 
+def light_model(name: str) -> tuple[onnx.ModelProto, onnx.ValueInfoProto, np.ndarray]:
+    """Light model `name` with random weights and no final Softmax, its data input (the graph
+    input that is no initializer) and a random value for it."""
+    model = onnx.load(str(LIGHT / f"light_{name}.onnx"))
+    random_weights(model)
+    drop_final_softmax(model)
+    initializers = {i.name for i in model.graph.initializer}
+    data = next(i for i in model.graph.input if i.name not in initializers)
+    shape = [d.dim_value for d in data.type.tensor_type.shape.dim]
+    x = np.random.default_rng(1).standard_normal(shape).astype(np.float32)
+    return model, data, x
+
+
 class CompileTimeout(Exception):
     pass
 
@@ -102,13 +115,8 @@ def measure(name: str, repeat: int, compile_limit: float) -> dict[str, Any]:
     from xtvm.contrib import graph_executor
     from xtvm.frontends.onnx import from_onnx
 
-    model = onnx.load(str(LIGHT / f"light_{name}.onnx"))
-    random_weights(model)
-    drop_final_softmax(model)
-    initializers = {i.name for i in model.graph.initializer}
-    data = next(i for i in model.graph.input if i.name not in initializers)
-    shape = [d.dim_value for d in data.type.tensor_type.shape.dim]
-    x = np.random.default_rng(1).standard_normal(shape).astype(np.float32)
+    model, data, x = light_model(name)
+    shape = list(x.shape)
     row: dict[str, Any] = {"model": name, "input": shape}
 
     start = time.perf_counter()
@@ -184,7 +192,12 @@ def table(rows: list[dict[str, Any]]) -> str:
         diff = r["max_abs_diff"]
         line += ["shape!" if diff is None else f"{diff:.2e}", f"{r['max_abs_out']:.2e}"]
         lines.append(line)
-    widths = [max(len(line[i]) for line in lines if i < len(line)) for i in range(len(head))]
+    return aligned(lines)
+
+
+def aligned(lines: list[list[str]]) -> str:
+    """Text columns: the first left-aligned, the rest right-aligned, as wide as the first line."""
+    widths = [max(len(line[i]) for line in lines if i < len(line)) for i in range(len(lines[0]))]
     return "\n".join(
         "  ".join(
             c.rjust(w) if i else c.ljust(w)
