@@ -69,14 +69,16 @@ def split_inner(stage: te.Stage, axis: IterVar, preferred: int) -> tuple[IterVar
 def nhwc_tile(
     stage: te.Stage, axis: IterVar, tile: tuple[tuple[int, ...], int]
 ) -> tuple[IterVar | None, IterVar]:
-    """(outer, inner) of an NHWC conv2d tile axis, for `tile` = (sizes, whole): split by the
-    first of `sizes` that divides the axis (an unguarded register tile); an axis that is one of
-    them or at most `whole` long stays whole; else a guarded split by the first size."""
+    """(outer, inner) of a conv2d register tile axis, for `tile` = (sizes, whole): split by the
+    first of `sizes` that divides the axis (an unguarded tile); an axis that is one of them or
+    at most `whole` long stays whole; else a guarded split by the first size that fits."""
     sizes, whole = tile
     size = extent(axis)
     if size in sizes or size <= whole:
         return None, axis
-    factor = next((f for f in sizes if size % f == 0), sizes[0])
+    factor = next((f for f in sizes if size % f == 0), None)
+    if factor is None:  # a guarded split; loop partition peels the tail off
+        factor = next((f for f in sizes if f <= size), sizes[-1])
     return stage.split(axis, factor=factor)
 
 
