@@ -69,7 +69,7 @@ def measure(name: str, threads: int, repeat: int) -> dict[str, Any]:
     modules = {}
     for kind, factory in (("llvm", llvm), ("dnnl", dnnl)):
         modules[kind] = graph_executor.GraphModule(factory["default"](tvm.cpu()))
-        modules[kind].set_input(data.name, x)
+        modules[kind].set_input(data, x)
     start = time.perf_counter()
     modules["dnnl"].run()  # oneDNN builds its primitives on the first call
     row["dnnl_first_ms"] = 1e3 * (time.perf_counter() - start)

@@ -23,16 +23,14 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import onnx
 
-from xtvm.testing.onnx_models import random_weights
+from xtvm.testing.onnx_models import light_model as onnx_light_model
 
 MODELS = ["resnet50", "squeezenet", "inception_v1", "shufflenet", "densenet121", "vgg19"]
-LIGHT = Path(onnx.__file__).parent / "backend/test/data/light"
 THREADS = (1, 2)
 
 
@@ -79,26 +77,10 @@ class PeakRss:
         self.peak = max(self.peak, rss_mib())
 
 
-def drop_final_softmax(model: onnx.ModelProto) -> None:
-    """Make the input of a final Softmax the graph's output (same shape)."""
-    graph = model.graph
-    last = graph.node[-1]
-    if last.op_type == "Softmax" and last.output[0] == graph.output[0].name:
-        graph.output[0].name = last.input[0]
-        graph.node.remove(last)
-
-
-def light_model(name: str) -> tuple[onnx.ModelProto, onnx.ValueInfoProto, np.ndarray]:
-    """Light model `name` with random weights and no final Softmax, its data input (the graph
-    input that is no initializer) and a random value for it."""
-    model = onnx.load(str(LIGHT / f"light_{name}.onnx"))
-    random_weights(model)
-    drop_final_softmax(model)
-    initializers = {i.name for i in model.graph.initializer}
-    data = next(i for i in model.graph.input if i.name not in initializers)
-    shape = [d.dim_value for d in data.type.tensor_type.shape.dim]
-    x = np.random.default_rng(1).standard_normal(shape).astype(np.float32)
-    return model, data, x
+def light_model(name: str) -> tuple[onnx.ModelProto, str, np.ndarray]:
+    """Light model `name` with random weights and no final Softmax, its data input's name and
+    a random value for it."""
+    return onnx_light_model(name, np.random.default_rng(1), drop_softmax=True)
 
 
 class CompileTimeout(Exception):
@@ -140,7 +122,7 @@ def measure(name: str, repeat: int, compile_limit: float) -> dict[str, Any]:
     row["compile_s"] = time.perf_counter() - start
     row["compile_mem_mib"] = memory.peak - memory.start
     module = graph_executor.GraphModule(factory["default"](tvm.cpu()))
-    module.set_input(data.name, x)
+    module.set_input(data, x)
 
     serialized = model.SerializeToString()
     for threads in THREADS:
@@ -151,9 +133,9 @@ def measure(name: str, repeat: int, compile_limit: float) -> dict[str, Any]:
         options.inter_op_num_threads = 1
         session = ort.InferenceSession(serialized, options, providers=["CPUExecutionProvider"])
         row[f"ort_{threads}t_ms"] = 1e3 * median_seconds(
-            lambda s=session: s.run(None, {data.name: x}), repeat
+            lambda s=session: s.run(None, {data: x}), repeat
         )
-    expected = session.run(None, {data.name: x})[0]
+    expected = session.run(None, {data: x})[0]
     module.run()
     got = module.get_output(0).numpy()
     row["max_abs_diff"] = (

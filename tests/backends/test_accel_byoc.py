@@ -34,7 +34,6 @@ from xtvm.target import AccelTarget, load
 ROOT = Path(__file__).parent.parent.parent
 TINY = ROOT / "examples" / "plugins" / "tiny_accel" / "tiny_accel"
 VTA = ROOT / "examples" / "accelerators" / "vta" / "vta.mlir"
-ONNX_LIGHT = Path(__import__("onnx").__file__).parent / "backend/test/data/light"
 RNG = np.random.default_rng(11)
 F32 = 4  # bytes
 
@@ -425,22 +424,16 @@ def test_function_without_a_target_is_a_located_error() -> None:
 
 @pytest.mark.slow
 def test_light_squeezenet_with_its_convolutions_on_the_accelerator(tiny: AccelTarget) -> None:
-    onnx = pytest.importorskip("onnx")
     from xtvm.frontends.onnx import from_onnx
-    from xtvm.testing.onnx_models import random_weights
+    from xtvm.testing.onnx_models import light_model
 
-    model = onnx.load(str(ONNX_LIGHT / "light_squeezenet.onnx"))
-    random_weights(model)
-    initializers = {i.name for i in model.graph.initializer}
-    data = next(i for i in model.graph.input if i.name not in initializers)
-    x = RNG.standard_normal([d.dim_value for d in data.type.tensor_type.shape.dim])
-    x = x.astype(np.float32)
+    model, data, x = light_model("squeezenet", RNG)
     mod, params = from_onnx(model)
     partitioned = partition_for_accel(mod, tiny)
     assert "relay.nn.conv2d" not in {op.name for op in partitioned.xdsl.ops.first.walk()}  # type: ignore[union-attr]
     kernels = [k for f in accel_functions(partitioned) for k in offloaded_kernels(f)]
     factory = relay.build(partitioned, params=params)
-    got = run(factory, **{data.name: x})
-    cpu = run(relay.build(mod, params=params), **{data.name: x})
+    got = run(factory, **{data: x})
+    cpu = run(relay.build(mod, params=params), **{data: x})
     np.testing.assert_allclose(got, cpu, rtol=1e-4, atol=1e-5 * np.abs(cpu).max())
     assert counters(factory) == expected_traffic(kernels)

@@ -30,11 +30,10 @@ from xtvm.ir.diagnostics import DiagnosticError
 from xtvm.passes.byoc_targets import unregister_target
 from xtvm.runtime.aot import export_aot
 from xtvm.runtime.graph_executor import load_factory
-from xtvm.testing.onnx_models import random_weights
+from xtvm.testing.onnx_models import light_model as onnx_light_model
 
 CC = os.environ.get("CC", "gcc")
 RNG = np.random.default_rng(11)
-ONNX_LIGHT = Path(__import__("onnx").__file__).parent / "backend/test/data/light"
 
 pytestmark = [
     pytest.mark.skipif(unavailable_reason() is not None, reason=str(unavailable_reason())),
@@ -453,20 +452,11 @@ def test_thread_count_change_builds_the_graph_again() -> None:
 
 
 def light_model(name: str) -> tuple[tvm.IRModule, dict[str, np.ndarray], str, np.ndarray]:
-    onnx = pytest.importorskip("onnx")
     from xtvm.frontends.onnx import from_onnx
 
-    model = onnx.load(str(ONNX_LIGHT / f"light_{name}.onnx"))
-    random_weights(model)
-    graph = model.graph
-    if graph.node[-1].op_type == "Softmax":  # compare logits: random weights saturate it
-        graph.output[0].name = graph.node[-1].input[0]
-        graph.node.remove(graph.node[-1])
-    initializers = {i.name for i in graph.initializer}
-    data = next(i for i in graph.input if i.name not in initializers)
-    x = RNG.standard_normal([d.dim_value for d in data.type.tensor_type.shape.dim])
+    model, data, x = onnx_light_model(name, RNG, drop_softmax=True)
     mod, params = from_onnx(model)
-    return mod, params, data.name, x.astype(np.float32)
+    return mod, params, data, x
 
 
 @pytest.mark.parametrize("name", ["squeezenet", pytest.param("resnet50", marks=pytest.mark.slow)])

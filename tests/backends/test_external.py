@@ -34,11 +34,10 @@ from xtvm.runtime.aot import export_aot
 from xtvm.runtime.graph_executor import load_factory
 from xtvm.runtime.module import Param, load_module
 from xtvm.runtime.registry import get_global_func
-from xtvm.testing.onnx_models import random_weights
+from xtvm.testing.onnx_models import light_model
 
 CC = os.environ.get("CC", "gcc")
 RNG = np.random.default_rng(7)
-ONNX_LIGHT = Path(__import__("onnx").__file__).parent / "backend/test/data/light"
 
 pytestmark = pytest.mark.skipif(shutil.which(CC) is None, reason=f"no C compiler '{CC}'")
 
@@ -189,15 +188,9 @@ def test_constants_and_two_outputs_of_one_region(ccompiler_ops: None) -> None:
 
 
 def test_light_squeezenet_with_conv2d_and_relu_in_c(ccompiler_ops: None) -> None:
-    onnx = pytest.importorskip("onnx")
     from xtvm.frontends.onnx import from_onnx
 
-    model = onnx.load(str(ONNX_LIGHT / "light_squeezenet.onnx"))
-    random_weights(model)
-    initializers = {i.name for i in model.graph.initializer}
-    data = next(i for i in model.graph.input if i.name not in initializers)
-    x = RNG.standard_normal([d.dim_value for d in data.type.tensor_type.shape.dim])
-    x = x.astype(np.float32)
+    model, data, x = light_model("squeezenet", RNG)
     mod, params = from_onnx(model)
     offload_to_ccompiler("nn.conv2d", "nn.relu")
     partitioned = partition(mod, "ccompiler")
@@ -206,8 +199,8 @@ def test_light_squeezenet_with_conv2d_and_relu_in_c(ccompiler_ops: None) -> None
     host_ops = {op.name for op in partitioned.xdsl.ops.first.walk()}  # type: ignore[union-attr]
     assert "relay.nn.conv2d" not in host_ops and "relay.concatenate" in host_ops
     factory = relay.build(partitioned, params=params)
-    (got,) = run_factory(factory, **{data.name: x})
-    (cpu,) = run_factory(relay.build(mod, params=params), **{data.name: x})
+    (got,) = run_factory(factory, **{data: x})
+    (cpu,) = run_factory(relay.build(mod, params=params), **{data: x})
     np.testing.assert_allclose(got, cpu, rtol=1e-4, atol=1e-5 * np.abs(cpu).max())
     assert sorted(factory.get_lib().imported_modules[0].signatures) == sorted(names)
 

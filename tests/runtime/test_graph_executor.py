@@ -13,10 +13,9 @@ import xtvm as tvm
 from xtvm import relay, te
 from xtvm.contrib import graph_executor
 from xtvm.runtime.graph_executor import GraphInputError, load_factory, plan_memory
-from xtvm.testing.onnx_models import random_weights
+from xtvm.testing.onnx_models import light_model
 
 RNG = np.random.default_rng(3)
-ONNX_LIGHT = Path(__import__("onnx").__file__).parent / "backend/test/data/light"
 
 
 def rand(*shape: int) -> np.ndarray:
@@ -163,22 +162,16 @@ def test_default_of_a_kernel_library_is_a_clear_error(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("name", ["squeezenet", pytest.param("shufflenet", marks=pytest.mark.slow)])
 def test_onnx_light_model_matches_onnxruntime(name: str) -> None:
-    onnx = pytest.importorskip("onnx")
     ort = pytest.importorskip("onnxruntime")
     from xtvm.frontends.onnx import from_onnx
 
-    model = onnx.load(str(ONNX_LIGHT / f"light_{name}.onnx"))
-    random_weights(model)
-    initializers = {i.name for i in model.graph.initializer}
-    data = next(i for i in model.graph.input if i.name not in initializers)
-    x = RNG.standard_normal([d.dim_value for d in data.type.tensor_type.shape.dim])
-    x = x.astype(np.float32)
+    model, data, x = light_model(name, RNG)
     mod, params = from_onnx(model)
     module = graph_executor.GraphModule(relay.build(mod, params=params)["default"](tvm.cpu()))
-    module.set_input(data.name, x)
+    module.set_input(data, x)
     module.run()
     session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    expected = session.run(None, {data.name: x})[0]
+    expected = session.run(None, {data: x})[0]
     got = module.get_output(0).numpy()
     assert got.shape == expected.shape
     np.testing.assert_allclose(got, expected, rtol=1e-3, atol=1e-4 * np.abs(expected).max())

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
+
+LIGHT = Path(onnx.__file__).parent / "backend/test/data/light"
 
 
 def random_weights(model: onnx.ModelProto, seed: int = 0) -> None:
@@ -35,3 +39,29 @@ def random_weights(model: onnx.ModelProto, seed: int = 0) -> None:
         graph.initializer.remove(init)
     for info in [i for i in graph.input if i.name in used]:
         graph.input.remove(info)
+
+
+def drop_final_softmax(model: onnx.ModelProto) -> None:
+    """Make the input of a final Softmax the graph's output (same shape), in place: compare
+    logits, as random weights saturate the softmax to one-hot."""
+    graph = model.graph
+    last = graph.node[-1]
+    if last.op_type == "Softmax" and last.output[0] == graph.output[0].name:
+        graph.output[0].name = last.input[0]
+        graph.node.remove(last)
+
+
+def light_model(
+    name: str, rng: np.random.Generator, drop_softmax: bool = False
+) -> tuple[onnx.ModelProto, str, np.ndarray]:
+    """`light_<name>.onnx` with random weights (and without a final Softmax with
+    `drop_softmax`), the name of its data input (the graph input that is no initializer) and a
+    standard-normal float32 value for it drawn from `rng`."""
+    model = onnx.load(str(LIGHT / f"light_{name}.onnx"))
+    random_weights(model)
+    if drop_softmax:
+        drop_final_softmax(model)
+    initializers = {i.name for i in model.graph.initializer}
+    data = next(i for i in model.graph.input if i.name not in initializers)
+    x = rng.standard_normal([d.dim_value for d in data.type.tensor_type.shape.dim])
+    return model, data.name, x.astype(np.float32)
