@@ -5,8 +5,6 @@ overflow, a missing DMA, a tile outside its scratchpad and bad target files."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,13 +15,10 @@ from xtvm.backends.accel import render_accel
 from xtvm.backends.c import CodegenError
 from xtvm.ir.diagnostics import DiagnosticError
 from xtvm.target import get_target, load
+from xtvm.testing import load_file
 
 VTA = Path(__file__).parent.parent.parent / "examples" / "accelerators" / "vta"
-spec = importlib.util.spec_from_file_location("vta_run_gemm", VTA / "run_gemm.py")
-assert spec is not None and spec.loader is not None
-run_gemm = importlib.util.module_from_spec(spec)
-sys.modules["vta_run_gemm"] = run_gemm
-spec.loader.exec_module(run_gemm)
+run_gemm = load_file("vta_run_gemm", VTA / "run_gemm.py")
 
 CHECKED = (
     "inp_load_bytes",

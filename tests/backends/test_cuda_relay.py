@@ -10,14 +10,11 @@ from __future__ import annotations
 
 import ctypes
 import functools
-import importlib.util
 import json
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -39,20 +36,12 @@ from xtvm.ir.numpy_types import numpy_dtype
 from xtvm.runtime import tir_interpreter
 from xtvm.runtime.cuda import CUDAModule, NoGPUError
 from xtvm.runtime.relay_interpreter import evaluate
+from xtvm.testing import load_file
 
-
-def load_relay_cases() -> ModuleType:
-    """The per-op relay cases of the convert-relay-to-te tests (one source of truth)."""
-    path = Path(__file__).parents[1] / "passes" / "test_convert_relay_to_te.py"
-    spec = importlib.util.spec_from_file_location("relay_to_te_cases", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-CASES = load_relay_cases()
+# The per-op relay cases of the convert-relay-to-te tests (one source of truth).
+CASES = load_file(
+    "relay_to_te_cases", Path(__file__).parents[1] / "passes" / "test_convert_relay_to_te.py"
+)
 OP_CASES = {
     f"{op.name.removeprefix('relay.')}-{case.name}": case
     for op, cases in CASES.CASES.items()

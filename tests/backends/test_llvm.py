@@ -3,10 +3,7 @@ numpy and the relay interpreter; parallel loops, shared libraries, targets and e
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import numpy as np
 import pytest
@@ -20,23 +17,16 @@ from xtvm.passes.tir_simplify import TirSimplifyPass
 from xtvm.passes.tir_vectorize import TirVectorizePass
 from xtvm.runtime.module import ArgumentError, load_module
 from xtvm.runtime.relay_interpreter import evaluate
+from xtvm.testing import load_file
 from xtvm.testing.passes import CTX, run
 
 RNG = np.random.default_rng(7)
 
 
-def load_relay_cases() -> ModuleType:
-    """The per-op relay cases of the convert-relay-to-te tests (one source of truth)."""
-    path = Path(__file__).parents[1] / "passes" / "test_convert_relay_to_te.py"
-    spec = importlib.util.spec_from_file_location("relay_to_te_cases", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-CASES = load_relay_cases()
+# The per-op relay cases of the convert-relay-to-te tests (one source of truth).
+CASES = load_file(
+    "relay_to_te_cases", Path(__file__).parents[1] / "passes" / "test_convert_relay_to_te.py"
+)
 
 
 def cpu_pipeline(kernels: ModuleOp) -> ModuleOp:
