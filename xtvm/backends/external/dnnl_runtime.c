@@ -558,17 +558,15 @@ static double attr_num(const node_t *n, const char *key, double fallback) {
   return v && (v->kind == J_NUM || v->kind == J_BOOL) ? v->num : fallback;
 }
 
-static int eltwise_alg(const char *name, dnnl_alg_kind_t *alg) {
-  static const struct {
-    const char *name;
-    dnnl_alg_kind_t alg;
-  } table[] = {
-      {"nn.relu", dnnl_eltwise_relu},     {"nn.leaky_relu", dnnl_eltwise_relu},
-      {"tanh", dnnl_eltwise_tanh},        {"sigmoid", dnnl_eltwise_logistic},
-      {"clip", dnnl_eltwise_clip},        {"exp", dnnl_eltwise_exp},
-      {"abs", dnnl_eltwise_abs},          {"sqrt", dnnl_eltwise_sqrt},
-  };
-  for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+typedef struct {
+  const char *name;
+  dnnl_alg_kind_t alg;
+} named_alg_t;
+
+/* Set *alg to the algorithm of `name` in `table`; 0 where the table has no such name. */
+static int find_alg(const named_alg_t *table, size_t count, const char *name,
+                    dnnl_alg_kind_t *alg) {
+  for (size_t i = 0; i < count; i++) {
     if (!strcmp(name, table[i].name)) {
       *alg = table[i].alg;
       return 1;
@@ -577,22 +575,23 @@ static int eltwise_alg(const char *name, dnnl_alg_kind_t *alg) {
   return 0;
 }
 
+static int eltwise_alg(const char *name, dnnl_alg_kind_t *alg) {
+  static const named_alg_t table[] = {
+      {"nn.relu", dnnl_eltwise_relu},     {"nn.leaky_relu", dnnl_eltwise_relu},
+      {"tanh", dnnl_eltwise_tanh},        {"sigmoid", dnnl_eltwise_logistic},
+      {"clip", dnnl_eltwise_clip},        {"exp", dnnl_eltwise_exp},
+      {"abs", dnnl_eltwise_abs},          {"sqrt", dnnl_eltwise_sqrt},
+  };
+  return find_alg(table, sizeof table / sizeof table[0], name, alg);
+}
+
 static int binary_alg(const char *name, dnnl_alg_kind_t *alg) {
-  static const struct {
-    const char *name;
-    dnnl_alg_kind_t alg;
-  } table[] = {
+  static const named_alg_t table[] = {
       {"add", dnnl_binary_add},         {"subtract", dnnl_binary_sub},
       {"multiply", dnnl_binary_mul},    {"divide", dnnl_binary_div},
       {"maximum", dnnl_binary_max},     {"minimum", dnnl_binary_min},
   };
-  for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
-    if (!strcmp(name, table[i].name)) {
-      *alg = table[i].alg;
-      return 1;
-    }
-  }
-  return 0;
+  return find_alg(table, sizeof table / sizeof table[0], name, alg);
 }
 
 /* alpha, beta of an eltwise op: leaky_relu's slope, clip's bounds. */
