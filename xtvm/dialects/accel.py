@@ -26,8 +26,9 @@ registers the target; `xtvm.backends.accel` emits C calling these functions.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from lark import Token
 from xdsl.dialects.builtin import (
@@ -60,6 +61,8 @@ from xtvm.ir.parser import IRBuilder, PendingArg, decode_string
 DMA_DIRECTIONS = ("load", "store")
 BUILTIN_SCOPES = ("global", "shared", "local", "warp")  # TVM's; a target adds its own
 
+_OpT = TypeVar("_OpT", bound=Operation)
+
 
 def element_bytes(typ: Attribute) -> int:
     """Bytes of one element of an integer or float type (at least one)."""
@@ -86,6 +89,20 @@ def parent_target(op: Operation) -> TargetOp | None:
 
 def target_label(target: TargetOp | None) -> str:
     return f"target @{target.sym_name.data}" if target is not None else "its target"
+
+
+def earlier_duplicate(op: _OpT, same: Callable[[_OpT], bool]) -> tuple[TargetOp, _OpT] | None:
+    """The first op of `op`'s kind before `op` in its target's body for which `same` holds,
+    with the target; None where there is none or `op` is outside a target."""
+    target = parent_target(op)
+    if target is None:
+        return None
+    for other in target.body.block.ops:
+        if other is op:
+            return None
+        if isinstance(other, type(op)) and same(other):
+            return target, other
+    return None
 
 
 @irdl_op_definition
@@ -185,17 +202,12 @@ class MemoryOp(IRDLOperation):
             raise VerifyException(
                 f"'{self.name}' op name '{self.memory_name.data}' is one of TVM's built-in scopes"
             )
-        target = parent_target(self)
-        if target is None:
-            return
-        for other in target.memories():
-            if other is self:
-                break
-            if other.memory_name.data == self.memory_name.data:
-                raise VerifyException(
-                    f"'{self.name}' op redefines memory '{self.memory_name.data}' of "
-                    f"{target_label(target)}"
-                )
+        found = earlier_duplicate(self, lambda o: o.memory_name.data == self.memory_name.data)
+        if found is not None:
+            raise VerifyException(
+                f"'{self.name}' op redefines memory '{self.memory_name.data}' of "
+                f"{target_label(found[0])}"
+            )
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
@@ -238,21 +250,14 @@ class DmaOp(IRDLOperation):
                 f"got '{direction}'"
             )
         check_scope(self, self.scope.data, "moves data of")
-        target = parent_target(self)
-        if target is None:
-            return
-        for other in target.body.block.ops:
-            if other is self:
-                break
-            if (
-                isinstance(other, DmaOp)
-                and other.direction.data == direction
-                and other.scope.data == self.scope.data
-            ):
-                raise VerifyException(
-                    f"'{self.name}' op: memory '{self.scope.data}' already has a {direction} DMA "
-                    f"('{other.function.data}')"
-                )
+        found = earlier_duplicate(
+            self, lambda o: o.direction.data == direction and o.scope.data == self.scope.data
+        )
+        if found is not None:
+            raise VerifyException(
+                f"'{self.name}' op: memory '{self.scope.data}' already has a {direction} DMA "
+                f"('{found[1].function.data}')"
+            )
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
@@ -371,16 +376,9 @@ class IntrinOp(IRDLOperation):
             raise VerifyException(
                 f"'{self.name}' op {label} is no reduction: it takes no reset or update function"
             )
-        target = parent_target(self)
-        if target is None:
-            return
-        for other in target.body.block.ops:
-            if other is self:
-                break
-            if isinstance(other, IntrinOp) and other.intrin_name == self.intrin_name:
-                raise VerifyException(
-                    f"'{self.name}' op redefines {label} of {target_label(target)}"
-                )
+        found = earlier_duplicate(self, lambda o: o.intrin_name == self.intrin_name)
+        if found is not None:
+            raise VerifyException(f"'{self.name}' op redefines {label} of {target_label(found[0])}")
 
     def check_tile(self, label: str, what: str, value: SSAValue, scope: str) -> None:
         typ = value.type
