@@ -907,13 +907,7 @@ class KernelLowering:
             init, _, stored = self.guard(nest, init, known, check_splits=False, init=True)
             init.add(memref.StoreOp.get(identity(combiner, elem, init), placement.buffer, stored))
             inner, values = self.emit_loops(nest, stage.leaves, builder, {})
-        body, indices, stored = self.guard(nest, inner, values)
-        reduce_indices = [values[n] for n in stage.reduce_roots]
-        source = self.emit_body(stage, indices, reduce_indices, body)
-        acc = body.add(memref.LoadOp.get(placement.buffer, stored))
-        body.add(
-            memref.StoreOp.get(body.add(combine(combiner, acc, source)), placement.buffer, stored)
-        )
+        self.emit_update(nest, inner, values)
 
     def emit_tensorized_reduction(self, nest: Nest, builder: BlockBuilder) -> None:
         """A reduction whose loops from the tensorized axis inward form the intrinsic's nest:
@@ -948,13 +942,19 @@ class KernelLowering:
         init, _, stored = self.guard(nest, init, values, init=True)
         init.add(memref.StoreOp.get(identity(combiner, elem, init), placement.buffer, stored))
         inner, values = self.emit_loops(nest, inside[first_reduce:], spatial, values)
+        self.emit_update(nest, inner, values)
+
+    def emit_update(self, nest: Nest, inner: BlockBuilder, values: dict[str, SSAValue]) -> None:
+        """A reduction's update in its innermost loop `inner` (guarded): the stored element
+        combined with the stage's body at the loop values `values`."""
+        stage, placement = nest.stage, self.placements[nest.stage.name]
+        assert stage.reduction is not None
         body, indices, stored = self.guard(nest, inner, values)
         reduce_indices = [values[n] for n in stage.reduce_roots]
         source = self.emit_body(stage, indices, reduce_indices, body)
         acc = body.add(memref.LoadOp.get(placement.buffer, stored))
-        body.add(
-            memref.StoreOp.get(body.add(combine(combiner, acc, source)), placement.buffer, stored)
-        )
+        combined = combine(stage.reduction.combiner.data, acc, source)
+        body.add(memref.StoreOp.get(body.add(combined), placement.buffer, stored))
 
     def emit_loops(
         self,
