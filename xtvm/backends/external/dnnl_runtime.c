@@ -750,6 +750,16 @@ static int finish(xtvm_dnnl_graph *g, node_t *n, dnnl_primitive_desc_t pd, int n
   return finish_with(g, n, pd, nargs, args, NULL);
 }
 
+/* The primitive of `op_desc` (no attributes), reading the one source memory `src`. */
+static int finish_unary(xtvm_dnnl_graph *g, node_t *n, const void *op_desc, dnnl_memory_t src) {
+  dnnl_primitive_desc_t pd;
+  TRY(create_pd(g, &pd, op_desc, NULL));
+  dnnl_exec_arg_t args[MAX_ARGS];
+  int nargs = 0;
+  add_arg_to(args, &nargs, DNNL_ARG_SRC, src);
+  return finish(g, n, pd, nargs, args);
+}
+
 /* A convolution or inner product: `desc` with the node's post-ops; inputs data, weights,
    bias (if `has_bias`), then the post-ops' operands. */
 static int build_linear(xtvm_dnnl_graph *g, node_t *n, const void *desc, int has_bias,
@@ -845,12 +855,7 @@ static int build_eltwise(xtvm_dnnl_graph *g, node_t *n, dnnl_alg_kind_t alg) {
   dnnl_eltwise_desc_t desc;
   CHECK(dnnl_eltwise_forward_desc_init(&desc, dnnl_forward_inference, alg, &data->md, alpha,
                                        beta));
-  dnnl_primitive_desc_t pd;
-  TRY(create_pd(g, &pd, &desc, NULL));
-  dnnl_exec_arg_t args[MAX_ARGS];
-  int nargs = 0;
-  add_arg_to(args, &nargs, DNNL_ARG_SRC, data->mem);
-  return finish(g, n, pd, nargs, args);
+  return finish_unary(g, n, &desc, data->mem);
 }
 
 /* src0 has the result's dims ("lhs_shape"); src1 broadcasts ("rhs_shape", same rank). */
@@ -931,12 +936,7 @@ static int build_pool2d(xtvm_dnnl_graph *g, node_t *n, int max) {
   dnnl_pooling_v2_desc_t desc;
   CHECK(dnnl_pooling_v2_forward_desc_init(&desc, dnnl_forward_inference, alg, &data->md, &dst,
                                           strides, kernel, dil, pad_l, pad_r));
-  dnnl_primitive_desc_t pd;
-  TRY(create_pd(g, &pd, &desc, NULL));
-  dnnl_exec_arg_t args[MAX_ARGS];
-  int nargs = 0;
-  add_arg_to(args, &nargs, DNNL_ARG_SRC, data->mem);
-  return finish(g, n, pd, nargs, args);
+  return finish_unary(g, n, &desc, data->mem);
 }
 
 static int build_softmax(xtvm_dnnl_graph *g, node_t *n) {
@@ -948,12 +948,7 @@ static int build_softmax(xtvm_dnnl_graph *g, node_t *n) {
   dnnl_softmax_desc_t desc;
   CHECK(dnnl_softmax_forward_desc_init(&desc, dnnl_forward_inference, &plain,
                                        (int)attr_num(n, "axis", -1)));
-  dnnl_primitive_desc_t pd;
-  TRY(create_pd(g, &pd, &desc, NULL));
-  dnnl_exec_arg_t args[MAX_ARGS];
-  int nargs = 0;
-  add_arg_to(args, &nargs, DNNL_ARG_SRC, src);
-  return finish(g, n, pd, nargs, args);
+  return finish_unary(g, n, &desc, src);
 }
 
 static int build_concatenate(xtvm_dnnl_graph *g, node_t *n) {
