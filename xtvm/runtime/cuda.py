@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from xtvm.api.nd import Device, NDArray
-from xtvm.runtime.graph_executor import GraphInputError, entry_bytes, hint_of, plan_memory
+from xtvm.runtime.graph_executor import entry_bytes, input_array, input_name, plan_memory
 from xtvm.runtime.module import ArgumentError, Module, Param
 
 
@@ -562,18 +562,9 @@ class CUDAGraphExecutor:
     def _set(self, key: str | int, value: Any) -> None:
         if isinstance(key, int):
             key = self.input_order[key]
-        if key not in self.inputs and hint_of(key) in self.inputs:
-            key = hint_of(key)  # an ONNX name, as xDSL keeps it
-        if key not in self.inputs:
-            raise GraphInputError(
-                f"graph has no input '{key}' (inputs: {', '.join(self.input_order)})"
-            )
+        key = input_name(key, self.inputs, self.input_order)
         target = self.entries[self.inputs[key]]
-        array = value.numpy() if isinstance(value, NDArray) else np.asarray(value)
-        if array.shape != target.shape:
-            raise GraphInputError(
-                f"input '{key}': expected shape {list(target.shape)}, got {list(array.shape)}"
-            )
+        array = input_array(key, value, target.shape)
         target.copyfrom(array.astype(target.dtype))
 
     def run(self, **inputs: Any) -> None:

@@ -18,7 +18,7 @@ import io
 import json
 import re
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -138,6 +138,25 @@ def hint_of(name: str) -> str:
     return re.sub(r"_[0-9]+$", "", cleaned)
 
 
+def input_name(key: str, inputs: Mapping[str, int], order: Sequence[str]) -> str:
+    """The graph input `key` names: itself or, for an original (ONNX) name, its hint."""
+    if key not in inputs and hint_of(key) in inputs:
+        key = hint_of(key)
+    if key not in inputs:
+        raise GraphInputError(f"graph has no input '{key}' (inputs: {', '.join(order)})")
+    return key
+
+
+def input_array(key: str, value: Any, shape: tuple[int, ...]) -> np.ndarray:
+    """`value` (an NDArray or array-like) for input `key`, which must have `shape`."""
+    array = value.numpy() if isinstance(value, NDArray) else np.asarray(value)
+    if array.shape != shape:
+        raise GraphInputError(
+            f"input '{key}': expected shape {list(shape)}, got {list(array.shape)}"
+        )
+    return array
+
+
 @dataclass
 class Profile:
     """Seconds per run spent in each kernel call of a graph, in call order.
@@ -217,17 +236,9 @@ class GraphExecutor:
             if not 0 <= key < len(self.input_order):
                 raise GraphInputError(f"input index {key} out of range ({len(self.input_order)})")
             key = self.input_order[key]
-        if key not in self.inputs and hint_of(key) in self.inputs:
-            key = hint_of(key)
-        if key not in self.inputs:
-            known = ", ".join(self.input_order)
-            raise GraphInputError(f"graph has no input '{key}' (inputs: {known})")
+        key = input_name(key, self.inputs, self.input_order)
         target = self.entries[self.inputs[key]]
-        array = value.numpy() if isinstance(value, NDArray) else np.asarray(value)
-        if array.shape != target.shape:
-            raise GraphInputError(
-                f"input '{key}': expected shape {list(target.shape)}, got {list(array.shape)}"
-            )
+        array = input_array(key, value, target.shape)
         if array.dtype != target.dtype and not np.can_cast(array.dtype, target.dtype, "same_kind"):
             raise GraphInputError(f"input '{key}': expected {target.dtype}, got {array.dtype}")
         np.copyto(target, array, casting="same_kind")
