@@ -17,7 +17,6 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -27,7 +26,7 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
-from models import THREADS, aligned, light_model
+from models import THREADS, aligned, child_row, light_model
 
 
 def interleaved_seconds(fns: dict[str, Callable[[], Any]], repeat: int) -> dict[str, list[float]]:
@@ -126,12 +125,7 @@ def main() -> int:
             env = os.environ | {"OMP_NUM_THREADS": str(threads), "XTVM_NUM_THREADS": str(threads)}
             command = [sys.executable, __file__, "--one", name, "--threads", str(threads)]
             command += ["--repeat", str(args.repeat)]
-            done = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
-            if done.returncode:
-                reason = (done.stderr.strip().splitlines() or ["?"])[-1][:120]
-                row = {"model": name, "threads": threads, "error": reason}
-            else:
-                row = json.loads(done.stdout.strip().splitlines()[-1])
+            row = child_row(command, {"model": name, "threads": threads}, env=env)
             rows.append(row)
             print(json.dumps(row), file=sys.stderr, flush=True)
     print(table(rows))

@@ -83,6 +83,16 @@ def light_model(name: str) -> tuple[onnx.ModelProto, str, np.ndarray]:
     return onnx_light_model(name, np.random.default_rng(1), drop_softmax=True)
 
 
+def child_row(command: list[str], row: dict[str, Any], **run_args: Any) -> dict[str, Any]:
+    """The JSON row a child process prints last; `row` with an "error" (the last line of its
+    stderr) where it fails."""
+    done = subprocess.run(command, capture_output=True, text=True, check=False, **run_args)
+    if done.returncode:
+        reason = (done.stderr.strip().splitlines() or ["?"])[-1][:120]
+        return {**row, "error": reason}
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
 class CompileTimeout(Exception):
     pass
 
@@ -212,14 +222,7 @@ def main() -> int:
             str(args.compile_limit),
         ]
         try:
-            done = subprocess.run(
-                command, capture_output=True, text=True, timeout=args.compile_limit + 600
-            )
-            if done.returncode:
-                reason = (done.stderr.strip().splitlines() or ["?"])[-1][:120]
-                row = {"model": name, "error": reason}
-            else:
-                row = json.loads(done.stdout.strip().splitlines()[-1])
+            row = child_row(command, {"model": name}, timeout=args.compile_limit + 600)
         except subprocess.TimeoutExpired:
             row = {"model": name, "error": "timed out"}
         rows.append(row)
