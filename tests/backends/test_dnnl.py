@@ -25,12 +25,12 @@ from xtvm.backends.external.dnnl import (
     partition_for_dnnl,
     unavailable_reason,
 )
-from xtvm.contrib import graph_executor
 from xtvm.ir.diagnostics import DiagnosticError
 from xtvm.passes.byoc_targets import unregister_target
 from xtvm.runtime.aot import export_aot
 from xtvm.runtime.graph_executor import load_factory
 from xtvm.testing.onnx_models import light_model as onnx_light_model
+from xtvm.testing.relay import run_factory
 
 CC = os.environ.get("CC", "gcc")
 RNG = np.random.default_rng(11)
@@ -68,12 +68,6 @@ def host_ops(mod: tvm.IRModule) -> list[str]:
         for op in main.body.block.ops
         if op.name.startswith("relay.") and op.name not in ("relay.const", "relay.param")
     ]
-
-
-def run_factory(factory: object, inputs: dict[str, np.ndarray]) -> list[np.ndarray]:
-    module = graph_executor.GraphModule(factory["default"](tvm.cpu()))  # type: ignore[index]
-    module.run(**inputs)
-    return [module.get_output(k).numpy() for k in range(module.get_num_outputs())]
 
 
 def interpret(mod: tvm.IRModule, params: dict[str, np.ndarray], inputs: dict) -> list[np.ndarray]:
@@ -114,7 +108,7 @@ def offload(
     assert external(partitioned)
     factory = relay.build(partitioned, target="llvm")
     values = {n: rand(*s) for n, s in inputs.items()}
-    got = run_factory(factory, values)
+    got = run_factory(factory, **values)
     expected = interpret(mod, params, values)
     for g, e in zip(got, expected, strict=True):
         np.testing.assert_allclose(g, e, rtol=rtol, atol=rtol * max(1.0, np.abs(e).max()))
@@ -377,8 +371,8 @@ def test_conv_bn_relu_network_matches_the_llvm_build(tmp_path: Path) -> None:
     assert len(external(partitioned)) == 2
     factory = relay.build(partitioned, target="llvm")
     x = rand(1, 4, 9, 11)
-    (got,) = run_factory(factory, {"x": x})
-    (cpu,) = run_factory(relay.build(mod, target="llvm", params=params), {"x": x})
+    (got,) = run_factory(factory, x=x)
+    (cpu,) = run_factory(relay.build(mod, target="llvm", params=params), x=x)
     np.testing.assert_allclose(got, cpu, rtol=1e-4, atol=1e-4 * np.abs(cpu).max())
     # The batch norm folded into the first convolution: conv + bias + relu, then conv + relu +
     # residual add, then the pool.
@@ -389,7 +383,7 @@ def test_conv_bn_relu_network_matches_the_llvm_build(tmp_path: Path) -> None:
     # An exported library embeds the weights and the runtime; it runs the same.
     path = tmp_path / "net.so"
     factory.export_library(path)
-    (loaded,) = run_factory(load_factory(path), {"x": x})
+    (loaded,) = run_factory(load_factory(path), x=x)
     np.testing.assert_array_equal(loaded, got)
 
 
@@ -429,7 +423,7 @@ def test_aot_c_program_runs_the_offloaded_network(tmp_path: Path) -> None:
     result = subprocess.run(command, capture_output=True, text=True, check=False, timeout=60)
     assert result.returncode == 0, result.stderr
     got = np.fromfile(tmp_path / "out.bin", dtype=np.float32)
-    (expected,) = run_factory(factory, {"x": x})
+    (expected,) = run_factory(factory, x=x)
     np.testing.assert_allclose(got, expected.ravel(), rtol=1e-5, atol=1e-5)
 
 
@@ -443,9 +437,9 @@ def test_thread_count_change_builds_the_graph_again() -> None:
     x = rand(1, 4, 9, 11)
     try:
         set_num_threads(1)
-        (one,) = run_factory(factory, {"x": x})
+        (one,) = run_factory(factory, x=x)
         set_num_threads(2)
-        (two,) = run_factory(factory, {"x": x})
+        (two,) = run_factory(factory, x=x)
     finally:
         set_num_threads(num_threads())
     np.testing.assert_allclose(one, two, rtol=1e-5, atol=1e-5 * np.abs(one).max())
@@ -466,8 +460,8 @@ def test_light_model_with_convolutions_offloaded(name: str) -> None:
     left = host_ops(partitioned)
     assert "relay.nn.conv2d" not in left and "relay.nn.relu" not in left
     factory = relay.build(partitioned, target="llvm")
-    (got,) = run_factory(factory, {data: x})
-    (cpu,) = run_factory(relay.build(mod, target="llvm", params=params), {data: x})
+    (got,) = run_factory(factory, **{data: x})
+    (cpu,) = run_factory(relay.build(mod, target="llvm", params=params), **{data: x})
     np.testing.assert_allclose(got, cpu, rtol=1e-3, atol=1e-4 * np.abs(cpu).max())
 
 

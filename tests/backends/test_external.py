@@ -35,6 +35,7 @@ from xtvm.runtime.graph_executor import load_factory
 from xtvm.runtime.module import Param, load_module
 from xtvm.runtime.registry import get_global_func
 from xtvm.testing.onnx_models import light_model
+from xtvm.testing.relay import interpret, run_factory
 
 CC = os.environ.get("CC", "gcc")
 RNG = np.random.default_rng(7)
@@ -63,17 +64,6 @@ def external_functions(mod: tvm.IRModule) -> list[str]:
         for f in mod.xdsl.ops
         if isinstance(f, func.FuncOp) and "compiler" in f.attributes
     ]
-
-
-def run_factory(factory: object, **inputs: np.ndarray) -> list[np.ndarray]:
-    module = graph_executor.GraphModule(factory["default"](tvm.cpu()))  # type: ignore[index]
-    module.run(**inputs)
-    return [module.get_output(k).numpy() for k in range(module.get_num_outputs())]
-
-
-def interpret(mod: tvm.IRModule, params: dict[str, np.ndarray], *inputs: np.ndarray) -> list:
-    result = relay.create_executor("graph", mod=mod, params=params).evaluate()(*inputs)
-    return [r.numpy() for r in (result if isinstance(result, tuple) else (result,))]
 
 
 @pytest.fixture

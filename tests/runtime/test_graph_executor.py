@@ -14,17 +14,13 @@ from xtvm import relay, te
 from xtvm.contrib import graph_executor
 from xtvm.runtime.graph_executor import GraphInputError, load_factory, plan_memory
 from xtvm.testing.onnx_models import light_model
+from xtvm.testing.relay import interpret
 
 RNG = np.random.default_rng(3)
 
 
 def rand(*shape: int) -> np.ndarray:
     return RNG.standard_normal(shape).astype("float32")
-
-
-def interpret(mod: tvm.IRModule, params: dict[str, np.ndarray], *inputs: np.ndarray) -> list:
-    result = relay.create_executor("graph", mod=mod, params=params).evaluate()(*inputs)
-    return [r.numpy() for r in (result if isinstance(result, tuple) else (result,))]
 
 
 def conv_bn_relu_net() -> tuple[tvm.IRModule, dict[str, np.ndarray]]:
