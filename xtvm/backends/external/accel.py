@@ -54,7 +54,12 @@ from xtvm import te
 from xtvm.api.te.expr import PrimExpr, Tensor
 from xtvm.backends.accel.codegen import AccelRenderer
 from xtvm.backends.external import ExternalFunction, register_codegen
-from xtvm.backends.external.ccompiler import CCOMPILER_OPS, c_compatible, wrapper
+from xtvm.backends.external.ccompiler import (
+    CCOMPILER_OPS,
+    c_compatible,
+    te_kernels_as_tir,
+    wrapper,
+)
 from xtvm.dialects import relay
 from xtvm.dialects import te as te_dialect
 from xtvm.ir.numpy_types import numpy_dtype
@@ -62,12 +67,9 @@ from xtvm.ir.registry import default_context
 from xtvm.ir.verify import located_error
 from xtvm.passes.byoc_targets import OpView, register_op_attr, unregister_target
 from xtvm.passes.convert_relay_to_te import ConvertRelayToTePass
-from xtvm.passes.convert_te_to_tir import ConvertTeToTirPass
 from xtvm.passes.relay_fold_constant import RelayFoldConstantPass
 from xtvm.passes.relay_fuse_ops import RelayFuseOpsPass
 from xtvm.passes.relay_simplify_inference import RelaySimplifyInferencePass
-from xtvm.passes.tir_loop_partition import TirLoopPartitionPass
-from xtvm.passes.tir_simplify import TirSimplifyPass
 from xtvm.target.accel import AccelTarget, Intrinsic, get_target
 
 if TYPE_CHECKING:
@@ -754,16 +756,7 @@ def lower(
     accel_kernels, offloaded = offload_gemms(body, module, intrinsic)
     for p in (RelayFuseOpsPass(), ConvertRelayToTePass("llvm")):
         p.apply(ctx, module)
-    c_kernels = [
-        f
-        for f in module.ops
-        if isinstance(f, func.FuncOp) and any(isinstance(o, te_dialect.ComputeOp) for o in f.walk())
-    ]
-    for f in c_kernels:
-        f.detach()
-    tir = ModuleOp(c_kernels)
-    for p in (ConvertTeToTirPass(), TirSimplifyPass(), TirLoopPartitionPass(), TirSimplifyPass()):
-        p.apply(ctx, tir)
+    tir = te_kernels_as_tir(module, ctx)
     for kernel in accel_kernels:
         tir.body.block.add_op(kernel)
     return body, tir, offloaded

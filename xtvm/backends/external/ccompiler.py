@@ -18,6 +18,7 @@ with a strategy, `reset_ccompiler_ops()` goes back to the default.
 from __future__ import annotations
 
 import numpy as np
+from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
 from xdsl.ir import Attribute, SSAValue
@@ -103,6 +104,12 @@ def lower(function: func.FuncOp) -> tuple[func.FuncOp, ModuleOp]:
         ConvertRelayToTePass("llvm"),  # the CPU schedules: omp parallel and simd in C
     ):
         p.apply(ctx, module)
+    return body, te_kernels_as_tir(module, ctx)
+
+
+def te_kernels_as_tir(module: ModuleOp, ctx: Context) -> ModuleOp:
+    """The functions of `module` holding te computations, detached from it and lowered to
+    simplified tir (as relay.build lowers its kernels)."""
     kernels = [
         f
         for f in module.ops
@@ -113,7 +120,7 @@ def lower(function: func.FuncOp) -> tuple[func.FuncOp, ModuleOp]:
     tir = ModuleOp(kernels)
     for p in (ConvertTeToTirPass(), TirSimplifyPass(), TirLoopPartitionPass(), TirSimplifyPass()):
         p.apply(ctx, tir)
-    return body, tir
+    return tir
 
 
 def tensor_of(value: SSAValue, what: func.FuncOp) -> tuple[str, tuple[int, ...]]:
