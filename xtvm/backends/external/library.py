@@ -35,8 +35,12 @@ def compile_object(source: Path, output: Path, include_dirs: Sequence[str] = ())
 def link_shared(
     path: Path, objects: Sequence[Path], libraries: Sequence[str] = (), flags: Sequence[str] = ()
 ) -> None:
-    """Link `objects` into the shared library `path`, with `-l` of each of `libraries`."""
-    arguments = [*flags, "-shared", "-o", str(path), *(str(o) for o in objects)]
+    """Link `objects` into the shared library `path`, with `-l` of each of `libraries`.
+
+    `-Bsymbolic`: the library's calls bind to its own definitions, not to a same-named symbol
+    an earlier library made global (a simulator both loaded for a test and linked in here).
+    """
+    arguments = [*flags, "-shared", "-Wl,-Bsymbolic", "-o", str(path), *(str(o) for o in objects)]
     run_c_compiler([*arguments, *(f"-l{lib}" for lib in libraries), *LINK_LIBRARIES], str(path))
 
 
