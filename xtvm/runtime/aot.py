@@ -311,7 +311,7 @@ def export_aot(
         objects = external.write_objects(tmp_dir) if external is not None else []
         libraries = external.link_flags if external is not None else []
         arguments = [
-            "-O2", "-shared", "-fPIC", "-o", str(path),
+            "-O2", "-shared", "-Wl,-Bsymbolic", "-fPIC", "-o", str(path),
             str(tmp_dir / "runner.c"), str(tmp_dir / "weights.S"), str(tmp_dir / "kernels.o"),
             *(str(o) for o in objects), *libraries, "-lgomp", "-lm",
         ]  # fmt: skip

@@ -105,7 +105,7 @@ class CompiledLLVM:
             obj = Path(tmp) / "module.o"
             obj.write_bytes(self.object_code())
             objects = [str(obj), *(str(o) for o in extra_objects or [])]
-            arguments = ["-shared", "-o", str(path), *objects, "-lgomp", "-lm"]
+            arguments = ["-shared", "-Wl,-Bsymbolic", "-o", str(path), *objects, "-lgomp", "-lm"]
             run_c_compiler(arguments, str(path), LinkError)
 
 
