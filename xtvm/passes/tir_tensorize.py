@@ -415,7 +415,7 @@ class Emitter:
         for atom, coefficient in form.terms.items():
             term = self.hoist(atom, match)
             if coefficient != 1:
-                term = self.add(arith.MuliOp(atom, self.index(coefficient)))
+                term = self.add(arith.MuliOp(term, self.index(coefficient)))
             result = term if result is None else self.add(arith.AddiOp(result, term))
         if result is None:
             return self.index(form.constant)
