@@ -94,6 +94,25 @@ def test_unbound_weight_is_a_graph_input_set_by_index() -> None:
     np.testing.assert_allclose(module.get_output(0).numpy(), np.tanh(xv + wv) * 2, rtol=1e-5)
 
 
+def test_params_bind_main_arguments_as_constants() -> None:
+    # TVM's bind_params_by_name: a weight given in params is folded into the kernels (its
+    # NHWC transform happens at build time), and it is no longer a graph input.
+    x = relay.var("x", shape=(1, 3, 8, 8))
+    w = relay.var("w", shape=(4, 3, 3, 3))
+    mod = tvm.IRModule.from_expr(relay.Function([x, w], relay.nn.conv2d(x, w, padding=(1, 1))))
+    xv, wv = rand(1, 3, 8, 8), rand(4, 3, 3, 3)
+    factory = relay.build(mod, params={"w": wv})
+    graph = json.loads(factory.graph_json)
+    inputs = [n["name"] for n in graph["nodes"] if n["op"] == "null"]
+    assert "w" not in inputs and "w" not in factory.params
+    kernels = [n["attrs"]["func_name"] for n in graph["nodes"] if n["op"] == "tvm_op"]
+    assert "fused_nn_conv2d" in kernels and len(kernels) == 3  # data in, conv, data out
+    module = graph_executor.GraphModule(factory["default"](tvm.cpu()))
+    module.run(x=xv)
+    reference = relay.create_executor(mod=mod).evaluate()(xv, wv).numpy()
+    np.testing.assert_allclose(module.get_output(0).numpy(), reference, rtol=1e-4, atol=1e-5)
+
+
 def test_wrong_input_shape_names_the_input() -> None:
     mod, params = conv_bn_relu_net()
     module = graph_executor.GraphModule(relay.build(mod, params=params)["default"](tvm.cpu()))

@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
-from xdsl.ir import Operation, SSAValue
+from xdsl.dialects.builtin import FunctionType, ModuleOp, StringAttr, TensorType
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from xtvm.api.ir_module import IRModule, api_context
@@ -121,26 +121,48 @@ class GraphExecutorFactory:
 # Passes
 
 
+def constant_for(name: str, value: np.ndarray, typ: Attribute) -> relay.ConstOp:
+    """A `relay.const` of the param `name`, checked against the type it replaces."""
+    assert isinstance(typ, TensorType)
+    expected = numpy_dtype(typ.get_element_type())
+    if tuple(value.shape) != tuple(typ.get_shape()) or value.dtype != expected:
+        raise BuildError(
+            f"param '{name}': expected {expected}{list(typ.get_shape())}, "
+            f"got {value.dtype}{list(value.shape)}"
+        )
+    return relay.ConstOp(value)
+
+
 def bind_params(module: ModuleOp, params: Mapping[str, np.ndarray]) -> None:
-    """Replace each `relay.param["name"]` with a given value by a `relay.const` of it."""
+    """Replace each `relay.param["name"]`, and each argument of `@main` named in `params` (TVM's
+    bind_params_by_name), by a `relay.const` of the given value, so that passes fold them."""
     for op in list(module.walk()):
         if not isinstance(op, relay.ParamOp) or op.param_name.data not in params:
             continue
-        value = np.asarray(params[op.param_name.data])
-        typ = op.results[0].type
-        assert isinstance(typ, TensorType)
-        expected = numpy_dtype(typ.get_element_type())
-        if tuple(value.shape) != tuple(typ.get_shape()) or value.dtype != expected:
-            raise BuildError(
-                f"param '{op.param_name.data}': expected {expected}{list(typ.get_shape())}, "
-                f"got {value.dtype}{list(value.shape)}"
-            )
-        const = relay.ConstOp(value)
+        name = op.param_name.data
+        const = constant_for(name, np.asarray(params[name]), op.results[0].type)
         assert op.parent is not None
         op.parent.insert_op_before(const, op)
         op.results[0].replace_all_uses_with(const.results[0])
         op.detach()
         op.erase()
+    main = next(
+        (f for f in module.ops if isinstance(f, func.FuncOp) and f.sym_name.data == "main"), None
+    )
+    if main is None or not main.body.blocks or main.arg_attrs is not None:
+        return
+    block = main.body.block
+    for arg in list(block.args):
+        name = arg.name_hint
+        if name is None or name not in params:
+            continue
+        const = constant_for(name, np.asarray(params[name]), arg.type)
+        block.insert_op_before(const, block.first_op)  # type: ignore[arg-type]
+        arg.replace_all_uses_with(const.results[0])
+        block.erase_arg(arg)
+    main.function_type = FunctionType.from_lists(
+        [a.type for a in block.args], list(main.function_type.outputs.data)
+    )
 
 
 def run_passes(module: ModuleOp, passes: tuple[ModulePass, ...] | list[ModulePass]) -> None:
