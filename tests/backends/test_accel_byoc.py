@@ -131,6 +131,32 @@ def test_dense_bias_relu_dense_runs_on_the_accelerator(tiny: AccelTarget) -> Non
     assert "tiny_matmul_acc(" in source and "tiny_load(" in source and "tiny_store(" in source
 
 
+def test_xtvm_compile_loads_the_target(tiny: AccelTarget, tmp_path: Path) -> None:
+    """A partitioned module written as text compiles from the command line with
+    `--load-target`; a missing target file is a one-line error."""
+    from xtvm.ir.printer import print_ir
+    from xtvm.ir.registry import default_context
+    from xtvm.runtime.graph_executor import load_factory
+    from xtvm.tools import compile as xtvm_compile
+
+    mod, inputs = mlp()
+    source = tmp_path / "mlp.mlir"
+    source.write_text(print_ir(partition_for_accel(mod, tiny).xdsl, default_context()))
+    weights = {k: v for k, v in inputs.items() if k != "x"}
+    np.savez(tmp_path / "w.npz", **weights)
+    library = tmp_path / "mlp.so"
+    argv = [str(source), "--load-target", str(TINY / "tiny.mlir"), "--params"]
+    assert xtvm_compile.main([*argv, str(tmp_path / "w.npz"), "-o", str(library)]) == 0
+    np.testing.assert_allclose(
+        run(load_factory(library), x=inputs["x"]),
+        run(relay.build(mod), **inputs),
+        rtol=1e-5,
+        atol=1e-5,
+    )
+    missing = [str(source), "--load-target", str(tmp_path / "none.mlir")]
+    assert xtvm_compile.main(missing) == 1
+
+
 def test_exported_library_carries_the_simulator(tiny: AccelTarget, tmp_path: Path) -> None:
     """export_library links the accel C and the target's runtime into the one .so."""
     from xtvm.runtime.graph_executor import load_factory

@@ -51,6 +51,13 @@ def build_argparser() -> argparse.ArgumentParser:
         help="static shape of an ONNX input, e.g. data:1x3x224x224",
     )
     p.add_argument("--params", metavar="FILE.npz", help="weights of relay.param in an .mlir input")
+    p.add_argument(
+        "--load-target",
+        action="append",
+        default=[],
+        metavar="FILE.mlir",
+        help="register the accel targets of a file (for functions partitioned for 'accel')",
+    )
     p.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
     return p
 
@@ -86,6 +93,14 @@ def run(args: argparse.Namespace) -> int:
     from xtvm.ir.printer import print_ir
     from xtvm.ir.registry import default_context
 
+    if args.load_target:
+        from xtvm.target import load_all
+
+        for target_file in args.load_target:
+            try:
+                load_all(target_file)
+            except DiagnosticError as exc:
+                raise ToolError(str(exc).strip()) from None
     module, params = load_model(args)
     target = (
         args.target if "-opt-level" in args.target else f"{args.target} -opt-level={args.opt_level}"
