@@ -1,4 +1,5 @@
-"""The system C compiler (`CC`, default gcc): one way to run it and to report its failures.
+"""The system C compiler (`CC`, default gcc): one way to run it, to link with it and to report
+its failures.
 
 The C backend compiles kernels with it, external codegens their translation units, and the
 LLVM backend and the AOT writer link shared libraries with it.
@@ -9,6 +10,7 @@ from __future__ import annotations
 import os
 import subprocess
 from collections.abc import Sequence
+from pathlib import Path
 
 
 class CompileError(RuntimeError):
@@ -27,3 +29,21 @@ def run_c_compiler(
         raise error(f"no C compiler '{compiler}' to build {what} (set CC)") from None
     if result.returncode:
         raise error(f"{' '.join(command)} failed:\n{result.stderr}")
+
+
+def link_shared(
+    path: Path,
+    inputs: Sequence[Path],
+    libraries: Sequence[str] = (),
+    flags: Sequence[str] = (),
+    error: type[Exception] = CompileError,
+) -> None:
+    """Link `inputs` (objects, or sources compiled on the way) into the shared library `path`,
+    with `-l` of each of `libraries`, libgomp and libm.
+
+    `-Bsymbolic`: the library's calls bind to its own definitions, not to a same-named symbol
+    an earlier library made global (a simulator both loaded for a test and linked in here).
+    """
+    arguments = [*flags, "-shared", "-Wl,-Bsymbolic", "-o", str(path), *(str(i) for i in inputs)]
+    libs = [*(f"-l{lib}" for lib in libraries), "-lgomp", "-lm"]
+    run_c_compiler([*arguments, *libs], str(path), error)

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from xtvm.backends.toolchain import run_c_compiler
+from xtvm.backends.toolchain import link_shared
 from xtvm.runtime.graph_executor import entry_bytes, plan_memory
 from xtvm.runtime.module import Param, signatures_of
 
@@ -309,12 +309,8 @@ def export_aot(
         (tmp_dir / "weights.bin").write_bytes(blob)
         (tmp_dir / "weights.S").write_text(weights_assembly(tmp_dir / "weights.bin"))
         objects = external.write_objects(tmp_dir) if external is not None else []
-        libraries = external.link_flags if external is not None else []
-        arguments = [
-            "-O2", "-shared", "-Wl,-Bsymbolic", "-fPIC", "-o", str(path),
-            str(tmp_dir / "runner.c"), str(tmp_dir / "weights.S"), str(tmp_dir / "kernels.o"),
-            *(str(o) for o in objects), *libraries, "-lgomp", "-lm",
-        ]  # fmt: skip
-        run_c_compiler(arguments, str(path), AOTError)
+        inputs = [tmp_dir / "runner.c", tmp_dir / "weights.S", tmp_dir / "kernels.o", *objects]
+        libraries = external.libraries if external is not None else ()
+        link_shared(path, inputs, libraries, ("-O2", "-fPIC"), AOTError)
     header_file.write_text(header_text)
     return header_file

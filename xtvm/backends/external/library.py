@@ -19,29 +19,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from xtvm.backends.external import ExternalFunction
-from xtvm.backends.toolchain import CompileError, run_c_compiler
+from xtvm.backends.toolchain import CompileError, link_shared, run_c_compiler
 from xtvm.runtime.module import Module, Param
 
 CFLAGS = ("-O3", "-march=native", "-fPIC", "-fopenmp", "-std=gnu99")
-LINK_LIBRARIES = ("-lgomp", "-lm")
 
 
 def compile_object(source: Path, output: Path, include_dirs: Sequence[str] = ()) -> None:
     """Compile the C file `source` into the object `output`."""
     includes = [f"-I{d}" for d in include_dirs]
     run_c_compiler([*CFLAGS, *includes, "-c", "-o", str(output), str(source)], str(source))
-
-
-def link_shared(
-    path: Path, objects: Sequence[Path], libraries: Sequence[str] = (), flags: Sequence[str] = ()
-) -> None:
-    """Link `objects` into the shared library `path`, with `-l` of each of `libraries`.
-
-    `-Bsymbolic`: the library's calls bind to its own definitions, not to a same-named symbol
-    an earlier library made global (a simulator both loaded for a test and linked in here).
-    """
-    arguments = [*flags, "-shared", "-Wl,-Bsymbolic", "-o", str(path), *(str(o) for o in objects)]
-    run_c_compiler([*arguments, *(f"-l{lib}" for lib in libraries), *LINK_LIBRARIES], str(path))
 
 
 @dataclass
@@ -64,10 +51,6 @@ class ExternalLibrary:
             paths.append(directory / name)
             paths[-1].write_bytes(code)
         return paths
-
-    @property
-    def link_flags(self) -> list[str]:
-        return [f"-l{lib}" for lib in self.libraries]
 
 
 def compile_external(functions: Sequence[ExternalFunction]) -> ExternalLibrary:

@@ -21,7 +21,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 from xtvm.backends.llvm.codegen import emit_module
 from xtvm.backends.llvm.target import LLVMTarget, initialize_llvm
-from xtvm.backends.toolchain import run_c_compiler
+from xtvm.backends.toolchain import link_shared
 from xtvm.runtime.module import METADATA_SYMBOL, Module, metadata_json, signatures_of
 
 
@@ -104,9 +104,7 @@ class CompiledLLVM:
         with tempfile.TemporaryDirectory() as tmp:
             obj = Path(tmp) / "module.o"
             obj.write_bytes(self.object_code())
-            objects = [str(obj), *(str(o) for o in extra_objects or [])]
-            arguments = ["-shared", "-Wl,-Bsymbolic", "-o", str(path), *objects, "-lgomp", "-lm"]
-            run_c_compiler(arguments, str(path), LinkError)
+            link_shared(Path(path), [obj, *(extra_objects or [])], error=LinkError)
 
 
 def compile_module(
