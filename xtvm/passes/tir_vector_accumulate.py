@@ -19,6 +19,7 @@ left as it is.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -103,8 +104,8 @@ def loops_between(op: Operation, ancestor_block: object) -> list[tir.ForOp]:
     return []
 
 
-def is_under(op: Operation, loop: Operation) -> bool:
-    return loop.is_ancestor(op)
+EmitElement = Callable[[InsertPoint, list[SSAValue], SSAValue], None]
+"""Emits, at an insertion point, the work on one buffer element (its indices, an index 0)."""
 
 
 @dataclass
@@ -119,7 +120,7 @@ class VectorAccumulate:
         for buffer, found in by_buffer.items():
             loop = self.choose_loop(buffer, found)
             if loop is not None:
-                self.rewrite(buffer, [a for a in found if is_under(a.store, loop)], loop)
+                self.rewrite(buffer, [a for a in found if loop.is_ancestor(a.store)], loop)
 
     def choose_loop(self, buffer: SSAValue, found: list[Accumulation]) -> tir.ForOp | None:
         alloc = buffer.owner
@@ -145,7 +146,7 @@ class VectorAccumulate:
             if all(
                 use.operation in accesses
                 for use in buffer.uses
-                if is_under(use.operation, loop)
+                if loop.is_ancestor(use.operation)
             ):
                 return loop
         return None
@@ -161,7 +162,7 @@ class VectorAccumulate:
         shadow.memref.name_hint = f"{buffer.name_hint or 'acc'}_lanes"
         Rewriter.insert_op(shadow, InsertPoint.before(loop))
 
-        def over_elements(at: InsertPoint, emit: object) -> None:
+        def over_elements(at: InsertPoint, emit: EmitElement) -> None:
             """Emit `emit(indices)` for every element of the buffer, in unrolled loops."""
             zero = index_constant(0)
             Rewriter.insert_op(zero, at)
@@ -174,7 +175,7 @@ class VectorAccumulate:
                 indices.append(nest.induction_variable)
                 nest.body.block.add_op(tir.YieldOp())
                 at = InsertPoint.before(nest.body.block.last_op)  # type: ignore[arg-type]
-            emit(at, indices, zero.result)  # type: ignore[operator]
+            emit(at, indices, zero.result)
 
         def initialize(at: InsertPoint, indices: list[SSAValue], zero: SSAValue) -> None:
             if kind in ADDITIVE:

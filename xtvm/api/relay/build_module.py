@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import FunctionType, ModuleOp, StringAttr, TensorType
+from xdsl.dialects.builtin import ArrayAttr, FunctionType, ModuleOp, StringAttr, TensorType
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 
@@ -149,17 +149,22 @@ def bind_params(module: ModuleOp, params: Mapping[str, np.ndarray]) -> None:
     main = next(
         (f for f in module.ops if isinstance(f, func.FuncOp) and f.sym_name.data == "main"), None
     )
-    if main is None or not main.body.blocks or main.arg_attrs is not None:
+    if main is None or not main.body.blocks:
         return
     block = main.body.block
-    for arg in list(block.args):
+    bound = [a for a in block.args if a.name_hint is not None and a.name_hint in params]
+    if not bound:
+        return
+    kept = [a.index for a in block.args if a not in bound]
+    for arg in bound:
         name = arg.name_hint
-        if name is None or name not in params:
-            continue
+        assert name is not None
         const = constant_for(name, np.asarray(params[name]), arg.type)
         block.insert_op_before(const, block.first_op)  # type: ignore[arg-type]
         arg.replace_all_uses_with(const.results[0])
         block.erase_arg(arg)
+    if main.arg_attrs is not None:
+        main.arg_attrs = ArrayAttr([main.arg_attrs.data[i] for i in kept])
     main.function_type = FunctionType.from_lists(
         [a.type for a in block.args], list(main.function_type.outputs.data)
     )
@@ -418,7 +423,7 @@ def build(
         if external is None:
             compiled.export_library(path, extra_objects)
             return
-        from xtvm.backends.external.library import link_shared
+        from xtvm.backends.toolchain import link_shared
 
         with tempfile.TemporaryDirectory(prefix="xtvm-export-") as tmp:
             kernels_object = Path(tmp) / "kernels.o"
