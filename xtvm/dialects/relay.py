@@ -1145,6 +1145,19 @@ class Conv2dOp(RelayOp):
         )
 
     @classmethod
+    def kernel_layout_of(cls, properties: Mapping[str, Attribute]) -> Layout:
+        """The kernel layout: any order of O, I, H and W, blocked ones included (`OHWI16o`,
+        the packed layout `relay-alter-op-layout` gives CPU kernels)."""
+        text = cls.props(properties).text("kernel_layout")
+        try:
+            layout = Layout.parse(text)
+        except ValueError as exc:
+            raise cls.error(f"kernel_layout: {exc}") from None
+        if sorted(layout.primal) != sorted("OIHW"):
+            raise cls.error(f'kernel_layout must order O, I, H and W, got "{text}"')
+        return layout
+
+    @classmethod
     def infer_result_types(
         cls, operand_types: Sequence[Attribute], properties: Mapping[str, Attribute]
     ) -> list[Attribute]:
@@ -1155,15 +1168,24 @@ class Conv2dOp(RelayOp):
         pt, pl, pb, pr = p.padding()
         groups = p.integer("groups")
         layout = p.choice("data_layout", ("NCHW", "NHWC"))
-        kernel_layout = p.choice("kernel_layout", ("OIHW", "HWIO"))
-        if data.get_num_dims() != 4 or weight.get_num_dims() != 4:
+        kernel_layout = cls.kernel_layout_of(properties)
+        weight_rank = len(kernel_layout.axes)
+        if data.get_num_dims() != 4 or weight.get_num_dims() != weight_rank:
+            ranks = (
+                "data and weight must be 4-d"
+                if weight_rank == 4
+                else f"data must be 4-d and weight {weight_rank}-d ({kernel_layout.text})"
+            )
             raise cls.error(
-                f"data and weight must be 4-d, got {fmt_shape(data.get_shape())} and "
-                f"{fmt_shape(weight.get_shape())}"
+                f"{ranks}, got {fmt_shape(data.get_shape())} and {fmt_shape(weight.get_shape())}"
             )
         c_axis, h_axis, w_axis = spatial_axes(cls, layout)
         shape = list(data.get_shape())
-        o, i, kh, kw = (weight.get_shape()[kernel_layout.index(a)] for a in "OIHW")
+        try:
+            sizes = kernel_layout.primal_sizes(weight.get_shape())
+        except ValueError as exc:
+            raise cls.error(f"weight: {exc}") from None
+        o, i, kh, kw = (sizes[a] for a in "OIHW")
         if groups < 1 or o % groups:
             raise cls.error(f"groups {groups} must be positive and divide output channels {o}")
         if shape[c_axis] != i * groups:

@@ -225,10 +225,11 @@ def first_tag(cv: LayoutConverter, values: Sequence[SSAValue], rank: int) -> Tag
 def convert_conv2d(cv: LayoutConverter, op: Operation) -> None:
     """conv2d takes the desired layout and its kernel the matching one: the pass's anchor."""
     assert isinstance(op, relay.Conv2dOp)
-    if not cv.grouped and op.groups.value.data > 1:
+    data_layout, kernel_layout = op.data_layout.data, op.kernel_layout.data
+    blocked = kernel_layout not in KERNEL_LAYOUT.values()
+    if blocked or (not cv.grouped and op.groups.value.data > 1):
         restore_operands(cv, op)
         return
-    data_layout, kernel_layout = op.data_layout.data, op.kernel_layout.data
     cv.set_operand(op, 0, cv.convert(op.data, data_layout, cv.layout))
     cv.set_operand(op, 1, cv.convert(op.weight, kernel_layout, KERNEL_LAYOUT[cv.layout]))
     op.data_layout = StringAttr(cv.layout)

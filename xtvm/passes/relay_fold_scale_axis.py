@@ -54,12 +54,16 @@ class Axes:
     weight_in: int
 
 
-def linear_axes(op: LinearOp) -> Axes:
+def linear_axes(op: LinearOp) -> Axes | None:
+    """The channel axes of `op`; None for a blocked kernel (a channel spans two axes)."""
     if isinstance(op, relay.DenseOp):
         rank = len(shape_of(op.data))
         return Axes(rank - 1, rank - 1, 0, 1)
+    kernel_layout = op.kernel_layout.data
+    if kernel_layout not in ("OIHW", "HWIO"):
+        return None
     data = 1 if op.data_layout.data == "NCHW" else 3
-    weight_out, weight_in = (0, 1) if op.kernel_layout.data == "OIHW" else (3, 2)
+    weight_out, weight_in = (0, 1) if kernel_layout == "OIHW" else (3, 2)
     return Axes(data, data, weight_out, weight_in)
 
 
@@ -190,6 +194,8 @@ class FoldScaleIntoProducerWeight(RewritePattern):
         if only_user(value) is None:
             return
         shape, axes = shape_of(op.result), linear_axes(anchor)
+        if axes is None:
+            return
         vector = channel_vector(scale, shape, axes.result)
         if vector is None:
             return
@@ -242,6 +248,8 @@ def fold_scale_into_consumer(anchor: LinearOp, rewriter: PatternRewriter) -> Non
         return
     data, scale = split
     axes = linear_axes(anchor)
+    if axes is None:
+        return
     vector = channel_vector(scale, shape_of(data), axes.data)
     if vector is None or (relus and not np.all(vector > 0)):
         return

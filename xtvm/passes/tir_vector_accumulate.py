@@ -144,9 +144,7 @@ class VectorAccumulate:
             if any(c.kind.data not in ("serial", "unrolled") for c in chains[0][depth:]):
                 continue
             if all(
-                use.operation in accesses
-                for use in buffer.uses
-                if loop.is_ancestor(use.operation)
+                use.operation in accesses for use in buffer.uses if loop.is_ancestor(use.operation)
             ):
                 return loop
         return None
@@ -239,4 +237,3 @@ class TirVectorAccumulatePass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         VectorAccumulate(self.max_elements).run(op)
-

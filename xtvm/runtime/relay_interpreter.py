@@ -408,12 +408,15 @@ def pad_or_crop(x: np.ndarray, top: int, bottom: int, left: int, right: int) -> 
     return np.pad(x, pads)
 
 
+OIHW = relay.Layout.parse("OIHW")
+
+
 @rule(relay.Conv2dOp)
 def conv2d(op: relay.Conv2dOp, x: np.ndarray, w: np.ndarray) -> np.ndarray:
     nhwc = op.data_layout.data == "NHWC"
     if nhwc:
         x = x.transpose(0, 3, 1, 2)
-    w = w.transpose([op.kernel_layout.data.index(a) for a in "OIHW"])
+    w = transform_layout(w, relay.Conv2dOp.kernel_layout_of(op.properties), OIHW)
     y = conv2d_nchw(
         x, w, ints(op.strides), ints(op.padding), ints(op.dilation), op.groups.value.data
     )
@@ -735,7 +738,11 @@ def tile(op: relay.TileOp, x: np.ndarray) -> np.ndarray:
 
 @rule(relay.LayoutTransformOp)
 def layout_transform(op: relay.LayoutTransformOp, x: np.ndarray) -> np.ndarray:
-    src, dst = relay.LayoutTransformOp.layouts(op.properties)
+    return transform_layout(x, *relay.LayoutTransformOp.layouts(op.properties))
+
+
+def transform_layout(x: np.ndarray, src: relay.Layout, dst: relay.Layout) -> np.ndarray:
+    """`x`, laid out as `src`, laid out as `dst` (the primal axes of both the same)."""
     sizes = src.primal_sizes(x.shape)
     # Merge each split axis into its primal axis, in the source's primal order ...
     order: list[int] = []

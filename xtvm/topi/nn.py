@@ -15,6 +15,7 @@ import numpy as np
 
 from xtvm.api import te
 from xtvm.api.te.expr import PrimExpr
+from xtvm.dialects.relay import Layout
 from xtvm.topi.elementwise import elementwise
 from xtvm.topi.tensor import TensorLike, accumulator, is_float, lowest, static_shape
 
@@ -85,6 +86,15 @@ def pad(
 # Convolution
 
 
+def layout_index(layout: Layout, at: dict[str, Index], axis: str) -> Index:
+    """The index along `axis` of `layout` of the element at primal indices `at`."""
+    factor = layout.factors.get(axis.upper())
+    if factor is None:
+        return at[axis]
+    primal = at[axis.upper()]
+    return primal % factor if axis.islower() else primal // factor
+
+
 def tap(out: PrimExpr, stride: int, k: PrimExpr, dilation: int) -> PrimExpr:
     """The input coordinate `out * stride + k * dilation` of a window tap (no unit factors)."""
     return (out * stride if stride != 1 else out) + (k * dilation if dilation != 1 else k)
@@ -100,14 +110,17 @@ def conv2d(
     data_layout: str = "NCHW",
     kernel_layout: str = "OIHW",
 ) -> te.Tensor:
-    """Grouped, dilated 2-d cross-correlation, NCHW or NHWC data, OIHW or HWIO kernel."""
+    """Grouped, dilated 2-d cross-correlation, NCHW or NHWC data; the kernel in any layout of
+    O, I, H, W, blocked ones included (`OHWI16o`: output-channel blocks, each a contiguous
+    slab the register tile walks)."""
     pt, pl, pb, pr = padding
     nhwc = data_layout == "NHWC"
     before = (0, pt, pl, 0) if nhwc else (0, 0, pt, pl)
     after = (0, pb, pr, 0) if nhwc else (0, 0, pb, pr)
     padded = pad(data, before, after) if any(padding) else data
-    k_shape = static_shape(kernel)
-    out_channels, in_per_group, kh, kw = (k_shape[kernel_layout.index(a)] for a in "OIHW")
+    layout = Layout.parse(kernel_layout)
+    k_sizes = layout.primal_sizes(static_shape(kernel))
+    out_channels, in_per_group, kh, kw = (k_sizes[a] for a in "OIHW")
     per_group_out = out_channels // groups
     n, *rest = static_shape(data)
     h, w = (rest[0], rest[1]) if nhwc else (rest[1], rest[2])
@@ -120,7 +133,7 @@ def conv2d(
 
     def weight(f: PrimExpr, c: Index, y: PrimExpr, x: PrimExpr) -> PrimExpr:
         at = {"O": f, "I": c, "H": y, "W": x}
-        return kernel(*(at[a] for a in kernel_layout))
+        return kernel(*(layout_index(layout, at, a) for a in layout.axes))
 
     def channel(f: PrimExpr) -> Index:
         base = (f // per_group_out) * in_per_group if groups > 1 else 0

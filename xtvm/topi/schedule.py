@@ -41,6 +41,8 @@ CONV_CHANNEL_TILE, CONV_COLUMN_TILE = 8, 16  # NCHW conv2d register tile
 # vectors (a 24-lane vector does not vectorize).
 NHWC_COLUMNS = ((8, 7, 6, 5, 4), 16)
 NHWC_CHANNELS = ((2 * VECTOR_LANES, VECTOR_LANES, 8), 4)
+# A kernel up to this size stays in L2 over a whole NHWC conv2d: rows go outside channel blocks.
+SMALL_KERNEL_BYTES = 256 * 1024
 
 
 def extent(axis: IterVar) -> int:
@@ -69,17 +71,32 @@ def split_inner(stage: te.Stage, axis: IterVar, preferred: int) -> tuple[IterVar
 def nhwc_tile(
     stage: te.Stage, axis: IterVar, tile: tuple[tuple[int, ...], int]
 ) -> tuple[IterVar | None, IterVar]:
-    """(outer, inner) of a conv2d register tile axis, for `tile` = (sizes, whole): split by the
-    first of `sizes` that divides the axis (an unguarded tile); an axis that is one of them or
-    at most `whole` long stays whole; else a guarded split by the first size that fits."""
+    """(outer, inner) of a conv2d register tile axis, for `tile` = (sizes, whole): an axis that
+    is one of `sizes` stays whole; else it is split by the first of them that divides it (an
+    unguarded tile: 14 columns are two tiles of 7, as a whole row by 32 channels would spill
+    registers); an axis no size divides stays whole up to `whole`, longer ones get a guarded
+    split by the first size that fits."""
     sizes, whole = tile
     size = extent(axis)
-    if size in sizes or size <= whole:
+    if size in sizes:
         return None, axis
     factor = next((f for f in sizes if size % f == 0), None)
-    if factor is None:  # a guarded split; loop partition peels the tail off
+    if factor is None:
+        if size <= whole:
+            return None, axis
+        # a guarded split; loop partition peels the tail off
         factor = next((f for f in sizes if f <= size), sizes[-1])
     return stage.split(axis, factor=factor)
+
+
+def nhwc_channel_block(out_channels: int) -> int | None:
+    """The output-channel tile `cpu_conv2d` splits an NHWC conv2d's channels by, when the split
+    is even and leaves more than one tile (None otherwise): the block of its packed kernel,
+    `OHWI<block>o`, in which each tile's weights are one contiguous slab."""
+    sizes, whole = NHWC_CHANNELS
+    if out_channels in sizes or out_channels <= whole:
+        return None
+    return next((f for f in sizes if out_channels % f == 0), None)
 
 
 def fused(stage: te.Stage, axes: list[IterVar]) -> IterVar | None:
@@ -268,6 +285,14 @@ def padding_at_root(s: te.Schedule, stage: te.Stage) -> None:
             cpu_injective(s, tensor)
 
 
+def kernel_bytes(reduction: te.Stage) -> int:
+    """The size of a conv2d's (float) kernel: output channels x the reduction's extent."""
+    size = 4 * extent(reduction.op.axis[-1 if reduction.op.tag.endswith("nhwc") else 1])
+    for axis in reduction.op.reduce_axis:
+        size *= extent(axis)
+    return size
+
+
 def cpu_conv2d(s: te.Schedule, t: te.Tensor) -> None:
     """conv2d: an output channels x output columns register tile (NCHW vectorizes columns,
     NHWC channels), the reduction cached in registers (`cache_write` or the fused elementwise
@@ -291,15 +316,20 @@ def cpu_conv2d(s: te.Schedule, t: te.Tensor) -> None:
         n, y, x, f = outer.op.axis
         x_outer, x_inner = nhwc_tile(outer, x, NHWC_COLUMNS)
         f_outer, f_inner = nhwc_tile(outer, f, NHWC_CHANNELS)
-        loops = [n, f_outer, y, x_outer]  # an f block's weights stay in cache over rows
+        if kernel_bytes(inner) > SMALL_KERNEL_BYTES:
+            loops = [n, f_outer, y, x_outer]  # an f block's weights stay in cache over rows
+        else:  # rows outside: each pixel's channels are read and written in one sweep
+            loops = [n, y, x_outer, f_outer]
         tile, vector = x_inner, f_inner
     loops = [a for a in loops if a is not None]
     outer.reorder(*loops, tile, vector)
-    parallel = fused(outer, loops[:3])
+    head = loops[: loops.index(y) + 1]  # fused and parallel
+    parallel = fused(outer, head)
     assert parallel is not None
     outer.parallel(parallel)
     outer.vectorize(vector)
-    scope = loops[3] if len(loops) > 3 else parallel
+    rest = loops[len(head) :]
+    scope = rest[-1] if rest else parallel
     inner.compute_at(outer, scope)
     if tag.endswith("nchw"):
         n_c, f_c, y_c, x_c = inner.op.axis

@@ -58,6 +58,30 @@ func.func @conv_layout(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
 
 // -----
 
+func.func @conv_kernel_layout(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
+  // expected-error@+1 {{'relay.nn.conv2d' op kernel_layout must order O, I, H and W, got "OIHX"}}
+  %c = relay.nn.conv2d %x, %w {kernel_layout = "OIHX"} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
+  func.return
+}
+
+// -----
+
+func.func @conv_kernel_block(%x: tensor<1x8x8x3xf32>, %w: tensor<2x3x3x3x4xf32>) {
+  // expected-error@+1 {{'relay.nn.conv2d' op weight: dimension 4 of layout OHWI8o must be 8, got 4}}
+  %c = relay.nn.conv2d %x, %w {data_layout = "NHWC", kernel_layout = "OHWI8o"} : (tensor<1x8x8x3xf32>, tensor<2x3x3x3x4xf32>) -> tensor<1x6x6x16xf32>
+  func.return
+}
+
+// -----
+
+func.func @conv_kernel_rank(%x: tensor<1x8x8x3xf32>, %w: tensor<3x3x3x16xf32>) {
+  // expected-error@+1 {{'relay.nn.conv2d' op data must be 4-d and weight 5-d (OHWI8o), got 1x8x8x3 and 3x3x3x16}}
+  %c = relay.nn.conv2d %x, %w {data_layout = "NHWC", kernel_layout = "OHWI8o"} : (tensor<1x8x8x3xf32>, tensor<3x3x3x16xf32>) -> tensor<1x6x6x16xf32>
+  func.return
+}
+
+// -----
+
 func.func @dense_units(%x: tensor<2x5xf32>, %w: tensor<3x4xf32>) {
   // expected-error@+1 {{'relay.nn.dense' op data has 5 input features but weight 3x4 expects 4}}
   %d = relay.nn.dense %x, %w : (tensor<2x5xf32>, tensor<3x4xf32>) -> tensor<2x3xf32>

@@ -131,6 +131,14 @@ func.func @nhwc_conv(%x: tensor<1x8x8x3xf32>, %w: tensor<3x3x3x4xf32>) -> tensor
   func.return %c : tensor<1x8x8x4xf32>
 }
 
+// A blocked kernel layout: OHWI8o holds 16 output channels as 2 blocks of 8.
+// CHECK-LABEL: func.func @packed_conv(%x: tensor<1x8x8x3xf32>, %w: tensor<2x3x3x3x8xf32>) -> tensor<1x6x6x16xf32> {
+// CHECK-NEXT:    %c = relay.nn.conv2d %x, %w {data_layout = "NHWC", kernel_layout = "OHWI8o"} : (tensor<1x8x8x3xf32>, tensor<2x3x3x3x8xf32>) -> tensor<1x6x6x16xf32>
+func.func @packed_conv(%x: tensor<1x8x8x3xf32>, %w: tensor<2x3x3x3x8xf32>) -> tensor<1x6x6x16xf32> {
+  %c = relay.nn.conv2d %x, %w {data_layout = "NHWC", kernel_layout = "OHWI8o"} : (tensor<1x8x8x3xf32>, tensor<2x3x3x3x8xf32>) -> tensor<1x6x6x16xf32>
+  func.return %c : tensor<1x6x6x16xf32>
+}
+
 // dense, matmul (plain and with transpose_b) and batch_matmul (transpose_b by default).
 // CHECK-LABEL: func.func @matmuls(%x: tensor<2x5xf32>, %w: tensor<3x5xf32>, %m: tensor<5x3xf32>, %bx: tensor<2x3x5xf32>, %by: tensor<2x4x5xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3x4xf32>) {
 // CHECK-NEXT:    %d = relay.nn.dense %x, %w : (tensor<2x5xf32>, tensor<3x5xf32>) -> tensor<2x3xf32>

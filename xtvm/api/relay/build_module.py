@@ -34,6 +34,7 @@ from xtvm.dialects import relay, te
 from xtvm.ir.numpy_types import numpy_dtype
 from xtvm.passes.convert_relay_to_te import ConvertRelayToTePass
 from xtvm.passes.convert_te_to_tir import ConvertTeToTirPass
+from xtvm.passes.relay_alter_op_layout import RelayAlterOpLayoutPass
 from xtvm.passes.relay_convert_layout import RelayConvertLayoutPass
 from xtvm.passes.relay_fold_constant import RelayFoldConstantPass
 from xtvm.passes.relay_fuse_ops import RelayFuseOpsPass
@@ -360,14 +361,16 @@ def lower_for_build(
     # On the CPU, conv2d runs NHWC: its schedule vectorizes output channels, which stay
     # contiguous at any stride (NCHW vectorizes columns, strided loads when the stride is 2).
     # Grouped and depthwise conv2d, with few channels per group, stay NCHW.
-    layout = [RelayConvertLayoutPass("NHWC", grouped=False)] if kind in ("llvm", "cpu") else []
+    # Their constant kernels are then packed into the register tile's blocks of channels.
+    cpu = kind in ("llvm", "cpu")
     run_passes(
         module,
         [
             RelaySimplifyInferencePass(),
-            *layout,
+            *([RelayConvertLayoutPass("NHWC", grouped=False)] if cpu else []),
             # Weights are constants now: fold their transforms whatever their size.
             RelayFoldConstantPass(max_elements=FOLD_ANY_SIZE),
+            *([RelayAlterOpLayoutPass()] if cpu else []),
             RelayFuseOpsPass(),
             ConvertRelayToTePass(kind),
         ],

@@ -71,12 +71,10 @@ def conv2d(
         kernel_layout=kernel_layout,
     )
     wshape = weight.checked_type.shape  # type: ignore[attr-defined]
-    if channels is not None and int(channels) != wshape[kernel_layout.index("O")]:
+    sizes = d.Layout.parse(kernel_layout).primal_sizes(wshape)
+    if channels is not None and int(channels) != sizes["O"]:
         raise ValueError(f"channels={channels} differs from the weight's {wshape}")
-    if kernel_size is not None and pair(kernel_size) != (
-        wshape[kernel_layout.index("H")],
-        wshape[kernel_layout.index("W")],
-    ):
+    if kernel_size is not None and pair(kernel_size) != (sizes["H"], sizes["W"]):
         raise ValueError(f"kernel_size={kernel_size} differs from the weight's {wshape}")
     return call
 

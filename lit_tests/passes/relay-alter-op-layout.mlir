@@ -1,0 +1,45 @@
+// RUN: xtvm-opt %s -p relay-alter-op-layout --split-input-file | filecheck %s
+
+// A constant HWIO kernel of an NHWC conv2d with 64 output channels is packed at compile time
+// into two 32-channel slabs (OHWI32o, the CPU register tile's block); the result is the same.
+// CHECK-LABEL: func.func @packed
+// CHECK-NEXT:    %[[W:.*]] = relay.const dense<{{.*}}> : tensor<2x1x1x2x32xf32>
+// CHECK-NEXT:    %[[C:.*]] = relay.nn.conv2d %x, %[[W]] {data_layout = "NHWC", kernel_layout = "OHWI32o"} : (tensor<1x4x4x2xf32>, tensor<2x1x1x2x32xf32>) -> tensor<1x4x4x64xf32>
+// CHECK-NEXT:    func.return %[[C]] : tensor<1x4x4x64xf32>
+func.func @packed(%x: tensor<1x4x4x2xf32>) -> tensor<1x4x4x64xf32> {
+  %w = relay.const dense<1.5> : tensor<1x1x2x64xf32>
+  %c = relay.nn.conv2d %x, %w {data_layout = "NHWC", kernel_layout = "HWIO"} : (tensor<1x4x4x2xf32>, tensor<1x1x2x64xf32>) -> tensor<1x4x4x64xf32>
+  func.return %c : tensor<1x4x4x64xf32>
+}
+
+// -----
+
+// 48 channels split into blocks of 16; the packed kernel keeps the element order the tile reads.
+// CHECK-LABEL: func.func @block_of_16
+// CHECK:         relay.nn.conv2d %x, %{{.*}} {padding = array<i64: 1, 1, 1, 1>, data_layout = "NHWC", kernel_layout = "OHWI16o"} : (tensor<1x5x5x3xf32>, tensor<3x3x3x3x16xf32>) -> tensor<1x5x5x48xf32>
+func.func @block_of_16(%x: tensor<1x5x5x3xf32>) -> tensor<1x5x5x48xf32> {
+  %w = relay.const dense<0.5> : tensor<3x3x3x48xf32>
+  %c = relay.nn.conv2d %x, %w {padding = array<i64: 1, 1, 1, 1>, data_layout = "NHWC", kernel_layout = "HWIO"} : (tensor<1x5x5x3xf32>, tensor<3x3x3x48xf32>) -> tensor<1x5x5x48xf32>
+  func.return %c : tensor<1x5x5x48xf32>
+}
+
+// -----
+
+// Left alone: a kernel known only at run time (packing would run on every call), an NCHW
+// conv2d, a grouped one, 32 channels (one tile: HWIO already is its slab) and 20 channels
+// (no whole-vector block divides them).
+// CHECK-LABEL: func.func @unchanged
+// CHECK-NOT:     kernel_layout = "OHWI
+// CHECK:         func.return
+func.func @unchanged(%x: tensor<1x4x4x4xf32>, %wa: tensor<1x1x4x64xf32>, %xc: tensor<1x4x4x4xf32>) -> (tensor<1x4x4x64xf32>, tensor<1x64x4x4xf32>, tensor<1x4x4x64xf32>, tensor<1x4x4x32xf32>, tensor<1x4x4x20xf32>) {
+  %a = relay.nn.conv2d %x, %wa {data_layout = "NHWC", kernel_layout = "HWIO"} : (tensor<1x4x4x4xf32>, tensor<1x1x4x64xf32>) -> tensor<1x4x4x64xf32>
+  %wb = relay.const dense<1.0> : tensor<64x4x1x1xf32>
+  %b = relay.nn.conv2d %xc, %wb : (tensor<1x4x4x4xf32>, tensor<64x4x1x1xf32>) -> tensor<1x64x4x4xf32>
+  %wg = relay.const dense<1.0> : tensor<1x1x2x64xf32>
+  %g = relay.nn.conv2d %x, %wg {groups = 2 : i64, data_layout = "NHWC", kernel_layout = "HWIO"} : (tensor<1x4x4x4xf32>, tensor<1x1x2x64xf32>) -> tensor<1x4x4x64xf32>
+  %w32 = relay.const dense<1.0> : tensor<1x1x4x32xf32>
+  %c32 = relay.nn.conv2d %x, %w32 {data_layout = "NHWC", kernel_layout = "HWIO"} : (tensor<1x4x4x4xf32>, tensor<1x1x4x32xf32>) -> tensor<1x4x4x32xf32>
+  %w20 = relay.const dense<1.0> : tensor<1x1x4x20xf32>
+  %c20 = relay.nn.conv2d %x, %w20 {data_layout = "NHWC", kernel_layout = "HWIO"} : (tensor<1x4x4x4xf32>, tensor<1x1x4x20xf32>) -> tensor<1x4x4x20xf32>
+  func.return %a, %b, %g, %c32, %c20 : tensor<1x4x4x64xf32>, tensor<1x64x4x4xf32>, tensor<1x4x4x64xf32>, tensor<1x4x4x32xf32>, tensor<1x4x4x20xf32>
+}
