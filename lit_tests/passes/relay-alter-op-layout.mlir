@@ -25,9 +25,26 @@ func.func @block_of_16(%x: tensor<1x5x5x3xf32>) -> tensor<1x5x5x48xf32> {
 
 // -----
 
+// 40 channels would split into 8-lane blocks, half a vector: the kernel is padded with zeros to
+// two 32-channel blocks and a slice drops the 24 extra channels after the conv2d.
+// CHECK-LABEL: func.func @padded
+// CHECK-NEXT:    %[[W:.*]] = relay.const dense<{{.*}}> : tensor<2x1x1x3x32xf32>
+// CHECK-NEXT:    %[[C:.*]] = relay.nn.conv2d %x, %[[W]] {data_layout = "NHWC", kernel_layout = "OHWI32o"} : (tensor<1x4x4x3xf32>, tensor<2x1x1x3x32xf32>) -> tensor<1x4x4x64xf32>
+// CHECK-NEXT:    %[[S:.*]] = relay.strided_slice %[[C]] {begin = array<i64: 0>, end = array<i64: 40>, axes = array<i64: 3>} : (tensor<1x4x4x64xf32>) -> tensor<1x4x4x40xf32>
+// CHECK-NEXT:    %[[R:.*]] = relay.nn.relu %[[S]] : (tensor<1x4x4x40xf32>) -> tensor<1x4x4x40xf32>
+// CHECK-NEXT:    func.return %[[R]] : tensor<1x4x4x40xf32>
+func.func @padded(%x: tensor<1x4x4x3xf32>) -> tensor<1x4x4x40xf32> {
+  %w = relay.const dense<1.0> : tensor<1x1x3x40xf32>
+  %c = relay.nn.conv2d %x, %w {data_layout = "NHWC", kernel_layout = "HWIO"} : (tensor<1x4x4x3xf32>, tensor<1x1x3x40xf32>) -> tensor<1x4x4x40xf32>
+  %r = relay.nn.relu %c : (tensor<1x4x4x40xf32>) -> tensor<1x4x4x40xf32>
+  func.return %r : tensor<1x4x4x40xf32>
+}
+
+// -----
+
 // Left alone: a kernel known only at run time (packing would run on every call), an NCHW
 // conv2d, a grouped one, 32 channels (one tile: HWIO already is its slab) and 20 channels
-// (no whole-vector block divides them).
+// (less than one 32-channel tile, which they fill by 8-lane and 4-lane vectors).
 // CHECK-LABEL: func.func @unchanged
 // CHECK-NOT:     kernel_layout = "OHWI
 // CHECK:         func.return

@@ -12,7 +12,7 @@ from xtvm import relay as tvm_relay
 from xtvm.api.relay.build_module import lower_for_build
 from xtvm.dialects import relay
 from xtvm.ir.registry import default_context
-from xtvm.passes.relay_alter_op_layout import RelayAlterOpLayoutPass
+from xtvm.passes.relay_alter_op_layout import RelayAlterOpLayoutPass, channel_blocking
 from xtvm.passes.relay_convert_layout import RelayConvertLayoutPass
 from xtvm.passes.relay_fold_scale_axis import RelayFoldScaleAxisPass
 from xtvm.runtime.relay_interpreter import evaluate
@@ -59,6 +59,9 @@ def kernel_layouts(module: ModuleOp) -> list[str]:
         (6, 8, 48, 3, 2, "OHWI16o"),
         (4, 16, 24, 1, 1, "OHWI8o"),
         (7, 5, 96, 1, 2, "OHWI32o"),
+        # Padded to whole 32-channel blocks, the extra channels sliced off after the conv2d.
+        (5, 4, 40, 3, 1, "OHWI32o"),
+        (4, 3, 100, 1, 1, "OHWI32o"),
     ],
 )
 def test_packed_kernel_computes_the_same(
@@ -69,6 +72,8 @@ def test_packed_kernel_computes_the_same(
     (before,) = evaluate(module, [x])
     run(module, RelayAlterOpLayoutPass())
     assert kernel_layouts(module) == [layout]
+    slices = [op for op in module.walk() if isinstance(op, relay.StridedSliceOp)]
+    assert len(slices) == (o in (40, 100))
     (after,) = evaluate(module, [x])
     np.testing.assert_allclose(after, before, rtol=1e-5, atol=1e-5)
 
@@ -80,17 +85,14 @@ def test_kernels_the_tile_reads_whole_stay_hwio(o: int, groups: int) -> None:
 
 
 def test_channel_block_is_the_schedules_tile() -> None:
-    assert [nhwc_channel_block(o) for o in (64, 256, 48, 24, 32, 16, 8, 20, 4)] == [
-        32,
-        32,
-        16,
-        8,
-        None,
-        None,
-        None,
-        None,
-        None,
-    ]
+    channels = (64, 256, 48, 24, 32, 16, 8, 20, 4, 1000)
+    assert [nhwc_channel_block(o) for o in channels] == [
+        32, 32, 16, 8, None, None, None, None, None, 8
+    ]  # fmt: skip
+    # Packing pads what would be half-vector blocks to whole 32-channel ones.
+    assert [channel_blocking(o) for o in channels] == [
+        (32, 64), (32, 256), (16, 48), (8, 24), None, None, None, None, None, (32, 1024)
+    ]  # fmt: skip
 
 
 def test_layout_and_scale_passes_leave_a_packed_conv2d_alone() -> None:

@@ -57,6 +57,31 @@ def test_conv_net_matches_the_interpreter() -> None:
     assert all(n["op"] == "null" for n in (graph["nodes"][i] for i in graph["arg_nodes"]))
 
 
+@pytest.mark.parametrize(
+    ("channels", "groups", "size"),
+    [
+        (136, 4, 9),  # 34 per group: tiles of 17 rows
+        (112, 4, 14),  # 28 per group: 14 rows
+        (64, 2, 6),  # 32 per group: 16 rows
+        (20, 4, 7),  # 5 per group: no row tile divides, a guarded tile of 8
+        (24, 24, 8),  # depthwise
+    ],
+)
+def test_grouped_conv2d_matches_the_interpreter(channels: int, groups: int, size: int) -> None:
+    # Grouped convolutions stay NCHW; their register tiles lie within one group.
+    x = relay.var("x", shape=(1, channels, size, size))
+    w = relay.var("w", shape=(channels, channels // groups, 1, 1))
+    y = relay.nn.relu(relay.nn.conv2d(x, w, groups=groups))
+    mod = tvm.IRModule.from_expr(relay.Function([x, w], y))
+    data, weight = rand(1, channels, size, size), rand(channels, channels // groups, 1, 1)
+    module = graph_executor.GraphModule(
+        relay.build(mod, target="llvm", params={"w": weight})["default"](tvm.cpu(0))
+    )
+    module.run(x=data)
+    (expected,) = interpret(mod, {}, data, weight)
+    np.testing.assert_allclose(module.get_output(0).numpy(), expected, rtol=1e-4, atol=1e-4)
+
+
 def test_tuple_outputs_unpacking_and_create() -> None:
     x = relay.var("x", shape=(3, 5))
     w = relay.param("w", (3, 5))

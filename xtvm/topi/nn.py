@@ -153,7 +153,11 @@ def conv2d(
             return dot(padded(n, iy, ix, channel(f)), k, axes)
 
         out = te.compute(
-            (n, oh, ow, out_channels), body_nhwc, name=f"{kind}_nhwc", tag=f"{kind}_nhwc"
+            (n, oh, ow, out_channels),
+            body_nhwc,
+            name=f"{kind}_nhwc",
+            tag=f"{kind}_nhwc",
+            attrs={"per_group_out": per_group_out},
         )
     else:
 
@@ -163,7 +167,11 @@ def conv2d(
             return dot(padded(n, channel(f), iy, ix), k, axes)
 
         out = te.compute(
-            (n, out_channels, oh, ow), body_nchw, name=f"{kind}_nchw", tag=f"{kind}_nchw"
+            (n, out_channels, oh, ow),
+            body_nchw,
+            name=f"{kind}_nchw",
+            tag=f"{kind}_nchw",
+            attrs={"per_group_out": per_group_out},
         )
     return narrowed(out, data.dtype)
 

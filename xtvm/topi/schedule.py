@@ -37,12 +37,13 @@ ROW_TILE, COLUMN_TILE = 8, 32  # register tile of a product with contiguous colu
 K_UNROLL = 4  # reduction steps unrolled in that tile
 K_ROW_TILE, K_COLUMN_TILE = 2, 8  # tile of a product vectorized along k
 CONV_CHANNEL_TILE, CONV_COLUMN_TILE = 8, 16  # NCHW conv2d register tile
+# Rows of a grouped NCHW conv2d's tile: the first that divides the channels per group (17
+# rows of one vector each fit the registers), else CONV_CHANNEL_TILE with a guard.
+GROUP_ROW_TILES = (16, 8, 17, 14, 12, 10, 9, 7, 6)
 # NHWC conv2d register tile (see nhwc_tile): output columns, and output channels in whole
 # vectors (a 24-lane vector does not vectorize).
 NHWC_COLUMNS = ((8, 7, 6, 5, 4), 16)
 NHWC_CHANNELS = ((2 * VECTOR_LANES, VECTOR_LANES, 8), 4)
-# A kernel up to this size stays in L2 over a whole NHWC conv2d: rows go outside channel blocks.
-SMALL_KERNEL_BYTES = 256 * 1024
 
 
 def extent(axis: IterVar) -> int:
@@ -285,14 +286,6 @@ def padding_at_root(s: te.Schedule, stage: te.Stage) -> None:
             cpu_injective(s, tensor)
 
 
-def kernel_bytes(reduction: te.Stage) -> int:
-    """The size of a conv2d's (float) kernel: output channels x the reduction's extent."""
-    size = 4 * extent(reduction.op.axis[-1 if reduction.op.tag.endswith("nhwc") else 1])
-    for axis in reduction.op.reduce_axis:
-        size *= extent(axis)
-    return size
-
-
 def cpu_conv2d(s: te.Schedule, t: te.Tensor) -> None:
     """conv2d: an output channels x output columns register tile (NCHW vectorizes columns,
     NHWC channels), the reduction cached in registers (`cache_write` or the fused elementwise
@@ -308,18 +301,26 @@ def cpu_conv2d(s: te.Schedule, t: te.Tensor) -> None:
     outer, inner = register_tiled(s, t)
     if tag.endswith("nchw"):
         n, f, y, x = outer.op.axis
-        f_outer, f_inner = split_inner(outer, f, CONV_CHANNEL_TILE)
+        group = None
+        per_group_out = t.op.attrs.get("per_group_out", extent(f))  # type: ignore[attr-defined]
+        if per_group_out < extent(f):
+            # A grouped conv2d: channel tiles within a group, so that all rows of a tile read
+            # the same input channel (one load per step, shared by the tile's rows).
+            group, f = outer.split(f, factor=per_group_out)
+            rows = next((r for r in GROUP_ROW_TILES if per_group_out % r == 0), None)
+            f_outer, f_inner = (
+                outer.split(f, factor=rows) if rows else split_inner(outer, f, CONV_CHANNEL_TILE)
+            )
+        else:
+            f_outer, f_inner = split_inner(outer, f, CONV_CHANNEL_TILE)
         x_outer, x_inner = split_inner(outer, x, CONV_COLUMN_TILE)
-        loops = [n, f_outer, y, x_outer]
+        loops = [n, group, f_outer, y, x_outer]
         tile, vector = f_inner, x_inner
     else:
         n, y, x, f = outer.op.axis
         x_outer, x_inner = nhwc_tile(outer, x, NHWC_COLUMNS)
         f_outer, f_inner = nhwc_tile(outer, f, NHWC_CHANNELS)
-        if kernel_bytes(inner) > SMALL_KERNEL_BYTES:
-            loops = [n, f_outer, y, x_outer]  # an f block's weights stay in cache over rows
-        else:  # rows outside: each pixel's channels are read and written in one sweep
-            loops = [n, y, x_outer, f_outer]
+        loops = [n, f_outer, y, x_outer]  # an f block's weights stay in cache over rows
         tile, vector = x_inner, f_inner
     loops = [a for a in loops if a is not None]
     outer.reorder(*loops, tile, vector)
