@@ -157,3 +157,21 @@ func.func @grouped(%x: tensor<1x4x6x6xf32>, %w: tensor<4x4x1x1xf32>, %d: tensor<
   %s = relay.nn.relu %g : (tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
   func.return %s : tensor<1x4x6x6xf32>
 }
+
+// -----
+
+// A join of a converted value with one an unconverted (grouped) conv2d computed keeps the
+// original layout: the converted value goes back once, the add needs no transform of its own.
+// UNGROUPED-LABEL: func.func @join
+// UNGROUPED:         %[[R:.*]] = relay.nn.relu %{{.*}} : (tensor<1x6x6x4xf32>)
+// UNGROUPED-NEXT:    %[[T:.*]] = relay.layout_transform %[[R]] {src_layout = "NHWC", dst_layout = "NCHW"}
+// UNGROUPED-NEXT:    %[[G:.*]] = relay.nn.conv2d %[[T]], %{{.*}} {groups = 2 : i64} : (tensor<1x4x6x6xf32>
+// UNGROUPED-NEXT:    %[[A:.*]] = relay.add %[[G]], %[[T]] : (tensor<1x4x6x6xf32>, tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
+// UNGROUPED-NEXT:    func.return %[[A]] : tensor<1x4x6x6xf32>
+func.func @join(%x: tensor<1x4x6x6xf32>, %w: tensor<4x4x1x1xf32>, %d: tensor<4x2x1x1xf32>) -> tensor<1x4x6x6xf32> {
+  %c = relay.nn.conv2d %x, %w : (tensor<1x4x6x6xf32>, tensor<4x4x1x1xf32>) -> tensor<1x4x6x6xf32>
+  %r = relay.nn.relu %c : (tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
+  %g = relay.nn.conv2d %r, %d {groups = 2 : i64} : (tensor<1x4x6x6xf32>, tensor<4x2x1x1xf32>) -> tensor<1x4x6x6xf32>
+  %a = relay.add %g, %r : (tensor<1x4x6x6xf32>, tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
+  func.return %a : tensor<1x4x6x6xf32>
+}

@@ -322,6 +322,31 @@ func.func @main(%x: tensor<1x4x6x6xf32>, %w: tensor<4x4x1x1xf32>, %d: tensor<4x2
     assert layouts(module) == [("NHWC", "HWIO"), grouped_layout]
 
 
+def test_a_join_with_an_unconverted_branch_stays_in_the_original_layout() -> None:
+    # ShuffleNet's shape: a converted conv's output meets a grouped conv's (left NCHW) in a
+    # residual add and a concatenate. Both stay NCHW: the converted value goes back once
+    # (shared with the grouped conv's input), and the next grouped conv reads the add as it is.
+    text = """
+func.func @main(%x: tensor<1x4x6x6xf32>, %w: tensor<4x4x1x1xf32>, %d: tensor<4x2x1x1xf32>)
+    -> (tensor<1x4x6x6xf32>, tensor<1x8x6x6xf32>) {
+  %c = relay.nn.conv2d %x, %w : (tensor<1x4x6x6xf32>, tensor<4x4x1x1xf32>) -> tensor<1x4x6x6xf32>
+  %r = relay.nn.relu %c : (tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
+  %g = relay.nn.conv2d %r, %d {groups = 2 : i64}
+    : (tensor<1x4x6x6xf32>, tensor<4x2x1x1xf32>) -> tensor<1x4x6x6xf32>
+  %a = relay.add %g, %r : (tensor<1x4x6x6xf32>, tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
+  %h = relay.nn.conv2d %a, %d {groups = 2 : i64}
+    : (tensor<1x4x6x6xf32>, tensor<4x2x1x1xf32>) -> tensor<1x4x6x6xf32>
+  %t = relay.concatenate %r, %h {axis = 1 : i64}
+    : (tensor<1x4x6x6xf32>, tensor<1x4x6x6xf32>) -> tensor<1x8x6x6xf32>
+  func.return %h, %t : tensor<1x4x6x6xf32>, tensor<1x8x6x6xf32>
+}
+"""
+    module = convert_and_compare(text, "NHWC", grouped=False)
+    # x and w in, r back out: the add and the concatenate need no transform of their own.
+    assert count(module, relay.LayoutTransformOp) == 3, print_ir(module, CTX)
+    assert layouts(module) == [("NHWC", "HWIO"), ("NCHW", "OIHW"), ("NCHW", "OIHW")]
+
+
 def test_external_function_is_skipped() -> None:
     text = """
 func.func private @ext(%x: tensor<1x3x4x4xf32>, %w: tensor<2x3x1x1xf32>) -> tensor<1x2x4x4xf32>

@@ -8,7 +8,10 @@ lrn, concatenate, reductions, squeeze), pad gets its widths permuted, and pools,
 upsampling take the layout their input arrives in. A `relay.layout_transform` is emitted only
 at a boundary: on a function argument or another value entering a converted op, and where a
 permuted value reaches an op that cannot take it (a return, a call, dense, reshape,
-conv2d_transpose, whose layout is fixed to NCHW...). Function signatures do not change.
+conv2d_transpose, whose layout is fixed to NCHW...). A broadcasting op or concatenate that
+joins converted values with as many computed in the original layout (by a conv2d left alone,
+such as a grouped one) keeps the original layout, so the converted region ends there instead
+of spreading into the unconverted one. Function signatures do not change.
 
 The plan: one forward walk over each host function. A value whose data the pass has permuted
 carries a tag `(src, dst)`: it holds `layout_transform(original, src, dst)`. Each op looks up
@@ -301,15 +304,33 @@ def convert_tuple_get_item(cv: LayoutConverter, op: Operation) -> None:
         cv.retype(op, fields.get(op.index.value.data))
 
 
+def stays_original(cv: LayoutConverter, values: Sequence[SSAValue], rank: int) -> bool:
+    """Whether an op joining `values` is better left in the original layout: as many of its
+    full-rank operands as are permuted were computed in the original layout by ops the pass
+    did not convert (a grouped conv2d's branch meeting a converted residual), so the join
+    ends the converted region instead of carrying it into the unconverted one, where every
+    later join would transform again. Constants and function arguments do not count."""
+    full = [v for v in values if len(shape_of(v)) == rank]
+    permuted = sum(v in cv.tags for v in full)
+    computed = sum(
+        v not in cv.tags
+        and isinstance(v.owner, Operation)
+        and not isinstance(v.owner, relay.ConstOp)
+        for v in full
+    )
+    return computed > 0 and permuted <= computed
+
+
 @rule(relay.ElementwiseBinaryOp, relay.WhereOp)
 def convert_broadcast(cv: LayoutConverter, op: Operation) -> None:
     """Broadcasting ops take the layout of their first permuted operand of full rank; the
-    other operands are brought to it."""
+    other operands are brought to it (unless the op `stays_original`)."""
     assert isinstance(op, relay.RelayOp)
     if not any(v in cv.tags for v in op.operands):
         return
-    tag = first_tag(cv, op.operands, len(shape_of(op.results[0])))
-    if tag is None:
+    rank = len(shape_of(op.results[0]))
+    tag = first_tag(cv, op.operands, rank)
+    if tag is None or stays_original(cv, op.operands, rank):
         restore_operands(cv, op)
         return
     for index, operand in enumerate(op.operands):
@@ -319,12 +340,14 @@ def convert_broadcast(cv: LayoutConverter, op: Operation) -> None:
 
 @rule(relay.ConcatenateOp)
 def convert_concatenate(cv: LayoutConverter, op: Operation) -> None:
-    """concatenate takes the layout of its first permuted input, the others follow."""
+    """concatenate takes the layout of its first permuted input, the others follow (unless
+    it `stays_original`)."""
     assert isinstance(op, relay.ConcatenateOp)
     if not any(v in cv.tags for v in op.inputs):
         return
-    tag = first_tag(cv, op.inputs, len(shape_of(op.result)))
-    if tag is None:
+    rank = len(shape_of(op.result))
+    tag = first_tag(cv, op.inputs, rank)
+    if tag is None or stays_original(cv, op.inputs, rank):
         restore_operands(cv, op)
         return
     for index, operand in enumerate(op.inputs):
