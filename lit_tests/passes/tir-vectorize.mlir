@@ -102,6 +102,35 @@ func.func @nested_reduction(%A: memref<6x4xf32>, %C: memref<4xf32>) {
 
 // -----
 
+// A branch on a uniform condition with results (a padding row: inside the input, or zero)
+// becomes a branch yielding vectors: a vector load on one side, a broadcast zero on the other.
+// CHECK-LABEL: func.func @uniform_branch
+// CHECK:         %[[V:.*]] = scf.if %inside -> (vector<4xf32>) {
+// CHECK-NEXT:      %[[L:.*]] = vector.load %A[%row, %c0] : memref<4x4xf32>, vector<4xf32>
+// CHECK-NEXT:      scf.yield %[[L]] : vector<4xf32>
+// CHECK-NEXT:    } else {
+// CHECK-NEXT:      %[[Z:.*]] = vector.broadcast %zero : f32 to vector<4xf32>
+// CHECK-NEXT:      scf.yield %[[Z]] : vector<4xf32>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    vector.store %[[V]], %B[%c0] : memref<4xf32>, vector<4xf32>
+func.func @uniform_branch(%A: memref<4x4xf32>, %B: memref<4xf32>, %row: index, %inside: i1) {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  tir.for %v = %c0 to %c4 vectorized {
+    %x = scf.if %inside -> (f32) {
+      %a = memref.load %A[%row, %v] : memref<4x4xf32>
+      scf.yield %a : f32
+    } else {
+      scf.yield %zero : f32
+    }
+    memref.store %x, %B[%v] : memref<4xf32>
+  }
+  func.return
+}
+
+// -----
+
 // A gather (index 2 * v) cannot be vectorized: the loop becomes serial, with a remark.
 // REMARK: loop at {{.*}}tir-vectorize.mlir:[[# @LINE + 7]]:3 not vectorized: gather or scatter: the index is not contiguous ('memref.load' at {{.*}}:[[# @LINE + 9]]:10)
 // CHECK-LABEL: func.func @gather

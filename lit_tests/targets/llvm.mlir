@@ -1,5 +1,5 @@
 // tir to LLVM IR: the kernel ABI, counted loops, parallel loops on the OpenMP runtime,
-// dynamic dimensions, stack and heap buffers, guards and libm calls.
+// dynamic dimensions, stack and heap buffers, guards, libm calls and masked vector accesses.
 // RUN: xtvm-translate %s --target llvm | filecheck %s
 // RUN: xtvm-translate %s --target 'llvm -mcpu=haswell' --emit asm | filecheck %s --check-prefix=ASM
 
@@ -71,6 +71,15 @@ func.func @rows(%A: memref<?x8xf32>) {
 // CHECK:         call void @"free"(i8*
 // CHECK-NEXT:    ret void
 
+// A vector of 14 floats in a kernel argument is one masked access of 16 lanes (LLVM would
+// split it into 8 + 4 + 2); in a stack buffer (a register tile) it stays a plain access, which
+// LLVM keeps in registers.
+// CHECK-LABEL: define void @"odd_width"(float* noalias %"A", float* noalias %"B")
+// CHECK:         call <16 x float> @"llvm.masked.load.v16f32.p0"(<16 x float>* %{{.*}}, i32 4, <16 x i1> <i1 1, i1 1, i1 1, i1 1, i1 1, i1 1, i1 1, i1 1, i1 1, i1 1, i1 1, i1 1, i1 1, i1 1, i1 0, i1 0>, <16 x float> <float undef
+// CHECK:         store <14 x float> %{{.*}}, <14 x float>* %{{.*}}, align 4
+// CHECK:         load <14 x float>, <14 x float>* %{{.*}}, align 4
+// CHECK:         call void @"llvm.masked.store.v16f32.p0"(<16 x float> %{{.*}}, <16 x float>* %{{.*}}, i32 4, <16 x i1> <i1 1, i1 1, i1 1, i1 1, i1 1, i1 1, i1 1, i1 1, i1 1, i1 1, i1 1, i1 1, i1 1, i1 1, i1 0, i1 0>)
+
 // Outlined parallel bodies follow the kernels (see @rows above).
 // CHECK-LABEL: define internal void @"rows_parallel_1"(i8* %".1")
 // CHECK:         call i32 @"omp_get_thread_num"()
@@ -91,5 +100,16 @@ func.func @buffers(%A: memref<16xf32>) {
     }
   }
   memref.dealloc %small : memref<16xf32, "local">
+  func.return
+}
+
+func.func @odd_width(%A: memref<14xf32>, %B: memref<14xf32>) {
+  %c0 = arith.constant 0 : index
+  %tile = memref.alloc() : memref<14xf32>
+  %v = vector.load %A[%c0] : memref<14xf32>, vector<14xf32>
+  vector.store %v, %tile[%c0] : memref<14xf32>, vector<14xf32>
+  %t = vector.load %tile[%c0] : memref<14xf32>, vector<14xf32>
+  vector.store %t, %B[%c0] : memref<14xf32>, vector<14xf32>
+  memref.dealloc %tile : memref<14xf32>
   func.return
 }

@@ -345,8 +345,8 @@ class LoopVectorizer:
         body.add_op(tir.YieldOp())
 
     def branch(self, op: scf.IfOp) -> None:
-        if op.results:
-            raise NotVectorizable(op, "'scf.if' op with results cannot be vectorized")
+        """A branch on a uniform condition: both sides vectorized, its results vectors (a
+        padding stage's `if (row inside) load else 0` under a partitioned column loop)."""
         condition = self.uniform(op.cond, op, "a branch condition")
         regions = []
         for region in (op.true_region, op.false_region):
@@ -355,9 +355,16 @@ class LoopVectorizer:
                 continue
             block = Block()
             self.body(region.block, block)
-            block.add_op(scf.YieldOp())
+            outer, self.block = self.block, block
+            yielded = [self.as_vector(v) for v in region.block.ops.last.operands]  # type: ignore[union-attr]
+            self.block = outer
+            block.add_op(scf.YieldOp(*yielded))
             regions.append(Region(block))
-        self.add(scf.IfOp(condition, [], regions[0], regions[1]))
+        result_types = [self.vector_type(r.type) for r in op.results]
+        new = scf.IfOp(condition, result_types, regions[0], regions[1])
+        self.add(new)
+        for old, result in zip(op.results, new.results, strict=True):
+            self.values[old] = Varying(result)
 
     def compute(self, op: Operation) -> None:
         lanes = [self.lane(v) for v in op.operands]

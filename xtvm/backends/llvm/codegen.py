@@ -144,6 +144,9 @@ class Buffer:
     dims: list[ir.Value]
     element: ir.Type
     strides: list[ir.Value] | None = None  # a view's (memref.subview), else row-major
+    # On the stack (a small memref.alloc, such as a register tile): accessed by plain loads and
+    # stores only, which LLVM promotes to registers and forwards.
+    on_stack: bool = False
 
     def offset(self, builder: ir.IRBuilder, indices: Sequence[ir.Value]) -> ir.Value:
         """The linear index of `indices`."""
@@ -470,7 +473,9 @@ def emit_parallel(e: FunctionEmitter, op: tir.ForOp) -> None:
                 isinstance(v, ir.Constant) for v in current.strides
             ):
                 raise fail(op, "a view with variable strides is used inside this parallel loop")
-            inner.values[value] = Buffer(pointer, dims, current.element, current.strides)
+            inner.values[value] = Buffer(
+                pointer, dims, current.element, current.strides, current.on_stack
+            )
         elif isinstance(current, ir.Constant):
             inner.values[value] = current
         else:
@@ -529,7 +534,7 @@ def emit_alloc(e: FunctionEmitter, op: memref.AllocOp | memref.AllocaOp) -> None
         size = count * max(1, element.get_abi_size(e.owner.target_data))
         if size <= STACK_LIMIT_BYTES:
             slot = e.entry_alloca(element, max(count, 1), name=op.memref.name_hint or "buf")
-            e.set(op.memref, Buffer(slot, dims, element))
+            e.set(op.memref, Buffer(slot, dims, element, on_stack=True))
             return
     b = e.builder
     count_value = ir.Constant(I64, 1)
@@ -619,7 +624,10 @@ def emit_subview(e: FunctionEmitter, op: memref.SubviewOp) -> None:
     assert isinstance(result, MemRefType)
     dropped = len(sizes) - result.get_num_dims()
     pointer = source.address(b, offsets)
-    e.set(op.result, Buffer(pointer, sizes[dropped:], source.element, strides[dropped:]))
+    e.set(
+        op.result,
+        Buffer(pointer, sizes[dropped:], source.element, strides[dropped:], source.on_stack),
+    )
 
 
 @rule(tir.CallExternOp)
@@ -950,26 +958,83 @@ def vector_address(
     memref_value: SSAValue,
     indices: Sequence[SSAValue],
     typ: ir.VectorType,
-) -> ir.Value:
+) -> tuple[ir.Value, int | None]:
+    """The address of a vector access, and the width to access it at masked (None: plain)."""
     buffer: Buffer = e.get(memref_value)
     address = buffer.address(e.builder, [e.get(i) for i in indices])
-    return e.builder.bitcast(address, typ.as_pointer())
+    width = None if buffer.on_stack else masked_width(typ)
+    return e.builder.bitcast(address, typ.as_pointer()), width
+
+
+def masked_width(typ: ir.VectorType) -> int | None:
+    """The power-of-two width a vector of 32- or 64-bit elements whose lane count is not one
+    is accessed at, through a masked load or store (None for other vectors).
+
+    LLVM splits a `<14 x float>` access into 8 + 4 + 2 lanes; one masked access of 16 lanes
+    (AVX-512's mask registers) replaces the three, and touches no memory past the 14th lane.
+    """
+    count, element = typ.count, typ.element
+    float_bits = {ir.FloatType: 32, ir.DoubleType: 64}.get(type(element))
+    bits = element.width if isinstance(element, ir.IntType) else float_bits
+    if bits not in (32, 64) or count < 3 or count & (count - 1) == 0:
+        return None
+    return 1 << (count - 1).bit_length()
+
+
+def lane_mask(count: int, width: int) -> ir.Constant:
+    return ir.Constant(ir.VectorType(ir.IntType(1), width), [1] * count + [0] * (width - count))
 
 
 @rule(vector.LoadOp)
 def emit_vector_load(e: FunctionEmitter, op: vector.LoadOp) -> None:
     typ = llvm_type(op.result.type, op)
-    address = vector_address(e, op, op.base, op.indices, typ)
+    address, width = vector_address(e, op, op.base, op.indices, typ)
     align = memory_type(typ.element).get_abi_size(e.owner.target_data)
-    e.set(op.result, load_value(e.builder, address, typ, align))
+    if width is None:
+        e.set(op.result, load_value(e.builder, address, typ, align))
+        return
+    b, wide = e.builder, ir.VectorType(typ.element, width)
+    pointer = wide.as_pointer()
+    masked_load = e.owner.declare(
+        f"llvm.masked.load.{mangle(wide)}.p0",
+        wide,
+        [pointer, I32, ir.VectorType(ir.IntType(1), width), wide],
+    )
+    loaded = b.call(
+        masked_load,
+        [
+            b.bitcast(address, pointer),
+            ir.Constant(I32, align),
+            lane_mask(typ.count, width),
+            ir.Constant(wide, ir.Undefined),
+        ],
+    )
+    lanes = ir.Constant(ir.VectorType(I32, typ.count), list(range(typ.count)))
+    e.set(op.result, b.shuffle_vector(loaded, ir.Constant(wide, ir.Undefined), lanes))
 
 
 @rule(vector.StoreOp)
 def emit_vector_store(e: FunctionEmitter, op: vector.StoreOp) -> None:
     value = e.get(op.vector)
-    address = vector_address(e, op, op.base, op.indices, value.type)
+    address, width = vector_address(e, op, op.base, op.indices, value.type)
     align = memory_type(value.type.element).get_abi_size(e.owner.target_data)
-    store_value(e.builder, value, address, align)
+    if width is None:
+        store_value(e.builder, value, address, align)
+        return
+    b, wide = e.builder, ir.VectorType(value.type.element, width)
+    pointer = wide.as_pointer()
+    masked_store = e.owner.declare(
+        f"llvm.masked.store.{mangle(wide)}.p0",
+        ir.VoidType(),
+        [wide, pointer, I32, ir.VectorType(ir.IntType(1), width)],
+    )
+    count = value.type.count
+    lanes = ir.Constant(ir.VectorType(I32, width), list(range(count)) + [0] * (width - count))
+    widened = b.shuffle_vector(value, ir.Constant(value.type, ir.Undefined), lanes)
+    b.call(
+        masked_store,
+        [widened, b.bitcast(address, pointer), ir.Constant(I32, align), lane_mask(count, width)],
+    )
 
 
 @rule(vector.BroadcastOp)
