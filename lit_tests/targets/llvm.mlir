@@ -80,6 +80,12 @@ func.func @rows(%A: memref<?x8xf32>) {
 // CHECK:         load <14 x float>, <14 x float>* %{{.*}}, align 4
 // CHECK:         call void @"llvm.masked.store.v16f32.p0"(<16 x float> %{{.*}}, <16 x float>* %{{.*}}, i32 4, <16 x i1> <i1 1, i1 1, i1 1, i1 1, i1 1, i1 1, i1 1, i1 1, i1 1, i1 1, i1 1, i1 1, i1 1, i1 1, i1 0, i1 0>)
 
+// A read along an outer dimension (tir-vectorize's transposing load) is one gather: the
+// element pointers step by the dimension's stride (8 floats here).
+// CHECK-LABEL: define void @"transposed"(float* noalias %"A", float* noalias %"B")
+// CHECK:         %[[P:.*]] = inttoptr <16 x i64> %{{.*}} to <16 x float*>
+// CHECK-NEXT:    call <16 x float> @"llvm.masked.gather.v16f32.v16p0"(<16 x float*> %[[P]], i32 4, <16 x i1> <i1 1
+
 // Outlined parallel bodies follow the kernels (see @rows above).
 // CHECK-LABEL: define internal void @"rows_parallel_1"(i8* %".1")
 // CHECK:         call i32 @"omp_get_thread_num"()
@@ -111,5 +117,14 @@ func.func @odd_width(%A: memref<14xf32>, %B: memref<14xf32>) {
   %t = vector.load %tile[%c0] : memref<14xf32>, vector<14xf32>
   vector.store %t, %B[%c0] : memref<14xf32>, vector<14xf32>
   memref.dealloc %tile : memref<14xf32>
+  func.return
+}
+
+func.func @transposed(%A: memref<16x8xf32>, %B: memref<16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %pad = arith.constant 0.0 : f32
+  %v = "vector.transfer_read"(%A, %c0, %c2, %pad) <{in_bounds = [true], permutation_map = affine_map<(d0, d1) -> (d0)>, operandSegmentSizes = array<i32: 1, 2, 1, 0>}> : (memref<16x8xf32>, index, index, f32) -> vector<16xf32>
+  vector.store %v, %B[%c0] : memref<16xf32>, vector<16xf32>
   func.return
 }

@@ -82,6 +82,24 @@ def test_grouped_conv2d_matches_the_interpreter(channels: int, groups: int, size
     np.testing.assert_allclose(module.get_output(0).numpy(), expected, rtol=1e-4, atol=1e-4)
 
 
+@pytest.mark.parametrize("channels", [20, 80])
+def test_nhwc_pools_match_the_interpreter(channels: int) -> None:
+    # Channels-last pools accumulate a vector of channels in a register tile per output pixel
+    # (over 64 channels, in tiles of 16), with an elementwise tail and without one.
+    x = relay.var("x", shape=(1, 9, 7, channels))
+    pooled = [
+        relay.nn.max_pool2d(x, (3, 3), (2, 2), padding=(1, 1), layout="NHWC"),
+        relay.nn.relu(relay.nn.avg_pool2d(x, (2, 2), (1, 1), layout="NHWC")),
+        relay.nn.global_avg_pool2d(x, layout="NHWC"),
+    ]
+    mod = tvm.IRModule.from_expr(relay.Function([x], relay.Tuple(pooled)))
+    data = rand(1, 9, 7, channels)
+    module = graph_executor.GraphModule(relay.build(mod, target="llvm")["default"](tvm.cpu(0)))
+    module.run(x=data)
+    for k, expected in enumerate(interpret(mod, {}, data)):
+        np.testing.assert_allclose(module.get_output(k).numpy(), expected, rtol=1e-5, atol=1e-5)
+
+
 def test_tuple_outputs_unpacking_and_create() -> None:
     x = relay.var("x", shape=(3, 5))
     w = relay.param("w", (3, 5))

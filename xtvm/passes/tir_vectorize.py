@@ -29,14 +29,22 @@ from dataclasses import dataclass, field
 from xdsl.context import Context
 from xdsl.dialects import arith, memref, scf, vector
 from xdsl.dialects.builtin import (
+    AffineMapAttr,
+    AnyFloat,
+    ArrayAttr,
+    BoolAttr,
     DenseIntOrFPElementsAttr,
     FileLineColLoc,
+    FloatAttr,
     IndexType,
+    IntegerAttr,
     ModuleOp,
     StringAttr,
     VectorType,
+    i1,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import VerifyException
@@ -301,7 +309,44 @@ class LoopVectorizer:
             raise NotVectorizable(op, "gather or scatter: the index is not contiguous")
         return [lane.value for lane in outer] + [last.base]  # type: ignore[union-attr]
 
+    def transposed(self, op: memref.LoadOp) -> tuple[int, list[SSAValue]] | None:
+        """(dimension, indices) of a load whose lanes step by one along an outer dimension of
+        a buffer of 32- or 64-bit elements (a transposing copy's read), else None."""
+        lanes = [self.lane(i) for i in op.indices]
+        varying = [k for k, lane in enumerate(lanes) if not isinstance(lane, Uniform)]
+        if len(varying) != 1 or varying[0] == len(lanes) - 1:
+            return None
+        dim = varying[0]
+        lane = lanes[dim]
+        element = op.res.type
+        width = getattr(element, "width", None)
+        bits = width.data if width is not None else getattr(element, "bitwidth", None)
+        if not isinstance(lane, Linear) or lane.stride != 1 or bits not in (32, 64):
+            return None
+        return dim, [lane.base if isinstance(lane, Linear) else lane.value for lane in lanes]  # type: ignore[union-attr]
+
     def load(self, op: memref.LoadOp) -> None:
+        transposed = self.transposed(op)
+        if transposed is not None:
+            dim, indices = transposed
+            element = op.res.type
+            zero = (
+                FloatAttr(0.0, element)
+                if isinstance(element, AnyFloat)
+                else IntegerAttr(0, element)
+            )  # type: ignore[arg-type]
+            padding = self.add(arith.ConstantOp(zero))
+            rank = len(indices)
+            read = vector.TransferReadOp(
+                op.memref,
+                indices,
+                padding,
+                self.vector_type(element),
+                ArrayAttr([BoolAttr(True, i1)]),
+                AffineMapAttr(AffineMap(rank, 0, (AffineExpr.dimension(dim),))),
+            )
+            self.values[op.res] = Varying(self.add(read))
+            return
         indices = self.access(op)
         if indices is None:
             self.scalar_clone(op)

@@ -536,6 +536,18 @@ class Translator:
         )
         return f"launch_grid({self.functions[kernel]}, ({args}), ({blocks}), ({threads}), THREAD)"
 
+    def transposed_slice(self, op: vector.TransferReadOp) -> str:
+        """`base[i, ..., k:k + lanes, ..., j]`: what a read along one dimension touches."""
+        results = op.permutation_map.data.results
+        dim = getattr(results[0], "position", None) if len(results) == 1 else None
+        if dim is None or op.mask is not None:
+            raise TirInterpreterError("only an unmasked transfer_read along one dimension runs")
+        assert isinstance(op.result.type, VectorType)
+        lanes = op.result.type.get_shape()[-1]
+        names = [self.name(i) for i in op.indices]
+        names[dim] = f"{names[dim]}:{names[dim]} + {lanes}"
+        return f"{self.name(op.source)}[{', '.join(names)}]"
+
     def vector_slice(self, base: SSAValue, indices: Sequence[SSAValue], typ: Attribute) -> str:
         """`base[i, ..., j:j + lanes]`: the elements a 1-d vector load or store touches."""
         assert isinstance(typ, VectorType)
@@ -549,6 +561,8 @@ class Translator:
         result_type = op.results[0].type if op.results else None
         if isinstance(op, vector.LoadOp):
             return f"np.array({self.vector_slice(op.base, op.indices, op.result.type)})"
+        if isinstance(op, vector.TransferReadOp):
+            return f"np.array({self.transposed_slice(op)})"
         if isinstance(op, vector.BroadcastOp):
             typ = op.vector.type
             shape = tuple(typ.get_shape())

@@ -141,17 +141,24 @@ def cpu_reduce(s: te.Schedule, t: te.Tensor) -> None:
     """
     axes = list(t.op.axis)  # type: ignore[attr-defined]
     if axes and extent(axes[-1]) >= MIN_VECTOR_EXTENT and column_contiguous(t):
-        stage = s[t]
-        padding_at_root(s, stage)
-        last_outer, last_inner = (None, axes[-1])
-        if extent(axes[-1]) > MAX_VECTOR_EXTENT:
-            last_outer, last_inner = split_inner(stage, axes[-1], VECTOR_LANES)
-        spatial = [*axes[:-1], *(a for a in (last_outer,) if a is not None)]
-        stage.reorder(*spatial, *t.op.reduce_axis, last_inner)  # type: ignore[attr-defined]
-        outer = fused(stage, spatial)
-        if outer is not None:
-            stage.parallel(outer)
-        stage.vectorize(last_inner)
+        padding_at_root(s, s[t])
+        # The vector of outputs accumulates in registers (a local tile computed at the
+        # parallel loop, initialized there), not in the output buffer.
+        outer, inner = register_tiled(s, t)
+        *lead, last = outer.op.axis
+        last_outer, last_inner = (None, last)
+        if extent(last) > MAX_VECTOR_EXTENT:
+            last_outer, last_inner = split_inner(outer, last, VECTOR_LANES)
+        spatial = [*lead, *(a for a in (last_outer,) if a is not None)]
+        outer.reorder(*spatial, last_inner)
+        loop = fused(outer, spatial)
+        if loop is not None:
+            outer.parallel(loop)
+            inner.compute_at(outer, loop)
+        outer.vectorize(last_inner)
+        *inner_lead, inner_last = inner.op.axis
+        inner.reorder(*inner_lead, *inner.op.reduce_axis, inner_last)
+        inner.vectorize(inner_last)
         return
     outer = fused(s[t], list(t.op.axis))  # type: ignore[attr-defined]
     if outer is not None:

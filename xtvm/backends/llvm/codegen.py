@@ -1037,6 +1037,52 @@ def emit_vector_store(e: FunctionEmitter, op: vector.StoreOp) -> None:
     )
 
 
+@rule(vector.TransferReadOp)
+def emit_transfer_read(e: FunctionEmitter, op: vector.TransferReadOp) -> None:
+    """A read along one dimension (`permutation_map = (d0, ..., dn) -> (dk)`, what
+    tir-vectorize makes of a transposing load): one gather, `vgatherdps` on AVX-512."""
+    results = op.permutation_map.data.results
+    dim = getattr(results[0], "position", None) if len(results) == 1 else None
+    if dim is None or op.mask is not None:
+        raise fail(op, "only an unmasked read along one dimension is supported")
+    b = e.builder
+    typ = llvm_type(op.result.type, op)
+    buffer: Buffer = e.get(op.source)
+    base = b.ptrtoint(buffer.address(b, [e.get(i) for i in op.indices]), I64)
+    size = memory_type(typ.element).get_abi_size(e.owner.target_data)
+    step = b.mul(buffer.all_strides(b)[dim], ir.Constant(I64, size))
+    lanes = typ.count
+    vector_i64 = ir.VectorType(I64, lanes)
+    splat = ir.Constant(ir.VectorType(I32, lanes), [0] * lanes)
+    undefined = ir.Constant(vector_i64, ir.Undefined)
+    base_vector = b.shuffle_vector(
+        b.insert_element(undefined, base, ir.Constant(I32, 0)), undefined, splat
+    )
+    step_vector = b.shuffle_vector(
+        b.insert_element(undefined, step, ir.Constant(I32, 0)), undefined, splat
+    )
+    offsets = b.mul(step_vector, ir.Constant(vector_i64, list(range(lanes))))
+    pointers = b.inttoptr(
+        b.add(base_vector, offsets), ir.VectorType(typ.element.as_pointer(), lanes)
+    )
+    mask_type = ir.VectorType(ir.IntType(1), lanes)
+    gather = e.owner.declare(
+        f"llvm.masked.gather.{mangle(typ)}.v{lanes}p0", typ, [pointers.type, I32, mask_type, typ]
+    )
+    e.set(
+        op.result,
+        b.call(
+            gather,
+            [
+                pointers,
+                ir.Constant(I32, size),
+                ir.Constant(mask_type, [1] * lanes),
+                ir.Constant(typ, ir.Undefined),
+            ],
+        ),
+    )
+
+
 @rule(vector.BroadcastOp)
 def emit_vector_broadcast(e: FunctionEmitter, op: vector.BroadcastOp) -> None:
     typ = llvm_type(op.vector.type, op)
