@@ -47,7 +47,7 @@ def paired_median_seconds(fns: list[Callable[[], Any]], repeat: int) -> list[flo
     times: list[list[float]] = [[] for _ in fns]
     while len(times[0]) < repeat:
         for fn, samples in zip(fns, times, strict=True):
-            time.sleep(0.1)
+            time.sleep(0.3)
             fn()
             for _ in range(min(block, repeat - len(samples))):
                 start = time.perf_counter()
