@@ -3,9 +3,8 @@
 Workloads (PERFORMANCE.md): fp32 matmul 1024^3 (a TE schedule in TVM's tutorial style, and
 relay's nn.matmul through relay.build with the default schedule), conv2d 1x64x56x56 *
 64x64x3x3 pad 1, the fused chain add -> relu -> multiply on 1x64x112x112, and dense
-1x4096 * 4096x1000 + bias + relu, each with 1 and 2 threads. Medians of repeated runs, the
-three systems' runs interleaved; the ratio column is xtvm's latency over onnxruntime's
-(<= 1.0: xtvm is as fast or faster).
+1x4096 * 4096x1000 + bias + relu, each with 1 and 2 threads. Medians of repeated runs; the
+ratio column is xtvm's latency over onnxruntime's (<= 1.0: xtvm is as fast or faster).
 
     python benchmarks/kernels.py [--threads 1 2] [--repeat 5]
 
@@ -32,24 +31,18 @@ from xtvm.contrib import graph_executor
 RNG = np.random.default_rng(0)
 
 
-def interleaved_medians(
-    calls: list[Callable[[], object]], repeat: int, number: int = 3
-) -> list[float]:
-    """Median seconds per call of each of `calls` over `repeat` rounds, each round timing
-    `number` calls of every system in turn: on a shared machine whose load drifts, the systems
-    of one row see the same conditions. Each sample starts after a pause and an uncounted call:
-    the previous system's idle threads (OpenBLAS, onnxruntime) busy-wait for a while, and on 2
-    cores they would otherwise steal this one's."""
-    samples: list[list[float]] = [[] for _ in calls]
+def median_seconds(call: Callable[[], object], repeat: int, number: int = 3) -> float:
+    # Let the previous system's thread pool stop spinning (OpenBLAS and onnxruntime threads
+    # busy-wait after a call): on 2 cores they would otherwise steal this one's threads.
+    time.sleep(0.3)
+    call()
+    samples = []
     for _ in range(repeat):
-        for call, times in zip(calls, samples, strict=True):
-            time.sleep(0.3)
+        start = time.perf_counter()
+        for _ in range(number):
             call()
-            start = time.perf_counter()
-            for _ in range(number):
-                call()
-            times.append((time.perf_counter() - start) / number)
-    return [statistics.median(times) for times in samples]
+        samples.append((time.perf_counter() - start) / number)
+    return statistics.median(samples)
 
 
 def tuned_matmul(n: int) -> tvm.runtime.Module:
@@ -239,7 +232,9 @@ def main() -> None:
     for threads in args.threads:
         set_num_threads(threads)
         for name, flops, ours, numpy_call, ort_call in workloads(threads):
-            t_ours, t_np, t_ort = interleaved_medians([ours, numpy_call, ort_call], args.repeat)
+            t_ours = median_seconds(ours, args.repeat)
+            t_np = median_seconds(numpy_call, args.repeat)
+            t_ort = median_seconds(ort_call, args.repeat)
             gflops = f"{flops / t_ours / 1e9:9.1f}" if flops else f"{'-':>9}"
             print(
                 f"{name:40} {threads:3d} {t_ours * 1e3:9.3f} {t_np * 1e3:9.3f} {t_ort * 1e3:9.3f} "

@@ -2,7 +2,7 @@
 
 Per model: ONNX import time, `relay.build` time and peak memory (the highest resident set
 sampled during the build less the one before it), then median latency of xtvm's graph
-executor and of onnxruntime, their runs interleaved, with 1 and 2 threads (`set_num_threads` /
+executor and of onnxruntime (interleaved at one thread), with 1 and 2 threads (`set_num_threads` /
 `intra_op_num_threads`), their ratio, and the largest absolute difference of the outputs. A
 final Softmax is cut off so that logits are compared (random weights saturate the softmax to
 one-hot). Each model runs in a fresh subprocess; a build over `--compile-limit` s is skipped.
@@ -34,16 +34,19 @@ MODELS = ["resnet50", "squeezenet", "inception_v1", "shufflenet", "densenet121",
 THREADS = (1, 2)
 
 
-def paired_median_seconds(fns: list[Callable[[], Any]], repeat: int) -> list[float]:
+def paired_median_seconds(
+    fns: list[Callable[[], Any]], repeat: int, interleave: bool = True
+) -> list[float]:
     """Median wall time of each of `fns` over `repeat` calls (after one warm-up call each).
 
-    The calls are interleaved in blocks of about 0.1 s of each function in turn: on a shared
-    machine whose load drifts, both sides of a ratio see the same conditions instead of one
-    running in a quiet spell and the other in a busy one. Each block starts after a pause and
-    an uncounted call: idle threads of the runtime that ran before busy-wait for a while, and
-    on 2 cores they would steal this one's threads.
+    With `interleave`, the calls run in blocks of about 0.1 s of each function in turn: on a
+    shared machine whose load drifts, both sides of a ratio see the same conditions instead
+    of one running in a quiet spell and the other in a busy one. Otherwise each function runs
+    all its calls in one block (runtimes with thread pools: a pool woken by the other side's
+    blocks slowed both sides down several times over, even after a pause). Each block starts
+    after a pause and an uncounted call.
     """
-    block = max(1, min(int(0.1 / max(warm_up(fn), 1e-6)) for fn in fns))
+    block = max(1, min(int(0.1 / max(warm_up(fn), 1e-6)) for fn in fns)) if interleave else repeat
     times: list[list[float]] = [[] for _ in fns]
     while len(times[0]) < repeat:
         for fn, samples in zip(fns, times, strict=True):
@@ -160,7 +163,7 @@ def measure(name: str, repeat: int, compile_limit: float) -> dict[str, Any]:
         options.inter_op_num_threads = 1
         session = ort.InferenceSession(serialized, options, providers=["CPUExecutionProvider"])
         ours, theirs = paired_median_seconds(
-            [module.run, lambda s=session: s.run(None, {data: x})], repeat
+            [module.run, lambda s=session: s.run(None, {data: x})], repeat, interleave=threads == 1
         )
         row[f"xtvm_{threads}t_ms"], row[f"ort_{threads}t_ms"] = 1e3 * ours, 1e3 * theirs
     expected = session.run(None, {data: x})[0]

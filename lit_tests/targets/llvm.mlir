@@ -45,7 +45,7 @@ func.func @axpy(%X: memref<64xf32>, %Y: memref<64xf32>) {
 }
 
 // A parallel loop is outlined and run by GOMP_parallel over a struct of the values it uses;
-// each thread computes its chunk from omp_get_thread_num/omp_get_num_threads.
+// the threads claim chunks from a shared counter in it until none is left.
 // CHECK-LABEL: define void @"rows"(float* noalias %"A", i64 %"A_dim0")
 // CHECK:         call void @"GOMP_parallel"(void (i8*)* @"rows_parallel_1"
 func.func @rows(%A: memref<?x8xf32>) {
@@ -88,8 +88,11 @@ func.func @rows(%A: memref<?x8xf32>) {
 
 // Outlined parallel bodies follow the kernels (see @rows above).
 // CHECK-LABEL: define internal void @"rows_parallel_1"(i8* %".1")
-// CHECK:         call i32 @"omp_get_thread_num"()
 // CHECK:         call i32 @"omp_get_num_threads"()
+// CHECK:       i.claim:
+// CHECK-NEXT:    %[[START:.*]] = atomicrmw add i64* %{{.*}}, i64 %{{.*}} monotonic
+// CHECK-NEXT:    %[[MORE:.*]] = icmp slt i64 %[[START]], %{{.*}}
+// CHECK-NEXT:    br i1 %[[MORE]], label %"i.chunk", label %"i.done"
 // CHECK:         call float @"tanhf"(float
 func.func @buffers(%A: memref<16xf32>) {
   %c0 = arith.constant 0 : index

@@ -419,14 +419,21 @@ def captured_values(op: Operation) -> list[SSAValue]:
     return list(seen)
 
 
+CHUNKS_PER_THREAD = 8  # chunks a parallel loop is claimed in, per thread
+
+
 def emit_parallel(e: FunctionEmitter, op: tir.ForOp) -> None:
     """Outline the loop into `void body(void *captures)` run on every thread by GOMP_parallel.
 
-    Each thread takes one contiguous chunk of [lower, upper) (OpenMP's static schedule).
+    The threads claim chunks of [lower, upper) from a shared counter (an atomic add), about
+    CHUNKS_PER_THREAD each, until none is left (OpenMP's dynamic schedule). A fixed share per
+    thread would make every thread wait for one whose core another process holds; this way
+    the running threads take over its remaining chunks.
     """
     owner, b = e.owner, e.builder
     captures = captured_values(op)
-    fields: list[ir.Value] = [e.get(op.lower_bound), e.get(op.upper_bound)]
+    # The counter: the next iteration not yet claimed.
+    fields: list[ir.Value] = [e.get(op.lower_bound), e.get(op.upper_bound), e.get(op.lower_bound)]
     layout: list[tuple[SSAValue, list[int]]] = []
     for value in captures:
         current = e.get(value)
@@ -459,7 +466,8 @@ def emit_parallel(e: FunctionEmitter, op: tir.ForOp) -> None:
         return ib.load(ib.gep(data, [ir.Constant(I32, 0), ir.Constant(I32, position)]))
 
     lower, upper = load(0), load(1)
-    position = 2
+    counter = ib.gep(data, [ir.Constant(I32, 0), ir.Constant(I32, 2)])
+    position = 3
     for value, dynamic in layout:
         current = e.get(value)
         if isinstance(current, Buffer):
@@ -482,11 +490,20 @@ def emit_parallel(e: FunctionEmitter, op: tir.ForOp) -> None:
             inner.values[value] = load(position)
             position += 1
 
-    thread = ib.sext(ib.call(owner.declare("omp_get_thread_num", I32, []), []), I64)
     threads = ib.sext(ib.call(owner.declare("omp_get_num_threads", I32, []), []), I64)
     total = ib.sub(upper, lower)
-    chunk = ib.sdiv(ib.add(total, ib.sub(threads, ir.Constant(I64, 1))), threads)
-    start = ib.add(lower, ib.mul(thread, chunk))
+    pieces = ib.mul(threads, ir.Constant(I64, CHUNKS_PER_THREAD))
+    chunk = ib.sdiv(ib.add(total, ib.sub(pieces, ir.Constant(I64, 1))), pieces)
+    chunk = ib.select(ib.icmp_signed("<", chunk, ir.Constant(I64, 1)), ir.Constant(I64, 1), chunk)
+    name = op.induction_variable.name_hint or "i"
+    claim = outlined.append_basic_block(f"{name}.claim")
+    run = outlined.append_basic_block(f"{name}.chunk")
+    done = outlined.append_basic_block(f"{name}.done")
+    ib.branch(claim)
+    ib.position_at_end(claim)
+    start = ib.atomic_rmw("add", counter, chunk, "monotonic")
+    ib.cbranch(ib.icmp_signed("<", start, upper), run, done)
+    ib.position_at_end(run)
     end = ib.add(start, chunk)
     end = ib.select(ib.icmp_signed("<", end, upper), end, upper)
 
@@ -495,9 +512,9 @@ def emit_parallel(e: FunctionEmitter, op: tir.ForOp) -> None:
         inner.emit_block(op.body.block)
         return []
 
-    inner.counted_loop(
-        start, end, ir.Constant(I64, 1), op.induction_variable.name_hint or "i", body
-    )
+    inner.counted_loop(start, end, ir.Constant(I64, 1), name, body)
+    ib.branch(claim)
+    ib.position_at_end(done)
     inner.free_heap()
     ib.ret_void()
 
