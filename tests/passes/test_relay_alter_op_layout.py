@@ -128,3 +128,21 @@ def test_relay_build_packs_and_matches_the_interpreter() -> None:
     (got,) = run_factory(tvm_relay.build(mod, "llvm", params=params), x=data)
     (expected,) = interpret(mod, {}, data, params["w"], params["b"])
     np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-4)
+
+
+def test_tvm_alter_op_layout_after_convert_layout() -> None:
+    x = tvm_relay.var("x", shape=(1, 3, 8, 8))
+    y = tvm_relay.nn.relu(tvm_relay.nn.conv2d(x, tvm_relay.const(rand(64, 3, 3, 3)), padding=1))
+    mod = tvm.IRModule.from_expr(tvm_relay.Function([x], y))
+    with tvm.transform.PassContext(opt_level=3):
+        altered = tvm.transform.Sequential(
+            [
+                tvm_relay.transform.ConvertLayout({"nn.conv2d": ["NHWC", "default"]}),
+                tvm_relay.transform.AlterOpLayout(),
+            ]
+        )(mod)
+    assert 'kernel_layout = "OHWI32o"' in altered.astext()
+    data = rand(1, 3, 8, 8)
+    np.testing.assert_allclose(
+        interpret(altered, {}, data)[0], interpret(mod, {}, data)[0], rtol=1e-4, atol=1e-5
+    )

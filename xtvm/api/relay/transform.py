@@ -11,6 +11,7 @@ of the module's IR, verifies the result, and returns a new `IRModule`.
 | DeadCodeElimination       | relay-dce                      |
 | EliminateCommonSubexpr    | relay-cse                      |
 | ConvertLayout             | relay-convert-layout{layout=}  |
+| AlterOpLayout             | relay-alter-op-layout          |
 | AnnotateTarget(targets)   | relay-annotate-target{targets} |
 | MergeCompilerRegions      | relay-merge-compiler-regions   |
 | PartitionGraph            | relay-partition-graph          |
@@ -40,6 +41,7 @@ from xtvm.ir.diagnostics import DiagnosticError
 from xtvm.ir.verify import verify_diagnostics
 
 __all__ = [
+    "AlterOpLayout",
     "AnnotateTarget",
     "ConvertLayout",
     "DeadCodeElimination",
@@ -106,6 +108,11 @@ def SimplifyInference() -> Pass:
 
 def FoldScaleAxis() -> Pass:
     return RelayPass("FoldScaleAxis", 3, _pass("relay-fold-scale-axis"))
+
+
+def AlterOpLayout() -> Pass:
+    """Pack NHWC conv2d's constant kernels for the CPU register tile (after ConvertLayout)."""
+    return RelayPass("AlterOpLayout", 3, _pass("relay-alter-op-layout"))
 
 
 def DeadCodeElimination(inline_once: bool = False, ignore_impurity: bool = False) -> Pass:
