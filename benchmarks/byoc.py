@@ -19,26 +19,13 @@ import os
 import statistics
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
-from models import THREADS, aligned, child_row, light_model
-
-
-def interleaved_seconds(fns: dict[str, Callable[[], Any]], repeat: int) -> dict[str, list[float]]:
-    """Wall times of `repeat` rounds calling each of `fns` once, after one warm-up round."""
-    times: dict[str, list[float]] = {name: [] for name in fns}
-    for round_ in range(repeat + 1):
-        for name, fn in fns.items():
-            start = time.perf_counter()
-            fn()
-            if round_:
-                times[name].append(time.perf_counter() - start)
-    return times
+from models import THREADS, aligned, child_row, interleaved_samples, light_model
 
 
 def measure(name: str, threads: int, repeat: int) -> dict[str, Any]:
@@ -73,8 +60,8 @@ def measure(name: str, threads: int, repeat: int) -> dict[str, Any]:
     modules["dnnl"].run()  # oneDNN builds its primitives on the first call
     row["dnnl_first_ms"] = 1e3 * (time.perf_counter() - start)
     # Interleaved, so that both see the same load from whatever else runs on the machine.
-    times = interleaved_seconds({k: m.run for k, m in modules.items()}, repeat)
-    for kind, seconds in times.items():
+    samples = interleaved_samples([m.run for m in modules.values()], repeat)
+    for kind, seconds in zip(modules, samples, strict=True):
         row[f"{kind}_ms"] = 1e3 * statistics.median(seconds)
         row[f"{kind}_min_ms"] = 1e3 * min(seconds)
     outputs = {kind: m.get_output(0).numpy() for kind, m in modules.items()}

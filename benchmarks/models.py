@@ -34,10 +34,10 @@ MODELS = ["resnet50", "squeezenet", "inception_v1", "shufflenet", "densenet121",
 THREADS = (1, 2)
 
 
-def paired_median_seconds(
+def interleaved_samples(
     fns: list[Callable[[], Any]], repeat: int, interleave: bool = True
-) -> list[float]:
-    """Median wall time of each of `fns` over `repeat` calls (after one warm-up call each).
+) -> list[list[float]]:
+    """`repeat` wall times of each of `fns` (after one warm-up call each).
 
     With `interleave`, the calls run in blocks of about 0.1 s of each function in turn: on a
     shared machine whose load drifts, both sides of a ratio see the same conditions instead
@@ -56,7 +56,7 @@ def paired_median_seconds(
                 start = time.perf_counter()
                 fn()
                 samples.append(time.perf_counter() - start)
-    return [statistics.median(samples) for samples in times]
+    return times
 
 
 def warm_up(fn: Callable[[], Any]) -> float:
@@ -162,8 +162,13 @@ def measure(name: str, repeat: int, compile_limit: float) -> dict[str, Any]:
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
         session = ort.InferenceSession(serialized, options, providers=["CPUExecutionProvider"])
-        ours, theirs = paired_median_seconds(
-            [module.run, lambda s=session: s.run(None, {data: x})], repeat, interleave=threads == 1
+        ours, theirs = map(
+            statistics.median,
+            interleaved_samples(
+                [module.run, lambda s=session: s.run(None, {data: x})],
+                repeat,
+                interleave=threads == 1,
+            ),
         )
         row[f"xtvm_{threads}t_ms"], row[f"ort_{threads}t_ms"] = 1e3 * ours, 1e3 * theirs
     expected = session.run(None, {data: x})[0]

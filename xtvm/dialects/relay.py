@@ -29,7 +29,7 @@ import math
 from abc import ABC
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 from xdsl.dialects.builtin import (
@@ -231,6 +231,19 @@ class Layout:
             if axis.isupper():
                 sizes[axis] = dim * self.factors.get(axis, 1)
         return sizes
+
+    def indices(self, primal: Mapping[str, Any]) -> list[Any]:
+        """The index along each axis of this layout of the element at `primal` indices (ints
+        or expressions supporting `//` and `%`): a split axis's outer part is the primal
+        index divided by the factor, its inner part the remainder."""
+        out = []
+        for axis in self.axes:
+            factor = self.factors.get(axis.upper())
+            value = primal[axis.upper()]
+            if factor is not None:
+                value = value // factor if axis.isupper() else value % factor
+            out.append(value)
+        return out
 
     def shape(self, sizes: Mapping[str, int]) -> tuple[int, ...]:
         """The shape in this layout of a tensor whose primal axes have `sizes`."""

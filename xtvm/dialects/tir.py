@@ -17,6 +17,10 @@ adds only what upstream dialects do not say:
 
 - `tir.call_extern`: a call of a function the target provides (math library, accelerator
   intrinsic), by name: `%y = tir.call_extern "expf"(%x) : (f32) -> f32`.
+
+Vector code is upstream's `vector` dialect; a read whose lanes step along one outer dimension
+of a buffer (a transposing copy, a gather) is a `vector.transfer_read` with the permutation map
+`(d0, ..., dn) -> (dk)` (`transposed_read`, `read_dimension`).
 """
 
 from __future__ import annotations
@@ -26,8 +30,20 @@ from pathlib import Path
 from typing import Any
 
 from lark import Token
-from xdsl.dialects.builtin import DictionaryAttr, IndexType, StringAttr, SymbolRefAttr
+from xdsl.dialects import vector
+from xdsl.dialects.builtin import (
+    AffineMapAttr,
+    ArrayAttr,
+    BoolAttr,
+    DictionaryAttr,
+    IndexType,
+    StringAttr,
+    SymbolRefAttr,
+    VectorType,
+    i1,
+)
 from xdsl.ir import Attribute, Block, Dialect, Operation, Region, SSAValue
+from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
@@ -260,6 +276,29 @@ class LaunchOp(IRDLOperation):
                 f"'{self.name}' op argument types ({', '.join(map(str, self.args.types))}) "
                 f"do not match kernel @{self.kernel.string_value()} of type {kind}"
             )
+
+
+def transposed_read(
+    buffer: SSAValue, indices: Sequence[SSAValue], dim: int, padding: SSAValue, typ: VectorType
+) -> vector.TransferReadOp:
+    """`typ`'s lanes read from `buffer` at `indices`, stepping by one along dimension `dim`."""
+    rank = len(indices)
+    return vector.TransferReadOp(
+        buffer,
+        indices,
+        padding,
+        typ,
+        ArrayAttr([BoolAttr(True, i1)]),
+        AffineMapAttr(AffineMap(rank, 0, (AffineExpr.dimension(dim),))),
+    )
+
+
+def read_dimension(op: vector.TransferReadOp) -> int | None:
+    """The dimension an unmasked `transposed_read` steps along; None for other reads."""
+    results = op.permutation_map.data.results
+    if len(results) != 1 or op.mask is not None:
+        return None
+    return getattr(results[0], "position", None)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -29,10 +29,7 @@ from dataclasses import dataclass, field
 from xdsl.context import Context
 from xdsl.dialects import arith, memref, scf, vector
 from xdsl.dialects.builtin import (
-    AffineMapAttr,
     AnyFloat,
-    ArrayAttr,
-    BoolAttr,
     DenseIntOrFPElementsAttr,
     FileLineColLoc,
     FloatAttr,
@@ -41,10 +38,8 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     StringAttr,
     VectorType,
-    i1,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
-from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import VerifyException
@@ -318,9 +313,7 @@ class LoopVectorizer:
             return None
         dim = varying[0]
         lane = lanes[dim]
-        element = op.res.type
-        width = getattr(element, "width", None)
-        bits = width.data if width is not None else getattr(element, "bitwidth", None)
+        bits = getattr(op.res.type, "bitwidth", None)
         if not isinstance(lane, Linear) or lane.stride != 1 or bits not in (32, 64):
             return None
         return dim, [lane.base if isinstance(lane, Linear) else lane.value for lane in lanes]  # type: ignore[union-attr]
@@ -336,15 +329,7 @@ class LoopVectorizer:
                 else IntegerAttr(0, element)
             )  # type: ignore[arg-type]
             padding = self.add(arith.ConstantOp(zero))
-            rank = len(indices)
-            read = vector.TransferReadOp(
-                op.memref,
-                indices,
-                padding,
-                self.vector_type(element),
-                ArrayAttr([BoolAttr(True, i1)]),
-                AffineMapAttr(AffineMap(rank, 0, (AffineExpr.dimension(dim),))),
-            )
+            read = tir.transposed_read(op.memref, indices, dim, padding, self.vector_type(element))
             self.values[op.res] = Varying(self.add(read))
             return
         indices = self.access(op)

@@ -538,9 +538,8 @@ class Translator:
 
     def transposed_slice(self, op: vector.TransferReadOp) -> str:
         """`base[i, ..., k:k + lanes, ..., j]`: what a read along one dimension touches."""
-        results = op.permutation_map.data.results
-        dim = getattr(results[0], "position", None) if len(results) == 1 else None
-        if dim is None or op.mask is not None:
+        dim = tir.read_dimension(op)
+        if dim is None:
             raise TirInterpreterError("only an unmasked transfer_read along one dimension runs")
         assert isinstance(op.result.type, VectorType)
         lanes = op.result.type.get_shape()[-1]

@@ -86,15 +86,6 @@ def pad(
 # Convolution
 
 
-def layout_index(layout: Layout, at: dict[str, Index], axis: str) -> Index:
-    """The index along `axis` of `layout` of the element at primal indices `at`."""
-    factor = layout.factors.get(axis.upper())
-    if factor is None:
-        return at[axis]
-    primal = at[axis.upper()]
-    return primal % factor if axis.islower() else primal // factor
-
-
 def tap(out: PrimExpr, stride: int, k: PrimExpr, dilation: int) -> PrimExpr:
     """The input coordinate `out * stride + k * dilation` of a window tap (no unit factors)."""
     return (out * stride if stride != 1 else out) + (k * dilation if dilation != 1 else k)
@@ -132,8 +123,7 @@ def conv2d(
     axes = [a for a in (rc, ry, rx) if a is not None]
 
     def weight(f: PrimExpr, c: Index, y: PrimExpr, x: PrimExpr) -> PrimExpr:
-        at = {"O": f, "I": c, "H": y, "W": x}
-        return kernel(*(layout_index(layout, at, a) for a in layout.axes))
+        return kernel(*layout.indices({"O": f, "I": c, "H": y, "W": x}))
 
     def channel(f: PrimExpr) -> Index:
         base = (f // per_group_out) * in_per_group if groups > 1 else 0

@@ -308,18 +308,14 @@ def cpu_conv2d(s: te.Schedule, t: te.Tensor) -> None:
     outer, inner = register_tiled(s, t)
     if tag.endswith("nchw"):
         n, f, y, x = outer.op.axis
-        group = None
+        group, rows = None, CONV_CHANNEL_TILE
         per_group_out = t.op.attrs.get("per_group_out", extent(f))  # type: ignore[attr-defined]
         if per_group_out < extent(f):
             # A grouped conv2d: channel tiles within a group, so that all rows of a tile read
             # the same input channel (one load per step, shared by the tile's rows).
             group, f = outer.split(f, factor=per_group_out)
-            rows = next((r for r in GROUP_ROW_TILES if per_group_out % r == 0), None)
-            f_outer, f_inner = (
-                outer.split(f, factor=rows) if rows else split_inner(outer, f, CONV_CHANNEL_TILE)
-            )
-        else:
-            f_outer, f_inner = split_inner(outer, f, CONV_CHANNEL_TILE)
+            rows = next((r for r in GROUP_ROW_TILES if per_group_out % r == 0), rows)
+        f_outer, f_inner = split_inner(outer, f, rows)
         x_outer, x_inner = split_inner(outer, x, CONV_COLUMN_TILE)
         loops = [n, group, f_outer, y, x_outer]
         tile, vector = f_inner, x_inner

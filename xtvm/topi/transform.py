@@ -166,14 +166,6 @@ def layout_transform(x: TensorLike, src: str, dst: str) -> te.Tensor:
             primal[axis] = (
                 outer if factor is None else outer * factor + i[target.axes.index(axis.lower())]
             )
-        at: list[Index] = []
-        for axis in source.axes:
-            factor = source.factors.get(axis.upper())
-            value = primal[axis.upper()]
-            if factor is None:
-                at.append(value)
-            else:
-                at.append(value // factor if axis.isupper() else value % factor)
-        return x(*at)
+        return x(*source.indices(primal))
 
     return injective(out, body, "T_layout_trans")

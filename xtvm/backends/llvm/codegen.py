@@ -1058,9 +1058,8 @@ def emit_vector_store(e: FunctionEmitter, op: vector.StoreOp) -> None:
 def emit_transfer_read(e: FunctionEmitter, op: vector.TransferReadOp) -> None:
     """A read along one dimension (`permutation_map = (d0, ..., dn) -> (dk)`, what
     tir-vectorize makes of a transposing load): one gather, `vgatherdps` on AVX-512."""
-    results = op.permutation_map.data.results
-    dim = getattr(results[0], "position", None) if len(results) == 1 else None
-    if dim is None or op.mask is not None:
+    dim = tir.read_dimension(op)
+    if dim is None:
         raise fail(op, "only an unmasked read along one dimension is supported")
     b = e.builder
     typ = llvm_type(op.result.type, op)
@@ -1069,35 +1068,19 @@ def emit_transfer_read(e: FunctionEmitter, op: vector.TransferReadOp) -> None:
     size = memory_type(typ.element).get_abi_size(e.owner.target_data)
     step = b.mul(buffer.all_strides(b)[dim], ir.Constant(I64, size))
     lanes = typ.count
-    vector_i64 = ir.VectorType(I64, lanes)
-    splat = ir.Constant(ir.VectorType(I32, lanes), [0] * lanes)
-    undefined = ir.Constant(vector_i64, ir.Undefined)
-    base_vector = b.shuffle_vector(
-        b.insert_element(undefined, base, ir.Constant(I32, 0)), undefined, splat
+    offsets = b.mul(
+        broadcast_value(b, step, lanes), ir.Constant(ir.VectorType(I64, lanes), [*range(lanes)])
     )
-    step_vector = b.shuffle_vector(
-        b.insert_element(undefined, step, ir.Constant(I32, 0)), undefined, splat
-    )
-    offsets = b.mul(step_vector, ir.Constant(vector_i64, list(range(lanes))))
     pointers = b.inttoptr(
-        b.add(base_vector, offsets), ir.VectorType(typ.element.as_pointer(), lanes)
+        b.add(broadcast_value(b, base, lanes), offsets),
+        ir.VectorType(typ.element.as_pointer(), lanes),
     )
-    mask_type = ir.VectorType(ir.IntType(1), lanes)
+    mask = lane_mask(lanes, lanes)
     gather = e.owner.declare(
-        f"llvm.masked.gather.{mangle(typ)}.v{lanes}p0", typ, [pointers.type, I32, mask_type, typ]
+        f"llvm.masked.gather.{mangle(typ)}.v{lanes}p0", typ, [pointers.type, I32, mask.type, typ]
     )
-    e.set(
-        op.result,
-        b.call(
-            gather,
-            [
-                pointers,
-                ir.Constant(I32, size),
-                ir.Constant(mask_type, [1] * lanes),
-                ir.Constant(typ, ir.Undefined),
-            ],
-        ),
-    )
+    undefined = ir.Constant(typ, ir.Undefined)
+    e.set(op.result, b.call(gather, [pointers, ir.Constant(I32, size), mask, undefined]))
 
 
 @rule(vector.BroadcastOp)
@@ -1107,10 +1090,15 @@ def emit_vector_broadcast(e: FunctionEmitter, op: vector.BroadcastOp) -> None:
     if isinstance(source, ir.Constant):
         e.values[op.vector] = ir.Constant(typ, [source] * typ.count)
         return
-    b = e.builder
-    single = b.insert_element(ir.Constant(typ, ir.Undefined), source, ir.Constant(I32, 0))
-    mask = ir.Constant(ir.VectorType(I32, typ.count), [0] * typ.count)
-    e.set(op.vector, b.shuffle_vector(single, ir.Constant(typ, ir.Undefined), mask))
+    e.set(op.vector, broadcast_value(e.builder, source, typ.count))
+
+
+def broadcast_value(b: ir.IRBuilder, value: ir.Value, lanes: int) -> ir.Value:
+    """A vector of `lanes` copies of the scalar `value` (insertelement + zero shuffle)."""
+    typ = ir.VectorType(value.type, lanes)
+    undefined = ir.Constant(typ, ir.Undefined)
+    single = b.insert_element(undefined, value, ir.Constant(I32, 0))
+    return b.shuffle_vector(single, undefined, ir.Constant(ir.VectorType(I32, lanes), [0] * lanes))
 
 
 # kind -> (float reduction intrinsic, int reduction intrinsic, combine the accumulator)
