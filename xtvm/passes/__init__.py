@@ -55,6 +55,7 @@ OWN_PASSES = {
     "tir-unroll": "TirUnrollPass",
     "tir-vectorize": "TirVectorizePass",
     "tir-vector-accumulate": "TirVectorAccumulatePass",
+    "tir-vector-transpose": "TirVectorTransposePass",
 }
 
 

@@ -562,6 +562,9 @@ class Translator:
             return f"np.array({self.vector_slice(op.base, op.indices, op.result.type)})"
         if isinstance(op, vector.TransferReadOp):
             return f"np.array({self.transposed_slice(op)})"
+        if isinstance(op, vector.ShuffleOp):
+            a, b = operands
+            return f"np.concatenate(({a}, {b}))[{list(op.mask.get_values())}]"
         if isinstance(op, vector.BroadcastOp):
             typ = op.vector.type
             shape = tuple(typ.get_shape())

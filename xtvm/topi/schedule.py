@@ -33,6 +33,7 @@ ScheduleFn = Callable[[te.Schedule, te.Tensor], None]
 VECTOR_LANES = 16  # f32 lanes of AVX-512
 MAX_VECTOR_EXTENT = 64  # an innermost loop up to this long is vectorized whole
 MIN_VECTOR_EXTENT = 4  # a reduction's output axis shorter than this stays scalar
+TRANSPOSE_BLOCK = 8  # square a transposing copy moves through registers (8 x 8 f32)
 ROW_TILE, COLUMN_TILE = 8, 32  # register tile of a product with contiguous columns
 K_UNROLL = 4  # reduction steps unrolled in that tile
 K_ROW_TILE, K_COLUMN_TILE = 2, 8  # tile of a product vectorized along k
@@ -112,10 +113,15 @@ def fused(stage: te.Stage, axes: list[IterVar]) -> IterVar | None:
 
 
 def cpu_injective(s: te.Schedule, t: te.Tensor) -> None:
-    """Outer loops fused and parallel, the innermost vectorized (split when long)."""
+    """Outer loops fused and parallel, the innermost vectorized (split when long); a
+    transposing copy in TRANSPOSE_BLOCK squares (see cpu_transpose)."""
     stage = s[t]
     axes = list(t.op.axis)  # type: ignore[attr-defined]
     if not axes:
+        return
+    contiguous = transposed_axis(t)
+    if contiguous is not None:
+        cpu_transpose(stage, axes, contiguous)
         return
     if len(axes) == 1:
         outer, inner = split_inner(stage, axes[0], VECTOR_LANES * 4)
@@ -130,6 +136,44 @@ def cpu_injective(s: te.Schedule, t: te.Tensor) -> None:
     if extent(inner) > MAX_VECTOR_EXTENT:
         _, inner = split_inner(stage, inner, VECTOR_LANES)
     stage.vectorize(inner)
+
+
+def transposed_axis(t: te.Tensor) -> IterVar | None:
+    """The output axis along which a transposing copy `t` reads an operand contiguously: an
+    operand's innermost index is that axis and another of its indices is `t`'s innermost axis
+    (NCHW -> NHWC reads x[n, c, h, w]: w). None unless both axes split into whole blocks."""
+    *_, last = t.op.axis  # type: ignore[attr-defined]
+    for node in walk(t.op.body):  # type: ignore[attr-defined]
+        if not isinstance(node, Read) or len(node.indices) < 2:
+            continue
+        *outer, inner = node.indices
+        if (
+            isinstance(inner, IterVar)
+            and inner is not last
+            and inner in t.op.axis  # type: ignore[attr-defined]
+            and any(i is last for i in outer)
+            and extent(inner) % TRANSPOSE_BLOCK == 0
+            and extent(last) % TRANSPOSE_BLOCK == 0
+        ):
+            return inner
+    return None
+
+
+def cpu_transpose(stage: te.Stage, axes: list[IterVar], contiguous: IterVar) -> None:
+    """A transposing copy in squares of TRANSPOSE_BLOCK: the innermost axis vectorized under
+    a loop over the `contiguous` axis (each step one column of the square, read along the
+    source's rows), the square's outer loops fused and parallel. tir-vector-transpose turns
+    each square into row loads and a register transpose."""
+    *_, last = axes
+    rows_outer, rows = stage.split(contiguous, factor=TRANSPOSE_BLOCK)
+    columns_outer, columns = split_inner(stage, last, TRANSPOSE_BLOCK)
+    others = [a for a in axes if a is not contiguous and a is not last]
+    lead = [*others, *(a for a in (columns_outer,) if a is not None)]
+    stage.reorder(*lead, rows_outer, rows, columns)
+    outer = fused(stage, lead)
+    assert outer is not None
+    stage.parallel(outer)
+    stage.vectorize(columns)
 
 
 def cpu_reduce(s: te.Schedule, t: te.Tensor) -> None:

@@ -42,6 +42,7 @@ from xtvm.passes.relay_simplify_inference import RelaySimplifyInferencePass
 from xtvm.passes.tir_loop_partition import TirLoopPartitionPass
 from xtvm.passes.tir_simplify import TirSimplifyPass
 from xtvm.passes.tir_vector_accumulate import TirVectorAccumulatePass
+from xtvm.passes.tir_vector_transpose import TirVectorTransposePass
 from xtvm.passes.tir_vectorize import TirVectorizePass, VectorizeRemark
 from xtvm.runtime.graph_executor import GraphExecutor, embed_graph, plan_memory
 from xtvm.runtime.module import Module, Param, metadata_json, signatures_of
@@ -56,6 +57,7 @@ TIR_PASSES: tuple[ModulePass, ...] = (
     TirLoopPartitionPass(),
     TirSimplifyPass(),
     TirVectorizePass(),
+    TirVectorTransposePass(),
     TirVectorAccumulatePass(),
 )
 

@@ -1083,6 +1083,12 @@ def emit_transfer_read(e: FunctionEmitter, op: vector.TransferReadOp) -> None:
     e.set(op.result, b.call(gather, [pointers, ir.Constant(I32, size), mask, undefined]))
 
 
+@rule(vector.ShuffleOp)
+def emit_vector_shuffle(e: FunctionEmitter, op: vector.ShuffleOp) -> None:
+    mask = ir.Constant(ir.VectorType(I32, len(op.mask.get_values())), op.mask.get_values())
+    e.set(op.result, e.builder.shuffle_vector(e.get(op.v1), e.get(op.v2), mask))
+
+
 @rule(vector.BroadcastOp)
 def emit_vector_broadcast(e: FunctionEmitter, op: vector.BroadcastOp) -> None:
     typ = llvm_type(op.vector.type, op)
