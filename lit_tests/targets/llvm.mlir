@@ -86,6 +86,13 @@ func.func @rows(%A: memref<?x8xf32>) {
 // CHECK:         %[[P:.*]] = inttoptr <16 x i64> %{{.*}} to <16 x float*>
 // CHECK-NEXT:    call <16 x float> @"llvm.masked.gather.v16f32.v16p0"(<16 x float*> %[[P]], i32 4, <16 x i1> <i1 1
 
+// vector.shuffle (tir-vector-transpose's joins and column picks) is one shufflevector.
+// CHECK-LABEL: define void @"shuffled"(float* noalias %"A", float* noalias %"B")
+// CHECK:         %[[L:.*]] = load <4 x float>
+// CHECK:         %[[H:.*]] = load <4 x float>
+// CHECK:         %[[J:.*]] = shufflevector <4 x float> %[[L]], <4 x float> %[[H]], <8 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5, i32 6, i32 7>
+// CHECK-NEXT:    %{{.*}} = shufflevector <8 x float> %[[J]], <8 x float> %[[J]], <4 x i32> <i32 0, i32 4, i32 1, i32 5>
+
 // Outlined parallel bodies follow the kernels (see @rows above).
 // CHECK-LABEL: define internal void @"rows_parallel_1"(i8* %".1")
 // CHECK:         call i32 @"omp_get_num_threads"()
@@ -129,5 +136,16 @@ func.func @transposed(%A: memref<16x8xf32>, %B: memref<16xf32>) {
   %pad = arith.constant 0.0 : f32
   %v = "vector.transfer_read"(%A, %c0, %c2, %pad) <{in_bounds = [true], permutation_map = affine_map<(d0, d1) -> (d0)>, operandSegmentSizes = array<i32: 1, 2, 1, 0>}> : (memref<16x8xf32>, index, index, f32) -> vector<16xf32>
   vector.store %v, %B[%c0] : memref<16xf32>, vector<16xf32>
+  func.return
+}
+
+func.func @shuffled(%A: memref<2x4xf32>, %B: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %low = vector.load %A[%c0, %c0] : memref<2x4xf32>, vector<4xf32>
+  %high = vector.load %A[%c1, %c0] : memref<2x4xf32>, vector<4xf32>
+  %both = "vector.shuffle"(%low, %high) <{mask = array<i64: 0, 1, 2, 3, 4, 5, 6, 7>}> : (vector<4xf32>, vector<4xf32>) -> vector<8xf32>
+  %mixed = "vector.shuffle"(%both, %both) <{mask = array<i64: 0, 4, 1, 5>}> : (vector<8xf32>, vector<8xf32>) -> vector<4xf32>
+  vector.store %mixed, %B[%c0] : memref<4xf32>, vector<4xf32>
   func.return
 }
