@@ -22,6 +22,7 @@ loop, with the tile cached in registers (TVM's `s[C].compute_at(s[out], xo)` and
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 from xtvm.api import te
@@ -34,6 +35,7 @@ VECTOR_LANES = 16  # f32 lanes of AVX-512
 MAX_VECTOR_EXTENT = 64  # an innermost loop up to this long is vectorized whole
 MIN_VECTOR_EXTENT = 4  # a reduction's output axis shorter than this stays scalar
 TRANSPOSE_BLOCK = 8  # square a transposing copy moves through registers (8 x 8 f32)
+ROWS_OUTSIDE_BYTES = 1 << 20  # an NHWC conv2d input this large walks rows outside (half L2)
 ROW_TILE, COLUMN_TILE = 8, 32  # register tile of a product with contiguous columns
 K_UNROLL = 4  # reduction steps unrolled in that tile
 K_ROW_TILE, K_COLUMN_TILE = 2, 8  # tile of a product vectorized along k
@@ -367,7 +369,10 @@ def cpu_conv2d(s: te.Schedule, t: te.Tensor) -> None:
         n, y, x, f = outer.op.axis
         x_outer, x_inner = nhwc_tile(outer, x, NHWC_COLUMNS)
         f_outer, f_inner = nhwc_tile(outer, f, NHWC_CHANNELS)
-        loops = [n, f_outer, y, x_outer]  # an f block's weights stay in cache over rows
+        # Channel blocks outside rows: a block's weights stay in cache while the rows pass;
+        # rows outside when the input is the larger operand and outgrows the cache, so that
+        # a row's input stays in cache while the channel blocks pass.
+        loops = [n, y, f_outer, x_outer] if rows_outside(t) else [n, f_outer, y, x_outer]
         tile, vector = x_inner, f_inner
     loops = [a for a in loops if a is not None]
     outer.reorder(*loops, tile, vector)
@@ -396,6 +401,20 @@ def cpu_conv2d(s: te.Schedule, t: te.Tensor) -> None:
     inner.reorder(*spatial, *reduce_axes, inner_tile, inner_vector)
     inner.unroll(inner_tile)
     inner.vectorize(inner_vector)
+
+
+def rows_outside(conv: te.Tensor) -> bool:
+    """Whether an NHWC conv2d's input (read with the batch axis) is larger than its weights
+    and than ROWS_OUTSIDE_BYTES (224x224x64 and 56x56x256 layers; not 28x28x512, whose
+    weights are the larger)."""
+    batch = conv.op.axis[0]  # type: ignore[attr-defined]
+    reads = [n for n in walk(conv.op.body) if isinstance(n, Read)]  # type: ignore[attr-defined]
+    data = next((r for r in reads if r.indices and r.indices[0] is batch), None)
+    if data is None:
+        return False
+    weights = math.prod(extent(a) for a in conv.op.reduce_axis) * extent(conv.op.axis[-1])  # type: ignore[attr-defined]
+    size = math.prod(int(d) for d in data.tensor.shape)  # type: ignore[arg-type]
+    return size > weights and 4 * size > ROWS_OUTSIDE_BYTES
 
 
 def no_schedule(s: te.Schedule, t: te.Tensor) -> None:
