@@ -177,3 +177,25 @@ func.func private @helper(%x: tensor<4xf32>) -> tensor<4xf32> {
   %e = relay.exp %x : (tensor<4xf32>) -> tensor<4xf32>
   func.return %e : tensor<4xf32>
 }
+
+// -----
+
+// Each add reads its operand twice: once inlined, the exp would run 2^5 = 32 times per element
+// in one kernel. The merge that would pass 16 copies is refused; the last add is its own kernel.
+// CHECK-LABEL: func.func private @fused_exp_add_add_add_add
+// CHECK:         func.return %[[E:.*]] : tensor<4xf32>
+// CHECK-LABEL: func.func private @fused_add
+// CHECK-NEXT:    relay.add
+// CHECK-NEXT:    func.return
+// CHECK-LABEL: func.func @doubling_chain
+// CHECK-NEXT:    %[[IN:.*]] = func.call @fused_exp_add_add_add_add(%{{.*}})
+// CHECK-NEXT:    %{{.*}} = func.call @fused_add(%[[IN]])
+func.func @doubling_chain(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %a = relay.exp %x : (tensor<4xf32>) -> tensor<4xf32>
+  %b = relay.add %a, %a : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %c = relay.add %b, %b : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %d = relay.add %c, %c : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %e = relay.add %d, %d : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %f = relay.add %e, %e : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  func.return %f : tensor<4xf32>
+}

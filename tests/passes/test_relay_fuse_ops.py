@@ -320,3 +320,28 @@ func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
     assert primitive_groups(module) == [["relay.negative"], ["relay.sqrt"], ["relay.exp"]]
     assert main_ops(module) == ["relay.exp", "func.call", "func.call", "func.call", "func.return"]
     np.testing.assert_allclose(evaluate(module, inputs)[0], before[0], rtol=1e-6)
+
+
+def test_values_read_twice_do_not_multiply_a_kernel() -> None:
+    # relu -> concatenate([y, y]) -> strided_slice, 50 deep: fused whole, every kernel would
+    # compute the first relu 2^50 times (the build never ended). Groups stop at 16 copies.
+    import xtvm as tvm
+    from xtvm import relay as api
+    from xtvm.api.relay.build_module import lower_for_build
+
+    x = api.var("x", shape=(1, 2, 2, 4))
+    y = x
+    for _ in range(50):
+        y = api.nn.relu(api.add(y, api.const(np.float32(-0.01))))
+        y = api.strided_slice(api.concatenate([y, y], axis=3), [0, 0, 0, 0], [1, 2, 2, 4])
+    mod = tvm.IRModule.from_expr(api.Function([x], y))
+    data = np.random.default_rng(0).random((1, 2, 2, 4)).astype(np.float32)
+    main, _ = lower_for_build(mod)
+    calls = [op for op in main.walk() if isinstance(op, func.CallOp)]
+    assert 50 // 4 <= len(calls) <= 50  # four levels (16 copies) at most per kernel
+    module = api.build(mod, "llvm")["default"](tvm.cpu())
+    module.set_input(x=data)
+    module.run()
+    np.testing.assert_allclose(
+        module.get_output(0).numpy(), np.maximum(data - 0.5, 0), rtol=1e-5, atol=1e-6
+    )

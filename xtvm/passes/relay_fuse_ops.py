@@ -16,7 +16,10 @@ Fusion reads each op's pattern kind (`relay.OpPattern`) and follows TVM's
    sweep 1 fuses injective ops and tuples into injective consumers;
    sweep 2 fuses injective ops into tuples that already belong to an injective group.
    OPAQUE ops never merge, and a merge that would put more than `max-depth` ops in one group is
-   refused. Merging along every path to the post-dominator is what keeps the graph acyclic.
+   refused, as is one after which an op would be recomputed more than MAX_INLINED_COPIES times
+   in its kernel (a value read twice is computed twice once inlined; `concatenate([y, y])`
+   chains would double the kernel at every step). Merging along every path to the
+   post-dominator is what keeps the graph acyclic.
 
 Every group rooted at a relay op becomes a private `func.func` with the unit attribute
 `primitive`, named `fused_` + its op names (`fused_nn_conv2d_nn_bias_add_nn_relu`), and its ops
@@ -168,6 +171,7 @@ class Group:
     parent: Group | None = None
     num_nodes: int = 1
     has_anchor: bool = False
+    reads_twice: bool = False  # a member has several uses (see inlined_copies)
 
     def find_root(self) -> Group:
         root = self
@@ -181,6 +185,10 @@ class Group:
 
 PathCondition = Callable[[OpPattern, bool], bool]
 
+# A merge after which one op would be computed more often than this in its kernel (a value
+# read twice is computed twice once inlined) is refused.
+MAX_INLINED_COPIES = 16
+
 
 @dataclass
 class GraphPartitioner:
@@ -192,7 +200,12 @@ class GraphPartitioner:
 
     def partition(self) -> list[Group]:
         self.groups = [
-            Group(n.pattern, has_anchor=n.pattern == OUT_ELEMWISE_FUSABLE) for n in self.nodes
+            Group(
+                n.pattern,
+                has_anchor=n.pattern == OUT_ELEMWISE_FUSABLE,
+                reads_twice=len(n.outputs) > 1,
+            )
+            for n in self.nodes
         ]
         tree = post_dominator_tree(self.nodes)
         for phase in range(3):
@@ -206,6 +219,8 @@ class GraphPartitioner:
             return
         sink = dom.parent.node
         if self.count_fused_nodes(node, sink) > self.max_depth:
+            return
+        if self.inlined_copies(node, sink) > MAX_INLINED_COPIES:
             return
         sink_group = self.groups[sink.index]
         if phase == 2:
@@ -266,12 +281,32 @@ class GraphPartitioner:
             self.groups[n.index].num_nodes for n in between
         )
 
+    def inlined_copies(self, src: Node, sink: Node) -> int:
+        """How often the most recomputed op of the merged group would be emitted: a kernel
+        inlines its intermediate values, so a value read twice is computed twice, and a
+        chain of such reads doubles at every step. Only counted when a group taking part has
+        an op with several uses (otherwise no op is computed twice)."""
+        taking_part = {self.groups[n.index].find_root() for n in [src, *self.paths(src, sink)]}
+        if not any(group.reads_twice for group in taking_part):
+            return 1
+        roots = {id(group) for group in taking_part}
+        members = {n.index for n in self.nodes if id(self.groups[n.index].find_root()) in roots}
+        copies: dict[int, int] = {}
+        for node in reversed(self.nodes):  # consumers before producers
+            if node.index not in members:
+                continue
+            inside = [c.index for c, _ in node.outputs if c.index in members]
+            read_outside = node.extern_ref or len(inside) < len(node.outputs) or not node.outputs
+            copies[node.index] = int(read_outside) + sum(copies[i] for i in inside)
+        return max(copies.values())
+
     @staticmethod
     def merge(child: Group, parent: Group) -> None:
         child, parent = child.find_root(), parent.find_root()
         if child is parent:
             return
         parent.num_nodes += child.num_nodes
+        parent.reads_twice = parent.reads_twice or child.reads_twice
         child.parent = parent
         if child.has_anchor:
             parent.has_anchor = True
