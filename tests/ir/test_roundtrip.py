@@ -193,7 +193,8 @@ def mlir_major_version() -> int:
 #   `operand_segment_sizes` before MLIR 17;
 # - arith's integer ops have had the `overflowFlags` property since MLIR 19; before, an op meant
 #   what it means with `#arith.overflow<none>`, which xDSL always prints;
-# - the NaN-propagating float max/min combining kinds were `maxf`/`minf` before MLIR 17.
+# - the NaN-propagating float max/min combining kinds were `maxf`/`minf` before MLIR 17;
+# - vector.shuffle's mask was an array of i64 attributes before MLIR 18.
 NO_OVERFLOW = "overflowFlags = #arith.overflow<none>"
 SEGMENT_SIZES_BEFORE_17 = (
     (re.compile(r"\boperandSegmentSizes\b"), "operand_segment_sizes"),
@@ -202,6 +203,12 @@ SEGMENT_SIZES_BEFORE_17 = (
 FLOAT_KINDS_BEFORE_17 = (
     (re.compile(r"#vector\.kind<maximumf>"), "#vector.kind<maxf>"),
     (re.compile(r"#vector\.kind<minimumf>"), "#vector.kind<minf>"),
+)
+SHUFFLE_MASK_BEFORE_18 = (
+    (
+        re.compile(r"mask = array<i64: ([0-9, ]*)>"),
+        lambda m: "mask = [" + ", ".join(f"{v} : i64" for v in m.group(1).split(", ")) + "]",
+    ),
 )
 NO_OVERFLOW_BEFORE_19 = (
     (re.compile(r" \{" + re.escape(NO_OVERFLOW) + r"\}"), ""),
@@ -225,8 +232,10 @@ def not_expressible(module: ModuleOp, version: int) -> str | None:
 
 def spelled_for(text: str, version: int) -> str:
     """The compat text in the spelling of this MLIR version."""
-    rules = (SEGMENT_SIZES_BEFORE_17 + FLOAT_KINDS_BEFORE_17 if version < 17 else ()) + (
-        NO_OVERFLOW_BEFORE_19 if version < 19 else ()
+    rules = (
+        (SEGMENT_SIZES_BEFORE_17 + FLOAT_KINDS_BEFORE_17 if version < 17 else ())
+        + (SHUFFLE_MASK_BEFORE_18 if version < 18 else ())
+        + (NO_OVERFLOW_BEFORE_19 if version < 19 else ())
     )
     for pattern, replacement in rules:
         text = pattern.sub(replacement, text)
