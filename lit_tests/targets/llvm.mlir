@@ -47,7 +47,7 @@ func.func @axpy(%X: memref<64xf32>, %Y: memref<64xf32>) {
 // A parallel loop is outlined and run by GOMP_parallel over a struct of the values it uses;
 // the threads claim chunks from a shared counter in it until none is left.
 // CHECK-LABEL: define void @"rows"(float* noalias %"A", i64 %"A_dim0")
-// CHECK:         call void @"GOMP_parallel"(void (i8*)* @"rows_parallel_1"
+// CHECK:         call void @"GOMP_parallel"(void (i8*)* @"rows_parallel_1", i8* %{{.*}}, i32 0, i32 0)
 func.func @rows(%A: memref<?x8xf32>) {
   %c0 = arith.constant 0 : index
   %c8 = arith.constant 8 : index
@@ -57,6 +57,24 @@ func.func @rows(%A: memref<?x8xf32>) {
       %a = memref.load %A[%i, %j] : memref<?x8xf32>
       %t = math.tanh %a : f32
       memref.store %t, %A[%i, %j] : memref<?x8xf32>
+    }
+  }
+  func.return
+}
+
+// A parallel loop of little work (4 x 8 elements here) runs on the calling thread alone:
+// GOMP_parallel is asked for one thread, the pool is not woken.
+// CHECK-LABEL: define void @"few_rows"(float* noalias %"A")
+// CHECK:         call void @"GOMP_parallel"(void (i8*)* @"few_rows_parallel_{{[0-9]+}}", i8* %{{.*}}, i32 1, i32 0)
+func.func @few_rows(%A: memref<4x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  tir.for %i = %c0 to %c4 parallel {
+    tir.for %j = %c0 to %c8 serial {
+      %a = memref.load %A[%i, %j] : memref<4x8xf32>
+      %t = math.tanh %a : f32
+      memref.store %t, %A[%i, %j] : memref<4x8xf32>
     }
   }
   func.return

@@ -44,6 +44,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xtvm.dialects import tir
 from xtvm.ir.diagnostics import DiagnosticError
 from xtvm.ir.verify import located_error
+from xtvm.passes.tir_bounds import constant_value
 
 STACK_LIMIT_BYTES = 64 * 1024  # intermediate buffers up to this size are allocas
 
@@ -420,6 +421,25 @@ def captured_values(op: Operation) -> list[SSAValue]:
 
 
 CHUNKS_PER_THREAD = 8  # chunks a parallel loop is claimed in, per thread
+# A parallel loop estimated to run fewer ops than this runs on the calling thread alone:
+# waking the pool costs a few microseconds, more than such a loop takes.
+MIN_PARALLEL_WORK = 4096
+
+
+def estimated_work(block: Block) -> int:
+    """Ops `block` runs, nested constant-bound loops multiplied out (a loop whose bounds are
+    not constants counts as MIN_PARALLEL_WORK; a branch as its longer side)."""
+    work = 0
+    for op in block.ops:
+        if isinstance(op, tir.ForOp):
+            lower, upper = constant_value(op.lower_bound), constant_value(op.upper_bound)
+            body = estimated_work(op.body.block)
+            work += MIN_PARALLEL_WORK if lower is None or upper is None else (upper - lower) * body
+        elif op.regions:
+            work += 1 + max((estimated_work(b) for r in op.regions for b in r.blocks), default=0)
+        else:
+            work += 1
+    return work
 
 
 def emit_parallel(e: FunctionEmitter, op: tir.ForOp) -> None:
@@ -519,7 +539,14 @@ def emit_parallel(e: FunctionEmitter, op: tir.ForOp) -> None:
     ib.ret_void()
 
     gomp = owner.declare("GOMP_parallel", ir.VoidType(), [outlined.type, I8_PTR, I32, I32])
-    b.call(gomp, [outlined, b.bitcast(slot, I8_PTR), ir.Constant(I32, 0), ir.Constant(I32, 0)])
+    lower, upper = constant_value(op.lower_bound), constant_value(op.upper_bound)
+    small = (
+        lower is not None
+        and upper is not None
+        and (upper - lower) * estimated_work(op.body.block) < MIN_PARALLEL_WORK
+    )
+    threads = ir.Constant(I32, 1 if small else 0)  # 0: the pool's size
+    b.call(gomp, [outlined, b.bitcast(slot, I8_PTR), threads, ir.Constant(I32, 0)])
 
 
 # -- memory -----------------------------------------------------------------------------------
