@@ -15,31 +15,28 @@ import xtvm as tvm
 from xtvm import relay
 from xtvm.api.relay.build_module import lower_for_build
 from xtvm.passes.tir_vector_accumulate import TirVectorAccumulatePass
-from xtvm.testing.passes import CTX, assert_same_tir_behaviour, count, run
+from xtvm.testing.passes import CTX, assert_same_tir_behaviour, count, lit_cases, run
 
 LIT = Path(__file__).parents[2] / "lit_tests/passes/tir-vector-accumulate.mlir"
-
-
-def lit_cases() -> list[str]:
-    return LIT.read_text().split("// -----")
+LIT_CASES = lit_cases(LIT)
 
 
 @pytest.mark.parametrize("index", range(3))
 def test_lit_kernels_compute_the_same(index: int) -> None:
-    before = CTX.parse(lit_cases()[index])
+    before = CTX.parse(LIT_CASES[index])
     after = run(before.clone(), TirVectorAccumulatePass())
     assert_same_tir_behaviour(before, after, rtol=1e-5, atol=1e-5)
 
 
 def test_unsafe_cases_are_left_alone() -> None:
-    module = CTX.parse(lit_cases()[2])
+    module = CTX.parse(LIT_CASES[2])
     text = str(module)
     run(module, TirVectorAccumulatePass())
     assert str(module) == text
 
 
 def test_the_shadow_respects_max_elements() -> None:
-    module = CTX.parse(lit_cases()[0])
+    module = CTX.parse(LIT_CASES[0])
     text = str(module)
     run(module, TirVectorAccumulatePass(max_elements=4))  # 1x2 tile x 4 lanes = 8 > 4
     assert str(module) == text

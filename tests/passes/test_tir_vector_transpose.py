@@ -16,18 +16,15 @@ import xtvm as tvm
 from xtvm import relay
 from xtvm.api.relay.build_module import lower_for_build
 from xtvm.passes.tir_vector_transpose import TirVectorTransposePass
-from xtvm.testing.passes import CTX, assert_same_tir_behaviour, count, run
+from xtvm.testing.passes import CTX, assert_same_tir_behaviour, count, lit_cases, run
 
 LIT = Path(__file__).parents[2] / "lit_tests/passes/tir-vector-transpose.mlir"
-
-
-def lit_cases() -> list[str]:
-    return LIT.read_text().split("// -----")
+LIT_CASES = lit_cases(LIT)
 
 
 @pytest.mark.parametrize("index", range(2))
 def test_lit_kernels_compute_the_same(index: int) -> None:
-    before = CTX.parse(lit_cases()[index])
+    before = CTX.parse(LIT_CASES[index])
     after = run(before.clone(), TirVectorTransposePass())
     assert count(after, vector.TransferReadOp) == 0
     assert count(after, vector.ShuffleOp) > 0
@@ -36,7 +33,7 @@ def test_lit_kernels_compute_the_same(index: int) -> None:
 
 @pytest.mark.parametrize("index", range(2, 4))
 def test_other_loops_are_left_alone(index: int) -> None:
-    module = CTX.parse(lit_cases()[index])
+    module = CTX.parse(LIT_CASES[index])
     text = str(module)
     run(module, TirVectorTransposePass())
     assert str(module) == text

@@ -289,8 +289,7 @@ class GraphPartitioner:
         taking_part = {self.groups[n.index].find_root() for n in [src, *self.paths(src, sink)]}
         if not any(group.reads_twice for group in taking_part):
             return 1
-        roots = {id(group) for group in taking_part}
-        members = {n.index for n in self.nodes if id(self.groups[n.index].find_root()) in roots}
+        members = {n.index for n in self.nodes if self.groups[n.index].find_root() in taking_part}
         copies: dict[int, int] = {}
         for node in reversed(self.nodes):  # consumers before producers
             if node.index not in members:

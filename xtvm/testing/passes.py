@@ -1,6 +1,9 @@
-"""Helpers for pass tests: run passes with the verifier after each, count ops."""
+"""Helpers for pass tests: lit files' cases, passes run with the verifier after each, op
+counts."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
@@ -10,6 +13,11 @@ from xtvm.ir.registry import default_context
 from xtvm.ir.verify import verify_diagnostics
 
 CTX = default_context()
+
+
+def lit_cases(path: Path) -> list[str]:
+    """The `// -----` pieces of the lit file `path` (each case of a pass's lit file)."""
+    return path.read_text().split("// -----")
 
 
 def run(module: ModuleOp, *passes: ModulePass) -> ModuleOp:

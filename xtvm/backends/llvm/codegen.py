@@ -427,19 +427,26 @@ MIN_PARALLEL_WORK = 4096
 
 
 def estimated_work(block: Block) -> int:
-    """Ops `block` runs, nested constant-bound loops multiplied out (a loop whose bounds are
-    not constants counts as MIN_PARALLEL_WORK; a branch as its longer side)."""
+    """Ops `block` runs, nested loops multiplied out (`loop_work`; a branch counts as its
+    longer side)."""
     work = 0
     for op in block.ops:
         if isinstance(op, tir.ForOp):
-            lower, upper = constant_value(op.lower_bound), constant_value(op.upper_bound)
-            body = estimated_work(op.body.block)
-            work += MIN_PARALLEL_WORK if lower is None or upper is None else (upper - lower) * body
+            work += loop_work(op)
         elif op.regions:
             work += 1 + max((estimated_work(b) for r in op.regions for b in r.blocks), default=0)
         else:
             work += 1
     return work
+
+
+def loop_work(loop: tir.ForOp) -> int:
+    """Ops `loop` runs: its trip count times its body's; MIN_PARALLEL_WORK when its bounds are
+    not constants."""
+    lower, upper = constant_value(loop.lower_bound), constant_value(loop.upper_bound)
+    if lower is None or upper is None:
+        return MIN_PARALLEL_WORK
+    return (upper - lower) * estimated_work(loop.body.block)
 
 
 def emit_parallel(e: FunctionEmitter, op: tir.ForOp) -> None:
@@ -539,13 +546,8 @@ def emit_parallel(e: FunctionEmitter, op: tir.ForOp) -> None:
     ib.ret_void()
 
     gomp = owner.declare("GOMP_parallel", ir.VoidType(), [outlined.type, I8_PTR, I32, I32])
-    lower, upper = constant_value(op.lower_bound), constant_value(op.upper_bound)
-    small = (
-        lower is not None
-        and upper is not None
-        and (upper - lower) * estimated_work(op.body.block) < MIN_PARALLEL_WORK
-    )
-    threads = ir.Constant(I32, 1 if small else 0)  # 0: the pool's size
+    alone = loop_work(op) < MIN_PARALLEL_WORK
+    threads = ir.Constant(I32, 1 if alone else 0)  # 0: the pool's size
     b.call(gomp, [outlined, b.bitcast(slot, I8_PTR), threads, ir.Constant(I32, 0)])
 
 
