@@ -62,24 +62,6 @@ func.func @rows(%A: memref<?x8xf32>) {
   func.return
 }
 
-// A parallel loop of little work (4 x 8 elements here) runs on the calling thread alone:
-// GOMP_parallel is asked for one thread, the pool is not woken.
-// CHECK-LABEL: define void @"few_rows"(float* noalias %"A")
-// CHECK:         call void @"GOMP_parallel"(void (i8*)* @"few_rows_parallel_{{[0-9]+}}", i8* %{{.*}}, i32 1, i32 0)
-func.func @few_rows(%A: memref<4x8xf32>) {
-  %c0 = arith.constant 0 : index
-  %c4 = arith.constant 4 : index
-  %c8 = arith.constant 8 : index
-  tir.for %i = %c0 to %c4 parallel {
-    tir.for %j = %c0 to %c8 serial {
-      %a = memref.load %A[%i, %j] : memref<4x8xf32>
-      %t = math.tanh %a : f32
-      memref.store %t, %A[%i, %j] : memref<4x8xf32>
-    }
-  }
-  func.return
-}
-
 // Small intermediate buffers are entry-block allocas; large ones are heap buffers freed at
 // the return. A guard is a conditional branch.
 // CHECK-LABEL: define void @"buffers"(float* noalias %"A")

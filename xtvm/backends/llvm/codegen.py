@@ -44,7 +44,6 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xtvm.dialects import tir
 from xtvm.ir.diagnostics import DiagnosticError
 from xtvm.ir.verify import located_error
-from xtvm.passes.tir_bounds import constant_value
 
 STACK_LIMIT_BYTES = 64 * 1024  # intermediate buffers up to this size are allocas
 
@@ -421,32 +420,6 @@ def captured_values(op: Operation) -> list[SSAValue]:
 
 
 CHUNKS_PER_THREAD = 8  # chunks a parallel loop is claimed in, per thread
-# A parallel loop estimated to run fewer ops than this runs on the calling thread alone:
-# waking the pool costs a few microseconds, more than such a loop takes.
-MIN_PARALLEL_WORK = 4096
-
-
-def estimated_work(block: Block) -> int:
-    """Ops `block` runs, nested loops multiplied out (`loop_work`; a branch counts as its
-    longer side)."""
-    work = 0
-    for op in block.ops:
-        if isinstance(op, tir.ForOp):
-            work += loop_work(op)
-        elif op.regions:
-            work += 1 + max((estimated_work(b) for r in op.regions for b in r.blocks), default=0)
-        else:
-            work += 1
-    return work
-
-
-def loop_work(loop: tir.ForOp) -> int:
-    """Ops `loop` runs: its trip count times its body's; MIN_PARALLEL_WORK when its bounds are
-    not constants."""
-    lower, upper = constant_value(loop.lower_bound), constant_value(loop.upper_bound)
-    if lower is None or upper is None:
-        return MIN_PARALLEL_WORK
-    return (upper - lower) * estimated_work(loop.body.block)
 
 
 def emit_parallel(e: FunctionEmitter, op: tir.ForOp) -> None:
@@ -546,9 +519,7 @@ def emit_parallel(e: FunctionEmitter, op: tir.ForOp) -> None:
     ib.ret_void()
 
     gomp = owner.declare("GOMP_parallel", ir.VoidType(), [outlined.type, I8_PTR, I32, I32])
-    alone = loop_work(op) < MIN_PARALLEL_WORK
-    threads = ir.Constant(I32, 1 if alone else 0)  # 0: the pool's size
-    b.call(gomp, [outlined, b.bitcast(slot, I8_PTR), threads, ir.Constant(I32, 0)])
+    b.call(gomp, [outlined, b.bitcast(slot, I8_PTR), ir.Constant(I32, 0), ir.Constant(I32, 0)])
 
 
 # -- memory -----------------------------------------------------------------------------------
