@@ -1,4 +1,5 @@
 // RUN: xtvm-opt %s -p relay-alter-op-layout --split-input-file | filecheck %s
+// RUN: xtvm-opt %s -p 'relay-alter-op-layout{winograd=false}' --split-input-file | filecheck %s --check-prefix=DIRECT
 
 // A constant HWIO kernel of an NHWC conv2d with 64 output channels is packed at compile time
 // into two 32-channel slabs (OHWI32o, the CPU register tile's block); the result is the same.
@@ -59,4 +60,43 @@ func.func @unchanged(%x: tensor<1x4x4x4xf32>, %wa: tensor<1x1x4x64xf32>, %xc: te
   %w20 = relay.const dense<1.0> : tensor<1x1x4x20xf32>
   %c20 = relay.nn.conv2d %x, %w20 {data_layout = "NHWC", kernel_layout = "HWIO"} : (tensor<1x4x4x4xf32>, tensor<1x1x4x20xf32>) -> tensor<1x4x4x20xf32>
   func.return %a, %b, %g, %c32, %c20 : tensor<1x4x4x64xf32>, tensor<1x64x4x4xf32>, tensor<1x4x4x64xf32>, tensor<1x4x4x32xf32>, tensor<1x4x4x20xf32>
+}
+
+// -----
+
+// A stride-1 3x3 conv2d with 16 output tiles (16x16, in 4x4 tiles) and 16 input channels
+// becomes a winograd conv2d: its kernel transformed at compile time into 6x6 positions and
+// packed by 16 output channels ([6, 6, K/16, C, 16]); the relu after it stays. With
+// winograd=false it stays a direct conv2d.
+// CHECK-LABEL: func.func @winograd
+// CHECK-NEXT:    %[[U:.*]] = relay.const dense<"0x0000003D{{.*}}"> : tensor<6x6x1x16x16xf32>
+// CHECK-NEXT:    %[[C:.*]] = relay.nn.contrib_conv2d_winograd_without_weight_transform %x, %[[U]] {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x16x16x16xf32>, tensor<6x6x1x16x16xf32>) -> tensor<1x16x16x16xf32>
+// CHECK-NEXT:    %[[R:.*]] = relay.nn.relu %[[C]]
+// CHECK-NEXT:    func.return %[[R]]
+// DIRECT-LABEL: func.func @winograd
+// DIRECT:         relay.nn.conv2d %x, %w {padding = array<i64: 1, 1, 1, 1>, data_layout = "NHWC", kernel_layout = "HWIO"}
+// DIRECT-NOT:     winograd
+func.func @winograd(%x: tensor<1x16x16x16xf32>) -> tensor<1x16x16x16xf32> {
+  %w = relay.const dense<0.5> : tensor<3x3x16x16xf32>
+  %c = relay.nn.conv2d %x, %w {padding = array<i64: 1, 1, 1, 1>, data_layout = "NHWC", kernel_layout = "HWIO"} : (tensor<1x16x16x16xf32>, tensor<3x3x16x16xf32>) -> tensor<1x16x16x16xf32>
+  %r = relay.nn.relu %c : (tensor<1x16x16x16xf32>) -> tensor<1x16x16x16xf32>
+  func.return %r : tensor<1x16x16x16xf32>
+}
+
+// -----
+
+// Direct convolutions remain where winograd does not pay or does not apply: stride 2, fewer
+// than 16 output tiles (a 12x12 output has 9), input channels that are not a multiple of 16
+// (the transforms' vector), a kernel known only at run time.
+// CHECK-LABEL: func.func @direct
+// CHECK-NOT:     winograd
+// CHECK:         func.return
+func.func @direct(%x: tensor<1x16x16x16xf32>, %x14: tensor<1x14x14x16xf32>, %x8: tensor<1x16x16x8xf32>, %wr: tensor<3x3x16x16xf32>) -> (tensor<1x8x8x16xf32>, tensor<1x12x12x16xf32>, tensor<1x16x16x16xf32>, tensor<1x16x16x16xf32>) {
+  %w = relay.const dense<0.5> : tensor<3x3x16x16xf32>
+  %s = relay.nn.conv2d %x, %w {strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>, data_layout = "NHWC", kernel_layout = "HWIO"} : (tensor<1x16x16x16xf32>, tensor<3x3x16x16xf32>) -> tensor<1x8x8x16xf32>
+  %vs = relay.nn.conv2d %x14, %w {data_layout = "NHWC", kernel_layout = "HWIO"} : (tensor<1x14x14x16xf32>, tensor<3x3x16x16xf32>) -> tensor<1x12x12x16xf32>
+  %w8 = relay.const dense<0.5> : tensor<3x3x8x16xf32>
+  %c8 = relay.nn.conv2d %x8, %w8 {padding = array<i64: 1, 1, 1, 1>, data_layout = "NHWC", kernel_layout = "HWIO"} : (tensor<1x16x16x8xf32>, tensor<3x3x8x16xf32>) -> tensor<1x16x16x16xf32>
+  %r = relay.nn.conv2d %x, %wr {padding = array<i64: 1, 1, 1, 1>, data_layout = "NHWC", kernel_layout = "HWIO"} : (tensor<1x16x16x16xf32>, tensor<3x3x16x16xf32>) -> tensor<1x16x16x16xf32>
+  func.return %s, %vs, %c8, %r : tensor<1x8x8x16xf32>, tensor<1x12x12x16xf32>, tensor<1x16x16x16xf32>, tensor<1x16x16x16xf32>
 }

@@ -62,14 +62,25 @@ func.func @rows(%A: memref<?x8xf32>) {
   func.return
 }
 
-// Small intermediate buffers are entry-block allocas; large ones are heap buffers freed at
-// the return. A guard is a conditional branch.
+// Small intermediate buffers are entry-block allocas; a large one is a heap block its
+// allocation site keeps for the next call: a call that finds the site's busy flag clear takes
+// the cached block (allocating it the first time) and clears the flag at the return; a call
+// running at the same time allocates a block of its own and frees it. A guard is a
+// conditional branch.
 // CHECK-LABEL: define void @"buffers"(float* noalias %"A")
 // CHECK:         %"small" = alloca float, i64 16, align 64
-// CHECK:         call i8* @"aligned_alloc"(i64 64, i64
+// CHECK:         %[[TAKEN:.*]] = atomicrmw xchg i32* @"xtvm.buffer.0.busy", i32 1 acquire
+// CHECK-NEXT:    %[[FREE:.*]] = icmp eq i32 %[[TAKEN]], 0
+// CHECK:         %[[HELD:.*]] = load i8*, i8** @"xtvm.buffer.0"
+// CHECK-NEXT:    icmp eq i8* %[[HELD]], null
+// CHECK:         %[[FRESH:.*]] = call i8* @"aligned_alloc"(i64 64, i64
+// CHECK:         %[[BLOCK:.*]] = phi  i8* [%{{.*}}, %"entry.if.endif"], [%[[FRESH]], %"entry.else"]
+// CHECK-NEXT:    %"big" = bitcast i8* %[[BLOCK]] to float*
 // CHECK:         br i1 %"in", label %"if.then", label %"if.else"
-// CHECK:         call void @"free"(i8*
-// CHECK-NEXT:    ret void
+// CHECK:         br i1 %[[FREE]], label
+// CHECK:         store atomic i32 0, i32* @"xtvm.buffer.0.busy" release, align 4
+// CHECK:         call void @"free"(i8* %[[BLOCK]])
+// CHECK:         ret void
 
 // A vector of 14 floats in a kernel argument is one masked access of 16 lanes (LLVM would
 // split it into 8 + 4 + 2); in a stack buffer (a register tile) it stays a plain access, which
@@ -101,6 +112,13 @@ func.func @rows(%A: memref<?x8xf32>) {
 // CHECK-NEXT:    %[[MORE:.*]] = icmp slt i64 %[[START]], %{{.*}}
 // CHECK-NEXT:    br i1 %[[MORE]], label %"i.chunk", label %"i.done"
 // CHECK:         call float @"tanhf"(float
+
+// The site caches are freed by a static destructor (at exit, or when a shared library is
+// unloaded; the JIT runs it when the module goes).
+// CHECK-LABEL: define void @"xtvm_release_buffers"()
+// CHECK:         call void @"free"(i8*
+// CHECK-NEXT:    store i8* null, i8** @"xtvm.buffer.0"
+// CHECK:       @"llvm.global_dtors" = appending global [1 x {i32, void ()*, i8*}] [{i32, void ()*, i8*} {i32 65535, void ()* @"xtvm_release_buffers", i8* null}]
 func.func @buffers(%A: memref<16xf32>) {
   %c0 = arith.constant 0 : index
   %c3 = arith.constant 3 : index

@@ -15,16 +15,17 @@ RNG = np.random.default_rng(0)
 
 @pytest.mark.parametrize(
     ("size", "channels", "rows_first"),
-    [(72, 64, True), (14, 512, False)],  # 1.3 MiB of input, 144 KiB of weights; the reverse
+    [(72, 64, True), (14, 512, False)],  # 1.3 MiB of input, 16 KiB of weights; the reverse
 )
 def test_nhwc_conv2d_walks_the_larger_operand_once(
     size: int, channels: int, rows_first: bool
 ) -> None:
     # Rows outside channel blocks when the input outgrows the cache and the weights: each
     # row's input stays in cache while the blocks pass. Otherwise blocks outside rows.
+    # (1x1: a stride-1 3x3 conv2d this size would become a winograd one.)
     x = relay.var("x", shape=(1, size, size, channels))
-    w = relay.const(RNG.standard_normal((3, 3, channels, 64)).astype("float32"))
-    y = relay.nn.conv2d(x, w, padding=(1, 1), data_layout="NHWC", kernel_layout="HWIO")
+    w = relay.const(RNG.standard_normal((1, 1, channels, 64)).astype("float32"))
+    y = relay.nn.conv2d(x, w, data_layout="NHWC", kernel_layout="HWIO")
     mod = tvm.IRModule.from_expr(relay.Function([x], y))
     _, kernels = lower_for_build(mod)
     names = {
@@ -32,7 +33,6 @@ def test_nhwc_conv2d_walks_the_larger_operand_once(
         for op in kernels.walk()
         if isinstance(op, tir.ForOp) and op.kind.data == "parallel"
     }
-    # (the padding stage's parallel loop is i0_i1_i2_fused)
     expected = "n_y_fused" if rows_first else "n_f_outer_y_fused"
     assert expected in names
     data = RNG.standard_normal((1, size, size, channels)).astype("float32")

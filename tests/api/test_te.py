@@ -224,6 +224,21 @@ def test_compute_at_computes_the_box_the_consumer_reads() -> None:
     assert ", %c18 : index" in text
 
 
+def test_compute_at_box_of_a_tile_index() -> None:
+    # The consumer reads T[h // 4, h % 4]; under a split of h by 4, each outer iteration
+    # reads one row of T: (ho * 4 + hi) // 4 is ho for every hi.
+    A = te.placeholder((4, 4, 8), name="A")
+    T = te.compute((4, 4, 8), lambda t, s, c: A[t, s, c] * 2.0, name="T")
+    Y = te.compute((16, 8), lambda h, c: T[h // 4, h % 4, c] + 1.0, name="Y")
+    s = te.create_schedule(Y.op)
+    ho, _ = s[Y].split(Y.op.axis[0], factor=4)
+    s[T].compute_at(s[Y], ho)
+    a = rand(4, 4, 8)
+    (y,) = run(s, [A, Y], a)
+    np.testing.assert_allclose(y, a.reshape(16, 8) * 2 + 1, rtol=1e-6)
+    assert "memref.alloc() : memref<1x4x8xf32>" in tvm.lower(s, [A, Y]).astext()
+
+
 def test_compute_at_a_reduction_per_row() -> None:
     A = te.placeholder((5, 7), name="A")
     k = te.reduce_axis((0, 7), name="k")

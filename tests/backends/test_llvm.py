@@ -117,6 +117,26 @@ def test_intermediate_buffers_reductions_and_math() -> None:
     np.testing.assert_allclose(t, expected, rtol=1e-5)
 
 
+def test_large_intermediate_buffer_is_reused_across_calls(tmp_path: Path) -> None:
+    # B (256 KiB, over the stack limit) comes from its allocation site's cache: the second
+    # call reuses the first call's block, and must not see its old contents.
+    A = te.placeholder((256, 256), name="A")
+    B = te.compute(A.shape, lambda i, j: A[i, j] * 2.0, name="B")
+    C = te.compute((256,), lambda i: B[i, 0] + B[i, 255] + B[255 - i, 7], name="C")
+    s = te.create_schedule(C.op)
+    s[B].parallel(B.op.axis[0])
+    f = tvm.build(s, [A, C], "llvm", name="twice")
+    assert "xtvm_release_buffers" in f.get_source()
+    path = tmp_path / "twice.so"
+    f.export_library(path)
+    for module in (f, tvm.runtime.load_module(path)):
+        for _ in range(3):
+            a = RNG.standard_normal((256, 256)).astype("float32")
+            c = np.zeros(256, "float32")
+            module["twice"](a, c)
+            np.testing.assert_allclose(c, 2 * (a[:, 0] + a[:, 255] + a[::-1, 7]), rtol=1e-6)
+
+
 def test_integer_kernel_and_casts() -> None:
     A = te.placeholder((50,), dtype="int32", name="A")
     B = te.compute((50,), lambda i: A[i] // 3 + A[i] % 5 - (i - 25) // 4, name="B")

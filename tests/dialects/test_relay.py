@@ -165,6 +165,12 @@ CASES: list[tuple[str, list[Attribute], Body, str]] = [
         "tensor<1x9x7x9xf32>",
     ),
     (
+        "conv2d_winograd",
+        [t(1, 9, 7, 16), t(6, 6, 2, 16, 8)],
+        lambda x, u: relay.Conv2dWinogradOp(x, u, 4, (1, 1, 1, 1)),
+        "tensor<1x9x7x16xf32>",
+    ),
+    (
         "conv2d_transpose",
         [t(1, 4, 3, 5), t(4, 2, 3, 3)],
         lambda x, w: relay.Conv2dTransposeOp(

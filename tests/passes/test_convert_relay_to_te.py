@@ -400,6 +400,20 @@ CASES: dict[type[relay.RelayOp], list[Case]] = {
             conv(strides=(2, 2), data_layout="NHWC", kernel_layout="HWIO"),
         ),
     ],
+    relay.Conv2dWinogradOp: [
+        Case(
+            "tile4_packed",
+            [f32(1, 9, 7, 16), f32(6, 6, 2, 16, 16)],
+            lambda g, x, u: g(relay.Conv2dWinogradOp(x, u, 4, (1, 0, 1, 1))),
+            rtol=5e-4,  # sums of 36 x 16 products of random kernel values, in another order
+        ),
+        Case(
+            "tile2_batch",
+            [f32(2, 6, 5, 16), f32(4, 4, 16, 8)],
+            lambda g, x, u: g(relay.Conv2dWinogradOp(x, u, 2, (1, 1, 1, 1))),
+            rtol=5e-4,
+        ),
+    ],
     relay.Conv2dTransposeOp: [
         Case(
             "plain",

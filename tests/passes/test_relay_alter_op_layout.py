@@ -16,7 +16,7 @@ from xtvm.passes.relay_alter_op_layout import RelayAlterOpLayoutPass, channel_bl
 from xtvm.passes.relay_convert_layout import RelayConvertLayoutPass
 from xtvm.passes.relay_fold_scale_axis import RelayFoldScaleAxisPass
 from xtvm.runtime.relay_interpreter import evaluate
-from xtvm.testing.passes import run
+from xtvm.testing.passes import kernel_argument_shapes, run
 from xtvm.testing.relay import interpret, run_factory
 from xtvm.topi.schedule import nhwc_channel_block
 
@@ -118,11 +118,7 @@ def test_relay_build_packs_and_matches_the_interpreter() -> None:
     mod = tvm.IRModule.from_expr(tvm_relay.Function([x, w, b], y))
     params = {"w": rand(64, 3, 3, 3), "b": rand(64)}
     _, kernels = lower_for_build(mod, params)
-    shapes = [
-        tuple(arg.type.get_shape())  # type: ignore[attr-defined]
-        for f in kernels.body.block.ops
-        for arg in f.body.block.args  # type: ignore[attr-defined]
-    ]
+    shapes = kernel_argument_shapes(kernels)
     assert (2, 3, 3, 3, 32) in shapes
     data = rand(1, 3, 9, 9)
     (got,) = run_factory(tvm_relay.build(mod, "llvm", params=params), x=data)

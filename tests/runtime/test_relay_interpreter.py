@@ -36,6 +36,7 @@ from xdsl.printer import Printer
 
 from xtvm.dialects import relay
 from xtvm.dialects.relay import Relay
+from xtvm.ir import winograd
 from xtvm.ir.numpy_types import numpy_dtype
 from xtvm.runtime.relay_interpreter import (
     RULES,
@@ -261,6 +262,7 @@ CONV_X, CONV_W = rand(2, 3, 9, 7), rand(4, 3, 3, 3)
 GROUP_X, GROUP_W = rand(1, 6, 7, 5), rand(9, 2, 3, 2)
 POOL_X = rand(2, 3, 9, 7)
 IMG = rand(1, 2, 5, 3)
+WINOGRAD_W = rand(3, 3, 16, 24)  # HWIO, transformed for the winograd case
 
 CASES: list[Case] = [
     # Constants, parameters, tuples
@@ -402,6 +404,15 @@ CASES: list[Case] = [
         ),
         lambda x, w: nhwc(conv2d_ref(nchw(x), w.transpose(3, 2, 0, 1), (2, 1), groups=3)),
         tol=1e-4,
+    ),
+    Case(
+        "conv2d_winograd",
+        [rand(2, 9, 7, 16), winograd.transform_kernel(WINOGRAD_W, 4, 8)],
+        lambda x, u: relay.Conv2dWinogradOp(x, u, 4, (1, 0, 2, 1)),
+        lambda x, u: nhwc(
+            conv2d_ref(nchw(x), WINOGRAD_W.transpose(3, 2, 0, 1), padding=(1, 0, 2, 1))
+        ),
+        tol=2e-4,
     ),
     Case(
         "conv2d_transpose",

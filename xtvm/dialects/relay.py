@@ -1218,6 +1218,68 @@ class Conv2dOp(RelayOp):
 
 
 @irdl_op_definition
+class Conv2dWinogradOp(RelayOp):
+    """A stride-1 3x3 NHWC convolution by Winograd's F(m x m, 3 x 3), its kernel already
+    transformed (`xtvm.ir.winograd.transform_kernel`): `[alpha, alpha, C, K]` or packed in
+    blocks of output channels `[alpha, alpha, K / b, C, b]`, alpha = tile_size + 2.
+    `relay-alter-op-layout` puts it in place of CPU conv2ds with constant kernels.
+
+    `%y = relay.nn.contrib_conv2d_winograd_without_weight_transform %x, %u
+        {tile_size = 4 : i64, padding = array<i64: 1, 1, 1, 1>}
+        : (tensor<1x8x8x16xf32>, tensor<6x6x16x32xf32>) -> tensor<1x8x8x32xf32>`
+    """
+
+    name = "relay.nn.contrib_conv2d_winograd_without_weight_transform"
+    PATTERN: ClassVar[OpPattern] = OpPattern.OUT_ELEMWISE_FUSABLE
+    data = operand_def(TensorType)
+    weight = operand_def(TensorType)
+    result = result_def(TensorType)
+    tile_size = prop_def(INT, default_value=int_attr(4))
+    padding = prop_def(INTS, default_value=int_array([0, 0, 0, 0]))
+
+    def __init__(
+        self,
+        data: Operand,
+        weight: Operand,
+        tile_size: int = 4,
+        padding: Sequence[int] = (0, 0, 0, 0),
+    ) -> None:
+        self._build(
+            [data, weight], {"tile_size": int_attr(tile_size), "padding": int_array(padding)}
+        )
+
+    @classmethod
+    def infer_result_types(
+        cls, operand_types: Sequence[Attribute], properties: Mapping[str, Attribute]
+    ) -> list[Attribute]:
+        p = cls.props(properties)
+        data, weight = cls.tensors(operand_types, ("data", "weight"))
+        elem = cls.same_element([data, weight], ["data", "weight"])
+        tile_size = p.integer("tile_size")
+        if tile_size not in (2, 4):
+            raise cls.error(f"tile_size must be 2 or 4, got {tile_size}")
+        pt, pl, pb, pr = p.padding()
+        shape, kernel = data.get_shape(), weight.get_shape()
+        alpha = tile_size + 2
+        if len(shape) != 4 or len(kernel) not in (4, 5) or kernel[:2] != (alpha, alpha):
+            raise cls.error(
+                f"data must be 4-d NHWC and weight [{alpha}, {alpha}, C, K] or "
+                f"[{alpha}, {alpha}, K/b, C, b], got {fmt_shape(shape)} and {fmt_shape(kernel)}"
+            )
+        channels, out_channels = (
+            (kernel[2], kernel[3]) if len(kernel) == 4 else (kernel[3], kernel[2] * kernel[4])
+        )
+        if shape[3] != channels:
+            raise cls.error(f"data has {shape[3]} channels but weight expects {channels}")
+        oh, ow = shape[1] + pt + pb - 2, shape[2] + pl + pr - 2
+        if oh < 1 or ow < 1:
+            raise cls.error(
+                f"3x3 kernel is larger than padded input {shape[1] + pt + pb}x{shape[2] + pl + pr}"
+            )
+        return [TensorType(elem, [shape[0], oh, ow, out_channels])]
+
+
+@irdl_op_definition
 class Conv2dTransposeOp(RelayOp):
     """2-d transposed convolution; data NCHW, weight IOHW (in, out / groups, kh, kw).
 
@@ -2641,6 +2703,7 @@ Relay = Dialect(
         DropoutOp,
         # Convolution and matrix products
         Conv2dOp,
+        Conv2dWinogradOp,
         Conv2dTransposeOp,
         DenseOp,
         MatmulOp,

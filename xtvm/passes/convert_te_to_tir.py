@@ -304,6 +304,13 @@ class Lin:
     def constant(self) -> int | None:
         return None if self.terms else self.const
 
+    def floordiv(self, divisor: int) -> Lin | None:
+        """`floor(self / divisor)` where every coefficient is a multiple of `divisor` (then
+        exact: the tile start `(o * 4 + i) // 4` of a split axis is `o`), else None."""
+        if any(k % divisor for k in self.terms.values()):
+            return None
+        return Lin(self.const // divisor, {v: k // divisor for v, k in self.terms.items()})
+
 
 # An inclusive range [low, high] of an index, or None where nothing is known.
 Interval = tuple[Lin, Lin] | None
@@ -352,6 +359,12 @@ def index_interval(op: Operation, ranges: Sequence[Interval]) -> Interval:
             k = k_low.constant()
             if k is not None and k_high.constant() == k:
                 return (low.scale(k), high.scale(k)) if k >= 0 else (high.scale(k), low.scale(k))
+    if isinstance(op, arith.FloorDivSIOp | arith.DivUIOp):  # by a positive constant
+        k = b_low.constant()
+        if k is not None and k > 0 and b_high.constant() == k:
+            low, high = a_low.floordiv(k), a_high.floordiv(k)
+            if low is not None and high is not None:
+                return (low, high)
     return None
 
 

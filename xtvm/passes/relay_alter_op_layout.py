@@ -12,6 +12,12 @@ Output channels that no whole vector divides (squeezenet's 1000 classes split on
 8-lane blocks, half a vector) are padded with zero kernels to a multiple of the widest block,
 and a `relay.strided_slice` after the conv2d drops the padding again.
 
+Stride-1 3x3 convolutions with enough tiles become Winograd F(4x4, 3x3) convolutions
+(`relay.nn.contrib_conv2d_winograd_without_weight_transform`, TVM's AlterOpLayout for
+winograd): the kernel is transformed here, once, and packed in blocks of output channels;
+each call then does 36 products per 16 outputs and channel pair instead of 144. See
+`winograd_blocking` for which ones; the `winograd=false` option keeps direct convolutions.
+
 Only constant kernels change (packed at compile time, as `relay-convert-layout` transposes
 them): a kernel known at run time would pay the packing on every call. Grouped convolutions,
 kernels already in another layout and at most one tile of channels stay as they are.
@@ -23,15 +29,22 @@ from dataclasses import dataclass
 
 import numpy as np
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
+from xdsl.dialects.builtin import Float32Type, ModuleOp, StringAttr, TensorType
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xtvm.dialects import relay
+from xtvm.ir import winograd
 from xtvm.passes.external_functions import host_functions
 from xtvm.passes.relay_infer_types import infer_op
 from xtvm.runtime.relay_interpreter import transform_layout
 from xtvm.topi.schedule import NHWC_CHANNELS, VECTOR_LANES, nhwc_channel_block
+from xtvm.topi.winograd import COLUMNS, LANES
+
+WINOGRAD_TILE = 4
+# Fewer output tiles than this (7x7 outputs have 4) and the transformed kernel, 4x the
+# kernel's size, is read for too few products: the layer is bound by memory, not arithmetic.
+WINOGRAD_MIN_TILES = 16
 
 HWIO = relay.Layout.parse("HWIO")
 
@@ -78,15 +91,63 @@ def pack_kernel(op: relay.Conv2dOp, block: int, channels: int) -> None:
         infer_op(sliced)
 
 
+def winograd_blocking(op: relay.Conv2dOp) -> int | None:
+    """The output-channel block of `op`'s winograd kernel, or None to keep it direct.
+
+    Winograd takes float32 NHWC conv2ds with a constant HWIO 3x3 kernel, stride 1, no
+    dilation or groups; input channels a multiple of the transforms' vector (LANES), output
+    channels of whole vectors (blocks of COLUMNS, else LANES) and at least
+    WINOGRAD_MIN_TILES output tiles.
+    """
+    if op.data_layout.data != "NHWC" or op.kernel_layout.data != HWIO.text:
+        return None
+    if op.groups.value.data != 1 or not isinstance(op.weight.owner, relay.ConstOp):
+        return None
+    if relay.array_values(op.strides) != (1, 1) or relay.array_values(op.dilation) != (1, 1):
+        return None
+    assert isinstance(op.weight.type, TensorType) and isinstance(op.result.type, TensorType)
+    kh, kw, channels, out_channels = op.weight.type.get_shape()
+    if (kh, kw) != (3, 3) or op.weight.type.element_type != Float32Type():
+        return None
+    _, out_h, out_w, _ = op.result.type.get_shape()
+    tiles = -(-out_h // WINOGRAD_TILE) * -(-out_w // WINOGRAD_TILE)
+    if channels % LANES or tiles < WINOGRAD_MIN_TILES:
+        return None
+    return next((b for b in (COLUMNS, LANES) if out_channels % b == 0), None)
+
+
+def to_winograd(op: relay.Conv2dOp, block: int) -> None:
+    """Replace `op` by a winograd conv2d on its kernel transformed and packed by `block`."""
+    const = op.weight.owner
+    assert isinstance(const, relay.ConstOp)
+    kernel = winograd.transform_kernel(relay.numpy_from_dense(const.value), WINOGRAD_TILE, block)
+    packed = relay.ConstOp(kernel)
+    conv = relay.Conv2dWinogradOp(
+        op.data, packed.result, WINOGRAD_TILE, relay.array_values(op.padding)
+    )
+    Rewriter.insert_op(packed, InsertPoint.before(op))
+    Rewriter.replace_op(op, conv)
+    infer_op(conv)
+    if not const.result.uses:
+        Rewriter.erase_op(const)
+
+
 @dataclass(frozen=True)
 class RelayAlterOpLayoutPass(ModulePass):
-    """Pack the constant HWIO kernels of NHWC conv2d into the CPU tile's `OHWI<block>o`."""
+    """Pack the constant HWIO kernels of NHWC conv2d into the CPU tile's `OHWI<block>o`, or
+    transform them for winograd (unless `winograd=false`)."""
 
     name = "relay-alter-op-layout"
+
+    winograd: bool = True
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for function in host_functions(op):
             for conv in [c for c in function.walk() if isinstance(c, relay.Conv2dOp)]:
+                block = winograd_blocking(conv) if self.winograd else None
+                if block is not None:
+                    to_winograd(conv, block)
+                    continue
                 blocking = blocking_of(conv)
                 if blocking is not None:
                     pack_kernel(conv, *blocking)

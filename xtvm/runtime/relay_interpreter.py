@@ -21,6 +21,7 @@ from xdsl.dialects.builtin import FileLineColLoc, ModuleOp, TensorType, TupleTyp
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from xtvm.dialects import relay
+from xtvm.ir import winograd
 from xtvm.ir.numpy_types import numpy_dtype
 
 Value: TypeAlias = "np.ndarray | tuple[Value, ...]"
@@ -421,6 +422,12 @@ def conv2d(op: relay.Conv2dOp, x: np.ndarray, w: np.ndarray) -> np.ndarray:
         x, w, ints(op.strides), ints(op.padding), ints(op.dilation), op.groups.value.data
     )
     return y.transpose(0, 2, 3, 1) if nhwc else y
+
+
+@rule(relay.Conv2dWinogradOp)
+def conv2d_winograd(op: relay.Conv2dWinogradOp, x: np.ndarray, u: np.ndarray) -> np.ndarray:
+    padding = ints(op.padding)
+    return winograd.conv2d_nhwc(x, u, op.tile_size.value.data, padding)  # type: ignore[arg-type]
 
 
 @rule(relay.Conv2dTransposeOp)

@@ -59,3 +59,12 @@ def assert_same_tir_behaviour(
             result(name, *actual)
         for e, a in zip(expected, actual, strict=True):
             np.testing.assert_allclose(a, e, rtol=rtol, atol=atol, err_msg=f"@{name}")
+
+
+def kernel_argument_shapes(kernels: ModuleOp) -> list[tuple[int, ...]]:
+    """The shapes of every argument of the kernels in `kernels` (what relay.build passes)."""
+    return [
+        tuple(arg.type.get_shape())  # type: ignore[attr-defined]
+        for f in kernels.body.block.ops
+        for arg in f.body.block.args  # type: ignore[attr-defined]
+    ]

@@ -27,6 +27,7 @@ from collections.abc import Callable
 
 from xtvm.api import te
 from xtvm.api.te.expr import ComputeOp, IterVar, Read, walk
+from xtvm.topi import winograd
 from xtvm.topi.schedule_cuda import cuda_conv2d, cuda_default, cuda_dense
 
 ScheduleFn = Callable[[te.Schedule, te.Tensor], None]
@@ -417,6 +418,87 @@ def rows_outside(conv: te.Tensor) -> bool:
     return size > weights and 4 * size > ROWS_OUTSIDE_BYTES
 
 
+def reader(s: te.Schedule, t: te.Tensor) -> te.Stage:
+    """The stage reading `t` (one of a chain of single-use stages)."""
+    return next(stage for stage in s.stages if any(r is t for r in stage.reads))
+
+
+def stage_named(s: te.Schedule, reads: list[te.Tensor], prefix: str) -> te.Stage:
+    """The stage of the computed tensor among `reads` whose name starts with `prefix`."""
+    return next(s[r] for r in reads if isinstance(r.op, ComputeOp) and r.op.name.startswith(prefix))
+
+
+def cpu_conv2d_winograd(s: te.Schedule, t: te.Tensor) -> None:
+    """Winograd conv2d (`topi.winograd`), scheduled whole when its product stage comes:
+
+    - the constant matrices and the padded input computed first, on their own;
+    - the input transform parallel over tiles, channels vectorized, its first half computed
+      per tile and channel vector;
+    - the alpha^2 products as a batched matrix product: a ROWS x COLUMNS register tile,
+      (position, row blocks) fused and parallel, the reduction unrolled by K_UNROLL;
+    - the output transform as a register tile of the output (or its fused elementwise
+      tail): an m x m tile of one channel vector, its first half computed per tile.
+    """
+    if t.op.tag != winograd.PRODUCT_TAG:  # type: ignore[attr-defined]
+        return  # the product's schedule covers the op's other stages
+    product = s[t]
+    tiles_v = stage_named(s, product.reads, "winograd_input")
+    half = stage_named(s, tiles_v.reads, "winograd_rows")
+    padded = stage_named(s, half.reads, "winograd_pad")
+    columns = reader(s, t)
+    output = reader(s, columns.tensor)
+    for stage in (*(s[r] for r in half.reads + columns.reads + output.reads), padded):
+        if stage.op.tag == winograd.MATRIX_TAG or stage is padded:  # type: ignore[attr-defined]
+            stage.compute_root()
+    cpu_injective(s, padded.tensor)
+
+    tiles_v.compute_root()
+    nu, mu, r, c = tiles_v.op.axis
+    c_outer, c_inner = split_inner(tiles_v, c, winograd.LANES)
+    tile = [r, *(a for a in (c_outer,) if a is not None)]
+    tiles_v.reorder(*tile, nu, mu, c_inner)
+    tiles_v.parallel(r)
+    tiles_v.vectorize(c_inner)
+    half.compute_at(tiles_v, tile[-1])
+    half.vectorize(half.op.axis[-1])
+
+    local = s[s.cache_write(t, "local")]
+    nu, mu, r, k = product.op.axis
+    r_outer, r_inner = product.split(r, factor=winograd.ROWS)
+    k_outer, k_inner = split_inner(product, k, winograd.COLUMNS)
+    loops = [a for a in (k_outer,) if a is not None]
+    product.reorder(nu, mu, r_outer, *loops, r_inner, k_inner)
+    parallel = product.fuse(nu, mu, r_outer)
+    product.parallel(parallel)
+    product.vectorize(k_inner)
+    local.compute_at(product, loops[-1] if loops else parallel)
+    *_, local_r, local_k = local.op.axis
+    (rc,) = local.op.reduce_axis
+    rc_outer, rc_inner = split_inner(local, rc, winograd.K_UNROLL)
+    local.reorder(*(a for a in (rc_outer,) if a is not None), local_r, rc_inner, local_k)
+    local.unroll(rc_inner)
+    local.vectorize(local_k)
+
+    tile_size = int(t.op.attrs["tile_size"])  # type: ignore[attr-defined]
+    outer = epilogue_stage(s, output.tensor) if output.attach == "inline" else output
+    if outer is None:  # a tail that is not elementwise: the output transform stays inlined
+        columns.compute_root()
+        cpu_injective(s, columns.tensor)
+        return
+    n, y, x, f = outer.op.axis
+    y_outer, y_inner = outer.split(y, factor=tile_size)
+    x_outer, x_inner = outer.split(x, factor=tile_size)
+    f_outer, f_inner = split_inner(outer, f, winograd.LANES)
+    tile = [n, y_outer, x_outer, *(a for a in (f_outer,) if a is not None)]
+    outer.reorder(*tile, y_inner, x_inner, f_inner)
+    outer.parallel(outer.fuse(n, y_outer))
+    outer.unroll(y_inner)
+    outer.unroll(x_inner)
+    outer.vectorize(f_inner)
+    columns.compute_at(outer, tile[-1])
+    columns.vectorize(columns.op.axis[-1])
+
+
 def no_schedule(s: te.Schedule, t: te.Tensor) -> None:
     """The generic target: plain loop nests."""
 
@@ -425,3 +507,4 @@ TARGETS = ("llvm", "cuda", "generic")
 DEFAULT: dict[str, ScheduleFn] = {"llvm": cpu_default, "cuda": cuda_default, "generic": no_schedule}
 DENSE: dict[str, ScheduleFn] = {**DEFAULT, "llvm": cpu_dense, "cuda": cuda_dense}
 CONV2D: dict[str, ScheduleFn] = {**DEFAULT, "llvm": cpu_conv2d, "cuda": cuda_conv2d}
+WINOGRAD: dict[str, ScheduleFn] = {**DEFAULT, "llvm": cpu_conv2d_winograd}

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from xtvm.api import te
 from xtvm.dialects import relay
 from xtvm.ir.numpy_types import numpy_dtype
-from xtvm.topi import elementwise, nn, reduction, transform
-from xtvm.topi.schedule import CONV2D, DEFAULT, DENSE, ScheduleFn
+from xtvm.topi import elementwise, nn, reduction, transform, winograd
+from xtvm.topi.schedule import CONV2D, DEFAULT, DENSE, WINOGRAD, ScheduleFn
 from xtvm.topi.tensor import TensorLike
 
 Value = TensorLike | tuple["Value", ...]
@@ -263,6 +263,12 @@ STRATEGIES: dict[type[relay.RelayOp], Strategy] = {
     # Convolution and matrix products
     relay.Conv2dOp: row(conv2d, CONV2D),
     relay.Conv2dTransposeOp: row(conv2d_transpose, CONV2D),
+    relay.Conv2dWinogradOp: row(
+        lambda op, x: winograd.conv2d_winograd_nhwc(
+            x[0], x[1], integer(op.tile_size), ints(op.padding)
+        ),
+        WINOGRAD,
+    ),
     relay.DenseOp: row(lambda op, x: nn.dense(x[0], x[1]), DENSE),
     relay.MatmulOp: row(
         lambda op, x: nn.matmul(

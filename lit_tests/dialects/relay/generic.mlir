@@ -61,6 +61,17 @@ func.func @props(%x: tensor<2x6xf32>, %img: tensor<1x8x2x2xf32>) -> (tensor<2xi3
   func.return %a, %m, %g, %l, %i : tensor<2xi32>, tensor<2x1xf32>, tensor<2x4xf32>, tensor<1x2x2x2x4xf32>, tensor<2x6xi32>
 }
 
+// The winograd conv2d holds tile_size and padding; the custom form prints the non-defaults.
+// CHECK-LABEL: "func.func"() <{sym_name = "winograd"
+// CHECK-NEXT:  ^bb0(%x: tensor<1x8x8x16xf32>, %u: tensor<4x4x16x8xf32>):
+// CHECK-NEXT:    %y = "relay.nn.contrib_conv2d_winograd_without_weight_transform"(%x, %u) <{tile_size = 2 : i64, padding = array<i64: 1, 1, 1, 1>}> : (tensor<1x8x8x16xf32>, tensor<4x4x16x8xf32>) -> tensor<1x8x8x8xf32>
+// CUSTOM-LABEL: func.func @winograd(
+// CUSTOM-NEXT:     %y = relay.nn.contrib_conv2d_winograd_without_weight_transform %x, %u {tile_size = 2 : i64, padding = array<i64: 1, 1, 1, 1>} : (tensor<1x8x8x16xf32>, tensor<4x4x16x8xf32>) -> tensor<1x8x8x8xf32>
+func.func @winograd(%x: tensor<1x8x8x16xf32>, %u: tensor<4x4x16x8xf32>) -> tensor<1x8x8x8xf32> {
+  %y = relay.nn.contrib_conv2d_winograd_without_weight_transform %x, %u {tile_size = 2 : i64, padding = array<i64: 1, 1, 1, 1>} : (tensor<1x8x8x16xf32>, tensor<4x4x16x8xf32>) -> tensor<1x8x8x8xf32>
+  func.return %y : tensor<1x8x8x8xf32>
+}
+
 // const holds its value, param its name (in brackets in the custom form), both as properties.
 // CHECK-LABEL: "func.func"() <{sym_name = "consts"
 // CHECK-NEXT:    %c = "relay.const"() <{value = dense<[1.000000e+00, 2.000000e+00]> : tensor<2xf32>}> : () -> tensor<2xf32>

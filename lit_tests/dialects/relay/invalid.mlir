@@ -304,3 +304,35 @@ func.func @batch_matmul(%x: tensor<2x3x5xf32>, %y: tensor<3x4x5xf32>) {
   %z = relay.nn.batch_matmul %x, %y : (tensor<2x3x5xf32>, tensor<3x4x5xf32>) -> tensor<2x3x4xf32>
   func.return
 }
+
+// -----
+
+func.func @winograd_tile(%x: tensor<1x8x8x16xf32>, %u: tensor<5x5x16x8xf32>) {
+  // expected-error@+1 {{'relay.nn.contrib_conv2d_winograd_without_weight_transform' op tile_size must be 2 or 4, got 3}}
+  %y = relay.nn.contrib_conv2d_winograd_without_weight_transform %x, %u {tile_size = 3 : i64} : (tensor<1x8x8x16xf32>, tensor<5x5x16x8xf32>) -> tensor<1x6x6x8xf32>
+  func.return
+}
+
+// -----
+
+func.func @winograd_alpha(%x: tensor<1x8x8x16xf32>, %u: tensor<4x4x16x8xf32>) {
+  // expected-error@+1 {{'relay.nn.contrib_conv2d_winograd_without_weight_transform' op data must be 4-d NHWC and weight [6, 6, C, K] or [6, 6, K/b, C, b], got 1x8x8x16 and 4x4x16x8}}
+  %y = relay.nn.contrib_conv2d_winograd_without_weight_transform %x, %u : (tensor<1x8x8x16xf32>, tensor<4x4x16x8xf32>) -> tensor<1x6x6x8xf32>
+  func.return
+}
+
+// -----
+
+func.func @winograd_channels(%x: tensor<1x8x8x16xf32>, %u: tensor<6x6x2x8x16xf32>) {
+  // expected-error@+1 {{'relay.nn.contrib_conv2d_winograd_without_weight_transform' op data has 16 channels but weight expects 8}}
+  %y = relay.nn.contrib_conv2d_winograd_without_weight_transform %x, %u : (tensor<1x8x8x16xf32>, tensor<6x6x2x8x16xf32>) -> tensor<1x6x6x32xf32>
+  func.return
+}
+
+// -----
+
+func.func @winograd_small(%x: tensor<1x1x2x16xf32>, %u: tensor<6x6x16x8xf32>) {
+  // expected-error@+1 {{'relay.nn.contrib_conv2d_winograd_without_weight_transform' op 3x3 kernel is larger than padded input 1x2}}
+  %y = relay.nn.contrib_conv2d_winograd_without_weight_transform %x, %u : (tensor<1x1x2x16xf32>, tensor<6x6x16x8xf32>) -> tensor<1x1x1x8xf32>
+  func.return
+}

@@ -139,6 +139,19 @@ func.func @packed_conv(%x: tensor<1x8x8x3xf32>, %w: tensor<2x3x3x3x8xf32>) -> te
   func.return %c : tensor<1x6x6x16xf32>
 }
 
+// A winograd conv2d on a transformed kernel, unpacked [6, 6, C, K] and packed in blocks of
+// output channels [6, 6, K/b, C, b]; tile_size 4 is the default, 2 is printed.
+// CHECK-LABEL: func.func @winograd(%x: tensor<1x8x8x16xf32>, %u: tensor<6x6x16x32xf32>, %p: tensor<6x6x2x16x16xf32>, %u2: tensor<4x4x16x8xf32>) -> (tensor<1x8x8x32xf32>, tensor<1x6x6x32xf32>, tensor<1x8x7x8xf32>) {
+// CHECK-NEXT:    %a = relay.nn.contrib_conv2d_winograd_without_weight_transform %x, %u {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x8x8x16xf32>, tensor<6x6x16x32xf32>) -> tensor<1x8x8x32xf32>
+// CHECK-NEXT:    %b = relay.nn.contrib_conv2d_winograd_without_weight_transform %x, %p : (tensor<1x8x8x16xf32>, tensor<6x6x2x16x16xf32>) -> tensor<1x6x6x32xf32>
+// CHECK-NEXT:    %c = relay.nn.contrib_conv2d_winograd_without_weight_transform %x, %u2 {tile_size = 2 : i64, padding = array<i64: 1, 0, 1, 1>} : (tensor<1x8x8x16xf32>, tensor<4x4x16x8xf32>) -> tensor<1x8x7x8xf32>
+func.func @winograd(%x: tensor<1x8x8x16xf32>, %u: tensor<6x6x16x32xf32>, %p: tensor<6x6x2x16x16xf32>, %u2: tensor<4x4x16x8xf32>) -> (tensor<1x8x8x32xf32>, tensor<1x6x6x32xf32>, tensor<1x8x7x8xf32>) {
+  %a = relay.nn.contrib_conv2d_winograd_without_weight_transform %x, %u {tile_size = 4 : i64, padding = array<i64: 1, 1, 1, 1>} : (tensor<1x8x8x16xf32>, tensor<6x6x16x32xf32>) -> tensor<1x8x8x32xf32>
+  %b = relay.nn.contrib_conv2d_winograd_without_weight_transform %x, %p : (tensor<1x8x8x16xf32>, tensor<6x6x2x16x16xf32>) -> tensor<1x6x6x32xf32>
+  %c = relay.nn.contrib_conv2d_winograd_without_weight_transform %x, %u2 {tile_size = 2 : i64, padding = array<i64: 1, 0, 1, 1>} : (tensor<1x8x8x16xf32>, tensor<4x4x16x8xf32>) -> tensor<1x8x7x8xf32>
+  func.return %a, %b, %c : tensor<1x8x8x32xf32>, tensor<1x6x6x32xf32>, tensor<1x8x7x8xf32>
+}
+
 // dense, matmul (plain and with transpose_b) and batch_matmul (transpose_b by default).
 // CHECK-LABEL: func.func @matmuls(%x: tensor<2x5xf32>, %w: tensor<3x5xf32>, %m: tensor<5x3xf32>, %bx: tensor<2x3x5xf32>, %by: tensor<2x4x5xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3x4xf32>) {
 // CHECK-NEXT:    %d = relay.nn.dense %x, %w : (tensor<2x5xf32>, tensor<3x5xf32>) -> tensor<2x3xf32>

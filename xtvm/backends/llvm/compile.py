@@ -11,6 +11,8 @@ import ctypes
 import ctypes.util
 import os
 import tempfile
+import threading
+import weakref
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -19,7 +21,7 @@ import llvmlite.binding as llb
 from llvmlite import ir
 from xdsl.dialects.builtin import ModuleOp
 
-from xtvm.backends.llvm.codegen import emit_module
+from xtvm.backends.llvm.codegen import RELEASE_SYMBOL, emit_module
 from xtvm.backends.llvm.target import LLVMTarget, initialize_llvm
 from xtvm.backends.toolchain import link_shared
 from xtvm.runtime.module import METADATA_SYMBOL, Module, metadata_json, signatures_of
@@ -70,6 +72,15 @@ def optimize(module: llb.ModuleRef, machine: llb.TargetMachine, opt_level: int) 
     builder.getModulePassManager().run(module, builder)
 
 
+JIT_LOCK = threading.Lock()
+
+
+def release_buffers(engine: llb.ExecutionEngine, address: int) -> None:
+    """Free the cached heap buffers of `engine`'s kernels (before the engine itself goes)."""
+    ctypes.CFUNCTYPE(None)(address)()
+    del engine  # held until here: the function lives in the engine's memory
+
+
 @dataclass
 class CompiledLLVM:
     """An optimized LLVM module and, once asked for, its JIT engine."""
@@ -82,12 +93,22 @@ class CompiledLLVM:
     _engine: llb.ExecutionEngine | None = field(default=None, init=False, repr=False)
 
     def address(self, name: str) -> int:
-        """The address of function `name` in the JIT (compiling on first use)."""
+        """The address of function `name` in the JIT (compiling on first use; a lock keeps
+        threads creating executors at once from making two engines of one module)."""
+        with JIT_LOCK:
+            return self._address(name)
+
+    def _address(self, name: str) -> int:
         if self._engine is None:
             openmp_runtime()
             engine = llb.create_mcjit_compiler(self.module, self.machine)
             engine.finalize_object()
             self._engine = engine
+            release = engine.get_function_address(RELEASE_SYMBOL)
+            if release:
+                # The kernels' cached buffers go with the engine (a shared library frees
+                # them as a static destructor).
+                weakref.finalize(self, release_buffers, engine, release)
         return self._engine.get_function_address(name)
 
     def llvm_ir(self) -> str:

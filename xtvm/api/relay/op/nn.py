@@ -79,6 +79,39 @@ def conv2d(
     return call
 
 
+def contrib_conv2d_winograd_without_weight_transform(
+    data: Expr,
+    weight: Expr,
+    tile_size: int,
+    strides: IntOrSeq = (1, 1),
+    padding: IntOrSeq = (0, 0),
+    dilation: IntOrSeq = (1, 1),
+    groups: int = 1,
+    channels: int | None = None,
+    kernel_size: IntOrSeq | None = None,
+    data_layout: str = "NHWC",
+    kernel_layout: str = "HWIO",
+    out_layout: str = "",
+    out_dtype: str = "",
+) -> Call:
+    """A 3x3 stride-1 NHWC conv2d by Winograd F(tile_size, 3) on a kernel transformed ahead
+    (`xtvm.ir.winograd.transform_kernel`: [alpha, alpha, C, K], or packed)."""
+    check_unused(data, out_dtype, out_layout, data_layout)
+    if data_layout != "NHWC":
+        raise ValueError(f"winograd conv2d supports data_layout NHWC, got {data_layout}")
+    if pair(strides) != (1, 1) or pair(dilation) != (1, 1) or groups != 1:
+        raise ValueError("winograd conv2d needs strides 1, dilation 1 and groups 1")
+    if kernel_size is not None and pair(kernel_size) != (3, 3):
+        raise ValueError(f"winograd conv2d needs a 3x3 kernel, got kernel_size={kernel_size}")
+    call = make_call(
+        d.Conv2dWinogradOp, data, weight, tile_size=tile_size, padding=pad_tuple(padding)
+    )
+    out = call.checked_type.shape  # type: ignore[attr-defined]
+    if channels is not None and int(channels) != int(out[3]):
+        raise ValueError(f"channels={channels} differs from the weight's {out[3]} outputs")
+    return call
+
+
 def conv2d_transpose(
     data: Expr,
     weight: Expr,
