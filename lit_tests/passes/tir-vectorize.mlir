@@ -149,17 +149,41 @@ func.func @transposed_read(%A: memref<8x4xf32>, %B: memref<4x8xf32>) {
 
 // -----
 
-// A gather (index 2 * v) cannot be vectorized: the loop becomes serial, with a remark.
-// REMARK: loop at {{.*}}tir-vectorize.mlir:[[# @LINE + 7]]:3 not vectorized: gather or scatter: the index is not contiguous ('memref.load' at {{.*}}:[[# @LINE + 9]]:10)
-// CHECK-LABEL: func.func @gather
-// CHECK:         tir.for %{{.*}} = %c0 to %c4 serial {
-func.func @gather(%A: memref<8xf32>, %B: memref<4xf32>) {
+// A load stepping by 2 per lane (a stride-2 window) is one load of the 7 elements its lanes
+// span and a shuffle picking every second one.
+// CHECK-LABEL: func.func @strided_load
+// CHECK-NOT:     tir.for
+// CHECK:         %[[SPAN:.*]] = vector.load %A[%{{.*}}] : memref<9xf32>, vector<7xf32>
+// CHECK-NEXT:    %[[PICKED:.*]] = "vector.shuffle"(%[[SPAN]], %[[SPAN]]) <{mask = array<i64: 0, 2, 4, 6>}> : (vector<7xf32>, vector<7xf32>) -> vector<4xf32>
+// CHECK-NEXT:    vector.store %[[PICKED]], %B[%c0] : memref<4xf32>, vector<4xf32>
+func.func @strided_load(%A: memref<9xf32>, %B: memref<4xf32>) {
   %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index
   %c4 = arith.constant 4 : index
   tir.for %v = %c0 to %c4 vectorized {
-    %i = arith.muli %v, %c2 : index
-    %x = memref.load %A[%i] : memref<8xf32>
+    %j = arith.muli %v, %c2 : index
+    %i = arith.addi %j, %c1 : index
+    %x = memref.load %A[%i] : memref<9xf32>
+    memref.store %x, %B[%v] : memref<4xf32>
+  }
+  func.return
+}
+
+// -----
+
+// A gather (index 8 * v, sparser than MAX_LOAD_STRIDE) cannot be vectorized: the loop becomes
+// serial, with a remark.
+// REMARK: loop at {{.*}}tir-vectorize.mlir:[[# @LINE + 7]]:3 not vectorized: gather or scatter: the index is not contiguous ('memref.load' at {{.*}}:[[# @LINE + 9]]:10)
+// CHECK-LABEL: func.func @gather
+// CHECK:         tir.for %{{.*}} = %c0 to %c4 serial {
+func.func @gather(%A: memref<32xf32>, %B: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c8 = arith.constant 8 : index
+  %c4 = arith.constant 4 : index
+  tir.for %v = %c0 to %c4 vectorized {
+    %i = arith.muli %v, %c8 : index
+    %x = memref.load %A[%i] : memref<32xf32>
     memref.store %x, %B[%v] : memref<4xf32>
   }
   func.return

@@ -3,6 +3,7 @@ numpy and the relay interpreter; parallel loops, shared libraries, targets and e
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -294,3 +295,50 @@ func.func @k(%A: memref<3xf32>, %B: memref<3xf32>) {
     compiled["k"](a, b)
     np.testing.assert_array_equal(b, [0.5, 1, 1.5])
     assert calls == [1.0, 2.0, 3.0]
+
+
+# ---------------------------------------------------------------------------------------------
+# Pooling with the default CPU schedule
+
+
+@pytest.mark.parametrize(
+    ("layout", "shape", "pool", "strides", "padding", "ceil_mode"),
+    [
+        ("NCHW", (1, 5, 23, 37), (3, 3), (2, 2), (1, 1), False),
+        ("NCHW", (2, 3, 17, 19), (3, 3), (2, 2), (1, 1), True),
+        ("NCHW", (1, 4, 13, 29), (2, 3), (1, 3), (0, 1), False),
+        ("NCHW", (1, 2, 9, 70), (3, 3), (4, 4), (1, 1), False),
+        ("NHWC", (1, 15, 13, 24), (3, 3), (2, 2), (1, 1), False),
+    ],
+)
+@pytest.mark.parametrize("kind", ["max", "avg"])
+def test_pool_vectorized_along_strided_windows(
+    layout: str,
+    shape: tuple[int, ...],
+    pool: tuple[int, int],
+    strides: tuple[int, int],
+    padding: tuple[int, int],
+    ceil_mode: bool,
+    kind: str,
+) -> None:
+    """A pool's output columns are vectorized even where their windows step by 2 to 4 input
+    columns (strided loads); every result matches the relay interpreter, NaN included (max
+    propagates it; the sign of zero is the only freedom the compiled max takes)."""
+    from xtvm import relay
+    from xtvm.contrib import graph_executor
+    from xtvm.passes.tir_vectorize import VectorizeRemark
+
+    x = relay.var("x", shape=shape)
+    op = relay.nn.max_pool2d if kind == "max" else relay.nn.avg_pool2d
+    y = op(x, pool, strides, padding=padding, layout=layout, ceil_mode=ceil_mode)
+    mod = tvm.IRModule.from_expr(relay.Function([x], y))
+    data = RNG.standard_normal(shape).astype("float32")
+    data.flat[RNG.choice(data.size, 3, replace=False)] = np.nan
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", VectorizeRemark)
+        factory = relay.build(mod, target="llvm")
+    executor = graph_executor.GraphModule(factory["default"](tvm.cpu()))
+    executor.set_input("x", data)
+    executor.run()
+    expected = relay.create_executor("debug", mod=mod).evaluate()(data).numpy()
+    np.testing.assert_allclose(executor.get_output(0).numpy(), expected, rtol=1e-5, atol=1e-6)

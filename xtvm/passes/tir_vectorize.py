@@ -8,7 +8,9 @@ each op of its body is rewritten once, for all W lanes, according to how its val
 - *linear* index values `base + stride * lane` (the loop variable, and sums and constant
   multiples of it) stay scalar bases until an op needs them as vectors;
 - `memref.load`/`memref.store` whose last index is the loop variable plus a uniform offset (and
-  whose other indices are uniform) become `vector.load`/`vector.store` of `vector<W x T>`;
+  whose other indices are uniform) become `vector.load`/`vector.store` of `vector<W x T>`; a
+  load whose last index steps by 2 to MAX_LOAD_STRIDE per lane (a strided window) becomes one
+  load of the span its lanes cover and a `vector.shuffle` picking every stride-th element;
 - arith and math ops with a varying operand become the same op on vectors;
 - an accumulation into one element (`X[u] = X[u] + value`, X not otherwise touched in the loop)
   becomes a `vector.reduction` of the lanes into the loaded scalar (the float sum is reassociated);
@@ -30,6 +32,7 @@ from xdsl.context import Context
 from xdsl.dialects import arith, memref, scf, vector
 from xdsl.dialects.builtin import (
     AnyFloat,
+    DenseArrayBase,
     DenseIntOrFPElementsAttr,
     FileLineColLoc,
     FloatAttr,
@@ -38,6 +41,7 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     StringAttr,
     VectorType,
+    i64,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
@@ -47,6 +51,8 @@ from xdsl.utils.exceptions import VerifyException
 from xtvm.dialects import tir
 from xtvm.passes.tir_bounds import constant_value, depends_on, index_constant, linear_form
 
+# The largest step between lanes that a load spans with one contiguous load and a shuffle.
+MAX_LOAD_STRIDE = 4
 # Commutative, associative combiners an accumulation may use, by vector.reduction kind.
 REDUCTION_KINDS: dict[type[Operation], str] = {
     arith.AddfOp: "add",
@@ -332,12 +338,38 @@ class LoopVectorizer:
             read = tir.transposed_read(op.memref, indices, dim, padding, self.vector_type(element))
             self.values[op.res] = Varying(self.add(read))
             return
+        strided = self.strided(op)
+        if strided is not None:
+            indices, stride = strided
+            span = VectorType(op.res.type, [(self.lanes - 1) * stride + 1])
+            loaded = self.add(vector.LoadOp(op.memref, indices, span))
+            picks = DenseArrayBase.from_list(i64, [stride * k for k in range(self.lanes)])
+            self.values[op.res] = Varying(
+                self.add(
+                    vector.ShuffleOp(
+                        loaded, loaded, picks, result_type=self.vector_type(op.res.type)
+                    )
+                )
+            )
+            return
         indices = self.access(op)
         if indices is None:
             self.scalar_clone(op)
             return
         typ = self.vector_type(op.res.type)
         self.values[op.res] = Varying(self.add(vector.LoadOp(op.memref, indices, typ)))
+
+    def strided(self, op: memref.LoadOp) -> tuple[list[SSAValue], int] | None:
+        """(indices, stride) of a load whose lanes step by a small constant along the last
+        dimension (a stride-2 window's taps), else None. It becomes one contiguous load of
+        the span the lanes cover (no element past the last lane's) and a shuffle picking
+        every `stride`-th element."""
+        *outer, last = (self.lane(i) for i in op.indices)
+        if not isinstance(last, Linear) or not 1 < last.stride <= MAX_LOAD_STRIDE:
+            return None
+        if not all(isinstance(lane, Uniform) for lane in outer):
+            return None
+        return [lane.value for lane in outer] + [last.base], last.stride  # type: ignore[union-attr]
 
     def store(self, op: memref.StoreOp) -> None:
         indices = self.access(op)

@@ -26,7 +26,8 @@ import math
 from collections.abc import Callable
 
 from xtvm.api import te
-from xtvm.api.te.expr import ComputeOp, IterVar, Read, walk
+from xtvm.api.te.expr import Binary, ComputeOp, Const, IterVar, PrimExpr, Read, Var, walk
+from xtvm.passes.tir_vectorize import MAX_LOAD_STRIDE
 from xtvm.topi import winograd
 from xtvm.topi.schedule_cuda import cuda_conv2d, cuda_default, cuda_dense
 
@@ -183,11 +184,12 @@ def cpu_reduce(s: te.Schedule, t: te.Tensor) -> None:
     """The spatial loops fused and parallel; the reduce loops stay inside, serial.
 
     When an operand is read along the output's innermost axis (NHWC pooling's channels, a sum
-    over a leading axis), that axis moves inside the reduce loops and is vectorized: each
-    reduction step updates a vector of outputs.
+    over a leading axis), or steps along it by a small constant (NCHW pooling's columns, its
+    windows 2 to MAX_LOAD_STRIDE columns apart), that axis moves inside the reduce loops and is
+    vectorized: each reduction step updates a vector of outputs.
     """
     axes = list(t.op.axis)  # type: ignore[attr-defined]
-    if axes and extent(axes[-1]) >= MIN_VECTOR_EXTENT and column_contiguous(t):
+    if axes and extent(axes[-1]) >= MIN_VECTOR_EXTENT and column_strided(t):
         padding_at_root(s, s[t])
         # The vector of outputs accumulates in registers (a local tile computed at the
         # parallel loop, initialized there), not in the output buffer.
@@ -221,6 +223,39 @@ def cpu_default(s: te.Schedule, t: te.Tensor) -> None:
         cpu_reduce(s, t)
     else:
         cpu_injective(s, t)
+
+
+def column_step(index: PrimExpr, column: IterVar) -> int | None:
+    """The constant by which `index` (sums, differences and constant multiples of axes)
+    steps when `column` steps by one; None when it is not of that form."""
+    if index is column:
+        return 1
+    if isinstance(index, IterVar | Const | Var):
+        return 0
+    if not isinstance(index, Binary):
+        return None
+    a, b = column_step(index.a, column), column_step(index.b, column)
+    if a is None or b is None:
+        return None
+    if index.op in ("add", "sub"):
+        return a + b if index.op == "add" else a - b
+    if index.op == "mul":
+        constants = [x.value for x in (index.a, index.b) if isinstance(x, Const)]
+        return (a or b) * int(constants[0]) if constants else (None if a or b else 0)
+    return None
+
+
+def column_strided(t: te.Tensor) -> bool:
+    """Whether an operand of the reduction `t` is read along `t`'s last axis with a small
+    constant step (NCHW pooling's `x[n, c, 2 * h + ry, 2 * w + rx]`): a vector of outputs
+    loads the span of its windows and picks every step-th element."""
+    column = t.op.axis[-1]  # type: ignore[attr-defined]
+    return any(
+        isinstance(node, Read)
+        and node.indices
+        and column_step(node.indices[-1], column) in range(1, MAX_LOAD_STRIDE + 1)
+        for node in walk(t.op.body)  # type: ignore[attr-defined]
+    )
 
 
 def column_contiguous(t: te.Tensor) -> bool:

@@ -842,7 +842,10 @@ def emit_float_binary(e: FunctionEmitter, op: Operation) -> None:
 def emit_float_intrinsic_binary(e: FunctionEmitter, op: Operation) -> None:
     lhs, rhs = (e.get(v) for v in op.operands)
     fn = e.owner.intrinsic(FLOAT_INTRINSIC_BINARY[type(op)], [lhs.type], arity=2)
-    e.set(op.results[0], e.builder.call(fn, [lhs, rhs]))
+    # maximumf/minimumf: NaN propagates, but the order of -0 and +0 is left free (they
+    # compare equal), which spares the sign tests that tripled a max pool's dependency chain.
+    flags = ("nsz",) if isinstance(op, arith.MaximumfOp | arith.MinimumfOp) else ()
+    e.set(op.results[0], e.builder.call(fn, [lhs, rhs], fastmath=flags))
 
 
 @rule(*FLOAT_INTRINSIC_UNARY)
