@@ -1,6 +1,7 @@
 // RUN: xtvm-opt %s -p 'relay-convert-layout{layout=NHWC}' --split-input-file | filecheck %s
 // RUN: xtvm-opt %s -p 'relay-convert-layout{layout=NCHW}' --split-input-file | filecheck %s --check-prefix=NCHW
 // RUN: xtvm-opt %s -p 'relay-convert-layout{layout=NHWC grouped=false}' --split-input-file | filecheck %s --check-prefix=UNGROUPED
+// RUN: xtvm-opt %s -p 'relay-convert-layout{layout=NHWC min_channels=4}' --split-input-file | filecheck %s --check-prefix=WIDE
 // RUN: not xtvm-opt %s -p 'relay-convert-layout{layout=NCWH}' 2>&1 | filecheck %s --check-prefix=BAD
 
 // BAD: error: invalid options for pass 'relay-convert-layout': layout must be "NHWC" or "NCHW", got "NCWH"
@@ -156,6 +157,23 @@ func.func @grouped(%x: tensor<1x4x6x6xf32>, %w: tensor<4x4x1x1xf32>, %d: tensor<
   %g = relay.nn.conv2d %r, %d {padding = array<i64: 1, 1, 1, 1>, groups = 4 : i64} : (tensor<1x4x6x6xf32>, tensor<4x1x3x3xf32>) -> tensor<1x4x6x6xf32>
   %s = relay.nn.relu %g : (tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
   func.return %s : tensor<1x4x6x6xf32>
+}
+
+// -----
+
+// min_channels=4: a conv2d reading 3 channels (an RGB image) keeps NCHW and is a boundary; the
+// 4-channel conv2d after it converts. By default both convert.
+// WIDE-LABEL: func.func @narrow_input
+// WIDE:         %[[C:.*]] = relay.nn.conv2d %{{.*}}, %{{.*}} {strides = array<i64: 2, 2>} : (tensor<1x3x8x8xf32>
+// WIDE-NEXT:    %[[T:.*]] = relay.layout_transform %[[C]] {src_layout = "NCHW", dst_layout = "NHWC"}
+// WIDE:         relay.nn.conv2d %[[T]], %{{.*}} {data_layout = "NHWC", kernel_layout = "HWIO"}
+// CHECK-LABEL: func.func @narrow_input
+// CHECK:         relay.nn.conv2d %{{.*}}, %{{.*}} {strides = array<i64: 2, 2>, data_layout = "NHWC", kernel_layout = "HWIO"}
+// CHECK:         relay.nn.conv2d %{{.*}}, %{{.*}} {data_layout = "NHWC", kernel_layout = "HWIO"}
+func.func @narrow_input(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x1x1xf32>, %v: tensor<4x4x1x1xf32>) -> tensor<1x4x4x4xf32> {
+  %c = relay.nn.conv2d %x, %w {strides = array<i64: 2, 2>} : (tensor<1x3x8x8xf32>, tensor<4x3x1x1xf32>) -> tensor<1x4x4x4xf32>
+  %d = relay.nn.conv2d %c, %v : (tensor<1x4x4x4xf32>, tensor<4x4x1x1xf32>) -> tensor<1x4x4x4xf32>
+  func.return %d : tensor<1x4x4x4xf32>
 }
 
 // -----

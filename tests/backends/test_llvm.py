@@ -342,3 +342,43 @@ def test_pool_vectorized_along_strided_windows(
     executor.run()
     expected = relay.create_executor("debug", mod=mod).evaluate()(data).numpy()
     np.testing.assert_allclose(executor.get_output(0).numpy(), expected, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("shape", "kernel", "strides", "padding"),
+    [
+        ((1, 5, 7, 13), (3, 3), (1, 1), (1, 1)),
+        ((1, 3, 14, 31), (3, 3), (2, 2), (1, 1)),
+        ((2, 4, 9, 20), (5, 5), (2, 2), (2, 2)),
+        ((1, 6, 30, 17), (3, 3), (3, 3), (0, 0)),
+    ],
+)
+def test_depthwise_conv2d_tile_of_rows_by_strided_columns(
+    shape: tuple[int, ...],
+    kernel: tuple[int, int],
+    strides: tuple[int, int],
+    padding: tuple[int, int],
+) -> None:
+    """An NCHW depthwise conv2d (and its fused tail) runs as a tile of output rows by a vector
+    of columns, vectorized at strides 1 to 3 too, with rows and columns that no tile divides;
+    it matches the relay interpreter."""
+    from xtvm import relay
+    from xtvm.contrib import graph_executor
+    from xtvm.passes.tir_vectorize import VectorizeRemark
+
+    channels = shape[1]
+    x = relay.var("x", shape=shape)
+    weight = RNG.standard_normal((channels, 1, *kernel)).astype("float32")
+    y = relay.nn.relu(
+        relay.nn.conv2d(x, relay.const(weight), strides=strides, padding=padding, groups=channels)
+    )
+    mod = tvm.IRModule.from_expr(relay.Function([x], y))
+    data = RNG.standard_normal(shape).astype("float32")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", VectorizeRemark)
+        factory = relay.build(mod, target="llvm")
+    executor = graph_executor.GraphModule(factory["default"](tvm.cpu()))
+    executor.set_input("x", data)
+    executor.run()
+    expected = relay.create_executor("debug", mod=mod).evaluate()(data).numpy()
+    np.testing.assert_allclose(executor.get_output(0).numpy(), expected, rtol=1e-4, atol=1e-5)

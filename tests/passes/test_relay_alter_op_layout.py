@@ -111,16 +111,16 @@ def test_layout_and_scale_passes_leave_a_packed_conv2d_alone() -> None:
 def test_relay_build_packs_and_matches_the_interpreter() -> None:
     # An NCHW model: relay.build converts it to NHWC, packs the 64-channel kernel (a 5-d
     # constant reaches the kernel) and computes what the interpreter does.
-    x = tvm_relay.var("x", shape=(1, 3, 9, 9))
-    w = tvm_relay.var("w", shape=(64, 3, 3, 3))
+    x = tvm_relay.var("x", shape=(1, 4, 9, 9))
+    w = tvm_relay.var("w", shape=(64, 4, 3, 3))
     b = tvm_relay.var("b", shape=(64,))
     y = tvm_relay.nn.relu(tvm_relay.nn.bias_add(tvm_relay.nn.conv2d(x, w, padding=(1, 1)), b))
     mod = tvm.IRModule.from_expr(tvm_relay.Function([x, w, b], y))
-    params = {"w": rand(64, 3, 3, 3), "b": rand(64)}
+    params = {"w": rand(64, 4, 3, 3), "b": rand(64)}
     _, kernels = lower_for_build(mod, params)
     shapes = kernel_argument_shapes(kernels)
-    assert (2, 3, 3, 3, 32) in shapes
-    data = rand(1, 3, 9, 9)
+    assert (2, 3, 3, 4, 32) in shapes
+    data = rand(1, 4, 9, 9)
     (got,) = run_factory(tvm_relay.build(mod, "llvm", params=params), x=data)
     (expected,) = interpret(mod, {}, data, params["w"], params["b"])
     np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-4)

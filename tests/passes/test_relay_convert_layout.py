@@ -37,6 +37,7 @@ def convert_and_compare(
     layout: str,
     params: dict[str, np.ndarray] | None = None,
     grouped: bool = True,
+    min_channels: int = 0,
 ) -> ModuleOp:
     """Convert @main of `module` to `layout` (verifying after) and check that it computes what
     it did on random inputs, with the same signature."""
@@ -45,7 +46,7 @@ def convert_and_compare(
     assert isinstance(main, func.FuncOp)
     inputs = [rand(*t.get_shape()) for t in main.function_type.inputs.data]  # type: ignore[union-attr]
     before, types = evaluate(module, inputs, params=params), signature(module)
-    run(module, RelayConvertLayoutPass(layout=layout, grouped=grouped))
+    run(module, RelayConvertLayoutPass(layout=layout, grouped=grouped, min_channels=min_channels))
     after = evaluate(module, inputs, params=params)
     assert signature(module) == types
     for a, b in zip(after, before, strict=True):
@@ -320,6 +321,23 @@ func.func @main(%x: tensor<1x4x6x6xf32>, %w: tensor<4x4x1x1xf32>, %d: tensor<4x2
     module = convert_and_compare(text, "NHWC", grouped=grouped)
     grouped_layout = ("NHWC", "HWIO") if grouped else ("NCHW", "OIHW")
     assert layouts(module) == [("NHWC", "HWIO"), grouped_layout]
+
+
+@pytest.mark.parametrize("min_channels", [0, 3, 4])
+def test_a_conv2d_of_few_input_channels_keeps_its_layout_when_asked(min_channels: int) -> None:
+    text = """
+func.func @main(%x: tensor<1x3x9x9xf32>, %w: tensor<4x3x3x3xf32>, %v: tensor<4x4x1x1xf32>)
+    -> tensor<1x4x4x4xf32> {
+  %c = relay.nn.conv2d %x, %w {strides = array<i64: 2, 2>}
+    : (tensor<1x3x9x9xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x4x4xf32>
+  %r = relay.nn.relu %c : (tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+  %d = relay.nn.conv2d %r, %v : (tensor<1x4x4x4xf32>, tensor<4x4x1x1xf32>) -> tensor<1x4x4x4xf32>
+  func.return %d : tensor<1x4x4x4xf32>
+}
+"""
+    module = convert_and_compare(text, "NHWC", min_channels=min_channels)
+    first = ("NCHW", "OIHW") if min_channels > 3 else ("NHWC", "HWIO")
+    assert layouts(module) == [first, ("NHWC", "HWIO")]
 
 
 def test_a_join_with_an_unconverted_branch_stays_in_the_original_layout() -> None:

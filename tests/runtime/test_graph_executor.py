@@ -140,10 +140,10 @@ def test_unbound_weight_is_a_graph_input_set_by_index() -> None:
 def test_params_bind_main_arguments_as_constants() -> None:
     # TVM's bind_params_by_name: a weight given in params is folded into the kernels (its
     # NHWC transform happens at build time), and it is no longer a graph input.
-    x = relay.var("x", shape=(1, 3, 8, 8))
-    w = relay.var("w", shape=(4, 3, 3, 3))
+    x = relay.var("x", shape=(1, 4, 8, 8))
+    w = relay.var("w", shape=(4, 4, 3, 3))
     mod = tvm.IRModule.from_expr(relay.Function([x, w], relay.nn.conv2d(x, w, padding=(1, 1))))
-    xv, wv = rand(1, 3, 8, 8), rand(4, 3, 3, 3)
+    xv, wv = rand(1, 4, 8, 8), rand(4, 4, 3, 3)
     factory = relay.build(mod, params={"w": wv})
     graph = json.loads(factory.graph_json)
     inputs = [n["name"] for n in graph["nodes"] if n["op"] == "null"]

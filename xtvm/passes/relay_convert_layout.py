@@ -80,6 +80,7 @@ class LayoutConverter:
 
     layout: str
     grouped: bool = True  # convert grouped and depthwise conv2d too
+    min_channels: int = 0  # conv2d whose data has fewer channels keep their layout
     tags: dict[SSAValue, Tag] = field(default_factory=dict)
     field_tags: dict[SSAValue, dict[int, Tag]] = field(default_factory=dict)
     transforms: dict[tuple[SSAValue, str, str], SSAValue] = field(default_factory=dict)
@@ -230,7 +231,10 @@ def convert_conv2d(cv: LayoutConverter, op: Operation) -> None:
     assert isinstance(op, relay.Conv2dOp)
     data_layout, kernel_layout = op.data_layout.data, op.kernel_layout.data
     blocked = kernel_layout not in KERNEL_LAYOUT.values()
-    if blocked or (not cv.grouped and op.groups.value.data > 1):
+    assert isinstance(op.data.type, TensorType)
+    channels = op.data.type.get_shape()[data_layout.index("C")]
+    narrow = 0 <= channels < cv.min_channels
+    if blocked or narrow or (not cv.grouped and op.groups.value.data > 1):
         restore_operands(cv, op)
         return
     cv.set_operand(op, 0, cv.convert(op.data, data_layout, cv.layout))
@@ -452,6 +456,9 @@ class RelayConvertLayoutPass(ModulePass):
     # false: grouped and depthwise conv2d keep their layout (a boundary), for targets whose
     # schedules run them better there.
     grouped: bool = True
+    # conv2d whose data has fewer channels than this keep their layout (a boundary): an
+    # image's three colours, which NHWC could only vectorize three wide.
+    min_channels: int = 0
 
     def __post_init__(self) -> None:
         if self.layout not in KERNEL_LAYOUT:
@@ -460,4 +467,6 @@ class RelayConvertLayoutPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for function in host_functions(op):
             if len(function.body.blocks) == 1:  # relay functions have one block
-                LayoutConverter(self.layout, self.grouped).run(function.body.block)
+                LayoutConverter(self.layout, self.grouped, self.min_channels).run(
+                    function.body.block
+                )

@@ -42,6 +42,7 @@ ROW_TILE, COLUMN_TILE = 8, 32  # register tile of a product with contiguous colu
 K_UNROLL = 4  # reduction steps unrolled in that tile
 K_ROW_TILE, K_COLUMN_TILE = 2, 8  # tile of a product vectorized along k
 CONV_CHANNEL_TILE, CONV_COLUMN_TILE = 8, 16  # NCHW conv2d register tile
+DEPTHWISE_ROW_TILE = 4  # output rows of an NCHW depthwise conv2d's tile (by CONV_COLUMN_TILE)
 # Rows of a grouped NCHW conv2d's tile: the first that divides the channels per group (17
 # rows of one vector each fit the registers), else CONV_CHANNEL_TILE with a guard.
 GROUP_ROW_TILES = (16, 8, 17, 14, 12, 10, 9, 7, 6)
@@ -388,19 +389,29 @@ def cpu_conv2d(s: te.Schedule, t: te.Tensor) -> None:
         return
     padding_at_root(s, s[t])
     outer, inner = register_tiled(s, t)
+    depthwise = False
     if tag.endswith("nchw"):
         n, f, y, x = outer.op.axis
         group, rows = None, CONV_CHANNEL_TILE
         per_group_out = t.op.attrs.get("per_group_out", extent(f))  # type: ignore[attr-defined]
-        if per_group_out < extent(f):
+        depthwise = per_group_out == 1 and "depthwise" in tag
+        if depthwise:
+            # One output channel per input channel: the tile is a block of output rows by a
+            # vector of columns (independent accumulators, one weight broadcast per step).
+            y_outer, y_inner = split_inner(outer, y, DEPTHWISE_ROW_TILE)
+            x_outer, x_inner = split_inner(outer, x, CONV_COLUMN_TILE)
+            loops = [n, f, y_outer, x_outer]
+            tile, vector, y = y_inner, x_inner, y_outer if y_outer is not None else f
+        elif per_group_out < extent(f):
             # A grouped conv2d: channel tiles within a group, so that all rows of a tile read
             # the same input channel (one load per step, shared by the tile's rows).
             group, f = outer.split(f, factor=per_group_out)
             rows = next((r for r in GROUP_ROW_TILES if per_group_out % r == 0), rows)
-        f_outer, f_inner = split_inner(outer, f, rows)
-        x_outer, x_inner = split_inner(outer, x, CONV_COLUMN_TILE)
-        loops = [n, group, f_outer, y, x_outer]
-        tile, vector = f_inner, x_inner
+        if not depthwise:
+            f_outer, f_inner = split_inner(outer, f, rows)
+            x_outer, x_inner = split_inner(outer, x, CONV_COLUMN_TILE)
+            loops = [n, group, f_outer, y, x_outer]
+            tile, vector = f_inner, x_inner
     else:
         n, y, x, f = outer.op.axis
         x_outer, x_inner = nhwc_tile(outer, x, NHWC_COLUMNS)
@@ -422,8 +433,8 @@ def cpu_conv2d(s: te.Schedule, t: te.Tensor) -> None:
     inner.compute_at(outer, scope)
     if tag.endswith("nchw"):
         n_c, f_c, y_c, x_c = inner.op.axis
-        inner_tile, inner_vector = f_c, x_c
-        spatial = [n_c, y_c]
+        inner_tile, inner_vector = (y_c, x_c) if depthwise else (f_c, x_c)
+        spatial = [n_c, f_c] if depthwise else [n_c, y_c]
     else:
         n_c, y_c, x_c, f_c = inner.op.axis
         inner_tile, inner_vector = x_c, f_c

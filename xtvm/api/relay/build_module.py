@@ -63,6 +63,7 @@ TIR_PASSES: tuple[ModulePass, ...] = (
 
 
 FOLD_ANY_SIZE = 1 << 40
+NHWC_MIN_CHANNELS = 4
 
 
 class BuildError(ValueError):
@@ -362,14 +363,20 @@ def lower_for_build(
     kind = target.split()[0]
     # On the CPU, conv2d runs NHWC: its schedule vectorizes output channels, which stay
     # contiguous at any stride (NCHW vectorizes columns, strided loads when the stride is 2).
-    # Grouped and depthwise conv2d, with few channels per group, stay NCHW.
+    # Grouped and depthwise conv2d, with few channels per group, stay NCHW, and so does a
+    # conv2d of fewer than NHWC_MIN_CHANNELS input channels (an RGB image: NHWC would pay a
+    # transform of the input for a tile that reads three channels per pixel).
     # Their constant kernels are then packed into the register tile's blocks of channels.
     cpu = kind in ("llvm", "cpu")
     run_passes(
         module,
         [
             RelaySimplifyInferencePass(),
-            *([RelayConvertLayoutPass("NHWC", grouped=False)] if cpu else []),
+            *(
+                [RelayConvertLayoutPass("NHWC", grouped=False, min_channels=NHWC_MIN_CHANNELS)]
+                if cpu
+                else []
+            ),
             # Weights are constants now: fold their transforms whatever their size.
             RelayFoldConstantPass(max_elements=FOLD_ANY_SIZE),
             *([RelayAlterOpLayoutPass()] if cpu else []),
