@@ -4,7 +4,9 @@ numpy and the relay interpreter; parallel loops, shared libraries, targets and e
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -298,7 +300,27 @@ func.func @k(%A: memref<3xf32>, %B: memref<3xf32>) {
 
 
 # ---------------------------------------------------------------------------------------------
-# Pooling with the default CPU schedule
+# Pooling and depthwise conv2d with the default CPU schedule
+
+
+def check_vectorized_build(body: Callable[[Any], Any], data: np.ndarray, tolerance: float) -> None:
+    """relay.build of `x -> body(x)` vectorizes every loop it asks to (a VectorizeRemark is an
+    error here), and its output for `data` matches the relay interpreter's."""
+    from xtvm import relay
+    from xtvm.contrib import graph_executor
+    from xtvm.passes.tir_vectorize import VectorizeRemark
+
+    x = relay.var("x", shape=data.shape)
+    mod = tvm.IRModule.from_expr(relay.Function([x], body(x)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", VectorizeRemark)
+        factory = relay.build(mod, target="llvm")
+    executor = graph_executor.GraphModule(factory["default"](tvm.cpu()))
+    executor.set_input("x", data)
+    executor.run()
+    expected = relay.create_executor("debug", mod=mod).evaluate()(data).numpy()
+    got = executor.get_output(0).numpy()
+    np.testing.assert_allclose(got, expected, rtol=tolerance, atol=tolerance / 10)
 
 
 @pytest.mark.parametrize(
@@ -325,23 +347,15 @@ def test_pool_vectorized_along_strided_windows(
     columns (strided loads); every result matches the relay interpreter, NaN included (max
     propagates it; the sign of zero is the only freedom the compiled max takes)."""
     from xtvm import relay
-    from xtvm.contrib import graph_executor
-    from xtvm.passes.tir_vectorize import VectorizeRemark
 
-    x = relay.var("x", shape=shape)
     op = relay.nn.max_pool2d if kind == "max" else relay.nn.avg_pool2d
-    y = op(x, pool, strides, padding=padding, layout=layout, ceil_mode=ceil_mode)
-    mod = tvm.IRModule.from_expr(relay.Function([x], y))
     data = RNG.standard_normal(shape).astype("float32")
     data.flat[RNG.choice(data.size, 3, replace=False)] = np.nan
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", VectorizeRemark)
-        factory = relay.build(mod, target="llvm")
-    executor = graph_executor.GraphModule(factory["default"](tvm.cpu()))
-    executor.set_input("x", data)
-    executor.run()
-    expected = relay.create_executor("debug", mod=mod).evaluate()(data).numpy()
-    np.testing.assert_allclose(executor.get_output(0).numpy(), expected, rtol=1e-5, atol=1e-6)
+    check_vectorized_build(
+        lambda x: op(x, pool, strides, padding=padding, layout=layout, ceil_mode=ceil_mode),
+        data,
+        1e-5,
+    )
 
 
 @pytest.mark.parametrize(
@@ -363,22 +377,13 @@ def test_depthwise_conv2d_tile_of_rows_by_strided_columns(
     of columns, vectorized at strides 1 to 3 too, with rows and columns that no tile divides;
     it matches the relay interpreter."""
     from xtvm import relay
-    from xtvm.contrib import graph_executor
-    from xtvm.passes.tir_vectorize import VectorizeRemark
 
     channels = shape[1]
-    x = relay.var("x", shape=shape)
-    weight = RNG.standard_normal((channels, 1, *kernel)).astype("float32")
-    y = relay.nn.relu(
-        relay.nn.conv2d(x, relay.const(weight), strides=strides, padding=padding, groups=channels)
+    weight = relay.const(RNG.standard_normal((channels, 1, *kernel)).astype("float32"))
+    check_vectorized_build(
+        lambda x: relay.nn.relu(
+            relay.nn.conv2d(x, weight, strides=strides, padding=padding, groups=channels)
+        ),
+        RNG.standard_normal(shape).astype("float32"),
+        1e-4,
     )
-    mod = tvm.IRModule.from_expr(relay.Function([x], y))
-    data = RNG.standard_normal(shape).astype("float32")
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", VectorizeRemark)
-        factory = relay.build(mod, target="llvm")
-    executor = graph_executor.GraphModule(factory["default"](tvm.cpu()))
-    executor.set_input("x", data)
-    executor.run()
-    expected = relay.create_executor("debug", mod=mod).evaluate()(data).numpy()
-    np.testing.assert_allclose(executor.get_output(0).numpy(), expected, rtol=1e-4, atol=1e-5)
