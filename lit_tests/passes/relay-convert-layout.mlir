@@ -2,6 +2,7 @@
 // RUN: xtvm-opt %s -p 'relay-convert-layout{layout=NCHW}' --split-input-file | filecheck %s --check-prefix=NCHW
 // RUN: xtvm-opt %s -p 'relay-convert-layout{layout=NHWC grouped=false}' --split-input-file | filecheck %s --check-prefix=UNGROUPED
 // RUN: xtvm-opt %s -p 'relay-convert-layout{layout=NHWC min_channels=4}' --split-input-file | filecheck %s --check-prefix=WIDE
+// RUN: xtvm-opt %s -p 'relay-convert-layout{layout=NHWC min_channels=4 out_block=4}' --split-input-file | filecheck %s --check-prefix=BLOCK
 // RUN: not xtvm-opt %s -p 'relay-convert-layout{layout=NCWH}' 2>&1 | filecheck %s --check-prefix=BAD
 
 // BAD: error: invalid options for pass 'relay-convert-layout': layout must be "NHWC" or "NCHW", got "NCWH"
@@ -162,7 +163,11 @@ func.func @grouped(%x: tensor<1x4x6x6xf32>, %w: tensor<4x4x1x1xf32>, %d: tensor<
 // -----
 
 // min_channels=4: a conv2d reading 3 channels (an RGB image) keeps NCHW and is a boundary; the
-// 4-channel conv2d after it converts. By default both convert.
+// 4-channel conv2d after it converts. By default both convert, and so they do with out_block=4
+// (the first one's 4 output channels are a whole block).
+// BLOCK-LABEL: func.func @narrow_input
+// BLOCK:         relay.nn.conv2d %{{.*}}, %{{.*}} {strides = array<i64: 2, 2>, data_layout = "NHWC", kernel_layout = "HWIO"}
+// BLOCK:         relay.nn.conv2d %{{.*}}, %{{.*}} {data_layout = "NHWC", kernel_layout = "HWIO"}
 // WIDE-LABEL: func.func @narrow_input
 // WIDE:         %[[C:.*]] = relay.nn.conv2d %{{.*}}, %{{.*}} {strides = array<i64: 2, 2>} : (tensor<1x3x8x8xf32>
 // WIDE-NEXT:    %[[T:.*]] = relay.layout_transform %[[C]] {src_layout = "NCHW", dst_layout = "NHWC"}

@@ -38,6 +38,7 @@ def convert_and_compare(
     params: dict[str, np.ndarray] | None = None,
     grouped: bool = True,
     min_channels: int = 0,
+    out_block: int = 0,
 ) -> ModuleOp:
     """Convert @main of `module` to `layout` (verifying after) and check that it computes what
     it did on random inputs, with the same signature."""
@@ -46,7 +47,12 @@ def convert_and_compare(
     assert isinstance(main, func.FuncOp)
     inputs = [rand(*t.get_shape()) for t in main.function_type.inputs.data]  # type: ignore[union-attr]
     before, types = evaluate(module, inputs, params=params), signature(module)
-    run(module, RelayConvertLayoutPass(layout=layout, grouped=grouped, min_channels=min_channels))
+    run(
+        module,
+        RelayConvertLayoutPass(
+            layout=layout, grouped=grouped, min_channels=min_channels, out_block=out_block
+        ),
+    )
     after = evaluate(module, inputs, params=params)
     assert signature(module) == types
     for a, b in zip(after, before, strict=True):
@@ -323,8 +329,13 @@ func.func @main(%x: tensor<1x4x6x6xf32>, %w: tensor<4x4x1x1xf32>, %d: tensor<4x2
     assert layouts(module) == [("NHWC", "HWIO"), grouped_layout]
 
 
-@pytest.mark.parametrize("min_channels", [0, 3, 4])
-def test_a_conv2d_of_few_input_channels_keeps_its_layout_when_asked(min_channels: int) -> None:
+@pytest.mark.parametrize(
+    ("min_channels", "out_block", "kept"),
+    [(0, 0, False), (3, 0, False), (4, 0, True), (4, 8, True), (4, 4, False), (4, 2, False)],
+)
+def test_a_conv2d_of_few_input_channels_keeps_its_layout_when_asked(
+    min_channels: int, out_block: int, kept: bool
+) -> None:
     text = """
 func.func @main(%x: tensor<1x3x9x9xf32>, %w: tensor<4x3x3x3xf32>, %v: tensor<4x4x1x1xf32>)
     -> tensor<1x4x4x4xf32> {
@@ -335,8 +346,8 @@ func.func @main(%x: tensor<1x3x9x9xf32>, %w: tensor<4x3x3x3xf32>, %v: tensor<4x4
   func.return %d : tensor<1x4x4x4xf32>
 }
 """
-    module = convert_and_compare(text, "NHWC", min_channels=min_channels)
-    first = ("NCHW", "OIHW") if min_channels > 3 else ("NHWC", "HWIO")
+    module = convert_and_compare(text, "NHWC", min_channels=min_channels, out_block=out_block)
+    first = ("NCHW", "OIHW") if kept else ("NHWC", "HWIO")
     assert layouts(module) == [first, ("NHWC", "HWIO")]
 
 

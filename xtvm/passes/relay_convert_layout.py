@@ -80,7 +80,8 @@ class LayoutConverter:
 
     layout: str
     grouped: bool = True  # convert grouped and depthwise conv2d too
-    min_channels: int = 0  # conv2d whose data has fewer channels keep their layout
+    min_channels: int = 0  # conv2d whose data has fewer channels keep their layout...
+    out_block: int = 0  # ...unless their output channels are a multiple of this
     tags: dict[SSAValue, Tag] = field(default_factory=dict)
     field_tags: dict[SSAValue, dict[int, Tag]] = field(default_factory=dict)
     transforms: dict[tuple[SSAValue, str, str], SSAValue] = field(default_factory=dict)
@@ -231,9 +232,11 @@ def convert_conv2d(cv: LayoutConverter, op: Operation) -> None:
     assert isinstance(op, relay.Conv2dOp)
     data_layout, kernel_layout = op.data_layout.data, op.kernel_layout.data
     blocked = kernel_layout not in KERNEL_LAYOUT.values()
-    assert isinstance(op.data.type, TensorType)
+    assert isinstance(op.data.type, TensorType) and isinstance(op.result.type, TensorType)
     channels = op.data.type.get_shape()[data_layout.index("C")]
-    narrow = 0 <= channels < cv.min_channels
+    out_channels = op.result.type.get_shape()[data_layout.index("C")]
+    whole_blocks = cv.out_block > 0 and out_channels % cv.out_block == 0
+    narrow = 0 <= channels < cv.min_channels and not whole_blocks
     if blocked or narrow or (not cv.grouped and op.groups.value.data > 1):
         restore_operands(cv, op)
         return
@@ -456,9 +459,11 @@ class RelayConvertLayoutPass(ModulePass):
     # false: grouped and depthwise conv2d keep their layout (a boundary), for targets whose
     # schedules run them better there.
     grouped: bool = True
-    # conv2d whose data has fewer channels than this keep their layout (a boundary): an
-    # image's three colours, which NHWC could only vectorize three wide.
+    # conv2d whose data has fewer channels than this keep their layout (a boundary), an
+    # image's three colours, unless their output channels are a multiple of out_block (0:
+    # none is): for a CPU schedule that vectorizes NHWC output channels in blocks.
     min_channels: int = 0
+    out_block: int = 0
 
     def __post_init__(self) -> None:
         if self.layout not in KERNEL_LAYOUT:
@@ -467,6 +472,6 @@ class RelayConvertLayoutPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for function in host_functions(op):
             if len(function.body.blocks) == 1:  # relay functions have one block
-                LayoutConverter(self.layout, self.grouped, self.min_channels).run(
+                LayoutConverter(self.layout, self.grouped, self.min_channels, self.out_block).run(
                     function.body.block
                 )

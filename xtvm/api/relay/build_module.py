@@ -46,6 +46,7 @@ from xtvm.passes.tir_vector_transpose import TirVectorTransposePass
 from xtvm.passes.tir_vectorize import TirVectorizePass, VectorizeRemark
 from xtvm.runtime.graph_executor import GraphExecutor, embed_graph, plan_memory
 from xtvm.runtime.module import Module, Param, metadata_json, signatures_of
+from xtvm.topi.schedule import VECTOR_LANES
 
 if TYPE_CHECKING:
     from xtvm.backends.external import ExternalFunction
@@ -364,8 +365,9 @@ def lower_for_build(
     # On the CPU, conv2d runs NHWC: its schedule vectorizes output channels, which stay
     # contiguous at any stride (NCHW vectorizes columns, strided loads when the stride is 2).
     # Grouped and depthwise conv2d, with few channels per group, stay NCHW, and so does a
-    # conv2d of fewer than NHWC_MIN_CHANNELS input channels (an RGB image: NHWC would pay a
-    # transform of the input for a tile that reads three channels per pixel).
+    # conv2d of fewer than NHWC_MIN_CHANNELS input channels (an RGB image) whose output
+    # channels do not fill whole vectors: NHWC would pay a transform of the input for a tile
+    # of half vectors (shufflenet's 24 channels), where 64 channels pay it back.
     # Their constant kernels are then packed into the register tile's blocks of channels.
     cpu = kind in ("llvm", "cpu")
     run_passes(
@@ -373,7 +375,14 @@ def lower_for_build(
         [
             RelaySimplifyInferencePass(),
             *(
-                [RelayConvertLayoutPass("NHWC", grouped=False, min_channels=NHWC_MIN_CHANNELS)]
+                [
+                    RelayConvertLayoutPass(
+                        "NHWC",
+                        grouped=False,
+                        min_channels=NHWC_MIN_CHANNELS,
+                        out_block=VECTOR_LANES,
+                    )
+                ]
                 if cpu
                 else []
             ),
