@@ -41,6 +41,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
+from xtvm.backends.llvm.vector_math import exp_f32, is_f32_vector, splat, tanh_f32
 from xtvm.dialects import tir
 from xtvm.ir.diagnostics import DiagnosticError
 from xtvm.ir.verify import located_error
@@ -787,7 +788,6 @@ FLOAT_INTRINSIC_BINARY: dict[type[Operation], str] = {
     xmath.CopySignOp: "llvm.copysign",
 }
 FLOAT_INTRINSIC_UNARY: dict[type[Operation], str] = {
-    xmath.ExpOp: "llvm.exp",
     xmath.Exp2Op: "llvm.exp2",
     xmath.LogOp: "llvm.log",
     xmath.Log2Op: "llvm.log2",
@@ -804,7 +804,6 @@ FLOAT_INTRINSIC_UNARY: dict[type[Operation], str] = {
 }
 # Math functions LLVM has no intrinsic for: the C library's, by element type.
 LIBM_UNARY: dict[type[Operation], str] = {
-    xmath.TanhOp: "tanh",
     xmath.ErfOp: "erf",
     xmath.TanOp: "tan",
     xmath.AtanOp: "atan",
@@ -877,16 +876,31 @@ def emit_libm_unary(e: FunctionEmitter, op: Operation) -> None:
     e.set(op.results[0], libm_call(e, op, LIBM_UNARY[type(op)], e.get(op.operands[0])))
 
 
+@rule(xmath.ExpOp, xmath.TanhOp)
+def emit_exp_tanh(e: FunctionEmitter, op: Operation) -> None:
+    """Inline polynomials for float32 vectors (vector_math), which LLVM would scalarize into
+    a libm call per lane; `llvm.exp` and libm's tanh otherwise."""
+    x = e.get(op.operands[0])
+    is_exp = isinstance(op, xmath.ExpOp)
+    if is_f32_vector(x.type):
+
+        def intrinsic(name: str, arity: int) -> ir.Function:
+            return e.owner.intrinsic(name, [x.type], arity=arity)
+
+        value = (exp_f32 if is_exp else tanh_f32)(e.builder, x, intrinsic)
+    elif is_exp:
+        value = e.builder.call(e.owner.intrinsic("llvm.exp", [x.type]), [x])
+    else:
+        value = libm_call(e, op, "tanh", x)
+    e.set(op.results[0], value)
+
+
 @rule(xmath.RsqrtOp)
 def emit_rsqrt(e: FunctionEmitter, op: xmath.RsqrtOp) -> None:
     x = e.get(op.operand)
     root = e.builder.call(e.owner.intrinsic("llvm.sqrt", [x.type]), [x])
     one = ir.Constant(x.type, 1.0) if not isinstance(x.type, ir.VectorType) else splat(x.type, 1.0)
     e.set(op.result, e.builder.fdiv(one, root))
-
-
-def splat(typ: ir.VectorType, value: float | int) -> ir.Constant:
-    return ir.Constant(typ, [ir.Constant(typ.element, value)] * typ.count)
 
 
 @rule(xmath.FmaOp)
