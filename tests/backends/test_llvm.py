@@ -13,7 +13,7 @@ import pytest
 from xdsl.dialects.builtin import ModuleOp
 
 import xtvm as tvm
-from xtvm import te
+from xtvm import relay, te
 from xtvm.backends.llvm import CodegenError, LLVMTarget, TargetError, build_module
 from xtvm.passes.tir_loop_partition import TirLoopPartitionPass
 from xtvm.passes.tir_simplify import TirSimplifyPass
@@ -306,7 +306,6 @@ func.func @k(%A: memref<3xf32>, %B: memref<3xf32>) {
 def check_vectorized_build(body: Callable[[Any], Any], data: np.ndarray, tolerance: float) -> None:
     """relay.build of `x -> body(x)` vectorizes every loop it asks to (a VectorizeRemark is an
     error here), and its output for `data` matches the relay interpreter's."""
-    from xtvm import relay
     from xtvm.contrib import graph_executor
     from xtvm.passes.tir_vectorize import VectorizeRemark
 
@@ -346,8 +345,6 @@ def test_pool_vectorized_along_strided_windows(
     """A pool's output columns are vectorized even where their windows step by 2 to 4 input
     columns (strided loads); every result matches the relay interpreter, NaN included (max
     propagates it; the sign of zero is the only freedom the compiled max takes)."""
-    from xtvm import relay
-
     op = relay.nn.max_pool2d if kind == "max" else relay.nn.avg_pool2d
     data = RNG.standard_normal(shape).astype("float32")
     data.flat[RNG.choice(data.size, 3, replace=False)] = np.nan
@@ -376,8 +373,6 @@ def test_depthwise_conv2d_tile_of_rows_by_strided_columns(
     """An NCHW depthwise conv2d (and its fused tail) runs as a tile of output rows by a vector
     of columns, vectorized at strides 1 to 3 too, with rows and columns that no tile divides;
     it matches the relay interpreter."""
-    from xtvm import relay
-
     channels = shape[1]
     weight = relay.const(RNG.standard_normal((channels, 1, *kernel)).astype("float32"))
     check_vectorized_build(
@@ -428,3 +423,31 @@ def test_vector_exp_and_tanh_within_two_ulp(name: str, reference: Callable[[Any]
     tiny = np.finfo(np.float32).smallest_subnormal
     np.testing.assert_allclose(got[rest], rounded[rest], rtol=0, atol=tiny)
     np.testing.assert_array_equal(np.signbit(got[:2]), np.signbit(rounded[:2]))  # tanh(-0) = -0
+
+
+@pytest.mark.parametrize("shape", [(7, 1000), (3, 1024), (5, 48), (4, 37)])
+@pytest.mark.parametrize(
+    "body",
+    [
+        pytest.param(lambda x: relay.sum(x, axis=-1), id="sum"),
+        pytest.param(lambda x: relay.mean(x, axis=-1, keepdims=True), id="mean"),
+        pytest.param(lambda x: relay.nn.softmax(x), id="softmax"),
+        pytest.param(lambda x: relay.nn.log_softmax(x), id="log_softmax"),
+    ],
+)
+def test_row_reductions_vectorized_along_the_row(
+    shape: tuple[int, int], body: Callable[[Any], Any]
+) -> None:
+    """A sum along a contiguous last axis (softmax's, a mean's) runs on vectors of partial
+    sums, rows that no vector divides included, and matches the relay interpreter."""
+    check_vectorized_build(body, RNG.standard_normal(shape).astype("float32"), 1e-5)
+
+
+def test_row_sum_reads_whole_vectors_of_the_row() -> None:
+    from xtvm.api.relay.build_module import lower_for_build
+
+    x = relay.var("x", shape=(7, 1024))
+    mod = tvm.IRModule.from_expr(relay.Function([x], relay.sum(x, axis=-1)))
+    _, kernels = lower_for_build(mod)
+    text = str(kernels)
+    assert "vector.load %x" in text and "vector<64xf32>" in text, text

@@ -26,7 +26,17 @@ import math
 from collections.abc import Callable
 
 from xtvm.api import te
-from xtvm.api.te.expr import Binary, ComputeOp, Const, IterVar, PrimExpr, Read, Var, walk
+from xtvm.api.te.expr import (
+    Binary,
+    ComputeOp,
+    Const,
+    IterVar,
+    PrimExpr,
+    Read,
+    Reduce,
+    Var,
+    walk,
+)
 from xtvm.passes.tir_vectorize import MAX_LOAD_STRIDE
 from xtvm.topi import winograd
 from xtvm.topi.schedule_cuda import cuda_conv2d, cuda_default, cuda_dense
@@ -36,6 +46,9 @@ ScheduleFn = Callable[[te.Schedule, te.Tensor], None]
 VECTOR_LANES = 16  # f32 lanes of AVX-512
 MAX_VECTOR_EXTENT = 64  # an innermost loop up to this long is vectorized whole
 MIN_VECTOR_EXTENT = 4  # a reduction's output axis shorter than this stays scalar
+# A row sum's vector, the first that divides the row: up to four registers of independent
+# partial sums (one register would chain every step on the add latency).
+ROW_REDUCE_LANES = (4 * VECTOR_LANES, 2 * VECTOR_LANES, VECTOR_LANES)
 TRANSPOSE_BLOCK = 8  # square a transposing copy moves through registers (8 x 8 f32)
 ROWS_OUTSIDE_BYTES = 1 << 20  # an NHWC conv2d input this large walks rows outside (half L2)
 ROW_TILE, COLUMN_TILE = 8, 32  # register tile of a product with contiguous columns
@@ -210,9 +223,41 @@ def cpu_reduce(s: te.Schedule, t: te.Tensor) -> None:
         inner.reorder(*inner_lead, *inner.op.reduce_axis, inner_last)
         inner.vectorize(inner_last)
         return
+    if reads_along_reduce_axis(t):
+        # A row reduction (softmax's max and sum, a mean over the last axis): the reduce axis
+        # is split by VECTOR_LANES and vectorized, each output accumulated in a register tile
+        # (tir-vector-accumulate then keeps a vector of partial results, reduced once).
+        outer, inner = register_tiled(s, t)
+        loop = fused(outer, list(outer.op.axis))
+        if loop is not None:
+            outer.parallel(loop)
+            inner.compute_at(outer, loop)
+        *others, k = inner.op.reduce_axis
+        lanes = next((f for f in ROW_REDUCE_LANES if extent(k) % f == 0), ROW_REDUCE_LANES[0])
+        k_outer, k_inner = split_inner(inner, k, lanes)
+        inner.reorder(*others, *(a for a in (k_outer,) if a is not None), k_inner)
+        inner.vectorize(k_inner)
+        return
     outer = fused(s[t], list(t.op.axis))  # type: ignore[attr-defined]
     if outer is not None:
         s[t].parallel(outer)
+
+
+def reads_along_reduce_axis(t: te.Tensor) -> bool:
+    """Whether `t` sums an operand along its last reduce axis (its last index that axis), at
+    least VECTOR_LANES long: contiguous vectors of the summed elements. (LLVM vectorizes a
+    max or min row itself; a float sum it may not reassociate.)"""
+    *_, k = t.op.reduce_axis  # type: ignore[attr-defined]
+    body = t.op.body  # type: ignore[attr-defined]
+    is_sum = isinstance(body, Reduce) and body.combiner == "sum"
+    return (
+        is_sum
+        and extent(k) >= VECTOR_LANES
+        and any(
+            isinstance(node, Read) and node.indices and node.indices[-1] is k
+            for node in walk(t.op.body)  # type: ignore[attr-defined]
+        )
+    )
 
 
 def cpu_default(s: te.Schedule, t: te.Tensor) -> None:
@@ -247,14 +292,17 @@ def column_step(index: PrimExpr, column: IterVar) -> int | None:
 
 
 def column_strided(t: te.Tensor) -> bool:
-    """Whether an operand of the reduction `t` is read along `t`'s last axis with a small
-    constant step (NCHW pooling's `x[n, c, 2 * h + ry, 2 * w + rx]`): a vector of outputs
-    loads the span of its windows and picks every step-th element."""
+    """Whether an operand that the reduction `t` reduces (read with a reduce axis) is read
+    along `t`'s last axis with a small constant step (NCHW pooling's
+    `x[n, c, 2 * h + ry, 2 * w + rx]`): a vector of outputs loads the span of its windows and
+    picks every step-th element. (Softmax's `max[i]`, read once per row, does not count.)"""
     column = t.op.axis[-1]  # type: ignore[attr-defined]
+    reduce_axes = set(map(id, t.op.reduce_axis))  # type: ignore[attr-defined]
     return any(
         isinstance(node, Read)
         and node.indices
         and column_step(node.indices[-1], column) in range(1, MAX_LOAD_STRIDE + 1)
+        and any(id(n) in reduce_axes for i in node.indices for n in walk(i))
         for node in walk(t.op.body)  # type: ignore[attr-defined]
     )
 
