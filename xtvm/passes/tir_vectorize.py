@@ -344,13 +344,9 @@ class LoopVectorizer:
             span = VectorType(op.res.type, [(self.lanes - 1) * stride + 1])
             loaded = self.add(vector.LoadOp(op.memref, indices, span))
             picks = DenseArrayBase.from_list(i64, [stride * k for k in range(self.lanes)])
-            self.values[op.res] = Varying(
-                self.add(
-                    vector.ShuffleOp(
-                        loaded, loaded, picks, result_type=self.vector_type(op.res.type)
-                    )
-                )
-            )
+            typ = self.vector_type(op.res.type)
+            picked = vector.ShuffleOp(loaded, loaded, picks, result_type=typ)
+            self.values[op.res] = Varying(self.add(picked))
             return
         indices = self.access(op)
         if indices is None:

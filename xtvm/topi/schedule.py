@@ -214,24 +214,18 @@ def cpu_reduce(s: te.Schedule, t: te.Tensor) -> None:
             last_outer, last_inner = split_inner(outer, last, VECTOR_LANES)
         spatial = [*lead, *(a for a in (last_outer,) if a is not None)]
         outer.reorder(*spatial, last_inner)
-        loop = fused(outer, spatial)
-        if loop is not None:
-            outer.parallel(loop)
-            inner.compute_at(outer, loop)
+        tile_at_parallel_loop(outer, inner, spatial)
         outer.vectorize(last_inner)
         *inner_lead, inner_last = inner.op.axis
         inner.reorder(*inner_lead, *inner.op.reduce_axis, inner_last)
         inner.vectorize(inner_last)
         return
     if reads_along_reduce_axis(t):
-        # A row reduction (softmax's max and sum, a mean over the last axis): the reduce axis
-        # is split by VECTOR_LANES and vectorized, each output accumulated in a register tile
-        # (tir-vector-accumulate then keeps a vector of partial results, reduced once).
+        # A row sum (softmax's exp-sum, a mean over the last axis): the reduce axis is split
+        # by ROW_REDUCE_LANES and vectorized, each output accumulated in a register tile
+        # (tir-vector-accumulate then keeps vectors of partial sums, reduced once).
         outer, inner = register_tiled(s, t)
-        loop = fused(outer, list(outer.op.axis))
-        if loop is not None:
-            outer.parallel(loop)
-            inner.compute_at(outer, loop)
+        tile_at_parallel_loop(outer, inner, list(outer.op.axis))
         *others, k = inner.op.reduce_axis
         lanes = next((f for f in ROW_REDUCE_LANES if extent(k) % f == 0), ROW_REDUCE_LANES[0])
         k_outer, k_inner = split_inner(inner, k, lanes)
@@ -241,6 +235,15 @@ def cpu_reduce(s: te.Schedule, t: te.Tensor) -> None:
     outer = fused(s[t], list(t.op.axis))  # type: ignore[attr-defined]
     if outer is not None:
         s[t].parallel(outer)
+
+
+def tile_at_parallel_loop(outer: te.Stage, inner: te.Stage, axes: list[IterVar]) -> None:
+    """`axes` of `outer` fused into one parallel loop, with the register tile `inner` computed
+    at it (nothing to fuse: `inner` stays where it is)."""
+    loop = fused(outer, axes)
+    if loop is not None:
+        outer.parallel(loop)
+        inner.compute_at(outer, loop)
 
 
 def reads_along_reduce_axis(t: te.Tensor) -> bool:
@@ -302,7 +305,7 @@ def column_strided(t: te.Tensor) -> bool:
         isinstance(node, Read)
         and node.indices
         and column_step(node.indices[-1], column) in range(1, MAX_LOAD_STRIDE + 1)
-        and any(id(n) in reduce_axes for i in node.indices for n in walk(i))
+        and any(id(n) in reduce_axes for n in walk(node))
         for node in walk(t.op.body)  # type: ignore[attr-defined]
     )
 
@@ -440,7 +443,6 @@ def cpu_conv2d(s: te.Schedule, t: te.Tensor) -> None:
     depthwise = False
     if tag.endswith("nchw"):
         n, f, y, x = outer.op.axis
-        group, rows = None, CONV_CHANNEL_TILE
         per_group_out = t.op.attrs.get("per_group_out", extent(f))  # type: ignore[attr-defined]
         depthwise = per_group_out == 1 and "depthwise" in tag
         if depthwise:
@@ -449,17 +451,19 @@ def cpu_conv2d(s: te.Schedule, t: te.Tensor) -> None:
             y_outer, y_inner = split_inner(outer, y, DEPTHWISE_ROW_TILE)
             x_outer, x_inner = split_inner(outer, x, CONV_COLUMN_TILE)
             loops = [n, f, y_outer, x_outer]
-            tile, vector, y = y_inner, x_inner, y_outer if y_outer is not None else f
-        elif per_group_out < extent(f):
-            # A grouped conv2d: channel tiles within a group, so that all rows of a tile read
-            # the same input channel (one load per step, shared by the tile's rows).
-            group, f = outer.split(f, factor=per_group_out)
-            rows = next((r for r in GROUP_ROW_TILES if per_group_out % r == 0), rows)
-        if not depthwise:
+            tile, vector = y_inner, x_inner
+            last_parallel = y_outer if y_outer is not None else f
+        else:
+            group, rows = None, CONV_CHANNEL_TILE
+            if per_group_out < extent(f):
+                # A grouped conv2d: channel tiles within a group, so that all rows of a tile
+                # read the same input channel (one load per step, shared by the tile's rows).
+                group, f = outer.split(f, factor=per_group_out)
+                rows = next((r for r in GROUP_ROW_TILES if per_group_out % r == 0), rows)
             f_outer, f_inner = split_inner(outer, f, rows)
             x_outer, x_inner = split_inner(outer, x, CONV_COLUMN_TILE)
             loops = [n, group, f_outer, y, x_outer]
-            tile, vector = f_inner, x_inner
+            tile, vector, last_parallel = f_inner, x_inner, y
     else:
         n, y, x, f = outer.op.axis
         x_outer, x_inner = nhwc_tile(outer, x, NHWC_COLUMNS)
@@ -468,10 +472,10 @@ def cpu_conv2d(s: te.Schedule, t: te.Tensor) -> None:
         # rows outside when the input is the larger operand and outgrows the cache, so that
         # a row's input stays in cache while the channel blocks pass.
         loops = [n, y, f_outer, x_outer] if rows_outside(t) else [n, f_outer, y, x_outer]
-        tile, vector = x_inner, f_inner
+        tile, vector, last_parallel = x_inner, f_inner, y
     loops = [a for a in loops if a is not None]
     outer.reorder(*loops, tile, vector)
-    head = loops[: loops.index(y) + 1]  # fused and parallel
+    head = loops[: loops.index(last_parallel) + 1]  # fused and parallel
     parallel = fused(outer, head)
     assert parallel is not None
     outer.parallel(parallel)
