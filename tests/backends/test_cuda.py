@@ -102,4 +102,6 @@ def test_elementwise_runs_on_the_gpu() -> None:
     a = np.random.default_rng(0).standard_normal(1000).astype("float32")
     b = np.zeros(1000, "float32")
     f(a, b)
-    np.testing.assert_allclose(b, np.exp(a) + np.tanh(a), rtol=1e-5)
+    # __expf is within 2 ulp of exp: where exp(a) + tanh(a) cancels to near 0, that is an
+    # absolute error of about 1e-7 against a tiny sum, so the bound is absolute as well.
+    np.testing.assert_allclose(b, np.exp(a) + np.tanh(a), rtol=1e-5, atol=1e-6)

@@ -41,9 +41,15 @@ def not_zero(x: PrimExpr) -> PrimExpr:
 
 
 def power(a: PrimExpr, b: PrimExpr) -> PrimExpr:
+    """`a ** b`; integers through float64 `pow`, rounded to the nearest integer (ties toward
+    zero) before the cast: a device `pow` may be a few ulp off (CUDA's gives 3 ** 1 as
+    2.9999999999999996), and truncation would turn that into 2. Ties toward zero keep what
+    truncation gives for negative exponents (2 ** -1 is 0)."""
     if is_float(a.dtype):
         return te.power(a, b)
-    return te.power(a.astype("float64"), b.astype("float64")).astype(a.dtype)
+    p = te.power(a.astype("float64"), b.astype("float64"))
+    nearest = te.if_then_else(p < 0.0, te.floor(p + 0.5), te.ceil(p - 0.5))
+    return nearest.astype(a.dtype)
 
 
 BINARY: dict[str, Scalar] = {
