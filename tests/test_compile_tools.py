@@ -72,6 +72,7 @@ def test_run_profile_lists_every_kernel(
     assert xtvm_run.main(argv) == 0
     table = capsys.readouterr().out.split("kernel", 1)[1].splitlines()
     executor = load_factory(library).create()
+    executor.set_input("input:0", np.load(tmp_path / "x.npy"))
     kernels = set(executor.call_names)
     assert kernels and {line.split()[0] for line in table[1:-1]} == kernels
     assert table[-1].split()[:2] == ["total", str(len(executor.calls))]

@@ -165,6 +165,37 @@ def test_wrong_input_shape_names_the_input() -> None:
         module.run(y=rand(1))
 
 
+def test_run_refuses_inputs_and_weights_without_a_value() -> None:
+    x = relay.var("x", shape=(4, 6))
+    w = relay.var("w", shape=(6,))
+    mod = tvm.IRModule.from_expr(relay.Function([x, w], relay.tanh(x + w)))
+    module = graph_executor.GraphModule(relay.build(mod)["default"](tvm.cpu()))
+    with pytest.raises(GraphInputError, match=r"graph inputs without a value: 'x', 'w'"):
+        module.run()
+    module.set_input("x", rand(4, 6))
+    with pytest.raises(GraphInputError, match=r"graph input without a value: 'w' \(call"):
+        module.run()
+    module.set_input("w", rand(6))
+    module.run()
+
+
+def test_wrong_input_dtype_is_refused_not_cast() -> None:
+    x = relay.var("x", shape=(2, 3))
+    mod = tvm.IRModule.from_expr(relay.Function([x], relay.tanh(x)))
+    module = graph_executor.GraphModule(relay.build(mod)["default"](tvm.cpu()))
+    with pytest.raises(
+        GraphInputError, match="input 'x': expected element type float32, got float64"
+    ):
+        module.set_input("x", np.ones((2, 3)))
+    with pytest.raises(GraphInputError, match="expected element type float32, got int32"):
+        module.set_input("x", tvm.nd.array(np.ones((2, 3), np.int32)))
+    with pytest.raises(GraphInputError, match="expected element type float32, got <U1"):
+        module.set_input("x", [["a"] * 3] * 2)
+    module.set_input("x", [[0.5] * 3] * 2)  # a Python list takes the input's type
+    module.run()
+    np.testing.assert_allclose(module.get_output(0).numpy(), np.tanh(np.full((2, 3), 0.5)), 1e-6)
+
+
 def test_memory_plan_reuses_buffers_of_dead_intermediates() -> None:
     """A chain a → b → c → d of same-size tensors needs two intermediate buffers, not three."""
 

@@ -534,6 +534,38 @@ class ParamOp(RelayOp):
         self.tensor(self.result.type, "result")
 
 
+# The name an argument of @main has outside the IR (an ONNX graph input's name), when its SSA
+# name cannot spell it: `func.func @main(%x.1: tensor<2xf32> {relay.name = "x_1"})`.
+INPUT_NAME_ATTR = "relay.name"
+
+
+def input_names(function: Any) -> list[str]:
+    """The outside names of a function's arguments, one each and all distinct.
+
+    An argument's `relay.name` attribute (kept exactly), else its SSA name, else `input<i>`;
+    an SSA name already taken gets the argument's index (`data`, `data_1`). The graph JSON,
+    `bind_params` and the interpreter all name inputs this way, so a name means one argument.
+    """
+    attrs = function.arg_attrs.data if function.arg_attrs is not None else ()
+    args = function.body.block.args
+    given: list[str | None] = []
+    for i in range(len(args)):
+        attr = attrs[i].data.get(INPUT_NAME_ATTR) if i < len(attrs) else None
+        given.append(attr.data if isinstance(attr, StringAttr) else None)
+    taken = {g for g in given if g is not None}
+    names: list[str] = []
+    for arg, exact in zip(args, given, strict=True):
+        if exact is not None:
+            names.append(exact)
+            continue
+        name = arg.name_hint or f"input{arg.index}"
+        while name in taken:
+            name = f"{name}_{arg.index}"
+        taken.add(name)
+        names.append(name)
+    return names
+
+
 # ---------------------------------------------------------------------------------------------
 # Tuples
 

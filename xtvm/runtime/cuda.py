@@ -30,7 +30,13 @@ from typing import Any
 import numpy as np
 
 from xtvm.api.nd import Device, NDArray
-from xtvm.runtime.graph_executor import entry_bytes, input_array, input_name, plan_memory
+from xtvm.runtime.graph_executor import (
+    check_all_set,
+    entry_bytes,
+    input_array,
+    input_name,
+    plan_memory,
+)
 from xtvm.runtime.module import ArgumentError, Module, Param
 
 
@@ -540,6 +546,7 @@ class CUDAGraphExecutor:
             self.entries.append(DeviceArray(shape, dtype, dev, storages[sid]))
         self.inputs = {nodes[n]["name"]: row_ptr[n] for n in self.graph["arg_nodes"]}
         self.input_order = [nodes[n]["name"] for n in self.graph["arg_nodes"]]
+        self.unset = set(self.input_order)  # inputs never given a value
         self.outputs = [row_ptr[n] + i for n, i, _ in self.graph["heads"]]
         # Each call: its kernel's name, buffers and temporaries (allocated once, here).
         self.calls: list[tuple[str, list[int], list[DeviceBuffer]]] = []
@@ -564,12 +571,13 @@ class CUDAGraphExecutor:
             key = self.input_order[key]
         key = input_name(key, self.inputs, self.input_order)
         target = self.entries[self.inputs[key]]
-        array = input_array(key, value, target.shape)
-        target.copyfrom(array.astype(target.dtype))
+        target.copyfrom(input_array(key, value, target.shape, target.dtype))
+        self.unset.discard(key)
 
     def run(self, **inputs: Any) -> None:
         if inputs:
             self.set_input(**inputs)
+        check_all_set(self.unset, self.input_order)
         for name, pointers, temporaries in self.calls:
             program = self.lib.programs[name]
             device = self.device.device_id

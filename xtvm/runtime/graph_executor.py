@@ -16,7 +16,6 @@ from __future__ import annotations
 import ctypes
 import io
 import json
-import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -127,34 +126,56 @@ def plan_memory(graph: Mapping[str, Any]) -> MemoryPlan:
 # The executor
 
 
-def hint_of(name: str) -> str:
-    """An SSA name hint as xDSL keeps it: `gpu_0/data_0` is read as `gpu_0_data`.
-
-    Inputs are named by their function argument's hint; this lets callers use the original
-    (ONNX) name as well.
-    """
-    cleaned = re.sub(r"[^A-Za-z0-9_$.-]", "_", name) or "arg"
-    cleaned = "_" + cleaned if cleaned[0].isdigit() else cleaned
-    return re.sub(r"_[0-9]+$", "", cleaned)
-
-
 def input_name(key: str, inputs: Mapping[str, int], order: Sequence[str]) -> str:
-    """The graph input `key` names: itself or, for an original (ONNX) name, its hint."""
-    if key not in inputs and hint_of(key) in inputs:
-        key = hint_of(key)
+    """`key` if the graph has an input of exactly that name (an ONNX model's inputs keep their
+    ONNX names), else GraphInputError listing the inputs: a name is never guessed."""
     if key not in inputs:
-        raise GraphInputError(f"graph has no input '{key}' (inputs: {', '.join(order)})")
+        raise GraphInputError(
+            f"graph has no input '{key}' (inputs: {', '.join(repr(n) for n in order)})"
+        )
     return key
 
 
-def input_array(key: str, value: Any, shape: tuple[int, ...]) -> np.ndarray:
-    """`value` (an NDArray or array-like) for input `key`, which must have `shape`."""
-    array = value.numpy() if isinstance(value, NDArray) else np.asarray(value)
+def input_array(
+    key: str, value: Any, shape: tuple[int, ...], dtype: np.dtype | str | None = None
+) -> np.ndarray:
+    """`value` for input `key`, which must have `shape` and, for arrays, exactly `dtype`.
+
+    Arrays (numpy or NDArray) of another element type are refused, as onnxruntime refuses
+    them, rather than cast; Python scalars and lists are converted when the kind fits
+    (a float list into float32, not into int32).
+    """
+    if isinstance(value, NDArray):
+        value = value.numpy()
+    if isinstance(value, np.ndarray | np.generic):
+        array = np.asarray(value)
+        if dtype is not None and array.dtype != np.dtype(dtype):
+            raise GraphInputError(
+                f"input '{key}': expected element type {np.dtype(dtype)}, got {array.dtype}"
+            )
+    else:
+        array = np.asarray(value)
+        if dtype is not None:
+            if not np.can_cast(array.dtype, dtype, "same_kind"):
+                raise GraphInputError(
+                    f"input '{key}': expected element type {np.dtype(dtype)}, got {array.dtype}"
+                )
+            array = array.astype(dtype)
     if array.shape != shape:
         raise GraphInputError(
             f"input '{key}': expected shape {list(shape)}, got {list(array.shape)}"
         )
     return array
+
+
+def check_all_set(unset: set[str], order: Sequence[str]) -> None:
+    """Refuse to run while inputs (or weights) have never been given a value."""
+    if unset:
+        missing = ", ".join(repr(n) for n in order if n in unset)
+        raise GraphInputError(
+            f"graph input{'s' if len(unset) > 1 else ''} without a value: {missing} (call "
+            "set_input before run(); weights come from the params given to relay.build)"
+        )
 
 
 @dataclass
@@ -212,6 +233,7 @@ class GraphExecutor:
         ]
         self.inputs: dict[str, int] = {nodes[n]["name"]: row_ptr[n] for n in graph["arg_nodes"]}
         self.input_order = [nodes[n]["name"] for n in graph["arg_nodes"]]
+        self.unset = set(self.input_order)  # inputs never given a value
         self.outputs = [row_ptr[n] + i for n, i, _ in graph["heads"]]
         self.calls: list[tuple[Callable[..., None], list[Any]]] = []
         self.call_names: list[str] = []  # the kernel each call runs
@@ -238,14 +260,13 @@ class GraphExecutor:
             key = self.input_order[key]
         key = input_name(key, self.inputs, self.input_order)
         target = self.entries[self.inputs[key]]
-        array = input_array(key, value, target.shape)
-        if array.dtype != target.dtype and not np.can_cast(array.dtype, target.dtype, "same_kind"):
-            raise GraphInputError(f"input '{key}': expected {target.dtype}, got {array.dtype}")
-        np.copyto(target, array, casting="same_kind")
+        np.copyto(target, input_array(key, value, target.shape, target.dtype))
+        self.unset.discard(key)
 
     def run(self, **inputs: Any) -> None:
         if inputs:
             self.set_input(**inputs)
+        check_all_set(self.unset, self.input_order)
         for function, args in self.calls:
             function(*args)
 
@@ -271,7 +292,7 @@ class GraphExecutor:
 
     def profile(self, runs: int = 10) -> Profile:
         """Time every kernel call over `runs` runs of the graph (after one warm-up run)."""
-        self.run()
+        self.run()  # also refuses inputs without a value
         seconds = [0.0] * len(self.calls)
         for _ in range(runs):
             for position, (function, args) in enumerate(self.calls):

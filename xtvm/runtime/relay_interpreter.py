@@ -174,25 +174,25 @@ def evaluate(
     interp = RelayInterpreter(module, params)
     f = interp.function(entry)
     args = f.body.block.args
-    names = [a.name_hint for a in args]
+    names = relay.input_names(f)
     if isinstance(inputs, Mapping):
-        unknown = sorted(set(inputs) - set(n for n in names if n))
+        unknown = sorted(set(inputs) - set(names))
         if unknown:
             raise ArgumentError(
                 f"@{entry} has no argument named {', '.join(map(repr, unknown))} "
                 f"(arguments: {', '.join(repr(n) for n in names)})"
             )
-        missing = [repr(n) if n else f"#{i}" for i, n in enumerate(names) if n not in inputs]
+        missing = [repr(n) for n in names if n not in inputs]
         if missing:
             raise ArgumentError(f"@{entry} is missing argument {', '.join(missing)}")
-        values = [inputs[n] for n in names if n is not None]
+        values = [inputs[n] for n in names]
     else:
         values = list(inputs)
         if len(values) != len(args):
             raise ArgumentError(f"@{entry} takes {len(args)} arguments, got {len(values)}")
     checked = []
     for i, (value, arg) in enumerate(zip(values, args, strict=True)):
-        label = f"argument '{arg.name_hint}' (#{i})" if arg.name_hint else f"argument #{i}"
+        label = f"argument '{names[i]}' (#{i})"
         checked.append(check_value(value, arg.type, f"{label} of @{entry}"))
     with np.errstate(all="ignore"):
         results = flatten(interp.call(entry, checked))

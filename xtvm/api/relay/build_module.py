@@ -157,13 +157,13 @@ def bind_params(module: ModuleOp, params: Mapping[str, np.ndarray]) -> None:
     if main is None or not main.body.blocks:
         return
     block = main.body.block
-    bound = [a for a in block.args if a.name_hint is not None and a.name_hint in params]
+    names = dict(zip(block.args, relay.input_names(main), strict=True))
+    bound = [a for a in block.args if names[a] in params]
     if not bound:
         return
     kept = [a.index for a in block.args if a not in bound]
     for arg in bound:
-        name = arg.name_hint
-        assert name is not None
+        name = names[arg]
         const = constant_for(name, np.asarray(params[name]), arg.type)
         block.insert_op_before(const, block.first_op)  # type: ignore[arg-type]
         arg.replace_all_uses_with(const.results[0])
@@ -228,10 +228,7 @@ def graph_of(main: func.FuncOp) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
         entry_info(value.type)
 
     used_names: set[str] = set()
-    for arg in main.body.block.args:
-        name = arg.name_hint or f"input{arg.index}"
-        if name in used_names:  # xDSL drops `_0` suffixes: `data_0`, `data_1` both read `data`
-            name = f"{name}_{arg.index}"
+    for arg, name in zip(main.body.block.args, relay.input_names(main), strict=True):
         used_names.add(name)
         null_node(name, arg)
     for op in main.body.block.ops:

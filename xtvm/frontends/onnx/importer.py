@@ -18,10 +18,11 @@ import numpy as np
 import onnx
 from onnx import helper, numpy_helper, shape_inference
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, StringAttr, TensorType
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
+from xtvm.dialects import relay
 from xtvm.frontends.onnx.context import (
     ConversionError,
     GraphState,
@@ -172,11 +173,25 @@ def static_dims(typ: onnx.TypeProto) -> list[int] | None:
 
 
 def sanitize(name: str) -> str:
-    """A valid SSA name hint for an ONNX tensor name (`input.1` stays, `0` becomes `_0`)."""
+    """An SSA name hint for an ONNX tensor name that xDSL keeps as is (`input.1` stays).
+
+    Other characters become `_`, a leading digit gets a `v` (`0` → `v0`) and a trailing `_<n>`,
+    which xDSL would drop, becomes `.<n>` (`x_1` → `x.1`). Hints may collide; the exact name
+    of an input whose hint differs is kept in its `relay.name` argument attribute.
+    """
     cleaned = re.sub(r"[^A-Za-z0-9_$.-]", "_", name) or "arg"
     if cleaned[0].isdigit():
-        cleaned = "_" + cleaned
-    return cleaned
+        cleaned = "v" + cleaned
+    return re.sub(r"_([0-9]+)$", r".\1", cleaned)
+
+
+def argument_attrs(names: Sequence[str]) -> ArrayAttr[DictionaryAttr] | None:
+    """`relay.name` attributes for the arguments whose SSA name is not their ONNX name."""
+    attrs = [
+        DictionaryAttr({} if sanitize(n) == n else {relay.INPUT_NAME_ATTR: StringAttr(n)})
+        for n in names
+    ]
+    return ArrayAttr(attrs) if any(a.data for a in attrs) else None
 
 
 def input_types(
@@ -356,7 +371,12 @@ def import_onnx(
         value = state.env[out.name]
         results.append(value if isinstance(value, SSAValue) else state.materialize(out.name, value))
     block.add_op(func.ReturnOp(*results))
-    function = func.FuncOp("main", ([t for _, t in args], [r.type for r in results]), Region(block))
+    function = func.FuncOp(
+        "main",
+        ([t for _, t in args], [r.type for r in results]),
+        Region(block),
+        arg_attrs=argument_attrs([info.name for info, _ in args]),
+    )
     module = ModuleOp([function])
     try:
         module.verify()
