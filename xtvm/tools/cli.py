@@ -4,11 +4,100 @@ exit 1, an interrupt exits 130, a bug is `internal error:` and exit 2 (traceback
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import traceback
+import zipfile
+import zlib
 from collections.abc import Callable
+from pathlib import Path
+from typing import BinaryIO
+
+import numpy as np
 
 from xtvm.ir.diagnostics import DiagnosticError
+
+
+class InputFileError(Exception):
+    """A file given to a tool cannot be read as what it should be; the message names it."""
+
+
+def decode_text(data: bytes, name: str) -> str:
+    """`data` as UTF-8, or InputFileError at the line and column of the first bad byte."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise InputFileError(
+            f"{name}:{line}:{column}: not UTF-8 text (byte 0x{data[exc.start]:02x})"
+        ) from None
+
+
+def read_text(path: str | Path) -> str:
+    """The UTF-8 text of a source file, or InputFileError naming it."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise InputFileError(f"cannot open input file '{path}': {exc.strerror}") from None
+    return decode_text(data, str(path))
+
+
+def check_npy(stream: BinaryIO, size: int) -> None:
+    """Refuse an `.npy` stream whose header declares more (or less) data than it holds, before
+    numpy allocates the declared shape, and arrays of Python objects."""
+    version = np.lib.format.read_magic(stream)
+    if version == (1, 0):
+        shape, _, dtype = np.lib.format.read_array_header_1_0(stream)
+    else:
+        shape, _, dtype = np.lib.format.read_array_header_2_0(stream)
+    if dtype.hasobject:
+        raise ValueError("holds Python objects, not numbers")
+    needed = math.prod(shape) * dtype.itemsize
+    held = size - stream.tell()
+    if needed != held:
+        raise ValueError(
+            f"its header declares {dtype}{list(shape)} ({needed} bytes) but it holds {held}"
+        )
+
+
+def load_npy(path: str | Path, what: str) -> np.ndarray:
+    """One array from a `.npy` file (never a pickle), or InputFileError naming `what` and it."""
+    try:
+        with open(path, "rb") as stream:
+            if stream.read(6) == np.lib.format.MAGIC_PREFIX:
+                stream.seek(0)
+                check_npy(stream, Path(path).stat().st_size)
+        value = np.load(path, allow_pickle=False)
+    except FileNotFoundError:
+        raise InputFileError(f"cannot read {what} from '{path}': no such file") from None
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
+        raise InputFileError(f"cannot read {what} from '{path}': {exc}") from None
+    if not isinstance(value, np.ndarray):
+        value.close()
+        raise InputFileError(f"cannot read {what} from '{path}': not a .npy file (an .npz?)")
+    return value
+
+
+def load_npz(path: str | Path, what: str) -> dict[str, np.ndarray]:
+    """The arrays of an `.npz` file by name (never pickles), or InputFileError naming it."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            for info in archive.infolist():
+                if info.filename.endswith(".npy"):
+                    with archive.open(info) as stream:
+                        try:
+                            check_npy(stream, info.file_size)
+                        except ValueError as exc:
+                            raise ValueError(f"array '{info.filename[:-4]}' {exc}") from None
+        with np.load(path, allow_pickle=False) as data:
+            return {k: data[k] for k in data.files}
+    except FileNotFoundError:
+        raise InputFileError(f"cannot read {what} from '{path}': no such file") from None
+    except zipfile.BadZipFile:
+        raise InputFileError(f"cannot read {what} from '{path}': not an .npz archive") from None
+    except (OSError, ValueError, EOFError, zlib.error) as exc:
+        raise InputFileError(f"cannot read {what} from '{path}': {exc}") from None
 
 
 def run_tool(
@@ -23,7 +112,7 @@ def run_tool(
     except DiagnosticError as exc:
         sys.stderr.write(exc.render() + "\n")
         return 1
-    except user_errors as exc:
+    except (InputFileError, *user_errors) as exc:
         sys.stderr.write(f"{prog}: error: {exc}\n")
         return 1
     except OSError as exc:

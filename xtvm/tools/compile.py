@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-from xtvm.tools.cli import run_tool
+from xtvm.tools.cli import load_npz, read_text, run_tool
 from xtvm.tools.import_onnx import parse_shape
 
 EMITS = ("library", "aot", "graph-json", "mlir", "llvm", "asm", "external")
@@ -67,13 +68,7 @@ def load_model(args: argparse.Namespace) -> tuple[object, dict[str, np.ndarray]]
     path = Path(args.input)
     if not path.is_file():
         raise ToolError(f"cannot open input file '{path}'")
-    params: dict[str, np.ndarray] = {}
-    if args.params:
-        try:
-            with np.load(args.params) as data:
-                params = {k: data[k] for k in data.files}
-        except (OSError, ValueError) as exc:
-            raise ToolError(f"cannot read params '{args.params}': {exc}") from None
+    params = load_npz(args.params, "params") if args.params else {}
     if path.suffix == ".onnx":
         from xtvm.frontends.onnx import OnnxImportError, import_onnx
 
@@ -81,10 +76,42 @@ def load_model(args: argparse.Namespace) -> tuple[object, dict[str, np.ndarray]]
             module, onnx_params = import_onnx(path, shape=dict(args.shape) or None)
         except OnnxImportError as exc:
             raise ToolError(f"{path}: {exc}") from None
-        return module, {**onnx_params, **params}
-    from xtvm.ir.registry import default_context
+        params = {**onnx_params, **params}
+    else:
+        from xtvm.ir.registry import default_context
 
-    return default_context().parse(path.read_text(), str(path)), params
+        if args.shape:
+            raise ToolError("--shape applies to an ONNX model; a relay file declares its shapes")
+        module = default_context().parse(read_text(path), str(path))
+    check_params(module, params, args.params)
+    return module, params
+
+
+def check_params(module: Any, params: Mapping[str, np.ndarray], source: str | None) -> None:
+    """Every `relay.param` has a value and every value given is used (by a param or an
+    argument of @main of that name): a typo in an npz key is an error, not an unset weight."""
+    from xdsl.dialects import func
+
+    from xtvm.dialects import relay
+
+    wanted = {op.param_name.data for op in module.walk() if isinstance(op, relay.ParamOp)}
+    main = next(
+        (f for f in module.ops if isinstance(f, func.FuncOp) and f.sym_name.data == "main"), None
+    )
+    arguments = set(relay.input_names(main)) if main is not None and main.body.blocks else set()
+    missing = sorted(wanted - set(params))
+    if missing:
+        where = f"'{source}'" if source else "no --params file"
+        raise ToolError(
+            f"relay.param {', '.join(repr(n) for n in missing)} ha"
+            f"{'ve' if len(missing) > 1 else 's'} no value ({where} holds no such key)"
+        )
+    unused = sorted(set(params) - wanted - arguments)
+    if unused:
+        raise ToolError(
+            f"'{source}': key {', '.join(repr(n) for n in unused)} is no relay.param of the "
+            "model nor an argument of @main"
+        )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -101,6 +128,9 @@ def run(args: argparse.Namespace) -> int:
                 load_all(target_file)
             except DiagnosticError as exc:
                 raise ToolError(str(exc).strip()) from None
+    output = args.output if args.output not in (None, "-") else None
+    if output is not None and not Path(output).resolve().parent.is_dir():
+        raise ToolError(f"cannot write '{output}': no such directory")
     module, params = load_model(args)
     target = (
         args.target if "-opt-level" in args.target else f"{args.target} -opt-level={args.opt_level}"

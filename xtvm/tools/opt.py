@@ -27,6 +27,7 @@ from xtvm.ir.registry import default_context
 from xtvm.ir.verify import op_location, verify_or_raise
 from xtvm.passes import UPSTREAM_PASSES, PassLoader, all_passes
 from xtvm.passes.pipeline import option_fields, parse_passes
+from xtvm.tools.cli import InputFileError, decode_text
 
 SPLIT_MARKER = re.compile(r"^// -----\s*$", re.MULTILINE)
 EXPECTED = re.compile(
@@ -297,7 +298,13 @@ def list_passes(registry: dict[str, PassLoader]) -> str:
 
 def read_input(path: str) -> tuple[str, str]:
     if path == "-":
-        return sys.stdin.read(), "<stdin>"
+        stream = getattr(sys.stdin, "buffer", None)
+        if stream is None:  # a text stream put in place of stdin
+            return sys.stdin.read(), "<stdin>"
+        try:
+            return decode_text(stream.read(), "<stdin>"), "<stdin>"
+        except InputFileError as exc:
+            raise DiagnosticError.at(None, str(exc)) from None
     try:
         return Path(path).read_text(encoding="utf-8"), path
     except OSError as exc:

@@ -6,6 +6,7 @@ Inputs are named as in the model (ONNX names are accepted); `--output` saves the
 (`out.npy`; further outputs as `out.1.npy`, ...). Without it the outputs' shapes and first
 values are printed. `--benchmark N` runs N times and prints mean/median/min/max milliseconds;
 `--profile N` times each kernel over N runs and prints them slowest first.
+Every input that is not a weight must be given once, as an array of its exact shape and type.
 User errors (missing file, malformed --input, wrong shape) are one line and exit 1.
 """
 
@@ -15,12 +16,13 @@ import argparse
 import statistics
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-from xtvm.tools.cli import run_tool
+from xtvm.tools.cli import load_npy, run_tool
 
 
 class ToolError(Exception):
@@ -48,25 +50,57 @@ def build_argparser() -> argparse.ArgumentParser:
     return p
 
 
+def read_inputs(texts: Sequence[str]) -> dict[str, np.ndarray]:
+    """The arrays of `--input NAME=FILE` options by name; a name given twice is an error."""
+    inputs: dict[str, np.ndarray] = {}
+    for name, path in map(parse_input, texts):
+        if name in inputs:
+            raise ToolError(f"--input '{name}' is given twice")
+        inputs[name] = load_npy(path, f"input '{name}'")
+    return inputs
+
+
+def bind_inputs(executor: Any, weights: Collection[str], inputs: Mapping[str, np.ndarray]) -> None:
+    """Set every graph input that is not a weight from `inputs`: none missing, none unknown."""
+    from xtvm.runtime.graph_executor import GraphInputError
+
+    names = [n for n in executor.input_order if n not in weights]
+    listed = ", ".join(repr(n) for n in names) or "none"
+    unknown = [n for n in inputs if n not in names]
+    if unknown:
+        raise ToolError(f"the model has no input '{unknown[0]}' (inputs: {listed})")
+    missing = [n for n in names if n not in inputs]
+    if missing:
+        raise ToolError(
+            f"no value for input{'s' if len(missing) > 1 else ''} "
+            + ", ".join(repr(n) for n in missing)
+            + f" (give --input NAME=FILE.npy for each of: {listed})"
+        )
+    for name, value in inputs.items():
+        try:
+            executor.set_input(name, value)
+        except GraphInputError as exc:
+            raise ToolError(str(exc)) from None
+
+
 def run(args: argparse.Namespace) -> int:
     from xtvm.runtime.graph_executor import GraphInputError, load_factory
 
     if not Path(args.library).is_file():
         raise ToolError(f"cannot open library '{args.library}'")
+    if args.output and not Path(args.output).resolve().parent.is_dir():
+        raise ToolError(f"cannot write '{args.output}': no such directory")
+    inputs = read_inputs(args.input)
     try:
-        executor = load_factory(args.library).create()
+        factory = load_factory(args.library)
+        executor = factory.create()
     except (OSError, ValueError) as exc:
         raise ToolError(str(exc)) from None
-    for name, path in map(parse_input, args.input):
-        try:
-            value = np.load(path)
-        except (OSError, ValueError) as exc:
-            raise ToolError(f"cannot read input '{name}' from '{path}': {exc}") from None
-        try:
-            executor.set_input(name, value)
-        except GraphInputError as exc:
-            raise ToolError(str(exc)) from None
-    executor.run()
+    bind_inputs(executor, factory.params, inputs)
+    try:
+        executor.run()
+    except GraphInputError as exc:  # a weight the library does not hold
+        raise ToolError(str(exc)) from None
     outputs = [executor.get_output(i).numpy() for i in range(executor.get_num_outputs())]
     if args.output:
         base = Path(args.output)

@@ -4,7 +4,8 @@
     outputs = evaluate(module, [image], params=params)
 
 `importer` checks the model and walks its graph; `converters` holds one row per ONNX op type;
-`resize` builds the interpolation matrices of Resize/Upsample.
+`resize` builds the interpolation matrices of Resize/Upsample; `tensors` reads tensors
+(external data included) after checking their sizes.
 """
 
 from __future__ import annotations

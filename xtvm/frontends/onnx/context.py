@@ -28,6 +28,9 @@ Converter = Callable[["NodeContext"], Sequence["Tensor | Operation | None"]]
 
 # Constants with at most this many elements are inlined as relay.const, larger ones are params.
 INLINE_LIMIT = 16
+# Nodes on constants are evaluated at import when their outputs have at most this many
+# elements (relay-fold-constant's default max-elements); larger ones stay ops, run at run time.
+FOLD_LIMIT = 1 << 20
 
 
 class OnnxImportError(Exception):
@@ -60,6 +63,8 @@ class GraphState:
     params: dict[str, np.ndarray] = field(default_factory=dict)
     initializers: set[str] = field(default_factory=set)
     materialized: dict[str, SSAValue] = field(default_factory=dict)
+    input_names: set[str] = field(default_factory=set)  # graph inputs (arguments of @main)
+    fold_limit: int = FOLD_LIMIT
 
     def emit(self, op: Operation, location: str | None = None) -> Operation:
         if location:
@@ -72,7 +77,7 @@ class GraphState:
         if name in self.materialized:
             return self.materialized[name]
         if name in self.initializers or value.size > INLINE_LIMIT:
-            param = unique_param_name(name, self.params)
+            param = unique_param_name(name, {**self.params, **dict.fromkeys(self.input_names)})
             self.params[param] = value
             op = relay.ParamOp(param, TensorType(element_type(value.dtype), value.shape))
         else:
@@ -219,14 +224,17 @@ class NodeContext:
 
 
 def attribute_values(node: onnx.NodeProto) -> dict[str, object]:
-    """The node's attributes as Python values (strings decoded, tensors as numpy)."""
+    """The node's attributes as Python values (strings decoded, tensors as numpy, their size
+    checked against their data first)."""
+    from xtvm.frontends.onnx.tensors import tensor_array
+
     out: dict[str, object] = {}
     for a in node.attribute:
         value = helper.get_attribute_value(a)
         if isinstance(value, bytes):
             value = value.decode()
         elif isinstance(value, onnx.TensorProto):
-            value = onnx.numpy_helper.to_array(value)
+            value = tensor_array(value, None, f"attribute '{a.name}'")
         elif isinstance(value, list) and value and isinstance(value[0], bytes):
             value = [v.decode() for v in value]
         out[a.name] = value

@@ -933,11 +933,16 @@ def constant(c: NodeContext) -> Outputs:
 
 
 def constant_of_shape(c: NodeContext) -> Outputs:
+    """A constant up to the fold limit; above it, a broadcast of the value run at run time."""
     shape = c.static(0, "shape").astype(np.int64).tolist()
     value = c.attr("value")
     fill = np.zeros(1, np.float32) if value is None else np.asarray(value).reshape(-1)
     if fill.dtype.kind not in "biuf":
         raise ConversionError(f"a constant of type {fill.dtype} is not supported")
+    if any(d < 0 for d in shape):
+        raise ConversionError(f"shape {shape} has a negative dimension")
+    if math.prod(shape) > c.state.fold_limit:
+        return [c.emit(relay.BroadcastToOp(c.lift(fill[:1].reshape(())), shape))]
     return [np.broadcast_to(fill[:1].reshape(()), shape)]
 
 

@@ -9,6 +9,7 @@ end up as attributes. Each converted output is compared with ONNX shape inferenc
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -24,6 +25,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from xtvm.dialects import relay
 from xtvm.frontends.onnx.context import (
+    FOLD_LIMIT,
     ConversionError,
     GraphState,
     NodeContext,
@@ -32,6 +34,7 @@ from xtvm.frontends.onnx.context import (
     attribute_values,
 )
 from xtvm.frontends.onnx.converters import CONVERTERS, SELF_FOLDING, np_dtype
+from xtvm.frontends.onnx.tensors import check_dims, resolve_external_data, tensor_array
 from xtvm.ir.numpy_types import element_type, numpy_dtype
 
 # Opsets 1 to 6 are accepted for ops whose semantics never changed (Not, Abs...); 7+ is tested.
@@ -51,16 +54,22 @@ def describe(node: onnx.NodeProto, index: int) -> str:
     return f"node #{index} ({node.op_type}{out})"
 
 
-def load_model(model: onnx.ModelProto | str | Path) -> onnx.ModelProto:
+def load_model(
+    model: onnx.ModelProto | str | Path, base_dir: str | Path | None = None
+) -> onnx.ModelProto:
+    """The model, its external data read from `base_dir` (for a path: the file's directory)."""
     if isinstance(model, onnx.ModelProto):
-        return model
-    path = Path(model)
-    if not path.is_file():
-        raise OnnxImportError(f"cannot open ONNX model '{path}': no such file")
-    try:
-        return onnx.load(str(path))
-    except Exception as exc:
-        raise OnnxImportError(f"cannot read ONNX model '{path}': {exc}") from None
+        proto = model
+    else:
+        path = Path(model)
+        if not path.is_file():
+            raise OnnxImportError(f"cannot open ONNX model '{path}': no such file")
+        try:
+            proto = onnx.load(str(path), load_external_data=False)
+        except Exception as exc:
+            raise OnnxImportError(f"cannot read ONNX model '{path}': {exc}") from None
+        base_dir = path.parent if base_dir is None else base_dir
+    return resolve_external_data(proto, None if base_dir is None else Path(base_dir))
 
 
 def default_opset(model: onnx.ModelProto) -> int:
@@ -194,9 +203,48 @@ def argument_attrs(names: Sequence[str]) -> ArrayAttr[DictionaryAttr] | None:
     return ArrayAttr(attrs) if any(a.data for a in attrs) else None
 
 
+def check_shape_arg(
+    graph: onnx.GraphProto, shape: ShapeArg | None, dtype: str | Mapping[str, str]
+) -> None:
+    """Every name given a shape or dtype is a graph input (not an initializer)."""
+    initializers = {t.name for t in graph.initializer}
+    names = [i.name for i in graph.input if i.name not in initializers]
+    for kind, given in (("shape", shape), ("dtype", dtype)):
+        if not isinstance(given, Mapping):
+            continue
+        unknown = [n for n in given if n not in names]
+        if unknown:
+            raise OnnxImportError(
+                f"{kind} given for '{unknown[0]}', which is not a graph input (inputs: "
+                + (", ".join(f"'{n}'" for n in names) or "none")
+                + ")"
+            )
+
+
+def given_dims(info: onnx.ValueInfoProto, value: Sequence[int]) -> list[int]:
+    """The shape given for graph input `info`: integers, of the rank the model declares."""
+    try:
+        dims = [int(d) for d in value]
+    except (TypeError, ValueError):
+        raise OnnxImportError(
+            f"graph input '{info.name}': the shape given, {value!r}, is not a list of integers"
+        ) from None
+    tt = info.type.tensor_type
+    if tt.HasField("shape") and len(tt.shape.dim) != len(dims):
+        declared = [
+            d.dim_value if d.HasField("dim_value") else d.dim_param or "?" for d in tt.shape.dim
+        ]
+        raise OnnxImportError(
+            f"graph input '{info.name}' has rank {len(declared)} ({declared}), but the shape "
+            f"given, {dims}, has rank {len(dims)}"
+        )
+    return dims
+
+
 def input_types(
     graph: onnx.GraphProto, shape: ShapeArg | None, dtype: str | Mapping[str, str]
 ) -> list[tuple[onnx.ValueInfoProto, TensorType]]:
+    check_shape_arg(graph, shape, dtype)
     initializers = {t.name for t in graph.initializer}
     out = []
     problems: list[tuple[str, str, list[int]]] = []
@@ -207,16 +255,18 @@ def input_types(
         if not info.type.HasField("tensor_type"):
             raise OnnxImportError(f"graph input '{info.name}' is not a tensor")
         if shape is not None and info.name in shape:
-            dims = [int(d) for d in shape[info.name]]
+            dims = given_dims(info, shape[info.name])
         else:
             dims = [d.dim_value for d in tt.shape.dim]
             unknown = [d.dim_param or "?" for d in tt.shape.dim if not d.HasField("dim_value")]
             if unknown:
-                problems.append((info.name, unknown[0], [d or 1 for d in dims]))
+                problems.append((info.name, unknown[0], [max(d, 1) for d in dims]))
+                continue
+        check_dims(dims, f"graph input '{info.name}'")
         given = dtype.get(info.name) if isinstance(dtype, Mapping) else dtype
         try:
             np_type = np_dtype(tt.elem_type) if tt.elem_type else np.dtype(given or "float32")
-        except ConversionError as exc:
+        except (ConversionError, TypeError) as exc:
             raise OnnxImportError(f"graph input '{info.name}': {exc}") from None
         out.append((info, TensorType(element_type(np_type), dims)))
     if problems:
@@ -272,19 +322,58 @@ def fold(node: onnx.NodeProto, opset: int, inputs: Sequence[np.ndarray | None]) 
     return [np.asarray(r) for r in results]
 
 
+def folded_elements(
+    node: onnx.NodeProto,
+    opset: int,
+    inputs: Sequence[np.ndarray | None],
+    inferred: Mapping[str, onnx.TypeProto],
+) -> int:
+    """How many elements folding `node` on constant `inputs` would produce, found before
+    evaluating it: from the model's shape inference, else from inference on the node alone
+    with its small integer inputs (shapes, repeats) as values. 0 when unknown."""
+    outputs = [o for o in node.output if o]
+    dims = [static_dims(inferred[o]) if o in inferred else None for o in outputs]
+    if all(d is not None for d in dims):
+        return sum(math.prod(d) for d in dims)  # type: ignore[arg-type]
+    feeds = [(n, v) for n, v in zip(node.input, inputs, strict=True) if n and v is not None]
+    small = [(n, v) for n, v in feeds if v.dtype.kind in "iu" and v.size <= 64]
+    graph = helper.make_graph(
+        [node],
+        "size",
+        [
+            helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(v.dtype), v.shape)
+            for n, v in feeds
+        ],
+        [helper.make_empty_tensor_value_info(o) for o in outputs],
+        [numpy_helper.from_array(np.asarray(v), n) for n, v in small],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    try:
+        out = shape_inference.infer_shapes(model, data_prop=True).graph.output
+    except Exception:
+        return 0
+    sizes = [static_dims(o.type) for o in out]
+    return sum(math.prod(d) for d in sizes if d is not None)
+
+
 def check_output(
     name: str, value: Tensor, inferred: Mapping[str, onnx.TypeProto], where: str
 ) -> None:
-    """An output's shape and element type must match ONNX shape inference where it is known."""
+    """An output's size is bounded; its shape and element type must match ONNX shape inference
+    where it is known."""
     typ = inferred.get(name)
-    if typ is None or not typ.HasField("tensor_type"):
-        return
     if isinstance(value, np.ndarray):
         shape, dtype = list(value.shape), value.dtype
     else:
         t = value.type
         assert isinstance(t, TensorType)
         shape, dtype = list(t.get_shape()), numpy_dtype(t.get_element_type())
+    try:
+        check_dims(shape, f"output '{name}'")
+    except OnnxImportError as exc:
+        raise OnnxImportError(f"{where}: {exc}") from None
+    if typ is None or not typ.HasField("tensor_type"):
+        return
     dims = static_dims(typ)
     if dims is not None and dims != shape:
         raise OnnxImportError(
@@ -307,12 +396,13 @@ def convert_node(
     try:
         c = NodeContext(node, state, attribute_values(node))
         present = [state.env[n] for n in node.input if n]
+        consts = [state.env[n] if n else None for n in node.input]
         if (
             present
             and node.op_type not in SELF_FOLDING
             and all(isinstance(v, np.ndarray) for v in present)
+            and folded_elements(node, state.opset, consts, inferred) <= state.fold_limit  # type: ignore[arg-type]
         ):
-            consts = [state.env[n] if n else None for n in node.input]
             outputs: Sequence[Tensor | Operation | None] = fold(node, state.opset, consts)  # type: ignore[arg-type]
         else:
             outputs = CONVERTERS[node.op_type](c)
@@ -337,15 +427,23 @@ def import_onnx(
     model: onnx.ModelProto | str | Path,
     shape: ShapeArg | None = None,
     dtype: str | Mapping[str, str] = "float32",
+    *,
+    base_dir: str | Path | None = None,
+    fold_limit: int = FOLD_LIMIT,
 ) -> tuple[ModuleOp, dict[str, np.ndarray]]:
     """Import an ONNX model as a module holding `func.func @main`, and its params.
 
-    Graph inputs that are not initializers become the arguments of @main (named after them,
-    sanitized); initializers become `relay.param["name"]` ops whose values are in the returned
-    params. `shape` fixes dynamic input shapes; `dtype` is the element type of inputs whose
-    type the model leaves undefined. Raises OnnxImportError naming the node at fault.
+    Graph inputs that are not initializers become the arguments of @main, in order; an
+    input whose name is no valid SSA name keeps it in a `relay.name` argument attribute, so
+    `relay.input_names(main)` are exactly the ONNX names. Initializers become
+    `relay.param["name"]` ops whose values are in the returned params. `shape` fixes dynamic
+    input shapes; `dtype` is the element type of inputs whose type the model leaves
+    undefined. External data is read from `base_dir` (for a path, by default, the model
+    file's directory), never elsewhere. Nodes on constants are evaluated at import unless
+    their outputs have more than `fold_limit` elements. Raises OnnxImportError naming the
+    node, input or tensor at fault.
     """
-    model = load_model(model)
+    model = load_model(model, base_dir)
     opset = default_opset(model)
     graph = model.graph
     check_supported(graph)
@@ -353,15 +451,13 @@ def import_onnx(
     run_checker(model)
     args = input_types(graph, shape, dtype)
     block = Block(arg_types=[t for _, t in args])
-    state = GraphState(block, opset)
+    state = GraphState(block, opset, fold_limit=fold_limit)
     for arg, (info, _) in zip(block.args, args, strict=True):
         arg.name_hint = sanitize(info.name)
         state.env[info.name] = arg
+        state.input_names.add(info.name)
     for init in graph.initializer:
-        try:
-            state.env[init.name] = numpy_helper.to_array(init)
-        except Exception as exc:
-            raise OnnxImportError(f"initializer '{init.name}' cannot be read: {exc}") from None
+        state.env[init.name] = tensor_array(init, None, f"initializer '{init.name}'")
         state.initializers.add(init.name)
     inferred = inferred_types(with_input_shapes(model, args))
     for index, node in enumerate(graph.node):
@@ -389,12 +485,15 @@ def from_onnx(
     model: onnx.ModelProto | str | Path,
     shape: ShapeArg | None = None,
     dtype: str | Mapping[str, str] = "float32",
+    *,
+    base_dir: str | Path | None = None,
+    fold_limit: int = FOLD_LIMIT,
 ) -> tuple[IRModule, dict[str, np.ndarray]]:
-    """TVM's `relay.frontend.from_onnx`: an `IRModule` and its params."""
+    """TVM's `relay.frontend.from_onnx`: an `IRModule` and its params (see `import_onnx`)."""
     # Imported late (the API layer sits above frontends), through `xtvm.api.relay`: importing
     # `xtvm.api.ir_module` first runs into the cycle ir_module → relay.convert → relay → ir_module.
     import xtvm.api.relay  # noqa: F401
     from xtvm.api.ir_module import IRModule
 
-    module, params = import_onnx(model, shape, dtype)
+    module, params = import_onnx(model, shape, dtype, base_dir=base_dir, fold_limit=fold_limit)
     return IRModule(module), params
