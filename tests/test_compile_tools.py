@@ -136,3 +136,128 @@ def test_errors(library: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str
     one_line_error(capsys, "expected shape [3, 6], got [3, 5]")
     assert xtvm_run.main([str(library), "--input", "no-equals-sign"]) == 1
     one_line_error(capsys, "invalid --input 'no-equals-sign' (expected NAME=FILE.npy)")
+
+
+def npy_files(tmp_path: Path) -> dict[str, Path]:
+    """Files that are not a usable input array, each named by what is wrong with it."""
+    x = np.zeros((3, 6), np.float32)
+    files = {}
+    good = tmp_path / "good.npy"
+    np.save(good, x)
+    files["truncated"] = tmp_path / "truncated.npy"
+    files["truncated"].write_bytes(good.read_bytes()[:-10])
+    header = b"{'descr': '<f4', 'fortran_order': False, 'shape': (1000000, 1000000), }"
+    files["huge"] = tmp_path / "huge.npy"
+    files["huge"].write_bytes(b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header)
+    files["long header"] = tmp_path / "long.npy"
+    long_header = b"{'descr': '<f4', 'fortran_order': False, 'shape': (3, 6), }" + b" " * 70000
+    files["long header"].write_bytes(
+        b"\x93NUMPY\x02\x00" + len(long_header + b"\n").to_bytes(4, "little") + long_header + b"\n"
+    )
+    files["pickle"] = tmp_path / "objects.npy"
+    np.save(files["pickle"], np.array([{"a": 1}], dtype=object), allow_pickle=True)
+    files["npz"] = tmp_path / "archive.npz"
+    np.savez(files["npz"], x=x)
+    return files
+
+
+EXPECTED_NPY_ERRORS = {
+    "truncated": "its header declares float32[3, 6] (72 bytes) but it holds 62",
+    "huge": "its header declares float32[1000000, 1000000] (4000000000000 bytes) but it holds 0",
+    "long header": "Header info length",
+    "pickle": "holds Python objects, not numbers",
+    "npz": "not a .npy file (an .npz?)",
+}
+
+
+@pytest.mark.parametrize("kind", EXPECTED_NPY_ERRORS)
+def test_run_refuses_unreadable_npy(
+    library: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], kind: str
+) -> None:
+    path = npy_files(tmp_path)[kind]
+    assert xtvm_run.main([str(library), "--input", f"input:0={path}"]) == 1
+    err = capsys.readouterr().err
+    assert f"cannot read input 'input:0' from '{path}': " in err, err
+    assert EXPECTED_NPY_ERRORS[kind] in err and err.count("\n") == 1, err
+
+
+def test_run_input_errors(
+    library: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert xtvm_run.main([str(library)]) == 1
+    one_line_error(capsys, "no value for input 'input:0' (give --input NAME=FILE.npy for each")
+    np.save(tmp_path / "x.npy", np.zeros((3, 6), np.float32))
+    np.save(tmp_path / "x64.npy", np.zeros((3, 6), np.float64))
+    x = f"input:0={tmp_path / 'x.npy'}"
+    assert xtvm_run.main([str(library), "--input", x, "--input", x]) == 1
+    one_line_error(capsys, "--input 'input:0' is given twice")
+    assert xtvm_run.main([str(library), "--input", x, "--input", f"w={tmp_path / 'x.npy'}"]) == 1
+    one_line_error(capsys, "the model has no input 'w' (inputs: 'input:0')")
+    assert xtvm_run.main([str(library), "--input", f"input:0={tmp_path / 'x64.npy'}"]) == 1
+    one_line_error(capsys, "input 'input:0': expected element type float32, got float64")
+    out = tmp_path / "no" / "such" / "y.npy"
+    assert xtvm_run.main([str(library), "--input", x, "--output", str(out)]) == 1
+    one_line_error(capsys, f"cannot write '{out}': no such directory")
+
+
+PARAM_FILE = (
+    "func.func @main(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {\n"
+    '  %w = relay.param["w"] : tensor<2x3xf32>\n'
+    "  %y = relay.add %x, %w : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>\n"
+    "  func.return %y : tensor<2x3xf32>\n}\n"
+)
+
+
+def test_compile_param_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source = tmp_path / "add.mlir"
+    source.write_text(PARAM_FILE)
+    w = np.zeros((2, 3), np.float32)
+    lib = str(tmp_path / "add.so")
+    assert xtvm_compile.main([str(source), "-o", lib]) == 1
+    one_line_error(capsys, "relay.param 'w' has no value (no --params file holds no such key)")
+    np.savez(tmp_path / "typo.npz", weight=w)
+    assert xtvm_compile.main([str(source), "--params", str(tmp_path / "typo.npz"), "-o", lib]) == 1
+    one_line_error(capsys, f"relay.param 'w' has no value ('{tmp_path / 'typo.npz'}' holds no")
+    np.savez(tmp_path / "extra.npz", w=w, bias=w)
+    assert xtvm_compile.main([str(source), "--params", str(tmp_path / "extra.npz"), "-o", lib]) == 1
+    one_line_error(capsys, "key 'bias' is no relay.param of the model nor an argument of @main")
+    (tmp_path / "cut.npz").write_bytes((tmp_path / "extra.npz").read_bytes()[:100])
+    assert xtvm_compile.main([str(source), "--params", str(tmp_path / "cut.npz"), "-o", lib]) == 1
+    one_line_error(capsys, f"cannot read params from '{tmp_path / 'cut.npz'}': not an .npz")
+    np.savez(tmp_path / "p.npz", w=w)
+    out = tmp_path / "missing" / "add.so"
+    assert (
+        xtvm_compile.main([str(source), "--params", str(tmp_path / "p.npz"), "-o", str(out)]) == 1
+    )
+    one_line_error(capsys, f"cannot write '{out}': no such directory")
+    assert xtvm_compile.main([str(source), "--shape", "x:2x3"]) == 1
+    one_line_error(capsys, "--shape applies to an ONNX model")
+
+
+def test_compile_refuses_non_utf8_source(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = tmp_path / "bad.mlir"
+    source.write_bytes(PARAM_FILE.encode().replace(b"relay.add", b"relay.\xffadd"))
+    assert xtvm_compile.main([str(source)]) == 1
+    one_line_error(capsys, f"{source}:3:14: not UTF-8 text (byte 0xff)")
+
+
+def test_opt_refuses_non_utf8_stdin(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import io
+    import sys
+
+    from xtvm.tools import opt
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"func.func @f() {\n\xfe}\n")))
+    assert opt.main([]) == 1
+    assert "<stdin>:2:1: not UTF-8 text (byte 0xfe)" in capsys.readouterr().err
+
+
+def test_compile_shape_errors(model: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert xtvm_compile.main([str(model), "--shape", "data:3x6", "--emit", "graph-json"]) == 1
+    one_line_error(capsys, "shape given for 'data', which is not a graph input (inputs: 'input:0')")
+    assert xtvm_compile.main([str(model), "--shape", "input:0:3x6x1", "--emit", "graph-json"]) == 1
+    one_line_error(capsys, "graph input 'input:0' has rank 2 ([3, 6]), but the shape given")

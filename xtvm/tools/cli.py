@@ -43,6 +43,11 @@ def read_text(path: str | Path) -> str:
     return decode_text(data, str(path))
 
 
+def first_line(exc: Exception) -> str:
+    """The first line of numpy's message (its advice to allow pickles is not for a tool user)."""
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+
+
 def check_npy(stream: BinaryIO, size: int) -> None:
     """Refuse an `.npy` stream whose header declares more (or less) data than it holds, before
     numpy allocates the declared shape, and arrays of Python objects."""
@@ -72,7 +77,7 @@ def load_npy(path: str | Path, what: str) -> np.ndarray:
     except FileNotFoundError:
         raise InputFileError(f"cannot read {what} from '{path}': no such file") from None
     except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
-        raise InputFileError(f"cannot read {what} from '{path}': {exc}") from None
+        raise InputFileError(f"cannot read {what} from '{path}': {first_line(exc)}") from None
     if not isinstance(value, np.ndarray):
         value.close()
         raise InputFileError(f"cannot read {what} from '{path}': not a .npy file (an .npz?)")
@@ -97,7 +102,7 @@ def load_npz(path: str | Path, what: str) -> dict[str, np.ndarray]:
     except zipfile.BadZipFile:
         raise InputFileError(f"cannot read {what} from '{path}': not an .npz archive") from None
     except (OSError, ValueError, EOFError, zlib.error) as exc:
-        raise InputFileError(f"cannot read {what} from '{path}': {exc}") from None
+        raise InputFileError(f"cannot read {what} from '{path}': {first_line(exc)}") from None
 
 
 def run_tool(
