@@ -35,13 +35,20 @@ def compiled_by_default() -> bool:
     return os.environ.get(ENV_MODE, "interpreter").strip().lower() == "compiled"
 
 
+class BackendInputError(ValueError):
+    """Inputs given to a prepared model do not match its graph inputs."""
+
+
 class XtvmBackendRep(BackendRep):
     """A prepared model: the imported module per input shapes, run by the relay interpreter
     (or, `compiled`, built by `relay.build` and run by the graph executor)."""
 
-    def __init__(self, model: onnx.ModelProto, compiled: bool = False) -> None:
+    def __init__(
+        self, model: onnx.ModelProto, compiled: bool = False, base_dir: str | None = None
+    ) -> None:
         self.model = model
         self.compiled = compiled
+        self.base_dir = base_dir  # where the model's external data is
         self.executors: dict[int, Any] = {}  # id of an import → its graph executor
         initializers = {t.name for t in model.graph.initializer}
         self.input_names = [i.name for i in model.graph.input if i.name not in initializers]
@@ -69,7 +76,7 @@ class XtvmBackendRep(BackendRep):
                     )
             shapes = {n: a.shape for n, a in by_name.items() if n not in self.frozen}
             try:
-                self.imported[key] = import_onnx(model, shape=shapes)
+                self.imported[key] = import_onnx(model, shape=shapes, base_dir=self.base_dir)
             except OnnxImportError as exc:
                 name = exc.needs_static
                 if name is None:
@@ -86,14 +93,27 @@ class XtvmBackendRep(BackendRep):
                 continue
             return self.imported[key]
 
+    def by_name(self, inputs: Mapping[str, Any]) -> list[Any]:
+        """The inputs keyed by ONNX name, in graph order: each exactly once, no other name."""
+        listed = ", ".join(repr(n) for n in self.input_names)
+        unknown = [n for n in inputs if n not in self.input_names]
+        if unknown:
+            raise BackendInputError(f"the model has no input {unknown[0]!r} (inputs: {listed})")
+        missing = [n for n in self.input_names if n not in inputs]
+        if missing:
+            raise BackendInputError(f"no value for input {missing[0]!r} (inputs: {listed})")
+        return [inputs[n] for n in self.input_names]
+
     def run(self, inputs: Any, **kwargs: Any) -> tuple[Any, ...]:
         if isinstance(inputs, np.ndarray):
             inputs = [inputs]
         if isinstance(inputs, Mapping):
-            inputs = [inputs[n] for n in self.input_names]
+            inputs = self.by_name(inputs)
         arrays = [np.asarray(x) for x in inputs]
         if len(arrays) != len(self.input_names):
-            raise ValueError(f"the model takes {len(self.input_names)} inputs, got {len(arrays)}")
+            raise BackendInputError(
+                f"the model takes {len(self.input_names)} inputs, got {len(arrays)}"
+            )
         module, params = self.module_for(arrays)
         free = [a for n, a in zip(self.input_names, arrays, strict=True) if n not in self.frozen]
         if self.compiled:
@@ -132,9 +152,14 @@ class XtvmBackend(Backend):
 
     @classmethod
     def prepare(cls, model: onnx.ModelProto, device: str = "CPU", **kwargs: Any) -> XtvmBackendRep:
-        """Prepare `model`; `compiled=True` (default: `XTVM_ONNX_BACKEND`) runs relay.build."""
+        """Prepare `model`; `compiled=True` (default: `XTVM_ONNX_BACKEND`) runs relay.build;
+        `base_dir` is the directory of the model's external data, if it has any."""
         compiled = kwargs.get("compiled")
-        return XtvmBackendRep(model, compiled_by_default() if compiled is None else bool(compiled))
+        return XtvmBackendRep(
+            model,
+            compiled_by_default() if compiled is None else bool(compiled),
+            kwargs.get("base_dir"),
+        )
 
     @classmethod
     def run_model(

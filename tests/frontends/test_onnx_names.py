@@ -140,3 +140,38 @@ def test_tools_bind_onnx_names(
         argv += ["--input", f"{name}={tmp_path / f'in{i}.npy'}"]
     assert xtvm_run.main(argv) == 0
     check([np.load(tmp_path / "y.npy"), np.load(tmp_path / "y.1.npy")], expected)
+
+
+def test_onnx_backend_refuses_unknown_or_missing_names(
+    model: onnx.ModelProto, feeds: dict[str, np.ndarray]
+) -> None:
+    from xtvm.onnx_backend import BackendInputError, prepare
+
+    rep = prepare(model)
+    with pytest.raises(BackendInputError, match=r"the model has no input 'x_3' \(inputs: 'x_1'"):
+        rep.run({**feeds, "x_3": feeds["x"]})
+    partial = {n: v for n, v in feeds.items() if n != "a?b"}
+    with pytest.raises(BackendInputError, match=r"no value for input 'a\?b'"):
+        rep.run(partial)
+
+
+def test_onnx_backend_reads_external_data_from_base_dir(tmp_path: Path) -> None:
+    from xtvm.frontends.onnx import OnnxImportError
+    from xtvm.onnx_backend import prepare
+
+    w = np.array([1.0, 2.0], np.float32)
+    graph = helper.make_graph(
+        [helper.make_node("Add", ["x", "w"], ["y"])],
+        "ext",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])],
+        [numpy_helper.from_array(w, "w")],
+    )
+    path = tmp_path / "ext.onnx"
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    onnx.save(model, path, save_as_external_data=True, location="w.bin", size_threshold=0)
+    proto = onnx.load(str(path), load_external_data=False)
+    x = np.array([0.5, 0.25], np.float32)
+    with pytest.raises(OnnxImportError, match=r"keeps its data in the external file 'w\.bin'"):
+        prepare(proto).run([x])
+    np.testing.assert_allclose(prepare(proto, base_dir=str(tmp_path)).run([x])[0], x + w)
