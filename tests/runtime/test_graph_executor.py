@@ -265,3 +265,21 @@ def test_onnx_light_model_matches_onnxruntime(name: str) -> None:
     assert got.shape == expected.shape
     np.testing.assert_allclose(got, expected, rtol=1e-3, atol=1e-4 * np.abs(expected).max())
     assert module.module.plan.saved_bytes > 0
+
+
+def test_build_keeps_a_large_expansion_of_a_small_constant_as_an_op() -> None:
+    """relay.build folds weight transforms of any size, but a broadcast of a row into a tensor
+    past the fold limit stays in its kernel: a few bytes of model never become a large constant
+    in the library's params."""
+    shape = (1100, 1000)  # past relay-fold-constant's default 2**20 elements
+    x = relay.var("x", shape=shape)
+    row = np.arange(shape[1], dtype="float32")
+    filled = relay.broadcast_to(relay.const(row), shape)
+    factory = relay.build(tvm.IRModule.from_expr(relay.Function([x], x * filled)), target="llvm")
+    assert all(np.asarray(v.numpy()).size < 1 << 20 for v in factory.get_params().values())
+    assert len(factory.lib.get_source()) < 1 << 20  # nor a constant in the code
+    module = graph_executor.GraphModule(factory["default"](tvm.cpu()))
+    data = np.random.default_rng(0).standard_normal(shape).astype("float32")
+    module.set_input(x=data)
+    module.run()
+    np.testing.assert_allclose(module.get_output(0).numpy(), data * row, rtol=1e-6)

@@ -63,6 +63,7 @@ class FoldConstantOp(RewritePattern):
 
     interpreter: RelayInterpreter
     max_elements: int
+    max_growth: int = 0
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: relay.RelayOp, rewriter: PatternRewriter) -> None:
@@ -71,8 +72,11 @@ class FoldConstantOp(RewritePattern):
         producers = [operand.owner for operand in op.operands]
         if not producers or not all(isinstance(p, relay.ConstOp) for p in producers):
             return  # constants and params have no operands; they stay
-        if sum(element_count(r.type) for r in op.results) > self.max_elements:
-            return
+        elements = sum(element_count(r.type) for r in op.results)
+        if elements > self.max_elements:
+            operands = sum(element_count(v.type) for v in op.operands)
+            if elements > self.max_growth * operands:
+                return
         rule = RULES.get(type(op))
         if rule is None:
             raise located_error(op, f"'{op.name}' op has no interpreter rule to fold it with")
@@ -107,11 +111,16 @@ class RelayFoldConstantPass(ModulePass):
     name = "relay-fold-constant"
 
     max_elements: int = 1 << 20
-    """Ops whose results hold more elements than this are left alone."""
+    """Ops whose results hold more elements than this are left alone..."""
+
+    max_growth: int = 0
+    """...unless they hold at most this many times the elements of their operands (0: never).
+    Transforms of large weights (layout, transpose, padding, Winograd's 4x) fold; a broadcast of
+    a scalar into a huge tensor, which a tiny model can ask for, stays an op run in the kernel."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         patterns: list[RewritePattern] = [
-            FoldConstantOp(RelayInterpreter(op), self.max_elements),
+            FoldConstantOp(RelayInterpreter(op), self.max_elements, self.max_growth),
             FoldTupleGetItemOfTuple(),
             EraseUnusedRelayOp(),
         ]

@@ -63,7 +63,7 @@ TIR_PASSES: tuple[ModulePass, ...] = (
 )
 
 
-FOLD_ANY_SIZE = 1 << 40
+FOLD_MAX_GROWTH = 4  # Winograd's kernel transform: 3x3 -> 6x6
 NHWC_MIN_CHANNELS = 4
 
 
@@ -383,8 +383,9 @@ def lower_for_build(
                 if cpu
                 else []
             ),
-            # Weights are constants now: fold their transforms whatever their size.
-            RelayFoldConstantPass(max_elements=FOLD_ANY_SIZE),
+            # Weights are constants now: fold their transforms whatever their size, but not
+            # an expansion of a small constant into a large one (it is computed in its kernel).
+            RelayFoldConstantPass(max_growth=FOLD_MAX_GROWTH),
             *([RelayAlterOpLayoutPass()] if cpu else []),
             RelayFuseOpsPass(),
             ConvertRelayToTePass(kind),
