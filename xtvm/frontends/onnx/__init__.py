@@ -10,8 +10,8 @@ joined here by the rows of `indexing` (gather/scatter, scans) and `recurrent` (L
 
 from __future__ import annotations
 
-from xtvm.frontends.onnx.context import OnnxImportError
 from xtvm.frontends.onnx import indexing
+from xtvm.frontends.onnx.context import OnnxImportError
 from xtvm.frontends.onnx.converters import CONVERTERS
 from xtvm.frontends.onnx.importer import from_onnx, import_onnx
 
