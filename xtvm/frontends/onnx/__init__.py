@@ -10,12 +10,13 @@ joined here by the rows of `indexing` (gather/scatter, scans) and `recurrent` (L
 
 from __future__ import annotations
 
-from xtvm.frontends.onnx import indexing
+from xtvm.frontends.onnx import indexing, recurrent
 from xtvm.frontends.onnx.context import OnnxImportError
 from xtvm.frontends.onnx.converters import CONVERTERS
 from xtvm.frontends.onnx.importer import from_onnx, import_onnx
 
 CONVERTERS.update(indexing.CONVERTERS)
+CONVERTERS.update(recurrent.CONVERTERS)
 SUPPORTED_OPS: tuple[str, ...] = tuple(sorted(CONVERTERS))
 
 __all__ = ["CONVERTERS", "SUPPORTED_OPS", "OnnxImportError", "from_onnx", "import_onnx"]
