@@ -217,8 +217,8 @@ def rnn_step(layer: Layer, d: int, acts: Sequence[Activation], xw: SSAValue, sta
 
 
 def recurrence_bias(c: NodeContext, d: int, start: int, stop: int) -> SSAValue | None:
-    """The GRU's Rb_h (entries [start, stop) of B's recurrence half), kept apart from Wb when
-    linear_before_reset puts it inside r's product (and always inside the h gate's sum)."""
+    """Entries [start, stop) of direction `d`'s recurrence bias Rb: the GRU's Rb_h, which
+    enters the h gate with the recurrence (inside r's product with linear_before_reset)."""
     if not c.has(3):
         return None
     half = c.shape(3)[1] // 2
@@ -298,7 +298,7 @@ def convert_recurrent(
     for k, d in enumerate(names[direction]):
         state = initial_state(c, kind, layer, k, layout, dtype)
         projected = project_inputs(c, layer, flat_x, k, kind == "GRU")
-        outputs: list[SSAValue] = [x] * steps
+        outputs: list[SSAValue] = [x] * steps  # each entry is set by its step below
         order = range(steps) if d == 0 else reversed(range(steps))
         for t in order:
             new = step(
