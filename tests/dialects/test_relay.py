@@ -24,6 +24,7 @@ from xdsl.dialects.builtin import (
     f64,
     i1,
     i32,
+    i64,
 )
 from xdsl.ir import Attribute, Block, Operation, Region
 from xdsl.parser import Parser
@@ -345,6 +346,35 @@ CASES: list[tuple[str, list[Attribute], Body, str]] = [
         lambda x: relay.LayoutTransformOp(x, "NCHW4c", "NHWC"),
         "tensor<1x3x5x8xf32>",
     ),
+    # Gather, scatter and scans
+    ("gather_nd", [t(4, 5, 6), t(2, 3, elem=i64)], relay.GatherNdOp, "tensor<3x6xf32>"),
+    (
+        "gather_nd_batch_dims",
+        [t(2, 5, 6), t(1, 2, 3, elem=i32)],
+        lambda x, i: relay.GatherNdOp(x, i, batch_dims=1),
+        "tensor<2x3x6xf32>",
+    ),
+    (
+        "scatter_nd",
+        [t(4, 5), t(1, 3, elem=i64), t(3, 5)],
+        lambda x, i, u: relay.ScatterNdOp(x, i, u, "add"),
+        "tensor<4x5xf32>",
+    ),
+    (
+        "gather",
+        [t(3, 4), t(3, 2, elem=i64)],
+        lambda x, i: relay.GatherOp(x, i, axis=1),
+        "tensor<3x2xf32>",
+    ),
+    (
+        "scatter_elements",
+        [t(3, 3), t(2, 3, elem=i64), t(2, 3)],
+        lambda x, i, u: relay.ScatterElementsOp(x, i, u, 0, "max"),
+        "tensor<3x3xf32>",
+    ),
+    ("cumsum", [t(2, 5)], lambda x: relay.CumsumOp(x, 1, exclusive=True), "tensor<2x5xf32>"),
+    ("cumsum_flat", [t(2, 5)], relay.CumsumOp, "tensor<10xf32>"),
+    ("trilu", [t(2, 3, 4)], lambda x: relay.TriluOp(x, k=1, upper=False), "tensor<2x3x4xf32>"),
 ]
 
 
@@ -900,6 +930,68 @@ INVALID: list[tuple[str, list[Attribute], Body, str]] = [
         [t(3, 5)],
         lambda x: relay.StridedSliceOp(x, [0, 1], [2]),
         "'relay.strided_slice' op begin, end and strides differ in length: 2, 1, 2",
+    ),
+    (
+        "gather_nd_too_many_components",
+        [t(4, 5), t(3, 2, elem=i64)],
+        relay.GatherNdOp,
+        "'relay.gather_nd' op 3 index components and 0 batch dims do not fit data of rank 2",
+    ),
+    (
+        "gather_nd_batch_mismatch",
+        [t(2, 5), t(1, 3, elem=i64)],
+        lambda x, i: relay.GatherNdOp(x, i, batch_dims=1),
+        "'relay.gather_nd' op batch dims of indices 3 differ from data's 2",
+    ),
+    (
+        "scatter_nd_updates_shape",
+        [t(4, 5), t(1, 3, elem=i64), t(3, 4)],
+        relay.ScatterNdOp,
+        "'relay.scatter_nd' op updates shape 3x4 must be 3x5 (index dims, then data's "
+        "trailing dims)",
+    ),
+    (
+        "scatter_nd_mode",
+        [t(4), t(1, 3, elem=i64), t(3)],
+        lambda x, i, u: relay.ScatterNdOp(x, i, u, "mean"),
+        '\'relay.scatter_nd\' op mode must be one of "update", "add", "mul", "min", "max", '
+        'got "mean"',
+    ),
+    (
+        "gather_rank",
+        [t(3, 4), t(3, elem=i64)],
+        relay.GatherOp,
+        "'relay.gather' op indices rank 1 differs from data rank 2",
+    ),
+    (
+        "gather_float_indices",
+        [t(3, 4), t(3, 4)],
+        relay.GatherOp,
+        "'relay.gather' op indices must have an integer element type, got f32",
+    ),
+    (
+        "scatter_elements_updates_shape",
+        [t(3, 3), t(2, 3, elem=i64), t(3, 3)],
+        relay.ScatterElementsOp,
+        "'relay.scatter_elements' op updates shape 3x3 differs from indices shape 2x3",
+    ),
+    (
+        "scatter_elements_indices_exceed",
+        [t(3, 3), t(2, 4, elem=i64), t(2, 4)],
+        relay.ScatterElementsOp,
+        "'relay.scatter_elements' op indices shape 2x4 exceeds data shape 3x3 off axis 0",
+    ),
+    (
+        "cumsum_axis",
+        [t(3, 3)],
+        lambda x: relay.CumsumOp(x, 2),
+        "'relay.cumsum' op axis 2 is out of range for rank 2",
+    ),
+    (
+        "trilu_rank",
+        [t(3)],
+        relay.TriluOp,
+        "'relay.trilu' op data must have rank 2 or more, got 3",
     ),
     (
         "take_float_indices",

@@ -274,6 +274,26 @@ def take_values(low: int, high: int) -> Values:
     ]
 
 
+def indexed(ranges: Sequence[tuple[int, int]]) -> Values:
+    """Inputs drawn at random, except those given an integer range [low, high) here by
+    position (indices)."""
+
+    def values(inputs: list[tuple[tuple[int, ...], str]]) -> list[np.ndarray]:
+        out = []
+        for k, (shape, dtype) in enumerate(inputs):
+            if k < len(ranges) and ranges[k]:
+                out.append(RNG.integers(*ranges[k], shape).astype(dtype))
+            else:
+                out.append(random_input(shape, dtype))
+        return out
+
+    return values
+
+
+def i64(*shape: int) -> tuple[tuple[int, ...], str]:
+    return (shape, "int64")
+
+
 CASES: dict[type[relay.RelayOp], list[Case]] = {
     relay.AddOp: binary_cases(relay.AddOp),
     relay.SubtractOp: binary_cases(relay.SubtractOp),
@@ -796,6 +816,78 @@ CASES: dict[type[relay.RelayOp], list[Case]] = {
             [f32(1, 2, 3, 2, 4)],
             lambda g, x: g(relay.LayoutTransformOp(x, "NCHW4c", "NHWC")),
         ),
+    ],
+    relay.GatherNdOp: [
+        Case(
+            "full_tuples",
+            [f32(4, 5, 3), i64(2, 3, 2)],
+            lambda g, x, i: g(relay.GatherNdOp(x, i)),
+            indexed([(), (0, 4)]),
+        ),
+        Case(
+            "batch_dims",
+            [f32(2, 5, 3), i32(1, 2, 4)],
+            lambda g, x, i: g(relay.GatherNdOp(x, i, batch_dims=1)),
+            indexed([(), (0, 5)]),
+        ),
+    ],
+    relay.ScatterNdOp: [
+        Case(
+            f"{mode}_repeated",
+            [f32(5, 3), i64(1, 4), f32(4, 3)],
+            lambda g, x, i, u, mode=mode: g(relay.ScatterNdOp(x, i, u, mode)),
+            indexed([(), (0, 3)]),
+        )
+        for mode in relay.SCATTER_MODES
+    ]
+    + [
+        Case(
+            "update_elements",
+            [i32(3, 4), i64(2, 2), i32(2)],
+            lambda g, x, i, u: g(relay.ScatterNdOp(x, i, u)),
+            indexed([(), (0, 3)]),
+        ),
+    ],
+    relay.GatherOp: [
+        Case(
+            "axis1",
+            [f32(3, 5), i64(3, 4)],
+            lambda g, x, i: g(relay.GatherOp(x, i, axis=1)),
+            indexed([(), (0, 5)]),
+        ),
+        Case(
+            "axis0_smaller",
+            [f32(4, 3, 2), i32(2, 2, 2)],
+            lambda g, x, i: g(relay.GatherOp(x, i, axis=-3)),
+            indexed([(), (0, 4)]),
+        ),
+    ],
+    relay.ScatterElementsOp: [
+        Case(
+            f"{mode}_axis1",
+            [f32(3, 5), i64(2, 4), f32(2, 4)],
+            lambda g, x, i, u, mode=mode: g(relay.ScatterElementsOp(x, i, u, 1, mode)),
+            indexed([(), (0, 5)]),
+        )
+        for mode in relay.SCATTER_MODES
+    ]
+    + [
+        Case(
+            "update_axis0_int",
+            [i32(4, 3), i64(3, 3), i32(3, 3)],
+            lambda g, x, i, u: g(relay.ScatterElementsOp(x, i, u, 0)),
+            indexed([(), (0, 4)]),
+        ),
+    ],
+    relay.CumsumOp: [
+        Case("axis1", [f32(3, 7)], lambda g, x: g(relay.CumsumOp(x, 1))),
+        Case("exclusive_int", [i32(4, 3)], lambda g, x: g(relay.CumsumOp(x, 0, exclusive=True))),
+        Case("flattened", [f32(2, 3)], lambda g, x: g(relay.CumsumOp(x))),
+    ],
+    relay.TriluOp: [
+        Case("upper", [f32(4, 5)], lambda g, x: g(relay.TriluOp(x))),
+        Case("lower_k", [f32(2, 3, 4)], lambda g, x: g(relay.TriluOp(x, k=-1, upper=False))),
+        Case("upper_k_int", [i32(3, 3)], lambda g, x: g(relay.TriluOp(x, k=2))),
     ],
 }
 

@@ -245,6 +245,56 @@ def erf_ref(x: np.ndarray) -> np.ndarray:
     return np.array([math.erf(v) for v in x.ravel()]).reshape(x.shape)
 
 
+def scatter_loop(
+    x: np.ndarray, positions: list[tuple[int, ...]], values: list[float], mode: str
+) -> np.ndarray:
+    """Each value written to (update) or combined with (add, mul, min, max) x at its position,
+    one after the other."""
+    out = x.copy()
+    combine = {
+        "update": lambda a, b: b,
+        "add": lambda a, b: a + b,
+        "mul": lambda a, b: a * b,
+        "min": min,
+        "max": max,
+    }[mode]
+    for at, v in zip(positions, values, strict=True):
+        out[at] = combine(out[at], v)
+    return out
+
+
+def scatter_nd_ref(x: np.ndarray, indices: np.ndarray, updates: np.ndarray, mode: str):
+    """scatter_nd with indices (M, Y...) and updates (Y..., tail...), by loops."""
+    positions, values = [], []
+    for y in np.ndindex(*indices.shape[1:]):
+        head = tuple(int(indices[(k, *y)]) for k in range(indices.shape[0]))
+        for tail in np.ndindex(*x.shape[len(head) :]):
+            positions.append(head + tail)
+            values.append(updates[y + tail])
+    return scatter_loop(x, positions, values, mode)
+
+
+def scatter_elements_ref(
+    x: np.ndarray, indices: np.ndarray, updates: np.ndarray, axis: int, mode: str
+) -> np.ndarray:
+    positions, values = [], []
+    for i in np.ndindex(*indices.shape):
+        at = list(i)
+        at[axis] = int(indices[i])
+        positions.append(tuple(at))
+        values.append(updates[i])
+    return scatter_loop(x, positions, values, mode)
+
+
+def gather_nd_ref(x: np.ndarray, indices: np.ndarray, batch_dims: int) -> np.ndarray:
+    lead = indices.shape[1:]
+    out = np.empty(lead + x.shape[batch_dims + indices.shape[0] :], x.dtype)
+    for y in np.ndindex(*lead):
+        head = tuple(int(indices[(k, *y)]) for k in range(indices.shape[0]))
+        out[y] = x[y[:batch_dims] + head]
+    return out
+
+
 def nchw(x: np.ndarray) -> np.ndarray:
     return x.transpose(0, 3, 1, 2)
 
@@ -764,6 +814,55 @@ CASES: list[Case] = [
         [rand(2, 2, 3, 5, 4)],
         lambda x: relay.LayoutTransformOp(x, "NCHW4c", "NHWC"),
         lambda x: x.transpose(0, 2, 3, 1, 4).reshape(2, 3, 5, 8),
+    ),
+    Case(
+        "gather_nd",
+        [X, np.array([[2, 0, 1, 1]], dtype=np.int64)],
+        relay.GatherNdOp,
+        lambda x, i: gather_nd_ref(x, i, 0),
+    ),
+    Case(
+        "gather_nd_batch_dims",
+        [rand(2, 4, 3), np.array([[[3, 0], [1, 1]], [[2, 0], [0, 2]]], dtype=np.int32)],
+        lambda x, i: relay.GatherNdOp(x, i, batch_dims=1),
+        lambda x, i: gather_nd_ref(x, i, 1),
+    ),
+    *(
+        Case(
+            f"scatter_nd_{mode}",
+            [X, np.array([[2, 0, 2]], dtype=np.int64), rand(3, 5)],
+            lambda x, i, u, mode=mode: relay.ScatterNdOp(x, i, u, mode),
+            lambda x, i, u, mode=mode: scatter_nd_ref(x, i, u, mode),
+        )
+        for mode in relay.SCATTER_MODES
+    ),
+    Case(
+        "gather",
+        [X, np.array([[4, 0], [1, 1], [3, 2]], dtype=np.int64)],
+        lambda x, i: relay.GatherOp(x, i, axis=1),
+        lambda x, i: np.take_along_axis(x, i, axis=1),
+    ),
+    *(
+        Case(
+            f"scatter_elements_{mode}",
+            [X, np.array([[4, 0, 4], [1, 1, 2]], dtype=np.int32), rand(2, 3)],
+            lambda x, i, u, mode=mode: relay.ScatterElementsOp(x, i, u, -1, mode),
+            lambda x, i, u, mode=mode: scatter_elements_ref(x, i, u, 1, mode),
+        )
+        for mode in relay.SCATTER_MODES
+    ),
+    Case(
+        "cumsum_exclusive",
+        [X],
+        lambda x: relay.CumsumOp(x, 0, exclusive=True),
+        lambda x: np.stack([x[:k].sum(axis=0) for k in range(3)]),
+    ),
+    Case("cumsum_flat", [X], relay.CumsumOp, lambda x: np.cumsum(x.ravel())),
+    Case(
+        "trilu_lower",
+        [rand(2, 3, 4)],
+        lambda x: relay.TriluOp(x, k=1, upper=False),
+        lambda x: x * (np.arange(4)[None, :] - np.arange(3)[:, None] <= 1),
     ),
     Case(
         "layout_transform_nchw4c_to_nchw2c",

@@ -2692,6 +2692,274 @@ class LayoutTransformOp(RelayOp):
         return [TensorType(data.get_element_type(), shape)]
 
 
+# ---------------------------------------------------------------------------------------------
+# Gather, scatter and scans
+
+
+def index_tensor(op: type[RelayOp], typ: TensorType, what: str = "indices") -> tuple[int, ...]:
+    """The shape of an integer index operand, or an error naming the op."""
+    if not is_int(typ.get_element_type()):
+        raise op.error(f"{what} must have an integer element type, got {typ.get_element_type()}")
+    return tuple(typ.get_shape())
+
+
+def nd_index_shapes(
+    op: type[RelayOp], data: tuple[int, ...], indices: tuple[int, ...], batch_dims: int
+) -> tuple[int, tuple[int, ...], tuple[int, ...]]:
+    """(M, batch and index dims, data's trailing dims) of gather_nd/scatter_nd indices shaped
+    (M, B..., Y...) into data shaped (B..., X_0..X_{M-1}, tail...)."""
+    if not indices:
+        raise op.error("indices must have rank 1 or more, with the index tuples on axis 0")
+    m = indices[0]
+    if batch_dims < 0 or batch_dims + m > len(data) or m < 1:
+        raise op.error(
+            f"{m} index components and {batch_dims} batch dims do not fit data of rank {len(data)}"
+        )
+    if tuple(indices[1 : 1 + batch_dims]) != tuple(data[:batch_dims]):
+        raise op.error(
+            f"batch dims of indices {fmt_shape(indices[1 : 1 + batch_dims])} differ from "
+            f"data's {fmt_shape(data[:batch_dims])}"
+        )
+    return m, tuple(indices[1:]), tuple(data[batch_dims + m :])
+
+
+@irdl_op_definition
+class GatherNdOp(RelayOp):
+    """Gather slices of data at index tuples laid along axis 0 of indices (TVM's layout).
+
+    `%y = relay.gather_nd %x, %i {batch_dims = 0 : i64}
+        : (tensor<4x5x6xf32>, tensor<2x3xi64>) -> tensor<3x6xf32>`
+
+    indices (M, B..., Y...) into data (B..., X_0..X_{M-1}, tail...) give (B..., Y..., tail...):
+    the first batch_dims axes pair up one to one.
+    """
+
+    name = "relay.gather_nd"
+    PATTERN: ClassVar[OpPattern] = OpPattern.INJECTIVE
+    data = operand_def(TensorType)
+    indices = operand_def(TensorType)
+    result = result_def(TensorType)
+    batch_dims = prop_def(INT, default_value=int_attr(0))
+
+    def __init__(self, data: Operand, indices: Operand, batch_dims: int = 0) -> None:
+        self._build([data, indices], {"batch_dims": int_attr(batch_dims)})
+
+    @classmethod
+    def infer_result_types(
+        cls, operand_types: Sequence[Attribute], properties: Mapping[str, Attribute]
+    ) -> list[Attribute]:
+        data, indices = cls.tensors(operand_types, ("data", "indices"))
+        batch_dims = cls.props(properties).integer("batch_dims")
+        index_shape = index_tensor(cls, indices)
+        _, lead, tail = nd_index_shapes(cls, tuple(data.get_shape()), index_shape, batch_dims)
+        return [TensorType(data.get_element_type(), [*lead, *tail])]
+
+
+SCATTER_MODES = ("update", "add", "mul", "min", "max")
+
+
+@irdl_op_definition
+class ScatterNdOp(RelayOp):
+    """A copy of data with the slices at index tuples (axis 0 of indices) set or combined.
+
+    `%y = relay.scatter_nd %x, %i, %u {mode = "add"}
+        : (tensor<4x5xf32>, tensor<1x3xi64>, tensor<3x5xf32>) -> tensor<4x5xf32>`
+
+    indices (M, Y...) and updates (Y..., data.shape[M:]); mode update (the last write of a
+    repeated index wins), add, mul, min or max combine the updates with the data.
+    """
+
+    name = "relay.scatter_nd"
+    PATTERN: ClassVar[OpPattern] = OpPattern.OPAQUE
+    data = operand_def(TensorType)
+    indices = operand_def(TensorType)
+    updates = operand_def(TensorType)
+    result = result_def(TensorType)
+    mode = prop_def(StringAttr, default_value=StringAttr("update"))
+
+    def __init__(
+        self, data: Operand, indices: Operand, updates: Operand, mode: str = "update"
+    ) -> None:
+        self._build([data, indices, updates], {"mode": StringAttr(mode)})
+
+    @classmethod
+    def infer_result_types(
+        cls, operand_types: Sequence[Attribute], properties: Mapping[str, Attribute]
+    ) -> list[Attribute]:
+        data, indices, updates = cls.tensors(operand_types, ("data", "indices", "updates"))
+        cls.props(properties).choice("mode", SCATTER_MODES)
+        cls.same_element([data, updates], ["data", "updates"])
+        _, lead, tail = nd_index_shapes(cls, tuple(data.get_shape()), index_tensor(cls, indices), 0)
+        if tuple(updates.get_shape()) != (*lead, *tail):
+            raise cls.error(
+                f"updates shape {fmt_shape(updates.get_shape())} must be "
+                f"{fmt_shape((*lead, *tail))} (index dims, then data's trailing dims)"
+            )
+        return [data]
+
+
+@irdl_op_definition
+class GatherOp(RelayOp):
+    """Gather along `axis` elementwise: y[i..] = data[i.. with indices[i..] on axis].
+
+    `%y = relay.gather %x, %i {axis = 1 : i64} : (tensor<3x4xf32>, tensor<3x2xi64>)
+        -> tensor<3x2xf32>`
+    """
+
+    name = "relay.gather"
+    PATTERN: ClassVar[OpPattern] = OpPattern.INJECTIVE
+    data = operand_def(TensorType)
+    indices = operand_def(TensorType)
+    result = result_def(TensorType)
+    axis = prop_def(INT, default_value=int_attr(0))
+
+    def __init__(self, data: Operand, indices: Operand, axis: int = 0) -> None:
+        self._build([data, indices], {"axis": int_attr(axis)})
+
+    @classmethod
+    def infer_result_types(
+        cls, operand_types: Sequence[Attribute], properties: Mapping[str, Attribute]
+    ) -> list[Attribute]:
+        data, indices = cls.tensors(operand_types, ("data", "indices"))
+        shape = index_tensor(cls, indices)
+        check_elementwise_indices(cls, tuple(data.get_shape()), shape, properties)
+        return [TensorType(data.get_element_type(), shape)]
+
+
+def check_elementwise_indices(
+    op: type[RelayOp],
+    data: tuple[int, ...],
+    indices: tuple[int, ...],
+    properties: Mapping[str, Attribute],
+) -> int:
+    """The normalised axis of gather/scatter_elements; indices must have data's rank."""
+    if len(indices) != len(data):
+        raise op.error(f"indices rank {len(indices)} differs from data rank {len(data)}")
+    axis = op.props(properties).axis("axis", len(data))
+    if any(i > d for k, (i, d) in enumerate(zip(indices, data, strict=True)) if k != axis):
+        raise op.error(
+            f"indices shape {fmt_shape(indices)} exceeds data shape {fmt_shape(data)} off axis "
+            f"{axis}"
+        )
+    return axis
+
+
+@irdl_op_definition
+class ScatterElementsOp(RelayOp):
+    """A copy of data with updates written along `axis` at indices, elementwise.
+
+    `%y = relay.scatter_elements %x, %i, %u {axis = 0 : i64, reduction = "add"}
+        : (tensor<3x3xf32>, tensor<2x3xi64>, tensor<2x3xf32>) -> tensor<3x3xf32>`
+
+    reduction update (the last write of a repeated index wins), add, mul, min or max.
+    """
+
+    name = "relay.scatter_elements"
+    PATTERN: ClassVar[OpPattern] = OpPattern.OPAQUE
+    data = operand_def(TensorType)
+    indices = operand_def(TensorType)
+    updates = operand_def(TensorType)
+    result = result_def(TensorType)
+    axis = prop_def(INT, default_value=int_attr(0))
+    reduction = prop_def(StringAttr, default_value=StringAttr("update"))
+
+    def __init__(
+        self,
+        data: Operand,
+        indices: Operand,
+        updates: Operand,
+        axis: int = 0,
+        reduction: str = "update",
+    ) -> None:
+        self._build(
+            [data, indices, updates],
+            {"axis": int_attr(axis), "reduction": StringAttr(reduction)},
+        )
+
+    @classmethod
+    def infer_result_types(
+        cls, operand_types: Sequence[Attribute], properties: Mapping[str, Attribute]
+    ) -> list[Attribute]:
+        data, indices, updates = cls.tensors(operand_types, ("data", "indices", "updates"))
+        cls.props(properties).choice("reduction", SCATTER_MODES)
+        cls.same_element([data, updates], ["data", "updates"])
+        shape = index_tensor(cls, indices)
+        if tuple(updates.get_shape()) != shape:
+            raise cls.error(
+                f"updates shape {fmt_shape(updates.get_shape())} differs from indices shape "
+                f"{fmt_shape(shape)}"
+            )
+        check_elementwise_indices(cls, tuple(data.get_shape()), shape, properties)
+        return [data]
+
+
+@irdl_op_definition
+class CumsumOp(RelayOp):
+    """Running sum along `axis` (of the flattened data if absent); exclusive leaves out the
+    element itself.
+
+    `%y = relay.cumsum %x {axis = 1 : i64, exclusive = true} : (tensor<2x5xf32>)
+        -> tensor<2x5xf32>`
+    """
+
+    name = "relay.cumsum"
+    PATTERN: ClassVar[OpPattern] = OpPattern.OPAQUE
+    data = operand_def(TensorType)
+    result = result_def(TensorType)
+    axis = opt_prop_def(INT)
+    exclusive = prop_def(BOOL, default_value=FALSE)
+
+    def __init__(self, data: Operand, axis: int | None = None, exclusive: bool = False) -> None:
+        self._build(
+            [data],
+            {"axis": None if axis is None else int_attr(axis), "exclusive": bool_attr(exclusive)},
+        )
+
+    @classmethod
+    def infer_result_types(
+        cls, operand_types: Sequence[Attribute], properties: Mapping[str, Attribute]
+    ) -> list[Attribute]:
+        (data,) = cls.tensors(operand_types, ("data",))
+        p = cls.props(properties)
+        p.flag("exclusive")
+        if p.get("axis") is None:
+            return [TensorType(data.get_element_type(), [math.prod(data.get_shape())])]
+        p.axis("axis", data.get_num_dims())
+        return [data]
+
+
+@irdl_op_definition
+class TriluOp(RelayOp):
+    """The upper (or lower) triangle of the last two axes from diagonal k, zeros elsewhere.
+
+    `%y = relay.trilu %x {k = 1 : i64, upper = false} : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>`
+
+    k is a property here (TVM takes a tensor): shapes and attributes are static.
+    """
+
+    name = "relay.trilu"
+    PATTERN: ClassVar[OpPattern] = OpPattern.INJECTIVE
+    data = operand_def(TensorType)
+    result = result_def(TensorType)
+    k = prop_def(INT, default_value=int_attr(0))
+    upper = prop_def(BOOL, default_value=TRUE)
+
+    def __init__(self, data: Operand, k: int = 0, upper: bool = True) -> None:
+        self._build([data], {"k": int_attr(k), "upper": bool_attr(upper)})
+
+    @classmethod
+    def infer_result_types(
+        cls, operand_types: Sequence[Attribute], properties: Mapping[str, Attribute]
+    ) -> list[Attribute]:
+        (data,) = cls.tensors(operand_types, ("data",))
+        p = cls.props(properties)
+        p.integer("k")
+        p.flag("upper")
+        if data.get_num_dims() < 2:
+            raise cls.error(f"data must have rank 2 or more, got {fmt_shape(data.get_shape())}")
+        return [data]
+
+
 Relay = Dialect(
     "relay",
     [
@@ -2774,6 +3042,13 @@ Relay = Dialect(
         BroadcastToOp,
         TileOp,
         LayoutTransformOp,
+        # Gather, scatter and scans
+        GatherNdOp,
+        ScatterNdOp,
+        GatherOp,
+        ScatterElementsOp,
+        CumsumOp,
+        TriluOp,
     ],
     [],
 )

@@ -771,3 +771,111 @@ def transform_layout(x: np.ndarray, src: relay.Layout, dst: relay.Layout) -> np.
             names += [axis, axis.lower()]
             shape += [sizes[axis] // factor, factor]
     return primal.reshape(shape).transpose([names.index(a) for a in dst.axes])
+
+
+# Gather, scatter and scans
+
+
+def checked_index(op: Operation, indices: np.ndarray, fn: Callable[[], np.ndarray]) -> np.ndarray:
+    """`fn()`, with an out-of-range index (negative ones too: the ops do not wrap them)
+    reported as an error naming the op."""
+    if indices.size and indices.min() < 0:
+        raise RelayInterpreterError(f"'{op.name}': negative index {indices.min()}")
+    try:
+        return fn()
+    except IndexError as exc:
+        raise RelayInterpreterError(f"'{op.name}': {exc}") from None
+
+
+def nd_positions(indices: np.ndarray, batch_dims: int) -> tuple[np.ndarray, ...]:
+    """Index arrays selecting data[b..., i_0, ..., i_{M-1}] for each (b..., y...) of
+    gather_nd/scatter_nd indices (M, B..., Y...)."""
+    lead = indices.shape[1:]
+    batch = np.indices(lead, sparse=True)[:batch_dims]
+    return (*batch, *indices.astype(np.int64))
+
+
+@rule(relay.GatherNdOp)
+def gather_nd(op: relay.GatherNdOp, x: np.ndarray, indices: np.ndarray) -> np.ndarray:
+    at = nd_positions(indices, op.batch_dims.value.data)
+    return checked_index(op, indices, lambda: x[at])
+
+
+SCATTER_UFUNCS: dict[str, np.ufunc] = {
+    "add": np.add,
+    "mul": np.multiply,
+    "min": np.minimum,
+    "max": np.maximum,
+}
+
+
+def scatter(
+    op: Operation,
+    x: np.ndarray,
+    indices: np.ndarray,
+    at: tuple[Any, ...],
+    updates: np.ndarray,
+    mode: str,
+) -> np.ndarray:
+    """x with `updates` written (mode update: in order, the last write wins) or combined
+    unbuffered (repeated positions all count) at the positions `at`."""
+    out = x.copy()
+
+    def write() -> np.ndarray:
+        if mode == "update":
+            out[at] = updates
+        else:
+            SCATTER_UFUNCS[mode].at(out, at, updates)
+        return out
+
+    return checked_index(op, indices, write)
+
+
+@rule(relay.ScatterNdOp)
+def scatter_nd(
+    op: relay.ScatterNdOp, x: np.ndarray, indices: np.ndarray, updates: np.ndarray
+) -> np.ndarray:
+    return scatter(op, x, indices, nd_positions(indices, 0), updates, op.mode.data)
+
+
+def element_positions(indices: np.ndarray, axis: int) -> tuple[np.ndarray, ...]:
+    """Index arrays reading data at `indices` along `axis`, at the same place elsewhere."""
+    at = list(np.indices(indices.shape, sparse=True))
+    at[axis] = indices.astype(np.int64)
+    return tuple(at)
+
+
+@rule(relay.GatherOp)
+def gather(op: relay.GatherOp, x: np.ndarray, indices: np.ndarray) -> np.ndarray:
+    at = element_positions(indices, op.axis.value.data % x.ndim)
+    return checked_index(op, indices, lambda: x[at])
+
+
+@rule(relay.ScatterElementsOp)
+def scatter_elements(
+    op: relay.ScatterElementsOp, x: np.ndarray, indices: np.ndarray, updates: np.ndarray
+) -> np.ndarray:
+    at = element_positions(indices, op.axis.value.data % x.ndim)
+    # numpy's assignment with repeated positions keeps the last write, as the op's update does.
+    return scatter(op, x, indices, at, updates, op.reduction.data)
+
+
+@rule(relay.CumsumOp)
+def cumsum(op: relay.CumsumOp, x: np.ndarray) -> np.ndarray:
+    axis = 0 if op.axis is None else op.axis.value.data % x.ndim
+    data = x.ravel() if op.axis is None else x
+    total = np.cumsum(data, axis=axis, dtype=acc_dtype(x.dtype) if x.dtype.kind == "f" else None)
+    if op.exclusive.value.data:  # shifted by one along the axis, starting from 0
+        shifted = np.zeros_like(total)
+        head = [slice(None)] * total.ndim
+        tail = [slice(None)] * total.ndim
+        head[axis], tail[axis] = slice(1, None), slice(None, -1)
+        shifted[tuple(head)] = total[tuple(tail)]
+        total = shifted
+    return total.astype(x.dtype)
+
+
+@rule(relay.TriluOp)
+def trilu(op: relay.TriluOp, x: np.ndarray) -> np.ndarray:
+    k = op.k.value.data
+    return np.triu(x, k) if op.upper.value.data else np.tril(x, k)

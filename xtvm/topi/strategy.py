@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from xtvm.api import te
 from xtvm.dialects import relay
 from xtvm.ir.numpy_types import numpy_dtype
-from xtvm.topi import elementwise, nn, reduction, transform, winograd
+from xtvm.topi import elementwise, indexing, nn, reduction, transform, winograd
 from xtvm.topi.schedule import CONV2D, DEFAULT, DENSE, WINOGRAD, ScheduleFn
 from xtvm.topi.tensor import TensorLike
 
@@ -217,6 +217,11 @@ def take(op: relay.TakeOp, x: Sequence[TensorLike]) -> Value:
     return transform.take(x[0], x[1], axis, op.mode.data)
 
 
+def cumsum(op: relay.CumsumOp, x: Sequence[TensorLike]) -> Value:
+    axis = None if op.axis is None else axis_of(op, len(x[0].shape))
+    return indexing.cumsum(x[0], axis, bool(integer(op.exclusive)))
+
+
 def cast(op: relay.CastOp, x: Sequence[TensorLike]) -> Value:
     dtype = numpy_dtype(op.dtype)
     return elementwise.cast(x[0], "bool" if dtype.kind == "b" else dtype.name)
@@ -318,6 +323,15 @@ STRATEGIES: dict[type[relay.RelayOp], Strategy] = {
     relay.LayoutTransformOp: row(
         lambda op, x: transform.layout_transform(x[0], op.src_layout.data, op.dst_layout.data)
     ),
+    # Gather, scatter and scans
+    relay.GatherNdOp: row(lambda op, x: indexing.gather_nd(x[0], x[1], integer(op.batch_dims))),
+    relay.ScatterNdOp: row(lambda op, x: indexing.scatter_nd(*x, op.mode.data)),
+    relay.GatherOp: row(lambda op, x: indexing.gather(x[0], x[1], axis_of(op, len(x[0].shape)))),
+    relay.ScatterElementsOp: row(
+        lambda op, x: indexing.scatter_elements(*x, axis_of(op, len(x[0].shape)), op.reduction.data)
+    ),
+    relay.CumsumOp: row(cumsum),
+    relay.TriluOp: row(lambda op, x: indexing.trilu(x[0], integer(op.k), bool(integer(op.upper)))),
 }
 
 

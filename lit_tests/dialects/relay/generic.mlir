@@ -91,3 +91,14 @@ func.func @consts() -> (tensor<2xf32>, tensor<16x3x3x3xf32>, tuple<tensor<2xf32>
   %t = relay.tuple %c, %w : (tensor<2xf32>, tensor<16x3x3x3xf32>) -> tuple<tensor<2xf32>, tensor<16x3x3x3xf32>>
   func.return %c, %w, %t : tensor<2xf32>, tensor<16x3x3x3xf32>, tuple<tensor<2xf32>, tensor<16x3x3x3xf32>>
 }
+
+// The gather and scatter ops carry their properties in the generic form as well.
+// CHECK-LABEL: "func.func"() <{sym_name = "scatter"
+// CHECK-NEXT:  ^bb0(%x: tensor<3x3xf32>, %i: tensor<2x3xi64>, %u: tensor<2x3xf32>):
+// CHECK-NEXT:    %y = "relay.scatter_elements"(%x, %i, %u) <{axis = 1 : i64, reduction = "add"}> : (tensor<3x3xf32>, tensor<2x3xi64>, tensor<2x3xf32>) -> tensor<3x3xf32>
+// CUSTOM-LABEL: func.func @scatter(
+// CUSTOM-NEXT:     %y = relay.scatter_elements %x, %i, %u {axis = 1 : i64, reduction = "add"} : (tensor<3x3xf32>, tensor<2x3xi64>, tensor<2x3xf32>) -> tensor<3x3xf32>
+func.func @scatter(%x: tensor<3x3xf32>, %i: tensor<2x3xi64>, %u: tensor<2x3xf32>) -> tensor<3x3xf32> {
+  %y = relay.scatter_elements %x, %i, %u {axis = 1 : i64, reduction = "add"} : (tensor<3x3xf32>, tensor<2x3xi64>, tensor<2x3xf32>) -> tensor<3x3xf32>
+  func.return %y : tensor<3x3xf32>
+}

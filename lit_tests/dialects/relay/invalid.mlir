@@ -336,3 +336,59 @@ func.func @winograd_small(%x: tensor<1x1x2x16xf32>, %u: tensor<6x6x16x8xf32>) {
   %y = relay.nn.contrib_conv2d_winograd_without_weight_transform %x, %u : (tensor<1x1x2x16xf32>, tensor<6x6x16x8xf32>) -> tensor<1x1x1x8xf32>
   func.return
 }
+
+// -----
+
+func.func @gather_nd_components(%x: tensor<4x5xf32>, %i: tensor<3x2xi64>) {
+  // expected-error@+1 {{'relay.gather_nd' op 3 index components and 0 batch dims do not fit data of rank 2}}
+  %y = relay.gather_nd %x, %i : (tensor<4x5xf32>, tensor<3x2xi64>) -> tensor<2xf32>
+  func.return
+}
+
+// -----
+
+func.func @scatter_nd_updates(%x: tensor<4x5xf32>, %i: tensor<1x3xi64>, %u: tensor<3x4xf32>) {
+  // expected-error@+1 {{'relay.scatter_nd' op updates shape 3x4 must be 3x5 (index dims, then data's trailing dims)}}
+  %y = relay.scatter_nd %x, %i, %u : (tensor<4x5xf32>, tensor<1x3xi64>, tensor<3x4xf32>) -> tensor<4x5xf32>
+  func.return
+}
+
+// -----
+
+func.func @scatter_nd_mode(%x: tensor<4xf32>, %i: tensor<1x3xi64>, %u: tensor<3xf32>) {
+  // expected-error@+1 {{'relay.scatter_nd' op mode must be one of "update", "add", "mul", "min", "max", got "mean"}}
+  %y = relay.scatter_nd %x, %i, %u {mode = "mean"} : (tensor<4xf32>, tensor<1x3xi64>, tensor<3xf32>) -> tensor<4xf32>
+  func.return
+}
+
+// -----
+
+func.func @gather_float_indices(%x: tensor<3x4xf32>, %i: tensor<3x4xf32>) {
+  // expected-error@+1 {{'relay.gather' op indices must have an integer element type, got f32}}
+  %y = relay.gather %x, %i : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+  func.return
+}
+
+// -----
+
+func.func @scatter_elements_exceeds(%x: tensor<3x3xf32>, %i: tensor<2x4xi64>, %u: tensor<2x4xf32>) {
+  // expected-error@+1 {{'relay.scatter_elements' op indices shape 2x4 exceeds data shape 3x3 off axis 0}}
+  %y = relay.scatter_elements %x, %i, %u : (tensor<3x3xf32>, tensor<2x4xi64>, tensor<2x4xf32>) -> tensor<3x3xf32>
+  func.return
+}
+
+// -----
+
+func.func @cumsum_axis(%x: tensor<3x3xf32>) {
+  // expected-error@+1 {{'relay.cumsum' op axis 2 is out of range for rank 2}}
+  %y = relay.cumsum %x {axis = 2 : i64} : (tensor<3x3xf32>) -> tensor<3x3xf32>
+  func.return
+}
+
+// -----
+
+func.func @trilu_rank(%x: tensor<3xf32>) {
+  // expected-error@+1 {{'relay.trilu' op data must have rank 2 or more, got 3}}
+  %y = relay.trilu %x : (tensor<3xf32>) -> tensor<3xf32>
+  func.return
+}

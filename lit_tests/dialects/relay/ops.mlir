@@ -302,3 +302,29 @@ func.func @consts_params_tuples(%x: tensor<2xf32>) -> tuple<tensor<2xf32>, tenso
   %g = relay.tuple_get_item %n[0] : (tuple<tuple<tensor<2xf32>, tensor<2xi32>>, tensor<2xf32>>) -> tuple<tensor<2xf32>, tensor<2xi32>>
   func.return %g : tuple<tensor<2xf32>, tensor<2xi32>>
 }
+
+// gather_nd (index tuples on axis 0, batch dims paired), scatter_nd, gather, scatter_elements,
+// cumsum and trilu; defaults (batch_dims 0, mode "update", exclusive false, k 0, upper true)
+// are not printed.
+// CHECK-LABEL: func.func @gather_scatter_scan(
+// CHECK-NEXT:    %g = relay.gather_nd %x, %i : (tensor<4x5x6xf32>, tensor<2x3xi64>) -> tensor<3x6xf32>
+// CHECK-NEXT:    %gb = relay.gather_nd %x, %j {batch_dims = 1 : i64} : (tensor<4x5x6xf32>, tensor<1x4x2xi32>) -> tensor<4x2x6xf32>
+// CHECK-NEXT:    %s = relay.scatter_nd %x, %i, %u {mode = "add"} : (tensor<4x5x6xf32>, tensor<2x3xi64>, tensor<3x6xf32>) -> tensor<4x5x6xf32>
+// CHECK-NEXT:    %e = relay.gather %x, %k {axis = 2 : i64} : (tensor<4x5x6xf32>, tensor<4x5x2xi64>) -> tensor<4x5x2xf32>
+// CHECK-NEXT:    %se = relay.scatter_elements %x, %k, %v {axis = -1 : i64, reduction = "max"} : (tensor<4x5x6xf32>, tensor<4x5x2xi64>, tensor<4x5x2xf32>) -> tensor<4x5x6xf32>
+// CHECK-NEXT:    %c = relay.cumsum %x {axis = 1 : i64, exclusive = true} : (tensor<4x5x6xf32>) -> tensor<4x5x6xf32>
+// CHECK-NEXT:    %cf = relay.cumsum %u : (tensor<3x6xf32>) -> tensor<18xf32>
+// CHECK-NEXT:    %t = relay.trilu %x : (tensor<4x5x6xf32>) -> tensor<4x5x6xf32>
+// CHECK-NEXT:    %tl = relay.trilu %x {k = -1 : i64, upper = false} : (tensor<4x5x6xf32>) -> tensor<4x5x6xf32>
+func.func @gather_scatter_scan(%x: tensor<4x5x6xf32>, %i: tensor<2x3xi64>, %j: tensor<1x4x2xi32>, %u: tensor<3x6xf32>, %k: tensor<4x5x2xi64>, %v: tensor<4x5x2xf32>) -> (tensor<3x6xf32>, tensor<4x2x6xf32>, tensor<4x5x6xf32>, tensor<4x5x2xf32>, tensor<4x5x6xf32>, tensor<4x5x6xf32>, tensor<18xf32>, tensor<4x5x6xf32>, tensor<4x5x6xf32>) {
+  %g = relay.gather_nd %x, %i : (tensor<4x5x6xf32>, tensor<2x3xi64>) -> tensor<3x6xf32>
+  %gb = relay.gather_nd %x, %j {batch_dims = 1 : i64} : (tensor<4x5x6xf32>, tensor<1x4x2xi32>) -> tensor<4x2x6xf32>
+  %s = relay.scatter_nd %x, %i, %u {mode = "add"} : (tensor<4x5x6xf32>, tensor<2x3xi64>, tensor<3x6xf32>) -> tensor<4x5x6xf32>
+  %e = relay.gather %x, %k {axis = 2 : i64} : (tensor<4x5x6xf32>, tensor<4x5x2xi64>) -> tensor<4x5x2xf32>
+  %se = relay.scatter_elements %x, %k, %v {axis = -1 : i64, reduction = "max"} : (tensor<4x5x6xf32>, tensor<4x5x2xi64>, tensor<4x5x2xf32>) -> tensor<4x5x6xf32>
+  %c = relay.cumsum %x {axis = 1 : i64, exclusive = true} : (tensor<4x5x6xf32>) -> tensor<4x5x6xf32>
+  %cf = relay.cumsum %u : (tensor<3x6xf32>) -> tensor<18xf32>
+  %t = relay.trilu %x {k = 0 : i64, upper = true} : (tensor<4x5x6xf32>) -> tensor<4x5x6xf32>
+  %tl = relay.trilu %x {k = -1 : i64, upper = false} : (tensor<4x5x6xf32>) -> tensor<4x5x6xf32>
+  func.return %g, %gb, %s, %e, %se, %c, %cf, %t, %tl : tensor<3x6xf32>, tensor<4x2x6xf32>, tensor<4x5x6xf32>, tensor<4x5x2xf32>, tensor<4x5x6xf32>, tensor<4x5x6xf32>, tensor<18xf32>, tensor<4x5x6xf32>, tensor<4x5x6xf32>
+}

@@ -3,15 +3,21 @@
     module, params = import_onnx("resnet.onnx")
     outputs = evaluate(module, [image], params=params)
 
-`importer` checks the model and walks its graph; `converters` holds one row per ONNX op type;
+`importer` checks the model and walks its graph; `converters` holds one row per ONNX op type,
+joined here by the rows of `indexing` (gather/scatter, scans) and `recurrent` (LSTM, GRU, RNN);
 `resize` builds the interpolation matrices of Resize/Upsample; `tensors` reads tensors
 (external data included) after checking their sizes.
 """
 
 from __future__ import annotations
 
+from xtvm.frontends.onnx import indexing, recurrent
 from xtvm.frontends.onnx.context import OnnxImportError
-from xtvm.frontends.onnx.converters import CONVERTERS, SUPPORTED_OPS
+from xtvm.frontends.onnx.converters import CONVERTERS
 from xtvm.frontends.onnx.importer import from_onnx, import_onnx
+
+CONVERTERS.update(indexing.CONVERTERS)
+CONVERTERS.update(recurrent.CONVERTERS)
+SUPPORTED_OPS: tuple[str, ...] = tuple(sorted(CONVERTERS))
 
 __all__ = ["CONVERTERS", "SUPPORTED_OPS", "OnnxImportError", "from_onnx", "import_onnx"]

@@ -1246,6 +1246,4 @@ CONVERTERS: dict[str, Converter] = {
 # Ops whose converter computes its constant outputs itself (never run through numpy folding).
 SELF_FOLDING = frozenset({"Constant", "ConstantOfShape", "Shape", "Size", "Identity"})
 
-SUPPORTED_OPS: tuple[str, ...] = tuple(sorted(CONVERTERS))
-
 _: Callable[[NodeContext], Outputs] = conv  # the converter signature, checked by pyright

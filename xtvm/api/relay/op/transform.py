@@ -89,3 +89,39 @@ def layout_transform(data: Expr, src_layout: str, dst_layout: str) -> Call:
 
 def where(condition: Expr, x: Expr, y: Expr) -> Call:
     return make_call(d.WhereOp, condition, x, y)
+
+
+def gather_nd(
+    data: Expr, indices: Expr, batch_dims: int = 0, index_rank: int | None = None
+) -> Call:
+    """Gather at index tuples laid along axis 0 of `indices` (TVM's layout)."""
+    return make_call(d.GatherNdOp, data, indices, batch_dims=batch_dims)
+
+
+def scatter_nd(data: Expr, indices: Expr, updates: Expr, mode: str = "update") -> Call:
+    return make_call(d.ScatterNdOp, data, indices, updates, mode=mode)
+
+
+def gather(data: Expr, axis: int, indices: Expr) -> Call:
+    """TVM's argument order: data, axis, indices."""
+    return make_call(d.GatherOp, data, indices, axis=axis)
+
+
+def scatter_elements(
+    data: Expr, indices: Expr, updates: Expr, axis: int = 0, reduction: str = "update"
+) -> Call:
+    return make_call(d.ScatterElementsOp, data, indices, updates, axis=axis, reduction=reduction)
+
+
+def cumsum(
+    data: Expr, axis: int | None = None, dtype: str | None = None, exclusive: bool = False
+) -> Call:
+    """Running sum; `dtype` other than the data's is not supported (cast first)."""
+    if dtype is not None and dtype != data.checked_type.dtype:  # type: ignore[union-attr]
+        raise ValueError("cumsum: dtype other than the data's is not supported; cast first")
+    return make_call(d.CumsumOp, data, axis=axis, exclusive=exclusive)
+
+
+def trilu(data: Expr, k: int = 0, upper: bool = True) -> Call:
+    """k is an integer here (TVM takes a tensor): it must be known when building."""
+    return make_call(d.TriluOp, data, k=int(k), upper=upper)

@@ -1,0 +1,175 @@
+"""TOPI's gathers, scatters and scans: gather_nd, gather, scatter_nd, scatter_elements,
+cumsum and trilu, each as plain `te.compute` stages (a default schedule suffices).
+
+Gathers read the data at an index read from the indices tensor. A scatter is a reduction over
+the update positions: each output element combines the updates whose index hits it (sum,
+product, max or min, then with the data); plain update keeps the last write, so it first finds
+the largest position that hits (a max reduction), then reads that update. cumsum sums the
+prefix of the axis under a `where`, quadratic in the axis length but a single reduction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xtvm.api import te
+from xtvm.api.te.expr import PrimExpr
+from xtvm.topi.nn import wide
+from xtvm.topi.tensor import TensorLike, ravel, static_shape, unravel
+
+Index = PrimExpr | int
+
+
+def as_index(value: PrimExpr) -> PrimExpr:
+    """An index read from a tensor, in the int32 of loop variables."""
+    return value if value.dtype == "int32" else value.astype("int32")
+
+
+def injective(shape: Sequence[int], body: object, name: str) -> te.Tensor:
+    return te.compute(list(shape), body, name=name, tag="injective")  # type: ignore[arg-type]
+
+
+def gather_nd(data: TensorLike, indices: TensorLike, batch_dims: int) -> te.Tensor:
+    """out[b.., y.., t..] = data[b.., indices[0, b.., y..], ..., indices[M-1, b.., y..], t..]."""
+    shape, index_shape = static_shape(data), static_shape(indices)
+    m, lead = index_shape[0], index_shape[1:]
+    tail = shape[batch_dims + m :]
+
+    def body(*i: PrimExpr) -> PrimExpr:
+        at, rest = i[: len(lead)], i[len(lead) :]
+        picked = [as_index(indices(k, *at)) for k in range(m)]
+        return data(*at[:batch_dims], *picked, *rest)
+
+    return injective([*lead, *tail], body, "T_gather_nd")
+
+
+def gather(data: TensorLike, indices: TensorLike, axis: int) -> te.Tensor:
+    """out[i..] = data[i.. with indices[i..] on axis]."""
+
+    def body(*i: PrimExpr) -> PrimExpr:
+        at = list(i)
+        at[axis] = as_index(indices(*i))
+        return data(*at)
+
+    return injective(static_shape(indices), body, "T_gather")
+
+
+def combine_scatter(
+    data: TensorLike,
+    updates: TensorLike,
+    mode: str,
+    positions: Sequence[int],
+    hit: object,
+    read_update: object,
+    name: str,
+) -> te.Tensor:
+    """The scatter of `updates` into `data`: out[i] combines data[i] with the updates at the
+    positions p (a reduction over `positions`) where `hit(i, p)` holds; `read_update(i, p)`
+    reads the update at p for output element i."""
+    shape = static_shape(data)
+    p = [te.reduce_axis((0, n), f"p{k}") for k, n in enumerate(positions)]
+    if mode == "update":
+        last = te.compute(
+            shape,
+            lambda *i: te.max(te.if_then_else(hit(i, p), ravel(p, positions), -1), axis=p),  # type: ignore[operator]
+            name=f"{name}_last",
+            tag="comm_reduce",
+        )
+
+        def body(*i: PrimExpr) -> PrimExpr:
+            where = unravel(te.max(last(*i), 0), positions)  # in range even where unread
+            return te.if_then_else(last(*i) >= 0, read_update(i, where), data(*i))  # type: ignore[operator]
+
+        return injective(shape, body, name)
+    reducer = {"add": te.sum, "mul": te.prod, "max": te.max, "min": te.min}[mode]
+    combined = te.compute(
+        shape,
+        lambda *i: reducer(read_update(i, p), axis=p, where=hit(i, p)),  # type: ignore[operator]
+        name=f"{name}_{mode}",
+        tag="comm_reduce",
+    )
+
+    def merge(*i: PrimExpr) -> PrimExpr:
+        if mode == "add":
+            return data(*i) + combined(*i)
+        if mode == "mul":
+            return data(*i) * combined(*i)
+        return (te.max if mode == "max" else te.min)(data(*i), combined(*i))
+
+    return injective(shape, merge, name)
+
+
+def scatter_nd(data: TensorLike, indices: TensorLike, updates: TensorLike, mode: str) -> te.Tensor:
+    """Updates (Y.., t..) combined into data at the index tuples indices[:, y..]."""
+    index_shape = static_shape(indices)
+    m, lead = index_shape[0], index_shape[1:]
+
+    def hit(i: Sequence[PrimExpr], p: Sequence[Index]) -> PrimExpr:
+        return te.all(*(as_index(indices(k, *p)).equal(i[k]) for k in range(m)))
+
+    def read_update(i: Sequence[PrimExpr], p: Sequence[Index]) -> PrimExpr:
+        return updates(*p, *i[m:])
+
+    return combine_scatter(data, updates, mode, lead, hit, read_update, "T_scatter_nd")
+
+
+def scatter_elements(
+    data: TensorLike, indices: TensorLike, updates: TensorLike, axis: int, mode: str
+) -> te.Tensor:
+    """Updates combined into data along `axis` at indices, elementwise."""
+    shape, index_shape = static_shape(data), static_shape(indices)
+    # Off the axis, indices may be smaller than data: reads there are clamped into range (a
+    # select evaluates both sides) and the hit test excludes them.
+    short = [k for k in range(len(shape)) if k != axis and index_shape[k] < shape[k]]
+
+    def at(i: Sequence[PrimExpr], p: Sequence[Index]) -> list[Index]:
+        out: list[Index] = [
+            te.min(v, index_shape[k] - 1) if k in short else v for k, v in enumerate(i)
+        ]
+        out[axis] = p[0]
+        return out
+
+    def hit(i: Sequence[PrimExpr], p: Sequence[Index]) -> PrimExpr:
+        inside = [i[k] < index_shape[k] for k in short]
+        return te.all(*inside, as_index(indices(*at(i, p))).equal(i[axis]))
+
+    def read_update(i: Sequence[PrimExpr], p: Sequence[Index]) -> PrimExpr:
+        return updates(*at(i, p))
+
+    return combine_scatter(
+        data, updates, mode, [index_shape[axis]], hit, read_update, "T_scatter_elements"
+    )
+
+
+def cumsum(data: TensorLike, axis: int | None, exclusive: bool) -> te.Tensor:
+    """The running sum along `axis` (of the flattened data when None), accumulated wide."""
+    shape = static_shape(data)
+    if axis is None:
+        size = 1
+        for d in shape:
+            size *= d
+        flat = injective([size], lambda j: data(*unravel(j, shape)), "T_cumsum_flat")
+        return cumsum(flat, 0, exclusive)
+    k = te.reduce_axis((0, shape[axis]), "k")
+
+    def body(*i: PrimExpr) -> PrimExpr:
+        at = list(i)
+        at[axis] = k
+        before = k < i[axis] if exclusive else k <= i[axis]
+        return te.sum(wide(data(*at)), axis=k, where=before)
+
+    total = te.compute(list(shape), body, name="T_cumsum", tag="comm_reduce")
+    if total.dtype == data.dtype:
+        return total
+    return injective(shape, lambda *i: total(*i).astype(data.dtype), "T_cumsum_cast")
+
+
+def trilu(data: TensorLike, k: int, upper: bool) -> te.Tensor:
+    """The triangle on or above (upper) or below diagonal k of the last two axes."""
+
+    def body(*i: PrimExpr) -> PrimExpr:
+        row, col = i[-2], i[-1]
+        keep = col - row >= k if upper else col - row <= k
+        return te.if_then_else(keep, data(*i), te.const(0, data.dtype))
+
+    return injective(static_shape(data), body, "T_trilu")
