@@ -47,7 +47,7 @@ stage at a stage that does not read it is a located error at the primitive.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Generator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
@@ -596,6 +596,13 @@ def overshoots(split: Split, extents: Mapping[str, Extent]) -> bool:
     return True
 
 
+# A read of an inlined stage met while emitting a body: the stage, the indices it is read at
+# and the builder to emit its body into.
+InlineRead = tuple[Stage, list[SSAValue], BlockBuilder]
+# Emitting a body: yields the inlined reads it meets, is sent their values, returns its value.
+EmitSteps = Generator[InlineRead, SSAValue, SSAValue]
+
+
 @dataclass
 class KernelLowering:
     """Lowers one te kernel function into a tir kernel."""
@@ -821,14 +828,20 @@ class KernelLowering:
     def readers_of(self, stage: Stage) -> list[Stage]:
         """The stages with loops that read `stage`, directly or through inlined stages."""
 
-        def reads(reader: Stage) -> Iterator[SSAValue]:
-            for tensor in self.direct_reads(reader):
-                yield tensor
-                producer = self.by_value.get(tensor)
-                if producer is not None and producer.inline:
-                    yield from reads(producer)
+        def reads(reader: Stage) -> set[SSAValue]:
+            found: set[SSAValue] = set()
+            pending = [reader]  # a worklist: chains of inlined stages may be long
+            while pending:
+                for tensor in self.direct_reads(pending.pop()):
+                    producer = self.by_value.get(tensor)
+                    if tensor in found:
+                        continue
+                    found.add(tensor)
+                    if producer is not None and producer.inline:
+                        pending.append(producer)
+            return found
 
-        return [r for r in self.order if not r.inline and stage.value in set(reads(r))]
+        return [r for r in self.order if not r.inline and stage.value in reads(r)]
 
     def check_attachments(self) -> None:
         for stage in self.order:
@@ -1136,11 +1149,30 @@ class KernelLowering:
         found: list[list[Interval]],
     ) -> None:
         """Append to `found` the index ranges of every read of `target` in `stage`'s body,
-        given the ranges of its axes; reads of inlined stages are followed."""
+        given the ranges of its axes; reads of inlined stages are followed (from a worklist,
+        so that a chain of inlined stages of any length needs no recursion)."""
+        pending: list[tuple[Stage, Sequence[Interval], Sequence[Interval]]] = [
+            (stage, spatial, reduce)
+        ]
+        while pending:
+            stage, spatial, reduce = pending.pop()
+            for tensor, indices in self.reads_in(stage, spatial, reduce):
+                tensor = stage.resolve(tensor)
+                producer = self.by_value.get(tensor)
+                if tensor is target:
+                    found.append(indices)
+                elif producer is not None and producer.inline:
+                    pending.append((producer, indices, []))
+
+    def reads_in(
+        self, stage: Stage, spatial: Sequence[Interval], reduce: Sequence[Interval]
+    ) -> list[tuple[SSAValue, list[Interval]]]:
+        """The tensors `stage`'s body reads, each with its index ranges given the ranges of
+        the stage's axes."""
         if stage.compute is None:
             assert stage.source is not None
-            self.follow_read(stage, stage.source, list(spatial), target, found)
-            return
+            return [(stage.source, list(spatial))]
+        reads: list[tuple[SSAValue, list[Interval]]] = []
         ranges: dict[SSAValue, Interval] = dict(zip(stage.compute.axes, spatial, strict=True))
 
         def walk(block: Block) -> None:
@@ -1148,8 +1180,7 @@ class KernelLowering:
                 if isinstance(op, te.ReduceOp):
                     ranges.update(zip(op.body.block.args, reduce, strict=True))
                 if isinstance(op, te.ReadOp):
-                    indices = [lookup(i) for i in op.indices]
-                    self.follow_read(stage, op.tensor, indices, target, found)
+                    reads.append((op.tensor, [lookup(i) for i in op.indices]))
                 for region in op.regions:
                     for nested in region.blocks:
                         walk(nested)
@@ -1163,22 +1194,7 @@ class KernelLowering:
             return point(Lin.of(kernel_value)) if kernel_value is not None else None
 
         walk(stage.compute.body.block)
-
-    def follow_read(
-        self,
-        stage: Stage,
-        tensor: SSAValue,
-        indices: list[Interval],
-        target: SSAValue,
-        found: list[list[Interval]],
-    ) -> None:
-        tensor = stage.resolve(tensor)
-        if tensor is target:
-            found.append(indices)
-            return
-        producer = self.by_value.get(tensor)
-        if producer is not None and producer.inline:
-            self.collect_reads(producer, indices, [], target, found)
+        return reads
 
     def bounds(self, value: Lin) -> tuple[int, int] | None:
         """The least and greatest value of `value` over the known ranges of its terms."""
@@ -1212,27 +1228,45 @@ class KernelLowering:
         reduce_indices: Sequence[SSAValue],
         builder: BlockBuilder,
     ) -> SSAValue:
-        """The element of `stage` at `indices` (and reduce indices, for its te.reduce body)."""
-        if stage.compute is None:
-            assert stage.source is not None
-            return self.read(stage, stage.source, list(indices), builder)
-        mapping = dict(zip(stage.compute.axes, indices, strict=True))
-        reduction = stage.reduction
-        if reduction is not None and reduce_indices:
-            mapping.update(zip(reduction.body.block.args, reduce_indices, strict=True))
-            return self.emit_block(stage, reduction.body.block, mapping, builder)
-        return self.emit_block(stage, stage.compute.body.block, mapping, builder)
+        """The element of `stage` at `indices` (and reduce indices, for its te.reduce body).
 
-    def emit_block(
+        The body of an inlined producer is emitted where it is read. Each body is a generator
+        that yields the inlined reads it meets and resumes with their values; the generators
+        wait on an explicit stack, so a chain of inlined stages of any length (a fused group
+        of thousands of elementwise ops) needs no Python recursion."""
+        pending = [self.body_steps(stage, indices, reduce_indices, builder)]
+        value: SSAValue | None = None
+        while pending:
+            try:
+                producer, at, where = pending[-1].send(value)  # type: ignore[arg-type]
+            except StopIteration as done:
+                pending.pop()
+                value = done.value
+                continue
+            pending.append(self.body_steps(producer, at, [], where))
+            value = None
+        assert value is not None
+        return value
+
+    def body_steps(
         self,
         stage: Stage,
-        block: Block,
-        mapping: dict[SSAValue, SSAValue],
+        indices: Sequence[SSAValue],
+        reduce_indices: Sequence[SSAValue],
         builder: BlockBuilder,
-    ) -> SSAValue:
-        """Clone `block`'s scalar ops into `builder` under `mapping`; the value it yields."""
+    ) -> EmitSteps:
+        """`emit_body` of one stage, yielding its reads of inlined stages (see there)."""
+        if stage.compute is None:
+            assert stage.source is not None
+            return (yield from self.read(stage, stage.source, list(indices), builder))
+        mapping = dict(zip(stage.compute.axes, indices, strict=True))
+        reduction = stage.reduction
+        block = stage.compute.body.block
+        if reduction is not None and reduce_indices:
+            mapping.update(zip(reduction.body.block.args, reduce_indices, strict=True))
+            block = reduction.body.block
         mapping = {**self.values, **mapping}
-        self.emit_ops(stage, block, mapping, builder)
+        yield from self.emit_ops(stage, block, mapping, builder)
         last = block.last_op
         assert isinstance(last, te.YieldOp)
         return mapping.get(last.values[0], last.values[0])
@@ -1243,7 +1277,7 @@ class KernelLowering:
         block: Block,
         mapping: dict[SSAValue, SSAValue],
         builder: BlockBuilder,
-    ) -> None:
+    ) -> Generator[InlineRead, SSAValue, None]:
         """Clone `block`'s ops into `builder`, reads becoming loads (also in scf.if branches);
         `mapping` grows by the values they define."""
         for op in block.ops:
@@ -1251,7 +1285,7 @@ class KernelLowering:
                 continue  # a reduce is emitted by its stage, around this body
             if isinstance(op, te.ReadOp):
                 indices = [mapping.get(i, i) for i in op.indices]
-                mapping[op.result] = self.read(stage, op.tensor, indices, builder)
+                mapping[op.result] = yield from self.read(stage, op.tensor, indices, builder)
                 continue
             if isinstance(op, scf.IfOp):
                 branches = [Region(Block()) for region in op.regions if region.blocks]
@@ -1259,7 +1293,7 @@ class KernelLowering:
                 builder.add(new)
                 for old_region, new_region in zip(op.regions, new.regions, strict=False):
                     branch = BlockBuilder(new_region.block, builder.constants)
-                    self.emit_ops(stage, old_region.block, mapping, branch)
+                    yield from self.emit_ops(stage, old_region.block, mapping, branch)
                 mapping.update(zip(op.results, new.results, strict=True))
                 continue
             clone = op.clone(value_mapper=mapping)
@@ -1268,14 +1302,15 @@ class KernelLowering:
 
     def read(
         self, stage: Stage, tensor: SSAValue, indices: list[SSAValue], builder: BlockBuilder
-    ) -> SSAValue:
-        """The element of `tensor` at `indices` as `stage` reads it."""
+    ) -> EmitSteps:
+        """The element of `tensor` at `indices` as `stage` reads it; the read of an inlined
+        stage is yielded, to be emitted by `emit_body`."""
         tensor = stage.resolve(tensor)
         producer = self.by_value.get(tensor)
         if producer is None:
             return builder.add(memref.LoadOp.get(self.buffers[tensor], indices))
         if producer.inline:
-            return self.emit_body(producer, indices, [], builder)
+            return (yield (producer, indices, builder))
         placement = self.placements[producer.name]
         if placement.starts is not None:
             indices = [
