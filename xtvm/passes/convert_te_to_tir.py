@@ -51,7 +51,7 @@ from collections.abc import Generator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
-from xdsl.dialects import arith, func, memref, scf
+from xdsl.dialects import arith, bufferization, func, memref, scf
 from xdsl.dialects.builtin import (
     FloatAttr,
     FunctionType,
@@ -64,10 +64,12 @@ from xdsl.dialects.builtin import (
     StridedLayoutAttr,
     StringAttr,
     TensorType,
+    UnitAttr,
     i64,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
 
 from xtvm.dialects import te, tir
 from xtvm.ir.numpy_types import index_literal, is_unsigned
@@ -1349,16 +1351,72 @@ def is_te_kernel(function: func.FuncOp) -> bool:
     return any(isinstance(op, te.ComputeOp) for op in function.walk())
 
 
+def rewrite_kernel_call(call: func.CallOp, kernel: func.FuncOp) -> None:
+    """Make `call` of a te kernel a call of its destination-passing tir form.
+
+    The caller keeps its tensors: each tensor operand is passed as a read-only buffer
+    (`bufferization.to_buffer`), each result becomes a `memref.alloc` passed after the
+    inputs and read back as a tensor (`bufferization.to_tensor`), as MLIR's bufferization
+    writes the boundary between tensor and buffer code."""
+    operands: list[SSAValue] = []
+    for value in call.arguments:
+        if isinstance(value.type, TensorType):
+            buffer = bufferization.ToBufferOp.create(
+                operands=[value],
+                result_types=[kernel_type(value.type, call)],
+                properties={"read_only": UnitAttr()},
+            )
+            Rewriter.insert_op(buffer, InsertPoint.before(call))
+            value = buffer.memref
+        operands.append(value)
+    tensors: list[SSAValue] = []
+    for result in call.results:
+        typ = kernel_type(result.type, call)
+        assert isinstance(typ, MemRefType)
+        if any(d < 0 for d in typ.get_shape()):
+            raise located_error(
+                call,
+                f"cannot allocate the result of @{kernel.sym_name.data} for its caller: "
+                f"{result.type} has a dynamic shape",
+            )
+        output = memref.AllocOp([], [], typ)
+        if result.name_hint:
+            output.memref.name_hint = f"{result.name_hint}_buffer"
+        Rewriter.insert_op(output, InsertPoint.before(call))
+        operands.append(output.memref)
+        tensors.append(bufferization.ToTensorOp(output.memref, restrict=True).tensor)
+    Rewriter.insert_op(func.CallOp(call.callee, operands, []), InsertPoint.before(call))
+    Rewriter.insert_op([t.owner for t in tensors], InsertPoint.before(call))  # type: ignore[misc]
+    for old, new in zip(call.results, tensors, strict=True):
+        new.name_hint = old.name_hint
+        old.replace_all_uses_with(new)
+    Rewriter.erase_op(call)
+
+
 @dataclass(frozen=True)
 class ConvertTeToTirPass(ModulePass):
-    """Apply te schedules and emit tir loop nests over buffers."""
+    """Apply te schedules and emit tir loop nests over buffers.
+
+    Calls of the kernels (from `@main`) pass buffers: `%y = func.call @k(%x)` becomes
+    `%xb = bufferization.to_buffer %x`, `%yb = memref.alloc()`, `func.call @k(%xb, %yb)`
+    and `%y = bufferization.to_tensor %yb`.
+    """
 
     name = "convert-te-to-tir"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        lowered: dict[str, func.FuncOp] = {}
         for function in [f for f in op.ops if isinstance(f, func.FuncOp)]:
             if not is_te_kernel(function):
                 continue
-            lowered = KernelLowering(function).lower()
-            op.body.block.insert_op_before(lowered, function)
+            kernel = KernelLowering(function).lower()
+            op.body.block.insert_op_before(kernel, function)
             op.body.block.erase_op(function)
+            lowered[kernel.sym_name.data] = kernel
+        calls = [
+            call
+            for call in op.walk()
+            if isinstance(call, func.CallOp) and call.callee.string_value() in lowered
+        ]
+        for call in calls:
+            rewrite_kernel_call(call, lowered[call.callee.string_value()])
