@@ -329,3 +329,32 @@ func.func @caller(%a: tensor<4xf32>, %n: index) -> tensor<4xf32> {
   %r = func.call @double(%a, %n) : (tensor<4xf32>, index) -> tensor<4xf32>
   func.return %r : tensor<4xf32>
 }
+
+// -----
+
+// An intermediate stage of symbolic extent gets a buffer of dynamic shape, allocated with
+// its extent (`memref<?xf32>`, one size operand per `?`).
+// CHECK-LABEL: func.func @symbolic_intermediate(%A: memref<?xf32>, %C: memref<?xf32>) {
+// CHECK:         %[[N:.*]] = memref.dim %A, %c0 : memref<?xf32>
+// CHECK-NEXT:    %B = memref.alloc(%[[N]]) : memref<?xf32>
+// CHECK:         memref.store %{{.*}}, %B[%{{.*}}] : memref<?xf32>
+// CHECK:         memref.dealloc %B : memref<?xf32>
+func.func @symbolic_intermediate(%A: tensor<?xf32>) -> tensor<?xf32> {
+  %n = te.dim %A, 0 : tensor<?xf32>
+  %B = te.compute "B" (%n) {
+  ^bb0(%i: index):
+    %a = te.read %A[%i] : tensor<?xf32> -> f32
+    %b = arith.addf %a, %a : f32
+    te.yield %b : f32
+  } {axis_names = ["i"]} : tensor<?xf32>
+  %C = te.compute "C" (%n) {
+  ^bb0(%i: index):
+    %b = te.read %B[%i] : tensor<?xf32> -> f32
+    %c = arith.mulf %b, %b : f32
+    te.yield %c : f32
+  } {axis_names = ["i"]} : tensor<?xf32>
+  te.schedule {
+    te.split "C" {axis = "i", nparts = 3 : i64, outer = "i.outer", inner = "i.inner"}
+  }
+  func.return %C : tensor<?xf32>
+}

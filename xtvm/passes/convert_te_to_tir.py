@@ -53,6 +53,7 @@ from dataclasses import dataclass, field
 from xdsl.context import Context
 from xdsl.dialects import arith, bufferization, func, memref, scf
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     FloatAttr,
     FunctionType,
     IndexType,
@@ -884,7 +885,7 @@ class KernelLowering:
         """A buffer of `extents` in the stage's scope, with its aligned strides."""
         compute_type = stage.value.type
         assert isinstance(compute_type, TensorType)
-        shape = [e if isinstance(e, int) else -1 for e in extents]
+        shape = [e if isinstance(e, int) else DYNAMIC_INDEX for e in extents]
         layout: StridedLayoutAttr | NoneAttr = NoneAttr()
         if stage.align:
             if any(d < 0 for d in shape):
