@@ -261,3 +261,21 @@ func.func @align_output(%A: tensor<4x4xf32>) -> tensor<4x4xf32> {
   }
   func.return %B : tensor<4x4xf32>
 }
+
+// -----
+
+// A caller cannot allocate a result whose size only the kernel knows.
+func.func private @copy(%A: tensor<?xf32>) -> tensor<?xf32> {
+  %n = te.dim %A, 0 : tensor<?xf32>
+  %B = te.compute "B" (%n) {
+  ^bb0(%i: index):
+    %a = te.read %A[%i] : tensor<?xf32> -> f32
+    te.yield %a : f32
+  } {axis_names = ["i"]} : tensor<?xf32>
+  func.return %B : tensor<?xf32>
+}
+func.func @dynamic_result(%x: tensor<?xf32>) -> tensor<?xf32> {
+  // expected-error@+1 {{cannot allocate the result of @copy for its caller: tensor<?xf32> has a dynamic shape}}
+  %y = func.call @copy(%x) : (tensor<?xf32>) -> tensor<?xf32>
+  func.return %y : tensor<?xf32>
+}

@@ -302,3 +302,59 @@ func.func @unsigned_min_reduce(%A: tensor<4x8xui8>) -> tensor<4xui8> {
   } {axis_names = ["i"]} : tensor<4xui8>
   func.return %B : tensor<4xui8>
 }
+
+// -----
+
+// A call of a kernel passes buffers: tensor operands as read-only buffers, each result as a
+// buffer allocated by the caller and passed after the inputs, read back as a tensor; an
+// index operand (a symbolic extent) passes as it is. The caller keeps its tensor signature.
+// CHECK-LABEL: func.func private @double(%x: memref<4xf32>, %n: index, %y: memref<4xf32>) {
+// CHECK-LABEL: func.func @caller
+// CHECK-SAME:    (%[[A:.*]]: tensor<4xf32>, %[[N:.*]]: index) -> tensor<4xf32> {
+// CHECK-NEXT:    %[[AB:.*]] = bufferization.to_buffer %[[A]] read_only : tensor<4xf32> to memref<4xf32>
+// CHECK-NEXT:    %[[OUT:.*]] = memref.alloc() : memref<4xf32>
+// CHECK-NEXT:    func.call @double(%[[AB]], %[[N]], %[[OUT]]) : (memref<4xf32>, index, memref<4xf32>) -> ()
+// CHECK-NEXT:    %[[R:.*]] = bufferization.to_tensor %[[OUT]] restrict : memref<4xf32> to tensor<4xf32>
+// CHECK-NEXT:    func.return %[[R]] : tensor<4xf32>
+func.func private @double(%x: tensor<4xf32>, %n: index) -> tensor<4xf32> {
+  %y = te.compute "y" {
+  ^bb0(%i: index):
+    %a = te.read %x[%i] : tensor<4xf32> -> f32
+    %b = arith.addf %a, %a : f32
+    te.yield %b : f32
+  } {axis_names = ["i"]} : tensor<4xf32>
+  func.return %y : tensor<4xf32>
+}
+func.func @caller(%a: tensor<4xf32>, %n: index) -> tensor<4xf32> {
+  %r = func.call @double(%a, %n) : (tensor<4xf32>, index) -> tensor<4xf32>
+  func.return %r : tensor<4xf32>
+}
+
+// -----
+
+// An intermediate stage of symbolic extent gets a buffer of dynamic shape, allocated with
+// its extent (`memref<?xf32>`, one size operand per `?`).
+// CHECK-LABEL: func.func @symbolic_intermediate(%A: memref<?xf32>, %C: memref<?xf32>) {
+// CHECK:         %[[N:.*]] = memref.dim %A, %c0 : memref<?xf32>
+// CHECK-NEXT:    %B = memref.alloc(%[[N]]) : memref<?xf32>
+// CHECK:         memref.store %{{.*}}, %B[%{{.*}}] : memref<?xf32>
+// CHECK:         memref.dealloc %B : memref<?xf32>
+func.func @symbolic_intermediate(%A: tensor<?xf32>) -> tensor<?xf32> {
+  %n = te.dim %A, 0 : tensor<?xf32>
+  %B = te.compute "B" (%n) {
+  ^bb0(%i: index):
+    %a = te.read %A[%i] : tensor<?xf32> -> f32
+    %b = arith.addf %a, %a : f32
+    te.yield %b : f32
+  } {axis_names = ["i"]} : tensor<?xf32>
+  %C = te.compute "C" (%n) {
+  ^bb0(%i: index):
+    %b = te.read %B[%i] : tensor<?xf32> -> f32
+    %c = arith.mulf %b, %b : f32
+    te.yield %c : f32
+  } {axis_names = ["i"]} : tensor<?xf32>
+  te.schedule {
+    te.split "C" {axis = "i", nparts = 3 : i64, outer = "i.outer", inner = "i.inner"}
+  }
+  func.return %C : tensor<?xf32>
+}

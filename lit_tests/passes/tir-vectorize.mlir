@@ -172,6 +172,29 @@ func.func @strided_load(%A: memref<9xf32>, %B: memref<4xf32>) {
 
 // -----
 
+// A 0-d buffer (a scalar constant shared by several kernels, such as GELU's 0.5) has no index
+// to step along: its load stays one scalar load, broadcast to the lanes.
+// CHECK-LABEL: func.func @zero_d_load
+// CHECK-NOT:     tir.for
+// CHECK:         %[[C:.*]] = memref.load %c[] : memref<f32>
+// CHECK-NEXT:    %[[X:.*]] = vector.load %A[%c0] : memref<8xf32>, vector<8xf32>
+// CHECK-NEXT:    %[[SPLAT:.*]] = vector.broadcast %[[C]] : f32 to vector<8xf32>
+// CHECK-NEXT:    %[[Y:.*]] = arith.mulf %[[X]], %[[SPLAT]] : vector<8xf32>
+// CHECK-NEXT:    vector.store %[[Y]], %B[%c0] : memref<8xf32>, vector<8xf32>
+func.func @zero_d_load(%A: memref<8xf32>, %c: memref<f32>, %B: memref<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c8 = arith.constant 8 : index
+  tir.for %v = %c0 to %c8 vectorized {
+    %s = memref.load %c[] : memref<f32>
+    %x = memref.load %A[%v] : memref<8xf32>
+    %y = arith.mulf %x, %s : f32
+    memref.store %y, %B[%v] : memref<8xf32>
+  }
+  func.return
+}
+
+// -----
+
 // A gather (index 8 * v, sparser than MAX_LOAD_STRIDE) cannot be vectorized: the loop becomes
 // serial, with a remark.
 // REMARK: loop at {{.*}}tir-vectorize.mlir:[[# @LINE + 7]]:3 not vectorized: gather or scatter: the index is not contiguous ('memref.load' at {{.*}}:[[# @LINE + 9]]:10)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from xdsl.dialects import affine, arith, builtin, cf, func, math, memref, scf, vector
+from xdsl.dialects import affine, arith, bufferization, builtin, cf, func, math, memref, scf, vector
 
 from xtvm.ir.context import IRContext
 
@@ -16,6 +16,7 @@ UPSTREAM_DIALECTS = (
     cf.Cf,
     affine.Affine,
     vector.Vector,
+    bufferization.Bufferization,
 )
 
 

@@ -32,8 +32,8 @@ The kernel keeps the function's name and takes its tensors; what the rest of the
 whose types are those of the te kernels. It is the graph a graph executor runs (TVM's main
 calling its lowered functions): one node per call, a buffer per call result of its tensor
 type, each kernel called with its inputs then its output buffers once convert-te-to-tir has
-made it destination-passing. That signature change is not reflected in `@main`'s calls, so
-`relay.build`-style drivers take `@main` as the graph and lower the kernels on their own.
+made it destination-passing (convert-te-to-tir then rewrites the calls to pass buffers;
+`relay.build` takes `@main` as the graph before that and lowers the kernels on their own).
 
     func.func private @fused_add_exp(%x: tensor<4xf32>) -> tensor<4xf32> attributes {primitive}
       { relay.add %x, %one ... relay.exp ... }

@@ -47,12 +47,13 @@ stage at a stage that does not read it is a located error at the primitive.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Generator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
-from xdsl.dialects import arith, func, memref, scf
+from xdsl.dialects import arith, bufferization, func, memref, scf
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     FloatAttr,
     FunctionType,
     IndexType,
@@ -64,10 +65,12 @@ from xdsl.dialects.builtin import (
     StridedLayoutAttr,
     StringAttr,
     TensorType,
+    UnitAttr,
     i64,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
 
 from xtvm.dialects import te, tir
 from xtvm.ir.numpy_types import index_literal, is_unsigned
@@ -596,6 +599,13 @@ def overshoots(split: Split, extents: Mapping[str, Extent]) -> bool:
     return True
 
 
+# A read of an inlined stage met while emitting a body: the stage, the indices it is read at
+# and the builder to emit its body into.
+InlineRead = tuple[Stage, list[SSAValue], BlockBuilder]
+# Emitting a body: yields the inlined reads it meets, is sent their values, returns its value.
+EmitSteps = Generator[InlineRead, SSAValue, SSAValue]
+
+
 @dataclass
 class KernelLowering:
     """Lowers one te kernel function into a tir kernel."""
@@ -821,14 +831,20 @@ class KernelLowering:
     def readers_of(self, stage: Stage) -> list[Stage]:
         """The stages with loops that read `stage`, directly or through inlined stages."""
 
-        def reads(reader: Stage) -> Iterator[SSAValue]:
-            for tensor in self.direct_reads(reader):
-                yield tensor
-                producer = self.by_value.get(tensor)
-                if producer is not None and producer.inline:
-                    yield from reads(producer)
+        def reads(reader: Stage) -> set[SSAValue]:
+            found: set[SSAValue] = set()
+            pending = [reader]  # a worklist: chains of inlined stages may be long
+            while pending:
+                for tensor in self.direct_reads(pending.pop()):
+                    producer = self.by_value.get(tensor)
+                    if tensor in found:
+                        continue
+                    found.add(tensor)
+                    if producer is not None and producer.inline:
+                        pending.append(producer)
+            return found
 
-        return [r for r in self.order if not r.inline and stage.value in set(reads(r))]
+        return [r for r in self.order if not r.inline and stage.value in reads(r)]
 
     def check_attachments(self) -> None:
         for stage in self.order:
@@ -869,7 +885,7 @@ class KernelLowering:
         """A buffer of `extents` in the stage's scope, with its aligned strides."""
         compute_type = stage.value.type
         assert isinstance(compute_type, TensorType)
-        shape = [e if isinstance(e, int) else -1 for e in extents]
+        shape = [e if isinstance(e, int) else DYNAMIC_INDEX for e in extents]
         layout: StridedLayoutAttr | NoneAttr = NoneAttr()
         if stage.align:
             if any(d < 0 for d in shape):
@@ -1136,11 +1152,30 @@ class KernelLowering:
         found: list[list[Interval]],
     ) -> None:
         """Append to `found` the index ranges of every read of `target` in `stage`'s body,
-        given the ranges of its axes; reads of inlined stages are followed."""
+        given the ranges of its axes; reads of inlined stages are followed (from a worklist,
+        so that a chain of inlined stages of any length needs no recursion)."""
+        pending: list[tuple[Stage, Sequence[Interval], Sequence[Interval]]] = [
+            (stage, spatial, reduce)
+        ]
+        while pending:
+            stage, spatial, reduce = pending.pop()
+            for tensor, indices in self.reads_in(stage, spatial, reduce):
+                tensor = stage.resolve(tensor)
+                producer = self.by_value.get(tensor)
+                if tensor is target:
+                    found.append(indices)
+                elif producer is not None and producer.inline:
+                    pending.append((producer, indices, []))
+
+    def reads_in(
+        self, stage: Stage, spatial: Sequence[Interval], reduce: Sequence[Interval]
+    ) -> list[tuple[SSAValue, list[Interval]]]:
+        """The tensors `stage`'s body reads, each with its index ranges given the ranges of
+        the stage's axes."""
         if stage.compute is None:
             assert stage.source is not None
-            self.follow_read(stage, stage.source, list(spatial), target, found)
-            return
+            return [(stage.source, list(spatial))]
+        reads: list[tuple[SSAValue, list[Interval]]] = []
         ranges: dict[SSAValue, Interval] = dict(zip(stage.compute.axes, spatial, strict=True))
 
         def walk(block: Block) -> None:
@@ -1148,8 +1183,7 @@ class KernelLowering:
                 if isinstance(op, te.ReduceOp):
                     ranges.update(zip(op.body.block.args, reduce, strict=True))
                 if isinstance(op, te.ReadOp):
-                    indices = [lookup(i) for i in op.indices]
-                    self.follow_read(stage, op.tensor, indices, target, found)
+                    reads.append((op.tensor, [lookup(i) for i in op.indices]))
                 for region in op.regions:
                     for nested in region.blocks:
                         walk(nested)
@@ -1163,22 +1197,7 @@ class KernelLowering:
             return point(Lin.of(kernel_value)) if kernel_value is not None else None
 
         walk(stage.compute.body.block)
-
-    def follow_read(
-        self,
-        stage: Stage,
-        tensor: SSAValue,
-        indices: list[Interval],
-        target: SSAValue,
-        found: list[list[Interval]],
-    ) -> None:
-        tensor = stage.resolve(tensor)
-        if tensor is target:
-            found.append(indices)
-            return
-        producer = self.by_value.get(tensor)
-        if producer is not None and producer.inline:
-            self.collect_reads(producer, indices, [], target, found)
+        return reads
 
     def bounds(self, value: Lin) -> tuple[int, int] | None:
         """The least and greatest value of `value` over the known ranges of its terms."""
@@ -1212,27 +1231,45 @@ class KernelLowering:
         reduce_indices: Sequence[SSAValue],
         builder: BlockBuilder,
     ) -> SSAValue:
-        """The element of `stage` at `indices` (and reduce indices, for its te.reduce body)."""
-        if stage.compute is None:
-            assert stage.source is not None
-            return self.read(stage, stage.source, list(indices), builder)
-        mapping = dict(zip(stage.compute.axes, indices, strict=True))
-        reduction = stage.reduction
-        if reduction is not None and reduce_indices:
-            mapping.update(zip(reduction.body.block.args, reduce_indices, strict=True))
-            return self.emit_block(stage, reduction.body.block, mapping, builder)
-        return self.emit_block(stage, stage.compute.body.block, mapping, builder)
+        """The element of `stage` at `indices` (and reduce indices, for its te.reduce body).
 
-    def emit_block(
+        The body of an inlined producer is emitted where it is read. Each body is a generator
+        that yields the inlined reads it meets and resumes with their values; the generators
+        wait on an explicit stack, so a chain of inlined stages of any length (a fused group
+        of thousands of elementwise ops) needs no Python recursion."""
+        pending = [self.body_steps(stage, indices, reduce_indices, builder)]
+        value: SSAValue | None = None
+        while pending:
+            try:
+                producer, at, where = pending[-1].send(value)  # type: ignore[arg-type]
+            except StopIteration as done:
+                pending.pop()
+                value = done.value
+                continue
+            pending.append(self.body_steps(producer, at, [], where))
+            value = None
+        assert value is not None
+        return value
+
+    def body_steps(
         self,
         stage: Stage,
-        block: Block,
-        mapping: dict[SSAValue, SSAValue],
+        indices: Sequence[SSAValue],
+        reduce_indices: Sequence[SSAValue],
         builder: BlockBuilder,
-    ) -> SSAValue:
-        """Clone `block`'s scalar ops into `builder` under `mapping`; the value it yields."""
+    ) -> EmitSteps:
+        """`emit_body` of one stage, yielding its reads of inlined stages (see there)."""
+        if stage.compute is None:
+            assert stage.source is not None
+            return (yield from self.read(stage, stage.source, list(indices), builder))
+        mapping = dict(zip(stage.compute.axes, indices, strict=True))
+        reduction = stage.reduction
+        block = stage.compute.body.block
+        if reduction is not None and reduce_indices:
+            mapping.update(zip(reduction.body.block.args, reduce_indices, strict=True))
+            block = reduction.body.block
         mapping = {**self.values, **mapping}
-        self.emit_ops(stage, block, mapping, builder)
+        yield from self.emit_ops(stage, block, mapping, builder)
         last = block.last_op
         assert isinstance(last, te.YieldOp)
         return mapping.get(last.values[0], last.values[0])
@@ -1243,7 +1280,7 @@ class KernelLowering:
         block: Block,
         mapping: dict[SSAValue, SSAValue],
         builder: BlockBuilder,
-    ) -> None:
+    ) -> Generator[InlineRead, SSAValue, None]:
         """Clone `block`'s ops into `builder`, reads becoming loads (also in scf.if branches);
         `mapping` grows by the values they define."""
         for op in block.ops:
@@ -1251,7 +1288,7 @@ class KernelLowering:
                 continue  # a reduce is emitted by its stage, around this body
             if isinstance(op, te.ReadOp):
                 indices = [mapping.get(i, i) for i in op.indices]
-                mapping[op.result] = self.read(stage, op.tensor, indices, builder)
+                mapping[op.result] = yield from self.read(stage, op.tensor, indices, builder)
                 continue
             if isinstance(op, scf.IfOp):
                 branches = [Region(Block()) for region in op.regions if region.blocks]
@@ -1259,7 +1296,7 @@ class KernelLowering:
                 builder.add(new)
                 for old_region, new_region in zip(op.regions, new.regions, strict=False):
                     branch = BlockBuilder(new_region.block, builder.constants)
-                    self.emit_ops(stage, old_region.block, mapping, branch)
+                    yield from self.emit_ops(stage, old_region.block, mapping, branch)
                 mapping.update(zip(op.results, new.results, strict=True))
                 continue
             clone = op.clone(value_mapper=mapping)
@@ -1268,14 +1305,15 @@ class KernelLowering:
 
     def read(
         self, stage: Stage, tensor: SSAValue, indices: list[SSAValue], builder: BlockBuilder
-    ) -> SSAValue:
-        """The element of `tensor` at `indices` as `stage` reads it."""
+    ) -> EmitSteps:
+        """The element of `tensor` at `indices` as `stage` reads it; the read of an inlined
+        stage is yielded, to be emitted by `emit_body`."""
         tensor = stage.resolve(tensor)
         producer = self.by_value.get(tensor)
         if producer is None:
             return builder.add(memref.LoadOp.get(self.buffers[tensor], indices))
         if producer.inline:
-            return self.emit_body(producer, indices, [], builder)
+            return (yield (producer, indices, builder))
         placement = self.placements[producer.name]
         if placement.starts is not None:
             indices = [
@@ -1314,16 +1352,72 @@ def is_te_kernel(function: func.FuncOp) -> bool:
     return any(isinstance(op, te.ComputeOp) for op in function.walk())
 
 
+def rewrite_kernel_call(call: func.CallOp, kernel: func.FuncOp) -> None:
+    """Make `call` of a te kernel a call of its destination-passing tir form.
+
+    The caller keeps its tensors: each tensor operand is passed as a read-only buffer
+    (`bufferization.to_buffer`), each result becomes a `memref.alloc` passed after the
+    inputs and read back as a tensor (`bufferization.to_tensor`), as MLIR's bufferization
+    writes the boundary between tensor and buffer code."""
+    operands: list[SSAValue] = []
+    for value in call.arguments:
+        if isinstance(value.type, TensorType):
+            buffer = bufferization.ToBufferOp.create(
+                operands=[value],
+                result_types=[kernel_type(value.type, call)],
+                properties={"read_only": UnitAttr()},
+            )
+            Rewriter.insert_op(buffer, InsertPoint.before(call))
+            value = buffer.memref
+        operands.append(value)
+    tensors: list[SSAValue] = []
+    for result in call.results:
+        typ = kernel_type(result.type, call)
+        assert isinstance(typ, MemRefType)
+        if any(d < 0 for d in typ.get_shape()):
+            raise located_error(
+                call,
+                f"cannot allocate the result of @{kernel.sym_name.data} for its caller: "
+                f"{result.type} has a dynamic shape",
+            )
+        output = memref.AllocOp([], [], typ)
+        if result.name_hint:
+            output.memref.name_hint = f"{result.name_hint}_buffer"
+        Rewriter.insert_op(output, InsertPoint.before(call))
+        operands.append(output.memref)
+        tensors.append(bufferization.ToTensorOp(output.memref, restrict=True).tensor)
+    Rewriter.insert_op(func.CallOp(call.callee, operands, []), InsertPoint.before(call))
+    Rewriter.insert_op([t.owner for t in tensors], InsertPoint.before(call))  # type: ignore[misc]
+    for old, new in zip(call.results, tensors, strict=True):
+        new.name_hint = old.name_hint
+        old.replace_all_uses_with(new)
+    Rewriter.erase_op(call)
+
+
 @dataclass(frozen=True)
 class ConvertTeToTirPass(ModulePass):
-    """Apply te schedules and emit tir loop nests over buffers."""
+    """Apply te schedules and emit tir loop nests over buffers.
+
+    Calls of the kernels (from `@main`) pass buffers: `%y = func.call @k(%x)` becomes
+    `%xb = bufferization.to_buffer %x`, `%yb = memref.alloc()`, `func.call @k(%xb, %yb)`
+    and `%y = bufferization.to_tensor %yb`.
+    """
 
     name = "convert-te-to-tir"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        lowered: dict[str, func.FuncOp] = {}
         for function in [f for f in op.ops if isinstance(f, func.FuncOp)]:
             if not is_te_kernel(function):
                 continue
-            lowered = KernelLowering(function).lower()
-            op.body.block.insert_op_before(lowered, function)
+            kernel = KernelLowering(function).lower()
+            op.body.block.insert_op_before(kernel, function)
             op.body.block.erase_op(function)
+            lowered[kernel.sym_name.data] = kernel
+        calls = [
+            call
+            for call in op.walk()
+            if isinstance(call, func.CallOp) and call.callee.string_value() in lowered
+        ]
+        for call in calls:
+            rewrite_kernel_call(call, lowered[call.callee.string_value()])

@@ -360,6 +360,8 @@ class LoopVectorizer:
         dimension (a stride-2 window's taps), else None. It becomes one contiguous load of
         the span the lanes cover (no element past the last lane's) and a shuffle picking
         every `stride`-th element."""
+        if not op.indices:  # a 0-d buffer (a shared scalar constant) is uniform
+            return None
         *outer, last = (self.lane(i) for i in op.indices)
         if not isinstance(last, Linear) or not 1 < last.stride <= MAX_LOAD_STRIDE:
             return None

@@ -356,13 +356,30 @@ def children(node: PrimExpr) -> list[PrimExpr]:
     return []
 
 
+def post_order(expr: PrimExpr) -> list[PrimExpr]:
+    """Every node of an expression, children (in order) before parents, each once; iterative,
+    so an expression of any depth (a chain of thousands of ops) is fine."""
+    seen: set[int] = set()
+    order: list[PrimExpr] = []
+    stack: list[tuple[PrimExpr, bool]] = [(expr, False)]
+    while stack:
+        node, expanded = stack.pop()
+        if expanded:
+            order.append(node)
+            continue
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        stack.append((node, True))
+        stack.extend((child, False) for child in reversed(children(node)))
+    return order
+
+
 def substitute(expr: PrimExpr, axes: dict[int, IterVar]) -> PrimExpr:
     """`expr` with the IterVars in `axes` (keyed by id) replaced; shared nodes stay shared."""
     memo: dict[int, PrimExpr] = {}
 
     def sub(node: PrimExpr) -> PrimExpr:
-        if id(node) not in memo:
-            memo[id(node)] = rebuild(node)
         return memo[id(node)]
 
     def rebuild(node: PrimExpr) -> PrimExpr:
@@ -384,7 +401,9 @@ def substitute(expr: PrimExpr, axes: dict[int, IterVar]) -> PrimExpr:
             return Reduce(node.combiner, sub(node.source), node.axes)
         return node
 
-    return sub(expr)
+    for node in post_order(expr):  # children first: rebuild finds them in the memo
+        memo[id(node)] = rebuild(node)
+    return memo[id(expr)]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ at the top of the kernel and passed to its te.compute / te.reduce as size operan
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Generator, Sequence
 
 from xdsl.dialects import arith, func, math, scf
 from xdsl.dialects.builtin import (
@@ -81,6 +81,11 @@ MATH = {
 }
 
 
+# Emitting one expression node: yields the (emitter, child) pairs whose values it needs, is
+# sent each value, returns its own (ExprEmitter.drive runs these without recursion).
+EmitSteps = Generator[tuple["ExprEmitter", PrimExpr], SSAValue, SSAValue]
+
+
 def is_int(typ: Attribute) -> bool:
     return isinstance(typ, IntegerType | IndexType)
 
@@ -107,11 +112,34 @@ class ExprEmitter:
     def emit(self, expr: PrimExpr, want: Attribute | None = None) -> SSAValue:
         value = self.memo.get(id(expr))
         if value is None:
-            value = self.natural(expr)
-            self.memo[id(expr)] = value
+            value = self.drive(expr)
         return value if want is None else self.convert(value, want)
 
-    def natural(self, expr: PrimExpr) -> SSAValue:
+    def drive(self, expr: PrimExpr) -> SSAValue:
+        """Emit `expr` and every node under it not yet emitted, children first.
+
+        Each node's emission is a generator that yields the (emitter, child) pairs whose
+        values it needs, in the order it needs them, and is sent each value; the generators
+        wait on an explicit stack, so an expression of any depth (thousands of chained ops)
+        needs no Python recursion and ops come out in the same order as a recursive walk."""
+        pending = [(self, expr, self.natural(expr))]
+        value: SSAValue | None = None
+        while pending:
+            emitter, node, steps = pending[-1]
+            try:
+                child_emitter, child = steps.send(value)  # type: ignore[arg-type]
+            except StopIteration as done:
+                pending.pop()
+                value = emitter.memo[id(node)] = done.value
+                continue
+            value = child_emitter.memo.get(id(child))
+            if value is None:
+                pending.append((child_emitter, child, child_emitter.natural(child)))
+        assert value is not None
+        return value
+
+    def natural(self, expr: PrimExpr) -> EmitSteps:
+        """The value of `expr` in its natural type (see `drive` for the protocol)."""
         if isinstance(expr, IterVar):
             value = self.values.get(id(expr))
             if value is None:
@@ -137,39 +165,45 @@ class ExprEmitter:
             tensor = self.tensors.get(id(expr.tensor))
             if tensor is None:
                 raise ValueError(f"tensor {expr.tensor.name} is not an input of this kernel")
-            indices = [self.emit(i, IndexType()) for i in expr.indices]
+            indices = []
+            for index in expr.indices:
+                indices.append(self.convert((yield self, index), IndexType()))
             return self.add(te.ReadOp(tensor, indices))
         if isinstance(expr, Binary):
-            return self.binary(expr)
+            return (yield from self.binary(expr))
         if isinstance(expr, Compare):
-            a, b = self.unify(self.emit(expr.a), self.emit(expr.b))
+            a = yield self, expr.a
+            b = yield self, expr.b
+            a, b = self.unify(a, b)
             if is_int(a.type):
                 predicates = UNSIGNED_CMP if is_unsigned(a.type) else INT_CMP
                 return self.add(arith.CmpiOp(a, b, predicates[expr.op]))
             return self.add(arith.CmpfOp(a, b, FLOAT_CMP[expr.op]))
         if isinstance(expr, Select):
-            return self.select(expr)
+            return (yield from self.select(expr))
         if isinstance(expr, Cast):
-            return self.convert(self.emit(expr.value), element_type(expr.dtype))
+            return self.convert((yield self, expr.value), element_type(expr.dtype))
         if isinstance(expr, Call):
-            return self.call(expr)
+            return (yield from self.call(expr))
         if isinstance(expr, Reduce):
             raise ValueError("a reduction must be the whole body of a compute")
         raise TypeError(f"cannot lower {type(expr).__name__}")
 
-    def select(self, expr: Select) -> SSAValue:
+    def select(self, expr: Select) -> EmitSteps:
         """`arith.select`, or an `scf.if` when a branch reads a tensor: as in TVM, only the
         taken branch is evaluated, so a padding condition keeps reads inside the tensor."""
-        cond = self.emit(expr.condition, i1)
+        cond = self.convert((yield self, expr.condition), i1)
         branches = (expr.true_value, expr.false_value)
         if not any(isinstance(n, Read) for b in branches for n in walk(b)):
-            t, f = self.unify(self.emit(expr.true_value), self.emit(expr.false_value))
+            t = yield self, expr.true_value
+            f = yield self, expr.false_value
+            t, f = self.unify(t, f)
             return self.add(arith.SelectOp(cond, t, f))
         emitters = [ExprEmitter(Block(), self.values, self.tensors) for _ in branches]
         results = []
         for emitter, branch in zip(emitters, branches, strict=True):
             emitter.memo = dict(self.memo)  # values outside the scf.if dominate both branches
-            results.append(emitter.emit(branch))
+            results.append((yield emitter, branch))
         t, f = results
         if t.type != f.type:
             if isinstance(t.type, IndexType):
@@ -191,8 +225,10 @@ class ExprEmitter:
             return a, self.convert(b, a.type)
         raise TypeError(f"operand types differ: {a.type} and {b.type}")
 
-    def binary(self, expr: Binary) -> SSAValue:
-        a, b = self.unify(self.emit(expr.a), self.emit(expr.b))
+    def binary(self, expr: Binary) -> EmitSteps:
+        a = yield self, expr.a
+        b = yield self, expr.b
+        a, b = self.unify(a, b)
         if is_unsigned(a.type):
             return self.add(UNSIGNED_BINARY[expr.op](a, b))
         if is_int(a.type):
@@ -209,8 +245,10 @@ class ExprEmitter:
             return quotient
         return self.add(arith.SubfOp(a, self.add(arith.MulfOp(quotient, b))))
 
-    def call(self, expr: Call) -> SSAValue:
-        args = [self.emit(a) for a in expr.args]
+    def call(self, expr: Call) -> EmitSteps:
+        args = []
+        for arg in expr.args:
+            args.append((yield self, arg))
         x = args[0]
         if expr.name in ("max", "min"):
             a, b = self.unify(x, args[1])

@@ -1,0 +1,171 @@
+"""Valid models at the edges of the compiler's cases build for the LLVM target and compute what
+the relay interpreter and onnxruntime compute: 1-d softmax, 0-d weights shared across kernels
+(GELU's constants in every transformer block), and chains of thousands of ops."""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+import xtvm as tvm
+from xtvm import relay, te
+from xtvm.frontends.onnx import from_onnx
+from xtvm.testing.relay import interpret, run_factory
+
+RNG = np.random.default_rng(0)
+
+
+def build_and_compare(f: relay.Function, **inputs: np.ndarray) -> None:
+    """`f` compiled for llvm against the relay interpreter on `inputs`."""
+    mod = tvm.IRModule.from_expr(f)
+    got = run_factory(relay.build(mod, "llvm"), **inputs)[0]
+    expected = interpret(mod, {}, *inputs.values())[0]
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
+
+
+def onnx_against_onnxruntime(model: onnx.ModelProto, x: np.ndarray) -> None:
+    ort = pytest.importorskip("onnxruntime")
+    mod, params = from_onnx(model)
+    got = run_factory(relay.build(mod, "llvm", params=params), x=x)[0]
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    expected = session.run(None, {"x": x})[0]
+    np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-5)
+
+
+# ---------------------------------------------------------------------------------------------
+# 1-d softmax: its max and sum are 0-d buffers read in the vectorized loops
+
+
+@pytest.mark.parametrize("n", [1, 10, 37, 64])
+@pytest.mark.parametrize("op", [relay.nn.softmax, relay.nn.log_softmax])
+def test_softmax_of_a_vector(op: object, n: int) -> None:
+    x = relay.var("x", shape=(n,))
+    build_and_compare(relay.Function([x], op(x)), x=RNG.standard_normal(n).astype("float32"))  # type: ignore[operator]
+
+
+def test_onnx_softmax_of_a_vector() -> None:
+    graph = helper.make_graph(
+        [helper.make_node("Softmax", ["x"], ["y"], axis=0)],
+        "softmax",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, (10,))],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, (10,))],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    onnx_against_onnxruntime(model, RNG.standard_normal(10).astype("float32"))
+
+
+# ---------------------------------------------------------------------------------------------
+# A 0-d weight shared by kernels on both sides of a product
+
+
+def test_zero_d_constant_shared_across_a_dense() -> None:
+    x = relay.var("x", shape=(4, 16))
+    c = relay.const(np.array(0.5, "float32"))
+    w = relay.const(RNG.standard_normal((16, 16)).astype("float32"))
+    y = relay.multiply(relay.nn.dense(relay.multiply(x, c), w), c)
+    build_and_compare(relay.Function([x], y), x=RNG.standard_normal((4, 16)).astype("float32"))
+
+
+def gelu_blocks() -> onnx.ModelProto:
+    """Three exported-GELU blocks (Div by sqrt(2), Erf, Add 1, Mul x, Mul 0.5) with MatMuls
+    between them, sharing their 0-d constants, as ViT and ConvNeXt exports do."""
+    inits = [
+        numpy_helper.from_array(np.array(np.sqrt(2.0), "float32"), "sqrt2"),
+        numpy_helper.from_array(np.array(1.0, "float32"), "one"),
+        numpy_helper.from_array(np.array(0.5, "float32"), "half"),
+        numpy_helper.from_array(RNG.standard_normal((16, 16)).astype("float32") * 0.3, "w1"),
+        numpy_helper.from_array(RNG.standard_normal((16, 16)).astype("float32") * 0.3, "w2"),
+    ]
+    nodes: list[onnx.NodeProto] = []
+
+    def gelu(x: str, y: str) -> None:
+        nodes.extend(
+            [
+                helper.make_node("Div", [x, "sqrt2"], [f"{y}.div"]),
+                helper.make_node("Erf", [f"{y}.div"], [f"{y}.erf"]),
+                helper.make_node("Add", [f"{y}.erf", "one"], [f"{y}.add"]),
+                helper.make_node("Mul", [x, f"{y}.add"], [f"{y}.mul"]),
+                helper.make_node("Mul", [f"{y}.mul", "half"], [y]),
+            ]
+        )
+
+    gelu("x", "g1")
+    nodes.append(helper.make_node("MatMul", ["g1", "w1"], ["m1"]))
+    gelu("m1", "g2")
+    nodes.append(helper.make_node("MatMul", ["g2", "w2"], ["m2"]))
+    gelu("m2", "y")
+    graph = helper.make_graph(
+        nodes,
+        "gelu_blocks",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, (4, 16))],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, (4, 16))],
+        inits,
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+
+
+def test_onnx_gelu_blocks_sharing_zero_d_constants() -> None:
+    onnx_against_onnxruntime(gelu_blocks(), RNG.standard_normal((4, 16)).astype("float32"))
+
+
+# ---------------------------------------------------------------------------------------------
+# Depth: lowering does not recurse along chains of ops
+
+DEPTH = 2000  # the old recursive lowering failed at about 250 (relay) and 330 (te) ops
+TE_DEPTH = 1000
+
+
+def test_relay_chain_of_two_thousand_elementwise_ops() -> None:
+    x = relay.var("x", shape=(4, 8))
+    y = x
+    for k in range(DEPTH):
+        y = y + relay.const(np.float32(0.001)) if k % 2 else y * relay.const(np.float32(0.999))
+    data = RNG.standard_normal((4, 8)).astype("float32")
+    got = run_factory(relay.build(tvm.IRModule.from_expr(relay.Function([x], y)), "llvm"), x=data)
+    expected = data
+    for k in range(DEPTH):
+        expected = expected + np.float32(0.001) if k % 2 else expected * np.float32(0.999)
+    np.testing.assert_allclose(got[0], expected, rtol=1e-4, atol=1e-4)  # 2000 roundings
+
+
+def chain_reference(a: np.ndarray) -> np.ndarray:
+    for _ in range(TE_DEPTH):
+        a = a * np.float32(0.999) + np.float32(0.001)
+    return a
+
+
+def test_te_chain_of_inlined_stages() -> None:
+    A = te.placeholder((64,), name="A")
+    stages = []
+    B = A
+    for k in range(TE_DEPTH):
+        B = te.compute((64,), lambda i, B=B: B[i] * 0.999 + 0.001, name=f"B{k}")
+        stages.append(B)
+    s = te.create_schedule(B.op)
+    for stage in stages[:-1]:
+        s[stage].compute_inline()
+    s[B].vectorize(B.op.axis[0])
+    f = tvm.build(s, [A, B], target="llvm")
+    a = RNG.standard_normal(64).astype("float32")
+    b = np.zeros(64, "float32")
+    f(a, b)
+    np.testing.assert_allclose(b, chain_reference(a), rtol=1e-4, atol=1e-6)
+
+
+def test_te_expression_thousands_of_ops_deep() -> None:
+    A = te.placeholder((64,), name="A")
+
+    def body(i: te.PrimExpr) -> te.PrimExpr:
+        e = A[i]
+        for _ in range(TE_DEPTH):
+            e = e * 0.999 + 0.001
+        return e
+
+    B = te.compute((64,), body, name="B")
+    f = tvm.build(te.create_schedule(B.op), [A, B], target="llvm")
+    a = RNG.standard_normal(64).astype("float32")
+    b = np.zeros(64, "float32")
+    f(a, b)
+    np.testing.assert_allclose(b, chain_reference(a), rtol=1e-4, atol=1e-6)
