@@ -23,6 +23,10 @@ XFAIL: dict[str, str] = {
     r"^test_batchnorm_.*_training_mode_": "training-mode BatchNormalization (inference only)",
     r"^test_training_dropout(_default)?(_mask)?_cpu$": "random dropout in training mode",
     r"^test_einsum_batch_diagonal_": "einsum with ellipsis and repeated indices (diagonals)",
+    # Its logits are all ~9.5e9, equal in onnxruntime; ours are within 6.5e-7 of them (a few
+    # ulps, another summation order), and at that size a difference of one ulp (1024) decides
+    # the softmax, so the reference's uniform 0.001 is met only by an identical summation order.
+    r"^test_squeezenet_cpu$": "ill-conditioned reference: softmax of logits of ~9.5e9",
 }
 
 LIGHT_MODELS = [
