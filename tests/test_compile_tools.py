@@ -112,7 +112,7 @@ def test_emit(model: Path, emit: str, capsys: pytest.CaptureFixture[str]) -> Non
     elif emit == "mlir":
         assert "func.func @fused_" in text and "memref" in text
     elif emit == "llvm":
-        assert "define void @fused_" in text
+        assert "define i32 @fused_" in text
     else:
         assert "fused_" in text
 
