@@ -770,7 +770,7 @@ class CRenderer:
         element_bytes = max(1, typ.element_type.bitwidth // 8)  # type: ignore[attr-defined]
         static_bytes = element_bytes * math.prod(d for d in shape if d >= 0)
         if static_bytes > MAX_ALLOC_BYTES:  # the verifier refuses these; hand-built IR may not
-            raise fail(op, f"{typ} needs more than {MAX_ALLOC_BYTES} bytes")
+            raise fail(op, f"{typ} needs {static_bytes} bytes, more than {MAX_ALLOC_BYTES}")
         where = printf_escape(f"{state_function(op)}: buffer '{op.memref.name_hint or name}'")
         dynamic_dims = [dims[i] for i, d in enumerate(shape) if d < 0]
         if dynamic_dims and self.returns_status:

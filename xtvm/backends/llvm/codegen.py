@@ -374,6 +374,7 @@ class FunctionEmitter:
     heap: list[ir.Value] = field(default_factory=list)
     # In a parallel loop's outlined function: where it records a failure for its caller.
     failed_flag: ir.Value | None = None
+    kernel: str = ""  # the tir kernel's name (errors name it, not an outlined function)
     # Raw pointers of buffers from a site cache: (the site's busy flag, whether this call
     # holds the cached block).
     cached: dict[ir.Value, tuple[ir.Value, ir.Value]] = field(default_factory=dict)
@@ -669,6 +670,7 @@ def emit_parallel(e: FunctionEmitter, op: tir.ForOp) -> None:
     outlined.attributes.add("nounwind")
     inner = FunctionEmitter(owner, outlined, ir.IRBuilder(outlined.append_basic_block("entry")))
     inner.in_parallel = True
+    inner.kernel = e.kernel
     ib = inner.builder
     data = ib.bitcast(outlined.args[0], struct.as_pointer())
 
@@ -762,7 +764,7 @@ def emit_alloc(e: FunctionEmitter, op: memref.AllocOp | memref.AllocaOp) -> None
     shape = typ.get_shape()
     element_bytes = max(1, element.get_abi_size(e.owner.target_data))
     name = op.memref.name_hint or "buf"
-    where = printf_escape(f"{e.function.name}: buffer '{name}'")
+    where = printf_escape(f"{e.kernel or e.function.name}: buffer '{name}'")
     if all(d >= 0 for d in shape):
         count = math.prod(shape)
         size = count * element_bytes
@@ -776,7 +778,7 @@ def emit_alloc(e: FunctionEmitter, op: memref.AllocOp | memref.AllocaOp) -> None
     # Its size in bytes, an error where a product overflows (unsigned: a negative size too).
     static_bytes = element_bytes * math.prod(d for d in shape if d >= 0)
     if static_bytes > MAX_ALLOC_BYTES:
-        raise fail(op, f"{typ} needs more than {MAX_ALLOC_BYTES} bytes")
+        raise fail(op, f"{typ} needs {static_bytes} bytes, more than {MAX_ALLOC_BYTES}")
     bytes_value: ir.Value = ir.Constant(I64, static_bytes)
     multiply = e.owner.intrinsic(
         "llvm.umul.with.overflow", [I64], 2, ir.LiteralStructType([I64, ir.IntType(1)])
@@ -1463,7 +1465,7 @@ def emit_module(module: ModuleOp, triple: str, data_layout: str, name: str = "xt
 def emit_function(owner: ModuleEmitter, function: func.FuncOp) -> None:
     llvm_function = owner.functions[function.sym_name.data]
     builder = ir.IRBuilder(llvm_function.append_basic_block("entry"))
-    emitter = FunctionEmitter(owner, llvm_function, builder)
+    emitter = FunctionEmitter(owner, llvm_function, builder, kernel=function.sym_name.data)
     block = function.body.block
     params = iter(llvm_function.args)
     pending: list[tuple[SSAValue, Buffer, list[int]]] = []
