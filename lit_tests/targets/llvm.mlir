@@ -5,7 +5,7 @@
 
 // Buffers are noalias element pointers; a serial loop is a counted loop over i64; values keep
 // their IR names.
-// CHECK-LABEL: define void @"scale"(float* noalias %"A", float* noalias %"B")
+// CHECK-LABEL: define i32 @"scale"(float* noalias %"A", float* noalias %"B")
 // CHECK:       i.header:
 // CHECK-NEXT:    %"i" = phi  i64 [0, %"entry"], [%"i.next", %"i.body"]
 // CHECK:         %"a" = load float, float*
@@ -25,7 +25,7 @@ func.func @scale(%A: memref<64xf32>, %B: memref<64xf32>) {
 }
 
 // Float multiplies and adds carry `contract`, so a product feeding a sum becomes one FMA.
-// CHECK-LABEL: define void @"axpy"
+// CHECK-LABEL: define i32 @"axpy"
 // CHECK:         %"p" = fmul contract float
 // CHECK-NEXT:    %"s" = fadd contract float %"p"
 // ASM-LABEL: axpy:
@@ -46,7 +46,7 @@ func.func @axpy(%X: memref<64xf32>, %Y: memref<64xf32>) {
 
 // maximumf keeps NaN propagation (llvm.maximum) but leaves the order of -0 and +0 free
 // (`nsz`), which spares x86 the sign tests around each vmaxss (a scalar max pool ran 2.6x faster).
-// CHECK-LABEL: define void @"running_max"
+// CHECK-LABEL: define i32 @"running_max"
 // CHECK:         %"m" = call nsz float @"llvm.maximum.f32"(float %"acc", float %"x")
 func.func @running_max(%X: memref<64xf32>, %Y: memref<1xf32>) {
   %c0 = arith.constant 0 : index
@@ -64,7 +64,7 @@ func.func @running_max(%X: memref<64xf32>, %Y: memref<1xf32>) {
 
 // A parallel loop is outlined and run by GOMP_parallel over a struct of the values it uses;
 // the threads claim chunks from a shared counter in it until none is left.
-// CHECK-LABEL: define void @"rows"(float* noalias %"A", i64 %"A_dim0")
+// CHECK-LABEL: define i32 @"rows"(float* noalias %"A", i64 %"A_dim0")
 // CHECK:         call void @"GOMP_parallel"(void (i8*)* @"rows_parallel_1", i8* %{{.*}}, i32 0, i32 0)
 func.func @rows(%A: memref<?x8xf32>) {
   %c0 = arith.constant 0 : index
@@ -84,8 +84,9 @@ func.func @rows(%A: memref<?x8xf32>) {
 // allocation site keeps for the next call: a call that finds the site's busy flag clear takes
 // the cached block (allocating it the first time) and clears the flag at the return; a call
 // running at the same time allocates a block of its own and frees it. A guard is a
-// conditional branch.
-// CHECK-LABEL: define void @"buffers"(float* noalias %"A")
+// conditional branch. A block aligned_alloc could not give is an error: status 1, with a
+// message.
+// CHECK-LABEL: define i32 @"buffers"(float* noalias %"A")
 // CHECK:         %"small" = alloca float, i64 16, align 64
 // CHECK:         %[[TAKEN:.*]] = atomicrmw xchg i32* @"xtvm.buffer.0.busy", i32 1 acquire
 // CHECK-NEXT:    %[[FREE:.*]] = icmp eq i32 %[[TAKEN]], 0
@@ -93,17 +94,19 @@ func.func @rows(%A: memref<?x8xf32>) {
 // CHECK-NEXT:    icmp eq i8* %[[HELD]], null
 // CHECK:         %[[FRESH:.*]] = call i8* @"aligned_alloc"(i64 64, i64
 // CHECK:         %[[BLOCK:.*]] = phi  i8* [%{{.*}}, %"entry.if.endif"], [%[[FRESH]], %"entry.else"]
-// CHECK-NEXT:    %"big" = bitcast i8* %[[BLOCK]] to float*
+// CHECK-NEXT:    %[[GOT:.*]] = icmp ne i8* %[[BLOCK]], null
+// CHECK-NEXT:    br i1 %[[GOT]], label %"ok", label %"error"
+// CHECK:         %"big" = bitcast i8* %[[BLOCK]] to float*
 // CHECK:         br i1 %"in", label %"if.then", label %"if.else"
 // CHECK:         br i1 %[[FREE]], label
 // CHECK:         store atomic i32 0, i32* @"xtvm.buffer.0.busy" release, align 4
 // CHECK:         call void @"free"(i8* %[[BLOCK]])
-// CHECK:         ret void
+// CHECK:         ret i32 0
 
 // A vector of 14 floats in a kernel argument is one masked access of 16 lanes (LLVM would
 // split it into 8 + 4 + 2); in a stack buffer (a register tile) it stays a plain access, which
 // LLVM keeps in registers.
-// CHECK-LABEL: define void @"odd_width"(float* noalias %"A", float* noalias %"B")
+// CHECK-LABEL: define i32 @"odd_width"(float* noalias %"A", float* noalias %"B")
 // CHECK:         call <16 x float> @"llvm.masked.load.v16f32.p0"(<16 x float>* %{{.*}}, i32 4, <16 x i1> <i1 1, i1 1, i1 1, i1 1, i1 1, i1 1, i1 1, i1 1, i1 1, i1 1, i1 1, i1 1, i1 1, i1 1, i1 0, i1 0>, <16 x float> <float undef
 // CHECK:         store <14 x float> %{{.*}}, <14 x float>* %{{.*}}, align 4
 // CHECK:         load <14 x float>, <14 x float>* %{{.*}}, align 4
@@ -111,12 +114,12 @@ func.func @rows(%A: memref<?x8xf32>) {
 
 // A read along an outer dimension (tir-vectorize's transposing load) is one gather: the
 // element pointers step by the dimension's stride (8 floats here).
-// CHECK-LABEL: define void @"transposed"(float* noalias %"A", float* noalias %"B")
+// CHECK-LABEL: define i32 @"transposed"(float* noalias %"A", float* noalias %"B")
 // CHECK:         %[[P:.*]] = inttoptr <16 x i64> %{{.*}} to <16 x float*>
 // CHECK-NEXT:    call <16 x float> @"llvm.masked.gather.v16f32.v16p0"(<16 x float*> %[[P]], i32 4, <16 x i1> <i1 1
 
 // vector.shuffle (tir-vector-transpose's joins and column picks) is one shufflevector.
-// CHECK-LABEL: define void @"shuffled"(float* noalias %"A", float* noalias %"B")
+// CHECK-LABEL: define i32 @"shuffled"(float* noalias %"A", float* noalias %"B")
 // CHECK:         %[[L:.*]] = load <4 x float>
 // CHECK:         %[[H:.*]] = load <4 x float>
 // CHECK:         %[[J:.*]] = shufflevector <4 x float> %[[L]], <4 x float> %[[H]], <8 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5, i32 6, i32 7>
@@ -124,7 +127,7 @@ func.func @rows(%A: memref<?x8xf32>) {
 
 // exp and tanh of float32 vectors are inline polynomials (vector_math), not a libm call per
 // lane; a scalar tanh stays a libm call (above).
-// CHECK-LABEL: define void @"vector_exp_tanh"
+// CHECK-LABEL: define i32 @"vector_exp_tanh"
 // CHECK-NOT:     call float @"expf"
 // CHECK-NOT:     call float @"tanhf"
 // CHECK:         call <8 x float> @"llvm.rint.v8f32"

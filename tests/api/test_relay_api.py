@@ -518,3 +518,19 @@ def test_tvm_names_resolve() -> None:
         relay.op.get("nn.conv3d")
     with pytest.raises(AttributeError):
         _ = tvm.not_a_name
+
+
+def test_create_executor_params_bind_main_arguments() -> None:
+    """As TVM binds them: params naming @main's arguments leave only the others to pass."""
+    x = relay.var("x", shape=(2, 3))
+    w = relay.var("w", shape=(4, 3))
+    mod = tvm.IRModule.from_expr(relay.Function([x, w], relay.nn.dense(x, w)))
+    data, weight = rand(2, 3), rand(4, 3)
+    exe = relay.create_executor("graph", mod=mod, params={"w": weight})
+    np.testing.assert_allclose(exe.evaluate()(data).numpy(), data @ weight.T, rtol=1e-5)
+    np.testing.assert_allclose(exe.evaluate()(x=data).numpy(), data @ weight.T, rtol=1e-5)
+    with pytest.raises(TypeError, match=r"@main takes 1 arguments \(w bound by params\), got 2"):
+        exe.evaluate()(data, weight)
+    unknown = relay.create_executor("graph", mod=mod, params={"bias": weight})
+    with pytest.raises(ValueError, match="params name no argument or weight of @main: 'bias'"):
+        unknown.evaluate()

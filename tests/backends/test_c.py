@@ -39,7 +39,7 @@ def test_parallel_tiled_matmul_with_odd_sizes() -> None:
     f(tvm.nd.array(a), tvm.nd.array(b), c)
     np.testing.assert_allclose(c.numpy(), a @ b, rtol=1e-4, atol=1e-4)
     source = f.get_source()
-    assert "void mm(float *restrict A, float *restrict B, float *restrict C)" in source
+    assert "int32_t mm(float *restrict A, float *restrict B, float *restrict C)" in source
     assert "#pragma omp parallel for\n  for (int64_t i_outer = 0;" in source
     assert "#pragma omp simd" in source
 

@@ -98,7 +98,7 @@ def test_add_subtract_multiply_chain_runs_in_c() -> None:
     assert any("tanh" in name for name in lib.signatures)
     source = external.get_source()
     assert "void tvmgen_default_ccompiler_main_0(void *in0, void *in1, void *out0)" in source
-    assert "static void fused_add_subtract_multiply(" in source
+    assert "static int32_t fused_add_subtract_multiply(" in source
     assert lib["tvmgen_default_ccompiler_main_0"].params == [
         Param("x", "float32", (2, 3)),
         Param("y", "float32", (2, 3)),

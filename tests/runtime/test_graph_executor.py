@@ -283,3 +283,34 @@ def test_build_keeps_a_large_expansion_of_a_small_constant_as_an_op() -> None:
     module.set_input(x=data)
     module.run()
     np.testing.assert_allclose(module.get_output(0).numpy(), data * row, rtol=1e-6)
+
+
+def test_threads_sharing_a_graph_module_get_their_own_results() -> None:
+    """Many threads calling set_input, run and get_output on one GraphModule each get the
+    result of their own input (a weight set by the creating thread is seen by all)."""
+    import threading
+
+    x = relay.var("x", shape=(4, 32))
+    w = relay.var("w", shape=(16, 32))
+    mod = tvm.IRModule.from_expr(relay.Function([x, w], relay.nn.relu(relay.nn.dense(x, w))))
+    module = graph_executor.GraphModule(relay.build(mod, target="llvm")["default"](tvm.cpu()))
+    weight = rand(16, 32)
+    module.set_input("w", weight)
+    failures: list[str] = []
+
+    def work(seed: int) -> None:
+        rng = np.random.default_rng(seed)
+        for step in range(40):
+            data = rng.standard_normal((4, 32)).astype("float32")
+            module.set_input("x", data)
+            module.run()
+            got = module.get_output(0).numpy()
+            if not np.allclose(got, np.maximum(data @ weight.T, 0), rtol=1e-4, atol=1e-4):
+                failures.append(f"thread {seed}, step {step}")
+
+    threads = [threading.Thread(target=work, args=(seed,)) for seed in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []

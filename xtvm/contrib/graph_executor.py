@@ -7,6 +7,8 @@ m.set_input("x", x); m.run(); y = m.get_output(0).numpy()
 
 from __future__ import annotations
 
+import json
+import threading
 from typing import Any
 
 from xtvm.api.nd import Device, NDArray
@@ -26,16 +28,49 @@ def create(graph_json_str: str, libmod: Module, device: Device | None = None) ->
 
 
 class GraphModule:
-    """Wraps a `GraphExecutor` (what `factory["default"](dev)` returns) with TVM's methods."""
+    """Wraps a `GraphExecutor` (what `factory["default"](dev)` returns) with TVM's methods.
+
+    Threads may share one GraphModule: each thread other than the one that created it gets
+    its own executor (its own input, intermediate and output buffers), made on its first call
+    from copies of the inputs the creating thread has set by then (the params included). So
+    `set_input`, `run`, `get_output` in one thread see only that thread's values, and an
+    output stays valid until the same thread runs again. TVM's executor is not thread-safe and
+    its users keep one per thread; this is that, done for them. The creating thread uses
+    `module` itself, at the cost of one thread-id comparison per call.
+    """
 
     def __init__(self, module: GraphExecutor) -> None:
         self.module = module
+        self._owner = threading.get_ident()
+        self._local = threading.local()
+        self._lock = threading.Lock()  # the creating thread's inputs, while a thread copies them
+
+    def _executor(self) -> GraphExecutor:
+        """The executor of the calling thread."""
+        if threading.get_ident() == self._owner:
+            return self.module
+        executor = getattr(self._local, "executor", None)
+        if executor is None:
+            base = self.module
+            executor = type(base)(json.dumps(base.graph), base.lib, base.device)  # type: ignore[arg-type]
+            with self._lock:
+                for name in base.input_order:
+                    executor.set_input(name, base.get_input(name))
+            self._local.executor = executor
+        return executor
 
     def set_input(self, key: str | int | None = None, value: Any = None, **params: Any) -> None:
-        self.module.set_input(key, value, **params)
+        executor = self._executor()
+        if executor is not self.module:
+            executor.set_input(key, value, **params)
+            return
+        with self._lock:
+            executor.set_input(key, value, **params)
 
     def run(self, **input_dict: Any) -> None:
-        self.module.run(**input_dict)
+        if input_dict:
+            self.set_input(**input_dict)
+        self._executor().run()
 
     def get_num_outputs(self) -> int:
         return self.module.get_num_outputs()
@@ -44,17 +79,17 @@ class GraphModule:
         return self.module.get_num_inputs()
 
     def get_input(self, key: str | int) -> NDArray:
-        return self.module.get_input(key)
+        return self._executor().get_input(key)
 
     def get_output(self, index: int, out: NDArray | None = None) -> NDArray:
-        return self.module.get_output(index, out)
+        return self._executor().get_output(index, out)
 
     def profile(self, runs: int = 10) -> Any:
         """Seconds per run of each kernel call (`print(m.profile())` for a table)."""
-        return self.module.profile(runs)
+        return self._executor().profile(runs)
 
     def benchmark(self, device: Device | None = None, number: int = 10, repeat: int = 3) -> Any:
-        return self.module.benchmark(number=number, repeat=repeat)
+        return self._executor().benchmark(number=number, repeat=repeat)
 
     def __getitem__(self, name: str) -> Any:
         return getattr(self, name)

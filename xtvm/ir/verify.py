@@ -7,15 +7,18 @@ every op is verified on its own, and each failure becomes a diagnostic at the op
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 
-from xdsl.dialects.builtin import FileLineColLoc
-from xdsl.ir import Operation
+from xdsl.dialects import func
+from xdsl.dialects.builtin import FileLineColLoc, IndexType, MemRefType, VectorType
+from xdsl.ir import Attribute, Operation
 from xdsl.utils.exceptions import DiagnosticException, VerifyException
 
 from xtvm.ir.diagnostics import Diagnostic, DiagnosticError, Location, Severity, SourceFile
 
 PREFIX = "Operation does not verify: "
+MAX_BUFFER_BYTES = 1 << 62  # a buffer's byte size must fit in int64 with room to round up
 VERIFIER_ERRORS = (VerifyException, DiagnosticException, ValueError)
 
 
@@ -76,7 +79,40 @@ def verify_diagnostics(root: Operation, sources: Mapping[str, SourceFile]) -> li
                 message = f"'{op.name}' op is malformed ({type(exc).__name__}: {exc})"
             failed.add(op)
             found.append(Diagnostic(Severity.ERROR, message, op_location(op, sources)))
+            continue
+        oversized = oversized_buffer(op)
+        if oversized:
+            found.append(Diagnostic(Severity.ERROR, oversized, op_location(op, sources)))
     return found
+
+
+def element_bytes(typ: Attribute) -> int:
+    """The bytes of one element of a memref (index: 8)."""
+    if isinstance(typ, VectorType):
+        return math.prod(typ.get_shape()) * element_bytes(typ.element_type)
+    if isinstance(typ, IndexType):
+        return 8
+    width = getattr(typ, "bitwidth", 64)
+    return max(1, (int(width) + 7) // 8)
+
+
+def oversized_buffer(op: Operation) -> str | None:
+    """Why a memref that `op` defines (a result, or a function argument) cannot exist: the
+    byte size of its static dimensions is beyond MAX_BUFFER_BYTES, so `sizeof * n` would
+    wrap in the generated code (C: to 4 bytes for memref<4611686018427387905xf32>)."""
+    types: list[tuple[str, Attribute]] = [("result", r.type) for r in op.results]
+    if isinstance(op, func.FuncOp):
+        types += [(f"argument {k}", t) for k, t in enumerate(op.function_type.inputs.data)]
+    for what, typ in types:
+        if not isinstance(typ, MemRefType):
+            continue
+        size = element_bytes(typ.element_type) * math.prod(d for d in typ.get_shape() if d >= 0)
+        if size > MAX_BUFFER_BYTES:
+            return (
+                f"'{op.name}' op {what} of type {typ} needs {size} bytes, more than the "
+                f"{MAX_BUFFER_BYTES} (2^62) a buffer may have"
+            )
+    return None
 
 
 def verify_or_raise(root: Operation, sources: Mapping[str, SourceFile]) -> None:

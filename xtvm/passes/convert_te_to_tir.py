@@ -686,12 +686,14 @@ class KernelLowering:
             scope_builder.add(memref.DeallocOp.get(buffer))
         builder.add(func.ReturnOp())
         visibility = self.function.sym_visibility
-        return func.FuncOp(
+        kernel = func.FuncOp(
             self.function.sym_name.data,
             FunctionType.from_lists(arg_types, []),
             Region(block),
             visibility.data if visibility else None,
         )
+        kernel.attributes.update(self.function.attributes)  # the argument binder's dims
+        return kernel
 
     # -- stages ----------------------------------------------------------------------------
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -88,11 +88,13 @@ def generate(
     signatures: Mapping[str, list[Param]],
     params: Mapping[str, np.ndarray],
     output_names: Sequence[str] | None = None,
+    status: Collection[str] = (),
 ) -> tuple[str, str, bytes]:
     """The runner C source, the header and the weights blob of a graph.
 
     Outputs are named by `output_names` where given (the graph does not keep names), else
-    `output0`, `output1`, ...
+    `output0`, `output1`, ... The kernels named in `status` return one (the LLVM backend's
+    ABI): a failure stops the run, which returns 1.
     """
     nodes = graph["nodes"]
     row_ptr = graph["node_row_ptr"]
@@ -157,9 +159,11 @@ def generate(
         if fname not in declared:
             declared.add(fname)
             types = ["void *"] * len(signature) + ["int64_t"] * len(dynamic)
-            declarations.append(f"extern void {fname}({', '.join(types)});")
+            result = "int32_t" if fname in status else "void"
+            declarations.append(f"extern {result} {fname}({', '.join(types)});")
         args = [where[e] for e in entries] + [f"(int64_t){d}" for d in dynamic]
-        calls.append(f"  {fname}({', '.join(args)});")
+        call = f"{fname}({', '.join(args)})"
+        calls.append(f"  if ({call} != 0) return 1;" if fname in status else f"  {call};")
     for k, eid in copies:
         calls.append(
             f"  memcpy(outputs[{k}], {where[eid]}, {entry_bytes(list(shapes[eid]), dtypes[eid])});"
@@ -234,8 +238,10 @@ def header(inputs: list[Tensor], outputs: list[Tensor], weight_bytes: int, arena
         "int xtvm_model_num_outputs(void);",
         "",
         "/* Run the model: inputs[i] and outputs[i] are row-major buffers of the shapes above.",
-        "   Returns 0 on success. Not reentrant: intermediates live in one static arena. */",
+        "   Returns 0 on success, 1 when a kernel failed (out of memory; the message is",
+        "   xtvm_last_error()'s). Not reentrant: intermediates live in one static arena. */",
         "int xtvm_model_run(const void *const *inputs, void *const *outputs);",
+        "const char *xtvm_last_error(void);",
         "",
         "#ifdef __cplusplus",
         "}",
@@ -294,14 +300,16 @@ def export_aot(
     graph = json.loads(factory.graph_json)
     if factory.kernels is not None:
         signatures = signatures_of(factory.kernels)
+        status: Collection[str] = signatures.keys()
     else:
         signatures = factory.lib.signatures
+        status = factory.lib.status_functions
     # Functions of external codegens (BYOC): their objects and libraries are linked in too.
     external = getattr(factory, "external", None)
     if external is not None:
         signatures = {**signatures, **external.signatures}
     params = {k: np.asarray(v) for k, v in factory.params.items()}
-    runner, header_text, blob = generate(graph, signatures, params, output_names)
+    runner, header_text, blob = generate(graph, signatures, params, output_names, status)
     with tempfile.TemporaryDirectory() as tmp:
         tmp_dir = Path(tmp)
         (tmp_dir / "kernels.o").write_bytes(kernel_object(factory))

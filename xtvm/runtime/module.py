@@ -13,18 +13,31 @@ import ctypes
 import json
 import statistics
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from xdsl.dialects import func
+from xdsl.dialects import func, memref, vector
 from xdsl.dialects.builtin import MemRefType, ModuleOp
+from xdsl.ir import SSAValue
 
 from xtvm.ir.numpy_types import numpy_dtype
+from xtvm.runtime.binding import (
+    Dim,
+    binding_plan,
+    evaluate,
+    int_op,
+    kernel_arg_dims,
+    message_variables,
+    mismatch_message,
+)
 
 METADATA_SYMBOL = "xtvm_module_metadata"
+# The generated libraries' message of the last kernel error (`const char *xtvm_last_error(void)`).
+LAST_ERROR_SYMBOL = "xtvm_last_error"
+STATUS_KEY = "#status"  # in the metadata: the functions that return a status (no C name)
 
 
 class ArgumentError(ValueError):
@@ -33,32 +46,92 @@ class ArgumentError(ValueError):
 
 @dataclass(frozen=True)
 class Param:
-    """One kernel parameter: a buffer (dtype, shape with None for dynamic dims) or a scalar."""
+    """One kernel parameter: a buffer (dtype, shape with None for dynamic dims) or a scalar.
+
+    `dims` says what a buffer's dynamic dimensions are (variables, expressions: see
+    `xtvm.runtime.binding`), `var` which variable a scalar is, `writes` whether the kernel may
+    write the buffer (a read-only array is refused for it).
+    """
 
     name: str
     dtype: str
     shape: tuple[int | None, ...] | None  # None: a scalar
+    dims: tuple[Dim | None, ...] | None = None
+    var: str | None = None
+    writes: bool = True
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "dtype": self.dtype, "shape": self.shape}
+        data: dict[str, Any] = {"name": self.name, "dtype": self.dtype, "shape": self.shape}
+        if self.dims is not None:
+            data["dims"] = self.dims
+        if self.var is not None:
+            data["var"] = self.var
+        if not self.writes:
+            data["writes"] = False
+        return data
 
     @staticmethod
     def from_json(data: dict[str, Any]) -> Param:
-        shape = data["shape"]
-        return Param(data["name"], data["dtype"], None if shape is None else tuple(shape))
+        shape, dims = data["shape"], data.get("dims")
+        return Param(
+            data["name"],
+            data["dtype"],
+            None if shape is None else tuple(shape),
+            None if dims is None else tuple(dims),
+            data.get("var"),
+            data.get("writes", True),
+        )
+
+
+# Ops that only read a buffer operand; any other use of a kernel's buffer may write it.
+READING_OPS = (memref.LoadOp, memref.DimOp, vector.LoadOp, vector.TransferReadOp)
+VIEW_OPS = (
+    memref.SubviewOp,
+    memref.CastOp,
+    memref.ReinterpretCastOp,
+    memref.CollapseShapeOp,
+    memref.ExpandShapeOp,
+)
+
+
+def may_write(value: SSAValue) -> bool:
+    """Whether some use of the buffer `value` (or of a view of it) may write it."""
+    for use in value.uses:
+        op = use.operation
+        if isinstance(op, READING_OPS):
+            continue
+        if isinstance(op, memref.CopyOp) and use.operand is op.source:
+            continue
+        if isinstance(op, VIEW_OPS) and op.results:
+            if any(may_write(r) for r in op.results):
+                return True
+            continue
+        return True
+    return False
 
 
 def signature_of(function: func.FuncOp) -> list[Param]:
+    arg_dims = kernel_arg_dims(function)
+    body = function.body.block.args if function.body.blocks else None
     params: list[Param] = []
-    for position, (arg, typ) in enumerate(
-        zip(function.body.block.args, function.function_type.inputs.data, strict=True)
+    for position, (typ, dims) in enumerate(
+        zip(function.function_type.inputs.data, arg_dims, strict=True)
     ):
-        name = arg.name_hint or f"arg{position}"
+        name = (body[position].name_hint if body else None) or f"arg{position}"
         if isinstance(typ, MemRefType):
             shape = tuple(d if d >= 0 else None for d in typ.get_shape())
-            params.append(Param(name, numpy_dtype(typ.element_type).name, shape))
+            symbolic = None
+            if isinstance(dims, list) and any(
+                d is not None and not isinstance(d, int) for d in dims
+            ):
+                symbolic = tuple(d if s is None else None for d, s in zip(dims, shape, strict=True))
+            writes = body is None or may_write(body[position])
+            params.append(
+                Param(name, numpy_dtype(typ.element_type).name, shape, symbolic, writes=writes)
+            )
         else:
-            params.append(Param(name, numpy_dtype(typ).name, None))
+            var = dims if isinstance(dims, str) else None
+            params.append(Param(name, numpy_dtype(typ).name, None, var=var))
     return params
 
 
@@ -91,13 +164,35 @@ def as_numpy(value: Any) -> Any:
     return value
 
 
-class PackedFunc:
-    """A compiled kernel: `f(a, b, c)` on arrays, outputs written in place (TVM's calling style)."""
+class KernelError(RuntimeError):
+    """A compiled kernel returned an error status (out of memory, a size that overflows, or
+    arguments its own checks refused)."""
 
-    def __init__(self, name: str, params: Sequence[Param], address: int, keepalive: object) -> None:
+
+class PackedFunc:
+    """A compiled kernel: `f(a, b, c)` on arrays, outputs written in place (TVM's calling style).
+
+    Before each call the arguments are checked against the signature: counts, dtypes, ranks,
+    static dimensions, layout, writability of the buffers the kernel writes, and agreement of
+    every use of a symbolic dimension (TVM's argument binder). A kernel that `returns_status`
+    (those of the LLVM and C backends) returns 0 or an error code, which raises `KernelError`
+    with the message the kernel left in its library's `xtvm_last_error`.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        params: Sequence[Param],
+        address: int,
+        keepalive: object,
+        returns_status: bool = False,
+        last_error: Callable[[], str] | None = None,
+    ) -> None:
         self.name = name
         self.params = list(params)
         self._keepalive = keepalive
+        self.returns_status = returns_status
+        self._last_error = last_error
         argtypes: list[Any] = []
         dynamic: list[Any] = []
         for param in self.params:
@@ -106,13 +201,28 @@ class PackedFunc:
             else:
                 argtypes.append(ctypes.c_void_p)
                 dynamic.extend(ctypes.c_int64 for d in param.shape if d is None)
-        self._function = ctypes.CFUNCTYPE(None, *argtypes, *dynamic)(address)
+        restype = ctypes.c_int32 if returns_status else None
+        self._raw = ctypes.CFUNCTYPE(restype, *argtypes, *dynamic)(address)
+        self._plan = binding_plan(
+            [
+                p.var if p.shape is None else (p.dims or tuple(d for d in p.shape))
+                for p in self.params
+            ]
+        )
+
+    def _function(self, *args: Any) -> None:
+        """Call the kernel on converted arguments; an error status raises `KernelError`."""
+        status = self._raw(*args)
+        if self.returns_status and status != 0:
+            detail = self._last_error() if self._last_error else ""
+            raise KernelError(detail or f"{self.name}: the kernel failed with status {status}")
 
     def __call__(self, *args: Any) -> None:
         self._function(*self.convert(args))
 
     def convert(self, args: Sequence[Any]) -> list[Any]:
-        """The C arguments of a call, after checking counts, dtypes, shapes and layout."""
+        """The C arguments of a call, after checking counts, dtypes, shapes, layout,
+        writability and the agreement of symbolic dimensions."""
         if len(args) != len(self.params):
             raise ArgumentError(
                 f"{self.name} takes {len(self.params)} arguments "
@@ -120,8 +230,10 @@ class PackedFunc:
             )
         values: list[Any] = []
         dynamic: list[int] = []
+        arrays: list[Any] = []
         for position, (param, arg) in enumerate(zip(self.params, args, strict=True)):
             arg = as_numpy(arg)
+            arrays.append(arg)
             where = f"{self.name}: argument {position} ({param.name})"
             if param.shape is None:
                 values.append(arg)
@@ -141,9 +253,33 @@ class PackedFunc:
                 )
             if not arg.flags.c_contiguous:
                 raise ArgumentError(f"{where}: the array must be C-contiguous")
+            if param.writes and not arg.flags.writeable:
+                raise ArgumentError(
+                    f"{where}: the kernel writes this argument, but the array is read-only"
+                )
             values.append(arg.ctypes.data)
             dynamic.extend(a for d, a in zip(param.shape, arg.shape, strict=True) if d is None)
+        self.check_dimensions(arrays)
         return values + dynamic
+
+    def check_dimensions(self, arrays: Sequence[Any]) -> None:
+        """Every use of a symbolic dimension agrees with the argument that binds it."""
+
+        def value(ref: Any) -> int:
+            arg = arrays[ref.arg]
+            return int(arg) if ref.dim is None else int(arg.shape[ref.dim])
+
+        plan = self._plan
+        variables = {name: value(ref) for name, ref in plan.bindings.items()}
+        for check in plan.checks:
+            actual = value(check.ref)
+            wanted = evaluate(check.expected, variables.__getitem__, int_op, int)
+            if actual == wanted:
+                continue
+            names = [p.name for p in self.params]
+            text = mismatch_message(self.name, names, plan, check)
+            shown = [actual, wanted, *(variables[v] for v in message_variables(check))]
+            raise ArgumentError(text.replace("%lld", "%d") % tuple(shown))
 
 
 @dataclass
@@ -212,8 +348,12 @@ class Module:
         source: Callable[[str], str] | None = None,
         exporter: Callable[[Path], None] | None = None,
         type_key: str = "llvm",
+        status: Collection[str] = (),
+        last_error: Callable[[], str] | None = None,
     ) -> None:
         self.signatures = signatures
+        self.status_functions = frozenset(status)  # these return 0 or an error code
+        self._last_error = last_error
         self._address = address
         self._keepalive = keepalive
         self._source = source
@@ -240,7 +380,14 @@ class Module:
                 known = ", ".join(sorted(self.signatures)) or "none"
                 raise AttributeError(f"module has no function '{name}' (functions: {known})")
             params = self.signatures[name]
-            self._functions[name] = PackedFunc(name, params, self._address(name), self)
+            self._functions[name] = PackedFunc(
+                name,
+                params,
+                self._address(name),
+                self,
+                returns_status=name in self.status_functions,
+                last_error=self._last_error,
+            )
         return self._functions[name]
 
     def __getitem__(self, name: str) -> Any:
@@ -288,8 +435,22 @@ class Module:
         return f"Module({self.type_key}: {', '.join(sorted(self.signatures))})"
 
 
-def metadata_json(signatures: dict[str, list[Param]]) -> str:
-    return json.dumps({n: [p.to_json() for p in ps] for n, ps in signatures.items()})
+def metadata_json(signatures: dict[str, list[Param]], status: Collection[str] = ()) -> str:
+    """The signatures a library embeds; `status` names the functions returning a status."""
+    data: dict[str, Any] = {n: [p.to_json() for p in ps] for n, ps in signatures.items()}
+    data[STATUS_KEY] = sorted(status)
+    return json.dumps(data)
+
+
+def library_last_error(library: ctypes.CDLL) -> Callable[[], str] | None:
+    """The reader of a loaded library's last kernel error message (None if it has none)."""
+    try:
+        function = getattr(library, LAST_ERROR_SYMBOL)
+    except AttributeError:
+        return None
+    function.restype = ctypes.c_char_p
+    function.argtypes = []
+    return lambda: (function() or b"").decode(errors="replace")
 
 
 def load_module(path: str | Path) -> Module:
@@ -306,12 +467,19 @@ def load_module(path: str | Path) -> Module:
     except ValueError:
         raise ValueError(f"{path} was not written by xtvm's export_library") from None
     data = json.loads((text or b"{}").decode())
+    status = data.pop(STATUS_KEY, [])
     signatures = {n: [Param.from_json(p) for p in ps] for n, ps in data.items()}
 
     def address(name: str) -> int:
         return ctypes.cast(getattr(library, name), ctypes.c_void_p).value or 0
 
-    module = Module(signatures, address, keepalive=library)
+    module = Module(
+        signatures,
+        address,
+        keepalive=library,
+        status=status,
+        last_error=library_last_error(library),
+    )
     from xtvm.runtime.graph_executor import GRAPH_SYMBOL
 
     if hasattr(library, GRAPH_SYMBOL):

@@ -47,7 +47,7 @@ def translate(args: argparse.Namespace) -> int:
     ctx = default_context()
     try:
         module = ctx.parse(text, filename)
-        diagnostics = verify_diagnostics(module, {})
+        diagnostics = verify_diagnostics(module, {filename: source})
         if diagnostics:
             raise DiagnosticError(diagnostics)
         if any(op.name == "te.compute" for op in module.walk()):

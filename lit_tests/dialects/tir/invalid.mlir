@@ -96,3 +96,30 @@ func.func @four_dims(%n: index) {
   tir.launch @e() blocks(%n, %n, %n, %n) threads(%n)
   func.return
 }
+
+// -----
+
+// A buffer whose byte size is beyond 2^62: `sizeof(float) * n` would wrap (to 4 bytes in C).
+func.func @huge_buffer() {
+  // expected-error@+1 {{'memref.alloc' op result of type memref<4611686018427387905xf32> needs 18446744073709551620 bytes, more than the 4611686018427387904 (2^62) a buffer may have}}
+  %B = memref.alloc() : memref<4611686018427387905xf32>
+  memref.dealloc %B : memref<4611686018427387905xf32>
+  func.return
+}
+
+// -----
+
+// The static part of a buffer with a dynamic dimension is too large already.
+func.func @huge_with_dynamic(%n: index) {
+  // expected-error@+1 {{'memref.alloc' op result of type memref<?x2305843009213693952xi64> needs 18446744073709551616 bytes, more than the 4611686018427387904 (2^62) a buffer may have}}
+  %B = memref.alloc(%n) : memref<?x2305843009213693952xi64>
+  memref.dealloc %B : memref<?x2305843009213693952xi64>
+  func.return
+}
+
+// -----
+
+// expected-error@+1 {{'func.func' op argument 0 of type memref<4611686018427387904xi16> needs 9223372036854775808 bytes, more than the 4611686018427387904 (2^62) a buffer may have}}
+func.func @huge_argument(%A: memref<4611686018427387904xi16>) {
+  func.return
+}

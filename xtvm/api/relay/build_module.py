@@ -406,6 +406,7 @@ def build(
 ) -> GraphExecutorFactory:
     """Compile `mod` for `target`: `graph_json, lib, params = relay.build(mod, "llvm", params)`."""
     from xtvm.backends.llvm import compile_module
+    from xtvm.backends.llvm.compile import jit_last_error
 
     target = target or "llvm"
     if target.split()[0] == "cuda":
@@ -418,13 +419,14 @@ def build(
     main, kernels = lower_for_build(mod, params, target)
     graph, constants = graph_of(main)
     signatures = signatures_of(kernels)
+    status = set(signatures)  # the kernels return a status, external functions nothing
     if external is not None:
         signatures |= external.signatures
         symbols = {name: f.symbol for name, f in external.by_function.items()}
         for node in graph["nodes"]:
             if node["op"] == "tvm_op" and node["name"] in symbols:
                 node["attrs"]["func_name"] = symbols[node["name"]]
-    compiled = compile_module(kernels, target, metadata_json(signatures))
+    compiled = compile_module(kernels, target, metadata_json(signatures, status))
 
     def source(fmt: str) -> str:
         if fmt in ("ll", "llvm", ""):
@@ -460,6 +462,8 @@ def build(
         keepalive=compiled,
         source=source,
         exporter=export_kernels,
+        status=status,
+        last_error=jit_last_error(compiled),
     )
     if external is not None:
         lib.imported_modules.append(external.library.module)

@@ -2,7 +2,10 @@
 
 Every kind (`debug`, `graph`, `vm`, `aot`) evaluates with the relay reference interpreter, so
 results are the oracle's. Arguments are positional or by parameter name; keyword arguments
-naming a weight (`relay.param["w"]`) and the executor's `params` supply weights.
+naming a weight (`relay.param["w"]`) and the executor's `params` supply weights. As TVM binds
+them, the executor's `params` also bind the arguments of `@main` they name, so the callable
+takes only the others (`create_executor("graph", mod, params={"w": w}).evaluate()(x)`); a
+param naming neither an argument nor a weight is an error.
 """
 
 from __future__ import annotations
@@ -60,15 +63,28 @@ class Executor:
             mod["main"] = expr if isinstance(expr, Function) else Function([], expr)
         main = mod["main"]
         param_names = {n.name for n in post_order(main.body) if isinstance(n, ParamRef)}
-        arg_names = [p.name_hint for p in main.params]
+        all_arg_names = [p.name_hint for p in main.params]
+        unknown = sorted(set(self.params) - set(all_arg_names) - param_names)
+        if unknown:
+            known = ", ".join([*all_arg_names, *sorted(param_names - set(all_arg_names))])
+            raise ValueError(
+                f"create_executor: params name no argument or weight of @main: "
+                f"{', '.join(repr(n) for n in unknown)} (known: {known or 'none'})"
+            )
+        # The arguments the params bind are not the callable's (TVM's bind_params_by_name).
+        free = [p for p in main.params if p.name_hint not in self.params]
+        arg_names = [p.name_hint for p in free]
 
         def run(*args: object, **kwargs: object) -> Result:
             weights = dict(self.params)
+            bound = {n: v for n, v in self.params.items() if n in all_arg_names}
             inputs = list(args)
             by_name: dict[str, object] = {}
             for key, value in kwargs.items():
-                if key in param_names and key not in arg_names:
+                if key in param_names and key not in all_arg_names:
                     weights[key] = as_array(value, None)
+                elif key in bound:
+                    bound[key] = as_array(value, None)
                 else:
                     by_name[key] = value
             if by_name:
@@ -77,11 +93,17 @@ class Executor:
                 inputs = [by_name.pop(n) if n in by_name else _missing(n) for n in arg_names]
                 if by_name:
                     raise TypeError(f"unknown argument(s): {', '.join(sorted(by_name))}")
+            if len(inputs) != len(free):
+                bound_text = f" ({', '.join(bound)} bound by params)" if bound else ""
+                raise TypeError(f"@main takes {len(free)} arguments{bound_text}, got {len(inputs)}")
+            given = dict(zip(arg_names, inputs, strict=True))
             arrays = [
-                as_array(v, p.checked_type) for v, p in zip(inputs, main.params, strict=False)
+                as_array(
+                    bound[p.name_hint] if p.name_hint in bound else given[p.name_hint],
+                    p.checked_type,
+                )
+                for p in main.params
             ]
-            if len(inputs) != len(main.params):
-                raise TypeError(f"@main takes {len(main.params)} arguments, got {len(inputs)}")
             outputs = evaluate(mod.xdsl, arrays, params=weights)
             results = tuple(_to_nd(o, self.device) for o in outputs)
             return results[0] if len(results) == 1 else results

@@ -48,6 +48,7 @@ from xtvm.api.te.schedule import CachePrimitive, Schedule, post_order_ops
 from xtvm.dialects import te
 from xtvm.ir.numpy_types import element_type, index_literal, is_unsigned
 from xtvm.ir.verify import verify_diagnostics
+from xtvm.runtime.binding import ARG_DIMS_ATTR, BINARY_OPS, Dim, arg_dims_attr
 
 FLOAT_BINARY = {"add": arith.AddfOp, "sub": arith.SubfOp, "mul": arith.MulfOp, "div": arith.DivfOp}
 INT_BINARY = {
@@ -393,7 +394,29 @@ def schedule_to_module(s: Schedule, args: Sequence[Tensor | Var], name: str = "m
         block.add_op(te.ScheduleOp([schedule_op(p, tensors) for p in s.primitives]))
     block.add_op(func.ReturnOp(*[tensors[id(t)] for t in outputs]))
     function = func.FuncOp(name, (input_types, [tensor_type(t) for t in outputs]), Region(block))
+    # What each symbolic dimension is, for the argument binder (checked at call time).
+    arg_dims = [
+        sanitize(t.name) if isinstance(t, Var) else [dim_of_extent(d) for d in t.shape]
+        for t in [*inputs, *outputs]
+    ]
+    if any(isinstance(d, str) or not all(isinstance(x, int) for x in d) for d in arg_dims):
+        function.attributes[ARG_DIMS_ATTR] = arg_dims_attr(arg_dims)
     return ModuleOp([function])
+
+
+def dim_of_extent(extent: object) -> Dim | None:
+    """A tensor dimension for the argument binder: a size, a variable or an expression of
+    them (None for anything else, which is not checked)."""
+    if isinstance(extent, int):
+        return extent
+    if isinstance(extent, Const):
+        return int(extent.value)
+    if isinstance(extent, Var):
+        return sanitize(extent.name)
+    if isinstance(extent, Binary) and extent.op in BINARY_OPS:
+        a, b = dim_of_extent(extent.a), dim_of_extent(extent.b)
+        return None if a is None or b is None else [extent.op, a, b]
+    return None
 
 
 def schedule_op(primitive: Operation | CachePrimitive, tensors: dict[int, SSAValue]) -> Operation:

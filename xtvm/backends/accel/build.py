@@ -56,7 +56,8 @@ def build_accel(module: ModuleOp, target: AccelTarget, simulator: object = None)
     """
     source = render_accel(module, target)
     signatures = signatures_of(module)
-    metadata = f"const char *{METADATA_SYMBOL} = {c_string(metadata_json(signatures))};\n"
+    metadata_text = metadata_json(signatures, status=signatures)
+    metadata = f"const char *{METADATA_SYMBOL} = {c_string(metadata_text)};\n"
     dirs = [target.header.parent] if target.header is not None else []
     with tempfile.TemporaryDirectory(prefix="xtvm-accel-") as tmp:
         library = Path(tmp) / "module.so"
@@ -74,4 +75,6 @@ def build_accel(module: ModuleOp, target: AccelTarget, simulator: object = None)
         keepalive=(loaded, simulator),
         source=get_source,
         type_key="accel",
+        status=loaded.status_functions,
+        last_error=loaded._last_error,
     )

@@ -48,7 +48,8 @@ def build_c(module: ModuleOp) -> Module:
     """A runtime module of the tir kernels in `module`, compiled as C; `get_source()` is the C."""
     source = render_c(module)
     signatures = signatures_of(module)
-    metadata = f"const char *{METADATA_SYMBOL} = {c_string(metadata_json(signatures))};\n"
+    metadata_text = metadata_json(signatures, status=signatures)
+    metadata = f"const char *{METADATA_SYMBOL} = {c_string(metadata_text)};\n"
     with tempfile.TemporaryDirectory(prefix="xtvm-c-") as tmp:
         library = Path(tmp) / "module.so"
         compile_c(source + "\n" + metadata, library, extra=imported_sources(module))
@@ -70,4 +71,6 @@ def build_c(module: ModuleOp) -> Module:
         source=get_source,
         exporter=export,
         type_key="c",
+        status=loaded.status_functions,
+        last_error=loaded._last_error,
     )

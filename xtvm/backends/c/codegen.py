@@ -5,10 +5,13 @@ overrides only tables: the kernel prefix, `restrict`, type names, math spellings
 memory-scope qualifiers, the barrier and the thread-index spelling.
 
 The ABI is the LLVM backend's: `@k(%A: memref<4x?xf32>, %n: index)` is
-`void k(float *restrict A, int64_t n, int64_t A_dim1)`: a memref argument is a pointer to its
+`int32_t k(float *restrict A, int64_t n, int64_t A_dim1)`: a memref argument is a pointer to its
 first element (row-major, contiguous), scalars are passed as themselves, then one `int64_t`
-per dynamic dimension. Pure scalar ops used once in their own block are inlined into their
-use; every other value is a C variable named after the IR's name hint.
+per dynamic dimension. It returns 0, or 1 with a message for `xtvm_last_error()`: the entry
+runs the argument binder (`xtvm.runtime.binding`) and a heap buffer whose size overflows or
+that malloc cannot give is an error (targets without a status, CUDA, keep `void`).
+Pure scalar ops used once in their own block are inlined into their use; every other value
+is a C variable named after the IR's name hint.
 """
 
 from __future__ import annotations
@@ -41,6 +44,21 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xtvm.dialects import tir
 from xtvm.ir.diagnostics import DiagnosticError
 from xtvm.ir.verify import located_error
+from xtvm.runtime.binding import (
+    DimRef,
+    binding_plan,
+    evaluate,
+    kernel_arg_dims,
+    message_variables,
+    mismatch_message,
+    negative_message,
+    printf_escape,
+)
+from xtvm.runtime.module import LAST_ERROR_SYMBOL
+
+ERROR_TEXT = "xtvm_error_text"  # the library's last error message
+ERROR_BUFFER_BYTES = 512
+MAX_ALLOC_BYTES = 1 << 62  # a larger heap buffer is an error (its size would overflow)
 
 
 class CodegenError(DiagnosticError):
@@ -229,6 +247,8 @@ class FunctionState:
     used: set[str] = field(default_factory=set)
     heap: list[list[Buffer]] = field(default_factory=lambda: [[]])
     in_parallel: bool = False
+    loop_scopes: list[int] = field(default_factory=list)  # len(heap) at each enclosing loop
+    failed_flag: str | None = None  # set by a parallel iteration that fails
     unsynced: set[SSAValue] = field(default_factory=set)  # shared buffers written since a barrier
 
 
@@ -286,6 +306,7 @@ class CRenderer:
     heap_alloc: ClassVar[str | None] = "({t} *)malloc(sizeof({t}) * ({n}))"
     kernel_attribute: ClassVar[str | None] = None  # render only the functions marked so
     launch_bounds: ClassVar[str | None] = None  # format over a kernel's threads per block
+    returns_status: ClassVar[bool] = True  # int32_t kernels: 0, or 1 with xtvm_last_error
 
     # -- the module -------------------------------------------------------------------------
 
@@ -302,6 +323,16 @@ class CRenderer:
         """The source of every kernel of `module`."""
         functions = self.kernels(module)
         out = [*self.prelude, ""]
+        if self.returns_status:
+            out += [
+                "#include <stdio.h>",
+                "",
+                "/* The last error of a kernel (one buffer per library, as the LLVM backend's). */",
+                f"static char {ERROR_TEXT}[{ERROR_BUFFER_BYTES}];",
+                f"{self.kernel_prefix}const char *{LAST_ERROR_SYMBOL}(void) {{ "
+                f"return {ERROR_TEXT}; }}",
+                "",
+            ]
         externs = self.extern_prototypes(functions)
         if externs:
             out += [*externs, ""]
@@ -361,20 +392,92 @@ class CRenderer:
     def function_prefix(self, function: func.FuncOp) -> str:
         """What precedes a function's name: qualifiers, `void`, launch bounds."""
         threads = block_threads(function)
+        result = "int32_t " if self.returns_status else "void "
         if self.launch_bounds is None or threads is None:
-            return self.kernel_prefix + "void "
-        return self.kernel_prefix + "void " + self.launch_bounds.format(threads) + " "
+            return self.kernel_prefix + result
+        return self.kernel_prefix + result + self.launch_bounds.format(threads) + " "
 
     def render_function(self, function: func.FuncOp) -> list[str]:
         state = FunctionState()
         header = self.signature(function, state)
         state.lines.append(header + " {")
+        if self.returns_status:
+            self.bind_arguments(state, function)
         self.emit_block(state, function.body.block)
         self.free_heap(state, state.heap[0])
-        if state.lines[-1].strip() == "return;":
+        if state.lines[-1].strip() in ("return;", "return 0;"):
             state.lines.pop()
+        if self.returns_status:
+            self.line(state, "return 0;")
+        if state.failed_flag is not None:
+            state.lines.insert(1, f"  int {state.failed_flag} = 0;")
         state.lines.append("}")
         return state.lines
+
+    # -- errors -----------------------------------------------------------------------------
+
+    def fail_unless(
+        self, state: FunctionState, condition: str, message: str, values: Sequence[str] = ()
+    ) -> None:
+        """Go on where `condition` holds; else report `message` (printf, `%lld` per value)
+        and leave with status 1. In a parallel loop, whose iterations cannot return, the
+        iteration flags the failure and stops; the kernel returns 1 after the loop."""
+        if not self.returns_status:
+            return
+        arguments = "".join(f", (long long)({v})" for v in values)
+        report = f"snprintf({ERROR_TEXT}, sizeof {ERROR_TEXT}, {c_literal(message)}{arguments});"
+        self.line(state, f"if (!({condition})) {{")
+        state.depth += 1
+        self.line(state, report)
+        self.leave_with_error(state)
+        state.depth -= 1
+        self.line(state, "}")
+
+    def leave_with_error(self, state: FunctionState) -> None:
+        """Free the live heap buffers and return 1 (in a parallel loop: those of this
+        iteration, flag the failure and go to the next iteration)."""
+        if state.in_parallel and state.loop_scopes:
+            if state.failed_flag is None:
+                state.failed_flag = self.fresh(state, "failed")
+            for scope in state.heap[state.loop_scopes[-1] :]:
+                for buffer in scope:
+                    self.line(state, f"free({buffer.name});")
+            self.line(state, "#pragma omp atomic write")
+            self.line(state, f"{state.failed_flag} = 1;")
+            self.line(state, "continue;")
+            return
+        for scope in state.heap:
+            for buffer in scope:
+                self.line(state, f"free({buffer.name});")
+        self.line(state, "return 1;")
+
+    def bind_arguments(self, state: FunctionState, function: func.FuncOp) -> None:
+        """The argument binder at the kernel's entry (see `xtvm.runtime.binding`)."""
+        block = function.body.block
+        names = [a.name_hint or f"arg{k}" for k, a in enumerate(block.args)]
+        kernel = function.sym_name.data
+        plan = binding_plan(kernel_arg_dims(function))
+
+        def value(ref: DimRef) -> str:
+            arg = block.args[ref.arg]
+            if ref.dim is None:
+                return state.names[arg]
+            return state.buffers[arg].dims[ref.dim]
+
+        for ref in plan.dynamic:
+            self.fail_unless(
+                state, f"{value(ref)} >= 0", negative_message(kernel, names, ref), [value(ref)]
+            )
+        variables = {var: value(ref) for var, ref in plan.bindings.items()}
+        for check in plan.checks:
+            wanted = evaluate(check.expected, variables.__getitem__, c_size_op, str)
+            shown = [value(check.ref), wanted, *(variables[v] for v in message_variables(check))]
+            self.fail_unless(
+                state,
+                f"(int64_t)({value(check.ref)}) == (int64_t)({wanted})",
+                mismatch_message(kernel, names, plan, check),
+                shown,
+            )
 
     # -- helpers ----------------------------------------------------------------------------
 
@@ -547,9 +650,17 @@ class CRenderer:
         self.line(state, f"for (int64_t {iv} = {strip(lower)}; {iv} < {strip(upper)}; ++{iv}) {{")
         outer = state.in_parallel
         state.in_parallel = outer or kind == "parallel"
+        state.loop_scopes.append(len(state.heap))
         self.emit_body(state, op.body.block)
+        state.loop_scopes.pop()
         state.in_parallel = outer
         self.line(state, "}")
+        if kind == "parallel" and not outer and state.failed_flag is not None:
+            self.line(state, f"if ({state.failed_flag}) {{")  # its message stands
+            state.depth += 1
+            self.leave_with_error(state)
+            state.depth -= 1
+            self.line(state, "}")
 
     def emit_body(self, state: FunctionState, block: Block) -> list[str]:
         """A nested block: deeper indentation, its own heap buffers freed at its end."""
@@ -576,10 +687,12 @@ class CRenderer:
         t = self.ctype(iv_arg.type, op)
         self.line(state, f"for ({t} {iv} = {lb}; {iv} < {ub}; {iv} += {step}) {{")
         state.depth += 1
+        state.loop_scopes.append(len(state.heap))
         state.heap.append([])
         yielded = self.emit_block(state, op.body.block)
         self.assign(state, op, names, yielded, carried)
         self.free_heap(state, state.heap.pop())
+        state.loop_scopes.pop()
         state.depth -= 1
         self.line(state, "}")
 
@@ -654,9 +767,29 @@ class CRenderer:
                 return
         if scope or self.heap_alloc is None:
             raise fail(op, f"the {self.language} backend cannot allocate {typ} here")
-        count_text = " * ".join(dims) or "1"
+        element_bytes = max(1, typ.element_type.bitwidth // 8)  # type: ignore[attr-defined]
+        static_bytes = element_bytes * math.prod(d for d in shape if d >= 0)
+        if static_bytes > MAX_ALLOC_BYTES:  # the verifier refuses these; hand-built IR may not
+            raise fail(op, f"{typ} needs {static_bytes} bytes, more than {MAX_ALLOC_BYTES}")
+        where = printf_escape(f"{state_function(op)}: buffer '{op.memref.name_hint or name}'")
+        dynamic_dims = [dims[i] for i, d in enumerate(shape) if d < 0]
+        if dynamic_dims and self.returns_status:
+            # Its size in bytes; a product that overflows (or a negative size) is an error.
+            size = self.fresh(state, f"{name}_bytes")
+            self.line(state, f"uint64_t {size} = {static_bytes}ULL;")
+            for dim in dynamic_dims:
+                self.fail_unless(
+                    state,
+                    f"!__builtin_mul_overflow({size}, (uint64_t)({strip(dim)}), &{size}) && "
+                    f"{size} <= {MAX_ALLOC_BYTES}ULL",
+                    f"{where}: its size overflows",
+                )
+            count_text = f"{size} / sizeof({element})"
+        else:
+            count_text = " * ".join(dims) or "1"
         allocation = self.heap_alloc.format(t=element, n=count_text)
         self.line(state, f"{element} *{self.restrict} {name} = {allocation};")
+        self.fail_unless(state, f"{name} != NULL", f"{where}: out of memory")
         buffer.heap = True
         state.heap[-1].append(buffer)
 
@@ -681,7 +814,7 @@ class CRenderer:
         for scope in state.heap:
             for buffer in scope:
                 self.line(state, f"free({buffer.name});")
-        self.line(state, "return;")
+        self.line(state, "return 0;" if self.returns_status else "return;")
 
     def emit_func_call(self, state: FunctionState, op: func.CallOp) -> None:
         args: list[str] = []
@@ -695,7 +828,15 @@ class CRenderer:
                 args.append(strip(self.get(state, value, op)))
         if op.results:
             raise fail(op, "tir kernels return their results through buffers, not values")
-        self.line(state, f"{op.callee.string_value()}({', '.join(args + dynamic)});")
+        call = f"{op.callee.string_value()}({', '.join(args + dynamic)})"
+        if not self.returns_status:
+            self.line(state, f"{call};")
+            return
+        self.line(state, f"if ({call} != 0) {{")  # its message stands
+        state.depth += 1
+        self.leave_with_error(state)
+        state.depth -= 1
+        self.line(state, "}")
 
     def emit_memref_subview(self, state: FunctionState, op: memref.SubviewOp) -> None:
         """A pointer to a region's first element, with the region's sizes and strides (a
@@ -742,6 +883,34 @@ class CRenderer:
         if self.thread_index is None:
             raise fail(op, f"the {self.language} backend has no GPU thread indices")
         state.names[op.result] = self.thread_index.format(op.thread.data)
+
+
+def c_literal(text: str) -> str:
+    """`text` as a C string literal."""
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+    return f'"{escaped}"'
+
+
+def c_size_op(op: str, a: str, b: str) -> str:
+    """A binder expression's operator on int64_t sizes (floor division, as te's)."""
+    if op in ("add", "sub", "mul"):
+        symbol = {"add": "+", "sub": "-", "mul": "*"}[op]
+        return f"((int64_t)({a}) {symbol} (int64_t)({b}))"
+    divisor = f"((int64_t)({b}) == 0 ? 1 : (int64_t)({b}))"
+    quotient = f"((int64_t)({a}) / {divisor})"
+    remainder = f"((int64_t)({a}) % {divisor})"
+    adjust = f"({remainder} != 0 && (({remainder} < 0) != ({divisor} < 0)))"
+    if op == "floordiv":
+        return f"({quotient} - {adjust})"
+    return f"({remainder} + ({adjust} ? {divisor} : 0))"
+
+
+def state_function(op: Operation) -> str:
+    """The name of the kernel `op` is in."""
+    parent = op.parent_op()
+    while parent is not None and not isinstance(parent, func.FuncOp):
+        parent = parent.parent_op()
+    return parent.sym_name.data if isinstance(parent, func.FuncOp) else "kernel"
 
 
 def row_major_strides(dims: Sequence[str]) -> list[str]:

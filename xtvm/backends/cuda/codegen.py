@@ -57,6 +57,7 @@ class CUDARenderer(CRenderer):
     kernel_prefix: ClassVar[str] = 'extern "C" __global__ '
     launch_bounds: ClassVar[str | None] = "__launch_bounds__({0})"
     kernel_attribute: ClassVar[str | None] = "tir.kernel"
+    returns_status: ClassVar[bool] = False  # __global__ kernels return void
     restrict: ClassVar[str] = "__restrict__"
     types: ClassVar[dict[str, str]] = {**CRenderer.types, "f16": "half"}
     math_suffix: ClassVar[dict[str, str]] = {"f32": "f", "f64": ""}

@@ -1,9 +1,13 @@
 """tir → LLVM IR with llvmlite: one walk over each kernel, one table row per op.
 
 The ABI of a generated kernel `@k(%A: memref<4x?xf32>, %n: index)` is the C function
-`void k(float *A, int64_t A_dim1, int64_t n)`: a memref argument is a pointer to its first
+`int32_t k(float *A, int64_t n, int64_t A_dim1)`: a memref argument is a pointer to its first
 element (row-major, contiguous; arguments are `noalias`, as TVM's are `restrict`), followed by
-one `int64_t` per dynamic dimension; scalars are passed as themselves.
+one `int64_t` per dynamic dimension; scalars are passed as themselves. It returns 0, or 1 after
+leaving a message that `const char *xtvm_last_error(void)` returns (one buffer per library):
+the entry checks the dynamic dimensions as the argument binder does (`xtvm.runtime.binding`:
+every use of a symbolic size agrees, none is negative), and a heap buffer whose size overflows
+or that `aligned_alloc` cannot give is an error, not a wrap or a crash.
 
 Loops: `serial`, `vectorized` and `unrolled` loops become plain counted loops (LLVM's loop
 vectorizer and unroller take it from there; `tir-vectorize`/`tir-unroll` do it explicitly);
@@ -45,8 +49,21 @@ from xtvm.backends.llvm.vector_math import exp_f32, is_f32_vector, splat, tanh_f
 from xtvm.dialects import tir
 from xtvm.ir.diagnostics import DiagnosticError
 from xtvm.ir.verify import located_error
+from xtvm.runtime.binding import (
+    BindingPlan,
+    binding_plan,
+    evaluate,
+    kernel_arg_dims,
+    message_variables,
+    mismatch_message,
+    negative_message,
+    printf_escape,
+)
+from xtvm.runtime.module import LAST_ERROR_SYMBOL
 
 STACK_LIMIT_BYTES = 64 * 1024  # intermediate buffers up to this size are allocas
+MAX_ALLOC_BYTES = 1 << 62  # a larger heap buffer is an error (its size would overflow)
+ERROR_BUFFER_BYTES = 512
 RELEASE_SYMBOL = "xtvm_release_buffers"  # frees the kernels' cached heap buffers
 
 
@@ -198,6 +215,10 @@ def signature_types(function: func.FuncOp) -> list[ir.Type]:
     return types + dynamic
 
 
+def size_constant(value: int) -> ir.Value:
+    return ir.Constant(I64, value)
+
+
 # ---------------------------------------------------------------------------------------------
 # The walk
 
@@ -233,6 +254,42 @@ class ModuleEmitter:
 
     def aligned_alloc(self) -> ir.Function:
         return self.declare("aligned_alloc", I8_PTR, [I64, I64])
+
+    def error_buffer(self) -> ir.GlobalVariable:
+        """The library's last error message, and `xtvm_last_error()` that returns it.
+
+        One buffer per library, not per thread: the JIT cannot allocate thread-local
+        storage. Concurrent failing calls may see each other's message; status codes stay
+        exact.
+        """
+        existing = self.module.globals.get(f"{LAST_ERROR_SYMBOL}.text")
+        if isinstance(existing, ir.GlobalVariable):
+            return existing
+        typ = ir.ArrayType(ir.IntType(8), ERROR_BUFFER_BYTES)
+        text = ir.GlobalVariable(self.module, typ, f"{LAST_ERROR_SYMBOL}.text")
+        text.linkage = "internal"
+        text.initializer = ir.Constant(typ, None)
+        reader = ir.Function(self.module, ir.FunctionType(I8_PTR, []), LAST_ERROR_SYMBOL)
+        b = ir.IRBuilder(reader.append_basic_block("entry"))
+        b.ret(b.bitcast(text, I8_PTR))
+        return text
+
+    def report(self, b: ir.IRBuilder, message: str, values: Sequence[ir.Value]) -> None:
+        """Format `message` (printf, `%lld` per i64 of `values`) into the error buffer."""
+        text = self.error_buffer()
+        data = bytearray(message.encode()) + b"\0"
+        typ = ir.ArrayType(ir.IntType(8), len(data))
+        constant = ir.GlobalVariable(self.module, typ, self.module.get_unique_name("xtvm.error"))
+        constant.linkage = "private"
+        constant.global_constant = True
+        constant.initializer = ir.Constant(typ, data)
+        snprintf = self.module.globals.get("snprintf")
+        if not isinstance(snprintf, ir.Function):
+            snprintf = ir.Function(
+                self.module, ir.FunctionType(I32, [I8_PTR, I64, I8_PTR], var_arg=True), "snprintf"
+            )
+        arguments = [b.bitcast(text, I8_PTR), ir.Constant(I64, ERROR_BUFFER_BYTES)]
+        b.call(snprintf, [*arguments, b.bitcast(constant, I8_PTR), *values])
 
     def cached_buffer(
         self, b: ir.IRBuilder, size: ir.Value
@@ -315,6 +372,9 @@ class FunctionEmitter:
     values: dict[SSAValue, Any] = field(default_factory=dict)
     in_parallel: bool = False
     heap: list[ir.Value] = field(default_factory=list)
+    # In a parallel loop's outlined function: where it records a failure for its caller.
+    failed_flag: ir.Value | None = None
+    kernel: str = ""  # the tir kernel's name (errors name it, not an outlined function)
     # Raw pointers of buffers from a site cache: (the site's busy flag, whether this call
     # holds the cached block).
     cached: dict[ir.Value, tuple[ir.Value, ir.Value]] = field(default_factory=dict)
@@ -356,6 +416,76 @@ class FunctionEmitter:
                 assert store is not None
             with fresh:
                 self.builder.call(free, [raw])
+
+    # -- errors ----------------------------------------------------------------------------
+
+    def check(self, ok: ir.Value, message: str = "", values: Sequence[ir.Value] = ()) -> None:
+        """Go on where `ok` holds; else report `message` (if any) and leave with an error."""
+        b = self.builder
+        failed = self.function.append_basic_block("error")
+        passed = self.function.append_basic_block("ok")
+        b.cbranch(ok, passed, failed)
+        b.position_at_end(failed)
+        if message:
+            self.owner.report(b, message, values)
+        self.leave_with_error()
+        b.position_at_end(passed)
+
+    def leave_with_error(self) -> None:
+        """Free the live heap buffers and return an error status (an outlined parallel body
+        records it for the kernel, which returns it after the loop)."""
+        for pointer in self.heap:
+            self.release(pointer)
+        if self.failed_flag is not None:
+            self.builder.store(ir.Constant(I32, 1), self.failed_flag)
+            self.builder.ret_void()
+        else:
+            self.builder.ret(ir.Constant(I32, 1))
+
+    def bind_arguments(self, plan: BindingPlan, names: Sequence[str], dims: Any) -> None:
+        """The argument binder at the kernel's entry (see `xtvm.runtime.binding`)."""
+        b, name = self.builder, self.function.name
+        for ref in plan.dynamic:
+            value = dims(ref)
+            self.check(
+                b.icmp_signed(">=", value, ir.Constant(I64, 0)),
+                negative_message(name, names, ref),
+                [value],
+            )
+        variables = {var: dims(ref) for var, ref in plan.bindings.items()}
+        for check in plan.checks:
+            actual = dims(check.ref)
+            wanted = evaluate(check.expected, variables.__getitem__, self.size_op, size_constant)
+            shown = [actual, wanted, *(variables[v] for v in message_variables(check))]
+            self.check(
+                b.icmp_signed("==", actual, wanted),
+                mismatch_message(name, names, plan, check),
+                shown,
+            )
+
+    def size_op(self, op: str, a: ir.Value, b: ir.Value) -> ir.Value:
+        """A binder expression's operator on i64 sizes (floor division, as te's)."""
+        builder = self.builder
+        if op == "add":
+            return builder.add(a, b)
+        if op == "sub":
+            return builder.sub(a, b)
+        if op == "mul":
+            return builder.mul(a, b)
+        zero, one = ir.Constant(I64, 0), ir.Constant(I64, 1)
+        divisor = builder.select(builder.icmp_signed("==", b, zero), one, b)  # no trap on 0
+        quotient, remainder = builder.sdiv(a, divisor), builder.srem(a, divisor)
+        adjust = builder.and_(
+            builder.icmp_signed("!=", remainder, zero),
+            builder.icmp_signed(
+                "!=",
+                builder.icmp_signed("<", remainder, zero),
+                builder.icmp_signed("<", divisor, zero),
+            ),
+        )
+        if op == "floordiv":
+            return builder.sub(quotient, builder.zext(adjust, I64))
+        return builder.add(remainder, builder.select(adjust, divisor, zero))
 
     # -- blocks ----------------------------------------------------------------------------
 
@@ -527,6 +657,7 @@ def emit_parallel(e: FunctionEmitter, op: tir.ForOp) -> None:
         else:
             layout.append((value, []))
             fields.append(current)
+    fields.append(ir.Constant(I32, 0))  # set by a thread that fails (out of memory)
     struct = ir.LiteralStructType([f.type for f in fields])
     slot = e.entry_alloca(struct, name="captures")
     for position, value in enumerate(fields):
@@ -539,6 +670,7 @@ def emit_parallel(e: FunctionEmitter, op: tir.ForOp) -> None:
     outlined.attributes.add("nounwind")
     inner = FunctionEmitter(owner, outlined, ir.IRBuilder(outlined.append_basic_block("entry")))
     inner.in_parallel = True
+    inner.kernel = e.kernel
     ib = inner.builder
     data = ib.bitcast(outlined.args[0], struct.as_pointer())
 
@@ -547,6 +679,8 @@ def emit_parallel(e: FunctionEmitter, op: tir.ForOp) -> None:
 
     lower, upper = load(0), load(1)
     counter = ib.gep(data, [ir.Constant(I32, 0), ir.Constant(I32, 2)])
+    failed_position = ir.Constant(I32, len(fields) - 1)
+    inner.failed_flag = ib.gep(data, [ir.Constant(I32, 0), failed_position])
     position = 3
     for value, dynamic in layout:
         current = e.get(value)
@@ -600,6 +734,8 @@ def emit_parallel(e: FunctionEmitter, op: tir.ForOp) -> None:
 
     gomp = owner.declare("GOMP_parallel", ir.VoidType(), [outlined.type, I8_PTR, I32, I32])
     b.call(gomp, [outlined, b.bitcast(slot, I8_PTR), ir.Constant(I32, 0), ir.Constant(I32, 0)])
+    failed = b.load(b.gep(slot, [ir.Constant(I32, 0), failed_position]))
+    e.check(b.icmp_unsigned("==", failed, ir.Constant(I32, 0)))
 
 
 # -- memory -----------------------------------------------------------------------------------
@@ -626,19 +762,39 @@ def emit_alloc(e: FunctionEmitter, op: memref.AllocOp | memref.AllocaOp) -> None
     dynamic = iter(e.get(v) for v in op.dynamic_sizes)
     dims = [ir.Constant(I64, d) if d >= 0 else next(dynamic) for d in typ.get_shape()]
     shape = typ.get_shape()
+    element_bytes = max(1, element.get_abi_size(e.owner.target_data))
+    name = op.memref.name_hint or "buf"
+    where = printf_escape(f"{e.kernel or e.function.name}: buffer '{name}'")
     if all(d >= 0 for d in shape):
         count = math.prod(shape)
-        size = count * max(1, element.get_abi_size(e.owner.target_data))
+        size = count * element_bytes
+        if size > MAX_ALLOC_BYTES:  # the verifier refuses these; hand-built IR may not
+            raise fail(op, f"{typ} needs {size} bytes, more than {MAX_ALLOC_BYTES}")
         if size <= STACK_LIMIT_BYTES:
-            slot = e.entry_alloca(element, max(count, 1), name=op.memref.name_hint or "buf")
+            slot = e.entry_alloca(element, max(count, 1), name=name)
             e.set(op.memref, Buffer(slot, dims, element, on_stack=True))
             return
     b = e.builder
-    count_value = ir.Constant(I64, 1)
+    # Its size in bytes, an error where a product overflows (unsigned: a negative size too).
+    static_bytes = element_bytes * math.prod(d for d in shape if d >= 0)
+    if static_bytes > MAX_ALLOC_BYTES:
+        raise fail(op, f"{typ} needs {static_bytes} bytes, more than {MAX_ALLOC_BYTES}")
+    bytes_value: ir.Value = ir.Constant(I64, static_bytes)
+    multiply = e.owner.intrinsic(
+        "llvm.umul.with.overflow", [I64], 2, ir.LiteralStructType([I64, ir.IntType(1)])
+    )
     for dim in dims:
-        count_value = b.mul(count_value, dim)
-    element_size = ir.Constant(I64, max(1, element.get_abi_size(e.owner.target_data)))
-    bytes_value = b.mul(count_value, element_size)
+        if isinstance(dim, ir.Constant):
+            continue
+        product = b.call(multiply, [bytes_value, dim])
+        e.check(b.not_(b.extract_value(product, 1)), f"{where}: its size overflows")
+        bytes_value = b.extract_value(product, 0)
+    if not isinstance(bytes_value, ir.Constant):
+        e.check(
+            b.icmp_unsigned("<=", bytes_value, ir.Constant(I64, MAX_ALLOC_BYTES)),
+            f"{where}: %llu bytes is too large",
+            [bytes_value],
+        )
     # aligned_alloc wants a multiple of the alignment.
     rounded = b.and_(b.add(bytes_value, ir.Constant(I64, 63)), ir.Constant(I64, ~63))
     if all(d >= 0 for d in shape):
@@ -646,7 +802,12 @@ def emit_alloc(e: FunctionEmitter, op: memref.AllocOp | memref.AllocaOp) -> None
         e.cached[raw] = owned
     else:
         raw = b.call(e.owner.aligned_alloc(), [ir.Constant(I64, 64), rounded])
-    pointer = b.bitcast(raw, element.as_pointer(), name=op.memref.name_hint or "buf")
+    e.check(
+        b.icmp_unsigned("!=", raw, ir.Constant(I8_PTR, None)),
+        f"{where}: out of memory allocating %llu bytes",
+        [rounded],
+    )
+    pointer = b.bitcast(raw, element.as_pointer(), name=name)
     e.heap.append(pointer)
     e.set(op.memref, Buffer(pointer, dims, element))
 
@@ -676,7 +837,7 @@ def emit_return(e: FunctionEmitter, op: func.ReturnOp) -> None:
     e.free_heap()
     if op.operands:
         raise fail(op, "tir kernels return their results through buffers, not values")
-    e.builder.ret_void()
+    e.builder.ret(ir.Constant(I32, 0))
 
 
 @rule(func.CallOp)
@@ -695,7 +856,8 @@ def emit_call(e: FunctionEmitter, op: func.CallOp) -> None:
             dynamic.extend(current.dims[i] for i, d in enumerate(typ.get_shape()) if d < 0)
         else:
             args.append(current)
-    e.builder.call(callee, args + dynamic)
+    status = e.builder.call(callee, args + dynamic)
+    e.check(e.builder.icmp_signed("==", status, ir.Constant(I32, 0)))  # its message stands
 
 
 @rule(memref.SubviewOp)
@@ -1289,7 +1451,7 @@ def emit_module(module: ModuleOp, triple: str, data_layout: str, name: str = "xt
     for function in functions:
         if function.function_type.outputs.data:
             raise fail(function, "tir kernels return their results through buffers, not values")
-        typ = ir.FunctionType(ir.VoidType(), signature_types(function))
+        typ = ir.FunctionType(I32, signature_types(function))
         llvm_function = ir.Function(llvm_module, typ, function.sym_name.data)
         llvm_function.attributes.add("nounwind")
         owner.functions[function.sym_name.data] = llvm_function
@@ -1303,7 +1465,7 @@ def emit_module(module: ModuleOp, triple: str, data_layout: str, name: str = "xt
 def emit_function(owner: ModuleEmitter, function: func.FuncOp) -> None:
     llvm_function = owner.functions[function.sym_name.data]
     builder = ir.IRBuilder(llvm_function.append_basic_block("entry"))
-    emitter = FunctionEmitter(owner, llvm_function, builder)
+    emitter = FunctionEmitter(owner, llvm_function, builder, kernel=function.sym_name.data)
     block = function.body.block
     params = iter(llvm_function.args)
     pending: list[tuple[SSAValue, Buffer, list[int]]] = []
@@ -1325,7 +1487,16 @@ def emit_function(owner: ModuleEmitter, function: func.FuncOp) -> None:
             param = next(params)
             param.name = f"{arg.name_hint or 'arg'}_dim{i}"
             buffer.dims[i] = param
+
+    def dim_value(ref: Any) -> ir.Value:
+        current = emitter.values[block.args[ref.arg]]
+        if ref.dim is not None:
+            return current.dims[ref.dim]
+        return current if current.type == I64 else builder.sext(current, I64)
+
+    names = [a.name_hint or f"arg{k}" for k, a in enumerate(block.args)]
+    emitter.bind_arguments(binding_plan(kernel_arg_dims(function)), names, dim_value)
     emitter.emit_block(block)
     if not builder.block.is_terminated:
         emitter.free_heap()
-        builder.ret_void()
+        builder.ret(ir.Constant(I32, 0))

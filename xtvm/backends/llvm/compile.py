@@ -13,6 +13,7 @@ import os
 import tempfile
 import threading
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -24,7 +25,13 @@ from xdsl.dialects.builtin import ModuleOp
 from xtvm.backends.llvm.codegen import RELEASE_SYMBOL, emit_module
 from xtvm.backends.llvm.target import LLVMTarget, initialize_llvm
 from xtvm.backends.toolchain import link_shared
-from xtvm.runtime.module import METADATA_SYMBOL, Module, metadata_json, signatures_of
+from xtvm.runtime.module import (
+    LAST_ERROR_SYMBOL,
+    METADATA_SYMBOL,
+    Module,
+    metadata_json,
+    signatures_of,
+)
 
 
 class LinkError(RuntimeError):
@@ -207,10 +214,24 @@ def embed_string(module: ir.Module, name: str, text: str) -> None:
     pointer.global_constant = True
 
 
+def jit_last_error(compiled: CompiledLLVM) -> Callable[[], str]:
+    """The reader of the message a failing JIT kernel leaves (`xtvm_last_error`)."""
+
+    def read() -> str:
+        address = compiled.address(LAST_ERROR_SYMBOL)
+        if not address:
+            return ""
+        text = ctypes.CFUNCTYPE(ctypes.c_char_p)(address)()
+        return (text or b"").decode(errors="replace")
+
+    return read
+
+
 def build_module(module: ModuleOp, target: str | LLVMTarget | None = None) -> Module:
-    """A runtime module of the public tir kernels in `module`, compiled for `target`."""
+    """A runtime module of the public tir kernels in `module`, compiled for `target`; each
+    kernel returns a status (see the codegen's ABI)."""
     signatures = signatures_of(module)
-    compiled = compile_module(module, target, metadata_json(signatures))
+    compiled = compile_module(module, target, metadata_json(signatures, status=signatures))
 
     def source(fmt: str) -> str:
         if fmt in ("ll", "llvm", ""):
@@ -225,4 +246,6 @@ def build_module(module: ModuleOp, target: str | LLVMTarget | None = None) -> Mo
         keepalive=compiled,
         source=source,
         exporter=compiled.export_library,
+        status=signatures,
+        last_error=jit_last_error(compiled),
     )
