@@ -70,7 +70,7 @@ def load_model(args: argparse.Namespace) -> tuple[object, dict[str, np.ndarray]]
     params: dict[str, np.ndarray] = {}
     if args.params:
         try:
-            with np.load(args.params) as data:
+            with np.load(args.params, allow_pickle=False) as data:
                 params = {k: data[k] for k in data.files}
         except (OSError, ValueError) as exc:
             raise ToolError(f"cannot read params '{args.params}': {exc}") from None

@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
         raise ToolError(str(exc)) from None
     for name, path in map(parse_input, args.input):
         try:
-            value = np.load(path)
+            value = np.load(path, allow_pickle=False)
         except (OSError, ValueError) as exc:
             raise ToolError(f"cannot read input '{name}' from '{path}': {exc}") from None
         try:

@@ -48,6 +48,7 @@ from xdsl.ir import Operation, SSAValue
 
 from xtvm.backends.external import ExternalFunction, register_codegen
 from xtvm.dialects import relay
+from xtvm.ir import cache as user_cache
 from xtvm.ir.numpy_types import numpy_dtype
 from xtvm.ir.verify import located_error
 from xtvm.passes.byoc_targets import OpView, register_op_attr
@@ -697,17 +698,15 @@ def graph_of(function: func.FuncOp) -> tuple[dict[str, Any], bytes]:
 
 
 def weights_file(blob: bytes) -> Path:
-    """`blob` written once under the cache directory, named by its hash (for `.incbin`)."""
-    default = Path(tempfile.gettempdir()) / "xtvm-dnnl-weights"
-    root = (
-        Path(os.environ["XTVM_CACHE_DIR"]) / "dnnl" if "XTVM_CACHE_DIR" in os.environ else default
-    )
-    root.mkdir(parents=True, exist_ok=True)
-    path = root / f"{hashlib.sha256(blob).hexdigest()[:32]}.bin"
-    if not path.is_file() or path.stat().st_size != len(blob):
-        partial = path.with_suffix(f".{os.getpid()}.tmp")
-        partial.write_bytes(blob)
-        partial.replace(path)
+    """`blob` as a file for `.incbin`: in the per-user cache, named by its hash (reused only when
+    it holds exactly `blob`), else in a private temporary directory of this process."""
+    name = f"dnnl-{hashlib.sha256(blob).hexdigest()[:32]}.bin"
+    if user_cache.read(name) == blob:
+        return user_cache.cache_dir() / name
+    path = user_cache.write(name, blob)
+    if path is None:
+        path = Path(tempfile.mkdtemp(prefix="xtvm-dnnl-")) / name
+        path.write_bytes(blob)
     return path
 
 
