@@ -24,6 +24,7 @@ from xdsl.dialects import arith, func, memref, scf
 from xdsl.dialects import math as xmath
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
+    DenseArrayBase,
     Float16Type,
     Float32Type,
     Float64Type,
@@ -780,8 +781,10 @@ def block_threads(function: func.FuncOp) -> int | None:
     threads = getattr(info, "data", {}).get("threads") if info is not None else None
     if threads is None:
         return None
-    extents = threads.get_values()  # type: ignore[attr-defined]
-    return math.prod(extents) if all(e > 0 for e in extents) else None
+    if not isinstance(threads, DenseArrayBase):
+        raise fail(function, f"tir.kernel's threads must be an array<i64: ...>, got {threads}")
+    extents = threads.get_values()
+    return math.prod(extents) if all(isinstance(e, int) and e > 0 for e in extents) else None
 
 
 def is_shared(value: SSAValue) -> bool:
