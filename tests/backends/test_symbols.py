@@ -78,6 +78,29 @@ def test_other_names_are_refused(name: str) -> None:
     assert "\n" not in message
 
 
+@pytest.mark.parametrize("target", ["c", "llvm"])
+@pytest.mark.parametrize(
+    ("name", "why"),
+    [
+        ("xtvm_module_metadata", "names starting with 'xtvm_' are xtvm's own"),
+        ("expf", "is a C library function that generated code calls"),
+        ("free", "is a C library function that generated code calls"),
+    ],
+)
+def test_module_functions_keep_clear_of_what_generated_code_defines_and_calls(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], target: str, name: str, why: str
+) -> None:
+    """Such a function collided with the library's own symbol (an internal error) or was
+    called in place of the C library function."""
+    source = tmp_path / "kernel.mlir"
+    source.write_text(kernel(name))
+    assert xtvm_translate.main([str(source), "--target", target]) == 1
+    err = capsys.readouterr().err
+    assert f"kernel.mlir:1:1: error: the {target.upper()} backend's function name" in err
+    assert why in err
+    assert symbol_error("xtvm_model_run", "extern function") is None  # a callee may be
+
+
 @pytest.mark.skipif(CC is None, reason="no C compiler")
 def test_c_string_literal_round_trips_any_text(tmp_path: Path) -> None:
     text = 'a"b\\c\nd\re\t??=f\x00g\x7fé*/ #define X'

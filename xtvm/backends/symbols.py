@@ -34,6 +34,34 @@ KEYWORDS = frozenset(
     typeid typename using virtual wchar_t xor xor_eq""".split()
 )
 
+# What generated code itself defines (`xtvm_module_metadata`, `xtvm_release_buffers`, the AOT
+# entry points...) and the C library and OpenMP functions it calls: a module function of one of
+# these names would collide with them or be called in their stead.
+RESERVED_PREFIX = "xtvm_"
+_MATH = """acos asin atan atan2 acosh asinh atanh cbrt ceil copysign cos cosh erf erfc exp exp2
+    expm1 fabs fdim floor fma fmax fmin fmod frexp hypot ldexp lgamma log log10 log1p log2 logb
+    lrint lround modf nearbyint nextafter pow remainder rint round scalbn sin sinh sqrt tan tanh
+    tgamma trunc""".split()
+LIBRARY_FUNCTIONS = frozenset(
+    [
+        *_MATH,
+        *(f + "f" for f in _MATH),
+        "abort",
+        "aligned_alloc",
+        "calloc",
+        "free",
+        "malloc",
+        "memcpy",
+        "memmove",
+        "memset",
+        "posix_memalign",
+        "realloc",
+        "GOMP_parallel",
+        "omp_get_num_threads",
+        "omp_get_thread_num",
+    ]
+)
+
 SHOWN_CHARACTERS = 60
 
 
@@ -43,8 +71,11 @@ def quoted(name: str) -> str:
     return json.dumps(shown)
 
 
-def symbol_error(name: str, what: str) -> str | None:
-    """Why `name` cannot be `what` (e.g. "function name") in generated code; None if it can."""
+def symbol_error(name: str, what: str, defined: bool = False) -> str | None:
+    """Why `name` cannot be `what` (e.g. "function name") in generated code; None if it can.
+
+    A `defined` name (a module's own function) must also keep clear of what generated code
+    defines and calls itself."""
     if not C_IDENTIFIER.fullmatch(name):
         return (
             f"{what} {quoted(name)} is not a C identifier (ASCII letters, digits and '_', not "
@@ -52,6 +83,10 @@ def symbol_error(name: str, what: str) -> str | None:
         )
     if name in KEYWORDS:
         return f"{what} {quoted(name)} is a C keyword, so it cannot be a symbol of generated code"
+    if defined and name.startswith(RESERVED_PREFIX):
+        return f"{what} {quoted(name)}: names starting with '{RESERVED_PREFIX}' are xtvm's own"
+    if defined and name in LIBRARY_FUNCTIONS:
+        return f"{what} {quoted(name)} is a C library function that generated code calls"
     return None
 
 
@@ -60,10 +95,11 @@ def check_symbol(
     what: str,
     where: Operation | None,
     error: type[DiagnosticError] = DiagnosticError,
+    defined: bool = False,
 ) -> str:
     """`name` if it can be a symbol of generated code; else an `error` located at `where`
     (or naming `what` alone when there is no op)."""
-    message = symbol_error(name, what)
+    message = symbol_error(name, what, defined)
     if message is None:
         return name
     if where is None:

@@ -71,9 +71,7 @@ def dump(parser: Lark, key: str, lexer: type[Lexer], marker: str) -> bytes | Non
     return json.dumps(header).encode() + b"\n" + payload
 
 
-def load(
-    raw: bytes, key: str, lexer: type[Lexer], marker: str, runtime: dict[str, Any]
-) -> Lark:
+def load(raw: bytes, key: str, lexer: type[Lexer], marker: str, runtime: dict[str, Any]) -> Lark:
     """The parser of a cache entry; raises if the entry is not exactly what `dump` wrote for
     `key`."""
     head, _, payload = raw.partition(b"\n")
@@ -103,9 +101,7 @@ def compact_table(table: dict[str, Any]) -> dict[str, Any]:
     tokens = table["tokens"]
     states = []
     for state, actions in table["states"].items():
-        codes = [
-            2 * arg["@"] + 1 if action == 1 else 2 * arg for action, arg in actions.values()
-        ]
+        codes = [2 * arg["@"] + 1 if action == 1 else 2 * arg for action, arg in actions.values()]
         states.append([state, list(actions), codes])
     return {
         "tokens": [tokens[i] for i in range(len(tokens))],

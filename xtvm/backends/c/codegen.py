@@ -359,7 +359,7 @@ class CRenderer:
                 if arg is not None:
                     state.names[arg] = name
         prefix = self.function_prefix(function)
-        name = self.symbol(function.sym_name.data, "function name", function)
+        name = self.symbol(function.sym_name.data, "function name", function, defined=True)
         return f"{prefix}{name}({', '.join(params + dynamic) or 'void'})"
 
     def function_prefix(self, function: func.FuncOp) -> str:
@@ -394,9 +394,10 @@ class CRenderer:
             raise fail(where, f"the {self.language} backend has no type for {typ}")
         return self.types[key]
 
-    def symbol(self, name: str, what: str, where: Operation) -> str:
+    def symbol(self, name: str, what: str, where: Operation, defined: bool = False) -> str:
         """`name` as a symbol of the generated source: a C identifier, else a located error."""
-        return check_symbol(name, f"the {self.language} backend's {what}", where, CodegenError)
+        what = f"the {self.language} backend's {what}"
+        return check_symbol(name, what, where, CodegenError, defined)
 
     def fresh(self, state: FunctionState, hint: str | None) -> str:
         """A new C identifier from a name hint (any character outside [A-Za-z0-9_] becomes

@@ -46,6 +46,7 @@ from xtvm.backends.symbols import check_symbol
 from xtvm.dialects import tir
 from xtvm.ir.diagnostics import DiagnosticError
 from xtvm.ir.verify import located_error
+from xtvm.runtime.registry import get_global_func
 
 STACK_LIMIT_BYTES = 64 * 1024  # intermediate buffers up to this size are allocas
 RELEASE_SYMBOL = "xtvm_release_buffers"  # frees the kernels' cached heap buffers
@@ -735,7 +736,10 @@ def emit_call_extern(e: FunctionEmitter, op: tir.CallExternOp) -> None:
     """A buffer argument is passed as the address of its first element."""
     args = [a.pointer if isinstance(a, Buffer) else a for a in (e.get(v) for v in op.args)]
     ret = llvm_type(op.res[0].type, op) if op.res else ir.VoidType()
-    name = check_symbol(op.callee.data, "the LLVM backend's extern function", op, CodegenError)
+    name = op.callee.data
+    if get_global_func(name, allow_missing=True) is None:  # those are bound to their callbacks
+        what = "the LLVM backend's extern function (not one registered with tvm.register_func)"
+        check_symbol(name, what, op, CodegenError)
     callee = e.owner.declare(name, ret, [a.type for a in args])
     result = e.builder.call(callee, args)
     if op.res:
@@ -1293,7 +1297,7 @@ def emit_module(module: ModuleOp, triple: str, data_layout: str, name: str = "xt
             raise fail(function, "tir kernels return their results through buffers, not values")
         typ = ir.FunctionType(ir.VoidType(), signature_types(function))
         name = function.sym_name.data
-        check_symbol(name, "the LLVM backend's function name", function, CodegenError)
+        check_symbol(name, "the LLVM backend's function name", function, CodegenError, True)
         llvm_function = ir.Function(llvm_module, typ, name)
         llvm_function.attributes.add("nounwind")
         owner.functions[function.sym_name.data] = llvm_function
