@@ -48,7 +48,11 @@ def trusted(info: os.stat_result) -> bool:
 @contextmanager
 def open_dir(create: bool) -> Iterator[int | None]:
     """A descriptor of the cache directory if it is trusted (None otherwise); closed on exit."""
-    path = cache_dir()
+    try:
+        path = cache_dir()
+    except RuntimeError:  # no home directory to be found
+        yield None
+        return
     if create:
         try:
             path.mkdir(mode=0o700, parents=True, exist_ok=True)
