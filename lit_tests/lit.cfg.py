@@ -55,7 +55,7 @@ if os.environ.get("PYTHONPATH"):
     python_path.append(os.environ["PYTHONPATH"])
 config.environment["PYTHONPATH"] = os.pathsep.join(python_path)
 config.environment["PATH"] = os.pathsep.join([bin_dir, os.environ.get("PATH", "")])
-for name in ("HOME", "TMPDIR", "XTVM_CACHE_DIR"):
+for name in ("HOME", "TMPDIR", "XTVM_CACHE_DIR", "XDG_CACHE_HOME"):
     if name in os.environ:
         config.environment[name] = os.environ[name]
 

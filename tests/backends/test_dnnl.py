@@ -550,3 +550,25 @@ def test_runtime_runs_a_json_graph_and_reports_errors(runtime: ctypes.CDLL) -> N
     assert "node 2 (nn.conv2d)" in error
     assert "dnnl_dilated_convolution_forward_desc_init" in error and "invalid_arguments" in error
     assert run_json(runtime, '{"nodes": [}', x, out).startswith("graph JSON: unexpected character")
+
+
+# ---------------------------------------------------------------------------------------------
+# The weights file
+
+
+def test_weights_file_is_reused_only_from_a_trusted_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file of the right name and size planted in the cache is replaced, not assembled in; an
+    untrusted cache directory is not used at all."""
+    root = tmp_path / "cache"
+    monkeypatch.setenv("XTVM_CACHE_DIR", str(root))
+    blob = bytes(range(256)) * 4
+    path = dnnl.weights_file(blob)
+    assert path.is_relative_to(root) and path.read_bytes() == blob
+    path.write_bytes(b"\0" * len(blob))
+    assert dnnl.weights_file(blob).read_bytes() == blob
+    root.chmod(0o777)
+    private = dnnl.weights_file(blob)
+    assert not private.is_relative_to(root) and private.read_bytes() == blob
+    assert private.parent.stat().st_mode & 0o077 == 0

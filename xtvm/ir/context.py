@@ -3,16 +3,15 @@
 The grammar of the whole tool is the core grammar (core.lark: generic form, builtin types and
 attributes) plus, for every loaded dialect, the rules generated from its ops' assembly formats
 and the rules of its own `.lark` fragment. The composed parser is built once per set of dialects
-(and cached on disk by lark), so loading a plugin dialect extends the syntax without editing xtvm.
+(and kept in the per-user cache, see `grammar_cache`), so loading a plugin dialect extends the
+syntax without editing xtvm.
 """
 
 from __future__ import annotations
 
 import gc
 import hashlib
-import os
 import re
-import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +26,7 @@ from xdsl.irdl import IRDLOperation
 
 from xtvm.ir.diagnostics import DiagnosticError, SourceFile
 from xtvm.ir.format import OpFormat, op_format
+from xtvm.ir.grammar_cache import cached_lark
 from xtvm.ir.lexer import FastContextualLexer
 from xtvm.ir.parser import IRBuilder, lark_error_to_diagnostic
 
@@ -164,18 +164,11 @@ class IRContext:
         builder_type = type("BoundIRBuilder", (IRBuilder,), bound)
         builder = builder_type(self.xdsl_context)
         builder.allow_unregistered = self.allow_unregistered
-        # Not `<tmp>/xtvm`: run from the temp dir, Python would import that folder as xtvm.
-        default_cache = Path(tempfile.gettempdir()) / "xtvm-grammar-cache"
-        cache_dir = Path(os.environ.get("XTVM_CACHE_DIR", default_cache))
-        cache_dir.mkdir(parents=True, exist_ok=True)
-        digest = hashlib.md5(text.encode()).hexdigest()
-        self._lark = Lark(
+        self._lark = cached_lark(
             text,
-            parser="lalr",
             lexer=FastContextualLexer,
             transformer=builder,
             maybe_placeholders=True,
-            cache=str(cache_dir / f"grammar-{digest}.cache"),
             lexer_callbacks={"OP_NAME": _unknown_op(builder)},
         )
         builder.lexer = self._lark.parser.lexer

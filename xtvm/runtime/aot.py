@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from xtvm.backends.symbols import c_string_literal, symbol_error
 from xtvm.backends.toolchain import link_shared
 from xtvm.runtime.graph_executor import entry_bytes, plan_memory
 from xtvm.runtime.module import Param, signatures_of
@@ -66,7 +67,7 @@ def align(value: int, alignment: int = ALIGN) -> int:
 
 
 def c_string(text: str) -> str:
-    return json.dumps(text)  # a JSON string literal is a valid C string literal for ASCII
+    return c_string_literal(text)
 
 
 def pack_weights(
@@ -146,6 +147,9 @@ def generate(
         signature = signatures.get(fname)
         if signature is None:
             raise AOTError(f"kernel '{fname}' is not in the factory's kernels")
+        problem = symbol_error(fname, "kernel")
+        if problem is not None:
+            raise AOTError(problem)
         entries = [row_ptr[n] + i for n, i, _ in node["inputs"]]
         entries += list(range(row_ptr[nid], row_ptr[nid + 1]))
         if len(entries) != len(signature) or any(p.shape is None for p in signature):

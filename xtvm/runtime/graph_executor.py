@@ -348,6 +348,6 @@ def load_factory(path: str | Path) -> Any:
         blob = (ctypes.c_char * size).in_dll(library, PARAMS_SYMBOL).raw
     except ValueError:
         raise ValueError(f"{path} holds no graph (not written by relay.build)") from None
-    with np.load(io.BytesIO(blob)) as data:
+    with np.load(io.BytesIO(blob), allow_pickle=False) as data:
         params = {k: data[k] for k in data.files}
     return GraphExecutorFactory((graph_json.value or b"").decode(), lib, params)

@@ -11,12 +11,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Attribute
+from xdsl.ir import Attribute, Operation
 
+from xtvm.backends.symbols import check_symbol, quoted
 from xtvm.dialects import accel, te
 from xtvm.ir.diagnostics import DiagnosticError, SourceFile
 from xtvm.ir.numpy_types import numpy_dtype
-from xtvm.ir.verify import verify_or_raise
+from xtvm.ir.verify import located_error, verify_or_raise
 
 
 @dataclass(frozen=True)
@@ -123,6 +124,35 @@ class AccelTarget:
 TARGETS: dict[str, AccelTarget] = {}
 
 
+def check_names(target: AccelTarget) -> None:
+    """Refuse a target whose names could not be written into C as they are: the generated code
+    names its scratchpads `<target>_<memory>` and calls its DMA and intrinsic functions, and
+    includes its header. Errors are located at the op declaring the name, when there is one."""
+    ops: dict[str, Operation] = {}
+    if target.op is not None:
+        for op in target.op.body.block.ops:
+            if isinstance(op, accel.MemoryOp):
+                ops.setdefault(f"memory {op.memory_name.data}", op)
+            elif isinstance(op, accel.DmaOp):
+                ops.setdefault(f"function {op.function.data}", op)
+            elif isinstance(op, accel.IntrinOp):
+                for fn in (op.body_fn, op.reset_fn, op.update_fn):
+                    if fn is not None:
+                        ops.setdefault(f"function {fn.data}", op)
+    check_symbol(target.name, "accel target name", target.op)
+    for memory in target.memories:
+        where = ops.get(f"memory {memory}", target.op)
+        check_symbol(memory, "accel memory name", where)
+    for function in sorted(target.functions):
+        check_symbol(function, "accel function name", ops.get(f"function {function}", target.op))
+    header = str(target.header) if target.header is not None else ""
+    if any(c in '"<>' or not c.isprintable() for c in header):
+        message = f"accel target header path {quoted(header)} cannot be written in an #include"
+        if target.op is None:
+            raise DiagnosticError.at(None, message)
+        raise located_error(target.op, message)
+
+
 def register(target: AccelTarget) -> None:
     """Make `target` known by name; its memories become te storage scopes, its intrinsics
     tensor intrinsics (`s[C].tensorize(axis, "name")`).
@@ -130,6 +160,7 @@ def register(target: AccelTarget) -> None:
     Loading the same file again replaces the target; another definition of a registered name
     is an error.
     """
+    check_names(target)
     known = TARGETS.get(target.name)
     if known is not None and known.source != target.source:
         raise DiagnosticError.at(

@@ -17,6 +17,7 @@ from pathlib import Path
 from xdsl.dialects.builtin import ModuleOp
 
 from xtvm.backends.c.codegen import imported_sources, render_c
+from xtvm.backends.symbols import c_string_literal
 from xtvm.backends.toolchain import run_c_compiler
 from xtvm.runtime.module import METADATA_SYMBOL, Module, load_module, metadata_json, signatures_of
 
@@ -24,9 +25,8 @@ CFLAGS = ("-O3", "-march=native", "-fopenmp", "-shared", "-fPIC", "-std=gnu99")
 
 
 def c_string(text: str) -> str:
-    """`text` as a C string literal."""
-    escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
-    return f'"{escaped}"'
+    """`text` as a C string literal (any byte escaped that could end it or the line)."""
+    return c_string_literal(text)
 
 
 def compile_c(

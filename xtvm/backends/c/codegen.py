@@ -27,6 +27,7 @@ from xdsl.dialects import arith, func, memref, scf
 from xdsl.dialects import math as xmath
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
+    DenseArrayBase,
     Float16Type,
     Float32Type,
     Float64Type,
@@ -41,6 +42,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
+from xtvm.backends.symbols import check_symbol, quoted
 from xtvm.dialects import tir
 from xtvm.ir.diagnostics import DiagnosticError
 from xtvm.ir.verify import located_error
@@ -351,9 +353,10 @@ class CRenderer:
         for function in functions:
             for op in function.walk():
                 if isinstance(op, tir.CallExternOp) and op.callee.data not in LIBM_NAMES:
+                    callee = self.symbol(op.callee.data, "extern function", op)
                     ret = self.ctype(op.res[0].type, op) if op.res else "void"
                     args = ", ".join(self.argument_type(a.type, op) for a in op.args) or "void"
-                    seen.setdefault(op.callee.data, f"{ret} {op.callee.data}({args});")
+                    seen.setdefault(callee, f"{ret} {callee}({args});")
         return list(seen.values())
 
     def signature(self, function: func.FuncOp, state: FunctionState | None = None) -> str:
@@ -387,7 +390,8 @@ class CRenderer:
                 if arg is not None:
                     state.names[arg] = name
         prefix = self.function_prefix(function)
-        return f"{prefix}{function.sym_name.data}({', '.join(params + dynamic) or 'void'})"
+        name = self.symbol(function.sym_name.data, "function name", function, defined=True)
+        return f"{prefix}{name}({', '.join(params + dynamic) or 'void'})"
 
     def function_prefix(self, function: func.FuncOp) -> str:
         """What precedes a function's name: qualifiers, `void`, launch bounds."""
@@ -493,9 +497,15 @@ class CRenderer:
             raise fail(where, f"the {self.language} backend has no type for {typ}")
         return self.types[key]
 
+    def symbol(self, name: str, what: str, where: Operation, defined: bool = False) -> str:
+        """`name` as a symbol of the generated source: a C identifier, else a located error."""
+        what = f"the {self.language} backend's {what}"
+        return check_symbol(name, what, where, CodegenError, defined)
+
     def fresh(self, state: FunctionState, hint: str | None) -> str:
-        """A new C identifier from a name hint."""
-        base = re.sub(r"\W", "_", hint or "v")
+        """A new C identifier from a name hint (any character outside [A-Za-z0-9_] becomes
+        `_`)."""
+        base = re.sub(r"[^A-Za-z0-9_]", "_", hint or "v") or "v"
         if base[0].isdigit():
             base = "v" + base
         name, count = base, 0
@@ -828,7 +838,8 @@ class CRenderer:
                 args.append(strip(self.get(state, value, op)))
         if op.results:
             raise fail(op, "tir kernels return their results through buffers, not values")
-        call = f"{op.callee.string_value()}({', '.join(args + dynamic)})"
+        callee = self.symbol(op.callee.string_value(), "callee", op)
+        call = f"{callee}({', '.join(args + dynamic)})"
         if not self.returns_status:
             self.line(state, f"{call};")
             return
@@ -873,7 +884,7 @@ class CRenderer:
             else strip(self.get(state, a, op))
             for a in op.args
         )
-        call = f"{op.callee.data}({args})"
+        call = f"{self.symbol(op.callee.data, 'extern function', op)}({args})"
         if op.res:
             self.bind(state, op, op.res[0], call)
         else:
@@ -882,6 +893,8 @@ class CRenderer:
     def emit_tir_thread_index(self, state: FunctionState, op: tir.ThreadIndexOp) -> None:
         if self.thread_index is None:
             raise fail(op, f"the {self.language} backend has no GPU thread indices")
+        if op.thread.data not in tir.GPU_AXES:
+            raise fail(op, f"unknown GPU thread index {quoted(op.thread.data)}")
         state.names[op.result] = self.thread_index.format(op.thread.data)
 
 
@@ -938,8 +951,10 @@ def block_threads(function: func.FuncOp) -> int | None:
     threads = getattr(info, "data", {}).get("threads") if info is not None else None
     if threads is None:
         return None
-    extents = threads.get_values()  # type: ignore[attr-defined]
-    return math.prod(extents) if all(e > 0 for e in extents) else None
+    if not isinstance(threads, DenseArrayBase):
+        raise fail(function, f"tir.kernel's threads must be an array<i64: ...>, got {threads}")
+    extents = threads.get_values()
+    return math.prod(extents) if all(isinstance(e, int) and e > 0 for e in extents) else None
 
 
 def is_shared(value: SSAValue) -> bool:

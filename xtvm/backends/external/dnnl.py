@@ -47,7 +47,9 @@ from xdsl.dialects.builtin import ArrayAttr, ModuleOp, TensorType
 from xdsl.ir import Operation, SSAValue
 
 from xtvm.backends.external import ExternalFunction, register_codegen
+from xtvm.backends.symbols import c_string_literal, check_symbol
 from xtvm.dialects import relay
+from xtvm.ir import cache as user_cache
 from xtvm.ir.numpy_types import numpy_dtype
 from xtvm.ir.verify import located_error
 from xtvm.passes.byoc_targets import OpView, register_op_attr
@@ -697,34 +699,37 @@ def graph_of(function: func.FuncOp) -> tuple[dict[str, Any], bytes]:
 
 
 def weights_file(blob: bytes) -> Path:
-    """`blob` written once under the cache directory, named by its hash (for `.incbin`)."""
-    default = Path(tempfile.gettempdir()) / "xtvm-dnnl-weights"
-    root = (
-        Path(os.environ["XTVM_CACHE_DIR"]) / "dnnl" if "XTVM_CACHE_DIR" in os.environ else default
-    )
-    root.mkdir(parents=True, exist_ok=True)
-    path = root / f"{hashlib.sha256(blob).hexdigest()[:32]}.bin"
-    if not path.is_file() or path.stat().st_size != len(blob):
-        partial = path.with_suffix(f".{os.getpid()}.tmp")
-        partial.write_bytes(blob)
-        partial.replace(path)
+    """`blob` as a file for `.incbin`: in the per-user cache, named by its hash (reused only when
+    it holds exactly `blob`), else in a private temporary directory of this process."""
+    name = f"dnnl-{hashlib.sha256(blob).hexdigest()[:32]}.bin"
+    if user_cache.read(name) == blob:
+        return user_cache.cache_dir() / name
+    path = user_cache.write(name, blob)
+    if path is None:
+        path = Path(tempfile.mkdtemp(prefix="xtvm-dnnl-")) / name
+        path.write_bytes(blob)
     return path
 
 
-def c_string(text: str) -> str:
-    escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+def assembler_string(text: str) -> str:
+    """`text` as a GNU assembler string: `\\`, `"` and every byte outside printable ASCII
+    escaped."""
+    escaped = "".join(
+        f"\\{chr(b)}" if chr(b) in '"\\' else chr(b) if 0x20 <= b < 0x7F else f"\\{b:03o}"
+        for b in text.encode()
+    )
     return f'"{escaped}"'
 
 
 def c_source(symbol: str, graph: dict[str, Any], weights: Path, inputs: int, outputs: int) -> str:
     """A translation unit defining `void symbol(void *in0, ..., void *out0, ...)`."""
-    path = str(weights.resolve()).replace("\\", "\\\\").replace('"', '\\"')
+    incbin = c_string_literal(f"\t.incbin {assembler_string(str(weights.resolve()))}\n")
     blob = f"{symbol}_weights"
     params = [f"void *in{i}" for i in range(inputs)] + [f"void *out{i}" for i in range(outputs)]
     in_list = ", ".join(f"in{i}" for i in range(inputs)) or "0"
     out_list = ", ".join(f"out{i}" for i in range(outputs)) or "0"
     text = json.dumps(graph, separators=(",", ":"))
-    chunks = [c_string(text[i : i + 100]) for i in range(0, len(text), 100)] or ['""']
+    chunks = [c_string_literal(text[i : i + 100]) for i in range(0, len(text), 100)] or ['""']
     return "\n".join(
         [
             f"/* oneDNN subgraph {symbol}: the graph JSON, its weights and a call into the",
@@ -738,7 +743,7 @@ def c_source(symbol: str, graph: dict[str, Any], weights: Path, inputs: int, out
             f'    "\\t.globl {blob}\\n"',
             f'    "\\t.hidden {blob}\\n"',
             f'    "{blob}:\\n"',
-            f'    "\\t.incbin \\"{path}\\"\\n"',
+            f"    {incbin}",
             '    "\\t.byte 0\\n"',
             '    "\\t.previous\\n");',
             f'extern const unsigned char {blob}[] __attribute__((visibility("hidden")));',
@@ -773,7 +778,7 @@ def symbol_of(function: func.FuncOp) -> str:
 def dnnl_codegen(function: func.FuncOp, target: str) -> ExternalFunction:
     """The `dnnl` codegen: the function as a oneDNN JSON graph run by `dnnl_runtime.c`."""
     require_dnnl()
-    symbol = symbol_of(function)
+    symbol = check_symbol(symbol_of(function), "dnnl: the external function's symbol", function)
     graph, weights = graph_of(function)
     block = function.body.block
     results = function.function_type.outputs.data

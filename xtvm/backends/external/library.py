@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from xtvm.backends.external import ExternalFunction
+from xtvm.backends.symbols import symbol_error
 from xtvm.backends.toolchain import CompileError, link_shared, run_c_compiler
 from xtvm.runtime.module import Module, Param
 
@@ -54,9 +55,13 @@ class ExternalLibrary:
 
 
 def compile_external(functions: Sequence[ExternalFunction]) -> ExternalLibrary:
-    """Compile and load `functions`; each symbol must be unique."""
+    """Compile and load `functions`; each symbol must be a C identifier, and unique (codegens
+    check theirs with a location; this is the check no codegen can skip)."""
     seen: set[str] = set()
     for f in functions:
+        problem = symbol_error(f.symbol, "external function symbol")
+        if problem is not None:
+            raise CompileError(problem)
         if f.symbol in seen:
             raise CompileError(f"two external functions define the symbol '{f.symbol}'")
         seen.add(f.symbol)
@@ -64,10 +69,10 @@ def compile_external(functions: Sequence[ExternalFunction]) -> ExternalLibrary:
     with tempfile.TemporaryDirectory(prefix="xtvm-external-") as tmp:
         directory = Path(tmp)
         jobs: list[tuple[Path, Path, tuple[str, ...]]] = []
-        for f in functions:
-            source = directory / f"{f.symbol}.c"
+        for k, f in enumerate(functions):
+            source = directory / f"external{k}_{f.symbol}.c"
             source.write_text(f.c_source)
-            jobs.append((source, directory / f"{f.symbol}.o", f.include_dirs))
+            jobs.append((source, source.with_suffix(".o"), f.include_dirs))
         extra: dict[Path, tuple[str, ...]] = {}
         for f in functions:
             for path in f.extra_sources:

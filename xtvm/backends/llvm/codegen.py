@@ -46,6 +46,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from xtvm.backends.llvm.vector_math import exp_f32, is_f32_vector, splat, tanh_f32
+from xtvm.backends.symbols import check_symbol
 from xtvm.dialects import tir
 from xtvm.ir.diagnostics import DiagnosticError
 from xtvm.ir.verify import located_error
@@ -60,6 +61,7 @@ from xtvm.runtime.binding import (
     printf_escape,
 )
 from xtvm.runtime.module import LAST_ERROR_SYMBOL
+from xtvm.runtime.registry import get_global_func
 
 STACK_LIMIT_BYTES = 64 * 1024  # intermediate buffers up to this size are allocas
 MAX_ALLOC_BYTES = 1 << 62  # a larger heap buffer is an error (its size would overflow)
@@ -896,7 +898,11 @@ def emit_call_extern(e: FunctionEmitter, op: tir.CallExternOp) -> None:
     """A buffer argument is passed as the address of its first element."""
     args = [a.pointer if isinstance(a, Buffer) else a for a in (e.get(v) for v in op.args)]
     ret = llvm_type(op.res[0].type, op) if op.res else ir.VoidType()
-    callee = e.owner.declare(op.callee.data, ret, [a.type for a in args])
+    name = op.callee.data
+    if get_global_func(name, allow_missing=True) is None:  # those are bound to their callbacks
+        what = "the LLVM backend's extern function (not one registered with tvm.register_func)"
+        check_symbol(name, what, op, CodegenError)
+    callee = e.owner.declare(name, ret, [a.type for a in args])
     result = e.builder.call(callee, args)
     if op.res:
         e.set(op.res[0], result)
@@ -1452,7 +1458,9 @@ def emit_module(module: ModuleOp, triple: str, data_layout: str, name: str = "xt
         if function.function_type.outputs.data:
             raise fail(function, "tir kernels return their results through buffers, not values")
         typ = ir.FunctionType(I32, signature_types(function))
-        llvm_function = ir.Function(llvm_module, typ, function.sym_name.data)
+        name = function.sym_name.data
+        check_symbol(name, "the LLVM backend's function name", function, CodegenError, True)
+        llvm_function = ir.Function(llvm_module, typ, name)
         llvm_function.attributes.add("nounwind")
         owner.functions[function.sym_name.data] = llvm_function
     for function in functions:
