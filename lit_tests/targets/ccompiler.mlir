@@ -13,7 +13,7 @@
 // CHECK-NEXT:    0x00, 0x00, 0x80, 0x3f, 0x00, 0x00, 0x00, 0x40, 0x00, 0x00, 0x40, 0x40, 0x00, 0x00, 0x80, 0x40,
 // CHECK-NEXT:  };
 // CHECK:       void tvmgen_default_ccompiler_main_0(void *in0, void *out0) {
-// CHECK-NEXT:    fused_nn_relu_multiply(in0, (void *)const0, out0);
+// CHECK-NEXT:    if (fused_nn_relu_multiply(in0, (void *)const0, out0) != 0) abort();
 // CHECK-NEXT:  }
 // CHECK-NOT:   tanh
 

@@ -127,7 +127,7 @@ def test_dense_bias_relu_dense_runs_on_the_accelerator(tiny: AccelTarget) -> Non
     assert counters(factory) == expected_traffic(kernels)
     source = factory.get_lib().imported_modules[0].get_source()
     assert '#include "tiny_sim.h"' in source
-    assert "static void fused_nn_bias_add_nn_relu(" in source  # the host part, as C
+    assert "static int32_t fused_nn_bias_add_nn_relu(" in source  # the host part, as C
     assert "tiny_matmul_acc(" in source and "tiny_load(" in source and "tiny_store(" in source
 
 

@@ -100,7 +100,7 @@ def may_write(value: SSAValue) -> bool:
         op = use.operation
         if isinstance(op, READING_OPS):
             continue
-        if isinstance(op, memref.CopyOp) and use.operand is op.source:
+        if isinstance(op, memref.CopyOp) and op.operands[use.index] is op.source:
             continue
         if isinstance(op, VIEW_OPS) and op.results:
             if any(may_write(r) for r in op.results):
