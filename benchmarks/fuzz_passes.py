@@ -73,19 +73,34 @@ class Outcome:
 
 
 def innermost_frame(tb: str) -> str:
-    """`path:line in function` of the innermost traceback frame inside xtvm (else the last)."""
+    """`path:line in function` of the innermost traceback frame inside xtvm, followed by the
+    innermost frame of all where that is elsewhere (in xDSL, say)."""
     frames = re.findall(r'File "([^"]+)", line (\d+), in (\S+)', tb)
     if not frames:
         return ""
-    own = [f for f in frames if "/xtvm/" in f[0]] or frames
-    path, line, function = own[-1]
-    path = path.split("/xtvm/", 1)[-1] if "/xtvm/" in path else Path(path).name
-    return f"{path}:{line} in {function}"
+
+    def show(frame: tuple[str, str, str]) -> str:
+        path, line, function = frame
+        for package in ("/xtvm/", "/xdsl/"):
+            if package in path:
+                path = package.strip("/") + "/" + path.rsplit(package, 1)[-1]
+                break
+        else:
+            path = Path(path).name
+        return f"{path}:{line} in {function}"
+
+    own = [f for f in frames if "/xtvm/" in f[0] and "fuzz_passes" not in f[0]] or frames
+    where = show(own[-1])
+    return where if own[-1] == frames[-1] else f"{where} (via {show(frames[-1])})"
 
 
 def exception_line(tb: str) -> str:
-    lines = [ln for ln in tb.strip().splitlines() if ln and not ln.startswith(" ")]
-    return lines[-1][:300] if lines else ""
+    """The `Type: message` line that ends the last traceback in `tb`."""
+    block = tb[tb.rfind("Traceback (most recent call last)") :].splitlines()[1:]
+    for line in block:
+        if line and not line.startswith(" "):
+            return line[:300]
+    return ""
 
 
 @dataclass
@@ -647,7 +662,8 @@ def onnx_node(rng: random.Random, shape: tuple[int, ...], k: int, inits: list[An
         rng.shuffle(perm)
         if bad:
             perm = perm[:-1] or [1]
-        return helper.make_node("Transpose", [src], [dst], perm=perm), tuple(shape[p] for p in perm)
+        out = tuple(shape[p] for p in perm if p < rank)
+        return helper.make_node("Transpose", [src], [dst], perm=perm), out
     if roll < 0.8:
         axis = rng.randint(-rank, rank - 1) if not bad else rank + 1
         keep = rng.randint(0, 1)
@@ -748,7 +764,8 @@ def onnx_case(rng: random.Random, tmp: Path) -> Outcome:
         return Outcome("onnx", "ok")
     why = compare(got, want)
     if why is not None:
-        signature = f"wrong: {' '.join(n.op_type for n in model.graph.node)}"
+        kind = "NaN" if "nan" in why else "values"
+        signature = f"wrong ({kind}): last op {model.graph.node[-1].op_type}"
         return Outcome("onnx", "wrong", signature, why, repro)
     return Outcome("onnx", "ok")
 
