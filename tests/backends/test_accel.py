@@ -17,6 +17,9 @@ from xtvm.ir.diagnostics import DiagnosticError
 from xtvm.target import get_target, load
 from xtvm.testing import load_file
 
+# The tests load accel targets (their scopes, intrinsics, reference functions).
+pytestmark = pytest.mark.usefixtures("preserve_registries")
+
 VTA = Path(__file__).parent.parent.parent / "examples" / "accelerators" / "vta"
 run_gemm = load_file("vta_run_gemm", VTA / "run_gemm.py")
 

@@ -37,7 +37,11 @@ VTA = ROOT / "examples" / "accelerators" / "vta" / "vta.mlir"
 RNG = np.random.default_rng(11)
 F32 = 4  # bytes
 
-pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="no C compiler")
+pytestmark = [
+    pytest.mark.skipif(shutil.which("gcc") is None, reason="no C compiler"),
+    # The tests load accel targets (their scopes, intrinsics, offload predicates).
+    pytest.mark.usefixtures("preserve_registries"),
+]
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ import json
 import os
 import shutil
 import subprocess
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -26,7 +26,6 @@ from xtvm.backends.external.dnnl import (
     unavailable_reason,
 )
 from xtvm.ir.diagnostics import DiagnosticError
-from xtvm.passes.byoc_targets import unregister_target
 from xtvm.runtime.aot import export_aot
 from xtvm.runtime.graph_executor import load_factory
 from xtvm.testing.onnx_models import light_model as onnx_light_model
@@ -39,13 +38,6 @@ pytestmark = [
     pytest.mark.skipif(unavailable_reason() is not None, reason=str(unavailable_reason())),
     pytest.mark.skipif(shutil.which(CC) is None, reason=f"no C compiler '{CC}'"),
 ]
-
-
-@pytest.fixture(autouse=True, scope="module")
-def forget_dnnl_target() -> Iterator[None]:
-    """Importing the codegen registers `target.dnnl`; leave the table as the other tests know it."""
-    yield
-    unregister_target("dnnl")
 
 
 def rand(*shape: int) -> np.ndarray:

@@ -297,6 +297,7 @@ def test_ccompiler_is_the_global_function_relay_ext_ccompiler() -> None:
     assert "ccompiler" in registered_codegens()
 
 
+@pytest.mark.usefixtures("preserve_registries")  # registers a codegen
 def test_registered_codegen_with_extra_sources_and_includes(tmp_path: Path) -> None:
     """A codegen shipping a runtime (a C file and its header) used by the generated code."""
     (tmp_path / "twice.h").write_text("void twice(const float *x, float *y, int n);\n")

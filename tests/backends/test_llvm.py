@@ -268,6 +268,7 @@ def test_empty_reduction_is_the_identity_and_f64_to_f16_casts() -> None:
     np.testing.assert_array_equal(h, d.astype("float16"))
 
 
+@pytest.mark.usefixtures("preserve_registries")  # registers a global function
 def test_compiled_code_calls_a_registered_python_function() -> None:
     """TVM's PackedFunc idea: a Python function registered by name, called from a kernel."""
     calls: list[float] = []

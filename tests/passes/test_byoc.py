@@ -236,7 +236,8 @@ def test_predicate_sees_attributes_and_argument_types() -> None:
     assert first.attrs["data_layout"] == "NCHW"
     assert first.args[1].shape == (4, 4, 3, 3) and first.args[0].dtype == "float32"
     assert first.results[0].shape == (1, 4, 4, 4)
-    assert supported_targets(first.op) == []
+    # Other codegens (dnnl registers at import) may claim the op; the spy is gone.
+    assert "spy" not in supported_targets(first.op)
 
 
 def test_unknown_target_is_an_error() -> None:

@@ -21,6 +21,9 @@ from xtvm.dialects import tir
 from xtvm.ir.diagnostics import DiagnosticError
 from xtvm.runtime.tir_interpreter import run
 
+# The tests register intrinsics and global functions of their own.
+pytestmark = pytest.mark.usefixtures("preserve_registries")
+
 N = 64
 RNG = np.random.default_rng(0)
 

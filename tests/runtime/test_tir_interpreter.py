@@ -120,6 +120,7 @@ func.func @compare(%A: memref<2xf32>, %O: memref<2xi32>, %U: memref<2xi32>) {
     np.testing.assert_array_equal(unordered, [1, 1])
 
 
+@pytest.mark.usefixtures("preserve_registries")  # registers a global function
 def test_scf_for_with_iter_args_and_extern_calls() -> None:
     register_func("test.tir_interpreter.double", lambda x: x * 2, override=True)
     module = compile_text(

@@ -1,0 +1,75 @@
+"""The pass and backend fuzz campaign (`benchmarks/fuzz_passes.py`) on a few hundred cases.
+
+Valid but unusual inputs through the pass pipelines, the tools and relay.build must end as ok
+or as a located user error: no internal error, hang, crash, unlocated diagnostic or wrong
+result. The cases are the same on every run (seed 0), in a worker process as in the benchmark.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+# Cases per family (the cheap pass cases more); together about a minute.
+CASES = {"passes": 200, "mutate": 80, "relay": 60, "onnx": 60}
+
+
+def fuzz_passes() -> ModuleType:
+    name = "xtvm_benchmark_fuzz_passes"
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / "fuzz_passes.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def known(reason: str) -> pytest.MarkDecorator:
+    """Findings of the campaign not fixed yet (the benchmark's report has reproducers)."""
+    return pytest.mark.xfail(strict=False, reason=reason)
+
+
+@pytest.mark.parametrize(
+    "family",
+    [
+        pytest.param(
+            "passes",
+            marks=known(
+                "internal errors in passes on lit inputs (relay-cse, relay-fuse-ops, "
+                "relay-print-dot, tir-simplify, tir-storage-flatten, C codegen signatures)"
+            ),
+        ),
+        pytest.param("mutate", marks=known("internal errors of tir passes on generated loops")),
+        pytest.param("relay", marks=known("relay.build fails on valid graphs (tir-vectorize)")),
+        pytest.param(
+            "onnx",
+            marks=known(
+                "build failures of valid models; NaN in ReduceMin/Max and ReduceMean over an "
+                "empty axis differ from onnxruntime"
+            ),
+        ),
+    ],
+)
+def test_campaign_finds_no_failures(family: str) -> None:
+    fuzz = fuzz_passes()
+    campaign = fuzz.run_campaign(CASES[family], seed=0, timeout=60, families=(family,))
+    counts = {kind: campaign.total(kind) for kind in fuzz.CLASSES}
+    assert sum(counts.values()) == CASES[family]
+    assert counts["ok"] > 0, counts
+    failures = "\n\n".join(fuzz.iter_findings(campaign))
+    assert not campaign.findings, f"{counts}\n\n{failures}"
+
+
+def test_worker_restarts_after_a_hang() -> None:
+    # A case over its time limit is a hang; the next case runs in a fresh worker.
+    fuzz = fuzz_passes()
+    campaign = fuzz.run_campaign(2, seed=0, timeout=0.001, families=("passes",))
+    assert campaign.total("hang") == 2
+    assert [key.split(":")[0] for key in campaign.findings] == ["hang"]
