@@ -3,7 +3,9 @@
 `import xtvm as tvm` gives TVM's Python surface: `tvm.relay`, `tvm.te`, `tvm.lower`,
 `tvm.transform`, `tvm.nd`, `tvm.IRModule`, `tvm.cpu`, `tvm.ir.structural_equal`, ... Those
 names live in `xtvm.api` and are loaded on first use, so tools that do not need them start
-fast; `import xtvm.relay` and `from xtvm.relay import transform` work as well.
+fast; `import xtvm.relay` and `from xtvm.relay import transform` work as well. xtvm's own
+packages that double as TVM's modules (`tvm.ir`, `tvm.target`, `tvm.runtime`, `tvm.topi`,
+`tvm.testing`, `tvm.contrib`) are likewise imported on first access.
 """
 
 from __future__ import annotations
@@ -16,8 +18,13 @@ import sys
 from types import ModuleType
 from typing import Any
 
+# The TVM release whose Python API xtvm follows (scripts compare `tvm.__version__`).
+__version__ = "0.13.0"
+
 # Public module name -> the module that implements it.
 API_MODULES = {
+    "error": "xtvm.api.error",
+    "_ffi": "xtvm.api._ffi",
     "relay": "xtvm.api.relay",
     "transform": "xtvm.api.transform",
     "nd": "xtvm.api.nd",
@@ -35,7 +42,10 @@ API_NAMES = {
     "build": ("xtvm.api.build", "build"),
     "register_func": ("xtvm.runtime.registry", "register_func"),
     "get_global_func": ("xtvm.runtime.registry", "get_global_func"),
+    "TVMError": ("xtvm.api.error", "TVMError"),
 }
+# xtvm packages that are also TVM's module of that name.
+SUBPACKAGES = ("ir", "target", "runtime", "topi", "testing", "contrib")
 
 
 def _target(fullname: str) -> str | None:
@@ -67,7 +77,7 @@ sys.meta_path.insert(0, _AliasFinder())
 
 
 def __getattr__(name: str) -> Any:
-    if name in API_MODULES:
+    if name in API_MODULES or name in SUBPACKAGES:
         return importlib.import_module(f"{__name__}.{name}")
     if name in API_NAMES:
         module, attr = API_NAMES[name]

@@ -1,5 +1,9 @@
 """Targets described as data: `xtvm.target.load("vta.mlir")` registers an accelerator.
 
+As `tvm.target` it also offers TVM's `Target` (`Target("llvm -mcpu=skylake")`, `with
+Target(...)`, `Target.current()`), its helpers (`cuda()`, `arm_cpu("rasp4b")`, ...) and
+`generic_func` (xtvm/target/target.py).
+
 A target file holds `accel.target` ops (xtvm/dialects/accel.py). Loading one makes its
 memories storage scopes that te's `cache_read`/`cache_write` accept and its intrinsics tensor
 intrinsics, and keeps the description for the accel backend (`xtvm.backends.accel`).
@@ -15,8 +19,38 @@ from xtvm.target.accel import (
     load_all,
     registered_targets,
 )
+from xtvm.target.target import (
+    GenericFunc,
+    Target,
+    TargetKind,
+    arm_cpu,
+    bifrost,
+    create,
+    cuda,
+    generic_func,
+    hexagon,
+    intel_graphics,
+    mali,
+    rasp,
+    rocm,
+    vta,
+)
 
 __all__ = [
+    "GenericFunc",
+    "Target",
+    "TargetKind",
+    "arm_cpu",
+    "bifrost",
+    "create",
+    "cuda",
+    "generic_func",
+    "hexagon",
+    "intel_graphics",
+    "mali",
+    "rasp",
+    "rocm",
+    "vta",
     "AccelTarget",
     "Dma",
     "Intrinsic",
