@@ -1,7 +1,8 @@
 """Runtime: modules, arrays, devices and reference interpreters.
 
 As `tvm.runtime`: `load_module(path)`, `Module`, `PackedFunc`, `register_func`,
-`get_global_func` (loaded on first use, so the interpreters import nothing they do not need).
+`get_global_func` (loaded on first use, so the interpreters import nothing they do not need),
+and `convert`, which belongs to the TVM face (xtvm/api/convert.py) and is only named here.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ _NAMES = {
     "register_func": "xtvm.runtime.registry",
     "get_global_func": "xtvm.runtime.registry",
     "list_global_func_names": "xtvm.runtime.registry",
+    "convert": "xtvm.api.convert",
 }
 
 

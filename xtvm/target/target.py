@@ -123,17 +123,55 @@ KINDS: dict[str, TargetKind] = {
     k.name: k
     for k in [
         _kind("llvm", 1, ["cpu"], LLVM_ATTRS),
-        _kind("c", 1, ["cpu"], {**LLVM_ATTRS, "constants-byte-alignment": int, "workspace-byte-alignment": int}),
-        _kind("cuda", 2, ["cuda", "gpu"], GPU_ATTRS, {"max_num_threads": 1024, "thread_warp_size": 32}),
-        _kind("nvptx", 2, ["cuda", "gpu"], GPU_ATTRS, {"max_num_threads": 1024, "thread_warp_size": 32}),
-        _kind("rocm", 10, ["rocm", "gpu"], GPU_ATTRS, {"max_num_threads": 256, "thread_warp_size": 64}),
-        _kind("opencl", 4, ["opencl", "gpu"], GPU_ATTRS, {"max_num_threads": 256, "thread_warp_size": 1}),
-        _kind("metal", 8, ["metal", "gpu"], GPU_ATTRS, {"max_num_threads": 256, "thread_warp_size": 16}),
-        _kind("vulkan", 7, ["vulkan", "gpu"], VULKAN_ATTRS, {"max_num_threads": 256, "thread_warp_size": 1}),
+        _kind(
+            "c",
+            1,
+            ["cpu"],
+            {**LLVM_ATTRS, "constants-byte-alignment": int, "workspace-byte-alignment": int},
+        ),
+        _kind(
+            "cuda", 2, ["cuda", "gpu"], GPU_ATTRS, {"max_num_threads": 1024, "thread_warp_size": 32}
+        ),
+        _kind(
+            "nvptx",
+            2,
+            ["cuda", "gpu"],
+            GPU_ATTRS,
+            {"max_num_threads": 1024, "thread_warp_size": 32},
+        ),
+        _kind(
+            "rocm", 10, ["rocm", "gpu"], GPU_ATTRS, {"max_num_threads": 256, "thread_warp_size": 64}
+        ),
+        _kind(
+            "opencl",
+            4,
+            ["opencl", "gpu"],
+            GPU_ATTRS,
+            {"max_num_threads": 256, "thread_warp_size": 1},
+        ),
+        _kind(
+            "metal",
+            8,
+            ["metal", "gpu"],
+            GPU_ATTRS,
+            {"max_num_threads": 256, "thread_warp_size": 16},
+        ),
+        _kind(
+            "vulkan",
+            7,
+            ["vulkan", "gpu"],
+            VULKAN_ATTRS,
+            {"max_num_threads": 256, "thread_warp_size": 1},
+        ),
         _kind("webgpu", 15, ["webgpu", "gpu"], GPU_ATTRS, {"max_num_threads": 256}),
         _kind("sdaccel", 4, ["sdaccel", "hls"], {}),
         _kind("aocl", 5, ["aocl", "hls"], {}),
-        _kind("hexagon", 16, ["hexagon", "cpu"], {**LLVM_ATTRS, "llvm-options": list, "num-cores": int, "vtcm-capacity": int}),
+        _kind(
+            "hexagon",
+            16,
+            ["hexagon", "cpu"],
+            {**LLVM_ATTRS, "llvm-options": list, "num-cores": int, "vtcm-capacity": int},
+        ),
         _kind("stackvm", 1, ["cpu"], {}),
         _kind("ext_dev", 12, ["ext_dev"], {}),
         _kind("hybrid", 1, ["cpu"], {}),
@@ -211,7 +249,9 @@ def _typed(kind: TargetKind, key: str, value: Any) -> Any:
         try:
             return int(value)
         except (TypeError, ValueError):
-            raise ValueError(f"target attribute '{key}' must be an integer, got {value!r}") from None
+            raise ValueError(
+                f"target attribute '{key}' must be an integer, got {value!r}"
+            ) from None
     if not isinstance(value, str):
         raise ValueError(f"target attribute '{key}' must be a string, got {value!r}")
     return value
@@ -287,8 +327,17 @@ class Target:
 
     def __getattr__(self, name: str) -> Any:
         attrs = self.__dict__.get("attrs", {})
-        if name in ("mcpu", "model", "arch", "mtriple", "device_name", "max_num_threads",
-                    "thread_warp_size", "libs", "mattr"):
+        if name in (
+            "mcpu",
+            "model",
+            "arch",
+            "mtriple",
+            "device_name",
+            "max_num_threads",
+            "thread_warp_size",
+            "libs",
+            "mattr",
+        ):
             if name == "device_name":
                 return attrs.get("device", "")
             default: Any = [] if name in ("libs", "mattr") else ""
@@ -537,4 +586,3 @@ class GenericFunc:
 
 def generic_func(default: Callable[..., Any]) -> GenericFunc:
     return GenericFunc(default)
-

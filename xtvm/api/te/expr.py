@@ -13,15 +13,28 @@ from __future__ import annotations
 
 import builtins
 import inspect
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from xtvm.ir.numpy_types import dtype_name
+from xtvm.api.error import TVMError
+from xtvm.ir.numpy_types import dtype_name as scalar_dtype_name
 
 Number = int | float | bool
+VECTOR_DTYPE = re.compile(r"^(u?int|float|bfloat)\d+x\d+$")
+
+
+def dtype_name(dtype: object) -> str:
+    """A scalar dtype's canonical name; TVM's vector dtypes (`float32x4`) are refused."""
+    if isinstance(dtype, str) and VECTOR_DTYPE.match(dtype):
+        raise TVMError(
+            f"vector dtype '{dtype}' is not supported: xtvm's tensors and expressions are "
+            "scalar; vectorize a loop instead (s[C].vectorize)"
+        )
+    return scalar_dtype_name(dtype)
 
 
 class PrimExpr:
@@ -73,6 +86,39 @@ class PrimExpr:
     def __neg__(self) -> PrimExpr:
         return Binary("sub", as_expr(0, self.dtype), self)
 
+    def __and__(self, o: object) -> PrimExpr:
+        return self._binary("and", o)
+
+    def __rand__(self, o: object) -> PrimExpr:
+        return self._binary("and", o, True)
+
+    def __or__(self, o: object) -> PrimExpr:
+        return self._binary("or", o)
+
+    def __ror__(self, o: object) -> PrimExpr:
+        return self._binary("or", o, True)
+
+    def __xor__(self, o: object) -> PrimExpr:
+        return self._binary("xor", o)
+
+    def __rxor__(self, o: object) -> PrimExpr:
+        return self._binary("xor", o, True)
+
+    def __lshift__(self, o: object) -> PrimExpr:
+        return self._binary("shl", o)
+
+    def __rlshift__(self, o: object) -> PrimExpr:
+        return self._binary("shl", o, True)
+
+    def __rshift__(self, o: object) -> PrimExpr:
+        return self._binary("shr", o)
+
+    def __rrshift__(self, o: object) -> PrimExpr:
+        return self._binary("shr", o, True)
+
+    def __invert__(self) -> PrimExpr:
+        return Binary("xor", self, as_expr(-1, self.dtype))
+
     def __lt__(self, o: object) -> PrimExpr:
         return Compare("lt", self, as_expr(o, self.dtype))
 
@@ -102,11 +148,11 @@ def as_expr(value: object, dtype: str = "int32") -> PrimExpr:
     if isinstance(value, PrimExpr):
         return value
     if isinstance(value, bool):
-        return Const(value, "bool")
-    if isinstance(value, int | float):
-        if isinstance(value, float) and not dtype.startswith("float"):
-            return Const(value, "float32")
-        return Const(value, dtype)
+        return IntImm("bool", value)
+    if isinstance(value, int | float | np.integer | np.floating):
+        if isinstance(value, float | np.floating) and not dtype.startswith("float"):
+            return make_const(float(value), "float32")
+        return make_const(value.item() if isinstance(value, np.generic) else value, dtype)
     raise TypeError(f"cannot use {type(value).__name__} in a tensor expression")
 
 
@@ -114,6 +160,33 @@ def as_expr(value: object, dtype: str = "int32") -> PrimExpr:
 class Const(PrimExpr):
     value: Number
     dtype: str = "int32"
+
+
+class IntImm(Const):
+    """An integer (or bool) constant: `tvm.tir.IntImm("int32", 3)`."""
+
+    def __init__(self, dtype: str, value: int) -> None:
+        dtype = dtype_name(dtype)
+        if dtype.startswith("float"):
+            raise TVMError(f"IntImm needs an integer or bool dtype, got {dtype}")
+        super().__init__(bool(value) if dtype == "bool" else int(value), dtype)
+
+
+class FloatImm(Const):
+    """A floating-point constant: `tvm.tir.FloatImm("float32", 1.5)`."""
+
+    def __init__(self, dtype: str, value: float) -> None:
+        dtype = dtype_name(dtype)
+        if not dtype.startswith("float"):
+            raise TVMError(f"FloatImm needs a float dtype, got {dtype}")
+        super().__init__(float(value), dtype)
+
+
+def make_const(value: Number, dtype: str) -> Const:
+    """`value` as a constant of `dtype`: a FloatImm for float dtypes, else an IntImm."""
+    if dtype.startswith("float"):
+        return FloatImm(dtype, value)
+    return IntImm(dtype, int(value))
 
 
 @dataclass(eq=False)
@@ -149,11 +222,23 @@ class Compare(PrimExpr):
 
 @dataclass(eq=False)
 class Select(PrimExpr):
+    """`condition ? true_value : false_value` (`tvm.tir.Select`); as in TVM, a Select may
+    evaluate both values, `if_then_else` only the taken one (xtvm evaluates only the taken
+    one when a value reads a tensor, for both)."""
+
     condition: PrimExpr
     true_value: PrimExpr
     false_value: PrimExpr
 
     def __post_init__(self) -> None:
+        self.condition = as_expr(self.condition, "bool")
+        self.true_value = as_expr(self.true_value, "float32")
+        self.false_value = as_expr(self.false_value, self.true_value.dtype)
+        if self.true_value.dtype != self.false_value.dtype:
+            raise TVMError(
+                "the values of a Select must have one dtype, got "
+                f"{self.true_value.dtype} and {self.false_value.dtype}"
+            )
         self.dtype = self.true_value.dtype
 
 
@@ -468,11 +553,12 @@ size_var = var
 
 
 def const(value: Number, dtype: str | None = None) -> Const:
+    """`tvm.tir.const`: an IntImm or FloatImm, int32/float32/bool unless `dtype` is given."""
     if dtype is None:
         dtype = (
             "bool" if isinstance(value, bool) else "int32" if isinstance(value, int) else "float32"
         )
-    return Const(value, dtype_name(dtype))
+    return make_const(value, dtype_name(dtype))
 
 
 def _reducer(combiner: str) -> Callable[..., PrimExpr]:
@@ -569,3 +655,62 @@ ceil = _intrinsic("ceil")
 def power(x: object, y: object) -> PrimExpr:
     base = as_expr(x, "float32")
     return Call("power", (base, as_expr(y, base.dtype)))
+
+
+def _operands(a: object, b: object) -> tuple[PrimExpr, PrimExpr]:
+    """Two operands in one dtype: a Python number takes the other operand's dtype."""
+    if not isinstance(a, PrimExpr) and isinstance(b, PrimExpr):
+        return as_expr(a, b.dtype), b
+    lhs = as_expr(a)
+    return lhs, as_expr(b, lhs.dtype)
+
+
+def div(a: object, b: object) -> PrimExpr:
+    """`a / b` as in C: truncating for integers."""
+    return Binary("div", *_operands(a, b))
+
+
+def truncdiv(a: object, b: object) -> PrimExpr:
+    """Integer division rounding towards zero."""
+    lhs, rhs = _operands(a, b)
+    if lhs.dtype.startswith("float"):
+        raise TVMError(f"truncdiv needs integer operands, got {lhs.dtype}")
+    return Binary("div", lhs, rhs)
+
+
+def truncmod(a: object, b: object) -> PrimExpr:
+    """The remainder of `truncdiv` (the sign of `a`, as C's `%`)."""
+    lhs, rhs = _operands(a, b)
+    if lhs.dtype.startswith("float"):
+        raise TVMError(f"truncmod needs integer operands, got {lhs.dtype}")
+    return Binary("truncmod", lhs, rhs)
+
+
+def floordiv(a: object, b: object) -> PrimExpr:
+    """Division rounding towards minus infinity (Python's `//`)."""
+    return Binary("floordiv", *_operands(a, b))
+
+
+def floormod(a: object, b: object) -> PrimExpr:
+    """The remainder of `floordiv` (the sign of `b`, as Python's `%`)."""
+    return Binary("floormod", *_operands(a, b))
+
+
+indexdiv = floordiv  # TVM's index arithmetic is floor division
+indexmod = floormod
+
+
+def fmod(a: object, b: object) -> PrimExpr:
+    """The floating-point remainder of `a / b` (C's fmod: the sign of `a`)."""
+    lhs, rhs = _operands(a, b)
+    if not lhs.dtype.startswith("float"):
+        raise TVMError(f"fmod needs float operands, got {lhs.dtype}; use truncmod")
+    return Binary("truncmod", lhs, rhs)
+
+
+def popcount(x: object) -> PrimExpr:
+    """The number of set bits of an integer."""
+    value = as_expr(x)
+    if not value.dtype.startswith(("int", "uint")):
+        raise TVMError(f"popcount needs an integer, got {value.dtype}")
+    return Call("popcount", (value,))

@@ -58,6 +58,10 @@ INT_BINARY = {
     "div": arith.DivSIOp,
     "and": arith.AndIOp,
     "or": arith.OrIOp,
+    "xor": arith.XOrIOp,
+    "shl": arith.ShLIOp,
+    "shr": arith.ShRSIOp,
+    "truncmod": arith.RemSIOp,
 }
 # Unsigned integers (`ui8`...) keep their type on values; the ops that depend on signedness
 # take their unsigned variant. Floor division and modulo of unsigned values are the plain ones.
@@ -66,6 +70,8 @@ UNSIGNED_BINARY = {
     "div": arith.DivUIOp,
     "floordiv": arith.DivUIOp,
     "floormod": arith.RemUIOp,
+    "truncmod": arith.RemUIOp,
+    "shr": arith.ShRUIOp,
 }
 FLOAT_CMP = {"lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge", "eq": "oeq"}
 INT_CMP = {"lt": "slt", "le": "sle", "gt": "sgt", "ge": "sge", "eq": "eq"}
@@ -241,7 +247,10 @@ class ExprEmitter:
             return self.add(arith.SubiOp(a, self.add(arith.MuliOp(quotient, b))))  # floormod
         if expr.op in FLOAT_BINARY:
             return self.add(FLOAT_BINARY[expr.op](a, b))
-        quotient = self.add(math.FloorOp(self.add(arith.DivfOp(a, b))))
+        if expr.op not in ("floordiv", "floormod", "truncmod"):
+            raise TypeError(f"'{expr.op}' needs integer operands, got {a.type}")
+        rounding = math.TruncOp if expr.op == "truncmod" else math.FloorOp  # fmod truncates
+        quotient = self.add(rounding(self.add(arith.DivfOp(a, b))))
         if expr.op == "floordiv":
             return quotient
         return self.add(arith.SubfOp(a, self.add(arith.MulfOp(quotient, b))))
@@ -258,6 +267,8 @@ class ExprEmitter:
             if is_int(a.type):
                 return self.add((arith.MaxSIOp if expr.name == "max" else arith.MinSIOp)(a, b))
             return self.add((arith.MaximumfOp if expr.name == "max" else arith.MinimumfOp)(a, b))
+        if expr.name == "popcount":
+            return self.popcount(self.convert(x, element_type(expr.dtype)))
         if expr.name == "abs" and is_unsigned(x.type):
             return x
         if expr.name == "abs":
@@ -271,6 +282,18 @@ class ExprEmitter:
             e = self.add(math.ExpOp(self.add(arith.NegfOp(x))))
             return self.add(arith.DivfOp(one, self.add(arith.AddfOp(one, e))))
         return self.add(MATH[expr.name](x))
+
+    def popcount(self, x: SSAValue) -> SSAValue:
+        """The set bits of integer `x`, summed bit by bit (LLVM recognises the idiom)."""
+        typ = x.type
+        assert isinstance(typ, IntegerType)
+        one = self.add(arith.ConstantOp(IntegerAttr(1, typ)))
+        count = self.add(arith.AndIOp(x, one))
+        for bit in range(1, typ.width.data):
+            shift = self.add(arith.ConstantOp(IntegerAttr(bit, typ)))
+            shifted = self.add(arith.ShRUIOp(x, shift))
+            count = self.add(arith.AddiOp(count, self.add(arith.AndIOp(shifted, one))))
+        return count
 
     def convert(self, value: SSAValue, want: Attribute) -> SSAValue:
         """`value` as type `want` (numeric conversions of C: unsigned sources zero-extend and

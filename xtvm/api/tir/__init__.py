@@ -1,4 +1,6 @@
-"""TVM's `tvm.tir` names that tensor intrinsics are written with: buffer declarations
+"""TVM's `tvm.tir`: scalar expressions and operators (`IntImm`, `const`, `floordiv`,
+`Select`, `call_intrin`, ...: xtvm/api/tir/op.py), and the names tensor intrinsics are written
+with: buffer declarations
 (`tvm.tir.decl_buffer`), extern calls (`tvm.tir.call_extern`) and the statement builder
 (`tvm.tir.ir_builder.create()`).
 
@@ -7,7 +9,10 @@ statements built from these; tir-tensorize turns them into tir once the buffers 
 the regions of a kernel's buffers.
 """
 
+from xtvm.api.te.expr import Var
 from xtvm.api.tir import ir_builder
+from xtvm.api.tir.op import *  # noqa: F403  (TVM's operators live at tvm.tir.*)
+from xtvm.api.tir.op import __all__ as _op_names
 from xtvm.api.tir.stmt import (
     AccessPtr,
     Buffer,
@@ -21,6 +26,8 @@ from xtvm.api.tir.stmt import (
 )
 
 __all__ = [
+    *_op_names,
+    "Var",
     "AccessPtr",
     "Buffer",
     "BufferLoad",

@@ -1,0 +1,182 @@
+"""TVM's scalar operators of `tvm.tir` (also under `tvm.te`): constants, the division
+family, intrinsic calls by name and pure extern calls of C math functions.
+
+`call_intrin(dtype, "tir.exp", x)` and `call_pure_extern(dtype, "expf", x)` map TVM's names
+to xtvm's intrinsics; a name xtvm has no intrinsic for is a TVMError (xtvm does not call
+arbitrary C functions from a compute body).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from xtvm.api.error import TVMError
+from xtvm.api.te import expr as te_expr
+from xtvm.api.te.expr import (
+    Call,
+    Cast,
+    Const,
+    FloatImm,
+    IntImm,
+    PrimExpr,
+    Select,
+    abs,
+    all,
+    any,
+    as_expr,
+    ceil,
+    const,
+    div,
+    dtype_name,
+    erf,
+    exp,
+    floor,
+    floordiv,
+    floormod,
+    fmod,
+    if_then_else,
+    indexdiv,
+    indexmod,
+    log,
+    make_const,
+    popcount,
+    power,
+    rsqrt,
+    sigmoid,
+    sqrt,
+    tanh,
+    truncdiv,
+    truncmod,
+)
+
+
+def _binary_call(name: str) -> Callable[[object, object], PrimExpr]:
+    def call(a: object, b: object) -> PrimExpr:
+        if name == "power":
+            return power(a, b)
+        if name == "fmod":
+            return fmod(a, b)
+        return getattr(te_expr, name)(a, b)  # max / min of two values
+
+    return call
+
+
+# TVM's intrinsic names (`tir.exp`, and the bare C names of pure externs) -> xtvm's.
+UNARY: dict[str, Callable[[object], PrimExpr]] = {
+    "exp": exp,
+    "log": log,
+    "sqrt": sqrt,
+    "rsqrt": rsqrt,
+    "tanh": tanh,
+    "sigmoid": sigmoid,
+    "erf": erf,
+    "fabs": abs,
+    "abs": abs,
+    "floor": floor,
+    "ceil": ceil,
+    "popcount": popcount,
+}
+BINARY: dict[str, Callable[[object, object], PrimExpr]] = {
+    "pow": _binary_call("power"),
+    "power": _binary_call("power"),
+    "fmod": _binary_call("fmod"),
+    "fmax": _binary_call("max"),
+    "fmin": _binary_call("min"),
+}
+
+
+def _call_by_name(kind: str, dtype: str, name: str, args: tuple[object, ...]) -> PrimExpr:
+    base = name.removeprefix("tir.")
+    if base not in UNARY and base not in BINARY and base.endswith("f"):
+        base = base[:-1]  # C's float variants: expf, powf, fabsf
+    if base in UNARY and len(args) == 1:
+        result = UNARY[base](args[0])
+    elif base in BINARY and len(args) == 2:
+        result = BINARY[base](args[0], args[1])
+    else:
+        known = ", ".join(sorted([*UNARY, *BINARY]))
+        raise TVMError(
+            f"{kind} '{name}' with {len(args)} arguments is not supported: xtvm has "
+            f"intrinsics for {known} (and their C float variants), not arbitrary calls"
+        )
+    want = dtype_name(dtype)
+    return result if result.dtype == want else Cast(want, result)
+
+
+def call_intrin(dtype: str, func_name: str, *args: object) -> PrimExpr:
+    """An intrinsic by TVM's name: `call_intrin("float32", "tir.exp", x)`."""
+    return _call_by_name("intrinsic", dtype, func_name, args)
+
+
+def call_pure_extern(dtype: str, func_name: str, *args: object) -> PrimExpr:
+    """A side-effect-free C math function: `call_pure_extern("float32", "expf", x)`."""
+    return _call_by_name("extern function", dtype, func_name, args)
+
+
+def call_llvm_pure_intrin(dtype: str, name: str, *args: object) -> PrimExpr:
+    """An LLVM intrinsic by name (`llvm.exp`); TVM's optional argument count is skipped."""
+    values = args[1:] if args and isinstance(args[0], int | Const) else args
+    return _call_by_name("LLVM intrinsic", dtype, name.removeprefix("llvm."), values)
+
+
+def max_value(dtype: str) -> Const:
+    """The largest value of `dtype`."""
+    dtype = dtype_name(dtype)
+    if dtype.startswith("float"):
+        return FloatImm(dtype, float(np.finfo(dtype).max))
+    return IntImm(dtype, 1 if dtype == "bool" else int(np.iinfo(dtype).max))
+
+
+def min_value(dtype: str) -> Const:
+    """The smallest value of `dtype`."""
+    dtype = dtype_name(dtype)
+    if dtype.startswith("float"):
+        return FloatImm(dtype, float(np.finfo(dtype).min))
+    return IntImm(dtype, 0 if dtype == "bool" else int(np.iinfo(dtype).min))
+
+
+def infinity(dtype: str) -> Const:
+    return FloatImm(dtype, float("inf"))
+
+
+__all__ = [
+    "Call",
+    "Cast",
+    "FloatImm",
+    "IntImm",
+    "Select",
+    "abs",
+    "all",
+    "any",
+    "as_expr",
+    "call_intrin",
+    "call_llvm_pure_intrin",
+    "call_pure_extern",
+    "ceil",
+    "const",
+    "div",
+    "erf",
+    "exp",
+    "floor",
+    "floordiv",
+    "floormod",
+    "fmod",
+    "if_then_else",
+    "indexdiv",
+    "indexmod",
+    "infinity",
+    "log",
+    "make_const",
+    "max_value",
+    "min_value",
+    "popcount",
+    "power",
+    "rsqrt",
+    "sigmoid",
+    "sqrt",
+    "tanh",
+    "truncdiv",
+    "truncmod",
+]
