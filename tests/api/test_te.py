@@ -185,12 +185,14 @@ def test_invalid_schedules_are_clear_errors() -> None:
         s[C].fuse(j, s[C].leaf_iter_vars[0])
     with pytest.raises(ValueError, match=r"te\.thread_axis"):
         s[C].bind(j, j)
-    with pytest.raises(ValueError, match="cannot be computed at itself"):
-        s[C].compute_at(s[C], j)
     with pytest.raises(ValueError, match="placeholders first"):
         tvm.lower(s, [C, A, B])
     with pytest.raises(ValueError, match="placeholder B is read but missing"):
         tvm.lower(s, [A, C])
+    # As in TVM, an impossible attachment is an error of tvm.lower (a TVMError).
+    s[C].compute_at(s[C], j)
+    with pytest.raises(tvm.error.TVMError, match="cannot compute stage 'C' at itself"):
+        tvm.lower(s, [A, B, C])
 
 
 def test_inlining_a_reduction_is_a_located_error() -> None:
@@ -367,8 +369,6 @@ def test_schedule_primitive_errors() -> None:
     D = te.compute((8, 8), lambda i, j: C[i, j] + 1.0, name="D")
     E = te.compute((8, 8), lambda i, j: A[i, j] * 2.0, name="E")
     s = te.create_schedule([D.op, E.op])
-    with pytest.raises(ValueError, match="stage E does not read C; compute_at needs a consumer"):
-        s[C].compute_at(s[E], E.op.axis[0])
     with pytest.raises(ValueError, match="k is not a loop of stage D"):
         s[C].compute_at(s[D], C.op.reduce_axis[0])
     s[D].bind(D.op.axis[0], te.thread_axis("threadIdx.x"))
@@ -382,6 +382,11 @@ def test_schedule_primitive_errors() -> None:
         s.cache_write(D, "local")
     with pytest.raises(ValueError, match="not a data-parallel root axis"):
         s[C].storage_align(C.op.reduce_axis[0], 8, 1)
+    # As in TVM, computing a stage at one that does not read it fails in tvm.lower.
+    s = te.create_schedule([D.op, E.op])
+    s[C].compute_at(s[E], E.op.axis[0])
+    with pytest.raises(tvm.error.TVMError, match="stage 'E' does not read stage 'C'"):
+        tvm.lower(s, [A, _, D, E])
 
 
 def test_registered_scope_is_accepted() -> None:

@@ -523,6 +523,17 @@ class TensorizeOp(PrimitiveOp):
     intrin = prop_def(StringAttr)
 
 
+@irdl_op_definition
+class SetScopeOp(PrimitiveOp):
+    """Keep the stage's buffer in storage scope `scope` (TVM's `s[B].set_scope`)."""
+
+    name = "te.set_scope"
+    scope = prop_def(StringAttr)
+
+    def verify_(self) -> None:
+        check_scope(self, self.scope.data)
+
+
 def check_scope(op: Operation, scope: str) -> None:
     if not is_memory_scope(scope):
         known = ", ".join(sorted(MEMORY_SCOPES))
@@ -642,6 +653,7 @@ Te = Dialect(
         StorageAlignOp,
         PragmaOp,
         TensorizeOp,
+        SetScopeOp,
         CacheReadOp,
         CacheWriteOp,
     ],

@@ -273,6 +273,8 @@ def apply_primitive(stage: Stage, op: te.PrimitiveOp) -> None:
         stage.attach = "inline"
     elif isinstance(op, te.ComputeRootOp):
         stage.attach = "root"
+    elif isinstance(op, te.SetScopeOp):
+        stage.scope = op.scope.data
     else:
         raise located_error(op, f"'{op.name}' is not supported by convert-te-to-tir")
 
@@ -661,8 +663,6 @@ class KernelLowering:
             stage = self.by_value.get(value)
             if stage is None:
                 raise located_error(ret, "a te kernel returns tensors its te.compute ops define")
-            if stage.inline:
-                raise located_error(ret, f"output stage '{stage.name}' cannot be inlined")
             if stage.align:
                 _, _, align_op = next(iter(stage.align.values()))
                 raise located_error(
@@ -680,7 +680,9 @@ class KernelLowering:
                 self.placements[stage.name] = Placement(buffer)
                 self.deallocs.append((builder, buffer))
         for stage in self.order:
-            if stage.attach == "root":
+            # an inlined stage that is also an output is inlined into its readers and
+            # computed into its argument as well
+            if stage.attach == "root" or (stage.inline and stage.value in self.outputs):
                 self.emit_stage(stage, builder, None)
         for scope_builder, buffer in self.deallocs:
             scope_builder.add(memref.DeallocOp.get(buffer))

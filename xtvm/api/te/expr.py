@@ -189,6 +189,24 @@ def make_const(value: Number, dtype: str) -> Const:
     return IntImm(dtype, int(value))
 
 
+@dataclass(frozen=True)
+class StringImm:
+    """A string constant (a pragma key); equal to the Python string it holds."""
+
+    value: str
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, StringImm):
+            return self.value == other.value
+        return self.value == other
+
+    def __hash__(self) -> int:
+        return hash(self.value)
+
+    def __str__(self) -> str:
+        return self.value
+
+
 @dataclass(eq=False)
 class Var(PrimExpr):
     """A scalar variable (`te.var`); iteration variables are `IterVar`s."""
@@ -312,6 +330,16 @@ class IterVar(PrimExpr):
     DATA_PAR = 0
     THREAD_INDEX = 1
     COMM_REDUCE = 2
+    # TVM's names of the iteration types (`IterVar.Vectorized`: what a primitive made a loop)
+    DataPar = 0
+    ThreadIndex = 1
+    CommReduce = 2
+    Ordered = 3
+    DimInfo = 4
+    Unrolled = 5
+    Vectorized = 6
+    Parallelized = 7
+    Tensorized = 8
 
     def __init__(self, extent: Extent, name: str, iter_type: int = 0, thread_tag: str = "") -> None:
         self.dom = Range(0, extent)
@@ -329,26 +357,36 @@ class IterVar(PrimExpr):
 
 
 class Operation:
-    """What defines a tensor: a placeholder or a compute."""
+    """What defines tensors: a placeholder, a compute (one tensor or several) or a scan."""
 
     name: str
+    outputs: list[Tensor]
 
     def output(self, index: int) -> Tensor:
-        if index != 0:
-            raise IndexError(f"{self.name} has one output")
-        return self._output
+        if not 0 <= index < len(self.outputs):
+            raise IndexError(f"{self.name} has {len(self.outputs)} outputs, not {index + 1}")
+        return self.outputs[index]
 
-    _output: Tensor
+    @property
+    def _output(self) -> Tensor:
+        return self.outputs[0]
 
     @property
     def num_outputs(self) -> int:
-        return 1
+        return len(self.outputs)
+
+    @property
+    def output_names(self) -> list[str]:
+        """The te-dialect names of the outputs: the op's name, then `<name>.v1`, ..."""
+        return [self.name] + [f"{self.name}.v{k}" for k in range(1, len(self.outputs))]
 
 
 class PlaceholderOp(Operation):
     def __init__(self, name: str, shape: tuple[Extent, ...], dtype: str) -> None:
         self.name = name
-        self._output = Tensor(self, shape, dtype)
+        self.outputs = [Tensor(self, shape, dtype)]
+        self.shape = shape
+        self.dtype = dtype
 
     @property
     def input_tensors(self) -> list[Tensor]:
@@ -356,43 +394,52 @@ class PlaceholderOp(Operation):
 
 
 class ComputeOp(Operation):
+    """`te.compute`: one tensor per body, all over the same axes (TVM's multi-output compute
+    returns a tuple of values; xtvm lowers each output as a stage of its own, scheduled
+    alike)."""
+
     def __init__(
         self,
         name: str,
         tag: str,
         axis: list[IterVar],
-        body: PrimExpr,
+        body: PrimExpr | Sequence[PrimExpr],
         attrs: dict[str, Any] | None = None,
     ) -> None:
         self.name = name
         self.tag = tag
         self.axis = axis
-        self.body = body
+        self.bodies: list[PrimExpr] = [body] if isinstance(body, PrimExpr) else list(body)
+        self.body = self.bodies[0]
         self.attrs = dict(attrs or {})
-        self.reduce_axis = list(body.axes) if isinstance(body, Reduce) else []
-        self._output = Tensor(self, tuple(a.dom.extent for a in axis), body.dtype)
+        self.reduce_axis = list(self.body.axes) if isinstance(self.body, Reduce) else []
+        shape = tuple(a.dom.extent for a in axis)
+        self.outputs = [Tensor(self, shape, b.dtype, k) for k, b in enumerate(self.bodies)]
 
     @property
     def input_tensors(self) -> list[Tensor]:
         found: dict[int, Tensor] = {}
-        for node in walk(self.body):
-            if isinstance(node, Read):
-                found.setdefault(id(node.tensor), node.tensor)
+        for body in self.bodies:
+            for node in walk(body):
+                if isinstance(node, Read):
+                    found.setdefault(id(node.tensor), node.tensor)
         return list(found.values())
 
 
 class Tensor:
     """A tensor produced by an operation; `A[i, j]` or `A(i, j)` reads an element."""
 
-    def __init__(self, op: Operation, shape: tuple[Extent, ...], dtype: str) -> None:
+    def __init__(
+        self, op: Operation, shape: tuple[Extent, ...], dtype: str, value_index: int = 0
+    ) -> None:
         self.op = op
         self.shape = shape
         self.dtype = dtype
-        self.value_index = 0
+        self.value_index = value_index
 
     @property
     def name(self) -> str:
-        return self.op.name
+        return self.op.name if self.value_index == 0 else f"{self.op.name}.v{self.value_index}"
 
     @property
     def ndim(self) -> int:
@@ -513,7 +560,7 @@ def compute(
     name: str = "compute",
     tag: str = "",
     attrs: dict[str, Any] | None = None,
-) -> Tensor:
+) -> Any:
     """A tensor whose element at (i, j, ...) is `fcompute(i, j, ...)`; axes are named after
     fcompute's parameters, as in TVM."""
     dims = shape_of(shape, f"compute {name}")
@@ -524,12 +571,21 @@ def compute(
     ]
     names = params if len(params) == len(dims) else [f"i{k}" for k in range(len(dims))]
     axis = [IterVar(d, n) for d, n in zip(dims, names, strict=True)]
-    body = as_expr(fcompute(*axis), "float32")
-    if not isinstance(body, Reduce):
-        for node in walk(body):
-            if isinstance(node, Reduce):
-                raise ValueError(f"compute {name}: a reduction must be the whole body")
-    return ComputeOp(name, tag, axis, body, attrs).output(0)
+    value = fcompute(*axis)
+    values = list(value) if isinstance(value, list | tuple) else [value]
+    bodies = [as_expr(v, "float32") for v in values]
+    for body in bodies:
+        if isinstance(body, Reduce) and len(bodies) > 1:
+            raise TVMError(
+                f"compute {name}: a reduction of several outputs (te.comm_reducer over tuples) "
+                "is not supported"
+            )
+        if not isinstance(body, Reduce):
+            for node in walk(body):
+                if isinstance(node, Reduce):
+                    raise ValueError(f"compute {name}: a reduction must be the whole body")
+    op = ComputeOp(name, tag, axis, bodies, attrs)
+    return op.outputs[0] if len(bodies) == 1 else op.outputs
 
 
 def reduce_axis(dom: Sequence[Extent], name: str = "rv") -> IterVar:

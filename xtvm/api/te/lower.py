@@ -26,6 +26,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
+from xtvm.api.error import DiagnosticError
 from xtvm.api.ir_module import IRModule, api_context
 from xtvm.api.te.expr import (
     Binary,
@@ -46,6 +47,7 @@ from xtvm.api.te.expr import (
 )
 from xtvm.api.te.schedule import CachePrimitive, Schedule, post_order_ops
 from xtvm.dialects import te
+from xtvm.ir.diagnostics import DiagnosticError as LocatedError
 from xtvm.ir.numpy_types import element_type, index_literal, is_unsigned
 from xtvm.ir.verify import verify_diagnostics
 from xtvm.runtime.binding import ARG_DIMS_ATTR, BINARY_OPS, Dim, arg_dims_attr
@@ -331,12 +333,19 @@ def tensor_type(t: Tensor) -> TensorType:
     return TensorType(element_type(t.dtype), shape)
 
 
-def build_compute(op: ComputeOp, tensors: dict[int, SSAValue], sizes: ExprEmitter) -> te.ComputeOp:
-    """The te.compute of a Python compute operation; `sizes` emits its symbolic extents."""
-    out = op.output(0)
+def build_compute(
+    op: ComputeOp, tensors: dict[int, SSAValue], sizes: ExprEmitter, index: int = 0
+) -> te.ComputeOp:
+    """The te.compute of output `index` of a Python compute operation; `sizes` emits its
+    symbolic extents."""
+    out = op.output(index)
     dynamic = [sizes.emit(d, IndexType()) for d in out.shape if not isinstance(d, int)]
     compute = te.ComputeOp(
-        op.name, tensor_type(out), [a.name for a in op.axis], tag=op.tag or None, sizes=dynamic
+        op.output_names[index],
+        tensor_type(out),
+        [a.name for a in op.axis],
+        tag=op.tag or None,
+        sizes=dynamic,
     )
     block = compute.body.block
     axes = dict(sizes.values)
@@ -345,7 +354,7 @@ def build_compute(op: ComputeOp, tensors: dict[int, SSAValue], sizes: ExprEmitte
         arg.name_hint = sanitize(a.name)
     elem = element_type(out.dtype)
     emitter = ExprEmitter(block, axes, tensors)
-    body = op.body
+    body = op.bodies[index]
     if isinstance(body, Reduce):
         names = [a.name for a in body.axes]
         extents = [a.dom.extent for a in body.axes]
@@ -403,16 +412,16 @@ def schedule_to_module(s: Schedule, args: Sequence[Tensor | Var], name: str = "m
                 variables[id(extent)] = bound.result
     sizes = ExprEmitter(block, variables, tensors)
     for op in post_order_ops([t.op for t in outputs]):
-        out = op.output(0)
         if isinstance(op, PlaceholderOp):
-            if id(out) not in tensors:
+            if id(op.output(0)) not in tensors:
                 raise ValueError(f"placeholder {op.name} is read but missing from the arguments")
             continue
         assert isinstance(op, ComputeOp)
-        compute = build_compute(op, tensors, sizes)
-        compute.result.name_hint = sanitize(op.name)
-        block.add_op(compute)
-        tensors[id(out)] = compute.result
+        for index, out in enumerate(op.outputs):
+            compute = build_compute(op, tensors, sizes, index)
+            compute.result.name_hint = sanitize(op.output_names[index])
+            block.add_op(compute)
+            tensors[id(out)] = compute.result
     if s.primitives:
         block.add_op(te.ScheduleOp([schedule_op(p, tensors) for p in s.primitives]))
     block.add_op(func.ReturnOp(*[tensors[id(t)] for t in outputs]))
@@ -472,8 +481,11 @@ def lower(
     if binds:
         raise ValueError("lower: binds are not supported")
     module = schedule_to_module(s, args, name)
-    ConvertTeToTirPass().apply(api_context().xdsl_context, module)
-    TirTensorizePass().apply(api_context().xdsl_context, module)  # s[C].tensorize
+    try:
+        ConvertTeToTirPass().apply(api_context().xdsl_context, module)
+        TirTensorizePass().apply(api_context().xdsl_context, module)  # s[C].tensorize
+    except LocatedError as error:  # TVM raises its schedule errors here, as TVMErrors
+        raise DiagnosticError(error.diagnostics) from None
     diagnostics = verify_diagnostics(module, {})
     if diagnostics:
         raise RuntimeError("lowering produced invalid IR:\n" + "\n".join(map(str, diagnostics)))

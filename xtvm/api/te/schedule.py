@@ -13,13 +13,53 @@ built with the kernel (`CachePrimitive`).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from xdsl.dialects.builtin import StringAttr
 from xdsl.ir import Operation, SSAValue
 
-from xtvm.api.te.expr import ComputeOp, IterVar, Read, Tensor, substitute
+from xtvm.api.error import ScheduleError
+from xtvm.api.te.expr import ComputeOp, IterVar, Read, StringImm, Tensor, substitute
 from xtvm.api.te.expr import Operation as TeOperation
 from xtvm.dialects import te
+from xtvm.dialects.te import PrimitiveOp
+
+
+@dataclass(frozen=True)
+class Split:
+    """`s[C].split` made `outer` and `inner` of `parent` (an entry of `Stage.relations`)."""
+
+    parent: IterVar
+    outer: IterVar
+    inner: IterVar
+    factor: int | None
+    nparts: int | None
+
+
+@dataclass(frozen=True)
+class Fuse:
+    """`s[C].fuse` made `fused` of the adjacent axes `outer`, ..., `inner`."""
+
+    outer: IterVar
+    inner: IterVar
+    fused: IterVar
+
+
+@dataclass(frozen=True)
+class Singleton:
+    """`s[C].fuse()` with no axes made `iter`, a loop of one iteration (of a 0-d stage)."""
+
+    iter: IterVar
+
+
+@dataclass
+class IterVarAttr:
+    """What primitives said about a loop: `s[C].iter_var_attrs[xi].iter_type`."""
+
+    iter_type: int
+    pragma_keys: list[StringImm] = field(default_factory=list)
+    pragma_values: list[object] = field(default_factory=list)
+    tensor_intrin: object = None
 
 
 class Stage:
@@ -29,20 +69,41 @@ class Stage:
         self.op = op
         self.schedule = schedule
         self.leaf_iter_vars: list[IterVar] = [*op.axis, *op.reduce_axis]
+        self.all_iter_vars: list[IterVar] = list(self.leaf_iter_vars)
         self.tensor = op.output(0)  # what readers read, also once cache_write makes it a copy
         self.reads: list[Tensor] = op.input_tensors  # as cache_read/cache_write redirect them
         self.attach: str | tuple[Stage, IterVar] = "root"  # or "inline"
         self.scheduled = False
         self.threads: dict[str, IterVar] = {}
+        self.relations: list[Split | Fuse | Singleton] = []
+        self.iter_var_attrs: dict[IterVar, IterVarAttr] = {}
+        self.scope = ""
+
+    @property
+    def origin_op(self) -> TeOperation:
+        return self.op
 
     def _record(self, primitive: Operation) -> None:
+        """Record a primitive; an op of several outputs is one te.compute per output (named
+        `C`, `C.v1`, ...), each scheduled alike."""
         self.scheduled = True
         self.schedule.primitives.append(primitive)
+        for name in self.op.output_names[1:]:
+            assert isinstance(primitive, PrimitiveOp)
+            twin = primitive.clone()
+            twin.properties["stage"] = StringAttr(name)
+            self.schedule.primitives.append(twin)
+
+    def _attr(self, axis: IterVar) -> IterVarAttr:
+        return self.iter_var_attrs.setdefault(axis, IterVarAttr(axis.iter_type))
+
+    def _new_axes(self, *axes: IterVar) -> None:
+        self.all_iter_vars.extend(axes)
 
     def _check_leaf(self, axis: IterVar, what: str) -> None:
         if not any(axis is leaf for leaf in self.leaf_iter_vars):
             names = ", ".join(v.name for v in self.leaf_iter_vars)
-            raise ValueError(
+            raise ScheduleError(
                 f"{what}: {axis.name} is not a loop of stage {self.op.name} (loops: {names})"
             )
 
@@ -56,10 +117,10 @@ class Stage:
         """Split `parent` into (outer, inner) by an inner `factor` or an outer `nparts`."""
         self._check_leaf(parent, "split")
         if (factor is None) == (nparts is None):
-            raise ValueError("split: give exactly one of factor and nparts")
+            raise ScheduleError("split: give exactly one of factor and nparts")
         amount = int(factor if factor is not None else nparts)  # type: ignore[arg-type]
         if amount < 1:
-            raise ValueError(f"split: factor/nparts must be positive, got {amount}")
+            raise ScheduleError(f"split: factor/nparts must be positive, got {amount}")
         extent = parent.dom.extent
         divided = (
             -(-extent // amount) if isinstance(extent, int) else (extent + amount - 1) // amount
@@ -69,6 +130,8 @@ class Stage:
         outer = IterVar(outer_extent, f"{parent.name}.outer", parent.iter_type)
         inner = IterVar(inner_extent, f"{parent.name}.inner", parent.iter_type)
         self._replace([parent], [outer, inner])
+        self._new_axes(outer, inner)
+        self.relations.append(Split(parent, outer, inner, factor, nparts))
         props = te.properties_of(
             axis=parent.name, factor=factor, nparts=nparts, outer=outer.name, inner=inner.name
         )
@@ -88,7 +151,7 @@ class Stage:
         for axis in order:
             self._check_leaf(axis, "reorder")
         if len({id(a) for a in order}) != len(order):
-            raise ValueError("reorder: an axis appears twice")
+            raise ScheduleError("reorder: an axis appears twice")
         positions = sorted(
             next(i for i, v in enumerate(self.leaf_iter_vars) if v is a) for a in order
         )
@@ -97,48 +160,74 @@ class Stage:
         self._record(te.ReorderOp(self.op.name, **te.properties_of(order=[a.name for a in order])))
 
     def fuse(self, *axes: IterVar) -> IterVar:
-        """Fuse adjacent axes (outermost first) into one."""
+        """Fuse adjacent axes (outermost first) into one; one axis is returned as it is, and
+        no axis gives a loop of one iteration outside the others (TVM's singleton)."""
         for axis in axes:
             self._check_leaf(axis, "fuse")
-        if len(axes) < 2:
-            raise ValueError("fuse: give at least two axes")
+        if not axes:
+            singleton = IterVar(1, "singleton")
+            self.leaf_iter_vars.insert(0, singleton)
+            self._new_axes(singleton)
+            self.relations.append(Singleton(singleton))
+            return singleton
+        if len(axes) == 1:
+            return axes[0]
         first = next(i for i, v in enumerate(self.leaf_iter_vars) if v is axes[0])
         if [id(v) for v in self.leaf_iter_vars[first : first + len(axes)]] != [id(a) for a in axes]:
-            raise ValueError("fuse: the axes must be adjacent loops, outermost first")
+            raise ScheduleError(
+                "fuse: the axes must be adjacent loops, outermost first; loops are "
+                + ", ".join(v.name for v in self.leaf_iter_vars)
+            )
         extent = axes[0].dom.extent
         for axis in axes[1:]:
             extent = extent * axis.dom.extent
         fused = IterVar(extent, ".".join(a.name for a in axes) + ".fused", axes[0].iter_type)
         self._replace(list(axes), [fused])
+        self._new_axes(fused)
+        self.relations.append(Fuse(axes[0], axes[-1], fused))
         props = te.properties_of(axes=[a.name for a in axes], fused=fused.name)
         self._record(te.FuseOp(self.op.name, **props))
         return fused
 
-    def _annotate(self, op_class: type[te.AxisAnnotationOp], axis: IterVar, what: str) -> None:
+    def _annotate(
+        self, op_class: type[te.AxisAnnotationOp], axis: IterVar, what: str, iter_type: int
+    ) -> None:
         self._check_leaf(axis, what)
+        if axis.iter_type == IterVar.COMM_REDUCE and iter_type != IterVar.Unrolled:
+            raise ScheduleError(f"{what}: cannot {what} reduce axis {axis.name}")
+        self._attr(axis).iter_type = iter_type
+        if any(axis is r.iter for r in self.relations if isinstance(r, Singleton)):
+            return  # a loop of one iteration: nothing to mark
         self._record(op_class(self.op.name, **te.properties_of(axis=axis.name)))
 
     def parallel(self, axis: IterVar) -> None:
-        self._annotate(te.ParallelOp, axis, "parallel")
+        self._annotate(te.ParallelOp, axis, "parallel", IterVar.Parallelized)
 
     def vectorize(self, axis: IterVar) -> None:
-        self._annotate(te.VectorizeOp, axis, "vectorize")
+        self._annotate(te.VectorizeOp, axis, "vectorize", IterVar.Vectorized)
 
     def unroll(self, axis: IterVar) -> None:
-        self._annotate(te.UnrollOp, axis, "unroll")
+        self._annotate(te.UnrollOp, axis, "unroll", IterVar.Unrolled)
+
+    def set_scope(self, scope: str) -> None:
+        """Keep this stage's buffer in storage scope `scope` (`shared`, `local`, ...)."""
+        check_scope(scope)
+        self.scope = scope
+        self._record(te.SetScopeOp(self.op.name, **te.properties_of(scope=scope)))
 
     def bind(self, axis: IterVar, thread: IterVar) -> None:
         """Bind the loop of `axis` to a GPU thread axis; a thread binds one loop per stage."""
         self._check_leaf(axis, "bind")
         if thread.iter_type != IterVar.THREAD_INDEX:
-            raise ValueError("bind: the second argument must be a te.thread_axis")
+            raise ScheduleError("bind: the second argument must be a te.thread_axis")
         bound = self.threads.get(thread.thread_tag)
         if bound is not None and bound is not axis:
-            raise ValueError(
+            raise ScheduleError(
                 f"bind: {thread.thread_tag} is already bound to {bound.name} of stage "
                 f"{self.op.name}"
             )
         self.threads[thread.thread_tag] = axis
+        self._attr(axis).iter_type = IterVar.THREAD_INDEX
         self._record(
             te.BindOp(self.op.name, **te.properties_of(axis=axis.name, thread=thread.thread_tag))
         )
@@ -146,6 +235,12 @@ class Stage:
     def pragma(self, var: IterVar, pragma_type: str, pragma_value: int | str | None = None) -> None:
         """Annotate the loop of `var` with `pragma_<pragma_type>` (value 1 when none is given)."""
         self._check_leaf(var, "pragma")
+        attr = self._attr(var)
+        attr.pragma_keys.append(StringImm(pragma_type))
+        attr.pragma_values.append(pragma_value)
+        if pragma_type in PRAGMA_ITER_TYPES:  # TVM's pragma spellings of the loop kinds
+            getattr(self, pragma_type)(var)
+            return
         props = te.properties_of(axis=var.name, key=pragma_type, value=pragma_value)
         self._record(te.PragmaOp(self.op.name, **props))
 
@@ -156,18 +251,20 @@ class Stage:
         self._check_leaf(var, "tensorize")
         from xtvm.api.te.tensor_intrin import registry_name
 
+        attr = self._attr(var)
+        attr.iter_type, attr.tensor_intrin = IterVar.Tensorized, tensor_intrin
         props = te.properties_of(axis=var.name, intrin=registry_name(tensor_intrin))
         self._record(te.TensorizeOp(self.op.name, **props))
 
     def storage_align(self, axis: IterVar, factor: int, offset: int) -> None:
         """Pad the stride of `axis`'s buffer dimension to `factor * k + offset` (bank conflicts)."""
         if not any(axis is a for a in self.op.axis):
-            raise ValueError(
+            raise ScheduleError(
                 f"storage_align: {axis.name} is not a data-parallel root axis of stage "
                 f"{self.op.name}"
             )
         if factor < 1 or not 0 <= offset < factor:
-            raise ValueError(
+            raise ScheduleError(
                 f"storage_align: need factor >= 1 and 0 <= offset < factor, got {factor}, {offset}"
             )
         props = te.properties_of(axis=axis.name, factor=factor, offset=offset)
@@ -183,15 +280,9 @@ class Stage:
 
     def compute_at(self, parent: Stage, scope: IterVar) -> None:
         """Compute this stage inside loop `scope` of `parent`, which must read it, over the
-        region `parent` reads in one iteration of that loop."""
-        if parent is self:
-            raise ValueError(f"compute_at: stage {self.op.name} cannot be computed at itself")
+        region `parent` reads in one iteration of that loop. As in TVM, an attachment that
+        cannot be (at itself, at a stage that does not read it) fails in `tvm.lower`."""
         parent._check_leaf(scope, "compute_at")
-        if not any(self.tensor is t for t in self.schedule.reads_through_inlined(parent)):
-            raise ValueError(
-                f"compute_at: stage {parent.op.name} does not read {self.op.name}; compute_at "
-                "needs a consumer"
-            )
         self.attach = (parent, scope)
         props = te.properties_of(parent=parent.op.name, axis=scope.name)
         self._record(te.ComputeAtOp(self.op.name, **props))
@@ -219,6 +310,10 @@ class Schedule:
                 stage = Stage(op, self)
                 self.stages.append(stage)
                 self._by_op[id(op)] = stage
+
+    def normalize(self) -> Schedule:
+        """TVM rebases loops to start at 0 here; xtvm's always do."""
+        return self
 
     def __getitem__(self, key: Tensor | TeOperation) -> Stage:
         op = key.op if isinstance(key, Tensor) else key
@@ -256,7 +351,7 @@ class Schedule:
         reader_stages = [self[r] for r in readers]
         for reader in reader_stages:
             if not any(tensor is t for t in reader.reads):
-                raise ValueError(f"cache_read: {reader.op.name} does not read {tensor.name}")
+                raise ScheduleError(f"cache_read: {reader.op.name} does not read {tensor.name}")
         axes = [IterVar(d, f"ax{k}") for k, d in enumerate(tensor.shape)]
         op = ComputeOp(
             self._fresh_name(f"{tensor.name}.{scope}"), "", axes, Read(tensor, tuple(axes))
@@ -284,7 +379,7 @@ class Schedule:
             tensor = tensor[0]
         stage = self[tensor]
         if stage.scheduled:
-            raise ValueError(
+            raise ScheduleError(
                 f"cache_write: call it before the other primitives of stage {stage.op.name}"
             )
         original = stage.op
@@ -310,10 +405,13 @@ class Schedule:
         return cache
 
 
+PRAGMA_ITER_TYPES = ("vectorize", "unroll", "parallel")
+
+
 def check_scope(scope: str) -> None:
     if not te.is_memory_scope(scope):
         known = ", ".join(sorted(te.MEMORY_SCOPES))
-        raise ValueError(
+        raise ScheduleError(
             f"unknown storage scope '{scope}' (known: {known}); a target declares its own with "
             "xtvm.dialects.te.register_memory_scope"
         )
