@@ -7,6 +7,9 @@ re-raises the located diagnostics of its passes as `DiagnosticError`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from xtvm.ir.diagnostics import Diagnostic
 from xtvm.ir.diagnostics import DiagnosticError as LocatedError
 
 
@@ -16,6 +19,9 @@ class TVMError(RuntimeError):
 
 class DiagnosticError(TVMError, LocatedError):
     """A located error of the compiler (a pass or the verifier) met through the TVM API."""
+
+    def __init__(self, diagnostics: Diagnostic | Sequence[Diagnostic]) -> None:
+        LocatedError.__init__(self, diagnostics)
 
 
 class ScheduleError(TVMError, ValueError):

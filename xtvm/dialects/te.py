@@ -72,6 +72,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Dialect, Operation, Region, SSAValue
 from xdsl.irdl import (
+    AttrSizedOperandSegments,
     IRDLOperation,
     ParsePropInAttrDict,
     VarConstraint,
@@ -84,6 +85,7 @@ from xdsl.irdl import (
     result_def,
     traits_def,
     var_operand_def,
+    var_result_def,
 )
 from xdsl.traits import HasParent, IsTerminator, NoTerminator
 from xdsl.utils.exceptions import VerifyException
@@ -227,6 +229,64 @@ class ComputeOp(IRDLOperation):
                 raise VerifyException(
                     f"'{self.name}' op: a te.reduce must be the value the body yields"
                 )
+
+
+@irdl_op_definition
+class ScanOp(IRDLOperation):
+    """A recurrence over the first dimension (TVM's `te.scan`): each result `k` is
+    `init_k` for the first rows, then row `t` is row `t` of the body's `k`-th yielded tensor.
+
+    The body's block arguments are the states (the results as the body reads them, rows
+    before `t` only); its te.compute ops are the stages computed once per `t` (the update
+    stages and those between the states and them), whose first axis is `t`.
+
+        %S = "te.scan"(%init, %m, %n) ({
+        ^bb0(%state: tensor<?x?xf32>):
+          %u = te.compute "update" (%m, %n) { ... te.read %state[%t1, %i] ... } : ...
+          te.yield %u : tensor<?x?xf32>
+        }) {name = "scan", operandSegmentSizes = array<i32: 1, 2>} : (...) -> tensor<?x?xf32>
+    """
+
+    name = "te.scan"
+    inits = var_operand_def(TensorType)
+    sizes = var_operand_def(IndexType)
+    outs = var_result_def(TensorType)
+    stage_name = prop_def(StringAttr, prop_name="name")
+    body = region_def("single_block")
+
+    irdl_options = (AttrSizedOperandSegments(),)
+
+    def __init__(
+        self,
+        name: str,
+        inits: Sequence[SSAValue],
+        result_types: Sequence[TensorType],
+        sizes: Sequence[SSAValue] = (),
+    ) -> None:
+        super().__init__(
+            operands=[list(inits), list(sizes)],
+            result_types=[list(result_types)],
+            properties={"name": StringAttr(name)},
+            regions=[Region(Block(arg_types=list(result_types)))],
+        )
+
+    def verify_(self) -> None:
+        block = self.body.block
+        if [a.type for a in block.args] != [r.type for r in self.outs]:
+            raise VerifyException(f"'{self.name}' op body must take one state per result")
+        if len(self.inits) != len(self.outs):
+            raise VerifyException(f"'{self.name}' op needs one init per result")
+        last = block.last_op
+        if not isinstance(last, YieldOp) or len(last.values) != len(self.outs):
+            raise VerifyException(
+                f"'{self.name}' op body must end with a te.yield of one update per result"
+            )
+        dynamic = sum(1 for r in self.outs for d in r.type.get_shape() if d < 0)  # type: ignore[attr-defined]
+        if len(self.sizes) != dynamic:
+            raise VerifyException(
+                f"'{self.name}' op has {len(self.sizes)} size operands for {dynamic} dynamic "
+                "dimensions of its results"
+            )
 
 
 @irdl_op_definition
@@ -634,6 +694,7 @@ Te = Dialect(
     [
         # Compute definitions
         ComputeOp,
+        ScanOp,
         ReduceOp,
         ReadOp,
         YieldOp,

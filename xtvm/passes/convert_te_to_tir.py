@@ -148,6 +148,7 @@ class Stage:
     threads: dict[str, str] = field(default_factory=dict)  # thread tag -> axis
     tensorize: tuple[str, te.TensorizeOp] | None = None  # the tensorized axis
     scheduled: bool = False
+    scan: te.ScanOp | None = None  # the scan whose state this is (its loop nest is the scan's)
 
     def __post_init__(self) -> None:
         for name in [*self.roots, *self.reduce_roots]:
@@ -644,6 +645,8 @@ class KernelLowering:
         for op in old.ops:
             if isinstance(op, te.ComputeOp):
                 self.add_stage(self.compute_stage(op), len(self.order))
+            elif isinstance(op, te.ScanOp):
+                self.add_scan(op)
             elif isinstance(op, te.ScheduleOp):
                 schedules.append(op)
             elif isinstance(op, te.DimOp):
@@ -682,7 +685,10 @@ class KernelLowering:
         for stage in self.order:
             # an inlined stage that is also an output is inlined into its readers and
             # computed into its argument as well
-            if stage.attach == "root" or (stage.inline and stage.value in self.outputs):
+            if stage.scan is not None:
+                if stage.value is stage.scan.outs[0]:
+                    self.emit_scan(stage.scan, builder)
+            elif stage.attach == "root" or (stage.inline and stage.value in self.outputs):
                 self.emit_stage(stage, builder, None)
         for scope_builder, buffer in self.deallocs:
             scope_builder.add(memref.DeallocOp.get(buffer))
@@ -723,6 +729,75 @@ class KernelLowering:
             reduce_roots=reduce_roots,
             reduce_extents=reduce_extents,
         )
+
+    def add_scan(self, op: te.ScanOp) -> None:
+        """Stages of a te.scan: its body's computes, emitted once per step (attach "scan"),
+        then one per state, whose buffer the body reads its block arguments from."""
+        for inner in op.body.block.ops:
+            if isinstance(inner, te.ComputeOp):
+                stage = self.compute_stage(inner)
+                stage.attach = "scan"
+                self.add_stage(stage, len(self.order))
+            elif not isinstance(inner, te.YieldOp):
+                raise located_error(inner, "a te.scan body holds te.compute ops only")
+        sizes = iter(self.values[s] for s in op.sizes)
+        name = op.stage_name.data
+        for k, (result, state) in enumerate(zip(op.outs, op.body.block.args, strict=True)):
+            typ = result.type
+            assert isinstance(typ, TensorType)
+            extents: list[Extent] = [d if d >= 0 else next(sizes) for d in typ.get_shape()]
+            roots = [f"ax{d}" for d in range(len(extents))]
+            stage = Stage(name if k == 0 else f"{name}.v{k}", result, op, roots, extents, None)
+            stage.scan = op
+            self.add_stage(stage, len(self.order))
+            self.by_value[state] = stage
+
+    def emit_scan(self, op: te.ScanOp, builder: BlockBuilder) -> None:
+        """Copy the inits into the states' first rows, then one loop over the remaining rows
+        whose body emits the scan's stages over row `t` (the yielded ones into the states)."""
+        states = [self.by_value[r] for r in op.outs]
+        for state, init in zip(states, op.inits, strict=True):
+            copy = Stage(
+                f"{state.name}.init",
+                state.value,
+                op,
+                [f"{state.name}.init.ax{d}" for d in range(len(state.extents))],
+                self.extents_of(init),
+                None,
+                source=init,
+            )
+            self.placements[copy.name] = self.placements[state.name]
+            self.emit_stage(copy, builder, None)
+        first = self.extents_of(op.inits[0])[0]
+        rows = states[0].extents[0]
+        if isinstance(first, int) and isinstance(rows, int):
+            trip: Extent = rows - first
+        else:
+            trip = builder.add(arith.SubiOp(builder.index(rows), builder.index(first)))
+        step, body = builder.loop(trip, f"{op.stage_name.data}.idx")
+        t = body.offset(step, None if first == 0 else body.index(first))
+        updates = dict(zip(op.body.block.last_op.operands, states, strict=True))  # type: ignore[union-attr]
+        for stage in self.order:
+            if (
+                stage.attach != "scan"
+                or stage.compute is None
+                or stage.compute.parent_op() is not op
+            ):
+                continue
+            rank = len(stage.extents)
+            box = Box(
+                [Lin.of(t), *[Lin()] * (rank - 1)],
+                [t, *[None] * (rank - 1)],
+                [1, *stage.extents[1:]],
+                [False] * rank,
+            )
+            if stage.value in updates:
+                self.placements[stage.name] = self.placements[updates[stage.value].name]
+            else:
+                buffer = self.allocate(stage, box.extents, body)
+                self.deallocs.append((body, buffer))
+                self.placements[stage.name] = Placement(buffer, box.starts)
+            self.emit_stage(stage, body, box)
 
     def add_stage(self, stage: Stage, position: int) -> None:
         if stage.name in self.stages:
@@ -824,8 +899,7 @@ class KernelLowering:
     def direct_reads(self, stage: Stage) -> list[SSAValue]:
         """The tensors `stage`'s body reads (through its redirects)."""
         if stage.compute is None:
-            assert stage.source is not None
-            return [stage.resolve(stage.source)]
+            return [] if stage.source is None else [stage.resolve(stage.source)]
         return [
             stage.resolve(op.tensor)
             for op in stage.compute.body.walk()

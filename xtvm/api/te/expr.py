@@ -309,7 +309,7 @@ Extent = int | PrimExpr  # a dimension: static, or an expression of te.vars
 
 @dataclass(frozen=True)
 class Range:
-    min: int
+    min: Extent
     extent: Extent
 
 
@@ -424,6 +424,37 @@ class ComputeOp(Operation):
                 if isinstance(node, Read):
                     found.setdefault(id(node.tensor), node.tensor)
         return list(found.values())
+
+
+class ScanOp(Operation):
+    """`te.scan`: tensors defined row by row over their first dimension (the scan axis).
+
+    Rows below the inits' first extent are the inits'; row `t` after that is row `t` of the
+    updates, which read earlier rows through the state placeholders.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        tag: str,
+        init: list[Tensor],
+        update: list[Tensor],
+        state_placeholder: list[Tensor],
+    ) -> None:
+        self.name = name
+        self.tag = tag
+        self.init = init
+        self.update = update
+        self.state_placeholder = state_placeholder
+        self.scan_axis = IterVar(update[0].shape[0], f"{name}.idx")
+        self.scan_axis.dom = Range(init[0].shape[0], update[0].shape[0])  # type: ignore[arg-type]
+        self.axis: list[IterVar] = [self.scan_axis]
+        self.reduce_axis: list[IterVar] = []
+        self.outputs = [Tensor(self, p.shape, p.dtype, k) for k, p in enumerate(state_placeholder)]
+
+    @property
+    def input_tensors(self) -> list[Tensor]:
+        return [*self.init, *self.update]
 
 
 class Tensor:
@@ -586,6 +617,38 @@ def compute(
                     raise ValueError(f"compute {name}: a reduction must be the whole body")
     op = ComputeOp(name, tag, axis, bodies, attrs)
     return op.outputs[0] if len(bodies) == 1 else op.outputs
+
+
+def scan(
+    init: Tensor | Sequence[Tensor],
+    update: Tensor | Sequence[Tensor],
+    state_placeholder: Tensor | Sequence[Tensor],
+    inputs: Sequence[Tensor] | None = None,
+    name: str = "scan",
+    tag: str = "",
+    attrs: dict[str, Any] | None = None,
+) -> Any:
+    """A recurrence over the first dimension (TVM's `te.scan`); one tensor per state.
+
+    `update` computes row `t` of each state reading rows before `t` through
+    `state_placeholder`; the first `init.shape[0]` rows are `init`'s.
+    """
+    inits = [init] if isinstance(init, Tensor) else list(init)
+    updates = [update] if isinstance(update, Tensor) else list(update)
+    states = (
+        [state_placeholder] if isinstance(state_placeholder, Tensor) else list(state_placeholder)
+    )
+    if not len(inits) == len(updates) == len(states):
+        raise TVMError("scan: give as many inits and updates as state placeholders")
+    for k, (i, u, p) in enumerate(zip(inits, updates, states, strict=True)):
+        if not isinstance(p.op, PlaceholderOp):
+            raise TVMError(f"scan: state {k} must be a te.placeholder")
+        if len(u.shape) != len(p.shape) or len(i.shape) != len(p.shape):
+            raise TVMError(f"scan: init, update and state {k} must have the same rank")
+        if not i.dtype == u.dtype == p.dtype:
+            raise TVMError(f"scan: init, update and state {k} must have one dtype")
+    op = ScanOp(name, tag, inits, updates, states)
+    return op.outputs[0] if len(states) == 1 else op.outputs
 
 
 def reduce_axis(dom: Sequence[Extent], name: str = "rv") -> IterVar:

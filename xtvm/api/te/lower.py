@@ -26,7 +26,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
-from xtvm.api.error import DiagnosticError
+from xtvm.api.error import DiagnosticError, TVMError
 from xtvm.api.ir_module import IRModule, api_context
 from xtvm.api.te.expr import (
     Binary,
@@ -40,11 +40,13 @@ from xtvm.api.te.expr import (
     PrimExpr,
     Read,
     Reduce,
+    ScanOp,
     Select,
     Tensor,
     Var,
     walk,
 )
+from xtvm.api.te.expr import Operation as TeOperation
 from xtvm.api.te.schedule import CachePrimitive, Schedule, post_order_ops
 from xtvm.dialects import te
 from xtvm.ir.diagnostics import DiagnosticError as LocatedError
@@ -379,6 +381,61 @@ def build_compute(
     return compute
 
 
+def add_computes(
+    op: ComputeOp, block: Block, tensors: dict[int, SSAValue], sizes: ExprEmitter
+) -> None:
+    """The te.compute ops of `op` (one per output) at the end of `block`."""
+    for index, out in enumerate(op.outputs):
+        compute = build_compute(op, tensors, sizes, index)
+        compute.result.name_hint = sanitize(op.output_names[index])
+        block.add_op(compute)
+        tensors[id(out)] = compute.result
+
+
+def scan_bodies(ops: Sequence[TeOperation]) -> set[int]:
+    """The ops (by id) inside scans: their state placeholders, and the computes that read a
+    state directly or through another such compute (TVM's scan body)."""
+    inside: set[int] = set()
+    for op in ops:
+        if isinstance(op, ScanOp):
+            inside.update(id(p.op) for p in op.state_placeholder)
+    for op in ops:  # producers first, so one pass finds the chains
+        if isinstance(op, ComputeOp) and any(id(t.op) in inside for t in op.input_tensors):
+            inside.add(id(op))
+    return inside
+
+
+def build_scan(
+    op: ScanOp, tensors: dict[int, SSAValue], sizes: ExprEmitter, in_scans: set[int]
+) -> te.ScanOp:
+    """The te.scan of `op`: its states are block arguments, its body stages built inside."""
+    types = [tensor_type(t) for t in op.outputs]
+    dynamic = [
+        sizes.emit(d, IndexType()) for t in op.outputs for d in t.shape if not isinstance(d, int)
+    ]
+    inits = []
+    for init in op.init:
+        if id(init) not in tensors:
+            raise ValueError(f"scan {op.name}: init {init.name} is not computed before it")
+        inits.append(tensors[id(init)])
+    scan = te.ScanOp(op.name, inits, types, dynamic)
+    body = scan.body.block
+    for state, arg in zip(op.state_placeholder, body.args, strict=True):
+        arg.name_hint = sanitize(f"{op.name}.state")
+        tensors[id(state)] = arg
+    for inner in post_order_ops([u.op for u in op.update]):
+        if id(inner) in in_scans and isinstance(inner, ComputeOp):
+            add_computes(inner, body, tensors, sizes)
+    missing = [u.name for u in op.update if id(u) not in tensors]
+    if missing:
+        raise TVMError(f"scan {op.name}: update {', '.join(missing)} does not read a state")
+    body.add_op(te.YieldOp(*[tensors[id(u)] for u in op.update]))
+    for out, result in zip(op.outputs, scan.outs, strict=True):
+        result.name_hint = sanitize(out.name)
+        tensors[id(out)] = result
+    return scan
+
+
 def sanitize(name: str) -> str:
     cleaned = "".join(c if c.isalnum() or c in "_$.-" else "_" for c in name)
     return cleaned if cleaned and not cleaned[0].isdigit() else f"v{cleaned}"
@@ -391,7 +448,7 @@ def schedule_to_module(s: Schedule, args: Sequence[Tensor | Var], name: str = "m
     symbolic variables to pass as `index` arguments) first, then outputs.
     """
     inputs = [t for t in args if isinstance(t, Var) or isinstance(t.op, PlaceholderOp)]
-    outputs = [t for t in args if isinstance(t, Tensor) and isinstance(t.op, ComputeOp)]
+    outputs = [t for t in args if isinstance(t, Tensor) and isinstance(t.op, ComputeOp | ScanOp)]
     if list(args) != inputs + outputs:
         raise ValueError("list the placeholders first, then the computed outputs")
     if not outputs:
@@ -411,17 +468,20 @@ def schedule_to_module(s: Schedule, args: Sequence[Tensor | Var], name: str = "m
                 block.add_op(bound)
                 variables[id(extent)] = bound.result
     sizes = ExprEmitter(block, variables, tensors)
-    for op in post_order_ops([t.op for t in outputs]):
+    ops = post_order_ops([t.op for t in outputs])
+    in_scans = scan_bodies(ops)
+    for op in ops:
+        if id(op) in in_scans:
+            continue  # a state, or a stage computed once per step inside its scan
         if isinstance(op, PlaceholderOp):
             if id(op.output(0)) not in tensors:
                 raise ValueError(f"placeholder {op.name} is read but missing from the arguments")
             continue
+        if isinstance(op, ScanOp):
+            block.add_op(build_scan(op, tensors, sizes, in_scans))
+            continue
         assert isinstance(op, ComputeOp)
-        for index, out in enumerate(op.outputs):
-            compute = build_compute(op, tensors, sizes, index)
-            compute.result.name_hint = sanitize(op.output_names[index])
-            block.add_op(compute)
-            tensors[id(out)] = compute.result
+        add_computes(op, block, tensors, sizes)
     if s.primitives:
         block.add_op(te.ScheduleOp([schedule_op(p, tensors) for p in s.primitives]))
     block.add_op(func.ReturnOp(*[tensors[id(t)] for t in outputs]))

@@ -19,7 +19,15 @@ from xdsl.dialects.builtin import StringAttr
 from xdsl.ir import Operation, SSAValue
 
 from xtvm.api.error import ScheduleError
-from xtvm.api.te.expr import ComputeOp, IterVar, Read, StringImm, Tensor, substitute
+from xtvm.api.te.expr import (
+    ComputeOp,
+    IterVar,
+    Read,
+    ScanOp,
+    StringImm,
+    Tensor,
+    substitute,
+)
 from xtvm.api.te.expr import Operation as TeOperation
 from xtvm.dialects import te
 from xtvm.dialects.te import PrimitiveOp
@@ -65,7 +73,7 @@ class IterVarAttr:
 class Stage:
     """The schedule of one compute operation."""
 
-    def __init__(self, op: ComputeOp, schedule: Schedule) -> None:
+    def __init__(self, op: ComputeOp | ScanOp, schedule: Schedule) -> None:
         self.op = op
         self.schedule = schedule
         self.leaf_iter_vars: list[IterVar] = [*op.axis, *op.reduce_axis]
@@ -305,8 +313,14 @@ class Schedule:
         self.primitives: list[Operation | CachePrimitive] = []
         self.stages: list[Stage] = []
         self._by_op: dict[int, Stage] = {}
+        taken: set[str] = set()
         for op in post_order_ops(self.outputs):
-            if isinstance(op, ComputeOp):
+            if op.name in taken:  # TVM allows two stages of one name; the IR names stages
+                op.name = next(
+                    f"{op.name}_{k}" for k in range(1, 10**6) if f"{op.name}_{k}" not in taken
+                )
+            taken.update(getattr(op, "output_names", [op.name]))
+            if isinstance(op, ComputeOp | ScanOp):
                 stage = Stage(op, self)
                 self.stages.append(stage)
                 self._by_op[id(op)] = stage
