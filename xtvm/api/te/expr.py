@@ -481,11 +481,26 @@ class Tensor:
             raise IndexError(f"{self.name} is {self.ndim}-d, read with {len(indices)} indices")
         return Read(self, tuple(as_expr(i) for i in indices))
 
-    def __getitem__(self, indices: object) -> Read:
-        return self(*(indices if isinstance(indices, tuple) else (indices,)))
+    def __getitem__(self, indices: object) -> Read | TensorSlice:
+        given = indices if isinstance(indices, tuple) else (indices,)
+        if len(given) < self.ndim:
+            return TensorSlice(self, given)  # A[i][j]
+        return self(*given)
 
     def __repr__(self) -> str:
         return f"Tensor({self.name}, shape={self.shape}, dtype={self.dtype})"
+
+
+@dataclass(frozen=True)
+class TensorSlice:
+    """`A[i]` of a tensor of more dimensions: `A[i][j]` reads `A[i, j]`."""
+
+    tensor: Tensor
+    indices: tuple[object, ...]
+
+    def __getitem__(self, indices: object) -> Read | TensorSlice:
+        more = indices if isinstance(indices, tuple) else (indices,)
+        return self.tensor[(*self.indices, *more)]
 
 
 def walk(expr: PrimExpr) -> list[PrimExpr]:
