@@ -230,7 +230,7 @@ def cpu_reduce(s: te.Schedule, t: te.Tensor) -> None:
         lanes = next((f for f in ROW_REDUCE_LANES if extent(k) % f == 0), ROW_REDUCE_LANES[0])
         k_outer, k_inner = split_inner(inner, k, lanes)
         inner.reorder(*others, *(a for a in (k_outer,) if a is not None), k_inner)
-        inner.vectorize(k_inner)
+        inner.vectorize(k_inner, reduction=True)  # a vector accumulator (not in TVM)
         return
     outer = fused(s[t], list(t.op.axis))  # type: ignore[attr-defined]
     if outer is not None:
@@ -406,7 +406,7 @@ def tile_product(
         )
         for axis in (*inner_rows, inner_column):
             inner.unroll(axis)
-        inner.vectorize(k_inner)
+        inner.vectorize(k_inner, reduction=True)  # a vector accumulator (not in TVM)
         return
     k_outer, k_inner = split_inner(inner, k, K_UNROLL)
     inner.reorder(

@@ -1,4 +1,4 @@
-# ruff: noqa: RUF059, E741, B011  (kept as TVM wrote them)
+# ruff: noqa: B011  (kept as TVM wrote it)
 """TVM v0.13's tests/python/unittest/test_target_target.py, run with `import xtvm as tvm`.
 
 Left out: the checks of TVM's FFI objects (`tvm.runtime.container.String`, device type masks,

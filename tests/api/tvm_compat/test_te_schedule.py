@@ -1,4 +1,4 @@
-# ruff: noqa: RUF059, E741, B011  (kept as TVM wrote them)
+# ruff: noqa: RUF059, E741  (kept as TVM wrote them)
 """TVM v0.13's tests/python/unittest/test_te_schedule.py, run with `import xtvm as tvm`.
 
 Left out: JSON/pickle of schedules (`tvm.ir.save_json`), `s.rfactor` and tensor intrinsics
@@ -15,7 +15,7 @@ from xtvm import te
 def test_schedule_create():
     m = te.size_var("m")
     n = te.size_var("n")
-    l = te.size_var("l")  # noqa: E741
+    l = te.size_var("l")
     A = te.placeholder((m, l), name="A")
     B = te.placeholder((n, l), name="B")
     AA = te.compute((m, l), lambda i, j: A[i, j])

@@ -198,10 +198,19 @@ class Stage:
         return fused
 
     def _annotate(
-        self, op_class: type[te.AxisAnnotationOp], axis: IterVar, what: str, iter_type: int
+        self,
+        op_class: type[te.AxisAnnotationOp],
+        axis: IterVar,
+        what: str,
+        iter_type: int,
+        reduction: bool = False,
     ) -> None:
         self._check_leaf(axis, what)
-        if axis.iter_type == IterVar.COMM_REDUCE and iter_type != IterVar.Unrolled:
+        if (
+            axis.iter_type == IterVar.COMM_REDUCE
+            and iter_type != IterVar.Unrolled
+            and not reduction
+        ):
             raise ScheduleError(f"{what}: cannot {what} reduce axis {axis.name}")
         self._attr(axis).iter_type = iter_type
         if any(axis is r.iter for r in self.relations if isinstance(r, Singleton)):
@@ -211,8 +220,10 @@ class Stage:
     def parallel(self, axis: IterVar) -> None:
         self._annotate(te.ParallelOp, axis, "parallel", IterVar.Parallelized)
 
-    def vectorize(self, axis: IterVar) -> None:
-        self._annotate(te.VectorizeOp, axis, "vectorize", IterVar.Vectorized)
+    def vectorize(self, axis: IterVar, reduction: bool = False) -> None:
+        """Vectorize the loop of `axis`. A reduce axis is refused, as TVM does, unless
+        `reduction=True`: xtvm then keeps a vector of partial results (tir-vector-accumulate)."""
+        self._annotate(te.VectorizeOp, axis, "vectorize", IterVar.Vectorized, reduction)
 
     def unroll(self, axis: IterVar) -> None:
         self._annotate(te.UnrollOp, axis, "unroll", IterVar.Unrolled)
