@@ -66,7 +66,18 @@ class FuncType(Type):
     arg_types: tuple[Type, ...]
     ret_type: Type
 
-    def __init__(self, arg_types: Sequence[Type], ret_type: Type) -> None:
+    def __init__(
+        self,
+        arg_types: Sequence[Type],
+        ret_type: Type,
+        type_params: Sequence[object] | None = None,
+        type_constraints: Sequence[object] | None = None,
+    ) -> None:
+        if type_params or type_constraints:
+            raise NotImplementedError(
+                "FuncType: type parameters and constraints are not supported (relay types are "
+                "monomorphic in xtvm)"
+            )
         object.__setattr__(self, "arg_types", tuple(arg_types))
         object.__setattr__(self, "ret_type", ret_type)
 
@@ -87,3 +98,8 @@ def from_xdsl(typ: Attribute) -> Type:
     if isinstance(typ, XTensorType):
         return TensorType(typ.get_shape(), str(numpy_dtype(typ.get_element_type())))
     raise TypeError(f"{typ} is not a relay type")
+
+
+def scalar_type(dtype: str) -> TensorType:
+    """The type of a scalar of `dtype` (a rank-0 tensor), as `relay.scalar_type`."""
+    return TensorType((), dtype)
