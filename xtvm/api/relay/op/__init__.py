@@ -1,7 +1,8 @@
 """Relay operators by TVM module: `relay.op.nn`, `relay.op.annotation`, ... and `relay.op.get`."""
 
 from xtvm.api.relay.expr import Op
-from xtvm.api.relay.op import _make, annotation, image, nn
+from xtvm.api.relay.op import _make as _make  # TVM's relay.op._make
+from xtvm.api.relay.op import annotation, image, nn
 from xtvm.api.relay.op.reduce import argmax, argmin, max, mean, min, prod, sum
 from xtvm.api.relay.op.tensor import (
     abs,
