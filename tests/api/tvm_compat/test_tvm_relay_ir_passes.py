@@ -165,3 +165,10 @@ def test_graph_executor_inputs_and_timing() -> None:
     np.testing.assert_array_equal(m.get_output(0).numpy(), np.full((2, 4), 3.0))
     timer = m.module.time_evaluator("run", dev, number=2, repeat=2)
     assert len(timer().results) == 2
+
+
+def test_symbolic_dims_are_refused() -> None:
+    with pytest.raises(TypeError, match="static shapes"):
+        relay.TensorType((relay.Any(), 3))
+    with pytest.raises(TypeError, match="static shapes"):
+        relay.var("x", shape=(tvm.te.size_var("n"), 3))

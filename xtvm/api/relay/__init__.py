@@ -33,7 +33,7 @@ from xtvm.api.relay.expr_functor import ExprFunctor, ExprMutator, ExprVisitor
 from xtvm.api.relay.op import *  # noqa: F403  (TVM exposes every operator at relay.*)
 from xtvm.api.relay.op import annotation, image, nn
 from xtvm.api.relay.scope_builder import ScopeBuilder
-from xtvm.api.relay.ty import FuncType, TensorType, TupleType, Type, scalar_type
+from xtvm.api.relay.ty import Any, FuncType, TensorType, TupleType, Type, scalar_type
 
 
 def param(name: str, shape: Sequence[int], dtype: str = "float32") -> ParamRef:
@@ -49,6 +49,7 @@ def fromtext(text: str, source_name: str = "from_string") -> IRModule:
 
 
 __all__ = [
+    "Any",
     "Attrs",
     "Call",
     "Constant",
