@@ -308,6 +308,39 @@ CASES: dict[type[relay.RelayOp], list[Case]] = {
     ],
     relay.LessOp: binary_cases(relay.LessOp),
     relay.GreaterOp: binary_cases(relay.GreaterOp),
+    relay.LessEqualOp: binary_cases(relay.LessEqualOp),
+    relay.GreaterEqualOp: binary_cases(relay.GreaterEqualOp),
+    relay.NotEqualOp: binary_cases(relay.NotEqualOp),
+    relay.FloorDivideOp: [
+        Case("floats", [f32(7, 13), f32(13)], lambda g, x, y: g(relay.FloorDivideOp(x, y))),
+        Case("ints", [i32(5, 7), i32(7)], lambda g, x, y: g(relay.FloorDivideOp(x, y)), nonzero),
+    ],
+    relay.FloorModOp: [
+        Case("floats", [f32(7, 13), f32(13)], lambda g, x, y: g(relay.FloorModOp(x, y))),
+        Case("ints", [i32(5, 7), i32(7)], lambda g, x, y: g(relay.FloorModOp(x, y)), nonzero),
+    ],
+    relay.LeftShiftOp: [
+        Case(
+            "ints",
+            [i32(5, 7), i32(7)],
+            lambda g, x, y: g(relay.LeftShiftOp(x, y)),
+            indexed([(-100, 100), (0, 8)]),
+        )
+    ],
+    relay.RightShiftOp: [
+        Case(
+            "ints",
+            [i32(5, 7), i32(7)],
+            lambda g, x, y: g(relay.RightShiftOp(x, y)),
+            indexed([(-100, 100), (0, 8)]),
+        )
+    ],
+    relay.LogicalAndOp: [
+        Case("bools", [b1(4, 5), b1(5)], lambda g, x, y: g(relay.LogicalAndOp(x, y)))
+    ],
+    relay.LogicalOrOp: [
+        Case("bools", [b1(4, 5), b1(5)], lambda g, x, y: g(relay.LogicalOrOp(x, y)))
+    ],
     relay.WhereOp: [
         Case(
             "broadcast",
@@ -335,6 +368,27 @@ CASES: dict[type[relay.RelayOp], list[Case]] = {
     relay.TanhOp: unary_case(relay.TanhOp),
     relay.SigmoidOp: unary_case(relay.SigmoidOp),
     relay.ErfOp: unary_case(relay.ErfOp),
+    relay.FloorOp: unary_case(relay.FloorOp),
+    relay.CeilOp: unary_case(relay.CeilOp),
+    relay.TruncOp: unary_case(relay.TruncOp),
+    relay.RoundOp: [
+        *unary_case(relay.RoundOp),
+        Case(
+            "halves",
+            [f32(9)],
+            lambda g, x: g(relay.RoundOp(x)),
+            lambda inputs: [np.arange(-4.5, 4.5, dtype=F32)],
+        ),
+    ],
+    relay.SignOp: [
+        *unary_case(relay.SignOp),
+        Case("int", [i32(7, 3)], lambda g, x: g(relay.SignOp(x))),
+    ],
+    relay.ShapeOfOp: [
+        Case("i64", [f32(2, 3, 5)], lambda g, x: g(relay.ShapeOfOp(x, "int64"))),
+        Case("i32", [f32(7)], lambda g, x: g(relay.ShapeOfOp(x))),
+    ],
+    relay.NdarraySizeOp: [Case("i32", [f32(2, 3, 5)], lambda g, x: g(relay.NdarraySizeOp(x)))],
     relay.LogicalNotOp: [
         Case("odd", [b1(7, 13)], lambda g, x: g(relay.LogicalNotOp(x))),
         Case(
@@ -895,6 +949,9 @@ CASES: dict[type[relay.RelayOp], list[Case]] = {
 EXCLUDED = {
     op: "structural: the lowering composes it itself (constants, params, tuples)"
     for op in STRUCTURAL
+} | {
+    op: "te has no trigonometric intrinsics: interpreter only"
+    for op in (relay.CosOp, relay.SinOp, relay.TanOp, relay.AtanOp)
 }
 
 

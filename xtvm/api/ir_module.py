@@ -94,6 +94,8 @@ class IRModule:
         if not isinstance(fn, Function):
             raise TypeError(f"a module holds functions, got {type(fn).__name__}")
         self._lower(self._name(key), fn)
+        if isinstance(key, GlobalVar) and key.type_annotation is None:
+            key.type_annotation = fn.checked_type  # calls of `key` built later are typed
 
     def update_func(self, var: GlobalVar, fn: Function) -> None:
         self[var] = fn

@@ -78,6 +78,20 @@ class GraphModule:
     def get_num_inputs(self) -> int:
         return self.module.get_num_inputs()
 
+    def get_input_index(self, name: str) -> int:
+        """The position of input `name`, -1 if the graph has none of that name."""
+        order = self.module.input_order
+        return order.index(name) if name in order else -1
+
+    def get_input_info(self) -> tuple[dict[str, tuple[int, ...]], dict[str, str]]:
+        """The shape and the dtype of every input (weights included), by name."""
+        shapes: dict[str, tuple[int, ...]] = {}
+        dtypes: dict[str, str] = {}
+        for name in self.module.input_order:
+            entry = self.module.entries[self.module.inputs[name]]
+            shapes[name], dtypes[name] = tuple(entry.shape), str(entry.dtype)
+        return shapes, dtypes
+
     def get_input(self, key: str | int) -> NDArray:
         return self._executor().get_input(key)
 

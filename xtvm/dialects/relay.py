@@ -50,6 +50,7 @@ from xdsl.dialects.builtin import (
     TupleType,
     f64,
     i1,
+    i32,
     i64,
 )
 from xdsl.ir import Attribute, Dialect, Operation, SSAValue
@@ -636,6 +637,7 @@ class ElementwiseBinaryOp(RelayOp, ABC):
     """A binary op on two tensors of one element type, with numpy broadcasting."""
 
     PATTERN: ClassVar[OpPattern] = OpPattern.BROADCAST
+    ELEMENTS: ClassVar[str] = "numeric"  # "numeric", "int" or "bool"
     lhs = operand_def(TensorType)
     rhs = operand_def(TensorType)
     result = result_def(TensorType)
@@ -652,6 +654,11 @@ class ElementwiseBinaryOp(RelayOp, ABC):
         cls, operand_types: Sequence[Attribute], properties: Mapping[str, Attribute]
     ) -> list[Attribute]:
         lhs, rhs = cls.tensors(operand_types, ("lhs", "rhs"))
+        elem = lhs.get_element_type()
+        if cls.ELEMENTS == "int" and (is_float(elem) or is_bool(elem)):
+            raise cls.error(f"operand element type must be an integer type, got {elem}")
+        if cls.ELEMENTS == "bool" and not is_bool(elem):
+            raise cls.error(f"operand element type must be i1, got {elem}")
         if lhs.get_element_type() != rhs.get_element_type():
             raise cls.error(
                 f"operand element types differ: {lhs.get_element_type()} vs "
@@ -772,6 +779,100 @@ class GreaterOp(ComparisonOp):
     """
 
     name = "relay.greater"
+
+
+@irdl_op_definition
+class LessEqualOp(ComparisonOp):
+    """Elementwise `lhs <= rhs`.
+
+    `%z = relay.less_equal %x, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>`
+    """
+
+    name = "relay.less_equal"
+
+
+@irdl_op_definition
+class GreaterEqualOp(ComparisonOp):
+    """Elementwise `lhs >= rhs`.
+
+    `%z = relay.greater_equal %x, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>`
+    """
+
+    name = "relay.greater_equal"
+
+
+@irdl_op_definition
+class NotEqualOp(ComparisonOp):
+    """Elementwise `lhs != rhs`.
+
+    `%z = relay.not_equal %x, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>`
+    """
+
+    name = "relay.not_equal"
+
+
+@irdl_op_definition
+class FloorDivideOp(ElementwiseBinaryOp):
+    """Elementwise division rounded towards minus infinity (numpy's `//`).
+
+    `%z = relay.floor_divide %x, %y : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>`
+    """
+
+    name = "relay.floor_divide"
+
+
+@irdl_op_definition
+class FloorModOp(ElementwiseBinaryOp):
+    """Elementwise remainder with the sign of the divisor (numpy's `%`).
+
+    `%z = relay.floor_mod %x, %y : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>`
+    """
+
+    name = "relay.floor_mod"
+
+
+@irdl_op_definition
+class LeftShiftOp(ElementwiseBinaryOp):
+    """Elementwise `lhs << rhs` on integers.
+
+    `%z = relay.left_shift %x, %y : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>`
+    """
+
+    name = "relay.left_shift"
+    ELEMENTS: ClassVar[str] = "int"
+
+
+@irdl_op_definition
+class RightShiftOp(ElementwiseBinaryOp):
+    """Elementwise `lhs >> rhs` on integers (arithmetic for signed types).
+
+    `%z = relay.right_shift %x, %y : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>`
+    """
+
+    name = "relay.right_shift"
+    ELEMENTS: ClassVar[str] = "int"
+
+
+@irdl_op_definition
+class LogicalAndOp(ElementwiseBinaryOp):
+    """Elementwise boolean and.
+
+    `%z = relay.logical_and %x, %y : (tensor<4xi1>, tensor<4xi1>) -> tensor<4xi1>`
+    """
+
+    name = "relay.logical_and"
+    ELEMENTS: ClassVar[str] = "bool"
+
+
+@irdl_op_definition
+class LogicalOrOp(ElementwiseBinaryOp):
+    """Elementwise boolean or.
+
+    `%z = relay.logical_or %x, %y : (tensor<4xi1>, tensor<4xi1>) -> tensor<4xi1>`
+    """
+
+    name = "relay.logical_or"
+    ELEMENTS: ClassVar[str] = "bool"
 
 
 @irdl_op_definition
@@ -947,6 +1048,104 @@ class LogicalNotOp(UnaryOp):
 
     name = "relay.logical_not"
     ELEMENTS: ClassVar[str] = "bool"
+
+
+@irdl_op_definition
+class CosOp(UnaryOp):
+    """Elementwise cosine.
+
+    `%y = relay.cos %x : (tensor<4xf32>) -> tensor<4xf32>`
+    """
+
+    name = "relay.cos"
+    ELEMENTS: ClassVar[str] = "float"
+
+
+@irdl_op_definition
+class SinOp(UnaryOp):
+    """Elementwise sine.
+
+    `%y = relay.sin %x : (tensor<4xf32>) -> tensor<4xf32>`
+    """
+
+    name = "relay.sin"
+    ELEMENTS: ClassVar[str] = "float"
+
+
+@irdl_op_definition
+class TanOp(UnaryOp):
+    """Elementwise tangent.
+
+    `%y = relay.tan %x : (tensor<4xf32>) -> tensor<4xf32>`
+    """
+
+    name = "relay.tan"
+    ELEMENTS: ClassVar[str] = "float"
+
+
+@irdl_op_definition
+class AtanOp(UnaryOp):
+    """Elementwise arctangent.
+
+    `%y = relay.atan %x : (tensor<4xf32>) -> tensor<4xf32>`
+    """
+
+    name = "relay.atan"
+    ELEMENTS: ClassVar[str] = "float"
+
+
+@irdl_op_definition
+class FloorOp(UnaryOp):
+    """Elementwise rounding towards minus infinity.
+
+    `%y = relay.floor %x : (tensor<4xf32>) -> tensor<4xf32>`
+    """
+
+    name = "relay.floor"
+    ELEMENTS: ClassVar[str] = "float"
+
+
+@irdl_op_definition
+class CeilOp(UnaryOp):
+    """Elementwise rounding towards plus infinity.
+
+    `%y = relay.ceil %x : (tensor<4xf32>) -> tensor<4xf32>`
+    """
+
+    name = "relay.ceil"
+    ELEMENTS: ClassVar[str] = "float"
+
+
+@irdl_op_definition
+class TruncOp(UnaryOp):
+    """Elementwise rounding towards zero.
+
+    `%y = relay.trunc %x : (tensor<4xf32>) -> tensor<4xf32>`
+    """
+
+    name = "relay.trunc"
+    ELEMENTS: ClassVar[str] = "float"
+
+
+@irdl_op_definition
+class RoundOp(UnaryOp):
+    """Elementwise rounding to the nearest integer, halves to even.
+
+    `%y = relay.round %x : (tensor<4xf32>) -> tensor<4xf32>`
+    """
+
+    name = "relay.round"
+    ELEMENTS: ClassVar[str] = "float"
+
+
+@irdl_op_definition
+class SignOp(UnaryOp):
+    """Elementwise sign: -1, 0 or 1.
+
+    `%y = relay.sign %x : (tensor<4xf32>) -> tensor<4xf32>`
+    """
+
+    name = "relay.sign"
 
 
 @irdl_op_definition
@@ -2468,6 +2667,62 @@ class BatchFlattenOp(RelayOp):
         return [TensorType(data.get_element_type(), [shape[0], math.prod(shape[1:])])]
 
 
+class ShapeQueryOp(RelayOp, ABC):
+    """An op that reads only its operand's static type: a tensor of integers `dtype`."""
+
+    PATTERN: ClassVar[OpPattern] = OpPattern.OPAQUE
+    data = operand_def(TensorType)
+    result = result_def(TensorType)
+    dtype = prop_def(IntegerType, default_value=i32)
+
+    def __init__(self, data: Operand, dtype: Attribute | str = "int32") -> None:
+        if not isinstance(dtype, Attribute):
+            dtype = element_type(dtype)
+        self._build([data], {"dtype": dtype})
+
+    @classmethod
+    def result_shape(cls, data: TensorType) -> list[int]:
+        raise NotImplementedError
+
+    @classmethod
+    def infer_result_types(
+        cls, operand_types: Sequence[Attribute], properties: Mapping[str, Attribute]
+    ) -> list[Attribute]:
+        (data,) = cls.tensors(operand_types, ("data",))
+        dtype = cls.props(properties).required("dtype")
+        if not isinstance(dtype, IntegerType) or is_bool(dtype):
+            raise cls.error(f"dtype must be an integer type, got {dtype}")
+        return [TensorType(dtype, cls.result_shape(data))]
+
+
+@irdl_op_definition
+class ShapeOfOp(ShapeQueryOp):
+    """The shape of a tensor, as a 1-d tensor.
+
+    `%s = relay.shape_of %x {dtype = i64} : (tensor<2x3xf32>) -> tensor<2xi64>`
+    """
+
+    name = "relay.shape_of"
+
+    @classmethod
+    def result_shape(cls, data: TensorType) -> list[int]:
+        return [len(data.get_shape())]
+
+
+@irdl_op_definition
+class NdarraySizeOp(ShapeQueryOp):
+    """The number of elements of a tensor, as a scalar.
+
+    `%n = relay.ndarray_size %x : (tensor<2x3xf32>) -> tensor<i32>`
+    """
+
+    name = "relay.ndarray_size"
+
+    @classmethod
+    def result_shape(cls, data: TensorType) -> list[int]:
+        return []
+
+
 @irdl_op_definition
 class StridedSliceOp(RelayOp):
     """Slice [begin, end) with strides on the given axes (the leading ones if absent).
@@ -2979,6 +3234,15 @@ Relay = Dialect(
         EqualOp,
         LessOp,
         GreaterOp,
+        LessEqualOp,
+        GreaterEqualOp,
+        NotEqualOp,
+        FloorDivideOp,
+        FloorModOp,
+        LeftShiftOp,
+        RightShiftOp,
+        LogicalAndOp,
+        LogicalOrOp,
         WhereOp,
         # Elementwise unary ops
         NegativeOp,
@@ -2991,6 +3255,15 @@ Relay = Dialect(
         SigmoidOp,
         ErfOp,
         LogicalNotOp,
+        CosOp,
+        SinOp,
+        TanOp,
+        AtanOp,
+        FloorOp,
+        CeilOp,
+        TruncOp,
+        RoundOp,
+        SignOp,
         ClipOp,
         CastOp,
         # Activations
@@ -3037,6 +3310,8 @@ Relay = Dialect(
         SqueezeOp,
         ExpandDimsOp,
         BatchFlattenOp,
+        ShapeOfOp,
+        NdarraySizeOp,
         StridedSliceOp,
         TakeOp,
         BroadcastToOp,

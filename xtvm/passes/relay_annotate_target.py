@@ -12,6 +12,7 @@ not computations, and get no annotation. A `relay.tuple_get_item` follows the co
 tuple it reads, a `relay.tuple` the codegen shared by all its fields (else `default`), as
 TVM's AnnotateTarget does.
 
+An op already annotated for a codegen (by an earlier run) keeps its annotation.
 Functions that already carry a `compiler` attribute were outlined for a codegen by
 `relay-partition-graph`; they belong to that codegen and are skipped.
 """
@@ -92,6 +93,8 @@ class RelayAnnotateTargetPass(ModulePass):
             for inner in f.body.walk():
                 if not isinstance(inner, relay.RelayOp):
                     continue
+                if compiler_of(inner) != DEFAULT_COMPILER:
+                    continue  # claimed by an earlier run: kept, as TVM keeps its annotations
                 compiler = choose_compiler(inner, self.targets)
                 if compiler is None:
                     continue

@@ -69,6 +69,8 @@ class FoldConstantOp(RewritePattern):
     def match_and_rewrite(self, op: relay.RelayOp, rewriter: PatternRewriter) -> None:
         if isinstance(op, relay.TupleOp):
             return  # already as folded as it gets: a tuple of constants stays one
+        if isinstance(op, relay.DropoutOp):
+            return  # training semantics: left for SimplifyInference to remove, as in TVM
         producers = [operand.owner for operand in op.operands]
         if not producers or not all(isinstance(p, relay.ConstOp) for p in producers):
             return  # constants and params have no operands; they stay

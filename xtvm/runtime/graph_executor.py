@@ -306,6 +306,21 @@ class GraphExecutor:
 
         return time_function(lambda: self.run(), number=number, repeat=repeat)
 
+    def time_evaluator(
+        self,
+        name: str,
+        dev: object = None,
+        number: int = 10,
+        repeat: int = 1,
+        min_repeat_ms: float = 0,
+    ) -> Callable[..., Any]:
+        """TVM's `module.time_evaluator("run", dev)`: a function timing `run()`."""
+        from xtvm.runtime.module import time_function
+
+        if name != "run":
+            raise ValueError(f"time_evaluator: a graph executor times 'run', not '{name}'")
+        return lambda: time_function(self.run, number, repeat, min_repeat_ms)
+
 
 # ---------------------------------------------------------------------------------------------
 # Graph and params inside a shared library

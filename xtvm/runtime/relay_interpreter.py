@@ -278,6 +278,15 @@ RULES.update(
         relay.EqualOp: elementwise(np.equal),
         relay.LessOp: elementwise(np.less),
         relay.GreaterOp: elementwise(np.greater),
+        relay.LessEqualOp: elementwise(np.less_equal),
+        relay.GreaterEqualOp: elementwise(np.greater_equal),
+        relay.NotEqualOp: elementwise(np.not_equal),
+        relay.FloorDivideOp: elementwise(np.floor_divide),
+        relay.FloorModOp: elementwise(np.mod),
+        relay.LeftShiftOp: elementwise(np.left_shift),
+        relay.RightShiftOp: elementwise(np.right_shift),
+        relay.LogicalAndOp: elementwise(np.logical_and),
+        relay.LogicalOrOp: elementwise(np.logical_or),
         relay.WhereOp: elementwise(np.where),
         relay.NegativeOp: elementwise(np.negative),
         relay.AbsOp: elementwise(np.abs),
@@ -289,6 +298,15 @@ RULES.update(
         relay.SigmoidOp: elementwise(lambda x: 1 / (1 + np.exp(-x))),
         relay.ErfOp: elementwise(erf),
         relay.LogicalNotOp: elementwise(np.logical_not),
+        relay.CosOp: elementwise(np.cos),
+        relay.SinOp: elementwise(np.sin),
+        relay.TanOp: elementwise(np.tan),
+        relay.AtanOp: elementwise(np.arctan),
+        relay.FloorOp: elementwise(np.floor),
+        relay.CeilOp: elementwise(np.ceil),
+        relay.TruncOp: elementwise(np.trunc),
+        relay.RoundOp: elementwise(np.round),
+        relay.SignOp: elementwise(np.sign),
         relay.ReluOp: elementwise(lambda x: np.maximum(x, 0)),
         relay.DropoutOp: elementwise(lambda x: x),
         relay.TupleOp: lambda interp, op, args: [tuple(args)],
@@ -309,6 +327,16 @@ def tuple_get_item(op: relay.TupleGetItemOp, tup: tuple[Value, ...]) -> Value:
 
 
 # Elementwise with properties
+
+
+@rule(relay.ShapeOfOp)
+def shape_of(op: relay.ShapeOfOp, x: np.ndarray) -> np.ndarray:
+    return np.array(x.shape, numpy_dtype(op.dtype))
+
+
+@rule(relay.NdarraySizeOp)
+def ndarray_size(op: relay.NdarraySizeOp, x: np.ndarray) -> np.ndarray:
+    return np.array(x.size, numpy_dtype(op.dtype))
 
 
 @rule(relay.ClipOp)

@@ -52,6 +52,18 @@ def power(a: PrimExpr, b: PrimExpr) -> PrimExpr:
     return nearest.astype(a.dtype)
 
 
+def floor_divide(a: PrimExpr, b: PrimExpr) -> PrimExpr:
+    return te.floor(a / b) if is_float(a.dtype) else a // b
+
+
+def floor_mod(a: PrimExpr, b: PrimExpr) -> PrimExpr:
+    return a - te.floor(a / b) * b if is_float(a.dtype) else a % b
+
+
+def two_to_the(b: PrimExpr) -> PrimExpr:
+    return power(te.const(2, b.dtype), b)
+
+
 BINARY: dict[str, Scalar] = {
     "add": lambda a, b: a + b,
     "subtract": lambda a, b: a - b,
@@ -63,6 +75,16 @@ BINARY: dict[str, Scalar] = {
     "equal": lambda a, b: a.equal(b),
     "less": lambda a, b: a < b,
     "greater": lambda a, b: a > b,
+    "less_equal": lambda a, b: a <= b,
+    "greater_equal": lambda a, b: a >= b,
+    "not_equal": lambda a, b: a.equal(b).equal(False),
+    "floor_divide": floor_divide,
+    "floor_mod": floor_mod,
+    "left_shift": lambda a, b: a * two_to_the(b),  # wraps as the shift does
+    "right_shift": lambda a, b: a // two_to_the(b),  # floor division: arithmetic shift
+    # On bools these see 0/1 integers (`on_bools`); the result is tested `!= 0`.
+    "logical_and": lambda a, b: a * b,
+    "logical_or": lambda a, b: a + b,
 }
 
 
@@ -94,6 +116,24 @@ def gelu(x: PrimExpr, approximate: str) -> PrimExpr:
     return 0.5 * x * (1.0 + te.erf(x * (1 / math.sqrt(2))))
 
 
+def trunc(x: PrimExpr) -> PrimExpr:
+    return te.if_then_else(x < 0.0, te.ceil(x), te.floor(x))
+
+
+def round_half_even(x: PrimExpr) -> PrimExpr:
+    """Nearest integer, halves to the even one (numpy's `round`)."""
+    r = te.floor(x + 0.5)
+    odd = (r - te.floor(r * 0.5) * 2.0).equal(1.0)
+    tie = (r - x).equal(0.5)
+    return te.if_then_else(te.all(tie, odd), r - 1.0, r)
+
+
+def sign(x: PrimExpr) -> PrimExpr:
+    zero = te.const(0, x.dtype)
+    one, minus_one = te.const(1, x.dtype), te.const(-1, x.dtype)
+    return te.if_then_else(x > zero, one, te.if_then_else(x < zero, minus_one, zero))
+
+
 UNARY: dict[str, Callable[[PrimExpr], PrimExpr]] = {
     "negative": lambda x: -x,
     "abs": te.abs,
@@ -105,6 +145,11 @@ UNARY: dict[str, Callable[[PrimExpr], PrimExpr]] = {
     "sigmoid": te.sigmoid,
     "erf": te.erf,
     "logical_not": lambda x: x.equal(False),
+    "floor": te.floor,
+    "ceil": te.ceil,
+    "trunc": trunc,
+    "round": round_half_even,
+    "sign": sign,
     "relu": lambda x: te.max(x, 0),
     "identity": lambda x: x,
 }
@@ -145,3 +190,20 @@ def gelu_op(x: TensorLike, approximate: str) -> te.Tensor:
 def copy(x: TensorLike, name: str = "T_copy") -> te.Tensor:
     """A compute holding `x`'s elements: what a kernel returns where an output is an input."""
     return elementwise(x, lambda v: v, name)
+
+
+def shape_of(shape: tuple[int, ...], dtype: str) -> te.Tensor:
+    """The static `shape` as a 1-d tensor of `dtype`."""
+
+    def body(i: PrimExpr) -> PrimExpr:
+        value: PrimExpr = te.const(0, dtype)
+        for k, extent in enumerate(shape):
+            value = te.if_then_else(i.equal(k), te.const(extent, dtype), value)
+        return value
+
+    return te.compute((len(shape),), body, name="T_shape_of", tag="injective")
+
+
+def ndarray_size(shape: tuple[int, ...], dtype: str) -> te.Tensor:
+    size = math.prod(shape)
+    return te.compute((), lambda: te.const(size, dtype), name="T_ndarray_size", tag="injective")

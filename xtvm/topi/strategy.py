@@ -243,6 +243,15 @@ STRATEGIES: dict[type[relay.RelayOp], Strategy] = {
     relay.EqualOp: row(binary("equal")),
     relay.LessOp: row(binary("less")),
     relay.GreaterOp: row(binary("greater")),
+    relay.LessEqualOp: row(binary("less_equal")),
+    relay.GreaterEqualOp: row(binary("greater_equal")),
+    relay.NotEqualOp: row(binary("not_equal")),
+    relay.FloorDivideOp: row(binary("floor_divide")),
+    relay.FloorModOp: row(binary("floor_mod")),
+    relay.LeftShiftOp: row(binary("left_shift")),
+    relay.RightShiftOp: row(binary("right_shift")),
+    relay.LogicalAndOp: row(binary("logical_and")),
+    relay.LogicalOrOp: row(binary("logical_or")),
     relay.WhereOp: row(lambda op, x: elementwise.where(*x)),
     # Elementwise unary ops
     relay.NegativeOp: row(unary("negative")),
@@ -255,6 +264,17 @@ STRATEGIES: dict[type[relay.RelayOp], Strategy] = {
     relay.SigmoidOp: row(unary("sigmoid")),
     relay.ErfOp: row(unary("erf")),
     relay.LogicalNotOp: row(unary("logical_not")),
+    relay.FloorOp: row(unary("floor")),
+    relay.CeilOp: row(unary("ceil")),
+    relay.TruncOp: row(unary("trunc")),
+    relay.RoundOp: row(unary("round")),
+    relay.SignOp: row(unary("sign")),
+    relay.ShapeOfOp: row(
+        lambda op, x: elementwise.shape_of(tuple(x[0].shape), numpy_dtype(op.dtype).name)
+    ),
+    relay.NdarraySizeOp: row(
+        lambda op, x: elementwise.ndarray_size(tuple(x[0].shape), numpy_dtype(op.dtype).name)
+    ),
     relay.ClipOp: row(lambda op, x: elementwise.clip(x[0], number(op.a_min), number(op.a_max))),
     relay.CastOp: row(cast),
     # Activations

@@ -392,3 +392,19 @@ func.func @trilu_rank(%x: tensor<3xf32>) {
   %y = relay.trilu %x : (tensor<3xf32>) -> tensor<3xf32>
   func.return
 }
+
+// -----
+
+func.func @shift_float(%x: tensor<4xf32>) {
+  // expected-error@+1 {{'relay.left_shift' op operand element type must be an integer type, got f32}}
+  %z = relay.left_shift %x, %x : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  func.return
+}
+
+// -----
+
+func.func @shape_of_float(%x: tensor<4xf32>) {
+  // expected-error@+1 {{'relay.shape_of' op f32 should be of base attribute integer_type}}
+  %z = relay.shape_of %x {dtype = f32} : (tensor<4xf32>) -> tensor<1xf32>
+  func.return
+}

@@ -43,6 +43,55 @@ func.func @compare(%x: tensor<4xf32>, %y: tensor<4xf32>, %i: tensor<4xi32>) -> t
   func.return %w : tensor<4xf32>
 }
 
+// Comparisons, floor division, shifts, rounding and trigonometry; shape_of and
+// ndarray_size read only their operand's type (ndarray_size's default dtype, i32, is not printed).
+// CHECK-LABEL: func.func @tvm_level1_3(%x: tensor<4xf32>, %y: tensor<4xf32>, %i: tensor<4xi32>) -> (tensor<4xi1>, tensor<4xi32>, tensor<4xf32>, tensor<1xi64>, tensor<i32>) {
+// CHECK-NEXT:    %le = relay.less_equal %x, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+// CHECK-NEXT:    %ge = relay.greater_equal %x, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+// CHECK-NEXT:    %ne = relay.not_equal %x, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+// CHECK-NEXT:    %and = relay.logical_and %le, %ge : (tensor<4xi1>, tensor<4xi1>) -> tensor<4xi1>
+// CHECK-NEXT:    %or = relay.logical_or %and, %ne : (tensor<4xi1>, tensor<4xi1>) -> tensor<4xi1>
+// CHECK-NEXT:    %fd = relay.floor_divide %i, %i : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+// CHECK-NEXT:    %fm = relay.floor_mod %fd, %i : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+// CHECK-NEXT:    %ls = relay.left_shift %fm, %i : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+// CHECK-NEXT:    %rs = relay.right_shift %ls, %i : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+// CHECK-NEXT:    %a = relay.cos %x : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK-NEXT:    %b = relay.sin %a : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK-NEXT:    %c = relay.tan %b : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK-NEXT:    %d = relay.atan %c : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK-NEXT:    %e = relay.floor %d : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK-NEXT:    %f = relay.ceil %e : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK-NEXT:    %g = relay.trunc %f : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK-NEXT:    %h = relay.round %g : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK-NEXT:    %s = relay.sign %h : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK-NEXT:    %shape = relay.shape_of %x {dtype = i64} : (tensor<4xf32>) -> tensor<1xi64>
+// CHECK-NEXT:    %size = relay.ndarray_size %x : (tensor<4xf32>) -> tensor<i32>
+// CHECK-NEXT:    func.return %or, %rs, %s, %shape, %size : tensor<4xi1>, tensor<4xi32>, tensor<4xf32>, tensor<1xi64>, tensor<i32>
+// CHECK-NEXT:  }
+func.func @tvm_level1_3(%x: tensor<4xf32>, %y: tensor<4xf32>, %i: tensor<4xi32>) -> (tensor<4xi1>, tensor<4xi32>, tensor<4xf32>, tensor<1xi64>, tensor<i32>) {
+  %le = relay.less_equal %x, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+  %ge = relay.greater_equal %x, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+  %ne = relay.not_equal %x, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+  %and = relay.logical_and %le, %ge : (tensor<4xi1>, tensor<4xi1>) -> tensor<4xi1>
+  %or = relay.logical_or %and, %ne : (tensor<4xi1>, tensor<4xi1>) -> tensor<4xi1>
+  %fd = relay.floor_divide %i, %i : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  %fm = relay.floor_mod %fd, %i : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  %ls = relay.left_shift %fm, %i : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  %rs = relay.right_shift %ls, %i : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  %a = relay.cos %x : (tensor<4xf32>) -> tensor<4xf32>
+  %b = relay.sin %a : (tensor<4xf32>) -> tensor<4xf32>
+  %c = relay.tan %b : (tensor<4xf32>) -> tensor<4xf32>
+  %d = relay.atan %c : (tensor<4xf32>) -> tensor<4xf32>
+  %e = relay.floor %d : (tensor<4xf32>) -> tensor<4xf32>
+  %f = relay.ceil %e : (tensor<4xf32>) -> tensor<4xf32>
+  %g = relay.trunc %f : (tensor<4xf32>) -> tensor<4xf32>
+  %h = relay.round %g : (tensor<4xf32>) -> tensor<4xf32>
+  %s = relay.sign %h : (tensor<4xf32>) -> tensor<4xf32>
+  %shape = relay.shape_of %x {dtype = i64} : (tensor<4xf32>) -> tensor<1xi64>
+  %size = relay.ndarray_size %x : (tensor<4xf32>) -> tensor<i32>
+  func.return %or, %rs, %s, %shape, %size : tensor<4xi1>, tensor<4xi32>, tensor<4xf32>, tensor<1xi64>, tensor<i32>
+}
+
 // Float unary ops keep their operand's type.
 // CHECK-LABEL: func.func @unary(%x: tensor<4xf32>) -> tensor<4xf32> {
 // CHECK-NEXT:    %a = relay.negative %x : (tensor<4xf32>) -> tensor<4xf32>

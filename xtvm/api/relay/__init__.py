@@ -19,6 +19,7 @@ from xtvm.api.relay.expr import (
     Expr,
     Function,
     GlobalVar,
+    If,
     Let,
     ParamRef,
     RelayTypeError,
@@ -31,7 +32,8 @@ from xtvm.api.relay.expr import (
 from xtvm.api.relay.expr_functor import ExprFunctor, ExprMutator, ExprVisitor
 from xtvm.api.relay.op import *  # noqa: F403  (TVM exposes every operator at relay.*)
 from xtvm.api.relay.op import annotation, image, nn
-from xtvm.api.relay.ty import FuncType, TensorType, TupleType, Type
+from xtvm.api.relay.scope_builder import ScopeBuilder
+from xtvm.api.relay.ty import Any, FuncType, TensorType, TupleType, Type, scalar_type
 
 
 def param(name: str, shape: Sequence[int], dtype: str = "float32") -> ParamRef:
@@ -47,6 +49,7 @@ def fromtext(text: str, source_name: str = "from_string") -> IRModule:
 
 
 __all__ = [
+    "Any",
     "Attrs",
     "Call",
     "Constant",
@@ -58,9 +61,11 @@ __all__ = [
     "Function",
     "GlobalVar",
     "IRModule",
+    "If",
     "Let",
     "ParamRef",
     "RelayTypeError",
+    "ScopeBuilder",
     "TensorType",
     "Tuple",
     "TupleGetItem",
@@ -79,6 +84,7 @@ __all__ = [
     "nn",
     "op",
     "param",
+    "scalar_type",
     "transform",
     "var",
     *op.__all__,
@@ -94,3 +100,12 @@ def build(*args: object, **kwargs: object) -> object:
     from xtvm.api.relay.build_module import build as build_module
 
     return build_module(*args, **kwargs)  # type: ignore[arg-type]
+
+
+def __getattr__(name: str) -> object:
+    """`relay.build_module` and `relay.testing`, imported on first use as `build` is."""
+    if name in ("build_module", "testing"):
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module 'xtvm.relay' has no attribute '{name}'")

@@ -482,3 +482,28 @@ def build(
     factory = GraphExecutorFactory(json.dumps(graph), lib, all_params, export, kernels)
     factory.external = None if external is None else external.library
     return factory
+
+
+def bind_params_by_name(fn: Any, params: Mapping[str, Any]) -> Any:
+    """`fn` (a relay.Function) with the parameters named in `params` replaced by constants of
+    their values and dropped from its parameter list, as TVM's `bind_params_by_name`."""
+    from xtvm.api.relay.expr import Function, Var, const
+    from xtvm.api.relay.expr_functor import ExprMutator
+
+    names = [p.name_hint for p in fn.params]
+    repeated = {n for n in params if names.count(n) > 1}
+    if repeated:
+        raise ValueError(f"bind_params_by_name: several parameters are named {sorted(repeated)}")
+    bound = {
+        id(p): const(np.asarray(getattr(params[p.name_hint], "_data", params[p.name_hint])))
+        for p in fn.params
+        if p.name_hint in params
+    }
+
+    class Bind(ExprMutator):
+        def visit_var(self, var: Var) -> Any:
+            return bound.get(id(var), var)
+
+    body = Bind().visit(fn.body)
+    kept = [p for p in fn.params if id(p) not in bound]
+    return Function(kept, body, fn.ret_type, fn.type_params, fn.attrs)

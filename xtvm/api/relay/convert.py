@@ -26,6 +26,9 @@ from xdsl.dialects.builtin import (
     UnitAttr,
     i64,
 )
+from xdsl.dialects.builtin import (
+    TupleType as XTupleType,
+)
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from xtvm.api.relay.expr import (
@@ -36,6 +39,7 @@ from xtvm.api.relay.expr import (
     Expr,
     Function,
     GlobalVar,
+    If,
     Let,
     Op,
     ParamRef,
@@ -126,6 +130,8 @@ def lowering_children(expr: Expr) -> list[Expr]:
         return [expr.tuple_value]
     if isinstance(expr, Let):
         return [expr.value, expr.body]
+    if isinstance(expr, If):
+        return [expr.cond, expr.true_branch, expr.false_branch]
     return []
 
 
@@ -199,8 +205,25 @@ class FunctionLowering:
             return self.values[id(expr.body)]
         if isinstance(expr, Call):
             return self.call(expr)
+        if isinstance(expr, If):
+            cond = self.one(self.values[id(expr.cond)])
+            return self.select(
+                cond, self.values[id(expr.true_branch)], self.values[id(expr.false_branch)]
+            )
         kind = "a function value" if isinstance(expr, Function | GlobalVar) else type(expr).__name__
         raise ConversionError(f"{kind} cannot be lowered to the relay dialect here")
+
+    def select(self, cond: SSAValue, then: Value, other: Value) -> Value:
+        """`relay.where` of each tensor field of two values of one type."""
+        if isinstance(then, list) or isinstance(then.type, XTupleType):
+            fields_then = then if isinstance(then, list) else self.fields(then)
+            fields_other = other if isinstance(other, list) else self.fields(self.one(other))
+            return [self.select(cond, t, o) for t, o in zip(fields_then, fields_other, strict=True)]
+        return self.add(dialect.WhereOp(cond, then, self.one(other))).results[0]
+
+    def fields(self, value: SSAValue) -> list[Value]:
+        count = len(value.type.types.data)  # type: ignore[attr-defined]
+        return [self.add(dialect.TupleGetItemOp(value, i)).results[0] for i in range(count)]
 
     def call(self, call: Call) -> Value:
         args = [self.values[id(a)] for a in call.args]

@@ -142,6 +142,30 @@ class Expr:
     def __rtruediv__(self, other: object) -> Call:
         return self._binary("divide", other, reverse=True)
 
+    def __floordiv__(self, other: object) -> Call:
+        return self._binary("floor_divide", other)
+
+    def __mod__(self, other: object) -> Call:
+        return self._binary("floor_mod", other)
+
+    def __lt__(self, other: object) -> Call:
+        return self._binary("less", other)
+
+    def __le__(self, other: object) -> Call:
+        return self._binary("less_equal", other)
+
+    def __gt__(self, other: object) -> Call:
+        return self._binary("greater", other)
+
+    def __ge__(self, other: object) -> Call:
+        return self._binary("greater_equal", other)
+
+    def astype(self, dtype: str) -> Call:
+        """This expression cast to `dtype` (`relay.cast`)."""
+        from xtvm.api.relay.op import tensor
+
+        return tensor.cast(self, dtype)
+
     def __neg__(self) -> Call:
         from xtvm.api.relay.op import tensor
 
@@ -330,6 +354,31 @@ class Let(Expr):
         return self.body.checked_type
 
 
+class If(Expr):
+    """`if (cond) { true_branch } else { false_branch }` on a scalar bool `cond`.
+
+    Relay is pure, so xtvm lowers it to a select (`relay.where`) of the two branches: both are
+    evaluated, which gives the same values; a recursion ended by an `If` would not end.
+    """
+
+    def __init__(self, cond: Expr, true_branch: Expr, false_branch: Expr) -> None:
+        self.cond = as_expr(cond)
+        self.true_branch = as_expr(true_branch)
+        self.false_branch = as_expr(false_branch)
+
+    def children(self) -> Sequence[Expr]:
+        return (self.cond, self.true_branch, self.false_branch)
+
+    def infer(self) -> Type:
+        cond = self.cond.checked_type
+        if not (isinstance(cond, TensorType) and cond.shape == () and cond.dtype == "bool"):
+            raise RelayTypeError(f"If: the condition must be a bool scalar, got {cond}")
+        then, other = self.true_branch.checked_type, self.false_branch.checked_type
+        if then != other:
+            raise RelayTypeError(f"If: the branches' types differ: {then} vs {other}")
+        return then
+
+
 class GlobalVar(Expr):
     """The name of a module-level function; equal to any GlobalVar of the same name."""
 
@@ -382,6 +431,10 @@ class Function(Expr):
             raise RelayTypeError(f"function body has type {ret}, declared {self.ret_type}")
         return FuncType([p.checked_type for p in self.params], ret)
 
+    def __call__(self, *args: object) -> Call:
+        """A call of this function on `args`, as TVM's `Function.__call__`."""
+        return Call(self, [as_expr(a) for a in args])
+
     def with_attr(self, key: str | Mapping[str, object], value: object = None) -> Function:
         """A copy with attribute `key` set (or every key of a mapping)."""
         extra = dict(key) if isinstance(key, Mapping) else {key: value}
@@ -414,6 +467,23 @@ def post_order(root: Expr, children: Callable[[Expr], Sequence[Expr]] | None = N
             if id(child) not in seen:
                 stack.append((child, False))
     return order
+
+
+def infer_untyped(expr: Expr, typ: Type) -> None:
+    """Give `typ` to `expr` if it is a variable without a type, as TVM's InferType solves an
+    untyped operand (a conv2d weight from `channels` and `kernel_size`, ...)."""
+    if isinstance(expr, Var) and expr.type_annotation is None and expr.bound_value is None:
+        if expr._checked is None:
+            expr._checked = typ
+
+
+def has_type(expr: Expr) -> bool:
+    """Whether the type of `expr` is known (an untyped variable's is not)."""
+    try:
+        expr.checked_type  # noqa: B018  (inference is the test)
+    except RelayTypeError:
+        return False
+    return True
 
 
 def as_expr(value: object) -> Expr:

@@ -16,6 +16,7 @@ from xtvm.api.relay.expr import (
     Expr,
     Function,
     GlobalVar,
+    If,
     Let,
     Op,
     ParamRef,
@@ -55,6 +56,8 @@ class ExprFunctor:
             result = self.visit_function(expr)
         elif isinstance(expr, Let):
             result = self.visit_let(expr)
+        elif isinstance(expr, If):
+            result = self.visit_if(expr)
         elif isinstance(expr, GlobalVar):
             result = self.visit_global_var(expr)
         elif isinstance(expr, Op):
@@ -91,6 +94,9 @@ class ExprFunctor:
     def visit_global_var(self, gv: GlobalVar) -> Any:
         raise NotImplementedError
 
+    def visit_if(self, ite: If) -> Any:
+        raise NotImplementedError
+
     def visit_op(self, op: Op) -> Any:
         raise NotImplementedError
 
@@ -119,6 +125,11 @@ class ExprVisitor(ExprFunctor):
         self.visit(let.var)
         self.visit(let.value)
         self.visit(let.body)
+
+    def visit_if(self, ite: If) -> None:
+        self.visit(ite.cond)
+        self.visit(ite.true_branch)
+        self.visit(ite.false_branch)
 
     def visit_var(self, var: Var) -> None:
         pass
@@ -169,6 +180,15 @@ class ExprMutator(ExprFunctor):
         if var is let.var and value is let.value and body is let.body:
             return let
         return Let(var, value, body)
+
+    def visit_if(self, ite: If) -> Expr:
+        parts = [self.visit(ite.cond), self.visit(ite.true_branch), self.visit(ite.false_branch)]
+        if all(
+            a is b
+            for a, b in zip(parts, (ite.cond, ite.true_branch, ite.false_branch), strict=True)
+        ):
+            return ite
+        return If(*parts)
 
     def visit_var(self, var: Var) -> Expr:
         return var

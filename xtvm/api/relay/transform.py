@@ -161,18 +161,65 @@ def ConvertLayout(desired_layouts: Mapping[str, Sequence[str]]) -> Pass:
 
 
 def AnnotateTarget(targets: str | Sequence[str], include_non_call_ops: bool = True) -> Pass:
+    """Annotate ops for the first of `targets` whose predicate accepts them; a target with no
+    registered predicate claims nothing, as in TVM."""
+    from xtvm.passes.byoc_targets import registered_targets
+
     names = [targets] if isinstance(targets, str) else list(targets)
-    return RelayPass("AnnotateTarget", 0, _pass("relay-annotate-target", targets=tuple(names)))
+
+    def make() -> XdslModulePass:
+        known = registered_targets()
+        return _pass("relay-annotate-target", targets=tuple(n for n in names if n in known))()
+
+    return RelayPass("AnnotateTarget", 0, make)
 
 
 def MergeCompilerRegions() -> Pass:
     return RelayPass("MergeCompilerRegions", 0, _pass("relay-merge-compiler-regions"))
 
 
+class PartitionGraphPass(RelayPass):
+    """PartitionGraph; annotated ops that MergeCompilerRegions did not group are a region
+    each, as TVM partitions every annotated call on its own."""
+
+    def __init__(self) -> None:
+        super().__init__("PartitionGraph", 0, _pass("relay-partition-graph"))
+
+    def transform_module(self, mod: IRModule, ctx: PassContext) -> IRModule:
+        from xdsl.dialects.builtin import IntegerAttr, i64
+        from xdsl.ir import Operation
+
+        from xtvm.passes.relay_annotate_target import COMPILER_ATTR, DEFAULT_COMPILER, compiler_of
+        from xtvm.passes.relay_merge_compiler_regions import REGION_ATTR
+
+        mod = mod.copy()
+        ops = list(mod.xdsl.walk())
+        used = [
+            a.value.data for o in ops if isinstance(a := o.attributes.get(REGION_ATTR), IntegerAttr)
+        ]
+        next_id = max(used, default=-1) + 1
+        for op in ops:
+            if COMPILER_ATTR in op.attributes and REGION_ATTR not in op.attributes:
+                if compiler_of(op) == DEFAULT_COMPILER or not op.name.startswith("relay."):
+                    continue
+                producer = op.operands[0].owner if op.operands else None
+                if (
+                    op.name == "relay.tuple_get_item"
+                    and isinstance(producer, Operation)
+                    and compiler_of(producer) == compiler_of(op)
+                    and REGION_ATTR in producer.attributes
+                ):
+                    op.attributes[REGION_ATTR] = producer.attributes[REGION_ATTR]
+                    continue
+                op.attributes[REGION_ATTR] = IntegerAttr(next_id, i64)
+                next_id += 1
+        return super().transform_module(mod, ctx)
+
+
 def PartitionGraph(mod_name: str = "default", bind_constants: bool = True) -> Pass:
     if mod_name != "default":
         raise ValueError("PartitionGraph: only mod_name='default' is supported")
-    return RelayPass("PartitionGraph", 0, _pass("relay-partition-graph"))
+    return PartitionGraphPass()
 
 
 # ---------------------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
 from xdsl.dialects.builtin import FunctionType
 from xdsl.dialects.builtin import TensorType as XTensorType
 from xdsl.dialects.builtin import TupleType as XTupleType
@@ -29,6 +30,12 @@ class TensorType(Type):
     dtype: str = "float32"
 
     def __init__(self, shape: Sequence[int], dtype: str = "float32") -> None:
+        for d in shape:
+            if not isinstance(d, int | np.integer):
+                raise TypeError(
+                    f"TensorType: dimension {d!r} is symbolic; xtvm's relay types have static "
+                    "shapes (give every dimension as an int)"
+                )
         object.__setattr__(self, "shape", tuple(int(d) for d in shape))
         object.__setattr__(self, "dtype", dtype_name(dtype))
 
@@ -66,7 +73,18 @@ class FuncType(Type):
     arg_types: tuple[Type, ...]
     ret_type: Type
 
-    def __init__(self, arg_types: Sequence[Type], ret_type: Type) -> None:
+    def __init__(
+        self,
+        arg_types: Sequence[Type],
+        ret_type: Type,
+        type_params: Sequence[object] | None = None,
+        type_constraints: Sequence[object] | None = None,
+    ) -> None:
+        if type_params or type_constraints:
+            raise NotImplementedError(
+                "FuncType: type parameters and constraints are not supported (relay types are "
+                "monomorphic in xtvm)"
+            )
         object.__setattr__(self, "arg_types", tuple(arg_types))
         object.__setattr__(self, "ret_type", ret_type)
 
@@ -87,3 +105,16 @@ def from_xdsl(typ: Attribute) -> Type:
     if isinstance(typ, XTensorType):
         return TensorType(typ.get_shape(), str(numpy_dtype(typ.get_element_type())))
     raise TypeError(f"{typ} is not a relay type")
+
+
+def scalar_type(dtype: str) -> TensorType:
+    """The type of a scalar of `dtype` (a rank-0 tensor), as `relay.scalar_type`."""
+    return TensorType((), dtype)
+
+
+class Any:
+    """TVM's `relay.Any()`, a dimension known only at run time: xtvm's shapes are static, so a
+    type using it is refused when it is built."""
+
+    def __repr__(self) -> str:
+        return "?"

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xtvm.api.relay.expr import Call, Expr, make_call
+from xtvm.api.relay.expr import Call, Constant, Expr, const, has_type, infer_untyped, make_call
+from xtvm.api.relay.op.tensor import ones_like
 from xtvm.api.relay.ty import TensorType
 from xtvm.dialects import relay as d
 
@@ -33,6 +34,42 @@ def pair(value: IntOrSeq) -> tuple[int, int]:
     if len(values) != 2:
         raise ValueError(f"expected 2 values, got {len(values)}")
     return values[0], values[1]
+
+
+def tensor_type(data: Expr) -> TensorType:
+    typ = data.checked_type
+    if not isinstance(typ, TensorType):
+        raise TypeError(f"expected a tensor, got {typ}")
+    return typ
+
+
+def infer_vector(data: Expr, axis: int, *vectors: Expr) -> None:
+    """Untyped per-channel operands (bias, gamma, ...) get the size of `data`'s axis."""
+    typ = tensor_type(data)
+    for v in vectors:
+        if not has_type(v):
+            infer_untyped(v, TensorType((typ.shape[axis],), typ.dtype))
+
+
+def infer_conv_weight(
+    data: Expr,
+    weight: Expr,
+    channels: int | None,
+    kernel_size: IntOrSeq | None,
+    groups: int,
+    data_layout: str,
+    kernel_layout: str,
+) -> None:
+    """An untyped conv2d weight from `channels` and `kernel_size`, as TVM's Conv2DRel."""
+    if has_type(weight):
+        return
+    if channels is None or kernel_size is None:
+        raise ValueError("conv2d: an untyped weight needs channels= and kernel_size=")
+    typ = tensor_type(data)
+    in_channels = d.Layout.parse(data_layout).primal_sizes(typ.shape)["C"]
+    kh, kw = pair(kernel_size)
+    sizes = {"O": int(channels), "I": in_channels // groups, "H": kh, "W": kw}
+    infer_untyped(weight, TensorType([sizes[c] for c in kernel_layout], typ.dtype))
 
 
 def check_unused(data: Expr, out_dtype: str = "", out_layout: str = "", layout: str = "") -> None:
@@ -59,6 +96,7 @@ def conv2d(
     out_dtype: str = "",
 ) -> Call:
     check_unused(data, out_dtype, out_layout, data_layout)
+    infer_conv_weight(data, weight, channels, kernel_size, groups, data_layout, kernel_layout)
     call = make_call(
         d.Conv2dOp,
         data,
@@ -144,6 +182,9 @@ def conv2d_transpose(
 
 def dense(data: Expr, weight: Expr, units: int | None = None, out_dtype: str = "") -> Call:
     check_unused(data, out_dtype)
+    if not has_type(weight) and units is not None:
+        typ = tensor_type(data)
+        infer_untyped(weight, TensorType((int(units), typ.shape[-1]), typ.dtype))
     call = make_call(d.DenseOp, data, weight)
     wshape = weight.checked_type.shape  # type: ignore[attr-defined]
     if units is not None and int(units) != wshape[0]:
@@ -179,6 +220,7 @@ def batch_matmul(
 
 
 def bias_add(data: Expr, bias: Expr, axis: int = 1) -> Call:
+    infer_vector(data, axis, bias)
     return make_call(d.BiasAddOp, data, bias, axis=axis)
 
 
@@ -191,6 +233,7 @@ def leaky_relu(data: Expr, alpha: float = 0.01) -> Call:
 
 
 def prelu(data: Expr, alpha: Expr, axis: int = 1) -> Call:
+    infer_vector(data, axis, alpha)
     return make_call(d.PreluOp, data, alpha, axis=axis)
 
 
@@ -223,6 +266,7 @@ def batch_norm(
     scale: bool = True,
 ) -> Call:
     """A 3-tuple (normalized data, mean, variance); index it with `[0]` as in TVM."""
+    infer_vector(data, axis, gamma, beta, moving_mean, moving_var)
     return make_call(
         d.BatchNormOp,
         data,
@@ -246,6 +290,7 @@ def layer_norm(
     center: bool = True,
     scale: bool = True,
 ) -> Call:
+    infer_vector(data, axis, gamma, beta)
     return make_call(
         d.LayerNormOp,
         data,
@@ -341,9 +386,27 @@ def pad(
     pad_value: float = 0.0,
     pad_mode: str = "constant",
 ) -> Call:
-    if isinstance(pad_value, Expr):
-        raise TypeError("pad_value must be a number (a tensor pad value is not supported)")
+    """Pad every axis by (before, after); a negative width crops that side first, and
+    `pad_value` may be a scalar expression (a constant one is folded into the attribute)."""
     widths = [tuple(int(v) for v in pair_) for pair_ in pad_width]
+    if any(w < 0 for pair_ in widths for w in pair_):
+        typ = data.checked_type
+        assert isinstance(typ, TensorType)
+        begin = [max(-b, 0) for b, _ in widths]
+        end = [dim - max(-a, 0) for dim, (_, a) in zip(typ.shape, widths, strict=True)]
+        data = make_call(d.StridedSliceOp, data, begin=begin, end=end)
+        widths = [(max(b, 0), max(a, 0)) for b, a in widths]
+    if isinstance(pad_value, Constant) and pad_value.data.shape == ():
+        pad_value = float(pad_value.data.numpy())
+    if isinstance(pad_value, Expr):
+        if pad_mode != "constant":
+            raise ValueError(f"a tensor pad_value needs pad_mode 'constant', got '{pad_mode}'")
+        typ = data.checked_type
+        assert isinstance(typ, TensorType)
+        padded = make_call(d.PadOp, data, pad_width=widths)
+        inside = make_call(d.PadOp, ones_like(data), pad_width=widths)
+        outside = make_call(d.EqualOp, inside, const(0, typ.dtype))
+        return make_call(d.WhereOp, outside, pad_value, padded)
     return make_call(d.PadOp, data, pad_width=widths, pad_value=float(pad_value), pad_mode=pad_mode)
 
 

@@ -1,0 +1,16 @@
+"""TVM's `relay.op._make`: the operator constructors by name (`_make.add(x, y)`); in xtvm
+these are the Python builders of `relay.op`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def __getattr__(name: str) -> Any:
+    from xtvm.api.relay import op
+
+    for namespace in (op, op.nn, op.image, op.annotation):
+        builder = getattr(namespace, name, None)
+        if callable(builder) and not name.startswith("_"):
+            return builder
+    raise AttributeError(f"relay.op._make has no constructor '{name}'")

@@ -1,0 +1,29 @@
+"""TVM's `relay.testing` helpers that tests use: run a pass on an expression and get it back
+typed (`run_infer_type`, `run_opt_pass`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from xtvm.api.ir_module import IRModule
+from xtvm.api.relay.expr import Expr, Function
+
+
+def run_opt_pass(expr: Expr, opt_pass: Any | Sequence[Any], import_prelude: bool = False) -> Expr:
+    """`expr` (a function, or an expression made one over its free variables) after
+    `opt_pass`; a function comes back as a function, any other expression as the body."""
+    if import_prelude:
+        raise NotImplementedError("xtvm has no relay prelude (ADTs are not supported)")
+    passes = list(opt_pass) if isinstance(opt_pass, list | tuple) else [opt_pass]
+    mod = IRModule.from_expr(expr)
+    for p in passes:
+        mod = p(mod)
+    main = mod["main"]
+    return main if isinstance(expr, Function) else main.body
+
+
+def run_infer_type(expr: Expr) -> Expr:
+    """`expr` with its types inferred (in xtvm every expression is typed when it is built)."""
+    expr.checked_type  # noqa: B018  (an ill-typed expression fails here, as InferType would)
+    return expr
