@@ -24,12 +24,12 @@ from xdsl.dialects.builtin import (
     StringAttr,
     SymbolRefAttr,
     UnitAttr,
+    i64,
 )
+from xdsl.dialects.utils.dynamic_index_list import DynamicIndexList
 from xdsl.ir import Attribute, Data, ParametrizedAttribute
 from xdsl.irdl import IRDLOperation
 from xdsl.irdl import declarative_assembly_format as daf
-from xdsl.dialects.builtin import i64
-from xdsl.dialects.utils.dynamic_index_list import DynamicIndexList
 from xdsl.irdl.operations import VarIRConstruct
 from xdsl.parser import Parser as XParser
 from xdsl.utils.exceptions import ParseError, VerifyException

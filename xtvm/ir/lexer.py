@@ -150,7 +150,11 @@ class FastContextualLexer(Lexer):
                     number = NUMBER_FALLBACK.match(text, pos)
                     value = number.group() if number else text[pos]
                     kind = "PUNCT" if number is None else "HEX" if value[:2] == "0x" else "INT"
-                if kind in ("BANG", "HASH") and "." not in value and text[m.end() : m.end() + 1] == "<":
+                if (
+                    kind in ("BANG", "HASH")
+                    and "." not in value
+                    and text[m.end() : m.end() + 1] == "<"
+                ):
                     # `#arith<fastmath<fast>>`: a dialect's attribute in the verbose form.
                     name = "DIALECT_TYPE_NAME" if kind == "BANG" else "DIALECT_ATTR_NAME"
                     token_type = name if name in accepts else None
