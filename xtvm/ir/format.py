@@ -16,12 +16,17 @@ from typing import Any
 
 from lark import Token
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    DenseArrayBase,
     FloatAttr,
     IntegerAttr,
+    IntegerType,
     StringAttr,
     SymbolRefAttr,
     UnitAttr,
+    i64,
 )
+from xdsl.dialects.utils.dynamic_index_list import DynamicIndexList
 from xdsl.ir import Attribute, Data, ParametrizedAttribute
 from xdsl.irdl import IRDLOperation
 from xdsl.irdl import declarative_assembly_format as daf
@@ -141,7 +146,12 @@ def translate(directive: daf.FormatDirective, rules: list[str]) -> Element:
     if isinstance(d, daf.OptionalUnitAttrVariable):
         raise Unsupported("unit attribute outside an optional group")
     if isinstance(d, daf.AttributeVariable):
-        return translate_attribute(d)
+        return translate_attribute(d, rules)
+    if isinstance(d, DynamicIndexList):
+        return translate_dynamic_index_list(d, rules)
+    if isinstance(d, daf.VariadicRegionVariable):
+        rules.append("fmt_group_regions: region*")
+        return Element("fmt_group_regions", lambda fb, st, c: d.set(st, c))
     if isinstance(d, daf.RegionVariable):
         return Element("region", lambda fb, st, c: d.set(st, c))
     if isinstance(d, daf.SuccessorVariable):
@@ -151,7 +161,7 @@ def translate(directive: daf.FormatDirective, rules: list[str]) -> Element:
     raise Unsupported(type(d).__name__)
 
 
-def translate_attribute(d: daf.AttributeVariable) -> Element:
+def translate_attribute(d: daf.AttributeVariable, rules: list[str]) -> Element:
     def setter(convert: Callable[[FormatBuilder, Any], Attribute]) -> Handler:
         def handle(fb: FormatBuilder, st: daf.ParsingState, c: Any) -> None:
             if c is not None:
@@ -195,8 +205,56 @@ def translate_attribute(d: daf.AttributeVariable) -> Element:
             )
         raise Unsupported(f"attribute base {base.__name__}")
     if isinstance(d, daf.DenseArrayAttributeVariable):
-        raise Unsupported("dense array attribute variable")
+        return translate_dense_array(d, rules)
     return Element(optional_wrapper("attr", optional), setter(lambda fb, a: a))
+
+
+# Index lists of integers and SSA values (`[0, %i, 4]`), and lists of numbers (`[1, 2]`).
+INDEX_LIST_RULES = [
+    'fmt_group_index_list: "[" [fmt_group_index ("," fmt_group_index)*] "]"',
+    "fmt_group_index: INT | value_use",
+    'fmt_group_number_list: "[" [fmt_group_number ("," fmt_group_number)*] "]"',
+    "fmt_group_number: INT | FLOAT",
+]
+
+
+def flatten(children: Any) -> list[Any]:
+    """The items of a list rule: its children, `[None]` when it is empty."""
+    return [] if children in (None, [None]) else [c[0] for c in children]
+
+
+def translate_dynamic_index_list(d: DynamicIndexList, rules: list[str]) -> Element:
+    rules.extend(INDEX_LIST_RULES)
+
+    def handle(fb: FormatBuilder, st: daf.ParsingState, c: Any) -> None:
+        dynamic: list[OperandRef] = []
+        static: list[int] = []
+        for item in flatten(c):
+            if item.type == "INT":
+                static.append(int(item))
+            else:
+                static.append(DYNAMIC_INDEX)
+                dynamic.append(OperandRef(item))
+        d.dynamic_position.set(st, dynamic)
+        d.static_position.set(st, DenseArrayBase.from_list(i64, static))
+
+    return Element("fmt_group_index_list", handle)
+
+
+def translate_dense_array(d: daf.DenseArrayAttributeVariable, rules: list[str]) -> Element:
+    rules.extend(INDEX_LIST_RULES)
+    elt = d.elt_type
+
+    def handle(fb: FormatBuilder, st: daf.ParsingState, c: Any) -> None:
+        if c is None:
+            return
+        items = flatten(c)
+        if isinstance(elt, IntegerType):
+            d.set(st, DenseArrayBase.from_list(elt, [int(t) for t in items]))
+        else:
+            d.set(st, DenseArrayBase.from_list(elt, [float(t) for t in items]))
+
+    return Element(optional_wrapper("fmt_group_number_list", d.is_optional), handle)
 
 
 def translate_optional_group(d: daf.OptionalGroupDirective, rules: list[str]) -> Element:

@@ -86,6 +86,11 @@ class FastContextualLexer(Lexer):
         self.ident_cache: dict[str, list[str]] = {}
         self.last_token: Token | None = None
         self.specials_by_state: dict[Any, tuple[tuple[str, re.Pattern[str]], ...]] = {}
+        # The dialects of the ops whose regions enclose the current position, innermost last:
+        # an op name without a dialect (`return` in func.func) is looked up in them, as MLIR
+        # and xDSL do. `pending` is the dialect of the last op name, which a `{` opens.
+        self.dialect_stack: list[str] = ["builtin"]
+        self.pending_dialect = "builtin"
 
     def candidates(self, text: str) -> list[str]:
         """Terminal names an identifier-like text can be, in order of preference."""
@@ -109,11 +114,14 @@ class FastContextualLexer(Lexer):
         callbacks = self.callbacks
         keywords = self.keywords
         specials_by_state = self.specials_by_state
+        self.dialect_stack = ["builtin"]
+        self.pending_dialect = "builtin"
         while pos < end:
             position = parser_state.position
             accepts = states[position]
             token_type: str | None = None
             value = ""
+            length = -1  # the length of the text read, when it is not that of `value`
             specials = specials_by_state.get(position)
             if specials is None:
                 specials = tuple((n, rx) for n, rx in self.special.items() if n in accepts)
@@ -142,21 +150,40 @@ class FastContextualLexer(Lexer):
                     number = NUMBER_FALLBACK.match(text, pos)
                     value = number.group() if number else text[pos]
                     kind = "PUNCT" if number is None else "HEX" if value[:2] == "0x" else "INT"
-                if kind in ("IDENT", "BANG", "HASH"):
+                if (
+                    kind in ("BANG", "HASH")
+                    and "." not in value
+                    and text[m.end() : m.end() + 1] == "<"
+                ):
+                    # `#arith<fastmath<fast>>`: a dialect's attribute in the verbose form.
+                    name = "DIALECT_TYPE_NAME" if kind == "BANG" else "DIALECT_ATTR_NAME"
+                    token_type = name if name in accepts else None
+                if token_type is not None:
+                    pass
+                elif kind in ("IDENT", "BANG", "HASH"):
                     token_type, value = self.classify(kind, value, accepts)
+                    if kind == "IDENT" and "OP_NAME" in accepts:
+                        length = len(value)
+                        token_type, value = self.op_name(token_type, value, accepts)
                 elif kind == "PUNCT":
                     names = keywords.get(value)
                     token_type = names[0] if names else value
                     if names and len(names) > 1:
                         token_type = next((n for n in names if n in accepts), names[0])
+                    if value == "{":
+                        self.dialect_stack.append(self.pending_dialect)
+                    elif value == "}" and len(self.dialect_stack) > 1:
+                        self.pending_dialect = self.dialect_stack.pop()
                 else:
                     token_type = kind
+                    if kind == "STRING" and "OP_NAME" in accepts:
+                        self.pending_dialect = value[1:].split(".", 1)[0]
             token = Token(token_type, value, pos, line, pos - line_start + 1)
             newlines = value.count("\n")
             if newlines:
                 line += newlines
                 line_start = pos + value.rindex("\n") + 1
-            pos += len(value)
+            pos += len(value) if length < 0 else length
             token.end_line = line
             token.end_column = pos - line_start + 1
             token.end_pos = pos
@@ -169,6 +196,22 @@ class FastContextualLexer(Lexer):
         line_ctr.char_pos = pos
         line_ctr.line = line
         line_ctr.line_start_pos = line_start
+
+    def op_name(self, token_type: str, value: str, accepts: Any) -> tuple[str, str]:
+        """An op name in op position: a name without a dialect is looked up in the dialects
+        of the enclosing ops; the token then carries the full name."""
+        if token_type not in accepts and "." not in value:
+            for dialect in reversed(self.dialect_stack):
+                for name in self.keywords.get(f"{dialect}.{value}", ()):
+                    if name in accepts:
+                        token_type, value = name, f"{dialect}.{value}"
+                        break
+                else:
+                    continue
+                break
+        if "." in value and token_type in accepts:
+            self.pending_dialect = value.split(".", 1)[0]
+        return token_type, value
 
     def classify(self, kind: str, value: str, accepts: Any) -> tuple[str, str]:
         """The terminal of an identifier-like text in the current parser state."""

@@ -718,8 +718,10 @@ class IRBuilder(Transformer):
 
     def dense_attr(self, children: list[Any]) -> Attribute:
         token, literal, typ = children
-        if not isinstance(typ, (TensorType, VectorType)):
-            raise self.error(token, f"dense elements need a tensor or vector type, got '{typ}'")
+        if not isinstance(typ, (TensorType, VectorType, MemRefType)):
+            raise self.error(
+                token, f"dense elements need a tensor, vector or memref type, got '{typ}'"
+            )
         shape = list(typ.get_shape())
         elem = typ.get_element_type()
         count = 1

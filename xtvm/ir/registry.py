@@ -2,7 +2,19 @@
 
 from __future__ import annotations
 
-from xdsl.dialects import affine, arith, bufferization, builtin, cf, func, math, memref, scf, vector
+from xdsl.dialects import (
+    affine,
+    arith,
+    bufferization,
+    builtin,
+    cf,
+    func,
+    llvm,
+    math,
+    memref,
+    scf,
+    vector,
+)
 
 from xtvm.ir.context import IRContext
 
@@ -17,6 +29,7 @@ UPSTREAM_DIALECTS = (
     affine.Affine,
     vector.Vector,
     bufferization.Bufferization,
+    llvm.LLVM,
 )
 
 

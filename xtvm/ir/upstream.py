@@ -70,7 +70,7 @@ def func_named_param(
 
 
 def func_type_param(b: IRBuilder, children: list[Any]) -> tuple[None, Attribute, dict, None]:
-    typ, attrs = children
+    typ, attrs, _loc = children  # a declaration's argument has no value to locate
     return (None, typ, attrs or {}, None)
 
 
@@ -200,7 +200,7 @@ def arith_cmp(b: IRBuilder, children: list[Any]) -> Operation:
         flags = arith.FastMathFlagsAttr("none")
         if fastmath is not None:
             flags = arith.FastMathFlagsAttr.new(
-                arith.FastMathFlagsAttr.parse_parameters(b.xdsl_parser(str(fastmath)))
+                arith.FastMathFlagsAttr.parse_parameter(b.xdsl_parser(str(fastmath)))
             )
         op = arith.CmpfOp(lhs_value, rhs_value, str(predicate), flags)
     return b.record(op, token)
