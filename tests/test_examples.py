@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from xtvm.passes import all_passes
 from xtvm.runtime.relay_interpreter import evaluate
@@ -53,6 +54,7 @@ def test_quickstart_pipeline_preserves_results() -> None:
     np.testing.assert_allclose(evaluate(module, inputs)[0], expected[0], rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.usefixtures("preserve_registries")  # an example registers an accelerator target
 def test_readme_python_examples_run() -> None:
     """Every complete ```python example of the README (one that imports xtvm) runs as written."""
     import re
