@@ -16,6 +16,7 @@ from xtvm.passes.relay_alter_dense_layout import RelayAlterDenseLayoutPass, padd
 from xtvm.runtime.relay_interpreter import evaluate
 from xtvm.testing.passes import run
 from xtvm.testing.relay import run_factory
+from xtvm.topi import schedule
 
 RNG = np.random.default_rng(0)
 
@@ -92,10 +93,17 @@ def parallel_loops(mod: tvm.IRModule) -> list[str]:
     ]
 
 
-@pytest.mark.parametrize(("rows", "columns_first"), [(64, True), (512, False)])
-def test_product_walks_the_larger_operand_once(rows: int, columns_first: bool) -> None:
-    # Column blocks outside row blocks when the weight is the larger operand (more columns
-    # than rows): each block of the weight stays in cache while the row blocks pass.
-    mod = product("matmul", (1, rows, 16), rand(16, 256))
+@pytest.mark.parametrize(("rows", "columns_first"), [(64, True), (8192, False)])
+def test_product_walks_a_weight_larger_than_the_cache_once(
+    rows: int, columns_first: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Column blocks outside row blocks when the weight outgrows the last-level cache (here
+    # made 0 bytes) and the rows fit in L2: each weight block is read from memory once while
+    # the row blocks pass. Rows outside when they outgrow L2 (8192 x 64 floats).
+    monkeypatch.setattr(schedule, "WEIGHT_STREAM_BYTES", 0)
+    w, x = rand(64, 96), rand(1, rows, 64)
+    mod = product("matmul", x.shape, w)
     (name,) = parallel_loops(mod)
     assert name == ("i2_outer_i1_outer_fused" if columns_first else "i1_outer")
+    (got,) = run_factory(tvm_relay.build(mod, "llvm"), x=x)
+    np.testing.assert_allclose(got, x @ w, rtol=1e-4, atol=1e-4)
