@@ -33,6 +33,7 @@ UPSTREAM_PASSES = {
 OWN_PASSES = {
     "convert-relay-to-te": "ConvertRelayToTePass",
     "convert-te-to-tir": "ConvertTeToTirPass",
+    "relay-alter-dense-layout": "RelayAlterDenseLayoutPass",
     "relay-alter-op-layout": "RelayAlterOpLayoutPass",
     "relay-annotate-target": "RelayAnnotateTargetPass",
     "relay-convert-layout": "RelayConvertLayoutPass",

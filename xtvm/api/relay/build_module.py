@@ -34,6 +34,7 @@ from xtvm.dialects import relay, te
 from xtvm.ir.numpy_types import numpy_dtype
 from xtvm.passes.convert_relay_to_te import ConvertRelayToTePass
 from xtvm.passes.convert_te_to_tir import ConvertTeToTirPass
+from xtvm.passes.relay_alter_dense_layout import RelayAlterDenseLayoutPass
 from xtvm.passes.relay_alter_op_layout import RelayAlterOpLayoutPass
 from xtvm.passes.relay_convert_layout import RelayConvertLayoutPass
 from xtvm.passes.relay_fold_constant import RelayFoldConstantPass
@@ -386,7 +387,7 @@ def lower_for_build(
             # Weights are constants now: fold their transforms whatever their size, but not
             # an expansion of a small constant into a large one (it is computed in its kernel).
             RelayFoldConstantPass(max_growth=FOLD_MAX_GROWTH),
-            *([RelayAlterOpLayoutPass()] if cpu else []),
+            *([RelayAlterOpLayoutPass(), RelayAlterDenseLayoutPass()] if cpu else []),
             RelayFuseOpsPass(),
             ConvertRelayToTePass(kind),
         ],

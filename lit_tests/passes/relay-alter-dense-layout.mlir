@@ -1,0 +1,48 @@
+// RUN: xtvm-opt %s -p relay-alter-dense-layout --split-input-file | filecheck %s
+
+// A dense of 8 rows by a constant [n, k] weight becomes a matmul by the weight transposed at
+// compile time ([k, n]: the register tile's contiguous columns); the bias stays after it.
+// CHECK-LABEL: func.func @dense_rows
+// CHECK-NEXT:    %[[W:.*]] = relay.const dense<{{\[\[}}1.000000e+00, 3.000000e+00], [2.000000e+00, 4.000000e+00]]> : tensor<2x2xf32>
+// CHECK-NEXT:    %[[M:.*]] = relay.nn.matmul %x, %[[W]] : (tensor<8x2xf32>, tensor<2x2xf32>) -> tensor<8x2xf32>
+// CHECK-NEXT:    %[[B:.*]] = relay.add %[[M]], %x
+// CHECK-NEXT:    func.return %[[B]]
+func.func @dense_rows(%x: tensor<8x2xf32>) -> tensor<8x2xf32> {
+  %w = relay.const dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
+  %d = relay.nn.dense %x, %w : (tensor<8x2xf32>, tensor<2x2xf32>) -> tensor<8x2xf32>
+  %b = relay.add %d, %x : (tensor<8x2xf32>, tensor<8x2xf32>) -> tensor<8x2xf32>
+  func.return %b : tensor<8x2xf32>
+}
+
+// -----
+
+// 40 columns split into no whole half tile: the weight gets 24 zero columns and a slice drops
+// them after the product, whose 3-d data is left as it is.
+// CHECK-LABEL: func.func @padded_columns
+// CHECK-NEXT:    %[[W:.*]] = relay.const dense<{{.*}}> : tensor<3x64xf32>
+// CHECK-NEXT:    %[[M:.*]] = relay.nn.matmul %x, %[[W]] : (tensor<1x8x3xf32>, tensor<3x64xf32>) -> tensor<1x8x64xf32>
+// CHECK-NEXT:    %[[S:.*]] = relay.strided_slice %[[M]] {begin = array<i64: 0>, end = array<i64: 40>, axes = array<i64: 2>} : (tensor<1x8x64xf32>) -> tensor<1x8x40xf32>
+// CHECK-NEXT:    func.return %[[S]] : tensor<1x8x40xf32>
+func.func @padded_columns(%x: tensor<1x8x3xf32>) -> tensor<1x8x40xf32> {
+  %w = relay.const dense<0.5> : tensor<3x40xf32>
+  %m = relay.nn.matmul %x, %w : (tensor<1x8x3xf32>, tensor<3x40xf32>) -> tensor<1x8x40xf32>
+  func.return %m : tensor<1x8x40xf32>
+}
+
+// -----
+
+// A single row (a CNN's classifier) keeps its dense: its k-vectorized tile is the one for a
+// matrix-vector product; so does a weight known only at run time, and whole column tiles.
+// CHECK-LABEL: func.func @unchanged
+// CHECK:         relay.nn.dense %x, %{{.*}} : (tensor<1x4xf32>, tensor<40x4xf32>)
+// CHECK:         relay.nn.dense %y, %w
+// CHECK:         relay.nn.matmul %y, %{{.*}} : (tensor<8x4xf32>, tensor<4x48xf32>)
+// CHECK-NOT:     relay.strided_slice
+func.func @unchanged(%x: tensor<1x4xf32>, %y: tensor<8x4xf32>, %w: tensor<40x4xf32>) -> (tensor<1x40xf32>, tensor<8x40xf32>, tensor<8x48xf32>) {
+  %c = relay.const dense<1.0> : tensor<40x4xf32>
+  %a = relay.nn.dense %x, %c : (tensor<1x4xf32>, tensor<40x4xf32>) -> tensor<1x40xf32>
+  %b = relay.nn.dense %y, %w : (tensor<8x4xf32>, tensor<40x4xf32>) -> tensor<8x40xf32>
+  %k = relay.const dense<1.0> : tensor<4x48xf32>
+  %m = relay.nn.matmul %y, %k : (tensor<8x4xf32>, tensor<4x48xf32>) -> tensor<8x48xf32>
+  func.return %a, %b, %m : tensor<1x40xf32>, tensor<8x40xf32>, tensor<8x48xf32>
+}
