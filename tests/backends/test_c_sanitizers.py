@@ -184,6 +184,7 @@ void xtvm_test_vadd4(float *x, float *y, float *z) {
 """
 
 
+@pytest.mark.usefixtures("preserve_registries")  # it registers its intrinsic
 def test_tensorized_kernel_is_clean(sanitized: Path) -> None:
     x4 = te.placeholder((4,), name="x")
     y4 = te.placeholder((4,), name="y")

@@ -127,7 +127,7 @@ def test_reductions(dtype: str, target: str) -> None:
         outs.append(te.compute((rows,), lambda i, r=reducer, k=k: r(A[i, k], axis=k), name=name))
     s = te.create_schedule([c.op for c in outs])
     _, inner = s[outs[-1]].split(outs[-1].op.reduce_axis[0], 8)
-    s[outs[-1]].vectorize(inner)
+    s[outs[-1]].vectorize(inner, reduction=True)  # a vector accumulator
     a = high_values(dtype, (rows, cols), low=1)
     results = outputs_like(outs)
     build_and_run(s, [A, *outs], [a, *results], target)

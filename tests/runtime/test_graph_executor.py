@@ -240,7 +240,7 @@ def test_default_of_a_kernel_library_is_a_clear_error(tmp_path: Path) -> None:
     a = te.placeholder((4,), name="a")
     b = te.compute((4,), lambda i: a[i] * 2.0, name="b")
     path = tmp_path / "k.so"
-    tvm.build(te.create_schedule(b.op), [a, b], "llvm", name="double").export_library(path)
+    tvm.build(te.create_schedule(b.op), [a, b], "llvm", name="twice").export_library(path)
     with pytest.raises(AttributeError, match="module has no function 'default'"):
         tvm.runtime.load_module(path)["default"]
 

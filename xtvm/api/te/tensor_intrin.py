@@ -37,7 +37,7 @@ from xdsl.dialects.builtin import MemRefType, StridedLayoutAttr
 from xdsl.ir import Block, Operation, SSAValue
 
 from xtvm.api.te.expr import ComputeOp, PlaceholderOp, PrimExpr, Read, Tensor, Var, children
-from xtvm.api.te.lower import ExprEmitter
+from xtvm.api.te.lower import EmitSteps, ExprEmitter
 from xtvm.api.tir.stmt import (
     AccessPtr,
     Buffer,
@@ -293,7 +293,8 @@ class StmtEmitter(ExprEmitter):
         )
         return self.add(memref.SubviewOp.get(view, offsets, sizes, [1] * len(sizes), result))
 
-    def natural(self, expr: PrimExpr) -> SSAValue:
+    def natural(self, expr: PrimExpr) -> EmitSteps:
+        """As ExprEmitter's, with extern calls, buffer loads and buffer variables."""
         if isinstance(expr, CallExtern):
             op = self.call(expr, with_result=True)
             if not op.res:
@@ -302,7 +303,9 @@ class StmtEmitter(ExprEmitter):
         if isinstance(expr, BufferLoad):
             from xdsl.dialects.builtin import IndexType
 
-            indices = [self.emit(i, IndexType()) for i in expr.indices]
+            indices = []
+            for index in expr.indices:
+                indices.append(self.convert((yield self, index), IndexType()))
             return self.add(memref.LoadOp.get(self.view(expr.buffer), indices))
         if isinstance(expr, AccessPtr):
             raise TensorizeError("access_ptr is an argument of an extern call only")
@@ -310,7 +313,7 @@ class StmtEmitter(ExprEmitter):
             raise TensorizeError(
                 f"variable {expr.name} is neither a stride nor the elem_offset of a buffer"
             )
-        return super().natural(expr)
+        return (yield from super().natural(expr))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -339,7 +339,7 @@ def conv2d_gemm(view: OpView) -> Gemm | None:
         if not padded:
             return value
         inside = te.all(y >= 0, y < height, x >= 0, x < width)
-        return te.if_then_else(inside, value, te.const(0, data.dtype))  # read under the guard
+        return te.if_then_else(inside, value, te.const(0, value.dtype))  # read under the guard
 
     pointwise = (kh, kw, sh, sw, batch, padded) == (1, 1, 1, 1, 1, False)
     data_shape = (channels, height * width) if pointwise else data.shape
