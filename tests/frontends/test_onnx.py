@@ -855,6 +855,24 @@ def test_import_tool_writes_text_and_params(tmp_path: Path) -> None:
     np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-6)
 
 
+
+def test_import_tool_keeps_zero_d_weights_zero_d(tmp_path: Path) -> None:
+    """A scalar initializer (GELU's 0.5) is written to the npz as a 0-d array, not 1-d."""
+    half = numpy_helper.from_array(np.array(0.5, "float32"), "half")
+    node = helper.make_node("Mul", ["x", "half"], ["y"])
+    graph = helper.make_graph(
+        [node],
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3])],
+        [half],
+    )
+    path, ir, npz = tmp_path / "m.onnx", tmp_path / "m.mlir", tmp_path / "m.npz"
+    onnx.save(helper.make_model(graph), str(path))
+    assert import_main([str(path), "-o", str(ir), "--params-out", str(npz)]) == 0
+    with np.load(npz) as params:
+        assert params["half"].shape == ()
+
 def test_import_tool_errors_exit_1_without_traceback(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

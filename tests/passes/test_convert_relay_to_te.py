@@ -112,7 +112,7 @@ def run_graph(
         if isinstance(op, relay.ParamOp):
             values: list[object] = [np.asarray((params or {})[op.param_name.data])]
         elif isinstance(op, relay.ConstOp):
-            values = [np.ascontiguousarray(relay.numpy_from_dense(op.value))]
+            values = [np.require(relay.numpy_from_dense(op.value), requirements="C")]
         elif isinstance(op, relay.TupleOp):
             values = [tuple(args)]
         elif isinstance(op, relay.TupleGetItemOp):

@@ -179,7 +179,7 @@ class LayoutConverter:
             array = array.transpose(permutation(src, dst))
             while array.ndim and array.shape[0] == 1:
                 array = array[0]
-            result = self.emit(relay.ConstOp(np.ascontiguousarray(array)))
+            result = self.emit(relay.ConstOp(np.require(array, requirements="C")))
         else:
             expanded = self.emit(relay.ExpandDimsOp(value, 0, len(src) - len(shape)))
             result = self.transform(expanded, src, dst)

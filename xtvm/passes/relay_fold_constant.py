@@ -92,6 +92,28 @@ class FoldConstantOp(RewritePattern):
         rewriter.replace(op, [], results)
 
 
+@dataclass
+class FoldShapeQuery(RewritePattern):
+    """Replace `relay.shape_of` / `relay.ndarray_size` by its value: shapes are static, so it
+    depends on its operand's type alone (and a kernel writing a constant is left out)."""
+
+    interpreter: RelayInterpreter
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: relay.ShapeQueryOp, rewriter: PatternRewriter) -> None:
+        typ = op.data.type
+        assert isinstance(typ, TensorType)
+        shape = typ.get_shape()
+        if any(d < 0 for d in shape):
+            return
+        # A view of one zero with the operand's shape: what the rule reads, allocating nothing.
+        stand_in = np.lib.stride_tricks.as_strided(np.zeros((), "float32"), shape, [0] * len(shape))
+        (value,) = RULES[type(op)](self.interpreter, op, [stand_in])
+        result = op.results[0]
+        folded = materialize(conform(value, result.type, op), result.type, rewriter)
+        rewriter.replace(op, [], [folded])
+
+
 class FoldTupleGetItemOfTuple(RewritePattern):
     """Replace `relay.tuple_get_item` of a `relay.tuple` by the field it selects."""
 
@@ -123,6 +145,7 @@ class RelayFoldConstantPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         patterns: list[RewritePattern] = [
             FoldConstantOp(RelayInterpreter(op), self.max_elements, self.max_growth),
+            FoldShapeQuery(RelayInterpreter(op)),
             FoldTupleGetItemOfTuple(),
             EraseUnusedRelayOp(),
         ]

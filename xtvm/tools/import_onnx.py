@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         Path(args.output).write_text(text)
     if args.params_out:
-        np.savez(args.params_out, **{k: np.ascontiguousarray(v) for k, v in params.items()})
+        np.savez(args.params_out, **{k: np.require(v, requirements="C") for k, v in params.items()})
     return 0
 
 
