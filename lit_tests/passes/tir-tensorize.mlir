@@ -10,11 +10,10 @@
 // CHECK:         tir.for %[[KO:k_outer]] = %c0 to %c4 serial {
 // CHECK-NEXT:      %[[IO8:.*]] = arith.muli %i_outer, %c8 : index
 // CHECK-NEXT:      %[[KO8:.*]] = arith.muli %[[KO]], %c8 : index
-// CHECK-NEXT:      %[[A:.*]] = "memref.subview"(%A, %[[IO8]], %[[KO8]])
-// CHECK-SAME:        static_sizes = array<i64: 8, 8>
-// CHECK-SAME:        -> memref<8x8xf32, strided<[32, 1], offset: ?>>
-// CHECK:           %[[B:.*]] = "memref.subview"(%B,
-// CHECK:           %[[C:.*]] = "memref.subview"(%C,
+// CHECK-NEXT:      %[[A:.*]] = memref.subview %A[%[[IO8]], %[[KO8]]] [8, 8] [1, 1]
+// CHECK-SAME:        to memref<8x8xf32, strided<[32, 1], offset: ?>>
+// CHECK:           %[[B:.*]] = memref.subview %B[
+// CHECK:           %[[C:.*]] = memref.subview %C[
 // CHECK:           %[[FIRST:.*]] = arith.cmpi eq, %[[KO]], %c0 : index
 // CHECK-NEXT:      scf.if %[[FIRST]] {
 // CHECK:             tir.call_extern "gemm_reset"(%[[A]], %[[B]], %[[C]], %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}})
@@ -64,8 +63,8 @@ func.func @gemm_split_k(%A: memref<32x32xf32>, %B: memref<32x32xf32>, %C: memref
 // The whole reduction inside the nest: one call of the body.
 // CHECK-LABEL: func.func @gemm_whole_k
 // CHECK-NOT:     scf.if
-// CHECK:         %[[A:.*]] = "memref.subview"(%A,
-// CHECK-SAME:      -> memref<8x8xf32, strided<[8, 1], offset: ?>>
+// CHECK:         %[[A:.*]] = memref.subview %A[
+// CHECK-SAME:      to memref<8x8xf32, strided<[8, 1], offset: ?>>
 // CHECK:         tir.call_extern "gemm_body"(%[[A]],
 // CHECK-NOT:     memref.load
 func.func @gemm_whole_k(%A: memref<32x8xf32>, %B: memref<32x8xf32>, %C: memref<32x32xf32>) {
@@ -105,9 +104,8 @@ func.func @gemm_whole_k(%A: memref<32x8xf32>, %B: memref<32x8xf32>, %C: memref<3
 // CHECK:         tir.for %[[I:.*]] = %c0 to %c4 serial {
 // CHECK-NEXT:      tir.for %[[JO:.*]] = %c0 to %c4 serial {
 // CHECK-NEXT:        %[[J:.*]] = arith.muli %[[JO]], %c16 : index
-// CHECK-NEXT:        %[[A:.*]] = "memref.subview"(%A, %[[I]], %[[J]])
-// CHECK-SAME:          static_sizes = array<i64: 1, 16>
-// CHECK-SAME:          -> memref<16xf32, strided<[1], offset: ?>>
+// CHECK-NEXT:        %[[A:.*]] = memref.subview %A[%[[I]], %[[J]]] [1, 16] [1, 1]
+// CHECK-SAME:          to memref<16xf32, strided<[1], offset: ?>>
 // CHECK:             %[[ROW:.*]] = arith.muli %[[I]], %c64 : index
 // CHECK:             %[[OFFSET:.*]] = arith.addi %[[ROW]],
 // CHECK-NEXT:        %[[OFFSET32:.*]] = arith.index_cast %[[OFFSET]] : index to i32

@@ -11,15 +11,15 @@
 // CHECK-NEXT:    %[[R1:.*]] = vector.load %x[%[[ROW1]], %[[W]]] : memref<4x4xf32>, vector<4xf32>
 // CHECK:         %[[R2:.*]] = vector.load %x
 // CHECK:         %[[R3:.*]] = vector.load %x
-// CHECK-NEXT:    %[[J01:.*]] = "vector.shuffle"(%[[R0]], %[[R1]]) <{mask = array<i64: 0, 1, 2, 3, 4, 5, 6, 7>}> : (vector<4xf32>, vector<4xf32>) -> vector<8xf32>
-// CHECK-NEXT:    %[[J23:.*]] = "vector.shuffle"(%[[R2]], %[[R3]]) <{mask = array<i64: 0, 1, 2, 3, 4, 5, 6, 7>}>
-// CHECK-NEXT:    %[[B:.*]] = "vector.shuffle"(%[[J01]], %[[J23]]) <{mask = array<i64: 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15>}> : (vector<8xf32>, vector<8xf32>) -> vector<16xf32>
-// CHECK-NEXT:    %[[C0:.*]] = "vector.shuffle"(%[[B]], %[[B]]) <{mask = array<i64: 0, 4, 8, 12>}> : (vector<16xf32>, vector<16xf32>) -> vector<4xf32>
+// CHECK-NEXT:    %[[J01:.*]] = vector.shuffle %[[R0]], %[[R1]] [0, 1, 2, 3, 4, 5, 6, 7] : vector<4xf32>, vector<4xf32>
+// CHECK-NEXT:    %[[J23:.*]] = vector.shuffle %[[R2]], %[[R3]] [0, 1, 2, 3, 4, 5, 6, 7]
+// CHECK-NEXT:    %[[B:.*]] = vector.shuffle %[[J01]], %[[J23]] [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15] : vector<8xf32>, vector<8xf32>
+// CHECK-NEXT:    %[[C0:.*]] = vector.shuffle %[[B]], %[[B]] [0, 4, 8, 12] : vector<16xf32>, vector<16xf32>
 // CHECK-NEXT:    vector.store %[[C0]], %y[%[[W]], %c0]
-// CHECK:         %[[C1:.*]] = "vector.shuffle"(%[[B]], %[[B]]) <{mask = array<i64: 1, 5, 9, 13>}>
+// CHECK:         %[[C1:.*]] = vector.shuffle %[[B]], %[[B]] [1, 5, 9, 13]
 // CHECK-NEXT:    vector.store %[[C1]], %y
-// CHECK:         "vector.shuffle"(%[[B]], %[[B]]) <{mask = array<i64: 2, 6, 10, 14>}>
-// CHECK:         "vector.shuffle"(%[[B]], %[[B]]) <{mask = array<i64: 3, 7, 11, 15>}>
+// CHECK:         vector.shuffle %[[B]], %[[B]] [2, 6, 10, 14]
+// CHECK:         vector.shuffle %[[B]], %[[B]] [3, 7, 11, 15]
 // CHECK:         func.return
 func.func @square(%x: memref<4x4xf32>, %y: memref<4x4xf32>) {
   %c0 = arith.constant 0 : index
@@ -42,7 +42,7 @@ func.func @square(%x: memref<4x4xf32>, %y: memref<4x4xf32>) {
 // CHECK:           %[[FIRST:.*]] = arith.addi %[[START]], %{{.*}} : index
 // CHECK-NEXT:      vector.load %x[%c0, %[[FIRST]]] : memref<4x8xf32>, vector<4xf32>
 // CHECK-NOT:       vector.transfer_read
-// CHECK:           "vector.shuffle"
+// CHECK:           vector.shuffle
 // CHECK-NOT:       tir.for
 // CHECK:         }
 func.func @offset_block(%x: memref<4x8xf32>, %y: memref<8x4xf32>) {

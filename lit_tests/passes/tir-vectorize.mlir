@@ -154,7 +154,7 @@ func.func @transposed_read(%A: memref<8x4xf32>, %B: memref<4x8xf32>) {
 // CHECK-LABEL: func.func @strided_load
 // CHECK-NOT:     tir.for
 // CHECK:         %[[SPAN:.*]] = vector.load %A[%{{.*}}] : memref<9xf32>, vector<7xf32>
-// CHECK-NEXT:    %[[PICKED:.*]] = "vector.shuffle"(%[[SPAN]], %[[SPAN]]) <{mask = array<i64: 0, 2, 4, 6>}> : (vector<7xf32>, vector<7xf32>) -> vector<4xf32>
+// CHECK-NEXT:    %[[PICKED:.*]] = vector.shuffle %[[SPAN]], %[[SPAN]] [0, 2, 4, 6] : vector<7xf32>, vector<7xf32>
 // CHECK-NEXT:    vector.store %[[PICKED]], %B[%c0] : memref<4xf32>, vector<4xf32>
 func.func @strided_load(%A: memref<9xf32>, %B: memref<4xf32>) {
   %c0 = arith.constant 0 : index

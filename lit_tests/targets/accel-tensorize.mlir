@@ -12,9 +12,9 @@
 // CHECK:         tir.for %[[KO:.*]] = %{{.*}} to %{{.*}} serial {
 // CHECK:           %[[WGT:.*]] = memref.alloc() : memref<8x8xi8, "wgt">
 // CHECK:           %[[INP:.*]] = memref.alloc() : memref<8x8xi8, "inp">
-// CHECK:           %[[IV:.*]] = "memref.subview"(%[[INP]])
-// CHECK:           %[[WV:.*]] = "memref.subview"(%[[WGT]])
-// CHECK:           %[[AV:.*]] = "memref.subview"(%[[ACC]])
+// CHECK:           %[[IV:.*]] = memref.subview %[[INP]][
+// CHECK:           %[[WV:.*]] = memref.subview %[[WGT]][
+// CHECK:           %[[AV:.*]] = memref.subview %[[ACC]][
 // CHECK:           scf.if
 // CHECK-NEXT:        tir.call_extern "vta_gemm_reset"(%[[AV]], %{{.*}})
 // CHECK:           tir.call_extern "vta_gemm_update"(%[[AV]], %[[IV]], %[[WV]], %{{.*}}, %{{.*}}, %{{.*}})
