@@ -566,7 +566,7 @@ class IRBuilder(Transformer):
         return VectorType(elem, self.dims(dims))
 
     def tuple_type(self, children: list[Any]) -> Attribute:
-        return TupleType(children[0] or [])
+        return TupleType(tuple(children[0] or ()))
 
     def complex_type(self, children: list[Any]) -> Attribute:
         return ComplexType(children[0])
