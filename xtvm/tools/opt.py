@@ -19,13 +19,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
 from xtvm.ir.context import IRContext
-from xtvm.ir.diagnostics import Diagnostic, DiagnosticError, Location, Severity, SourceFile
+from xtvm.ir.diagnostics import (
+    Diagnostic,
+    DiagnosticError,
+    Location,
+    Remark,
+    Severity,
+    SourceFile,
+)
 from xtvm.ir.printer import print_ir
 from xtvm.ir.registry import default_context
-from xtvm.ir.verify import failure_error, verify_or_raise
+from xtvm.ir.verify import failure_error, op_location, verify_or_raise
 from xtvm.passes import UPSTREAM_PASSES, PassLoader, all_passes
 from xtvm.passes.pipeline import option_fields, parse_passes
 from xtvm.tools.cli import InputFileError, decode_text, run_tool
@@ -182,6 +190,7 @@ class Driver:
     registry: dict[str, PassLoader]
     source: SourceFile
     timings: list[tuple[str, float]] = field(default_factory=list)
+    remarks: list[Diagnostic] = field(default_factory=list)
 
     def dump(self, title: str, module: ModuleOp) -> None:
         sys.stderr.write(f"// -----// IR Dump {title} //----- //\n")
@@ -233,9 +242,15 @@ class Driver:
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
                 p.apply(xctx, module)  # type: ignore[arg-type]
+            sources = {self.source.name: self.source}
             for warning in caught:
                 message = str(warning.message).split("\n")[0]
-                sys.stderr.write(f"warning: pass '{p.name}': {message}\n")
+                op = getattr(warning.message, "op", None)
+                if isinstance(warning.message, Remark) and isinstance(op, Operation):
+                    location = op_location(op, sources)
+                    self.remarks.append(Diagnostic(Severity.REMARK, message, location))
+                else:
+                    sys.stderr.write(f"warning: pass '{p.name}': {message}\n")
         except DiagnosticError:
             raise
         except Exception as exc:
@@ -371,20 +386,23 @@ def run(args: argparse.Namespace) -> int:
     outputs: list[str] = []
     ok = True
     for piece, first_line in pieces:
-        produced: list[Diagnostic] = []
+        errors: list[Diagnostic] = []
+        driver.remarks = []
         try:
             outputs.append(driver.process(piece, first_line, passes))
         except DiagnosticError as exc:
-            for d in exc.diagnostics:
-                if d.location is not None and d.location.source is not None:
-                    d.location = Location(source, d.location.line, d.location.column)
-            produced = exc.diagnostics
+            errors = exc.diagnostics
         except RecursionError as exc:  # in the parser, the verifier or the printer
-            produced = failure_error(exc, "cannot process the input", {name: source}).diagnostics
+            errors = failure_error(exc, "cannot process the input", {name: source}).diagnostics
+        produced = driver.remarks + errors
+        for d in produced:
+            if d.location is not None and d.location.source is not None:
+                d.location = Location(source, d.location.line, d.location.column)
         if args.verify_diagnostics:
             ok &= check_expected(piece, first_line, produced, source)
-        elif produced:
-            ok = False
+            continue
+        ok &= not errors
+        if produced:
             sys.stderr.write(DiagnosticError(produced).render() + "\n")
     if not args.verify_diagnostics:
         result = "// -----\n".join(outputs)
