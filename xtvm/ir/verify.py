@@ -159,6 +159,20 @@ def located_error(op: Operation, message: str) -> DiagnosticError:
     return DiagnosticError.at(Location(source, loc.line.data, loc.column.data), message)
 
 
+def refuse_multiple_blocks(root: Operation, what: str) -> None:
+    """Raise an error at the first op under `root` with a region of several blocks, which
+    `what` (a pass or backend that handles structured control flow only) cannot process."""
+    for op in root.walk():
+        for region in op.regions:
+            count = len(region.blocks)
+            if count > 1:
+                raise located_error(
+                    op,
+                    f"'{op.name}' op has a region of {count} blocks; {what} handles "
+                    "single-block regions only (structured control flow)",
+                )
+
+
 def operation_in_flight(exc: BaseException) -> Operation | None:
     """The op `exc` was raised about: its `op` attribute, else the op the innermost frame of
     the traceback was working on (a local variable holding a located op, `op` preferred).

@@ -24,7 +24,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xtvm.backends.llvm import TargetError, compile_module
 from xtvm.ir.diagnostics import DiagnosticError, Location, SourceFile
 from xtvm.ir.registry import default_context
-from xtvm.ir.verify import failure_error, verify_diagnostics
+from xtvm.ir.verify import failure_error, refuse_multiple_blocks, verify_diagnostics
 from xtvm.tools.cli import run_tool
 from xtvm.tools.opt import read_input
 
@@ -52,6 +52,7 @@ def translate(args: argparse.Namespace) -> int:
         diagnostics = verify_diagnostics(module, {filename: source})
         if diagnostics:
             raise DiagnosticError(diagnostics)
+        refuse_multiple_blocks(module, f"the {kind} backend")
         if any(op.name == "te.compute" for op in module.walk()):
             from xtvm.passes.convert_te_to_tir import ConvertTeToTirPass
 
