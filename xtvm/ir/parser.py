@@ -721,6 +721,8 @@ class IRBuilder(Transformer):
         if not isinstance(typ, (TensorType, VectorType)):
             raise self.error(token, f"dense elements need a tensor or vector type, got '{typ}'")
         shape = list(typ.get_shape())
+        if any(d < 0 for d in shape):
+            raise self.error(token, f"dense literal needs a static shape, got '{typ}'")
         elem = typ.get_element_type()
         count = 1
         for d in shape:
