@@ -9,6 +9,7 @@ names but follow the rest.
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -87,3 +88,64 @@ def test_list_passes_names_every_pass(capsys: pytest.CaptureFixture[str]) -> Non
 def test_unknown_pass_suggests_the_closest(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["-p", "cse2", "-"]) == 1
     assert capsys.readouterr().err == "error: unknown pass 'cse2'; did you mean 'cse'?\n"
+
+
+RAISING_PLUGIN = '''
+from xdsl.passes import ModulePass
+
+
+class RaisingPass(ModulePass):
+    """Trips over every arith.constant, as a pass with a bug would."""
+
+    name = "test-raise-on-constant"
+
+    def apply(self, ctx, op):
+        for inner in op.walk():
+            if inner.name == "arith.constant":
+                raise KeyError(inner.name)
+
+
+def xtvm_plugin(registry):
+    registry.register_pass(RaisingPass)
+'''
+
+
+def test_pass_exception_is_an_error_at_the_op(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A Python error inside a pass names the pass and points at the op it was processing.
+    plugin = tmp_path / "raising.py"
+    plugin.write_text(RAISING_PLUGIN)
+    source = tmp_path / "in.mlir"
+    source.write_text(
+        "func.func @f() -> i32 {\n  %c = arith.constant 1 : i32\n  func.return %c : i32\n}\n"
+    )
+    code = main(["--load-plugin", str(plugin), "-p", "test-raise-on-constant", str(source)])
+    err = capsys.readouterr().err
+    assert code == 1, err
+    assert (
+        f"{source}:2:8: error: pass 'test-raise-on-constant' failed on 'arith.constant' op: "
+        "'arith.constant'" in err
+    )
+    assert "  %c = arith.constant 1 : i32\n       ^" in err
+    assert "internal error" not in err
+
+
+def nested_ifs(depth: int) -> str:
+    return "func.func @f(%c: i1) {\n" + "scf.if %c {\n" * depth + "}\n" * depth + "func.return\n}\n"
+
+
+def test_deep_nesting_is_processed_and_deeper_is_a_located_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # 400 levels overflow Python's default recursion limit in the parser and the printer.
+    limit = sys.getrecursionlimit()
+    source = tmp_path / "deep.mlir"
+    source.write_text(nested_ifs(400))
+    assert main([str(source)]) == 0
+    assert capsys.readouterr().out.count("scf.if") == 400
+    assert sys.getrecursionlimit() == limit  # the tool leaves the process as it found it
+    source.write_text(nested_ifs(1000))
+    assert main([str(source)]) == 1
+    err = capsys.readouterr().err
+    assert f"{source}:1001:1: error: 'scf.if' op is nested more than 1000 ops deep" in err

@@ -109,3 +109,16 @@ func.func @keep_allocations() -> (memref<4xi32>, memref<4xi32>) {
   %y = memref.alloc() : memref<4xi32>
   func.return %x, %y : memref<4xi32>, memref<4xi32>
 }
+
+// -----
+
+// Ops with tuple results hash like any other (the tuple type is built from a tuple, not a
+// list): the two identical splits merge.
+// CHECK-LABEL: func.func @merge_tuple_results
+// CHECK-COUNT-1: relay.split
+// CHECK-NOT:     relay.split
+func.func @merge_tuple_results(%x: tensor<4xf32>) -> (tuple<tensor<2xf32>, tensor<2xf32>>, tuple<tensor<2xf32>, tensor<2xf32>>) {
+  %p = relay.split %x {indices_or_sections = 2 : i64} : (tensor<4xf32>) -> tuple<tensor<2xf32>, tensor<2xf32>>
+  %q = relay.split %x {indices_or_sections = 2 : i64} : (tensor<4xf32>) -> tuple<tensor<2xf32>, tensor<2xf32>>
+  func.return %p, %q : tuple<tensor<2xf32>, tensor<2xf32>>, tuple<tensor<2xf32>, tensor<2xf32>>
+}

@@ -15,3 +15,14 @@ func.func @cast(%A: memref<4x4xf32>) {
   %v = "memref.cast"(%A) : (memref<4x4xf32>) -> memref<?x4xf32>
   func.return
 }
+
+// -----
+
+// A function body of several blocks (unstructured control flow) is refused at the function.
+// expected-error@+1 {{'func.func' op has a region of 2 blocks; 'tir-storage-flatten' handles single-block regions only}}
+func.func @branches(%A: memref<4x4xf32>, %i: index) {
+  cf.br ^bb1
+^bb1:
+  %x = memref.load %A[%i, %i] : memref<4x4xf32>
+  func.return
+}

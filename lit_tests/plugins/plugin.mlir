@@ -21,6 +21,14 @@
 // RUN:   | filecheck %s --check-prefix=NO-HOOK
 // RUN: not xtvm-opt --load-plugin %S/Inputs/toy_plugin.py --load-plugin %S/Inputs/toy_plugin.py \
 // RUN:   %s 2>&1 | filecheck %s --check-prefix=TWICE
+// A plugin with a syntax error, or one that raises while loading or in its hook, is an error at
+// the plugin's line.
+// RUN: echo "def broken(:" > %t.syntax.py
+// RUN: not xtvm-opt --load-plugin %t.syntax.py %s 2>&1 | filecheck %s --check-prefix=SYNTAX-ERROR
+// RUN: echo "VALUE = {}['missing']" > %t.raises.py
+// RUN: not xtvm-opt --load-plugin %t.raises.py %s 2>&1 | filecheck %s --check-prefix=RAISES
+// RUN: not xtvm-opt --load-plugin %S/Inputs/failing_hook_plugin.py %s 2>&1 \
+// RUN:   | filecheck %s --check-prefix=HOOK
 
 // SYNTAX-LABEL: func.func @double_twice
 // SYNTAX-SAME:    (%[[X:.*]]: i32) -> i32 {
@@ -41,10 +49,16 @@
 
 // LIST: toy-lower-double {{ +}}Lower toy.double to arith.addi
 
-// NO-PLUGIN:  plugin.mlir:[[# @LINE + 6]]:8: error: unknown operation 'toy.double'
+// NO-PLUGIN:  plugin.mlir:[[# @LINE + 12]]:8: error: unknown operation 'toy.double'
 // MISSING:    error: cannot open plugin '{{.*}}missing_plugin.py'
 // NO-HOOK:    error: plugin '{{.*}}no_hook_plugin.py' defines no xtvm_plugin(registry) function
 // TWICE:      error: dialect 'toy' is already loaded
+// SYNTAX-ERROR:      syntax.py:1:12: error: plugin '{{.*}}syntax.py' has a syntax error: invalid syntax
+// SYNTAX-ERROR-NEXT: def broken(:
+// SYNTAX-ERROR-NEXT: {{^           \^$}}
+// RAISES:     raises.py:1:9: error: plugin '{{.*}}raises.py' fails to load: KeyError: 'missing'
+// HOOK:       failing_hook_plugin.py:8:5: error: plugin '{{.*}}' fails in xtvm_plugin(registry): AttributeError:
+// HOOK-NOT:   Traceback
 
 func.func @double_twice(%x: i32) -> i32 {
   %d = toy.double %x : i32

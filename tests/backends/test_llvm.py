@@ -230,6 +230,37 @@ def test_targets() -> None:
         LLVMTarget.parse("tpu")
 
 
+@pytest.mark.parametrize(
+    ("target", "message"),
+    [
+        ("llvm -mcpu=haswel", "unknown CPU 'haswel' .*; did you mean 'haswell'"),
+        ("llvm -mcpu=haswell -mattr=+avx3", "unknown CPU feature '\\+avx3' .*did you mean"),
+        ("llvm -mattr=avx2", "CPU feature 'avx2' must start with '\\+' or '-'"),
+        ("llvm -mtriple=x86-64-linux-gnu", "unknown target triple 'x86-64-linux-gnu'"),
+        # A known CPU that cannot run 64-bit code: LLVM would end the process.
+        ("llvm -mcpu=i386", "LLVM cannot generate code .*64-bit code requested"),
+    ],
+)
+def test_unknown_target_names_are_target_errors(target: str, message: str) -> None:
+    """LLVM ignores unknown names with a warning, or aborts the process: both are refused."""
+    with pytest.raises(TargetError, match=message):
+        LLVMTarget.parse(target)
+    with pytest.raises(TargetError, match=message):
+        LLVMTarget(*target_fields(target)).machine()
+
+
+def target_fields(target: str) -> tuple[str, str, str]:
+    """The (triple, cpu, features) a target string asks for, unchecked."""
+    host = LLVMTarget.host()
+    fields = {"-mtriple": host.triple, "-mcpu": host.cpu, "-mattr": ""}
+    for word in target.split()[1:]:
+        key, _, value = word.partition("=")
+        fields[key] = value
+    if fields["-mcpu"] == host.cpu and "-mattr" not in target:
+        fields["-mattr"] = host.features
+    return fields["-mtriple"], fields["-mcpu"], fields["-mattr"]
+
+
 def test_untranslatable_op_is_a_located_error() -> None:
     module = CTX.parse(
         """

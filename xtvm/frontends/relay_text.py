@@ -492,7 +492,7 @@ class ModuleBuilder:
             raise self.error(node, str(exc)) from None
         fields = [self.type(child) for child in present(node.children)]
         if kind == "tuple_type":
-            return TupleType(fields)
+            return TupleType(tuple(fields))
         return FuncType(fields[:-1], fields[-1])
 
     def shape(self, node: Tree) -> list[int]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import gc
 import hashlib
 import re
+import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,7 +25,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Dialect, Operation
 from xdsl.irdl import IRDLOperation
 
-from xtvm.ir.diagnostics import DiagnosticError, SourceFile
+from xtvm.ir.diagnostics import DiagnosticError, Location, SourceFile
 from xtvm.ir.format import OpFormat, op_format
 from xtvm.ir.grammar_cache import cached_lark
 from xtvm.ir.lexer import FastContextualLexer
@@ -197,6 +198,19 @@ class IRContext:
             raise lark_error_to_diagnostic(exc, source) from None
         except RecursionError:
             raise DiagnosticError.at(None, "input is nested too deeply") from None
+        except ValueError as exc:
+            # Python refuses to convert integers of more than sys.get_int_max_str_digits()
+            # digits (4300), which bounds the time a literal can take; no type holds them.
+            if "integer string conversion" not in str(exc):
+                raise
+            limit = sys.get_int_max_str_digits()
+            literal = re.search(rf"[0-9]{{{limit + 1},}}", padded)
+            if literal is None:
+                raise
+            line = padded.count("\n", 0, literal.start()) + 1
+            column = literal.start() - padded.rfind("\n", 0, literal.start())
+            message = f"integer literal has more than {limit} digits"
+            raise DiagnosticError.at(Location(source, line, column), message) from None
         finally:
             if collecting:
                 gc.enable()

@@ -90,3 +90,15 @@ class DiagnosticError(Exception):
 
     def render(self, show_source: bool = True) -> str:
         return "\n".join(d.render(show_source) for d in self.diagnostics)
+
+
+class Remark(UserWarning):
+    """A pass did less than it could and says why (a loop left rolled): not an error.
+
+    Passes raise it with `warnings.warn`; `op` is the op it is about, so that the tools render
+    it as a located `remark:` (and `--verify-diagnostics` can expect it).
+    """
+
+    def __init__(self, message: str, op: object | None = None) -> None:
+        super().__init__(message)
+        self.op = op

@@ -566,7 +566,7 @@ class IRBuilder(Transformer):
         return VectorType(elem, self.dims(dims))
 
     def tuple_type(self, children: list[Any]) -> Attribute:
-        return TupleType(children[0] or [])
+        return TupleType(tuple(children[0] or ()))
 
     def complex_type(self, children: list[Any]) -> Attribute:
         return ComplexType(children[0])
@@ -723,6 +723,8 @@ class IRBuilder(Transformer):
                 token, f"dense elements need a tensor, vector or memref type, got '{typ}'"
             )
         shape = list(typ.get_shape())
+        if any(d < 0 for d in shape):
+            raise self.error(token, f"dense literal needs a static shape, got '{typ}'")
         elem = typ.get_element_type()
         count = 1
         for d in shape:

@@ -19,6 +19,9 @@ from xtvm.ir.diagnostics import Diagnostic, DiagnosticError, Location, Severity,
 
 PREFIX = "Operation does not verify: "
 MAX_BUFFER_BYTES = 1 << 62  # a buffer's byte size must fit in int64 with room to round up
+# Walks of the IR recurse once per level of nesting and xDSL's `walk` costs time quadratic in
+# the depth; programs nest a few dozen levels, so deeper input is refused at verification.
+MAX_NESTING = 1000
 VERIFIER_ERRORS = (VerifyException, DiagnosticException, ValueError)
 
 
@@ -55,12 +58,30 @@ def clean_message(op: Operation, message: str) -> str:
     return f"{quoted} {message[:1].lower() + message[1:]}"
 
 
+def too_deep(root: Operation, limit: int = MAX_NESTING) -> Operation | None:
+    """The first op nested more than `limit` ops deep below `root`, found without recursion."""
+    stack = [(root, 0)]
+    while stack:
+        op, depth = stack.pop()
+        if depth > limit:
+            return op
+        for region in reversed(op.regions):
+            for block in reversed(region.blocks):
+                stack.extend((child, depth + 1) for child in reversed(list(block.ops)))
+    return None
+
+
 def verify_diagnostics(root: Operation, sources: Mapping[str, SourceFile]) -> list[Diagnostic]:
     """One error diagnostic per op that fails its own verification.
 
     Ops nested in a failing op are not verified: their verifiers may read the broken parent
     (func.return reads its function's type) and would only repeat or obscure the first error.
+    IR nested deeper than MAX_NESTING is one error at the first op too deep.
     """
+    deep = too_deep(root)
+    if deep is not None:
+        message = f"'{deep.name}' op is nested more than {MAX_NESTING} ops deep (xtvm's limit)"
+        return [Diagnostic(Severity.ERROR, message, op_location(deep, sources))]
     found: list[Diagnostic] = []
     failed: set[Operation] = set()
     for op in root.walk():
@@ -124,10 +145,71 @@ def verify_or_raise(root: Operation, sources: Mapping[str, SourceFile]) -> None:
 def located_error(op: Operation, message: str) -> DiagnosticError:
     """An error at `op`, naming its file so that the tools fill in the source line.
 
-    A pass has no source text; `xtvm-opt` re-anchors a location whose source is set.
+    A pass has no source text; `xtvm-opt` re-anchors a location whose source is set. An op
+    created by a pass is located at its nearest located ancestor.
     """
-    location = op_location(op, {})
-    loc = op.location
-    if location is not None and isinstance(loc, FileLineColLoc):
-        location = Location(SourceFile(loc.filename.data, ""), location.line, location.column)
-    return DiagnosticError.at(location, message)
+    current: Operation | None = op
+    while current is not None and not isinstance(current.location, FileLineColLoc):
+        current = current.parent_op()
+    if current is None:
+        return DiagnosticError.at(None, message)
+    loc = current.location
+    assert isinstance(loc, FileLineColLoc)
+    source = SourceFile(loc.filename.data, "")
+    return DiagnosticError.at(Location(source, loc.line.data, loc.column.data), message)
+
+
+def refuse_multiple_blocks(root: Operation, what: str) -> None:
+    """Raise an error at the first op under `root` with a region of several blocks, which
+    `what` (a pass or backend that handles structured control flow only) cannot process."""
+    for op in root.walk():
+        for region in op.regions:
+            count = len(region.blocks)
+            if count > 1:
+                raise located_error(
+                    op,
+                    f"'{op.name}' op has a region of {count} blocks; {what} handles "
+                    "single-block regions only (structured control flow)",
+                )
+
+
+def operation_in_flight(exc: BaseException) -> Operation | None:
+    """The op `exc` was raised about: its `op` attribute, else the op the innermost frame of
+    the traceback was working on (a local variable holding a located op, `op` preferred).
+
+    A pass or backend that trips over input it does not expect raises a plain Python error;
+    this names the op it was processing, so that the error can point at the source.
+    """
+    op = getattr(exc, "op", None)
+    if isinstance(op, Operation):
+        return op
+    frames = []
+    tb = exc.__traceback__
+    while tb is not None:
+        frames.append(tb.tb_frame)
+        tb = tb.tb_next
+    for frame in reversed(frames):
+        values = dict(frame.f_locals)
+        candidates = [values.pop("op", None), *values.values()]
+        for value in candidates:
+            if isinstance(value, Operation) and op_location(value, {}) is not None:
+                return value
+    return None
+
+
+def failure_error(
+    exc: BaseException, what: str, sources: Mapping[str, SourceFile]
+) -> DiagnosticError:
+    """A located error for an exception raised while doing `what` (`pass 'cse' failed`).
+
+    It names the op being processed and points at it; a `RecursionError` reads as input
+    nested too deeply, since every walk of the IR recurses once per level of nesting.
+    """
+    op = operation_in_flight(exc)
+    location = op_location(op, sources) if op is not None else None
+    on = f" on '{op.name}' op" if op is not None else ""
+    if isinstance(exc, RecursionError):
+        reason = "the IR is nested too deeply (Python's recursion limit was reached)"
+    else:
+        reason = str(exc).split("\n")[0] or type(exc).__name__
+    return DiagnosticError.at(location, f"{what}{on}: {reason}")

@@ -24,7 +24,6 @@ UPSTREAM_PASSES = {
     "convert-scf-to-cf": "Lower structured control flow (scf) to branches (cf)",
     "lower-affine": "Lower affine ops to arith and scf",
     "reconcile-unrealized-casts": "Remove chains of unrealized conversion casts that cancel out",
-    "scf-for-loop-unroll": "Fully unroll scf.for loops with constant trip counts",
     "scf-for-loop-flatten": "Flatten nested scf.for loops where the inner one is contiguous",
 }
 
@@ -47,6 +46,7 @@ OWN_PASSES = {
     "relay-partition-graph": "RelayPartitionGraphPass",
     "relay-print-dot": "RelayPrintDotPass",
     "relay-simplify-inference": "RelaySimplifyInferencePass",
+    "scf-for-loop-unroll": "ScfForLoopUnrollPass",
     "tir-loop-partition": "TirLoopPartitionPass",
     "tir-lower-intrinsics": "TirLowerIntrinsicsPass",
     "tir-simplify": "TirSimplifyPass",

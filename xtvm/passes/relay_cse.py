@@ -24,6 +24,7 @@ from xdsl.rewriter import Rewriter
 from xdsl.traits import IsolatedFromAbove
 
 from xtvm.dialects import relay
+from xtvm.ir.verify import refuse_multiple_blocks
 from xtvm.passes.external_functions import host_functions
 
 KnownOps = dict[Hashable, relay.RelayOp]
@@ -69,5 +70,6 @@ class RelayCsePass(ModulePass):
     name = "relay-cse"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        refuse_multiple_blocks(op, "'relay-cse'")
         for function in host_functions(op):
             merge_in_block(function.body.block, {})

@@ -50,6 +50,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from xtvm.dialects import relay
 from xtvm.dialects.relay import OpPattern
+from xtvm.ir.verify import refuse_multiple_blocks
 
 ELEMWISE = OpPattern.ELEMWISE
 BROADCAST = OpPattern.BROADCAST
@@ -480,6 +481,7 @@ class RelayFuseOpsPass(ModulePass):
     """The most ops one fused function may hold."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        refuse_multiple_blocks(op, "'relay-fuse-ops'")
         taken = {f.sym_name.data for f in op.body.block.ops if isinstance(f, func.FuncOp)}
         for function in [f for f in op.body.block.ops if isinstance(f, func.FuncOp)]:
             if not is_candidate(function):

@@ -17,6 +17,7 @@ from xdsl.ir import Attribute, SSAValue
 from xdsl.passes import ModulePass
 
 from xtvm.ir.diagnostics import DiagnosticError
+from xtvm.ir.verify import refuse_multiple_blocks
 
 
 def type_label(typ: Attribute) -> str:
@@ -123,6 +124,7 @@ class RelayPrintDotPass(ModulePass):
     output: str | None = None
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        refuse_multiple_blocks(op, "'relay-print-dot'")
         functions = {f.sym_name.data: f for f in op.body.block.ops if isinstance(f, func.FuncOp)}
         graphs = [
             function_dot(f, functions)

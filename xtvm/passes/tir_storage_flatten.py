@@ -24,7 +24,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.transforms.common_subexpression_elimination import cse
 
 from xtvm.dialects import tir
-from xtvm.ir.verify import located_error
+from xtvm.ir.verify import located_error, refuse_multiple_blocks
 from xtvm.passes.tir_bounds import EntryConstants, constant_value
 
 ACCESSES = (memref.LoadOp, memref.StoreOp, vector.LoadOp, vector.StoreOp)
@@ -184,6 +184,7 @@ class TirStorageFlattenPass(ModulePass):
     name = "tir-storage-flatten"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        refuse_multiple_blocks(op, "'tir-storage-flatten'")
         for function in [f for f in op.walk() if isinstance(f, func.FuncOp)]:
             if function.body.blocks:
                 Flattener(function).run()

@@ -4,16 +4,19 @@ TVM's UnrollLoop: a loop with constant bounds is replaced by one copy of its bod
 the loop variable replaced by that iteration's constant, so that later folding sees constant
 indices. Loops marked `unrolled` are unrolled whatever their extent (the schedule asked for it);
 serial loops are unrolled when `max-extent` is positive and their extent does not exceed it.
-A loop whose bounds are not constants is left as it is.
+A loop whose bounds are not constants is left as it is, and so is one whose unrolling would
+make more than `max-ops` ops (counting the unrolling of the loops inside it), with a remark:
+a trip count of 10^12 would otherwise fill the memory.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import warnings
+from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import SSAValue
+from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -24,6 +27,7 @@ from xdsl.pattern_rewriter import (
 )
 
 from xtvm.dialects import tir
+from xtvm.ir.diagnostics import Remark
 from xtvm.passes.tir_bounds import constant_value, index_constant
 
 
@@ -32,16 +36,40 @@ class UnrollLoop(RewritePattern):
     """Replace a constant-bound loop chosen for unrolling by its body, once per iteration."""
 
     max_extent: int
+    max_ops: int
+    refused: set[tir.ForOp] = field(default_factory=set[tir.ForOp])
 
-    def chosen(self, loop: tir.ForOp, extent: int) -> bool:
-        kind = loop.kind.data
-        return kind == "unrolled" or (kind == "serial" and extent <= self.max_extent)
+    def extent(self, loop: tir.ForOp) -> int | None:
+        """The trip count of `loop` if it is chosen for unrolling, else None."""
+        lower, upper = constant_value(loop.lower_bound), constant_value(loop.upper_bound)
+        if lower is None or upper is None:
+            return None
+        kind, extent = loop.kind.data, max(upper - lower, 0)
+        if kind == "unrolled" or (kind == "serial" and extent <= self.max_extent):
+            return extent
+        return None
+
+    def unrolled_size(self, op: Operation) -> int:
+        """How many ops `op` becomes once it and the loops chosen inside it are unrolled."""
+        nested = sum(self.unrolled_size(o) for r in op.regions for b in r.blocks for o in b.ops)
+        extent = self.extent(op) if isinstance(op, tir.ForOp) else None
+        return 1 + nested if extent is None else extent * nested
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: tir.ForOp, rewriter: PatternRewriter) -> None:
-        lower, upper = constant_value(op.lower_bound), constant_value(op.upper_bound)
-        if lower is None or upper is None or not self.chosen(op, upper - lower):
+        if self.extent(op) is None or op in self.refused:
             return
+        size = self.unrolled_size(op)
+        if size > self.max_ops:
+            self.refused.add(op)
+            message = (
+                f"'tir.for' op left rolled: unrolling it makes {size} ops, "
+                f"more than max-ops={self.max_ops}"
+            )
+            warnings.warn(Remark(message, op), stacklevel=2)
+            return
+        lower, upper = constant_value(op.lower_bound), constant_value(op.upper_bound)
+        assert lower is not None and upper is not None
         body = [o for o in op.body.block.ops if not isinstance(o, tir.YieldOp)]
         for value in range(lower, upper):
             rewriter.insert(constant := index_constant(value))
@@ -60,7 +88,8 @@ class TirUnrollPass(ModulePass):
 
     name = "tir-unroll"
     max_extent: int = 0
+    max_ops: int = 65536
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        pattern = GreedyRewritePatternApplier([UnrollLoop(self.max_extent)])
+        pattern = GreedyRewritePatternApplier([UnrollLoop(self.max_extent, self.max_ops)])
         PatternRewriteWalker(pattern).rewrite_module(op)

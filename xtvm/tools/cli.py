@@ -1,21 +1,29 @@
 """What every xtvm command-line tool does with errors: user errors are one located message and
-exit 1, an interrupt exits 130, a bug is `internal error:` and exit 2 (traceback with --debug)."""
+exit 1, an interrupt exits 130, a bug is `internal error:` and exit 2 (traceback with --debug).
+
+The work runs on a thread with a large stack and a high recursion limit: the parser, verifier,
+printer and passes recurse once per level of nesting, so deeply nested input is processed, and
+input nested deeper still is a located "nested too deeply" error rather than a crash.
+"""
 
 from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
+import threading
 import traceback
 import zipfile
 import zlib
 from collections.abc import Callable
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, TypeVar
 
 import numpy as np
 
 from xtvm.ir.diagnostics import DiagnosticError
+from xtvm.ir.verify import failure_error, op_location, operation_in_flight
 
 
 class InputFileError(Exception):
@@ -105,6 +113,41 @@ def load_npz(path: str | Path, what: str) -> dict[str, np.ndarray]:
         raise InputFileError(f"cannot read {what} from '{path}': {first_line(exc)}") from None
 
 
+T = TypeVar("T")
+
+STACK_BYTES = 1 << 30
+RECURSION_LIMIT = 100_000
+
+
+def call_with_deep_stack(work: Callable[[], T]) -> T:
+    """`work()` on a thread with a 1 GiB stack (reserved, not used) and a recursion limit of
+    100000, restoring the caller's limit afterwards; exceptions propagate to the caller."""
+    results: list[T] = []
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            results.append(work())
+        except BaseException as exc:
+            errors.append(exc)
+
+    old_limit = sys.getrecursionlimit()
+    old_size = threading.stack_size(STACK_BYTES)
+    try:
+        thread = threading.Thread(target=run, daemon=True)
+        thread.start()
+    finally:
+        threading.stack_size(old_size)
+    sys.setrecursionlimit(max(old_limit, RECURSION_LIMIT))
+    try:
+        thread.join()
+    finally:
+        sys.setrecursionlimit(old_limit)
+    if errors:
+        raise errors[0]
+    return results[0]
+
+
 def run_tool(
     prog: str,
     run: Callable[[argparse.Namespace], int],
@@ -113,22 +156,36 @@ def run_tool(
 ) -> int:
     """`run(args)`, reporting the errors a user can cause as such and the rest as bugs."""
     try:
-        return run(args)
+        return call_with_deep_stack(lambda: run(args))
     except DiagnosticError as exc:
         sys.stderr.write(exc.render() + "\n")
         return 1
     except (InputFileError, *user_errors) as exc:
         sys.stderr.write(f"{prog}: error: {exc}\n")
         return 1
+    except RecursionError as exc:
+        sys.stderr.write(failure_error(exc, "cannot process the input", {}).render() + "\n")
+        return 1
+    except BrokenPipeError:
+        # The reader went away (`xtvm-opt big.mlir | head`): not an error of ours.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except OSError as exc:
         sys.stderr.write(f"{prog}: error: {exc.strerror}: {exc.filename}\n")
         return 1
     except KeyboardInterrupt:
         return 130
     except Exception as exc:
-        sys.stderr.write(f"internal error: {type(exc).__name__}: {exc}\n")
+        op = operation_in_flight(exc)
+        location = op_location(op, {}) if op is not None else None
+        at = (
+            f" (while processing '{op.name}' at {location.filename}:{location.line})"
+            if op is not None and location is not None
+            else ""
+        )
+        sys.stderr.write(f"internal error: {type(exc).__name__}: {exc}{at}\n")
         if getattr(args, "debug", False):
-            traceback.print_exc()
+            traceback.print_exception(exc)
         else:
             sys.stderr.write("(run with --debug for a traceback)\n")
         return 2

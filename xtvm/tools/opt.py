@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import linecache
 import re
 import sys
 import time
@@ -18,16 +19,24 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
 from xtvm.ir.context import IRContext
-from xtvm.ir.diagnostics import Diagnostic, DiagnosticError, Location, Severity, SourceFile
+from xtvm.ir.diagnostics import (
+    Diagnostic,
+    DiagnosticError,
+    Location,
+    Remark,
+    Severity,
+    SourceFile,
+)
 from xtvm.ir.printer import print_ir
 from xtvm.ir.registry import default_context
-from xtvm.ir.verify import op_location, verify_or_raise
+from xtvm.ir.verify import failure_error, op_location, verify_or_raise
 from xtvm.passes import UPSTREAM_PASSES, PassLoader, all_passes
 from xtvm.passes.pipeline import option_fields, parse_passes
-from xtvm.tools.cli import InputFileError, decode_text
+from xtvm.tools.cli import InputFileError, decode_text, run_tool
 
 SPLIT_MARKER = re.compile(r"^// -----\s*$", re.MULTILINE)
 EXPECTED = re.compile(
@@ -81,11 +90,37 @@ def load_plugin(path: str, plugins: Plugins) -> None:
     if spec is None or spec.loader is None:
         raise DiagnosticError.at(None, f"cannot load plugin '{path}'")
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    try:
+        spec.loader.exec_module(module)
+    except SyntaxError as exc:
+        line, column = exc.lineno or 1, exc.offset or 1
+        location = Location(SourceFile(path, (exc.text or "").rstrip("\n"), line), line, column)
+        message = f"plugin '{path}' has a syntax error: {exc.msg}"
+        raise DiagnosticError.at(location, message) from None
+    except Exception as exc:
+        raise plugin_error(exc, path, "fails to load") from None
     hook = getattr(module, "xtvm_plugin", None)
     if hook is None:
         raise DiagnosticError.at(None, f"plugin '{path}' defines no xtvm_plugin(registry) function")
-    hook(plugins)
+    try:
+        hook(plugins)
+    except DiagnosticError:
+        raise
+    except Exception as exc:
+        raise plugin_error(exc, path, "fails in xtvm_plugin(registry)") from None
+
+
+def plugin_error(exc: Exception, path: str, what: str) -> DiagnosticError:
+    """A plugin's own exception as an error at the line of the plugin that raised it."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == str(path)]
+    location = None
+    if frames and frames[-1].lineno is not None:
+        line = frames[-1].lineno
+        text = linecache.getline(str(path), line).rstrip("\n")
+        column = (frames[-1].colno or 0) + 1
+        location = Location(SourceFile(path, text, line), line, column)
+    message = f"plugin '{path}' {what}: {type(exc).__name__}: {exc}"
+    return DiagnosticError.at(location, message)
 
 
 PLUGIN_GROUP = "xtvm.plugins"
@@ -101,7 +136,13 @@ def load_entry_point_plugins(plugins: Plugins) -> None:
         except Exception as exc:
             message = f"plugin '{entry.name}' ({entry.value}) fails to load: {exc}"
             raise DiagnosticError.at(None, message) from None
-        hook(plugins)
+        try:
+            hook(plugins)
+        except DiagnosticError:
+            raise
+        except Exception as exc:
+            message = f"plugin '{entry.name}' ({entry.value}) fails: {type(exc).__name__}: {exc}"
+            raise DiagnosticError.at(None, message) from None
 
 
 def build_argparser() -> argparse.ArgumentParser:
@@ -149,6 +190,7 @@ class Driver:
     registry: dict[str, PassLoader]
     source: SourceFile
     timings: list[tuple[str, float]] = field(default_factory=list)
+    remarks: list[Diagnostic] = field(default_factory=list)
 
     def dump(self, title: str, module: ModuleOp) -> None:
         sys.stderr.write(f"// -----// IR Dump {title} //----- //\n")
@@ -200,18 +242,22 @@ class Driver:
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
                 p.apply(xctx, module)  # type: ignore[arg-type]
+            sources = {self.source.name: self.source}
             for warning in caught:
                 message = str(warning.message).split("\n")[0]
-                sys.stderr.write(f"warning: pass '{p.name}': {message}\n")
+                op = getattr(warning.message, "op", None)
+                if isinstance(warning.message, Remark) and isinstance(op, Operation):
+                    location = op_location(op, sources)
+                    self.remarks.append(Diagnostic(Severity.REMARK, message, location))
+                else:
+                    sys.stderr.write(f"warning: pass '{p.name}': {message}\n")
         except DiagnosticError:
             raise
         except Exception as exc:
             if self.args.debug:
                 traceback.print_exc()
-            op = getattr(exc, "op", None)
-            location = op_location(op, {self.source.name: self.source}) if op else None
-            message = str(exc).split("\n")[0] or type(exc).__name__
-            raise DiagnosticError.at(location, f"pass '{p.name}' failed: {message}") from None
+            sources = {self.source.name: self.source}
+            raise failure_error(exc, f"pass '{p.name}' failed", sources) from None
 
     def report_timing(self) -> None:
         total = sum(t for _, t in self.timings) or 1e-12
@@ -340,18 +386,23 @@ def run(args: argparse.Namespace) -> int:
     outputs: list[str] = []
     ok = True
     for piece, first_line in pieces:
-        produced: list[Diagnostic] = []
+        errors: list[Diagnostic] = []
+        driver.remarks = []
         try:
             outputs.append(driver.process(piece, first_line, passes))
         except DiagnosticError as exc:
-            for d in exc.diagnostics:
-                if d.location is not None and d.location.source is not None:
-                    d.location = Location(source, d.location.line, d.location.column)
-            produced = exc.diagnostics
+            errors = exc.diagnostics
+        except RecursionError as exc:  # in the parser, the verifier or the printer
+            errors = failure_error(exc, "cannot process the input", {name: source}).diagnostics
+        produced = driver.remarks + errors
+        for d in produced:
+            if d.location is not None and d.location.source is not None:
+                d.location = Location(source, d.location.line, d.location.column)
         if args.verify_diagnostics:
             ok &= check_expected(piece, first_line, produced, source)
-        elif produced:
-            ok = False
+            continue
+        ok &= not errors
+        if produced:
             sys.stderr.write(DiagnosticError(produced).render() + "\n")
     if not args.verify_diagnostics:
         result = "// -----\n".join(outputs)
@@ -366,27 +417,7 @@ def run(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_argparser().parse_args(argv)
-    sys.setrecursionlimit(max(sys.getrecursionlimit(), 20000))
-    try:
-        return run(args)
-    except DiagnosticError as exc:
-        sys.stderr.write(exc.render() + "\n")
-        return 1
-    except KeyboardInterrupt:
-        return 130
-    except BrokenPipeError:
-        # The reader went away (`xtvm-opt big.mlir | head`): not an error of ours.
-        import os
-
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0
-    except Exception as exc:
-        sys.stderr.write(f"internal error: {type(exc).__name__}: {exc}\n")
-        if args.debug:
-            traceback.print_exc()
-        else:
-            sys.stderr.write("(run with --debug for a traceback)\n")
-        return 2
+    return run_tool("xtvm-opt", run, args)
 
 
 if __name__ == "__main__":

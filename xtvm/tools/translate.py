@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import traceback
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -23,7 +24,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xtvm.backends.llvm import TargetError, compile_module
 from xtvm.ir.diagnostics import DiagnosticError, Location, SourceFile
 from xtvm.ir.registry import default_context
-from xtvm.ir.verify import verify_diagnostics
+from xtvm.ir.verify import failure_error, refuse_multiple_blocks, verify_diagnostics
 from xtvm.tools.cli import run_tool
 from xtvm.tools.opt import read_input
 
@@ -45,16 +46,17 @@ def translate(args: argparse.Namespace) -> int:
     text, filename = read_input(args.input)
     source = SourceFile(filename, text)
     ctx = default_context()
+    kind = args.target.split()[0] if args.target.split() else "llvm"
     try:
         module = ctx.parse(text, filename)
         diagnostics = verify_diagnostics(module, {filename: source})
         if diagnostics:
             raise DiagnosticError(diagnostics)
+        refuse_multiple_blocks(module, f"the {kind} backend")
         if any(op.name == "te.compute" for op in module.walk()):
             from xtvm.passes.convert_te_to_tir import ConvertTeToTirPass
 
             ConvertTeToTirPass().apply(ctx.xdsl_context, module)
-        kind = args.target.split()[0] if args.target.split() else "llvm"
         if kind in ("c", "cuda"):
             output_source = render_source(module, kind)
         else:
@@ -64,6 +66,13 @@ def translate(args: argparse.Namespace) -> int:
             if d.location is not None and d.location.source is not None:
                 d.location = Location(source, d.location.line, d.location.column)
         raise
+    except TargetError:
+        raise
+    except Exception as exc:
+        # A backend tripping over input it does not expect: point at the op it was on.
+        if args.debug:
+            traceback.print_exception(exc)
+        raise failure_error(exc, f"cannot translate to {kind}", {filename: source}) from None
     if kind in ("c", "cuda"):
         output: str | bytes = output_source
     elif args.emit == "llvm":

@@ -291,6 +291,23 @@ func.func @const_type() {
 
 // -----
 
+// A constant has a static shape: a dynamic dimension is refused at the literal.
+func.func @const_dynamic() {
+  // expected-error@+1 {{dense literal needs a static shape, got 'tensor<?xf32>'}}
+  %c = relay.const dense<[1.0, 2.0]> : tensor<?xf32>
+  func.return
+}
+
+// -----
+
+func.func @const_dynamic_hex() {
+  // expected-error@+1 {{dense literal needs a static shape, got 'tensor<?xf32>'}}
+  %c = relay.const dense<"0x0000803F"> : tensor<?xf32>
+  func.return
+}
+
+// -----
+
 func.func @missing_prop(%x: tensor<2x3xf32>) {
   // expected-error@+1 {{'relay.reshape' op property 'newshape' expected}}
   %y = relay.reshape %x : (tensor<2x3xf32>) -> tensor<6xf32>

@@ -258,7 +258,7 @@ class Tuple(Expr):
         return self.fields
 
     def infer(self) -> Type:
-        return TupleType([f.checked_type for f in self.fields])
+        return TupleType(tuple(f.checked_type for f in self.fields))
 
     def __len__(self) -> int:
         return len(self.fields)
@@ -562,5 +562,5 @@ def make_call(op_class: type[dialect.RelayOp], *args: Expr | Sequence[Expr], **k
 def function_type(typ: FunctionType) -> FuncType:
     """The API type of a func.func signature; several results read as a tuple."""
     results = [from_xdsl(t) for t in typ.outputs.data]
-    ret = results[0] if len(results) == 1 else TupleType(results)
+    ret = results[0] if len(results) == 1 else TupleType(tuple(results))
     return FuncType([from_xdsl(t) for t in typ.inputs.data], ret)

@@ -60,7 +60,7 @@ class TupleType(Type):
         object.__setattr__(self, "fields", tuple(fields))
 
     def to_xdsl(self) -> Attribute:
-        return XTupleType([f.to_xdsl() for f in self.fields])
+        return XTupleType(tuple(f.to_xdsl() for f in self.fields))
 
     def __str__(self) -> str:
         return f"({', '.join(map(str, self.fields))})"

@@ -364,14 +364,13 @@ class CRenderer:
         if function.function_type.outputs.data:
             raise fail(function, "tir kernels return their results through buffers, not values")
         state = state or FunctionState()
+        inputs = function.function_type.inputs.data
         block_args: Sequence[SSAValue | None] = (
-            function.body.block.args if function.body.blocks else [None] * len(function.args)
+            function.body.block.args if function.body.blocks else [None] * len(inputs)
         )
         params: list[str] = []
         dynamic: list[str] = []
-        for position, (typ, arg) in enumerate(
-            zip(function.function_type.inputs.data, block_args, strict=True)
-        ):
+        for position, (typ, arg) in enumerate(zip(inputs, block_args, strict=True)):
             hint = (arg.name_hint if arg is not None else None) or f"arg{position}"
             name = self.fresh(state, hint)
             if isinstance(typ, MemRefType):

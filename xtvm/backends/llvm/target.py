@@ -1,12 +1,17 @@
 """LLVM targets: `llvm [-mtriple=T] [-mcpu=C] [-mattr=+a,-b] [-opt-level=N]`, as TVM writes them.
 
 The host's CPU name and features are detected with LLVM (so AVX2, AVX-512 and FMA are used where
-the machine has them) and can be overridden piece by piece by the target string.
+the machine has them) and can be overridden piece by piece by the target string. A CPU, feature
+or triple LLVM does not know is a `TargetError` with a suggestion: LLVM itself would print a
+warning and ignore it, or end the process (`LLVM ERROR: ...`), so names are checked first.
 """
 
 from __future__ import annotations
 
+import difflib
 import shlex
+import subprocess
+import sys
 from dataclasses import dataclass
 from functools import cache
 
@@ -22,6 +27,85 @@ def initialize_llvm() -> None:
     """Initialize LLVM's native target once per process."""
     llb.initialize_native_target()
     llb.initialize_native_asmprinter()
+
+
+# Run in a child process: LLVM prints its CPU and feature lists for `-mattr=+help` on
+# stderr, then the target asked for is tried, since an impossible combination (a 32-bit CPU for a
+# 64-bit triple) ends the process inside LLVM.
+PROBE = """
+import sys
+import llvmlite.binding as llb
+llb.initialize_native_target()
+llb.initialize_native_asmprinter()
+triple, cpu, features = sys.argv[1:]
+target = llb.Target.from_triple(triple)
+module = llb.parse_assembly("define void @probe() {\\n  ret void\\n}")
+module.triple = triple
+target.create_target_machine(cpu="", features="+help").emit_object(module)
+sys.stderr.write("\\n%s\\n" % "--- xtvm probe ---")
+sys.stderr.flush()
+target.create_target_machine(cpu=cpu, features=features).emit_object(module)
+"""
+PROBE_MARK = "--- xtvm probe ---"
+
+
+def help_names(text: str, heading: str) -> list[str]:
+    """The names listed under LLVM's `heading` (`  name - description` lines)."""
+    names: list[str] = []
+    lines = text.split("\n")
+    if heading not in lines:
+        return names
+    for line in lines[lines.index(heading) + 1 :]:
+        if line.startswith("Available ") or line.startswith("Use +"):
+            break
+        name, dash, _ = line.strip().partition(" - ")
+        if dash and name:
+            names.append(name.strip())
+    return names
+
+
+def did_you_mean(name: str, known: list[str]) -> str:
+    close = difflib.get_close_matches(name, known, n=1)
+    return f"; did you mean '{close[0]}'?" if close else ""
+
+
+@cache
+def check_target(triple: str, cpu: str, features: str) -> None:
+    """Raise a `TargetError` unless LLVM knows `cpu` and every feature and can use them."""
+    try:
+        probe = subprocess.run(
+            [sys.executable, "-c", PROBE, triple, cpu, features],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise TargetError(f"cannot check the LLVM target '{triple}' (-mcpu={cpu}): {exc}") from None
+    lists, _, tried = probe.stderr.partition(PROBE_MARK)
+    cpus = help_names(lists, "Available CPUs for this target:")
+    known_features = help_names(lists, "Available features for this target:")
+    if cpus and cpu not in cpus:
+        raise TargetError(
+            f"unknown CPU '{cpu}' for target '{triple}'{did_you_mean(cpu, cpus)} "
+            "(`llc -mcpu=help` lists them)"
+        )
+    for feature in filter(None, features.split(",")):
+        if feature[0] not in "+-":
+            raise TargetError(f"CPU feature '{feature}' must start with '+' or '-' (-mattr=+avx2)")
+        if known_features and feature[1:] not in known_features:
+            signed = [feature[0] + name for name in known_features]
+            suggestion = did_you_mean(feature, signed)
+            raise TargetError(
+                f"unknown CPU feature '{feature}' for target '{triple}'{suggestion} "
+                "(`llc -mattr=help` lists them)"
+            )
+    if probe.returncode != 0 or not cpus:
+        errors = [line for line in tried.split("\n") if "ERROR" in line or "rror:" in line]
+        reason = errors[-1].split("ERROR:")[-1].strip() if errors else f"exit {probe.returncode}"
+        raise TargetError(
+            f"LLVM cannot generate code for '{triple}' with -mcpu={cpu} "
+            f"-mattr={features or '(none)'}: {reason}"
+        )
 
 
 @dataclass(frozen=True)
@@ -74,16 +158,32 @@ class LLVMTarget:
                 raise TargetError(
                     f"unknown target option '{key}' (known: -mtriple, -mcpu, -mattr, -opt-level)"
                 )
-        return LLVMTarget(triple, cpu, features, opt_level)
+        target = LLVMTarget(triple, cpu, features, opt_level)
+        target.validate()
+        return target
+
+    def validate(self) -> None:
+        """Raise a `TargetError` unless LLVM can create a machine for this target.
+
+        The host needs no check; any other triple, CPU or feature set is tried once per process
+        in a child process (see `check_target`), with a did-you-mean for unknown names.
+        """
+        host = LLVMTarget.host()
+        if (self.triple, self.cpu, self.features) == (host.triple, host.cpu, host.features):
+            return
+        try:
+            llb.Target.from_triple(self.triple)
+        except RuntimeError:
+            raise TargetError(
+                f"unknown target triple '{self.triple}': this LLVM generates code for "
+                f"'{host.triple}' (the host){did_you_mean(self.triple, [host.triple])}"
+            ) from None
+        check_target(self.triple, self.cpu, self.features)
 
     def machine(self) -> llb.TargetMachine:
         """An LLVM target machine for this target (position-independent, for shared objects)."""
-        initialize_llvm()
-        try:
-            target = llb.Target.from_triple(self.triple)
-        except RuntimeError as exc:
-            raise TargetError(f"unknown target triple '{self.triple}': {exc}") from None
-        return target.create_target_machine(
+        self.validate()
+        return llb.Target.from_triple(self.triple).create_target_machine(
             cpu=self.cpu,
             features=self.features,
             opt=self.opt_level,
