@@ -40,6 +40,7 @@ def t(*shape: int, elem: Attribute = f32) -> TensorType:
 
 
 Body = Callable[..., Operation]
+UI8 = IntegerType(8, Signedness.UNSIGNED)
 
 
 def function(arg_types: Sequence[Attribute], body: Body) -> tuple[ModuleOp, Operation]:
@@ -111,6 +112,35 @@ CASES: list[tuple[str, list[Attribute], Body, str]] = [
             ("equal", relay.EqualOp),
             ("less", relay.LessOp),
             ("greater", relay.GreaterOp),
+            ("less_equal", relay.LessEqualOp),
+            ("greater_equal", relay.GreaterEqualOp),
+            ("not_equal", relay.NotEqualOp),
+        ]
+    ],
+    ("less_equal_f32", [t(2, 1, 4), t(3, 1)], relay.LessEqualOp, "tensor<2x3x4xi1>"),
+    ("not_equal_bool", [t(3, elem=i1), t(elem=i1)], relay.NotEqualOp, "tensor<3xi1>"),
+    *[
+        (name, [t(2, 1, 5, elem=i64), t(3, 1, elem=i64)], cls, "tensor<2x3x5xi64>")
+        for name, cls in [
+            ("floor_divide", relay.FloorDivideOp),
+            ("floor_mod", relay.FloorModOp),
+            ("left_shift", relay.LeftShiftOp),
+            ("right_shift", relay.RightShiftOp),
+        ]
+    ],
+    ("floor_divide_f32", [t(3, 5), t(5)], relay.FloorDivideOp, "tensor<3x5xf32>"),
+    ("floor_mod_f16", [t(4, elem=f16), t(elem=f16)], relay.FloorModOp, "tensor<4xf16>"),
+    (
+        "right_shift_unsigned",
+        [t(4, elem=UI8), t(1, elem=UI8)],
+        relay.RightShiftOp,
+        "tensor<4xui8>",
+    ),
+    *[
+        (name, [t(3, 1, elem=i1), t(4, elem=i1)], cls, "tensor<3x4xi1>")
+        for name, cls in [
+            ("logical_and", relay.LogicalAndOp),
+            ("logical_or", relay.LogicalOrOp),
         ]
     ],
     ("add_scalar", [t(3), t()], relay.AddOp, "tensor<3xf32>"),
@@ -129,8 +159,20 @@ CASES: list[tuple[str, list[Attribute], Body, str]] = [
             ("sigmoid", relay.SigmoidOp),
             ("erf", relay.ErfOp),
             ("relu", relay.ReluOp),
+            ("cos", relay.CosOp),
+            ("sin", relay.SinOp),
+            ("tan", relay.TanOp),
+            ("atan", relay.AtanOp),
+            ("floor", relay.FloorOp),
+            ("ceil", relay.CeilOp),
+            ("trunc", relay.TruncOp),
+            ("round", relay.RoundOp),
+            ("sign", relay.SignOp),
         ]
     ],
+    ("cos_f64", [t(2, 1, elem=f64)], relay.CosOp, "tensor<2x1xf64>"),
+    ("round_f16", [t(6, elem=f16)], relay.RoundOp, "tensor<6xf16>"),
+    ("sign_i32", [t(7, elem=i32)], relay.SignOp, "tensor<7xi32>"),
     ("abs_i32", [t(7, elem=i32)], relay.AbsOp, "tensor<7xi32>"),
     ("logical_not", [t(3, elem=i1)], relay.LogicalNotOp, "tensor<3xi1>"),
     ("clip", [t(3, 5)], lambda x: relay.ClipOp(x, 0.0, 6.0), "tensor<3x5xf32>"),
@@ -313,6 +355,16 @@ CASES: list[tuple[str, list[Attribute], Body, str]] = [
         "tensor<3x5x1x1xf32>",
     ),
     ("batch_flatten", [t(2, 3, 5)], relay.BatchFlattenOp, "tensor<2x15xf32>"),
+    ("shape_of", [t(2, 3, 5)], relay.ShapeOfOp, "tensor<3xi32>"),
+    ("shape_of_i64", [t(7, 1, elem=i1)], lambda x: relay.ShapeOfOp(x, "int64"), "tensor<2xi64>"),
+    ("shape_of_scalar", [t()], relay.ShapeOfOp, "tensor<0xi32>"),
+    ("ndarray_size", [t(2, 3, 5)], relay.NdarraySizeOp, "tensor<i32>"),
+    (
+        "ndarray_size_i64",
+        [t(4, 0, elem=i32)],
+        lambda x: relay.NdarraySizeOp(x, i64),
+        "tensor<i64>",
+    ),
     (
         "strided_slice",
         [t(5, 9)],
@@ -619,6 +671,60 @@ INVALID: list[tuple[str, list[Attribute], Body, str]] = [
         [t(3)],
         relay.LogicalNotOp,
         "'relay.logical_not' op operand element type must be i1, got f32",
+    ),
+    (
+        "left_shift_float",
+        [t(3), t(3)],
+        relay.LeftShiftOp,
+        "'relay.left_shift' op operand element type must be an integer type, got f32",
+    ),
+    (
+        "right_shift_bool",
+        [t(3, elem=i1), t(3, elem=i1)],
+        relay.RightShiftOp,
+        "'relay.right_shift' op operand element type must be an integer type, got i1",
+    ),
+    (
+        "logical_and_integer",
+        [t(3, elem=i32), t(3, elem=i32)],
+        relay.LogicalAndOp,
+        "'relay.logical_and' op operand element type must be i1, got i32",
+    ),
+    (
+        "floor_mod_element_types",
+        [t(3, elem=i32), t(3, elem=i64)],
+        relay.FloorModOp,
+        "'relay.floor_mod' op operand element types differ: i32 vs i64",
+    ),
+    (
+        "not_equal_broadcast",
+        [t(2, 3), t(2)],
+        relay.NotEqualOp,
+        "'relay.not_equal' op operand shapes do not broadcast: 2x3 vs 2",
+    ),
+    (
+        "sin_integer",
+        [t(3, elem=i32)],
+        relay.SinOp,
+        "'relay.sin' op operand element type must be a float type, got i32",
+    ),
+    (
+        "round_integer",
+        [t(3, elem=i64)],
+        relay.RoundOp,
+        "'relay.round' op operand element type must be a float type, got i64",
+    ),
+    (
+        "shape_of_float_dtype",
+        [t(3)],
+        lambda x: relay.ShapeOfOp(x, f32),
+        "'relay.shape_of' op dtype must be an integer type, got f32",
+    ),
+    (
+        "ndarray_size_bool_dtype",
+        [t(3)],
+        lambda x: relay.NdarraySizeOp(x, i1),
+        "'relay.ndarray_size' op dtype must be an integer type, got i1",
     ),
     (
         "clip_bounds",

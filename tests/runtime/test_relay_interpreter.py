@@ -359,6 +359,93 @@ CASES: list[Case] = [
     Case("less", [rand(3, 5), rand(3, 1)], relay.LessOp, np.less),
     Case("greater", [rand(3, 5), rand(5)], relay.GreaterOp, np.greater),
     Case(
+        "less_equal_ties",
+        [
+            np.array([[1.0, 2.0, 3.0], [-0.5, 0.0, 0.5]], dtype=np.float32),
+            np.float32([2.0, 2.0, 0.5]),
+        ],
+        relay.LessEqualOp,
+        lambda a, b: np.array([[True, True, False], [True, True, True]]),
+    ),
+    Case(
+        "greater_equal_int",
+        [rand(3, 5, dtype="int32", low=-2, high=2), rand(3, 1, dtype="int32", low=-2, high=2)],
+        relay.GreaterEqualOp,
+        np.greater_equal,
+    ),
+    Case(
+        "not_equal",
+        [np.array([4, -1, 0, 7], dtype=np.int64), np.array([4, 1, 0, -7], dtype=np.int64)],
+        relay.NotEqualOp,
+        lambda a, b: np.array([False, True, False, True]),
+    ),
+    Case(
+        "not_equal_bool",
+        [np.array([[True], [False]]), np.array([True, False, True])],
+        relay.NotEqualOp,
+        lambda a, b: np.array([[False, True, False], [True, False, True]]),
+    ),
+    Case(
+        "floor_divide_int_negative",
+        [np.array([7, -7, 7, -7, 6, -6, 0], dtype=np.int32), np.int32([2, 2, -2, -2, 3, 4, -5])],
+        relay.FloorDivideOp,
+        lambda a, b: np.array([3, -4, -4, 3, 2, -2, 0]),
+    ),
+    Case(
+        "floor_divide_float",
+        [np.float32([7.5, -7.5, 7.5, -7.5, 1.0]), np.float32([2.0, 2.0, -2.0, -2.0, 0.5])],
+        relay.FloorDivideOp,
+        lambda a, b: np.array([3.0, -4.0, -4.0, 3.0, 2.0]),
+    ),
+    Case(
+        "floor_mod_int_negative",
+        [np.array([7, -7, 7, -7, 6, -6, 0], dtype=np.int32), np.int32([2, 2, -2, -2, 3, 4, -5])],
+        relay.FloorModOp,
+        lambda a, b: np.array([1, 1, -1, -1, 0, 2, 0]),  # the sign of the divisor
+    ),
+    Case(
+        "floor_mod_float",
+        [np.float32([7.5, -7.5, 7.5, -7.5, 3.0]), np.float32([2.0, 2.0, -2.0, -2.0, 1.5])],
+        relay.FloorModOp,
+        lambda a, b: np.array([1.5, 0.5, -0.5, -1.5, 0.0]),
+    ),
+    Case(
+        "floor_mod_broadcast",
+        [rand(3, 1, dtype="int64", low=-20, high=20), np.array([3, -4, 7], dtype=np.int64)],
+        relay.FloorModOp,
+        lambda a, b: np.array([[x - math.floor(x / y) * y for y in b] for x in a[:, 0]]),
+    ),
+    Case(
+        "left_shift",
+        [np.array([1, 3, -5, 7, 2**30], dtype=np.int32), np.int32([0, 4, 2, 31, 1])],
+        relay.LeftShiftOp,
+        lambda a, b: np.array([1, 48, -20, -(2**31), -(2**31)]),  # wraps in 32 bits
+    ),
+    Case(
+        "right_shift_arithmetic",
+        [np.array([1, 48, -20, -1, -(2**31), 5], dtype=np.int32), np.int32([0, 4, 2, 3, 31, 1])],
+        relay.RightShiftOp,
+        lambda a, b: np.array([1, 3, -5, -1, -1, 2]),  # the sign bit is copied
+    ),
+    Case(
+        "right_shift_unsigned_broadcast",
+        [np.array([[255], [128], [3]], dtype=np.uint8), np.uint8([1, 7])],
+        relay.RightShiftOp,
+        lambda a, b: np.array([[127, 1], [64, 1], [1, 0]]),
+    ),
+    Case(
+        "logical_and",
+        [np.array([[True], [False]]), np.array([True, False])],
+        relay.LogicalAndOp,
+        lambda a, b: np.array([[True, False], [False, False]]),
+    ),
+    Case(
+        "logical_or",
+        [np.array([[True], [False]]), np.array([True, False])],
+        relay.LogicalOrOp,
+        lambda a, b: np.array([[True, True], [True, False]]),
+    ),
+    Case(
         "where",
         [rand(3, 1, dtype="bool"), rand(3, 5), rand(5)],
         relay.WhereOp,
@@ -375,6 +462,60 @@ CASES: list[Case] = [
     Case("sigmoid", [X], relay.SigmoidOp, lambda x: 1 / (1 + np.exp(-x.astype(np.float64)))),
     Case("erf", [X], relay.ErfOp, erf_ref),
     Case("logical_not", [rand(3, 5, dtype="bool")], relay.LogicalNotOp, np.logical_not),
+    Case("cos", [rand(3, 5, low=-4.0, high=4.0)], relay.CosOp, np.cos),
+    Case("sin", [rand(3, 5, low=-4.0, high=4.0)], relay.SinOp, np.sin),
+    Case("tan", [rand(3, 5, low=-1.4, high=1.4)], relay.TanOp, np.tan, tol=1e-4),
+    Case("atan", [rand(3, 5, low=-6.0, high=6.0)], relay.AtanOp, np.arctan),
+    Case(
+        "trig_exact",
+        [np.array([0.0, math.pi / 3, -math.pi / 4, math.pi], dtype=np.float64)],
+        lambda x: relay.TupleOp(
+            relay.CosOp(x), relay.SinOp(x), relay.TanOp(x), relay.AtanOp(relay.TanOp(x))
+        ),
+        lambda x: (
+            np.array([1.0, 0.5, math.sqrt(0.5), -1.0]),
+            np.array([0.0, math.sqrt(3) / 2, -math.sqrt(0.5), 0.0]),
+            np.array([0.0, math.sqrt(3), -1.0, 0.0]),
+            np.array([0.0, math.pi / 3, -math.pi / 4, 0.0]),
+        ),
+        tol=1e-12,
+    ),
+    Case(
+        "floor",
+        [np.float32([2.5, -2.5, 3.0, -0.2, 0.7])],
+        relay.FloorOp,
+        lambda x: np.array([2.0, -3.0, 3.0, -1.0, 0.0]),
+    ),
+    Case(
+        "ceil",
+        [np.float32([2.5, -2.5, 3.0, -0.2, 0.7])],
+        relay.CeilOp,
+        lambda x: np.array([3.0, -2.0, 3.0, 0.0, 1.0]),
+    ),
+    Case(
+        "trunc",
+        [np.float32([2.5, -2.5, 3.0, -0.2, 0.7])],
+        relay.TruncOp,
+        lambda x: np.array([2.0, -2.0, 3.0, 0.0, 0.0]),
+    ),
+    Case(
+        "round_half_to_even",
+        [np.float32([0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 2.4999, 2.5001, -3.7])],
+        relay.RoundOp,
+        lambda x: np.array([0.0, 2.0, 2.0, 0.0, -2.0, -2.0, 2.0, 3.0, -4.0]),
+    ),
+    Case(
+        "sign",
+        [np.float32([[-3.5, 0.0], [0.25, -0.0]])],
+        relay.SignOp,
+        lambda x: np.array([[-1.0, 0.0], [1.0, 0.0]]),
+    ),
+    Case(
+        "sign_int",
+        [np.array([-7, 0, 9, -1], dtype=np.int32)],
+        relay.SignOp,
+        lambda x: np.array([-1, 0, 1, -1]),
+    ),
     Case("clip", [X], lambda x: relay.ClipOp(x, -0.5, 1.25), lambda x: np.clip(x, -0.5, 1.25)),
     Case(
         "cast",
@@ -755,6 +896,21 @@ CASES: list[Case] = [
         lambda x: x[:, None, None, :],
     ),
     Case("batch_flatten", [rand(2, 3, 5)], relay.BatchFlattenOp, lambda x: x.reshape(2, 15)),
+    Case("shape_of", [rand(2, 3, 5)], relay.ShapeOfOp, lambda x: np.array([2, 3, 5])),
+    Case(
+        "shape_of_int64",
+        [rand(7, 1, dtype="bool")],
+        lambda x: relay.ShapeOfOp(x, "int64"),
+        lambda x: np.array([7, 1]),
+    ),
+    Case("shape_of_scalar", [np.float32(1.5)], relay.ShapeOfOp, lambda x: np.zeros(0)),
+    Case("ndarray_size", [rand(2, 3, 5)], relay.NdarraySizeOp, lambda x: np.array(30)),
+    Case(
+        "ndarray_size_int64_empty",
+        [np.zeros((4, 0), dtype=np.int32)],
+        lambda x: relay.NdarraySizeOp(x, "int64"),
+        lambda x: np.array(0),
+    ),
     Case(
         "strided_slice",
         [rand(5, 9)],
