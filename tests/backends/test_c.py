@@ -66,6 +66,23 @@ def test_intermediate_buffers_reductions_and_math() -> None:
         assert call in source
 
 
+def test_trigonometric_intrinsics_call_libm() -> None:
+    A = te.placeholder((40,), name="A")
+    D = te.placeholder((40,), dtype="float64", name="D")
+    B = te.compute((40,), lambda i: te.sin(A[i]) * te.cos(A[i]) + te.atan(A[i]), name="B")
+    C = te.compute((40,), lambda i: te.tan(D[i]), name="C")
+    f = tvm.build(te.create_schedule([B.op, C.op]), [A, D, B, C], target="c")
+    a = RNG.uniform(-10, 10, 40).astype("float32")
+    d = RNG.uniform(-1.5, 1.5, 40)
+    b, c = np.zeros(40, "float32"), np.zeros(40)
+    f(a, d, b, c)
+    np.testing.assert_allclose(b, np.sin(a) * np.cos(a) + np.arctan(a), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(c, np.tan(d), rtol=1e-13)
+    source = f.get_source()
+    for call in ("sinf(", "cosf(", "atanf(", "tan("):
+        assert call in source
+
+
 def test_integer_kernel_and_casts() -> None:
     A = te.placeholder((50,), dtype="int32", name="A")
     B = te.compute((50,), lambda i: A[i] // 3 + A[i] % 5 - (i - 25) // 4, name="B")

@@ -416,6 +416,38 @@ def test_depthwise_conv2d_tile_of_rows_by_strided_columns(
     )
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("lanes", [1, 8])
+def test_trigonometric_intrinsics(dtype: str, lanes: int) -> None:
+    """te.sin and te.cos (llvm.sin, llvm.cos), te.tan and te.atan (libm, a call per lane when
+    vectorized) against numpy, over several periods; exact at 0, pi/6 and pi/4."""
+    n = 64
+    A = te.placeholder((n,), dtype=dtype, name="A")
+    outs = [
+        te.compute((n,), lambda i, fn=fn: fn(A[i]), name=fn.__name__)
+        for fn in (te.sin, te.cos, te.tan, te.atan)
+    ]
+    s = te.create_schedule([t.op for t in outs])
+    if lanes > 1:
+        for t in outs:
+            s[t].vectorize(s[t].split(t.op.axis[0], factor=lanes)[1])
+    f = tvm.build(s, [A, *outs], "llvm")
+    exact = np.array([0.0, np.pi / 6, -np.pi / 4, 1.0])
+    x = np.concatenate([exact, RNG.uniform(-20, 20, n - len(exact))]).astype(dtype)
+    got = [np.zeros(n, dtype) for _ in outs]
+    f(x, *got)
+    tol = 2e-6 if dtype == "float32" else 1e-14
+    for g, want in zip(got, (np.sin(x), np.cos(x), np.tan(x), np.arctan(x)), strict=True):
+        assert g.dtype == np.dtype(dtype)
+        np.testing.assert_allclose(g, want, rtol=tol, atol=tol * np.abs(want).max())
+    sin, cos, tan, atan = (g[:3] for g in got)
+    np.testing.assert_allclose(sin, [0.0, 0.5, -np.sqrt(0.5)], rtol=tol, atol=tol)
+    np.testing.assert_allclose(cos, [1.0, np.sqrt(0.75), np.sqrt(0.5)], rtol=tol, atol=tol)
+    np.testing.assert_allclose(tan, [0.0, np.sqrt(1 / 3), -1.0], rtol=tol, atol=tol)
+    np.testing.assert_allclose(atan, [0.0, np.arctan(np.pi / 6), -np.arctan(np.pi / 4)], rtol=tol)
+    assert atan[0] == 0.0 and tan[0] == 0.0 and sin[0] == 0.0 and cos[0] == 1.0
+
+
 # ---------------------------------------------------------------------------------------------
 # Vector exp and tanh
 

@@ -206,6 +206,26 @@ def f16(*shape: int) -> tuple[tuple[int, ...], str]:
     return (shape, "float16")
 
 
+def f64(*shape: int) -> tuple[tuple[int, ...], str]:
+    return (shape, "float64")
+
+
+def uniform(low: float, high: float) -> Values:
+    """Every input drawn uniformly from [low, high)."""
+    return lambda inputs: [RNG.uniform(low, high, s).astype(d) for s, d in inputs]
+
+
+def trig_cases(op: type[relay.UnaryOp], low: float, high: float) -> list[Case]:
+    """Arguments over several periods (range reduction) in f32 and f64, then the unary cases
+    over [low, high)."""
+    values = uniform(low, high)
+    return [
+        Case("f32", [f32(7, 13)], lambda g, x: g(op(x)), values),
+        Case("f64", [f64(2, 3, 5)], lambda g, x: g(op(x)), values, rtol=1e-12),
+        *unary_case(op, values),
+    ]
+
+
 def positive(inputs: list[tuple[tuple[int, ...], str]]) -> list[np.ndarray]:
     return [(np.abs(RNG.standard_normal(s)) + 0.5).astype(d) for s, d in inputs]
 
@@ -368,6 +388,10 @@ CASES: dict[type[relay.RelayOp], list[Case]] = {
     relay.TanhOp: unary_case(relay.TanhOp),
     relay.SigmoidOp: unary_case(relay.SigmoidOp),
     relay.ErfOp: unary_case(relay.ErfOp),
+    relay.CosOp: trig_cases(relay.CosOp, -20.0, 20.0),
+    relay.SinOp: trig_cases(relay.SinOp, -20.0, 20.0),
+    relay.TanOp: trig_cases(relay.TanOp, -1.4, 1.4),  # away from the poles at +-pi/2
+    relay.AtanOp: trig_cases(relay.AtanOp, -50.0, 50.0),
     relay.FloorOp: unary_case(relay.FloorOp),
     relay.CeilOp: unary_case(relay.CeilOp),
     relay.TruncOp: unary_case(relay.TruncOp),
@@ -949,9 +973,6 @@ CASES: dict[type[relay.RelayOp], list[Case]] = {
 EXCLUDED = {
     op: "structural: the lowering composes it itself (constants, params, tuples)"
     for op in STRUCTURAL
-} | {
-    op: "te has no trigonometric intrinsics: interpreter only"
-    for op in (relay.CosOp, relay.SinOp, relay.TanOp, relay.AtanOp)
 }
 
 

@@ -108,6 +108,27 @@ def test_float_operators_run():
     np.testing.assert_allclose(y, want, rtol=1e-5)
 
 
+def test_trigonometric_intrinsics_by_tvm_name():
+    n = 16
+    X = te.placeholder((n,), name="X")
+    Y = te.compute(
+        (n,),
+        lambda i: (
+            tir.call_intrin("float32", "tir.sin", X[i])
+            + tir.call_pure_extern("float32", "cosf", X[i])
+            + tir.call_llvm_pure_intrin("float32", "llvm.tan", 1, X[i] * 0.25)
+            + tir.atan(X[i])
+        ),
+        name="Y",
+    )
+    f = tvm.build(te.create_schedule(Y.op), [X, Y], "llvm")
+    x = np.linspace(-4.0, 4.0, n).astype("float32")
+    y = np.zeros(n, "float32")
+    f(x, y)
+    want = np.sin(x) + np.cos(x) + np.tan(x * 0.25) + np.arctan(x)
+    np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-6)
+
+
 def test_unknown_extern_is_a_clear_error():
     x = te.var("x", "float32")
     with pytest.raises(tvm.error.TVMError, match="'my_func' with 1 arguments is not supported"):

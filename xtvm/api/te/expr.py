@@ -268,7 +268,8 @@ class Cast(PrimExpr):
 
 @dataclass(eq=False)
 class Call(PrimExpr):
-    """An intrinsic: exp, log, sqrt, tanh, erf, abs, floor, ceil, power, max, min, sigmoid."""
+    """An intrinsic: exp, log, sqrt, tanh, erf, sin, cos, tan, atan, abs, floor, ceil, power, max,
+    min, sigmoid."""
 
     name: str
     args: tuple[PrimExpr, ...]
@@ -781,6 +782,10 @@ rsqrt = _intrinsic("rsqrt")
 tanh = _intrinsic("tanh")
 sigmoid = _intrinsic("sigmoid")
 erf = _intrinsic("erf")
+sin = _intrinsic("sin")
+cos = _intrinsic("cos")
+tan = _intrinsic("tan")
+atan = _intrinsic("atan")
 abs = _intrinsic("abs")
 floor = _intrinsic("floor")
 ceil = _intrinsic("ceil")

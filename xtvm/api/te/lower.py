@@ -87,6 +87,10 @@ MATH = {
     "rsqrt": math.RsqrtOp,
     "tanh": math.TanhOp,
     "erf": math.ErfOp,
+    "sin": math.SinOp,
+    "cos": math.CosOp,
+    "tan": math.TanOp,
+    "atan": math.AtanOp,
     "floor": math.FloorOp,
     "ceil": math.CeilOp,
 }
