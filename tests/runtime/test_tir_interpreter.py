@@ -264,3 +264,32 @@ def test_vector_ops_run_on_numpy_arrays() -> None:
     module("vec", data, largest, np.float32(0.5))
     np.testing.assert_array_equal(data, (np.arange(8) - 4) * 0.5)
     assert largest[0] == 1.5
+
+
+def test_round_takes_halves_away_from_zero_like_the_backends() -> None:
+    """`math.round` (C's `round`) rounds halves away from zero in the interpreter as in
+    compiled code; numpy's `round` would take them to even."""
+    from xtvm.backends.llvm import build_module
+
+    text = """
+func.func @nearest(%A: memref<12xf32>, %B: memref<12xf32>) {
+  %c0 = arith.constant 0 : index
+  %c12 = arith.constant 12 : index
+  tir.for %i = %c0 to %c12 serial {
+    %a = memref.load %A[%i] : memref<12xf32>
+    %r = math.round %a : f32
+    memref.store %r, %B[%i] : memref<12xf32>
+  }
+  func.return
+}
+"""
+    values = [0.5, 1.5, 2.5, -0.5, -2.5, 0.49999997, -0.49999997, 2.4999, 3.0, -0.0, np.inf]
+    a = np.array([*values, np.nan], "float32")
+    expected = np.array([1, 2, 3, -1, -3, 0, -0.0, 2, 3, -0.0, np.inf, np.nan], "float32")
+    interpreted = np.zeros(12, "float32")
+    compile_text(text)("nearest", a, interpreted)
+    compiled = np.zeros(12, "float32")
+    build_module(CTX.parse(text, "round.mlir"))["nearest"](a, compiled)
+    np.testing.assert_array_equal(interpreted, expected)
+    np.testing.assert_array_equal(compiled, expected)
+    np.testing.assert_array_equal(np.signbit(interpreted), np.signbit(compiled))

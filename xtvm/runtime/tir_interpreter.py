@@ -117,6 +117,14 @@ def erf(x: Any) -> Any:
     return type(x)(math.erf(float(x)))
 
 
+def round_half_away(x: Any) -> Any:
+    """C's `round` and `math.round`: halves away from zero (numpy's `round` takes them to even)."""
+    whole = np.trunc(x)
+    with np.errstate(invalid="ignore"):  # inf - inf: the infinity itself is the answer
+        # x - trunc(x) is exact, where floor(|x| + 0.5) rounds 0.49999997 up.
+        return whole + np.copysign(np.abs(x - whole) >= 0.5, x)
+
+
 def as_unsigned(a: np.ndarray) -> np.ndarray:
     """A signed integer vector read as unsigned (arith's unsigned ops on vectors)."""
     return a.view(np.dtype(f"u{a.dtype.itemsize}")) if a.dtype.kind == "i" else a
@@ -210,6 +218,7 @@ HELPERS: dict[str, Any] = {
     "rem_trunc": rem_trunc,
     "cmpf": cmpf,
     "erf": erf,
+    "round_half_away": round_half_away,
     "as_unsigned": as_unsigned,
     "div_trunc_vector": div_trunc_vector,
     "cmpf_vector": cmpf_vector,
@@ -235,7 +244,7 @@ for _name, _fn in {
     "erf": erf,
     "log2": np.log2,
     "log10": np.log10,
-    "round": np.round,
+    "round": round_half_away,
     "trunc": np.trunc,
     "fmax": np.fmax,
     "fmin": np.fmin,
@@ -319,7 +328,7 @@ FLOAT_UNARY = {
     xmath.FloorOp: "np.floor({a})",
     xmath.CeilOp: "np.ceil({a})",
     xmath.TruncOp: "np.trunc({a})",
-    xmath.RoundOp: "np.round({a})",
+    xmath.RoundOp: "round_half_away({a})",
     xmath.RoundEvenOp: "np.rint({a})",
     xmath.AbsFOp: "np.abs({a})",
     xmath.AcosOp: "np.arccos({a})",
