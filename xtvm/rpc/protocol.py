@@ -231,3 +231,12 @@ def check_file_name(name: str) -> str:
     ):
         raise ProtocolError(f"refused file name {name[:64]!r}: names are one plain component")
     return name
+
+
+def close_listener(sock: socket.socket) -> None:
+    """Close a listening socket, waking a thread blocked in its `accept` (close alone does not)."""
+    try:
+        sock.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass
+    sock.close()

@@ -21,7 +21,7 @@ import threading
 from dataclasses import asdict
 from pathlib import Path
 
-from xtvm.rpc.protocol import Limits, ProtocolError, receive, send
+from xtvm.rpc.protocol import Limits, ProtocolError, close_listener, receive, send
 
 
 class Worker:
@@ -199,7 +199,7 @@ class Server:
             self.closed = True
             self.lock.notify_all()
             sessions = list(self.sessions.values())
-        self.sock.close()
+        close_listener(self.sock)
         if self.standby is not None:
             self.standby.stop()
         for process in sessions:

@@ -17,7 +17,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from xtvm.rpc.client import RPCSession, connect
-from xtvm.rpc.protocol import Limits, ProtocolError, RPCError, get, get_int, receive, send
+from xtvm.rpc.protocol import (
+    Limits,
+    ProtocolError,
+    RPCError,
+    close_listener,
+    get,
+    get_int,
+    receive,
+    send,
+)
 
 PENDING_S = 10.0
 LIMITS = Limits(max_header=1 << 16, max_body=0)
@@ -174,7 +183,7 @@ class Tracker:
             self.closed = True
             self.lock.notify_all()
             connections = list(self.connections)
-        self.sock.close()
+        close_listener(self.sock)
         for conn in connections:
             try:
                 conn.shutdown(socket.SHUT_RDWR)
