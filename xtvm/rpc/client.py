@@ -36,7 +36,7 @@ from xtvm.rpc.protocol import (
 )
 from xtvm.runtime.module import BenchmarkResult
 
-Reply = tuple[dict[str, Any], bytes]
+Reply = tuple[dict[str, Any], bytes | bytearray]
 
 
 class SocketTransport:

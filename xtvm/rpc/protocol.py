@@ -62,7 +62,7 @@ class Limits:
     max_handles: int = 1 << 16  # objects alive per session
 
 
-Message = tuple[dict[str, Any], bytes]
+Message = tuple[dict[str, Any], bytes | bytearray]
 
 
 def encode(header: Mapping[str, Any], size: int) -> bytes:
@@ -112,7 +112,7 @@ def receive(sock: socket.socket, limits: Limits) -> Message | None:
     if body_size > limits.max_body:
         raise ProtocolError(f"body of {body_size} bytes exceeds {limits.max_body}")
     header = decode_header(read_exact(sock, header_size))
-    return header, bytes(read_exact(sock, body_size)) if body_size else b""
+    return header, read_exact(sock, body_size) if body_size else b""
 
 
 def decode_header(data: bytes | bytearray) -> dict[str, Any]:
@@ -193,9 +193,10 @@ def check_descriptor(descriptor: Any, limits: Limits) -> tuple[np.dtype, tuple[i
 
 
 def split_tensors(
-    descriptors: Any, body: bytes, limits: Limits, offset: int = 0
+    descriptors: Any, body: bytes | bytearray, limits: Limits, offset: int = 0
 ) -> list[np.ndarray]:
-    """The tensors `descriptors` lay out in `body` from `offset` (writable copies)."""
+    """The tensors `descriptors` lay out in `body` from `offset` (views of a bytearray body,
+    copies of a bytes one, so always writable)."""
     if not isinstance(descriptors, list) or len(descriptors) > limits.max_handles:
         raise ProtocolError("'tensors' must be a list of descriptors")
     arrays: list[np.ndarray] = []
@@ -204,7 +205,8 @@ def split_tensors(
         if descriptor.get("nbytes") != nbytes or offset + nbytes > len(body):
             raise ProtocolError("tensor bytes do not match the descriptor or the body")
         chunk = np.frombuffer(body, dtype=np.uint8, count=nbytes, offset=offset)
-        arrays.append(chunk.view(dtype).reshape(shape).copy())
+        array = chunk.view(dtype).reshape(shape)
+        arrays.append(array if isinstance(body, bytearray) else array.copy())
         offset += nbytes
     if offset != len(body):
         raise ProtocolError(f"body has {len(body) - offset} bytes beyond its tensors")

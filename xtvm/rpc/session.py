@@ -54,6 +54,7 @@ MAX_NUMBER = 1 << 24
 MAX_REPEAT = 1000
 MAX_MIN_REPEAT_MS = 60_000
 
+Body = bytes | bytearray
 Reply = tuple[dict[str, Any], list[Any]]
 
 
@@ -67,7 +68,7 @@ class SessionHandler:
         self.sizes: dict[int, int] = {}  # bytes owned by each handle (arrays)
         self.uploaded: dict[str, int] = {}
         self.next_handle = 1
-        self.requests: dict[str, Callable[[dict[str, Any], bytes], Reply]] = {
+        self.requests: dict[str, Callable[[dict[str, Any], Body], Reply]] = {
             "upload": self.upload,
             "download": self.download,
             "load_module": self.load_module,
@@ -108,7 +109,7 @@ class SessionHandler:
             raise ProtocolError(f"no {' or '.join(kinds)} with handle {handle}")
         return value
 
-    def handle(self, header: dict[str, Any], body: bytes) -> Reply:
+    def handle(self, header: dict[str, Any], body: Body) -> Reply:
         """The reply to one request; a `ProtocolError` means the session must end."""
         request = self.requests.get(header["kind"])
         if request is None:
@@ -120,7 +121,7 @@ class SessionHandler:
     def path_of(self, header: dict[str, Any]) -> Path:
         return self.directory / check_file_name(get_name(header, "name"))
 
-    def upload(self, header: dict[str, Any], body: bytes) -> Reply:
+    def upload(self, header: dict[str, Any], body: Body) -> Reply:
         path = self.path_of(header)
         self.uploaded.pop(path.name, None)
         self.reserve(len(body))
@@ -130,13 +131,13 @@ class SessionHandler:
         self.uploaded[path.name] = len(body)
         return {"kind": "ok"}, []
 
-    def download(self, header: dict[str, Any], body: bytes) -> Reply:
+    def download(self, header: dict[str, Any], body: Body) -> Reply:
         path = self.path_of(header)
         if not path.is_file() or path.stat().st_size > self.limits.max_body:
             raise FileNotFoundError(f"no file '{path.name}' in the session directory")
         return {"kind": "ok"}, [path.read_bytes()]
 
-    def load_module(self, header: dict[str, Any], body: bytes) -> Reply:
+    def load_module(self, header: dict[str, Any], body: Body) -> Reply:
         from xtvm.runtime.module import load_module
 
         path = self.path_of(header)
@@ -149,7 +150,7 @@ class SessionHandler:
             functions.append("default")
         return {"kind": "ok", "handle": handle, "functions": functions}, []
 
-    def get_function(self, header: dict[str, Any], body: bytes) -> Reply:
+    def get_function(self, header: dict[str, Any], body: Body) -> Reply:
         name = get_name(header, "name")
         owner = self.lookup(header, "module", "module", "graph")
         if isinstance(owner, GraphSession):
@@ -169,7 +170,7 @@ class SessionHandler:
 
     # -- calls ---------------------------------------------------------------------------------
 
-    def arguments(self, header: dict[str, Any], body: bytes) -> list[Any]:
+    def arguments(self, header: dict[str, Any], body: Body) -> list[Any]:
         """The call arguments a request lists: arrays by handle, tensors inline, scalars."""
         inline = split_tensors(header.get("tensors", []), body, self.limits)
         args = get(header, "args", list)
@@ -199,7 +200,7 @@ class SessionHandler:
                 raise ProtocolError(f"malformed argument {json.dumps(arg)[:80]}")
         return values
 
-    def call(self, header: dict[str, Any], body: bytes) -> Reply:
+    def call(self, header: dict[str, Any], body: Body) -> Reply:
         args = self.arguments(header, body)
         kind, target = self.objects.get(get(header, "function", int), ("", None))
         if kind == "function":
@@ -240,7 +241,7 @@ class SessionHandler:
             return {"shapes": shapes, "dtypes": dtypes}
         return {"int": getattr(executor, name)()}
 
-    def time_evaluator(self, header: dict[str, Any], body: bytes) -> Reply:
+    def time_evaluator(self, header: dict[str, Any], body: Body) -> Reply:
         from xtvm.runtime.module import time_function
 
         args = self.arguments(header, body)
@@ -262,7 +263,7 @@ class SessionHandler:
 
     # -- arrays --------------------------------------------------------------------------------
 
-    def alloc(self, header: dict[str, Any], body: bytes) -> Reply:
+    def alloc(self, header: dict[str, Any], body: Body) -> Reply:
         """A new array: zeros of `descriptor`'s type, or the one tensor the body carries."""
         if "tensors" in header:
             [array] = split_tensors(header["tensors"], body, self.limits) or [None]
@@ -275,7 +276,7 @@ class SessionHandler:
         self.reserve(array.nbytes)
         return {"kind": "ok", "handle": self.add("array", array, array.nbytes)}, []
 
-    def copy_to(self, header: dict[str, Any], body: bytes) -> Reply:
+    def copy_to(self, header: dict[str, Any], body: Body) -> Reply:
         array = self.lookup(header, "array", "array")
         [values] = split_tensors(header.get("tensors"), body, self.limits) or [None]
         if values is None or values.shape != array.shape:
@@ -283,12 +284,12 @@ class SessionHandler:
         array[...] = values
         return {"kind": "ok"}, []
 
-    def copy_from(self, header: dict[str, Any], body: bytes) -> Reply:
+    def copy_from(self, header: dict[str, Any], body: Body) -> Reply:
         array = np.ascontiguousarray(self.lookup(header, "array", "array"))
         descriptors, buffers = pack_tensors([array])
         return {"kind": "ok", "tensors": descriptors}, buffers
 
-    def free(self, header: dict[str, Any], body: bytes) -> Reply:
+    def free(self, header: dict[str, Any], body: Body) -> Reply:
         handles = get(header, "handles", list)
         for handle in handles:
             if isinstance(handle, int):
