@@ -5,7 +5,7 @@ the smallest request (copying a 4-byte array back), of a kernel call on 1024 flo
 the kernel's remote time (time_evaluator, which excludes the network) for reference; the
 same request through a LocalSession (same handler, no socket) shows the protocol's own cost.
 Throughput: upload to (`tvm.nd.array(x, dev)`) and download from (`.numpy()`) the server of
-arrays of 1 KiB up to --max-mib (x16 a step), in MiB/s, with numpy's in-process copy of the same array beside.
+arrays of 1 KiB up to --max-mib (x16 a step), in MiB/s, beside numpy's in-process copy.
 
     python benchmarks/rpc.py
     python benchmarks/rpc.py --rounds 2000 --max-mib 64
