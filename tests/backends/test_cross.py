@@ -117,4 +117,3 @@ def test_cross_compiled_relay_library(tmp_path: Path) -> None:
     nodes = json.loads(lib.get_graph_json())["nodes"]
     kernels = {n["attrs"]["func_name"] for n in nodes if n["op"] == "tvm_op"}
     assert kernels and kernels <= symbols
-
