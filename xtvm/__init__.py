@@ -45,7 +45,7 @@ API_NAMES = {
     "TVMError": ("xtvm.api.error", "TVMError"),
 }
 # xtvm packages that are also TVM's module of that name.
-SUBPACKAGES = ("ir", "target", "runtime", "topi", "testing", "contrib")
+SUBPACKAGES = ("ir", "target", "runtime", "topi", "testing", "contrib", "rpc")
 
 
 def _target(fullname: str) -> str | None:

@@ -32,6 +32,22 @@ class Device:
     def __str__(self) -> str:
         return f"{self.device_type}({self.device_id})"
 
+    def array_from(self, values: np.ndarray) -> NDArray:
+        """A new array on this device holding `values` (remote devices override it)."""
+        if self.device_type == "cuda":
+            from xtvm.runtime.cuda import DeviceArray
+
+            return DeviceArray.from_numpy(values, self)
+        return NDArray(values, self)
+
+    def empty_array(self, shape: tuple[int, ...], dtype: str) -> NDArray:
+        """A new uninitialized array on this device (remote devices override it)."""
+        if self.device_type == "cuda":
+            from xtvm.runtime.cuda import DeviceArray
+
+            return DeviceArray(shape, dtype, self)
+        return NDArray(np.empty(shape, dtype=dtype), self)
+
 
 def cpu(dev_id: int = 0) -> Device:
     return Device("cpu", dev_id)
@@ -85,16 +101,8 @@ class NDArray:
 def array(data: object, device: Device | None = None) -> NDArray:
     """An NDArray holding a copy of `data` (a numpy array, NDArray or nested list)."""
     values = data.numpy() if isinstance(data, NDArray) else np.array(data)
-    if device is not None and device.device_type == "cuda":
-        from xtvm.runtime.cuda import DeviceArray
-
-        return DeviceArray.from_numpy(values, device)
-    return NDArray(values, device)
+    return (device or cpu()).array_from(values)
 
 
 def empty(shape: Sequence[int], dtype: str = "float32", device: Device | None = None) -> NDArray:
-    if device is not None and device.device_type == "cuda":
-        from xtvm.runtime.cuda import DeviceArray
-
-        return DeviceArray(shape, dtype, device)
-    return NDArray(np.empty(tuple(shape), dtype=dtype), device)
+    return (device or cpu()).empty_array(tuple(shape), dtype)

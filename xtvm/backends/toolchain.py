@@ -41,9 +41,16 @@ def link_shared(
     """Link `inputs` (objects, or sources compiled on the way) into the shared library `path`,
     with `-l` of each of `libraries`, libgomp and libm.
 
+    Inside `export_library(path, fcompile)` the link is `fcompile`'s (a cross compiler's).
     `-Bsymbolic`: the library's calls bind to its own definitions, not to a same-named symbol
     an earlier library made global (a simulator both loaded for a test and linked in here).
     """
-    arguments = [*flags, "-shared", "-Wl,-Bsymbolic", "-o", str(path), *(str(i) for i in inputs)]
+    from xtvm.runtime.module import EXPORT_LINKER
+
     libs = [*(f"-l{lib}" for lib in libraries), "-lgomp", "-lm"]
+    fcompile = EXPORT_LINKER.get()
+    if fcompile is not None:
+        fcompile(str(path), [str(i) for i in inputs], options=[*flags, "-Wl,-Bsymbolic", *libs])
+        return
+    arguments = [*flags, "-shared", "-Wl,-Bsymbolic", "-o", str(path), *(str(i) for i in inputs)]
     run_c_compiler([*arguments, *libs], str(path), error)

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import json
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from xtvm.api.nd import Device, NDArray
 from xtvm.runtime.graph_executor import GraphExecutor
 from xtvm.runtime.module import Module
+
+if TYPE_CHECKING:
+    from xtvm.rpc.client import RemoteGraphExecutor
 
 
 def create(graph_json_str: str, libmod: Module, device: Device | None = None) -> GraphModule:
@@ -39,15 +42,15 @@ class GraphModule:
     `module` itself, at the cost of one thread-id comparison per call.
     """
 
-    def __init__(self, module: GraphExecutor) -> None:
+    def __init__(self, module: GraphExecutor | RemoteGraphExecutor) -> None:
         self.module = module
         self._owner = threading.get_ident()
         self._local = threading.local()
         self._lock = threading.Lock()  # the creating thread's inputs, while a thread copies them
 
     def _executor(self) -> GraphExecutor:
-        """The executor of the calling thread."""
-        if threading.get_ident() == self._owner:
+        """The executor of the calling thread (a remote one serves every thread in turn)."""
+        if threading.get_ident() == self._owner or not isinstance(self.module, GraphExecutor):
             return self.module
         executor = getattr(self._local, "executor", None)
         if executor is None:
@@ -85,6 +88,8 @@ class GraphModule:
 
     def get_input_info(self) -> tuple[dict[str, tuple[int, ...]], dict[str, str]]:
         """The shape and the dtype of every input (weights included), by name."""
+        if not isinstance(self.module, GraphExecutor):
+            return self.module.get_input_info()  # a remote executor (rpc)
         shapes: dict[str, tuple[int, ...]] = {}
         dtypes: dict[str, str] = {}
         for name in self.module.input_order:

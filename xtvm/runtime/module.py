@@ -13,7 +13,9 @@ import ctypes
 import json
 import statistics
 import time
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -38,6 +40,22 @@ METADATA_SYMBOL = "xtvm_module_metadata"
 # The generated libraries' message of the last kernel error (`const char *xtvm_last_error(void)`).
 LAST_ERROR_SYMBOL = "xtvm_last_error"
 STATUS_KEY = "#status"  # in the metadata: the functions that return a status (no C name)
+
+
+# The linker `export_library(path, fcompile)` was given (TVM's `fcompile`, e.g.
+# `contrib.cc.cross_compiler("aarch64-linux-gnu-gcc")`): called as
+# `fcompile(output, objects, options=[...])`; None links with the system C compiler.
+EXPORT_LINKER: ContextVar[Callable[..., object] | None] = ContextVar("EXPORT_LINKER", default=None)
+
+
+@contextmanager
+def export_linker(fcompile: Callable[..., object] | None) -> Iterator[None]:
+    """Link the shared libraries written inside the block with `fcompile`."""
+    token = EXPORT_LINKER.set(fcompile)
+    try:
+        yield
+    finally:
+        EXPORT_LINKER.reset(token)
 
 
 class ArgumentError(ValueError):
@@ -425,11 +443,15 @@ class Module:
             raise ValueError("this module was loaded from a library and has no source")
         return self._source(fmt)
 
-    def export_library(self, path: str | Path) -> None:
-        """Write a shared library that `load_module` reads back."""
+    def export_library(
+        self, path: str | Path, fcompile: Callable[..., object] | None = None, **_: object
+    ) -> None:
+        """Write a shared library that `load_module` reads back, linked by `fcompile` if given
+        (`contrib.cc.create_shared`, `contrib.cc.cross_compiler(...)`)."""
         if self._exporter is None:
             raise ValueError("this module cannot be exported")
-        self._exporter(Path(path))
+        with export_linker(fcompile):
+            self._exporter(Path(path))
 
     def __repr__(self) -> str:
         return f"Module({self.type_key}: {', '.join(sorted(self.signatures))})"

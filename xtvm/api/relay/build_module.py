@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import tempfile
 import warnings
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -46,7 +46,7 @@ from xtvm.passes.tir_vector_accumulate import TirVectorAccumulatePass
 from xtvm.passes.tir_vector_transpose import TirVectorTransposePass
 from xtvm.passes.tir_vectorize import TirVectorizePass, VectorizeRemark
 from xtvm.runtime.graph_executor import GraphExecutor, embed_graph, plan_memory
-from xtvm.runtime.module import Module, Param, metadata_json, signatures_of
+from xtvm.runtime.module import Module, Param, export_linker, metadata_json, signatures_of
 from xtvm.topi.schedule import VECTOR_LANES
 
 if TYPE_CHECKING:
@@ -116,11 +116,15 @@ class GraphExecutorFactory:
     def get_params(self) -> dict[str, NDArray]:
         return {k: NDArray(v) for k, v in self.params.items()}
 
-    def export_library(self, path: str | Path) -> None:
-        """A shared library with the kernels, the graph JSON and the params embedded."""
+    def export_library(
+        self, path: str | Path, fcompile: Callable[..., object] | None = None, **_: object
+    ) -> None:
+        """A shared library with the kernels, the graph JSON and the params embedded, linked
+        by `fcompile` if given (`contrib.cc.cross_compiler(...)`)."""
         if self._exporter is None:
             raise ValueError("this factory was loaded from a library and cannot be exported")
-        self._exporter(Path(path), self.graph_json, self.params)
+        with export_linker(fcompile):
+            self._exporter(Path(path), self.graph_json, self.params)
 
 
 # ---------------------------------------------------------------------------------------------

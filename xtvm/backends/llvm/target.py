@@ -24,9 +24,12 @@ class TargetError(ValueError):
 
 @cache
 def initialize_llvm() -> None:
-    """Initialize LLVM's native target once per process."""
+    """Initialize LLVM's targets once per process (the host's and, for cross compilation,
+    every other one this LLVM was built with)."""
     llb.initialize_native_target()
     llb.initialize_native_asmprinter()
+    llb.initialize_all_targets()
+    llb.initialize_all_asmprinters()
 
 
 # Run in a child process: LLVM prints its CPU and feature lists for `-mattr=+help` on
@@ -37,6 +40,8 @@ import sys
 import llvmlite.binding as llb
 llb.initialize_native_target()
 llb.initialize_native_asmprinter()
+llb.initialize_all_targets()
+llb.initialize_all_asmprinters()
 triple, cpu, features = sys.argv[1:]
 target = llb.Target.from_triple(triple)
 module = llb.parse_assembly("define void @probe() {\\n  ret void\\n}")
@@ -136,8 +141,11 @@ class LLVMTarget:
         if not words or words[0] not in ("llvm", "cpu", "c"):
             raise TargetError(f"unknown target '{text}': expected 'llvm [-mcpu=...] [-mattr=...]'")
         triple, cpu, features, opt_level = host.triple, host.cpu, host.features, 3
+        options: set[str] = set()
+        extra_features: set[str] = set()
         for word in words[1:]:
             key, _, value = word.partition("=")
+            options.add(key)
             if not value:
                 raise TargetError(f"target option '{word}' needs a value (e.g. -mcpu=znver4)")
             if key == "-mtriple":
@@ -147,6 +155,7 @@ class LLVMTarget:
                 features = "" if value != host.cpu else features
             elif key == "-mattr":
                 extra = ",".join(f for f in value.split(",") if f)
+                extra_features.update(extra.split(","))
                 features = f"{features},{extra}" if features else extra
             elif key == "-opt-level":
                 if value not in ("0", "1", "2", "3"):
@@ -158,6 +167,10 @@ class LLVMTarget:
                 raise TargetError(
                     f"unknown target option '{key}' (known: -mtriple, -mcpu, -mattr, -opt-level)"
                 )
+        if triple.split("-")[0] != host.triple.split("-")[0] and "-mcpu" not in options:
+            # Another architecture: the host's CPU and features mean nothing there.
+            cpu = "generic"
+            features = ",".join(f for f in features.split(",") if f in extra_features)
         target = LLVMTarget(triple, cpu, features, opt_level)
         target.validate()
         return target

@@ -1,0 +1,319 @@
+"""RPC: kernels and a relay model run in remote sessions (direct, through a tracker, local)
+against numpy and local results, and the server's safety rules: confined uploads, bounded and
+well-formed messages, the key, and kernels that crash ending only their own session."""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import struct
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import xtvm as tvm
+from xtvm import relay, rpc, te
+from xtvm.contrib import cc, graph_executor, utils
+from xtvm.rpc.protocol import MAGIC, PREFIX, Limits, receive
+
+RNG = np.random.default_rng(7)
+KEY = "test-key"
+
+
+@pytest.fixture(scope="module")
+def tracker() -> Iterator[rpc.Tracker]:
+    with rpc.Tracker(port=0) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def server(tracker: rpc.Tracker) -> Iterator[rpc.Server]:
+    with rpc.Server(port=0, key=KEY, tracker=("127.0.0.1", tracker.port)) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def kernels(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A library with `add` (1-d, dynamic length) and `matmul` (16x24 @ 24x8)."""
+    n = te.var("n")
+    a = te.placeholder((n,), name="A")
+    b = te.placeholder((n,), name="B")
+    c = te.compute((n,), lambda i: a[i] + b[i], name="C")
+    x = te.placeholder((16, 24), name="X")
+    w = te.placeholder((24, 8), name="W")
+    k = te.reduce_axis((0, 24), name="k")
+    y = te.compute((16, 8), lambda i, j: te.sum(x[i, k] * w[k, j], axis=k), name="Y")
+    add = tvm.build(te.create_schedule(c.op), [a, b, c], "llvm", name="add")
+    matmul = tvm.build(te.create_schedule(y.op), [x, w, y], "llvm", name="matmul")
+    path = tmp_path_factory.mktemp("rpc") / "kernels.so"
+    # Two modules, one library each; the test uses both through one upload of each.
+    add.export_library(path, cc.create_shared)
+    matmul.export_library(path.with_name("matmul.so"))
+    return path
+
+
+def run_kernels(remote: rpc.RPCSession, library: Path) -> None:
+    """Upload, load and run both kernels remotely; compare with numpy."""
+    remote.upload(library)
+    remote.upload(library.with_name("matmul.so"))
+    add = remote.load_module(library.name)
+    matmul = remote.load_module("matmul.so")
+    dev = remote.cpu(0)
+    x = RNG.standard_normal(1000).astype("float32")
+    y = RNG.standard_normal(1000).astype("float32")
+    a, b = tvm.nd.array(x, dev), tvm.nd.array(y, dev)
+    c = tvm.nd.empty((1000,), "float32", dev)
+    add["add"](a, b, c)
+    np.testing.assert_allclose(c.numpy(), x + y, rtol=1e-6)
+    p = RNG.standard_normal((16, 24)).astype("float32")
+    q = RNG.standard_normal((24, 8)).astype("float32")
+    out = tvm.nd.empty((16, 8), "float32", dev)
+    matmul["matmul"](tvm.nd.array(p, dev), tvm.nd.array(q, dev), out)
+    np.testing.assert_allclose(out.numpy(), p @ q, rtol=1e-4, atol=1e-5)
+    timing = add.time_evaluator("add", dev, number=20, repeat=3)(a, b, c)
+    assert len(timing.results) == 3 and 0 < timing.mean < 0.01
+
+
+def test_kernels_run_remotely(server: rpc.Server, kernels: Path) -> None:
+    with rpc.connect("127.0.0.1", server.port, key=KEY) as remote:
+        run_kernels(remote, kernels)
+        # Arguments the kernel's signature refuses are an error of the call, not the session.
+        dev = remote.cpu(0)
+        a = tvm.nd.array(np.zeros(4, "float32"), dev)
+        wrong = tvm.nd.array(np.zeros(5, "float32"), dev)
+        with pytest.raises(rpc.RPCError, match="ArgumentError"):
+            remote.load_module(kernels.name)["add"](a, a, wrong)
+        b = tvm.nd.array(np.ones(4, "float32"), dev)
+        b.copyfrom(np.full(4, 3, "float32"))
+        remote.load_module(kernels.name)["add"](a, b, b)
+        np.testing.assert_array_equal(b.numpy(), np.full(4, 3, "float32"))
+
+
+def test_kernels_run_through_the_tracker(tracker: rpc.Tracker, server: rpc.Server, kernels: Path):
+    client = rpc.connect_tracker("127.0.0.1", tracker.port)
+    with client.request(KEY, priority=1, session_timeout=60, timeout=30) as remote:
+        run_kernels(remote, kernels)
+    summary = client.summary()
+    assert [(s["key"], s["port"]) for s in summary["servers"]] == [(KEY, server.port)]
+    assert KEY in client.text_summary()
+    with pytest.raises(rpc.RPCError, match="no server of key 'other'"):
+        client.request("other", timeout=0.5, max_retry=1)
+
+
+def test_local_session_runs_kernels(kernels: Path) -> None:
+    with rpc.LocalSession() as remote:
+        run_kernels(remote, kernels)
+
+
+def small_cnn() -> tuple[tvm.IRModule, dict[str, np.ndarray]]:
+    x = relay.var("data", shape=(1, 3, 16, 16))
+    w1 = relay.var("w1", shape=(8, 3, 3, 3))
+    w2 = relay.var("w2", shape=(8, 8, 3, 3))
+    dense_w = relay.var("dense_w", shape=(10, 8))
+    y = relay.nn.relu(relay.nn.conv2d(x, w1, padding=(1, 1)))
+    y = relay.nn.max_pool2d(y, pool_size=(2, 2), strides=(2, 2))
+    y = relay.nn.relu(relay.nn.conv2d(y, w2, padding=(1, 1)))
+    y = relay.nn.batch_flatten(relay.nn.global_avg_pool2d(y))
+    out = relay.nn.softmax(relay.nn.dense(y, dense_w))
+    mod = tvm.IRModule.from_expr(relay.Function([x, w1, w2, dense_w], out))
+    shapes = {"w1": (8, 3, 3, 3), "w2": (8, 8, 3, 3), "dense_w": (10, 8)}
+    params = {n: RNG.standard_normal(s).astype("float32") for n, s in shapes.items()}
+    return mod, params
+
+
+def test_relay_model_runs_remotely(server: rpc.Server) -> None:
+    mod, params = small_cnn()
+    lib = relay.build(mod, target="llvm", params=params)
+    temp = utils.tempdir()
+    path = temp.relpath("cnn.so")
+    lib.export_library(path)
+    data = RNG.standard_normal((1, 3, 16, 16)).astype("float32")
+    local = graph_executor.GraphModule(lib["default"](tvm.cpu(0)))
+    local.set_input("data", data)
+    local.run()
+    expected = local.get_output(0).numpy()
+    with rpc.connect("127.0.0.1", server.port, key=KEY) as remote:
+        remote.upload(path)
+        rlib = remote.load_module("cnn.so")
+        dev = remote.cpu(0)
+        module = graph_executor.GraphModule(rlib["default"](dev))
+        module.set_input("data", tvm.nd.array(data))
+        module.run()
+        out = module.get_output(0)
+        np.testing.assert_allclose(out.numpy(), expected, rtol=1e-5, atol=1e-6)
+        assert out.shape == (1, 10) and abs(float(out.numpy().sum()) - 1) < 1e-5
+        shapes, dtypes = module.get_input_info()
+        assert (shapes, dtypes) == local.get_input_info()
+        assert shapes["data"] == (1, 3, 16, 16) and dtypes["data"] == "float32"
+        assert module.get_num_outputs() == 1
+        timing = module.module.time_evaluator("run", dev, number=3, repeat=2)()
+        assert len(timing.results) == 2 and timing.mean > 0
+    temp.remove()
+    assert not os.path.exists(path)
+
+
+# ---------------------------------------------------------------------------------------------
+# Safety
+
+
+@pytest.mark.parametrize("name", ["../escape.so", "/tmp/abs.so", "a/b.so", "x\0y", "..", ".hidden"])
+def test_upload_names_that_escape_are_refused(name: str, tmp_path: Path) -> None:
+    with rpc.LocalSession() as remote:
+        directory = remote.transport.directory  # type: ignore[union-attr]
+        with pytest.raises(rpc.RPCError, match="refused file name"):
+            remote.upload(b"payload", name)
+        assert remote.transport is None  # the session has ended
+        assert not (directory.parent / "escape.so").exists()
+    assert not Path("/tmp/abs.so").exists()
+
+
+def test_upload_name_refused_by_the_server(server: rpc.Server) -> None:
+    remote = rpc.connect("127.0.0.1", server.port, key=KEY)
+    with pytest.raises(rpc.RPCError, match=r"refused file name.*session has ended"):
+        remote.upload(b"payload", "../../escape.so")
+    with pytest.raises(rpc.RPCError, match="the session has ended"):
+        remote.cpu(0).empty_array((2,), "float32")
+
+
+def raw_session(port: int) -> socket.socket:
+    """A connection past the handshake, for sending what the client never would."""
+    sock = socket.create_connection(("127.0.0.1", port), timeout=30)
+    header = b'{"kind":"hello","version":1,"key":"%s"}' % KEY.encode()
+    sock.sendall(PREFIX.pack(MAGIC, len(header), 0) + header)
+    reply = receive(sock, Limits())
+    assert reply is not None and reply[0]["kind"] == "hello"
+    return sock
+
+
+def ends_with_error(sock: socket.socket, pattern: str) -> None:
+    reply = receive(sock, Limits())
+    assert reply is not None and reply[0]["kind"] == "error" and reply[0]["fatal"]
+    assert re.search(pattern, reply[0]["message"]), reply[0]["message"]
+    try:  # and the connection is closed (reset where the server left bytes unread)
+        assert receive(sock, Limits()) is None
+    except ConnectionResetError:
+        pass
+    sock.close()
+
+
+@pytest.mark.parametrize(
+    ("message", "error"),
+    [
+        (b"GET / HTTP/1.1\r\n\r\n", "not an xtvm RPC message"),
+        (PREFIX.pack(MAGIC, 1 << 30, 0), "header of 1073741824 bytes exceeds"),
+        (PREFIX.pack(MAGIC, 2, 1 << 40), "body of 1099511627776 bytes exceeds"),
+        (PREFIX.pack(MAGIC, 2, 0) + b"[]", "header must be a JSON object"),
+        (PREFIX.pack(MAGIC, 4, 0) + b"\xff\xfe{}", "header is not JSON"),
+        (PREFIX.pack(MAGIC, 15, 0) + b'{"kind":"nope"}', "unknown message kind"),
+    ],
+)
+def test_malformed_messages_end_only_their_session(
+    server: rpc.Server, kernels: Path, message: bytes, error: str
+) -> None:
+    sock = raw_session(server.port)
+    sock.sendall(message)
+    ends_with_error(sock, error)
+    with rpc.connect("127.0.0.1", server.port, key=KEY) as remote:  # the server goes on
+        a = tvm.nd.array(np.arange(3, dtype="float32"), remote.cpu(0))
+        np.testing.assert_array_equal(a.numpy(), [0, 1, 2])
+
+
+def test_oversized_tensor_descriptor_is_refused(server: rpc.Server) -> None:
+    sock = raw_session(server.port)
+    header = b'{"kind":"alloc","descriptor":{"dtype":"float64","shape":[65536,65536,65536]}}'
+    sock.sendall(PREFIX.pack(MAGIC, len(header), 0) + header)
+    ends_with_error(sock, "exceeds")
+
+
+def test_wrong_key_is_refused(server: rpc.Server) -> None:
+    with pytest.raises(rpc.RPCError, match="wrong key"):
+        rpc.connect("127.0.0.1", server.port, key="guess")
+    with pytest.raises(rpc.RPCError, match="wrong key"):
+        rpc.connect("127.0.0.1", server.port)
+    rpc.connect("127.0.0.1", server.port, key=KEY).close()
+
+
+CRASHING_LIBRARY = r"""
+const char *xtvm_module_metadata =
+    "{\"crash\": [{\"name\": \"a\", \"dtype\": \"float32\", \"shape\": [4]}], \"#status\": []}";
+void crash(float *a) { a[0] = *(volatile float *)0; }
+"""
+
+
+def test_a_crashing_kernel_ends_only_its_session(server: rpc.Server, tmp_path: Path) -> None:
+    source = tmp_path / "crash.c"
+    source.write_text(CRASHING_LIBRARY)
+    library = tmp_path / "crash.so"
+    subprocess.run(["gcc", "-shared", "-fPIC", "-o", library, source], check=True)
+    remote = rpc.connect("127.0.0.1", server.port, key=KEY)
+    remote.upload(library)
+    crash = remote.load_module("crash.so")["crash"]
+    with pytest.raises(rpc.RPCError, match=r"killed by SIGSEGV.*session has ended"):
+        crash(tvm.nd.array(np.zeros(4, "float32"), remote.cpu(0)))
+    with rpc.connect("127.0.0.1", server.port, key=KEY) as again:
+        a = tvm.nd.array(np.ones(2, "float32"), again.cpu(0))
+        np.testing.assert_array_equal(a.numpy(), [1, 1])
+
+
+def test_remote_kernels_take_remote_arrays(server: rpc.Server, kernels: Path) -> None:
+    with rpc.connect("127.0.0.1", server.port, key=KEY) as remote:
+        remote.upload(kernels)
+        add = remote.load_module(kernels.name)["add"]
+        x = np.zeros(3, "float32")
+        with pytest.raises(TypeError, match="remote arrays"):
+            add(x, x, x)
+
+
+# ---------------------------------------------------------------------------------------------
+# The commands
+
+
+def start(*args: str) -> tuple[subprocess.Popen[str], int]:
+    """Start `python -m xtvm.exec.<args>` and read the port it prints."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", *args], stdout=subprocess.PIPE, text=True, env=dict(os.environ)
+    )
+    assert process.stdout is not None
+    line = process.stdout.readline()
+    match = re.search(r"listening on [\d.]+:(\d+)", line)
+    if match is None:
+        process.kill()
+        process.wait()
+        raise AssertionError(f"no port in {line!r}")
+    return process, int(match.group(1))
+
+
+def test_commands_serve_and_report(kernels: Path) -> None:
+    tracker, tracker_port = start("xtvm.exec.rpc_tracker", "--host", "127.0.0.1", "--port", "0")
+    try:
+        server, _ = start(
+            "xtvm.exec.rpc_server", "--port", "0", "--key", "cli", "--tracker",
+            f"127.0.0.1:{tracker_port}",
+        )  # fmt: skip
+        try:
+            client = rpc.connect_tracker("127.0.0.1", tracker_port)
+            with client.request("cli", timeout=60) as remote:
+                run_kernels(remote, kernels)
+            query = subprocess.run(
+                [sys.executable, "-m", "xtvm.exec.query_rpc_tracker", "--port", str(tracker_port)],
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
+            assert query.returncode == 0 and re.search(r"127\.0\.0\.1:\d+\s+cli\s", query.stdout)
+        finally:
+            server.terminate()
+            assert server.wait(timeout=30) == 0
+    finally:
+        tracker.terminate()
+        assert tracker.wait(timeout=30) == 0
+
+
+def test_frame_layout() -> None:
+    """The prefix is magic, header length (u32) and body length (u64), big-endian."""
+    assert PREFIX.pack(MAGIC, 3, 5) == b"XRPC" + struct.pack(">I", 3) + struct.pack(">Q", 5)
