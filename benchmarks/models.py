@@ -114,17 +114,44 @@ def child_row(command: list[str], row: dict[str, Any], **run_args: Any) -> dict[
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def time_against_ort(
+    row: dict[str, Any], module: Any, model: onnx.ModelProto, data: str, x: np.ndarray, repeat: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Median times of graph module `module` and onnxruntime on `model` (input `data` = `x`)
+    at each of THREADS into `row`; the two outputs, xtvm's then onnxruntime's."""
+    import onnxruntime as ort
+
+    from xtvm.backends.llvm.compile import set_num_threads
+
+    serialized = model.SerializeToString()
+    for threads in THREADS:
+        set_num_threads(threads)
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        session = ort.InferenceSession(serialized, options, providers=["CPUExecutionProvider"])
+        ours, theirs = map(
+            statistics.median,
+            interleaved_samples(
+                [module.run, lambda s=session: s.run(None, {data: x})],
+                repeat,
+                interleave=threads == 1,
+            ),
+        )
+        row[f"xtvm_{threads}t_ms"], row[f"ort_{threads}t_ms"] = 1e3 * ours, 1e3 * theirs
+    expected = session.run(None, {data: x})[0]
+    module.run()
+    return module.get_output(0).numpy(), expected
+
+
 class CompileTimeout(Exception):
     pass
 
 
 def measure(name: str, repeat: int, compile_limit: float) -> dict[str, Any]:
     """All numbers for one model (run in its own process)."""
-    import onnxruntime as ort
-
     import xtvm as tvm
     from xtvm import relay
-    from xtvm.backends.llvm.compile import set_num_threads
     from xtvm.contrib import graph_executor
     from xtvm.frontends.onnx import from_onnx
 
@@ -155,25 +182,7 @@ def measure(name: str, repeat: int, compile_limit: float) -> dict[str, Any]:
     module = graph_executor.GraphModule(factory["default"](tvm.cpu()))
     module.set_input(data, x)
 
-    serialized = model.SerializeToString()
-    for threads in THREADS:
-        set_num_threads(threads)
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        session = ort.InferenceSession(serialized, options, providers=["CPUExecutionProvider"])
-        ours, theirs = map(
-            statistics.median,
-            interleaved_samples(
-                [module.run, lambda s=session: s.run(None, {data: x})],
-                repeat,
-                interleave=threads == 1,
-            ),
-        )
-        row[f"xtvm_{threads}t_ms"], row[f"ort_{threads}t_ms"] = 1e3 * ours, 1e3 * theirs
-    expected = session.run(None, {data: x})[0]
-    module.run()
-    got = module.get_output(0).numpy()
+    got, expected = time_against_ort(row, module, model, data, x, repeat)
     row["max_abs_diff"] = (
         float(np.abs(got - expected).max()) if got.shape == expected.shape else None
     )

@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import statistics
 import sys
 import time
 from collections.abc import Callable
@@ -32,7 +31,7 @@ from typing import Any
 
 import numpy as np
 import onnx
-from models import THREADS, aligned, child_row, interleaved_samples
+from models import THREADS, aligned, child_row, time_against_ort
 from onnx import TensorProto, helper, numpy_helper
 
 HIDDEN, HEADS, FFN = 768, 12, 3072
@@ -168,11 +167,8 @@ WORKLOADS: dict[str, Callable[[], tuple[onnx.ModelProto, list[int]]]] = {
 
 def measure(name: str, repeat: int) -> dict[str, Any]:
     """All numbers for one workload (run in its own process)."""
-    import onnxruntime as ort
-
     import xtvm as tvm
     from xtvm import relay
-    from xtvm.backends.llvm.compile import set_num_threads
     from xtvm.contrib import graph_executor
     from xtvm.frontends.onnx import from_onnx
 
@@ -188,25 +184,7 @@ def measure(name: str, repeat: int) -> dict[str, Any]:
     module = graph_executor.GraphModule(factory["default"](tvm.cpu()))
     module.set_input("x", x)
 
-    serialized = model.SerializeToString()
-    for threads in THREADS:
-        set_num_threads(threads)
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        session = ort.InferenceSession(serialized, options, providers=["CPUExecutionProvider"])
-        ours, theirs = map(
-            statistics.median,
-            interleaved_samples(
-                [module.run, lambda s=session: s.run(None, {"x": x})],
-                repeat,
-                interleave=threads == 1,
-            ),
-        )
-        row[f"xtvm_{threads}t_ms"], row[f"ort_{threads}t_ms"] = 1e3 * ours, 1e3 * theirs
-    expected = session.run(None, {"x": x})[0]
-    module.run()
-    got = module.get_output(0).numpy()
+    got, expected = time_against_ort(row, module, model, "x", x, repeat)
     row["max_rel_diff"] = (
         float(np.abs(got - expected).max() / np.abs(expected).max())
         if got.shape == expected.shape
