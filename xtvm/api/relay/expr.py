@@ -21,7 +21,7 @@ from xdsl.dialects.builtin import FunctionType
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
-from xtvm.api import nd
+from xtvm.api import nd, traversal
 from xtvm.api.relay.ty import FuncType, TensorType, TupleType, Type, dtype_name, from_xdsl
 from xtvm.dialects import relay as dialect
 from xtvm.dialects.relay_attrs import Attrs
@@ -450,23 +450,7 @@ class Function(Expr):
 
 def post_order(root: Expr, children: Callable[[Expr], Sequence[Expr]] | None = None) -> list[Expr]:
     """Every node reachable from `root`, each once, children before parents (no recursion)."""
-    get_children = children or (lambda e: e.children())
-    order: list[Expr] = []
-    seen: set[int] = set()
-    stack: list[tuple[Expr, bool]] = [(root, False)]
-    while stack:
-        node, expanded = stack.pop()
-        if expanded:
-            order.append(node)
-            continue
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        stack.append((node, True))
-        for child in reversed(get_children(node)):
-            if id(child) not in seen:
-                stack.append((child, False))
-    return order
+    return traversal.post_order([root], children or (lambda e: e.children()))
 
 
 def infer_untyped(expr: Expr, typ: Type) -> None:

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from xtvm.api import traversal
 from xtvm.api.error import TVMError
 from xtvm.ir.numpy_types import dtype_name as scalar_dtype_name
 
@@ -538,20 +539,7 @@ def children(node: PrimExpr) -> list[PrimExpr]:
 def post_order(expr: PrimExpr) -> list[PrimExpr]:
     """Every node of an expression, children (in order) before parents, each once; iterative,
     so an expression of any depth (a chain of thousands of ops) is fine."""
-    seen: set[int] = set()
-    order: list[PrimExpr] = []
-    stack: list[tuple[PrimExpr, bool]] = [(expr, False)]
-    while stack:
-        node, expanded = stack.pop()
-        if expanded:
-            order.append(node)
-            continue
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        stack.append((node, True))
-        stack.extend((child, False) for child in reversed(children(node)))
-    return order
+    return traversal.post_order([expr], children)
 
 
 def substitute(expr: PrimExpr, axes: dict[int, IterVar]) -> PrimExpr:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from xdsl.dialects.builtin import StringAttr
 from xdsl.ir import Operation, SSAValue
 
+from xtvm.api import traversal
 from xtvm.api.error import ScheduleError
 from xtvm.api.te.expr import (
     ComputeOp,
@@ -444,21 +445,10 @@ def check_scope(scope: str) -> None:
 
 def post_order_ops(outputs: Sequence[TeOperation]) -> list[TeOperation]:
     """Operations the outputs depend on, producers first."""
-    order: list[TeOperation] = []
-    seen: set[int] = set()
-    stack: list[tuple[TeOperation, bool]] = [(op, False) for op in reversed(outputs)]
-    while stack:
-        op, expanded = stack.pop()
-        if expanded:
-            order.append(op)
-            continue
-        if id(op) in seen:
-            continue
-        seen.add(id(op))
-        stack.append((op, True))
-        for tensor in reversed(op.input_tensors):  # type: ignore[attr-defined]
-            stack.append((tensor.op, False))
-    return order
+    return traversal.post_order(
+        outputs,
+        lambda op: [tensor.op for tensor in op.input_tensors],  # type: ignore[attr-defined]
+    )
 
 
 def create_schedule(ops: TeOperation | Sequence[TeOperation]) -> Schedule:
