@@ -13,6 +13,7 @@ import json
 import math
 import socket
 import struct
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -242,3 +243,58 @@ def close_listener(sock: socket.socket) -> None:
     except OSError:
         pass
     sock.close()
+
+
+class Listener:
+    """A listening socket on `host:port` (port 0: any free port, see `.port`) served by daemon
+    threads; subclasses say which connections to admit, how to handle one and what to release
+    on close."""
+
+    def __init__(self, host: str, port: int) -> None:
+        self.sock = socket.create_server((host, port))
+        self.host = host
+        self.port: int = self.sock.getsockname()[1]
+        self.lock = threading.Condition()
+        self.closed = False
+        self.threads: list[threading.Thread] = []
+
+    def spawn(self, target: object, *args: object) -> None:
+        thread = threading.Thread(target=target, args=args, daemon=True)  # type: ignore[arg-type]
+        thread.start()
+        self.threads.append(thread)
+
+    def accept_loop(self) -> None:
+        while True:
+            try:
+                conn, address = self.sock.accept()
+            except OSError:
+                return  # closed
+            with self.lock:
+                if self.closed:
+                    conn.close()
+                    return
+                admitted = self.admit(conn)
+            self.handle(conn, address[0], admitted)
+
+    def admit(self, conn: socket.socket) -> bool:
+        """Whether to take `conn` (called under the lock while open)."""
+        return True
+
+    def handle(self, conn: socket.socket, peer: str, admitted: bool) -> None:
+        """Serve (or refuse) a connection `admit` was asked about."""
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Stop accepting, `release` what is held, and join the threads."""
+        with self.lock:
+            if self.closed:
+                return
+            self.closed = True
+            self.lock.notify_all()
+        close_listener(self.sock)
+        self.release()
+        for thread in self.threads:
+            thread.join(timeout=10)
+
+    def release(self) -> None:
+        """End what the listener holds (called once by `close`, after the socket is closed)."""

@@ -17,11 +17,10 @@ import socket
 import subprocess
 import sys
 import tempfile
-import threading
 from dataclasses import asdict
 from pathlib import Path
 
-from xtvm.rpc.protocol import Limits, ProtocolError, close_listener, receive, send
+from xtvm.rpc.protocol import Limits, Listener, ProtocolError, receive, send
 
 
 class Worker:
@@ -52,7 +51,7 @@ def death_message(returncode: int) -> str:
     return f"the session process failed (exit status {returncode}); the session has ended"
 
 
-class Server:
+class Server(Listener):
     """Serve RPC sessions on `host:port` (port 0: any free port, see `.port`).
 
     `key`: clients must present it (and the tracker matches requests by it); `tracker`:
@@ -69,20 +68,15 @@ class Server:
         max_sessions: int = 4,
         custom_addr: str | None = None,
     ) -> None:
-        self.host = host
+        super().__init__(host, port)
         self.key = key
         self.limits = limits or Limits()
         self.max_sessions = max_sessions
         self.custom_addr = custom_addr
         self.tracker = tracker
-        self.sock = socket.create_server((host, port))
-        self.port: int = self.sock.getsockname()[1]
-        self.lock = threading.Condition()
         self.sessions: dict[int, subprocess.Popen[bytes]] = {}
         self.started = 0  # sessions begun so far (reported to the tracker)
-        self.closed = False
         self.standby: Worker | None = None
-        self.threads: list[threading.Thread] = []
 
     def start(self) -> Server:
         """Begin serving in background threads; returns self."""
@@ -91,11 +85,6 @@ class Server:
         if self.tracker is not None:
             self.spawn(self.tracker_loop)
         return self
-
-    def spawn(self, target: object, *args: object) -> None:
-        thread = threading.Thread(target=target, args=args, daemon=True)  # type: ignore[arg-type]
-        thread.start()
-        self.threads.append(thread)
 
     def serve_forever(self) -> None:
         self.start()
@@ -106,21 +95,14 @@ class Server:
         finally:
             self.close()
 
-    def accept_loop(self) -> None:
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return  # closed
-            with self.lock:
-                if self.closed:
-                    conn.close()
-                    return
-                busy = len(self.sessions) >= self.max_sessions
-            if busy:
-                refuse(conn, f"the server is busy ({self.max_sessions} sessions)")
-                continue
-            self.begin_session(conn)
+    def admit(self, conn: socket.socket) -> bool:
+        return len(self.sessions) < self.max_sessions
+
+    def handle(self, conn: socket.socket, peer: str, admitted: bool) -> None:
+        if not admitted:
+            refuse(conn, f"the server is busy ({self.max_sessions} sessions)")
+            return
+        self.begin_session(conn)
 
     def begin_session(self, conn: socket.socket) -> None:
         worker = self.standby
@@ -191,21 +173,14 @@ class Server:
             send(link, {"kind": "update", "free": state[0], "started": state[1]})
             reported = state
 
-    def close(self) -> None:
-        """Stop accepting, end every session process and the standby one."""
+    def release(self) -> None:
+        """End every session process and the standby one."""
         with self.lock:
-            if self.closed:
-                return
-            self.closed = True
-            self.lock.notify_all()
             sessions = list(self.sessions.values())
-        close_listener(self.sock)
         if self.standby is not None:
             self.standby.stop()
         for process in sessions:
             process.kill()
-        for thread in self.threads:
-            thread.join(timeout=10)
 
     def __enter__(self) -> Server:
         return self.start()

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import itertools
 import socket
-import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,9 +18,9 @@ from typing import Any
 from xtvm.rpc.client import RPCSession, connect
 from xtvm.rpc.protocol import (
     Limits,
+    Listener,
     ProtocolError,
     RPCError,
-    close_listener,
     get,
     get_int,
     receive,
@@ -47,43 +46,27 @@ class Registration:
         return self.free - len(self.pending)
 
 
-class Tracker:
+class Tracker(Listener):
     """The tracker on `host:port` (port 0: any free port, see `.port`)."""
 
     def __init__(self, host: str = "127.0.0.1", port: int = 9190) -> None:
-        self.sock = socket.create_server((host, port))
-        self.host = host
-        self.port: int = self.sock.getsockname()[1]
-        self.lock = threading.Condition()
+        super().__init__(host, port)
         self.servers: dict[int, Registration] = {}
         self.waiting: list[tuple[int, int, str]] = []  # (-priority, ticket, key)
         self.tickets = itertools.count()
         self.ids = itertools.count()
-        self.closed = False
         self.connections: set[socket.socket] = set()
-        self.threads: list[threading.Thread] = []
 
     def start(self) -> Tracker:
         self.spawn(self.accept_loop)
         return self
 
-    def spawn(self, target: object, *args: object) -> None:
-        thread = threading.Thread(target=target, args=args, daemon=True)  # type: ignore[arg-type]
-        thread.start()
-        self.threads.append(thread)
+    def admit(self, conn: socket.socket) -> bool:
+        self.connections.add(conn)
+        return True
 
-    def accept_loop(self) -> None:
-        while True:
-            try:
-                conn, address = self.sock.accept()
-            except OSError:
-                return
-            with self.lock:
-                if self.closed:
-                    conn.close()
-                    return
-                self.connections.add(conn)
-            self.spawn(self.serve, conn, address[0])
+    def handle(self, conn: socket.socket, peer: str, admitted: bool) -> None:
+        self.spawn(self.serve, conn, peer)
 
     def serve(self, conn: socket.socket, peer: str) -> None:
         try:
@@ -176,21 +159,15 @@ class Tracker:
                 queue[key] = queue.get(key, 0) + 1
         return {"servers": servers, "queue": queue}
 
-    def close(self) -> None:
+    def release(self) -> None:
+        """Shut every open connection down."""
         with self.lock:
-            if self.closed:
-                return
-            self.closed = True
-            self.lock.notify_all()
             connections = list(self.connections)
-        close_listener(self.sock)
         for conn in connections:
             try:
                 conn.shutdown(socket.SHUT_RDWR)
             except OSError:
                 pass
-        for thread in self.threads:
-            thread.join(timeout=10)
 
     def __enter__(self) -> Tracker:
         return self.start()
