@@ -98,6 +98,21 @@ class NDArray:
         return f"<tvm.nd.NDArray shape={self.shape}, {self.device}>\n{self._data!r}"
 
 
+class OffHostNDArray(NDArray):
+    """An NDArray whose values live off the host's numpy memory (on a GPU, in a remote
+    session): subclasses set `_shape` and `device` and define `numpy`, which copies them here."""
+
+    _shape: tuple[int, ...]
+
+    @property
+    def _data(self) -> np.ndarray:  # type: ignore[override]
+        return self.numpy()
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._shape
+
+
 def array(data: object, device: Device | None = None) -> NDArray:
     """An NDArray holding a copy of `data` (a numpy array, NDArray or nested list)."""
     values = data.numpy() if isinstance(data, NDArray) else np.array(data)

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from xtvm.api.nd import Device, NDArray
+from xtvm.api.nd import Device, NDArray, OffHostNDArray
 from xtvm.rpc.protocol import (
     PROTOCOL_VERSION,
     Limits,
@@ -208,7 +208,7 @@ class Handle:
             session.release(self.handle)
 
 
-class RemoteNDArray(NDArray, Handle):
+class RemoteNDArray(OffHostNDArray, Handle):
     """An array in a remote session's memory; `.numpy()` copies it here."""
 
     def __init__(
@@ -223,14 +223,6 @@ class RemoteNDArray(NDArray, Handle):
         self._shape = tuple(int(d) for d in shape)
         self._dtype = dtype
         self.device = device
-
-    @property
-    def _data(self) -> np.ndarray:  # type: ignore[override]
-        return self.numpy()
-
-    @property
-    def shape(self) -> tuple[int, ...]:
-        return self._shape
 
     @property
     def dtype(self) -> str:

@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from xtvm.api.nd import Device, NDArray
+from xtvm.api.nd import Device, NDArray, OffHostNDArray
 from xtvm.runtime.graph_executor import (
     check_all_set,
     entry_bytes,
@@ -178,7 +178,7 @@ class DeviceBuffer:
             self.lib.cuMemFree_v2(self.pointer)
 
 
-class DeviceArray(NDArray):
+class DeviceArray(OffHostNDArray):
     """An NDArray in GPU memory (`tvm.nd.array(x, tvm.cuda(0))`); `.numpy()` copies it back."""
 
     def __init__(
@@ -201,14 +201,6 @@ class DeviceArray(NDArray):
     @property
     def pointer(self) -> int:
         return self.buffer.pointer + self.offset
-
-    @property
-    def _data(self) -> np.ndarray:  # type: ignore[override]
-        return self.numpy()
-
-    @property
-    def shape(self) -> tuple[int, ...]:
-        return self._shape
 
     @property
     def dtype(self) -> str:
