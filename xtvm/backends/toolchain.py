@@ -18,15 +18,20 @@ class CompileError(RuntimeError):
 
 
 def run_c_compiler(
-    arguments: Sequence[str], what: str, error: type[Exception] = CompileError
+    arguments: Sequence[str],
+    what: str,
+    error: type[Exception] = CompileError,
+    compiler: str | None = None,
 ) -> None:
-    """Run `$CC arguments`; a missing compiler or a failure raises `error` naming `what`."""
-    compiler = os.environ.get("CC", "gcc")
+    """Run `compiler arguments` (default `$CC`); a missing compiler or a failure raises `error`
+    naming `what`."""
+    hint = "" if compiler else " (set CC)"
+    compiler = compiler or os.environ.get("CC", "gcc")
     command = [compiler, *arguments]
     try:
         result = subprocess.run(command, capture_output=True, text=True, check=False)
     except FileNotFoundError:
-        raise error(f"no C compiler '{compiler}' to build {what} (set CC)") from None
+        raise error(f"no C compiler '{compiler}' to build {what}{hint}") from None
     if result.returncode:
         raise error(f"{' '.join(command)} failed:\n{result.stderr}")
 

@@ -6,11 +6,9 @@ library (of a module built for `llvm -mtriple=aarch64-linux-gnu`).
 
 from __future__ import annotations
 
-import os
-import subprocess
 from collections.abc import Callable, Sequence
 
-from xtvm.backends.toolchain import CompileError
+from xtvm.backends.toolchain import run_c_compiler
 
 
 def create_shared(
@@ -20,18 +18,12 @@ def create_shared(
     cc: str | None = None,
 ) -> None:
     """Link `objects` into the shared library `output` with `cc` (default `$CC` or gcc)."""
-    compiler = cc or os.environ.get("CC", "gcc")
     files = [objects] if isinstance(objects, str) else list(objects)
     # Options that name libraries go after the objects that use them.
     libs = [o for o in options or () if o.startswith("-l")]
     flags = [o for o in options or () if not o.startswith("-l")]
-    command = [compiler, "-shared", "-fPIC", *flags, "-o", output, *files, *libs]
-    try:
-        result = subprocess.run(command, capture_output=True, text=True, check=False)
-    except FileNotFoundError:
-        raise CompileError(f"no C compiler '{compiler}' to link {output}") from None
-    if result.returncode:
-        raise CompileError(f"{' '.join(command)} failed:\n{result.stderr}")
+    arguments = ["-shared", "-fPIC", *flags, "-o", output, *files, *libs]
+    run_c_compiler(arguments, output, compiler=cc)
 
 
 def cross_compiler(
