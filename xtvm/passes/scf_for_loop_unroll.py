@@ -8,7 +8,6 @@ loops inside it, which are unrolled too) is left as it is with a remark, since a
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
@@ -19,8 +18,8 @@ from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, op_type_rewrite_pattern
 from xdsl.transforms.scf_for_loop_unroll import UnrollLoopPattern
 
-from xtvm.ir.diagnostics import Remark
 from xtvm.ir.verify import located_error
+from xtvm.passes.unroll_budget import over_budget
 
 
 def constant_int(value: SSAValue) -> int | None:
@@ -41,11 +40,9 @@ def trip_count(loop: scf.ForOp) -> int | None:
     return max(0, -(-(upper - lower) // step))
 
 
-def unrolled_size(op: Operation) -> int:
-    """How many ops `op` becomes once it and the constant-bound loops inside it are unrolled."""
-    nested = sum(unrolled_size(o) for r in op.regions for b in r.blocks for o in b.ops)
-    trips = trip_count(op) if isinstance(op, scf.ForOp) else None
-    return 1 + nested if trips is None else trips * nested
+def loop_trips(op: Operation) -> int | None:
+    """The trip count of `op` if it is a constant-bound `scf.for`, else None."""
+    return trip_count(op) if isinstance(op, scf.ForOp) else None
 
 
 @dataclass
@@ -59,14 +56,7 @@ class BoundedUnrollLoop(UnrollLoopPattern):
     def match_and_rewrite(self, op: scf.ForOp, rewriter: PatternRewriter) -> None:
         if op in self.refused or trip_count(op) is None:
             return
-        size = unrolled_size(op)
-        if size > self.max_ops:
-            self.refused.add(op)
-            message = (
-                f"'scf.for' op left rolled: unrolling it makes {size} ops, "
-                f"more than max-ops={self.max_ops}"
-            )
-            warnings.warn(Remark(message, op), stacklevel=2)
+        if over_budget(op, loop_trips, self.max_ops, self.refused):
             return
         super().match_and_rewrite(op, rewriter)
 

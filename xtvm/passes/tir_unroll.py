@@ -11,7 +11,6 @@ a trip count of 10^12 would otherwise fill the memory.
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
@@ -27,8 +26,8 @@ from xdsl.pattern_rewriter import (
 )
 
 from xtvm.dialects import tir
-from xtvm.ir.diagnostics import Remark
 from xtvm.passes.tir_bounds import constant_value, index_constant
+from xtvm.passes.unroll_budget import over_budget
 
 
 @dataclass
@@ -49,24 +48,15 @@ class UnrollLoop(RewritePattern):
             return extent
         return None
 
-    def unrolled_size(self, op: Operation) -> int:
-        """How many ops `op` becomes once it and the loops chosen inside it are unrolled."""
-        nested = sum(self.unrolled_size(o) for r in op.regions for b in r.blocks for o in b.ops)
-        extent = self.extent(op) if isinstance(op, tir.ForOp) else None
-        return 1 + nested if extent is None else extent * nested
+    def trips(self, op: Operation) -> int | None:
+        """The trip count of `op` if it is a loop chosen for unrolling, else None."""
+        return self.extent(op) if isinstance(op, tir.ForOp) else None
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: tir.ForOp, rewriter: PatternRewriter) -> None:
         if self.extent(op) is None or op in self.refused:
             return
-        size = self.unrolled_size(op)
-        if size > self.max_ops:
-            self.refused.add(op)
-            message = (
-                f"'tir.for' op left rolled: unrolling it makes {size} ops, "
-                f"more than max-ops={self.max_ops}"
-            )
-            warnings.warn(Remark(message, op), stacklevel=2)
+        if over_budget(op, self.trips, self.max_ops, self.refused):
             return
         lower, upper = constant_value(op.lower_bound), constant_value(op.upper_bound)
         assert lower is not None and upper is not None
