@@ -16,7 +16,7 @@ import pytest
 from xdsl.passes import ModulePass
 
 from xtvm.passes import UPSTREAM_PASSES, all_passes
-from xtvm.tools.opt import main
+from xtvm.tools.opt import main, split_pass_flags
 
 ROOT = Path(__file__).resolve().parents[1]
 LIT_PASSES = ROOT / "lit_tests" / "passes"
@@ -87,7 +87,10 @@ def test_list_passes_names_every_pass(capsys: pytest.CaptureFixture[str]) -> Non
 
 def test_unknown_pass_suggests_the_closest(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["-p", "cse2", "-"]) == 1
-    assert capsys.readouterr().err == "error: unknown pass 'cse2'; did you mean 'cse'?\n"
+    assert (
+        capsys.readouterr().err
+        == "-p:1:1: error: unknown pass 'cse2'; did you mean 'cse'?\ncse2\n^\n"
+    )
 
 
 RAISING_PLUGIN = '''
@@ -149,3 +152,52 @@ def test_deep_nesting_is_processed_and_deeper_is_a_located_error(
     assert main([str(source)]) == 1
     err = capsys.readouterr().err
     assert f"{source}:1001:1: error: 'scf.if' op is nested more than 1000 ops deep" in err
+
+
+ADDING_PLUGIN = '''
+from xdsl.dialects import func
+from xdsl.passes import ModulePass
+
+
+class AddingPass(ModulePass):
+    """Adds a function: a module pass, not one local to a function."""
+
+    name = "test-add-function"
+
+    def apply(self, ctx, op):
+        op.body.block.add_op(func.FuncOp("extra", ((), ())))
+
+
+def xtvm_plugin(registry):
+    registry.register_pass(AddingPass)
+'''
+
+
+def test_nested_pass_that_changes_the_module_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # func.func(...) passes see their function alone; adding a function there is an error.
+    plugin = tmp_path / "adding.py"
+    plugin.write_text(ADDING_PLUGIN)
+    source = tmp_path / "in.mlir"
+    source.write_text("func.func @f() {\n  func.return\n}\n")
+    argv = ["--load-plugin", str(plugin), str(source)]
+    assert main([*argv, "-p", "test-add-function"]) == 0  # at the module level it may
+    assert "func.func @extra" in capsys.readouterr().out
+    assert main([*argv, "-p", "func.func(test-add-function)"]) == 1
+    err = capsys.readouterr().err
+    assert (
+        f"{source}:1:1: error: 'func.func(test-add-function)' changed the ops around the "
+        "'func.func' it ran on" in err
+    )
+
+
+def test_pass_flags_leave_the_input_alone() -> None:
+    # `--cse FILE` is the flag and the input, never the flag with FILE as its options.
+    assert split_pass_flags(["--cse", "in.mlir", "--x", "--", "--cse"], {"cse": object}) == [
+        "--cse=",
+        "in.mlir",
+        "--x",
+        "--",
+        "--cse",
+    ]

@@ -60,7 +60,18 @@ def test_compile_then_run_matches_numpy(
     argv = [str(library), "--input", f"input:0={tmp_path / 'x.npy'}", "--output", str(out)]
     assert xtvm_run.main([*argv, "--benchmark", "5"]) == 0
     np.testing.assert_allclose(np.load(out), expected(x), rtol=1e-5, atol=1e-6)
-    assert "latency over 5 runs (ms): mean" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "warm-up: 3 runs, first " in out
+    assert re.search(r"latency over 5 runs \(ms\): mean [0-9.]+  median [0-9.]+  p90 [0-9.]+", out)
+
+
+def test_run_prints_small_outputs_whole_and_large_ones_summarised() -> None:
+    small = xtvm_run.format_output(0, np.arange(600, dtype=np.float32))
+    assert small.startswith("output 0: float32[600]\n") and "..." not in small
+    assert " 599.]" in small
+    large = xtvm_run.format_output(1, np.zeros((40, 40), np.float32))
+    assert "(1600 values, summarised; --output FILE.npy saves them all)" in large
+    assert "..." in large
 
 
 def test_run_profile_lists_every_kernel(

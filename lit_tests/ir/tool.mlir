@@ -19,7 +19,7 @@
 // RUN: not xtvm-opt %s -p 'cse{depth=2}' 2>&1 | filecheck %s --check-prefix=UNKNOWN-OPTION
 // UNKNOWN-OPTION: error: unknown option 'depth' for pass 'cse'; it takes no options
 // RUN: not xtvm-opt %s -p 'cse{' 2>&1 | filecheck %s --check-prefix=MALFORMED
-// MALFORMED: error: malformed pass pipeline 'cse{'
+// MALFORMED: -p:1:5: error: expected '}' to close the options of 'cse', found the end
 // RUN: not xtvm-opt %s --no-such-flag 2>&1 | filecheck %s --check-prefix=UNKNOWN-FLAG
 // UNKNOWN-FLAG: xtvm-opt: error: unrecognized arguments: --no-such-flag
 

@@ -36,7 +36,7 @@ class ToolError(Exception):
 
 def build_argparser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="xtvm-compile", description="Compile a model with relay.build."
+        allow_abbrev=False, prog="xtvm-compile", description="Compile a model with relay.build."
     )
     p.add_argument("input", help="an .onnx model or a relay .mlir file with @main")
     p.add_argument("-o", "--output", help="output file (default: INPUT with .so, or stdout)")

@@ -36,7 +36,9 @@ def parse_shape(text: str) -> tuple[str, tuple[int, ...]]:
 
 def build_argparser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="xtvm-import-onnx", description="Import an ONNX model into relay IR."
+        allow_abbrev=False,
+        prog="xtvm-import-onnx",
+        description="Import an ONNX model into relay IR.",
     )
     p.add_argument("input", help="the .onnx model")
     p.add_argument("-o", "--output", default="-", help="output IR file (default: stdout)")

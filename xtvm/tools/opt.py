@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
@@ -35,7 +35,7 @@ from xtvm.ir.printer import print_ir
 from xtvm.ir.registry import default_context
 from xtvm.ir.verify import failure_error, op_location, verify_or_raise
 from xtvm.passes import UPSTREAM_PASSES, PassLoader, all_passes
-from xtvm.passes.pipeline import option_fields, parse_passes
+from xtvm.passes.pipeline import Nest, PipelineItem, did_you_mean, option_fields, parse_pipeline
 from xtvm.tools.cli import InputFileError, decode_text, run_tool
 
 SPLIT_MARKER = re.compile(r"^// -----\s*$", re.MULTILINE)
@@ -145,10 +145,74 @@ def load_entry_point_plugins(plugins: Plugins) -> None:
             raise DiagnosticError.at(None, message) from None
 
 
-def build_argparser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="xtvm-opt", description="Run xtvm pass pipelines on IR.")
+class PipelinePiece(argparse.Action):
+    """Appends `(origin, pipeline text)` to `pipeline`, so that `-p`, `--pass-pipeline` and the
+    per-pass flags run in the order they are given on the command line."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: str | Sequence[object] | None,
+        option_string: str | None = None,
+    ) -> None:
+        text = values if isinstance(values, str) else ""
+        pieces = list(getattr(namespace, "pipeline", None) or [])
+        if option_string in ("-p", "--passes", "--pass-pipeline"):
+            pieces.append((option_string, text))
+        else:
+            name = self.dest.removeprefix("pass:")
+            pieces.append((f"--{name}", f"{name}{{{text}}}" if text.strip() else name))
+        namespace.pipeline = pieces
+
+
+class OptArgumentParser(argparse.ArgumentParser):
+    """Fills in the summaries of the per-pass flags only when `--help` is printed (they import
+    every pass)."""
+
+    def __init__(self, *args: object, registry: dict[str, PassLoader], **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self.registry = registry
+
+    def format_help(self) -> str:
+        for action in self._actions:
+            name = action.dest.removeprefix("pass:")
+            if action.dest.startswith("pass:") and name in self.registry:
+                action.help = pass_summary(name, self.registry[name]) + (
+                    " (options as 'key=value ...')" if option_fields(self.registry[name]()) else ""
+                )
+        return super().format_help()
+
+
+def build_argparser(registry: dict[str, PassLoader] | None = None) -> argparse.ArgumentParser:
+    """The xtvm-opt command line, with a `--NAME[=OPTIONS]` flag for each pass of `registry`."""
+    registry = all_passes() if registry is None else registry
+    p = OptArgumentParser(
+        prog="xtvm-opt",
+        description="Run xtvm pass pipelines on IR.",
+        allow_abbrev=False,
+        registry=registry,
+        epilog="-p, --pass-pipeline and the pass flags may be repeated and mixed; the passes "
+        "run in the order given on the command line.",
+    )
     p.add_argument("input", nargs="?", default="-", help="input file, or - for stdin")
-    p.add_argument("-p", "--passes", default="", help="pipeline, e.g. 'pass-a{opt=1},pass-b'")
+    p.add_argument(
+        "-p",
+        "--passes",
+        action=PipelinePiece,
+        dest="pipeline",
+        metavar="PIPELINE",
+        help="pipeline, e.g. 'pass-a{opt=1},pass-b' or 'func.func(cse),canonicalize'",
+    )
+    p.add_argument(
+        "--pass-pipeline",
+        action=PipelinePiece,
+        dest="pipeline",
+        metavar="PIPELINE",
+        help="MLIR's textual pipeline, anchored on the module: "
+        "'builtin.module(func.func(cse),canonicalize)'",
+    )
+    p.set_defaults(pipeline=[])
     p.add_argument("-o", "--output", default="-", help="output file")
     p.add_argument("--print-generic", action="store_true", help="print the generic form")
     p.add_argument(
@@ -157,20 +221,54 @@ def build_argparser() -> argparse.ArgumentParser:
         help="generic form with properties as attributes (read by MLIR 16's mlir-opt)",
     )
     p.add_argument("--print-debuginfo", action="store_true", help="print op locations")
-    p.add_argument("--print-ir-after-all", action="store_true")
-    p.add_argument("--print-ir-after", action="append", default=[], metavar="PASS")
-    p.add_argument("--print-ir-before", action="append", default=[], metavar="PASS")
+    p.add_argument(
+        "--print-ir-after-all", action="store_true", help="dump the IR after every pass to stderr"
+    )
+    p.add_argument(
+        "--print-ir-after",
+        action="append",
+        default=[],
+        metavar="PASS",
+        help="dump the IR to stderr after each run of PASS (repeatable)",
+    )
+    p.add_argument(
+        "--print-ir-before",
+        action="append",
+        default=[],
+        metavar="PASS",
+        help="dump the IR to stderr before each run of PASS (repeatable)",
+    )
     p.add_argument(
         "--verify-each",
         action=argparse.BooleanOptionalAction,
         default=True,
         help="verify the IR after parsing and after each pass (default: on)",
     )
-    p.add_argument("--split-input-file", action="store_true")
-    p.add_argument("--verify-diagnostics", action="store_true")
-    p.add_argument("--list-passes", action="store_true")
+    p.add_argument(
+        "--split-input-file",
+        action="store_true",
+        help="process each piece between '// -----' lines on its own, as a separate input",
+    )
+    p.add_argument(
+        "--verify-diagnostics",
+        action="store_true",
+        help="check the diagnostics against the input's '// expected-error {{...}}' "
+        "annotations instead of printing them; exit 1 on a mismatch",
+    )
+    p.add_argument(
+        "--list-passes",
+        action="store_true",
+        help="list every pass (built-in and from plugins) with its summary and options",
+    )
     p.add_argument("--timing", action="store_true", help="report the time of each pass")
-    p.add_argument("--load-plugin", action="append", default=[], metavar="FILE.py")
+    p.add_argument(
+        "--load-plugin",
+        action="append",
+        default=[],
+        metavar="FILE.py",
+        help="run the xtvm_plugin(registry) hook of FILE.py to register dialects and passes "
+        "(repeatable)",
+    )
     p.add_argument(
         "--load-target",
         action="append",
@@ -178,9 +276,38 @@ def build_argparser() -> argparse.ArgumentParser:
         metavar="FILE.mlir",
         help="register the accel targets of a file (their memories, intrinsics)",
     )
-    p.add_argument("--allow-unregistered-dialect", action="store_true")
+    p.add_argument(
+        "--allow-unregistered-dialect",
+        action="store_true",
+        help="accept ops of dialects xtvm does not know, in the generic form",
+    )
     p.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
+    group = p.add_argument_group(
+        "passes", "one flag per pass, e.g. --cse or --relay-fold-constant='max-elements=64'"
+    )
+    for name in sorted(registry):
+        group.add_argument(
+            f"--{name}",
+            action=PipelinePiece,
+            dest=f"pass:{name}",
+            nargs="?",
+            const="",
+            default=argparse.SUPPRESS,
+            metavar="OPTIONS",
+            help="see --list-passes",
+        )
     return p
+
+
+def split_pass_flags(argv: Sequence[str], registry: dict[str, PassLoader]) -> list[str]:
+    """`--cse` becomes `--cse=`, so that a pass flag never takes the next argument (the input
+    file) as its options: options are given as `--NAME=OPTIONS` only, as in mlir-opt."""
+    out: list[str] = []
+    for i, arg in enumerate(argv):
+        if arg == "--":
+            return out + list(argv[i:])
+        out.append(f"{arg}=" if arg.startswith("--") and arg[2:] in registry else arg)
+    return out
 
 
 @dataclass
@@ -205,7 +332,7 @@ class Driver:
                     d.notes.append(Diagnostic(Severity.NOTE, f"the IR was produced by '{after}'"))
             raise
 
-    def process(self, text: str, first_line: int, passes: Sequence[ModulePass]) -> str:
+    def process(self, text: str, first_line: int, items: Sequence[PipelineItem]) -> str:
         start = time.perf_counter()
         module = self.ctx.parse(text, self.source.name, first_line)
         self.timings.append(("parse", time.perf_counter() - start))
@@ -213,19 +340,7 @@ class Driver:
             start = time.perf_counter()
             self.verify(module, None)
             self.timings.append(("verify", time.perf_counter() - start))
-        xctx = self.ctx.xdsl_context
-        for p in passes:
-            if p.name in self.args.print_ir_before:
-                self.dump(f"Before {p.name}", module)
-            start = time.perf_counter()
-            self.run_pass(p, xctx, module)
-            self.timings.append((p.name, time.perf_counter() - start))
-            if self.args.print_ir_after_all or p.name in self.args.print_ir_after:
-                self.dump(f"After {p.name}", module)
-            if self.args.verify_each:
-                start = time.perf_counter()
-                self.verify(module, p.name)
-                self.timings.append(("verify", time.perf_counter() - start))
+        self.run_items(items, module, module)
         start = time.perf_counter()
         out = print_ir(
             module,
@@ -236,6 +351,67 @@ class Driver:
         )
         self.timings.append(("print", time.perf_counter() - start))
         return out
+
+    def run_items(
+        self, items: Sequence[PipelineItem], module: ModuleOp, root: ModuleOp, on: str = ""
+    ) -> None:
+        """Run `items` on `module`; `root` is the whole input, verified after each pass (a nest
+        is verified as a whole, once its ops are back in place). `on` names the op in dumps."""
+        xctx = self.ctx.xdsl_context
+        for item in items:
+            if isinstance(item, Nest):
+                self.run_nest(item, module, root)
+                if self.args.verify_each and module is root:
+                    start = time.perf_counter()
+                    self.verify(root, item.name)
+                    self.timings.append(("verify", time.perf_counter() - start))
+                continue
+            if item.name in self.args.print_ir_before:
+                self.dump(f"Before {item.name}{on}", module)
+            start = time.perf_counter()
+            self.run_pass(item, xctx, module)
+            self.timings.append((item.name, time.perf_counter() - start))
+            if self.args.print_ir_after_all or item.name in self.args.print_ir_after:
+                self.dump(f"After {item.name}{on}", module)
+            if self.args.verify_each and module is root:
+                start = time.perf_counter()
+                self.verify(root, item.name)
+                self.timings.append(("verify", time.perf_counter() - start))
+
+    def run_nest(self, nest: Nest, module: ModuleOp, root: ModuleOp) -> None:
+        """`anchor(passes)`: the passes run on each op named `anchor` directly inside `module`.
+        A nested `builtin.module` is itself a module; any other op (`func.func`) is moved alone
+        into a fresh module for the passes, as MLIR isolates a function pass to its function,
+        and moved back. A pass that adds or removes top-level ops there is not an op-local pass
+        and is refused."""
+        for op in [op for op in module.body.block.ops if op.name == nest.anchor]:
+            symbol = op.attributes.get("sym_name") or op.properties.get("sym_name")
+            symbol_text = f": @{symbol.data}" if isinstance(symbol, StringAttr) else ""
+            on = f" ('{nest.anchor}' operation{symbol_text})"
+            if isinstance(op, ModuleOp):
+                self.run_items(nest.items, op, root, on)
+                continue
+            block = module.body.block
+            after = op.next_op
+            op.detach()
+            isolated = ModuleOp([op])
+            try:
+                self.run_items(nest.items, isolated, root, on)
+            finally:
+                inner = list(isolated.body.block.ops)
+                for moved in inner:
+                    moved.detach()
+                    if after is None:
+                        block.add_op(moved)
+                    else:
+                        block.insert_op_before(moved, after)
+            if len(inner) != 1 or inner[0].name != nest.anchor:
+                names = ", ".join(item.name for item in nest.items)
+                raise DiagnosticError.at(
+                    op_location(op, {self.source.name: self.source}),
+                    f"'{nest.anchor}({names})' changed the ops around the '{nest.anchor}' it "
+                    f"ran on; run module-level passes outside '{nest.anchor}(...)'",
+                )
 
     def run_pass(self, p: ModulePass, xctx: object, module: ModuleOp) -> None:
         try:
@@ -329,17 +505,57 @@ def check_expected(
     return ok
 
 
+def pass_summary(name: str, loader: PassLoader) -> str:
+    """The docstring's first sentence (which may wrap over several lines), or the upstream one."""
+    pass_type = loader()
+    paragraph = " ".join((pass_type.__doc__ or "").strip().split("\n\n")[0].split())
+    return UPSTREAM_PASSES.get(name) or paragraph.split(". ")[0].rstrip(".")
+
+
 def list_passes(registry: dict[str, PassLoader]) -> str:
     lines = ["Available passes:"]
     for name in sorted(registry):
-        pass_type = registry[name]()
-        # The summary is the docstring's first sentence, which may wrap over several lines.
-        paragraph = " ".join((pass_type.__doc__ or "").strip().split("\n\n")[0].split())
-        doc = UPSTREAM_PASSES.get(name) or paragraph.split(". ")[0].rstrip(".")
-        lines.append(f"  {name:32} {doc}")
-        for option, type_name, default in option_fields(pass_type):
+        lines.append(f"  {name:32} {pass_summary(name, registry[name])}")
+        for option, type_name, default in option_fields(registry[name]()):
             lines.append(f"      {option}: {type_name} = {default}")
     return "\n".join(lines) + "\n"
+
+
+def build_pipeline(
+    pieces: Sequence[tuple[str, str]], registry: dict[str, PassLoader]
+) -> list[PipelineItem]:
+    """The items of every pipeline piece of the command line, in order. `--pass-pipeline` must
+    be anchored on the module (`builtin.module(...)`), as in mlir-opt; for `-p` the anchor is
+    optional. The outermost `builtin.module(...)` is the input module itself."""
+    items: list[PipelineItem] = []
+    for origin, text in pieces:
+        parsed = parse_pipeline(text, registry, origin)
+        if (
+            len(parsed) == 1
+            and isinstance(parsed[0], Nest)
+            and parsed[0].anchor == "builtin.module"
+        ):
+            items.extend(parsed[0].items)
+        elif origin == "--pass-pipeline":
+            raise DiagnosticError.at(
+                Location(SourceFile(origin, text), 1, 1),
+                "the pipeline must be anchored on the module: 'builtin.module(...)'",
+            )
+        else:
+            items.extend(parsed)
+    return items
+
+
+def check_dump_names(args: argparse.Namespace, registry: dict[str, PassLoader]) -> None:
+    """--print-ir-after=P and --print-ir-before=P name known passes."""
+    for flag in ("after", "before"):
+        for name in getattr(args, f"print_ir_{flag}"):
+            if name not in registry:
+                raise DiagnosticError.at(
+                    None,
+                    f"--print-ir-{flag}: unknown pass '{name}'"
+                    + did_you_mean(name, list(registry)),
+                )
 
 
 def read_input(path: str) -> tuple[str, str]:
@@ -378,7 +594,8 @@ def run(args: argparse.Namespace) -> int:
     if args.list_passes:
         sys.stdout.write(list_passes(registry))
         return 0
-    passes = parse_passes(args.passes, registry) if args.passes else []
+    check_dump_names(args, registry)
+    passes = build_pipeline(args.pipeline, registry)
     text, name = read_input(args.input)
     source = SourceFile(name, text)
     driver = Driver(args, ctx, registry, source)
@@ -416,7 +633,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_argparser().parse_args(argv)
+    registry = all_passes()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = build_argparser(registry).parse_args(split_pass_flags(argv, registry))
     return run_tool("xtvm-opt", run, args)
 
 

@@ -3,8 +3,9 @@
     xtvm-run model.so --input data=x.npy [--output out.npy] [--benchmark 100] [--profile 10]
 
 Inputs are named as in the model (ONNX names are accepted); `--output` saves the first output
-(`out.npy`; further outputs as `out.1.npy`, ...). Without it the outputs' shapes and first
-values are printed. `--benchmark N` runs N times and prints mean/median/min/max milliseconds;
+(`out.npy`; further outputs as `out.1.npy`, ...). Without it the outputs' shapes and values
+are printed (all values up to 1000 per output, else numpy's summary, said so). `--benchmark N` runs
+`--warmup` untimed times, then N timed ones, and prints mean/median/p90/min/max milliseconds;
 `--profile N` times each kernel over N runs and prints them slowest first.
 Every input that is not a weight must be given once, as an array of its exact shape and type.
 User errors (missing file, malformed --input, wrong shape) are one line and exit 1.
@@ -16,7 +17,7 @@ import argparse
 import statistics
 import sys
 import time
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -38,11 +39,28 @@ def parse_input(text: str) -> tuple[str, str]:
 
 
 def build_argparser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="xtvm-run", description="Run a compiled model.")
+    p = argparse.ArgumentParser(
+        prog="xtvm-run", description="Run a compiled model.", allow_abbrev=False
+    )
     p.add_argument("library", help="a shared library written by xtvm-compile")
-    p.add_argument("--input", action="append", default=[], metavar="NAME=FILE")
+    p.add_argument(
+        "--input",
+        action="append",
+        default=[],
+        metavar="NAME=FILE",
+        help="the value of model input NAME from a .npy file (once per input that is not a weight)",
+    )
     p.add_argument("--output", metavar="FILE.npy", help="save the outputs")
-    p.add_argument("--benchmark", type=int, default=0, metavar="N", help="time N runs")
+    p.add_argument(
+        "--benchmark",
+        type=int,
+        default=0,
+        metavar="N",
+        help="time N runs after the warm-up; print mean, median, p90, min and max",
+    )
+    p.add_argument(
+        "--warmup", type=int, default=3, metavar="N", help="untimed runs before --benchmark (3)"
+    )
     p.add_argument(
         "--profile", type=int, default=0, metavar="N", help="time each kernel over N runs"
     )
@@ -108,20 +126,46 @@ def run(args: argparse.Namespace) -> int:
             np.save(base if i == 0 else base.with_suffix(f".{i}.npy"), out)
     else:
         for i, out in enumerate(outputs):
-            print(f"output {i}: {out.dtype}{list(out.shape)} {out.ravel()[:8]}")
+            print(format_output(i, out))
     if args.benchmark > 0:
-        times = []
-        for _ in range(args.benchmark):
-            start = time.perf_counter()
-            executor.run()
-            times.append((time.perf_counter() - start) * 1e3)
-        print(
-            f"latency over {len(times)} runs (ms): mean {statistics.fmean(times):.3f}  "
-            f"median {statistics.median(times):.3f}  min {min(times):.3f}  max {max(times):.3f}"
-        )
+        print(benchmark(executor.run, args.benchmark, max(args.warmup, 0)))
     if args.profile > 0:
         print(executor.profile(args.profile))
     return 0
+
+
+FULL_PRINT_LIMIT = 1000
+
+
+def format_output(index: int, value: np.ndarray) -> str:
+    """`output I: dtype[shape]` and the values: all of them up to FULL_PRINT_LIMIT, else numpy's
+    summary with a note saying so."""
+    head = f"output {index}: {value.dtype}{list(value.shape)}"
+    if value.size <= FULL_PRINT_LIMIT:
+        return head + "\n" + np.array2string(value, threshold=sys.maxsize)
+    note = f" ({value.size} values, summarised; --output FILE.npy saves them all)"
+    return head + note + "\n" + np.array2string(value, threshold=FULL_PRINT_LIMIT)
+
+
+def benchmark(run: Callable[[], object], runs: int, warmup: int) -> str:
+    """Time `runs` calls of `run` after `warmup` untimed ones: the report, in milliseconds."""
+    warm = []
+    for _ in range(warmup):
+        start = time.perf_counter()
+        run()
+        warm.append((time.perf_counter() - start) * 1e3)
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        run()
+        times.append((time.perf_counter() - start) * 1e3)
+    first = f", first {warm[0]:.3f} ms, last {warm[-1]:.3f} ms" if warm else ""
+    return (
+        f"warm-up: {warmup} runs{first}\n"
+        f"latency over {runs} runs (ms): mean {statistics.fmean(times):.3f}  "
+        f"median {statistics.median(times):.3f}  p90 {float(np.percentile(times, 90)):.3f}  "
+        f"min {min(times):.3f}  max {max(times):.3f}"
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -16,15 +16,16 @@ from __future__ import annotations
 import argparse
 import sys
 import traceback
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 
 from xtvm.backends.llvm import TargetError, compile_module
 from xtvm.ir.diagnostics import DiagnosticError, Location, SourceFile
 from xtvm.ir.registry import default_context
-from xtvm.ir.verify import failure_error, refuse_multiple_blocks, verify_diagnostics
+from xtvm.ir.verify import failure_error, op_location, refuse_multiple_blocks, verify_diagnostics
 from xtvm.tools.cli import run_tool
 from xtvm.tools.opt import read_input
 
@@ -32,12 +33,21 @@ EMITS = ("llvm", "asm", "obj")
 
 
 def build_argparser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="xtvm-translate", description="Translate tir to target code.")
+    p = argparse.ArgumentParser(
+        prog="xtvm-translate", description="Translate tir to target code.", allow_abbrev=False
+    )
     p.add_argument("input", nargs="?", default="-", help="input IR file (default: stdin)")
     p.add_argument("-o", "--output", default="-", help="output file (default: stdout)")
     p.add_argument("--target", default="llvm", help="target string, e.g. 'llvm -mcpu=znver4'")
-    p.add_argument("--emit", choices=EMITS, default="llvm", help="what to write (default: llvm)")
-    p.add_argument("--optimized", action="store_true", help="LLVM IR after the O3 pipeline")
+    p.add_argument(
+        "--emit",
+        choices=EMITS,
+        help="for llvm targets: LLVM IR, assembly or an object file (default: llvm); "
+        "c and cuda targets write source only",
+    )
+    p.add_argument(
+        "--optimized", action="store_true", help="LLVM IR after the O3 pipeline (llvm targets)"
+    )
     p.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
     return p
 
@@ -47,18 +57,30 @@ def translate(args: argparse.Namespace) -> int:
     source = SourceFile(filename, text)
     ctx = default_context()
     kind = args.target.split()[0] if args.target.split() else "llvm"
+    if kind in ("c", "cuda") and (args.emit not in (None, "llvm") or args.optimized):
+        flag = f"--emit {args.emit}" if args.emit not in (None, "llvm") else "--optimized"
+        language = "C" if kind == "c" else "CUDA C"
+        raise DiagnosticError.at(
+            None,
+            f"{flag} applies to llvm targets only; --target {kind} writes {language} source "
+            "(compile it with xtvm-compile, or translate with --target llvm)",
+        )
     try:
         module = ctx.parse(text, filename)
         diagnostics = verify_diagnostics(module, {filename: source})
         if diagnostics:
             raise DiagnosticError(diagnostics)
         refuse_multiple_blocks(module, f"the {kind} backend")
+        if not any(isinstance(op, func.FuncOp) for op in module.ops):
+            raise DiagnosticError.at(
+                Location(source, 1, 1), "nothing to translate: the input has no functions"
+            )
         if any(op.name == "te.compute" for op in module.walk()):
             from xtvm.passes.convert_te_to_tir import ConvertTeToTirPass
 
             ConvertTeToTirPass().apply(ctx.xdsl_context, module)
         if kind in ("c", "cuda"):
-            output_source = render_source(module, kind)
+            output_source = render_source(module, kind, {filename: source})
         else:
             compiled = compile_module(module, args.target)
     except DiagnosticError as exc:
@@ -75,7 +97,7 @@ def translate(args: argparse.Namespace) -> int:
         raise failure_error(exc, f"cannot translate to {kind}", {filename: source}) from None
     if kind in ("c", "cuda"):
         output: str | bytes = output_source
-    elif args.emit == "llvm":
+    elif args.emit in (None, "llvm"):
         output = compiled.llvm_ir() if args.optimized else compiled.ir_text
     elif args.emit == "asm":
         output = compiled.assembly()
@@ -93,15 +115,25 @@ def translate(args: argparse.Namespace) -> int:
     return 0
 
 
-def render_source(module: ModuleOp, kind: str) -> str:
-    """The C (`c`) or CUDA C (`cuda`) source of the tir kernels of `module`."""
+def render_source(module: ModuleOp, kind: str, sources: Mapping[str, SourceFile]) -> str:
+    """The C (`c`) or CUDA C (`cuda`) source of the tir kernels of `module`; a module that
+    would give no kernel at all (only the includes) is an error."""
     if kind == "c":
         from xtvm.backends.c import render_c
 
         return render_c(module)
-    from xtvm.backends.cuda import render_cuda
+    from xtvm.backends.cuda.codegen import CUDARenderer, split_if_needed
 
-    return render_cuda(module)
+    renderer = CUDARenderer()
+    split_if_needed(module)
+    if not renderer.kernels(module):
+        first = next(op for op in module.ops if isinstance(op, func.FuncOp))
+        raise DiagnosticError.at(
+            op_location(first, sources),
+            "no GPU kernel to translate: bind loops to threads "
+            '(tir.for ... thread_binding "threadIdx.x") so that they become kernels',
+        )
+    return renderer.render(module)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
