@@ -137,11 +137,13 @@ def test_openmp_runtime_loads_with_thread_count(environment: dict[str, str]) -> 
 
 
 def test_set_num_threads_refuses_non_positive_counts() -> None:
+    from xtvm.backends.llvm.compile import num_threads
     from xtvm.runtime import set_num_threads
 
-    for count in (0, -1, 2.0, True):
+    for count in (0, -1, 2.0, True, "2"):
         with pytest.raises(ValueError, match="must be a positive integer"):
             set_num_threads(count)  # type: ignore[arg-type]
+    set_num_threads(np.int64(num_threads()))  # numpy integers are integers
 
 
 def test_intermediate_buffers_reductions_and_math() -> None:

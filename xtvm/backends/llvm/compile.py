@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import operator
 import os
 import tempfile
 import threading
@@ -97,9 +98,13 @@ def set_num_threads(count: int, library: ctypes.CDLL | None = None) -> None:
     """Set the size of the thread pool parallel loops run on, from the next parallel loop on
     (`xtvm.runtime.set_num_threads`, `xtvm-run --threads`). OpenMP keeps the count per
     thread: it applies to the kernels this thread calls; other threads keep theirs."""
-    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+    try:
+        value = -1 if isinstance(count, bool) else operator.index(count)  # numpy ints too
+    except TypeError:
+        value = -1
+    if value < 1:
         raise ValueError(f"the number of threads must be a positive integer, got {count!r}")
-    (library or openmp_runtime()).omp_set_num_threads(ctypes.c_int(count))
+    (library or openmp_runtime()).omp_set_num_threads(ctypes.c_int(value))
 
 
 def optimize(module: llb.ModuleRef, machine: llb.TargetMachine, opt_level: int) -> None:
