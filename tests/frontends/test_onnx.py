@@ -855,6 +855,7 @@ def test_import_tool_writes_text_and_params(tmp_path: Path) -> None:
     np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-6)
 
 
+
 def test_import_tool_keeps_zero_d_weights_zero_d(tmp_path: Path) -> None:
     """A scalar initializer (GELU's 0.5) is written to the npz as a 0-d array, not 1-d."""
     half = numpy_helper.from_array(np.array(0.5, "float32"), "half")
@@ -871,7 +872,6 @@ def test_import_tool_keeps_zero_d_weights_zero_d(tmp_path: Path) -> None:
     assert import_main([str(path), "-o", str(ir), "--params-out", str(npz)]) == 0
     with np.load(npz) as params:
         assert params["half"].shape == ()
-
 
 def test_import_tool_errors_exit_1_without_traceback(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]

@@ -145,7 +145,6 @@ def reparse(ctx: IRContext, text: str) -> ModuleOp:
 # Pieces that load an accelerator target or intrinsics register them while parsing.
 pytestmark = pytest.mark.usefixtures("preserve_registries")
 
-
 @pytest.mark.parametrize("piece", PIECES, ids=lambda p: p.id)
 def test_custom_form_is_a_fixpoint(piece: Piece) -> None:
     ctx, module = parsed(piece)
