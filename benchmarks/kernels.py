@@ -3,10 +3,12 @@
 Workloads (PERFORMANCE.md): fp32 matmul 1024^3 (a TE schedule in TVM's tutorial style, and
 relay's nn.matmul through relay.build with the default schedule), conv2d 1x64x56x56 *
 64x64x3x3 pad 1, the fused chain add -> relu -> multiply on 1x64x112x112, and dense
-1x4096 * 4096x1000 + bias + relu, each with 1 and 2 threads. Medians of repeated runs; the
-ratio column is xtvm's latency over onnxruntime's (<= 1.0: xtvm is as fast or faster).
+1x4096 * 4096x1000 + bias + relu, and on a BERT FFN activation of 128x3072: erf, GELU as
+exporters write it (x * 0.5 * (1 + Erf(x / sqrt 2))) and ONNX's Gelu (opset 20, exact and
+tanh), each with 1 and 2 threads. Medians of repeated runs; the ratio column is xtvm's latency
+over onnxruntime's (<= 1.0: xtvm is as fast or faster).
 
-    python benchmarks/kernels.py [--threads 1 2] [--repeat 5]
+    python benchmarks/kernels.py [--threads 1 2] [--repeat 5] [gelu erf ...]
 
 numpy's thread count is fixed when it loads (OPENBLAS_NUM_THREADS); its column uses all cores.
 """
@@ -14,6 +16,7 @@ numpy's thread count is fixed when it loads (OPENBLAS_NUM_THREADS); its column u
 from __future__ import annotations
 
 import argparse
+import math
 import statistics
 import time
 from collections.abc import Callable
@@ -71,11 +74,26 @@ def tuned_matmul(n: int) -> tvm.runtime.Module:
     return tvm.build(s, [A, B, C], "llvm", name="matmul")
 
 
+def built_on_first_call(make: Callable[[], Callable[[], object]]) -> Callable[[], object]:
+    """`make()`'s function, made when first called (workloads not selected are never built)."""
+    made: list[Callable[[], object]] = []
+
+    def call() -> object:
+        if not made:
+            made.append(make())
+        return made[0]()
+
+    return call
+
+
 def relay_runner(fn: relay.Function, inputs: dict[str, np.ndarray]) -> Callable[[], object]:
-    factory = relay.build(tvm.IRModule.from_expr(fn), target="llvm")
-    module = graph_executor.GraphModule(factory["default"](tvm.cpu()))
-    module.set_input(**inputs)
-    return module.run
+    def make() -> Callable[[], object]:
+        factory = relay.build(tvm.IRModule.from_expr(fn), target="llvm")
+        module = graph_executor.GraphModule(factory["default"](tvm.cpu()))
+        module.set_input(**inputs)
+        return module.run
+
+    return built_on_first_call(make)
 
 
 def ort_runner(
@@ -84,6 +102,7 @@ def ort_runner(
     initializers: dict[str, np.ndarray],
     output: tuple[str, tuple[int, ...]],
     threads: int,
+    opset: int = 17,
 ) -> Callable[[], object]:
     graph = helper.make_graph(
         nodes,
@@ -92,14 +111,18 @@ def ort_runner(
         [helper.make_tensor_value_info(output[0], TensorProto.FLOAT, output[1])],
         [onnx.numpy_helper.from_array(v, k) for k, v in initializers.items()],
     )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
     options = ort.SessionOptions()
     options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
-    session = ort.InferenceSession(
-        model.SerializeToString(), options, providers=["CPUExecutionProvider"]
-    )
-    return lambda: session.run(None, inputs)
+
+    def make() -> Callable[[], object]:
+        session = ort.InferenceSession(
+            model.SerializeToString(), options, providers=["CPUExecutionProvider"]
+        )
+        return lambda: session.run(None, inputs)
+
+    return built_on_first_call(make)
 
 
 def workloads(
@@ -110,12 +133,17 @@ def workloads(
     n = 1024
     a, b = RNG.standard_normal((n, n), "float32"), RNG.standard_normal((n, n), "float32")
     c = np.zeros((n, n), "float32")
-    mm = tuned_matmul(n)
+
+    def make_matmul() -> Callable[[], object]:
+        kernel = tuned_matmul(n)
+        return lambda: kernel(a, b, c)
+
+    mm = built_on_first_call(make_matmul)
     rows.append(
         (
             "matmul 1024^3 (TE schedule)",
             2 * n**3,
-            lambda: mm(a, b, c),
+            mm,
             lambda: a @ b,
             ort_runner(
                 [helper.make_node("MatMul", ["a", "b"], ["c"])],
@@ -216,6 +244,69 @@ def workloads(
             ),
         )
     )
+
+    g = RNG.standard_normal((128, 3072), "float32")
+    h = relay.var("x", shape=g.shape)
+    erf_numpy = np.vectorize(math.erf, otypes=[np.float32])
+    rows.append(
+        (
+            "erf 128x3072",
+            0,
+            relay_runner(relay.Function([h], relay.erf(h)), {"x": g}),
+            lambda: erf_numpy(g),
+            ort_runner(
+                [helper.make_node("Erf", ["x"], ["y"])], {"x": g}, {}, ("y", g.shape), threads
+            ),
+        )
+    )
+    exported = relay.multiply(
+        relay.multiply(
+            h, relay.add(relay.erf(relay.divide(h, relay.const(math.sqrt(2.0)))), relay.const(1.0))
+        ),
+        relay.const(0.5),
+    )
+    rows.append(
+        (
+            "gelu (Erf, as exported) 128x3072",
+            0,
+            relay_runner(relay.Function([h], exported), {"x": g}),
+            lambda: g * 0.5 * (1 + erf_numpy(g / np.float32(math.sqrt(2.0)))),
+            ort_runner(
+                [
+                    helper.make_node("Div", ["x", "sqrt2"], ["d"]),
+                    helper.make_node("Erf", ["d"], ["e"]),
+                    helper.make_node("Add", ["e", "one"], ["a"]),
+                    helper.make_node("Mul", ["x", "a"], ["m"]),
+                    helper.make_node("Mul", ["m", "half"], ["y"]),
+                ],
+                {"x": g},
+                {
+                    "sqrt2": np.array(math.sqrt(2.0), "float32"),
+                    "one": np.array(1.0, "float32"),
+                    "half": np.array(0.5, "float32"),
+                },
+                ("y", g.shape),
+                threads,
+            ),
+        )
+    )
+    for approximate in ("none", "tanh"):
+        rows.append(
+            (
+                f"Gelu approximate={approximate} 128x3072",
+                0,
+                relay_runner(relay.Function([h], relay.nn.gelu(h, approximate)), {"x": g}),
+                lambda: g * 0.5 * (1 + np.tanh(0.7978846 * (g + 0.044715 * g**3))),
+                ort_runner(
+                    [helper.make_node("Gelu", ["x"], ["y"], approximate=approximate)],
+                    {"x": g},
+                    {},
+                    ("y", g.shape),
+                    threads,
+                    opset=20,
+                ),
+            )
+        )
     return rows
 
 
@@ -223,6 +314,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("only", nargs="*", help="run the workloads whose name contains one")
     args = parser.parse_args()
     columns = ("xtvm ms", "numpy ms", "ort ms", "xtvm GF/s")
     header = f"{'workload':40} {'thr':>3} " + " ".join(f"{c:>9}" for c in columns)
@@ -232,6 +324,8 @@ def main() -> None:
     for threads in args.threads:
         set_num_threads(threads)
         for name, flops, ours, numpy_call, ort_call in workloads(threads):
+            if args.only and not any(word in name for word in args.only):
+                continue
             t_ours = median_seconds(ours, args.repeat)
             t_np = median_seconds(numpy_call, args.repeat)
             t_ort = median_seconds(ort_call, args.repeat)

@@ -6,15 +6,19 @@ executor and of onnxruntime (interleaved at one thread), with 1 and 2 threads (`
 `intra_op_num_threads`), their ratio, and the largest absolute difference of the outputs. A
 final Softmax is cut off so that logits are compared (random weights saturate the softmax to
 one-hot). Each model runs in a fresh subprocess; a build over `--compile-limit` s is skipped.
+`--busy` keeps a busy loop running on one core meanwhile (another process holding a core, as
+on a shared machine: thread pools that spin while waiting for a descheduled thread collapse).
 
     python benchmarks/models.py                      # the six models, 10 runs each
     python benchmarks/models.py squeezenet --repeat 5
+    python benchmarks/models.py resnet50 --busy      # with one core taken
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import signal
 import statistics
@@ -239,11 +243,34 @@ def main() -> int:
     parser.add_argument("models", nargs="*", default=MODELS, help=f"of {', '.join(MODELS)}")
     parser.add_argument("--repeat", type=int, default=10, help="timed runs per measurement")
     parser.add_argument("--compile-limit", type=float, default=180, help="seconds per build")
+    parser.add_argument("--busy", action="store_true", help="keep one core busy meanwhile")
     parser.add_argument("--one", help=argparse.SUPPRESS)  # child process: print one JSON row
     args = parser.parse_args()
     if args.one:
         print(json.dumps(measure(args.one, args.repeat, args.compile_limit)))
         return 0
+    busy = busy_core() if args.busy else None
+    try:
+        rows = measure_all(args)
+    finally:
+        if busy is not None:
+            busy.kill()
+            busy.wait()
+    print(table(rows))
+    return 0
+
+
+def busy_core() -> subprocess.Popen[bytes]:
+    """A process spinning on the last core this one may use."""
+    core = max(os.sched_getaffinity(0))
+    return subprocess.Popen(
+        [sys.executable, "-c", "while True: pass"],
+        preexec_fn=lambda: os.sched_setaffinity(0, {core}),
+    )
+
+
+def measure_all(args: argparse.Namespace) -> list[dict[str, Any]]:
+    """One row per model of `args.models`, each measured in a child process."""
     rows = []
     for name in args.models:
         command = [
@@ -262,8 +289,7 @@ def main() -> int:
             row = {"model": name, "error": "timed out"}
         rows.append(row)
         print(json.dumps(row), file=sys.stderr, flush=True)
-    print(table(rows))
-    return 0
+    return rows
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ output. Each workload runs in a fresh subprocess.
 
     python benchmarks/transformers.py                  # all workloads, 10 runs each
     python benchmarks/transformers.py bert_layer --repeat 5
+    python benchmarks/transformers.py bert_layer --busy   # a busy loop holding one core
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from typing import Any
 
 import numpy as np
 import onnx
-from models import THREADS, aligned, child_row, time_against_ort
+from models import THREADS, aligned, busy_core, child_row, time_against_ort
 from onnx import TensorProto, helper, numpy_helper
 
 HIDDEN, HEADS, FFN = 768, 12, 3072
@@ -217,16 +218,23 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("workloads", nargs="*", default=list(WORKLOADS), help="of the above")
     parser.add_argument("--repeat", type=int, default=10, help="timed runs per measurement")
+    parser.add_argument("--busy", action="store_true", help="keep one core busy meanwhile")
     parser.add_argument("--one", help=argparse.SUPPRESS)  # child process: print one JSON row
     args = parser.parse_args()
     if args.one:
         print(json.dumps(measure(args.one, args.repeat)))
         return 0
+    busy = busy_core() if args.busy else None
     rows = []
-    for name in args.workloads:
-        command = [sys.executable, __file__, "--one", name, "--repeat", str(args.repeat)]
-        rows.append(child_row(command, {"workload": name}))
-        print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
+    try:
+        for name in args.workloads:
+            command = [sys.executable, __file__, "--one", name, "--repeat", str(args.repeat)]
+            rows.append(child_row(command, {"workload": name}))
+            print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
+    finally:
+        if busy is not None:
+            busy.kill()
+            busy.wait()
     print(table(rows))
     return 0
 

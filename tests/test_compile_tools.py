@@ -74,6 +74,42 @@ def test_run_prints_small_outputs_whole_and_large_ones_summarised() -> None:
     assert "..." in large
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+def test_run_threads(
+    library: Path, tmp_path: Path, threads: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--threads N` sets the OpenMP thread count the model runs with (in the thread running
+    it: OpenMP keeps one per thread); results are the same."""
+    from xtvm.backends.llvm.compile import openmp_runtime
+    from xtvm.runtime import graph_executor
+
+    counts = []
+    load_factory = graph_executor.load_factory
+
+    def counting_load_factory(path: str | Path) -> object:
+        counts.append(openmp_runtime().omp_get_max_threads())
+        return load_factory(path)
+
+    monkeypatch.setattr(graph_executor, "load_factory", counting_load_factory)
+    x = RNG.standard_normal((3, 6)).astype(np.float32)
+    np.save(tmp_path / "x.npy", x)
+    out = tmp_path / "y.npy"
+    argv = [str(library), "--input", f"input:0={tmp_path / 'x.npy'}", "--output", str(out)]
+    assert xtvm_run.main([*argv, "--threads", str(threads)]) == 0
+    assert counts == [threads]
+    np.testing.assert_allclose(np.load(out), expected(x), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("value", ["0", "-2", "two"])
+def test_run_threads_must_be_positive(
+    library: Path, value: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        xtvm_run.main([str(library), "--threads", value])
+    assert exit_info.value.code == 2
+    assert f"--threads: expected a positive integer, got '{value}'" in capsys.readouterr().err
+
+
 def test_run_profile_lists_every_kernel(
     library: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

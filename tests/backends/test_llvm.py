@@ -3,6 +3,8 @@ numpy and the relay interpreter; parallel loops, shared libraries, targets and e
 
 from __future__ import annotations
 
+import math
+import re
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -100,6 +102,48 @@ def test_parallel_tiled_matmul_with_odd_sizes(
         set_num_threads(2)
     np.testing.assert_allclose(c.numpy(), a @ b, rtol=1e-4, atol=1e-4)
     assert "GOMP_parallel" in f.get_source()
+
+
+@pytest.mark.parametrize(
+    "environment", [{}, {"OMP_WAIT_POLICY": "active"}, {"GOMP_SPINCOUNT": "10000"}]
+)
+def test_openmp_runtime_loads_with_thread_count(environment: dict[str, str]) -> None:
+    """libgomp is loaded (in a fresh process: it reads its environment as it loads) with
+    XTVM_NUM_THREADS as every thread's count, and with the environment as it was afterwards,
+    whether or not it chose a wait policy (passive is set for the load otherwise)."""
+    import os
+    import subprocess
+    import sys
+
+    script = (
+        "import os, threading; from xtvm.backends.llvm.compile import openmp_runtime; "
+        "lib = openmp_runtime(); counts = [lib.omp_get_max_threads()]; "
+        "t = threading.Thread(target=lambda: counts.append(lib.omp_get_max_threads())); "
+        "t.start(); t.join(); print(os.environ.get('OMP_WAIT_POLICY'), *counts)"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")}
+    env |= environment | {"XTVM_NUM_THREADS": "3", "OMP_DISPLAY_ENV": "verbose"}
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True
+    )
+    # The environment is left as it was; every thread starts with XTVM_NUM_THREADS threads.
+    assert done.stdout.split() == [environment.get("OMP_WAIT_POLICY", "None"), "3", "3"]
+    # What libgomp read (OMP_DISPLAY_ENV prints it as it loads).
+    if "GOMP_SPINCOUNT" in environment:
+        assert "GOMP_SPINCOUNT = '10000'" in done.stderr
+    else:
+        policy = environment.get("OMP_WAIT_POLICY", "passive").upper()
+        assert f"OMP_WAIT_POLICY = '{policy}'" in done.stderr
+
+
+def test_set_num_threads_refuses_non_positive_counts() -> None:
+    from xtvm.backends.llvm.compile import num_threads
+    from xtvm.runtime import set_num_threads
+
+    for count in (0, -1, 2.0, True, "2"):
+        with pytest.raises(ValueError, match="must be a positive integer"):
+            set_num_threads(count)  # type: ignore[arg-type]
+    set_num_threads(np.int64(num_threads()))  # numpy integers are integers
 
 
 def test_intermediate_buffers_reductions_and_math() -> None:
@@ -449,15 +493,18 @@ def test_trigonometric_intrinsics(dtype: str, lanes: int) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# Vector exp and tanh
+# Vector exp, tanh and erf
 
 
-@pytest.mark.parametrize(("name", "reference"), [("exp", np.exp), ("tanh", np.tanh)])
-def test_vector_exp_and_tanh_within_two_ulp(name: str, reference: Callable[[Any], Any]) -> None:
-    """Vectorized exp and tanh (inline polynomials, not a libm call per lane) stay within 2 ulp
-    of numpy's double-precision result over the whole float range, are exact on subnormal
-    results to the last unit, and keep the special values: +-0, +-inf, NaN, overflow to inf,
-    underflow to 0."""
+@pytest.mark.parametrize(
+    ("name", "reference"),
+    [("exp", np.exp), ("tanh", np.tanh), ("erf", np.vectorize(math.erf, otypes=[np.float64]))],
+)
+def test_vector_math_within_two_ulp(name: str, reference: Callable[[Any], Any]) -> None:
+    """Vectorized exp, tanh and erf (inline polynomials, not a libm call per lane) stay within
+    2 ulp of the double-precision result (numpy's, Python's math.erf) over the whole float
+    range, are exact on subnormal results to the last unit, and keep the special values: +-0,
+    +-inf, NaN, overflow to inf, underflow to 0, erf's saturation at +-1."""
     n = 1 << 16
     A = te.placeholder((n,), name="A")
     B = te.compute((n,), lambda i: getattr(te, name)(A[i]), name="B")
@@ -467,6 +514,7 @@ def test_vector_exp_and_tanh_within_two_ulp(name: str, reference: Callable[[Any]
     f = tvm.build(s, [A, B], "llvm")
     specials = [0.0, -0.0, np.inf, -np.inf, np.nan, 88.72283, 88.7229, -87.33, -103.97, -110.0]
     specials += [1e-30, -1e-40, 0.625, -0.6249, 9.0, -20.0]
+    specials += [0.99999994, 1.0, -1.0000001, 2.5, 3.9199998, -3.92, 3.9200003, 1e-8, -3e-39]
     x = np.concatenate(
         [
             specials,
@@ -487,6 +535,75 @@ def test_vector_exp_and_tanh_within_two_ulp(name: str, reference: Callable[[Any]
     tiny = np.finfo(np.float32).smallest_subnormal
     np.testing.assert_allclose(got[rest], rounded[rest], rtol=0, atol=tiny)
     np.testing.assert_array_equal(np.signbit(got[:2]), np.signbit(rounded[:2]))  # tanh(-0) = -0
+
+
+def gelu_models() -> dict[str, Any]:
+    """ONNX's Gelu (opset 20, both approximations) and GELU as exporters write it below."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    def model(nodes: list[Any], opset: int, constants: dict[str, float]) -> Any:
+        graph = helper.make_graph(
+            nodes,
+            "gelu",
+            [helper.make_tensor_value_info("x", TensorProto.FLOAT, [64, 300])],
+            [helper.make_tensor_value_info("y", TensorProto.FLOAT, [64, 300])],
+            [numpy_helper.from_array(np.array(v, np.float32), k) for k, v in constants.items()],
+        )
+        made = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+        made.ir_version = 8  # what the installed onnxruntime reads
+        return made
+
+    node = helper.make_node
+    exported = [
+        node("Div", ["x", "sqrt2"], ["d"]),
+        node("Erf", ["d"], ["e"]),
+        node("Add", ["e", "one"], ["a"]),
+        node("Mul", ["x", "a"], ["m"]),
+        node("Mul", ["m", "half"], ["y"]),
+    ]
+    return {
+        "none": model([node("Gelu", ["x"], ["y"])], 20, {}),
+        "tanh": model([node("Gelu", ["x"], ["y"], approximate="tanh")], 20, {}),
+        "exported": model(exported, 17, {"sqrt2": math.sqrt(2.0), "one": 1.0, "half": 0.5}),
+    }
+
+
+@pytest.mark.parametrize("form", ["none", "tanh", "exported"])
+def test_gelu_vectorized_matches_onnxruntime(form: str) -> None:
+    """GELU compiles to vector polynomials (no libm erf or tanh call per lane), is within 2 ulp
+    of |x| of the double-precision GELU (1 + erf(x) cancels for negative x, so the error bound
+    scales with x, not with the result) and within 4 of onnxruntime's, over inputs that cover
+    erf's two ranges and its saturation."""
+    ort = pytest.importorskip("onnxruntime")
+    from xtvm.contrib import graph_executor
+    from xtvm.frontends.onnx import from_onnx
+
+    model = gelu_models()[form]
+    x = np.concatenate([RNG.uniform(-6, 6, 64 * 150), RNG.standard_normal(64 * 150)]).astype(
+        np.float32
+    )
+    x = x.reshape(64, 300)
+    x[0, :6] = [0.0, -0.0, 1.0, -1.0, 3.92, -3.92]
+    mod, params = from_onnx(model)
+    factory = relay.build(mod, target="llvm", params=params)
+    assert not {"erff", "tanhf"} & set(
+        re.findall(r"call \w+ @(\w+)", factory.get_lib().get_source())
+    )
+    executor = graph_executor.GraphModule(factory["default"](tvm.cpu()))
+    executor.set_input("x", x)
+    executor.run()
+    got = executor.get_output(0).numpy()
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    (theirs,) = session.run(None, {"x": x})
+    v = x.astype(np.float64)
+    if form == "tanh":
+        exact = 0.5 * v * (1 + np.tanh(math.sqrt(2 / math.pi) * (v + 0.044715 * v**3)))
+    else:
+        exact = 0.5 * v * (1 + np.vectorize(math.erf)(v / math.sqrt(2)))
+    ulp = np.spacing(np.maximum(np.abs(x), np.finfo(np.float32).tiny))
+    assert (np.abs(got - exact) / ulp).max() <= 2.0
+    assert (np.abs(got - theirs) / ulp).max() <= 4.0
+    np.testing.assert_array_equal(np.signbit(got[0, :2]), [False, True])  # gelu(-0) = -0
 
 
 @pytest.mark.parametrize("shape", [(7, 1000), (3, 1024), (5, 48), (4, 37)])

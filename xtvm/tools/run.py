@@ -1,12 +1,14 @@
 """xtvm-run: run a library written by xtvm-compile on .npy inputs, optionally timing it.
 
     xtvm-run model.so --input data=x.npy [--output out.npy] [--benchmark 100] [--profile 10]
+                      [--threads 2]
 
 Inputs are named as in the model (ONNX names are accepted); `--output` saves the first output
 (`out.npy`; further outputs as `out.1.npy`, ...). Without it the outputs' shapes and values
 are printed (all values up to 1000 per output, else numpy's summary, said so). `--benchmark N` runs
 `--warmup` untimed times, then N timed ones, and prints mean/median/p90/min/max milliseconds;
-`--profile N` times each kernel over N runs and prints them slowest first.
+`--profile N` times each kernel over N runs and prints them slowest first. `--threads N` runs
+parallel loops on N threads (default: `XTVM_NUM_THREADS`, else all cores).
 Every input that is not a weight must be given once, as an array of its exact shape and type.
 User errors (missing file, malformed --input, wrong shape) are one line and exit 1.
 """
@@ -64,8 +66,25 @@ def build_argparser() -> argparse.ArgumentParser:
     p.add_argument(
         "--profile", type=int, default=0, metavar="N", help="time each kernel over N runs"
     )
+    p.add_argument(
+        "--threads",
+        type=positive_int,
+        metavar="N",
+        help="threads for parallel loops (default: XTVM_NUM_THREADS, else all cores)",
+    )
     p.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
     return p
+
+
+def positive_int(text: str) -> int:
+    """An option's value that must be a positive integer (argparse reports the error)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got '{text}'")
+    return value
 
 
 def read_inputs(texts: Sequence[str]) -> dict[str, np.ndarray]:
@@ -102,6 +121,7 @@ def bind_inputs(executor: Any, weights: Collection[str], inputs: Mapping[str, np
 
 
 def run(args: argparse.Namespace) -> int:
+    from xtvm.backends.llvm.compile import set_num_threads
     from xtvm.runtime.graph_executor import GraphInputError, load_factory
 
     if not Path(args.library).is_file():
@@ -109,6 +129,8 @@ def run(args: argparse.Namespace) -> int:
     if args.output and not Path(args.output).resolve().parent.is_dir():
         raise ToolError(f"cannot write '{args.output}': no such directory")
     inputs = read_inputs(args.input)
+    if args.threads is not None:
+        set_num_threads(args.threads)
     try:
         factory = load_factory(args.library)
         executor = factory.create()

@@ -45,7 +45,14 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
-from xtvm.backends.llvm.vector_math import exp_f32, is_f32_vector, splat, tanh_f32
+from xtvm.backends.llvm.vector_math import (
+    VectorFunction,
+    erf_f32,
+    exp_f32,
+    is_f32_vector,
+    splat,
+    tanh_f32,
+)
 from xtvm.backends.symbols import check_symbol
 from xtvm.dialects import tir
 from xtvm.ir.diagnostics import DiagnosticError
@@ -972,7 +979,6 @@ FLOAT_INTRINSIC_UNARY: dict[type[Operation], str] = {
 }
 # Math functions LLVM has no intrinsic for: the C library's, by element type.
 LIBM_UNARY: dict[type[Operation], str] = {
-    xmath.ErfOp: "erf",
     xmath.TanOp: "tan",
     xmath.AtanOp: "atan",
     xmath.ExpM1Op: "expm1",
@@ -1044,22 +1050,28 @@ def emit_libm_unary(e: FunctionEmitter, op: Operation) -> None:
     e.set(op.results[0], libm_call(e, op, LIBM_UNARY[type(op)], e.get(op.operands[0])))
 
 
-@rule(xmath.ExpOp, xmath.TanhOp)
-def emit_exp_tanh(e: FunctionEmitter, op: Operation) -> None:
-    """Inline polynomials for float32 vectors (vector_math), which LLVM would scalarize into
-    a libm call per lane; `llvm.exp` and libm's tanh otherwise."""
+# Inline polynomials for float32 vectors, which LLVM would scalarize into a libm call per lane.
+VECTOR_MATH: dict[type[Operation], VectorFunction] = {
+    xmath.ExpOp: exp_f32,
+    xmath.TanhOp: tanh_f32,
+    xmath.ErfOp: erf_f32,
+}
+
+
+@rule(*VECTOR_MATH)
+def emit_vector_math(e: FunctionEmitter, op: Operation) -> None:
+    """vector_math's polynomials on float32 vectors; `llvm.exp` or libm otherwise."""
     x = e.get(op.operands[0])
-    is_exp = isinstance(op, xmath.ExpOp)
     if is_f32_vector(x.type):
 
         def intrinsic(name: str, arity: int) -> ir.Function:
             return e.owner.intrinsic(name, [x.type], arity=arity)
 
-        value = (exp_f32 if is_exp else tanh_f32)(e.builder, x, intrinsic)
-    elif is_exp:
+        value = VECTOR_MATH[type(op)](e.builder, x, intrinsic)
+    elif isinstance(op, xmath.ExpOp):
         value = e.builder.call(e.owner.intrinsic("llvm.exp", [x.type]), [x])
     else:
-        value = libm_call(e, op, "tanh", x)
+        value = libm_call(e, op, "tanh" if isinstance(op, xmath.TanhOp) else "erf", x)
     e.set(op.results[0], value)
 
 
