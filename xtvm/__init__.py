@@ -1,9 +1,9 @@
 """xtvm: a deep-learning compiler stack in the MLIR style, built on xDSL.
 
-`import xtvm as tvm` gives TVM's Python surface: `tvm.relay`, `tvm.te`, `tvm.lower`,
-`tvm.transform`, `tvm.nd`, `tvm.IRModule`, `tvm.cpu`, `tvm.ir.structural_equal`, ... Those
-names live in `xtvm.api` and are loaded on first use, so tools that do not need them start
-fast; `import xtvm.relay` and `from xtvm.relay import transform` work as well. xtvm's own
+`import xtvm as tvm` gives TVM's Python surface: `tvm.relay`, `tvm.te`, `tvm.autotvm`,
+`tvm.lower`, `tvm.transform`, `tvm.nd`, `tvm.IRModule`, `tvm.cpu`, `tvm.ir.structural_equal`,
+... Those names live in `xtvm.api` and are loaded on first use, so tools that do not need them
+start fast; `import xtvm.relay` and `from xtvm.relay import transform` work as well. xtvm's own
 packages that double as TVM's modules (`tvm.ir`, `tvm.target`, `tvm.runtime`, `tvm.topi`,
 `tvm.testing`, `tvm.contrib`) are likewise imported on first access.
 """
@@ -31,6 +31,7 @@ API_MODULES = {
     "parser": "xtvm.api.parser",
     "te": "xtvm.api.te",
     "tir": "xtvm.api.tir",
+    "autotvm": "xtvm.api.autotvm",
 }
 # Public attribute -> (module, name).
 API_NAMES = {

@@ -89,6 +89,16 @@ def split_inner(stage: te.Stage, axis: IterVar, preferred: int) -> tuple[IterVar
     return stage.split(axis, factor=factor)
 
 
+def split_exact(stage: te.Stage, axis: IterVar, factor: int) -> tuple[IterVar | None, IterVar]:
+    """(outer, inner) of `axis` split by `factor`; (None, axis) when `factor` covers it."""
+    if factor >= extent(axis):
+        return None, axis
+    return stage.split(axis, factor=factor)
+
+
+Splitter = Callable[[te.Stage, IterVar, int], tuple[IterVar | None, IterVar]]
+
+
 def nhwc_tile(
     stage: te.Stage, axis: IterVar, tile: tuple[tuple[int, ...], int]
 ) -> tuple[IterVar | None, IterVar]:
@@ -395,11 +405,15 @@ def tile_product(
     columns: int,
     vector_k: bool,
     columns_first: bool = False,
+    k_tile: int | None = None,
+    split: Splitter = split_inner,
 ) -> None:
     """Tile `outer`'s (batch, rows, column) loops by `rows` x `columns`, compute `inner` (the
     product's reduction) at the tile; vectorize columns, or k when `vector_k`. The blocks of
     rows and of columns are fused into one parallel loop, column blocks outermost when
-    `columns_first`, else the columns stay a serial loop inside."""
+    `columns_first`, else the columns stay a serial loop inside. k is split by `k_tile`
+    (default VECTOR_LANES when `vector_k`, else K_UNROLL). `split` makes each split (by
+    default `split_inner`; the matmul template's `split_exact` takes its sizes as given)."""
     *lead, column = outer.op.axis
     # Only the last row axis is split: the tile of a [1, 128, k] product must be 8 rows, and
     # bound inference gives the whole range of axes split after being fused (every tile
@@ -408,8 +422,8 @@ def tile_product(
     # Axes of one iteration go first, so that the others are adjacent to fuse.
     batch = sorted([*batch, *row_axes[:-1]], key=lambda axis: extent(axis) > 1)
     row = row_axes[-1] if row_axes else None
-    row_outer, row_inner = split_inner(outer, row, rows) if row is not None else (None, None)
-    column_outer, column_inner = split_inner(outer, column, columns)
+    row_outer, row_inner = split(outer, row, rows) if row is not None else (None, None)
+    column_outer, column_inner = split(outer, column, columns)
     blocks = (column_outer, row_outer) if columns_first else (row_outer, column_outer)
     loops = [a for a in (*batch, *blocks) if a is not None]
     order = [*loops, *(a for a in (row_inner, column_inner) if a is not None)]
@@ -429,7 +443,7 @@ def tile_product(
     (k,) = inner.op.reduce_axis
     inner_batch, inner_rows = inner_lead[:batched], inner_lead[batched:]
     if vector_k:
-        k_outer, k_inner = split_inner(inner, k, VECTOR_LANES)
+        k_outer, k_inner = split(inner, k, k_tile or VECTOR_LANES)
         inner.reorder(
             *inner_batch,
             *(a for a in (k_outer,) if a is not None),
@@ -441,7 +455,7 @@ def tile_product(
             inner.unroll(axis)
         inner.vectorize(k_inner, reduction=True)  # a vector accumulator (not in TVM)
         return
-    k_outer, k_inner = split_inner(inner, k, K_UNROLL)
+    k_outer, k_inner = split(inner, k, k_tile or K_UNROLL)
     inner.reorder(
         *inner_batch, *(a for a in (k_outer,) if a is not None), *inner_rows, k_inner, inner_column
     )

@@ -1,0 +1,49 @@
+"""TVM's AutoTVM: `from xtvm import autotvm` (also `tvm.autotvm`).
+
+Templates declare knobs (`cfg.define_split`, `define_knob`, ...) on `autotvm.get_config()`;
+`autotvm.task.create` makes a task of one; a tuner (`GridSearchTuner`, `RandomTuner`)
+measures configs of its space in child processes (`measure_option(builder=LocalBuilder(),
+runner=LocalRunner(...))`) and logs them as JSON lines (`callback.log_to_file`); inside
+`apply_history_best(log)` templates build with the best recorded config.
+"""
+
+from xtvm.api.autotvm import callback, measure, record, space, task, tuner
+from xtvm.api.autotvm.measure import (
+    LocalBuilder,
+    LocalRunner,
+    MeasureErrorNo,
+    MeasureInput,
+    MeasureResult,
+    measure_option,
+)
+from xtvm.api.autotvm.record import ApplyHistoryBest, apply_history_best
+from xtvm.api.autotvm.space import ConfigEntity, ConfigSpace, FallbackConfigEntity
+from xtvm.api.autotvm.task import ApplyConfig, DispatchContext, get_config, template
+from xtvm.api.autotvm.tuner import GridSearchTuner, RandomTuner, Tuner
+
+__all__ = [
+    "ApplyConfig",
+    "ApplyHistoryBest",
+    "ConfigEntity",
+    "ConfigSpace",
+    "DispatchContext",
+    "FallbackConfigEntity",
+    "GridSearchTuner",
+    "LocalBuilder",
+    "LocalRunner",
+    "MeasureErrorNo",
+    "MeasureInput",
+    "MeasureResult",
+    "RandomTuner",
+    "Tuner",
+    "apply_history_best",
+    "callback",
+    "get_config",
+    "measure",
+    "measure_option",
+    "record",
+    "space",
+    "task",
+    "template",
+    "tuner",
+]

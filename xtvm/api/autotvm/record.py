@@ -1,0 +1,128 @@
+"""Tuning records: one JSON object a line, appended as candidates are measured.
+
+A line holds the format version, the xtvm version, the target, the workload (template name
+and arguments), the config (`ConfigEntity.to_json_dict`) and the result (seconds per run,
+error code and message, total seconds, timestamp):
+
+    {"version": 1, "xtvm_version": "0.13.0", "target": "llvm",
+     "workload": ["matmul.cpu", 64, 64, 64, "float32"],
+     "config": {"index": 5, "entity": [["tile_y", "sp", [-1, 8]], ...]},
+     "result": {"costs": [1.2e-05], "error_no": 0, "error_msg": "", "all_cost": 0.6,
+                "timestamp": 1700000000.0}}
+
+`apply_history_best(records)` makes templates built inside it use the fastest config
+recorded for their workload and target kind.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from xtvm.api.autotvm.measure import MeasureErrorNo, MeasureInput, MeasureResult
+from xtvm.api.autotvm.space import ConfigEntity, ConfigSpace
+from xtvm.api.autotvm.task import DispatchContext, Task, Workload, target_kind, workload_of
+
+FORMAT_VERSION = 1
+Record = tuple[MeasureInput, MeasureResult]
+
+
+def encode(inp: MeasureInput, result: MeasureResult) -> str:
+    """One record as a line of JSON (no newline)."""
+    import xtvm
+
+    return json.dumps(
+        {
+            "version": FORMAT_VERSION,
+            "xtvm_version": xtvm.__version__,
+            "target": inp.target,
+            "workload": list(inp.task.workload),
+            "config": inp.config.to_json_dict(),
+            "result": {
+                "costs": result.costs,
+                "error_no": int(result.error_no),
+                "error_msg": result.error_msg,
+                "all_cost": result.all_cost,
+                "timestamp": result.timestamp,
+            },
+        }
+    )
+
+
+def decode(line: str) -> Record:
+    data = json.loads(line)
+    if data.get("version") != FORMAT_VERSION:
+        raise ValueError(f"tuning record of format version {data.get('version')}, expected 1")
+    name, *args = data["workload"]
+    task = Task(name, args, data["target"])
+    config = ConfigEntity.from_json_dict(data["config"])
+    r = data["result"]
+    result = MeasureResult(
+        r["costs"], r["error_no"], r["all_cost"], r["timestamp"], r.get("error_msg", "")
+    )
+    return MeasureInput(data["target"], task, config), result
+
+
+def load_from_file(filename: str | Path) -> Iterator[Record]:
+    """The records of a log file, in order (blank lines skipped)."""
+    with open(filename) as f:
+        for line in f:
+            if line.strip():
+                yield decode(line)
+
+
+def save_to_file(filename: str | Path, records: Iterable[Record]) -> None:
+    """Append records to a log file."""
+    with open(filename, "a") as f:
+        for inp, result in records:
+            f.write(encode(inp, result) + "\n")
+
+
+def cost_of(result: MeasureResult) -> float:
+    """Mean seconds of a successful result; infinity for an error."""
+    if result.error_no != MeasureErrorNo.NO_ERROR or not result.costs:
+        return float("inf")
+    return sum(result.costs) / len(result.costs)
+
+
+def record_key(inp: MeasureInput) -> tuple[str, Workload]:
+    return target_kind(inp.target), inp.task.workload
+
+
+def best_records(records: Iterable[Record]) -> dict[tuple[str, Workload], Record]:
+    """The fastest successful record of each (target kind, workload)."""
+    best: dict[tuple[str, Workload], Record] = {}
+    for inp, result in records:
+        key = record_key(inp)
+        if cost_of(result) < float("inf") and (
+            key not in best or cost_of(result) < cost_of(best[key][1])
+        ):
+            best[key] = (inp, result)
+    return best
+
+
+def pick_best(in_file: str | Path, out_file: str | Path) -> None:
+    """Write the best record of each workload of `in_file` to `out_file`."""
+    best = best_records(load_from_file(in_file))
+    Path(out_file).write_text("".join(encode(*r) + "\n" for r in best.values()))
+
+
+class ApplyHistoryBest(DispatchContext):
+    """Templates get the fastest recorded config of their workload (else the outer context's
+    answer: outside any, the template's defaults)."""
+
+    def __init__(self, records: str | Path | Iterable[Record]) -> None:
+        super().__init__()
+        if isinstance(records, str | Path):
+            records = load_from_file(records)
+        self.best = best_records(records)
+
+    def _query(self, target: str, workload: Workload) -> ConfigSpace | None:
+        found = self.best.get((target_kind(target), workload_of(workload[0], workload[1:])))
+        return found[0].config if found else None
+
+
+def apply_history_best(records: str | Path | Iterable[Record]) -> ApplyHistoryBest:
+    """`with autotvm.apply_history_best("tune.log"): ...` builds with the best configs."""
+    return ApplyHistoryBest(records)

@@ -1,0 +1,187 @@
+"""Templates, tasks and which config a template gets.
+
+`@autotvm.template("name")` registers a function of JSON-able arguments (shapes, dtypes) that
+returns `(schedule, tensors)` and reads its knobs from `autotvm.get_config()`. Called
+directly, it asks the current dispatch context for the config of its workload (`(name,
+*args)`) and target: `apply_history_best(records)` gives the best measured one, and outside
+any context the fallback config gives the template's defaults. `task.create(name, args,
+target)` makes a `Task`, whose `config_space` comes from running the template once.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from xtvm.api.autotvm.space import ConfigEntity, ConfigSpace, FallbackConfigEntity
+
+Workload = tuple[Any, ...]
+TEMPLATES: dict[str, Callable[..., Any]] = {}  # name -> the undecorated template
+BUILTIN_TEMPLATES = "xtvm.topi.templates"  # registers xtvm's own templates on import
+
+
+def target_kind(target: object) -> str:
+    """The kind of a target (`llvm` of `llvm -mcpu=skylake`): what records are matched by."""
+    return str(target).split()[0] if target is not None else "llvm"
+
+
+def current_target() -> str:
+    from xtvm.target import Target
+
+    target = Target.current()
+    return str(target) if target is not None else "llvm"
+
+
+class DispatchContext:
+    """Says which config a workload gets; contexts nest, the innermost asked first."""
+
+    current: DispatchContext | None = None
+
+    def __init__(self) -> None:
+        self._parent: DispatchContext | None = None
+
+    def _query(self, target: str, workload: Workload) -> ConfigSpace | None:
+        return None
+
+    def query(self, target: str, workload: Workload) -> ConfigSpace:
+        config = self._query(target, workload)
+        if config is not None:
+            return config
+        assert self._parent is not None, "the fallback context answers every query"
+        return self._parent.query(target, workload)
+
+    def __enter__(self) -> DispatchContext:
+        self._parent, DispatchContext.current = DispatchContext.current, self
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        DispatchContext.current = self._parent
+
+
+class FallbackContext(DispatchContext):
+    """The root context: a fresh `FallbackConfigEntity` (the template's defaults)."""
+
+    def _query(self, target: str, workload: Workload) -> ConfigSpace:
+        return FallbackConfigEntity()
+
+
+DispatchContext.current = FallbackContext()
+
+
+class ApplyConfig(DispatchContext):
+    """Every workload gets `config` (a point, or a space collecting knobs)."""
+
+    def __init__(self, config: ConfigSpace) -> None:
+        super().__init__()
+        self.config = config
+
+    def _query(self, target: str, workload: Workload) -> ConfigSpace:
+        return self.config
+
+
+_CURRENT_CONFIG: list[ConfigSpace] = []
+
+
+def get_config() -> Any:
+    """The config of the template being run (call it in a template)."""
+    if not _CURRENT_CONFIG:
+        raise RuntimeError("autotvm.get_config() is called inside an autotvm.template only")
+    return _CURRENT_CONFIG[-1]
+
+
+def workload_of(name: str, args: Sequence[Any]) -> Workload:
+    return (name, *(tuple(a) if isinstance(a, list) else a for a in args))
+
+
+def template(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Register a template under `name`; calling it builds the schedule of the config that
+    the current dispatch context picks for `(name, *args)`."""
+
+    def register(func: Callable[..., Any]) -> Callable[..., Any]:
+        TEMPLATES[name] = func
+
+        @functools.wraps(func)
+        def dispatch(*args: Any) -> Any:
+            assert DispatchContext.current is not None
+            config = DispatchContext.current.query(current_target(), workload_of(name, args))
+            return run_template(func, config, args)
+
+        dispatch.template_name = name  # type: ignore[attr-defined]
+        return dispatch
+
+    return register
+
+
+def run_template(func: Callable[..., Any], config: ConfigSpace, args: Sequence[Any]) -> Any:
+    _CURRENT_CONFIG.append(config)
+    try:
+        return func(*args)
+    finally:
+        _CURRENT_CONFIG.pop()
+
+
+def lookup_template(name: str) -> Callable[..., Any]:
+    if name not in TEMPLATES:
+        importlib.import_module(BUILTIN_TEMPLATES)
+    if name not in TEMPLATES:
+        known = ", ".join(sorted(TEMPLATES)) or "none"
+        raise KeyError(f"no autotvm template '{name}' (templates: {known})")
+    return TEMPLATES[name]
+
+
+class Task:
+    """A template applied to arguments, for a target: what a tuner searches."""
+
+    def __init__(self, name: str, args: Sequence[Any], target: object = "llvm") -> None:
+        self.name = name
+        self.args = tuple(args)
+        self.target = str(target) if target is not None else "llvm"
+        self._space: ConfigSpace | None = None
+
+    @property
+    def workload(self) -> Workload:
+        return workload_of(self.name, self.args)
+
+    @property
+    def func(self) -> Callable[..., Any]:
+        return lookup_template(self.name)
+
+    @property
+    def config_space(self) -> ConfigSpace:
+        if self._space is None:
+            space = ConfigSpace()
+            run_template(self.func, space, self.args)
+            self._space = space
+        return self._space
+
+    @property
+    def flop(self) -> float:
+        return self.config_space.flop
+
+    def instantiate(self, config: ConfigSpace) -> Any:
+        """`(schedule, tensors)` of the template under `config`."""
+        return run_template(self.func, config, self.args)
+
+    def __repr__(self) -> str:
+        return f"Task(func_name={self.name}, args={self.args}, target={self.target})"
+
+
+def create(task_name: str, args: Sequence[Any], target: object = "llvm") -> Task:
+    """A task of the template `task_name` with `args`; its config space is built now."""
+    task = Task(task_name, args, target)
+    _ = task.config_space
+    return task
+
+
+__all__ = [
+    "ApplyConfig",
+    "ConfigEntity",
+    "DispatchContext",
+    "FallbackContext",
+    "Task",
+    "create",
+    "get_config",
+    "template",
+]
