@@ -231,9 +231,18 @@ class IRBuilder(Transformer):
         label = str(token)
         block = self.scope.labels.get(label)
         if block is None:
-            block = Block()
+            block = self.named_block(label)
             self.scope.labels[label] = block
             self.scope.forward_labels[label] = token
+        return block
+
+    @staticmethod
+    def named_block(label: str) -> Block:
+        """A new block keeping `label` (without `^`) as its name, unless it is a default name."""
+        block = Block()
+        name = label[1:]
+        if Block.is_valid_name(name) and not Block.is_default_block_name(name):
+            block.name_hint = name
         return block
 
     def add_op(self, op: Operation) -> None:
@@ -462,7 +471,7 @@ class IRBuilder(Transformer):
             and block is None
         )
         if block is None:
-            block = Block()
+            block = self.named_block(label)
             scope.labels[label] = block
         for arg_token, arg_type, arg_loc in args:
             value = block.insert_arg(arg_type, len(block.args))

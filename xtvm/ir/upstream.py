@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from lark import Token
-from xdsl.dialects import arith, builtin, func, memref, scf
+from xdsl.dialects import arith, builtin, cf, func, memref, scf
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DictionaryAttr,
@@ -22,6 +22,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
 )
 from xdsl.ir import Attribute, Block, Operation
+from xdsl.traits import IsTerminator
 
 from xtvm.ir.context import SyntaxExtension
 from xtvm.ir.parser import IRBuilder, PendingArg, decode_string
@@ -209,16 +210,17 @@ def arith_cmp(b: IRBuilder, children: list[Any]) -> Operation:
 def memref_alloc(b: IRBuilder, children: list[Any]) -> Operation:
     token, sizes, symbols, attrs, typ = children
     index = IndexType()
+    attrs = dict(attrs or {})
+    alignment = attrs.pop("alignment", None)
+    if alignment is not None and not isinstance(alignment, builtin.IntegerAttr):
+        raise b.error(token, f"'memref.alloc' op alignment must be an integer, got {alignment}")
     op = memref.AllocOp(
         [b.resolve(t, index) for t in sizes or []],
         [b.resolve(t, index) for t in symbols or []],
         typ,
+        alignment,
     )
-    for name, value in (attrs or {}).items():
-        if name in type(op).get_irdl_definition().properties:
-            op.properties[name] = value
-        else:
-            op.attributes[name] = value
+    op.attributes |= attrs
     return b.record(op, token)
 
 
@@ -227,6 +229,47 @@ def unrealized_cast(b: IRBuilder, children: list[Any]) -> Operation:
     operands = b.resolve_all(uses or [], in_types or [])
     op = builtin.UnrealizedConversionCastOp.create(
         operands=operands, result_types=out_types, attributes=attrs or {}
+    )
+    return b.record(op, token)
+
+
+def scf_execute_region(b: IRBuilder, children: list[Any]) -> Operation:
+    token, types, region, _attrs = children  # xDSL's reader drops them too
+    if not region.blocks:
+        raise b.error(token, "'scf.execute_region' op region needs to have at least one block")
+    op = scf.ExecuteRegionOp(types or [], region)
+    return b.record(op, token)
+
+
+def cf_case_body(b: IRBuilder, children: list[Any]) -> tuple[Block, list[Any], list[Attribute]]:
+    block, uses, types = children
+    uses, types = uses or [], types or []
+    if len(uses) != len(types):
+        raise b.error(None, f"{len(uses)} successor operands but {len(types)} types")
+    return (block, b.resolve_all(uses, types), types)
+
+
+def cf_case(b: IRBuilder, children: list[Any]) -> tuple[Token, Any]:
+    return (children[0], children[1])
+
+
+def cf_switch(b: IRBuilder, children: list[Any]) -> Operation:
+    token, flag, typ, (default_block, default_operands, _), *cases, attrs = children
+    values = None
+    if cases:
+        if not isinstance(typ, builtin.IntegerType | IndexType):
+            raise b.error(token, f"'cf.switch' flag must be an integer or index, got {typ}")
+        values = builtin.DenseIntElementsAttr.from_list(
+            builtin.VectorType(typ, (len(cases),)), tuple(int(t) for t, _ in cases)
+        )
+    op = cf.SwitchOp(
+        b.resolve(flag, typ),
+        default_block,
+        default_operands,
+        values,
+        [body[0] for _, body in cases],
+        [body[1] for _, body in cases],
+        attrs or {},
     )
     return b.record(op, token)
 
@@ -254,6 +297,12 @@ def printable_custom(op: Operation) -> bool:
         return not op.attributes
     if isinstance(op, func.FuncOp) and not op.body.blocks:
         return op.arg_attrs is None and op.res_attrs is None
+    if isinstance(op, scf.ExecuteRegionOp):
+        # xDSL's printer drops the attributes, and the terminators when there is no result
+        return not op.attributes and (
+            bool(op.outs)
+            or not any(b.last_op and b.last_op.has_trait(IsTerminator) for b in op.region.blocks)
+        )
     if isinstance(op, scf.IfOp) and any(b.args for r in op.regions for b in r.blocks):
         return False  # scf.if's printer drops block arguments
     if isinstance(op, scf.IfOp | scf.ForOp):
@@ -273,5 +322,7 @@ UPSTREAM_SYNTAX = SyntaxExtension.from_file(
         arith.CmpfOp,
         memref.AllocOp,
         builtin.UnrealizedConversionCastOp,
+        scf.ExecuteRegionOp,
+        cf.SwitchOp,
     ],
 )
