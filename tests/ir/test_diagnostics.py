@@ -137,11 +137,11 @@ MALFORMED = [
         "unexpected 'x'",
     ),
     (
-        "vector_without_shape",
-        '"test.op"() : () -> vector<i32>',
+        "vector_without_element_type",
+        '"test.op"() : () -> vector<4x>',
         1,
-        28,
-        "unexpected 'i32'",
+        30,
+        "unexpected '>'",
     ),
     (
         "unregistered_dialect_attribute",
