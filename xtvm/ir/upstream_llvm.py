@@ -12,7 +12,16 @@ from typing import Any
 
 from lark import Token
 from xdsl.dialects import llvm
-from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, UnitAttr, i64
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    IntegerAttr,
+    IntegerType,
+    StringAttr,
+    TypedAttribute,
+    UnitAttr,
+    i32,
+    i64,
+)
 from xdsl.ir import Attribute, Operation
 from xdsl.utils.exceptions import VerifyException
 
@@ -49,6 +58,7 @@ OPS: dict[str, type[Operation]] = {
         llvm.AllocaOp,
         llvm.GEPOp,
         llvm.InlineAsmOp,
+        llvm.GlobalOp,
     )
 }
 
@@ -276,6 +286,62 @@ def llvm_inline_asm(b: IRBuilder, children: list[Any]) -> Operation:
     return op
 
 
+def llvm_words(b: IRBuilder, children: list[Token]) -> list[Token]:
+    return children
+
+
+def llvm_global(b: IRBuilder, children: list[Any]) -> Operation:
+    token, words, symbol, value, attrs, typ, region = children
+    words = list(words)
+    linkage = "external"
+    if words and str(words[0]) in llvm._LINKAGE_OPTIONS:
+        linkage = str(words.pop(0))
+    thread_local = bool(words) and str(words[0]) == "thread_local"
+    if thread_local:
+        words.pop(0)
+    unnamed_addr = None
+    if words and str(words[0]) in llvm.UNNAMED_ADDR_KEY_BY_KEYWORD:
+        unnamed_addr = llvm.UNNAMED_ADDR_KEY_BY_KEYWORD[str(words.pop(0))]
+    constant = bool(words) and str(words[0]) == "constant"
+    if constant:
+        words.pop(0)
+    if words:
+        raise b.error(words[0], f"unexpected '{words[0]}' in 'llvm.mlir.global'")
+    if typ is None:
+        if isinstance(value, StringAttr):
+            typ = llvm.LLVMArrayType(len(value.data), IntegerType(8))
+        elif isinstance(value, TypedAttribute):
+            typ = value.get_type()
+        else:
+            raise b.error(token, "expected `:` followed by global type")
+    attrs = dict(attrs or {})
+    addr_space = attrs.pop("addr_space", IntegerAttr(0, i32))
+    align = alignment(b, token, attrs)
+    section = attrs.pop("section", None)
+    if not isinstance(addr_space, IntegerAttr) or not isinstance(section, StringAttr | None):
+        raise b.error(token, "'llvm.mlir.global' op addr_space or section of the wrong kind")
+    name = decode_string(symbol[1:]) if symbol[1] == '"' else str(symbol)[1:]
+    op = built(
+        b,
+        token,
+        llvm.GlobalOp,
+        global_type=typ,
+        sym_name=name,
+        linkage=linkage,
+        addr_space=addr_space.value.data,
+        constant=constant,
+        dso_local=attrs.pop("dso_local", None) is not None,
+        thread_local_=thread_local,
+        value=value,
+        alignment=align,
+        unnamed_addr=unnamed_addr,
+        section=section,
+        body=region,
+    )
+    op.attributes |= attrs
+    return op
+
+
 CALLBACKS = {
     name: fn
     for name, fn in globals().items()
@@ -295,6 +361,20 @@ def printable_llvm(op: Operation) -> bool:
         value = op.value
         untyped = isinstance(value, IntegerAttr) and op.result.type == i64
         return not op.attributes and (not untyped or value.type == i64)
+    if isinstance(op, llvm.GlobalOp):
+        # the reader rebuilds these properties from the keywords and the attribute dictionary
+        kept = {
+            "addr_space": i32,
+            "alignment": i64,
+            "unnamed_addr": i64,
+        }
+        for name, typ in kept.items():
+            attr = op.properties.get(name)
+            if attr is not None and (not isinstance(attr, IntegerAttr) or attr.type != typ):
+                return False
+        if op.unnamed_addr is not None and op.unnamed_addr.value.data not in (1, 2):
+            return False
+        return op.visibility_ is None and not (set(op.attributes) & set(op.properties))
     if isinstance(op, llvm.GEPOp):
         return op.noWrapFlags is None or op.noWrapFlags.value.data == 0
     return True
