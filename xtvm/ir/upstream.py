@@ -241,6 +241,45 @@ def scf_execute_region(b: IRBuilder, children: list[Any]) -> Operation:
     return b.record(op, token)
 
 
+def scf_while_head(b: IRBuilder, children: list[Any]) -> dict[str, Any]:
+    token, *pairs, fn_type = children
+    pairs = [p for p in pairs if p is not None]
+    inputs = fn_type.inputs.data
+    if len(pairs) != len(inputs):
+        raise b.error(
+            token,
+            f"'scf.while' op has {len(pairs)} arguments but its type lists {len(inputs)}",
+        )
+    inits = [b.resolve(init, t) for (_, init), t in zip(pairs, inputs, strict=True)]
+    b.set_entry_args([PendingArg(name, t) for (name, _), t in zip(pairs, inputs, strict=True)])
+    return {"token": token, "inits": inits, "types": fn_type.outputs.data}
+
+
+def scf_while(b: IRBuilder, children: list[Any]) -> Operation:
+    head, before, after, attrs = children
+    op = scf.WhileOp(head["inits"], head["types"], before, after)
+    op.attributes |= attrs or {}
+    return b.record(op, head["token"])
+
+
+def scf_case(b: IRBuilder, children: list[Any]) -> tuple[int, Region]:
+    return (int(children[0]), children[1])
+
+
+def scf_index_switch(b: IRBuilder, children: list[Any]) -> Operation:
+    token, arg, attrs, types, *cases, default = children
+    cases = [c for c in cases if c is not None]
+    op = scf.IndexSwitchOp(
+        b.resolve(arg, IndexType()),
+        builtin.DenseArrayBase.from_list(builtin.i64, [value for value, _ in cases]),
+        default,
+        [region for _, region in cases],
+        types or [],
+        attrs or None,
+    )
+    return b.record(op, token)
+
+
 def cf_case_body(b: IRBuilder, children: list[Any]) -> tuple[Block, list[Any], list[Attribute]]:
     block, uses, types = children
     uses, types = uses or [], types or []
@@ -303,6 +342,13 @@ def printable_custom(op: Operation) -> bool:
             bool(op.outs)
             or not any(b.last_op and b.last_op.has_trait(IsTerminator) for b in op.region.blocks)
         )
+    if isinstance(op, scf.IndexSwitchOp):
+        return "cases" not in op.attributes
+    if isinstance(op, scf.WhileOp):
+        blocks = op.before_region.blocks
+        return len(blocks) == 1 and [a.type for a in blocks[0].args] == [
+            v.type for v in op.arguments
+        ]
     if isinstance(op, scf.IfOp) and any(b.args for r in op.regions for b in r.blocks):
         return False  # scf.if's printer drops block arguments
     if isinstance(op, scf.IfOp | scf.ForOp):
@@ -323,6 +369,8 @@ UPSTREAM_SYNTAX = SyntaxExtension.from_file(
         memref.AllocOp,
         builtin.UnrealizedConversionCastOp,
         scf.ExecuteRegionOp,
+        scf.WhileOp,
+        scf.IndexSwitchOp,
         cf.SwitchOp,
     ],
 )
