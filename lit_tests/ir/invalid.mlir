@@ -74,12 +74,8 @@ func.func @unknown_op_generic_form() {
 // -----
 
 func.func @op_without_custom_syntax(%c: i1) {
-  // expected-error@+1 {{operation 'scf.while' has no custom syntax; write it in the generic form "scf.while"(...)}}
-  scf.while : () -> () {
-    scf.condition(%c)
-  } do {
-    scf.yield
-  }
+  // expected-error@+1 {{operation 'llvm.call' has no custom syntax; write it in the generic form "llvm.call"(...)}}
+  llvm.call @g() : () -> ()
   func.return
 }
 

@@ -82,10 +82,10 @@ MALFORMED = [
     ),
     (
         "generic_only_op_in_custom_form",
-        "func.func @f(%c: i1) {\n  scf.while : () -> () {\n  }\n}",
+        "func.func @f(%c: i1) {\n  llvm.call @g() : () -> ()\n}",
         2,
         3,
-        "operation 'scf.while' has no custom syntax",
+        "operation 'llvm.call' has no custom syntax",
     ),
     (
         "result_count",
