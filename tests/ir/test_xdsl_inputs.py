@@ -33,7 +33,6 @@ KNOWN_GAPS: frozenset[str] = frozenset(
         "arith/arith_ops.mlir:1",  # xDSL renames a dense_resource key on every parse
         "func/func_ops.mlir:1",  # xDSL drops a declaration's argument attributes; xtvm keeps them
         "llvm/func.mlir:1",
-        "vector/vector_ops.mlir:1",
     }
 )
 

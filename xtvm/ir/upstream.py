@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from lark import Token
-from xdsl.dialects import arith, builtin, cf, func, memref, scf
+from xdsl.dialects import arith, builtin, cf, func, memref, scf, vector
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DictionaryAttr,
@@ -280,6 +280,77 @@ def scf_index_switch(b: IRBuilder, children: list[Any]) -> Operation:
     return b.record(op, token)
 
 
+def vector_indices(b: IRBuilder, children: list[Any]) -> list[Any]:
+    return [b.resolve(t, IndexType()) for t in children[0] or []]
+
+
+def transfer_fields(
+    b: IRBuilder,
+    token: Token,
+    attrs: dict[str, Attribute] | None,
+    shaped: Attribute,
+    vec: Attribute,
+    mask: Token | None,
+) -> tuple[Any, Attribute, Attribute]:
+    """Mask, permutation map and in_bounds of a transfer op, defaulted as xDSL's reader does."""
+    if not isinstance(shaped, builtin.MemRefType | builtin.TensorType):
+        raise b.error(token, f"'{token}' op requires a memref or ranked tensor type")
+    if not isinstance(vec, builtin.VectorType):
+        raise b.error(token, f"'{token}' op requires a vector type")
+    attrs = attrs or {}
+    transfer = vector.VectorTransferOperation
+    perm = attrs.get("permutation_map")
+    if perm is None:
+        perm = builtin.AffineMapAttr(transfer.get_transfer_minor_identity_map(shaped, vec))
+    elif not isinstance(perm, builtin.AffineMapAttr):
+        raise b.error(token, f"'{token}' op permutation_map must be an affine map")
+    in_bounds = attrs.get("in_bounds")
+    if in_bounds is None:
+        in_bounds = ArrayAttr((builtin.BoolAttr.from_bool(False),) * len(perm.data.results))
+    mask_value = None
+    if mask is not None:
+        if isinstance(shaped.element_type, builtin.VectorType):
+            raise b.error(mask, "does not support masks with vector element type")
+        if vec.get_num_dims() != len(perm.data.results):
+            raise b.error(
+                token,
+                "expected the same rank for the vector and the results of the permutation map",
+            )
+        mask_value = b.resolve(mask, transfer.infer_transfer_op_mask_type(vec, perm.data))
+    return mask_value, perm, in_bounds
+
+
+def vector_transfer_read(b: IRBuilder, children: list[Any]) -> Operation:
+    token, source, indices, padding, mask, attrs, shaped, vec = children
+    source_value = b.resolve(source, shaped)
+    mask_value, perm, in_bounds = transfer_fields(b, token, attrs, shaped, vec, mask)
+    op = vector.TransferReadOp(
+        source=source_value,
+        indices=indices,
+        padding=b.resolve(padding, shaped.element_type),
+        mask=mask_value,
+        permutation_map=perm,
+        in_bounds=in_bounds,
+        result_type=vec,
+    )
+    return b.record(op, token)
+
+
+def vector_transfer_write(b: IRBuilder, children: list[Any]) -> Operation:
+    token, value, source, indices, mask, attrs, vec, shaped = children
+    operands = (b.resolve(value, vec), b.resolve(source, shaped))
+    mask_value, perm, in_bounds = transfer_fields(b, token, attrs, shaped, vec, mask)
+    op = vector.TransferWriteOp(
+        *operands,
+        indices,
+        in_bounds,
+        mask=mask_value,
+        permutation_map=perm,
+        result_type=shaped if isinstance(shaped, builtin.TensorType) else None,
+    )
+    return b.record(op, token)
+
+
 def cf_case_body(b: IRBuilder, children: list[Any]) -> tuple[Block, list[Any], list[Attribute]]:
     block, uses, types = children
     uses, types = uses or [], types or []
@@ -318,7 +389,7 @@ CALLBACKS = {
     for name, fn in globals().items()
     if callable(fn)
     and getattr(fn, "__module__", None) == __name__
-    and name not in ("attr_array", "with_terminator", "printable_custom")
+    and name not in ("attr_array", "with_terminator", "printable_custom", "transfer_fields")
 }
 
 
@@ -342,6 +413,15 @@ def printable_custom(op: Operation) -> bool:
             bool(op.outs)
             or not any(b.last_op and b.last_op.has_trait(IsTerminator) for b in op.region.blocks)
         )
+    if isinstance(op, vector.TransferReadOp | vector.TransferWriteOp):
+        # the reader keeps only the permutation map and in_bounds, defaulting both
+        source = op.source.type
+        vec = op.vector.type if isinstance(op, vector.TransferWriteOp) else op.result.type
+        if op.attributes or not isinstance(source, builtin.MemRefType | builtin.TensorType):
+            return False
+        perm = op.permutation_map.data
+        default = vector.VectorTransferOperation.get_transfer_minor_identity_map(source, vec)
+        return not perm.is_minor_identity() or perm == default
     if isinstance(op, scf.IndexSwitchOp):
         return "cases" not in op.attributes
     if isinstance(op, scf.WhileOp):
@@ -371,6 +451,8 @@ UPSTREAM_SYNTAX = SyntaxExtension.from_file(
         scf.ExecuteRegionOp,
         scf.WhileOp,
         scf.IndexSwitchOp,
+        vector.TransferReadOp,
+        vector.TransferWriteOp,
         cf.SwitchOp,
     ],
 )
