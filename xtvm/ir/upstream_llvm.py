@@ -22,11 +22,12 @@ from xdsl.dialects.builtin import (
     i32,
     i64,
 )
-from xdsl.ir import Attribute, Operation
+from xdsl.ir import Attribute, Block, Operation, Region
 from xdsl.utils.exceptions import VerifyException
 
 from xtvm.ir.context import SyntaxExtension
 from xtvm.ir.parser import IRBuilder, decode_string
+from xtvm.ir.upstream import attr_array, func_head
 
 BINOPS: tuple[type[Operation], ...] = (
     llvm.AddOp,
@@ -59,6 +60,8 @@ OPS: dict[str, type[Operation]] = {
         llvm.GEPOp,
         llvm.InlineAsmOp,
         llvm.GlobalOp,
+        llvm.FuncOp,
+        llvm.CallOp,
     )
 }
 
@@ -342,6 +345,130 @@ def llvm_global(b: IRBuilder, children: list[Any]) -> Operation:
     return op
 
 
+def take(words: list[Token], options: Any) -> str | None:
+    """The first word if it is one of `options` (consumed), else None."""
+    if words and str(words[0]) in options:
+        return str(words.pop(0))
+    return None
+
+
+def llvm_func_params(b: IRBuilder, children: list[Any]) -> tuple[list[Any], bool]:
+    """The parameters, and whether `...` (variadic) ends them."""
+    variadic = [i for i, c in enumerate(children) if isinstance(c, Token)]
+    if variadic and variadic != [len(children) - 1]:
+        raise b.error(children[variadic[0]], "'...' must be the last parameter")
+    return (children[: len(children) - len(variadic)], bool(variadic))
+
+
+def llvm_func_head(b: IRBuilder, children: list[Any]) -> dict[str, Any]:
+    token, words, params, results, attrs = children[0], children[1], *children[3:]
+    params, variadic = params or ([], False)
+    head = func_head(b, [token, None, children[2], params, results, attrs])
+    head["variadic"] = variadic
+    words = list(words)
+    head["linkage"] = take(words, llvm._LINKAGE_OPTIONS) or "external"
+    head["cconv"] = take(words, llvm.LLVM_CALLING_CONVS) or "ccc"
+    head["visibility"] = {None: 0, "hidden": 1, "protected": 2}[
+        take(words, ("hidden", "protected"))
+    ]
+    head["unnamed_addr"] = {None: 0, "local_unnamed_addr": 1, "unnamed_addr": 2}[
+        take(words, ("local_unnamed_addr", "unnamed_addr"))
+    ]
+    if words:
+        raise b.error(words[0], f"unexpected '{words[0]}' in 'llvm.func'")
+    reserved = set(head["attrs"]) & set(llvm._FUNC_OP_RESERVED_ATTR_NAMES)
+    if reserved:
+        raise b.error(token, f"'llvm.func' attributes may not set {sorted(reserved)}")
+    return head
+
+
+def llvm_func(b: IRBuilder, children: list[Any]) -> Operation:
+    head, region = children
+    token = head["token"]
+    if region is None:
+        if head["named"]:
+            raise b.error(token, "'llvm.func' declaration cannot name its arguments")
+        region = Region()
+        arg_attrs = None  # a declaration's argument attributes are dropped, as xDSL does
+    else:
+        if not region.blocks:
+            region = Region(Block(arg_types=head["inputs"]))
+        arg_attrs = attr_array(head["arg_attrs"])
+    outputs = head["outputs"]
+    if len(outputs) > 1:
+        raise b.error(token, "llvm.func only supports a single return type (or void)")
+    output = outputs[0] if outputs else llvm.LLVMVoidType()
+    other: dict[str, Attribute | None] = {}
+    if arg_attrs:
+        other["arg_attrs"] = arg_attrs
+    if (res_attrs := attr_array(head["res_attrs"])) is not None:
+        other["res_attrs"] = res_attrs
+    other["unnamed_addr"] = IntegerAttr(head["unnamed_addr"], 64)
+    return built(
+        b,
+        token,
+        llvm.FuncOp,
+        sym_name=head["name"],
+        function_type=llvm.LLVMFunctionType(head["inputs"], output, head["variadic"]),
+        linkage=llvm.LinkageAttr(head["linkage"]),
+        cconv=llvm.CallingConventionAttr(head["cconv"]),
+        visibility=head["visibility"],
+        body=region,
+        other_props=other,
+        extra_attrs=head["attrs"] or None,
+    )
+
+
+def llvm_call(b: IRBuilder, children: list[Any]) -> Operation:
+    token, words, callee, uses, var_type, attrs, ptr_type, fn_type = children
+    words = list(words)
+    cconv = take(words, llvm.LLVM_CALLING_CONVS - {"ccc"}) or "ccc"
+    tail = take(words, {k.value for k in llvm.TailCallKind if k != llvm.TailCallKind.NONE})
+    if words:
+        raise b.error(words[0], f"unexpected '{words[0]}' in 'llvm.call'")
+    operands = []
+    props: dict[str, Attribute] = {}
+    if callee.type == "SYMBOL":
+        if ptr_type is not None:
+            raise b.error(token, "'llvm.call' to a symbol takes no callee type")
+        name = decode_string(callee[1:]) if callee[1] == '"' else str(callee)[1:]
+        props["callee"] = llvm.SymbolRefAttr(name)
+    else:
+        if ptr_type is None:
+            raise b.error(callee, "'llvm.call' through a pointer needs the pointer's type")
+        operands.append(b.resolve(callee, ptr_type))
+    uses = uses or []
+    if len(uses) != len(fn_type.inputs.data):
+        raise b.error(token, f"'llvm.call' has {len(uses)} arguments but type {fn_type}")
+    operands += b.resolve_all(uses, fn_type.inputs.data)
+    attrs = dict(attrs or {})
+    fastmath = attrs.pop("fastmathFlags", llvm.FastMathAttr("none"))
+    if not isinstance(fastmath, llvm.FastMathAttr):
+        raise b.error(token, f"'llvm.call' fastmathFlags must be #llvm.fastmath, got {fastmath}")
+    props |= {
+        "fastmathFlags": fastmath,
+        "CConv": llvm.CallingConventionAttr(cconv),
+        "TailCallKind": llvm.TailCallKindAttr(llvm.TailCallKind(tail or "none")),
+        "op_bundle_sizes": DenseArrayBase.from_list(i32, ()),
+        "operandSegmentSizes": DenseArrayBase.from_list(i32, [len(operands), 0]),
+    }
+    # xDSL's reader orders the callee after the other properties
+    if "callee" in props:
+        props["callee"] = props.pop("callee")
+    if var_type is not None:
+        props["var_callee_type"] = var_type
+    op = built(
+        b,
+        token,
+        llvm.CallOp.create,
+        operands=operands,
+        properties=props,
+        result_types=list(fn_type.outputs.data),
+    )
+    op.attributes |= attrs
+    return op
+
+
 CALLBACKS = {
     name: fn
     for name, fn in globals().items()
@@ -375,6 +502,32 @@ def printable_llvm(op: Operation) -> bool:
         if op.unnamed_addr is not None and op.unnamed_addr.value.data not in (1, 2):
             return False
         return op.visibility_ is None and not (set(op.attributes) & set(op.properties))
+    if isinstance(op, llvm.FuncOp):
+        # the reader rebuilds only these properties; the printer writes the others among the
+        # attributes, which the reader keeps as attributes
+        kept = {"sym_name", "function_type", "CConv", "linkage", "visibility_"}
+        kept |= {"arg_attrs", "res_attrs", "unnamed_addr"}
+        unnamed = op.unnamed_addr
+        return (
+            set(op.properties) <= kept
+            and isinstance(unnamed, IntegerAttr)
+            and unnamed.type == i64
+            and op.visibility_.type == i64
+            and (bool(op.body.blocks) or op.arg_attrs is None)
+            and not (set(op.attributes) & set(kept))
+        )
+    if isinstance(op, llvm.CallOp):
+        # the reader sets these properties (and the callee and vararg type) and no others
+        needed = {"fastmathFlags", "CConv", "TailCallKind", "op_bundle_sizes"}
+        needed.add("operandSegmentSizes")
+        extra = set(op.properties) - needed - {"callee", "var_callee_type"}
+        return (
+            needed <= set(op.properties)
+            and not extra
+            and not op.op_bundle_operands
+            and "fastmathFlags" not in op.attributes
+            and (op.callee is None or not op.callee.nested_references.data)
+        )
     if isinstance(op, llvm.GEPOp):
         return op.noWrapFlags is None or op.noWrapFlags.value.data == 0
     return True
