@@ -72,7 +72,7 @@ ATTRIBUTES: tuple[Attribute, ...] = (
 )
 
 # Ops with a hand-written xDSL printer that xtvm's grammar does not read yet.
-KNOWN_GAPS: frozenset[str] = frozenset({})
+KNOWN_GAPS: frozenset[str] = frozenset()
 
 
 def op_classes() -> Iterator[type[Operation]]:
