@@ -74,12 +74,8 @@ func.func @unknown_op_generic_form() {
 // -----
 
 func.func @op_without_custom_syntax(%c: i1) {
-  // expected-error@+1 {{operation 'scf.while' has no custom syntax; write it in the generic form "scf.while"(...)}}
-  scf.while : () -> () {
-    scf.condition(%c)
-  } do {
-    scf.yield
-  }
+  // expected-error@+1 {{operation 'affine.vector_load' has no custom syntax; write it in the generic form "affine.vector_load"(...)}}
+  affine.vector_load %m[0] : memref<8xf32>, vector<8xf32>
   func.return
 }
 

@@ -82,10 +82,10 @@ MALFORMED = [
     ),
     (
         "generic_only_op_in_custom_form",
-        "func.func @f(%c: i1) {\n  scf.while : () -> () {\n  }\n}",
+        "func.func @f(%c: i1) {\n  affine.vector_load %m[0] : memref<8xf32>, vector<8xf32>\n}",
         2,
         3,
-        "operation 'scf.while' has no custom syntax",
+        "operation 'affine.vector_load' has no custom syntax",
     ),
     (
         "result_count",
@@ -137,11 +137,11 @@ MALFORMED = [
         "unexpected 'x'",
     ),
     (
-        "vector_without_shape",
-        '"test.op"() : () -> vector<i32>',
+        "vector_without_element_type",
+        '"test.op"() : () -> vector<4x>',
         1,
-        28,
-        "unexpected 'i32'",
+        30,
+        "unexpected '>'",
     ),
     (
         "unregistered_dialect_attribute",

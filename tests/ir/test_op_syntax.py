@@ -72,25 +72,7 @@ ATTRIBUTES: tuple[Attribute, ...] = (
 )
 
 # Ops with a hand-written xDSL printer that xtvm's grammar does not read yet.
-KNOWN_GAPS: frozenset[str] = frozenset(
-    {
-        "llvm.and",
-        "llvm.ashr",
-        "llvm.fcmp",
-        "llvm.icmp",
-        "llvm.inline_asm",
-        "llvm.load",
-        "llvm.lshr",
-        "llvm.mlir.constant",
-        "llvm.sdiv",
-        "llvm.sext",
-        "llvm.srem",
-        "llvm.udiv",
-        "llvm.urem",
-        "llvm.xor",
-        "scf.execute_region",
-    }
-)
+KNOWN_GAPS: frozenset[str] = frozenset()
 
 
 def op_classes() -> Iterator[type[Operation]]:

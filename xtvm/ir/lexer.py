@@ -55,7 +55,7 @@ MASTER = re.compile(
 |(?P<BANG>![A-Za-z_][\w$.]*)
 |(?P<HASH>\#[A-Za-z_][\w$.]*)
 |(?P<IDENT>[A-Za-z_][\w$.]*)
-|(?P<PUNCT>->|::|[(){}\[\]<>,:=*?+\-])""",
+|(?P<PUNCT>->|::|\.\.\.|[(){}\[\]<>,:=*?+\-])""",
     re.VERBOSE,
 )
 NUMBER_FALLBACK = re.compile(r"0x[0-9A-Fa-f]+|[-+]?[0-9]+")

@@ -231,9 +231,18 @@ class IRBuilder(Transformer):
         label = str(token)
         block = self.scope.labels.get(label)
         if block is None:
-            block = Block()
+            block = self.named_block(label)
             self.scope.labels[label] = block
             self.scope.forward_labels[label] = token
+        return block
+
+    @staticmethod
+    def named_block(label: str) -> Block:
+        """A new block keeping `label` (without `^`) as its name, unless it is a default name."""
+        block = Block()
+        name = label[1:]
+        if Block.is_valid_name(name) and not Block.is_default_block_name(name):
+            block.name_hint = name
         return block
 
     def add_op(self, op: Operation) -> None:
@@ -462,7 +471,7 @@ class IRBuilder(Transformer):
             and block is None
         )
         if block is None:
-            block = Block()
+            block = self.named_block(label)
             scope.labels[label] = block
         for arg_token, arg_type, arg_loc in args:
             value = block.insert_arg(arg_type, len(block.args))
@@ -682,6 +691,10 @@ class IRBuilder(Transformer):
         name, body = children
         return self.parse_with_xdsl(name, str(name) + body, "attribute")
 
+    def dense_resource_attr(self, children: list[Any]) -> Attribute:
+        name, body, typ = children
+        return self.parse_with_xdsl(name, f"{name}{body} : {typ}", "attribute")
+
     def xdsl_parser(self, text: str) -> XParser:
         """An xDSL parser over `text`, for dialect parameter syntax we delegate to xDSL."""
         return XParser(self.ctx, text, self.source.name)
@@ -743,6 +756,12 @@ class IRBuilder(Transformer):
             values = [literal] * count
         if isinstance(literal, str):
             return self.dense_from_hex(literal, typ)
+        if isinstance(elem, ComplexType):
+            # Complex elements: xDSL's reader builds the attribute from the literal's text.
+            text = f"dense<{self.dense_text(literal)}> : {typ}"
+            return self.parse_with_xdsl(token, text, "attribute")
+        if any(isinstance(v, tuple) for v in values):
+            raise self.error(token, f"complex dense literal for non-complex type '{typ}'")
         if len(values) != count:
             raise self.error(
                 token, f"dense literal has {len(values)} elements but type '{typ}' needs {count}"
@@ -800,8 +819,22 @@ class IRBuilder(Transformer):
     def dense_false(self, _children: list[Any]) -> int:
         return 0
 
-    def dense_complex(self, children: list[Any]) -> Any:
-        raise self.error(None, "complex dense literals are not supported")
+    def dense_complex(self, children: list[Any]) -> tuple[Any, Any]:
+        return (children[0], children[1])
+
+    @classmethod
+    def dense_text(cls, literal: Any) -> str:
+        """The text of a parsed dense literal (nested lists, pairs and numbers)."""
+        if literal is None:
+            return ""
+        if isinstance(literal, list):
+            return "[" + ", ".join(cls.dense_text(v) for v in literal) + "]"
+        if isinstance(literal, tuple):
+            return f"({cls.dense_text(literal[0])}, {cls.dense_text(literal[1])})"
+        text = repr(literal)
+        if isinstance(literal, float) and "." not in text:
+            text = text.replace("e", ".0e")  # MLIR float literals need the dot
+        return text
 
     def dense_string(self, children: list[Token]) -> str:
         text = decode_string(children[0])

@@ -36,11 +36,13 @@ UPSTREAM_DIALECTS = (
 def default_context(allow_unregistered: bool = False) -> IRContext:
     """An IR context with the upstream dialects and every xtvm dialect loaded."""
     from xtvm.ir.upstream import UPSTREAM_SYNTAX
+    from xtvm.ir.upstream_llvm import LLVM_SYNTAX
 
     ctx = IRContext(allow_unregistered=allow_unregistered)
     for dialect in UPSTREAM_DIALECTS:
         ctx.load_dialect(dialect)
     ctx.add_extension(UPSTREAM_SYNTAX)
+    ctx.add_extension(LLVM_SYNTAX)
     for dialect, extension in xtvm_dialects():
         ctx.load_dialect(dialect, extension)
     return ctx

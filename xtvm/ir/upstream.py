@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from lark import Token
-from xdsl.dialects import arith, builtin, func, memref, scf
+from xdsl.dialects import arith, builtin, cf, func, memref, scf, vector
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DictionaryAttr,
@@ -22,6 +22,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
 )
 from xdsl.ir import Attribute, Block, Operation
+from xdsl.traits import IsTerminator
 
 from xtvm.ir.context import SyntaxExtension
 from xtvm.ir.parser import IRBuilder, PendingArg, decode_string
@@ -209,16 +210,17 @@ def arith_cmp(b: IRBuilder, children: list[Any]) -> Operation:
 def memref_alloc(b: IRBuilder, children: list[Any]) -> Operation:
     token, sizes, symbols, attrs, typ = children
     index = IndexType()
+    attrs = dict(attrs or {})
+    alignment = attrs.pop("alignment", None)
+    if alignment is not None and not isinstance(alignment, builtin.IntegerAttr):
+        raise b.error(token, f"'memref.alloc' op alignment must be an integer, got {alignment}")
     op = memref.AllocOp(
         [b.resolve(t, index) for t in sizes or []],
         [b.resolve(t, index) for t in symbols or []],
         typ,
+        alignment,
     )
-    for name, value in (attrs or {}).items():
-        if name in type(op).get_irdl_definition().properties:
-            op.properties[name] = value
-        else:
-            op.attributes[name] = value
+    op.attributes |= attrs
     return b.record(op, token)
 
 
@@ -231,12 +233,163 @@ def unrealized_cast(b: IRBuilder, children: list[Any]) -> Operation:
     return b.record(op, token)
 
 
+def scf_execute_region(b: IRBuilder, children: list[Any]) -> Operation:
+    token, types, region, _attrs = children  # xDSL's reader drops them too
+    if not region.blocks:
+        raise b.error(token, "'scf.execute_region' op region needs to have at least one block")
+    op = scf.ExecuteRegionOp(types or [], region)
+    return b.record(op, token)
+
+
+def scf_while_head(b: IRBuilder, children: list[Any]) -> dict[str, Any]:
+    token, *pairs, fn_type = children
+    pairs = [p for p in pairs if p is not None]
+    inputs = fn_type.inputs.data
+    if len(pairs) != len(inputs):
+        raise b.error(
+            token,
+            f"'scf.while' op has {len(pairs)} arguments but its type lists {len(inputs)}",
+        )
+    inits = [b.resolve(init, t) for (_, init), t in zip(pairs, inputs, strict=True)]
+    b.set_entry_args([PendingArg(name, t) for (name, _), t in zip(pairs, inputs, strict=True)])
+    return {"token": token, "inits": inits, "types": fn_type.outputs.data}
+
+
+def scf_while(b: IRBuilder, children: list[Any]) -> Operation:
+    head, before, after, attrs = children
+    op = scf.WhileOp(head["inits"], head["types"], before, after)
+    op.attributes |= attrs or {}
+    return b.record(op, head["token"])
+
+
+def scf_case(b: IRBuilder, children: list[Any]) -> tuple[int, Region]:
+    return (int(children[0]), children[1])
+
+
+def scf_index_switch(b: IRBuilder, children: list[Any]) -> Operation:
+    token, arg, attrs, types, *cases, default = children
+    cases = [c for c in cases if c is not None]
+    op = scf.IndexSwitchOp(
+        b.resolve(arg, IndexType()),
+        builtin.DenseArrayBase.from_list(builtin.i64, [value for value, _ in cases]),
+        default,
+        [region for _, region in cases],
+        types or [],
+        attrs or None,
+    )
+    return b.record(op, token)
+
+
+def vector_indices(b: IRBuilder, children: list[Any]) -> list[Any]:
+    return [b.resolve(t, IndexType()) for t in children[0] or []]
+
+
+def transfer_fields(
+    b: IRBuilder,
+    token: Token,
+    attrs: dict[str, Attribute] | None,
+    shaped: Attribute,
+    vec: Attribute,
+    mask: Token | None,
+) -> tuple[Any, Attribute, Attribute]:
+    """Mask, permutation map and in_bounds of a transfer op, defaulted as xDSL's reader does."""
+    if not isinstance(shaped, builtin.MemRefType | builtin.TensorType):
+        raise b.error(token, f"'{token}' op requires a memref or ranked tensor type")
+    if not isinstance(vec, builtin.VectorType):
+        raise b.error(token, f"'{token}' op requires a vector type")
+    attrs = attrs or {}
+    transfer = vector.VectorTransferOperation
+    perm = attrs.get("permutation_map")
+    if perm is None:
+        perm = builtin.AffineMapAttr(transfer.get_transfer_minor_identity_map(shaped, vec))
+    elif not isinstance(perm, builtin.AffineMapAttr):
+        raise b.error(token, f"'{token}' op permutation_map must be an affine map")
+    in_bounds = attrs.get("in_bounds")
+    if in_bounds is None:
+        in_bounds = ArrayAttr((builtin.BoolAttr.from_bool(False),) * len(perm.data.results))
+    mask_value = None
+    if mask is not None:
+        if isinstance(shaped.element_type, builtin.VectorType):
+            raise b.error(mask, "does not support masks with vector element type")
+        if vec.get_num_dims() != len(perm.data.results):
+            raise b.error(
+                token,
+                "expected the same rank for the vector and the results of the permutation map",
+            )
+        mask_value = b.resolve(mask, transfer.infer_transfer_op_mask_type(vec, perm.data))
+    return mask_value, perm, in_bounds
+
+
+def vector_transfer_read(b: IRBuilder, children: list[Any]) -> Operation:
+    token, source, indices, padding, mask, attrs, shaped, vec = children
+    source_value = b.resolve(source, shaped)
+    mask_value, perm, in_bounds = transfer_fields(b, token, attrs, shaped, vec, mask)
+    op = vector.TransferReadOp(
+        source=source_value,
+        indices=indices,
+        padding=b.resolve(padding, shaped.element_type),
+        mask=mask_value,
+        permutation_map=perm,
+        in_bounds=in_bounds,
+        result_type=vec,
+    )
+    return b.record(op, token)
+
+
+def vector_transfer_write(b: IRBuilder, children: list[Any]) -> Operation:
+    token, value, source, indices, mask, attrs, vec, shaped = children
+    operands = (b.resolve(value, vec), b.resolve(source, shaped))
+    mask_value, perm, in_bounds = transfer_fields(b, token, attrs, shaped, vec, mask)
+    op = vector.TransferWriteOp(
+        *operands,
+        indices,
+        in_bounds,
+        mask=mask_value,
+        permutation_map=perm,
+        result_type=shaped if isinstance(shaped, builtin.TensorType) else None,
+    )
+    return b.record(op, token)
+
+
+def cf_case_body(b: IRBuilder, children: list[Any]) -> tuple[Block, list[Any], list[Attribute]]:
+    block, uses, types = children
+    uses, types = uses or [], types or []
+    if len(uses) != len(types):
+        raise b.error(None, f"{len(uses)} successor operands but {len(types)} types")
+    return (block, b.resolve_all(uses, types), types)
+
+
+def cf_case(b: IRBuilder, children: list[Any]) -> tuple[Token, Any]:
+    return (children[0], children[1])
+
+
+def cf_switch(b: IRBuilder, children: list[Any]) -> Operation:
+    token, flag, typ, (default_block, default_operands, _), *cases, attrs = children
+    values = None
+    if cases:
+        if not isinstance(typ, builtin.IntegerType | IndexType):
+            raise b.error(token, f"'cf.switch' flag must be an integer or index, got {typ}")
+        values = builtin.DenseIntElementsAttr.from_list(
+            builtin.VectorType(typ, (len(cases),)), tuple(int(t) for t, _ in cases)
+        )
+    op = cf.SwitchOp(
+        b.resolve(flag, typ),
+        default_block,
+        default_operands,
+        values,
+        [body[0] for _, body in cases],
+        [body[1] for _, body in cases],
+        attrs or {},
+    )
+    return b.record(op, token)
+
+
 CALLBACKS = {
     name: fn
     for name, fn in globals().items()
     if callable(fn)
     and getattr(fn, "__module__", None) == __name__
-    and name not in ("attr_array", "with_terminator", "printable_custom")
+    and name not in ("attr_array", "with_terminator", "printable_custom", "transfer_fields")
 }
 
 
@@ -246,10 +399,36 @@ def printable_custom(op: Operation) -> bool:
     cmpi/cmpf drop extra attributes, and xDSL prints a func.func declaration without its
     argument and result attributes; such ops print in the generic form.
     """
+    if op.name.startswith("llvm."):
+        from xtvm.ir.upstream_llvm import printable_llvm
+
+        return printable_llvm(op)
     if isinstance(op, (arith.CmpiOp, arith.CmpfOp)):
         return not op.attributes
     if isinstance(op, func.FuncOp) and not op.body.blocks:
         return op.arg_attrs is None and op.res_attrs is None
+    if isinstance(op, scf.ExecuteRegionOp):
+        # xDSL's printer drops the attributes, and the terminators when there is no result
+        return not op.attributes and (
+            bool(op.outs)
+            or not any(b.last_op and b.last_op.has_trait(IsTerminator) for b in op.region.blocks)
+        )
+    if isinstance(op, vector.TransferReadOp | vector.TransferWriteOp):
+        # the reader keeps only the permutation map and in_bounds, defaulting both
+        source = op.source.type
+        vec = op.vector.type if isinstance(op, vector.TransferWriteOp) else op.result.type
+        if op.attributes or not isinstance(source, builtin.MemRefType | builtin.TensorType):
+            return False
+        perm = op.permutation_map.data
+        default = vector.VectorTransferOperation.get_transfer_minor_identity_map(source, vec)
+        return not perm.is_minor_identity() or perm == default
+    if isinstance(op, scf.IndexSwitchOp):
+        return "cases" not in op.attributes
+    if isinstance(op, scf.WhileOp):
+        blocks = op.before_region.blocks
+        return len(blocks) == 1 and [a.type for a in blocks[0].args] == [
+            v.type for v in op.arguments
+        ]
     if isinstance(op, scf.IfOp) and any(b.args for r in op.regions for b in r.blocks):
         return False  # scf.if's printer drops block arguments
     if isinstance(op, scf.IfOp | scf.ForOp):
@@ -269,5 +448,11 @@ UPSTREAM_SYNTAX = SyntaxExtension.from_file(
         arith.CmpfOp,
         memref.AllocOp,
         builtin.UnrealizedConversionCastOp,
+        scf.ExecuteRegionOp,
+        scf.WhileOp,
+        scf.IndexSwitchOp,
+        vector.TransferReadOp,
+        vector.TransferWriteOp,
+        cf.SwitchOp,
     ],
 )
