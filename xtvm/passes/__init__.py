@@ -23,7 +23,6 @@ UPSTREAM_PASSES = {
     "licm": "Hoist loop-invariant code out of loops",
     "convert-scf-to-cf": "Lower structured control flow (scf) to branches (cf)",
     "lower-affine": "Lower affine ops to arith and scf",
-    "reconcile-unrealized-casts": "Remove chains of unrealized conversion casts that cancel out",
     "scf-for-loop-flatten": "Flatten nested scf.for loops where the inner one is contiguous",
 }
 
@@ -32,6 +31,7 @@ UPSTREAM_PASSES = {
 OWN_PASSES = {
     "convert-relay-to-te": "ConvertRelayToTePass",
     "convert-te-to-tir": "ConvertTeToTirPass",
+    "reconcile-unrealized-casts": "ReconcileUnrealizedCastsPass",
     "relay-alter-dense-layout": "RelayAlterDenseLayoutPass",
     "relay-alter-op-layout": "RelayAlterOpLayoutPass",
     "relay-annotate-target": "RelayAnnotateTargetPass",
