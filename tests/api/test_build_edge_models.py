@@ -173,3 +173,35 @@ def test_te_expression_thousands_of_ops_deep() -> None:
     # Each step's rounding (or its fused multiply-add) is carried through the whole chain over
     # values of about 1: the error is absolute, a few ulps of 1 per hundred steps.
     np.testing.assert_allclose(b, chain_reference(a), rtol=1e-4, atol=2e-5)
+
+
+# ---------------------------------------------------------------------------------------------
+# Tensors of no elements: their kernels build and run (and write nothing)
+
+
+@pytest.mark.parametrize(
+    ("shape", "newshape"), [((0, 3), (0, 1, 3)), ((2, 0, 3), (2, 0, 1, 3)), ((0, 3), (0,))]
+)
+def test_reshape_of_a_zero_size_tensor(shape: tuple[int, ...], newshape: tuple[int, ...]) -> None:
+    x = relay.var("x", shape=shape)
+    y = relay.reshape(relay.exp(x), newshape)
+    build_and_compare(relay.Function([x], y), x=np.zeros(shape, "float32"))
+
+
+def test_cumsum_of_a_zero_size_tensor() -> None:
+    x = relay.var("x", shape=(0, 3))
+    build_and_compare(relay.Function([x], relay.cumsum(x)), x=np.zeros((0, 3), "float32"))
+
+
+def test_onnx_flatten_of_a_zero_size_tensor() -> None:
+    graph = helper.make_graph(
+        [
+            helper.make_node("Softmax", ["x"], ["s"], axis=-2),
+            helper.make_node("Flatten", ["s"], ["y"], axis=2),
+        ],
+        "flatten",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, (0, 3))],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, (0, 1))],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    onnx_against_onnxruntime(model, np.zeros((0, 3), "float32"))
