@@ -193,6 +193,21 @@ def test_cumsum_of_a_zero_size_tensor() -> None:
     build_and_compare(relay.Function([x], relay.cumsum(x)), x=np.zeros((0, 3), "float32"))
 
 
+@pytest.mark.parametrize(("shape", "axis", "out"), [((0, 3), 0, (1, 0)), ((2, 0, 3), 1, (2, 0))])
+def test_onnx_flatten_to_a_zero_dimension(
+    shape: tuple[int, ...], axis: int, out: tuple[int, ...]
+) -> None:
+    # relay.reshape reads a 0 in its new shape as "copy the input's dimension"
+    graph = helper.make_graph(
+        [helper.make_node("Flatten", ["x"], ["y"], axis=axis)],
+        "flatten",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, out)],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    onnx_against_onnxruntime(model, np.zeros(shape, "float32"))
+
+
 def test_onnx_flatten_of_a_zero_size_tensor() -> None:
     graph = helper.make_graph(
         [
