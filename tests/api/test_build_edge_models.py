@@ -193,6 +193,23 @@ def test_cumsum_of_a_zero_size_tensor() -> None:
     build_and_compare(relay.Function([x], relay.cumsum(x)), x=np.zeros((0, 3), "float32"))
 
 
+@pytest.mark.parametrize("op", [relay.nn.softmax, relay.nn.log_softmax])
+@pytest.mark.parametrize("constant", [False, True])
+def test_softmax_over_an_axis_of_no_element(op: object, constant: bool) -> None:
+    # A constant operand is folded by the interpreter, whose max over no element has the
+    # lowest value as its identity, as the kernel's has.
+    x = relay.var("x", shape=(2, 0))
+    c = relay.const(np.zeros((2, 0), "float32"))
+    y = relay.add(x, op(c if constant else x))  # type: ignore[operator]
+    build_and_compare(relay.Function([x], y), x=np.zeros((2, 0), "float32"))
+
+
+def test_global_max_pool_of_no_element() -> None:
+    x = relay.var("x", shape=(1, 2, 0, 3))
+    y = relay.nn.global_max_pool2d(x)
+    build_and_compare(relay.Function([x], y), x=np.zeros((1, 2, 0, 3), "float32"))
+
+
 @pytest.mark.parametrize(("shape", "axis", "out"), [((0, 3), 0, (1, 0)), ((2, 0, 3), 1, (2, 0))])
 def test_onnx_flatten_to_a_zero_dimension(
     shape: tuple[int, ...], axis: int, out: tuple[int, ...]
