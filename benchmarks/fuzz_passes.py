@@ -324,7 +324,7 @@ INT_OPS = (
     "ceildivsi",
     "floordivsi",
 )
-FLOAT_OPS = ("addf", "subf", "mulf", "divf", "maximumf", "minimumf", "remf")
+FLOAT_OPS = ("addf", "subf", "mulf", "divf", "maximumf", "minimumf", "maxnumf", "minnumf")
 
 
 def loop_nest(rng: random.Random) -> str:
@@ -345,7 +345,7 @@ def loop_nest(rng: random.Random) -> str:
         if kind == "scf":
             lines.append(f"{pad}scf.for %i{d} = %lo{d} to %hi{d} step %st{d} {{")
         else:
-            annotation = rng.choice(("", "", " unrolled", " parallel", " vectorized"))
+            annotation = rng.choice((" serial", " serial", " unrolled", " parallel", " vectorized"))
             lines.append(f"{pad}tir.for %i{d} = %lo{d} to %hi{d}{annotation} {{")
     pad = "  " * (depth + 1)
     lines.append(f"{pad}%v = memref.load %A[%i{depth - 1}] : memref<?xf32>")

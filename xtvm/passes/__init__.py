@@ -17,7 +17,6 @@ PassLoader = Callable[[], type[ModulePass]]
 
 # Upstream passes and their one-line summaries (some xDSL classes have no docstring).
 UPSTREAM_PASSES = {
-    "canonicalize": "Fold ops and apply each op's canonicalization patterns",
     "cse": "Eliminate common subexpressions",
     "dce": "Remove dead operations",
     "licm": "Hoist loop-invariant code out of loops",
@@ -29,6 +28,7 @@ UPSTREAM_PASSES = {
 
 # xtvm's passes: name -> class; the module is the name in snake_case (STYLE.md §2).
 OWN_PASSES = {
+    "canonicalize": "CanonicalizePass",
     "convert-relay-to-te": "ConvertRelayToTePass",
     "convert-te-to-tir": "ConvertTeToTirPass",
     "reconcile-unrealized-casts": "ReconcileUnrealizedCastsPass",
