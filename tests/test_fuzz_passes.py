@@ -32,32 +32,7 @@ def fuzz_passes() -> ModuleType:
     return module
 
 
-def known(reason: str) -> pytest.MarkDecorator:
-    """Findings of the campaign not fixed yet (the benchmark's report has reproducers)."""
-    return pytest.mark.xfail(strict=False, reason=reason)
-
-
-@pytest.mark.parametrize(
-    "family",
-    [
-        pytest.param(
-            "passes",
-            marks=known(
-                "internal errors in passes on lit inputs (relay-cse, relay-fuse-ops, "
-                "relay-print-dot, tir-simplify, tir-storage-flatten, C codegen signatures)"
-            ),
-        ),
-        pytest.param("mutate", marks=known("internal errors of tir passes on generated loops")),
-        pytest.param("relay", marks=known("relay.build fails on valid graphs (tir-vectorize)")),
-        pytest.param(
-            "onnx",
-            marks=known(
-                "build failures of valid models; NaN in ReduceMin/Max and ReduceMean over an "
-                "empty axis differ from onnxruntime"
-            ),
-        ),
-    ],
-)
+@pytest.mark.parametrize("family", sorted(CASES))
 def test_campaign_finds_no_failures(family: str) -> None:
     fuzz = fuzz_passes()
     campaign = fuzz.run_campaign(CASES[family], seed=0, timeout=60, families=(family,))
