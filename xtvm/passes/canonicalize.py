@@ -24,7 +24,10 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 from xdsl.traits import HasCanonicalizationPatternsTrait
-from xdsl.transforms import canonicalization_patterns
+from xdsl.transforms.canonicalization_patterns.arith import (
+    FoldConstConstOp,
+    FoldConstsByReassociation,
+)
 from xdsl.transforms.dead_code_elimination import region_dce
 
 
@@ -88,10 +91,9 @@ class UnlessOverflowing(RewritePattern):
 
 def substitute(pattern: RewritePattern) -> RewritePattern:
     """xtvm's pattern for one of xDSL's canonicalization patterns."""
-    upstream = canonicalization_patterns.arith
-    if isinstance(pattern, upstream.FoldConstConstOp):
+    if isinstance(pattern, FoldConstConstOp):
         return FoldFloatConstants()
-    if isinstance(pattern, upstream.FoldConstsByReassociation):
+    if isinstance(pattern, FoldConstsByReassociation):
         return UnlessOverflowing(pattern)
     return pattern
 
