@@ -282,6 +282,43 @@ def test_compile_param_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     one_line_error(capsys, "--shape applies to an ONNX model")
 
 
+NO_MAIN = (
+    "func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {\n  func.return %x : tensor<4xf32>\n}\n"
+)
+BRANCHING_MAIN = (
+    "func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {\n  cf.br ^bb1\n^bb1:\n"
+    "  func.return %x : tensor<4xf32>\n}\n"
+)
+BF16_MAIN = (
+    "func.func @main(%x: tensor<4xbf16>) -> tensor<4xbf16> {\n"
+    "  %y = relay.exp %x : (tensor<4xbf16>) -> tensor<4xbf16>\n"
+    "  func.return %y : tensor<4xbf16>\n}\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "error"),
+    [
+        (NO_MAIN, "1:1: error: the module has no @main function, which xtvm-compile builds"),
+        ("func.func private @main(tensor<4xf32>)\n", "1:1: error: relay.build: @main is a decl"),
+        (BRANCHING_MAIN, "1:1: error: 'func.func' op has a region of 2 blocks; relay.build"),
+        (BF16_MAIN, "2:8: error: failed to legalize operation 'relay.exp': no te lowering"),
+    ],
+)
+def test_compile_errors_are_located(
+    text: str, error: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # An @main relay.build cannot compile, or an error while compiling it, is one diagnostic
+    # at its place in the file with the source line (not "error: ... error:", no traceback).
+    source = tmp_path / "model.mlir"
+    source.write_text(text)
+    assert xtvm_compile.main([str(source), "--emit", "graph-json", "-o", "-"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"{source}:{error}"), err
+    assert err.count("error:") == 1, err
+    assert text.splitlines()[int(error.split(":")[0]) - 1] in err.splitlines(), err
+
+
 def test_compile_refuses_non_utf8_source(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -140,3 +140,24 @@ func.func @keep_effects(%a: i32, %m: memref<1xi32>, %i: index) {
   memref.store %x, %m[%i] : memref<1xi32>
   func.return
 }
+
+// -----
+
+// Float constants fold as IEEE arithmetic computes: beyond f32's range, an infinity; a sum
+// that rounds back into range stays finite; 0/0 is NaN.
+// CHECK-LABEL: func.func @fold_float_overflow
+// CHECK-NEXT:    %[[INF:.*]] = arith.constant 0x7f800000 : f32
+// CHECK-NEXT:    %[[NEG:.*]] = arith.constant 0xff800000 : f32
+// CHECK-NEXT:    %[[BIG:.*]] = arith.constant 2.000000e+38 : f32
+// CHECK-NEXT:    %[[NAN:.*]] = arith.constant 0x7fc00000 : f32
+// CHECK-NEXT:    func.return %[[INF]], %[[NEG]], %[[BIG]], %[[NAN]] : f32, f32, f32, f32
+func.func @fold_float_overflow() -> (f32, f32, f32, f32) {
+  %big = arith.constant 1.0e+38 : f32
+  %low = arith.constant -3.4e+38 : f32
+  %zero = arith.constant 0.0 : f32
+  %inf = arith.subf %big, %low : f32
+  %neg = arith.mulf %low, %big : f32
+  %sum = arith.addf %big, %big : f32
+  %nan = arith.divf %zero, %zero : f32
+  func.return %inf, %neg, %sum, %nan : f32, f32, f32, f32
+}

@@ -18,3 +18,12 @@ func.func @main(%x: tensor<4xbf16>) -> tensor<4xbf16> {
   %y = relay.exp %x : (tensor<4xbf16>) -> tensor<4xbf16>
   func.return %y : tensor<4xbf16>
 }
+
+// -----
+
+// A primitive function that returns no tensor has nothing to compute.
+// expected-error@+1 {{primitive function '@fused_nothing' returns no tensor: nothing to compute}}
+func.func private @fused_nothing(%x: tensor<4xf32>) attributes {primitive} {
+  %y = relay.exp %x : (tensor<4xf32>) -> tensor<4xf32>
+  func.return
+}

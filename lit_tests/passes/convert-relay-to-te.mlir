@@ -184,3 +184,21 @@ func.func @unsigned_divide_less(%x: tensor<4xui8>, %y: tensor<4xui8>) -> tensor<
   %l = relay.less %q, %y : (tensor<4xui8>, tensor<4xui8>) -> tensor<4xi1>
   func.return %l : tensor<4xi1>
 }
+
+// -----
+
+// Relay ops whose results nobody reads (relay-fuse-ops leaves them in place) are pure: they
+// go, with the ops only they read, rather than becoming kernels with no output.
+// CHECK-LABEL: func.func private @fused_less_where
+// CHECK-NOT:   func.func private
+// CHECK-LABEL: func.func @unread_ops
+// CHECK-NEXT:    %[[W:.*]] = func.call @fused_less_where(%{{.*}}, %{{.*}})
+// CHECK-NEXT:    func.return %[[W]] : tensor<4xf32>
+func.func @unread_ops(%x: tensor<4xf32>, %y: tensor<4xf32>, %i: tensor<4xi32>) -> tensor<4xf32> {
+  %eq = relay.equal %i, %i : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi1>
+  %lt = relay.less %x, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+  %gt = relay.greater %x, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+  %n = relay.logical_not %gt : (tensor<4xi1>) -> tensor<4xi1>
+  %w = relay.where %lt, %x, %y : (tensor<4xi1>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  func.return %w : tensor<4xf32>
+}

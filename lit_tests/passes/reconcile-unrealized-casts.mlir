@@ -48,3 +48,30 @@ func.func @keep_unreconcilable_chain(%a: i32) -> index {
   %c = builtin.unrealized_conversion_cast %b : i64 to index
   func.return %c : index
 }
+
+// -----
+
+// A cast of one value to several, and a cast from nothing, cannot cancel: they stay.
+// CHECK-LABEL: func.func @keep_casts_that_change_the_number_of_values
+// CHECK-NEXT:    %[[U:.*]] = builtin.unrealized_conversion_cast %{{.*}} : index to i64
+// CHECK-NEXT:    %{{.*}}, %[[Q:.*]] = builtin.unrealized_conversion_cast %[[U]] : i64 to i32, i32
+// CHECK-NEXT:    %[[W:.*]] = builtin.unrealized_conversion_cast to i8
+// CHECK-NEXT:    func.return %[[Q]], %[[W]] : i32, i8
+func.func @keep_casts_that_change_the_number_of_values(%n: index) -> (i32, i8) {
+  %u = builtin.unrealized_conversion_cast %n : index to i64
+  %p:2 = builtin.unrealized_conversion_cast %u : i64 to i32, i32
+  %w = builtin.unrealized_conversion_cast to i8
+  func.return %p#1, %w : i32, i8
+}
+
+// -----
+
+// Two values cast to other types and back cancel as a pair.
+// CHECK-LABEL: func.func @cancel_pair
+// CHECK-SAME:    (%[[A:.*]]: i32, %[[B:.*]]: i64)
+// CHECK-NEXT:    func.return %[[A]], %[[B]] : i32, i64
+func.func @cancel_pair(%a: i32, %b: i64) -> (i32, i64) {
+  %c:2 = builtin.unrealized_conversion_cast %a, %b : i32, i64 to index, index
+  %d:2 = builtin.unrealized_conversion_cast %c#0, %c#1 : index, index to i32, i64
+  func.return %d#0, %d#1 : i32, i64
+}

@@ -173,3 +173,120 @@ def test_te_expression_thousands_of_ops_deep() -> None:
     # Each step's rounding (or its fused multiply-add) is carried through the whole chain over
     # values of about 1: the error is absolute, a few ulps of 1 per hundred steps.
     np.testing.assert_allclose(b, chain_reference(a), rtol=1e-4, atol=2e-5)
+
+
+# ---------------------------------------------------------------------------------------------
+# Tensors of no elements: their kernels build and run (and write nothing)
+
+
+@pytest.mark.parametrize(
+    ("shape", "newshape"), [((0, 3), (0, 1, 3)), ((2, 0, 3), (2, 0, 1, 3)), ((0, 3), (0,))]
+)
+def test_reshape_of_a_zero_size_tensor(shape: tuple[int, ...], newshape: tuple[int, ...]) -> None:
+    x = relay.var("x", shape=shape)
+    y = relay.reshape(relay.exp(x), newshape)
+    build_and_compare(relay.Function([x], y), x=np.zeros(shape, "float32"))
+
+
+def test_cumsum_of_a_zero_size_tensor() -> None:
+    x = relay.var("x", shape=(0, 3))
+    build_and_compare(relay.Function([x], relay.cumsum(x)), x=np.zeros((0, 3), "float32"))
+
+
+@pytest.mark.parametrize("op", [relay.nn.softmax, relay.nn.log_softmax])
+@pytest.mark.parametrize("constant", [False, True])
+def test_softmax_over_an_axis_of_no_element(op: object, constant: bool) -> None:
+    # A constant operand is folded by the interpreter, whose max over no element has the
+    # lowest value as its identity, as the kernel's has.
+    x = relay.var("x", shape=(2, 0))
+    c = relay.const(np.zeros((2, 0), "float32"))
+    y = relay.add(x, op(c if constant else x))  # type: ignore[operator]
+    build_and_compare(relay.Function([x], y), x=np.zeros((2, 0), "float32"))
+
+
+def test_global_max_pool_of_no_element() -> None:
+    x = relay.var("x", shape=(1, 2, 0, 3))
+    y = relay.nn.global_max_pool2d(x)
+    build_and_compare(relay.Function([x], y), x=np.zeros((1, 2, 0, 3), "float32"))
+
+
+@pytest.mark.parametrize(("shape", "axis", "out"), [((0, 3), 0, (1, 0)), ((2, 0, 3), 1, (2, 0))])
+def test_onnx_flatten_to_a_zero_dimension(
+    shape: tuple[int, ...], axis: int, out: tuple[int, ...]
+) -> None:
+    # relay.reshape reads a 0 in its new shape as "copy the input's dimension"
+    graph = helper.make_graph(
+        [helper.make_node("Flatten", ["x"], ["y"], axis=axis)],
+        "flatten",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, out)],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    onnx_against_onnxruntime(model, np.zeros(shape, "float32"))
+
+
+def test_onnx_flatten_of_a_zero_size_tensor() -> None:
+    graph = helper.make_graph(
+        [
+            helper.make_node("Softmax", ["x"], ["s"], axis=-2),
+            helper.make_node("Flatten", ["s"], ["y"], axis=2),
+        ],
+        "flatten",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, (0, 3))],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, (0, 1))],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    onnx_against_onnxruntime(model, np.zeros((0, 3), "float32"))
+
+
+# ---------------------------------------------------------------------------------------------
+# NaN through reductions, and a mean over no element: numpy's semantics, which the ONNX
+# reference implementation follows (onnxruntime keeps a NaN only where it comes first, and
+# gives 0 for a mean over nothing, which the ONNX spec leaves undefined)
+
+
+def onnx_against_the_reference(model: onnx.ModelProto, x: np.ndarray) -> np.ndarray:
+    from onnx.reference import ReferenceEvaluator
+
+    mod, params = from_onnx(model)
+    got = run_factory(relay.build(mod, "llvm", params=params), x=x)[0]
+    with np.errstate(all="ignore"):
+        expected = ReferenceEvaluator(model).run(None, {"x": x})[0]
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
+    return got
+
+
+def reduce_model(op: str, shape: tuple[int, ...], axis: int, log: bool = False) -> onnx.ModelProto:
+    nodes = [helper.make_node("Log", ["x"], ["l"])] if log else []
+    nodes.append(helper.make_node(op, ["l" if log else "x"], ["y"], axes=[axis], keepdims=0))
+    out = [d for k, d in enumerate(shape) if k != axis % len(shape)]
+    graph = helper.make_graph(
+        nodes,
+        "reduce",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, out)],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+
+
+@pytest.mark.parametrize("op", ["ReduceMax", "ReduceMin"])
+@pytest.mark.parametrize("axis", [0, -1])
+def test_onnx_max_and_min_keep_nan(op: str, axis: int) -> None:
+    nan = np.nan
+    x = np.array([[1, nan, nan, 4], [nan, 1, 2, 3], [1, 2, nan, 0]], "float32")
+    got = onnx_against_the_reference(reduce_model(op, x.shape, axis), x)
+    assert np.isnan(got).sum() == 3  # every row, every column but the last
+
+
+@pytest.mark.parametrize("op", ["ReduceMax", "ReduceMin"])
+def test_onnx_max_and_min_of_logs_of_negative_numbers(op: str) -> None:
+    x = -np.abs(RNG.standard_normal((3, 40)).astype("float32")) - 0.1
+    x[1, 5:] = 1.0  # one NaN in the row, first
+    x[2, :-1] = 1.0  # one NaN in the row, last
+    got = onnx_against_the_reference(reduce_model(op, x.shape, -1, log=True), x)
+    assert np.isnan(got).all()
+
+
+def test_onnx_mean_over_no_element_is_nan() -> None:
+    got = onnx_against_the_reference(reduce_model("ReduceMean", (0, 3), 0), np.zeros((0, 3), "f4"))
+    assert got.shape == (3,) and np.isnan(got).all()

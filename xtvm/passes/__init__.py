@@ -17,21 +17,21 @@ PassLoader = Callable[[], type[ModulePass]]
 
 # Upstream passes and their one-line summaries (some xDSL classes have no docstring).
 UPSTREAM_PASSES = {
-    "canonicalize": "Fold ops and apply each op's canonicalization patterns",
     "cse": "Eliminate common subexpressions",
     "dce": "Remove dead operations",
     "licm": "Hoist loop-invariant code out of loops",
     "convert-scf-to-cf": "Lower structured control flow (scf) to branches (cf)",
     "lower-affine": "Lower affine ops to arith and scf",
-    "reconcile-unrealized-casts": "Remove chains of unrealized conversion casts that cancel out",
     "scf-for-loop-flatten": "Flatten nested scf.for loops where the inner one is contiguous",
 }
 
 
 # xtvm's passes: name -> class; the module is the name in snake_case (STYLE.md §2).
 OWN_PASSES = {
+    "canonicalize": "CanonicalizePass",
     "convert-relay-to-te": "ConvertRelayToTePass",
     "convert-te-to-tir": "ConvertTeToTirPass",
+    "reconcile-unrealized-casts": "ReconcileUnrealizedCastsPass",
     "relay-alter-dense-layout": "RelayAlterDenseLayoutPass",
     "relay-alter-op-layout": "RelayAlterOpLayoutPass",
     "relay-annotate-target": "RelayAnnotateTargetPass",

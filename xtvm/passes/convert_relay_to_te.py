@@ -25,8 +25,8 @@ The kernel keeps the function's name and takes its tensors; what the rest of the
   may differ in value) share one kernel, as TVM's compile-engine cache does: later call sites
   call the first kernel and the duplicate function goes.
 - A relay op outside any primitive function (e.g. `@main` without relay-fuse-ops) is first
-  outlined into a primitive function of its own. Functions claimed by an external `compiler`
-  are left alone.
+  outlined into a primitive function of its own; one whose results nobody reads goes.
+  Functions claimed by an external `compiler` are left alone.
 
 `@main` stays a relay function: params, constants, tuples and `func.call`s of the kernels,
 whose types are those of the te kernels. It is the graph a graph executor runs (TVM's main
@@ -204,6 +204,11 @@ class KernelBuilder:
                 continue
             env[op.results[0]] = self.lower(op, [env[v] for v in op.operands])
         outputs = self.outputs([leaf for v in returned for leaf in leaves(v)])
+        if not outputs:
+            name = self.function.sym_name.data
+            raise located_error(
+                self.function, f"primitive function '@{name}' returns no tensor: nothing to compute"
+            )
         self.name_stages(outputs)
         schedule = self.schedule(outputs)
         args = [*self.arguments, *(self.hoisted[op] for op in self.plan.hoisted)]
@@ -397,6 +402,9 @@ def outline_stray_ops(module: ModuleOp) -> None:
         if len(function.body.blocks) != 1:
             continue
         block = function.body.block
+        for op in reversed(list(block.ops)):  # later ops first: what only they read dies too
+            if isinstance(op, relay.RelayOp) and not any(r.uses for r in op.results):
+                Rewriter.erase_op(op)  # pure and unread: it would be a kernel with no output
         stray = [
             op
             for op in block.ops

@@ -1489,6 +1489,7 @@ class ConvertTeToTirPass(ModulePass):
             if not is_te_kernel(function):
                 continue
             kernel = KernelLowering(function).lower()
+            kernel.location = function.location  # errors about the kernel point at its source
             op.body.block.insert_op_before(kernel, function)
             op.body.block.erase_op(function)
             lowered[kernel.sym_name.data] = kernel

@@ -17,7 +17,10 @@ def is_external(function: func.FuncOp) -> bool:
 
 
 def host_functions(module: ModuleOp) -> list[func.FuncOp]:
-    """The module's functions that host passes transform, in order."""
+    """The module's functions with a body that host passes transform, in order (not
+    declarations, which have nothing to transform)."""
     return [
-        op for op in module.body.block.ops if isinstance(op, func.FuncOp) and not is_external(op)
+        op
+        for op in module.body.block.ops
+        if isinstance(op, func.FuncOp) and op.body.blocks and not is_external(op)
     ]

@@ -411,9 +411,11 @@ def outline_group(ops: Sequence[Operation], name: str, before: func.FuncOp) -> f
         visibility="private",
     )
     function.attributes["primitive"] = UnitAttr()
+    function.location = ops[0].location  # what is said about the function points at its ops
     Rewriter.insert_op(function, InsertPoint.before(before))
 
     call = func.CallOp(SymbolRefAttr(name), inputs, [v.type for v in outputs])
+    call.location = body_ops[-1].location
     Rewriter.insert_op(call, InsertPoint.after(body_ops[-1]))
     for old, new in zip(outputs, call.results, strict=True):
         new.name_hint = old.name_hint

@@ -27,9 +27,9 @@ from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
 from xdsl.rewriter import InsertPoint, Rewriter
-from xdsl.transforms.canonicalize import CanonicalizationRewritePattern
 
 from xtvm.dialects import tir
+from xtvm.passes.canonicalize import CanonicalizationRewritePattern
 from xtvm.passes.tir_bounds import (
     CMPI_PREDICATES,
     Bounds,

@@ -35,12 +35,12 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.rewriter import InsertPoint
 from xdsl.traits import is_side_effect_free, is_speculatable
-from xdsl.transforms.canonicalize import CanonicalizationRewritePattern
 from xdsl.transforms.common_subexpression_elimination import cse
 from xdsl.transforms.dead_code_elimination import region_dce
 from xdsl.transforms.loop_invariant_code_motion import can_be_hoisted
 
 from xtvm.dialects import tir
+from xtvm.passes.canonicalize import CanonicalizationRewritePattern
 from xtvm.passes.tir_bounds import (
     Bounds,
     LinearForm,

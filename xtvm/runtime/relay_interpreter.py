@@ -370,14 +370,14 @@ def gelu(op: relay.GeluOp, x: np.ndarray) -> np.ndarray:
 @rule(relay.SoftmaxOp)
 def softmax(op: relay.SoftmaxOp, x: np.ndarray) -> np.ndarray:
     axis = op.axis.value.data
-    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    e = np.exp(x - x.max(axis=axis, keepdims=True, initial=lowest(x.dtype)))  # 0-size axis too
     return e / e.sum(axis=axis, keepdims=True)
 
 
 @rule(relay.LogSoftmaxOp)
 def log_softmax(op: relay.LogSoftmaxOp, x: np.ndarray) -> np.ndarray:
     axis = op.axis.value.data
-    shifted = x - x.max(axis=axis, keepdims=True)
+    shifted = x - x.max(axis=axis, keepdims=True, initial=lowest(x.dtype))
     return shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))
 
 
@@ -604,7 +604,7 @@ def global_avg_pool2d(op: relay.GlobalAvgPool2dOp, x: np.ndarray) -> np.ndarray:
 @rule(relay.GlobalMaxPool2dOp)
 def global_max_pool2d(op: relay.GlobalMaxPool2dOp, x: np.ndarray) -> np.ndarray:
     axes = (1, 2) if op.layout.data == "NHWC" else (2, 3)
-    return x.max(axis=axes, keepdims=True)
+    return x.max(axis=axes, keepdims=True, initial=lowest(x.dtype))
 
 
 @rule(relay.PadOp)

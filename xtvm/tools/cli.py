@@ -22,7 +22,7 @@ from typing import BinaryIO, TypeVar
 
 import numpy as np
 
-from xtvm.ir.diagnostics import DiagnosticError
+from xtvm.ir.diagnostics import DiagnosticError, Location, SourceFile
 from xtvm.ir.verify import failure_error, op_location, operation_in_flight
 
 
@@ -49,6 +49,15 @@ def read_text(path: str | Path) -> str:
     except OSError as exc:
         raise InputFileError(f"cannot open input file '{path}': {exc.strerror}") from None
     return decode_text(data, str(path))
+
+
+def with_source(exc: DiagnosticError, source: SourceFile) -> DiagnosticError:
+    """`exc` with its diagnostics in `source`'s file showing their source line (passes know
+    the file name only)."""
+    for d in exc.diagnostics:
+        if d.location is not None and d.location.filename == source.name:
+            d.location = Location(source, d.location.line, d.location.column)
+    return exc
 
 
 def first_line(exc: Exception) -> str:

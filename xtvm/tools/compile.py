@@ -24,7 +24,8 @@ from typing import Any
 
 import numpy as np
 
-from xtvm.tools.cli import load_npz, read_text, run_tool
+from xtvm.ir.diagnostics import DiagnosticError, Location, SourceFile
+from xtvm.tools.cli import load_npz, read_text, run_tool, with_source
 from xtvm.tools.import_onnx import parse_shape
 
 EMITS = ("library", "aot", "graph-json", "mlir", "llvm", "asm", "external")
@@ -82,9 +83,25 @@ def load_model(args: argparse.Namespace) -> tuple[object, dict[str, np.ndarray]]
 
         if args.shape:
             raise ToolError("--shape applies to an ONNX model; a relay file declares its shapes")
-        module = default_context().parse(read_text(path), str(path))
+        text = read_text(path)
+        module = default_context().parse(text, str(path))
+        check_main(module, SourceFile(str(path), text))
     check_params(module, params, args.params)
     return module, params
+
+
+def check_main(module: Any, source: SourceFile) -> None:
+    """The relay file has an `@main` relay.build can compile, else a located error."""
+    from xtvm.api.relay.build_module import BuildError, checked_main
+
+    try:
+        checked_main(module)
+    except BuildError:
+        raise DiagnosticError.at(
+            Location(source, 1, 1), "the module has no @main function, which xtvm-compile builds"
+        ) from None
+    except DiagnosticError as exc:
+        raise with_source(exc, source) from None
 
 
 def check_params(module: Any, params: Mapping[str, np.ndarray], source: str | None) -> None:
@@ -116,7 +133,6 @@ def check_params(module: Any, params: Mapping[str, np.ndarray], source: str | No
 
 def run(args: argparse.Namespace) -> int:
     from xtvm.api.relay.build_module import build
-    from xtvm.ir.diagnostics import DiagnosticError
     from xtvm.ir.printer import print_ir
     from xtvm.ir.registry import default_context
 
@@ -124,10 +140,7 @@ def run(args: argparse.Namespace) -> int:
         from xtvm.target import load_all
 
         for target_file in args.load_target:
-            try:
-                load_all(target_file)
-            except DiagnosticError as exc:
-                raise ToolError(str(exc).strip()) from None
+            load_all(target_file)
     output = args.output if args.output not in (None, "-") else None
     if output is not None and not Path(output).resolve().parent.is_dir():
         raise ToolError(f"cannot write '{output}': no such directory")
@@ -137,8 +150,10 @@ def run(args: argparse.Namespace) -> int:
     )
     try:
         factory = build(module, target, params)  # type: ignore[arg-type]
-    except DiagnosticError as exc:
-        raise ToolError(str(exc).strip()) from None
+    except DiagnosticError as exc:  # rendered as it is, with the source line of a relay file
+        if Path(args.input).suffix == ".onnx":
+            raise
+        raise with_source(exc, SourceFile(args.input, read_text(args.input))) from None
     except ValueError as exc:
         raise ToolError(str(exc)) from None
     if args.emit == "library":

@@ -92,7 +92,12 @@ def ravel(indices: Sequence[Index], shape: Sequence[int]) -> Index:
 
 
 def unravel(linear: Index, shape: Sequence[int]) -> tuple[Index, ...]:
-    """The indices in `shape` of a row-major linear index (the inverse of `ravel`)."""
+    """The indices in `shape` of a row-major linear index (the inverse of `ravel`).
+
+    A `shape` of no elements has no index to give: a compute reading such a tensor has no
+    elements either, so it gets zeros, which are never evaluated."""
+    if math.prod(shape) == 0:
+        return tuple(0 for _ in shape)
     out: list[Index] = []
     stride = math.prod(shape)
     for dim in shape:

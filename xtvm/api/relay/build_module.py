@@ -32,6 +32,7 @@ from xtvm.api.ir_module import IRModule, api_context
 from xtvm.api.nd import Device, NDArray
 from xtvm.dialects import relay, te
 from xtvm.ir.numpy_types import numpy_dtype
+from xtvm.ir.verify import located_error, refuse_multiple_blocks
 from xtvm.passes.convert_relay_to_te import ConvertRelayToTePass
 from xtvm.passes.convert_te_to_tir import ConvertTeToTirPass
 from xtvm.passes.relay_alter_dense_layout import RelayAlterDenseLayoutPass
@@ -185,6 +186,20 @@ def run_passes(module: ModuleOp, passes: tuple[ModulePass, ...] | list[ModulePas
     for p in passes:
         p.apply(ctx.xdsl_context, module)
         module.verify()
+
+
+def checked_main(module: ModuleOp) -> func.FuncOp:
+    """`@main` of `module`, the function relay.build compiles: BuildError if there is none, a
+    located error if it is a declaration or has several blocks (a graph is one block)."""
+    main = next(
+        (f for f in module.ops if isinstance(f, func.FuncOp) and f.sym_name.data == "main"), None
+    )
+    if main is None:
+        raise BuildError("relay.build: the module has no @main")
+    if not main.body.blocks:
+        raise located_error(main, "relay.build: @main is a declaration, with no body to compile")
+    refuse_multiple_blocks(main, "relay.build")
+    return main
 
 
 def split_kernels(module: ModuleOp) -> tuple[func.FuncOp, ModuleOp]:
@@ -362,6 +377,7 @@ def lower_for_build(
 ) -> tuple[func.FuncOp, ModuleOp]:
     """@main as a graph of kernel calls and the kernels as tir (the module is not changed)."""
     module = (mod.xdsl if isinstance(mod, IRModule) else mod).clone()
+    checked_main(module)
     bind_params(module, {k: np.asarray(getattr(v, "_data", v)) for k, v in (params or {}).items()})
     kind = target.split()[0]
     # On the CPU, conv2d runs NHWC: its schedule vectorizes output channels, which stay
@@ -414,6 +430,7 @@ def build(
     from xtvm.backends.llvm.compile import jit_last_error
 
     target = target or "llvm"
+    checked_main(mod.xdsl if isinstance(mod, IRModule) else mod)
     if target.split()[0] == "cuda":
         from xtvm.api.relay.build_cuda import build_cuda
 

@@ -20,6 +20,7 @@ from xdsl.ir import Operation, SSAValue
 from xtvm.dialects import relay
 from xtvm.frontends.onnx.context import ConversionError, Converter, NodeContext, Tensor
 from xtvm.frontends.onnx.resize import ResizeMode, interpolation_matrix
+from xtvm.ir.numpy_types import numpy_dtype
 
 Outputs = list["Tensor | Operation | None"]
 
@@ -33,8 +34,11 @@ def scalar(c: NodeContext, value: float, dtype: np.dtype) -> SSAValue:
 
 
 def reshape(c: NodeContext, x: SSAValue, shape: Sequence[int]) -> SSAValue:
+    """`x` as `shape`, given in full (every dimension, no -1)."""
     if tuple(shape) == shape_of(x):
         return x
+    if 0 in shape:  # relay.reshape reads 0 as "copy"; a tensor of no elements is a constant
+        return c.lift(np.zeros(shape, numpy_dtype(x.type.get_element_type())))  # type: ignore[attr-defined]
     return c.emit(relay.ReshapeOp(x, list(shape)))
 
 
@@ -719,7 +723,7 @@ def reshape_op(c: NodeContext) -> Outputs:
     if raw is None:
         raise ConversionError("the target shape is missing")
     target = reshape_target(c, c.shape(0), raw)
-    if 0 in target:  # relay.reshape reads 0 as "copy"; an empty tensor is a constant anyway
+    if 0 in target:  # an empty tensor is a constant (before its input is even a value)
         return [np.zeros(target, c.dtype(0))]
     return [reshape(c, c.value(0), target)]
 
