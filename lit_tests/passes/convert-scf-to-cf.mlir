@@ -115,11 +115,15 @@ func.func @for_over_i32(%lb: i32, %ub: i32, %s: i32, %m: memref<1xi32>) {
 
 // -----
 
-// scf.index_switch (generic form: it has no custom syntax here) becomes cf.switch.
+// scf.index_switch becomes cf.switch.
 // CHECK-LABEL: func.func @index_switch
 // CHECK-SAME:    (%[[I:.*]]: index, %[[A:.*]]: i32, %[[B:.*]]: i32)
 // CHECK-NEXT:    %[[CASE:.*]] = arith.index_cast %[[I]] : index to i32
-// CHECK-NEXT:    "cf.switch"(%[[CASE]]) [^[[DEFAULT:.*]], ^[[ONE:.*]], ^[[FIVE:.*]]] <{{.*}}case_values = dense<[1, 5]> : vector<2xi32>
+// CHECK-NEXT:    cf.switch %[[CASE]] : i32, [
+// CHECK-NEXT:    default: ^[[DEFAULT:.*]],
+// CHECK-NEXT:      1: ^[[ONE:.*]],
+// CHECK-NEXT:      5: ^[[FIVE:.*]]
+// CHECK-NEXT:    ]
 // CHECK-NEXT:  ^[[ONE]]:
 // CHECK-NEXT:    cf.br ^[[JOIN:.*]](%[[A]] : i32)
 // CHECK-NEXT:  ^[[FIVE]]:

@@ -134,7 +134,7 @@ func.func @uniform_branch(%A: memref<4x4xf32>, %B: memref<4xf32>, %row: index, %
 // A transposing copy reads along an outer dimension (the loop variable indexes rows): the
 // read is a `vector.transfer_read` along that dimension, the store stays contiguous.
 // CHECK-LABEL: func.func @transposed_read
-// CHECK:         %[[R:.*]] = "vector.transfer_read"(%A, %c0, %i, %{{.*}}) <{in_bounds = [true], permutation_map = affine_map<(d0, d1) -> (d0)>, operandSegmentSizes = array<i32: 1, 2, 1, 0>}> : (memref<8x4xf32>, index, index, f32) -> vector<8xf32>
+// CHECK:         %[[R:.*]] = vector.transfer_read %A[%c0, %i], %{{.*}} {in_bounds = [true], permutation_map = affine_map<(d0, d1) -> (d0)>} : memref<8x4xf32>, vector<8xf32>
 // CHECK-NEXT:    vector.store %[[R]], %B[%i, %c0] : memref<4x8xf32>, vector<8xf32>
 func.func @transposed_read(%A: memref<8x4xf32>, %B: memref<4x8xf32>) {
   %c0 = arith.constant 0 : index
