@@ -55,18 +55,6 @@ from xtvm.api.te.expr import (
     truncmod,
 )
 
-
-def _binary_call(name: str) -> Callable[[object, object], PrimExpr]:
-    def call(a: object, b: object) -> PrimExpr:
-        if name == "power":
-            return power(a, b)
-        if name == "fmod":
-            return fmod(a, b)
-        return getattr(te_expr, name)(a, b)  # max / min of two values
-
-    return call
-
-
 # TVM's intrinsic names (`tir.exp`, and the bare C names of pure externs) -> xtvm's.
 UNARY: dict[str, Callable[[object], PrimExpr]] = {
     "exp": exp,
@@ -87,11 +75,11 @@ UNARY: dict[str, Callable[[object], PrimExpr]] = {
     "popcount": popcount,
 }
 BINARY: dict[str, Callable[[object, object], PrimExpr]] = {
-    "pow": _binary_call("power"),
-    "power": _binary_call("power"),
-    "fmod": _binary_call("fmod"),
-    "fmax": _binary_call("max"),
-    "fmin": _binary_call("min"),
+    "pow": power,
+    "power": power,
+    "fmod": fmod,
+    "fmax": te_expr.max,  # max / min of two values
+    "fmin": te_expr.min,
 }
 
 
