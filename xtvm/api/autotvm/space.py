@@ -23,11 +23,28 @@ from xtvm.api.te.schedule import Schedule, Stage
 Axis = IterVar | int
 
 
-class SplitEntity:
+class Entity:
+    """One knob's choice: its value is the attribute named `field` (TVM's name for it), which
+    is also its JSON form."""
+
+    kind: str
+    field: str
+
+    def to_json(self) -> Any:
+        return getattr(self, self.field)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, type(self)) and self.to_json() == other.to_json()
+
+    def __repr__(self) -> str:
+        return f"{self.kind}{self.to_json()}"
+
+
+class SplitEntity(Entity):
     """A split into `len(size)` loops, outermost first; `size[0]` is -1 (the rest of the
     extent). `apply` splits an axis by the inner sizes and returns the loops."""
 
-    kind = "sp"
+    kind, field = "sp", "size"
 
     def __init__(self, size: Sequence[int]) -> None:
         self.size = [int(x) for x in size]
@@ -40,20 +57,11 @@ class SplitEntity:
             loops.append(outer)
         return [*loops, axis]
 
-    def to_json(self) -> Any:
-        return self.size
 
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, SplitEntity) and self.size == other.size
-
-    def __repr__(self) -> str:
-        return f"sp{self.size}"
-
-
-class ReorderEntity:
+class ReorderEntity(Entity):
     """A permutation of axes: `apply(s, op, axes)` orders them `axes[perm[0]], ...`."""
 
-    kind = "re"
+    kind, field = "re", "perm"
 
     def __init__(self, perm: Sequence[int]) -> None:
         self.perm = [int(x) for x in perm]
@@ -63,20 +71,11 @@ class ReorderEntity:
         stage_of(s, op).reorder(*order)
         return order
 
-    def to_json(self) -> Any:
-        return self.perm
 
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, ReorderEntity) and self.perm == other.perm
-
-    def __repr__(self) -> str:
-        return f"re{self.perm}"
-
-
-class AnnotateEntity:
+class AnnotateEntity(Entity):
     """One annotation per axis: `none`, `unroll` or `vec`."""
 
-    kind = "an"
+    kind, field = "an", "anns"
     ANNOTATIONS = ("none", "unroll", "vec")
 
     def __init__(self, anns: Sequence[str]) -> None:
@@ -90,35 +89,19 @@ class AnnotateEntity:
             elif ann == "vec":
                 stage.vectorize(axis)
 
-    def to_json(self) -> Any:
-        return self.anns
 
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, AnnotateEntity) and self.anns == other.anns
-
-    def __repr__(self) -> str:
-        return f"an{self.anns}"
-
-
-class OtherOptionEntity:
+class OtherOptionEntity(Entity):
     """A knob's value (`cfg["unroll"].val`)."""
 
-    kind = "ot"
+    kind, field = "ot", "val"
 
     def __init__(self, val: Any) -> None:
         self.val = val
-
-    def to_json(self) -> Any:
-        return self.val
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, OtherOptionEntity) and self.val == other.val
 
     def __repr__(self) -> str:
         return f"ot({self.val!r})"
 
 
-Entity = SplitEntity | ReorderEntity | AnnotateEntity | OtherOptionEntity
 ENTITY_KINDS: dict[str, type[Entity]] = {
     e.kind: e for e in (SplitEntity, ReorderEntity, AnnotateEntity, OtherOptionEntity)
 }
