@@ -10,6 +10,7 @@ prefix of the axis under a `where`, quadratic in the axis length but a single re
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from xtvm.api import te
@@ -145,10 +146,7 @@ def cumsum(data: TensorLike, axis: int | None, exclusive: bool) -> te.Tensor:
     """The running sum along `axis` (of the flattened data when None), accumulated wide."""
     shape = static_shape(data)
     if axis is None:
-        size = 1
-        for d in shape:
-            size *= d
-        flat = injective([size], lambda j: data(*unravel(j, shape)), "T_cumsum_flat")
+        flat = injective([math.prod(shape)], lambda j: data(*unravel(j, shape)), "T_cumsum_flat")
         return cumsum(flat, 0, exclusive)
     k = te.reduce_axis((0, shape[axis]), "k")
 
