@@ -14,7 +14,6 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from xtvm.api.autotvm.measure import (
-    MeasureErrorNo,
     MeasureInput,
     MeasureResult,
     create_measure_batch,
@@ -72,7 +71,7 @@ class Tuner:
                 for inp, result in zip(inputs, results, strict=True):
                     self.trial += 1
                     cost = cost_of(result)
-                    if result.error_no == MeasureErrorNo.NO_ERROR and cost < self.best_cost:
+                    if cost < self.best_cost:  # an error costs infinity
                         self.best_cost, self.best_config = cost, inp.config
                         self.best_flops = self.task.flop / cost if self.task.flop else 0.0
                         self.best_measure_pair = (inp, result)
