@@ -70,6 +70,6 @@ class RelayCsePass(ModulePass):
     name = "relay-cse"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        refuse_multiple_blocks(op, "'relay-cse'")
+        refuse_multiple_blocks(op, f"'{self.name}'")
         for function in host_functions(op):
             merge_in_block(function.body.block, {})

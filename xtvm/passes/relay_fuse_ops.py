@@ -483,7 +483,7 @@ class RelayFuseOpsPass(ModulePass):
     """The most ops one fused function may hold."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        refuse_multiple_blocks(op, "'relay-fuse-ops'")
+        refuse_multiple_blocks(op, f"'{self.name}'")
         taken = {f.sym_name.data for f in op.body.block.ops if isinstance(f, func.FuncOp)}
         for function in [f for f in op.body.block.ops if isinstance(f, func.FuncOp)]:
             if not is_candidate(function):

@@ -124,7 +124,7 @@ class RelayPrintDotPass(ModulePass):
     output: str | None = None
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        refuse_multiple_blocks(op, "'relay-print-dot'")
+        refuse_multiple_blocks(op, f"'{self.name}'")
         functions = {f.sym_name.data: f for f in op.body.block.ops if isinstance(f, func.FuncOp)}
         graphs = [
             function_dot(f, functions)

@@ -184,7 +184,7 @@ class TirStorageFlattenPass(ModulePass):
     name = "tir-storage-flatten"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        refuse_multiple_blocks(op, "'tir-storage-flatten'")
+        refuse_multiple_blocks(op, f"'{self.name}'")
         for function in [f for f in op.walk() if isinstance(f, func.FuncOp)]:
             if function.body.blocks:
                 Flattener(function).run()

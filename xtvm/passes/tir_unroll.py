@@ -38,23 +38,21 @@ class UnrollLoop(RewritePattern):
     max_ops: int
     refused: set[tir.ForOp] = field(default_factory=set[tir.ForOp])
 
-    def extent(self, loop: tir.ForOp) -> int | None:
-        """The trip count of `loop` if it is chosen for unrolling, else None."""
-        lower, upper = constant_value(loop.lower_bound), constant_value(loop.upper_bound)
+    def trips(self, op: Operation) -> int | None:
+        """The trip count of `op` if it is a loop chosen for unrolling, else None."""
+        if not isinstance(op, tir.ForOp):
+            return None
+        lower, upper = constant_value(op.lower_bound), constant_value(op.upper_bound)
         if lower is None or upper is None:
             return None
-        kind, extent = loop.kind.data, max(upper - lower, 0)
+        kind, extent = op.kind.data, max(upper - lower, 0)
         if kind == "unrolled" or (kind == "serial" and extent <= self.max_extent):
             return extent
         return None
 
-    def trips(self, op: Operation) -> int | None:
-        """The trip count of `op` if it is a loop chosen for unrolling, else None."""
-        return self.extent(op) if isinstance(op, tir.ForOp) else None
-
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: tir.ForOp, rewriter: PatternRewriter) -> None:
-        if self.extent(op) is None or op in self.refused:
+        if op in self.refused or self.trips(op) is None:
             return
         if over_budget(op, self.trips, self.max_ops, self.refused):
             return

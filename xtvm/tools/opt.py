@@ -324,6 +324,10 @@ class Driver:
         sys.stderr.write(print_ir(module, self.ctx, generic=self.args.print_generic))
 
     def verify(self, module: ModuleOp, after: str | None) -> None:
+        """Verify `module` (timed), when --verify-each asks for it."""
+        if not self.args.verify_each:
+            return
+        start = time.perf_counter()
         try:
             verify_or_raise(module, {self.source.name: self.source})
         except DiagnosticError as exc:
@@ -331,15 +335,13 @@ class Driver:
                 for d in exc.diagnostics:
                     d.notes.append(Diagnostic(Severity.NOTE, f"the IR was produced by '{after}'"))
             raise
+        self.timings.append(("verify", time.perf_counter() - start))
 
     def process(self, text: str, first_line: int, items: Sequence[PipelineItem]) -> str:
         start = time.perf_counter()
         module = self.ctx.parse(text, self.source.name, first_line)
         self.timings.append(("parse", time.perf_counter() - start))
-        if self.args.verify_each:
-            start = time.perf_counter()
-            self.verify(module, None)
-            self.timings.append(("verify", time.perf_counter() - start))
+        self.verify(module, None)
         self.run_items(items, module, module)
         start = time.perf_counter()
         out = print_ir(
@@ -361,10 +363,8 @@ class Driver:
         for item in items:
             if isinstance(item, Nest):
                 self.run_nest(item, module, root)
-                if self.args.verify_each and module is root:
-                    start = time.perf_counter()
+                if module is root:
                     self.verify(root, item.name)
-                    self.timings.append(("verify", time.perf_counter() - start))
                 continue
             if item.name in self.args.print_ir_before:
                 self.dump(f"Before {item.name}{on}", module)
@@ -373,10 +373,8 @@ class Driver:
             self.timings.append((item.name, time.perf_counter() - start))
             if self.args.print_ir_after_all or item.name in self.args.print_ir_after:
                 self.dump(f"After {item.name}{on}", module)
-            if self.args.verify_each and module is root:
-                start = time.perf_counter()
+            if module is root:
                 self.verify(root, item.name)
-                self.timings.append(("verify", time.perf_counter() - start))
 
     def run_nest(self, nest: Nest, module: ModuleOp, root: ModuleOp) -> None:
         """`anchor(passes)`: the passes run on each op named `anchor` directly inside `module`.
