@@ -234,7 +234,7 @@ def attribute_values(node: onnx.NodeProto) -> dict[str, object]:
         if isinstance(value, bytes):
             value = value.decode()
         elif isinstance(value, onnx.TensorProto):
-            value = tensor_array(value, None, f"attribute '{a.name}'")
+            value = tensor_array(value, f"attribute '{a.name}'")
         elif isinstance(value, list) and value and isinstance(value[0], bytes):
             value = [v.decode() for v in value]
         out[a.name] = value

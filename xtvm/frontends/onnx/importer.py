@@ -457,7 +457,7 @@ def import_onnx(
         state.env[info.name] = arg
         state.input_names.add(info.name)
     for init in graph.initializer:
-        state.env[init.name] = tensor_array(init, None, f"initializer '{init.name}'")
+        state.env[init.name] = tensor_array(init, f"initializer '{init.name}'")
         state.initializers.add(init.name)
     inferred = inferred_types(with_input_shapes(model, args))
     for index, node in enumerate(graph.node):
