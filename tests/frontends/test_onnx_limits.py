@@ -105,17 +105,17 @@ def test_raw_data_shorter_than_the_shape_is_an_error() -> None:
         import_onnx(add_model(w))  # the ONNX checker's message
     # What the importer checks itself (the checker skips models over 2 GB):
     with pytest.raises(OnnxImportError, match=r"initializer 'w' holds 20 bytes of data but its "):
-        tensor_array(w, None, "initializer 'w'")
+        tensor_array(w, "initializer 'w'")
     with pytest.raises(OnnxImportError, match=r"'v' holds 2 values of data but its shape \[4\]"):
-        tensor_array(bad_tensor("v", [4], floats=[1.0, 2.0]), None, "'v'")
+        tensor_array(bad_tensor("v", [4], floats=[1.0, 2.0]), "'v'")
 
 
 def test_huge_declared_shape_is_refused_before_reading() -> None:
     w = bad_tensor("w", [1 << 20, 1 << 20], b"\0" * 8)
     with pytest.raises(OnnxImportError, match=r"'w' has 1099511627776 elements"):
-        tensor_array(w, None, "'w'")
+        tensor_array(w, "'w'")
     with pytest.raises(OnnxImportError, match=r"'w' has a negative dimension -3"):
-        tensor_array(bad_tensor("w", [-3, -4], b"\0" * 48), None, "'w'")
+        tensor_array(bad_tensor("w", [-3, -4], b"\0" * 48), "'w'")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -67,20 +67,14 @@ class LocalTransport:
     """Requests answered by a session handler in this process (TVM's LocalSession)."""
 
     def __init__(self) -> None:
-        from xtvm.rpc.session import SessionHandler, error_header
+        from xtvm.rpc.session import SessionHandler
 
         self.directory = Path(tempfile.mkdtemp(prefix="xtvm-rpc-local-"))
         self.handler = SessionHandler(self.directory, Limits())
-        self.error_header = error_header
 
     def request(self, header: dict[str, Any], buffers: Sequence[Any]) -> Reply:
         body = b"".join(bytes(memoryview(b).cast("B")) for b in buffers)
-        try:
-            reply, out = self.handler.handle(header, body)
-        except ProtocolError as exc:
-            return self.error_header(exc, fatal=True), b""
-        except Exception as exc:
-            return self.error_header(exc), b""
+        reply, out = self.handler.answer(header, body)
         return reply, b"".join(bytes(memoryview(b).cast("B")) for b in out)
 
     def close(self) -> None:

@@ -116,6 +116,16 @@ class SessionHandler:
             raise ProtocolError(f"unknown message kind {header['kind'][:64]!r}")
         return request(header, body)
 
+    def answer(self, header: dict[str, Any], body: Body) -> Reply:
+        """The reply to one request, an error of it included (`fatal` when the session must
+        end); other requests go on after an error."""
+        try:
+            return self.handle(header, body)
+        except ProtocolError as exc:
+            return error_header(exc, fatal=True), []
+        except Exception as exc:
+            return error_header(exc), []
+
     # -- files and modules ---------------------------------------------------------------------
 
     def path_of(self, header: dict[str, Any]) -> Path:
@@ -373,14 +383,10 @@ def serve_connection(conn: socket.socket, directory: Path, key: str, limits: Lim
         if header["kind"] == "shutdown":
             send(conn, {"kind": "ok"})
             return
-        try:
-            reply, buffers = handler.handle(header, body)
-        except ProtocolError as exc:
-            send(conn, error_header(exc, fatal=True))
-            return
-        except Exception as exc:  # an error of the request: reported, the session goes on
-            reply, buffers = error_header(exc), []
+        reply, buffers = handler.answer(header, body)
         send(conn, reply, buffers)
+        if reply.get("fatal"):
+            return
 
 
 def worker_main(control_fd: int) -> None:

@@ -9,7 +9,7 @@ input as a relay value: an initializer becomes a `relay.param` by reference, ano
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass, field
 from typing import TypeAlias
 
@@ -77,7 +77,7 @@ class GraphState:
         if name in self.materialized:
             return self.materialized[name]
         if name in self.initializers or value.size > INLINE_LIMIT:
-            param = unique_param_name(name, {**self.params, **dict.fromkeys(self.input_names)})
+            param = unique_param_name(name, self.params, self.input_names)
             self.params[param] = value
             op = relay.ParamOp(param, TensorType(element_type(value.dtype), value.shape))
         else:
@@ -87,11 +87,16 @@ class GraphState:
         return result
 
 
-def unique_param_name(name: str, taken: Mapping[str, object]) -> str:
-    if name not in taken:
+def unique_param_name(name: str, *taken: Container[str]) -> str:
+    """`name`, or `name_<i>` for the first i that makes it in none of `taken`."""
+
+    def used(n: str) -> bool:
+        return any(n in t for t in taken)
+
+    if not used(name):
         return name
     i = 1
-    while f"{name}_{i}" in taken:
+    while used(f"{name}_{i}"):
         i += 1
     return f"{name}_{i}"
 
@@ -234,7 +239,7 @@ def attribute_values(node: onnx.NodeProto) -> dict[str, object]:
         if isinstance(value, bytes):
             value = value.decode()
         elif isinstance(value, onnx.TensorProto):
-            value = tensor_array(value, None, f"attribute '{a.name}'")
+            value = tensor_array(value, f"attribute '{a.name}'")
         elif isinstance(value, list) and value and isinstance(value[0], bytes):
             value = [v.decode() for v in value]
         out[a.name] = value

@@ -204,11 +204,9 @@ def argument_attrs(names: Sequence[str]) -> ArrayAttr[DictionaryAttr] | None:
 
 
 def check_shape_arg(
-    graph: onnx.GraphProto, shape: ShapeArg | None, dtype: str | Mapping[str, str]
+    names: Sequence[str], shape: ShapeArg | None, dtype: str | Mapping[str, str]
 ) -> None:
-    """Every name given a shape or dtype is a graph input (not an initializer)."""
-    initializers = {t.name for t in graph.initializer}
-    names = [i.name for i in graph.input if i.name not in initializers]
+    """Every name given a shape or dtype is one of the graph inputs `names` (no initializer)."""
     for kind, given in (("shape", shape), ("dtype", dtype)):
         if not isinstance(given, Mapping):
             continue
@@ -244,13 +242,12 @@ def given_dims(info: onnx.ValueInfoProto, value: Sequence[int]) -> list[int]:
 def input_types(
     graph: onnx.GraphProto, shape: ShapeArg | None, dtype: str | Mapping[str, str]
 ) -> list[tuple[onnx.ValueInfoProto, TensorType]]:
-    check_shape_arg(graph, shape, dtype)
     initializers = {t.name for t in graph.initializer}
+    inputs = [i for i in graph.input if i.name not in initializers]
+    check_shape_arg([i.name for i in inputs], shape, dtype)
     out = []
     problems: list[tuple[str, str, list[int]]] = []
-    for info in graph.input:
-        if info.name in initializers:
-            continue
+    for info in inputs:
         tt = info.type.tensor_type
         if not info.type.HasField("tensor_type"):
             raise OnnxImportError(f"graph input '{info.name}' is not a tensor")
@@ -457,7 +454,7 @@ def import_onnx(
         state.env[info.name] = arg
         state.input_names.add(info.name)
     for init in graph.initializer:
-        state.env[init.name] = tensor_array(init, None, f"initializer '{init.name}'")
+        state.env[init.name] = tensor_array(init, f"initializer '{init.name}'")
         state.initializers.add(init.name)
     inferred = inferred_types(with_input_shapes(model, args))
     for index, node in enumerate(graph.node):

@@ -11,7 +11,7 @@ step, which is what walking the full length backwards with the same masks gives.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from xdsl.ir import SSAValue
@@ -124,6 +124,13 @@ class Layer:
     batch: int
     steps: int
     clip: float | None
+    # direction_weight per (input, direction), made once for all the steps
+    weights: dict[tuple[int, int], SSAValue] = field(default_factory=dict)
+
+    def weight(self, i: int, d: int) -> SSAValue:
+        if (i, d) not in self.weights:
+            self.weights[i, d] = direction_weight(self.c, i, d)
+        return self.weights[i, d]
 
     def clipped(self, x: SSAValue) -> SSAValue:
         if self.clip is None:
@@ -159,12 +166,10 @@ def lstm_step(
 ) -> State:
     c = layer.c
     h, cell = state
-    gates = add(c, xw, c.emit(relay.DenseOp(h, direction_weight(c, 2, d))))
+    gates = add(c, xw, c.emit(relay.DenseOp(h, layer.weight(2, d))))
     i, o, f, g = layer.split(gates, 4)
     peep = (
-        layer.split(reshape(c, direction_weight(c, 7, d), [1, 3 * layer.hidden]), 3)
-        if c.has(7)
-        else None
+        layer.split(reshape(c, layer.weight(7, d), [1, 3 * layer.hidden]), 3) if c.has(7) else None
     )
 
     def peephole(x: SSAValue, k: int, state_c: SSAValue) -> SSAValue:
@@ -188,7 +193,7 @@ def gru_step(layer: Layer, d: int, acts: Sequence[Activation], xw: SSAValue, sta
     c = layer.c
     (h,) = state
     hidden = layer.hidden
-    r_all = direction_weight(c, 2, d)  # [3H, H]: z, r, h
+    r_all = layer.weight(2, d)  # [3H, H]: z, r, h
     r_zr = c.emit(relay.StridedSliceOp(r_all, [0], [2 * hidden], axes=[0]))
     r_h = c.emit(relay.StridedSliceOp(r_all, [2 * hidden], [3 * hidden], axes=[0]))
     x_z, x_r, x_h = layer.split(xw, 3)
@@ -196,7 +201,7 @@ def gru_step(layer: Layer, d: int, acts: Sequence[Activation], xw: SSAValue, sta
     f_act, g_act = acts
     z = f_act(c, layer.clipped(add(c, x_z, h_z)))
     r = f_act(c, layer.clipped(add(c, x_r, h_r)))
-    rb_h = recurrence_bias(c, d, 2 * hidden, 3 * hidden)
+    rb_h = recurrence_bias(layer, d, 2 * hidden, 3 * hidden)
     if c.int_attr("linear_before_reset", 0):
         recurrent = c.emit(relay.MultiplyOp(r, add(c, c.emit(relay.DenseOp(h, r_h)), rb_h)))
     else:
@@ -212,17 +217,18 @@ def rnn_step(layer: Layer, d: int, acts: Sequence[Activation], xw: SSAValue, sta
     c = layer.c
     (h,) = state
     (act,) = acts
-    pre = add(c, xw, c.emit(relay.DenseOp(h, direction_weight(c, 2, d))))
+    pre = add(c, xw, c.emit(relay.DenseOp(h, layer.weight(2, d))))
     return (act(c, layer.clipped(pre)),)
 
 
-def recurrence_bias(c: NodeContext, d: int, start: int, stop: int) -> SSAValue | None:
+def recurrence_bias(layer: Layer, d: int, start: int, stop: int) -> SSAValue | None:
     """Entries [start, stop) of direction `d`'s recurrence bias Rb: the GRU's Rb_h, which
     enters the h gate with the recurrence (inside r's product with linear_before_reset)."""
+    c = layer.c
     if not c.has(3):
         return None
     half = c.shape(3)[1] // 2
-    bias = direction_weight(c, 3, d)
+    bias = layer.weight(3, d)
     return c.emit(relay.StridedSliceOp(bias, [half + start], [half + stop], axes=[0]))
 
 
@@ -231,7 +237,7 @@ def input_bias(c: NodeContext, layer: Layer, d: int, is_gru: bool) -> SSAValue |
     if not c.has(3):
         return None
     size = layer.gates * layer.hidden
-    bias = direction_weight(c, 3, d)
+    bias = layer.weight(3, d)
     wb = c.emit(relay.StridedSliceOp(bias, [0], [size], axes=[0]))
     rb = c.emit(relay.StridedSliceOp(bias, [size], [2 * size], axes=[0]))
     if is_gru:  # Rb_h joins the h gate through the recurrence instead

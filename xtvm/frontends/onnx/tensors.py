@@ -136,25 +136,15 @@ def check_data(tensor: TensorProto, what: str) -> None:
         )
 
 
-def tensor_array(tensor: TensorProto, base_dir: Path | None, what: str) -> np.ndarray:
-    """`tensor` as a numpy array, its size and data checked first (`what` names it)."""
-    if tensor.data_location == TensorProto.EXTERNAL:
-        data = read_external(tensor, base_dir, what)
-        tensor = copy_without_data(tensor)
-        tensor.raw_data = data
+def tensor_array(tensor: TensorProto, what: str) -> np.ndarray:
+    """`tensor` as a numpy array, its size and data checked first (`what` names it).
+
+    External data is inlined beforehand, once per model, by `resolve_external_data`."""
     check_data(tensor, what)
     try:
         return onnx.numpy_helper.to_array(tensor)
     except Exception as exc:
         raise OnnxImportError(f"{what} cannot be read: {exc}") from None
-
-
-def copy_without_data(tensor: TensorProto) -> TensorProto:
-    out = TensorProto()
-    out.CopyFrom(tensor)
-    out.data_location = TensorProto.DEFAULT
-    del out.external_data[:]
-    return out
 
 
 def graph_tensors(graph: onnx.GraphProto) -> list[tuple[TensorProto, str]]:
