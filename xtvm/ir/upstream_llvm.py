@@ -26,7 +26,7 @@ from xdsl.ir import Attribute, Block, Operation, Region
 from xdsl.utils.exceptions import VerifyException
 
 from xtvm.ir.context import SyntaxExtension
-from xtvm.ir.parser import IRBuilder, decode_string
+from xtvm.ir.parser import IRBuilder, decode_string, symbol_name
 from xtvm.ir.upstream import attr_array, func_head
 
 BINOPS: tuple[type[Operation], ...] = (
@@ -323,7 +323,7 @@ def llvm_global(b: IRBuilder, children: list[Any]) -> Operation:
     section = attrs.pop("section", None)
     if not isinstance(addr_space, IntegerAttr) or not isinstance(section, StringAttr | None):
         raise b.error(token, "'llvm.mlir.global' op addr_space or section of the wrong kind")
-    name = decode_string(symbol[1:]) if symbol[1] == '"' else str(symbol)[1:]
+    name = symbol_name(symbol)
     op = built(
         b,
         token,
@@ -431,7 +431,7 @@ def llvm_call(b: IRBuilder, children: list[Any]) -> Operation:
     if callee.type == "SYMBOL":
         if ptr_type is not None:
             raise b.error(token, "'llvm.call' to a symbol takes no callee type")
-        name = decode_string(callee[1:]) if callee[1] == '"' else str(callee)[1:]
+        name = symbol_name(callee)
         props["callee"] = llvm.SymbolRefAttr(name)
     else:
         if ptr_type is None:
