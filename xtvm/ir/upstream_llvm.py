@@ -293,21 +293,21 @@ def llvm_words(b: IRBuilder, children: list[Token]) -> list[Token]:
     return children
 
 
+def take(words: list[Token], options: Any) -> str | None:
+    """The first word if it is one of `options` (consumed), else None."""
+    if words and str(words[0]) in options:
+        return str(words.pop(0))
+    return None
+
+
 def llvm_global(b: IRBuilder, children: list[Any]) -> Operation:
     token, words, symbol, value, attrs, typ, region = children
     words = list(words)
-    linkage = "external"
-    if words and str(words[0]) in llvm._LINKAGE_OPTIONS:
-        linkage = str(words.pop(0))
-    thread_local = bool(words) and str(words[0]) == "thread_local"
-    if thread_local:
-        words.pop(0)
-    unnamed_addr = None
-    if words and str(words[0]) in llvm.UNNAMED_ADDR_KEY_BY_KEYWORD:
-        unnamed_addr = llvm.UNNAMED_ADDR_KEY_BY_KEYWORD[str(words.pop(0))]
-    constant = bool(words) and str(words[0]) == "constant"
-    if constant:
-        words.pop(0)
+    linkage = take(words, llvm._LINKAGE_OPTIONS) or "external"
+    thread_local = take(words, ("thread_local",)) is not None
+    unnamed = take(words, llvm.UNNAMED_ADDR_KEY_BY_KEYWORD)
+    unnamed_addr = None if unnamed is None else llvm.UNNAMED_ADDR_KEY_BY_KEYWORD[unnamed]
+    constant = take(words, ("constant",)) is not None
     if words:
         raise b.error(words[0], f"unexpected '{words[0]}' in 'llvm.mlir.global'")
     if typ is None:
@@ -343,13 +343,6 @@ def llvm_global(b: IRBuilder, children: list[Any]) -> Operation:
     )
     op.attributes |= attrs
     return op
-
-
-def take(words: list[Token], options: Any) -> str | None:
-    """The first word if it is one of `options` (consumed), else None."""
-    if words and str(words[0]) in options:
-        return str(words.pop(0))
-    return None
 
 
 def llvm_func_params(b: IRBuilder, children: list[Any]) -> tuple[list[Any], bool]:
