@@ -202,13 +202,11 @@ class FastContextualLexer(Lexer):
         of the enclosing ops; the token then carries the full name."""
         if token_type not in accepts and "." not in value:
             for dialect in reversed(self.dialect_stack):
-                for name in self.keywords.get(f"{dialect}.{value}", ()):
-                    if name in accepts:
-                        token_type, value = name, f"{dialect}.{value}"
-                        break
-                else:
-                    continue
-                break
+                full = f"{dialect}.{value}"
+                name = next((n for n in self.keywords.get(full, ()) if n in accepts), None)
+                if name is not None:
+                    token_type, value = name, full
+                    break
         if "." in value and token_type in accepts:
             self.pending_dialect = value.split(".", 1)[0]
         return token_type, value

@@ -81,6 +81,11 @@ MLIRLexer._unescaped_characters_regex = re.compile(
 I1 = IntegerType(1)
 
 
+def symbol_name(token: str) -> str:
+    """The name of a SYMBOL token (`@name` or `@"quoted name"`), without the `@`."""
+    return decode_string(token[1:]) if token[1] == '"' else str(token)[1:]
+
+
 def decode_string(token: str) -> str:
     """Decode an MLIR string literal (with quotes): `\\n`, `\\t`, `\\"`, `\\\\`, `\\HH`."""
     body = token[1:-1]
@@ -680,7 +685,7 @@ class IRBuilder(Transformer):
         return children[0]
 
     def symbol_ref(self, children: list[Token]) -> Attribute:
-        names = [decode_string(t[1:]) if t[1] == '"' else str(t)[1:] for t in children]
+        names = [symbol_name(t) for t in children]
         return SymbolRefAttr(names[0], names[1:])
 
     def dialect_attr(self, children: list[Any]) -> Attribute:

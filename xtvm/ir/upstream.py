@@ -25,18 +25,14 @@ from xdsl.ir import Attribute, Block, Operation
 from xdsl.traits import IsTerminator
 
 from xtvm.ir.context import SyntaxExtension
-from xtvm.ir.parser import IRBuilder, PendingArg, decode_string
+from xtvm.ir.parser import IRBuilder, PendingArg, symbol_name
 
 
 def builtin_module(b: IRBuilder, children: list[Any]) -> Operation:
     token, symbol, attrs, region = children
     if not region.blocks:
         region = Region(Block())  # `module {}` still holds its one (empty) block
-    name = (
-        StringAttr(decode_string(symbol[1:]) if symbol[1] == '"' else symbol[1:])
-        if symbol
-        else None
-    )
+    name = StringAttr(symbol_name(symbol)) if symbol else None
     module = ModuleOp(region, attributes=attrs or {}, sym_name=name)
     return b.record(module, token)
 
@@ -53,7 +49,7 @@ def func_head(b: IRBuilder, children: list[Any]) -> dict[str, Any]:
     return {
         "token": token,
         "visibility": str(visibility) if visibility else None,
-        "name": decode_string(symbol[1:]) if symbol[1] == '"' else str(symbol)[1:],
+        "name": symbol_name(symbol),
         "inputs": [p[1] for p in params],
         "arg_attrs": [p[2] for p in params],
         "outputs": [r[0] for r in results],

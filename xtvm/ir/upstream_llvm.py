@@ -26,7 +26,7 @@ from xdsl.ir import Attribute, Block, Operation, Region
 from xdsl.utils.exceptions import VerifyException
 
 from xtvm.ir.context import SyntaxExtension
-from xtvm.ir.parser import IRBuilder, decode_string
+from xtvm.ir.parser import IRBuilder, decode_string, symbol_name
 from xtvm.ir.upstream import attr_array, func_head
 
 BINOPS: tuple[type[Operation], ...] = (
@@ -293,21 +293,21 @@ def llvm_words(b: IRBuilder, children: list[Token]) -> list[Token]:
     return children
 
 
+def take(words: list[Token], options: Any) -> str | None:
+    """The first word if it is one of `options` (consumed), else None."""
+    if words and str(words[0]) in options:
+        return str(words.pop(0))
+    return None
+
+
 def llvm_global(b: IRBuilder, children: list[Any]) -> Operation:
     token, words, symbol, value, attrs, typ, region = children
     words = list(words)
-    linkage = "external"
-    if words and str(words[0]) in llvm._LINKAGE_OPTIONS:
-        linkage = str(words.pop(0))
-    thread_local = bool(words) and str(words[0]) == "thread_local"
-    if thread_local:
-        words.pop(0)
-    unnamed_addr = None
-    if words and str(words[0]) in llvm.UNNAMED_ADDR_KEY_BY_KEYWORD:
-        unnamed_addr = llvm.UNNAMED_ADDR_KEY_BY_KEYWORD[str(words.pop(0))]
-    constant = bool(words) and str(words[0]) == "constant"
-    if constant:
-        words.pop(0)
+    linkage = take(words, llvm._LINKAGE_OPTIONS) or "external"
+    thread_local = take(words, ("thread_local",)) is not None
+    unnamed = take(words, llvm.UNNAMED_ADDR_KEY_BY_KEYWORD)
+    unnamed_addr = None if unnamed is None else llvm.UNNAMED_ADDR_KEY_BY_KEYWORD[unnamed]
+    constant = take(words, ("constant",)) is not None
     if words:
         raise b.error(words[0], f"unexpected '{words[0]}' in 'llvm.mlir.global'")
     if typ is None:
@@ -323,7 +323,7 @@ def llvm_global(b: IRBuilder, children: list[Any]) -> Operation:
     section = attrs.pop("section", None)
     if not isinstance(addr_space, IntegerAttr) or not isinstance(section, StringAttr | None):
         raise b.error(token, "'llvm.mlir.global' op addr_space or section of the wrong kind")
-    name = decode_string(symbol[1:]) if symbol[1] == '"' else str(symbol)[1:]
+    name = symbol_name(symbol)
     op = built(
         b,
         token,
@@ -343,13 +343,6 @@ def llvm_global(b: IRBuilder, children: list[Any]) -> Operation:
     )
     op.attributes |= attrs
     return op
-
-
-def take(words: list[Token], options: Any) -> str | None:
-    """The first word if it is one of `options` (consumed), else None."""
-    if words and str(words[0]) in options:
-        return str(words.pop(0))
-    return None
 
 
 def llvm_func_params(b: IRBuilder, children: list[Any]) -> tuple[list[Any], bool]:
@@ -431,7 +424,7 @@ def llvm_call(b: IRBuilder, children: list[Any]) -> Operation:
     if callee.type == "SYMBOL":
         if ptr_type is not None:
             raise b.error(token, "'llvm.call' to a symbol takes no callee type")
-        name = decode_string(callee[1:]) if callee[1] == '"' else str(callee)[1:]
+        name = symbol_name(callee)
         props["callee"] = llvm.SymbolRefAttr(name)
     else:
         if ptr_type is None:
