@@ -49,11 +49,8 @@ from xtvm.ir.verify import located_error
 from xtvm.runtime.binding import (
     DimRef,
     binding_plan,
-    evaluate,
+    entry_checks,
     kernel_arg_dims,
-    message_variables,
-    mismatch_message,
-    negative_message,
     printf_escape,
 )
 from xtvm.runtime.module import LAST_ERROR_SYMBOL
@@ -467,20 +464,14 @@ class CRenderer:
                 return state.names[arg]
             return state.buffers[arg].dims[ref.dim]
 
-        for ref in plan.dynamic:
-            self.fail_unless(
-                state, f"{value(ref)} >= 0", negative_message(kernel, names, ref), [value(ref)]
-            )
-        variables = {var: value(ref) for var, ref in plan.bindings.items()}
-        for check in plan.checks:
-            wanted = evaluate(check.expected, variables.__getitem__, c_size_op, str)
-            shown = [value(check.ref), wanted, *(variables[v] for v in message_variables(check))]
-            self.fail_unless(
-                state,
-                f"(int64_t)({value(check.ref)}) == (int64_t)({wanted})",
-                mismatch_message(kernel, names, plan, check),
-                shown,
-            )
+        for actual, wanted, message, shown in entry_checks(
+            kernel, names, plan, value, c_size_op, str
+        ):
+            if wanted is None:
+                condition = f"{actual} >= 0"
+            else:
+                condition = f"(int64_t)({actual}) == (int64_t)({wanted})"
+            self.fail_unless(state, condition, message, shown)
 
     # -- helpers ----------------------------------------------------------------------------
 

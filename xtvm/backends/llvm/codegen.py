@@ -60,11 +60,8 @@ from xtvm.ir.verify import located_error
 from xtvm.runtime.binding import (
     BindingPlan,
     binding_plan,
-    evaluate,
+    entry_checks,
     kernel_arg_dims,
-    message_variables,
-    mismatch_message,
-    negative_message,
     printf_escape,
 )
 from xtvm.runtime.module import LAST_ERROR_SYMBOL
@@ -453,24 +450,13 @@ class FunctionEmitter:
 
     def bind_arguments(self, plan: BindingPlan, names: Sequence[str], dims: Any) -> None:
         """The argument binder at the kernel's entry (see `xtvm.runtime.binding`)."""
-        b, name = self.builder, self.function.name
-        for ref in plan.dynamic:
-            value = dims(ref)
-            self.check(
-                b.icmp_signed(">=", value, ir.Constant(I64, 0)),
-                negative_message(name, names, ref),
-                [value],
-            )
-        variables = {var: dims(ref) for var, ref in plan.bindings.items()}
-        for check in plan.checks:
-            actual = dims(check.ref)
-            wanted = evaluate(check.expected, variables.__getitem__, self.size_op, size_constant)
-            shown = [actual, wanted, *(variables[v] for v in message_variables(check))]
-            self.check(
-                b.icmp_signed("==", actual, wanted),
-                mismatch_message(name, names, plan, check),
-                shown,
-            )
+        checks = entry_checks(self.function.name, names, plan, dims, self.size_op, size_constant)
+        for actual, wanted, message, shown in checks:
+            if wanted is None:
+                holds = self.builder.icmp_signed(">=", actual, ir.Constant(I64, 0))
+            else:
+                holds = self.builder.icmp_signed("==", actual, wanted)
+            self.check(holds, message, shown)
 
     def size_op(self, op: str, a: ir.Value, b: ir.Value) -> ir.Value:
         """A binder expression's operator on i64 sizes (floor division, as te's)."""
