@@ -222,10 +222,7 @@ class PackedFunc:
         restype = ctypes.c_int32 if returns_status else None
         self._raw = ctypes.CFUNCTYPE(restype, *argtypes, *dynamic)(address)
         self._plan = binding_plan(
-            [
-                p.var if p.shape is None else (p.dims or tuple(d for d in p.shape))
-                for p in self.params
-            ]
+            [p.var if p.shape is None else (p.dims or p.shape) for p in self.params]
         )
 
     def _function(self, *args: Any) -> None:
