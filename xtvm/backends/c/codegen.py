@@ -45,7 +45,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xtvm.backends.symbols import check_symbol, quoted
 from xtvm.dialects import tir
 from xtvm.ir.diagnostics import DiagnosticError
-from xtvm.ir.verify import located_error
+from xtvm.ir.verify import MAX_BUFFER_BYTES, located_error
 from xtvm.runtime.binding import (
     DimRef,
     binding_plan,
@@ -57,7 +57,6 @@ from xtvm.runtime.module import LAST_ERROR_SYMBOL
 
 ERROR_TEXT = "xtvm_error_text"  # the library's last error message
 ERROR_BUFFER_BYTES = 512
-MAX_ALLOC_BYTES = 1 << 62  # a larger heap buffer is an error (its size would overflow)
 
 
 class CodegenError(DiagnosticError):
@@ -769,8 +768,8 @@ class CRenderer:
             raise fail(op, f"the {self.language} backend cannot allocate {typ} here")
         element_bytes = max(1, typ.element_type.bitwidth // 8)  # type: ignore[attr-defined]
         static_bytes = element_bytes * math.prod(d for d in shape if d >= 0)
-        if static_bytes > MAX_ALLOC_BYTES:  # the verifier refuses these; hand-built IR may not
-            raise fail(op, f"{typ} needs {static_bytes} bytes, more than {MAX_ALLOC_BYTES}")
+        if static_bytes > MAX_BUFFER_BYTES:  # the verifier refuses these; hand-built IR may not
+            raise fail(op, f"{typ} needs {static_bytes} bytes, more than {MAX_BUFFER_BYTES}")
         where = printf_escape(f"{state_function(op)}: buffer '{op.memref.name_hint or name}'")
         dynamic_dims = [dims[i] for i, d in enumerate(shape) if d < 0]
         if dynamic_dims and self.returns_status:
@@ -781,7 +780,7 @@ class CRenderer:
                 self.fail_unless(
                     state,
                     f"!__builtin_mul_overflow({size}, (uint64_t)({strip(dim)}), &{size}) && "
-                    f"{size} <= {MAX_ALLOC_BYTES}ULL",
+                    f"{size} <= {MAX_BUFFER_BYTES}ULL",
                     f"{where}: its size overflows",
                 )
             count_text = f"{size} / sizeof({element})"

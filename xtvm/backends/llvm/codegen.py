@@ -56,7 +56,7 @@ from xtvm.backends.llvm.vector_math import (
 from xtvm.backends.symbols import check_symbol
 from xtvm.dialects import tir
 from xtvm.ir.diagnostics import DiagnosticError
-from xtvm.ir.verify import located_error
+from xtvm.ir.verify import MAX_BUFFER_BYTES, located_error
 from xtvm.runtime.binding import (
     BindingPlan,
     binding_plan,
@@ -68,7 +68,6 @@ from xtvm.runtime.module import LAST_ERROR_SYMBOL
 from xtvm.runtime.registry import get_global_func
 
 STACK_LIMIT_BYTES = 64 * 1024  # intermediate buffers up to this size are allocas
-MAX_ALLOC_BYTES = 1 << 62  # a larger heap buffer is an error (its size would overflow)
 ERROR_BUFFER_BYTES = 512
 RELEASE_SYMBOL = "xtvm_release_buffers"  # frees the kernels' cached heap buffers
 
@@ -763,8 +762,8 @@ def emit_alloc(e: FunctionEmitter, op: memref.AllocOp | memref.AllocaOp) -> None
     if all(d >= 0 for d in shape):
         count = math.prod(shape)
         size = count * element_bytes
-        if size > MAX_ALLOC_BYTES:  # the verifier refuses these; hand-built IR may not
-            raise fail(op, f"{typ} needs {size} bytes, more than {MAX_ALLOC_BYTES}")
+        if size > MAX_BUFFER_BYTES:  # the verifier refuses these; hand-built IR may not
+            raise fail(op, f"{typ} needs {size} bytes, more than {MAX_BUFFER_BYTES}")
         if size <= STACK_LIMIT_BYTES:
             slot = e.entry_alloca(element, max(count, 1), name=name)
             e.set(op.memref, Buffer(slot, dims, element, on_stack=True))
@@ -772,8 +771,8 @@ def emit_alloc(e: FunctionEmitter, op: memref.AllocOp | memref.AllocaOp) -> None
     b = e.builder
     # Its size in bytes, an error where a product overflows (unsigned: a negative size too).
     static_bytes = element_bytes * math.prod(d for d in shape if d >= 0)
-    if static_bytes > MAX_ALLOC_BYTES:
-        raise fail(op, f"{typ} needs {static_bytes} bytes, more than {MAX_ALLOC_BYTES}")
+    if static_bytes > MAX_BUFFER_BYTES:
+        raise fail(op, f"{typ} needs {static_bytes} bytes, more than {MAX_BUFFER_BYTES}")
     bytes_value: ir.Value = ir.Constant(I64, static_bytes)
     multiply = e.owner.intrinsic(
         "llvm.umul.with.overflow", [I64], 2, ir.LiteralStructType([I64, ir.IntType(1)])
@@ -786,7 +785,7 @@ def emit_alloc(e: FunctionEmitter, op: memref.AllocOp | memref.AllocaOp) -> None
         bytes_value = b.extract_value(product, 0)
     if not isinstance(bytes_value, ir.Constant):
         e.check(
-            b.icmp_unsigned("<=", bytes_value, ir.Constant(I64, MAX_ALLOC_BYTES)),
+            b.icmp_unsigned("<=", bytes_value, ir.Constant(I64, MAX_BUFFER_BYTES)),
             f"{where}: %llu bytes is too large",
             [bytes_value],
         )
