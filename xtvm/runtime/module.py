@@ -39,6 +39,7 @@ from xtvm.runtime.binding import (
 METADATA_SYMBOL = "xtvm_module_metadata"
 # The generated libraries' message of the last kernel error (`const char *xtvm_last_error(void)`).
 LAST_ERROR_SYMBOL = "xtvm_last_error"
+ERROR_BUFFER_BYTES = 512  # the size of the buffer holding that message (longer ones are cut)
 STATUS_KEY = "#status"  # in the metadata: the functions that return a status (no C name)
 
 

@@ -53,10 +53,9 @@ from xtvm.runtime.binding import (
     kernel_arg_dims,
     printf_escape,
 )
-from xtvm.runtime.module import LAST_ERROR_SYMBOL
+from xtvm.runtime.module import ERROR_BUFFER_BYTES, LAST_ERROR_SYMBOL
 
 ERROR_TEXT = "xtvm_error_text"  # the library's last error message
-ERROR_BUFFER_BYTES = 512
 
 
 class CodegenError(DiagnosticError):

@@ -64,11 +64,10 @@ from xtvm.runtime.binding import (
     kernel_arg_dims,
     printf_escape,
 )
-from xtvm.runtime.module import LAST_ERROR_SYMBOL
+from xtvm.runtime.module import ERROR_BUFFER_BYTES, LAST_ERROR_SYMBOL
 from xtvm.runtime.registry import get_global_func
 
 STACK_LIMIT_BYTES = 64 * 1024  # intermediate buffers up to this size are allocas
-ERROR_BUFFER_BYTES = 512
 RELEASE_SYMBOL = "xtvm_release_buffers"  # frees the kernels' cached heap buffers
 
 
