@@ -29,7 +29,7 @@ import numpy as np
 from xtvm.backends.symbols import c_string_literal, symbol_error
 from xtvm.backends.toolchain import link_shared
 from xtvm.runtime.graph_executor import entry_bytes, plan_memory
-from xtvm.runtime.module import Param, signatures_of
+from xtvm.runtime.module import LAST_ERROR_SYMBOL, Param, signatures_of
 
 ALIGN = 64
 WEIGHTS_SYMBOL = "xtvm_model_weights"
@@ -245,7 +245,7 @@ def header(inputs: list[Tensor], outputs: list[Tensor], weight_bytes: int, arena
         "   Returns 0 on success, 1 when a kernel failed (out of memory; the message is",
         "   xtvm_last_error()'s). Not reentrant: intermediates live in one static arena. */",
         "int xtvm_model_run(const void *const *inputs, void *const *outputs);",
-        "const char *xtvm_last_error(void);",
+        f"const char *{LAST_ERROR_SYMBOL}(void);",
         "",
         "#ifdef __cplusplus",
         "}",
