@@ -66,10 +66,6 @@ def align(value: int, alignment: int = ALIGN) -> int:
     return (value + alignment - 1) // alignment * alignment
 
 
-def c_string(text: str) -> str:
-    return c_string_literal(text)
-
-
 def pack_weights(
     params: Mapping[str, np.ndarray], names: list[str]
 ) -> tuple[bytes, dict[str, int]]:
@@ -227,8 +223,8 @@ def header(inputs: list[Tensor], outputs: list[Tensor], weight_bytes: int, arena
         for k, t in enumerate(tensors):
             p = f"XTVM_MODEL_{kind}_{k}"
             lines += [
-                f"#define {p}_NAME {c_string(t.name)}",
-                f"#define {p}_DTYPE {c_string(t.dtype)}",
+                f"#define {p}_NAME {c_string_literal(t.name)}",
+                f"#define {p}_DTYPE {c_string_literal(t.dtype)}",
                 f"#define {p}_CTYPE {C_TYPES.get(t.dtype, 'uint8_t')}",
                 f"#define {p}_NDIM {len(t.shape)}",
                 f"#define {p}_SHAPE {{{', '.join(str(d) for d in t.shape) or '1'}}}",
