@@ -29,7 +29,7 @@ import numpy as np
 from xtvm.backends.symbols import c_string_literal, symbol_error
 from xtvm.backends.toolchain import link_shared
 from xtvm.runtime.graph_executor import entry_bytes, plan_memory
-from xtvm.runtime.module import Param, signatures_of
+from xtvm.runtime.module import LAST_ERROR_SYMBOL, Param, signatures_of
 
 ALIGN = 64
 WEIGHTS_SYMBOL = "xtvm_model_weights"
@@ -64,10 +64,6 @@ class Tensor:
 
 def align(value: int, alignment: int = ALIGN) -> int:
     return (value + alignment - 1) // alignment * alignment
-
-
-def c_string(text: str) -> str:
-    return c_string_literal(text)
 
 
 def pack_weights(
@@ -227,8 +223,8 @@ def header(inputs: list[Tensor], outputs: list[Tensor], weight_bytes: int, arena
         for k, t in enumerate(tensors):
             p = f"XTVM_MODEL_{kind}_{k}"
             lines += [
-                f"#define {p}_NAME {c_string(t.name)}",
-                f"#define {p}_DTYPE {c_string(t.dtype)}",
+                f"#define {p}_NAME {c_string_literal(t.name)}",
+                f"#define {p}_DTYPE {c_string_literal(t.dtype)}",
                 f"#define {p}_CTYPE {C_TYPES.get(t.dtype, 'uint8_t')}",
                 f"#define {p}_NDIM {len(t.shape)}",
                 f"#define {p}_SHAPE {{{', '.join(str(d) for d in t.shape) or '1'}}}",
@@ -245,7 +241,7 @@ def header(inputs: list[Tensor], outputs: list[Tensor], weight_bytes: int, arena
         "   Returns 0 on success, 1 when a kernel failed (out of memory; the message is",
         "   xtvm_last_error()'s). Not reentrant: intermediates live in one static arena. */",
         "int xtvm_model_run(const void *const *inputs, void *const *outputs);",
-        "const char *xtvm_last_error(void);",
+        f"const char *{LAST_ERROR_SYMBOL}(void);",
         "",
         "#ifdef __cplusplus",
         "}",

@@ -12,7 +12,7 @@ of each generated kernel (LLVM and C backends, for C callers) run the same plan.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -185,6 +185,29 @@ def message_variables(check: Check) -> list[str]:
 def negative_message(function: str, names: Sequence[str], ref: DimRef) -> str:
     """The printf format of a dynamic dimension that is negative (C callers pass any int64)."""
     return f"{printf_escape(function)}: {describe(names, ref)} is %lld, a negative size"
+
+
+def entry_checks(
+    function: str,
+    names: Sequence[str],
+    plan: BindingPlan,
+    value: Callable[[DimRef], T],
+    ops: Callable[[str, T, T], T],
+    const: Callable[[int], T],
+) -> Iterator[tuple[T, T | None, str, list[T]]]:
+    """The conditions a generated kernel checks at its entry, as `(actual, expected, message,
+    shown)`: `actual` must equal `expected` (or be >= 0 where `expected` is None), else the
+    kernel fails with the printf format `message` of the values `shown`. `value` reads an
+    argument or dimension, `ops` and `const` fold expressions (see `evaluate`)."""
+    for ref in plan.dynamic:
+        actual = value(ref)
+        yield actual, None, negative_message(function, names, ref), [actual]
+    variables = {var: value(ref) for var, ref in plan.bindings.items()}
+    for check in plan.checks:
+        actual = value(check.ref)
+        wanted = evaluate(check.expected, variables.__getitem__, ops, const)
+        shown = [actual, wanted, *(variables[v] for v in message_variables(check))]
+        yield actual, wanted, mismatch_message(function, names, plan, check), shown
 
 
 # -- the attribute ----------------------------------------------------------------------------

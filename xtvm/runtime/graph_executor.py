@@ -147,20 +147,14 @@ def input_array(
     """
     if isinstance(value, NDArray):
         value = value.numpy()
-    if isinstance(value, np.ndarray | np.generic):
-        array = np.asarray(value)
-        if dtype is not None and array.dtype != np.dtype(dtype):
+    array = np.asarray(value)
+    if dtype is not None and array.dtype != np.dtype(dtype):
+        converts = not isinstance(value, np.ndarray | np.generic)
+        if not (converts and np.can_cast(array.dtype, dtype, "same_kind")):
             raise GraphInputError(
                 f"input '{key}': expected element type {np.dtype(dtype)}, got {array.dtype}"
             )
-    else:
-        array = np.asarray(value)
-        if dtype is not None:
-            if not np.can_cast(array.dtype, dtype, "same_kind"):
-                raise GraphInputError(
-                    f"input '{key}': expected element type {np.dtype(dtype)}, got {array.dtype}"
-                )
-            array = array.astype(dtype)
+        array = array.astype(dtype)
     if array.shape != shape:
         raise GraphInputError(
             f"input '{key}': expected shape {list(shape)}, got {list(array.shape)}"

@@ -39,6 +39,7 @@ from xtvm.runtime.binding import (
 METADATA_SYMBOL = "xtvm_module_metadata"
 # The generated libraries' message of the last kernel error (`const char *xtvm_last_error(void)`).
 LAST_ERROR_SYMBOL = "xtvm_last_error"
+ERROR_BUFFER_BYTES = 512  # the size of the buffer holding that message (longer ones are cut)
 STATUS_KEY = "#status"  # in the metadata: the functions that return a status (no C name)
 
 
@@ -222,10 +223,7 @@ class PackedFunc:
         restype = ctypes.c_int32 if returns_status else None
         self._raw = ctypes.CFUNCTYPE(restype, *argtypes, *dynamic)(address)
         self._plan = binding_plan(
-            [
-                p.var if p.shape is None else (p.dims or tuple(d for d in p.shape))
-                for p in self.params
-            ]
+            [p.var if p.shape is None else (p.dims or p.shape) for p in self.params]
         )
 
     def _function(self, *args: Any) -> None:

@@ -19,7 +19,8 @@ from pathlib import Path
 from xdsl.dialects.builtin import ModuleOp
 
 from xtvm.backends.accel.codegen import render_accel
-from xtvm.backends.c.build import CFLAGS, c_string, compile_c
+from xtvm.backends.c.build import CFLAGS, compile_c
+from xtvm.backends.symbols import c_string_literal
 from xtvm.runtime.module import METADATA_SYMBOL, Module, load_module, metadata_json, signatures_of
 from xtvm.target.accel import AccelTarget
 
@@ -57,7 +58,7 @@ def build_accel(module: ModuleOp, target: AccelTarget, simulator: object = None)
     source = render_accel(module, target)
     signatures = signatures_of(module)
     metadata_text = metadata_json(signatures, status=signatures)
-    metadata = f"const char *{METADATA_SYMBOL} = {c_string(metadata_text)};\n"
+    metadata = f"const char *{METADATA_SYMBOL} = {c_string_literal(metadata_text)};\n"
     dirs = [target.header.parent] if target.header is not None else []
     with tempfile.TemporaryDirectory(prefix="xtvm-accel-") as tmp:
         library = Path(tmp) / "module.so"

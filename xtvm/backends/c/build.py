@@ -24,11 +24,6 @@ from xtvm.runtime.module import METADATA_SYMBOL, Module, load_module, metadata_j
 CFLAGS = ("-O3", "-march=native", "-fopenmp", "-shared", "-fPIC", "-std=gnu99")
 
 
-def c_string(text: str) -> str:
-    """`text` as a C string literal (any byte escaped that could end it or the line)."""
-    return c_string_literal(text)
-
-
 def compile_c(
     source: str, output: Path, flags: tuple[str, ...] = CFLAGS, extra: Sequence[str] = ()
 ) -> None:
@@ -49,7 +44,7 @@ def build_c(module: ModuleOp) -> Module:
     source = render_c(module)
     signatures = signatures_of(module)
     metadata_text = metadata_json(signatures, status=signatures)
-    metadata = f"const char *{METADATA_SYMBOL} = {c_string(metadata_text)};\n"
+    metadata = f"const char *{METADATA_SYMBOL} = {c_string_literal(metadata_text)};\n"
     with tempfile.TemporaryDirectory(prefix="xtvm-c-") as tmp:
         library = Path(tmp) / "module.so"
         compile_c(source + "\n" + metadata, library, extra=imported_sources(module))

@@ -45,22 +45,17 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xtvm.backends.symbols import check_symbol, quoted
 from xtvm.dialects import tir
 from xtvm.ir.diagnostics import DiagnosticError
-from xtvm.ir.verify import located_error
+from xtvm.ir.verify import MAX_BUFFER_BYTES, located_error
 from xtvm.runtime.binding import (
     DimRef,
     binding_plan,
-    evaluate,
+    entry_checks,
     kernel_arg_dims,
-    message_variables,
-    mismatch_message,
-    negative_message,
     printf_escape,
 )
-from xtvm.runtime.module import LAST_ERROR_SYMBOL
+from xtvm.runtime.module import ERROR_BUFFER_BYTES, LAST_ERROR_SYMBOL
 
 ERROR_TEXT = "xtvm_error_text"  # the library's last error message
-ERROR_BUFFER_BYTES = 512
-MAX_ALLOC_BYTES = 1 << 62  # a larger heap buffer is an error (its size would overflow)
 
 
 class CodegenError(DiagnosticError):
@@ -467,20 +462,14 @@ class CRenderer:
                 return state.names[arg]
             return state.buffers[arg].dims[ref.dim]
 
-        for ref in plan.dynamic:
-            self.fail_unless(
-                state, f"{value(ref)} >= 0", negative_message(kernel, names, ref), [value(ref)]
-            )
-        variables = {var: value(ref) for var, ref in plan.bindings.items()}
-        for check in plan.checks:
-            wanted = evaluate(check.expected, variables.__getitem__, c_size_op, str)
-            shown = [value(check.ref), wanted, *(variables[v] for v in message_variables(check))]
-            self.fail_unless(
-                state,
-                f"(int64_t)({value(check.ref)}) == (int64_t)({wanted})",
-                mismatch_message(kernel, names, plan, check),
-                shown,
-            )
+        for actual, wanted, message, shown in entry_checks(
+            kernel, names, plan, value, c_size_op, str
+        ):
+            if wanted is None:
+                condition = f"{actual} >= 0"
+            else:
+                condition = f"(int64_t)({actual}) == (int64_t)({wanted})"
+            self.fail_unless(state, condition, message, shown)
 
     # -- helpers ----------------------------------------------------------------------------
 
@@ -778,8 +767,8 @@ class CRenderer:
             raise fail(op, f"the {self.language} backend cannot allocate {typ} here")
         element_bytes = max(1, typ.element_type.bitwidth // 8)  # type: ignore[attr-defined]
         static_bytes = element_bytes * math.prod(d for d in shape if d >= 0)
-        if static_bytes > MAX_ALLOC_BYTES:  # the verifier refuses these; hand-built IR may not
-            raise fail(op, f"{typ} needs {static_bytes} bytes, more than {MAX_ALLOC_BYTES}")
+        if static_bytes > MAX_BUFFER_BYTES:  # the verifier refuses these; hand-built IR may not
+            raise fail(op, f"{typ} needs {static_bytes} bytes, more than {MAX_BUFFER_BYTES}")
         where = printf_escape(f"{state_function(op)}: buffer '{op.memref.name_hint or name}'")
         dynamic_dims = [dims[i] for i, d in enumerate(shape) if d < 0]
         if dynamic_dims and self.returns_status:
@@ -790,7 +779,7 @@ class CRenderer:
                 self.fail_unless(
                     state,
                     f"!__builtin_mul_overflow({size}, (uint64_t)({strip(dim)}), &{size}) && "
-                    f"{size} <= {MAX_ALLOC_BYTES}ULL",
+                    f"{size} <= {MAX_BUFFER_BYTES}ULL",
                     f"{where}: its size overflows",
                 )
             count_text = f"{size} / sizeof({element})"

@@ -56,23 +56,18 @@ from xtvm.backends.llvm.vector_math import (
 from xtvm.backends.symbols import check_symbol
 from xtvm.dialects import tir
 from xtvm.ir.diagnostics import DiagnosticError
-from xtvm.ir.verify import located_error
+from xtvm.ir.verify import MAX_BUFFER_BYTES, located_error
 from xtvm.runtime.binding import (
     BindingPlan,
     binding_plan,
-    evaluate,
+    entry_checks,
     kernel_arg_dims,
-    message_variables,
-    mismatch_message,
-    negative_message,
     printf_escape,
 )
-from xtvm.runtime.module import LAST_ERROR_SYMBOL
+from xtvm.runtime.module import ERROR_BUFFER_BYTES, LAST_ERROR_SYMBOL
 from xtvm.runtime.registry import get_global_func
 
 STACK_LIMIT_BYTES = 64 * 1024  # intermediate buffers up to this size are allocas
-MAX_ALLOC_BYTES = 1 << 62  # a larger heap buffer is an error (its size would overflow)
-ERROR_BUFFER_BYTES = 512
 RELEASE_SYMBOL = "xtvm_release_buffers"  # frees the kernels' cached heap buffers
 
 
@@ -453,24 +448,13 @@ class FunctionEmitter:
 
     def bind_arguments(self, plan: BindingPlan, names: Sequence[str], dims: Any) -> None:
         """The argument binder at the kernel's entry (see `xtvm.runtime.binding`)."""
-        b, name = self.builder, self.function.name
-        for ref in plan.dynamic:
-            value = dims(ref)
-            self.check(
-                b.icmp_signed(">=", value, ir.Constant(I64, 0)),
-                negative_message(name, names, ref),
-                [value],
-            )
-        variables = {var: dims(ref) for var, ref in plan.bindings.items()}
-        for check in plan.checks:
-            actual = dims(check.ref)
-            wanted = evaluate(check.expected, variables.__getitem__, self.size_op, size_constant)
-            shown = [actual, wanted, *(variables[v] for v in message_variables(check))]
-            self.check(
-                b.icmp_signed("==", actual, wanted),
-                mismatch_message(name, names, plan, check),
-                shown,
-            )
+        checks = entry_checks(self.function.name, names, plan, dims, self.size_op, size_constant)
+        for actual, wanted, message, shown in checks:
+            if wanted is None:
+                holds = self.builder.icmp_signed(">=", actual, ir.Constant(I64, 0))
+            else:
+                holds = self.builder.icmp_signed("==", actual, wanted)
+            self.check(holds, message, shown)
 
     def size_op(self, op: str, a: ir.Value, b: ir.Value) -> ir.Value:
         """A binder expression's operator on i64 sizes (floor division, as te's)."""
@@ -777,8 +761,8 @@ def emit_alloc(e: FunctionEmitter, op: memref.AllocOp | memref.AllocaOp) -> None
     if all(d >= 0 for d in shape):
         count = math.prod(shape)
         size = count * element_bytes
-        if size > MAX_ALLOC_BYTES:  # the verifier refuses these; hand-built IR may not
-            raise fail(op, f"{typ} needs {size} bytes, more than {MAX_ALLOC_BYTES}")
+        if size > MAX_BUFFER_BYTES:  # the verifier refuses these; hand-built IR may not
+            raise fail(op, f"{typ} needs {size} bytes, more than {MAX_BUFFER_BYTES}")
         if size <= STACK_LIMIT_BYTES:
             slot = e.entry_alloca(element, max(count, 1), name=name)
             e.set(op.memref, Buffer(slot, dims, element, on_stack=True))
@@ -786,8 +770,8 @@ def emit_alloc(e: FunctionEmitter, op: memref.AllocOp | memref.AllocaOp) -> None
     b = e.builder
     # Its size in bytes, an error where a product overflows (unsigned: a negative size too).
     static_bytes = element_bytes * math.prod(d for d in shape if d >= 0)
-    if static_bytes > MAX_ALLOC_BYTES:
-        raise fail(op, f"{typ} needs {static_bytes} bytes, more than {MAX_ALLOC_BYTES}")
+    if static_bytes > MAX_BUFFER_BYTES:
+        raise fail(op, f"{typ} needs {static_bytes} bytes, more than {MAX_BUFFER_BYTES}")
     bytes_value: ir.Value = ir.Constant(I64, static_bytes)
     multiply = e.owner.intrinsic(
         "llvm.umul.with.overflow", [I64], 2, ir.LiteralStructType([I64, ir.IntType(1)])
@@ -800,7 +784,7 @@ def emit_alloc(e: FunctionEmitter, op: memref.AllocOp | memref.AllocaOp) -> None
         bytes_value = b.extract_value(product, 0)
     if not isinstance(bytes_value, ir.Constant):
         e.check(
-            b.icmp_unsigned("<=", bytes_value, ir.Constant(I64, MAX_ALLOC_BYTES)),
+            b.icmp_unsigned("<=", bytes_value, ir.Constant(I64, MAX_BUFFER_BYTES)),
             f"{where}: %llu bytes is too large",
             [bytes_value],
         )
