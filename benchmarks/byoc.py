@@ -32,9 +32,10 @@ def measure(name: str, threads: int, repeat: int) -> dict[str, Any]:
     """Both builds of one model at one thread count (run in its own process)."""
     import xtvm as tvm
     from xtvm import relay
-    from xtvm.backends.external.dnnl import partition_for_dnnl, unavailable_reason
+    from xtvm.api.relay.frontend import from_onnx
+    from xtvm.api.relay.op.contrib.dnnl import partition_for_dnnl
+    from xtvm.backends.external.dnnl import unavailable_reason
     from xtvm.contrib import graph_executor
-    from xtvm.frontends.onnx import from_onnx
 
     row: dict[str, Any] = {"model": name, "threads": threads}
     if unavailable_reason():

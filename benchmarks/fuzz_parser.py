@@ -19,7 +19,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from xtvm.ir.registry import default_context
+from xtvm.dialects.registry import default_context
 from xtvm.testing.fuzz import (
     Outcome,
     Result,

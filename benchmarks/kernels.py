@@ -28,8 +28,8 @@ from onnx import TensorProto, helper
 
 import xtvm as tvm
 from xtvm import relay, te
-from xtvm.backends.llvm.compile import set_num_threads
 from xtvm.contrib import graph_executor
+from xtvm.runtime.threads import set_num_threads
 
 RNG = np.random.default_rng(0)
 

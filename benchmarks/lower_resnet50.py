@@ -30,7 +30,7 @@ from pathlib import Path
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 
-from xtvm.ir.registry import default_context
+from xtvm.dialects.registry import default_context
 from xtvm.passes.convert_relay_to_te import ConvertRelayToTePass, KernelBuilder, plan
 from xtvm.passes.convert_te_to_tir import ConvertTeToTirPass
 from xtvm.passes.relay_fold_constant import RelayFoldConstantPass

@@ -125,7 +125,7 @@ def time_against_ort(
     at each of THREADS into `row`; the two outputs, xtvm's then onnxruntime's."""
     import onnxruntime as ort
 
-    from xtvm.backends.llvm.compile import set_num_threads
+    from xtvm.runtime.threads import set_num_threads
 
     serialized = model.SerializeToString()
     for threads in THREADS:
@@ -156,8 +156,8 @@ def measure(name: str, repeat: int, compile_limit: float) -> dict[str, Any]:
     """All numbers for one model (run in its own process)."""
     import xtvm as tvm
     from xtvm import relay
+    from xtvm.api.relay.frontend import from_onnx
     from xtvm.contrib import graph_executor
-    from xtvm.frontends.onnx import from_onnx
 
     model, data, x = light_model(name)
     shape = list(x.shape)

@@ -30,9 +30,9 @@ from pathlib import Path
 
 import onnx
 
+from xtvm.dialects.registry import default_context
 from xtvm.frontends.onnx import import_onnx
 from xtvm.ir.printer import print_ir
-from xtvm.ir.registry import default_context
 
 GOAL_S = 2.0
 GOAL_MODEL = "resnet50"

@@ -47,9 +47,9 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.parser import Parser as XParser
 from xdsl.printer import Printer as XPrinter
 
+from xtvm.dialects.registry import default_context
 from xtvm.ir.context import IRContext
 from xtvm.ir.printer import print_ir
-from xtvm.ir.registry import default_context
 from xtvm.ir.verify import verify_diagnostics
 
 try:

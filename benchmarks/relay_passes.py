@@ -30,9 +30,9 @@ from xdsl.dialects.builtin import Float32Type, ModuleOp, TensorType
 from xdsl.ir import Block, Operation, Region, SSAValue
 
 from xtvm.dialects import relay
+from xtvm.dialects.registry import default_context
 from xtvm.ir.context import IRContext
 from xtvm.ir.printer import print_ir
-from xtvm.ir.registry import default_context
 from xtvm.passes import all_passes
 
 F32 = Float32Type()

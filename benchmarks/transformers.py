@@ -170,8 +170,8 @@ def measure(name: str, repeat: int) -> dict[str, Any]:
     """All numbers for one workload (run in its own process)."""
     import xtvm as tvm
     from xtvm import relay
+    from xtvm.api.relay.frontend import from_onnx
     from xtvm.contrib import graph_executor
-    from xtvm.frontends.onnx import from_onnx
 
     model, shape = WORKLOADS[name]()
     x = np.random.default_rng(1).standard_normal(shape).astype(np.float32)

@@ -23,7 +23,7 @@ from xtvm.testing import registries
 def pytest_runtest_setup(item: pytest.Item) -> None:
     if item.get_closest_marker("cuda") is None:
         return
-    from xtvm.api.nd import cuda
+    from xtvm.runtime.ndarray import cuda
 
     if not cuda(0).exist:
         pytest.skip("no CUDA GPU")

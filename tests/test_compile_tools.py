@@ -80,8 +80,8 @@ def test_run_threads(
 ) -> None:
     """`--threads N` sets the OpenMP thread count the model runs with (in the thread running
     it: OpenMP keeps one per thread); results are the same."""
-    from xtvm.backends.llvm.compile import openmp_runtime
     from xtvm.runtime import graph_executor
+    from xtvm.runtime.threads import openmp_runtime
 
     counts = []
     load_factory = graph_executor.load_factory

@@ -18,35 +18,33 @@ import sys
 from types import ModuleType
 from typing import Any
 
-# The TVM release whose Python API xtvm follows (scripts compare `tvm.__version__`).
-__version__ = "0.13.0"
+from xtvm.ir.version import TVM_VERSION as __version__  # noqa: F401
 
 # Public module name -> the module that implements it.
 API_MODULES = {
-    "error": "xtvm.api.error",
+    "error": "xtvm.ir.errors",
     "_ffi": "xtvm.api._ffi",
     "relay": "xtvm.api.relay",
     "transform": "xtvm.api.transform",
-    "nd": "xtvm.api.nd",
+    "nd": "xtvm.runtime.ndarray",
     "parser": "xtvm.api.parser",
-    "te": "xtvm.api.te",
     "tir": "xtvm.api.tir",
-    "autotvm": "xtvm.api.autotvm",
+    "autotvm": "xtvm.tuning",
 }
 # Public attribute -> (module, name).
 API_NAMES = {
     "IRModule": ("xtvm.api.ir_module", "IRModule"),
-    "cpu": ("xtvm.api.nd", "cpu"),
-    "cuda": ("xtvm.api.nd", "cuda"),
-    "device": ("xtvm.api.nd", "Device"),
-    "lower": ("xtvm.api.te.lower", "lower"),
+    "cpu": ("xtvm.runtime.ndarray", "cpu"),
+    "cuda": ("xtvm.runtime.ndarray", "cuda"),
+    "device": ("xtvm.runtime.ndarray", "Device"),
+    "lower": ("xtvm.api.build", "lower"),
     "build": ("xtvm.api.build", "build"),
     "register_func": ("xtvm.runtime.registry", "register_func"),
     "get_global_func": ("xtvm.runtime.registry", "get_global_func"),
-    "TVMError": ("xtvm.api.error", "TVMError"),
+    "TVMError": ("xtvm.ir.errors", "TVMError"),
 }
 # xtvm packages that are also TVM's module of that name.
-SUBPACKAGES = ("ir", "target", "runtime", "topi", "testing", "contrib", "rpc")
+SUBPACKAGES = ("ir", "target", "runtime", "topi", "testing", "contrib", "rpc", "te")
 
 
 def _target(fullname: str) -> str | None:

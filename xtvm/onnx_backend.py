@@ -124,9 +124,9 @@ class XtvmBackendRep(BackendRep):
         self, module: ModuleOp, params: dict[str, np.ndarray], free: list[np.ndarray]
     ) -> tuple[np.ndarray, ...]:
         """Build `module` once (params folded in), then run it on the free inputs in order."""
-        from xtvm.api.nd import cpu
-        from xtvm.api.relay.build_module import build
         from xtvm.contrib.graph_executor import GraphModule
+        from xtvm.driver.relay_build import build
+        from xtvm.runtime.ndarray import cpu
 
         executor = self.executors.get(id(module))
         if executor is None:

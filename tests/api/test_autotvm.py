@@ -13,9 +13,10 @@ import pytest
 
 import xtvm as tvm
 from xtvm import autotvm, te
-from xtvm.api.autotvm.space import SplitEntity
-from xtvm.api.te.schedule import CachePrimitive
-from xtvm.topi import nn, schedule, templates
+from xtvm.te.schedule import CachePrimitive
+from xtvm.topi import nn, schedule
+from xtvm.tuning import templates
+from xtvm.tuning.space import SplitEntity
 
 MEASURE = {"number": 2, "repeat": 1, "timeout": 10}
 

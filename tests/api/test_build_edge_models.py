@@ -11,7 +11,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 import xtvm as tvm
 from xtvm import relay, te
-from xtvm.frontends.onnx import from_onnx
+from xtvm.api.relay.frontend import from_onnx
 from xtvm.testing.relay import interpret, run_factory
 
 RNG = np.random.default_rng(0)

@@ -7,8 +7,8 @@ import pytest
 
 import xtvm as tvm
 from xtvm import relay
-from xtvm.api.relay.build_module import lower_for_build
 from xtvm.dialects import tir
+from xtvm.driver.relay_build import lower_for_build
 
 RNG = np.random.default_rng(0)
 

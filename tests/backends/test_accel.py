@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+import xtvm
 from xtvm import te
 from xtvm.backends.accel import render_accel
 from xtvm.backends.c import CodegenError
@@ -109,7 +110,7 @@ def test_reference_executor_runs_intrinsics_by_their_semantics() -> None:
 
     register_reference(run_gemm.load_target())
     s, args = run_gemm.schedule_gemm(run_gemm.Gemm(16, 8, 32, 8, 8, 16))
-    module = te.lower(s, args, name="gemm")
+    module = xtvm.lower(s, args, name="gemm")
     rng = np.random.default_rng(5)
     a = rng.integers(-128, 128, (16, 32), dtype=np.int8)
     b = rng.integers(-128, 128, (8, 32), dtype=np.int8)
@@ -135,7 +136,7 @@ def test_emitted_c_uses_scratchpads_dma_and_intrinsics() -> None:
 def test_tile_larger_than_its_scratchpad_is_an_error() -> None:
     target = run_gemm.load_target()
     s, args = run_gemm.schedule_gemm(run_gemm.Gemm(256, 64, 256, 256, 64, 256))
-    module = te.lower(s, args, name="too_big")
+    module = xtvm.lower(s, args, name="too_big")
     with pytest.raises(CodegenError) as info:
         render_accel(module.xdsl, target)
     message = str(info.value)
@@ -154,7 +155,7 @@ def test_buffers_of_one_scratchpad_do_not_overlap() -> None:
     s = te.create_schedule(C.op)
     s.cache_read(A, "acc", [C])
     s.cache_read(B, "acc", [C])
-    source = render_accel(te.lower(s, [A, B, C], name="add").xdsl, target)
+    source = render_accel(xtvm.lower(s, [A, B, C], name="add").xdsl, target)
     assert "int32_t *restrict B_acc = vta_acc + 0;" in source
     assert "int32_t *restrict A_acc = vta_acc + 64;" in source
     assert "vta_load_acc(A_acc, A, 1, 64, 0, 0);" in source
@@ -172,7 +173,7 @@ def test_copy_without_a_dma_function_is_an_error(tmp_path: Path) -> None:
     s = te.create_schedule(B.op)
     s.cache_write(B, "nodma_spad")
     with pytest.raises(CodegenError, match="target @nodma has no store DMA for scratchpad"):
-        render_accel(te.lower(s, [A, B], name="scale").xdsl, target)
+        render_accel(xtvm.lower(s, [A, B], name="scale").xdsl, target)
 
 
 def test_tensorizing_a_tile_outside_its_scratchpad_is_an_error() -> None:
@@ -188,7 +189,7 @@ def test_tensorizing_a_tile_outside_its_scratchpad_is_an_error() -> None:
     s = te.create_schedule(C.op)
     s[C].tensorize(C.op.axis[0], "vta_gemm_8x8x8")
     with pytest.raises(DiagnosticError, match="must be in scratchpad 'inp' of target @vta"):
-        te.lower(s, [A, B, C], name="uncached")
+        xtvm.lower(s, [A, B, C], name="uncached")
 
 
 def test_target_file_errors_are_located(tmp_path: Path) -> None:
@@ -266,7 +267,7 @@ def test_plugin_accelerator_runs_a_tensorized_matmul(monkeypatch: pytest.MonkeyP
     monkeypatch.syspath_prepend(str(PLUGIN))
     import tiny_accel
 
-    from xtvm.ir.registry import default_context
+    from xtvm.dialects.registry import default_context
 
     tiny_accel.xtvm_plugin(Plugins(default_context()))
     target = get_target("tiny")
@@ -291,7 +292,7 @@ def test_plugin_accelerator_runs_a_tensorized_matmul(monkeypatch: pytest.MonkeyP
     s[AA].compute_at(s[CL], ko)
     s[BB].compute_at(s[CL], ko)
     s[CL].tensorize(ici, "tiny_matmul_4x4x4")
-    kernel = build_accel(te.lower(s, [A, B, C], name="mm").xdsl, target, sim)
+    kernel = build_accel(xtvm.lower(s, [A, B, C], name="mm").xdsl, target, sim)
     rng = np.random.default_rng(3)
     a = rng.standard_normal((m, k_extent)).astype(np.float32)
     b = rng.standard_normal((k_extent, n)).astype(np.float32)
@@ -309,7 +310,7 @@ def test_plugin_accelerator_runs_a_tensorized_matmul(monkeypatch: pytest.MonkeyP
 
 def test_scratchpad_overflow_points_at_the_allocation_in_the_source() -> None:
     """tir text in, the error at the memref.alloc that does not fit, with file:line:col."""
-    from xtvm.ir.registry import default_context
+    from xtvm.dialects.registry import default_context
 
     target = run_gemm.load_target()
     text = (
@@ -330,7 +331,7 @@ def test_scratchpad_overflow_points_at_the_allocation_in_the_source() -> None:
 
 
 def test_buffer_of_another_element_type_than_its_scratchpad_is_an_error() -> None:
-    from xtvm.ir.registry import default_context
+    from xtvm.dialects.registry import default_context
 
     text = (
         "func.func @typed() {\n"

@@ -16,13 +16,13 @@ from xdsl.dialects import func
 
 import xtvm as tvm
 from xtvm import relay
+from xtvm.api.relay.op.contrib.accel import partition_for_accel
 from xtvm.backends.external.accel import (
     NAME,
     TARGET_ATTR,
     AccelKernel,
     gemm_intrinsic,
     offloaded_kernels,
-    partition_for_accel,
     register_accel_runtime,
     runtime_of,
     unregister_accel_offload,
@@ -138,8 +138,8 @@ def test_dense_bias_relu_dense_runs_on_the_accelerator(tiny: AccelTarget) -> Non
 def test_xtvm_compile_loads_the_target(tiny: AccelTarget, tmp_path: Path) -> None:
     """A partitioned module written as text compiles from the command line with
     `--load-target`; a missing target file is a one-line error."""
+    from xtvm.dialects.registry import default_context
     from xtvm.ir.printer import print_ir
-    from xtvm.ir.registry import default_context
     from xtvm.runtime.graph_executor import load_factory
     from xtvm.tools import compile as xtvm_compile
 
@@ -438,7 +438,7 @@ def test_no_tiling_fits_scratchpads_too_small(tmp_path: Path) -> None:
 
 def test_function_without_a_target_is_a_located_error() -> None:
     from xtvm.backends.external import get_codegen
-    from xtvm.ir.registry import default_context
+    from xtvm.dialects.registry import default_context
 
     unregister_accel_offload()
     module = default_context().parse(
@@ -454,7 +454,7 @@ def test_function_without_a_target_is_a_located_error() -> None:
 
 @pytest.mark.slow
 def test_light_squeezenet_with_its_convolutions_on_the_accelerator(tiny: AccelTarget) -> None:
-    from xtvm.frontends.onnx import from_onnx
+    from xtvm.api.relay.frontend import from_onnx
     from xtvm.testing.onnx_models import light_model
 
     model, data, x = light_model("squeezenet", RNG)

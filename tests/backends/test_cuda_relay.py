@@ -26,11 +26,11 @@ from xdsl.ir import SSAValue
 import xtvm as tvm
 from xtvm import relay as relay_api
 from xtvm import te
-from xtvm.api.relay.build_cuda import CUDAGraphExecutorFactory, lower_for_cuda
-from xtvm.api.relay.build_module import BuildError
 from xtvm.backends.cuda import build_cuda
 from xtvm.backends.cuda.codegen import split_if_needed
 from xtvm.dialects import relay, tir
+from xtvm.driver.relay_build import BuildError
+from xtvm.driver.relay_build_cuda import CUDAGraphExecutorFactory, lower_for_cuda
 from xtvm.ir.diagnostics import DiagnosticError
 from xtvm.ir.numpy_types import numpy_dtype
 from xtvm.runtime import tir_interpreter

@@ -18,15 +18,15 @@ from xdsl.dialects import func
 
 import xtvm as tvm
 from xtvm import relay
+from xtvm.api.relay.op.contrib.dnnl import partition_for_dnnl
 from xtvm.backends.external import dnnl
 from xtvm.backends.external.dnnl import (
     DnnlUnavailableError,
     dnnl_codegen,
-    partition_for_dnnl,
     unavailable_reason,
 )
+from xtvm.driver.aot import export_aot
 from xtvm.ir.diagnostics import DiagnosticError
-from xtvm.runtime.aot import export_aot
 from xtvm.runtime.graph_executor import load_factory
 from xtvm.testing.onnx_models import light_model as onnx_light_model
 from xtvm.testing.relay import run_factory
@@ -422,7 +422,7 @@ def test_aot_c_program_runs_the_offloaded_network(tmp_path: Path) -> None:
 def test_thread_count_change_builds_the_graph_again() -> None:
     """oneDNN primitives keep the thread count they were created for; the runtime keeps one
     graph per count, so set_num_threads takes effect on the next call."""
-    from xtvm.backends.llvm.compile import num_threads, set_num_threads
+    from xtvm.runtime.threads import num_threads, set_num_threads
 
     mod, params = conv_bn_relu_net()
     factory = relay.build(partition_for_dnnl(mod, params), target="llvm")
@@ -438,7 +438,7 @@ def test_thread_count_change_builds_the_graph_again() -> None:
 
 
 def light_model(name: str) -> tuple[tvm.IRModule, dict[str, np.ndarray], str, np.ndarray]:
-    from xtvm.frontends.onnx import from_onnx
+    from xtvm.api.relay.frontend import from_onnx
 
     model, data, x = onnx_light_model(name, RNG, drop_softmax=True)
     mod, params = from_onnx(model)

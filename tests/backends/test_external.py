@@ -16,7 +16,6 @@ from xdsl.dialects import func
 
 import xtvm as tvm
 from xtvm import relay
-from xtvm.api.relay.build_module import BuildError
 from xtvm.backends.external import (
     ExternalFunction,
     get_codegen,
@@ -29,10 +28,12 @@ from xtvm.backends.external.ccompiler import (
     reset_ccompiler_ops,
 )
 from xtvm.contrib import graph_executor
-from xtvm.ir.registry import default_context
-from xtvm.runtime.aot import export_aot
+from xtvm.dialects.registry import default_context
+from xtvm.driver.aot import export_aot
+from xtvm.driver.relay_build import BuildError
 from xtvm.runtime.graph_executor import load_factory
-from xtvm.runtime.module import Param, load_module
+from xtvm.runtime.loader import load_module
+from xtvm.runtime.module import Param
 from xtvm.runtime.registry import get_global_func
 from xtvm.testing.onnx_models import light_model
 from xtvm.testing.relay import interpret, run_factory
@@ -178,7 +179,7 @@ def test_constants_and_two_outputs_of_one_region(ccompiler_ops: None) -> None:
 
 
 def test_light_squeezenet_with_conv2d_and_relu_in_c(ccompiler_ops: None) -> None:
-    from xtvm.frontends.onnx import from_onnx
+    from xtvm.api.relay.frontend import from_onnx
 
     model, data, x = light_model("squeezenet", RNG)
     mod, params = from_onnx(model)

@@ -20,7 +20,8 @@ from xtvm.backends.llvm import CodegenError, LLVMTarget, TargetError, build_modu
 from xtvm.passes.tir_loop_partition import TirLoopPartitionPass
 from xtvm.passes.tir_simplify import TirSimplifyPass
 from xtvm.passes.tir_vectorize import TirVectorizePass
-from xtvm.runtime.module import ArgumentError, load_module
+from xtvm.runtime.loader import load_module
+from xtvm.runtime.module import ArgumentError
 from xtvm.runtime.relay_interpreter import evaluate
 from xtvm.testing import load_file
 from xtvm.testing.passes import CTX, run
@@ -81,7 +82,7 @@ def matmul(n: int, m: int, k_extent: int) -> tuple[te.Tensor, te.Tensor, te.Tens
 def test_parallel_tiled_matmul_with_odd_sizes(
     threads: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from xtvm.backends.llvm.compile import set_num_threads
+    from xtvm.runtime.threads import set_num_threads
 
     A, B, C = matmul(37, 29, 23)
     s = te.create_schedule(C.op)
@@ -116,7 +117,7 @@ def test_openmp_runtime_loads_with_thread_count(environment: dict[str, str]) -> 
     import sys
 
     script = (
-        "import os, threading; from xtvm.backends.llvm.compile import openmp_runtime; "
+        "import os, threading; from xtvm.runtime.threads import openmp_runtime; "
         "lib = openmp_runtime(); counts = [lib.omp_get_max_threads()]; "
         "t = threading.Thread(target=lambda: counts.append(lib.omp_get_max_threads())); "
         "t.start(); t.join(); print(os.environ.get('OMP_WAIT_POLICY'), *counts)"
@@ -137,8 +138,8 @@ def test_openmp_runtime_loads_with_thread_count(environment: dict[str, str]) -> 
 
 
 def test_set_num_threads_refuses_non_positive_counts() -> None:
-    from xtvm.backends.llvm.compile import num_threads
     from xtvm.runtime import set_num_threads
+    from xtvm.runtime.threads import num_threads
 
     for count in (0, -1, 2.0, True, "2"):
         with pytest.raises(ValueError, match="must be a positive integer"):
@@ -575,8 +576,8 @@ def test_gelu_vectorized_matches_onnxruntime(form: str) -> None:
     scales with x, not with the result) and within 4 of onnxruntime's, over inputs that cover
     erf's two ranges and its saturation."""
     ort = pytest.importorskip("onnxruntime")
+    from xtvm.api.relay.frontend import from_onnx
     from xtvm.contrib import graph_executor
-    from xtvm.frontends.onnx import from_onnx
 
     model = gelu_models()[form]
     x = np.concatenate([RNG.uniform(-6, 6, 64 * 150), RNG.standard_normal(64 * 150)]).astype(
@@ -625,7 +626,7 @@ def test_row_reductions_vectorized_along_the_row(
 
 
 def test_row_sum_reads_whole_vectors_of_the_row() -> None:
-    from xtvm.api.relay.build_module import lower_for_build
+    from xtvm.driver.relay_build import lower_for_build
 
     x = relay.var("x", shape=(7, 1024))
     mod = tvm.IRModule.from_expr(relay.Function([x], relay.sum(x, axis=-1)))

@@ -15,17 +15,18 @@ from xdsl.dialects.builtin import StringAttr
 
 import xtvm as tvm
 from xtvm import relay, te
-from xtvm.api.relay.build_module import BuildError
 from xtvm.backends import external
 from xtvm.backends.c import render_c
 from xtvm.backends.cuda import render_cuda
 from xtvm.backends.external import ExternalFunction, register_codegen
-from xtvm.backends.symbols import c_string_literal, symbol_error
+from xtvm.dialects.registry import default_context
+from xtvm.driver.relay_build import BuildError
 from xtvm.ir.diagnostics import DiagnosticError
-from xtvm.ir.registry import default_context
+from xtvm.ir.symbols import c_string_literal, symbol_error
 from xtvm.runtime import registry
 from xtvm.runtime.module import Param
-from xtvm.target.accel import TARGETS, load
+from xtvm.target.accel import TARGETS
+from xtvm.target.loading import load
 from xtvm.tools import compile as xtvm_compile
 from xtvm.tools import translate as xtvm_translate
 

@@ -18,6 +18,7 @@ from onnx import TensorProto, helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
 
 from xtvm.dialects import relay
+from xtvm.dialects.registry import default_context
 from xtvm.frontends.onnx import (
     SUPPORTED_OPS,
     OnnxImportError,
@@ -26,7 +27,6 @@ from xtvm.frontends.onnx import (
     recurrent,
 )
 from xtvm.ir.printer import print_ir
-from xtvm.ir.registry import default_context
 from xtvm.runtime.relay_interpreter import evaluate
 from xtvm.tools.import_onnx import main as import_main
 
@@ -855,7 +855,6 @@ def test_import_tool_writes_text_and_params(tmp_path: Path) -> None:
     np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-6)
 
 
-
 def test_import_tool_keeps_zero_d_weights_zero_d(tmp_path: Path) -> None:
     """A scalar initializer (GELU's 0.5) is written to the npz as a 0-d array, not 1-d."""
     half = numpy_helper.from_array(np.array(0.5, "float32"), "half")
@@ -872,6 +871,7 @@ def test_import_tool_keeps_zero_d_weights_zero_d(tmp_path: Path) -> None:
     assert import_main([str(path), "-o", str(ir), "--params-out", str(npz)]) == 0
     with np.load(npz) as params:
         assert params["half"].shape == ()
+
 
 def test_import_tool_errors_exit_1_without_traceback(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
@@ -890,7 +890,7 @@ def test_import_tool_errors_exit_1_without_traceback(
 
 
 def test_from_onnx_returns_an_ir_module() -> None:
-    from xtvm.frontends.onnx import from_onnx
+    from xtvm.api.relay.frontend import from_onnx
 
     model, feeds = small_cnn()
     mod, params = from_onnx(model)  # first: it must load the API layer itself

@@ -15,10 +15,11 @@ import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
+from xtvm.api.relay.frontend import from_onnx
 from xtvm.dialects import relay
-from xtvm.frontends.onnx import from_onnx, import_onnx
+from xtvm.dialects.registry import default_context
+from xtvm.frontends.onnx import import_onnx
 from xtvm.ir.printer import print_ir
-from xtvm.ir.registry import default_context
 from xtvm.runtime.relay_interpreter import evaluate
 
 NAMES = ["x_1", "x_2", "a!b", "a?b", "0", "1", "a_b", "x"]
@@ -95,9 +96,9 @@ def test_interpreter_by_onnx_name(
 def test_graph_module_set_input_by_onnx_name(
     model: onnx.ModelProto, feeds: dict[str, np.ndarray], expected: list[np.ndarray]
 ) -> None:
-    from xtvm.api.nd import cpu
-    from xtvm.api.relay.build_module import build
     from xtvm.contrib.graph_executor import GraphModule
+    from xtvm.driver.relay_build import build
+    from xtvm.runtime.ndarray import cpu
 
     mod, params = from_onnx(model)
     executor = GraphModule(build(mod, target="llvm", params=params)["default"](cpu()))

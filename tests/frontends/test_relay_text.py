@@ -13,7 +13,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 import xtvm as tvm
 from xtvm import relay
 from xtvm.api.relay.op.annotation import compiler_begin, compiler_end
-from xtvm.frontends.relay_text import parse
+from xtvm.api.relay.text import parse
 from xtvm.ir.diagnostics import DiagnosticError
 
 RNG = np.random.default_rng(7)

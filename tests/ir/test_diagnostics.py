@@ -14,9 +14,9 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, i32
 from xdsl.ir import Block, Region
 
+from xtvm.dialects.registry import default_context
 from xtvm.ir.context import IRContext
 from xtvm.ir.diagnostics import Diagnostic, DiagnosticError, Location, Severity, SourceFile
-from xtvm.ir.registry import default_context
 from xtvm.ir.verify import clean_message, verify_diagnostics, verify_or_raise
 
 

@@ -17,8 +17,8 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from xtvm.dialects.registry import default_context
 from xtvm.ir.context import IRContext
-from xtvm.ir.registry import default_context
 from xtvm.testing.fuzz import (
     SEED_SNIPPETS,
     Outcome,

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from lark.lexer import BasicLexer
 
+from xtvm.dialects.registry import default_context
 from xtvm.ir import cache
 from xtvm.ir.grammar_cache import CompactLALRParser, cached_lark
-from xtvm.ir.registry import default_context
 
 GRAMMAR = """start: pair+
 pair: WORD "=" NUMBER

@@ -42,9 +42,9 @@ from xdsl.irdl.constraints import VerificationContext
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 
+from xtvm.dialects.registry import UPSTREAM_DIALECTS, default_context
 from xtvm.ir.context import IRContext
 from xtvm.ir.diagnostics import DiagnosticError
-from xtvm.ir.registry import UPSTREAM_DIALECTS, default_context
 
 TYPES: tuple[Attribute, ...] = (
     i32,

@@ -25,10 +25,10 @@ from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IndexType, ModuleOp, UnregisteredOp
 from xdsl.parser import Parser
 
+from xtvm.dialects.registry import UPSTREAM_DIALECTS, default_context
 from xtvm.ir.context import IRContext
 from xtvm.ir.diagnostics import DiagnosticError, SourceFile
 from xtvm.ir.printer import print_ir
-from xtvm.ir.registry import UPSTREAM_DIALECTS, default_context
 from xtvm.ir.verify import verify_or_raise
 from xtvm.tools.opt import Plugins, load_plugin, split_input
 
@@ -144,6 +144,7 @@ def reparse(ctx: IRContext, text: str) -> ModuleOp:
 
 # Pieces that load an accelerator target or intrinsics register them while parsing.
 pytestmark = pytest.mark.usefixtures("preserve_registries")
+
 
 @pytest.mark.parametrize("piece", PIECES, ids=lambda p: p.id)
 def test_custom_form_is_a_fixpoint(piece: Piece) -> None:

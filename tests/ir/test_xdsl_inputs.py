@@ -19,9 +19,9 @@ from xdsl.dialects.test import Test
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 
+from xtvm.dialects.registry import UPSTREAM_DIALECTS, default_context
 from xtvm.ir.context import IRContext
 from xtvm.ir.printer import print_ir
-from xtvm.ir.registry import UPSTREAM_DIALECTS, default_context
 from xtvm.tools.opt import split_input
 
 INPUTS = Path(__file__).with_name("xdsl_inputs")

@@ -14,8 +14,8 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, TensorType
 
 from xtvm.dialects import relay
+from xtvm.dialects.registry import default_context
 from xtvm.ir.diagnostics import DiagnosticError
-from xtvm.ir.registry import default_context
 from xtvm.passes import all_passes
 from xtvm.passes.byoc_targets import (
     OpView,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from xtvm.dialects.registry import default_context
 from xtvm.ir.printer import print_ir
-from xtvm.ir.registry import default_context
 from xtvm.passes import all_passes
 
 EXTERNAL = """

@@ -10,8 +10,8 @@ from xdsl.dialects.builtin import ModuleOp
 
 import xtvm as tvm
 from xtvm import relay as tvm_relay
-from xtvm.api.relay.build_module import lower_for_build
 from xtvm.dialects import relay, tir
+from xtvm.driver.relay_build import lower_for_build
 from xtvm.passes.relay_alter_dense_layout import RelayAlterDenseLayoutPass, padded_columns
 from xtvm.runtime.relay_interpreter import evaluate
 from xtvm.testing.passes import run

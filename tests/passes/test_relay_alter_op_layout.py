@@ -9,9 +9,9 @@ from xdsl.dialects.builtin import ModuleOp
 
 import xtvm as tvm
 from xtvm import relay as tvm_relay
-from xtvm.api.relay.build_module import lower_for_build
 from xtvm.dialects import relay
-from xtvm.ir.registry import default_context
+from xtvm.dialects.registry import default_context
+from xtvm.driver.relay_build import lower_for_build
 from xtvm.passes.relay_alter_op_layout import RelayAlterOpLayoutPass, channel_blocking
 from xtvm.passes.relay_convert_layout import RelayConvertLayoutPass
 from xtvm.passes.relay_fold_scale_axis import RelayFoldScaleAxisPass

@@ -11,9 +11,9 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 import xtvm as tvm
 from xtvm import relay as tvm_relay
 from xtvm.dialects import relay
+from xtvm.dialects.registry import default_context
 from xtvm.ir.diagnostics import DiagnosticError
 from xtvm.ir.printer import print_ir
-from xtvm.ir.registry import default_context
 from xtvm.passes import all_passes
 from xtvm.passes.pipeline import parse_passes
 from xtvm.passes.relay_convert_layout import RelayConvertLayoutPass

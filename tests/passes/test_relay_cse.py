@@ -7,8 +7,8 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, TensorType, f32
 
 from xtvm.dialects import relay
+from xtvm.dialects.registry import default_context
 from xtvm.ir.printer import print_ir
-from xtvm.ir.registry import default_context
 from xtvm.ir.verify import verify_diagnostics
 from xtvm.passes.relay_cse import RelayCsePass
 from xtvm.runtime.relay_interpreter import evaluate

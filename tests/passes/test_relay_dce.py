@@ -6,8 +6,8 @@ import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
 from xtvm.dialects import relay
+from xtvm.dialects.registry import default_context
 from xtvm.ir.printer import print_ir
-from xtvm.ir.registry import default_context
 from xtvm.ir.verify import verify_diagnostics
 from xtvm.passes.relay_dce import RelayDcePass
 from xtvm.runtime.relay_interpreter import evaluate

@@ -8,9 +8,9 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, TensorType, f32
 
 from xtvm.dialects import relay
+from xtvm.dialects.registry import default_context
 from xtvm.ir.diagnostics import DiagnosticError
 from xtvm.ir.printer import print_ir
-from xtvm.ir.registry import default_context
 from xtvm.passes.relay_fold_constant import RelayFoldConstantPass
 from xtvm.passes.relay_simplify_inference import RelaySimplifyInferencePass
 from xtvm.runtime.relay_interpreter import RULES, evaluate

@@ -7,8 +7,8 @@ import pytest
 from xdsl.dialects.builtin import ModuleOp
 
 from xtvm.dialects import relay
+from xtvm.dialects.registry import default_context
 from xtvm.ir.printer import print_ir
-from xtvm.ir.registry import default_context
 from xtvm.ir.verify import verify_diagnostics
 from xtvm.passes.relay_fold_constant import RelayFoldConstantPass
 from xtvm.passes.relay_fold_scale_axis import RelayFoldScaleAxisPass

@@ -7,8 +7,8 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, TensorType
 
 from xtvm.dialects import relay
+from xtvm.dialects.registry import default_context
 from xtvm.ir.printer import print_ir
-from xtvm.ir.registry import default_context
 from xtvm.ir.verify import verify_diagnostics
 from xtvm.passes.relay_fuse_ops import RelayFuseOpsPass, outline_group, sort_block
 from xtvm.runtime.relay_interpreter import evaluate
@@ -327,7 +327,7 @@ def test_values_read_twice_do_not_multiply_a_kernel() -> None:
     # compute the first relu 2^50 times (the build never ended). Groups stop at 16 copies.
     import xtvm as tvm
     from xtvm import relay as api
-    from xtvm.api.relay.build_module import lower_for_build
+    from xtvm.driver.relay_build import lower_for_build
 
     x = api.var("x", shape=(1, 2, 2, 4))
     y = x

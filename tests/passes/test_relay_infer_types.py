@@ -9,9 +9,9 @@ from xdsl.dialects.builtin import FunctionType, ModuleOp, TensorType, f32
 from xdsl.rewriter import Rewriter
 
 from xtvm.dialects import relay
+from xtvm.dialects.registry import default_context
 from xtvm.ir.diagnostics import DiagnosticError
 from xtvm.ir.printer import print_ir
-from xtvm.ir.registry import default_context
 from xtvm.ir.verify import verify_diagnostics
 from xtvm.passes.relay_infer_types import RelayInferTypesPass
 from xtvm.runtime.relay_interpreter import evaluate

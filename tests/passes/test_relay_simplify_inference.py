@@ -9,8 +9,8 @@ from xdsl.dialects.builtin import ModuleOp, TensorType, f32, f64, i32
 from xdsl.ir import Attribute
 
 from xtvm.dialects import relay
+from xtvm.dialects.registry import default_context
 from xtvm.ir.diagnostics import DiagnosticError
-from xtvm.ir.registry import default_context
 from xtvm.passes.relay_simplify_inference import RelaySimplifyInferencePass
 from xtvm.runtime.relay_interpreter import evaluate
 from xtvm.testing.passes import count, run

@@ -9,7 +9,7 @@ from xdsl.dialects import math as xmath
 import xtvm as tvm
 from xtvm import te
 from xtvm.dialects import tir
-from xtvm.ir.registry import default_context
+from xtvm.dialects.registry import default_context
 from xtvm.passes.tir_lower_intrinsics import LIBM, TirLowerIntrinsicsPass
 from xtvm.testing.passes import assert_same_tir_behaviour as assert_same_behaviour
 from xtvm.testing.passes import count, run

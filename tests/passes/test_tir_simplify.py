@@ -13,7 +13,7 @@ from xdsl.dialects.builtin import ModuleOp
 import xtvm as tvm
 from xtvm import te
 from xtvm.dialects import tir
-from xtvm.ir.registry import default_context
+from xtvm.dialects.registry import default_context
 from xtvm.passes.tir_simplify import TirSimplifyPass
 from xtvm.testing.passes import assert_same_tir_behaviour as assert_same_behaviour
 from xtvm.testing.passes import count, run

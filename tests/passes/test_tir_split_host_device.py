@@ -13,8 +13,8 @@ from xdsl.dialects.builtin import ModuleOp
 import xtvm as tvm
 from xtvm import te
 from xtvm.dialects import tir
+from xtvm.dialects.registry import default_context
 from xtvm.ir.diagnostics import DiagnosticError
-from xtvm.ir.registry import default_context
 from xtvm.passes.tir_loop_partition import TirLoopPartitionPass
 from xtvm.passes.tir_simplify import TirSimplifyPass
 from xtvm.passes.tir_split_host_device import TirSplitHostDevicePass

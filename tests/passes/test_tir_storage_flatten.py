@@ -14,8 +14,8 @@ from xdsl.dialects.builtin import MemRefType, ModuleOp
 
 import xtvm as tvm
 from xtvm import te
+from xtvm.dialects.registry import default_context
 from xtvm.ir.diagnostics import DiagnosticError
-from xtvm.ir.registry import default_context
 from xtvm.passes.tir_simplify import TirSimplifyPass
 from xtvm.passes.tir_storage_flatten import TirStorageFlattenPass
 from xtvm.runtime.tir_interpreter import compile_module, random_arguments

@@ -15,11 +15,11 @@ import pytest
 
 import xtvm as tvm
 from xtvm import te
-from xtvm.api.te.lower import schedule_to_module
 from xtvm.dialects import te as te_dialect
 from xtvm.dialects import tir
 from xtvm.ir.diagnostics import DiagnosticError
 from xtvm.runtime.tir_interpreter import run
+from xtvm.te.lower import schedule_to_module
 
 # The tests register intrinsics and global functions of their own.
 pytestmark = pytest.mark.usefixtures("preserve_registries")

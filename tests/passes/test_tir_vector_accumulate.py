@@ -13,7 +13,7 @@ from xdsl.dialects import vector
 
 import xtvm as tvm
 from xtvm import relay
-from xtvm.api.relay.build_module import lower_for_build
+from xtvm.driver.relay_build import lower_for_build
 from xtvm.passes.tir_vector_accumulate import TirVectorAccumulatePass
 from xtvm.testing.passes import CTX, assert_same_tir_behaviour, count, lit_cases, run
 

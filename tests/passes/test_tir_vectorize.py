@@ -13,7 +13,7 @@ from xdsl.dialects.builtin import ModuleOp
 import xtvm as tvm
 from xtvm import te
 from xtvm.dialects import tir
-from xtvm.ir.registry import default_context
+from xtvm.dialects.registry import default_context
 from xtvm.passes.tir_loop_partition import TirLoopPartitionPass
 from xtvm.passes.tir_simplify import TirSimplifyPass
 from xtvm.passes.tir_vectorize import TirVectorizePass, VectorizeRemark

@@ -11,8 +11,8 @@ import pytest
 
 import xtvm as tvm
 from xtvm import relay as tvm_relay
-from xtvm.api.relay.build_module import lower_for_build
 from xtvm.dialects import relay
+from xtvm.driver.relay_build import lower_for_build
 from xtvm.ir import winograd
 from xtvm.passes.relay_alter_op_layout import RelayAlterOpLayoutPass
 from xtvm.runtime.relay_interpreter import evaluate

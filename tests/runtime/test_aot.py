@@ -13,7 +13,7 @@ import pytest
 
 import xtvm as tvm
 from xtvm import relay
-from xtvm.runtime.aot import export_aot
+from xtvm.driver.aot import export_aot
 from xtvm.tools import compile as xtvm_compile
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"

@@ -252,7 +252,7 @@ def test_default_of_a_kernel_library_is_a_clear_error(tmp_path: Path) -> None:
 @pytest.mark.parametrize("name", ["squeezenet", pytest.param("shufflenet", marks=pytest.mark.slow)])
 def test_onnx_light_model_matches_onnxruntime(name: str) -> None:
     ort = pytest.importorskip("onnxruntime")
-    from xtvm.frontends.onnx import from_onnx
+    from xtvm.api.relay.frontend import from_onnx
 
     model, data, x = light_model(name, RNG)
     mod, params = from_onnx(model)

@@ -15,7 +15,8 @@ from xtvm import te
 from xtvm.backends.c import render_c
 from xtvm.backends.llvm import compile_module
 from xtvm.ir.diagnostics import DiagnosticError
-from xtvm.runtime.module import ArgumentError, KernelError, load_module
+from xtvm.runtime.loader import load_module
+from xtvm.runtime.module import ArgumentError, KernelError
 from xtvm.testing.passes import CTX
 
 RNG = np.random.default_rng(5)

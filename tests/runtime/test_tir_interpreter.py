@@ -19,7 +19,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Block, Region
 
-from xtvm.ir.registry import default_context
+from xtvm.dialects.registry import default_context
 from xtvm.runtime import tir_interpreter
 from xtvm.runtime.registry import register_func
 from xtvm.runtime.tir_interpreter import TirInterpreterError

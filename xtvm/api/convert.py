@@ -7,7 +7,7 @@ are (xtvm has no `Array`/`Map`/`String` containers: Python's own serve).
 
 from __future__ import annotations
 
-from xtvm.api.te.expr import const
+from xtvm.te.expr import const
 
 
 def convert(value: object) -> object:

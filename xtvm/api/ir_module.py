@@ -9,20 +9,18 @@ and leave their input unchanged, as in TVM.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from functools import cache
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 
+from xtvm.dialects.registry import shared_context
 from xtvm.ir.context import IRContext
 from xtvm.ir.printer import print_ir
-from xtvm.ir.registry import default_context
 
 
-@cache
 def api_context() -> IRContext:
     """The IR context the Python API prints, parses and runs passes with."""
-    return default_context()
+    return shared_context()
 
 
 class IRModule:

@@ -7,7 +7,7 @@ from xtvm.api.ir_module import IRModule
 
 def parse(source: str, source_name: str = "from_string") -> IRModule:
     """An IRModule from Relay text (`#[version = "0.0.5"]`, `def @main(...) { ... }`)."""
-    from xtvm.frontends.relay_text import parse as parse_relay_text
+    from xtvm.api.relay.text import parse as parse_relay_text
 
     return parse_relay_text(source, source_name)
 

@@ -11,9 +11,9 @@ import json
 import threading
 from typing import TYPE_CHECKING, Any
 
-from xtvm.api.nd import Device, NDArray
 from xtvm.runtime.graph_executor import GraphExecutor
 from xtvm.runtime.module import Module
+from xtvm.runtime.ndarray import Device, NDArray
 
 if TYPE_CHECKING:
     from xtvm.rpc.client import RemoteGraphExecutor

@@ -91,6 +91,10 @@ THREAD_TAGS = (
     "vthread",
 )
 
+# The largest step between lanes that tir-vectorize turns into one contiguous load and a
+# shuffle; default schedules (xtvm/topi) keep strided axes within it.
+MAX_LOAD_STRIDE = 4
+
 
 @irdl_op_definition
 class YieldOp(IRDLOperation):

@@ -61,14 +61,14 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from xtvm.api import te
-from xtvm.api.te.expr import ComputeOp
-from xtvm.api.te.lower import sanitize, schedule_to_module
-from xtvm.api.te.schedule import post_order_ops
+from xtvm import te
 from xtvm.dialects import relay
 from xtvm.ir.numpy_types import numpy_dtype
 from xtvm.ir.verify import located_error
 from xtvm.passes.relay_fuse_ops import fused_name, outline_group, sort_block, unique_name
+from xtvm.te.expr import ComputeOp
+from xtvm.te.lower import sanitize, schedule_to_module
+from xtvm.te.schedule import post_order_ops
 from xtvm.topi import elementwise
 from xtvm.topi.schedule import DEFAULT, TARGETS
 from xtvm.topi.strategy import STRUCTURAL, Strategy, Value, strategy_for

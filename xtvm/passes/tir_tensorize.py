@@ -32,7 +32,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, memref, scf
@@ -48,68 +47,22 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xtvm.dialects import tir
-from xtvm.ir.verify import located_error
-from xtvm.passes.convert_te_to_tir import TENSORIZE_ANNOTATION
+from xtvm.dialects.registry import shared_context
+from xtvm.ir.diagnostics import DiagnosticError as LocatedError
+from xtvm.ir.errors import DiagnosticError
+from xtvm.ir.verify import located_error, verify_diagnostics
+from xtvm.passes.convert_te_to_tir import TENSORIZE_ANNOTATION, ConvertTeToTirPass
 from xtvm.passes.tir_bounds import EntryConstants, LinearForm, constant_value, linear_form
-
-# ---------------------------------------------------------------------------------------------
-# Intrinsics and their registry
-
-
-@dataclass
-class BufferBinding:
-    """An intrinsic buffer bound to the region of a kernel buffer that the nest accesses.
-
-    `view` is the `memref.subview` of the region (the intrinsic buffer's shape), `elem_offset`
-    the linear index of its first element in the kernel buffer and `strides` the strides of
-    its dimensions in elements (all `index` values); `static_strides`/`static_elem_offset`
-    give them where they are constants (else None), for checking declared ones.
-    """
-
-    view: SSAValue
-    elem_offset: SSAValue
-    strides: list[SSAValue]
-    static_strides: list[int | None]
-    static_elem_offset: int | None
-
-
-class TensorIntrinsic(Protocol):
-    """What tir-tensorize needs of a tensor intrinsic (`xtvm.api.te.TensorIntrin` is one)."""
-
-    name: str
-
-    def description(self) -> func.FuncOp:
-        """The tir kernel of the declared computation, over its input buffers then its output
-        buffer (convert-te-to-tir of the computation without a schedule)."""
-        ...
-
-    def lowering(self, part: str, bindings: Sequence[BufferBinding]) -> list[Operation] | None:
-        """The ops of `part` ("body", "reset" or "update") with its buffers bound (in the
-        description's argument order), or None when the intrinsic has no such part. Raises
-        TensorizeError when the bindings violate the intrinsic's buffer declarations."""
-        ...
-
-
-class TensorizeError(Exception):
-    """A tensor intrinsic cannot be applied; the pass reports it at the loop nest."""
-
-
-_INTRINSICS: dict[str, TensorIntrinsic] = {}
-
-
-def register_intrinsic(name: str, intrinsic: TensorIntrinsic, override: bool = False) -> None:
-    if name in _INTRINSICS and _INTRINSICS[name] is not intrinsic and not override:
-        raise ValueError(f"tensor intrinsic '{name}' is already registered")
-    _INTRINSICS[name] = intrinsic
-
-
-def lookup_intrinsic(name: str) -> TensorIntrinsic | None:
-    return _INTRINSICS.get(name)
-
-
-def intrinsic_names() -> list[str]:
-    return sorted(_INTRINSICS)
-
+from xtvm.te.expr import Tensor, Var
+from xtvm.te.intrinsic_registry import (
+    BufferBinding,
+    TensorIntrinsic,
+    TensorizeError,
+    intrinsic_names,
+    lookup_intrinsic,
+)
+from xtvm.te.lower import schedule_to_module
+from xtvm.te.schedule import Schedule
 
 # ---------------------------------------------------------------------------------------------
 # Matching a loop nest against a description
@@ -507,9 +460,30 @@ class Emitter:
         )
 
 
+_TIR_DESCRIPTIONS: dict[int, tuple[TensorIntrinsic, func.FuncOp]] = {}
+
+
+def tir_description(intrinsic: TensorIntrinsic) -> func.FuncOp:
+    """The intrinsic's description as tir: a description still in te (a computation without a
+    schedule) goes through convert-te-to-tir once."""
+    cached = _TIR_DESCRIPTIONS.get(id(intrinsic))
+    if cached is not None and cached[0] is intrinsic:
+        return cached[1]
+    description = intrinsic.description()
+    if any(op.dialect_name() == "te" for op in description.walk()):
+        module = ModuleOp([description.clone()])
+        ConvertTeToTirPass().apply(shared_context().xdsl_context, module)
+        lowered = module.body.block.first_op
+        assert isinstance(lowered, func.FuncOp)
+        module.body.block.detach_op(lowered)
+        description = lowered
+    _TIR_DESCRIPTIONS[id(intrinsic)] = (intrinsic, description)
+    return description
+
+
 def tensorize(loop: tir.ForOp, intrinsic: TensorIntrinsic) -> None:
     """Replace the nest rooted at `loop` by `intrinsic`'s lowering (see the module docs)."""
-    description = intrinsic.description()
+    description = tir_description(intrinsic)
     match = NestMatch(loop, description)
     try:
         match.match()
@@ -602,3 +576,20 @@ class TirTensorizePass(ModulePass):
                     loop, f"unknown tensor intrinsic '{name.data}' (registered: {known})"
                 )
             tensorize(loop, intrinsic)
+
+
+def lower_schedule(s: Schedule, args: Sequence[Tensor | Var], name: str = "main") -> ModuleOp:
+    """The tir kernel of te schedule `s` over `args`: convert-te-to-tir, then tir-tensorize for
+    the `s[C].tensorize` marks (what `tvm.lower` runs, and codegens that schedule their own
+    kernels). Schedule errors are TVM's: DiagnosticError, a TVMError."""
+    module = schedule_to_module(s, args, name)
+    ctx = shared_context().xdsl_context
+    try:
+        ConvertTeToTirPass().apply(ctx, module)
+        TirTensorizePass().apply(ctx, module)
+    except LocatedError as error:  # TVM raises its schedule errors here, as TVMErrors
+        raise DiagnosticError(error.diagnostics) from None
+    diagnostics = verify_diagnostics(module, {})
+    if diagnostics:
+        raise RuntimeError("lowering produced invalid IR:\n" + "\n".join(map(str, diagnostics)))
+    return module

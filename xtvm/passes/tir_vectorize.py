@@ -49,10 +49,9 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import VerifyException
 
 from xtvm.dialects import tir
+from xtvm.dialects.tir import MAX_LOAD_STRIDE
 from xtvm.passes.tir_bounds import constant_value, depends_on, index_constant, linear_form
 
-# The largest step between lanes that a load spans with one contiguous load and a shuffle.
-MAX_LOAD_STRIDE = 4
 # Commutative, associative combiners an accumulation may use, by vector.reduction kind.
 REDUCTION_KINDS: dict[type[Operation], str] = {
     arith.AddfOp: "add",

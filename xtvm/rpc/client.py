@@ -22,7 +22,6 @@ from typing import Any
 
 import numpy as np
 
-from xtvm.api.nd import Device, NDArray, OffHostNDArray
 from xtvm.rpc.protocol import (
     PROTOCOL_VERSION,
     Limits,
@@ -35,6 +34,7 @@ from xtvm.rpc.protocol import (
     wire_array,
 )
 from xtvm.runtime.module import BenchmarkResult
+from xtvm.runtime.ndarray import Device, NDArray, OffHostNDArray
 
 Reply = tuple[dict[str, Any], bytes | bytearray]
 

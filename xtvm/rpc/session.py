@@ -148,7 +148,7 @@ class SessionHandler:
         return {"kind": "ok"}, [path.read_bytes()]
 
     def load_module(self, header: dict[str, Any], body: Body) -> Reply:
-        from xtvm.runtime.module import load_module
+        from xtvm.runtime.loader import load_module
 
         path = self.path_of(header)
         if not path.is_file():

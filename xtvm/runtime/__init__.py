@@ -15,12 +15,12 @@ from typing import Any
 _NAMES = {
     "Module": "xtvm.runtime.module",
     "PackedFunc": "xtvm.runtime.module",
-    "load_module": "xtvm.runtime.module",
+    "load_module": "xtvm.runtime.loader",
     "register_func": "xtvm.runtime.registry",
     "get_global_func": "xtvm.runtime.registry",
     "list_global_func_names": "xtvm.runtime.registry",
     "convert": "xtvm.api.convert",
-    "set_num_threads": "xtvm.backends.llvm.compile",
+    "set_num_threads": "xtvm.runtime.threads",
 }
 
 

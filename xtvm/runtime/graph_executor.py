@@ -17,7 +17,7 @@ import ctypes
 import io
 import json
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,13 +25,17 @@ from typing import Any
 import llvmlite.binding as llb
 import numpy as np
 from llvmlite import ir
+from xdsl.dialects.builtin import ModuleOp
 
-from xtvm.api.nd import Device, NDArray, cpu
-from xtvm.runtime.module import Module, load_module
-
-GRAPH_SYMBOL = "xtvm_graph_json"
-PARAMS_SYMBOL = "xtvm_graph_params"
-PARAMS_SIZE_SYMBOL = "xtvm_graph_params_size"
+from xtvm.runtime.module import (
+    GRAPH_SYMBOL,
+    PARAMS_SIZE_SYMBOL,
+    PARAMS_SYMBOL,
+    Module,
+    export_linker,
+    load_library,
+)
+from xtvm.runtime.ndarray import Device, NDArray, cpu, entry_bytes
 
 
 class GraphInputError(ValueError):
@@ -57,10 +61,6 @@ class MemoryPlan:
     @property
     def saved_bytes(self) -> int:
         return self.naive_bytes - self.planned_bytes
-
-
-def entry_bytes(shape: list[int], dtype: str) -> int:
-    return int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
 
 
 def plan_memory(graph: Mapping[str, Any]) -> MemoryPlan:
@@ -346,9 +346,7 @@ def embed_graph(
 
 def load_factory(path: str | Path) -> Any:
     """The `GraphExecutorFactory` of a library written by its `export_library`."""
-    from xtvm.api.relay.build_module import GraphExecutorFactory
-
-    lib = load_module(path)
+    lib = load_library(path)
     library = lib._keepalive
     assert isinstance(library, ctypes.CDLL)
     try:
@@ -360,3 +358,58 @@ def load_factory(path: str | Path) -> Any:
     with np.load(io.BytesIO(blob), allow_pickle=False) as data:
         params = {k: data[k] for k in data.files}
     return GraphExecutorFactory((graph_json.value or b"").decode(), lib, params)
+
+
+class GraphExecutorFactory:
+    """What `relay.build` returns: graph JSON, the kernel library and the params.
+
+    Unpacks as `graph_json, lib, params`; `factory["default"](dev)` creates a graph executor;
+    `export_library(path)` writes one shared library holding kernels, graph and params.
+    """
+
+    def __init__(
+        self,
+        graph_json: str,
+        lib: Module,
+        params: dict[str, np.ndarray],
+        exporter: Any = None,
+        kernels: ModuleOp | None = None,
+    ) -> None:
+        self.graph_json = graph_json
+        self.lib = lib
+        self.params = params
+        self.kernels = kernels  # the tir module compiled into `lib` (None once loaded)
+        self.external: Any = None  # the compiled external functions (BYOC), linked on export
+        self._exporter = exporter
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter((self.graph_json, self.lib, self.params))
+
+    def __getitem__(self, name: str) -> Any:
+        if name != "default":
+            raise KeyError(f"graph executor factory has only 'default', not '{name}'")
+        return self.create
+
+    def create(self, dev: Device | None = None) -> GraphExecutor:
+        executor = GraphExecutor(self.graph_json, self.lib, dev)
+        executor.set_input(**self.params)
+        return executor
+
+    def get_graph_json(self) -> str:
+        return self.graph_json
+
+    def get_lib(self) -> Module:
+        return self.lib
+
+    def get_params(self) -> dict[str, NDArray]:
+        return {k: NDArray(v) for k, v in self.params.items()}
+
+    def export_library(
+        self, path: str | Path, fcompile: Callable[..., object] | None = None, **_: object
+    ) -> None:
+        """A shared library with the kernels, the graph JSON and the params embedded, linked
+        by `fcompile` if given (`contrib.cc.cross_compiler(...)`)."""
+        if self._exporter is None:
+            raise ValueError("this factory was loaded from a library and cannot be exported")
+        with export_linker(fcompile):
+            self._exporter(Path(path), self.graph_json, self.params)

@@ -35,8 +35,13 @@ from xtvm.runtime.binding import (
     message_variables,
     mismatch_message,
 )
+from xtvm.runtime.ndarray import NDArray
 
 METADATA_SYMBOL = "xtvm_module_metadata"
+# What relay.build's exported library embeds besides its kernels (the graph executor reads them).
+GRAPH_SYMBOL = "xtvm_graph_json"
+PARAMS_SYMBOL = "xtvm_graph_params"
+PARAMS_SIZE_SYMBOL = "xtvm_graph_params_size"
 # The generated libraries' message of the last kernel error (`const char *xtvm_last_error(void)`).
 LAST_ERROR_SYMBOL = "xtvm_last_error"
 ERROR_BUFFER_BYTES = 512  # the size of the buffer holding that message (longer ones are cut)
@@ -176,8 +181,6 @@ CTYPES = {
 
 
 def as_numpy(value: Any) -> Any:
-    from xtvm.api.nd import NDArray
-
     if isinstance(value, NDArray):
         return value._data  # the storage itself: outputs are written in place
     return value
@@ -380,6 +383,8 @@ class Module:
 
     entry_name: str | None = None
     graph_library: Path | None = None  # a loaded library that embeds a relay.build graph
+    # What `lib["default"]` gives for such a library (set by xtvm/runtime/loader.py).
+    default_factory: Callable[[], Any] | None = None
 
     def __call__(self, *args: Any) -> None:
         """Call the entry function (the only one, or the one `build` was asked to name)."""
@@ -409,10 +414,8 @@ class Module:
     def __getitem__(self, name: str) -> Any:
         """`lib["name"]` is a kernel; `lib["default"]` of a library that `relay.build`'s
         factory exported creates its graph executor, as TVM's `lib["default"](dev)` does."""
-        if name == "default" and name not in self.signatures and self.graph_library:
-            from xtvm.runtime.graph_executor import load_factory
-
-            return load_factory(self.graph_library).create
+        if name == "default" and name not in self.signatures and self.default_factory:
+            return self.default_factory()
         return self.get_function(name)
 
     def __contains__(self, name: str) -> bool:
@@ -473,12 +476,13 @@ def library_last_error(library: ctypes.CDLL) -> Callable[[], str] | None:
     return lambda: (function() or b"").decode(errors="replace")
 
 
-def load_module(path: str | Path) -> Module:
-    """A module from a shared library written by `export_library`."""
+def load_library(path: str | Path) -> Module:
+    """A module from a shared library written by `export_library` (its kernels; a graph it
+    embeds is noted in `graph_library`, which `loader.load_module` turns into `lib["default"]`)."""
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"no such library: {path}")
-    from xtvm.backends.llvm.compile import openmp_runtime
+    from xtvm.runtime.threads import openmp_runtime
 
     openmp_runtime()
     library = ctypes.CDLL(str(path.resolve()))
@@ -500,8 +504,6 @@ def load_module(path: str | Path) -> Module:
         status=status,
         last_error=library_last_error(library),
     )
-    from xtvm.runtime.graph_executor import GRAPH_SYMBOL
-
     if hasattr(library, GRAPH_SYMBOL):
         module.graph_library = path
     return module

@@ -15,10 +15,9 @@ from xtvm.target.accel import (
     Intrinsic,
     Memory,
     get_target,
-    load,
-    load_all,
     registered_targets,
 )
+from xtvm.target.loading import load, load_all
 from xtvm.target.target import (
     GenericFunc,
     Target,

@@ -13,10 +13,10 @@ from pathlib import Path
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Attribute, Operation
 
-from xtvm.backends.symbols import check_symbol, quoted
-from xtvm.dialects import accel, te
+from xtvm.dialects import accel
 from xtvm.ir.diagnostics import DiagnosticError, SourceFile
 from xtvm.ir.numpy_types import numpy_dtype
+from xtvm.ir.symbols import check_symbol, quoted
 from xtvm.ir.verify import located_error, verify_or_raise
 
 
@@ -153,28 +153,6 @@ def check_names(target: AccelTarget) -> None:
         raise located_error(target.op, message)
 
 
-def register(target: AccelTarget) -> None:
-    """Make `target` known by name; its memories become te storage scopes, its intrinsics
-    tensor intrinsics (`s[C].tensorize(axis, "name")`).
-
-    Loading the same file again replaces the target; another definition of a registered name
-    is an error.
-    """
-    check_names(target)
-    known = TARGETS.get(target.name)
-    if known is not None and known.source != target.source:
-        raise DiagnosticError.at(
-            None,
-            f"accel target '{target.name}' is already registered (from {known.source or 'Python'})",
-        )
-    for scope in target.memories:
-        te.register_memory_scope(scope)
-    TARGETS[target.name] = target
-    from xtvm.target.tensorize import register_target_intrinsics  # (it imports this module)
-
-    register_target_intrinsics(target)
-
-
 def get_target(name: str) -> AccelTarget:
     """A loaded target by name."""
     if name not in TARGETS:
@@ -189,7 +167,7 @@ def registered_targets() -> list[str]:
 
 def parse_targets(path: str | Path) -> list[accel.TargetOp]:
     """The verified `accel.target` ops of a file; errors are located diagnostics."""
-    from xtvm.ir.registry import default_context
+    from xtvm.dialects.registry import default_context
 
     file = Path(path)
     try:
@@ -205,26 +183,3 @@ def parse_targets(path: str | Path) -> list[accel.TargetOp]:
     if not ops:
         raise DiagnosticError.at(None, f"target file '{path}' holds no accel.target")
     return ops
-
-
-def load_all(path: str | Path) -> list[AccelTarget]:
-    """Register every target of a file of accel IR."""
-    file = Path(path).resolve()
-    targets = []
-    for op in parse_targets(path):
-        target = AccelTarget.from_op(op, file.parent)
-        target.source = file
-        register(target)
-        targets.append(target)
-    return targets
-
-
-def load(path: str | Path) -> AccelTarget:
-    """Register the target of a file holding one `accel.target`, and return it."""
-    targets = load_all(path)
-    if len(targets) != 1:
-        names = ", ".join(t.name for t in targets)
-        raise DiagnosticError.at(
-            None, f"target file '{path}' holds {len(targets)} targets ({names}); use load_all"
-        )
-    return targets[0]

@@ -23,13 +23,13 @@ from xdsl.ir import Operation, Region, SSAValue
 from xdsl.rewriter import Rewriter
 
 from xtvm.dialects import accel, tir
-from xtvm.passes.tir_tensorize import (
+from xtvm.target.accel import AccelTarget, Intrinsic
+from xtvm.te.intrinsic_registry import (
     BufferBinding,
     TensorizeError,
     lookup_intrinsic,
     register_intrinsic,
 )
-from xtvm.target.accel import AccelTarget, Intrinsic
 
 
 class AccelIntrinsic:
@@ -91,7 +91,7 @@ class AccelIntrinsic:
 
 def describe(op: accel.IntrinOp, name: str) -> func.FuncOp:
     """The tir kernel of `op`'s te computation (convert-te-to-tir of a function returning it)."""
-    from xtvm.api.ir_module import api_context
+    from xtvm.dialects.registry import shared_context
     from xtvm.passes.convert_te_to_tir import ConvertTeToTirPass
 
     inputs = [a.type for a in op.inputs]
@@ -103,7 +103,7 @@ def describe(op: accel.IntrinOp, name: str) -> func.FuncOp:
     function = func.FuncOp(name, FunctionType.from_lists(inputs, outputs), Region())
     region.move_blocks(function.body)
     module = ModuleOp([function])
-    ConvertTeToTirPass().apply(api_context().xdsl_context, module)
+    ConvertTeToTirPass().apply(shared_context().xdsl_context, module)
     lowered = module.body.block.first_op
     assert isinstance(lowered, func.FuncOp)
     module.body.block.detach_op(lowered)

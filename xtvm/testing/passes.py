@@ -8,8 +8,8 @@ from pathlib import Path
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
+from xtvm.dialects.registry import default_context
 from xtvm.ir.printer import print_ir
-from xtvm.ir.registry import default_context
 from xtvm.ir.verify import verify_diagnostics
 
 CTX = default_context()

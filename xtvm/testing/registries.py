@@ -66,7 +66,7 @@ REGISTRIES: tuple[Registry, ...] = (
     Registry("xtvm.backends.external.accel", "_RUNTIMES"),
     # Loaded accel targets, their tensor intrinsics and storage scopes.
     Registry("xtvm.target.accel", "TARGETS"),
-    Registry("xtvm.passes.tir_tensorize", "_INTRINSICS"),
+    Registry("xtvm.te.intrinsic_registry", "_INTRINSICS"),
     Registry("xtvm.dialects.te", "MEMORY_SCOPES"),
     # Functions a `tir.call_extern` may name in the tir interpreter.
     Registry("xtvm.runtime.tir_interpreter", "EXTERN_FUNCTIONS"),

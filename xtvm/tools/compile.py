@@ -79,7 +79,7 @@ def load_model(args: argparse.Namespace) -> tuple[object, dict[str, np.ndarray]]
             raise ToolError(f"{path}: {exc}") from None
         params = {**onnx_params, **params}
     else:
-        from xtvm.ir.registry import default_context
+        from xtvm.dialects.registry import default_context
 
         if args.shape:
             raise ToolError("--shape applies to an ONNX model; a relay file declares its shapes")
@@ -92,7 +92,7 @@ def load_model(args: argparse.Namespace) -> tuple[object, dict[str, np.ndarray]]
 
 def check_main(module: Any, source: SourceFile) -> None:
     """The relay file has an `@main` relay.build can compile, else a located error."""
-    from xtvm.api.relay.build_module import BuildError, checked_main
+    from xtvm.driver.relay_build import BuildError, checked_main
 
     try:
         checked_main(module)
@@ -132,9 +132,9 @@ def check_params(module: Any, params: Mapping[str, np.ndarray], source: str | No
 
 
 def run(args: argparse.Namespace) -> int:
-    from xtvm.api.relay.build_module import build
+    from xtvm.dialects.registry import default_context
+    from xtvm.driver.relay_build import build
     from xtvm.ir.printer import print_ir
-    from xtvm.ir.registry import default_context
 
     if args.load_target:
         from xtvm.target import load_all
@@ -161,7 +161,7 @@ def run(args: argparse.Namespace) -> int:
         factory.export_library(output)
         return 0
     if args.emit == "aot":
-        from xtvm.runtime.aot import AOTError, export_aot
+        from xtvm.driver.aot import AOTError, export_aot
 
         names = None
         if Path(args.input).suffix == ".onnx":  # the graph does not keep output names

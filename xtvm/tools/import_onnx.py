@@ -16,9 +16,9 @@ from pathlib import Path
 
 import numpy as np
 
+from xtvm.dialects.registry import default_context
 from xtvm.frontends.onnx import OnnxImportError, import_onnx
 from xtvm.ir.printer import print_ir
-from xtvm.ir.registry import default_context
 
 
 def parse_shape(text: str) -> tuple[str, tuple[int, ...]]:

@@ -22,6 +22,7 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
+from xtvm.dialects.registry import default_context
 from xtvm.ir.context import IRContext
 from xtvm.ir.diagnostics import (
     Diagnostic,
@@ -32,7 +33,6 @@ from xtvm.ir.diagnostics import (
     SourceFile,
 )
 from xtvm.ir.printer import print_ir
-from xtvm.ir.registry import default_context
 from xtvm.ir.verify import failure_error, op_location, verify_or_raise
 from xtvm.passes import UPSTREAM_PASSES, PassLoader, all_passes
 from xtvm.passes.pipeline import Nest, PipelineItem, did_you_mean, option_fields, parse_pipeline

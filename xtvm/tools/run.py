@@ -121,8 +121,8 @@ def bind_inputs(executor: Any, weights: Collection[str], inputs: Mapping[str, np
 
 
 def run(args: argparse.Namespace) -> int:
-    from xtvm.backends.llvm.compile import set_num_threads
     from xtvm.runtime.graph_executor import GraphInputError, load_factory
+    from xtvm.runtime.threads import set_num_threads
 
     if not Path(args.library).is_file():
         raise ToolError(f"cannot open library '{args.library}'")

@@ -23,8 +23,8 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 
 from xtvm.backends.llvm import TargetError, compile_module
+from xtvm.dialects.registry import default_context
 from xtvm.ir.diagnostics import DiagnosticError, Location, SourceFile
-from xtvm.ir.registry import default_context
 from xtvm.ir.verify import failure_error, op_location, refuse_multiple_blocks, verify_diagnostics
 from xtvm.tools.cli import run_tool
 from xtvm.tools.opt import read_input

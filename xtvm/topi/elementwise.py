@@ -13,8 +13,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from xtvm.api import te
-from xtvm.api.te.expr import PrimExpr
+from xtvm import te
+from xtvm.te.expr import PrimExpr
 from xtvm.topi.tensor import TensorLike, broadcast_index, broadcast_shape, is_float
 
 Scalar = Callable[..., PrimExpr]

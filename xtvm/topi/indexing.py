@@ -13,8 +13,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from xtvm.api import te
-from xtvm.api.te.expr import PrimExpr
+from xtvm import te
+from xtvm.te.expr import PrimExpr
 from xtvm.topi.nn import wide
 from xtvm.topi.tensor import TensorLike, ravel, static_shape, unravel
 

@@ -13,9 +13,9 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from xtvm.api import te
-from xtvm.api.te.expr import PrimExpr
+from xtvm import te
 from xtvm.dialects.relay import Layout
+from xtvm.te.expr import PrimExpr
 from xtvm.topi.elementwise import elementwise
 from xtvm.topi.tensor import TensorLike, accumulator, is_float, lowest, static_shape
 

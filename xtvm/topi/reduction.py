@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from xtvm.api import te
-from xtvm.api.te.expr import PrimExpr
+from xtvm import te
+from xtvm.te.expr import PrimExpr
 from xtvm.topi.nn import narrowed, summed
 from xtvm.topi.tensor import TensorLike, is_float, ravel, static_shape
 

@@ -25,8 +25,9 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from xtvm.api import te
-from xtvm.api.te.expr import (
+from xtvm import te
+from xtvm.dialects.tir import MAX_LOAD_STRIDE
+from xtvm.te.expr import (
     Binary,
     ComputeOp,
     Const,
@@ -37,7 +38,6 @@ from xtvm.api.te.expr import (
     Var,
     walk,
 )
-from xtvm.passes.tir_vectorize import MAX_LOAD_STRIDE
 from xtvm.topi import winograd
 from xtvm.topi.schedule_cuda import cuda_conv2d, cuda_default, cuda_dense
 

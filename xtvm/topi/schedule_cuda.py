@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import math
 
-from xtvm.api import te
-from xtvm.api.te.expr import IterVar
+from xtvm import te
+from xtvm.te.expr import IterVar
 
 CUDA_THREADS = 256
 THREADS_2D = 16  # threads along each of the two tiled axes of a product (16 x 16 a block)

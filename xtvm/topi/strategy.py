@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from xtvm.api import te
+from xtvm import te
 from xtvm.dialects import relay
 from xtvm.ir.numpy_types import numpy_dtype
 from xtvm.topi import elementwise, indexing, nn, reduction, transform, winograd

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from xtvm.api import te
-from xtvm.api.te.expr import PrimExpr
+from xtvm import te
+from xtvm.te.expr import PrimExpr
 
 Index = PrimExpr | int
 

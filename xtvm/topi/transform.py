@@ -10,9 +10,9 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 
-from xtvm.api import te
-from xtvm.api.te.expr import PrimExpr
+from xtvm import te
 from xtvm.dialects.relay import Layout
+from xtvm.te.expr import PrimExpr
 from xtvm.topi.tensor import TensorLike, broadcast_index, ravel, static_shape, unravel
 
 Index = PrimExpr | int

@@ -26,9 +26,9 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from xtvm.api import te
-from xtvm.api.te.expr import PrimExpr
+from xtvm import te
 from xtvm.ir import winograd
+from xtvm.te.expr import PrimExpr
 from xtvm.topi.tensor import TensorLike, static_shape
 
 ROWS = 4  # rows (tiles) of the product's register tile; tiles are padded to a multiple

@@ -27,6 +27,7 @@ HERE = Path(__file__).resolve().parent
 if str(HERE.parents[2]) not in sys.path:  # run from a checkout without installing xtvm
     sys.path.insert(0, str(HERE.parents[2]))
 
+import xtvm  # noqa: E402
 import xtvm.target  # noqa: E402
 from xtvm import te  # noqa: E402
 from xtvm.backends.accel import build_accel, load_simulator  # noqa: E402
@@ -134,7 +135,7 @@ def build_gemm(g: Gemm, tensorize: bool, name: str = "gemm") -> tuple[Module, ct
     target = load_target()
     sim = simulator()
     s, args = schedule_gemm(g, tensorize)
-    module = te.lower(s, args, name=name)
+    module = xtvm.lower(s, args, name=name)
     return build_accel(module.xdsl, target, sim), sim
 
 
@@ -243,7 +244,7 @@ def run_conv2d_direct(
     s[DD].compute_at(s[OL], ico)
     s[WW].compute_at(s[OL], ico)
     s[OL].tensorize(wci, "vta_gemm_8x8x8")
-    kernel = build_accel(te.lower(s, [D, Wt, Out], name="conv2d").xdsl, target, sim)
+    kernel = build_accel(xtvm.lower(s, [D, Wt, Out], name="conv2d").xdsl, target, sim)
     rng = np.random.default_rng(seed)
     data = rng.integers(-8, 8, (size, size, channels), dtype=np.int8)
     weight = rng.integers(-8, 8, (filters, 3, 3, channels), dtype=np.int8)
@@ -292,7 +293,7 @@ def run_add(m: int = 16, n: int = 64, tile_n: int = 32, seed: int = 0) -> dict[s
     s[XX].compute_at(s[DL], jco)
     s[YY].compute_at(s[DL], jco)
     s[DL].tensorize(ic, "vta_alu_add_1x8")
-    kernel = build_accel(te.lower(s, [X, Y, D], name="add").xdsl, target, sim)
+    kernel = build_accel(xtvm.lower(s, [X, Y, D], name="add").xdsl, target, sim)
     rng = np.random.default_rng(seed)
     x = rng.integers(-1000, 1000, (m, n), dtype=np.int32)
     y = rng.integers(-1000, 1000, (m, n), dtype=np.int32)

@@ -1,5 +1,5 @@
 """`tvm._ffi.base`: TVMError, which older TVM scripts import from here."""
 
-from xtvm.api.error import TVMError
+from xtvm.ir.errors import TVMError
 
 __all__ = ["TVMError"]

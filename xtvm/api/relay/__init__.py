@@ -43,7 +43,7 @@ def param(name: str, shape: Sequence[int], dtype: str = "float32") -> ParamRef:
 
 def fromtext(text: str, source_name: str = "from_string") -> IRModule:
     """An IRModule from TVM's Relay text format (`def @main(%x: Tensor[...]) { ... }`)."""
-    from xtvm.frontends.relay_text import parse
+    from xtvm.api.relay.text import parse
 
     return parse(text, source_name)
 
@@ -92,12 +92,12 @@ __all__ = [
 
 
 def build(*args: object, **kwargs: object) -> object:
-    """`relay.build(mod, target=, params=)`: see `xtvm.api.relay.build_module.build`.
+    """`relay.build(mod, target=, params=)`: see `xtvm.driver.relay_build.build`.
 
     Imported on first use: the compiler passes it runs import the TE API, which imports
     this package.
     """
-    from xtvm.api.relay.build_module import build as build_module
+    from xtvm.driver.relay_build import build as build_module
 
     return build_module(*args, **kwargs)  # type: ignore[arg-type]
 

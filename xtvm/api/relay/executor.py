@@ -15,10 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from xtvm.api import nd
 from xtvm.api.ir_module import IRModule
 from xtvm.api.relay.expr import Expr, Function, ParamRef, post_order
 from xtvm.api.relay.ty import TensorType
+from xtvm.runtime import ndarray as nd
 from xtvm.runtime.relay_interpreter import evaluate
 
 KINDS = ("debug", "graph", "vm", "aot")

@@ -21,10 +21,11 @@ from xdsl.dialects.builtin import FunctionType
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
-from xtvm.api import nd, traversal
 from xtvm.api.relay.ty import FuncType, TensorType, TupleType, Type, dtype_name, from_xdsl
 from xtvm.dialects import relay as dialect
 from xtvm.dialects.relay_attrs import Attrs
+from xtvm.ir import traversal
+from xtvm.runtime import ndarray as nd
 
 
 class RelayTypeError(ValueError):

@@ -9,11 +9,11 @@ statements built from these; tir-tensorize turns them into tir once the buffers 
 the regions of a kernel's buffers.
 """
 
-from xtvm.api.te.expr import Var
 from xtvm.api.tir import ir_builder
 from xtvm.api.tir.op import *  # noqa: F403  (TVM's operators live at tvm.tir.*)
 from xtvm.api.tir.op import __all__ as _op_names
-from xtvm.api.tir.stmt import (
+from xtvm.te.expr import Var
+from xtvm.te.stmt import (
     AccessPtr,
     Buffer,
     BufferLoad,

@@ -7,8 +7,8 @@ body = ib.get()
 
 from __future__ import annotations
 
-from xtvm.api.te.expr import PrimExpr
-from xtvm.api.tir.stmt import Evaluate, SeqStmt, Stmt
+from xtvm.te.expr import PrimExpr
+from xtvm.te.stmt import Evaluate, SeqStmt, Stmt
 
 
 class IRBuilder:

@@ -12,9 +12,9 @@ from collections.abc import Callable
 
 import numpy as np
 
-from xtvm.api.error import TVMError
-from xtvm.api.te import expr as te_expr
-from xtvm.api.te.expr import (
+from xtvm.ir.errors import TVMError
+from xtvm.te import expr as te_expr
+from xtvm.te.expr import (
     Call,
     Cast,
     Const,

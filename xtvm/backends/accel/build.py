@@ -20,8 +20,8 @@ from xdsl.dialects.builtin import ModuleOp
 
 from xtvm.backends.accel.codegen import render_accel
 from xtvm.backends.c.build import CFLAGS, compile_c
-from xtvm.backends.symbols import c_string_literal
-from xtvm.runtime.module import METADATA_SYMBOL, Module, load_module, metadata_json, signatures_of
+from xtvm.ir.symbols import c_string_literal
+from xtvm.runtime.module import METADATA_SYMBOL, Module, load_library, metadata_json, signatures_of
 from xtvm.target.accel import AccelTarget
 
 SIMULATORS: dict[str, ctypes.CDLL] = {}
@@ -63,7 +63,7 @@ def build_accel(module: ModuleOp, target: AccelTarget, simulator: object = None)
     with tempfile.TemporaryDirectory(prefix="xtvm-accel-") as tmp:
         library = Path(tmp) / "module.so"
         compile_c(source + "\n" + metadata, library, (*CFLAGS, *include_flags(dirs)))
-        loaded = load_module(library)
+        loaded = load_library(library)
 
     def get_source(fmt: str) -> str:
         if fmt not in ("c", "", "ll"):  # "ll": Module.get_source's default

@@ -17,9 +17,9 @@ from pathlib import Path
 from xdsl.dialects.builtin import ModuleOp
 
 from xtvm.backends.c.codegen import imported_sources, render_c
-from xtvm.backends.symbols import c_string_literal
 from xtvm.backends.toolchain import run_c_compiler
-from xtvm.runtime.module import METADATA_SYMBOL, Module, load_module, metadata_json, signatures_of
+from xtvm.ir.symbols import c_string_literal
+from xtvm.runtime.module import METADATA_SYMBOL, Module, load_library, metadata_json, signatures_of
 
 CFLAGS = ("-O3", "-march=native", "-fopenmp", "-shared", "-fPIC", "-std=gnu99")
 
@@ -49,7 +49,7 @@ def build_c(module: ModuleOp) -> Module:
         library = Path(tmp) / "module.so"
         compile_c(source + "\n" + metadata, library, extra=imported_sources(module))
         binary = library.read_bytes()
-        loaded = load_module(library)  # dlopen keeps the mapping once the file is gone
+        loaded = load_library(library)  # dlopen keeps the mapping once the file is gone
 
     def get_source(fmt: str) -> str:
         if fmt not in ("c", "", "ll"):

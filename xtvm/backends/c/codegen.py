@@ -42,9 +42,9 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
-from xtvm.backends.symbols import check_symbol, quoted
 from xtvm.dialects import tir
 from xtvm.ir.diagnostics import DiagnosticError
+from xtvm.ir.symbols import check_symbol, quoted
 from xtvm.ir.verify import MAX_BUFFER_BYTES, located_error
 from xtvm.runtime.binding import (
     DimRef,

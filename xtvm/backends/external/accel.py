@@ -42,7 +42,6 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 from xdsl.dialects import arith, func
@@ -51,7 +50,6 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.rewriter import Rewriter
 
 from xtvm import te
-from xtvm.api.te.expr import PrimExpr, Tensor
 from xtvm.backends.accel.codegen import AccelRenderer
 from xtvm.backends.external import ExternalFunction, register_codegen
 from xtvm.backends.external.ccompiler import (
@@ -60,21 +58,20 @@ from xtvm.backends.external.ccompiler import (
     te_kernels_as_tir,
     wrapper,
 )
-from xtvm.backends.symbols import check_symbol
 from xtvm.dialects import relay
 from xtvm.dialects import te as te_dialect
+from xtvm.dialects.registry import default_context
 from xtvm.ir.numpy_types import numpy_dtype
-from xtvm.ir.registry import default_context
+from xtvm.ir.symbols import check_symbol
 from xtvm.ir.verify import located_error
 from xtvm.passes.byoc_targets import OpView, register_op_attr, unregister_target
 from xtvm.passes.convert_relay_to_te import ConvertRelayToTePass
 from xtvm.passes.relay_fold_constant import RelayFoldConstantPass
 from xtvm.passes.relay_fuse_ops import RelayFuseOpsPass
 from xtvm.passes.relay_simplify_inference import RelaySimplifyInferencePass
+from xtvm.passes.tir_tensorize import lower_schedule
 from xtvm.target.accel import AccelTarget, Intrinsic, get_target
-
-if TYPE_CHECKING:
-    from xtvm.api.ir_module import IRModule
+from xtvm.te.expr import PrimExpr, Tensor
 
 NAME = "accel"
 TARGET_ATTR = "accel_target"
@@ -587,7 +584,7 @@ def schedule_gemm(gemm: Gemm, intrinsic: GemmIntrinsic) -> tuple[te.Schedule, li
 def gemm_kernel(gemm: Gemm, intrinsic: GemmIntrinsic, name: str) -> tuple[func.FuncOp, Tiling]:
     """The tir kernel `name(in0, in1, out)` of `gemm` (the arguments' memory as relay's)."""
     s, args, tiling = schedule_gemm(gemm, intrinsic)
-    module = te.lower(s, args, name=name).xdsl
+    module = lower_schedule(s, args, name=name)
     (kernel,) = [f for f in module.ops if isinstance(f, func.FuncOp)]
     kernel.detach()
     return kernel, tiling
@@ -627,29 +624,6 @@ def unregister_accel_offload() -> None:
     """Forget the `target.accel` predicates and the default target."""
     unregister_target(NAME)
     _OFFLOAD.clear()
-
-
-def partition_for_accel(
-    mod: IRModule, target: AccelTarget | str, max_padding: float = MAX_PADDING
-) -> IRModule:
-    """`mod` (an IRModule) with the ops `target` runs partitioned into `compiler = "accel"`
-    functions, each naming the target in its `accel_target` attribute."""
-    from xtvm.api.relay import transform
-
-    target = get_target(target) if isinstance(target, str) else target
-    register_accel_offload(target, max_padding)
-    partitioned = transform.Sequential(
-        [
-            transform.AnnotateTarget([NAME]),
-            transform.MergeCompilerRegions(),
-            transform.PartitionGraph(),
-        ]
-    )(mod)
-    for function in partitioned.xdsl.ops:
-        compiler = function.attributes.get("compiler")
-        if isinstance(compiler, StringAttr) and compiler.data == NAME:
-            function.attributes[TARGET_ATTR] = StringAttr(target.name)
-    return partitioned
 
 
 _RUNTIMES: dict[str, tuple[tuple[Path, ...], tuple[Path, ...]]] = {}

@@ -25,10 +25,10 @@ from xdsl.ir import Attribute, SSAValue
 
 from xtvm.backends.c.codegen import CRenderer
 from xtvm.backends.external import ExternalFunction, register_codegen
-from xtvm.backends.symbols import check_symbol
 from xtvm.dialects import relay, te
+from xtvm.dialects.registry import default_context
 from xtvm.ir.numpy_types import numpy_dtype
-from xtvm.ir.registry import default_context
+from xtvm.ir.symbols import check_symbol
 from xtvm.ir.verify import located_error
 from xtvm.passes.byoc_targets import (
     CCOMPILER_DEFAULT_OPS,

@@ -5,7 +5,8 @@ through oneDNN; so does this module. Three parts:
 
 - predicates: `target.dnnl` op attributes (`register_op_attr("nn.conv2d", "target.dnnl")`) for
   the ops and attribute combinations the runtime supports, registered when this module is
-  imported (`get_codegen("dnnl")` imports it), and `partition_for_dnnl(mod, params)`;
+  imported (`get_codegen("dnnl")` imports it); `partition_for_dnnl(mod, params)` is in
+  xtvm/api/relay/op/contrib/dnnl.py;
 - the codegen: the function's relay ops become JSON nodes (inputs, constants, kernels with
   attributes; a conv2d or dense absorbs the bias add, residual add and activation that follow
   it as oneDNN bias and post-ops) and the constants become one binary blob of weights;
@@ -35,7 +36,7 @@ import hashlib
 import json
 import os
 import tempfile
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -43,14 +44,14 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ArrayAttr, ModuleOp, TensorType
+from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Operation, SSAValue
 
 from xtvm.backends.external import ExternalFunction, register_codegen
-from xtvm.backends.symbols import c_string_literal, check_symbol
 from xtvm.dialects import relay
 from xtvm.ir import cache as user_cache
 from xtvm.ir.numpy_types import numpy_dtype
+from xtvm.ir.symbols import c_string_literal, check_symbol
 from xtvm.ir.verify import located_error
 from xtvm.passes.byoc_targets import OpView, register_op_attr
 from xtvm.runtime.module import Param
@@ -273,78 +274,6 @@ def register_dnnl_ops() -> None:
 
 
 register_dnnl_ops()
-
-
-def bind_params_by_name(module: ModuleOp, params: Mapping[str, Any]) -> None:
-    """TVM's `bind_params_by_name`: `@main`'s arguments named in `params` become constants,
-    and `relay.param` ops of those names too."""
-    from xtvm.api.relay.build_module import bind_params
-
-    arrays = {k: np.asarray(getattr(v, "_data", v)) for k, v in params.items()}
-    bind_params(module, arrays)
-    main = next(
-        (
-            f
-            for f in module.body.block.ops
-            if isinstance(f, func.FuncOp) and f.sym_name.data == "main"
-        ),
-        None,
-    )
-    if main is None:
-        return
-    block = main.body.block
-    kept: list[int] = []
-    for position, arg in enumerate(list(block.args)):
-        if arg.name_hint not in arrays:
-            kept.append(position)
-            continue
-        typ = arg.type
-        value = arrays[arg.name_hint]
-        if not isinstance(typ, TensorType) or tuple(value.shape) != tuple(typ.get_shape()):
-            raise ValueError(f"param '{arg.name_hint}': expected {typ}, got shape {value.shape}")
-        const = relay.ConstOp(value.astype(numpy_dtype(typ.get_element_type())))
-        if block.first_op is None:
-            block.add_op(const)
-        else:
-            block.insert_op_before(const, block.first_op)
-        arg.replace_all_uses_with(const.results[0])
-        block.erase_arg(arg)
-    if main.arg_attrs is not None:
-        main.arg_attrs = ArrayAttr([main.arg_attrs.data[i] for i in kept])
-    main.update_function_type()
-
-
-def partition_for_dnnl(mod: Any, params: Any = None, simplify: bool = True) -> Any:
-    """TVM's `partition_for_dnnl`: bind `params`, then annotate, merge and partition for dnnl.
-
-    With `simplify` (the default) batch norms become a multiply and an add first, folded into
-    the convolution weights and biases (SimplifyInference, FoldConstant, FoldScaleAxis), so a
-    conv2d-batch_norm-relu is one oneDNN convolution with a bias and a relu post-op.
-    """
-    import xtvm as tvm
-    from xtvm import relay as relay_api
-
-    register_dnnl_ops()  # again, in case a test unregistered the target
-    mod = mod.copy()
-    if params:
-        bind_params_by_name(mod.xdsl, params)
-    transform = relay_api.transform
-    passes = []
-    if simplify:
-        passes += [
-            transform.SimplifyInference(),
-            transform.FoldConstant(),
-            transform.FoldScaleAxis(),
-            transform.FoldConstant(),
-        ]
-    passes += [
-        transform.AnnotateTarget(["dnnl"]),
-        transform.MergeCompilerRegions(),
-        transform.PartitionGraph(),
-    ]
-    # As TVM's helper: at opt_level 3, where FoldScaleAxis runs.
-    with tvm.transform.PassContext(opt_level=3):
-        return tvm.transform.Sequential(passes)(mod)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from xtvm.backends.external import ExternalFunction
-from xtvm.backends.symbols import symbol_error
 from xtvm.backends.toolchain import CompileError, link_shared, run_c_compiler
+from xtvm.ir.symbols import symbol_error
 from xtvm.runtime.module import Module, Param
 
 CFLAGS = ("-O3", "-march=native", "-fPIC", "-fopenmp", "-std=gnu99")

@@ -53,9 +53,9 @@ from xtvm.backends.llvm.vector_math import (
     splat,
     tanh_f32,
 )
-from xtvm.backends.symbols import check_symbol
 from xtvm.dialects import tir
 from xtvm.ir.diagnostics import DiagnosticError
+from xtvm.ir.symbols import check_symbol
 from xtvm.ir.verify import MAX_BUFFER_BYTES, located_error
 from xtvm.runtime.binding import (
     BindingPlan,

@@ -1,4 +1,5 @@
-"""The ONNX frontend: ModelProto → relay (`import_onnx`, TVM-style `from_onnx`).
+"""The ONNX frontend: ModelProto → relay (`import_onnx`; TVM's `relay.frontend.from_onnx`
+is xtvm/api/relay/frontend.py).
 
     module, params = import_onnx("resnet.onnx")
     outputs = evaluate(module, [image], params=params)
@@ -12,12 +13,12 @@ joined here by the rows of `indexing` (gather/scatter, scans) and `recurrent` (L
 from __future__ import annotations
 
 from xtvm.frontends.onnx import indexing, recurrent
-from xtvm.frontends.onnx.context import OnnxImportError
 from xtvm.frontends.onnx.converters import CONVERTERS
-from xtvm.frontends.onnx.importer import from_onnx, import_onnx
+from xtvm.frontends.onnx.errors import OnnxImportError
+from xtvm.frontends.onnx.importer import ShapeArg, import_onnx
 
 CONVERTERS.update(indexing.CONVERTERS)
 CONVERTERS.update(recurrent.CONVERTERS)
 SUPPORTED_OPS: tuple[str, ...] = tuple(sorted(CONVERTERS))
 
-__all__ = ["CONVERTERS", "SUPPORTED_OPS", "OnnxImportError", "from_onnx", "import_onnx"]
+__all__ = ["CONVERTERS", "SUPPORTED_OPS", "OnnxImportError", "ShapeArg", "import_onnx"]

@@ -20,6 +20,7 @@ from xdsl.dialects.builtin import NameLoc, NoneAttr, StringAttr, TensorType
 from xdsl.ir import Block, Operation, SSAValue
 
 from xtvm.dialects import relay
+from xtvm.frontends.onnx.tensors import tensor_array
 from xtvm.ir.numpy_types import element_type, numpy_dtype
 
 Tensor: TypeAlias = SSAValue | np.ndarray
@@ -31,18 +32,6 @@ INLINE_LIMIT = 16
 # Nodes on constants are evaluated at import when their outputs have at most this many
 # elements (relay-fold-constant's default max-elements); larger ones stay ops, run at run time.
 FOLD_LIMIT = 1 << 20
-
-
-class OnnxImportError(Exception):
-    """An ONNX model cannot be imported; the message names the node and op type at fault.
-
-    `needs_static` names the tensor that had to be known at import time when that was the
-    cause (a backend can then bind that graph input to its value and import again).
-    """
-
-    def __init__(self, message: str, needs_static: str | None = None) -> None:
-        super().__init__(message)
-        self.needs_static = needs_static
 
 
 class ConversionError(Exception):
@@ -231,8 +220,6 @@ class NodeContext:
 def attribute_values(node: onnx.NodeProto) -> dict[str, object]:
     """The node's attributes as Python values (strings decoded, tensors as numpy, their size
     checked against their data first)."""
-    from xtvm.frontends.onnx.tensors import tensor_array
-
     out: dict[str, object] = {}
     for a in node.attribute:
         value = helper.get_attribute_value(a)

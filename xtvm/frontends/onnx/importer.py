@@ -13,7 +13,6 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 import onnx
@@ -29,19 +28,17 @@ from xtvm.frontends.onnx.context import (
     ConversionError,
     GraphState,
     NodeContext,
-    OnnxImportError,
     Tensor,
     attribute_values,
 )
 from xtvm.frontends.onnx.converters import CONVERTERS, SELF_FOLDING, np_dtype
+from xtvm.frontends.onnx.errors import OnnxImportError
 from xtvm.frontends.onnx.tensors import check_dims, resolve_external_data, tensor_array
 from xtvm.ir.numpy_types import element_type, numpy_dtype
 
 # Opsets 1 to 6 are accepted for ops whose semantics never changed (Not, Abs...); 7+ is tested.
 MIN_OPSET = 1
 
-if TYPE_CHECKING:
-    from xtvm.api.ir_module import IRModule
 ONNX_DOMAINS = ("", "ai.onnx")
 ShapeArg = Mapping[str, Sequence[int]]
 
@@ -476,21 +473,3 @@ def import_onnx(
     except VerifyException as exc:
         raise OnnxImportError(f"the imported module does not verify: {exc}") from None
     return module, dict(state.params)
-
-
-def from_onnx(
-    model: onnx.ModelProto | str | Path,
-    shape: ShapeArg | None = None,
-    dtype: str | Mapping[str, str] = "float32",
-    *,
-    base_dir: str | Path | None = None,
-    fold_limit: int = FOLD_LIMIT,
-) -> tuple[IRModule, dict[str, np.ndarray]]:
-    """TVM's `relay.frontend.from_onnx`: an `IRModule` and its params (see `import_onnx`)."""
-    # Imported late (the API layer sits above frontends), through `xtvm.api.relay`: importing
-    # `xtvm.api.ir_module` first runs into the cycle ir_module → relay.convert → relay → ir_module.
-    import xtvm.api.relay  # noqa: F401
-    from xtvm.api.ir_module import IRModule
-
-    module, params = import_onnx(model, shape, dtype, base_dir=base_dir, fold_limit=fold_limit)
-    return IRModule(module), params

@@ -16,7 +16,7 @@ import onnx
 from onnx import TensorProto, helper
 from onnx.external_data_helper import ExternalDataInfo
 
-from xtvm.frontends.onnx.context import OnnxImportError
+from xtvm.frontends.onnx.errors import OnnxImportError
 
 # No tensor of an imported model (an input, a weight, a node's output) may have more elements.
 MAX_ELEMENTS = 1 << 32

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from xtvm.api.relay.op import annotation, image, nn, reduce, tensor, transform
+
 
 def __getattr__(name: str) -> Any:
-    from xtvm.api.relay import op
-
-    for namespace in (op, op.nn, op.image, op.annotation):
+    for namespace in (tensor, transform, reduce, nn, image, annotation):
         builder = getattr(namespace, name, None)
         if callable(builder) and not name.startswith("_"):
             return builder

@@ -26,9 +26,11 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
-from xtvm.api.error import DiagnosticError, TVMError
-from xtvm.api.ir_module import IRModule, api_context
-from xtvm.api.te.expr import (
+from xtvm.dialects import te
+from xtvm.ir.errors import TVMError
+from xtvm.ir.numpy_types import element_type, index_literal, is_unsigned
+from xtvm.runtime.binding import ARG_DIMS_ATTR, BINARY_OPS, Dim, arg_dims_attr
+from xtvm.te.expr import (
     Binary,
     Call,
     Cast,
@@ -46,13 +48,8 @@ from xtvm.api.te.expr import (
     Var,
     walk,
 )
-from xtvm.api.te.expr import Operation as TeOperation
-from xtvm.api.te.schedule import CachePrimitive, Schedule, post_order_ops
-from xtvm.dialects import te
-from xtvm.ir.diagnostics import DiagnosticError as LocatedError
-from xtvm.ir.numpy_types import element_type, index_literal, is_unsigned
-from xtvm.ir.verify import verify_diagnostics
-from xtvm.runtime.binding import ARG_DIMS_ATTR, BINARY_OPS, Dim, arg_dims_attr
+from xtvm.te.expr import Operation as TeOperation
+from xtvm.te.schedule import CachePrimitive, Schedule, post_order_ops
 
 FLOAT_BINARY = {"add": arith.AddfOp, "sub": arith.SubfOp, "mul": arith.MulfOp, "div": arith.DivfOp}
 INT_BINARY = {
@@ -526,31 +523,3 @@ def schedule_op(primitive: Operation | CachePrimitive, tensors: dict[int, SSAVal
     op.results[0].name_hint = sanitize(primitive.cache.name)
     tensors[id(primitive.cache)] = op.results[0]
     return op
-
-
-def lower(
-    s: Schedule,
-    args: Sequence[Tensor | Var],
-    name: str = "main",
-    binds: object = None,
-    simple_mode: bool = False,
-) -> IRModule:
-    """The tir kernel of schedule `s`: `tvm.lower(s, [A, B, C], simple_mode=True)`.
-
-    Printing the result shows the loop nest; buffers are the arguments in order.
-    """
-    from xtvm.passes.convert_te_to_tir import ConvertTeToTirPass
-    from xtvm.passes.tir_tensorize import TirTensorizePass
-
-    if binds:
-        raise ValueError("lower: binds are not supported")
-    module = schedule_to_module(s, args, name)
-    try:
-        ConvertTeToTirPass().apply(api_context().xdsl_context, module)
-        TirTensorizePass().apply(api_context().xdsl_context, module)  # s[C].tensorize
-    except LocatedError as error:  # TVM raises its schedule errors here, as TVMErrors
-        raise DiagnosticError(error.diagnostics) from None
-    diagnostics = verify_diagnostics(module, {})
-    if diagnostics:
-        raise RuntimeError("lowering produced invalid IR:\n" + "\n".join(map(str, diagnostics)))
-    return IRModule(module)

@@ -4,7 +4,7 @@ Describe what to compute with `te.placeholder` and `te.compute`, how with
 `te.create_schedule` and the stage primitives, and get loops with `tvm.lower`.
 """
 
-from xtvm.api.te.expr import (
+from xtvm.te.expr import (
     ComputeOp,
     IterVar,
     PlaceholderOp,
@@ -50,14 +50,10 @@ from xtvm.api.te.expr import (
     truncmod,
     var,
 )
-from xtvm.api.te.lower import lower, schedule_to_module
-from xtvm.api.te.schedule import Schedule, Stage, create_schedule
-from xtvm.api.te.tensor_intrin import (
-    TensorIntrin,
-    decl_tensor_intrin,
-    get_tensor_intrin,
-    register_tensor_intrin,
-)
+from xtvm.te.intrinsic_registry import get_tensor_intrin
+from xtvm.te.lower import schedule_to_module
+from xtvm.te.schedule import Schedule, Stage, create_schedule
+from xtvm.te.tensor_intrin import TensorIntrin, decl_tensor_intrin, register_tensor_intrin
 
 __all__ = [
     "ComputeOp",
@@ -90,7 +86,6 @@ __all__ = [
     "indexdiv",
     "indexmod",
     "log",
-    "lower",
     "max",
     "min",
     "placeholder",

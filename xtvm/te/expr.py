@@ -20,8 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from xtvm.api import traversal
-from xtvm.api.error import TVMError
+from xtvm.ir import traversal
+from xtvm.ir.errors import TVMError
 from xtvm.ir.numpy_types import dtype_name as scalar_dtype_name
 
 Number = int | float | bool

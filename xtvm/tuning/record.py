@@ -20,9 +20,10 @@ import json
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from xtvm.api.autotvm.measure import MeasureErrorNo, MeasureInput, MeasureResult
-from xtvm.api.autotvm.space import ConfigEntity, ConfigSpace
-from xtvm.api.autotvm.task import DispatchContext, Task, Workload, target_kind, workload_of
+from xtvm.ir.version import TVM_VERSION
+from xtvm.tuning.measure import MeasureErrorNo, MeasureInput, MeasureResult
+from xtvm.tuning.space import ConfigEntity, ConfigSpace
+from xtvm.tuning.task import DispatchContext, Task, Workload, target_kind, workload_of
 
 FORMAT_VERSION = 1
 Record = tuple[MeasureInput, MeasureResult]
@@ -30,12 +31,10 @@ Record = tuple[MeasureInput, MeasureResult]
 
 def encode(inp: MeasureInput, result: MeasureResult) -> str:
     """One record as a line of JSON (no newline)."""
-    import xtvm
-
     return json.dumps(
         {
             "version": FORMAT_VERSION,
-            "xtvm_version": xtvm.__version__,
+            "xtvm_version": TVM_VERSION,
             "target": inp.target,
             "workload": list(inp.task.workload),
             "config": inp.config.to_json_dict(),

@@ -29,8 +29,8 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from xtvm.api.autotvm.space import ConfigEntity
-from xtvm.api.autotvm.task import Task
+from xtvm.tuning.space import ConfigEntity
+from xtvm.tuning.task import Task
 
 ENTRY = "default_function"
 WORKER_START_S = 30  # more time for a fresh runner worker's first reply (it imports xtvm)
@@ -134,7 +134,7 @@ class LocalBuilder:
 
 def build_in_child(inp: MeasureInput, path: str, conn: Connection) -> None:
     """Instantiate, compile and export one candidate; reply with JSON."""
-    import xtvm
+    from xtvm.driver.build import build
 
     reply: dict[str, Any]
     try:
@@ -143,7 +143,7 @@ def build_in_child(inp: MeasureInput, path: str, conn: Connection) -> None:
         reply = {"error_no": MeasureErrorNo.INSTANTIATION_ERROR, "error": traceback.format_exc()}
     else:
         try:
-            module = xtvm.build(s, args, target=inp.target, name=ENTRY)
+            module = build(s, args, target=inp.target, name=ENTRY)
             module.export_library(path)
             info = [[[int(d) for d in t.shape], str(t.dtype)] for t in args]
             reply = {"filename": path, "arg_info": info}
@@ -176,7 +176,7 @@ class LocalRunner:
     def _start(self) -> subprocess.Popen[bytes]:
         if self._worker is None or self._worker.poll() is not None:
             # a fresh interpreter: OpenMP's thread pool does not survive a fork
-            code = "from xtvm.api.autotvm.measure import serve_runs; serve_runs()"
+            code = "from xtvm.tuning.measure import serve_runs; serve_runs()"
             root = str(Path(__file__).resolve().parents[3])
             path = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH", "")) if p)
             self._worker = subprocess.Popen(
@@ -256,7 +256,7 @@ def serve_runs() -> None:
     reply a line on stdout, until stdin closes."""
     import numpy as np
 
-    from xtvm.runtime.module import load_module
+    from xtvm.runtime.loader import load_module
 
     rng = np.random.default_rng(0)
     out = sys.stdout.buffer

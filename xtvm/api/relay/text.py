@@ -2,7 +2,7 @@
 
 The input is what TVM's `mod.astext()` prints for meta-free programs (`#[version = "0.0.5"]`,
 `def @main(%x: Tensor[(1, 3), float32]) { %0 = nn.relu(%x); ... }`). lark parses it with
-`relay_text.lark`; the tree is then built through the Python API (`relay.nn.conv2d`, ...), so
+`text.lark`; the tree is then built through the Python API (`relay.nn.conv2d`, ...), so
 an op call is checked exactly as if written in Python. Every error, syntax or semantic, is a
 `DiagnosticError` located at the offending token.
 """
@@ -43,7 +43,7 @@ from xtvm.api.relay.ty import FuncType, TensorType, TupleType, Type, dtype_name
 from xtvm.ir.diagnostics import DiagnosticError, Location, SourceFile
 from xtvm.ir.parser import lark_error_to_diagnostic
 
-GRAMMAR = Path(__file__).with_name("relay_text.lark")
+GRAMMAR = Path(__file__).with_name("text.lark")
 
 AttrValue = int | float | bool | str | None | list["AttrValue"]
 Operator = Callable[..., Expr]

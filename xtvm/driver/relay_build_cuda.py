@@ -23,17 +23,16 @@ import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 
-from xtvm.api.ir_module import IRModule
-from xtvm.api.nd import Device
-from xtvm.api.relay.build_module import (
+from xtvm.backends.cuda.codegen import split_if_needed
+from xtvm.driver.relay_graph import (
     BuildError,
-    GraphExecutorFactory,
+    ModuleLike,
     bind_params,
     graph_of,
+    module_of,
     run_passes,
     split_kernels,
 )
-from xtvm.backends.cuda.codegen import split_if_needed
 from xtvm.passes.convert_relay_to_te import ConvertRelayToTePass
 from xtvm.passes.convert_te_to_tir import ConvertTeToTirPass
 from xtvm.passes.relay_fold_constant import RelayFoldConstantPass
@@ -42,6 +41,8 @@ from xtvm.passes.relay_simplify_inference import RelaySimplifyInferencePass
 from xtvm.passes.tir_loop_partition import TirLoopPartitionPass
 from xtvm.passes.tir_simplify import TirSimplifyPass
 from xtvm.runtime.cuda import CUDAGraphExecutor, CUDAModule
+from xtvm.runtime.graph_executor import GraphExecutorFactory
+from xtvm.runtime.ndarray import Device
 
 
 class CUDAGraphExecutorFactory(GraphExecutorFactory):
@@ -64,11 +65,11 @@ class CUDAGraphExecutorFactory(GraphExecutorFactory):
 
 
 def lower_for_cuda(
-    mod: IRModule | ModuleOp, params: Mapping[str, Any] | None = None
+    mod: ModuleLike, params: Mapping[str, Any] | None = None
 ) -> tuple[func.FuncOp, ModuleOp]:
     """@main as a graph of kernel calls, and the tir of those calls split into host functions
     and `tir.kernel`s (the module is not changed)."""
-    module = (mod.xdsl if isinstance(mod, IRModule) else mod).clone()
+    module = module_of(mod).clone()
     bind_params(module, {k: np.asarray(getattr(v, "_data", v)) for k, v in (params or {}).items()})
     run_passes(
         module,
@@ -95,7 +96,7 @@ def lower_for_cuda(
 
 
 def build_cuda(
-    mod: IRModule | ModuleOp, target: str = "cuda", params: Mapping[str, Any] | None = None
+    mod: ModuleLike, target: str = "cuda", params: Mapping[str, Any] | None = None
 ) -> CUDAGraphExecutorFactory:
     """Compile `mod` for a CUDA GPU: `graph_json, lib, params = relay.build(mod, "cuda")`."""
     from xtvm.backends.cuda import build_cuda as build_kernels

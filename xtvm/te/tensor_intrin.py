@@ -36,9 +36,17 @@ from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import MemRefType, StridedLayoutAttr
 from xdsl.ir import Block, Operation, SSAValue
 
-from xtvm.api.te.expr import ComputeOp, PlaceholderOp, PrimExpr, Read, Tensor, Var, children
-from xtvm.api.te.lower import EmitSteps, ExprEmitter
-from xtvm.api.tir.stmt import (
+from xtvm.dialects import tir
+from xtvm.ir.numpy_types import element_type
+from xtvm.te.expr import ComputeOp, PlaceholderOp, PrimExpr, Read, Tensor, Var, children
+from xtvm.te.intrinsic_registry import (
+    BufferBinding,
+    TensorIntrinsic,
+    TensorizeError,
+    register_intrinsic,
+)
+from xtvm.te.lower import EmitSteps, ExprEmitter
+from xtvm.te.stmt import (
     AccessPtr,
     Buffer,
     BufferLoad,
@@ -48,16 +56,6 @@ from xtvm.api.tir.stmt import (
     SeqStmt,
     Stmt,
     decl_buffer,
-)
-from xtvm.dialects import tir
-from xtvm.ir.numpy_types import element_type
-from xtvm.passes.tir_tensorize import (
-    BufferBinding,
-    TensorIntrinsic,
-    TensorizeError,
-    intrinsic_names,
-    lookup_intrinsic,
-    register_intrinsic,
 )
 
 PARTS = ("body", "reset", "update")
@@ -133,16 +131,14 @@ class TensorIntrin:
     # -- what tir-tensorize asks ----------------------------------------------------------
 
     def description(self) -> func.FuncOp:
-        """The tir kernel of the computation, over the input buffers then the output."""
+        """The computation in te without a schedule, over the input buffers then the output
+        (tir-tensorize lowers it)."""
         if self._description is None:
-            from xtvm.api.ir_module import api_context
-            from xtvm.api.te.lower import schedule_to_module
-            from xtvm.api.te.schedule import create_schedule
-            from xtvm.passes.convert_te_to_tir import ConvertTeToTirPass
+            from xtvm.te.lower import schedule_to_module
+            from xtvm.te.schedule import create_schedule
 
             schedule = create_schedule(self.op)
             module = schedule_to_module(schedule, self.tensors_of(self.op), f"{self.name}_desc")
-            ConvertTeToTirPass().apply(api_context().xdsl_context, module)
             function = module.body.block.first_op
             assert isinstance(function, func.FuncOp)
             module.body.block.detach_op(function)
@@ -376,27 +372,3 @@ def register_tensor_intrin(name: str, intrin: TensorIntrinsic, override: bool = 
     register_intrinsic(name, intrin, override)
 
 
-def get_tensor_intrin(name: str) -> TensorIntrinsic:
-    """The intrinsic registered as `name`: a `TensorIntrin`, or any object answering what
-    tir-tensorize asks (`xtvm.passes.tir_tensorize.TensorIntrinsic`)."""
-    intrin = lookup_intrinsic(name)
-    if intrin is None:
-        known = ", ".join(intrinsic_names()) or "none"
-        raise KeyError(f"no tensor intrinsic '{name}' is registered (registered: {known})")
-    return intrin
-
-
-def registry_name(intrin: TensorIntrinsic | str) -> str:
-    """The name `intrin` is registered under, registering it first (under its own name, or a
-    fresh one if another intrinsic has it)."""
-    if isinstance(intrin, str):
-        get_tensor_intrin(intrin)
-        return intrin
-    if not all(hasattr(intrin, a) for a in ("name", "description", "lowering")):
-        raise TypeError(f"tensorize: expected a TensorIntrin or its name, got {intrin!r}")
-    name, count = intrin.name, 0
-    while (found := lookup_intrinsic(name)) is not None and found is not intrin:
-        count += 1
-        name = f"{intrin.name}_{count}"
-    register_intrinsic(name, intrin)
-    return name

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from xtvm.api.autotvm.measure import MeasureErrorNo, MeasureInput, MeasureResult
-from xtvm.api.autotvm.record import cost_of, encode
+from xtvm.tuning.measure import MeasureErrorNo, MeasureInput, MeasureResult
+from xtvm.tuning.record import cost_of, encode
 
 CallbackFn = Any  # Callable[[Tuner, Sequence[MeasureInput], Sequence[MeasureResult]], None]
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import cache
+
 from xdsl.dialects import (
     affine,
     arith,
@@ -46,6 +48,13 @@ def default_context(allow_unregistered: bool = False) -> IRContext:
     for dialect, extension in xtvm_dialects():
         ctx.load_dialect(dialect, extension)
     return ctx
+
+
+@cache
+def shared_context() -> IRContext:
+    """One context for the whole process, for code that runs passes or prints on its own
+    (the Python API, build pipelines); tools make their own with the flags they were given."""
+    return default_context()
 
 
 def xtvm_dialects() -> list[tuple[builtin.Dialect, object | None]]:

@@ -18,9 +18,11 @@ from dataclasses import dataclass, field
 from xdsl.dialects.builtin import StringAttr
 from xdsl.ir import Operation, SSAValue
 
-from xtvm.api import traversal
-from xtvm.api.error import ScheduleError
-from xtvm.api.te.expr import (
+from xtvm.dialects import te
+from xtvm.dialects.te import PrimitiveOp
+from xtvm.ir import traversal
+from xtvm.ir.errors import ScheduleError
+from xtvm.te.expr import (
     ComputeOp,
     IterVar,
     Read,
@@ -29,9 +31,8 @@ from xtvm.api.te.expr import (
     Tensor,
     substitute,
 )
-from xtvm.api.te.expr import Operation as TeOperation
-from xtvm.dialects import te
-from xtvm.dialects.te import PrimitiveOp
+from xtvm.te.expr import Operation as TeOperation
+from xtvm.te.intrinsic_registry import registry_name
 
 
 @dataclass(frozen=True)
@@ -269,8 +270,6 @@ class Stage:
         (`te.decl_tensor_intrin`, or the name it is registered under); `tvm.lower` matches
         those loops against the intrinsic's computation and replaces them with its lowering."""
         self._check_leaf(var, "tensorize")
-        from xtvm.api.te.tensor_intrin import registry_name
-
         attr = self._attr(var)
         attr.iter_type, attr.tensor_intrin = IterVar.Tensorized, tensor_intrin
         props = te.properties_of(axis=var.name, intrin=registry_name(tensor_intrin))

@@ -15,11 +15,11 @@ import importlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from xtvm.api.autotvm.space import ConfigEntity, ConfigSpace, FallbackConfigEntity
+from xtvm.tuning.space import ConfigEntity, ConfigSpace, FallbackConfigEntity
 
 Workload = tuple[Any, ...]
 TEMPLATES: dict[str, Callable[..., Any]] = {}  # name -> the undecorated template
-BUILTIN_TEMPLATES = "xtvm.topi.templates"  # registers xtvm's own templates on import
+BUILTIN_TEMPLATES = "xtvm.tuning.templates"  # registers xtvm's own templates on import
 
 
 def target_kind(target: object) -> str:

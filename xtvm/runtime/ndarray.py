@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from xtvm.runtime.cuda_driver import DeviceBuffer, device_count
+
 
 @dataclass(frozen=True)
 class Device:
@@ -24,8 +26,6 @@ class Device:
     @property
     def exist(self) -> bool:
         if self.device_type == "cuda":
-            from xtvm.runtime.cuda import device_count
-
             return self.device_id < device_count()
         return self.device_type == "cpu"
 
@@ -35,16 +35,12 @@ class Device:
     def array_from(self, values: np.ndarray) -> NDArray:
         """A new array on this device holding `values` (remote devices override it)."""
         if self.device_type == "cuda":
-            from xtvm.runtime.cuda import DeviceArray
-
             return DeviceArray.from_numpy(values, self)
         return NDArray(values, self)
 
     def empty_array(self, shape: tuple[int, ...], dtype: str) -> NDArray:
         """A new uninitialized array on this device (remote devices override it)."""
         if self.device_type == "cuda":
-            from xtvm.runtime.cuda import DeviceArray
-
             return DeviceArray(shape, dtype, self)
         return NDArray(np.empty(shape, dtype=dtype), self)
 
@@ -121,3 +117,58 @@ def array(data: object, device: Device | None = None) -> NDArray:
 
 def empty(shape: Sequence[int], dtype: str = "float32", device: Device | None = None) -> NDArray:
     return (device or cpu()).empty_array(tuple(shape), dtype)
+
+
+def entry_bytes(shape: Sequence[int], dtype: str) -> int:
+    """The size in bytes of a dense tensor."""
+    return int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
+
+
+class DeviceArray(OffHostNDArray):
+    """An NDArray in GPU memory (`tvm.nd.array(x, tvm.cuda(0))`); `.numpy()` copies it back."""
+
+    def __init__(
+        self, shape: Sequence[int], dtype: str, device: Device, buffer: DeviceBuffer | None = None
+    ) -> None:
+        self._shape = tuple(int(d) for d in shape)
+        self._dtype = np.dtype(dtype)
+        self.device = device
+        self.buffer = buffer or DeviceBuffer(
+            entry_bytes(list(self._shape), dtype), device.device_id
+        )
+        self.offset = 0
+
+    @staticmethod
+    def from_numpy(values: np.ndarray, device: Device) -> DeviceArray:
+        array = DeviceArray(values.shape, str(values.dtype), device)
+        array.buffer.upload(values)
+        return array
+
+    @property
+    def pointer(self) -> int:
+        return self.buffer.pointer + self.offset
+
+    @property
+    def dtype(self) -> str:
+        return str(self._dtype)
+
+    def numpy(self) -> np.ndarray:
+        out = np.empty(self._shape, self._dtype)
+        self.buffer.download(out, self.offset)
+        return out
+
+    asnumpy = numpy
+
+    def copyfrom(self, source: np.ndarray | NDArray) -> NDArray:
+        values = source.numpy() if isinstance(source, NDArray) else np.asarray(source)
+        if values.shape != self.shape:
+            raise ValueError(f"copyfrom: shape {values.shape} differs from {self.shape}")
+        self.buffer.upload(values.astype(self._dtype, copy=False), self.offset)
+        return self
+
+    def __array__(self, dtype: np.dtype | None = None, copy: bool | None = None) -> np.ndarray:
+        values = self.numpy()
+        return values if dtype is None else values.astype(dtype)
+
+    def __repr__(self) -> str:
+        return f"<tvm.nd.NDArray shape={self.shape}, {self.device}>\n{self.numpy()!r}"

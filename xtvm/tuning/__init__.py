@@ -7,8 +7,8 @@ runner=LocalRunner(...))`) and logs them as JSON lines (`callback.log_to_file`);
 `apply_history_best(log)` templates build with the best recorded config.
 """
 
-from xtvm.api.autotvm import callback, measure, record, space, task, tuner
-from xtvm.api.autotvm.measure import (
+from xtvm.tuning import callback, measure, record, space, task, tuner
+from xtvm.tuning.measure import (
     LocalBuilder,
     LocalRunner,
     MeasureErrorNo,
@@ -16,10 +16,10 @@ from xtvm.api.autotvm.measure import (
     MeasureResult,
     measure_option,
 )
-from xtvm.api.autotvm.record import ApplyHistoryBest, apply_history_best
-from xtvm.api.autotvm.space import ConfigEntity, ConfigSpace, FallbackConfigEntity
-from xtvm.api.autotvm.task import ApplyConfig, DispatchContext, get_config, template
-from xtvm.api.autotvm.tuner import GridSearchTuner, RandomTuner, Tuner
+from xtvm.tuning.record import ApplyHistoryBest, apply_history_best
+from xtvm.tuning.space import ConfigEntity, ConfigSpace, FallbackConfigEntity
+from xtvm.tuning.task import ApplyConfig, DispatchContext, get_config, template
+from xtvm.tuning.tuner import GridSearchTuner, RandomTuner, Tuner
 
 __all__ = [
     "ApplyConfig",

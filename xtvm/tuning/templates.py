@@ -11,9 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from xtvm.api import te
-from xtvm.api.autotvm.space import ConfigSpace, OtherOptionEntity, SplitEntity
-from xtvm.api.autotvm.task import get_config, template
+from xtvm import te
 from xtvm.topi import nn
 from xtvm.topi.schedule import (
     COLUMN_TILE,
@@ -29,6 +27,8 @@ from xtvm.topi.schedule import (
     tile_product,
     weight_outgrows_cache,
 )
+from xtvm.tuning.space import ConfigSpace, OtherOptionEntity, SplitEntity
+from xtvm.tuning.task import get_config, template
 
 MAX_TILE = 64  # largest rows or columns of a tile the templates try
 MAX_K_TILE = 16  # largest reduction step (unrolled, or a vector of k)

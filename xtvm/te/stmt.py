@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from xtvm.api.te.expr import Const, Extent, PrimExpr, Var, as_expr
 from xtvm.ir.numpy_types import dtype_name
+from xtvm.te.expr import Const, Extent, PrimExpr, Var, as_expr
 
 ACCESS_MASKS = {"r": 1, "w": 2, "rw": 3}
 

@@ -13,17 +13,17 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from xtvm.api.autotvm.measure import (
+from xtvm.tuning.measure import (
     MeasureInput,
     MeasureResult,
     create_measure_batch,
 )
-from xtvm.api.autotvm.measure import (
+from xtvm.tuning.measure import (
     measure_option as default_measure_option,
 )
-from xtvm.api.autotvm.record import cost_of
-from xtvm.api.autotvm.space import ConfigEntity
-from xtvm.api.autotvm.task import Task
+from xtvm.tuning.record import cost_of
+from xtvm.tuning.space import ConfigEntity
+from xtvm.tuning.task import Task
 
 Callback = Callable[["Tuner", Sequence[MeasureInput], Sequence[MeasureResult]], None]
 

@@ -17,8 +17,8 @@ import math
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from xtvm.api.te.expr import IterVar
-from xtvm.api.te.schedule import Schedule, Stage
+from xtvm.te.expr import IterVar
+from xtvm.te.schedule import Schedule, Stage
 
 Axis = IterVar | int
 

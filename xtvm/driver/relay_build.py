@@ -1,0 +1,254 @@
+"""`relay.build`: a relay module compiled into kernels plus the graph that calls them.
+
+TVM's `relay.build` runs the graph-level passes, lowers every fused function to a kernel and
+turns `@main` into graph JSON for the graph executor. Here: relay-simplify-inference,
+relay-fold-constant (after binding the given params as constants), relay-fuse-ops and
+convert-relay-to-te; the te kernels move to a module of their own, go through
+convert-te-to-tir and the tir passes, and are compiled by the LLVM backend. `@main` (now only
+params, constants, tuples and `func.call`s of kernels) is walked into graph JSON: a `null`
+node per input, weight and constant, a `tvm_op` node per call, and the constants join params.
+
+    graph_json, lib, params = relay.build(mod, target="llvm", params=params)
+    module = graph_executor.GraphModule(relay.build(mod, "llvm")["default"](tvm.cpu()))
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+import warnings
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp, StringAttr
+
+from xtvm.driver.relay_graph import (  # noqa: F401  (relay.build's names for them)
+    TIR_PASSES,
+    BuildError,
+    HasModule,
+    ModuleLike,
+    bind_params,
+    checked_main,
+    constant_for,
+    graph_of,
+    module_of,
+    run_passes,
+    split_kernels,
+)
+from xtvm.passes.convert_relay_to_te import ConvertRelayToTePass
+from xtvm.passes.convert_te_to_tir import ConvertTeToTirPass
+from xtvm.passes.relay_alter_dense_layout import RelayAlterDenseLayoutPass
+from xtvm.passes.relay_alter_op_layout import RelayAlterOpLayoutPass
+from xtvm.passes.relay_convert_layout import RelayConvertLayoutPass
+from xtvm.passes.relay_fold_constant import RelayFoldConstantPass
+from xtvm.passes.relay_fuse_ops import RelayFuseOpsPass
+from xtvm.passes.relay_simplify_inference import RelaySimplifyInferencePass
+from xtvm.passes.tir_vectorize import VectorizeRemark
+from xtvm.runtime.graph_executor import GraphExecutorFactory, embed_graph
+from xtvm.runtime.module import Module, Param, metadata_json, signatures_of
+from xtvm.topi.schedule import VECTOR_LANES
+
+if TYPE_CHECKING:
+    from xtvm.backends.external import ExternalFunction
+    from xtvm.backends.external.library import ExternalLibrary
+
+FOLD_MAX_GROWTH = 4  # Winograd's kernel transform: 3x3 -> 6x6
+NHWC_MIN_CHANNELS = 4
+
+
+# ---------------------------------------------------------------------------------------------
+# External codegens (BYOC)
+
+
+@dataclass
+class ExternalBuild:
+    """The external functions of a module, compiled: by relay function name, and as a library."""
+
+    by_function: dict[str, ExternalFunction]
+    library: ExternalLibrary
+
+    @property
+    def signatures(self) -> dict[str, list[Param]]:
+        return self.library.signatures
+
+
+def build_external(mod: ModuleLike, target: str) -> ExternalBuild | None:
+    """Run the codegen of every function with a `compiler` attribute and compile their C.
+
+    None when the module has no such function. The codegens get copies of the functions.
+    """
+    from xtvm.backends.external import UnknownCodegenError, get_codegen
+    from xtvm.backends.external.library import compile_external
+    from xtvm.backends.toolchain import CompileError
+
+    module = module_of(mod)
+    by_function: dict[str, ExternalFunction] = {}
+    for function in module.ops:
+        if not isinstance(function, func.FuncOp) or "compiler" not in function.attributes:
+            continue
+        name = function.sym_name.data
+        compiler = function.attributes["compiler"]
+        compiler_name = compiler.data if isinstance(compiler, StringAttr) else str(compiler)
+        try:
+            codegen = get_codegen(compiler_name)
+        except UnknownCodegenError as exc:
+            raise BuildError(
+                f"relay.build: function @{name} (compiler = '{compiler_name}'): {exc}"
+            ) from None
+        built = codegen(function.clone(), target)
+        arity = len(function.function_type.inputs.data) + len(function.function_type.outputs.data)
+        if len(built.params) != arity:
+            raise BuildError(
+                f"relay.build: codegen '{compiler_name}' gave @{name} {len(built.params)} "
+                f"params; its inputs and outputs are {arity}"
+            )
+        by_function[name] = built
+    if not by_function:
+        return None
+    try:
+        library = compile_external(list(by_function.values()))
+    except CompileError as exc:
+        raise BuildError(f"relay.build: compiling the external functions failed: {exc}") from None
+    return ExternalBuild(by_function, library)
+
+
+# ---------------------------------------------------------------------------------------------
+# The driver
+
+
+def lower_for_build(
+    mod: ModuleLike, params: Mapping[str, Any] | None = None, target: str = "llvm"
+) -> tuple[func.FuncOp, ModuleOp]:
+    """@main as a graph of kernel calls and the kernels as tir (the module is not changed)."""
+    module = module_of(mod).clone()
+    checked_main(module)
+    bind_params(module, {k: np.asarray(getattr(v, "_data", v)) for k, v in (params or {}).items()})
+    kind = target.split()[0]
+    # On the CPU, conv2d runs NHWC: its schedule vectorizes output channels, which stay
+    # contiguous at any stride (NCHW vectorizes columns, strided loads when the stride is 2).
+    # Grouped and depthwise conv2d, with few channels per group, stay NCHW, and so does a
+    # conv2d of fewer than NHWC_MIN_CHANNELS input channels (an RGB image) whose output
+    # channels do not fill whole vectors: NHWC would pay a transform of the input for a tile
+    # of half vectors (shufflenet's 24 channels), where 64 channels pay it back.
+    # Their constant kernels are then packed into the register tile's blocks of channels.
+    cpu = kind in ("llvm", "cpu")
+    run_passes(
+        module,
+        [
+            RelaySimplifyInferencePass(),
+            *(
+                [
+                    RelayConvertLayoutPass(
+                        "NHWC",
+                        grouped=False,
+                        min_channels=NHWC_MIN_CHANNELS,
+                        out_block=VECTOR_LANES,
+                    )
+                ]
+                if cpu
+                else []
+            ),
+            # Weights are constants now: fold their transforms whatever their size, but not
+            # an expansion of a small constant into a large one (it is computed in its kernel).
+            RelayFoldConstantPass(max_growth=FOLD_MAX_GROWTH),
+            *([RelayAlterOpLayoutPass(), RelayAlterDenseLayoutPass()] if cpu else []),
+            RelayFuseOpsPass(),
+            ConvertRelayToTePass(kind),
+        ],
+    )
+    main, kernels = split_kernels(module)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", VectorizeRemark)
+        run_passes(kernels, [ConvertTeToTirPass(), *TIR_PASSES])
+    return main, kernels
+
+
+def build(
+    mod: ModuleLike,
+    target: str | None = "llvm",
+    params: Mapping[str, Any] | None = None,
+    **_: Any,
+) -> GraphExecutorFactory:
+    """Compile `mod` for `target`: `graph_json, lib, params = relay.build(mod, "llvm", params)`."""
+    from xtvm.backends.llvm import compile_module
+    from xtvm.backends.llvm.compile import jit_last_error
+
+    target = target or "llvm"
+    checked_main(module_of(mod))
+    if target.split()[0] == "cuda":
+        from xtvm.driver.relay_build_cuda import build_cuda
+
+        return build_cuda(mod, target, params)
+    if target.split()[0] not in ("llvm", "cpu"):
+        raise BuildError(f"relay.build: unknown target '{target}' (targets: llvm, cuda)")
+    external = build_external(mod, target)
+    main, kernels = lower_for_build(mod, params, target)
+    graph, constants = graph_of(main)
+    signatures = signatures_of(kernels)
+    status = set(signatures)  # the kernels return a status, external functions nothing
+    if external is not None:
+        signatures |= external.signatures
+        symbols = {name: f.symbol for name, f in external.by_function.items()}
+        for node in graph["nodes"]:
+            if node["op"] == "tvm_op" and node["name"] in symbols:
+                node["attrs"]["func_name"] = symbols[node["name"]]
+    compiled = compile_module(kernels, target, metadata_json(signatures, status))
+
+    def source(fmt: str) -> str:
+        if fmt in ("ll", "llvm", ""):
+            return compiled.llvm_ir()
+        if fmt in ("asm", "s"):
+            return compiled.assembly()
+        raise ValueError(f"unknown source format '{fmt}' (known: ll, asm)")
+
+    def address(name: str) -> int:
+        if external is not None and name in external.signatures:
+            return external.library.module._address(name)
+        return compiled.address(name)
+
+    def export_kernels(path: Path, extra_objects: list[Path] | None = None) -> None:
+        if external is None:
+            compiled.export_library(path, extra_objects)
+            return
+        from xtvm.backends.toolchain import link_shared
+
+        with tempfile.TemporaryDirectory(prefix="xtvm-export-") as tmp:
+            kernels_object = Path(tmp) / "kernels.o"
+            kernels_object.write_bytes(compiled.object_code())
+            objects = [
+                kernels_object,
+                *(extra_objects or []),
+                *external.library.write_objects(Path(tmp)),
+            ]
+            link_shared(path, objects, external.library.libraries)
+
+    lib = Module(
+        signatures,
+        address,
+        keepalive=compiled,
+        source=source,
+        exporter=export_kernels,
+        status=status,
+        last_error=jit_last_error(compiled),
+    )
+    if external is not None:
+        lib.imported_modules.append(external.library.module)
+
+    def export(path: Path, graph_json: str, weights: Mapping[str, np.ndarray]) -> None:
+        obj = path.with_name(path.name + ".graph.o")
+        obj.write_bytes(embed_graph(compiled.machine, compiled.target.triple, graph_json, weights))
+        try:
+            export_kernels(path, [obj])
+        finally:
+            obj.unlink(missing_ok=True)
+
+    unbound = {k: np.asarray(getattr(v, "_data", v)) for k, v in (params or {}).items()}
+    graph_inputs = {n["name"] for n in graph["nodes"] if n["op"] == "null"}
+    all_params = {k: v for k, v in unbound.items() if k in graph_inputs} | constants
+    factory = GraphExecutorFactory(json.dumps(graph), lib, all_params, export, kernels)
+    factory.external = None if external is None else external.library
+    return factory

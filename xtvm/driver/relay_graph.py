@@ -1,0 +1,243 @@
+"""What the relay pipelines share: the module a build takes (`ModuleLike`), params bound as
+constants, the pass runner, `@main` checked and split from its kernels, and `@main` as graph
+JSON for the graph executor (xtvm/runtime/graph_executor.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Protocol
+
+import numpy as np
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ArrayAttr, FunctionType, ModuleOp, TensorType
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.passes import ModulePass
+
+from xtvm.dialects import relay, te
+from xtvm.dialects.registry import shared_context
+from xtvm.ir.numpy_types import numpy_dtype
+from xtvm.ir.verify import located_error, refuse_multiple_blocks
+from xtvm.passes.tir_loop_partition import TirLoopPartitionPass
+from xtvm.passes.tir_simplify import TirSimplifyPass
+from xtvm.passes.tir_vector_accumulate import TirVectorAccumulatePass
+from xtvm.passes.tir_vector_transpose import TirVectorTransposePass
+from xtvm.passes.tir_vectorize import TirVectorizePass
+from xtvm.runtime.graph_executor import plan_memory
+
+if TYPE_CHECKING:
+    pass
+
+# Loops it cannot vectorize, tir-vectorize leaves scalar with a remark (silenced here).
+TIR_PASSES: tuple[ModulePass, ...] = (
+    TirSimplifyPass(),
+    TirLoopPartitionPass(),
+    TirSimplifyPass(),
+    TirVectorizePass(),
+    TirVectorTransposePass(),
+    TirVectorAccumulatePass(),
+)
+
+
+class BuildError(ValueError):
+    """`relay.build` was given something it cannot compile."""
+
+
+class HasModule(Protocol):
+    """A wrapper of a module, such as TVM's `IRModule` (`xtvm/api/ir_module.py`)."""
+
+    @property
+    def xdsl(self) -> ModuleOp: ...
+
+
+ModuleLike = ModuleOp | HasModule
+
+
+def module_of(mod: ModuleLike) -> ModuleOp:
+    """The xDSL module of `mod`: itself, or the one a wrapper holds."""
+    return mod if isinstance(mod, ModuleOp) else mod.xdsl
+
+
+# ---------------------------------------------------------------------------------------------
+# Passes
+
+
+def constant_for(name: str, value: np.ndarray, typ: Attribute) -> relay.ConstOp:
+    """A `relay.const` of the param `name`, checked against the type it replaces."""
+    assert isinstance(typ, TensorType)
+    expected = numpy_dtype(typ.get_element_type())
+    if tuple(value.shape) != tuple(typ.get_shape()) or value.dtype != expected:
+        raise BuildError(
+            f"param '{name}': expected {expected}{list(typ.get_shape())}, "
+            f"got {value.dtype}{list(value.shape)}"
+        )
+    return relay.ConstOp(value)
+
+
+def bind_params(module: ModuleOp, params: Mapping[str, np.ndarray]) -> None:
+    """Replace each `relay.param["name"]`, and each argument of `@main` named in `params` (TVM's
+    bind_params_by_name), by a `relay.const` of the given value, so that passes fold them."""
+    for op in list(module.walk()):
+        if not isinstance(op, relay.ParamOp) or op.param_name.data not in params:
+            continue
+        name = op.param_name.data
+        const = constant_for(name, np.asarray(params[name]), op.results[0].type)
+        assert op.parent is not None
+        op.parent.insert_op_before(const, op)
+        op.results[0].replace_all_uses_with(const.results[0])
+        op.detach()
+        op.erase()
+    main = next(
+        (f for f in module.ops if isinstance(f, func.FuncOp) and f.sym_name.data == "main"), None
+    )
+    if main is None or not main.body.blocks:
+        return
+    block = main.body.block
+    names = dict(zip(block.args, relay.input_names(main), strict=True))
+    bound = [a for a in block.args if names[a] in params]
+    if not bound:
+        return
+    kept = [a.index for a in block.args if a not in bound]
+    for arg in bound:
+        name = names[arg]
+        const = constant_for(name, np.asarray(params[name]), arg.type)
+        block.insert_op_before(const, block.first_op)  # type: ignore[arg-type]
+        arg.replace_all_uses_with(const.results[0])
+        block.erase_arg(arg)
+    if main.arg_attrs is not None:
+        main.arg_attrs = ArrayAttr([main.arg_attrs.data[i] for i in kept])
+    main.function_type = FunctionType.from_lists(
+        [a.type for a in block.args], list(main.function_type.outputs.data)
+    )
+
+
+def run_passes(module: ModuleOp, passes: tuple[ModulePass, ...] | list[ModulePass]) -> None:
+    ctx = shared_context()
+    for p in passes:
+        p.apply(ctx.xdsl_context, module)
+        module.verify()
+
+
+def checked_main(module: ModuleOp) -> func.FuncOp:
+    """`@main` of `module`, the function relay.build compiles: BuildError if there is none, a
+    located error if it is a declaration or has several blocks (a graph is one block)."""
+    main = next(
+        (f for f in module.ops if isinstance(f, func.FuncOp) and f.sym_name.data == "main"), None
+    )
+    if main is None:
+        raise BuildError("relay.build: the module has no @main")
+    if not main.body.blocks:
+        raise located_error(main, "relay.build: @main is a declaration, with no body to compile")
+    refuse_multiple_blocks(main, "relay.build")
+    return main
+
+
+def split_kernels(module: ModuleOp) -> tuple[func.FuncOp, ModuleOp]:
+    """`@main` of a lowered module and the te kernels it calls, moved to a module of their own."""
+    main: func.FuncOp | None = None
+    kernels: list[Operation] = []
+    for f in list(module.ops):
+        if not isinstance(f, func.FuncOp):
+            continue
+        if f.sym_name.data == "main":
+            main = f
+        elif any(isinstance(o, te.ComputeOp) for o in f.walk()):
+            f.detach()
+            kernels.append(f)
+    if main is None:
+        raise BuildError("relay.build: the module has no @main")
+    # Kernels are public: the runtime module exposes public functions only.
+    for k in kernels:
+        assert isinstance(k, func.FuncOp)
+        k.sym_visibility = None
+    return main, ModuleOp(kernels)
+
+
+# ---------------------------------------------------------------------------------------------
+# @main as graph JSON
+
+
+def graph_of(main: func.FuncOp) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+    """TVM's graph JSON for `@main` and the values of its constants (named `p0`, `p1`, ...)."""
+    nodes: list[dict[str, Any]] = []
+    shapes: list[list[int]] = []
+    dtypes: list[str] = []
+    arg_nodes: list[int] = []
+    constants: dict[str, np.ndarray] = {}
+    entries: dict[SSAValue, list[list[int]]] = {}
+
+    def entry_info(typ: object) -> None:
+        assert isinstance(typ, TensorType)
+        shapes.append([int(d) for d in typ.get_shape()])
+        dtypes.append(numpy_dtype(typ.get_element_type()).name)
+
+    def null_node(name: str, value: SSAValue) -> None:
+        arg_nodes.append(len(nodes))
+        entries[value] = [[len(nodes), 0, 0]]
+        nodes.append({"op": "null", "name": name, "inputs": []})
+        entry_info(value.type)
+
+    used_names: set[str] = set()
+    for arg, name in zip(main.body.block.args, relay.input_names(main), strict=True):
+        used_names.add(name)
+        null_node(name, arg)
+    for op in main.body.block.ops:
+        if isinstance(op, func.ReturnOp):
+            heads = [e for v in op.operands for e in entries[v]]
+            break
+        if isinstance(op, relay.ParamOp):
+            if op.param_name.data not in used_names:
+                used_names.add(op.param_name.data)
+                null_node(op.param_name.data, op.results[0])
+            else:  # the same weight read twice: one node
+                first = next(n for n in arg_nodes if nodes[n]["name"] == op.param_name.data)
+                entries[op.results[0]] = [[first, 0, 0]]
+        elif isinstance(op, relay.ConstOp):
+            name = f"p{len(constants)}"
+            while name in used_names:
+                name = "_" + name
+            used_names.add(name)
+            constants[name] = relay.numpy_from_dense(op.value)
+            null_node(name, op.results[0])
+        elif isinstance(op, relay.TupleOp):
+            entries[op.results[0]] = [e for v in op.operands for e in entries[v]]
+        elif isinstance(op, relay.TupleGetItemOp):
+            entries[op.results[0]] = [entries[op.tuple][op.index.value.data]]
+        elif isinstance(op, func.CallOp):
+            inputs = [e for v in op.operands for e in entries[v]]
+            nid = len(nodes)
+            name = op.callee.string_value()
+            nodes.append(
+                {
+                    "op": "tvm_op",
+                    "name": name,
+                    "attrs": {
+                        "func_name": name,
+                        "num_inputs": str(len(inputs)),
+                        "num_outputs": str(len(op.results)),
+                        "flatten_data": "0",
+                    },
+                    "inputs": inputs,
+                }
+            )
+            for k, result in enumerate(op.results):
+                entries[result] = [[nid, k, 0]]
+                entry_info(result.type)
+        else:
+            raise BuildError(f"relay.build: '{op.name}' left in @main after lowering")
+    else:
+        raise BuildError("relay.build: @main has no func.return")
+    row_ptr = [0]
+    for node in nodes:
+        row_ptr.append(row_ptr[-1] + int(node.get("attrs", {}).get("num_outputs", 1)))
+    graph: dict[str, Any] = {
+        "nodes": nodes,
+        "arg_nodes": arg_nodes,
+        "heads": heads,
+        "attrs": {"shape": ["list_shape", shapes], "dltype": ["list_str", dtypes]},
+        "node_row_ptr": row_ptr,
+    }
+    plan = plan_memory(graph)
+    graph["attrs"]["storage_id"] = ["list_int", plan.storage_ids]
+    return graph, constants
+
+

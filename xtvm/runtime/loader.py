@@ -1,0 +1,19 @@
+"""`tvm.runtime.load_module`: a shared library written by `export_library`, its kernels
+callable, and for a library of `relay.build` `lib["default"](dev)` creating its graph
+executor, as TVM's does."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from xtvm.runtime.graph_executor import load_factory
+from xtvm.runtime.module import Module, load_library
+
+
+def load_module(path: str | Path) -> Module:
+    """The module of the library at `path`."""
+    module = load_library(path)
+    graph = module.graph_library
+    if graph is not None:
+        module.default_factory = lambda: load_factory(graph).create
+    return module
