@@ -18,8 +18,6 @@ import sys
 from types import ModuleType
 from typing import Any
 
-from xtvm.ir.version import TVM_VERSION as __version__  # noqa: F401
-
 # Public module name -> the module that implements it.
 API_MODULES = {
     "error": "xtvm.ir.errors",
@@ -42,6 +40,18 @@ API_NAMES = {
     "register_func": ("xtvm.runtime.registry", "register_func"),
     "get_global_func": ("xtvm.runtime.registry", "get_global_func"),
     "TVMError": ("xtvm.ir.errors", "TVMError"),
+}
+# TVM's names in TVM modules that are lower layers of xtvm (`tvm.ir.IRModule`,
+# `tvm.runtime.convert`): added to those packages as they load, so that they import nothing
+# from the layers that implement the names.
+PACKAGE_NAMES = {
+    "xtvm.ir": {
+        "structural_equal": "xtvm.api.structural_equal",
+        "assert_structural_equal": "xtvm.api.structural_equal",
+        "register_op_attr": "xtvm.passes.byoc_targets",
+        "IRModule": "xtvm.api.ir_module",
+    },
+    "xtvm.runtime": {"convert": "xtvm.api.convert"},
 }
 # xtvm packages that are also TVM's module of that name.
 SUBPACKAGES = ("ir", "target", "runtime", "topi", "testing", "contrib", "rpc", "te")
@@ -72,7 +82,48 @@ class _AliasFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         pass
 
 
+class _NamesLoader(importlib.abc.Loader):
+    """Loads a package of `PACKAGE_NAMES` as usual, then serves its TVM names on first use."""
+
+    def __init__(self, loader: importlib.abc.Loader, names: dict[str, str]) -> None:
+        self.loader = loader
+        self.names = names
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType | None:
+        return self.loader.create_module(spec)
+
+    def exec_module(self, module: ModuleType) -> None:
+        self.loader.exec_module(module)
+        own = module.__dict__.get("__getattr__")
+        names = self.names
+
+        def __getattr__(name: str) -> Any:
+            if name in names:
+                return getattr(importlib.import_module(names[name]), name)
+            if own is not None:
+                return own(name)
+            raise AttributeError(f"module '{module.__name__}' has no attribute '{name}'")
+
+        module.__getattr__ = __getattr__  # type: ignore[method-assign]
+
+
+class _NamesFinder(importlib.abc.MetaPathFinder):
+    """Finds the packages of `PACKAGE_NAMES` where they are, loading them with _NamesLoader."""
+
+    def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
+        if fullname not in PACKAGE_NAMES:
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+        if spec is not None and spec.loader is not None:
+            spec.loader = _NamesLoader(spec.loader, PACKAGE_NAMES[fullname])
+        return spec
+
+
 sys.meta_path.insert(0, _AliasFinder())
+sys.meta_path.insert(0, _NamesFinder())
+
+# After the finders: this loads xtvm.ir, which gets its TVM names.
+from xtvm.ir.version import TVM_VERSION as __version__  # noqa: E402, F401
 
 
 def __getattr__(name: str) -> Any:

@@ -169,6 +169,7 @@ from xtvm.api.relay.convert import (  # noqa: E402
     raise_function,
 )
 from xtvm.api.relay.expr import (  # noqa: E402
+    HOOKS,
     Call,
     Expr,
     Function,
@@ -176,3 +177,12 @@ from xtvm.api.relay.expr import (  # noqa: E402
     function_type,
     post_order,
 )
+
+
+def expr_text(expr: Expr) -> str:
+    """The IR text of `expr`: a function as `@main`, any other expression as a function of its
+    free variables."""
+    return IRModule.from_expr(expr).astext()
+
+
+HOOKS["text"] = expr_text

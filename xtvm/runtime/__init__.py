@@ -2,7 +2,8 @@
 
 As `tvm.runtime`: `load_module(path)`, `Module`, `PackedFunc`, `register_func`,
 `get_global_func` (loaded on first use, so the interpreters import nothing they do not need),
-and `convert`, which belongs to the TVM face (xtvm/api/convert.py) and is only named here.
+and `convert`, which belongs to the TVM face (xtvm/api/convert.py): the package `xtvm`
+adds it (`PACKAGE_NAMES` in xtvm/__init__.py).
 `set_num_threads(n)` sets the thread count of compiled CPU code (at start `XTVM_NUM_THREADS`,
 default all cores).
 """
@@ -19,7 +20,6 @@ _NAMES = {
     "register_func": "xtvm.runtime.registry",
     "get_global_func": "xtvm.runtime.registry",
     "list_global_func_names": "xtvm.runtime.registry",
-    "convert": "xtvm.api.convert",
     "set_num_threads": "xtvm.runtime.threads",
 }
 

@@ -2,8 +2,9 @@
 
 Each folder of `xtvm/` is one layer (`LAYERS`, lowest first). A module may import modules of
 its own layer or of layers below it; imports inside functions count the same as top-level
-ones (a lazy import is still a dependency). `python -m xtvm.testing.layers` prints the import
-graph's figures and every violation; tests/test_layers.py keeps both at zero.
+ones (a lazy import is still a dependency), and so does a string naming a module of the
+package (what `importlib.import_module` would load). `python -m xtvm.testing.layers` prints
+the import graph's figures and every violation; tests/test_layers.py keeps both at zero.
 """
 
 from __future__ import annotations
@@ -79,6 +80,10 @@ def import_graph(package_dir: Path) -> ImportGraph:
     for module, path in graph.files.items():
         targets: set[str] = set()
         for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                if node.value in graph.files and "." in node.value and node.value != module:
+                    targets.add(node.value)
+                continue
             if not isinstance(node, ast.Import | ast.ImportFrom):
                 continue
             for name in _imported(module, path, node, graph.files):

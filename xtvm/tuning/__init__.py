@@ -7,7 +7,7 @@ runner=LocalRunner(...))`) and logs them as JSON lines (`callback.log_to_file`);
 `apply_history_best(log)` templates build with the best recorded config.
 """
 
-from xtvm.tuning import callback, measure, record, space, task, tuner
+from xtvm.tuning import callback, measure, record, space, task, templates, tuner
 from xtvm.tuning.measure import (
     LocalBuilder,
     LocalRunner,
@@ -22,6 +22,7 @@ from xtvm.tuning.task import ApplyConfig, DispatchContext, get_config, template
 from xtvm.tuning.tuner import GridSearchTuner, RandomTuner, Tuner
 
 __all__ = [
+    "templates",
     "ApplyConfig",
     "ApplyHistoryBest",
     "ConfigEntity",

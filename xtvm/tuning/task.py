@@ -11,15 +11,14 @@ target)` makes a `Task`, whose `config_space` comes from running the template on
 from __future__ import annotations
 
 import functools
-import importlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from xtvm.tuning.space import ConfigEntity, ConfigSpace, FallbackConfigEntity
 
 Workload = tuple[Any, ...]
-TEMPLATES: dict[str, Callable[..., Any]] = {}  # name -> the undecorated template
-BUILTIN_TEMPLATES = "xtvm.tuning.templates"  # registers xtvm's own templates on import
+# name -> the undecorated template; xtvm's own (templates.py) register as the package loads
+TEMPLATES: dict[str, Callable[..., Any]] = {}
 
 
 def target_kind(target: object) -> str:
@@ -123,8 +122,6 @@ def run_template(func: Callable[..., Any], config: ConfigSpace, args: Sequence[A
 
 
 def lookup_template(name: str) -> Callable[..., Any]:
-    if name not in TEMPLATES:
-        importlib.import_module(BUILTIN_TEMPLATES)
     if name not in TEMPLATES:
         known = ", ".join(sorted(TEMPLATES)) or "none"
         raise KeyError(f"no autotvm template '{name}' (templates: {known})")

@@ -339,13 +339,5 @@ def raise_function(function: func.FuncOp, globals_: Mapping[str, GlobalVar]) -> 
 # Text
 
 
-def expr_text(expr: Expr) -> str:
-    """The IR text of `expr`: a function as `@main`, any other expression as a function of its
-    free variables."""
-    from xtvm.api.ir_module import IRModule
-
-    return IRModule.from_expr(expr).astext()
-
-
 def module_signatures(module: ModuleOp) -> dict[str, FunctionType]:
     return {op.sym_name.data: op.function_type for op in module.ops if isinstance(op, func.FuncOp)}

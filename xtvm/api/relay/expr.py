@@ -76,6 +76,13 @@ COMPILER_END = "annotation.compiler_end"
 # Expressions
 
 
+# What expressions do through modules that import this one: Python's operators build calls of
+# the `relay.op` builders (xtvm/api/relay/op/tensor.py registers "add", "cast", ...), and
+# `astext` prints through the module conversion (xtvm/api/ir_module.py registers "text").
+# Importing any of this package runs its __init__, which imports both, so they are always set.
+HOOKS: dict[str, Callable[..., Any]] = {}
+
+
 class Expr:
     """A relay expression. Its type, `checked_type`, is inferred on first use."""
 
@@ -100,20 +107,16 @@ class Expr:
 
     def astext(self) -> str:
         """The xtvm IR text of this expression (as a function of its free variables)."""
-        from xtvm.api.relay.convert import expr_text
-
-        return expr_text(self)
+        return HOOKS["text"](self)
 
     def __str__(self) -> str:
         return self.astext()
 
     # Arithmetic operators build calls, as TVM's ExprWithOp does.
     def _binary(self, name: str, other: object, reverse: bool = False) -> Call:
-        from xtvm.api.relay.op import tensor
-
         rhs = other if isinstance(other, Expr) else const(other, self._scalar_dtype())
         lhs, rhs = (rhs, self) if reverse else (self, rhs)
-        return getattr(tensor, name)(lhs, rhs)
+        return HOOKS[name](lhs, rhs)
 
     def _scalar_dtype(self) -> str:
         typ = self.checked_type
@@ -163,14 +166,10 @@ class Expr:
 
     def astype(self, dtype: str) -> Call:
         """This expression cast to `dtype` (`relay.cast`)."""
-        from xtvm.api.relay.op import tensor
-
-        return tensor.cast(self, dtype)
+        return HOOKS["cast"](self, dtype)
 
     def __neg__(self) -> Call:
-        from xtvm.api.relay.op import tensor
-
-        return tensor.negative(self)
+        return HOOKS["negative"](self)
 
     def __getitem__(self, index: int) -> TupleGetItem:
         """Field `index` of a tuple-typed expression (TVM's TupleWrapper indexing)."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from xtvm.api.relay.expr import Call, Constant, Expr, const, make_call
+from xtvm.api.relay.expr import HOOKS, Call, Constant, Expr, const, make_call
 from xtvm.api.relay.ty import TensorType, dtype_name
 from xtvm.dialects import relay as d
 
@@ -233,3 +233,12 @@ def ones_like(data: Expr) -> Constant:
 def full_like(data: Expr, fill_value: object) -> Expr:
     typ = _like(data)
     return full(fill_value, typ.shape, typ.dtype)
+
+
+HOOKS.update(
+    {
+        f.__name__: f
+        for f in (add, subtract, multiply, divide, floor_divide, floor_mod, less, less_equal)
+    }
+    | {f.__name__: f for f in (greater, greater_equal, cast, negative)}
+)
