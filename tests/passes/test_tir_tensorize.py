@@ -268,7 +268,13 @@ def test_registry_by_name() -> None:
 
 
 def test_description_is_the_computation_lowered_to_tir() -> None:
-    description = gemm_intrin().description()
+    from xtvm.passes.tir_tensorize import tir_description
+
+    intrin = gemm_intrin()
+    declared = intrin.description()  # te: the computation over its inputs, returning C
+    assert [a.name_hint for a in declared.body.block.args] == ["A", "B"]
+    description = tir_description(intrin)
+    assert tir_description(intrin) is description  # lowered once
     assert [a.name_hint for a in description.body.block.args] == ["A", "B", "C"]
     extents = [
         op.upper_bound.owner.value.value.data  # type: ignore[union-attr]
