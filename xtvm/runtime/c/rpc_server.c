@@ -381,7 +381,8 @@ static int split_tensors(session *s, const json_value *list, const message *m, x
                          int capacity, int *count) {
   uint64_t offset = 0;
   *count = 0;
-  if (!list) list = &(json_value){.type = JSON_ARRAY};
+  static const json_value none = {JSON_ARRAY, 0, 0, 0, NULL, 0, 0, NULL, NULL};
+  if (!list) list = &none;
   if (list->type != JSON_ARRAY || list->count > MAX_HANDLES)
     PROTOCOL("'tensors' must be a list of descriptors");
   for (size_t i = 0; i < list->count; i++) {
