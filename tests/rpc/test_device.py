@@ -26,6 +26,8 @@ import xtvm as tvm
 from xtvm import relay, rpc, te
 from xtvm.contrib import cc, graph_executor
 from xtvm.rpc.protocol import MAGIC, PREFIX, Limits, receive
+from xtvm.runtime.aot import export_aot
+from xtvm.runtime.module import export_linker
 from xtvm.tools.rpc_device import main as rpc_device_main
 
 RNG = np.random.default_rng(11)
@@ -232,6 +234,25 @@ def test_relay_model_runs_on_the_device(device: Device, tmp_path: Path) -> None:
             module.set_input("data", tvm.nd.array(data[:, :2]))
         timing = module.module.time_evaluator("run", dev, number=2, repeat=2)()
         assert len(timing.results) == 2 and timing.mean > 0
+
+
+def test_aot_model_runs_on_the_device(device: Device, tmp_path: Path) -> None:
+    """An AOT library (export_aot) runs through the same graph executor interface."""
+    mod, params = small_cnn()
+    data = RNG.standard_normal((1, 3, 12, 12)).astype("float32")
+    expected = relay.create_executor("debug", mod=mod, params=params).evaluate()(data).numpy()
+    factory = relay.build(mod, target=device.arch.target, params=params)
+    with export_linker(device.arch.linker()):  # type: ignore[arg-type]
+        export_aot(factory, tmp_path / "aot.so")
+    with device.connect() as remote:
+        remote.upload(tmp_path / "aot.so")
+        rlib = remote.load_module("aot.so")
+        assert "default" in rlib.functions
+        module = graph_executor.GraphModule(rlib["default"](remote.cpu(0)))
+        assert module.get_input_info() == ({"data": (1, 3, 12, 12)}, {"data": "float32"})
+        module.set_input("data", tvm.nd.array(data))
+        module.run()
+        np.testing.assert_allclose(module.get_output(0).numpy(), expected, rtol=1e-5, atol=1e-6)
 
 
 # ---------------------------------------------------------------------------------------------

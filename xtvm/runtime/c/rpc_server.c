@@ -511,7 +511,8 @@ static int do_load_module(session *s, const message *m) {
     if (i) sb_puts(&s->reply, ",");
     sb_string(&s->reply, module->kernels[i].name, strlen(module->kernels[i].name));
   }
-  if (module->graph_json) sb_puts(&s->reply, module->num_kernels ? ",\"default\"" : "\"default\"");
+  if (xtvm_module_has_model(module))
+    sb_puts(&s->reply, module->num_kernels ? ",\"default\"" : "\"default\"");
   sb_puts(&s->reply, "]");
   return 0;
 }
@@ -543,7 +544,7 @@ static int do_get_function(session *s, const message *m) {
   xtvm_kernel *kernel = strlen(name->string) == name->length
                             ? xtvm_module_kernel(module, name->string)
                             : NULL;
-  if (!kernel && json_is(name, "default") && module->graph_json) {
+  if (!kernel && json_is(name, "default") && xtvm_module_has_model(module)) {
     object *o = add_object(s, OBJ_FACTORY);
     if (!o) return add_failed(s);
     o->module = module;

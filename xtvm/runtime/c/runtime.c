@@ -128,6 +128,9 @@ xtvm_module *xtvm_module_load(const char *path, char *error) {
     return NULL;
   }
   const char *const *metadata = (const char *const *)dlsym(library, "xtvm_module_metadata");
+  const char *const *model = (const char *const *)dlsym(library, "xtvm_model_metadata");
+  static const char *const no_kernels = "{}";
+  if (model && *model && (!metadata || !*metadata)) metadata = &no_kernels;
   if (!metadata || !*metadata) {
     snprintf(error, XTVM_ERROR_SIZE, "the library was not written by xtvm's export_library");
     dlclose(library);
@@ -145,11 +148,19 @@ xtvm_module *xtvm_module_load(const char *path, char *error) {
     }
   }
   *(void **)&module->last_error = dlsym(library, "xtvm_last_error");
+  if (model && *model) {
+    *(void **)&module->model_run = dlsym(library, "xtvm_model_run");
+    module->model_metadata = *model;
+  }
   module->graph_json = (const char *)dlsym(library, "xtvm_graph_json");
   const int64_t *params_size = (const int64_t *)dlsym(library, "xtvm_graph_params_size");
   module->params_blob = (const uint8_t *)dlsym(library, "xtvm_graph_params");
   module->params_size = params_size && module->params_blob ? (size_t)*params_size : 0;
   return module;
+}
+
+int xtvm_module_has_model(const xtvm_module *module) {
+  return module->graph_json || (module->model_run && module->model_metadata);
 }
 
 xtvm_kernel *xtvm_module_kernel(xtvm_module *module, const char *name) {
@@ -375,8 +386,81 @@ static int64_t int_at(const json_value *array, size_t index, int64_t otherwise) 
   return v && v->type == JSON_INT ? v->integer : otherwise;
 }
 
+/* Read a tensor type {"name", "dtype", "shape"} of the AOT metadata. */
+static int model_tensor(const json_value *v, xtvm_tensor *t, const char **name) {
+  const json_value *n = json_get(v, "name"), *dtype = json_get(v, "dtype");
+  const json_value *shape = json_get(v, "shape");
+  if (!n || n->type != JSON_STRING || !dtype || dtype->type != JSON_STRING || !shape ||
+      shape->type != JSON_ARRAY || shape->count > XTVM_MAX_NDIM)
+    return -1;
+  t->dtype = xtvm_dtype_of(dtype->string);
+  if (t->dtype < 0) return -1;
+  t->ndim = (int)shape->count;
+  for (int d = 0; d < t->ndim; d++) t->shape[d] = int_at(shape, (size_t)d, -1);
+  for (int d = 0; d < t->ndim; d++)
+    if (t->shape[d] < 0) return -1;
+  *name = n->string;
+  t->data = xtvm_alloc(xtvm_tensor_bytes(t));
+  return t->data ? 0 : -1;
+}
+
+/* An executor of the AOT entry point: its inputs, then its outputs, are the entries. */
+static xtvm_graph *model_create(xtvm_module *module, char *error) {
+  char message[256];
+  xtvm_graph *g = calloc(1, sizeof *g);
+  if (!g) return NULL;
+  g->module = module;
+  g->graph = json_parse(module->model_metadata, strlen(module->model_metadata), message,
+                        sizeof message);
+  const json_value *inputs = json_get(g->graph, "inputs"), *outputs = json_get(g->graph, "outputs");
+  if (!inputs || !outputs || inputs->type != JSON_ARRAY || outputs->type != JSON_ARRAY) {
+    snprintf(error, XTVM_ERROR_SIZE, "the library's model metadata is malformed");
+    goto fail;
+  }
+  g->num_inputs = (int)inputs->count;
+  g->num_outputs = (int)outputs->count;
+  g->num_entries = g->num_inputs + g->num_outputs;
+  g->entries = calloc((size_t)g->num_entries + 1, sizeof(xtvm_tensor));
+  g->storages = calloc((size_t)g->num_entries + 1, sizeof(void *));
+  g->input_names = calloc((size_t)g->num_inputs + 1, sizeof(char *));
+  g->input_entries = calloc((size_t)g->num_inputs + 1, sizeof(int));
+  g->input_set = calloc((size_t)g->num_inputs + 1, 1);
+  g->output_entries = calloc((size_t)g->num_outputs + 1, sizeof(int));
+  g->model_inputs = calloc((size_t)g->num_inputs + 1, sizeof(void *));
+  g->model_outputs = calloc((size_t)g->num_outputs + 1, sizeof(void *));
+  if (!g->entries || !g->storages || !g->input_names || !g->input_entries || !g->input_set ||
+      !g->output_entries || !g->model_inputs || !g->model_outputs)
+    goto fail;
+  for (int e = 0; e < g->num_entries; e++) {
+    const char *name;
+    int is_input = e < g->num_inputs;
+    const json_value *v = is_input ? &inputs->items[e] : &outputs->items[e - g->num_inputs];
+    int failed = model_tensor(v, &g->entries[e], &name);
+    if (g->entries[e].data) g->storages[g->num_storages++] = g->entries[e].data;
+    if (failed) {
+      snprintf(error, XTVM_ERROR_SIZE, "the library's model metadata is malformed");
+      goto fail;
+    }
+    if (is_input) {
+      g->input_names[e] = (char *)name;
+      g->input_entries[e] = e;
+      g->model_inputs[e] = g->entries[e].data;
+    } else {
+      g->output_entries[e - g->num_inputs] = e;
+      g->model_outputs[e - g->num_inputs] = g->entries[e].data;
+    }
+  }
+  return g;
+fail:
+  if (!*error) snprintf(error, XTVM_ERROR_SIZE, "cannot create the model's executor");
+  xtvm_graph_free(g);
+  return NULL;
+}
+
 xtvm_graph *xtvm_graph_create(xtvm_module *module, char *error) {
   char message[256];
+  if (!module->graph_json && module->model_run && module->model_metadata)
+    return model_create(module, error);
   if (!module->graph_json) {
     snprintf(error, XTVM_ERROR_SIZE, "the library holds no graph (not written by relay.build)");
     return NULL;
@@ -523,6 +607,8 @@ void xtvm_graph_free(xtvm_graph *g) {
   free(g->input_set);
   free(g->output_entries);
   free(g->calls);
+  free(g->model_inputs);
+  free(g->model_outputs);
   json_free(g->graph);
   free(g);
 }
@@ -563,6 +649,13 @@ int xtvm_graph_run(xtvm_graph *g, char *error, const char **error_type) {
              "graph input without a value: '%s' (call set_input before run(); weights come from "
              "the params given to relay.build)",
              g->input_names[i]);
+    return -1;
+  }
+  if (g->model_inputs && g->module->model_run(g->model_inputs, g->model_outputs) != 0) {
+    const char *message = g->module->last_error ? g->module->last_error() : NULL;
+    *error_type = "KernelError";
+    snprintf(error, XTVM_ERROR_SIZE, "%s",
+             message && *message ? message : "the model's run failed");
     return -1;
   }
   for (int c = 0; c < g->num_calls; c++) {

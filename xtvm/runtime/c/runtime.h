@@ -7,7 +7,9 @@
    `xtvm_last_error`. A kernel takes a pointer per buffer parameter and each scalar parameter
    in order, then an int64 per dynamic dimension of its buffers; a status kernel returns 0 or
    an error code. A relay.build library adds `xtvm_graph_json` (TVM's graph JSON),
-   `xtvm_graph_params` (an .npz archive of the weights) and `xtvm_graph_params_size`. */
+   `xtvm_graph_params` (an .npz archive of the weights) and `xtvm_graph_params_size`; an AOT
+   library (xtvm.runtime.aot) has instead `xtvm_model_run` and `xtvm_model_metadata` (JSON:
+   its inputs and outputs), and runs as a graph of one step. */
 #ifndef XTVM_RUNTIME_H
 #define XTVM_RUNTIME_H
 
@@ -74,7 +76,12 @@ typedef struct {
   const uint8_t *params_blob;
   size_t params_size;
   const char *(*last_error)(void);
+  int (*model_run)(const void *const *inputs, void *const *outputs); /* AOT: NULL if none */
+  const char *model_metadata;
 } xtvm_module;
+
+/* Whether the module holds a model (a graph or an AOT entry point). */
+int xtvm_module_has_model(const xtvm_module *module);
 
 /* Load a library; NULL with a message in `error`. */
 xtvm_module *xtvm_module_load(const char *path, char *error);
@@ -113,9 +120,12 @@ typedef struct {
   int *output_entries;
   int num_calls;
   xtvm_call *calls;
+  const void **model_inputs; /* AOT: the buffers of the entry point's arguments */
+  void **model_outputs;
 } xtvm_graph;
 
-/* An executor of the module's graph with its weights set; NULL with a message. */
+/* An executor of the module's graph with its weights set (or of its AOT entry point); NULL
+   with a message. */
 xtvm_graph *xtvm_graph_create(xtvm_module *module, char *error);
 void xtvm_graph_free(xtvm_graph *graph);
 /* The index of input `name`, or -1. */
