@@ -14,6 +14,7 @@ import re
 import shutil
 import socket
 import subprocess
+import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -327,10 +328,21 @@ def test_garbage_messages_end_only_their_session(
     reply = receive(sock, Limits())
     assert reply is not None and reply[0]["kind"] == "error" and reply[0]["fatal"]
     assert re.search(error, reply[0]["message"]), reply[0]["message"]
+    try:  # and the connection is closed (reset where the server left bytes unread)
+        assert receive(sock, Limits()) is None
+    except ConnectionResetError:
+        pass
     sock.close()
     with device.connect() as remote:  # the server goes on
         a = tvm.nd.array(np.arange(3, dtype="float32"), remote.cpu(0))
         np.testing.assert_array_equal(a.numpy(), [0, 1, 2])
+
+
+def test_session_timeout_ends_the_session(device: Device) -> None:
+    remote = rpc.connect("127.0.0.1", device.port, key=device.key, session_timeout=1)
+    time.sleep(1.5)
+    with pytest.raises(rpc.RPCError, match="timed out"):
+        remote.cpu(0).empty_array((2,), "float32")
 
 
 def test_wrong_key_is_refused(device: Device) -> None:

@@ -217,6 +217,7 @@ typedef struct {
 typedef struct {
   int fd;
   int directory; /* the session directory, opened */
+  const char *directory_path;
   object *objects;
   size_t num_objects, capacity;
   int64_t next_handle;
@@ -497,8 +498,8 @@ static int do_load_module(session *s, const message *m) {
   int fd = open_uploaded(s, name, &st);
   if (fd < 0) return -1;
   close(fd);
-  char path[64 + MAX_NAME_LENGTH * 4];
-  snprintf(path, sizeof path, "/proc/self/fd/%d/%s", s->directory, name);
+  char path[128 + MAX_NAME_LENGTH * 4];
+  snprintf(path, sizeof path, "%s/%s", s->directory_path, name);
   char error[XTVM_ERROR_SIZE] = "";
   xtvm_module *module = xtvm_module_load(path, error);
   if (!module) FAIL("ValueError", "%s", error);
@@ -634,7 +635,7 @@ static int arguments(session *s, const message *m, value *values, int *count,
 
 static int prepare_kernel(session *s, object *function, const value *values, int count,
                           xtvm_call *call) {
-  xtvm_arg args[MAX_ARGS];
+  xtvm_arg args[XTVM_MAX_WORDS];
   if (count > XTVM_MAX_WORDS) FAIL("ArgumentError", "%s takes %d arguments, got %d",
                                    function->kernel->name, function->kernel->num_params, count);
   for (int i = 0; i < count; i++) {
@@ -995,7 +996,8 @@ static int constant_time_equal(const char *a, size_t a_size, const char *b, size
   return diff == 0;
 }
 
-static void serve_connection(int fd, int directory, const char *key) {
+static void serve_connection(int fd, int directory, const char *directory_path,
+                             const char *key) {
   message m;
   char error[XTVM_ERROR_SIZE];
   struct timeval timeout = {HANDSHAKE_TIMEOUT_S, 0}, none = {0, 0};
@@ -1031,6 +1033,7 @@ static void serve_connection(int fd, int directory, const char *key) {
   memset(&s, 0, sizeof s);
   s.fd = fd;
   s.directory = directory;
+  s.directory_path = directory_path;
   s.next_handle = 1;
   for (;;) {
     got = receive_message(fd, &m, MAX_HEADER, MAX_BODY, error);
@@ -1125,7 +1128,7 @@ static void reap(void) {
   }
 }
 
-static void begin_session(int listener, int conn, const char *key) {
+static void begin_session(int listener, int tracker_link, int conn, const char *key) {
   served *slot = &sessions[num_sessions];
   snprintf(slot->directory, sizeof slot->directory, "/tmp/xtvm-rpc-XXXXXX");
   if (!mkdtemp(slot->directory)) {
@@ -1140,8 +1143,10 @@ static void begin_session(int listener, int conn, const char *key) {
     signal(SIGTERM, SIG_DFL);
     signal(SIGINT, SIG_DFL);
     close(listener);
+    if (tracker_link >= 0) close(tracker_link);
+    for (int i = 0; i < num_sessions; i++) close(sessions[i].fd); /* others' connections */
     int directory = open(slot->directory, O_RDONLY | O_DIRECTORY);
-    if (directory >= 0) serve_connection(conn, directory, key);
+    if (directory >= 0) serve_connection(conn, directory, slot->directory, key);
     shutdown(conn, SHUT_WR);
     _exit(0);
   }
@@ -1321,7 +1326,7 @@ int main(int argc, char **argv) {
       close(conn);
       continue;
     }
-    begin_session(listener, conn, key);
+    begin_session(listener, link, conn, key);
   }
   for (int i = 0; i < num_sessions; i++) kill(sessions[i].pid, SIGKILL);
   while (num_sessions > 0 && waitpid(-1, NULL, 0) > 0) reap();
