@@ -24,7 +24,7 @@ import numpy as np
 import pytest
 
 import xtvm as tvm
-from xtvm import relay, rpc, te
+from xtvm import autotvm, relay, rpc, te
 from xtvm.contrib import cc, graph_executor
 from xtvm.rpc.protocol import MAGIC, PREFIX, Limits, receive
 from xtvm.runtime.aot import export_aot
@@ -254,6 +254,35 @@ def test_aot_model_runs_on_the_device(device: Device, tmp_path: Path) -> None:
         module.set_input("data", tvm.nd.array(data))
         module.run()
         np.testing.assert_allclose(module.get_output(0).numpy(), expected, rtol=1e-5, atol=1e-6)
+
+
+def test_rpc_runner_tunes_on_the_device(device: Device, tmp_path: Path) -> None:
+    """autotvm measures candidates built for the device's target on the device."""
+    task = autotvm.task.create("matmul.llvm", args=(16, 16, 16), target=device.arch.target)
+    linker = device.arch.linker()
+    option = autotvm.measure_option(
+        builder=autotvm.LocalBuilder(build_func=linker or "default"),  # type: ignore[arg-type]
+        runner=autotvm.RPCRunner(
+            device.key, "127.0.0.1", device.tracker_port, number=2, repeat=2, timeout=60
+        ),
+    )
+    log = tmp_path / "tune.log"
+    tuner = autotvm.GridSearchTuner(task)
+    tuner.tune(n_trial=2, measure_option=option, callbacks=[autotvm.callback.log_to_file(log)])
+    records = list(autotvm.record.load_from_file(log))
+    assert len(records) == 2
+    for _, result in records:
+        assert result.error_no == 0, result.error_msg
+        assert len(result.costs) == 2 and all(c > 0 for c in result.costs)
+
+
+def test_rpc_runner_reports_a_missing_device(tmp_path: Path) -> None:
+    library = tmp_path / "candidate.so"  # the runner removes it once measured
+    library.write_bytes(b"")
+    runner = autotvm.RPCRunner("no-such-key", "127.0.0.1", 1, timeout=1)
+    result = runner.run_one(autotvm.measure.BuildResult(str(library), [[[2], "float32"]]))
+    assert result.error_no == autotvm.MeasureErrorNo.RUNTIME_DEVICE and result.error_msg
+    assert not library.exists()
 
 
 # ---------------------------------------------------------------------------------------------

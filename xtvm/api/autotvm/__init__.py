@@ -14,6 +14,7 @@ from xtvm.api.autotvm.measure import (
     MeasureErrorNo,
     MeasureInput,
     MeasureResult,
+    RPCRunner,
     measure_option,
 )
 from xtvm.api.autotvm.record import ApplyHistoryBest, apply_history_best
@@ -34,6 +35,7 @@ __all__ = [
     "MeasureErrorNo",
     "MeasureInput",
     "MeasureResult",
+    "RPCRunner",
     "RandomTuner",
     "Tuner",
     "apply_history_best",
