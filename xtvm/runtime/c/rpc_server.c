@@ -305,7 +305,11 @@ static void free_object(session *s, object *o) {
 
 /* -- reading header fields ------------------------------------------------------------------ */
 
-static const char *kind_of(const json_value *header) { return json_get(header, "kind")->string; }
+/* The `kind` of a message, or of an argument object (which has none: 'None', as Python says). */
+static const char *kind_of(const json_value *header) {
+  const json_value *kind = json_get(header, "kind");
+  return kind && kind->type == JSON_STRING ? kind->string : "None";
+}
 
 static int field_int(session *s, const json_value *h, const char *name, int64_t low, int64_t high,
                      int64_t *out) {
@@ -352,10 +356,10 @@ static int file_name(session *s, const json_value *h, const char **out) {
 static int descriptor(session *s, const json_value *d, xtvm_tensor *t, uint64_t *nbytes) {
   if (!d || d->type != JSON_OBJECT) PROTOCOL("a tensor descriptor must be an object");
   const json_value *dtype = json_get(d, "dtype"), *shape = json_get(d, "shape");
-  if (!dtype || dtype->type != JSON_STRING) PROTOCOL("'%s' message: field 'dtype' must be str", "?");
+  if (!dtype || dtype->type != JSON_STRING) PROTOCOL("a tensor descriptor's 'dtype' must be str");
   t->dtype = strlen(dtype->string) == dtype->length ? xtvm_dtype_of(dtype->string) : -1;
   if (t->dtype < 0) PROTOCOL("unsupported tensor dtype '%.32s'", dtype->string);
-  if (!shape || shape->type != JSON_ARRAY) PROTOCOL("'?' message: field 'shape' must be list");
+  if (!shape || shape->type != JSON_ARRAY) PROTOCOL("a tensor descriptor's 'shape' must be list");
   if (shape->count > XTVM_MAX_NDIM)
     PROTOCOL("tensor of rank %zu exceeds %d", shape->count, XTVM_MAX_NDIM);
   t->ndim = (int)shape->count;
