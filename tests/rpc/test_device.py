@@ -126,6 +126,15 @@ def device(
         assert process.wait(timeout=30) == 0
 
 
+def test_the_tool_reports_a_missing_cross_compiler(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    output = tmp_path / "server"
+    assert rpc_device_main(["--triple", "nonexistent-linux-gnu", "-o", str(output)]) == 1
+    assert "no C compiler 'nonexistent-linux-gnu-gcc'" in capsys.readouterr().err
+    assert not output.exists()
+
+
 def build_libraries(arch: Arch, directory: Path) -> Path:
     """`add.so` (1-d, dynamic length), `matmul.so` (16x24 @ 24x8) and `crash.so`."""
     n = te.var("n")
