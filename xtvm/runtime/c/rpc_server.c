@@ -444,6 +444,7 @@ static int do_upload(session *s, const message *m) {
   for (size_t i = 0; i < s->num_uploaded; i++)
     if (strcmp(s->uploaded_names[i], name) == 0) slot = i;
   if (slot < s->num_uploaded) s->uploaded_sizes[slot] = 0;
+  if (slot == MAX_HANDLES) PROTOCOL("more than %d files uploaded", MAX_HANDLES);
   if (reserve(s, m->body_size)) return -1;
   int fd = openat(s->directory, name, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0600);
   if (fd < 0) FAIL("OSError", "cannot write '%s': %s", name, strerror(errno));
