@@ -14,6 +14,7 @@ from xtvm.tuning.measure import (
     MeasureErrorNo,
     MeasureInput,
     MeasureResult,
+    RPCRunner,
     measure_option,
 )
 from xtvm.tuning.record import ApplyHistoryBest, apply_history_best
@@ -22,7 +23,6 @@ from xtvm.tuning.task import ApplyConfig, DispatchContext, get_config, template
 from xtvm.tuning.tuner import GridSearchTuner, RandomTuner, Tuner
 
 __all__ = [
-    "templates",
     "ApplyConfig",
     "ApplyHistoryBest",
     "ConfigEntity",
@@ -35,6 +35,7 @@ __all__ = [
     "MeasureErrorNo",
     "MeasureInput",
     "MeasureResult",
+    "RPCRunner",
     "RandomTuner",
     "Tuner",
     "apply_history_best",
@@ -46,5 +47,6 @@ __all__ = [
     "space",
     "task",
     "template",
+    "templates",
     "tuner",
 ]

@@ -3,7 +3,9 @@
 `LocalBuilder` forks one child per candidate that instantiates the template with the config,
 compiles it and writes a shared library (a fork: the child has the template, wherever it was
 defined); `LocalRunner` keeps one worker interpreter that loads each library and times it on
-random inputs. Both wait at most `timeout` seconds: a candidate
+random inputs; `RPCRunner` times them on a device a tracker assigns (`xtvm.rpc.runner`), for
+which `LocalBuilder(build_func=cc.cross_compiler(...))` links them. Both wait at most `timeout`
+seconds: a candidate
 that fails, crashes its process or runs too long gives a `MeasureResult` with an error code
 (`MeasureErrorNo`) and the tuning goes on (a dead or stuck worker is replaced).
 
@@ -29,6 +31,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
+from xtvm.rpc.runner import time_on_device
 from xtvm.tuning.space import ConfigEntity
 from xtvm.tuning.task import Task
 
@@ -92,10 +95,17 @@ def receive(conn: Connection, timeout: float) -> dict[str, Any] | None:
 
 
 class LocalBuilder:
-    """Compile each candidate in a forked child, at most `timeout` seconds each."""
+    """Compile each candidate in a forked child, at most `timeout` seconds each; `build_func`
+    links its library (`export_library`'s fcompile, e.g. `cc.cross_compiler(...)`)."""
 
-    def __init__(self, timeout: float = 10, n_parallel: int | None = None) -> None:
+    def __init__(
+        self,
+        timeout: float = 10,
+        n_parallel: int | None = None,
+        build_func: str | Callable[..., object] = "default",
+    ) -> None:
         self.timeout = timeout
+        self.build_func = None if isinstance(build_func, str) else build_func
         self.n_parallel = n_parallel or 1
         self.directory = Path(tempfile.mkdtemp(prefix="xtvm-autotvm-"))
         self._count = 0
@@ -109,7 +119,9 @@ class LocalBuilder:
         start = time.perf_counter()
         context = multiprocessing.get_context("fork")
         receiver, sender = context.Pipe(duplex=False)
-        process = context.Process(target=build_in_child, args=(inp, str(path), sender))
+        process = context.Process(
+            target=build_in_child, args=(inp, str(path), sender, self.build_func)
+        )
         process.start()
         sender.close()
         reply = receive(receiver, self.timeout)
@@ -132,7 +144,12 @@ class LocalBuilder:
         )
 
 
-def build_in_child(inp: MeasureInput, path: str, conn: Connection) -> None:
+def build_in_child(
+    inp: MeasureInput,
+    path: str,
+    conn: Connection,
+    build_func: Callable[..., object] | None = None,
+) -> None:
     """Instantiate, compile and export one candidate; reply with JSON."""
     from xtvm.driver.build import build
 
@@ -144,7 +161,7 @@ def build_in_child(inp: MeasureInput, path: str, conn: Connection) -> None:
     else:
         try:
             module = build(s, args, target=inp.target, name=ENTRY)
-            module.export_library(path)
+            module.export_library(path, build_func)
             info = [[[int(d) for d in t.shape], str(t.dtype)] for t in args]
             reply = {"filename": path, "arg_info": info}
         except Exception:
@@ -251,6 +268,53 @@ class LocalRunner:
         )
 
 
+class RPCRunner(LocalRunner):
+    """Time each built candidate on a device of `key` that the tracker at `host:port` assigns
+    (TVM's RPCRunner), a session per candidate ended after `timeout` seconds by the server."""
+
+    def __init__(
+        self,
+        key: str,
+        host: str,
+        port: int,
+        priority: int = 1,
+        timeout: float = 10,
+        n_parallel: int | None = None,
+        number: int = 4,
+        repeat: int = 3,
+        min_repeat_ms: float = 0,
+        cooldown_interval: float = 0.0,
+    ) -> None:
+        super().__init__(number, repeat, min_repeat_ms, timeout, cooldown_interval)
+        self.key, self.tracker, self.priority = key, (host, port), priority
+
+    def run_one(self, build: BuildResult) -> MeasureResult:
+        if build.error_no != MeasureErrorNo.NO_ERROR or build.filename is None:
+            return MeasureResult(
+                [], int(build.error_no), build.time_cost, time.time(), build.error_msg
+            )
+        start = time.perf_counter()
+        timing = time_on_device(
+            self.tracker,
+            self.key,
+            build.filename,
+            ENTRY,
+            build.arg_info,
+            self.number,
+            self.repeat,
+            self.min_repeat_ms,
+            self.timeout,
+            self.priority,
+        )
+        Path(build.filename).unlink(missing_ok=True)
+        if self.cooldown_interval:
+            time.sleep(self.cooldown_interval)
+        codes = {"": MeasureErrorNo.NO_ERROR, "timeout": MeasureErrorNo.RUN_TIMEOUT}
+        error_no = codes.get(timing.failure, MeasureErrorNo.RUNTIME_DEVICE)
+        elapsed = build.time_cost + time.perf_counter() - start
+        return MeasureResult(timing.costs, int(error_no), elapsed, time.time(), timing.message)
+
+
 def serve_runs() -> None:
     """The runner's worker: time the libraries named on stdin (a JSON request a line), a JSON
     reply a line on stdout, until stdin closes."""
@@ -282,7 +346,7 @@ def serve_runs() -> None:
 
 
 def measure_option(
-    builder: LocalBuilder | None = None, runner: LocalRunner | None = None
+    builder: LocalBuilder | None = None, runner: LocalRunner | RPCRunner | None = None
 ) -> dict[str, Any]:
     """How tuners measure: `measure_option(builder=LocalBuilder(), runner=LocalRunner())`."""
     return {"builder": builder or LocalBuilder(), "runner": runner or LocalRunner()}
@@ -306,5 +370,6 @@ __all__ = [
     "MeasureErrorNo",
     "MeasureInput",
     "MeasureResult",
+    "RPCRunner",
     "measure_option",
 ]

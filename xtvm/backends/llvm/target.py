@@ -113,14 +113,26 @@ def check_target(triple: str, cpu: str, features: str) -> None:
         )
 
 
+# What a Linux ABI of another architecture assumes when the target string does not say:
+# (features, ABI name). Without them riscv64 code is soft-float and armv7 passes floats in core
+# registers, and neither links with the distributions' hard-float libraries.
+CROSS_DEFAULTS = {
+    "riscv64": ("+m,+a,+f,+d,+c", "lp64d"),
+    "armv7l": ("+armv7-a,+vfp3,+d32,+neon", ""),
+    "armv7": ("+armv7-a,+vfp3,+d32,+neon", ""),
+}
+
+
 @dataclass(frozen=True)
 class LLVMTarget:
-    """What to generate code for: triple, CPU, features and optimization level."""
+    """What to generate code for: triple, CPU, features, optimization level and, where the
+    architecture has several, the ABI (`lp64d` for riscv64)."""
 
     triple: str
     cpu: str
     features: str
     opt_level: int = 3
+    abi: str = ""
 
     @staticmethod
     def host() -> LLVMTarget:
@@ -167,11 +179,20 @@ class LLVMTarget:
                 raise TargetError(
                     f"unknown target option '{key}' (known: -mtriple, -mcpu, -mattr, -opt-level)"
                 )
-        if triple.split("-")[0] != host.triple.split("-")[0] and "-mcpu" not in options:
+        arch = triple.split("-")[0]
+        abi = ""
+        if arch != host.triple.split("-")[0] and "-mcpu" not in options:
             # Another architecture: the host's CPU and features mean nothing there.
             cpu = "generic"
             features = ",".join(f for f in features.split(",") if f in extra_features)
-        target = LLVMTarget(triple, cpu, features, opt_level)
+        if arch != host.triple.split("-")[0] and arch in CROSS_DEFAULTS:
+            defaults, abi = CROSS_DEFAULTS[arch]
+            features = ",".join(f for f in [defaults, features] if f)
+            parts = triple.split("-")
+            if len(parts) == 3 and parts[1] == "linux":
+                # LLVM reads the environment (gnueabihf: hard float) from the fourth part only.
+                triple = "-".join([parts[0], "unknown", *parts[1:]])
+        target = LLVMTarget(triple, cpu, features, opt_level, abi)
         target.validate()
         return target
 
@@ -202,6 +223,7 @@ class LLVMTarget:
             opt=self.opt_level,
             reloc="pic",
             codemodel="default",
+            abiname=self.abi,
         )
 
     def __str__(self) -> str:

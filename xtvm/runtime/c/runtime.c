@@ -1,0 +1,668 @@
+/* The xtvm device runtime: see runtime.h. */
+#define _POSIX_C_SOURCE 200809L
+#include "runtime.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const char *const DTYPE_NAMES[XTVM_NUM_DTYPES] = {
+    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+    "float16", "float32", "float64"};
+static const size_t DTYPE_SIZES[XTVM_NUM_DTYPES] = {1, 1, 2, 4, 8, 1, 2, 4, 8, 2, 4, 8};
+/* numpy's `descr` of each dtype in an .npy header (little-endian) */
+static const char *const DTYPE_DESCRS[XTVM_NUM_DTYPES] = {
+    "|b1", "|i1", "<i2", "<i4", "<i8", "|u1", "<u2", "<u4", "<u8", "<f2", "<f4", "<f8"};
+
+int xtvm_dtype_of(const char *name) {
+  for (int i = 0; i < XTVM_NUM_DTYPES; i++)
+    if (strcmp(name, DTYPE_NAMES[i]) == 0) return i;
+  return -1;
+}
+
+const char *xtvm_dtype_name(int dtype) { return DTYPE_NAMES[dtype]; }
+size_t xtvm_dtype_size(int dtype) { return DTYPE_SIZES[dtype]; }
+
+int64_t xtvm_tensor_size(const xtvm_tensor *t) {
+  int64_t size = 1;
+  for (int i = 0; i < t->ndim; i++) size *= t->shape[i];
+  return size;
+}
+
+size_t xtvm_tensor_bytes(const xtvm_tensor *t) {
+  return (size_t)xtvm_tensor_size(t) * DTYPE_SIZES[t->dtype];
+}
+
+void *xtvm_alloc(size_t bytes) {
+  void *data = NULL;
+  if (posix_memalign(&data, 64, bytes ? bytes : 1) != 0) return NULL;
+  memset(data, 0, bytes);
+  return data;
+}
+
+double xtvm_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void shape_text(char *out, size_t size, const int64_t *shape, int ndim) {
+  size_t n = (size_t)snprintf(out, size, "[");
+  for (int i = 0; i < ndim && n < size; i++)
+    n += (size_t)snprintf(out + n, size - n, "%s%lld", i ? ", " : "", (long long)shape[i]);
+  if (n < size) snprintf(out + n, size - n, "]");
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Modules */
+
+static int by_name(const void *a, const void *b) {
+  return strcmp(((const xtvm_kernel *)a)->name, ((const xtvm_kernel *)b)->name);
+}
+
+static int read_param(xtvm_param *param, const json_value *json, char *error) {
+  const json_value *name = json_get(json, "name");
+  const json_value *dtype = json_get(json, "dtype");
+  const json_value *shape = json_get(json, "shape");
+  const json_value *dims = json_get(json, "dims");
+  param->json = json;
+  param->name = name && name->type == JSON_STRING ? name->string : "?";
+  param->dtype = dtype && dtype->type == JSON_STRING ? xtvm_dtype_of(dtype->string) : -1;
+  if (param->dtype < 0) {
+    snprintf(error, XTVM_ERROR_SIZE, "parameter '%s' has an unknown dtype", param->name);
+    return -1;
+  }
+  if (!shape || shape->type == JSON_NULL) {
+    param->ndim = -1;
+    return 0;
+  }
+  if (shape->type != JSON_ARRAY || shape->count > XTVM_MAX_NDIM) {
+    snprintf(error, XTVM_ERROR_SIZE, "parameter '%s' has a malformed shape", param->name);
+    return -1;
+  }
+  param->ndim = (int)shape->count;
+  for (int i = 0; i < param->ndim; i++) {
+    const json_value *d = &shape->items[i];
+    param->shape[i] = d->type == JSON_INT ? d->integer : -1;
+    const json_value *var = json_at(dims, (size_t)i);
+    param->dims[i] = var && var->type == JSON_STRING ? var->string : NULL;
+  }
+  return 0;
+}
+
+static int read_metadata(xtvm_module *module, const char *text, char *error) {
+  char message[256];
+  module->metadata = json_parse(text, strlen(text), message, sizeof message);
+  if (!module->metadata || module->metadata->type != JSON_OBJECT) {
+    snprintf(error, XTVM_ERROR_SIZE, "the library's metadata is not a JSON object");
+    return -1;
+  }
+  const json_value *meta = module->metadata;
+  const json_value *status = json_get(meta, "#status");
+  module->kernels = calloc(meta->count ? meta->count : 1, sizeof(xtvm_kernel));
+  if (!module->kernels) return -1;
+  for (size_t i = 0; i < meta->count; i++) {
+    if (strcmp(meta->keys[i], "#status") == 0) continue;
+    const json_value *params = &meta->items[i];
+    if (params->type != JSON_ARRAY) continue;
+    xtvm_kernel *kernel = &module->kernels[module->num_kernels++];
+    kernel->name = meta->keys[i];
+    kernel->num_params = (int)params->count;
+    kernel->params = calloc(params->count ? params->count : 1, sizeof(xtvm_param));
+    if (!kernel->params) return -1;
+    for (size_t k = 0; k < params->count; k++)
+      if (read_param(&kernel->params[k], &params->items[k], error) != 0) return -1;
+    for (size_t k = 0; status && status->type == JSON_ARRAY && k < status->count; k++)
+      if (json_is(&status->items[k], kernel->name)) kernel->status = 1;
+  }
+  qsort(module->kernels, (size_t)module->num_kernels, sizeof(xtvm_kernel), by_name);
+  return 0;
+}
+
+xtvm_module *xtvm_module_load(const char *path, char *error) {
+  void *library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!library) {
+    snprintf(error, XTVM_ERROR_SIZE, "cannot load the library: %s", dlerror());
+    return NULL;
+  }
+  const char *const *metadata = (const char *const *)dlsym(library, "xtvm_module_metadata");
+  const char *const *model = (const char *const *)dlsym(library, "xtvm_model_metadata");
+  static const char *const no_kernels = "{}";
+  if (model && *model && (!metadata || !*metadata)) metadata = &no_kernels;
+  if (!metadata || !*metadata) {
+    snprintf(error, XTVM_ERROR_SIZE, "the library was not written by xtvm's export_library");
+    dlclose(library);
+    return NULL;
+  }
+  xtvm_module *module = calloc(1, sizeof *module);
+  if (!module) return NULL;
+  module->library = library;
+  if (read_metadata(module, *metadata, error) != 0) return NULL; /* kept: the library stays */
+  for (int i = 0; i < module->num_kernels; i++) {
+    module->kernels[i].address = dlsym(library, module->kernels[i].name);
+    if (!module->kernels[i].address) {
+      snprintf(error, XTVM_ERROR_SIZE, "the library lacks kernel '%s'", module->kernels[i].name);
+      return NULL;
+    }
+  }
+  *(void **)&module->last_error = dlsym(library, "xtvm_last_error");
+  if (model && *model) {
+    *(void **)&module->model_run = dlsym(library, "xtvm_model_run");
+    module->model_metadata = *model;
+  }
+  module->graph_json = (const char *)dlsym(library, "xtvm_graph_json");
+  const int64_t *params_size = (const int64_t *)dlsym(library, "xtvm_graph_params_size");
+  module->params_blob = (const uint8_t *)dlsym(library, "xtvm_graph_params");
+  module->params_size = params_size && module->params_blob ? (size_t)*params_size : 0;
+  return module;
+}
+
+int xtvm_module_has_model(const xtvm_module *module) {
+  return module->graph_json || (module->model_run && module->model_metadata);
+}
+
+xtvm_kernel *xtvm_module_kernel(xtvm_module *module, const char *name) {
+  for (int i = 0; i < module->num_kernels; i++)
+    if (strcmp(module->kernels[i].name, name) == 0) return &module->kernels[i];
+  return NULL;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Calling kernels */
+
+/* Append a value of `bytes` (4 or 8) to the call's words by the C ABI: one word each on a
+   64-bit target; on a 32-bit one (AAPCS) an int64 takes an even-aligned pair, low word first. */
+static int push_word(xtvm_call *call, uint64_t value, int bytes) {
+  if (sizeof(uintptr_t) == 8 || bytes <= 4) {
+    if (call->num_words >= XTVM_MAX_WORDS) return -1;
+    call->words[call->num_words++] = (uintptr_t)value;
+    return 0;
+  }
+  call->num_words += call->num_words & 1;
+  if (call->num_words + 2 > XTVM_MAX_WORDS) return -1;
+  call->words[call->num_words++] = (uintptr_t)(value & 0xFFFFFFFFu);
+  call->words[call->num_words++] = (uintptr_t)(value >> 32);
+  return 0;
+}
+
+int xtvm_prepare(xtvm_call *call, const xtvm_module *module, const xtvm_kernel *kernel,
+                 const xtvm_arg *args, int num_args, char *error) {
+  char expected[400], got[400];
+  int64_t dynamic[XTVM_MAX_WORDS];
+  int num_dynamic = 0;
+  memset(call, 0, sizeof *call);
+  call->kernel = kernel;
+  call->module = module;
+  if (num_args != kernel->num_params) {
+    snprintf(error, XTVM_ERROR_SIZE, "%s takes %d arguments, got %d", kernel->name,
+             kernel->num_params, num_args);
+    return -1;
+  }
+  for (int i = 0; i < num_args; i++) {
+    const xtvm_param *param = &kernel->params[i];
+    const xtvm_arg *arg = &args[i];
+    int failed = 0;
+    if (param->ndim < 0) {
+      int is_float = param->dtype == XTVM_FLOAT32 || param->dtype == XTVM_FLOAT64 ||
+                     param->dtype == XTVM_FLOAT16;
+      if (is_float || arg->kind != XTVM_ARG_INT) {
+        snprintf(error, XTVM_ERROR_SIZE, "%s: argument %d (%s): expected an integer scalar%s",
+                 kernel->name, i, param->name,
+                 is_float ? " (float scalars are not supported by the device runtime)" : "");
+        return -1;
+      }
+      failed = push_word(call, (uint64_t)arg->integer, (int)DTYPE_SIZES[param->dtype]);
+    } else {
+      const xtvm_tensor *t = arg->tensor;
+      if (arg->kind != XTVM_ARG_TENSOR) {
+        snprintf(error, XTVM_ERROR_SIZE, "%s: argument %d (%s): expected an array", kernel->name,
+                 i, param->name);
+        return -1;
+      }
+      int fits = t->dtype == param->dtype && t->ndim == param->ndim;
+      for (int d = 0; fits && d < param->ndim; d++)
+        if (param->shape[d] >= 0 && param->shape[d] != t->shape[d]) fits = 0;
+      /* A variable naming several dimensions must have one value. */
+      for (int d = 0; fits && d < param->ndim; d++) {
+        if (!param->dims[d]) continue;
+        for (int j = 0; j <= i; j++) {
+          const xtvm_param *other = &kernel->params[j];
+          for (int e = 0; e < other->ndim; e++)
+            if (other->dims[e] && strcmp(other->dims[e], param->dims[d]) == 0 &&
+                args[j].tensor->shape[e] != t->shape[d]) {
+              snprintf(error, XTVM_ERROR_SIZE,
+                       "%s: argument %d (%s): dimension %d is %lld but '%s' is %lld by "
+                       "argument %d (%s)",
+                       kernel->name, i, param->name, d, (long long)t->shape[d], param->dims[d],
+                       (long long)args[j].tensor->shape[e], j, other->name);
+              return -1;
+            }
+        }
+      }
+      if (!fits) {
+        int64_t shown[XTVM_MAX_NDIM];
+        for (int d = 0; d < param->ndim; d++) shown[d] = param->shape[d];
+        shape_text(expected, sizeof expected, shown, param->ndim);
+        shape_text(got, sizeof got, t->shape, t->ndim);
+        snprintf(error, XTVM_ERROR_SIZE, "%s: argument %d (%s): expected %s%s, got %s%s",
+                 kernel->name, i, param->name, DTYPE_NAMES[param->dtype], expected,
+                 DTYPE_NAMES[t->dtype], got);
+        return -1;
+      }
+      failed = push_word(call, (uint64_t)(uintptr_t)t->data, (int)sizeof(void *));
+      for (int d = 0; d < param->ndim && num_dynamic < XTVM_MAX_WORDS; d++)
+        if (param->shape[d] < 0) dynamic[num_dynamic++] = t->shape[d];
+    }
+    if (failed) goto too_many;
+  }
+  for (int i = 0; i < num_dynamic; i++)
+    if (push_word(call, (uint64_t)dynamic[i], 8) != 0) goto too_many;
+  return 0;
+too_many:
+  snprintf(error, XTVM_ERROR_SIZE, "%s: more than %d machine words of arguments", kernel->name,
+           XTVM_MAX_WORDS);
+  return -1;
+}
+
+typedef uintptr_t W;
+#define A8(o) w[o], w[o + 1], w[o + 2], w[o + 3], w[o + 4], w[o + 5], w[o + 6], w[o + 7]
+#define T8 W, W, W, W, W, W, W, W
+
+/* The kernel called with its words; unused trailing words are passed too, which the C ABIs of
+   the targets (the caller pops, arguments by position) make harmless. */
+int xtvm_invoke(const xtvm_call *call, char *error) {
+  const W *w = call->words;
+  void *address = call->kernel->address;
+  int32_t status;
+  if (call->num_words <= 8) {
+    int32_t (*f)(T8);
+    *(void **)&f = address;
+    status = f(A8(0));
+  } else if (call->num_words <= 16) {
+    int32_t (*f)(T8, T8);
+    *(void **)&f = address;
+    status = f(A8(0), A8(8));
+  } else if (call->num_words <= 32) {
+    int32_t (*f)(T8, T8, T8, T8);
+    *(void **)&f = address;
+    status = f(A8(0), A8(8), A8(16), A8(24));
+  } else {
+    int32_t (*f)(T8, T8, T8, T8, T8, T8, T8, T8);
+    *(void **)&f = address;
+    status = f(A8(0), A8(8), A8(16), A8(24), A8(32), A8(40), A8(48), A8(56));
+  }
+  if (!call->kernel->status || status == 0) return 0;
+  const char *message = call->module->last_error ? call->module->last_error() : NULL;
+  if (message && *message)
+    snprintf(error, XTVM_ERROR_SIZE, "%s", message);
+  else
+    snprintf(error, XTVM_ERROR_SIZE, "%s: the kernel failed with status %d", call->kernel->name,
+             (int)status);
+  return -1;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Weights: an .npz archive (a zip of stored .npy files, numpy's savez) */
+
+static uint64_t le(const uint8_t *p, int bytes) {
+  uint64_t v = 0;
+  for (int i = bytes - 1; i >= 0; i--) v = (v << 8) | p[i];
+  return v;
+}
+
+/* Parse an .npy header's dtype and shape; the data follows at `*data_offset`. */
+static int read_npy(const uint8_t *p, size_t size, xtvm_tensor *t, size_t *data_offset) {
+  if (size < 10 || memcmp(p, "\x93NUMPY", 6) != 0) return -1;
+  size_t header = p[6] == 1 ? (size_t)le(p + 8, 2) : (size_t)le(p + 8, 4);
+  size_t start = p[6] == 1 ? 10 : 12;
+  if (start + header > size || header > 65536) return -1;
+  char text[65537];
+  memcpy(text, p + start, header);
+  text[header] = 0;
+  const char *descr = strstr(text, "'descr': '");
+  const char *shape = strstr(text, "'shape': (");
+  if (!descr || !shape || !strstr(text, "'fortran_order': False")) return -1;
+  descr += 10;
+  t->dtype = -1;
+  for (int i = 0; i < XTVM_NUM_DTYPES; i++)
+    if (strncmp(descr, DTYPE_DESCRS[i], 3) == 0 && descr[3] == '\'') t->dtype = i;
+  if (t->dtype < 0) return -1;
+  t->ndim = 0;
+  for (const char *s = shape + 10; *s && *s != ')';) {
+    char *end;
+    long long d = strtoll(s, &end, 10);
+    if (end == s) break;
+    if (t->ndim >= XTVM_MAX_NDIM || d < 0) return -1;
+    t->shape[t->ndim++] = d;
+    s = end;
+    while (*s == ',' || *s == ' ') s++;
+  }
+  *data_offset = start + header;
+  return 0;
+}
+
+/* Copy each weight of the archive into the graph input of its name. */
+static int load_params(xtvm_graph *graph, const uint8_t *blob, size_t size, char *error) {
+  size_t at = 0;
+  while (at + 30 <= size && le(blob + at, 4) == 0x04034b50) {
+    const uint8_t *h = blob + at;
+    uint64_t compressed = le(h + 18, 4), name_size = le(h + 26, 2), extra_size = le(h + 28, 2);
+    if (le(h + 8, 2) != 0 || at + 30 + name_size + extra_size > size) break;
+    const uint8_t *extra = h + 30 + name_size;
+    for (uint64_t e = 0; compressed == 0xFFFFFFFFu && e + 4 <= extra_size;) {
+      uint64_t id = le(extra + e, 2), length = le(extra + e + 2, 2);
+      if (id == 1 && length >= 16) compressed = le(extra + e + 12, 8);
+      e += 4 + length;
+    }
+    size_t data = at + 30 + (size_t)(name_size + extra_size);
+    if (compressed > size - data) break;
+    char name[256];
+    size_t n = name_size < sizeof name - 1 ? (size_t)name_size : sizeof name - 1;
+    memcpy(name, h + 30, n);
+    name[n] = 0;
+    if (n > 4 && strcmp(name + n - 4, ".npy") == 0) name[n - 4] = 0;
+    xtvm_tensor value;
+    size_t offset;
+    if (read_npy(blob + data, (size_t)compressed, &value, &offset) != 0 ||
+        offset + xtvm_tensor_bytes(&value) > compressed) {
+      snprintf(error, XTVM_ERROR_SIZE, "weight '%s' is not a readable .npy array", name);
+      return -1;
+    }
+    value.data = (void *)(blob + data + offset);
+    int index = xtvm_graph_input_index(graph, name);
+    if (index >= 0 && xtvm_graph_set_input(graph, index, &value, error) != 0) return -1;
+    at = data + (size_t)compressed;
+  }
+  return 0;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* The graph executor */
+
+static int64_t int_at(const json_value *array, size_t index, int64_t otherwise) {
+  const json_value *v = json_at(array, index);
+  return v && v->type == JSON_INT ? v->integer : otherwise;
+}
+
+/* Read a tensor type {"name", "dtype", "shape"} of the AOT metadata. */
+static int model_tensor(const json_value *v, xtvm_tensor *t, const char **name) {
+  const json_value *n = json_get(v, "name"), *dtype = json_get(v, "dtype");
+  const json_value *shape = json_get(v, "shape");
+  if (!n || n->type != JSON_STRING || !dtype || dtype->type != JSON_STRING || !shape ||
+      shape->type != JSON_ARRAY || shape->count > XTVM_MAX_NDIM)
+    return -1;
+  t->dtype = xtvm_dtype_of(dtype->string);
+  if (t->dtype < 0) return -1;
+  t->ndim = (int)shape->count;
+  for (int d = 0; d < t->ndim; d++) t->shape[d] = int_at(shape, (size_t)d, -1);
+  for (int d = 0; d < t->ndim; d++)
+    if (t->shape[d] < 0) return -1;
+  *name = n->string;
+  t->data = xtvm_alloc(xtvm_tensor_bytes(t));
+  return t->data ? 0 : -1;
+}
+
+/* An executor of the AOT entry point: its inputs, then its outputs, are the entries. */
+static xtvm_graph *model_create(xtvm_module *module, char *error) {
+  char message[256];
+  xtvm_graph *g = calloc(1, sizeof *g);
+  if (!g) return NULL;
+  g->module = module;
+  g->graph = json_parse(module->model_metadata, strlen(module->model_metadata), message,
+                        sizeof message);
+  const json_value *inputs = json_get(g->graph, "inputs"), *outputs = json_get(g->graph, "outputs");
+  if (!inputs || !outputs || inputs->type != JSON_ARRAY || outputs->type != JSON_ARRAY) {
+    snprintf(error, XTVM_ERROR_SIZE, "the library's model metadata is malformed");
+    goto fail;
+  }
+  g->num_inputs = (int)inputs->count;
+  g->num_outputs = (int)outputs->count;
+  g->num_entries = g->num_inputs + g->num_outputs;
+  g->entries = calloc((size_t)g->num_entries + 1, sizeof(xtvm_tensor));
+  g->storages = calloc((size_t)g->num_entries + 1, sizeof(void *));
+  g->input_names = calloc((size_t)g->num_inputs + 1, sizeof(char *));
+  g->input_entries = calloc((size_t)g->num_inputs + 1, sizeof(int));
+  g->input_set = calloc((size_t)g->num_inputs + 1, 1);
+  g->output_entries = calloc((size_t)g->num_outputs + 1, sizeof(int));
+  g->model_inputs = calloc((size_t)g->num_inputs + 1, sizeof(void *));
+  g->model_outputs = calloc((size_t)g->num_outputs + 1, sizeof(void *));
+  if (!g->entries || !g->storages || !g->input_names || !g->input_entries || !g->input_set ||
+      !g->output_entries || !g->model_inputs || !g->model_outputs)
+    goto fail;
+  for (int e = 0; e < g->num_entries; e++) {
+    const char *name;
+    int is_input = e < g->num_inputs;
+    const json_value *v = is_input ? &inputs->items[e] : &outputs->items[e - g->num_inputs];
+    int failed = model_tensor(v, &g->entries[e], &name);
+    if (g->entries[e].data) g->storages[g->num_storages++] = g->entries[e].data;
+    if (failed) {
+      snprintf(error, XTVM_ERROR_SIZE, "the library's model metadata is malformed");
+      goto fail;
+    }
+    if (is_input) {
+      g->input_names[e] = (char *)name;
+      g->input_entries[e] = e;
+      g->model_inputs[e] = g->entries[e].data;
+    } else {
+      g->output_entries[e - g->num_inputs] = e;
+      g->model_outputs[e - g->num_inputs] = g->entries[e].data;
+    }
+  }
+  return g;
+fail:
+  if (!*error) snprintf(error, XTVM_ERROR_SIZE, "cannot create the model's executor");
+  xtvm_graph_free(g);
+  return NULL;
+}
+
+xtvm_graph *xtvm_graph_create(xtvm_module *module, char *error) {
+  char message[256];
+  if (!module->graph_json && module->model_run && module->model_metadata)
+    return model_create(module, error);
+  if (!module->graph_json) {
+    snprintf(error, XTVM_ERROR_SIZE, "the library holds no graph (not written by relay.build)");
+    return NULL;
+  }
+  xtvm_graph *g = calloc(1, sizeof *g);
+  if (!g) return NULL;
+  g->module = module;
+  g->graph = json_parse(module->graph_json, strlen(module->graph_json), message, sizeof message);
+  const json_value *nodes = json_get(g->graph, "nodes");
+  const json_value *row_ptr = json_get(g->graph, "node_row_ptr");
+  const json_value *attrs = json_get(g->graph, "attrs");
+  const json_value *shapes = json_at(json_get(attrs, "shape"), 1);
+  const json_value *dtypes = json_at(json_get(attrs, "dltype"), 1);
+  const json_value *storage = json_at(json_get(attrs, "storage_id"), 1);
+  const json_value *arg_nodes = json_get(g->graph, "arg_nodes");
+  const json_value *heads = json_get(g->graph, "heads");
+  if (!nodes || !row_ptr || !shapes || !dtypes || !arg_nodes || !heads ||
+      shapes->type != JSON_ARRAY || dtypes->count != shapes->count ||
+      row_ptr->count != nodes->count + 1) {
+    snprintf(error, XTVM_ERROR_SIZE, "the library's graph JSON is malformed");
+    goto fail;
+  }
+  g->num_entries = (int)shapes->count;
+  g->entries = calloc(shapes->count + 1, sizeof(xtvm_tensor));
+  g->storages = calloc(shapes->count + 1, sizeof(void *));
+  size_t *storage_bytes = calloc(shapes->count + 1, sizeof(size_t));
+  int *storage_ids = calloc(shapes->count + 1, sizeof(int));
+  if (!g->entries || !g->storages || !storage_bytes || !storage_ids) goto fail;
+  for (int e = 0; e < g->num_entries; e++) {
+    xtvm_tensor *t = &g->entries[e];
+    const json_value *shape = &shapes->items[e];
+    const json_value *dtype = &dtypes->items[e];
+    t->dtype = dtype->type == JSON_STRING ? xtvm_dtype_of(dtype->string) : -1;
+    if (t->dtype < 0 || shape->type != JSON_ARRAY || shape->count > XTVM_MAX_NDIM) {
+      snprintf(error, XTVM_ERROR_SIZE, "graph entry %d has a malformed type", e);
+      goto fail;
+    }
+    t->ndim = (int)shape->count;
+    for (int d = 0; d < t->ndim; d++) t->shape[d] = int_at(shape, (size_t)d, 0);
+    int64_t sid = storage && storage->count == shapes->count ? int_at(storage, (size_t)e, -1) : e;
+    storage_ids[e] = sid >= 0 && sid < g->num_entries ? (int)sid : e;
+    if (xtvm_tensor_bytes(t) > storage_bytes[storage_ids[e]])
+      storage_bytes[storage_ids[e]] = xtvm_tensor_bytes(t);
+  }
+  for (int s = 0; s < g->num_entries; s++) {
+    if (!storage_bytes[s]) continue;
+    g->storages[g->num_storages] = xtvm_alloc(storage_bytes[s]);
+    if (!g->storages[g->num_storages]) {
+      snprintf(error, XTVM_ERROR_SIZE, "out of memory for the graph's buffers");
+      goto fail;
+    }
+    storage_bytes[s] = (size_t)g->num_storages++; /* now: the index of its buffer */
+  }
+  for (int e = 0; e < g->num_entries; e++)
+    g->entries[e].data = xtvm_tensor_bytes(&g->entries[e])
+                             ? g->storages[storage_bytes[storage_ids[e]]]
+                             : g->storages[0];
+  free(storage_bytes);
+  free(storage_ids);
+  storage_bytes = NULL;
+
+  g->num_inputs = (int)arg_nodes->count;
+  g->input_names = calloc(arg_nodes->count + 1, sizeof(char *));
+  g->input_entries = calloc(arg_nodes->count + 1, sizeof(int));
+  g->input_set = calloc(arg_nodes->count + 1, 1);
+  g->num_outputs = (int)heads->count;
+  g->output_entries = calloc(heads->count + 1, sizeof(int));
+  g->calls = calloc(nodes->count + 1, sizeof(xtvm_call));
+  if (!g->input_names || !g->input_entries || !g->input_set || !g->output_entries || !g->calls)
+    goto fail;
+  for (int i = 0; i < g->num_inputs; i++) {
+    int64_t nid = int_at(arg_nodes, (size_t)i, -1);
+    const json_value *name = json_get(json_at(nodes, (size_t)nid), "name");
+    int64_t eid = int_at(row_ptr, (size_t)nid, -1);
+    if (!name || name->type != JSON_STRING || eid < 0 || eid >= g->num_entries) {
+      snprintf(error, XTVM_ERROR_SIZE, "graph argument node %d is malformed", i);
+      goto fail;
+    }
+    g->input_names[i] = name->string;
+    g->input_entries[i] = (int)eid;
+  }
+  for (int i = 0; i < g->num_outputs; i++) {
+    const json_value *head = json_at(heads, (size_t)i);
+    int64_t eid = int_at(row_ptr, (size_t)int_at(head, 0, -1), -1) + int_at(head, 1, 0);
+    if (eid < 0 || eid >= g->num_entries) {
+      snprintf(error, XTVM_ERROR_SIZE, "graph output %d is malformed", i);
+      goto fail;
+    }
+    g->output_entries[i] = (int)eid;
+  }
+  for (size_t nid = 0; nid < nodes->count; nid++) {
+    const json_value *node = &nodes->items[nid];
+    if (!json_is(json_get(node, "op"), "tvm_op")) continue;
+    const json_value *fname = json_get(json_get(node, "attrs"), "func_name");
+    xtvm_kernel *kernel =
+        fname && fname->type == JSON_STRING ? xtvm_module_kernel(module, fname->string) : NULL;
+    if (!kernel) {
+      snprintf(error, XTVM_ERROR_SIZE, "graph node %d calls a kernel the library lacks",
+               (int)nid);
+      goto fail;
+    }
+    const json_value *inputs = json_get(node, "inputs");
+    int64_t first = int_at(row_ptr, nid, 0), last = int_at(row_ptr, nid + 1, 0);
+    size_t num_in = inputs && inputs->type == JSON_ARRAY ? inputs->count : 0;
+    if (last < first || num_in + (size_t)(last - first) > 4096) goto fail;
+    xtvm_arg *args = calloc(num_in + (size_t)(last - first) + 1, sizeof(xtvm_arg));
+    if (!args) goto fail;
+    int num_args = 0;
+    for (size_t k = 0; k < num_in; k++) {
+      const json_value *input = &inputs->items[k];
+      int64_t eid = int_at(row_ptr, (size_t)int_at(input, 0, -1), -1) + int_at(input, 1, 0);
+      if (eid < 0 || eid >= g->num_entries) {
+        free(args);
+        snprintf(error, XTVM_ERROR_SIZE, "graph node %d has a malformed input", (int)nid);
+        goto fail;
+      }
+      args[num_args].kind = XTVM_ARG_TENSOR;
+      args[num_args++].tensor = &g->entries[eid];
+    }
+    for (int64_t eid = first; eid < last && eid < g->num_entries; eid++) {
+      args[num_args].kind = XTVM_ARG_TENSOR;
+      args[num_args++].tensor = &g->entries[eid];
+    }
+    int failed = xtvm_prepare(&g->calls[g->num_calls], module, kernel, args, num_args, error);
+    free(args);
+    if (failed) goto fail;
+    g->num_calls++;
+  }
+  if (load_params(g, module->params_blob, module->params_size, error) != 0) goto fail;
+  return g;
+fail:
+  if (!*error) snprintf(error, XTVM_ERROR_SIZE, "cannot create the graph executor");
+  xtvm_graph_free(g);
+  return NULL;
+}
+
+void xtvm_graph_free(xtvm_graph *g) {
+  if (!g) return;
+  for (int s = 0; s < g->num_storages; s++) free(g->storages[s]);
+  free(g->storages);
+  free(g->entries);
+  free(g->input_names);
+  free(g->input_entries);
+  free(g->input_set);
+  free(g->output_entries);
+  free(g->calls);
+  free(g->model_inputs);
+  free(g->model_outputs);
+  json_free(g->graph);
+  free(g);
+}
+
+int xtvm_graph_input_index(const xtvm_graph *g, const char *name) {
+  for (int i = 0; i < g->num_inputs; i++)
+    if (strcmp(g->input_names[i], name) == 0) return i;
+  return -1;
+}
+
+int xtvm_graph_set_input(xtvm_graph *g, int index, const xtvm_tensor *value, char *error) {
+  xtvm_tensor *target = &g->entries[g->input_entries[index]];
+  const char *name = g->input_names[index];
+  if (value->dtype != target->dtype) {
+    snprintf(error, XTVM_ERROR_SIZE, "input '%s': expected element type %s, got %s", name,
+             DTYPE_NAMES[target->dtype], DTYPE_NAMES[value->dtype]);
+    return -1;
+  }
+  int same = value->ndim == target->ndim;
+  for (int d = 0; same && d < target->ndim; d++) same = value->shape[d] == target->shape[d];
+  if (!same) {
+    char expected[400], got[400];
+    shape_text(expected, sizeof expected, target->shape, target->ndim);
+    shape_text(got, sizeof got, value->shape, value->ndim);
+    snprintf(error, XTVM_ERROR_SIZE, "input '%s': expected shape %s, got %s", name, expected, got);
+    return -1;
+  }
+  memcpy(target->data, value->data, xtvm_tensor_bytes(target));
+  g->input_set[index] = 1;
+  return 0;
+}
+
+int xtvm_graph_run(xtvm_graph *g, char *error, const char **error_type) {
+  for (int i = 0; i < g->num_inputs; i++) {
+    if (g->input_set[i]) continue;
+    *error_type = "GraphInputError";
+    snprintf(error, XTVM_ERROR_SIZE,
+             "graph input without a value: '%s' (call set_input before run(); weights come from "
+             "the params given to relay.build)",
+             g->input_names[i]);
+    return -1;
+  }
+  if (g->model_inputs && g->module->model_run(g->model_inputs, g->model_outputs) != 0) {
+    const char *message = g->module->last_error ? g->module->last_error() : NULL;
+    *error_type = "KernelError";
+    snprintf(error, XTVM_ERROR_SIZE, "%s",
+             message && *message ? message : "the model's run failed");
+    return -1;
+  }
+  for (int c = 0; c < g->num_calls; c++) {
+    if (xtvm_invoke(&g->calls[c], error) != 0) {
+      *error_type = "KernelError";
+      return -1;
+    }
+  }
+  return 0;
+}
