@@ -432,6 +432,7 @@ class RelayOp(IRDLOperation, ABC):
     VARIADIC: ClassVar[bool] = False
     ELEMENTS: ClassVar[str] = "numeric"
     RULE: ClassVar[TypeRule | None] = None
+    SYNTAX: ClassVar[str] = ""  # the syntax line of a family's docstrings, {name} and {t} filled
 
     traits = traits_def(Pure())
     assembly_format = "operands attr-dict `:` functional-type(operands, results)"
@@ -621,13 +622,18 @@ def relay_op(
 ) -> type[RelayOp]:
     """Declare op `relay.<name>`: one row of the relay op table.
 
-    `family` gives the operands, attributes, type rule and pattern the op shares with its
-    siblings; `operands`, `rule` and `pattern` replace the family's, `attrs` follow its
-    attributes. A `variadic` op has one operand, a list of tensors, and its rule sees the raw
-    operand types. The class is named `<Name>Op` after the last part of `name`
-    (`nn.max_pool2d` is MaxPool2dOp) unless `class_name` says otherwise; `class_vars` are
-    extra class attributes (classmethods the op's users call, family switches).
+    `family` gives the operands, attributes, type rule, pattern and documented syntax the op
+    shares with its siblings (a `doc` without a syntax line gets the family's); `operands`,
+    `rule` and `pattern` replace the family's and `attrs` follow its attributes. A `variadic`
+    op has one operand, a list of tensors, and its rule sees the raw operand types. The class
+    is named `<Name>Op` after the last part of `name` (`nn.max_pool2d` is MaxPool2dOp) unless
+    `class_name` says otherwise; `class_vars` are extra class attributes (a family's switches
+    such as ELEMENTS, classmethods the op's users call).
     """
+    if family.SYNTAX and " = relay." not in doc:
+        elements = class_vars.get("ELEMENTS", family.ELEMENTS)
+        elem = {"int": "i32", "bool": "i1"}.get(elements, "f32")
+        doc = f"{doc}\n\n    `{family.SYNTAX.format(name=name, t=elem)}`\n    "
     short = name.rsplit(".", 1)[-1]
     class_name = class_name or "".join(w.capitalize() for w in short.split("_")) + "Op"
     operand_names = tuple(family.OPERANDS if operands is None else operands)
@@ -873,170 +879,51 @@ class ElementwiseBinaryOp(RelayOp, ABC):
 
     PATTERN: ClassVar[OpPattern] = OpPattern.BROADCAST
     OPERANDS: ClassVar[tuple[str, ...]] = ("lhs", "rhs")
+    SYNTAX: ClassVar[str] = (
+        "%z = relay.{name} %x, %y : (tensor<4x{t}>, tensor<{t}>) -> tensor<4x{t}>"
+    )
     RULE = staticmethod(broadcast_type)
 
 
 class ComparisonOp(ElementwiseBinaryOp, ABC):
     """A broadcasting comparison; the result is a tensor of i1."""
 
+    SYNTAX: ClassVar[str] = (
+        "%z = relay.{name} %x, %y : (tensor<4x{t}>, tensor<{t}>) -> tensor<4xi1>"
+    )
     RULE = staticmethod(compare_type)
 
 
-AddOp = relay_op(
-    "add",
-    ElementwiseBinaryOp,
-    """Elementwise sum.
-
-    `%z = relay.add %x, %y : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>`
-    """,
-)
-SubtractOp = relay_op(
-    "subtract",
-    ElementwiseBinaryOp,
-    """Elementwise difference.
-
-    `%z = relay.subtract %x, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>`
-    """,
-)
-MultiplyOp = relay_op(
-    "multiply",
-    ElementwiseBinaryOp,
-    """Elementwise product.
-
-    `%z = relay.multiply %x, %y : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>`
-    """,
-)
-DivideOp = relay_op(
-    "divide",
-    ElementwiseBinaryOp,
-    """Elementwise quotient (integers truncate toward zero).
-
-    `%z = relay.divide %x, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>`
-    """,
-)
-PowerOp = relay_op(
-    "power",
-    ElementwiseBinaryOp,
-    """Elementwise power `lhs ** rhs`.
-
-    `%z = relay.power %x, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>`
-    """,
-)
-MaximumOp = relay_op(
-    "maximum",
-    ElementwiseBinaryOp,
-    """Elementwise maximum.
-
-    `%z = relay.maximum %x, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>`
-    """,
-)
-MinimumOp = relay_op(
-    "minimum",
-    ElementwiseBinaryOp,
-    """Elementwise minimum.
-
-    `%z = relay.minimum %x, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>`
-    """,
-)
-EqualOp = relay_op(
-    "equal",
-    ComparisonOp,
-    """Elementwise `lhs == rhs`.
-
-    `%z = relay.equal %x, %y : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi1>`
-    """,
-)
-LessOp = relay_op(
-    "less",
-    ComparisonOp,
-    """Elementwise `lhs < rhs`.
-
-    `%z = relay.less %x, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>`
-    """,
-)
-GreaterOp = relay_op(
-    "greater",
-    ComparisonOp,
-    """Elementwise `lhs > rhs`.
-
-    `%z = relay.greater %x, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>`
-    """,
-)
-LessEqualOp = relay_op(
-    "less_equal",
-    ComparisonOp,
-    """Elementwise `lhs <= rhs`.
-
-    `%z = relay.less_equal %x, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>`
-    """,
-)
-GreaterEqualOp = relay_op(
-    "greater_equal",
-    ComparisonOp,
-    """Elementwise `lhs >= rhs`.
-
-    `%z = relay.greater_equal %x, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>`
-    """,
-)
-NotEqualOp = relay_op(
-    "not_equal",
-    ComparisonOp,
-    """Elementwise `lhs != rhs`.
-
-    `%z = relay.not_equal %x, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>`
-    """,
-)
+AddOp = relay_op("add", ElementwiseBinaryOp, "Elementwise sum.")
+SubtractOp = relay_op("subtract", ElementwiseBinaryOp, "Elementwise difference.")
+MultiplyOp = relay_op("multiply", ElementwiseBinaryOp, "Elementwise product.")
+DivideOp = relay_op("divide", ElementwiseBinaryOp, "Quotient; integers truncate toward zero.")
+PowerOp = relay_op("power", ElementwiseBinaryOp, "Elementwise power `lhs ** rhs`.")
+MaximumOp = relay_op("maximum", ElementwiseBinaryOp, "Elementwise maximum.")
+MinimumOp = relay_op("minimum", ElementwiseBinaryOp, "Elementwise minimum.")
+EqualOp = relay_op("equal", ComparisonOp, "Elementwise `lhs == rhs`.")
+LessOp = relay_op("less", ComparisonOp, "Elementwise `lhs < rhs`.")
+GreaterOp = relay_op("greater", ComparisonOp, "Elementwise `lhs > rhs`.")
+LessEqualOp = relay_op("less_equal", ComparisonOp, "Elementwise `lhs <= rhs`.")
+GreaterEqualOp = relay_op("greater_equal", ComparisonOp, "Elementwise `lhs >= rhs`.")
+NotEqualOp = relay_op("not_equal", ComparisonOp, "Elementwise `lhs != rhs`.")
 FloorDivideOp = relay_op(
-    "floor_divide",
-    ElementwiseBinaryOp,
-    """Elementwise division rounded towards minus infinity (numpy's `//`).
-
-    `%z = relay.floor_divide %x, %y : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>`
-    """,
+    "floor_divide", ElementwiseBinaryOp, "Quotient rounded towards minus infinity (`//`)."
 )
 FloorModOp = relay_op(
-    "floor_mod",
-    ElementwiseBinaryOp,
-    """Elementwise remainder with the sign of the divisor (numpy's `%`).
-
-    `%z = relay.floor_mod %x, %y : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>`
-    """,
+    "floor_mod", ElementwiseBinaryOp, "Remainder with the sign of the divisor (`%`)."
 )
 LeftShiftOp = relay_op(
-    "left_shift",
-    ElementwiseBinaryOp,
-    """Elementwise `lhs << rhs` on integers.
-
-    `%z = relay.left_shift %x, %y : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>`
-    """,
-    ELEMENTS="int",
+    "left_shift", ElementwiseBinaryOp, "Elementwise `lhs << rhs` on integers.", ELEMENTS="int"
 )
 RightShiftOp = relay_op(
-    "right_shift",
-    ElementwiseBinaryOp,
-    """Elementwise `lhs >> rhs` on integers (arithmetic for signed types).
-
-    `%z = relay.right_shift %x, %y : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>`
-    """,
-    ELEMENTS="int",
+    "right_shift", ElementwiseBinaryOp, "`lhs >> rhs` on integers, arithmetic.", ELEMENTS="int"
 )
 LogicalAndOp = relay_op(
-    "logical_and",
-    ElementwiseBinaryOp,
-    """Elementwise boolean and.
-
-    `%z = relay.logical_and %x, %y : (tensor<4xi1>, tensor<4xi1>) -> tensor<4xi1>`
-    """,
-    ELEMENTS="bool",
+    "logical_and", ElementwiseBinaryOp, "Elementwise boolean and.", ELEMENTS="bool"
 )
 LogicalOrOp = relay_op(
-    "logical_or",
-    ElementwiseBinaryOp,
-    """Elementwise boolean or.
-
-    `%z = relay.logical_or %x, %y : (tensor<4xi1>, tensor<4xi1>) -> tensor<4xi1>`
-    """,
-    ELEMENTS="bool",
+    "logical_or", ElementwiseBinaryOp, "Elementwise boolean or.", ELEMENTS="bool"
 )
 
 
@@ -1081,151 +968,35 @@ class UnaryOp(RelayOp, ABC):
 
     PATTERN: ClassVar[OpPattern] = OpPattern.ELEMWISE
     OPERANDS: ClassVar[tuple[str, ...]] = ("data",)
+    SYNTAX: ClassVar[str] = "%y = relay.{name} %x : (tensor<4x{t}>) -> tensor<4x{t}>"
     RULE = staticmethod(same_type)
 
 
-def unary(name: str, doc: str, elements: str = "float") -> type[RelayOp]:
-    """A row of the unary family with no attributes: a float op unless `elements` says."""
-    return relay_op(name, UnaryOp, doc, ELEMENTS=elements)
+class FloatUnaryOp(UnaryOp, ABC):
+    """A unary math function on floats."""
+
+    ELEMENTS: ClassVar[str] = "float"
 
 
-NegativeOp = unary(
-    "negative",
-    """Elementwise negation.
-
-    `%y = relay.negative %x : (tensor<4xf32>) -> tensor<4xf32>`
-    """,
-    "numeric",
-)
-AbsOp = unary(
-    "abs",
-    """Elementwise absolute value.
-
-    `%y = relay.abs %x : (tensor<4xf32>) -> tensor<4xf32>`
-    """,
-    "numeric",
-)
-ExpOp = unary(
-    "exp",
-    """Elementwise e**x.
-
-    `%y = relay.exp %x : (tensor<4xf32>) -> tensor<4xf32>`
-    """,
-)
-LogOp = unary(
-    "log",
-    """Elementwise natural logarithm.
-
-    `%y = relay.log %x : (tensor<4xf32>) -> tensor<4xf32>`
-    """,
-)
-SqrtOp = unary(
-    "sqrt",
-    """Elementwise square root.
-
-    `%y = relay.sqrt %x : (tensor<4xf32>) -> tensor<4xf32>`
-    """,
-)
-RsqrtOp = unary(
-    "rsqrt",
-    """Elementwise reciprocal square root.
-
-    `%y = relay.rsqrt %x : (tensor<4xf32>) -> tensor<4xf32>`
-    """,
-)
-TanhOp = unary(
-    "tanh",
-    """Elementwise hyperbolic tangent.
-
-    `%y = relay.tanh %x : (tensor<4xf32>) -> tensor<4xf32>`
-    """,
-)
-SigmoidOp = unary(
-    "sigmoid",
-    """Elementwise logistic function 1 / (1 + e**-x).
-
-    `%y = relay.sigmoid %x : (tensor<4xf32>) -> tensor<4xf32>`
-    """,
-)
-ErfOp = unary(
-    "erf",
-    """Elementwise Gauss error function.
-
-    `%y = relay.erf %x : (tensor<4xf32>) -> tensor<4xf32>`
-    """,
-)
-LogicalNotOp = unary(
-    "logical_not",
-    """Elementwise boolean negation.
-
-    `%y = relay.logical_not %x : (tensor<4xi1>) -> tensor<4xi1>`
-    """,
-    "bool",
-)
-CosOp = unary(
-    "cos",
-    """Elementwise cosine.
-
-    `%y = relay.cos %x : (tensor<4xf32>) -> tensor<4xf32>`
-    """,
-)
-SinOp = unary(
-    "sin",
-    """Elementwise sine.
-
-    `%y = relay.sin %x : (tensor<4xf32>) -> tensor<4xf32>`
-    """,
-)
-TanOp = unary(
-    "tan",
-    """Elementwise tangent.
-
-    `%y = relay.tan %x : (tensor<4xf32>) -> tensor<4xf32>`
-    """,
-)
-AtanOp = unary(
-    "atan",
-    """Elementwise arctangent.
-
-    `%y = relay.atan %x : (tensor<4xf32>) -> tensor<4xf32>`
-    """,
-)
-FloorOp = unary(
-    "floor",
-    """Elementwise rounding towards minus infinity.
-
-    `%y = relay.floor %x : (tensor<4xf32>) -> tensor<4xf32>`
-    """,
-)
-CeilOp = unary(
-    "ceil",
-    """Elementwise rounding towards plus infinity.
-
-    `%y = relay.ceil %x : (tensor<4xf32>) -> tensor<4xf32>`
-    """,
-)
-TruncOp = unary(
-    "trunc",
-    """Elementwise rounding towards zero.
-
-    `%y = relay.trunc %x : (tensor<4xf32>) -> tensor<4xf32>`
-    """,
-)
-RoundOp = unary(
-    "round",
-    """Elementwise rounding to the nearest integer, halves to even.
-
-    `%y = relay.round %x : (tensor<4xf32>) -> tensor<4xf32>`
-    """,
-)
-SignOp = unary(
-    "sign",
-    """Elementwise sign: -1, 0 or 1.
-
-    `%y = relay.sign %x : (tensor<4xf32>) -> tensor<4xf32>`
-    """,
-    "numeric",
-)
+NegativeOp = relay_op("negative", UnaryOp, "Elementwise negation.")
+AbsOp = relay_op("abs", UnaryOp, "Elementwise absolute value.")
+ExpOp = relay_op("exp", FloatUnaryOp, "Elementwise e**x.")
+LogOp = relay_op("log", FloatUnaryOp, "Elementwise natural logarithm.")
+SqrtOp = relay_op("sqrt", FloatUnaryOp, "Elementwise square root.")
+RsqrtOp = relay_op("rsqrt", FloatUnaryOp, "Elementwise reciprocal square root.")
+TanhOp = relay_op("tanh", FloatUnaryOp, "Elementwise hyperbolic tangent.")
+SigmoidOp = relay_op("sigmoid", FloatUnaryOp, "Elementwise logistic function 1 / (1 + e**-x).")
+ErfOp = relay_op("erf", FloatUnaryOp, "Elementwise Gauss error function.")
+LogicalNotOp = relay_op("logical_not", UnaryOp, "Elementwise boolean negation.", ELEMENTS="bool")
+CosOp = relay_op("cos", FloatUnaryOp, "Elementwise cosine.")
+SinOp = relay_op("sin", FloatUnaryOp, "Elementwise sine.")
+TanOp = relay_op("tan", FloatUnaryOp, "Elementwise tangent.")
+AtanOp = relay_op("atan", FloatUnaryOp, "Elementwise arctangent.")
+FloorOp = relay_op("floor", FloatUnaryOp, "Elementwise rounding towards minus infinity.")
+CeilOp = relay_op("ceil", FloatUnaryOp, "Elementwise rounding towards plus infinity.")
+TruncOp = relay_op("trunc", FloatUnaryOp, "Elementwise rounding towards zero.")
+RoundOp = relay_op("round", FloatUnaryOp, "Rounding to the nearest integer, halves to even.")
+SignOp = relay_op("sign", UnaryOp, "Elementwise sign: -1, 0 or 1.")
 
 
 def clip_type(op: type[RelayOp], p: Props, data: TensorType) -> Attribute:
@@ -1266,14 +1037,7 @@ CastOp = relay_op(
     ),
     rule=cast_type,
 )
-ReluOp = unary(
-    "nn.relu",
-    """Elementwise max(x, 0).
-
-    `%y = relay.nn.relu %x : (tensor<4xf32>) -> tensor<4xf32>`
-    """,
-    "numeric",
-)
+ReluOp = relay_op("nn.relu", UnaryOp, "Elementwise max(x, 0).")
 LeakyReluOp = relay_op(
     "nn.leaky_relu",
     UnaryOp,
