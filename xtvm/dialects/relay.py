@@ -555,6 +555,7 @@ class AttrDef:
     constraint: Any
     convert: Callable[[Any], Attribute]
     default: Any = REQUIRED
+    python_type: str = "Any"  # the builder's annotation
 
     def field(self) -> Any:
         if self.default is None:
@@ -565,30 +566,30 @@ class AttrDef:
 
     def parameter(self) -> inspect.Parameter:
         default = inspect.Parameter.empty if self.default is REQUIRED else self.default
-        return inspect.Parameter(
-            self.name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=default
-        )
+        annotation = self.python_type + (" | None" if self.default is None else "")
+        kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+        return inspect.Parameter(self.name, kind, default=default, annotation=annotation)
 
 
 def ints_def(name: str, default: Any = REQUIRED) -> AttrDef:
     """An `array<i64: ...>` attribute, given as a sequence of ints."""
-    return AttrDef(name, INTS, int_array, default)
+    return AttrDef(name, INTS, int_array, default, "Sequence[int]")
 
 
 def int_def(name: str, default: Any = REQUIRED) -> AttrDef:
-    return AttrDef(name, INT, int_attr, default)
+    return AttrDef(name, INT, int_attr, default, "int")
 
 
 def float_def(name: str, default: Any = REQUIRED) -> AttrDef:
-    return AttrDef(name, FloatAttr, float_attr, default)
+    return AttrDef(name, FloatAttr, float_attr, default, "float")
 
 
 def bool_def(name: str, default: Any = REQUIRED) -> AttrDef:
-    return AttrDef(name, BOOL, bool_attr, default)
+    return AttrDef(name, BOOL, bool_attr, default, "bool")
 
 
 def str_def(name: str, default: Any = REQUIRED) -> AttrDef:
-    return AttrDef(name, StringAttr, StringAttr, default)
+    return AttrDef(name, StringAttr, StringAttr, default, "str")
 
 
 def dtype_attr(dtype: Attribute | str | np.dtype) -> Attribute:
@@ -597,7 +598,7 @@ def dtype_attr(dtype: Attribute | str | np.dtype) -> Attribute:
 
 
 def dtype_def(name: str, constraint: Any, default: Any = REQUIRED) -> AttrDef:
-    return AttrDef(name, constraint, dtype_attr, default)
+    return AttrDef(name, constraint, dtype_attr, default, "Attribute | str")
 
 
 # A type rule: (op class, its properties, its operands' tensor types) -> the result type(s).
@@ -671,12 +672,14 @@ def builder(
 ) -> Callable[..., None]:
     """The `__init__` of an op declared by `relay_op`: operands, then attributes in order."""
     kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    operand = "Sequence[Operand]" if variadic else "Operand"
     signature = inspect.Signature(
         [
             inspect.Parameter("self", kind),
-            *(inspect.Parameter(n, kind) for n in operands),
+            *(inspect.Parameter(n, kind, annotation=operand) for n in operands),
             *(a.parameter() for a in attrs),
-        ]
+        ],
+        return_annotation="None",
     )
 
     def __init__(self: RelayOp, *args: Any, **kwargs: Any) -> None:
@@ -1669,7 +1672,7 @@ PadOp = relay_op(
     `%y = relay.nn.pad %x {pad_width = array<i64: 0, 0, 1, 2>, pad_value = 1.0 : f64}
         : (tensor<2x3xf32>) -> tensor<2x6xf32>`
     """,
-    AttrDef("pad_width", INTS, flat_int_array),
+    AttrDef("pad_width", INTS, flat_int_array, python_type="Sequence[Sequence[int]]"),
     float_def("pad_value", 0.0),
     str_def("pad_mode", "constant"),
     operands=("data",),
@@ -1773,7 +1776,7 @@ class ReduceOp(RelayOp, ABC):
     PATTERN: ClassVar[OpPattern] = OpPattern.COMM_REDUCE
     OPERANDS: ClassVar[tuple[str, ...]] = ("data",)
     ATTRS: ClassVar[tuple[AttrDef, ...]] = (
-        AttrDef("axis", INTS, axes_array, None),
+        AttrDef("axis", INTS, axes_array, None, "int | Sequence[int]"),
         bool_def("keepdims", False),
     )
     RULE = staticmethod(reduce_type)
@@ -2022,7 +2025,7 @@ SplitOp = relay_op(
     `%t = relay.split %x {indices_or_sections = 3 : i64, axis = 1 : i64}
         : (tensor<2x6xf32>) -> tuple<tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>>`
     """,
-    AttrDef("indices_or_sections", INT | INTS, int_or_ints),
+    AttrDef("indices_or_sections", INT | INTS, int_or_ints, python_type="int | Sequence[int]"),
     int_def("axis", 0),
     operands=("data",),
     result=TupleType,

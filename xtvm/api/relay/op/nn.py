@@ -2,14 +2,24 @@
 
 Arguments TVM accepts but that change nothing for static shapes (`channels`, `kernel_size`,
 `out_layout`, `out_dtype` equal to the input dtype) are accepted and checked; padding takes
-TVM's 1, 2 or 4 numbers.
+TVM's 1, 2 or 4 numbers. The builder of an op whose TVM signature is the op's own
+(`relay.nn.softmax(data, axis)`) comes from the op's row in the relay dialect.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xtvm.api.relay.expr import Call, Constant, Expr, const, has_type, infer_untyped, make_call
+from xtvm.api.relay.expr import (
+    Call,
+    Constant,
+    Expr,
+    const,
+    derive_builders,
+    has_type,
+    infer_untyped,
+    make_call,
+)
 from xtvm.api.relay.op.tensor import ones_like
 from xtvm.api.relay.ty import TensorType
 from xtvm.dialects import relay as d
@@ -224,34 +234,9 @@ def bias_add(data: Expr, bias: Expr, axis: int = 1) -> Call:
     return make_call(d.BiasAddOp, data, bias, axis=axis)
 
 
-def relu(data: Expr) -> Call:
-    return make_call(d.ReluOp, data)
-
-
-def leaky_relu(data: Expr, alpha: float = 0.01) -> Call:
-    return make_call(d.LeakyReluOp, data, alpha=float(alpha))
-
-
 def prelu(data: Expr, alpha: Expr, axis: int = 1) -> Call:
     infer_vector(data, axis, alpha)
     return make_call(d.PreluOp, data, alpha, axis=axis)
-
-
-def gelu(data: Expr, approximate: str = "none") -> Call:
-    return make_call(d.GeluOp, data, approximate=approximate)
-
-
-def softmax(data: Expr, axis: int = -1) -> Call:
-    return make_call(d.SoftmaxOp, data, axis=axis)
-
-
-def log_softmax(data: Expr, axis: int = -1) -> Call:
-    return make_call(d.LogSoftmaxOp, data, axis=axis)
-
-
-def dropout(data: Expr, rate: float = 0.5) -> Call:
-    """Dropout at inference: the identity (TVM returns the first field of `dropout_raw`)."""
-    return make_call(d.DropoutOp, data, rate=float(rate))
 
 
 def batch_norm(
@@ -410,10 +395,6 @@ def pad(
     return make_call(d.PadOp, data, pad_width=widths, pad_value=float(pad_value), pad_mode=pad_mode)
 
 
-def batch_flatten(data: Expr) -> Call:
-    return make_call(d.BatchFlattenOp, data)
-
-
 def upsampling(
     data: Expr,
     scale_h: float = 1,
@@ -431,3 +412,6 @@ def upsampling(
         method=method,
         align_corners=align_corners,
     )
+
+
+derive_builders(globals(), "nn.")
