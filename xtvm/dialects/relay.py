@@ -72,6 +72,7 @@ from xdsl.irdl import (
 from xdsl.traits import ConstantLike, Pure
 from xdsl.utils.exceptions import VerifyException
 
+from xtvm.dialects.relay_attrs import python_value
 from xtvm.ir.numpy_types import element_type, numpy_dtype
 
 Operand = SSAValue | Operation
@@ -472,6 +473,13 @@ class RelayOp(IRDLOperation, ABC):
                     f"{n} element type differs from {names[0]}'s: {t.get_element_type()} vs {elem}"
                 )
         return elem
+
+    def attr_values(self) -> dict[str, Any]:
+        """The attributes of the op's row as Python values (TVM's `call.attrs`), defaults
+        filled in: int lists as tuples, strings, bools, numbers; None when absent."""
+        p = self.props(self.properties)
+        values = {a.name: p.get(a.name) for a in self.ATTRS}
+        return {k: None if v is None else python_value(v) for k, v in values.items()}
 
     @classmethod
     def check_elements(cls, typ: TensorType) -> None:
