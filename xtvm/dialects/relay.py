@@ -19,6 +19,20 @@ Conventions that differ from TVM or need a choice:
 - integer `divide` truncates toward zero, as TVM and C do;
 - pools with ceil_mode drop a last window that would start in the bottom/right padding, as
   PyTorch and ONNX do (TVM keeps it).
+
+Ops are data: each is one row, a call of `relay_op` (TVM name, family, docstring with one line
+of syntax, attributes with types and defaults, type rule, pattern), from which come its class
+(`AddOp`), builder, verifier, text form and TVM's Python builder (`relay.add`). To add an op:
+1. write its row here, in its family when it has one (a unary float op is one line:
+   `ErfOp = relay_op("erf", FloatUnaryOp, "Elementwise Gauss error function.")`), else with
+   `operands=`, its `*_def` attributes and its type rule `rule(op, props, *tensor types)`;
+2. give it its numpy semantics in `xtvm.runtime.relay_interpreter` (a `NUMPY` entry or a
+   `@numpy_rule` function of its operands and attributes) and its compute in
+   `xtvm.topi.strategy.STRATEGIES`;
+3. add a case to `tests/dialects/test_relay.py` and `tests/runtime/test_relay_interpreter.py`
+   (their completeness tests fail until you do) and to `lit_tests/dialects/relay/ops.mlir`.
+The Python builder comes from the row (`xtvm.api.relay.expr.derive_builders`); write one by
+hand in `xtvm/api/relay/op/` only when TVM's signature differs from the op's.
 """
 
 from __future__ import annotations
