@@ -436,13 +436,14 @@ def windows_out(
 class RelayOp(IRDLOperation, ABC):
     """A relay operator: pure, with a TVM pattern kind and inferred result types.
 
-    The class variables hold the op's row (see `relay_op`): OPERANDS and ATTRS name its
-    operands and attributes; RULE computes its result type from its operands' tensor types,
-    once ELEMENTS ("numeric", "int", "float" or "bool") has checked the first one's element type.
+    The class variables hold the op's row (see `relay_op`): OPERANDS (one tensor, `data`,
+    unless the row says otherwise) and ATTRS name its operands and attributes; RULE computes
+    its result type from its operands' tensor types, once ELEMENTS ("numeric", "int", "float"
+    or "bool") has checked the first one's element type.
     """
 
     PATTERN: ClassVar[OpPattern] = OpPattern.OPAQUE
-    OPERANDS: ClassVar[tuple[str, ...]] = ()
+    OPERANDS: ClassVar[tuple[str, ...]] = ("data",)
     ATTRS: ClassVar[tuple[AttrDef, ...]] = ()
     VARIADIC: ClassVar[bool] = False
     ELEMENTS: ClassVar[str] = "numeric"
@@ -1104,25 +1105,12 @@ class AxisUnaryOp(UnaryOp, ABC):
     PATTERN: ClassVar[OpPattern] = OpPattern.OUT_ELEMWISE_FUSABLE
     ELEMENTS: ClassVar[str] = "float"
     ATTRS: ClassVar[tuple[AttrDef, ...]] = (int_def("axis", -1),)
+    SYNTAX: ClassVar[str] = "%y = relay.{name} %x : (tensor<2x5x{t}>) -> tensor<2x5x{t}>"
     RULE = staticmethod(axis_type)
 
 
-SoftmaxOp = relay_op(
-    "nn.softmax",
-    AxisUnaryOp,
-    """Softmax along `axis`.
-
-    `%y = relay.nn.softmax %x {axis = 1 : i64} : (tensor<2x5xf32>) -> tensor<2x5xf32>`
-    """,
-)
-LogSoftmaxOp = relay_op(
-    "nn.log_softmax",
-    AxisUnaryOp,
-    """Logarithm of the softmax along `axis`.
-
-    `%y = relay.nn.log_softmax %x : (tensor<2x5xf32>) -> tensor<2x5xf32>`
-    """,
-)
+SoftmaxOp = relay_op("nn.softmax", AxisUnaryOp, "Softmax along `axis`.")
+LogSoftmaxOp = relay_op("nn.log_softmax", AxisUnaryOp, "Logarithm of the softmax along `axis`.")
 
 
 def dropout_type(op: type[RelayOp], p: Props, data: TensorType) -> Attribute:
@@ -1639,24 +1627,13 @@ class GlobalPool2dOp(RelayOp, ABC):
     PATTERN: ClassVar[OpPattern] = OpPattern.OUT_ELEMWISE_FUSABLE
     OPERANDS: ClassVar[tuple[str, ...]] = ("data",)
     ATTRS: ClassVar[tuple[AttrDef, ...]] = (str_def("layout", "NCHW"),)
+    SYNTAX: ClassVar[str] = "%y = relay.{name} %x : (tensor<1x3x7x7x{t}>) -> tensor<1x3x1x1x{t}>"
     RULE = staticmethod(global_pool2d_type)
 
 
-GlobalAvgPool2dOp = relay_op(
-    "nn.global_avg_pool2d",
-    GlobalPool2dOp,
-    """Mean over the spatial axes.
-
-    `%y = relay.nn.global_avg_pool2d %x : (tensor<1x3x7x7xf32>) -> tensor<1x3x1x1xf32>`
-    """,
-)
+GlobalAvgPool2dOp = relay_op("nn.global_avg_pool2d", GlobalPool2dOp, "Mean over the spatial axes.")
 GlobalMaxPool2dOp = relay_op(
-    "nn.global_max_pool2d",
-    GlobalPool2dOp,
-    """Maximum over the spatial axes.
-
-    `%y = relay.nn.global_max_pool2d %x : (tensor<1x3x7x7xf32>) -> tensor<1x3x1x1xf32>`
-    """,
+    "nn.global_max_pool2d", GlobalPool2dOp, "Maximum over the spatial axes."
 )
 
 
@@ -1697,7 +1674,6 @@ PadOp = relay_op(
     AttrDef("pad_width", INTS, flat_int_array, python_type="Sequence[Sequence[int]]"),
     float_def("pad_value", 0.0),
     str_def("pad_mode", "constant"),
-    operands=("data",),
     rule=pad_type,
     pattern=OpPattern.INJECTIVE,
 )
@@ -1736,7 +1712,6 @@ Resize2dOp = relay_op(
     str_def("method", "linear"),
     str_def("coordinate_transformation_mode", "half_pixel"),
     str_def("rounding_method", ""),
-    operands=("data",),
     rule=resize2d_type,
     pattern=OpPattern.INJECTIVE,
 )
@@ -1770,7 +1745,6 @@ UpsamplingOp = relay_op(
     str_def("layout", "NCHW"),
     str_def("method", "nearest_neighbor"),
     bool_def("align_corners", False),
-    operands=("data",),
     rule=upsampling_type,
     pattern=OpPattern.INJECTIVE,
 )
@@ -1801,6 +1775,9 @@ class ReduceOp(RelayOp, ABC):
         AttrDef("axis", INTS, axes_array, None, "int | Sequence[int]"),
         bool_def("keepdims", False),
     )
+    SYNTAX: ClassVar[str] = (
+        "%y = relay.{name} %x {{axis = array<i64: 1>}} : (tensor<2x3x{t}>) -> tensor<2x{t}>"
+    )
     RULE = staticmethod(reduce_type)
 
     @classmethod
@@ -1816,6 +1793,10 @@ class ReduceOp(RelayOp, ABC):
 class ArgReduceOp(ReduceOp, ABC):
     """The i32 index of the extreme element along one axis (of the flattened data if none)."""
 
+    SYNTAX: ClassVar[str] = (
+        "%y = relay.{name} %x {{axis = array<i64: 1>}} : (tensor<2x3x{t}>) -> tensor<2xi32>"
+    )
+
     @classmethod
     def reduced_axes(cls, p: Props, rank: int) -> tuple[int, ...]:
         axes = p.opt_ints("axis")
@@ -1828,63 +1809,13 @@ class ArgReduceOp(ReduceOp, ABC):
         return IntegerType(32)
 
 
-SumOp = relay_op(
-    "sum",
-    ReduceOp,
-    """Sum over axes.
-
-    `%y = relay.sum %x {axis = array<i64: 1>} : (tensor<2x3xf32>) -> tensor<2xf32>`
-    """,
-)
-MeanOp = relay_op(
-    "mean",
-    ReduceOp,
-    """Arithmetic mean over axes.
-
-    `%y = relay.mean %x {axis = array<i64: 1>, keepdims = true}
-        : (tensor<2x3xf32>) -> tensor<2x1xf32>`
-    """,
-)
-MaxOp = relay_op(
-    "max",
-    ReduceOp,
-    """Maximum over axes.
-
-    `%y = relay.max %x : (tensor<2x3xf32>) -> tensor<f32>`
-    """,
-)
-MinOp = relay_op(
-    "min",
-    ReduceOp,
-    """Minimum over axes.
-
-    `%y = relay.min %x {axis = array<i64: 0>} : (tensor<2x3xf32>) -> tensor<3xf32>`
-    """,
-)
-ProdOp = relay_op(
-    "prod",
-    ReduceOp,
-    """Product over axes.
-
-    `%y = relay.prod %x {axis = array<i64: 0>} : (tensor<2x3xf32>) -> tensor<3xf32>`
-    """,
-)
-ArgmaxOp = relay_op(
-    "argmax",
-    ArgReduceOp,
-    """Index of the first maximum along an axis.
-
-    `%y = relay.argmax %x {axis = array<i64: 1>} : (tensor<2x3xf32>) -> tensor<2xi32>`
-    """,
-)
-ArgminOp = relay_op(
-    "argmin",
-    ArgReduceOp,
-    """Index of the first minimum along an axis.
-
-    `%y = relay.argmin %x {axis = array<i64: 1>} : (tensor<2x3xf32>) -> tensor<2xi32>`
-    """,
-)
+SumOp = relay_op("sum", ReduceOp, "Sum over axes.")
+MeanOp = relay_op("mean", ReduceOp, "Arithmetic mean over axes.")
+MaxOp = relay_op("max", ReduceOp, "Maximum over axes.")
+MinOp = relay_op("min", ReduceOp, "Minimum over axes.")
+ProdOp = relay_op("prod", ReduceOp, "Product over axes.")
+ArgmaxOp = relay_op("argmax", ArgReduceOp, "Index of the first maximum along an axis.")
+ArgminOp = relay_op("argmin", ArgReduceOp, "Index of the first minimum along an axis.")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1930,7 +1861,6 @@ ReshapeOp = relay_op(
     `%y = relay.reshape %x {newshape = array<i64: 0, -1>} : (tensor<2x3x4xf32>) -> tensor<2x12xf32>`
     """,
     ints_def("newshape"),
-    operands=("data",),
     rule=reshape_type,
     pattern=OpPattern.INJECTIVE,
 )
@@ -1960,7 +1890,6 @@ TransposeOp = relay_op(
         : (tensor<2x3x4xf32>) -> tensor<2x4x3xf32>`
     """,
     ints_def("axes", None),
-    operands=("data",),
     rule=transpose_type,
     pattern=OpPattern.INJECTIVE,
     permutation=classmethod(transpose_permutation),
@@ -2049,7 +1978,6 @@ SplitOp = relay_op(
     """,
     AttrDef("indices_or_sections", INT | INTS, int_or_ints, python_type="int | Sequence[int]"),
     int_def("axis", 0),
-    operands=("data",),
     result=TupleType,
     rule=split_type,
     pattern=OpPattern.INJECTIVE,
@@ -2078,7 +2006,6 @@ SqueezeOp = relay_op(
     `%y = relay.squeeze %x {axis = array<i64: 0>} : (tensor<1x3x1xf32>) -> tensor<3x1xf32>`
     """,
     ints_def("axis", None),
-    operands=("data",),
     rule=squeeze_type,
     pattern=OpPattern.INJECTIVE,
 )
@@ -2105,7 +2032,6 @@ ExpandDimsOp = relay_op(
     """,
     int_def("axis"),
     int_def("num_newaxis", 1),
-    operands=("data",),
     rule=expand_dims_type,
     pattern=OpPattern.INJECTIVE,
 )
@@ -2125,7 +2051,6 @@ BatchFlattenOp = relay_op(
 
     `%y = relay.nn.batch_flatten %x : (tensor<2x3x4xf32>) -> tensor<2x12xf32>`
     """,
-    operands=("data",),
     rule=batch_flatten_type,
     pattern=OpPattern.INJECTIVE,
 )
@@ -2214,7 +2139,6 @@ StridedSliceOp = relay_op(
     ints_def("end"),
     ints_def("strides", None),
     ints_def("axes", None),
-    operands=("data",),
     rule=strided_slice_type,
     pattern=OpPattern.INJECTIVE,
     slices=classmethod(slices_of),
@@ -2269,7 +2193,6 @@ BroadcastToOp = relay_op(
     `%y = relay.broadcast_to %x {shape = array<i64: 2, 3>} : (tensor<3xf32>) -> tensor<2x3xf32>`
     """,
     ints_def("shape"),
-    operands=("data",),
     rule=broadcast_to_type,
     pattern=OpPattern.BROADCAST,
 )
@@ -2294,7 +2217,6 @@ TileOp = relay_op(
     `%y = relay.tile %x {reps = array<i64: 2, 1>} : (tensor<2x3xf32>) -> tensor<4x3xf32>`
     """,
     ints_def("reps"),
-    operands=("data",),
     rule=tile_type,
     pattern=OpPattern.INJECTIVE,
 )
@@ -2332,7 +2254,6 @@ LayoutTransformOp = relay_op(
     """,
     str_def("src_layout"),
     str_def("dst_layout"),
-    operands=("data",),
     rule=layout_transform_type,
     pattern=OpPattern.INJECTIVE,
     layouts=classmethod(transform_layouts),
@@ -2519,7 +2440,6 @@ CumsumOp = relay_op(
     """,
     int_def("axis", None),
     bool_def("exclusive", False),
-    operands=("data",),
     rule=cumsum_type,
 )
 
@@ -2543,7 +2463,6 @@ TriluOp = relay_op(
     """,
     int_def("k", 0),
     bool_def("upper", True),
-    operands=("data",),
     rule=trilu_type,
     pattern=OpPattern.INJECTIVE,
 )

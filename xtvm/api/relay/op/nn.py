@@ -307,6 +307,29 @@ def lrn(
     )
 
 
+def _pool2d(
+    op_class: type[d.Pool2dOp],
+    data: Expr,
+    window: tuple[IntOrSeq, IntOrSeq, IntOrSeq, IntOrSeq],
+    layout: str,
+    out_layout: str,
+    **flags: bool,
+) -> Call:
+    """A 2-d pool of `window` (pool_size, strides, dilation, padding in TVM's forms)."""
+    check_unused(data, "", out_layout, layout)
+    pool_size, strides, dilation, padding = window
+    return make_call(
+        op_class,
+        data,
+        pool_size=pair(pool_size),
+        strides=pair(strides),
+        padding=pad_tuple(padding),
+        dilation=pair(dilation),
+        layout=layout,
+        **flags,
+    )
+
+
 def max_pool2d(
     data: Expr,
     pool_size: IntOrSeq = (1, 1),
@@ -317,17 +340,8 @@ def max_pool2d(
     out_layout: str = "",
     ceil_mode: bool = False,
 ) -> Call:
-    check_unused(data, "", out_layout, layout)
-    return make_call(
-        d.MaxPool2dOp,
-        data,
-        pool_size=pair(pool_size),
-        strides=pair(strides),
-        padding=pad_tuple(padding),
-        dilation=pair(dilation),
-        layout=layout,
-        ceil_mode=ceil_mode,
-    )
+    window = (pool_size, strides, dilation, padding)
+    return _pool2d(d.MaxPool2dOp, data, window, layout, out_layout, ceil_mode=ceil_mode)
 
 
 def avg_pool2d(
@@ -341,18 +355,9 @@ def avg_pool2d(
     ceil_mode: bool = False,
     count_include_pad: bool = False,
 ) -> Call:
-    check_unused(data, "", out_layout, layout)
-    return make_call(
-        d.AvgPool2dOp,
-        data,
-        pool_size=pair(pool_size),
-        strides=pair(strides),
-        padding=pad_tuple(padding),
-        dilation=pair(dilation),
-        layout=layout,
-        ceil_mode=ceil_mode,
-        count_include_pad=count_include_pad,
-    )
+    window = (pool_size, strides, dilation, padding)
+    extra = {"ceil_mode": ceil_mode, "count_include_pad": count_include_pad}
+    return _pool2d(d.AvgPool2dOp, data, window, layout, out_layout, **extra)
 
 
 def global_avg_pool2d(data: Expr, layout: str = "NCHW", out_layout: str = "") -> Call:
