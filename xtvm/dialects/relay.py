@@ -25,7 +25,8 @@ of syntax, attributes with types and defaults, type rule, pattern), from which c
 (`AddOp`), builder, verifier, text form and TVM's Python builder (`relay.add`). To add an op:
 1. write its row here, in its family when it has one (a unary float op is one line:
    `ErfOp = relay_op("erf", FloatUnaryOp, "Elementwise Gauss error function.")`), else with
-   `operands=`, its `*_def` attributes and its type rule `rule(op, props, *tensor types)`;
+   its `operands=` (when not one `data` tensor), its `*_def` attributes and its type rule
+   `rule(op class, props, *operand tensor types) -> result type`;
 2. give it its numpy semantics in `xtvm.runtime.relay_interpreter` (a `NUMPY` entry or a
    `@numpy_rule` function of its operands and attributes) and its compute in
    `xtvm.topi.strategy.STRATEGIES`;
@@ -684,13 +685,13 @@ def relay_op(
     }
     if rule is not None:
         namespace["RULE"] = staticmethod(rule)
-    namespace["__init__"] = builder(operand_names, all_attrs, variadic)
+    namespace["__init__"] = op_init(operand_names, all_attrs, variadic)
     op = irdl_op_definition(type(class_name, (family,), namespace))
     OPS.append(op)
     return op
 
 
-def builder(
+def op_init(
     operands: Sequence[str], attrs: Sequence[AttrDef], variadic: bool
 ) -> Callable[..., None]:
     """The `__init__` of an op declared by `relay_op`: operands, then attributes in order."""
