@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 
 import numpy as np
@@ -11,6 +12,8 @@ import xtvm as tvm
 from xtvm import relay
 from xtvm.api.relay.convert import ConversionError
 from xtvm.api.relay.expr import post_order
+from xtvm.api.relay.text import operator_table
+from xtvm.dialects import relay as dialect
 from xtvm.passes import byoc_targets
 
 RNG = np.random.default_rng(0)
@@ -27,6 +30,22 @@ def run(fn: relay.Function | tvm.IRModule, *args: np.ndarray, **kwargs: np.ndarr
 
 # ---------------------------------------------------------------------------------------------
 # Operators: each builds a typed call that evaluates like numpy
+
+
+def test_every_relay_op_has_a_python_builder():
+    table = operator_table()
+    missing = [op.name for op in dialect.OPS if op.name.removeprefix("relay.") not in table]
+    assert not missing
+
+
+def test_derived_builders_take_the_signature_of_their_op():
+    assert str(inspect.signature(relay.add)) == "(lhs: 'Expr', rhs: 'Expr') -> 'Call'"
+    assert str(inspect.signature(relay.nn.softmax)) == "(data: 'Expr', axis: 'int' = -1) -> 'Call'"
+    x = relay.var("x", shape=(2, 5))
+    call = relay.nn.softmax(x, axis=0)
+    assert call.op.name == "nn.softmax" and call.attrs.axis == 0
+    with pytest.raises(TypeError, match="rhs"):
+        relay.add(x)
 
 
 def conv_ref(x: np.ndarray, w: np.ndarray, pad: int) -> np.ndarray:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import re
 from collections.abc import Callable, Sequence
 from io import StringIO
@@ -498,6 +499,38 @@ def test_every_op_has_a_case():
         built |= {type(op) for op in module.walk()}
     missing = {op.name for op in Relay.operations} - {op.name for op in built}
     assert not missing
+
+
+def test_every_op_is_a_row_of_the_table_under_its_class_name():
+    structural = [relay.ConstOp, relay.ParamOp, relay.TupleOp, relay.TupleGetItemOp]
+    assert list(Relay.operations) == [*structural, *relay.OPS]
+    for op_type in relay.OPS:
+        assert getattr(relay, op_type.__name__) is op_type
+        assert op_type.__module__ == relay.__name__
+        definition = op_type.get_irdl_definition()
+        assert [name for name, _ in definition.operands] == list(op_type.OPERANDS)
+        assert list(definition.properties) == [a.name for a in op_type.ATTRS]
+
+
+def test_builder_signature_is_operands_then_attributes():
+    assert str(inspect.signature(relay.AvgPool2dOp)) == (
+        "(data: 'Operand', pool_size: 'Sequence[int]', strides: 'Sequence[int]' = (1, 1), "
+        "padding: 'Sequence[int]' = (0, 0, 0, 0), dilation: 'Sequence[int]' = (1, 1), "
+        "layout: 'str' = 'NCHW', ceil_mode: 'bool' = False, count_include_pad: 'bool' = False) "
+        "-> 'None'"
+    )
+    _, op = function([t(1, 3, 7, 7)], lambda x: relay.AvgPool2dOp(x, (3, 3), (2, 2)))
+    assert op.attr_values() == {
+        "pool_size": (3, 3),
+        "strides": (2, 2),
+        "padding": (0, 0, 0, 0),
+        "dilation": (1, 1),
+        "layout": "NCHW",
+        "ceil_mode": False,
+        "count_include_pad": False,
+    }
+    with pytest.raises(TypeError, match="pool_size"):
+        relay.MaxPool2dOp(op.results[0])
 
 
 def test_printed_form_matches_the_documented_syntax():

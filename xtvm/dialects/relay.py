@@ -19,15 +19,31 @@ Conventions that differ from TVM or need a choice:
 - integer `divide` truncates toward zero, as TVM and C do;
 - pools with ceil_mode drop a last window that would start in the bottom/right padding, as
   PyTorch and ONNX do (TVM keeps it).
+
+Ops are data: each is one row, a call of `relay_op` (TVM name, family, docstring with one line
+of syntax, attributes with types and defaults, type rule, pattern), from which come its class
+(`AddOp`), builder, verifier, text form and TVM's Python builder (`relay.add`). To add an op:
+1. write its row here, in its family when it has one (a unary float op is one line:
+   `ErfOp = relay_op("erf", FloatUnaryOp, "Elementwise Gauss error function.")`), else with
+   its `operands=` (when not one `data` tensor), its `*_def` attributes and its type rule
+   `rule(op class, props, *operand tensor types) -> result type`;
+2. give it its numpy semantics in `xtvm.runtime.relay_interpreter` (a `NUMPY` entry or a
+   `@numpy_rule` function of its operands and attributes) and its compute in
+   `xtvm.topi.strategy.STRATEGIES`;
+3. add a case to `tests/dialects/test_relay.py` and `tests/runtime/test_relay_interpreter.py`
+   (their completeness tests fail until you do) and to `lit_tests/dialects/relay/ops.mlir`.
+The Python builder comes from the row (`xtvm.api.relay.expr.derive_builders`); write one by
+hand in `xtvm/api/relay/op/` only when TVM's signature differs from the op's.
 """
 
 from __future__ import annotations
 
 import enum
+import inspect
 import itertools
 import math
 from abc import ABC
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -50,7 +66,6 @@ from xdsl.dialects.builtin import (
     TupleType,
     f64,
     i1,
-    i32,
     i64,
 )
 from xdsl.ir import Attribute, Dialect, Operation, SSAValue
@@ -72,6 +87,7 @@ from xdsl.irdl import (
 from xdsl.traits import ConstantLike, Pure
 from xdsl.utils.exceptions import VerifyException
 
+from xtvm.dialects.relay_attrs import python_value
 from xtvm.ir.numpy_types import element_type, numpy_dtype
 
 Operand = SSAValue | Operation
@@ -390,14 +406,50 @@ def window_out(
     return out - 1 if (out - 1) * stride >= size + before else out
 
 
+def windows_out(
+    op: type[RelayOp],
+    what: str,
+    size: tuple[int, int],
+    kernel: tuple[int, int],
+    strides: Sequence[int],
+    dilation: Sequence[int],
+    padding: Sequence[int],
+    ceil: bool,
+) -> tuple[int, int]:
+    """Output height and width of a 2-d window sliding over a padded (height, width) input;
+    an error naming the op (and calling the window `what`) when the window does not fit."""
+    pt, pl, pb, pr = padding
+    oh = window_out(size[0], pt, pb, kernel[0], strides[0], dilation[0], ceil)
+    ow = window_out(size[1], pl, pr, kernel[1], strides[1], dilation[1], ceil)
+    if oh < 1 or ow < 1:
+        raise op.error(
+            f"dilated {what} {dilation[0] * (kernel[0] - 1) + 1}x"
+            f"{dilation[1] * (kernel[1] - 1) + 1} is "
+            f"larger than padded input {size[0] + pt + pb}x{size[1] + pl + pr}"
+        )
+    return oh, ow
+
+
 # ---------------------------------------------------------------------------------------------
 # The base of all relay ops
 
 
 class RelayOp(IRDLOperation, ABC):
-    """A relay operator: pure, with a TVM pattern kind and inferred result types."""
+    """A relay operator: pure, with a TVM pattern kind and inferred result types.
+
+    The class variables hold the op's row (see `relay_op`): OPERANDS (one tensor, `data`,
+    unless the row says otherwise) and ATTRS name its operands and attributes; RULE computes
+    its result type from its operands' tensor types, once ELEMENTS ("numeric", "int", "float"
+    or "bool") has checked the first one's element type.
+    """
 
     PATTERN: ClassVar[OpPattern] = OpPattern.OPAQUE
+    OPERANDS: ClassVar[tuple[str, ...]] = ("data",)
+    ATTRS: ClassVar[tuple[AttrDef, ...]] = ()
+    VARIADIC: ClassVar[bool] = False
+    ELEMENTS: ClassVar[str] = "numeric"
+    RULE: ClassVar[TypeRule | None] = None
+    SYNTAX: ClassVar[str] = ""  # the syntax line of a family's docstrings, {name} and {t} filled
 
     traits = traits_def(Pure())
     assembly_format = "operands attr-dict `:` functional-type(operands, results)"
@@ -438,12 +490,39 @@ class RelayOp(IRDLOperation, ABC):
                 )
         return elem
 
+    def attr_values(self) -> dict[str, Any]:
+        """The attributes of the op's row as Python values (TVM's `call.attrs`), defaults
+        filled in: int lists as tuples, strings, bools, numbers; None when absent."""
+        p = self.props(self.properties)
+        values = {a.name: p.get(a.name) for a in self.ATTRS}
+        return {k: None if v is None else python_value(v) for k, v in values.items()}
+
+    @classmethod
+    def check_elements(cls, typ: TensorType) -> None:
+        """The first operand's element type against ELEMENTS."""
+        elem = typ.get_element_type()
+        if cls.ELEMENTS == "int" and (is_float(elem) or is_bool(elem)):
+            raise cls.error(f"operand element type must be an integer type, got {elem}")
+        if cls.ELEMENTS == "float" and not is_float(elem):
+            raise cls.error(f"operand element type must be a float type, got {elem}")
+        if cls.ELEMENTS == "bool" and not is_bool(elem):
+            raise cls.error(f"operand element type must be i1, got {elem}")
+
     @classmethod
     def infer_result_types(
         cls, operand_types: Sequence[Attribute], properties: Mapping[str, Attribute]
     ) -> list[Attribute]:
         """The result types of this op on `operand_types`; raises VerifyException if invalid."""
-        raise NotImplementedError(f"'{cls.name}' does not infer its result types")
+        if cls.RULE is None:
+            raise NotImplementedError(f"'{cls.name}' does not infer its result types")
+        p = cls.props(properties)
+        if cls.VARIADIC:
+            result = cls.RULE(cls, p, list(operand_types))
+        else:
+            tensors = cls.tensors(operand_types, cls.OPERANDS)
+            cls.check_elements(tensors[0])
+            result = cls.RULE(cls, p, *tensors)
+        return result if isinstance(result, list) else [result]
 
     def _build(
         self,
@@ -473,6 +552,172 @@ class RelayOp(IRDLOperation, ABC):
             got = ", ".join(str(t) for t in actual)
             want = ", ".join(str(t) for t in inferred)
             raise self.error(f"result type {got} does not match the inferred type {want}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Op declarations as data: one row per op
+#
+# An op is one call of `relay_op` (like a record of MLIR's ODS or an xDSL `irdl_op_definition`
+# class, with the repetition taken out): its TVM name, its family (the base class giving its
+# operands, attributes and type rule, when it shares them), its docstring with one line of
+# syntax, its own attributes with types and defaults, and its type rule if it has its own.
+# From that row come the IRDL operand, result and property fields, the builder `__init__`
+# (operands, then attributes in declaration order, defaults filled in), the type inference
+# and verifier, the printed and parsed form (the one syntax every relay op shares) and, in
+# `xtvm.api.relay.op`, TVM's Python builder (`relay.add`, `relay.nn.softmax`) unless one is
+# written by hand because TVM's signature differs from the op's.
+
+REQUIRED: Any = object()  # the default of an attribute the builder must be given
+
+
+@dataclass(frozen=True)
+class AttrDef:
+    """One attribute of an op: its name, constraint, conversion from a Python value and
+    default (a Python value; REQUIRED when there is none; None when it may be absent)."""
+
+    name: str
+    constraint: Any
+    convert: Callable[[Any], Attribute]
+    default: Any = REQUIRED
+    python_type: str = "Any"  # the builder's annotation
+
+    def field(self) -> Any:
+        if self.default is None:
+            return opt_prop_def(self.constraint)
+        if self.default is REQUIRED:
+            return prop_def(self.constraint)
+        return prop_def(self.constraint, default_value=self.convert(self.default))
+
+    def parameter(self) -> inspect.Parameter:
+        default = inspect.Parameter.empty if self.default is REQUIRED else self.default
+        annotation = self.python_type + (" | None" if self.default is None else "")
+        kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+        return inspect.Parameter(self.name, kind, default=default, annotation=annotation)
+
+
+def ints_def(name: str, default: Any = REQUIRED) -> AttrDef:
+    """An `array<i64: ...>` attribute, given as a sequence of ints."""
+    return AttrDef(name, INTS, int_array, default, "Sequence[int]")
+
+
+def int_def(name: str, default: Any = REQUIRED) -> AttrDef:
+    return AttrDef(name, INT, int_attr, default, "int")
+
+
+def float_def(name: str, default: Any = REQUIRED) -> AttrDef:
+    return AttrDef(name, FloatAttr, float_attr, default, "float")
+
+
+def bool_def(name: str, default: Any = REQUIRED) -> AttrDef:
+    return AttrDef(name, BOOL, bool_attr, default, "bool")
+
+
+def str_def(name: str, default: Any = REQUIRED) -> AttrDef:
+    return AttrDef(name, StringAttr, StringAttr, default, "str")
+
+
+def dtype_attr(dtype: Attribute | str | np.dtype) -> Attribute:
+    """An element type given as an attribute or as a numpy dtype (or its name)."""
+    return dtype if isinstance(dtype, Attribute) else element_type(dtype)
+
+
+def dtype_def(name: str, constraint: Any, default: Any = REQUIRED) -> AttrDef:
+    return AttrDef(name, constraint, dtype_attr, default, "Attribute | str")
+
+
+# A type rule: (op class, its properties, its operands' tensor types) -> the result type(s).
+TypeRule = Callable[..., Attribute | list[Attribute]]
+
+# Every op declared by `relay_op`, in declaration order: the dialect lists them.
+OPS: list[type[RelayOp]] = []
+
+
+def relay_op(
+    name: str,
+    family: type[RelayOp],
+    doc: str,
+    *attrs: AttrDef,
+    operands: Sequence[str] | None = None,
+    variadic: bool = False,
+    result: type[Attribute] = TensorType,
+    rule: TypeRule | None = None,
+    pattern: OpPattern | None = None,
+    class_name: str = "",
+    **class_vars: Any,
+) -> type[RelayOp]:
+    """Declare op `relay.<name>`: one row of the relay op table.
+
+    `family` gives the operands, attributes, type rule, pattern and documented syntax the op
+    shares with its siblings (a `doc` without a syntax line gets the family's); `operands`,
+    `rule` and `pattern` replace the family's and `attrs` follow its attributes. A `variadic`
+    op has one operand, a list of tensors, and its rule sees the raw operand types. The class
+    is named `<Name>Op` after the last part of `name` (`nn.max_pool2d` is MaxPool2dOp) unless
+    `class_name` says otherwise; `class_vars` are extra class attributes (a family's switches
+    such as ELEMENTS, classmethods the op's users call).
+    """
+    if family.SYNTAX and " = relay." not in doc:
+        elements = class_vars.get("ELEMENTS", family.ELEMENTS)
+        elem = {"int": "i32", "bool": "i1"}.get(elements, "f32")
+        doc = f"{doc}\n\n    `{family.SYNTAX.format(name=name, t=elem)}`\n    "
+    short = name.rsplit(".", 1)[-1]
+    class_name = class_name or "".join(w.capitalize() for w in short.split("_")) + "Op"
+    operand_names = tuple(family.OPERANDS if operands is None else operands)
+    all_attrs = (*family.ATTRS, *attrs)
+    fields: dict[str, Any] = {
+        n: var_operand_def(TensorType) if variadic else operand_def(TensorType)
+        for n in operand_names
+    }
+    fields["result"] = result_def(result)
+    fields.update({a.name: a.field() for a in all_attrs})
+    constants = {"OPERANDS": operand_names, "ATTRS": all_attrs, "VARIADIC": variadic}
+    constants.update({k: v for k, v in class_vars.items() if k.isupper()})
+    if pattern is not None:
+        constants["PATTERN"] = pattern
+    namespace: dict[str, Any] = {
+        "__annotations__": dict.fromkeys(constants, "ClassVar[Any]"),
+        "__module__": __name__,
+        "__qualname__": class_name,
+        "__doc__": doc,
+        "name": f"relay.{name}",
+        **constants,
+        **fields,
+        **class_vars,
+    }
+    if rule is not None:
+        namespace["RULE"] = staticmethod(rule)
+    namespace["__init__"] = op_init(operand_names, all_attrs, variadic)
+    op = irdl_op_definition(type(class_name, (family,), namespace))
+    OPS.append(op)
+    return op
+
+
+def op_init(
+    operands: Sequence[str], attrs: Sequence[AttrDef], variadic: bool
+) -> Callable[..., None]:
+    """The `__init__` of an op declared by `relay_op`: operands, then attributes in order."""
+    kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    operand = "Sequence[Operand]" if variadic else "Operand"
+    signature = inspect.Signature(
+        [
+            inspect.Parameter("self", kind),
+            *(inspect.Parameter(n, kind, annotation=operand) for n in operands),
+            *(a.parameter() for a in attrs),
+        ],
+        return_annotation="None",
+    )
+
+    def __init__(self: RelayOp, *args: Any, **kwargs: Any) -> None:
+        bound = signature.bind(self, *args, **kwargs)
+        bound.apply_defaults()
+        values = bound.arguments
+        given = [list(values[n]) if variadic else values[n] for n in operands]
+        props = {
+            a.name: None if values[a.name] is None else a.convert(values[a.name]) for a in attrs
+        }
+        self._build(given, props)
+
+    __init__.__signature__ = signature  # type: ignore[attr-defined]
+    return __init__
 
 
 # ---------------------------------------------------------------------------------------------
@@ -633,608 +878,226 @@ class TupleGetItemOp(RelayOp):
 # Elementwise and broadcasting binary ops
 
 
+def broadcast_shape(op: type[RelayOp], lhs: TensorType, rhs: TensorType) -> tuple[int, ...]:
+    """The broadcast shape of two tensors of one element type."""
+    if lhs.get_element_type() != rhs.get_element_type():
+        raise op.error(
+            f"operand element types differ: {lhs.get_element_type()} vs {rhs.get_element_type()}"
+        )
+    shape = broadcast_shapes(lhs.get_shape(), rhs.get_shape())
+    if shape is None:
+        raise op.error(
+            f"operand shapes do not broadcast: {fmt_shape(lhs.get_shape())} vs "
+            f"{fmt_shape(rhs.get_shape())}"
+        )
+    return shape
+
+
+def broadcast_type(op: type[RelayOp], p: Props, lhs: TensorType, rhs: TensorType) -> Attribute:
+    return TensorType(lhs.get_element_type(), broadcast_shape(op, lhs, rhs))
+
+
+def compare_type(op: type[RelayOp], p: Props, lhs: TensorType, rhs: TensorType) -> Attribute:
+    return TensorType(i1, broadcast_shape(op, lhs, rhs))
+
+
 class ElementwiseBinaryOp(RelayOp, ABC):
     """A binary op on two tensors of one element type, with numpy broadcasting."""
 
     PATTERN: ClassVar[OpPattern] = OpPattern.BROADCAST
-    ELEMENTS: ClassVar[str] = "numeric"  # "numeric", "int" or "bool"
-    lhs = operand_def(TensorType)
-    rhs = operand_def(TensorType)
-    result = result_def(TensorType)
-
-    def __init__(self, lhs: Operand, rhs: Operand) -> None:
-        self._build([lhs, rhs])
-
-    @classmethod
-    def result_element(cls, elem: Attribute) -> Attribute:
-        return elem
-
-    @classmethod
-    def infer_result_types(
-        cls, operand_types: Sequence[Attribute], properties: Mapping[str, Attribute]
-    ) -> list[Attribute]:
-        lhs, rhs = cls.tensors(operand_types, ("lhs", "rhs"))
-        elem = lhs.get_element_type()
-        if cls.ELEMENTS == "int" and (is_float(elem) or is_bool(elem)):
-            raise cls.error(f"operand element type must be an integer type, got {elem}")
-        if cls.ELEMENTS == "bool" and not is_bool(elem):
-            raise cls.error(f"operand element type must be i1, got {elem}")
-        if lhs.get_element_type() != rhs.get_element_type():
-            raise cls.error(
-                f"operand element types differ: {lhs.get_element_type()} vs "
-                f"{rhs.get_element_type()}"
-            )
-        shape = broadcast_shapes(lhs.get_shape(), rhs.get_shape())
-        if shape is None:
-            raise cls.error(
-                f"operand shapes do not broadcast: {fmt_shape(lhs.get_shape())} vs "
-                f"{fmt_shape(rhs.get_shape())}"
-            )
-        return [TensorType(cls.result_element(lhs.get_element_type()), shape)]
+    OPERANDS: ClassVar[tuple[str, ...]] = ("lhs", "rhs")
+    SYNTAX: ClassVar[str] = (
+        "%z = relay.{name} %x, %y : (tensor<4x{t}>, tensor<{t}>) -> tensor<4x{t}>"
+    )
+    RULE = staticmethod(broadcast_type)
 
 
 class ComparisonOp(ElementwiseBinaryOp, ABC):
     """A broadcasting comparison; the result is a tensor of i1."""
 
-    @classmethod
-    def result_element(cls, elem: Attribute) -> Attribute:
-        return i1
-
-
-@irdl_op_definition
-class AddOp(ElementwiseBinaryOp):
-    """Elementwise sum.
-
-    `%z = relay.add %x, %y : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>`
-    """
-
-    name = "relay.add"
-
-
-@irdl_op_definition
-class SubtractOp(ElementwiseBinaryOp):
-    """Elementwise difference.
-
-    `%z = relay.subtract %x, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>`
-    """
-
-    name = "relay.subtract"
-
-
-@irdl_op_definition
-class MultiplyOp(ElementwiseBinaryOp):
-    """Elementwise product.
-
-    `%z = relay.multiply %x, %y : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>`
-    """
-
-    name = "relay.multiply"
-
-
-@irdl_op_definition
-class DivideOp(ElementwiseBinaryOp):
-    """Elementwise quotient (integers truncate toward zero).
-
-    `%z = relay.divide %x, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>`
-    """
-
-    name = "relay.divide"
-
-
-@irdl_op_definition
-class PowerOp(ElementwiseBinaryOp):
-    """Elementwise power `lhs ** rhs`.
-
-    `%z = relay.power %x, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>`
-    """
-
-    name = "relay.power"
-
-
-@irdl_op_definition
-class MaximumOp(ElementwiseBinaryOp):
-    """Elementwise maximum.
-
-    `%z = relay.maximum %x, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>`
-    """
-
-    name = "relay.maximum"
-
-
-@irdl_op_definition
-class MinimumOp(ElementwiseBinaryOp):
-    """Elementwise minimum.
-
-    `%z = relay.minimum %x, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>`
-    """
-
-    name = "relay.minimum"
-
-
-@irdl_op_definition
-class EqualOp(ComparisonOp):
-    """Elementwise `lhs == rhs`.
-
-    `%z = relay.equal %x, %y : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi1>`
-    """
-
-    name = "relay.equal"
-
-
-@irdl_op_definition
-class LessOp(ComparisonOp):
-    """Elementwise `lhs < rhs`.
-
-    `%z = relay.less %x, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>`
-    """
-
-    name = "relay.less"
-
-
-@irdl_op_definition
-class GreaterOp(ComparisonOp):
-    """Elementwise `lhs > rhs`.
-
-    `%z = relay.greater %x, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>`
-    """
-
-    name = "relay.greater"
-
-
-@irdl_op_definition
-class LessEqualOp(ComparisonOp):
-    """Elementwise `lhs <= rhs`.
-
-    `%z = relay.less_equal %x, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>`
-    """
-
-    name = "relay.less_equal"
-
-
-@irdl_op_definition
-class GreaterEqualOp(ComparisonOp):
-    """Elementwise `lhs >= rhs`.
-
-    `%z = relay.greater_equal %x, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>`
-    """
-
-    name = "relay.greater_equal"
-
-
-@irdl_op_definition
-class NotEqualOp(ComparisonOp):
-    """Elementwise `lhs != rhs`.
-
-    `%z = relay.not_equal %x, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>`
-    """
-
-    name = "relay.not_equal"
-
-
-@irdl_op_definition
-class FloorDivideOp(ElementwiseBinaryOp):
-    """Elementwise division rounded towards minus infinity (numpy's `//`).
-
-    `%z = relay.floor_divide %x, %y : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>`
-    """
-
-    name = "relay.floor_divide"
-
-
-@irdl_op_definition
-class FloorModOp(ElementwiseBinaryOp):
-    """Elementwise remainder with the sign of the divisor (numpy's `%`).
-
-    `%z = relay.floor_mod %x, %y : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>`
-    """
-
-    name = "relay.floor_mod"
-
-
-@irdl_op_definition
-class LeftShiftOp(ElementwiseBinaryOp):
-    """Elementwise `lhs << rhs` on integers.
-
-    `%z = relay.left_shift %x, %y : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>`
-    """
-
-    name = "relay.left_shift"
-    ELEMENTS: ClassVar[str] = "int"
-
-
-@irdl_op_definition
-class RightShiftOp(ElementwiseBinaryOp):
-    """Elementwise `lhs >> rhs` on integers (arithmetic for signed types).
-
-    `%z = relay.right_shift %x, %y : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>`
-    """
-
-    name = "relay.right_shift"
-    ELEMENTS: ClassVar[str] = "int"
-
-
-@irdl_op_definition
-class LogicalAndOp(ElementwiseBinaryOp):
-    """Elementwise boolean and.
-
-    `%z = relay.logical_and %x, %y : (tensor<4xi1>, tensor<4xi1>) -> tensor<4xi1>`
-    """
-
-    name = "relay.logical_and"
-    ELEMENTS: ClassVar[str] = "bool"
-
-
-@irdl_op_definition
-class LogicalOrOp(ElementwiseBinaryOp):
-    """Elementwise boolean or.
-
-    `%z = relay.logical_or %x, %y : (tensor<4xi1>, tensor<4xi1>) -> tensor<4xi1>`
-    """
-
-    name = "relay.logical_or"
-    ELEMENTS: ClassVar[str] = "bool"
-
-
-@irdl_op_definition
-class WhereOp(RelayOp):
+    SYNTAX: ClassVar[str] = (
+        "%z = relay.{name} %x, %y : (tensor<4x{t}>, tensor<{t}>) -> tensor<4xi1>"
+    )
+    RULE = staticmethod(compare_type)
+
+
+AddOp = relay_op("add", ElementwiseBinaryOp, "Elementwise sum.")
+SubtractOp = relay_op("subtract", ElementwiseBinaryOp, "Elementwise difference.")
+MultiplyOp = relay_op("multiply", ElementwiseBinaryOp, "Elementwise product.")
+DivideOp = relay_op("divide", ElementwiseBinaryOp, "Quotient; integers truncate toward zero.")
+PowerOp = relay_op("power", ElementwiseBinaryOp, "Elementwise power `lhs ** rhs`.")
+MaximumOp = relay_op("maximum", ElementwiseBinaryOp, "Elementwise maximum.")
+MinimumOp = relay_op("minimum", ElementwiseBinaryOp, "Elementwise minimum.")
+EqualOp = relay_op("equal", ComparisonOp, "Elementwise `lhs == rhs`.")
+LessOp = relay_op("less", ComparisonOp, "Elementwise `lhs < rhs`.")
+GreaterOp = relay_op("greater", ComparisonOp, "Elementwise `lhs > rhs`.")
+LessEqualOp = relay_op("less_equal", ComparisonOp, "Elementwise `lhs <= rhs`.")
+GreaterEqualOp = relay_op("greater_equal", ComparisonOp, "Elementwise `lhs >= rhs`.")
+NotEqualOp = relay_op("not_equal", ComparisonOp, "Elementwise `lhs != rhs`.")
+FloorDivideOp = relay_op(
+    "floor_divide", ElementwiseBinaryOp, "Quotient rounded towards minus infinity (`//`)."
+)
+FloorModOp = relay_op(
+    "floor_mod", ElementwiseBinaryOp, "Remainder with the sign of the divisor (`%`)."
+)
+LeftShiftOp = relay_op(
+    "left_shift", ElementwiseBinaryOp, "Elementwise `lhs << rhs` on integers.", ELEMENTS="int"
+)
+RightShiftOp = relay_op(
+    "right_shift", ElementwiseBinaryOp, "`lhs >> rhs` on integers, arithmetic.", ELEMENTS="int"
+)
+LogicalAndOp = relay_op(
+    "logical_and", ElementwiseBinaryOp, "Elementwise boolean and.", ELEMENTS="bool"
+)
+LogicalOrOp = relay_op(
+    "logical_or", ElementwiseBinaryOp, "Elementwise boolean or.", ELEMENTS="bool"
+)
+
+
+def where_type(
+    op: type[RelayOp], p: Props, cond: TensorType, x: TensorType, y: TensorType
+) -> Attribute:
+    if not is_bool(cond.get_element_type()):
+        raise op.error(f"condition must have element type i1, got {cond.get_element_type()}")
+    elem = op.same_element([x, y], ["x", "y"])
+    shapes = [t.get_shape() for t in (cond, x, y)]
+    shape = broadcast_shapes(*shapes)
+    if shape is None:
+        raise op.error(
+            "operand shapes do not broadcast: " + " vs ".join(fmt_shape(s) for s in shapes)
+        )
+    return TensorType(elem, shape)
+
+
+WhereOp = relay_op(
+    "where",
+    RelayOp,
     """Select from `x` where `condition` holds, else from `y`, all three broadcast.
 
     `%z = relay.where %c, %x, %y : (tensor<4xi1>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>`
-    """
-
-    name = "relay.where"
-    PATTERN: ClassVar[OpPattern] = OpPattern.BROADCAST
-    condition = operand_def(TensorType)
-    x = operand_def(TensorType)
-    y = operand_def(TensorType)
-    result = result_def(TensorType)
-
-    def __init__(self, condition: Operand, x: Operand, y: Operand) -> None:
-        self._build([condition, x, y])
-
-    @classmethod
-    def infer_result_types(
-        cls, operand_types: Sequence[Attribute], properties: Mapping[str, Attribute]
-    ) -> list[Attribute]:
-        cond, x, y = cls.tensors(operand_types, ("condition", "x", "y"))
-        if not is_bool(cond.get_element_type()):
-            raise cls.error(f"condition must have element type i1, got {cond.get_element_type()}")
-        elem = cls.same_element([x, y], ["x", "y"])
-        shapes = [t.get_shape() for t in (cond, x, y)]
-        shape = broadcast_shapes(*shapes)
-        if shape is None:
-            raise cls.error(
-                "operand shapes do not broadcast: " + " vs ".join(fmt_shape(s) for s in shapes)
-            )
-        return [TensorType(elem, shape)]
+    """,
+    operands=("condition", "x", "y"),
+    rule=where_type,
+    pattern=OpPattern.BROADCAST,
+)
 
 
 # ---------------------------------------------------------------------------------------------
 # Unary ops: one tensor in, one tensor of the same shape out
 
 
+def same_type(op: type[RelayOp], p: Props, data: TensorType) -> Attribute:
+    return data
+
+
 class UnaryOp(RelayOp, ABC):
     """A shape-preserving op on one tensor; `ELEMENTS` restricts its element type."""
 
     PATTERN: ClassVar[OpPattern] = OpPattern.ELEMWISE
-    ELEMENTS: ClassVar[str] = "numeric"  # "numeric", "float" or "bool"
-    data = operand_def(TensorType)
-    result = result_def(TensorType)
-
-    def __init__(self, data: Operand) -> None:
-        self._build([data])
-
-    @classmethod
-    def check(cls, p: Props, data: TensorType) -> TensorType:
-        """Check the properties against `data`; return the result type."""
-        return data
-
-    @classmethod
-    def infer_result_types(
-        cls, operand_types: Sequence[Attribute], properties: Mapping[str, Attribute]
-    ) -> list[Attribute]:
-        (data,) = cls.tensors(operand_types, ("data",))
-        elem = data.get_element_type()
-        if cls.ELEMENTS == "float" and not is_float(elem):
-            raise cls.error(f"operand element type must be a float type, got {elem}")
-        if cls.ELEMENTS == "bool" and not is_bool(elem):
-            raise cls.error(f"operand element type must be i1, got {elem}")
-        return [cls.check(cls.props(properties), data)]
+    OPERANDS: ClassVar[tuple[str, ...]] = ("data",)
+    SYNTAX: ClassVar[str] = "%y = relay.{name} %x : (tensor<4x{t}>) -> tensor<4x{t}>"
+    RULE = staticmethod(same_type)
 
 
-@irdl_op_definition
-class NegativeOp(UnaryOp):
-    """Elementwise negation.
+class FloatUnaryOp(UnaryOp, ABC):
+    """A unary math function on floats."""
 
-    `%y = relay.negative %x : (tensor<4xf32>) -> tensor<4xf32>`
-    """
-
-    name = "relay.negative"
-
-
-@irdl_op_definition
-class AbsOp(UnaryOp):
-    """Elementwise absolute value.
-
-    `%y = relay.abs %x : (tensor<4xf32>) -> tensor<4xf32>`
-    """
-
-    name = "relay.abs"
-
-
-@irdl_op_definition
-class ExpOp(UnaryOp):
-    """Elementwise e**x.
-
-    `%y = relay.exp %x : (tensor<4xf32>) -> tensor<4xf32>`
-    """
-
-    name = "relay.exp"
     ELEMENTS: ClassVar[str] = "float"
 
 
-@irdl_op_definition
-class LogOp(UnaryOp):
-    """Elementwise natural logarithm.
-
-    `%y = relay.log %x : (tensor<4xf32>) -> tensor<4xf32>`
-    """
-
-    name = "relay.log"
-    ELEMENTS: ClassVar[str] = "float"
-
-
-@irdl_op_definition
-class SqrtOp(UnaryOp):
-    """Elementwise square root.
-
-    `%y = relay.sqrt %x : (tensor<4xf32>) -> tensor<4xf32>`
-    """
-
-    name = "relay.sqrt"
-    ELEMENTS: ClassVar[str] = "float"
-
-
-@irdl_op_definition
-class RsqrtOp(UnaryOp):
-    """Elementwise reciprocal square root.
-
-    `%y = relay.rsqrt %x : (tensor<4xf32>) -> tensor<4xf32>`
-    """
-
-    name = "relay.rsqrt"
-    ELEMENTS: ClassVar[str] = "float"
-
-
-@irdl_op_definition
-class TanhOp(UnaryOp):
-    """Elementwise hyperbolic tangent.
-
-    `%y = relay.tanh %x : (tensor<4xf32>) -> tensor<4xf32>`
-    """
-
-    name = "relay.tanh"
-    ELEMENTS: ClassVar[str] = "float"
-
-
-@irdl_op_definition
-class SigmoidOp(UnaryOp):
-    """Elementwise logistic function 1 / (1 + e**-x).
-
-    `%y = relay.sigmoid %x : (tensor<4xf32>) -> tensor<4xf32>`
-    """
-
-    name = "relay.sigmoid"
-    ELEMENTS: ClassVar[str] = "float"
-
-
-@irdl_op_definition
-class ErfOp(UnaryOp):
-    """Elementwise Gauss error function.
-
-    `%y = relay.erf %x : (tensor<4xf32>) -> tensor<4xf32>`
-    """
-
-    name = "relay.erf"
-    ELEMENTS: ClassVar[str] = "float"
-
-
-@irdl_op_definition
-class LogicalNotOp(UnaryOp):
-    """Elementwise boolean negation.
-
-    `%y = relay.logical_not %x : (tensor<4xi1>) -> tensor<4xi1>`
-    """
-
-    name = "relay.logical_not"
-    ELEMENTS: ClassVar[str] = "bool"
-
-
-@irdl_op_definition
-class CosOp(UnaryOp):
-    """Elementwise cosine.
-
-    `%y = relay.cos %x : (tensor<4xf32>) -> tensor<4xf32>`
-    """
-
-    name = "relay.cos"
-    ELEMENTS: ClassVar[str] = "float"
-
-
-@irdl_op_definition
-class SinOp(UnaryOp):
-    """Elementwise sine.
-
-    `%y = relay.sin %x : (tensor<4xf32>) -> tensor<4xf32>`
-    """
-
-    name = "relay.sin"
-    ELEMENTS: ClassVar[str] = "float"
-
-
-@irdl_op_definition
-class TanOp(UnaryOp):
-    """Elementwise tangent.
-
-    `%y = relay.tan %x : (tensor<4xf32>) -> tensor<4xf32>`
-    """
-
-    name = "relay.tan"
-    ELEMENTS: ClassVar[str] = "float"
-
-
-@irdl_op_definition
-class AtanOp(UnaryOp):
-    """Elementwise arctangent.
-
-    `%y = relay.atan %x : (tensor<4xf32>) -> tensor<4xf32>`
-    """
-
-    name = "relay.atan"
-    ELEMENTS: ClassVar[str] = "float"
-
-
-@irdl_op_definition
-class FloorOp(UnaryOp):
-    """Elementwise rounding towards minus infinity.
-
-    `%y = relay.floor %x : (tensor<4xf32>) -> tensor<4xf32>`
-    """
-
-    name = "relay.floor"
-    ELEMENTS: ClassVar[str] = "float"
-
-
-@irdl_op_definition
-class CeilOp(UnaryOp):
-    """Elementwise rounding towards plus infinity.
-
-    `%y = relay.ceil %x : (tensor<4xf32>) -> tensor<4xf32>`
-    """
-
-    name = "relay.ceil"
-    ELEMENTS: ClassVar[str] = "float"
-
-
-@irdl_op_definition
-class TruncOp(UnaryOp):
-    """Elementwise rounding towards zero.
-
-    `%y = relay.trunc %x : (tensor<4xf32>) -> tensor<4xf32>`
-    """
-
-    name = "relay.trunc"
-    ELEMENTS: ClassVar[str] = "float"
-
-
-@irdl_op_definition
-class RoundOp(UnaryOp):
-    """Elementwise rounding to the nearest integer, halves to even.
-
-    `%y = relay.round %x : (tensor<4xf32>) -> tensor<4xf32>`
-    """
-
-    name = "relay.round"
-    ELEMENTS: ClassVar[str] = "float"
-
-
-@irdl_op_definition
-class SignOp(UnaryOp):
-    """Elementwise sign: -1, 0 or 1.
-
-    `%y = relay.sign %x : (tensor<4xf32>) -> tensor<4xf32>`
-    """
-
-    name = "relay.sign"
-
-
-@irdl_op_definition
-class ClipOp(UnaryOp):
+NegativeOp = relay_op("negative", UnaryOp, "Elementwise negation.")
+AbsOp = relay_op("abs", UnaryOp, "Elementwise absolute value.")
+ExpOp = relay_op("exp", FloatUnaryOp, "Elementwise e**x.")
+LogOp = relay_op("log", FloatUnaryOp, "Elementwise natural logarithm.")
+SqrtOp = relay_op("sqrt", FloatUnaryOp, "Elementwise square root.")
+RsqrtOp = relay_op("rsqrt", FloatUnaryOp, "Elementwise reciprocal square root.")
+TanhOp = relay_op("tanh", FloatUnaryOp, "Elementwise hyperbolic tangent.")
+SigmoidOp = relay_op("sigmoid", FloatUnaryOp, "Elementwise logistic function 1 / (1 + e**-x).")
+ErfOp = relay_op("erf", FloatUnaryOp, "Elementwise Gauss error function.")
+LogicalNotOp = relay_op("logical_not", UnaryOp, "Elementwise boolean negation.", ELEMENTS="bool")
+CosOp = relay_op("cos", FloatUnaryOp, "Elementwise cosine.")
+SinOp = relay_op("sin", FloatUnaryOp, "Elementwise sine.")
+TanOp = relay_op("tan", FloatUnaryOp, "Elementwise tangent.")
+AtanOp = relay_op("atan", FloatUnaryOp, "Elementwise arctangent.")
+FloorOp = relay_op("floor", FloatUnaryOp, "Elementwise rounding towards minus infinity.")
+CeilOp = relay_op("ceil", FloatUnaryOp, "Elementwise rounding towards plus infinity.")
+TruncOp = relay_op("trunc", FloatUnaryOp, "Elementwise rounding towards zero.")
+RoundOp = relay_op("round", FloatUnaryOp, "Rounding to the nearest integer, halves to even.")
+SignOp = relay_op("sign", UnaryOp, "Elementwise sign: -1, 0 or 1.")
+
+
+def clip_type(op: type[RelayOp], p: Props, data: TensorType) -> Attribute:
+    if p.number("a_min") > p.number("a_max"):
+        raise op.error(f"a_min {p.number('a_min')} is greater than a_max {p.number('a_max')}")
+    return data
+
+
+ClipOp = relay_op(
+    "clip",
+    UnaryOp,
     """Clamp every element into [a_min, a_max].
 
     `%y = relay.clip %x {a_min = 0.0 : f64, a_max = 6.0 : f64} : (tensor<4xf32>) -> tensor<4xf32>`
-    """
-
-    name = "relay.clip"
-    a_min = prop_def(FloatAttr)
-    a_max = prop_def(FloatAttr)
-
-    def __init__(self, data: Operand, a_min: float, a_max: float) -> None:
-        self._build([data], {"a_min": float_attr(a_min), "a_max": float_attr(a_max)})
-
-    @classmethod
-    def check(cls, p: Props, data: TensorType) -> TensorType:
-        if p.number("a_min") > p.number("a_max"):
-            raise cls.error(f"a_min {p.number('a_min')} is greater than a_max {p.number('a_max')}")
-        return data
+    """,
+    float_def("a_min"),
+    float_def("a_max"),
+    rule=clip_type,
+)
 
 
-@irdl_op_definition
-class CastOp(UnaryOp):
+def cast_type(op: type[RelayOp], p: Props, data: TensorType) -> Attribute:
+    dtype = p.required("dtype")
+    if not (is_float(dtype) or isinstance(dtype, IntegerType)):
+        raise op.error(f"dtype must be an integer or float type, got {dtype}")
+    return TensorType(dtype, data.get_shape())
+
+
+CastOp = relay_op(
+    "cast",
+    UnaryOp,
     """Convert every element to `dtype` (floats to integers truncate).
 
     `%y = relay.cast %x {dtype = i32} : (tensor<4xf32>) -> tensor<4xi32>`
-    """
-
-    name = "relay.cast"
-    dtype = prop_def(base(IntegerType) | base(Float16Type) | base(Float32Type) | base(Float64Type))
-
-    def __init__(self, data: Operand, dtype: Attribute | str | np.dtype) -> None:
-        if not isinstance(dtype, Attribute):
-            dtype = element_type(dtype)
-        self._build([data], {"dtype": dtype})
-
-    @classmethod
-    def check(cls, p: Props, data: TensorType) -> TensorType:
-        dtype = p.required("dtype")
-        if not (is_float(dtype) or isinstance(dtype, IntegerType)):
-            raise cls.error(f"dtype must be an integer or float type, got {dtype}")
-        return TensorType(dtype, data.get_shape())
-
-
-@irdl_op_definition
-class ReluOp(UnaryOp):
-    """Elementwise max(x, 0).
-
-    `%y = relay.nn.relu %x : (tensor<4xf32>) -> tensor<4xf32>`
-    """
-
-    name = "relay.nn.relu"
-
-
-@irdl_op_definition
-class LeakyReluOp(UnaryOp):
+    """,
+    dtype_def(
+        "dtype", base(IntegerType) | base(Float16Type) | base(Float32Type) | base(Float64Type)
+    ),
+    rule=cast_type,
+)
+ReluOp = relay_op("nn.relu", UnaryOp, "Elementwise max(x, 0).")
+LeakyReluOp = relay_op(
+    "nn.leaky_relu",
+    UnaryOp,
     """Elementwise x if x > 0 else alpha * x.
 
     `%y = relay.nn.leaky_relu %x {alpha = 0.1 : f64} : (tensor<4xf32>) -> tensor<4xf32>`
-    """
-
-    name = "relay.nn.leaky_relu"
-    ELEMENTS: ClassVar[str] = "float"
-    alpha = prop_def(FloatAttr, default_value=float_attr(0.01))
-
-    def __init__(self, data: Operand, alpha: float = 0.01) -> None:
-        self._build([data], {"alpha": float_attr(alpha)})
+    """,
+    float_def("alpha", 0.01),
+    ELEMENTS="float",
+)
 
 
-@irdl_op_definition
-class GeluOp(UnaryOp):
+def gelu_type(op: type[RelayOp], p: Props, data: TensorType) -> Attribute:
+    p.choice("approximate", ("none", "tanh"))
+    return data
+
+
+GeluOp = relay_op(
+    "nn.gelu",
+    UnaryOp,
     """Gaussian error linear unit, exact (erf) or with the tanh approximation.
 
     `%y = relay.nn.gelu %x {approximate = "tanh"} : (tensor<4xf32>) -> tensor<4xf32>`
-    """
+    """,
+    str_def("approximate", "none"),
+    rule=gelu_type,
+    ELEMENTS="float",
+)
 
-    name = "relay.nn.gelu"
-    ELEMENTS: ClassVar[str] = "float"
-    approximate = prop_def(StringAttr, default_value=StringAttr("none"))
 
-    def __init__(self, data: Operand, approximate: str = "none") -> None:
-        self._build([data], {"approximate": StringAttr(approximate)})
-
-    @classmethod
-    def check(cls, p: Props, data: TensorType) -> TensorType:
-        p.choice("approximate", ("none", "tanh"))
-        return data
+def axis_type(op: type[RelayOp], p: Props, data: TensorType) -> Attribute:
+    p.axis("axis", data.get_num_dims())
+    return data
 
 
 class AxisUnaryOp(UnaryOp, ABC):
@@ -1242,214 +1105,168 @@ class AxisUnaryOp(UnaryOp, ABC):
 
     PATTERN: ClassVar[OpPattern] = OpPattern.OUT_ELEMWISE_FUSABLE
     ELEMENTS: ClassVar[str] = "float"
-    axis = prop_def(INT, default_value=int_attr(-1))
-
-    def __init__(self, data: Operand, axis: int = -1) -> None:
-        self._build([data], {"axis": int_attr(axis)})
-
-    @classmethod
-    def check(cls, p: Props, data: TensorType) -> TensorType:
-        p.axis("axis", data.get_num_dims())
-        return data
+    ATTRS: ClassVar[tuple[AttrDef, ...]] = (int_def("axis", -1),)
+    SYNTAX: ClassVar[str] = "%y = relay.{name} %x : (tensor<2x5x{t}>) -> tensor<2x5x{t}>"
+    RULE = staticmethod(axis_type)
 
 
-@irdl_op_definition
-class SoftmaxOp(AxisUnaryOp):
-    """Softmax along `axis`.
-
-    `%y = relay.nn.softmax %x {axis = 1 : i64} : (tensor<2x5xf32>) -> tensor<2x5xf32>`
-    """
-
-    name = "relay.nn.softmax"
+SoftmaxOp = relay_op("nn.softmax", AxisUnaryOp, "Softmax along `axis`.")
+LogSoftmaxOp = relay_op("nn.log_softmax", AxisUnaryOp, "Logarithm of the softmax along `axis`.")
 
 
-@irdl_op_definition
-class LogSoftmaxOp(AxisUnaryOp):
-    """Logarithm of the softmax along `axis`.
-
-    `%y = relay.nn.log_softmax %x : (tensor<2x5xf32>) -> tensor<2x5xf32>`
-    """
-
-    name = "relay.nn.log_softmax"
+def dropout_type(op: type[RelayOp], p: Props, data: TensorType) -> Attribute:
+    if not 0.0 <= p.number("rate") < 1.0:
+        raise op.error(f"rate must be in [0, 1), got {p.number('rate')}")
+    return data
 
 
-@irdl_op_definition
-class DropoutOp(UnaryOp):
+DropoutOp = relay_op(
+    "nn.dropout",
+    UnaryOp,
     """Dropout; the identity at inference (TVM's mask output is left out).
 
     `%y = relay.nn.dropout %x {rate = 0.2 : f64} : (tensor<4xf32>) -> tensor<4xf32>`
-    """
-
-    name = "relay.nn.dropout"
-    PATTERN: ClassVar[OpPattern] = OpPattern.OPAQUE
-    rate = prop_def(FloatAttr, default_value=float_attr(0.5))
-
-    def __init__(self, data: Operand, rate: float = 0.5) -> None:
-        self._build([data], {"rate": float_attr(rate)})
-
-    @classmethod
-    def check(cls, p: Props, data: TensorType) -> TensorType:
-        if not 0.0 <= p.number("rate") < 1.0:
-            raise cls.error(f"rate must be in [0, 1), got {p.number('rate')}")
-        return data
+    """,
+    float_def("rate", 0.5),
+    rule=dropout_type,
+    pattern=OpPattern.OPAQUE,
+)
 
 
-@irdl_op_definition
-class LrnOp(UnaryOp):
+def lrn_type(op: type[RelayOp], p: Props, data: TensorType) -> Attribute:
+    p.axis("axis", data.get_num_dims())
+    if p.integer("size") < 1:
+        raise op.error(f"size must be positive, got {p.integer('size')}")
+    return data
+
+
+LrnOp = relay_op(
+    "nn.lrn",
+    UnaryOp,
     """Local response normalisation across `size` neighbours along `axis`.
 
     `%y = relay.nn.lrn %x {size = 3 : i64} : (tensor<1x6x4x4xf32>) -> tensor<1x6x4x4xf32>`
 
     out = x / (bias + alpha / size * sum(x**2 over the window)) ** beta, the window starting
     size // 2 before the element (TVM's).
-    """
-
-    name = "relay.nn.lrn"
-    PATTERN: ClassVar[OpPattern] = OpPattern.OPAQUE
-    ELEMENTS: ClassVar[str] = "float"
-    size = prop_def(INT, default_value=int_attr(5))
-    axis = prop_def(INT, default_value=int_attr(1))
-    alpha = prop_def(FloatAttr, default_value=float_attr(1e-4))
-    beta = prop_def(FloatAttr, default_value=float_attr(0.75))
-    bias = prop_def(FloatAttr, default_value=float_attr(2.0))
-
-    def __init__(
-        self,
-        data: Operand,
-        size: int = 5,
-        axis: int = 1,
-        alpha: float = 1e-4,
-        beta: float = 0.75,
-        bias: float = 2.0,
-    ) -> None:
-        self._build(
-            [data],
-            {
-                "size": int_attr(size),
-                "axis": int_attr(axis),
-                "alpha": float_attr(alpha),
-                "beta": float_attr(beta),
-                "bias": float_attr(bias),
-            },
-        )
-
-    @classmethod
-    def check(cls, p: Props, data: TensorType) -> TensorType:
-        p.axis("axis", data.get_num_dims())
-        if p.integer("size") < 1:
-            raise cls.error(f"size must be positive, got {p.integer('size')}")
-        return data
+    """,
+    int_def("size", 5),
+    int_def("axis", 1),
+    float_def("alpha", 1e-4),
+    float_def("beta", 0.75),
+    float_def("bias", 2.0),
+    rule=lrn_type,
+    pattern=OpPattern.OPAQUE,
+    ELEMENTS="float",
+)
 
 
 # ---------------------------------------------------------------------------------------------
 # Convolution and matrix products
 
 
-@irdl_op_definition
-class Conv2dOp(RelayOp):
+def conv_kernel_layout(op: type[RelayOp], properties: Mapping[str, Attribute]) -> Layout:
+    """The kernel layout: any order of O, I, H and W, blocked ones included (`OHWI16o`,
+    the packed layout `relay-alter-op-layout` gives CPU kernels)."""
+    text = op.props(properties).text("kernel_layout")
+    try:
+        layout = Layout.parse(text)
+    except ValueError as exc:
+        raise op.error(f"kernel_layout: {exc}") from None
+    if sorted(layout.primal) != sorted("OIHW"):
+        raise op.error(f'kernel_layout must order O, I, H and W, got "{text}"')
+    return layout
+
+
+def conv2d_type(op: type[RelayOp], p: Props, data: TensorType, weight: TensorType) -> Attribute:
+    elem = op.same_element([data, weight], ["data", "weight"])
+    strides, dilation = p.positive("strides", 2), p.positive("dilation", 2)
+    pt, pl, pb, pr = p.padding()
+    groups = p.integer("groups")
+    layout = p.choice("data_layout", ("NCHW", "NHWC"))
+    kernel_layout = conv_kernel_layout(op, p.values)
+    weight_rank = len(kernel_layout.axes)
+    if data.get_num_dims() != 4 or weight.get_num_dims() != weight_rank:
+        ranks = (
+            "data and weight must be 4-d"
+            if weight_rank == 4
+            else f"data must be 4-d and weight {weight_rank}-d ({kernel_layout.text})"
+        )
+        raise op.error(
+            f"{ranks}, got {fmt_shape(data.get_shape())} and {fmt_shape(weight.get_shape())}"
+        )
+    c_axis, h_axis, w_axis = spatial_axes(op, layout)
+    shape = list(data.get_shape())
+    try:
+        sizes = kernel_layout.primal_sizes(weight.get_shape())
+    except ValueError as exc:
+        raise op.error(f"weight: {exc}") from None
+    o, i, kh, kw = (sizes[a] for a in "OIHW")
+    if groups < 1 or o % groups:
+        raise op.error(f"groups {groups} must be positive and divide output channels {o}")
+    if shape[c_axis] != i * groups:
+        raise op.error(
+            f"data has {shape[c_axis]} channels but weight expects {i * groups} "
+            f"({i} per group x {groups} groups)"
+        )
+    window = ((kh, kw), strides, dilation, (pt, pl, pb, pr), False)
+    oh, ow = windows_out(op, "kernel", (shape[h_axis], shape[w_axis]), *window)
+    shape[c_axis], shape[h_axis], shape[w_axis] = o, oh, ow
+    return TensorType(elem, shape)
+
+
+Conv2dOp = relay_op(
+    "nn.conv2d",
+    RelayOp,
     """2-d convolution (cross-correlation), grouped and dilated.
 
     `%y = relay.nn.conv2d %x, %w {padding = array<i64: 1, 1, 1, 1>}
         : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x8x8xf32>`
-    """
+    """,
+    ints_def("strides", (1, 1)),
+    ints_def("padding", (0, 0, 0, 0)),
+    ints_def("dilation", (1, 1)),
+    int_def("groups", 1),
+    str_def("data_layout", "NCHW"),
+    str_def("kernel_layout", "OIHW"),
+    operands=("data", "weight"),
+    rule=conv2d_type,
+    pattern=OpPattern.OUT_ELEMWISE_FUSABLE,
+    kernel_layout_of=classmethod(conv_kernel_layout),
+)
 
-    name = "relay.nn.conv2d"
-    PATTERN: ClassVar[OpPattern] = OpPattern.OUT_ELEMWISE_FUSABLE
-    data = operand_def(TensorType)
-    weight = operand_def(TensorType)
-    result = result_def(TensorType)
-    strides = prop_def(INTS, default_value=int_array([1, 1]))
-    padding = prop_def(INTS, default_value=int_array([0, 0, 0, 0]))
-    dilation = prop_def(INTS, default_value=int_array([1, 1]))
-    groups = prop_def(INT, default_value=int_attr(1))
-    data_layout = prop_def(StringAttr, default_value=StringAttr("NCHW"))
-    kernel_layout = prop_def(StringAttr, default_value=StringAttr("OIHW"))
 
-    def __init__(
-        self,
-        data: Operand,
-        weight: Operand,
-        strides: Sequence[int] = (1, 1),
-        padding: Sequence[int] = (0, 0, 0, 0),
-        dilation: Sequence[int] = (1, 1),
-        groups: int = 1,
-        data_layout: str = "NCHW",
-        kernel_layout: str = "OIHW",
-    ) -> None:
-        self._build(
-            [data, weight],
-            {
-                "strides": int_array(strides),
-                "padding": int_array(padding),
-                "dilation": int_array(dilation),
-                "groups": int_attr(groups),
-                "data_layout": StringAttr(data_layout),
-                "kernel_layout": StringAttr(kernel_layout),
-            },
+def conv2d_winograd_type(
+    op: type[RelayOp], p: Props, data: TensorType, weight: TensorType
+) -> Attribute:
+    elem = op.same_element([data, weight], ["data", "weight"])
+    tile_size = p.integer("tile_size")
+    if tile_size not in (2, 4):
+        raise op.error(f"tile_size must be 2 or 4, got {tile_size}")
+    pt, pl, pb, pr = p.padding()
+    shape, kernel = data.get_shape(), weight.get_shape()
+    alpha = tile_size + 2
+    if len(shape) != 4 or len(kernel) not in (4, 5) or kernel[:2] != (alpha, alpha):
+        raise op.error(
+            f"data must be 4-d NHWC and weight [{alpha}, {alpha}, C, K] or "
+            f"[{alpha}, {alpha}, K/b, C, b], got {fmt_shape(shape)} and {fmt_shape(kernel)}"
         )
-
-    @classmethod
-    def kernel_layout_of(cls, properties: Mapping[str, Attribute]) -> Layout:
-        """The kernel layout: any order of O, I, H and W, blocked ones included (`OHWI16o`,
-        the packed layout `relay-alter-op-layout` gives CPU kernels)."""
-        text = cls.props(properties).text("kernel_layout")
-        try:
-            layout = Layout.parse(text)
-        except ValueError as exc:
-            raise cls.error(f"kernel_layout: {exc}") from None
-        if sorted(layout.primal) != sorted("OIHW"):
-            raise cls.error(f'kernel_layout must order O, I, H and W, got "{text}"')
-        return layout
-
-    @classmethod
-    def infer_result_types(
-        cls, operand_types: Sequence[Attribute], properties: Mapping[str, Attribute]
-    ) -> list[Attribute]:
-        p = cls.props(properties)
-        data, weight = cls.tensors(operand_types, ("data", "weight"))
-        elem = cls.same_element([data, weight], ["data", "weight"])
-        strides, dilation = p.positive("strides", 2), p.positive("dilation", 2)
-        pt, pl, pb, pr = p.padding()
-        groups = p.integer("groups")
-        layout = p.choice("data_layout", ("NCHW", "NHWC"))
-        kernel_layout = cls.kernel_layout_of(properties)
-        weight_rank = len(kernel_layout.axes)
-        if data.get_num_dims() != 4 or weight.get_num_dims() != weight_rank:
-            ranks = (
-                "data and weight must be 4-d"
-                if weight_rank == 4
-                else f"data must be 4-d and weight {weight_rank}-d ({kernel_layout.text})"
-            )
-            raise cls.error(
-                f"{ranks}, got {fmt_shape(data.get_shape())} and {fmt_shape(weight.get_shape())}"
-            )
-        c_axis, h_axis, w_axis = spatial_axes(cls, layout)
-        shape = list(data.get_shape())
-        try:
-            sizes = kernel_layout.primal_sizes(weight.get_shape())
-        except ValueError as exc:
-            raise cls.error(f"weight: {exc}") from None
-        o, i, kh, kw = (sizes[a] for a in "OIHW")
-        if groups < 1 or o % groups:
-            raise cls.error(f"groups {groups} must be positive and divide output channels {o}")
-        if shape[c_axis] != i * groups:
-            raise cls.error(
-                f"data has {shape[c_axis]} channels but weight expects {i * groups} "
-                f"({i} per group x {groups} groups)"
-            )
-        oh = window_out(shape[h_axis], pt, pb, kh, strides[0], dilation[0], False)
-        ow = window_out(shape[w_axis], pl, pr, kw, strides[1], dilation[1], False)
-        if oh < 1 or ow < 1:
-            raise cls.error(
-                f"dilated kernel {dilation[0] * (kh - 1) + 1}x{dilation[1] * (kw - 1) + 1} is "
-                f"larger than padded input {shape[h_axis] + pt + pb}x{shape[w_axis] + pl + pr}"
-            )
-        shape[c_axis], shape[h_axis], shape[w_axis] = o, oh, ow
-        return [TensorType(elem, shape)]
+    channels, out_channels = (
+        (kernel[2], kernel[3]) if len(kernel) == 4 else (kernel[3], kernel[2] * kernel[4])
+    )
+    if shape[3] != channels:
+        raise op.error(f"data has {shape[3]} channels but weight expects {channels}")
+    oh, ow = shape[1] + pt + pb - 2, shape[2] + pl + pr - 2
+    if oh < 1 or ow < 1:
+        raise op.error(
+            f"3x3 kernel is larger than padded input {shape[1] + pt + pb}x{shape[2] + pl + pr}"
+        )
+    return TensorType(elem, [shape[0], oh, ow, out_channels])
 
 
-@irdl_op_definition
-class Conv2dWinogradOp(RelayOp):
+Conv2dWinogradOp = relay_op(
+    "nn.contrib_conv2d_winograd_without_weight_transform",
+    RelayOp,
     """A stride-1 3x3 NHWC convolution by Winograd's F(m x m, 3 x 3), its kernel already
     transformed (`xtvm.ir.winograd.transform_kernel`): `[alpha, alpha, C, K]` or packed in
     blocks of output channels `[alpha, alpha, K / b, C, b]`, alpha = tile_size + 2.
@@ -1458,671 +1275,409 @@ class Conv2dWinogradOp(RelayOp):
     `%y = relay.nn.contrib_conv2d_winograd_without_weight_transform %x, %u
         {tile_size = 4 : i64, padding = array<i64: 1, 1, 1, 1>}
         : (tensor<1x8x8x16xf32>, tensor<6x6x16x32xf32>) -> tensor<1x8x8x32xf32>`
-    """
+    """,
+    int_def("tile_size", 4),
+    ints_def("padding", (0, 0, 0, 0)),
+    operands=("data", "weight"),
+    rule=conv2d_winograd_type,
+    pattern=OpPattern.OUT_ELEMWISE_FUSABLE,
+    class_name="Conv2dWinogradOp",
+)
 
-    name = "relay.nn.contrib_conv2d_winograd_without_weight_transform"
-    PATTERN: ClassVar[OpPattern] = OpPattern.OUT_ELEMWISE_FUSABLE
-    data = operand_def(TensorType)
-    weight = operand_def(TensorType)
-    result = result_def(TensorType)
-    tile_size = prop_def(INT, default_value=int_attr(4))
-    padding = prop_def(INTS, default_value=int_array([0, 0, 0, 0]))
 
-    def __init__(
-        self,
-        data: Operand,
-        weight: Operand,
-        tile_size: int = 4,
-        padding: Sequence[int] = (0, 0, 0, 0),
-    ) -> None:
-        self._build(
-            [data, weight], {"tile_size": int_attr(tile_size), "padding": int_array(padding)}
+def conv2d_transpose_type(
+    op: type[RelayOp], p: Props, data: TensorType, weight: TensorType
+) -> Attribute:
+    elem = op.same_element([data, weight], ["data", "weight"])
+    strides, dilation = p.positive("strides", 2), p.positive("dilation", 2)
+    pt, pl, pb, pr = p.padding()
+    out_pad = p.ints("output_padding")
+    groups = p.integer("groups")
+    if len(out_pad) != 2 or not all(0 <= o < s for o, s in zip(out_pad, strides, strict=True)):
+        raise op.error(
+            f"output_padding must be 2 integers in [0, stride), got {fmt_list(out_pad)} "
+            f"with strides {fmt_list(strides)}"
         )
-
-    @classmethod
-    def infer_result_types(
-        cls, operand_types: Sequence[Attribute], properties: Mapping[str, Attribute]
-    ) -> list[Attribute]:
-        p = cls.props(properties)
-        data, weight = cls.tensors(operand_types, ("data", "weight"))
-        elem = cls.same_element([data, weight], ["data", "weight"])
-        tile_size = p.integer("tile_size")
-        if tile_size not in (2, 4):
-            raise cls.error(f"tile_size must be 2 or 4, got {tile_size}")
-        pt, pl, pb, pr = p.padding()
-        shape, kernel = data.get_shape(), weight.get_shape()
-        alpha = tile_size + 2
-        if len(shape) != 4 or len(kernel) not in (4, 5) or kernel[:2] != (alpha, alpha):
-            raise cls.error(
-                f"data must be 4-d NHWC and weight [{alpha}, {alpha}, C, K] or "
-                f"[{alpha}, {alpha}, K/b, C, b], got {fmt_shape(shape)} and {fmt_shape(kernel)}"
-            )
-        channels, out_channels = (
-            (kernel[2], kernel[3]) if len(kernel) == 4 else (kernel[3], kernel[2] * kernel[4])
+    if data.get_num_dims() != 4 or weight.get_num_dims() != 4:
+        raise op.error(
+            f"data and weight must be 4-d, got {fmt_shape(data.get_shape())} and "
+            f"{fmt_shape(weight.get_shape())}"
         )
-        if shape[3] != channels:
-            raise cls.error(f"data has {shape[3]} channels but weight expects {channels}")
-        oh, ow = shape[1] + pt + pb - 2, shape[2] + pl + pr - 2
-        if oh < 1 or ow < 1:
-            raise cls.error(
-                f"3x3 kernel is larger than padded input {shape[1] + pt + pb}x{shape[2] + pl + pr}"
-            )
-        return [TensorType(elem, [shape[0], oh, ow, out_channels])]
+    n, c, h, w = data.get_shape()
+    i, o, kh, kw = weight.get_shape()
+    if groups < 1 or c % groups:
+        raise op.error(f"groups {groups} must be positive and divide input channels {c}")
+    if c != i:
+        raise op.error(f"data has {c} channels but weight expects {i}")
+    oh = (h - 1) * strides[0] - pt - pb + dilation[0] * (kh - 1) + out_pad[0] + 1
+    ow = (w - 1) * strides[1] - pl - pr + dilation[1] * (kw - 1) + out_pad[1] + 1
+    if oh < 1 or ow < 1:
+        raise op.error(f"padding leaves an empty output ({oh}x{ow})")
+    return TensorType(elem, [n, o * groups, oh, ow])
 
 
-@irdl_op_definition
-class Conv2dTransposeOp(RelayOp):
+Conv2dTransposeOp = relay_op(
+    "nn.conv2d_transpose",
+    RelayOp,
     """2-d transposed convolution; data NCHW, weight IOHW (in, out / groups, kh, kw).
 
     `%y = relay.nn.conv2d_transpose %x, %w {strides = array<i64: 2, 2>}
         : (tensor<1x4x3x3xf32>, tensor<4x2x3x3xf32>) -> tensor<1x2x7x7xf32>`
-    """
+    """,
+    ints_def("strides", (1, 1)),
+    ints_def("padding", (0, 0, 0, 0)),
+    ints_def("output_padding", (0, 0)),
+    ints_def("dilation", (1, 1)),
+    int_def("groups", 1),
+    operands=("data", "weight"),
+    rule=conv2d_transpose_type,
+    pattern=OpPattern.OUT_ELEMWISE_FUSABLE,
+)
 
-    name = "relay.nn.conv2d_transpose"
-    PATTERN: ClassVar[OpPattern] = OpPattern.OUT_ELEMWISE_FUSABLE
-    data = operand_def(TensorType)
-    weight = operand_def(TensorType)
-    result = result_def(TensorType)
-    strides = prop_def(INTS, default_value=int_array([1, 1]))
-    padding = prop_def(INTS, default_value=int_array([0, 0, 0, 0]))
-    output_padding = prop_def(INTS, default_value=int_array([0, 0]))
-    dilation = prop_def(INTS, default_value=int_array([1, 1]))
-    groups = prop_def(INT, default_value=int_attr(1))
 
-    def __init__(
-        self,
-        data: Operand,
-        weight: Operand,
-        strides: Sequence[int] = (1, 1),
-        padding: Sequence[int] = (0, 0, 0, 0),
-        output_padding: Sequence[int] = (0, 0),
-        dilation: Sequence[int] = (1, 1),
-        groups: int = 1,
-    ) -> None:
-        self._build(
-            [data, weight],
-            {
-                "strides": int_array(strides),
-                "padding": int_array(padding),
-                "output_padding": int_array(output_padding),
-                "dilation": int_array(dilation),
-                "groups": int_attr(groups),
-            },
+def dense_type(op: type[RelayOp], p: Props, data: TensorType, weight: TensorType) -> Attribute:
+    elem = op.same_element([data, weight], ["data", "weight"])
+    if data.get_num_dims() < 1 or weight.get_num_dims() != 2:
+        raise op.error(
+            f"data must have rank >= 1 and weight rank 2, got {fmt_shape(data.get_shape())} "
+            f"and {fmt_shape(weight.get_shape())}"
         )
-
-    @classmethod
-    def infer_result_types(
-        cls, operand_types: Sequence[Attribute], properties: Mapping[str, Attribute]
-    ) -> list[Attribute]:
-        p = cls.props(properties)
-        data, weight = cls.tensors(operand_types, ("data", "weight"))
-        elem = cls.same_element([data, weight], ["data", "weight"])
-        strides, dilation = p.positive("strides", 2), p.positive("dilation", 2)
-        pt, pl, pb, pr = p.padding()
-        out_pad = p.ints("output_padding")
-        groups = p.integer("groups")
-        if len(out_pad) != 2 or not all(0 <= o < s for o, s in zip(out_pad, strides, strict=True)):
-            raise cls.error(
-                f"output_padding must be 2 integers in [0, stride), got {fmt_list(out_pad)} "
-                f"with strides {fmt_list(strides)}"
-            )
-        if data.get_num_dims() != 4 or weight.get_num_dims() != 4:
-            raise cls.error(
-                f"data and weight must be 4-d, got {fmt_shape(data.get_shape())} and "
-                f"{fmt_shape(weight.get_shape())}"
-            )
-        n, c, h, w = data.get_shape()
-        i, o, kh, kw = weight.get_shape()
-        if groups < 1 or c % groups:
-            raise cls.error(f"groups {groups} must be positive and divide input channels {c}")
-        if c != i:
-            raise cls.error(f"data has {c} channels but weight expects {i}")
-        oh = (h - 1) * strides[0] - pt - pb + dilation[0] * (kh - 1) + out_pad[0] + 1
-        ow = (w - 1) * strides[1] - pl - pr + dilation[1] * (kw - 1) + out_pad[1] + 1
-        if oh < 1 or ow < 1:
-            raise cls.error(f"padding leaves an empty output ({oh}x{ow})")
-        return [TensorType(elem, [n, o * groups, oh, ow])]
+    units, k = weight.get_shape()
+    if data.get_shape()[-1] != k:
+        raise op.error(
+            f"data has {data.get_shape()[-1]} input features but weight "
+            f"{fmt_shape(weight.get_shape())} expects {k}"
+        )
+    return TensorType(elem, [*data.get_shape()[:-1], units])
 
 
-@irdl_op_definition
-class DenseOp(RelayOp):
+DenseOp = relay_op(
+    "nn.dense",
+    RelayOp,
     """Fully connected layer: data [..., k] times weight [units, k] transposed.
 
     `%y = relay.nn.dense %x, %w : (tensor<2x5xf32>, tensor<3x5xf32>) -> tensor<2x3xf32>`
-    """
-
-    name = "relay.nn.dense"
-    PATTERN: ClassVar[OpPattern] = OpPattern.OUT_ELEMWISE_FUSABLE
-    data = operand_def(TensorType)
-    weight = operand_def(TensorType)
-    result = result_def(TensorType)
-
-    def __init__(self, data: Operand, weight: Operand) -> None:
-        self._build([data, weight])
-
-    @classmethod
-    def infer_result_types(
-        cls, operand_types: Sequence[Attribute], properties: Mapping[str, Attribute]
-    ) -> list[Attribute]:
-        data, weight = cls.tensors(operand_types, ("data", "weight"))
-        elem = cls.same_element([data, weight], ["data", "weight"])
-        if data.get_num_dims() < 1 or weight.get_num_dims() != 2:
-            raise cls.error(
-                f"data must have rank >= 1 and weight rank 2, got {fmt_shape(data.get_shape())} "
-                f"and {fmt_shape(weight.get_shape())}"
-            )
-        units, k = weight.get_shape()
-        if data.get_shape()[-1] != k:
-            raise cls.error(
-                f"data has {data.get_shape()[-1]} input features but weight "
-                f"{fmt_shape(weight.get_shape())} expects {k}"
-            )
-        return [TensorType(elem, [*data.get_shape()[:-1], units])]
+    """,
+    operands=("data", "weight"),
+    rule=dense_type,
+    pattern=OpPattern.OUT_ELEMWISE_FUSABLE,
+)
 
 
-@irdl_op_definition
-class MatmulOp(RelayOp):
+def matmul_type(op: type[RelayOp], p: Props, a: TensorType, b: TensorType) -> Attribute:
+    elem = op.same_element([a, b], ["a", "b"])
+    ta, tb = p.flag("transpose_a"), p.flag("transpose_b")
+    a_shape, b_shape = a.get_shape(), b.get_shape()
+    if b.get_num_dims() != 2 or not (a.get_num_dims() == 2 or (a.get_num_dims() and not ta)):
+        raise op.error(
+            f"b must be 2-d and a {'2-d' if ta else 'at least 1-d'}, got "
+            f"{fmt_shape(a_shape)} and {fmt_shape(b_shape)}"
+        )
+    k_a = a_shape[-2] if ta else a_shape[-1]
+    k_b, n = (b_shape[1], b_shape[0]) if tb else (b_shape[0], b_shape[1])
+    if k_a != k_b:
+        raise op.error(
+            f"reduction sizes differ: {k_a} vs {k_b} (shapes {fmt_shape(a_shape)} and "
+            f"{fmt_shape(b_shape)})"
+        )
+    lead = [a_shape[-1]] if ta else list(a_shape[:-1])
+    return TensorType(elem, [*lead, n])
+
+
+MatmulOp = relay_op(
+    "nn.matmul",
+    RelayOp,
     """Matrix product of a [..., m, k] and b [k, n], either side optionally transposed.
 
     `%y = relay.nn.matmul %a, %b : (tensor<2x5xf32>, tensor<5x3xf32>) -> tensor<2x3xf32>`
-    """
+    """,
+    bool_def("transpose_a", False),
+    bool_def("transpose_b", False),
+    operands=("a", "b"),
+    rule=matmul_type,
+    pattern=OpPattern.OUT_ELEMWISE_FUSABLE,
+)
 
-    name = "relay.nn.matmul"
-    PATTERN: ClassVar[OpPattern] = OpPattern.OUT_ELEMWISE_FUSABLE
-    a = operand_def(TensorType)
-    b = operand_def(TensorType)
-    result = result_def(TensorType)
-    transpose_a = prop_def(BOOL, default_value=FALSE)
-    transpose_b = prop_def(BOOL, default_value=FALSE)
 
-    def __init__(
-        self, a: Operand, b: Operand, transpose_a: bool = False, transpose_b: bool = False
-    ) -> None:
-        self._build(
-            [a, b], {"transpose_a": bool_attr(transpose_a), "transpose_b": bool_attr(transpose_b)}
+def batch_matmul_type(op: type[RelayOp], p: Props, x: TensorType, y: TensorType) -> Attribute:
+    elem = op.same_element([x, y], ["x", "y"])
+    if x.get_num_dims() != 3 or y.get_num_dims() != 3:
+        raise op.error(
+            f"operands must be 3-d, got {fmt_shape(x.get_shape())} and {fmt_shape(y.get_shape())}"
         )
-
-    @classmethod
-    def infer_result_types(
-        cls, operand_types: Sequence[Attribute], properties: Mapping[str, Attribute]
-    ) -> list[Attribute]:
-        p = cls.props(properties)
-        a, b = cls.tensors(operand_types, ("a", "b"))
-        elem = cls.same_element([a, b], ["a", "b"])
-        ta, tb = p.flag("transpose_a"), p.flag("transpose_b")
-        a_shape, b_shape = a.get_shape(), b.get_shape()
-        if b.get_num_dims() != 2 or not (a.get_num_dims() == 2 or (a.get_num_dims() and not ta)):
-            raise cls.error(
-                f"b must be 2-d and a {'2-d' if ta else 'at least 1-d'}, got "
-                f"{fmt_shape(a_shape)} and {fmt_shape(b_shape)}"
-            )
-        k_a = a_shape[-2] if ta else a_shape[-1]
-        k_b, n = (b_shape[1], b_shape[0]) if tb else (b_shape[0], b_shape[1])
-        if k_a != k_b:
-            raise cls.error(
-                f"reduction sizes differ: {k_a} vs {k_b} (shapes {fmt_shape(a_shape)} and "
-                f"{fmt_shape(b_shape)})"
-            )
-        lead = [a_shape[-1]] if ta else list(a_shape[:-1])
-        return [TensorType(elem, [*lead, n])]
+    bx, m, kx = x.get_shape()
+    by, n, ky = y.get_shape()
+    if p.flag("transpose_a"):
+        m, kx = kx, m
+    if not p.flag("transpose_b"):
+        n, ky = ky, n
+    if kx != ky:
+        raise op.error(
+            f"reduction sizes differ: {kx} vs {ky} (shapes {fmt_shape(x.get_shape())} and "
+            f"{fmt_shape(y.get_shape())})"
+        )
+    if bx != by and 1 not in (bx, by):
+        raise op.error(f"batch sizes do not broadcast: {bx} vs {by}")
+    return TensorType(elem, [max(bx, by), m, n])
 
 
-@irdl_op_definition
-class BatchMatmulOp(RelayOp):
+BatchMatmulOp = relay_op(
+    "nn.batch_matmul",
+    RelayOp,
     """Batched matrix product; TVM's default multiplies x [b, m, k] by y [b, n, k] transposed.
 
     `%z = relay.nn.batch_matmul %x, %y
         : (tensor<2x3x5xf32>, tensor<2x4x5xf32>) -> tensor<2x3x4xf32>`
-    """
+    """,
+    bool_def("transpose_a", False),
+    bool_def("transpose_b", True),
+    operands=("x", "y"),
+    rule=batch_matmul_type,
+    pattern=OpPattern.OUT_ELEMWISE_FUSABLE,
+)
 
-    name = "relay.nn.batch_matmul"
-    PATTERN: ClassVar[OpPattern] = OpPattern.OUT_ELEMWISE_FUSABLE
-    x = operand_def(TensorType)
-    y = operand_def(TensorType)
-    result = result_def(TensorType)
-    transpose_a = prop_def(BOOL, default_value=FALSE)
-    transpose_b = prop_def(BOOL, default_value=TRUE)
 
-    def __init__(
-        self, x: Operand, y: Operand, transpose_a: bool = False, transpose_b: bool = True
-    ) -> None:
-        self._build(
-            [x, y], {"transpose_a": bool_attr(transpose_a), "transpose_b": bool_attr(transpose_b)}
+def channel_vector_type(
+    op: type[RelayOp], p: Props, data: TensorType, vector: TensorType
+) -> Attribute:
+    """data and a 1-d vector the size of data's `axis`."""
+    name = op.OPERANDS[1]
+    op.same_element([data, vector], ["data", name])
+    axis = p.axis("axis", data.get_num_dims())
+    size = data.get_shape()[axis]
+    if vector.get_shape() != (size,):
+        raise op.error(
+            f"{name} must have shape {size} (axis {axis} of data "
+            f"{fmt_shape(data.get_shape())}), got {fmt_shape(vector.get_shape())}"
         )
-
-    @classmethod
-    def infer_result_types(
-        cls, operand_types: Sequence[Attribute], properties: Mapping[str, Attribute]
-    ) -> list[Attribute]:
-        p = cls.props(properties)
-        x, y = cls.tensors(operand_types, ("x", "y"))
-        elem = cls.same_element([x, y], ["x", "y"])
-        if x.get_num_dims() != 3 or y.get_num_dims() != 3:
-            raise cls.error(
-                f"operands must be 3-d, got {fmt_shape(x.get_shape())} and "
-                f"{fmt_shape(y.get_shape())}"
-            )
-        bx, m, kx = x.get_shape()
-        by, n, ky = y.get_shape()
-        if p.flag("transpose_a"):
-            m, kx = kx, m
-        if not p.flag("transpose_b"):
-            n, ky = ky, n
-        if kx != ky:
-            raise cls.error(
-                f"reduction sizes differ: {kx} vs {ky} (shapes {fmt_shape(x.get_shape())} and "
-                f"{fmt_shape(y.get_shape())})"
-            )
-        if bx != by and 1 not in (bx, by):
-            raise cls.error(f"batch sizes do not broadcast: {bx} vs {by}")
-        return [TensorType(elem, [max(bx, by), m, n])]
+    return data
 
 
 class ChannelVectorOp(RelayOp, ABC):
     """data combined with a 1-d vector laid along one axis of data (bias_add, prelu)."""
 
     PATTERN: ClassVar[OpPattern] = OpPattern.BROADCAST
-    VECTOR: ClassVar[str]
-    axis = prop_def(INT, default_value=int_attr(1))
-
-    @classmethod
-    def infer_result_types(
-        cls, operand_types: Sequence[Attribute], properties: Mapping[str, Attribute]
-    ) -> list[Attribute]:
-        data, vector = cls.tensors(operand_types, ("data", cls.VECTOR))
-        cls.same_element([data, vector], ["data", cls.VECTOR])
-        axis = cls.props(properties).axis("axis", data.get_num_dims())
-        size = data.get_shape()[axis]
-        if vector.get_shape() != (size,):
-            raise cls.error(
-                f"{cls.VECTOR} must have shape {size} (axis {axis} of data "
-                f"{fmt_shape(data.get_shape())}), got {fmt_shape(vector.get_shape())}"
-            )
-        return [data]
+    ATTRS: ClassVar[tuple[AttrDef, ...]] = (int_def("axis", 1),)
+    RULE = staticmethod(channel_vector_type)
 
 
-@irdl_op_definition
-class BiasAddOp(ChannelVectorOp):
+BiasAddOp = relay_op(
+    "nn.bias_add",
+    ChannelVectorOp,
     """Add a 1-d bias along `axis`.
 
     `%y = relay.nn.bias_add %x, %b : (tensor<1x4x5x5xf32>, tensor<4xf32>) -> tensor<1x4x5x5xf32>`
-    """
-
-    name = "relay.nn.bias_add"
-    VECTOR: ClassVar[str] = "bias"
-    data = operand_def(TensorType)
-    bias = operand_def(TensorType)
-    result = result_def(TensorType)
-
-    def __init__(self, data: Operand, bias: Operand, axis: int = 1) -> None:
-        self._build([data, bias], {"axis": int_attr(axis)})
-
-
-@irdl_op_definition
-class PreluOp(ChannelVectorOp):
+    """,
+    operands=("data", "bias"),
+)
+PreluOp = relay_op(
+    "nn.prelu",
+    ChannelVectorOp,
     """Leaky relu with a learned slope per channel along `axis`.
 
     `%y = relay.nn.prelu %x, %a : (tensor<1x4x5x5xf32>, tensor<4xf32>) -> tensor<1x4x5x5xf32>`
-    """
-
-    name = "relay.nn.prelu"
-    VECTOR: ClassVar[str] = "alpha"
-    data = operand_def(TensorType)
-    alpha = operand_def(TensorType)
-    result = result_def(TensorType)
-
-    def __init__(self, data: Operand, alpha: Operand, axis: int = 1) -> None:
-        self._build([data, alpha], {"axis": int_attr(axis)})
+    """,
+    operands=("data", "alpha"),
+)
 
 
 # ---------------------------------------------------------------------------------------------
 # Normalisation
 
 
-@irdl_op_definition
-class BatchNormOp(RelayOp):
+def check_vectors(
+    op: type[RelayOp], p: Props, data: TensorType, vectors: Mapping[str, TensorType]
+) -> int:
+    """The size of data's `axis`, which every vector must have; epsilon must be >= 0."""
+    axis = p.axis("axis", data.get_num_dims())
+    if p.number("epsilon") < 0:
+        raise op.error(f"epsilon must not be negative, got {p.number('epsilon')}")
+    size = data.get_shape()[axis]
+    for name, t in vectors.items():
+        if t.get_shape() != (size,):
+            raise op.error(
+                f"{name} must have shape {size} (axis {axis} of data "
+                f"{fmt_shape(data.get_shape())}), got {fmt_shape(t.get_shape())}"
+            )
+    return size
+
+
+def batch_norm_type(op: type[RelayOp], p: Props, *tensors: TensorType) -> Attribute:
+    elem = op.same_element(tensors, op.OPERANDS)
+    data = tensors[0]
+    size = check_vectors(op, p, data, dict(zip(op.OPERANDS[1:], tensors[1:], strict=True)))
+    vector = TensorType(elem, [size])
+    return TupleType((data, vector, vector))
+
+
+NORM_ATTRS = (float_def("epsilon", 1e-5), bool_def("center", True), bool_def("scale", True))
+
+BatchNormOp = relay_op(
+    "nn.batch_norm",
+    RelayOp,
     """Batch normalisation with moving statistics; a tuple (out, mean, var) as in TVM.
 
     `%t = relay.nn.batch_norm %x, %g, %b, %m, %v
         : (tensor<1x3x4x4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>)
         -> tuple<tensor<1x3x4x4xf32>, tensor<3xf32>, tensor<3xf32>>`
-    """
-
-    name = "relay.nn.batch_norm"
-    data = operand_def(TensorType)
-    gamma = operand_def(TensorType)
-    beta = operand_def(TensorType)
-    moving_mean = operand_def(TensorType)
-    moving_var = operand_def(TensorType)
-    result = result_def(TupleType)
-    axis = prop_def(INT, default_value=int_attr(1))
-    epsilon = prop_def(FloatAttr, default_value=float_attr(1e-5))
-    center = prop_def(BOOL, default_value=TRUE)
-    scale = prop_def(BOOL, default_value=TRUE)
-
-    def __init__(
-        self,
-        data: Operand,
-        gamma: Operand,
-        beta: Operand,
-        moving_mean: Operand,
-        moving_var: Operand,
-        axis: int = 1,
-        epsilon: float = 1e-5,
-        center: bool = True,
-        scale: bool = True,
-    ) -> None:
-        self._build(
-            [data, gamma, beta, moving_mean, moving_var],
-            {
-                "axis": int_attr(axis),
-                "epsilon": float_attr(epsilon),
-                "center": bool_attr(center),
-                "scale": bool_attr(scale),
-            },
-        )
-
-    @classmethod
-    def infer_result_types(
-        cls, operand_types: Sequence[Attribute], properties: Mapping[str, Attribute]
-    ) -> list[Attribute]:
-        names = ("data", "gamma", "beta", "moving_mean", "moving_var")
-        tensors = cls.tensors(operand_types, names)
-        elem = cls.same_element(tensors, names)
-        data = tensors[0]
-        p = cls.props(properties)
-        axis = p.axis("axis", data.get_num_dims())
-        if p.number("epsilon") < 0:
-            raise cls.error(f"epsilon must not be negative, got {p.number('epsilon')}")
-        size = data.get_shape()[axis]
-        for name, t in zip(names[1:], tensors[1:], strict=True):
-            if t.get_shape() != (size,):
-                raise cls.error(
-                    f"{name} must have shape {size} (axis {axis} of data "
-                    f"{fmt_shape(data.get_shape())}), got {fmt_shape(t.get_shape())}"
-                )
-        vector = TensorType(elem, [size])
-        return [TupleType((data, vector, vector))]
+    """,
+    int_def("axis", 1),
+    *NORM_ATTRS,
+    operands=("data", "gamma", "beta", "moving_mean", "moving_var"),
+    result=TupleType,
+    rule=batch_norm_type,
+)
 
 
-@irdl_op_definition
-class LayerNormOp(RelayOp):
+def layer_norm_type(
+    op: type[RelayOp], p: Props, data: TensorType, gamma: TensorType, beta: TensorType
+) -> Attribute:
+    op.same_element([data, gamma, beta], op.OPERANDS)
+    if not is_float(data.get_element_type()):
+        raise op.error(f"data element type must be a float type, got {data.element_type}")
+    check_vectors(op, p, data, {"gamma": gamma, "beta": beta})
+    return data
+
+
+LayerNormOp = relay_op(
+    "nn.layer_norm",
+    RelayOp,
     """Layer normalisation over one axis, scaled by gamma and shifted by beta.
 
     `%y = relay.nn.layer_norm %x, %g, %b
         : (tensor<2x5xf32>, tensor<5xf32>, tensor<5xf32>) -> tensor<2x5xf32>`
-    """
-
-    name = "relay.nn.layer_norm"
-    data = operand_def(TensorType)
-    gamma = operand_def(TensorType)
-    beta = operand_def(TensorType)
-    result = result_def(TensorType)
-    axis = prop_def(INT, default_value=int_attr(-1))
-    epsilon = prop_def(FloatAttr, default_value=float_attr(1e-5))
-    center = prop_def(BOOL, default_value=TRUE)
-    scale = prop_def(BOOL, default_value=TRUE)
-
-    def __init__(
-        self,
-        data: Operand,
-        gamma: Operand,
-        beta: Operand,
-        axis: int = -1,
-        epsilon: float = 1e-5,
-        center: bool = True,
-        scale: bool = True,
-    ) -> None:
-        self._build(
-            [data, gamma, beta],
-            {
-                "axis": int_attr(axis),
-                "epsilon": float_attr(epsilon),
-                "center": bool_attr(center),
-                "scale": bool_attr(scale),
-            },
-        )
-
-    @classmethod
-    def infer_result_types(
-        cls, operand_types: Sequence[Attribute], properties: Mapping[str, Attribute]
-    ) -> list[Attribute]:
-        names = ("data", "gamma", "beta")
-        data, gamma, beta = cls.tensors(operand_types, names)
-        cls.same_element([data, gamma, beta], names)
-        if not is_float(data.get_element_type()):
-            raise cls.error(f"data element type must be a float type, got {data.element_type}")
-        p = cls.props(properties)
-        axis = p.axis("axis", data.get_num_dims())
-        if p.number("epsilon") < 0:
-            raise cls.error(f"epsilon must not be negative, got {p.number('epsilon')}")
-        size = data.get_shape()[axis]
-        for name, t in (("gamma", gamma), ("beta", beta)):
-            if t.get_shape() != (size,):
-                raise cls.error(
-                    f"{name} must have shape {size} (axis {axis} of data "
-                    f"{fmt_shape(data.get_shape())}), got {fmt_shape(t.get_shape())}"
-                )
-        return [data]
+    """,
+    int_def("axis", -1),
+    *NORM_ATTRS,
+    operands=("data", "gamma", "beta"),
+    rule=layer_norm_type,
+)
 
 
 # ---------------------------------------------------------------------------------------------
 # Pooling, padding, resizing
 
 
+def spatial_data(op: type[RelayOp], p: Props, data: TensorType) -> tuple[list[int], int, int]:
+    """data's shape and the indices of its height and width axes in `layout`; data is 4-d."""
+    _, h_axis, w_axis = spatial_axes(op, p.text("layout"))
+    if data.get_num_dims() != 4:
+        raise op.error(f"data must be 4-d, got {fmt_shape(data.get_shape())}")
+    return list(data.get_shape()), h_axis, w_axis
+
+
+def pool2d_type(op: type[RelayOp], p: Props, data: TensorType) -> Attribute:
+    kh, kw = p.positive("pool_size", 2)
+    strides, dilation = p.positive("strides", 2), p.positive("dilation", 2)
+    pt, pl, pb, pr = p.padding()
+    shape, h_axis, w_axis = spatial_data(op, p, data)
+    window = ((kh, kw), strides, dilation, (pt, pl, pb, pr), p.flag("ceil_mode"))
+    oh, ow = windows_out(op, "window", (shape[h_axis], shape[w_axis]), *window)
+    shape[h_axis], shape[w_axis] = oh, ow
+    return TensorType(data.get_element_type(), shape)
+
+
 class Pool2dOp(RelayOp, ABC):
     """A sliding-window reduction over the two spatial axes of a 4-d tensor."""
 
     PATTERN: ClassVar[OpPattern] = OpPattern.OUT_ELEMWISE_FUSABLE
-    data = operand_def(TensorType)
-    result = result_def(TensorType)
-    pool_size = prop_def(INTS)
-    strides = prop_def(INTS, default_value=int_array([1, 1]))
-    padding = prop_def(INTS, default_value=int_array([0, 0, 0, 0]))
-    dilation = prop_def(INTS, default_value=int_array([1, 1]))
-    layout = prop_def(StringAttr, default_value=StringAttr("NCHW"))
-    ceil_mode = prop_def(BOOL, default_value=FALSE)
-
-    @classmethod
-    def infer_result_types(
-        cls, operand_types: Sequence[Attribute], properties: Mapping[str, Attribute]
-    ) -> list[Attribute]:
-        p = cls.props(properties)
-        (data,) = cls.tensors(operand_types, ("data",))
-        kh, kw = p.positive("pool_size", 2)
-        strides, dilation = p.positive("strides", 2), p.positive("dilation", 2)
-        pt, pl, pb, pr = p.padding()
-        _, h_axis, w_axis = spatial_axes(cls, p.text("layout"))
-        if data.get_num_dims() != 4:
-            raise cls.error(f"data must be 4-d, got {fmt_shape(data.get_shape())}")
-        shape = list(data.get_shape())
-        ceil = p.flag("ceil_mode")
-        oh = window_out(shape[h_axis], pt, pb, kh, strides[0], dilation[0], ceil)
-        ow = window_out(shape[w_axis], pl, pr, kw, strides[1], dilation[1], ceil)
-        if oh < 1 or ow < 1:
-            raise cls.error(
-                f"dilated window {dilation[0] * (kh - 1) + 1}x{dilation[1] * (kw - 1) + 1} is "
-                f"larger than padded input {shape[h_axis] + pt + pb}x{shape[w_axis] + pl + pr}"
-            )
-        shape[h_axis], shape[w_axis] = oh, ow
-        return [TensorType(data.get_element_type(), shape)]
+    OPERANDS: ClassVar[tuple[str, ...]] = ("data",)
+    ATTRS: ClassVar[tuple[AttrDef, ...]] = (
+        ints_def("pool_size"),
+        ints_def("strides", (1, 1)),
+        ints_def("padding", (0, 0, 0, 0)),
+        ints_def("dilation", (1, 1)),
+        str_def("layout", "NCHW"),
+        bool_def("ceil_mode", False),
+    )
+    RULE = staticmethod(pool2d_type)
 
 
-@irdl_op_definition
-class MaxPool2dOp(Pool2dOp):
+MaxPool2dOp = relay_op(
+    "nn.max_pool2d",
+    Pool2dOp,
     """Maximum over each window (padding never wins).
 
     `%y = relay.nn.max_pool2d %x {pool_size = array<i64: 2, 2>, strides = array<i64: 2, 2>}
         : (tensor<1x3x7x7xf32>) -> tensor<1x3x3x3xf32>`
-    """
-
-    name = "relay.nn.max_pool2d"
-
-    def __init__(
-        self,
-        data: Operand,
-        pool_size: Sequence[int],
-        strides: Sequence[int] = (1, 1),
-        padding: Sequence[int] = (0, 0, 0, 0),
-        dilation: Sequence[int] = (1, 1),
-        layout: str = "NCHW",
-        ceil_mode: bool = False,
-    ) -> None:
-        self._build(
-            [data],
-            {
-                "pool_size": int_array(pool_size),
-                "strides": int_array(strides),
-                "padding": int_array(padding),
-                "dilation": int_array(dilation),
-                "layout": StringAttr(layout),
-                "ceil_mode": bool_attr(ceil_mode),
-            },
-        )
-
-
-@irdl_op_definition
-class AvgPool2dOp(Pool2dOp):
+    """,
+)
+AvgPool2dOp = relay_op(
+    "nn.avg_pool2d",
+    Pool2dOp,
     """Mean over each window; padding counts toward the divisor if count_include_pad.
 
     `%y = relay.nn.avg_pool2d %x {pool_size = array<i64: 3, 3>, count_include_pad = true}
         : (tensor<1x3x7x7xf32>) -> tensor<1x3x5x5xf32>`
 
     The extra cells ceil_mode adds at the bottom and right are never counted.
-    """
+    """,
+    bool_def("count_include_pad", False),
+)
 
-    name = "relay.nn.avg_pool2d"
-    count_include_pad = prop_def(BOOL, default_value=FALSE)
 
-    def __init__(
-        self,
-        data: Operand,
-        pool_size: Sequence[int],
-        strides: Sequence[int] = (1, 1),
-        padding: Sequence[int] = (0, 0, 0, 0),
-        dilation: Sequence[int] = (1, 1),
-        layout: str = "NCHW",
-        ceil_mode: bool = False,
-        count_include_pad: bool = False,
-    ) -> None:
-        self._build(
-            [data],
-            {
-                "pool_size": int_array(pool_size),
-                "strides": int_array(strides),
-                "padding": int_array(padding),
-                "dilation": int_array(dilation),
-                "layout": StringAttr(layout),
-                "ceil_mode": bool_attr(ceil_mode),
-                "count_include_pad": bool_attr(count_include_pad),
-            },
-        )
+def global_pool2d_type(op: type[RelayOp], p: Props, data: TensorType) -> Attribute:
+    shape, h_axis, w_axis = spatial_data(op, p, data)
+    shape[h_axis] = shape[w_axis] = 1
+    return TensorType(data.get_element_type(), shape)
 
 
 class GlobalPool2dOp(RelayOp, ABC):
     """A reduction over both spatial axes of a 4-d tensor, keeping them as size 1."""
 
     PATTERN: ClassVar[OpPattern] = OpPattern.OUT_ELEMWISE_FUSABLE
-    data = operand_def(TensorType)
-    result = result_def(TensorType)
-    layout = prop_def(StringAttr, default_value=StringAttr("NCHW"))
-
-    def __init__(self, data: Operand, layout: str = "NCHW") -> None:
-        self._build([data], {"layout": StringAttr(layout)})
-
-    @classmethod
-    def infer_result_types(
-        cls, operand_types: Sequence[Attribute], properties: Mapping[str, Attribute]
-    ) -> list[Attribute]:
-        (data,) = cls.tensors(operand_types, ("data",))
-        _, h_axis, w_axis = spatial_axes(cls, cls.props(properties).text("layout"))
-        if data.get_num_dims() != 4:
-            raise cls.error(f"data must be 4-d, got {fmt_shape(data.get_shape())}")
-        shape = list(data.get_shape())
-        shape[h_axis] = shape[w_axis] = 1
-        return [TensorType(data.get_element_type(), shape)]
+    OPERANDS: ClassVar[tuple[str, ...]] = ("data",)
+    ATTRS: ClassVar[tuple[AttrDef, ...]] = (str_def("layout", "NCHW"),)
+    SYNTAX: ClassVar[str] = "%y = relay.{name} %x : (tensor<1x3x7x7x{t}>) -> tensor<1x3x1x1x{t}>"
+    RULE = staticmethod(global_pool2d_type)
 
 
-@irdl_op_definition
-class GlobalAvgPool2dOp(GlobalPool2dOp):
-    """Mean over the spatial axes.
-
-    `%y = relay.nn.global_avg_pool2d %x : (tensor<1x3x7x7xf32>) -> tensor<1x3x1x1xf32>`
-    """
-
-    name = "relay.nn.global_avg_pool2d"
+GlobalAvgPool2dOp = relay_op("nn.global_avg_pool2d", GlobalPool2dOp, "Mean over the spatial axes.")
+GlobalMaxPool2dOp = relay_op(
+    "nn.global_max_pool2d", GlobalPool2dOp, "Maximum over the spatial axes."
+)
 
 
-@irdl_op_definition
-class GlobalMaxPool2dOp(GlobalPool2dOp):
-    """Maximum over the spatial axes.
+def pad_type(op: type[RelayOp], p: Props, data: TensorType) -> Attribute:
+    mode = p.choice("pad_mode", ("constant", "edge", "reflect"))
+    widths = p.ints("pad_width")
+    shape = data.get_shape()
+    if len(widths) != 2 * len(shape) or any(w < 0 for w in widths):
+        raise op.error(
+            f"pad_width must be {2 * len(shape)} non-negative integers (before, after per "
+            f"axis of {fmt_shape(shape)}), got {fmt_list(widths)}"
+        )
+    out = []
+    for axis, dim in enumerate(shape):
+        before, after = widths[2 * axis], widths[2 * axis + 1]
+        limit = dim - 1 if mode == "reflect" else dim if mode == "edge" else None
+        if limit is not None and max(before, after) > 0 and max(before, after) > limit:
+            raise op.error(
+                f"{mode} padding of {max(before, after)} is too wide for axis {axis} of size {dim}"
+            )
+        out.append(before + dim + after)
+    return TensorType(data.get_element_type(), out)
 
-    `%y = relay.nn.global_max_pool2d %x : (tensor<1x3x7x7xf32>) -> tensor<1x3x1x1xf32>`
-    """
 
-    name = "relay.nn.global_max_pool2d"
+def flat_int_array(values: Sequence[int] | Sequence[Sequence[int]]) -> DenseArrayBase:
+    """`array<i64: ...>` of integers given flat or as pairs ((before, after) per axis)."""
+    return int_array([v for x in values for v in (x if isinstance(x, Sequence) else [x])])
 
 
-@irdl_op_definition
-class PadOp(RelayOp):
+PadOp = relay_op(
+    "nn.pad",
+    RelayOp,
     """Pad every axis; pad_width holds (before, after) per axis, flattened.
 
     `%y = relay.nn.pad %x {pad_width = array<i64: 0, 0, 1, 2>, pad_value = 1.0 : f64}
         : (tensor<2x3xf32>) -> tensor<2x6xf32>`
-    """
-
-    name = "relay.nn.pad"
-    PATTERN: ClassVar[OpPattern] = OpPattern.INJECTIVE
-    data = operand_def(TensorType)
-    result = result_def(TensorType)
-    pad_width = prop_def(INTS)
-    pad_value = prop_def(FloatAttr, default_value=float_attr(0.0))
-    pad_mode = prop_def(StringAttr, default_value=StringAttr("constant"))
-
-    def __init__(
-        self,
-        data: Operand,
-        pad_width: Sequence[int] | Sequence[Sequence[int]],
-        pad_value: float = 0.0,
-        pad_mode: str = "constant",
-    ) -> None:
-        flat = [
-            int(v) for pair in pad_width for v in (pair if isinstance(pair, Sequence) else [pair])
-        ]
-        self._build(
-            [data],
-            {
-                "pad_width": int_array(flat),
-                "pad_value": float_attr(pad_value),
-                "pad_mode": StringAttr(pad_mode),
-            },
-        )
-
-    @classmethod
-    def infer_result_types(
-        cls, operand_types: Sequence[Attribute], properties: Mapping[str, Attribute]
-    ) -> list[Attribute]:
-        p = cls.props(properties)
-        (data,) = cls.tensors(operand_types, ("data",))
-        mode = p.choice("pad_mode", ("constant", "edge", "reflect"))
-        widths = p.ints("pad_width")
-        shape = data.get_shape()
-        if len(widths) != 2 * len(shape) or any(w < 0 for w in widths):
-            raise cls.error(
-                f"pad_width must be {2 * len(shape)} non-negative integers (before, after per "
-                f"axis of {fmt_shape(shape)}), got {fmt_list(widths)}"
-            )
-        out = []
-        for axis, dim in enumerate(shape):
-            before, after = widths[2 * axis], widths[2 * axis + 1]
-            limit = dim - 1 if mode == "reflect" else dim if mode == "edge" else None
-            if limit is not None and max(before, after) > 0 and max(before, after) > limit:
-                raise cls.error(
-                    f"{mode} padding of {max(before, after)} is too wide for axis {axis} of size "
-                    f"{dim}"
-                )
-            out.append(before + dim + after)
-        return [TensorType(data.get_element_type(), out)]
+    """,
+    AttrDef("pad_width", INTS, flat_int_array, python_type="Sequence[Sequence[int]]"),
+    float_def("pad_value", 0.0),
+    str_def("pad_mode", "constant"),
+    rule=pad_type,
+    pattern=OpPattern.INJECTIVE,
+)
 
 
 RESIZE_METHODS = ("nearest_neighbor", "linear")
@@ -2130,8 +1685,21 @@ COORDINATE_MODES = ("half_pixel", "align_corners", "asymmetric")
 ROUNDING_METHODS = ("", "round", "floor", "ceil", "round_prefer_floor", "round_prefer_ceil")
 
 
-@irdl_op_definition
-class Resize2dOp(RelayOp):
+def resize2d_type(op: type[RelayOp], p: Props, data: TensorType) -> Attribute:
+    oh, ow = p.positive("size", 2)
+    method = p.choice("method", RESIZE_METHODS)
+    p.choice("coordinate_transformation_mode", COORDINATE_MODES)
+    p.choice("rounding_method", ROUNDING_METHODS)
+    shape, h_axis, w_axis = spatial_data(op, p, data)
+    if method == "linear" and not is_float(data.get_element_type()):
+        raise op.error(f"linear resize needs a float type, got {data.get_element_type()}")
+    shape[h_axis], shape[w_axis] = oh, ow
+    return TensorType(data.get_element_type(), shape)
+
+
+Resize2dOp = relay_op(
+    "image.resize2d",
+    RelayOp,
     """Resize the spatial axes to `size` by nearest neighbour or bilinear interpolation.
 
     `%y = relay.image.resize2d %x {size = array<i64: 6, 9>, method = "nearest_neighbor"}
@@ -2139,137 +1707,79 @@ class Resize2dOp(RelayOp):
 
     rounding_method "" means TVM's default for nearest_neighbor: round for align_corners,
     floor otherwise.
-    """
-
-    name = "relay.image.resize2d"
-    PATTERN: ClassVar[OpPattern] = OpPattern.INJECTIVE
-    data = operand_def(TensorType)
-    result = result_def(TensorType)
-    size = prop_def(INTS)
-    layout = prop_def(StringAttr, default_value=StringAttr("NCHW"))
-    method = prop_def(StringAttr, default_value=StringAttr("linear"))
-    coordinate_transformation_mode = prop_def(StringAttr, default_value=StringAttr("half_pixel"))
-    rounding_method = prop_def(StringAttr, default_value=StringAttr(""))
-
-    def __init__(
-        self,
-        data: Operand,
-        size: Sequence[int],
-        layout: str = "NCHW",
-        method: str = "linear",
-        coordinate_transformation_mode: str = "half_pixel",
-        rounding_method: str = "",
-    ) -> None:
-        self._build(
-            [data],
-            {
-                "size": int_array(size),
-                "layout": StringAttr(layout),
-                "method": StringAttr(method),
-                "coordinate_transformation_mode": StringAttr(coordinate_transformation_mode),
-                "rounding_method": StringAttr(rounding_method),
-            },
-        )
-
-    @classmethod
-    def infer_result_types(
-        cls, operand_types: Sequence[Attribute], properties: Mapping[str, Attribute]
-    ) -> list[Attribute]:
-        p = cls.props(properties)
-        (data,) = cls.tensors(operand_types, ("data",))
-        oh, ow = p.positive("size", 2)
-        method = p.choice("method", RESIZE_METHODS)
-        p.choice("coordinate_transformation_mode", COORDINATE_MODES)
-        p.choice("rounding_method", ROUNDING_METHODS)
-        _, h_axis, w_axis = spatial_axes(cls, p.text("layout"))
-        if data.get_num_dims() != 4:
-            raise cls.error(f"data must be 4-d, got {fmt_shape(data.get_shape())}")
-        if method == "linear" and not is_float(data.get_element_type()):
-            raise cls.error(f"linear resize needs a float type, got {data.get_element_type()}")
-        shape = list(data.get_shape())
-        shape[h_axis], shape[w_axis] = oh, ow
-        return [TensorType(data.get_element_type(), shape)]
+    """,
+    ints_def("size"),
+    str_def("layout", "NCHW"),
+    str_def("method", "linear"),
+    str_def("coordinate_transformation_mode", "half_pixel"),
+    str_def("rounding_method", ""),
+    rule=resize2d_type,
+    pattern=OpPattern.INJECTIVE,
+)
 
 
-@irdl_op_definition
-class UpsamplingOp(RelayOp):
+def upsampling_type(op: type[RelayOp], p: Props, data: TensorType) -> Attribute:
+    method = p.choice("method", ("nearest_neighbor", "bilinear"))
+    shape, h_axis, w_axis = spatial_data(op, p, data)
+    if method == "bilinear" and not is_float(data.get_element_type()):
+        raise op.error(f"bilinear upsampling needs a float type, got {data.element_type}")
+    for axis, scale in ((h_axis, p.number("scale_h")), (w_axis, p.number("scale_w"))):
+        size = round(shape[axis] * scale)
+        if not scale > 0 or size < 1:
+            raise op.error(f"scale {scale} leaves axis {axis} of size {shape[axis]} empty")
+        shape[axis] = size
+    return TensorType(data.get_element_type(), shape)
+
+
+UpsamplingOp = relay_op(
+    "nn.upsampling",
+    RelayOp,
     """Scale the spatial axes by (scale_h, scale_w), the sizes rounded to nearest.
 
     `%y = relay.nn.upsampling %x {scale_h = 2.0 : f64, scale_w = 2.0 : f64}
         : (tensor<1x2x3x4xf32>) -> tensor<1x2x6x8xf32>`
 
     TVM's: a resize2d with asymmetric (or align_corners) coordinates.
-    """
-
-    name = "relay.nn.upsampling"
-    PATTERN: ClassVar[OpPattern] = OpPattern.INJECTIVE
-    data = operand_def(TensorType)
-    result = result_def(TensorType)
-    scale_h = prop_def(FloatAttr)
-    scale_w = prop_def(FloatAttr)
-    layout = prop_def(StringAttr, default_value=StringAttr("NCHW"))
-    method = prop_def(StringAttr, default_value=StringAttr("nearest_neighbor"))
-    align_corners = prop_def(BOOL, default_value=FALSE)
-
-    def __init__(
-        self,
-        data: Operand,
-        scale_h: float,
-        scale_w: float,
-        layout: str = "NCHW",
-        method: str = "nearest_neighbor",
-        align_corners: bool = False,
-    ) -> None:
-        self._build(
-            [data],
-            {
-                "scale_h": float_attr(scale_h),
-                "scale_w": float_attr(scale_w),
-                "layout": StringAttr(layout),
-                "method": StringAttr(method),
-                "align_corners": bool_attr(align_corners),
-            },
-        )
-
-    @classmethod
-    def infer_result_types(
-        cls, operand_types: Sequence[Attribute], properties: Mapping[str, Attribute]
-    ) -> list[Attribute]:
-        p = cls.props(properties)
-        (data,) = cls.tensors(operand_types, ("data",))
-        method = p.choice("method", ("nearest_neighbor", "bilinear"))
-        _, h_axis, w_axis = spatial_axes(cls, p.text("layout"))
-        if data.get_num_dims() != 4:
-            raise cls.error(f"data must be 4-d, got {fmt_shape(data.get_shape())}")
-        if method == "bilinear" and not is_float(data.get_element_type()):
-            raise cls.error(f"bilinear upsampling needs a float type, got {data.element_type}")
-        shape = list(data.get_shape())
-        for axis, scale in ((h_axis, p.number("scale_h")), (w_axis, p.number("scale_w"))):
-            size = round(shape[axis] * scale)
-            if not scale > 0 or size < 1:
-                raise cls.error(f"scale {scale} leaves axis {axis} of size {shape[axis]} empty")
-            shape[axis] = size
-        return [TensorType(data.get_element_type(), shape)]
+    """,
+    float_def("scale_h"),
+    float_def("scale_w"),
+    str_def("layout", "NCHW"),
+    str_def("method", "nearest_neighbor"),
+    bool_def("align_corners", False),
+    rule=upsampling_type,
+    pattern=OpPattern.INJECTIVE,
+)
 
 
 # ---------------------------------------------------------------------------------------------
 # Reductions
 
 
+def reduce_type(op: type[ReduceOp], p: Props, data: TensorType) -> Attribute:
+    axes = op.reduced_axes(p, data.get_num_dims())
+    keep = p.flag("keepdims")
+    shape = [1 if i in axes else d for i, d in enumerate(data.get_shape()) if keep or i not in axes]
+    return TensorType(op.result_element(data.get_element_type()), shape)
+
+
+def axes_array(axis: int | Sequence[int]) -> DenseArrayBase:
+    """`array<i64: ...>` of one axis or of several."""
+    return int_array([axis] if isinstance(axis, int) else axis)
+
+
 class ReduceOp(RelayOp, ABC):
     """A reduction over `axis` (all axes when absent), optionally keeping them as size 1."""
 
     PATTERN: ClassVar[OpPattern] = OpPattern.COMM_REDUCE
-    data = operand_def(TensorType)
-    result = result_def(TensorType)
-    axis = opt_prop_def(INTS)
-    keepdims = prop_def(BOOL, default_value=FALSE)
-
-    def __init__(
-        self, data: Operand, axis: int | Sequence[int] | None = None, keepdims: bool = False
-    ) -> None:
-        axes = None if axis is None else int_array([axis] if isinstance(axis, int) else axis)
-        self._build([data], {"axis": axes, "keepdims": bool_attr(keepdims)})
+    OPERANDS: ClassVar[tuple[str, ...]] = ("data",)
+    ATTRS: ClassVar[tuple[AttrDef, ...]] = (
+        AttrDef("axis", INTS, axes_array, None, "int | Sequence[int]"),
+        bool_def("keepdims", False),
+    )
+    SYNTAX: ClassVar[str] = (
+        "%y = relay.{name} %x {{axis = array<i64: 1>}} : (tensor<2x3x{t}>) -> tensor<2x{t}>"
+    )
+    RULE = staticmethod(reduce_type)
 
     @classmethod
     def reduced_axes(cls, p: Props, rank: int) -> tuple[int, ...]:
@@ -2280,22 +1790,13 @@ class ReduceOp(RelayOp, ABC):
     def result_element(cls, elem: Attribute) -> Attribute:
         return elem
 
-    @classmethod
-    def infer_result_types(
-        cls, operand_types: Sequence[Attribute], properties: Mapping[str, Attribute]
-    ) -> list[Attribute]:
-        p = cls.props(properties)
-        (data,) = cls.tensors(operand_types, ("data",))
-        axes = cls.reduced_axes(p, data.get_num_dims())
-        keep = p.flag("keepdims")
-        shape = [
-            1 if i in axes else d for i, d in enumerate(data.get_shape()) if keep or i not in axes
-        ]
-        return [TensorType(cls.result_element(data.get_element_type()), shape)]
-
 
 class ArgReduceOp(ReduceOp, ABC):
     """The i32 index of the extreme element along one axis (of the flattened data if none)."""
+
+    SYNTAX: ClassVar[str] = (
+        "%y = relay.{name} %x {{axis = array<i64: 1>}} : (tensor<2x3x{t}>) -> tensor<2xi32>"
+    )
 
     @classmethod
     def reduced_axes(cls, p: Props, rank: int) -> tuple[int, ...]:
@@ -2309,422 +1810,324 @@ class ArgReduceOp(ReduceOp, ABC):
         return IntegerType(32)
 
 
-@irdl_op_definition
-class SumOp(ReduceOp):
-    """Sum over axes.
-
-    `%y = relay.sum %x {axis = array<i64: 1>} : (tensor<2x3xf32>) -> tensor<2xf32>`
-    """
-
-    name = "relay.sum"
-
-
-@irdl_op_definition
-class MeanOp(ReduceOp):
-    """Arithmetic mean over axes.
-
-    `%y = relay.mean %x {axis = array<i64: 1>, keepdims = true}
-        : (tensor<2x3xf32>) -> tensor<2x1xf32>`
-    """
-
-    name = "relay.mean"
-
-
-@irdl_op_definition
-class MaxOp(ReduceOp):
-    """Maximum over axes.
-
-    `%y = relay.max %x : (tensor<2x3xf32>) -> tensor<f32>`
-    """
-
-    name = "relay.max"
-
-
-@irdl_op_definition
-class MinOp(ReduceOp):
-    """Minimum over axes.
-
-    `%y = relay.min %x {axis = array<i64: 0>} : (tensor<2x3xf32>) -> tensor<3xf32>`
-    """
-
-    name = "relay.min"
-
-
-@irdl_op_definition
-class ProdOp(ReduceOp):
-    """Product over axes.
-
-    `%y = relay.prod %x {axis = array<i64: 0>} : (tensor<2x3xf32>) -> tensor<3xf32>`
-    """
-
-    name = "relay.prod"
-
-
-@irdl_op_definition
-class ArgmaxOp(ArgReduceOp):
-    """Index of the first maximum along an axis.
-
-    `%y = relay.argmax %x {axis = array<i64: 1>} : (tensor<2x3xf32>) -> tensor<2xi32>`
-    """
-
-    name = "relay.argmax"
-
-
-@irdl_op_definition
-class ArgminOp(ArgReduceOp):
-    """Index of the first minimum along an axis.
-
-    `%y = relay.argmin %x {axis = array<i64: 1>} : (tensor<2x3xf32>) -> tensor<2xi32>`
-    """
-
-    name = "relay.argmin"
+SumOp = relay_op("sum", ReduceOp, "Sum over axes.")
+MeanOp = relay_op("mean", ReduceOp, "Arithmetic mean over axes.")
+MaxOp = relay_op("max", ReduceOp, "Maximum over axes.")
+MinOp = relay_op("min", ReduceOp, "Minimum over axes.")
+ProdOp = relay_op("prod", ReduceOp, "Product over axes.")
+ArgmaxOp = relay_op("argmax", ArgReduceOp, "Index of the first maximum along an axis.")
+ArgminOp = relay_op("argmin", ArgReduceOp, "Index of the first minimum along an axis.")
 
 
 # ---------------------------------------------------------------------------------------------
 # Shape manipulation
 
 
-@irdl_op_definition
-class ReshapeOp(RelayOp):
+def reshape_type(op: type[RelayOp], p: Props, data: TensorType) -> Attribute:
+    newshape = p.ints("newshape")
+    shape = data.get_shape()
+    out: list[int] = []
+    for i, d in enumerate(newshape):
+        if d == 0:
+            if i >= len(shape):
+                raise op.error(f"newshape entry {i} is 0 but data has rank {len(shape)}")
+            out.append(shape[i])
+        elif d >= -1:
+            out.append(d)
+        else:
+            raise op.error(f"newshape entry {d} is not supported (only sizes, 0 and -1)")
+    total = math.prod(shape)
+    if out.count(-1) > 1:
+        raise op.error(f"newshape {fmt_list(newshape)} has more than one -1")
+    if -1 in out:
+        known = math.prod(d for d in out if d != -1)
+        if known == 0 or total % known:
+            raise op.error(
+                f"cannot reshape {fmt_shape(shape)} ({total} elements) to {fmt_list(newshape)}"
+            )
+        out[out.index(-1)] = total // known
+    if math.prod(out) != total:
+        raise op.error(
+            f"cannot reshape {fmt_shape(shape)} ({total} elements) to {fmt_shape(out)} "
+            f"({math.prod(out)} elements)"
+        )
+    return TensorType(data.get_element_type(), out)
+
+
+ReshapeOp = relay_op(
+    "reshape",
+    RelayOp,
     """Reshape; in newshape 0 copies the input dimension and -1 is inferred.
 
     `%y = relay.reshape %x {newshape = array<i64: 0, -1>} : (tensor<2x3x4xf32>) -> tensor<2x12xf32>`
-    """
-
-    name = "relay.reshape"
-    PATTERN: ClassVar[OpPattern] = OpPattern.INJECTIVE
-    data = operand_def(TensorType)
-    result = result_def(TensorType)
-    newshape = prop_def(INTS)
-
-    def __init__(self, data: Operand, newshape: Sequence[int]) -> None:
-        self._build([data], {"newshape": int_array(newshape)})
-
-    @classmethod
-    def infer_result_types(
-        cls, operand_types: Sequence[Attribute], properties: Mapping[str, Attribute]
-    ) -> list[Attribute]:
-        (data,) = cls.tensors(operand_types, ("data",))
-        newshape = cls.props(properties).ints("newshape")
-        shape = data.get_shape()
-        out: list[int] = []
-        for i, d in enumerate(newshape):
-            if d == 0:
-                if i >= len(shape):
-                    raise cls.error(f"newshape entry {i} is 0 but data has rank {len(shape)}")
-                out.append(shape[i])
-            elif d >= -1:
-                out.append(d)
-            else:
-                raise cls.error(f"newshape entry {d} is not supported (only sizes, 0 and -1)")
-        total = math.prod(shape)
-        if out.count(-1) > 1:
-            raise cls.error(f"newshape {fmt_list(newshape)} has more than one -1")
-        if -1 in out:
-            known = math.prod(d for d in out if d != -1)
-            if known == 0 or total % known:
-                raise cls.error(
-                    f"cannot reshape {fmt_shape(shape)} ({total} elements) to {fmt_list(newshape)}"
-                )
-            out[out.index(-1)] = total // known
-        if math.prod(out) != total:
-            raise cls.error(
-                f"cannot reshape {fmt_shape(shape)} ({total} elements) to {fmt_shape(out)} "
-                f"({math.prod(out)} elements)"
-            )
-        return [TensorType(data.get_element_type(), out)]
+    """,
+    ints_def("newshape"),
+    rule=reshape_type,
+    pattern=OpPattern.INJECTIVE,
+)
 
 
-@irdl_op_definition
-class TransposeOp(RelayOp):
+def transpose_permutation(op: type[RelayOp], p: Props, rank: int) -> tuple[int, ...]:
+    axes = p.opt_ints("axes")
+    if axes is None:
+        return tuple(reversed(range(rank)))
+    if len(axes) != rank:
+        raise op.error(f"axes {fmt_list(axes)} must have one entry per axis of rank {rank}")
+    return normalize_axes(op, axes, rank)
+
+
+def transpose_type(op: type[RelayOp], p: Props, data: TensorType) -> Attribute:
+    perm = transpose_permutation(op, p, data.get_num_dims())
+    shape = data.get_shape()
+    return TensorType(data.get_element_type(), [shape[a] for a in perm])
+
+
+TransposeOp = relay_op(
+    "transpose",
+    RelayOp,
     """Permute the axes (reverse them when axes is absent).
 
     `%y = relay.transpose %x {axes = array<i64: 0, 2, 1>}
         : (tensor<2x3x4xf32>) -> tensor<2x4x3xf32>`
-    """
-
-    name = "relay.transpose"
-    PATTERN: ClassVar[OpPattern] = OpPattern.INJECTIVE
-    data = operand_def(TensorType)
-    result = result_def(TensorType)
-    axes = opt_prop_def(INTS)
-
-    def __init__(self, data: Operand, axes: Sequence[int] | None = None) -> None:
-        self._build([data], {"axes": None if axes is None else int_array(axes)})
-
-    @classmethod
-    def permutation(cls, p: Props, rank: int) -> tuple[int, ...]:
-        axes = p.opt_ints("axes")
-        if axes is None:
-            return tuple(reversed(range(rank)))
-        if len(axes) != rank:
-            raise cls.error(f"axes {fmt_list(axes)} must have one entry per axis of rank {rank}")
-        return normalize_axes(cls, axes, rank)
-
-    @classmethod
-    def infer_result_types(
-        cls, operand_types: Sequence[Attribute], properties: Mapping[str, Attribute]
-    ) -> list[Attribute]:
-        (data,) = cls.tensors(operand_types, ("data",))
-        perm = cls.permutation(cls.props(properties), data.get_num_dims())
-        shape = data.get_shape()
-        return [TensorType(data.get_element_type(), [shape[a] for a in perm])]
+    """,
+    ints_def("axes", None),
+    rule=transpose_type,
+    pattern=OpPattern.INJECTIVE,
+    permutation=classmethod(transpose_permutation),
+)
 
 
-@irdl_op_definition
-class ConcatenateOp(RelayOp):
+def concatenate_type(op: type[RelayOp], p: Props, operand_types: Sequence[Attribute]) -> Attribute:
+    if not operand_types:
+        raise op.error("needs at least one operand")
+    names = [f"operand {i}" for i in range(len(operand_types))]
+    tensors = op.tensors(operand_types, names)
+    elem = op.same_element(tensors, names)
+    first = tensors[0].get_shape()
+    axis = p.axis("axis", len(first))
+    total = 0
+    for t in tensors:
+        shape = t.get_shape()
+        if len(shape) != len(first) or any(
+            a != b for i, (a, b) in enumerate(zip(shape, first, strict=True)) if i != axis
+        ):
+            raise op.error(
+                f"operand shapes differ outside axis {axis}: {fmt_shape(first)} vs "
+                f"{fmt_shape(shape)}"
+            )
+        total += shape[axis]
+    out = list(first)
+    out[axis] = total
+    return TensorType(elem, out)
+
+
+ConcatenateOp = relay_op(
+    "concatenate",
+    RelayOp,
     """Join tensors along `axis`.
 
     `%y = relay.concatenate %a, %b {axis = 1 : i64}
         : (tensor<2x3xf32>, tensor<2x1xf32>) -> tensor<2x4xf32>`
-    """
-
-    name = "relay.concatenate"
-    PATTERN: ClassVar[OpPattern] = OpPattern.INJECTIVE
-    inputs = var_operand_def(TensorType)
-    result = result_def(TensorType)
-    axis = prop_def(INT, default_value=int_attr(0))
-
-    def __init__(self, inputs: Sequence[Operand], axis: int = 0) -> None:
-        self._build([list(inputs)], {"axis": int_attr(axis)})
-
-    @classmethod
-    def infer_result_types(
-        cls, operand_types: Sequence[Attribute], properties: Mapping[str, Attribute]
-    ) -> list[Attribute]:
-        if not operand_types:
-            raise cls.error("needs at least one operand")
-        names = [f"operand {i}" for i in range(len(operand_types))]
-        tensors = cls.tensors(operand_types, names)
-        elem = cls.same_element(tensors, names)
-        first = tensors[0].get_shape()
-        axis = cls.props(properties).axis("axis", len(first))
-        total = 0
-        for t in tensors:
-            shape = t.get_shape()
-            if len(shape) != len(first) or any(
-                a != b for i, (a, b) in enumerate(zip(shape, first, strict=True)) if i != axis
-            ):
-                raise cls.error(
-                    f"operand shapes differ outside axis {axis}: {fmt_shape(first)} vs "
-                    f"{fmt_shape(shape)}"
-                )
-            total += shape[axis]
-        out = list(first)
-        out[axis] = total
-        return [TensorType(elem, out)]
+    """,
+    int_def("axis", 0),
+    operands=("inputs",),
+    variadic=True,
+    rule=concatenate_type,
+    pattern=OpPattern.INJECTIVE,
+)
 
 
-@irdl_op_definition
-class SplitOp(RelayOp):
+def split_boundaries(op: type[RelayOp], p: Props, size: int) -> list[int]:
+    """The split points along the axis, from 0 to size inclusive."""
+    spec = p.required("indices_or_sections")
+    if isinstance(spec, IntegerAttr):
+        sections = int(spec.value.data)
+        if sections < 1 or size % sections:
+            raise op.error(f"{sections} sections do not divide axis of size {size}")
+        step = size // sections
+        return [i * step for i in range(sections + 1)]
+    indices = list(p.ints("indices_or_sections"))
+    if any(b < a for a, b in itertools.pairwise(indices)) or any(
+        not 0 <= i <= size for i in indices
+    ):
+        raise op.error(f"indices {fmt_list(indices)} must be ascending within [0, {size}]")
+    return [0, *indices, size]
+
+
+def split_type(op: type[RelayOp], p: Props, data: TensorType) -> Attribute:
+    axis = p.axis("axis", data.get_num_dims())
+    points = split_boundaries(op, p, data.get_shape()[axis])
+    fields: list[Attribute] = []
+    for start, stop in itertools.pairwise(points):
+        shape = list(data.get_shape())
+        shape[axis] = stop - start
+        fields.append(TensorType(data.get_element_type(), shape))
+    return TupleType(tuple(fields))
+
+
+def int_or_ints(value: int | Sequence[int]) -> Attribute:
+    return int_attr(value) if isinstance(value, int) else int_array(value)
+
+
+SplitOp = relay_op(
+    "split",
+    RelayOp,
     """Split along `axis` into equal sections (an integer) or at indices (an array); a tuple.
 
     `%t = relay.split %x {indices_or_sections = 3 : i64, axis = 1 : i64}
         : (tensor<2x6xf32>) -> tuple<tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>>`
-    """
-
-    name = "relay.split"
-    PATTERN: ClassVar[OpPattern] = OpPattern.INJECTIVE
-    data = operand_def(TensorType)
-    result = result_def(TupleType)
-    indices_or_sections = prop_def(INT | INTS)
-    axis = prop_def(INT, default_value=int_attr(0))
-
-    def __init__(
-        self, data: Operand, indices_or_sections: int | Sequence[int], axis: int = 0
-    ) -> None:
-        value = (
-            int_attr(indices_or_sections)
-            if isinstance(indices_or_sections, int)
-            else int_array(indices_or_sections)
-        )
-        self._build([data], {"indices_or_sections": value, "axis": int_attr(axis)})
-
-    @classmethod
-    def boundaries(cls, p: Props, size: int) -> list[int]:
-        """The split points along the axis, from 0 to size inclusive."""
-        spec = p.required("indices_or_sections")
-        if isinstance(spec, IntegerAttr):
-            sections = int(spec.value.data)
-            if sections < 1 or size % sections:
-                raise cls.error(f"{sections} sections do not divide axis of size {size}")
-            step = size // sections
-            return [i * step for i in range(sections + 1)]
-        indices = list(p.ints("indices_or_sections"))
-        if any(b < a for a, b in itertools.pairwise(indices)) or any(
-            not 0 <= i <= size for i in indices
-        ):
-            raise cls.error(f"indices {fmt_list(indices)} must be ascending within [0, {size}]")
-        return [0, *indices, size]
-
-    @classmethod
-    def infer_result_types(
-        cls, operand_types: Sequence[Attribute], properties: Mapping[str, Attribute]
-    ) -> list[Attribute]:
-        p = cls.props(properties)
-        (data,) = cls.tensors(operand_types, ("data",))
-        axis = p.axis("axis", data.get_num_dims())
-        points = cls.boundaries(p, data.get_shape()[axis])
-        fields: list[Attribute] = []
-        for start, stop in itertools.pairwise(points):
-            shape = list(data.get_shape())
-            shape[axis] = stop - start
-            fields.append(TensorType(data.get_element_type(), shape))
-        return [TupleType(tuple(fields))]
+    """,
+    AttrDef("indices_or_sections", INT | INTS, int_or_ints, python_type="int | Sequence[int]"),
+    int_def("axis", 0),
+    result=TupleType,
+    rule=split_type,
+    pattern=OpPattern.INJECTIVE,
+    boundaries=classmethod(split_boundaries),
+)
 
 
-@irdl_op_definition
-class SqueezeOp(RelayOp):
+def squeeze_type(op: type[RelayOp], p: Props, data: TensorType) -> Attribute:
+    shape = data.get_shape()
+    given = p.opt_ints("axis")
+    if given is None:
+        axes = tuple(i for i, d in enumerate(shape) if d == 1)
+    else:
+        axes = normalize_axes(op, given, len(shape))
+    for a in axes:
+        if shape[a] != 1:
+            raise op.error(f"cannot squeeze axis {a} of size {shape[a]}")
+    return TensorType(data.get_element_type(), [d for i, d in enumerate(shape) if i not in axes])
+
+
+SqueezeOp = relay_op(
+    "squeeze",
+    RelayOp,
     """Remove size-1 axes (all of them when axis is absent).
 
     `%y = relay.squeeze %x {axis = array<i64: 0>} : (tensor<1x3x1xf32>) -> tensor<3x1xf32>`
-    """
-
-    name = "relay.squeeze"
-    PATTERN: ClassVar[OpPattern] = OpPattern.INJECTIVE
-    data = operand_def(TensorType)
-    result = result_def(TensorType)
-    axis = opt_prop_def(INTS)
-
-    def __init__(self, data: Operand, axis: Sequence[int] | None = None) -> None:
-        self._build([data], {"axis": None if axis is None else int_array(axis)})
-
-    @classmethod
-    def infer_result_types(
-        cls, operand_types: Sequence[Attribute], properties: Mapping[str, Attribute]
-    ) -> list[Attribute]:
-        (data,) = cls.tensors(operand_types, ("data",))
-        shape = data.get_shape()
-        given = cls.props(properties).opt_ints("axis")
-        if given is None:
-            axes = tuple(i for i, d in enumerate(shape) if d == 1)
-        else:
-            axes = normalize_axes(cls, given, len(shape))
-        for a in axes:
-            if shape[a] != 1:
-                raise cls.error(f"cannot squeeze axis {a} of size {shape[a]}")
-        out = [d for i, d in enumerate(shape) if i not in axes]
-        return [TensorType(data.get_element_type(), out)]
+    """,
+    ints_def("axis", None),
+    rule=squeeze_type,
+    pattern=OpPattern.INJECTIVE,
+)
 
 
-@irdl_op_definition
-class ExpandDimsOp(RelayOp):
+def expand_dims_type(op: type[RelayOp], p: Props, data: TensorType) -> Attribute:
+    shape = list(data.get_shape())
+    axis, count = p.integer("axis"), p.integer("num_newaxis")
+    if not -len(shape) - 1 <= axis <= len(shape):
+        raise op.error(f"axis {axis} is out of range for rank {len(shape)} (inserting)")
+    if count < 0:
+        raise op.error(f"num_newaxis must not be negative, got {count}")
+    axis = axis % (len(shape) + 1)
+    return TensorType(data.get_element_type(), [*shape[:axis], *[1] * count, *shape[axis:]])
+
+
+ExpandDimsOp = relay_op(
+    "expand_dims",
+    RelayOp,
     """Insert num_newaxis size-1 axes at `axis`.
 
     `%y = relay.expand_dims %x {axis = 1 : i64, num_newaxis = 2 : i64}
         : (tensor<3x4xf32>) -> tensor<3x1x1x4xf32>`
-    """
-
-    name = "relay.expand_dims"
-    PATTERN: ClassVar[OpPattern] = OpPattern.INJECTIVE
-    data = operand_def(TensorType)
-    result = result_def(TensorType)
-    axis = prop_def(INT)
-    num_newaxis = prop_def(INT, default_value=int_attr(1))
-
-    def __init__(self, data: Operand, axis: int, num_newaxis: int = 1) -> None:
-        self._build([data], {"axis": int_attr(axis), "num_newaxis": int_attr(num_newaxis)})
-
-    @classmethod
-    def infer_result_types(
-        cls, operand_types: Sequence[Attribute], properties: Mapping[str, Attribute]
-    ) -> list[Attribute]:
-        p = cls.props(properties)
-        (data,) = cls.tensors(operand_types, ("data",))
-        shape = list(data.get_shape())
-        axis, count = p.integer("axis"), p.integer("num_newaxis")
-        if not -len(shape) - 1 <= axis <= len(shape):
-            raise cls.error(f"axis {axis} is out of range for rank {len(shape)} (inserting)")
-        if count < 0:
-            raise cls.error(f"num_newaxis must not be negative, got {count}")
-        axis = axis % (len(shape) + 1)
-        return [TensorType(data.get_element_type(), [*shape[:axis], *[1] * count, *shape[axis:]])]
+    """,
+    int_def("axis"),
+    int_def("num_newaxis", 1),
+    rule=expand_dims_type,
+    pattern=OpPattern.INJECTIVE,
+)
 
 
-@irdl_op_definition
-class BatchFlattenOp(RelayOp):
+def batch_flatten_type(op: type[RelayOp], p: Props, data: TensorType) -> Attribute:
+    shape = data.get_shape()
+    if not shape:
+        raise op.error("data must have rank >= 1")
+    return TensorType(data.get_element_type(), [shape[0], math.prod(shape[1:])])
+
+
+BatchFlattenOp = relay_op(
+    "nn.batch_flatten",
+    RelayOp,
     """Flatten all axes but the first.
 
     `%y = relay.nn.batch_flatten %x : (tensor<2x3x4xf32>) -> tensor<2x12xf32>`
-    """
+    """,
+    rule=batch_flatten_type,
+    pattern=OpPattern.INJECTIVE,
+)
 
-    name = "relay.nn.batch_flatten"
-    PATTERN: ClassVar[OpPattern] = OpPattern.INJECTIVE
-    data = operand_def(TensorType)
-    result = result_def(TensorType)
 
-    def __init__(self, data: Operand) -> None:
-        self._build([data])
-
-    @classmethod
-    def infer_result_types(
-        cls, operand_types: Sequence[Attribute], properties: Mapping[str, Attribute]
-    ) -> list[Attribute]:
-        (data,) = cls.tensors(operand_types, ("data",))
-        shape = data.get_shape()
-        if not shape:
-            raise cls.error("data must have rank >= 1")
-        return [TensorType(data.get_element_type(), [shape[0], math.prod(shape[1:])])]
+def query_type(op: type[RelayOp], p: Props, shape: Sequence[int]) -> Attribute:
+    """A tensor of `shape` and integer element type `dtype`."""
+    dtype = p.required("dtype")
+    if not isinstance(dtype, IntegerType) or is_bool(dtype):
+        raise op.error(f"dtype must be an integer type, got {dtype}")
+    return TensorType(dtype, shape)
 
 
 class ShapeQueryOp(RelayOp, ABC):
     """An op that reads only its operand's static type: a tensor of integers `dtype`."""
 
     PATTERN: ClassVar[OpPattern] = OpPattern.OPAQUE
-    data = operand_def(TensorType)
-    result = result_def(TensorType)
-    dtype = prop_def(IntegerType, default_value=i32)
-
-    def __init__(self, data: Operand, dtype: Attribute | str = "int32") -> None:
-        if not isinstance(dtype, Attribute):
-            dtype = element_type(dtype)
-        self._build([data], {"dtype": dtype})
-
-    @classmethod
-    def result_shape(cls, data: TensorType) -> list[int]:
-        raise NotImplementedError
-
-    @classmethod
-    def infer_result_types(
-        cls, operand_types: Sequence[Attribute], properties: Mapping[str, Attribute]
-    ) -> list[Attribute]:
-        (data,) = cls.tensors(operand_types, ("data",))
-        dtype = cls.props(properties).required("dtype")
-        if not isinstance(dtype, IntegerType) or is_bool(dtype):
-            raise cls.error(f"dtype must be an integer type, got {dtype}")
-        return [TensorType(dtype, cls.result_shape(data))]
+    OPERANDS: ClassVar[tuple[str, ...]] = ("data",)
+    ATTRS: ClassVar[tuple[AttrDef, ...]] = (dtype_def("dtype", IntegerType, "int32"),)
 
 
-@irdl_op_definition
-class ShapeOfOp(ShapeQueryOp):
+ShapeOfOp = relay_op(
+    "shape_of",
+    ShapeQueryOp,
     """The shape of a tensor, as a 1-d tensor.
 
     `%s = relay.shape_of %x {dtype = i64} : (tensor<2x3xf32>) -> tensor<2xi64>`
-    """
-
-    name = "relay.shape_of"
-
-    @classmethod
-    def result_shape(cls, data: TensorType) -> list[int]:
-        return [len(data.get_shape())]
-
-
-@irdl_op_definition
-class NdarraySizeOp(ShapeQueryOp):
+    """,
+    rule=lambda op, p, data: query_type(op, p, [data.get_num_dims()]),
+)
+NdarraySizeOp = relay_op(
+    "ndarray_size",
+    ShapeQueryOp,
     """The number of elements of a tensor, as a scalar.
 
     `%n = relay.ndarray_size %x : (tensor<2x3xf32>) -> tensor<i32>`
-    """
-
-    name = "relay.ndarray_size"
-
-    @classmethod
-    def result_shape(cls, data: TensorType) -> list[int]:
-        return []
+    """,
+    rule=lambda op, p, data: query_type(op, p, []),
+)
 
 
-@irdl_op_definition
-class StridedSliceOp(RelayOp):
+def slices_of(
+    op: type[RelayOp], properties: Mapping[str, Attribute], shape: Sequence[int]
+) -> list[slice]:
+    """One Python slice per axis of a tensor of `shape`."""
+    p = op.props(properties)
+    begin, end = p.ints("begin"), p.ints("end")
+    strides = p.opt_ints("strides") or (1,) * len(begin)
+    given = p.opt_ints("axes")
+    if len(end) != len(begin) or len(strides) != len(begin):
+        raise op.error(
+            f"begin, end and strides differ in length: {len(begin)}, {len(end)}, {len(strides)}"
+        )
+    if given is None and len(begin) > len(shape):
+        raise op.error(f"{len(begin)} slice bounds for rank {len(shape)}")
+    if given is not None and len(given) != len(begin):
+        raise op.error(f"axes has {len(given)} entries but begin has {len(begin)}")
+    axes = range(len(begin)) if given is None else normalize_axes(op, given, len(shape))
+    if 0 in strides:
+        raise op.error(f"strides must not be 0, got {fmt_list(strides)}")
+    out = [slice(None)] * len(shape)
+    for axis, b, e, s in zip(axes, begin, end, strides, strict=True):
+        out[axis] = slice(b, e, s)
+    return out
+
+
+def strided_slice_type(op: type[RelayOp], p: Props, data: TensorType) -> Attribute:
+    shape = data.get_shape()
+    slices = slices_of(op, p.values, shape)
+    out = [len(range(*s.indices(d))) for s, d in zip(slices, shape, strict=True)]
+    return TensorType(data.get_element_type(), out)
+
+
+StridedSliceOp = relay_op(
+    "strided_slice",
+    RelayOp,
     """Slice [begin, end) with strides on the given axes (the leading ones if absent).
 
     `%y = relay.strided_slice %x {begin = array<i64: 1>, end = array<i64: 7>,
@@ -2732,71 +2135,34 @@ class StridedSliceOp(RelayOp):
         : (tensor<2x8xf32>) -> tensor<2x3xf32>`
 
     Indices follow Python slices: negative counts from the end, out of range is clamped.
-    """
+    """,
+    ints_def("begin"),
+    ints_def("end"),
+    ints_def("strides", None),
+    ints_def("axes", None),
+    rule=strided_slice_type,
+    pattern=OpPattern.INJECTIVE,
+    slices=classmethod(slices_of),
+)
 
-    name = "relay.strided_slice"
-    PATTERN: ClassVar[OpPattern] = OpPattern.INJECTIVE
-    data = operand_def(TensorType)
-    result = result_def(TensorType)
-    begin = prop_def(INTS)
-    end = prop_def(INTS)
-    strides = opt_prop_def(INTS)
-    axes = opt_prop_def(INTS)
 
-    def __init__(
-        self,
-        data: Operand,
-        begin: Sequence[int],
-        end: Sequence[int],
-        strides: Sequence[int] | None = None,
-        axes: Sequence[int] | None = None,
-    ) -> None:
-        self._build(
-            [data],
-            {
-                "begin": int_array(begin),
-                "end": int_array(end),
-                "strides": None if strides is None else int_array(strides),
-                "axes": None if axes is None else int_array(axes),
-            },
+def take_type(op: type[RelayOp], p: Props, data: TensorType, indices: TensorType) -> Attribute:
+    p.choice("mode", ("clip", "wrap", "fast"))
+    if not is_int(indices.get_element_type()):
+        raise op.error(
+            f"indices must have an integer element type, got {indices.get_element_type()}"
         )
-
-    @classmethod
-    def slices(cls, properties: Mapping[str, Attribute], shape: Sequence[int]) -> list[slice]:
-        """One Python slice per axis of a tensor of `shape`."""
-        p = cls.props(properties)
-        begin, end = p.ints("begin"), p.ints("end")
-        strides = p.opt_ints("strides") or (1,) * len(begin)
-        given = p.opt_ints("axes")
-        if len(end) != len(begin) or len(strides) != len(begin):
-            raise cls.error(
-                f"begin, end and strides differ in length: {len(begin)}, {len(end)}, {len(strides)}"
-            )
-        if given is None and len(begin) > len(shape):
-            raise cls.error(f"{len(begin)} slice bounds for rank {len(shape)}")
-        if given is not None and len(given) != len(begin):
-            raise cls.error(f"axes has {len(given)} entries but begin has {len(begin)}")
-        axes = range(len(begin)) if given is None else normalize_axes(cls, given, len(shape))
-        if 0 in strides:
-            raise cls.error(f"strides must not be 0, got {fmt_list(strides)}")
-        out = [slice(None)] * len(shape)
-        for axis, b, e, s in zip(axes, begin, end, strides, strict=True):
-            out[axis] = slice(b, e, s)
-        return out
-
-    @classmethod
-    def infer_result_types(
-        cls, operand_types: Sequence[Attribute], properties: Mapping[str, Attribute]
-    ) -> list[Attribute]:
-        (data,) = cls.tensors(operand_types, ("data",))
-        shape = data.get_shape()
-        slices = cls.slices(properties, shape)
-        out = [len(range(*s.indices(d))) for s, d in zip(slices, shape, strict=True)]
-        return [TensorType(data.get_element_type(), out)]
+    idx = list(indices.get_shape())
+    if p.get("axis") is None:
+        return TensorType(data.get_element_type(), idx)
+    shape = list(data.get_shape())
+    axis = p.axis("axis", len(shape))
+    return TensorType(data.get_element_type(), [*shape[:axis], *idx, *shape[axis + 1 :]])
 
 
-@irdl_op_definition
-class TakeOp(RelayOp):
+TakeOp = relay_op(
+    "take",
+    RelayOp,
     """Gather along `axis` (of the flattened data if absent) at integer indices.
 
     `%y = relay.take %x, %i {axis = 1 : i64, mode = "wrap"}
@@ -2804,147 +2170,95 @@ class TakeOp(RelayOp):
 
     mode: clip clamps indices into range, wrap takes them modulo the size, fast assumes them
     in range.
-    """
-
-    name = "relay.take"
-    PATTERN: ClassVar[OpPattern] = OpPattern.INJECTIVE
-    data = operand_def(TensorType)
-    indices = operand_def(TensorType)
-    result = result_def(TensorType)
-    axis = opt_prop_def(INT)
-    mode = prop_def(StringAttr, default_value=StringAttr("clip"))
-
-    def __init__(
-        self, data: Operand, indices: Operand, axis: int | None = None, mode: str = "clip"
-    ) -> None:
-        self._build(
-            [data, indices],
-            {"axis": None if axis is None else int_attr(axis), "mode": StringAttr(mode)},
-        )
-
-    @classmethod
-    def infer_result_types(
-        cls, operand_types: Sequence[Attribute], properties: Mapping[str, Attribute]
-    ) -> list[Attribute]:
-        p = cls.props(properties)
-        data, indices = cls.tensors(operand_types, ("data", "indices"))
-        p.choice("mode", ("clip", "wrap", "fast"))
-        if not is_int(indices.get_element_type()):
-            raise cls.error(
-                f"indices must have an integer element type, got {indices.get_element_type()}"
-            )
-        idx = list(indices.get_shape())
-        if p.get("axis") is None:
-            return [TensorType(data.get_element_type(), idx)]
-        shape = list(data.get_shape())
-        axis = p.axis("axis", len(shape))
-        return [TensorType(data.get_element_type(), [*shape[:axis], *idx, *shape[axis + 1 :]])]
+    """,
+    int_def("axis", None),
+    str_def("mode", "clip"),
+    operands=("data", "indices"),
+    rule=take_type,
+    pattern=OpPattern.INJECTIVE,
+)
 
 
-@irdl_op_definition
-class BroadcastToOp(RelayOp):
+def broadcast_to_type(op: type[RelayOp], p: Props, data: TensorType) -> Attribute:
+    target = p.ints("shape")
+    if any(d < 0 for d in target) or broadcast_shapes(data.get_shape(), target) != target:
+        raise op.error(f"cannot broadcast {fmt_shape(data.get_shape())} to {fmt_shape(target)}")
+    return TensorType(data.get_element_type(), target)
+
+
+BroadcastToOp = relay_op(
+    "broadcast_to",
+    RelayOp,
     """Broadcast to `shape` by numpy's rules.
 
     `%y = relay.broadcast_to %x {shape = array<i64: 2, 3>} : (tensor<3xf32>) -> tensor<2x3xf32>`
-    """
-
-    name = "relay.broadcast_to"
-    PATTERN: ClassVar[OpPattern] = OpPattern.BROADCAST
-    data = operand_def(TensorType)
-    result = result_def(TensorType)
-    shape = prop_def(INTS)
-
-    def __init__(self, data: Operand, shape: Sequence[int]) -> None:
-        self._build([data], {"shape": int_array(shape)})
-
-    @classmethod
-    def infer_result_types(
-        cls, operand_types: Sequence[Attribute], properties: Mapping[str, Attribute]
-    ) -> list[Attribute]:
-        (data,) = cls.tensors(operand_types, ("data",))
-        target = cls.props(properties).ints("shape")
-        if any(d < 0 for d in target) or broadcast_shapes(data.get_shape(), target) != target:
-            raise cls.error(
-                f"cannot broadcast {fmt_shape(data.get_shape())} to {fmt_shape(target)}"
-            )
-        return [TensorType(data.get_element_type(), target)]
+    """,
+    ints_def("shape"),
+    rule=broadcast_to_type,
+    pattern=OpPattern.BROADCAST,
+)
 
 
-@irdl_op_definition
-class TileOp(RelayOp):
+def tile_type(op: type[RelayOp], p: Props, data: TensorType) -> Attribute:
+    reps = p.ints("reps")
+    if not reps or any(r < 1 for r in reps):
+        raise op.error(f"reps must be positive integers, got {fmt_list(reps)}")
+    shape = list(data.get_shape())
+    rank = max(len(shape), len(reps))
+    shape = [1] * (rank - len(shape)) + shape
+    full = [1] * (rank - len(reps)) + list(reps)
+    return TensorType(data.get_element_type(), [d * r for d, r in zip(shape, full, strict=True)])
+
+
+TileOp = relay_op(
+    "tile",
+    RelayOp,
     """Repeat the tensor reps times along each axis (numpy.tile).
 
     `%y = relay.tile %x {reps = array<i64: 2, 1>} : (tensor<2x3xf32>) -> tensor<4x3xf32>`
-    """
-
-    name = "relay.tile"
-    PATTERN: ClassVar[OpPattern] = OpPattern.INJECTIVE
-    data = operand_def(TensorType)
-    result = result_def(TensorType)
-    reps = prop_def(INTS)
-
-    def __init__(self, data: Operand, reps: Sequence[int]) -> None:
-        self._build([data], {"reps": int_array(reps)})
-
-    @classmethod
-    def infer_result_types(
-        cls, operand_types: Sequence[Attribute], properties: Mapping[str, Attribute]
-    ) -> list[Attribute]:
-        (data,) = cls.tensors(operand_types, ("data",))
-        reps = cls.props(properties).ints("reps")
-        if not reps or any(r < 1 for r in reps):
-            raise cls.error(f"reps must be positive integers, got {fmt_list(reps)}")
-        shape = list(data.get_shape())
-        rank = max(len(shape), len(reps))
-        shape = [1] * (rank - len(shape)) + shape
-        full = [1] * (rank - len(reps)) + list(reps)
-        return [
-            TensorType(data.get_element_type(), [d * r for d, r in zip(shape, full, strict=True)])
-        ]
+    """,
+    ints_def("reps"),
+    rule=tile_type,
+    pattern=OpPattern.INJECTIVE,
+)
 
 
-@irdl_op_definition
-class LayoutTransformOp(RelayOp):
+def transform_layouts(
+    op: type[RelayOp], properties: Mapping[str, Attribute]
+) -> tuple[Layout, Layout]:
+    p = op.props(properties)
+    try:
+        src, dst = Layout.parse(p.text("src_layout")), Layout.parse(p.text("dst_layout"))
+    except ValueError as exc:
+        raise op.error(str(exc)) from None
+    if sorted(src.primal) != sorted(dst.primal):
+        raise op.error(f"layouts {src.text} and {dst.text} have different primal axes")
+    return src, dst
+
+
+def layout_transform_type(op: type[RelayOp], p: Props, data: TensorType) -> Attribute:
+    src, dst = transform_layouts(op, p.values)
+    try:
+        shape = dst.shape(src.primal_sizes(data.get_shape()))
+    except ValueError as exc:
+        raise op.error(str(exc)) from None
+    return TensorType(data.get_element_type(), shape)
+
+
+LayoutTransformOp = relay_op(
+    "layout_transform",
+    RelayOp,
     """Change the data layout, e.g. NCHW to NHWC or NCHW to NCHW8c.
 
     `%y = relay.layout_transform %x {src_layout = "NCHW", dst_layout = "NCHW4c"}
         : (tensor<1x8x2x2xf32>) -> tensor<1x2x2x2x4xf32>`
-    """
-
-    name = "relay.layout_transform"
-    PATTERN: ClassVar[OpPattern] = OpPattern.INJECTIVE
-    data = operand_def(TensorType)
-    result = result_def(TensorType)
-    src_layout = prop_def(StringAttr)
-    dst_layout = prop_def(StringAttr)
-
-    def __init__(self, data: Operand, src_layout: str, dst_layout: str) -> None:
-        self._build(
-            [data], {"src_layout": StringAttr(src_layout), "dst_layout": StringAttr(dst_layout)}
-        )
-
-    @classmethod
-    def layouts(cls, properties: Mapping[str, Attribute]) -> tuple[Layout, Layout]:
-        p = cls.props(properties)
-        try:
-            src, dst = Layout.parse(p.text("src_layout")), Layout.parse(p.text("dst_layout"))
-        except ValueError as exc:
-            raise cls.error(str(exc)) from None
-        if sorted(src.primal) != sorted(dst.primal):
-            raise cls.error(f"layouts {src.text} and {dst.text} have different primal axes")
-        return src, dst
-
-    @classmethod
-    def infer_result_types(
-        cls, operand_types: Sequence[Attribute], properties: Mapping[str, Attribute]
-    ) -> list[Attribute]:
-        (data,) = cls.tensors(operand_types, ("data",))
-        src, dst = cls.layouts(properties)
-        try:
-            shape = dst.shape(src.primal_sizes(data.get_shape()))
-        except ValueError as exc:
-            raise cls.error(str(exc)) from None
-        return [TensorType(data.get_element_type(), shape)]
+    """,
+    str_def("src_layout"),
+    str_def("dst_layout"),
+    rule=layout_transform_type,
+    pattern=OpPattern.INJECTIVE,
+    layouts=classmethod(transform_layouts),
+)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -2978,8 +2292,16 @@ def nd_index_shapes(
     return m, tuple(indices[1:]), tuple(data[batch_dims + m :])
 
 
-@irdl_op_definition
-class GatherNdOp(RelayOp):
+def gather_nd_type(op: type[RelayOp], p: Props, data: TensorType, indices: TensorType) -> Attribute:
+    batch_dims = p.integer("batch_dims")
+    index_shape = index_tensor(op, indices)
+    _, lead, tail = nd_index_shapes(op, tuple(data.get_shape()), index_shape, batch_dims)
+    return TensorType(data.get_element_type(), [*lead, *tail])
+
+
+GatherNdOp = relay_op(
+    "gather_nd",
+    RelayOp,
     """Gather slices of data at index tuples laid along axis 0 of indices (TVM's layout).
 
     `%y = relay.gather_nd %x, %i {batch_dims = 0 : i64}
@@ -2987,34 +2309,34 @@ class GatherNdOp(RelayOp):
 
     indices (M, B..., Y...) into data (B..., X_0..X_{M-1}, tail...) give (B..., Y..., tail...):
     the first batch_dims axes pair up one to one.
-    """
-
-    name = "relay.gather_nd"
-    PATTERN: ClassVar[OpPattern] = OpPattern.INJECTIVE
-    data = operand_def(TensorType)
-    indices = operand_def(TensorType)
-    result = result_def(TensorType)
-    batch_dims = prop_def(INT, default_value=int_attr(0))
-
-    def __init__(self, data: Operand, indices: Operand, batch_dims: int = 0) -> None:
-        self._build([data, indices], {"batch_dims": int_attr(batch_dims)})
-
-    @classmethod
-    def infer_result_types(
-        cls, operand_types: Sequence[Attribute], properties: Mapping[str, Attribute]
-    ) -> list[Attribute]:
-        data, indices = cls.tensors(operand_types, ("data", "indices"))
-        batch_dims = cls.props(properties).integer("batch_dims")
-        index_shape = index_tensor(cls, indices)
-        _, lead, tail = nd_index_shapes(cls, tuple(data.get_shape()), index_shape, batch_dims)
-        return [TensorType(data.get_element_type(), [*lead, *tail])]
+    """,
+    int_def("batch_dims", 0),
+    operands=("data", "indices"),
+    rule=gather_nd_type,
+    pattern=OpPattern.INJECTIVE,
+)
 
 
 SCATTER_MODES = ("update", "add", "mul", "min", "max")
 
 
-@irdl_op_definition
-class ScatterNdOp(RelayOp):
+def scatter_nd_type(
+    op: type[RelayOp], p: Props, data: TensorType, indices: TensorType, updates: TensorType
+) -> Attribute:
+    p.choice("mode", SCATTER_MODES)
+    op.same_element([data, updates], ["data", "updates"])
+    _, lead, tail = nd_index_shapes(op, tuple(data.get_shape()), index_tensor(op, indices), 0)
+    if tuple(updates.get_shape()) != (*lead, *tail):
+        raise op.error(
+            f"updates shape {fmt_shape(updates.get_shape())} must be "
+            f"{fmt_shape((*lead, *tail))} (index dims, then data's trailing dims)"
+        )
+    return data
+
+
+ScatterNdOp = relay_op(
+    "scatter_nd",
+    RelayOp,
     """A copy of data with the slices at index tuples (axis 0 of indices) set or combined.
 
     `%y = relay.scatter_nd %x, %i, %u {mode = "add"}
@@ -3022,63 +2344,11 @@ class ScatterNdOp(RelayOp):
 
     indices (M, Y...) and updates (Y..., data.shape[M:]); mode update (the last write of a
     repeated index wins), add, mul, min or max combine the updates with the data.
-    """
-
-    name = "relay.scatter_nd"
-    PATTERN: ClassVar[OpPattern] = OpPattern.OPAQUE
-    data = operand_def(TensorType)
-    indices = operand_def(TensorType)
-    updates = operand_def(TensorType)
-    result = result_def(TensorType)
-    mode = prop_def(StringAttr, default_value=StringAttr("update"))
-
-    def __init__(
-        self, data: Operand, indices: Operand, updates: Operand, mode: str = "update"
-    ) -> None:
-        self._build([data, indices, updates], {"mode": StringAttr(mode)})
-
-    @classmethod
-    def infer_result_types(
-        cls, operand_types: Sequence[Attribute], properties: Mapping[str, Attribute]
-    ) -> list[Attribute]:
-        data, indices, updates = cls.tensors(operand_types, ("data", "indices", "updates"))
-        cls.props(properties).choice("mode", SCATTER_MODES)
-        cls.same_element([data, updates], ["data", "updates"])
-        _, lead, tail = nd_index_shapes(cls, tuple(data.get_shape()), index_tensor(cls, indices), 0)
-        if tuple(updates.get_shape()) != (*lead, *tail):
-            raise cls.error(
-                f"updates shape {fmt_shape(updates.get_shape())} must be "
-                f"{fmt_shape((*lead, *tail))} (index dims, then data's trailing dims)"
-            )
-        return [data]
-
-
-@irdl_op_definition
-class GatherOp(RelayOp):
-    """Gather along `axis` elementwise: y[i..] = data[i.. with indices[i..] on axis].
-
-    `%y = relay.gather %x, %i {axis = 1 : i64} : (tensor<3x4xf32>, tensor<3x2xi64>)
-        -> tensor<3x2xf32>`
-    """
-
-    name = "relay.gather"
-    PATTERN: ClassVar[OpPattern] = OpPattern.INJECTIVE
-    data = operand_def(TensorType)
-    indices = operand_def(TensorType)
-    result = result_def(TensorType)
-    axis = prop_def(INT, default_value=int_attr(0))
-
-    def __init__(self, data: Operand, indices: Operand, axis: int = 0) -> None:
-        self._build([data, indices], {"axis": int_attr(axis)})
-
-    @classmethod
-    def infer_result_types(
-        cls, operand_types: Sequence[Attribute], properties: Mapping[str, Attribute]
-    ) -> list[Attribute]:
-        data, indices = cls.tensors(operand_types, ("data", "indices"))
-        shape = index_tensor(cls, indices)
-        check_elementwise_indices(cls, tuple(data.get_shape()), shape, properties)
-        return [TensorType(data.get_element_type(), shape)]
+    """,
+    str_def("mode", "update"),
+    operands=("data", "indices", "updates"),
+    rule=scatter_nd_type,
+)
 
 
 def check_elementwise_indices(
@@ -3099,231 +2369,104 @@ def check_elementwise_indices(
     return axis
 
 
-@irdl_op_definition
-class ScatterElementsOp(RelayOp):
+def gather_type(op: type[RelayOp], p: Props, data: TensorType, indices: TensorType) -> Attribute:
+    shape = index_tensor(op, indices)
+    check_elementwise_indices(op, tuple(data.get_shape()), shape, p.values)
+    return TensorType(data.get_element_type(), shape)
+
+
+GatherOp = relay_op(
+    "gather",
+    RelayOp,
+    """Gather along `axis` elementwise: y[i..] = data[i.. with indices[i..] on axis].
+
+    `%y = relay.gather %x, %i {axis = 1 : i64} : (tensor<3x4xf32>, tensor<3x2xi64>)
+        -> tensor<3x2xf32>`
+    """,
+    int_def("axis", 0),
+    operands=("data", "indices"),
+    rule=gather_type,
+    pattern=OpPattern.INJECTIVE,
+)
+
+
+def scatter_elements_type(
+    op: type[RelayOp], p: Props, data: TensorType, indices: TensorType, updates: TensorType
+) -> Attribute:
+    p.choice("reduction", SCATTER_MODES)
+    op.same_element([data, updates], ["data", "updates"])
+    shape = index_tensor(op, indices)
+    if tuple(updates.get_shape()) != shape:
+        raise op.error(
+            f"updates shape {fmt_shape(updates.get_shape())} differs from indices shape "
+            f"{fmt_shape(shape)}"
+        )
+    check_elementwise_indices(op, tuple(data.get_shape()), shape, p.values)
+    return data
+
+
+ScatterElementsOp = relay_op(
+    "scatter_elements",
+    RelayOp,
     """A copy of data with updates written along `axis` at indices, elementwise.
 
     `%y = relay.scatter_elements %x, %i, %u {axis = 0 : i64, reduction = "add"}
         : (tensor<3x3xf32>, tensor<2x3xi64>, tensor<2x3xf32>) -> tensor<3x3xf32>`
 
     reduction update (the last write of a repeated index wins), add, mul, min or max.
-    """
-
-    name = "relay.scatter_elements"
-    PATTERN: ClassVar[OpPattern] = OpPattern.OPAQUE
-    data = operand_def(TensorType)
-    indices = operand_def(TensorType)
-    updates = operand_def(TensorType)
-    result = result_def(TensorType)
-    axis = prop_def(INT, default_value=int_attr(0))
-    reduction = prop_def(StringAttr, default_value=StringAttr("update"))
-
-    def __init__(
-        self,
-        data: Operand,
-        indices: Operand,
-        updates: Operand,
-        axis: int = 0,
-        reduction: str = "update",
-    ) -> None:
-        self._build(
-            [data, indices, updates],
-            {"axis": int_attr(axis), "reduction": StringAttr(reduction)},
-        )
-
-    @classmethod
-    def infer_result_types(
-        cls, operand_types: Sequence[Attribute], properties: Mapping[str, Attribute]
-    ) -> list[Attribute]:
-        data, indices, updates = cls.tensors(operand_types, ("data", "indices", "updates"))
-        cls.props(properties).choice("reduction", SCATTER_MODES)
-        cls.same_element([data, updates], ["data", "updates"])
-        shape = index_tensor(cls, indices)
-        if tuple(updates.get_shape()) != shape:
-            raise cls.error(
-                f"updates shape {fmt_shape(updates.get_shape())} differs from indices shape "
-                f"{fmt_shape(shape)}"
-            )
-        check_elementwise_indices(cls, tuple(data.get_shape()), shape, properties)
-        return [data]
+    """,
+    int_def("axis", 0),
+    str_def("reduction", "update"),
+    operands=("data", "indices", "updates"),
+    rule=scatter_elements_type,
+)
 
 
-@irdl_op_definition
-class CumsumOp(RelayOp):
+def cumsum_type(op: type[RelayOp], p: Props, data: TensorType) -> Attribute:
+    p.flag("exclusive")
+    if p.get("axis") is None:
+        return TensorType(data.get_element_type(), [math.prod(data.get_shape())])
+    p.axis("axis", data.get_num_dims())
+    return data
+
+
+CumsumOp = relay_op(
+    "cumsum",
+    RelayOp,
     """Running sum along `axis` (of the flattened data if absent); exclusive leaves out the
     element itself.
 
     `%y = relay.cumsum %x {axis = 1 : i64, exclusive = true} : (tensor<2x5xf32>)
         -> tensor<2x5xf32>`
-    """
-
-    name = "relay.cumsum"
-    PATTERN: ClassVar[OpPattern] = OpPattern.OPAQUE
-    data = operand_def(TensorType)
-    result = result_def(TensorType)
-    axis = opt_prop_def(INT)
-    exclusive = prop_def(BOOL, default_value=FALSE)
-
-    def __init__(self, data: Operand, axis: int | None = None, exclusive: bool = False) -> None:
-        self._build(
-            [data],
-            {"axis": None if axis is None else int_attr(axis), "exclusive": bool_attr(exclusive)},
-        )
-
-    @classmethod
-    def infer_result_types(
-        cls, operand_types: Sequence[Attribute], properties: Mapping[str, Attribute]
-    ) -> list[Attribute]:
-        (data,) = cls.tensors(operand_types, ("data",))
-        p = cls.props(properties)
-        p.flag("exclusive")
-        if p.get("axis") is None:
-            return [TensorType(data.get_element_type(), [math.prod(data.get_shape())])]
-        p.axis("axis", data.get_num_dims())
-        return [data]
+    """,
+    int_def("axis", None),
+    bool_def("exclusive", False),
+    rule=cumsum_type,
+)
 
 
-@irdl_op_definition
-class TriluOp(RelayOp):
+def trilu_type(op: type[RelayOp], p: Props, data: TensorType) -> Attribute:
+    p.integer("k")
+    p.flag("upper")
+    if data.get_num_dims() < 2:
+        raise op.error(f"data must have rank 2 or more, got {fmt_shape(data.get_shape())}")
+    return data
+
+
+TriluOp = relay_op(
+    "trilu",
+    RelayOp,
     """The upper (or lower) triangle of the last two axes from diagonal k, zeros elsewhere.
 
     `%y = relay.trilu %x {k = 1 : i64, upper = false} : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>`
 
     k is a property here (TVM takes a tensor): shapes and attributes are static.
-    """
-
-    name = "relay.trilu"
-    PATTERN: ClassVar[OpPattern] = OpPattern.INJECTIVE
-    data = operand_def(TensorType)
-    result = result_def(TensorType)
-    k = prop_def(INT, default_value=int_attr(0))
-    upper = prop_def(BOOL, default_value=TRUE)
-
-    def __init__(self, data: Operand, k: int = 0, upper: bool = True) -> None:
-        self._build([data], {"k": int_attr(k), "upper": bool_attr(upper)})
-
-    @classmethod
-    def infer_result_types(
-        cls, operand_types: Sequence[Attribute], properties: Mapping[str, Attribute]
-    ) -> list[Attribute]:
-        (data,) = cls.tensors(operand_types, ("data",))
-        p = cls.props(properties)
-        p.integer("k")
-        p.flag("upper")
-        if data.get_num_dims() < 2:
-            raise cls.error(f"data must have rank 2 or more, got {fmt_shape(data.get_shape())}")
-        return [data]
-
-
-Relay = Dialect(
-    "relay",
-    [
-        # Constants, parameters, tuples
-        ConstOp,
-        ParamOp,
-        TupleOp,
-        TupleGetItemOp,
-        # Broadcasting binary ops and select
-        AddOp,
-        SubtractOp,
-        MultiplyOp,
-        DivideOp,
-        PowerOp,
-        MaximumOp,
-        MinimumOp,
-        EqualOp,
-        LessOp,
-        GreaterOp,
-        LessEqualOp,
-        GreaterEqualOp,
-        NotEqualOp,
-        FloorDivideOp,
-        FloorModOp,
-        LeftShiftOp,
-        RightShiftOp,
-        LogicalAndOp,
-        LogicalOrOp,
-        WhereOp,
-        # Elementwise unary ops
-        NegativeOp,
-        AbsOp,
-        ExpOp,
-        LogOp,
-        SqrtOp,
-        RsqrtOp,
-        TanhOp,
-        SigmoidOp,
-        ErfOp,
-        LogicalNotOp,
-        CosOp,
-        SinOp,
-        TanOp,
-        AtanOp,
-        FloorOp,
-        CeilOp,
-        TruncOp,
-        RoundOp,
-        SignOp,
-        ClipOp,
-        CastOp,
-        # Activations
-        ReluOp,
-        LeakyReluOp,
-        PreluOp,
-        GeluOp,
-        SoftmaxOp,
-        LogSoftmaxOp,
-        DropoutOp,
-        # Convolution and matrix products
-        Conv2dOp,
-        Conv2dWinogradOp,
-        Conv2dTransposeOp,
-        DenseOp,
-        MatmulOp,
-        BatchMatmulOp,
-        BiasAddOp,
-        # Normalisation
-        BatchNormOp,
-        LayerNormOp,
-        LrnOp,
-        # Pooling, padding, resizing
-        MaxPool2dOp,
-        AvgPool2dOp,
-        GlobalAvgPool2dOp,
-        GlobalMaxPool2dOp,
-        PadOp,
-        Resize2dOp,
-        UpsamplingOp,
-        # Reductions
-        SumOp,
-        MeanOp,
-        MaxOp,
-        MinOp,
-        ProdOp,
-        ArgmaxOp,
-        ArgminOp,
-        # Shape manipulation
-        ReshapeOp,
-        TransposeOp,
-        ConcatenateOp,
-        SplitOp,
-        SqueezeOp,
-        ExpandDimsOp,
-        BatchFlattenOp,
-        ShapeOfOp,
-        NdarraySizeOp,
-        StridedSliceOp,
-        TakeOp,
-        BroadcastToOp,
-        TileOp,
-        LayoutTransformOp,
-        # Gather, scatter and scans
-        GatherNdOp,
-        ScatterNdOp,
-        GatherOp,
-        ScatterElementsOp,
-        CumsumOp,
-        TriluOp,
-    ],
-    [],
+    """,
+    int_def("k", 0),
+    bool_def("upper", True),
+    rule=trilu_type,
+    pattern=OpPattern.INJECTIVE,
 )
+
+
+Relay = Dialect("relay", [ConstOp, ParamOp, TupleOp, TupleGetItemOp, *OPS], [])

@@ -5,6 +5,11 @@ each other with `func.call`. Each op is evaluated by its rule in `RULES`, a tabl
 class; an op without a rule is an error naming it, never skipped. Tensors are numpy arrays of
 the element type's dtype (i1 is bool), tuples are Python tuples.
 
+Most rules are an op's numpy semantics alone, `fn(*operand values, **attributes)` (`NUMPY`,
+`@numpy_rule`): the op's row in the relay dialect names its attributes, so the dispatch that
+reads them (as Python values, defaults filled in) is derived. Rules that need the op itself,
+its result type or the helpers of its class are `@rule`s, `fn(op, *operand values)`.
+
     outputs = evaluate(module, [x], params={"conv1.weight": w})
 """
 
@@ -206,7 +211,8 @@ RULES: dict[type[Operation], Rule] = {}
 
 
 def rule(*op_types: type[Operation]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Register `fn(op, *operand values) -> value` as the rule of single-result `op_types`."""
+    """Register `fn(op, *operand values) -> value` as the rule of single-result `op_types`:
+    for semantics that need the op itself (its result type, its helpers)."""
 
     def register(fn: Callable[..., Any]) -> Callable[..., Any]:
         for op_type in op_types:
@@ -216,8 +222,23 @@ def rule(*op_types: type[Operation]) -> Callable[[Callable[..., Any]], Callable[
     return register
 
 
-def elementwise(fn: Callable[..., Any]) -> Rule:
-    return lambda interp, op, args: [fn(*args)]
+def semantics(fn: Callable[..., Any]) -> Rule:
+    """The rule of a relay op whose numpy semantics are `fn(*operand values, **attributes)`:
+    the dispatch comes from the op's row, which names its attributes (read as Python values,
+    defaults filled in: `op.attr_values()`)."""
+    return lambda interp, op, args: [fn(*args, **op.attr_values())]
+
+
+def numpy_rule(
+    *op_types: type[relay.RelayOp],
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Register `fn(*operand values, **attributes) -> value` (see `semantics`) for `op_types`."""
+
+    def register(fn: Callable[..., Any]) -> Callable[..., Any]:
+        RULES.update(dict.fromkeys(op_types, semantics(fn)))
+        return fn
+
+    return register
 
 
 def ints(attr: Attribute) -> tuple[int, ...]:
@@ -266,49 +287,53 @@ def erf(x: np.ndarray) -> np.ndarray:
     return np.vectorize(math.erf, otypes=[np.float64])(x)
 
 
+# The numpy semantics of ops without attributes, or that ignore them (dropout's rate).
+NUMPY: dict[type[relay.RelayOp], Callable[..., Any]] = {
+    relay.AddOp: np.add,
+    relay.SubtractOp: np.subtract,
+    relay.MultiplyOp: np.multiply,
+    relay.DivideOp: truncating_divide,
+    relay.PowerOp: np.power,
+    relay.MaximumOp: np.maximum,
+    relay.MinimumOp: np.minimum,
+    relay.EqualOp: np.equal,
+    relay.LessOp: np.less,
+    relay.GreaterOp: np.greater,
+    relay.LessEqualOp: np.less_equal,
+    relay.GreaterEqualOp: np.greater_equal,
+    relay.NotEqualOp: np.not_equal,
+    relay.FloorDivideOp: np.floor_divide,
+    relay.FloorModOp: np.mod,
+    relay.LeftShiftOp: np.left_shift,
+    relay.RightShiftOp: np.right_shift,
+    relay.LogicalAndOp: np.logical_and,
+    relay.LogicalOrOp: np.logical_or,
+    relay.WhereOp: np.where,
+    relay.NegativeOp: np.negative,
+    relay.AbsOp: np.abs,
+    relay.ExpOp: np.exp,
+    relay.LogOp: np.log,
+    relay.SqrtOp: np.sqrt,
+    relay.RsqrtOp: lambda x: 1 / np.sqrt(x),
+    relay.TanhOp: np.tanh,
+    relay.SigmoidOp: lambda x: 1 / (1 + np.exp(-x)),
+    relay.ErfOp: erf,
+    relay.LogicalNotOp: np.logical_not,
+    relay.CosOp: np.cos,
+    relay.SinOp: np.sin,
+    relay.TanOp: np.tan,
+    relay.AtanOp: np.arctan,
+    relay.FloorOp: np.floor,
+    relay.CeilOp: np.ceil,
+    relay.TruncOp: np.trunc,
+    relay.RoundOp: np.round,
+    relay.SignOp: np.sign,
+    relay.ReluOp: lambda x: np.maximum(x, 0),
+    relay.DropoutOp: lambda x, rate: x,
+}
+RULES.update({op_type: semantics(fn) for op_type, fn in NUMPY.items()})
 RULES.update(
     {
-        relay.AddOp: elementwise(np.add),
-        relay.SubtractOp: elementwise(np.subtract),
-        relay.MultiplyOp: elementwise(np.multiply),
-        relay.DivideOp: elementwise(truncating_divide),
-        relay.PowerOp: elementwise(np.power),
-        relay.MaximumOp: elementwise(np.maximum),
-        relay.MinimumOp: elementwise(np.minimum),
-        relay.EqualOp: elementwise(np.equal),
-        relay.LessOp: elementwise(np.less),
-        relay.GreaterOp: elementwise(np.greater),
-        relay.LessEqualOp: elementwise(np.less_equal),
-        relay.GreaterEqualOp: elementwise(np.greater_equal),
-        relay.NotEqualOp: elementwise(np.not_equal),
-        relay.FloorDivideOp: elementwise(np.floor_divide),
-        relay.FloorModOp: elementwise(np.mod),
-        relay.LeftShiftOp: elementwise(np.left_shift),
-        relay.RightShiftOp: elementwise(np.right_shift),
-        relay.LogicalAndOp: elementwise(np.logical_and),
-        relay.LogicalOrOp: elementwise(np.logical_or),
-        relay.WhereOp: elementwise(np.where),
-        relay.NegativeOp: elementwise(np.negative),
-        relay.AbsOp: elementwise(np.abs),
-        relay.ExpOp: elementwise(np.exp),
-        relay.LogOp: elementwise(np.log),
-        relay.SqrtOp: elementwise(np.sqrt),
-        relay.RsqrtOp: elementwise(lambda x: 1 / np.sqrt(x)),
-        relay.TanhOp: elementwise(np.tanh),
-        relay.SigmoidOp: elementwise(lambda x: 1 / (1 + np.exp(-x))),
-        relay.ErfOp: elementwise(erf),
-        relay.LogicalNotOp: elementwise(np.logical_not),
-        relay.CosOp: elementwise(np.cos),
-        relay.SinOp: elementwise(np.sin),
-        relay.TanOp: elementwise(np.tan),
-        relay.AtanOp: elementwise(np.arctan),
-        relay.FloorOp: elementwise(np.floor),
-        relay.CeilOp: elementwise(np.ceil),
-        relay.TruncOp: elementwise(np.trunc),
-        relay.RoundOp: elementwise(np.round),
-        relay.SignOp: elementwise(np.sign),
-        relay.ReluOp: elementwise(lambda x: np.maximum(x, 0)),
-        relay.DropoutOp: elementwise(lambda x: x),
         relay.TupleOp: lambda interp, op, args: [tuple(args)],
         relay.ParamOp: lambda interp, op, args: [interp.param(op)],
         func.CallOp: lambda interp, op, args: interp.call(op.callee.string_value(), args),
@@ -329,62 +354,58 @@ def tuple_get_item(op: relay.TupleGetItemOp, tup: tuple[Value, ...]) -> Value:
 # Elementwise with properties
 
 
-@rule(relay.ShapeOfOp)
-def shape_of(op: relay.ShapeOfOp, x: np.ndarray) -> np.ndarray:
-    return np.array(x.shape, numpy_dtype(op.dtype))
+@numpy_rule(relay.ShapeOfOp)
+def shape_of(x: np.ndarray, dtype: Attribute) -> np.ndarray:
+    return np.array(x.shape, numpy_dtype(dtype))
 
 
-@rule(relay.NdarraySizeOp)
-def ndarray_size(op: relay.NdarraySizeOp, x: np.ndarray) -> np.ndarray:
-    return np.array(x.size, numpy_dtype(op.dtype))
+@numpy_rule(relay.NdarraySizeOp)
+def ndarray_size(x: np.ndarray, dtype: Attribute) -> np.ndarray:
+    return np.array(x.size, numpy_dtype(dtype))
 
 
-@rule(relay.ClipOp)
-def clip(op: relay.ClipOp, x: np.ndarray) -> np.ndarray:
-    return np.clip(x, op.a_min.value.data, op.a_max.value.data)
+@numpy_rule(relay.ClipOp)
+def clip(x: np.ndarray, a_min: float, a_max: float) -> np.ndarray:
+    return np.clip(x, a_min, a_max)
 
 
-@rule(relay.CastOp)
-def cast(op: relay.CastOp, x: np.ndarray) -> np.ndarray:
-    return x.astype(numpy_dtype(op.dtype))
+@numpy_rule(relay.CastOp)
+def cast(x: np.ndarray, dtype: Attribute) -> np.ndarray:
+    return x.astype(numpy_dtype(dtype))
 
 
-@rule(relay.LeakyReluOp)
-def leaky_relu(op: relay.LeakyReluOp, x: np.ndarray) -> np.ndarray:
-    return np.where(x > 0, x, x * op.alpha.value.data)
+@numpy_rule(relay.LeakyReluOp)
+def leaky_relu(x: np.ndarray, alpha: float) -> np.ndarray:
+    return np.where(x > 0, x, x * alpha)
 
 
-@rule(relay.PreluOp)
-def prelu(op: relay.PreluOp, x: np.ndarray, alpha: np.ndarray) -> np.ndarray:
-    a = along(alpha, op.axis.value.data % x.ndim, x.ndim)
-    return np.where(x > 0, x, x * a)
+@numpy_rule(relay.PreluOp)
+def prelu(x: np.ndarray, alpha: np.ndarray, axis: int) -> np.ndarray:
+    return np.where(x > 0, x, x * along(alpha, axis % x.ndim, x.ndim))
 
 
-@rule(relay.GeluOp)
-def gelu(op: relay.GeluOp, x: np.ndarray) -> np.ndarray:
-    if op.approximate.data == "tanh":
+@numpy_rule(relay.GeluOp)
+def gelu(x: np.ndarray, approximate: str) -> np.ndarray:
+    if approximate == "tanh":
         return 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)))
     return 0.5 * x * (1 + erf(x / math.sqrt(2)))
 
 
-@rule(relay.SoftmaxOp)
-def softmax(op: relay.SoftmaxOp, x: np.ndarray) -> np.ndarray:
-    axis = op.axis.value.data
+@numpy_rule(relay.SoftmaxOp)
+def softmax(x: np.ndarray, axis: int) -> np.ndarray:
     e = np.exp(x - x.max(axis=axis, keepdims=True, initial=lowest(x.dtype)))  # 0-size axis too
     return e / e.sum(axis=axis, keepdims=True)
 
 
-@rule(relay.LogSoftmaxOp)
-def log_softmax(op: relay.LogSoftmaxOp, x: np.ndarray) -> np.ndarray:
-    axis = op.axis.value.data
+@numpy_rule(relay.LogSoftmaxOp)
+def log_softmax(x: np.ndarray, axis: int) -> np.ndarray:
     shifted = x - x.max(axis=axis, keepdims=True, initial=lowest(x.dtype))
     return shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))
 
 
-@rule(relay.LrnOp)
-def lrn(op: relay.LrnOp, x: np.ndarray) -> np.ndarray:
-    size, axis = op.size.value.data, op.axis.value.data % x.ndim
-    alpha, beta, bias = op.alpha.value.data, op.beta.value.data, op.bias.value.data
+@numpy_rule(relay.LrnOp)
+def lrn(x: np.ndarray, size: int, axis: int, alpha: float, beta: float, bias: float) -> np.ndarray:
+    axis %= x.ndim
     squares = np.moveaxis(x.astype(acc_dtype(x.dtype)) ** 2, axis, 0)
     before = size // 2
     padded = np.pad(squares, [(before, size - 1 - before)] + [(0, 0)] * (x.ndim - 1))
@@ -452,20 +473,26 @@ def conv2d(op: relay.Conv2dOp, x: np.ndarray, w: np.ndarray) -> np.ndarray:
     return y.transpose(0, 2, 3, 1) if nhwc else y
 
 
-@rule(relay.Conv2dWinogradOp)
-def conv2d_winograd(op: relay.Conv2dWinogradOp, x: np.ndarray, u: np.ndarray) -> np.ndarray:
-    padding = ints(op.padding)
-    return winograd.conv2d_nhwc(x, u, op.tile_size.value.data, padding)  # type: ignore[arg-type]
+@numpy_rule(relay.Conv2dWinogradOp)
+def conv2d_winograd(x: np.ndarray, u: np.ndarray, tile_size: int, padding: Any) -> np.ndarray:
+    return winograd.conv2d_nhwc(x, u, tile_size, padding)
 
 
-@rule(relay.Conv2dTransposeOp)
-def conv2d_transpose(op: relay.Conv2dTransposeOp, x: np.ndarray, w: np.ndarray) -> np.ndarray:
+@numpy_rule(relay.Conv2dTransposeOp)
+def conv2d_transpose(
+    x: np.ndarray,
+    w: np.ndarray,
+    strides: tuple[int, int],
+    padding: tuple[int, int, int, int],
+    output_padding: tuple[int, int],
+    dilation: tuple[int, int],
+    groups: int,
+) -> np.ndarray:
     # A stride-1 convolution of the stride-dilated input with the flipped, in/out-swapped
     # kernel; padding becomes dilation * (k - 1) - padding on each side (negative crops).
-    (sh, sw), (dh, dw) = ints(op.strides), ints(op.dilation)
-    pt, pl, pb, pr = ints(op.padding)
-    oph, opw = ints(op.output_padding)
-    groups = op.groups.value.data
+    (sh, sw), (dh, dw) = strides, dilation
+    pt, pl, pb, pr = padding
+    oph, opw = output_padding
     n, c, h, wd = x.shape
     cin, og, kh, kw = w.shape
     dilated = np.zeros((n, c, (h - 1) * sh + 1, (wd - 1) * sw + 1), dtype=x.dtype)
@@ -478,72 +505,77 @@ def conv2d_transpose(op: relay.Conv2dTransposeOp, x: np.ndarray, w: np.ndarray) 
     return conv2d_nchw(padded, kernel, (1, 1), (0, 0, 0, 0), (dh, dw), groups)
 
 
-@rule(relay.DenseOp)
-def dense(op: relay.DenseOp, x: np.ndarray, w: np.ndarray) -> np.ndarray:
+@numpy_rule(relay.DenseOp)
+def dense(x: np.ndarray, w: np.ndarray) -> np.ndarray:
     acc = acc_dtype(x.dtype)
     return np.matmul(x.astype(acc), w.astype(acc).T)
 
 
-@rule(relay.MatmulOp)
-def matmul(op: relay.MatmulOp, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+@numpy_rule(relay.MatmulOp)
+def matmul(a: np.ndarray, b: np.ndarray, transpose_a: bool, transpose_b: bool) -> np.ndarray:
     acc = acc_dtype(a.dtype)
     a, b = a.astype(acc), b.astype(acc)
-    if op.transpose_a.value.data:
-        a = a.T
-    if op.transpose_b.value.data:
-        b = b.T
-    return np.matmul(a, b)
+    return np.matmul(a.T if transpose_a else a, b.T if transpose_b else b)
 
 
-@rule(relay.BatchMatmulOp)
-def batch_matmul(op: relay.BatchMatmulOp, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+@numpy_rule(relay.BatchMatmulOp)
+def batch_matmul(x: np.ndarray, y: np.ndarray, transpose_a: bool, transpose_b: bool) -> np.ndarray:
     acc = acc_dtype(x.dtype)
     x, y = x.astype(acc), y.astype(acc)
-    if op.transpose_a.value.data:
+    if transpose_a:
         x = x.transpose(0, 2, 1)
-    if op.transpose_b.value.data:
+    if transpose_b:
         y = y.transpose(0, 2, 1)
     return np.matmul(x, y)
 
 
-@rule(relay.BiasAddOp)
-def bias_add(op: relay.BiasAddOp, x: np.ndarray, bias: np.ndarray) -> np.ndarray:
-    return x + along(bias, op.axis.value.data % x.ndim, x.ndim)
+@numpy_rule(relay.BiasAddOp)
+def bias_add(x: np.ndarray, bias: np.ndarray, axis: int) -> np.ndarray:
+    return x + along(bias, axis % x.ndim, x.ndim)
 
 
 # Normalisation
 
 
-@rule(relay.BatchNormOp)
+@numpy_rule(relay.BatchNormOp)
 def batch_norm(
-    op: relay.BatchNormOp,
     x: np.ndarray,
     gamma: np.ndarray,
     beta: np.ndarray,
     mean: np.ndarray,
     var: np.ndarray,
+    axis: int,
+    epsilon: float,
+    center: bool,
+    scale: bool,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    axis = op.axis.value.data % x.ndim
-    scale = 1 / np.sqrt(var + op.epsilon.value.data)
-    if op.scale.value.data:
-        scale = scale * gamma
-    shift = beta if op.center.value.data else np.zeros_like(beta)
-    out = (x - along(mean, axis, x.ndim)) * along(scale, axis, x.ndim) + along(shift, axis, x.ndim)
+    axis %= x.ndim
+    factor = 1 / np.sqrt(var + epsilon)
+    if scale:
+        factor = factor * gamma
+    shift = beta if center else np.zeros_like(beta)
+    out = (x - along(mean, axis, x.ndim)) * along(factor, axis, x.ndim) + along(shift, axis, x.ndim)
     return out, mean, var
 
 
-@rule(relay.LayerNormOp)
+@numpy_rule(relay.LayerNormOp)
 def layer_norm(
-    op: relay.LayerNormOp, x: np.ndarray, gamma: np.ndarray, beta: np.ndarray
+    x: np.ndarray,
+    gamma: np.ndarray,
+    beta: np.ndarray,
+    axis: int,
+    epsilon: float,
+    center: bool,
+    scale: bool,
 ) -> np.ndarray:
-    axis = op.axis.value.data % x.ndim
+    axis %= x.ndim
     wide = x.astype(acc_dtype(x.dtype))
     mean = wide.mean(axis=axis, keepdims=True)
     var = ((wide - mean) ** 2).mean(axis=axis, keepdims=True)
-    out = (wide - mean) / np.sqrt(var + op.epsilon.value.data)
-    if op.scale.value.data:
+    out = (wide - mean) / np.sqrt(var + epsilon)
+    if scale:
         out = out * along(gamma, axis, x.ndim)
-    if op.center.value.data:
+    if center:
         out = out + along(beta, axis, x.ndim)
     return out
 
@@ -595,26 +627,24 @@ def avg_pool2d(op: relay.AvgPool2dOp, x: np.ndarray) -> np.ndarray:
     return pool2d(op, x, is_max=False)
 
 
-@rule(relay.GlobalAvgPool2dOp)
-def global_avg_pool2d(op: relay.GlobalAvgPool2dOp, x: np.ndarray) -> np.ndarray:
-    axes = (1, 2) if op.layout.data == "NHWC" else (2, 3)
+@numpy_rule(relay.GlobalAvgPool2dOp)
+def global_avg_pool2d(x: np.ndarray, layout: str) -> np.ndarray:
+    axes = (1, 2) if layout == "NHWC" else (2, 3)
     return x.astype(acc_dtype(x.dtype)).mean(axis=axes, keepdims=True)
 
 
-@rule(relay.GlobalMaxPool2dOp)
-def global_max_pool2d(op: relay.GlobalMaxPool2dOp, x: np.ndarray) -> np.ndarray:
-    axes = (1, 2) if op.layout.data == "NHWC" else (2, 3)
+@numpy_rule(relay.GlobalMaxPool2dOp)
+def global_max_pool2d(x: np.ndarray, layout: str) -> np.ndarray:
+    axes = (1, 2) if layout == "NHWC" else (2, 3)
     return x.max(axis=axes, keepdims=True, initial=lowest(x.dtype))
 
 
-@rule(relay.PadOp)
-def pad(op: relay.PadOp, x: np.ndarray) -> np.ndarray:
-    widths = ints(op.pad_width)
-    pairs = [(widths[2 * i], widths[2 * i + 1]) for i in range(x.ndim)]
-    mode = op.pad_mode.data
-    if mode == "constant":
-        return np.pad(x, pairs, constant_values=op.pad_value.value.data)
-    return np.pad(x, pairs, mode=mode)
+@numpy_rule(relay.PadOp)
+def pad(x: np.ndarray, pad_width: Sequence[int], pad_value: float, pad_mode: str) -> np.ndarray:
+    pairs = [(pad_width[2 * i], pad_width[2 * i + 1]) for i in range(x.ndim)]
+    if pad_mode == "constant":
+        return np.pad(x, pairs, constant_values=pad_value)
+    return np.pad(x, pairs, mode=pad_mode)
 
 
 def source_coords(out_size: int, in_size: int, mode: str) -> np.ndarray:
@@ -661,15 +691,17 @@ def resize_nchw(
     return top * (1 - ly) + bot * ly
 
 
-@rule(relay.Resize2dOp)
-def resize2d(op: relay.Resize2dOp, x: np.ndarray) -> np.ndarray:
-    layout = op.layout.data
+@numpy_rule(relay.Resize2dOp)
+def resize2d(
+    x: np.ndarray,
+    size: Sequence[int],
+    layout: str,
+    method: str,
+    coordinate_transformation_mode: str,
+    rounding_method: str,
+) -> np.ndarray:
     out = resize_nchw(
-        to_nchw(x, layout),
-        ints(op.size),
-        op.method.data,
-        op.coordinate_transformation_mode.data,
-        op.rounding_method.data,
+        to_nchw(x, layout), size, method, coordinate_transformation_mode, rounding_method
     )
     return from_nchw(out, layout)
 
@@ -686,16 +718,12 @@ def upsampling(op: relay.UpsamplingOp, x: np.ndarray) -> np.ndarray:
 # Reductions
 
 
-def reduce_axes(op: relay.ReduceOp, x: np.ndarray) -> tuple[int, ...]:
-    return tuple(range(x.ndim)) if op.axis is None else tuple(a % x.ndim for a in ints(op.axis))
-
-
 def reduction(fn: Callable[..., np.ndarray]) -> Rule:
-    def apply(interp: RelayInterpreter, op: relay.ReduceOp, args: Sequence[Any]) -> list[Any]:
-        (x,) = args
-        return [fn(x, axis=reduce_axes(op, x), keepdims=bool(op.keepdims.value.data))]
+    def apply(x: np.ndarray, axis: tuple[int, ...] | None, keepdims: bool) -> np.ndarray:
+        axes = tuple(range(x.ndim)) if axis is None else tuple(a % x.ndim for a in axis)
+        return fn(x, axis=axes, keepdims=keepdims)
 
-    return apply
+    return semantics(apply)
 
 
 RULES.update(
@@ -710,14 +738,22 @@ RULES.update(
 )
 
 
-@rule(relay.ArgmaxOp, relay.ArgminOp)
-def arg_reduce(op: relay.ArgmaxOp | relay.ArgminOp, x: np.ndarray) -> np.ndarray:
-    fn = np.argmax if isinstance(op, relay.ArgmaxOp) else np.argmin
-    keep = bool(op.keepdims.value.data)
-    if op.axis is None:
-        index = np.asarray(fn(x))
-        return index.reshape([1] * x.ndim) if keep else index
-    return fn(x, axis=ints(op.axis)[0], keepdims=keep)
+def arg_reduce(fn: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
+    def apply(x: np.ndarray, axis: tuple[int, ...] | None, keepdims: bool) -> np.ndarray:
+        if axis is None:
+            index = np.asarray(fn(x))
+            return index.reshape([1] * x.ndim) if keepdims else index
+        return fn(x, axis=axis[0], keepdims=keepdims)
+
+    return apply
+
+
+RULES.update(
+    {
+        relay.ArgmaxOp: semantics(arg_reduce(np.argmax)),
+        relay.ArgminOp: semantics(arg_reduce(np.argmin)),
+    }
+)
 
 
 # Shape manipulation
@@ -736,7 +772,7 @@ def transpose(op: relay.TransposeOp, x: np.ndarray) -> np.ndarray:
 
 @rule(relay.ConcatenateOp)
 def concatenate(op: relay.ConcatenateOp, *xs: np.ndarray) -> np.ndarray:
-    return np.concatenate(xs, axis=op.axis.value.data)
+    return np.concatenate(xs, axis=op.attr_values()["axis"])
 
 
 @rule(relay.SplitOp)
@@ -751,24 +787,16 @@ def strided_slice(op: relay.StridedSliceOp, x: np.ndarray) -> np.ndarray:
     return x[tuple(relay.StridedSliceOp.slices(op.properties, x.shape))]
 
 
-@rule(relay.TakeOp)
-def take(op: relay.TakeOp, x: np.ndarray, indices: np.ndarray) -> np.ndarray:
-    mode = {"clip": "clip", "wrap": "wrap", "fast": "raise"}[op.mode.data]
-    axis = None if op.axis is None else op.axis.value.data
+@numpy_rule(relay.TakeOp)
+def take(x: np.ndarray, indices: np.ndarray, axis: int | None, mode: str) -> np.ndarray:
+    clip = {"clip": "clip", "wrap": "wrap", "fast": "raise"}[mode]
     try:
-        return np.take(x.ravel() if axis is None else x, indices, axis=axis, mode=mode)
+        return np.take(x.ravel() if axis is None else x, indices, axis=axis, mode=clip)
     except IndexError as exc:
         raise RelayInterpreterError(f"'relay.take' with mode \"fast\": {exc}") from None
 
 
-@rule(relay.BroadcastToOp)
-def broadcast_to(op: relay.BroadcastToOp, x: np.ndarray) -> np.ndarray:
-    return np.broadcast_to(x, ints(op.shape))
-
-
-@rule(relay.TileOp)
-def tile(op: relay.TileOp, x: np.ndarray) -> np.ndarray:
-    return np.tile(x, ints(op.reps))
+RULES.update({relay.BroadcastToOp: semantics(np.broadcast_to), relay.TileOp: semantics(np.tile)})
 
 
 @rule(relay.LayoutTransformOp)
@@ -888,12 +916,12 @@ def scatter_elements(
     return scatter(op, x, indices, at, updates, op.reduction.data)
 
 
-@rule(relay.CumsumOp)
-def cumsum(op: relay.CumsumOp, x: np.ndarray) -> np.ndarray:
-    axis = 0 if op.axis is None else op.axis.value.data % x.ndim
-    data = x.ravel() if op.axis is None else x
+@numpy_rule(relay.CumsumOp)
+def cumsum(x: np.ndarray, axis: int | None, exclusive: bool) -> np.ndarray:
+    data = x.ravel() if axis is None else x
+    axis = 0 if axis is None else axis % x.ndim
     total = np.cumsum(data, axis=axis, dtype=acc_dtype(x.dtype) if x.dtype.kind == "f" else None)
-    if op.exclusive.value.data:  # shifted by one along the axis, starting from 0
+    if exclusive:  # shifted by one along the axis, starting from 0
         shifted = np.zeros_like(total)
         head = [slice(None)] * total.ndim
         tail = [slice(None)] * total.ndim
@@ -903,7 +931,6 @@ def cumsum(op: relay.CumsumOp, x: np.ndarray) -> np.ndarray:
     return total.astype(x.dtype)
 
 
-@rule(relay.TriluOp)
-def trilu(op: relay.TriluOp, x: np.ndarray) -> np.ndarray:
-    k = op.k.value.data
-    return np.triu(x, k) if op.upper.value.data else np.tril(x, k)
+@numpy_rule(relay.TriluOp)
+def trilu(x: np.ndarray, k: int, upper: bool) -> np.ndarray:
+    return np.triu(x, k) if upper else np.tril(x, k)

@@ -13,6 +13,7 @@ comes from the params table at build or run time.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -541,6 +542,51 @@ def make_call(op_class: type[dialect.RelayOp], *args: Expr | Sequence[Expr], **k
     call._checked = from_xdsl(op.result_types[0])
     op.drop_all_references()
     return call
+
+
+def op_builder(op_class: type[dialect.RelayOp], module: str) -> Callable[..., Call]:
+    """TVM's Python builder of `op_class` (`relay.add`), for module `module`: the op's own
+    signature (operands, then attributes with their defaults), building with `make_call`."""
+    op_signature = inspect.signature(op_class.__init__)
+    operands = op_class.OPERANDS
+    parameters = [
+        p.replace(annotation="Sequence[Expr]" if op_class.VARIADIC else "Expr")
+        if p.name in operands
+        else p
+        for p in list(op_signature.parameters.values())[1:]
+    ]
+    signature = op_signature.replace(parameters=parameters, return_annotation="Call")
+
+    def build(*args: Any, **kwargs: Any) -> Call:
+        given = signature.bind(*args, **kwargs).arguments
+        attrs = {k: v for k, v in given.items() if k not in operands}
+        return make_call(op_class, *(given[n] for n in operands), **attrs)
+
+    name = op_class.name.rsplit(".", 1)[-1]
+    build.__name__ = build.__qualname__ = name
+    build.__module__ = module
+    build.__doc__ = op_class.__doc__
+    build.__signature__ = signature  # type: ignore[attr-defined]
+    build.__annotations__ = {"return": "Call"}
+    return build
+
+
+def derive_builders(
+    namespace: dict[str, Any],
+    prefix: str,
+    families: Sequence[type[dialect.RelayOp]] = (dialect.RelayOp,),
+    skip: Sequence[type[dialect.RelayOp]] = (),
+) -> None:
+    """Give a `relay.op` module (its `namespace`) the builder of every relay op of `families`
+    but not of `skip` named `relay.<prefix><name>` that the module does not define by hand:
+    TVM's builder takes the op's own signature unless a hand-written one says otherwise."""
+    for op_class in dialect.OPS:
+        name = op_class.name.removeprefix("relay.")
+        short = name.removeprefix(prefix)
+        if "." in short or not name.startswith(prefix) or short in namespace:
+            continue
+        if issubclass(op_class, tuple(families)) and not issubclass(op_class, tuple(skip)):
+            namespace[short] = op_builder(op_class, namespace["__name__"])
 
 
 def function_type(typ: FunctionType) -> FuncType:

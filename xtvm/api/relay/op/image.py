@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xtvm.api.relay.expr import Call, Expr, make_call
+from xtvm.api.relay.expr import Call, Expr, derive_builders, make_call
 from xtvm.dialects import relay as d
 
 
@@ -32,3 +32,6 @@ def resize2d(
         coordinate_transformation_mode=coordinate_transformation_mode,
         rounding_method=rounding_method,
     )
+
+
+derive_builders(globals(), "image.")

@@ -2,14 +2,24 @@
 
 Arguments TVM accepts but that change nothing for static shapes (`channels`, `kernel_size`,
 `out_layout`, `out_dtype` equal to the input dtype) are accepted and checked; padding takes
-TVM's 1, 2 or 4 numbers.
+TVM's 1, 2 or 4 numbers. The builder of an op whose TVM signature is the op's own
+(`relay.nn.softmax(data, axis)`) comes from the op's row in the relay dialect.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xtvm.api.relay.expr import Call, Constant, Expr, const, has_type, infer_untyped, make_call
+from xtvm.api.relay.expr import (
+    Call,
+    Constant,
+    Expr,
+    const,
+    derive_builders,
+    has_type,
+    infer_untyped,
+    make_call,
+)
 from xtvm.api.relay.op.tensor import ones_like
 from xtvm.api.relay.ty import TensorType
 from xtvm.dialects import relay as d
@@ -224,34 +234,9 @@ def bias_add(data: Expr, bias: Expr, axis: int = 1) -> Call:
     return make_call(d.BiasAddOp, data, bias, axis=axis)
 
 
-def relu(data: Expr) -> Call:
-    return make_call(d.ReluOp, data)
-
-
-def leaky_relu(data: Expr, alpha: float = 0.01) -> Call:
-    return make_call(d.LeakyReluOp, data, alpha=float(alpha))
-
-
 def prelu(data: Expr, alpha: Expr, axis: int = 1) -> Call:
     infer_vector(data, axis, alpha)
     return make_call(d.PreluOp, data, alpha, axis=axis)
-
-
-def gelu(data: Expr, approximate: str = "none") -> Call:
-    return make_call(d.GeluOp, data, approximate=approximate)
-
-
-def softmax(data: Expr, axis: int = -1) -> Call:
-    return make_call(d.SoftmaxOp, data, axis=axis)
-
-
-def log_softmax(data: Expr, axis: int = -1) -> Call:
-    return make_call(d.LogSoftmaxOp, data, axis=axis)
-
-
-def dropout(data: Expr, rate: float = 0.5) -> Call:
-    """Dropout at inference: the identity (TVM returns the first field of `dropout_raw`)."""
-    return make_call(d.DropoutOp, data, rate=float(rate))
 
 
 def batch_norm(
@@ -322,6 +307,29 @@ def lrn(
     )
 
 
+def _pool2d(
+    op_class: type[d.Pool2dOp],
+    data: Expr,
+    window: tuple[IntOrSeq, IntOrSeq, IntOrSeq, IntOrSeq],
+    layout: str,
+    out_layout: str,
+    **flags: bool,
+) -> Call:
+    """A 2-d pool of `window` (pool_size, strides, dilation, padding in TVM's forms)."""
+    check_unused(data, "", out_layout, layout)
+    pool_size, strides, dilation, padding = window
+    return make_call(
+        op_class,
+        data,
+        pool_size=pair(pool_size),
+        strides=pair(strides),
+        padding=pad_tuple(padding),
+        dilation=pair(dilation),
+        layout=layout,
+        **flags,
+    )
+
+
 def max_pool2d(
     data: Expr,
     pool_size: IntOrSeq = (1, 1),
@@ -332,17 +340,8 @@ def max_pool2d(
     out_layout: str = "",
     ceil_mode: bool = False,
 ) -> Call:
-    check_unused(data, "", out_layout, layout)
-    return make_call(
-        d.MaxPool2dOp,
-        data,
-        pool_size=pair(pool_size),
-        strides=pair(strides),
-        padding=pad_tuple(padding),
-        dilation=pair(dilation),
-        layout=layout,
-        ceil_mode=ceil_mode,
-    )
+    window = (pool_size, strides, dilation, padding)
+    return _pool2d(d.MaxPool2dOp, data, window, layout, out_layout, ceil_mode=ceil_mode)
 
 
 def avg_pool2d(
@@ -356,18 +355,9 @@ def avg_pool2d(
     ceil_mode: bool = False,
     count_include_pad: bool = False,
 ) -> Call:
-    check_unused(data, "", out_layout, layout)
-    return make_call(
-        d.AvgPool2dOp,
-        data,
-        pool_size=pair(pool_size),
-        strides=pair(strides),
-        padding=pad_tuple(padding),
-        dilation=pair(dilation),
-        layout=layout,
-        ceil_mode=ceil_mode,
-        count_include_pad=count_include_pad,
-    )
+    window = (pool_size, strides, dilation, padding)
+    extra = {"ceil_mode": ceil_mode, "count_include_pad": count_include_pad}
+    return _pool2d(d.AvgPool2dOp, data, window, layout, out_layout, **extra)
 
 
 def global_avg_pool2d(data: Expr, layout: str = "NCHW", out_layout: str = "") -> Call:
@@ -410,10 +400,6 @@ def pad(
     return make_call(d.PadOp, data, pad_width=widths, pad_value=float(pad_value), pad_mode=pad_mode)
 
 
-def batch_flatten(data: Expr) -> Call:
-    return make_call(d.BatchFlattenOp, data)
-
-
 def upsampling(
     data: Expr,
     scale_h: float = 1,
@@ -431,3 +417,6 @@ def upsampling(
         method=method,
         align_corners=align_corners,
     )
+
+
+derive_builders(globals(), "nn.")

@@ -1,164 +1,16 @@
-"""Elementwise and broadcasting operators: `relay.add`, `relay.exp`, `relay.clip`, ..."""
+"""Elementwise and broadcasting operators: `relay.add`, `relay.exp`, `relay.clip`, ...
+
+The builder of an elementwise op whose TVM signature is the op's own (`relay.add(lhs, rhs)`)
+comes from the op's row in the relay dialect; those written here differ from their op's.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
-from xtvm.api.relay.expr import HOOKS, Call, Constant, Expr, const, make_call
+from xtvm.api.relay.expr import HOOKS, Call, Constant, Expr, const, derive_builders, make_call
 from xtvm.api.relay.ty import TensorType, dtype_name
 from xtvm.dialects import relay as d
-
-
-def add(lhs: Expr, rhs: Expr) -> Call:
-    return make_call(d.AddOp, lhs, rhs)
-
-
-def subtract(lhs: Expr, rhs: Expr) -> Call:
-    return make_call(d.SubtractOp, lhs, rhs)
-
-
-def multiply(lhs: Expr, rhs: Expr) -> Call:
-    return make_call(d.MultiplyOp, lhs, rhs)
-
-
-def divide(lhs: Expr, rhs: Expr) -> Call:
-    return make_call(d.DivideOp, lhs, rhs)
-
-
-def power(lhs: Expr, rhs: Expr) -> Call:
-    return make_call(d.PowerOp, lhs, rhs)
-
-
-def maximum(lhs: Expr, rhs: Expr) -> Call:
-    return make_call(d.MaximumOp, lhs, rhs)
-
-
-def minimum(lhs: Expr, rhs: Expr) -> Call:
-    return make_call(d.MinimumOp, lhs, rhs)
-
-
-def equal(lhs: Expr, rhs: Expr) -> Call:
-    return make_call(d.EqualOp, lhs, rhs)
-
-
-def less(lhs: Expr, rhs: Expr) -> Call:
-    return make_call(d.LessOp, lhs, rhs)
-
-
-def greater(lhs: Expr, rhs: Expr) -> Call:
-    return make_call(d.GreaterOp, lhs, rhs)
-
-
-def less_equal(lhs: Expr, rhs: Expr) -> Call:
-    return make_call(d.LessEqualOp, lhs, rhs)
-
-
-def greater_equal(lhs: Expr, rhs: Expr) -> Call:
-    return make_call(d.GreaterEqualOp, lhs, rhs)
-
-
-def not_equal(lhs: Expr, rhs: Expr) -> Call:
-    return make_call(d.NotEqualOp, lhs, rhs)
-
-
-def floor_divide(lhs: Expr, rhs: Expr) -> Call:
-    return make_call(d.FloorDivideOp, lhs, rhs)
-
-
-def floor_mod(lhs: Expr, rhs: Expr) -> Call:
-    return make_call(d.FloorModOp, lhs, rhs)
-
-
-def left_shift(lhs: Expr, rhs: Expr) -> Call:
-    return make_call(d.LeftShiftOp, lhs, rhs)
-
-
-def right_shift(lhs: Expr, rhs: Expr) -> Call:
-    return make_call(d.RightShiftOp, lhs, rhs)
-
-
-def logical_and(lhs: Expr, rhs: Expr) -> Call:
-    return make_call(d.LogicalAndOp, lhs, rhs)
-
-
-def logical_or(lhs: Expr, rhs: Expr) -> Call:
-    return make_call(d.LogicalOrOp, lhs, rhs)
-
-
-def negative(data: Expr) -> Call:
-    return make_call(d.NegativeOp, data)
-
-
-def abs(data: Expr) -> Call:
-    return make_call(d.AbsOp, data)
-
-
-def exp(data: Expr) -> Call:
-    return make_call(d.ExpOp, data)
-
-
-def log(data: Expr) -> Call:
-    return make_call(d.LogOp, data)
-
-
-def sqrt(data: Expr) -> Call:
-    return make_call(d.SqrtOp, data)
-
-
-def rsqrt(data: Expr) -> Call:
-    return make_call(d.RsqrtOp, data)
-
-
-def tanh(data: Expr) -> Call:
-    return make_call(d.TanhOp, data)
-
-
-def sigmoid(data: Expr) -> Call:
-    return make_call(d.SigmoidOp, data)
-
-
-def erf(data: Expr) -> Call:
-    return make_call(d.ErfOp, data)
-
-
-def logical_not(data: Expr) -> Call:
-    return make_call(d.LogicalNotOp, data)
-
-
-def cos(data: Expr) -> Call:
-    return make_call(d.CosOp, data)
-
-
-def sin(data: Expr) -> Call:
-    return make_call(d.SinOp, data)
-
-
-def tan(data: Expr) -> Call:
-    return make_call(d.TanOp, data)
-
-
-def atan(data: Expr) -> Call:
-    return make_call(d.AtanOp, data)
-
-
-def floor(data: Expr) -> Call:
-    return make_call(d.FloorOp, data)
-
-
-def ceil(data: Expr) -> Call:
-    return make_call(d.CeilOp, data)
-
-
-def trunc(data: Expr) -> Call:
-    return make_call(d.TruncOp, data)
-
-
-def round(data: Expr) -> Call:
-    return make_call(d.RoundOp, data)
-
-
-def sign(data: Expr) -> Call:
-    return make_call(d.SignOp, data)
 
 
 def shape_of(data: Expr, dtype: str = "int32") -> Call:
@@ -235,10 +87,15 @@ def full_like(data: Expr, fill_value: object) -> Expr:
     return full(fill_value, typ.shape, typ.dtype)
 
 
+derive_builders(globals(), "", families=(d.ElementwiseBinaryOp, d.UnaryOp))
+
+# The builders Python's operators on expressions call (`a + b`, `-a`, `a.astype(t)`).
 HOOKS.update(
     {
-        f.__name__: f
-        for f in (add, subtract, multiply, divide, floor_divide, floor_mod, less, less_equal)
+        name: globals()[name]
+        for name in (
+            *("add", "subtract", "multiply", "divide", "floor_divide", "floor_mod"),
+            *("less", "less_equal", "greater", "greater_equal", "cast", "negative"),
+        )
     }
-    | {f.__name__: f for f in (greater, greater_equal, cast, negative)}
 )

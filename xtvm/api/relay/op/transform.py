@@ -1,10 +1,14 @@
-"""Shape operators: `relay.reshape`, `relay.transpose`, `relay.concatenate`, `relay.split`, ..."""
+"""Shape operators: `relay.reshape`, `relay.transpose`, `relay.concatenate`, `relay.split`, ...
+
+The builder of an op whose TVM signature is the op's own (`relay.transpose(data, axes)`) comes
+from the op's row in the relay dialect; those written here differ from their op's.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xtvm.api.relay.expr import Call, Expr, Tuple, make_call
+from xtvm.api.relay.expr import Call, Expr, Tuple, derive_builders, make_call
 from xtvm.dialects import relay as d
 
 
@@ -14,10 +18,6 @@ def reshape(data: Expr, newshape: int | Sequence[int]) -> Call:
     if any(s < -1 for s in shape):
         raise ValueError(f"reshape: special values below -1 are not supported, got {shape}")
     return make_call(d.ReshapeOp, data, newshape=shape)
-
-
-def transpose(data: Expr, axes: Sequence[int] | None = None) -> Call:
-    return make_call(d.TransposeOp, data, axes=None if axes is None else [int(a) for a in axes])
 
 
 def concatenate(data: Sequence[Expr] | Tuple, axis: int) -> Call:
@@ -34,14 +34,6 @@ def split(data: Expr, indices_or_sections: int | Sequence[int], axis: int = 0) -
         else [int(i) for i in indices_or_sections]
     )
     return make_call(d.SplitOp, data, indices_or_sections=value, axis=axis)
-
-
-def squeeze(data: Expr, axis: Sequence[int] | None = None) -> Call:
-    return make_call(d.SqueezeOp, data, axis=None if axis is None else [int(a) for a in axis])
-
-
-def expand_dims(data: Expr, axis: int, num_newaxis: int = 1) -> Call:
-    return make_call(d.ExpandDimsOp, data, axis=axis, num_newaxis=num_newaxis)
 
 
 def strided_slice(
@@ -75,22 +67,6 @@ def take(
     return make_call(d.TakeOp, data, indices, axis=axis, mode=mode)
 
 
-def broadcast_to(data: Expr, shape: Sequence[int]) -> Call:
-    return make_call(d.BroadcastToOp, data, shape=[int(s) for s in shape])
-
-
-def tile(data: Expr, reps: Sequence[int]) -> Call:
-    return make_call(d.TileOp, data, reps=[int(r) for r in reps])
-
-
-def layout_transform(data: Expr, src_layout: str, dst_layout: str) -> Call:
-    return make_call(d.LayoutTransformOp, data, src_layout=src_layout, dst_layout=dst_layout)
-
-
-def where(condition: Expr, x: Expr, y: Expr) -> Call:
-    return make_call(d.WhereOp, condition, x, y)
-
-
 def gather_nd(
     data: Expr, indices: Expr, batch_dims: int = 0, index_rank: int | None = None
 ) -> Call:
@@ -98,19 +74,9 @@ def gather_nd(
     return make_call(d.GatherNdOp, data, indices, batch_dims=batch_dims)
 
 
-def scatter_nd(data: Expr, indices: Expr, updates: Expr, mode: str = "update") -> Call:
-    return make_call(d.ScatterNdOp, data, indices, updates, mode=mode)
-
-
 def gather(data: Expr, axis: int, indices: Expr) -> Call:
     """TVM's argument order: data, axis, indices."""
     return make_call(d.GatherOp, data, indices, axis=axis)
-
-
-def scatter_elements(
-    data: Expr, indices: Expr, updates: Expr, axis: int = 0, reduction: str = "update"
-) -> Call:
-    return make_call(d.ScatterElementsOp, data, indices, updates, axis=axis, reduction=reduction)
 
 
 def cumsum(
@@ -122,6 +88,4 @@ def cumsum(
     return make_call(d.CumsumOp, data, axis=axis, exclusive=exclusive)
 
 
-def trilu(data: Expr, k: int = 0, upper: bool = True) -> Call:
-    """k is an integer here (TVM takes a tensor): it must be known when building."""
-    return make_call(d.TriluOp, data, k=int(k), upper=upper)
+derive_builders(globals(), "", skip=(d.ElementwiseBinaryOp, d.UnaryOp, d.ShapeQueryOp, d.ReduceOp))
