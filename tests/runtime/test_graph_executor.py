@@ -12,7 +12,12 @@ import pytest
 import xtvm as tvm
 from xtvm import relay, te
 from xtvm.contrib import graph_executor
-from xtvm.runtime.graph_executor import GraphInputError, load_factory, plan_memory
+from xtvm.runtime.graph_executor import (
+    ALLOC_ALIGNMENT,
+    GraphInputError,
+    load_factory,
+    plan_memory,
+)
 from xtvm.testing.onnx_models import light_model
 from xtvm.testing.relay import interpret
 
@@ -217,6 +222,21 @@ def test_memory_plan_reuses_buffers_of_dead_intermediates() -> None:
     assert plan.storage_ids[3] == plan.storage_ids[1]  # f0's output is dead once f1 ran
     assert plan.storage_ids[4] not in plan.storage_ids[:4]  # the output keeps its own buffer
     assert plan.saved_bytes == 16 * 16 * 4
+
+
+def test_every_buffer_starts_on_a_cache_line() -> None:
+    """Inputs, weights and intermediates (of odd byte sizes too) start on 64-byte boundaries,
+    so that a kernel's vector loads never straddle two cache lines; the results still match."""
+    mod, params = conv_bn_relu_net()
+    factory = relay.build(mod, target="llvm", params=params)
+    module = graph_executor.GraphModule(factory["default"](tvm.cpu()))
+    entries = module.module.entries
+    assert all(e.ctypes.data % ALLOC_ALIGNMENT == 0 for e in entries)
+    x = rand(1, 4, 9, 11)
+    module.set_input("x", x)
+    module.run()
+    (expected,) = interpret(mod, {}, x, *params.values())
+    np.testing.assert_allclose(module.get_output(0).numpy(), expected, rtol=1e-4, atol=1e-4)
 
 
 def test_export_library_round_trip(tmp_path: Path) -> None:

@@ -63,6 +63,18 @@ def entry_bytes(shape: list[int], dtype: str) -> int:
     return int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
 
 
+ALLOC_ALIGNMENT = 64  # bytes: a cache line, and an AVX-512 vector (TVM's kAllocAlignment)
+
+
+def aligned_storage(size: int) -> np.ndarray:
+    """`size` bytes starting on an ALLOC_ALIGNMENT boundary. numpy aligns to 16 bytes only: a
+    weight at 16 or 48 mod 64 splits every other 64-byte vector load across two cache lines
+    (a 128x768x3072 product measured 2.4 ms aligned, 3.3 to 5.4 ms not)."""
+    raw = np.empty(size + ALLOC_ALIGNMENT, np.uint8)
+    start = -raw.ctypes.data % ALLOC_ALIGNMENT
+    return raw[start : start + size]
+
+
 def plan_memory(graph: Mapping[str, Any]) -> MemoryPlan:
     """Storage for every entry: inputs and outputs alone, intermediates pooled by liveness.
 
@@ -220,7 +232,7 @@ class GraphExecutor:
         shapes = graph["attrs"]["shape"][1]
         dtypes = graph["attrs"]["dltype"][1]
         self.plan = plan_memory(graph)
-        storages = [np.empty(size, np.uint8) for size in self.plan.storage_bytes]
+        storages = [aligned_storage(size) for size in self.plan.storage_bytes]
         self.entries: list[np.ndarray] = [
             storages[sid][: entry_bytes(shape, dtype)].view(dtype).reshape(shape)
             for sid, shape, dtype in zip(self.plan.storage_ids, shapes, dtypes, strict=True)
