@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import onnx
 import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
@@ -91,10 +92,11 @@ def test_different_inputs_or_reduction_lengths_stay_apart() -> None:
     assert count(module, relay.StridedSliceOp) == 0
 
 
-def attention_projections(seq: int, hidden: int, heads: int):
+def attention_projections(seq: int, hidden: int, heads: int) -> onnx.ModelProto:
     """ONNX: Q, K, V projections of x (MatMul + Add each), split into heads, Q Kᵀ, softmax, V."""
     d = hidden // heads
-    nodes, inits = [], []
+    nodes: list[onnx.NodeProto] = []
+    inits: list[onnx.TensorProto] = []
 
     def const(name: str, value: np.ndarray) -> str:
         inits.append(numpy_helper.from_array(value, name))
