@@ -12,7 +12,12 @@ import pytest
 import xtvm as tvm
 from xtvm import relay, te
 from xtvm.contrib import graph_executor
-from xtvm.runtime.graph_executor import GraphInputError, load_factory, plan_memory
+from xtvm.runtime.graph_executor import (
+    GraphInputError,
+    load_factory,
+    plan_memory,
+)
+from xtvm.runtime.ndarray import ALLOC_ALIGNMENT
 from xtvm.testing.onnx_models import light_model
 from xtvm.testing.relay import interpret
 
@@ -219,6 +224,21 @@ def test_memory_plan_reuses_buffers_of_dead_intermediates() -> None:
     assert plan.saved_bytes == 16 * 16 * 4
 
 
+def test_every_buffer_starts_on_a_cache_line() -> None:
+    """Inputs, weights and intermediates (of odd byte sizes too) start on 64-byte boundaries,
+    so that a kernel's vector loads never straddle two cache lines; the results still match."""
+    mod, params = conv_bn_relu_net()
+    factory = relay.build(mod, target="llvm", params=params)
+    module = graph_executor.GraphModule(factory["default"](tvm.cpu()))
+    entries = module.module.entries
+    assert all(e.ctypes.data % ALLOC_ALIGNMENT == 0 for e in entries)
+    x = rand(1, 4, 9, 11)
+    module.set_input("x", x)
+    module.run()
+    (expected,) = interpret(mod, {}, x, *params.values())
+    np.testing.assert_allclose(module.get_output(0).numpy(), expected, rtol=1e-4, atol=1e-4)
+
+
 def test_export_library_round_trip(tmp_path: Path) -> None:
     mod, params = conv_bn_relu_net()
     factory = relay.build(mod, params=params)
@@ -314,3 +334,16 @@ def test_threads_sharing_a_graph_module_get_their_own_results() -> None:
     for thread in threads:
         thread.join()
     assert failures == []
+
+
+def test_nd_arrays_are_aligned_like_graph_buffers() -> None:
+    """`tvm.nd.array`/`tvm.nd.empty` hold ALLOC_ALIGNMENT-aligned storage, so kernels timed or
+    run on them see the same alignment as the graph executor's buffers."""
+    for shape, dtype in [((3, 5), "float32"), ((), "int64"), ((7,), "bool"), ((0, 4), "int8")]:
+        values = (np.arange(int(np.prod(shape))) % 2).reshape(shape).astype(dtype)
+        a = tvm.nd.array(values)
+        e = tvm.nd.empty(shape, dtype)
+        for array in (a, e):
+            assert array._data.size == 0 or array._data.ctypes.data % ALLOC_ALIGNMENT == 0
+            assert array._data.shape == shape and array._data.dtype == np.dtype(dtype)
+        np.testing.assert_array_equal(a.numpy(), values)

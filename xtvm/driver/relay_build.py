@@ -43,6 +43,7 @@ from xtvm.passes.convert_relay_to_te import ConvertRelayToTePass
 from xtvm.passes.convert_te_to_tir import ConvertTeToTirPass
 from xtvm.passes.relay_alter_dense_layout import RelayAlterDenseLayoutPass
 from xtvm.passes.relay_alter_op_layout import RelayAlterOpLayoutPass
+from xtvm.passes.relay_combine_parallel_dense import RelayCombineParallelDensePass
 from xtvm.passes.relay_convert_layout import RelayConvertLayoutPass
 from xtvm.passes.relay_fold_constant import RelayFoldConstantPass
 from xtvm.passes.relay_fuse_ops import RelayFuseOpsPass
@@ -155,7 +156,15 @@ def lower_for_build(
             # Weights are constants now: fold their transforms whatever their size, but not
             # an expansion of a small constant into a large one (it is computed in its kernel).
             RelayFoldConstantPass(max_growth=FOLD_MAX_GROWTH),
-            *([RelayAlterOpLayoutPass(), RelayAlterDenseLayoutPass()] if cpu else []),
+            *(
+                [
+                    RelayCombineParallelDensePass(),
+                    RelayAlterOpLayoutPass(),
+                    RelayAlterDenseLayoutPass(),
+                ]
+                if cpu
+                else []
+            ),
             RelayFuseOpsPass(),
             ConvertRelayToTePass(kind),
         ],

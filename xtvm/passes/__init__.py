@@ -35,6 +35,7 @@ OWN_PASSES = {
     "relay-alter-dense-layout": "RelayAlterDenseLayoutPass",
     "relay-alter-op-layout": "RelayAlterOpLayoutPass",
     "relay-annotate-target": "RelayAnnotateTargetPass",
+    "relay-combine-parallel-dense": "RelayCombineParallelDensePass",
     "relay-convert-layout": "RelayConvertLayoutPass",
     "relay-cse": "RelayCsePass",
     "relay-dce": "RelayDcePass",

@@ -35,7 +35,7 @@ from xtvm.runtime.module import (
     export_linker,
     load_library,
 )
-from xtvm.runtime.ndarray import Device, NDArray, cpu, entry_bytes
+from xtvm.runtime.ndarray import Device, NDArray, aligned_storage, cpu, entry_bytes
 
 
 class GraphInputError(ValueError):
@@ -220,7 +220,7 @@ class GraphExecutor:
         shapes = graph["attrs"]["shape"][1]
         dtypes = graph["attrs"]["dltype"][1]
         self.plan = plan_memory(graph)
-        storages = [np.empty(size, np.uint8) for size in self.plan.storage_bytes]
+        storages = [aligned_storage(size) for size in self.plan.storage_bytes]
         self.entries: list[np.ndarray] = [
             storages[sid][: entry_bytes(shape, dtype)].view(dtype).reshape(shape)
             for sid, shape, dtype in zip(self.plan.storage_ids, shapes, dtypes, strict=True)

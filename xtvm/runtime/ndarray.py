@@ -36,13 +36,13 @@ class Device:
         """A new array on this device holding `values` (remote devices override it)."""
         if self.device_type == "cuda":
             return DeviceArray.from_numpy(values, self)
-        return NDArray(values, self)
+        return NDArray(aligned_copy(values), self)
 
     def empty_array(self, shape: tuple[int, ...], dtype: str) -> NDArray:
         """A new uninitialized array on this device (remote devices override it)."""
         if self.device_type == "cuda":
             return DeviceArray(shape, dtype, self)
-        return NDArray(np.empty(shape, dtype=dtype), self)
+        return NDArray(aligned_empty(shape, dtype), self)
 
 
 def cpu(dev_id: int = 0) -> Device:
@@ -122,6 +122,34 @@ def empty(shape: Sequence[int], dtype: str = "float32", device: Device | None = 
 def entry_bytes(shape: Sequence[int], dtype: str) -> int:
     """The size in bytes of a dense tensor."""
     return int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
+
+
+ALLOC_ALIGNMENT = 64  # bytes: a cache line, and an AVX-512 vector (TVM's kAllocAlignment)
+
+
+def aligned_storage(size: int) -> np.ndarray:
+    """`size` bytes starting on an ALLOC_ALIGNMENT boundary. numpy aligns to 16 bytes only: a
+    weight at 16 or 48 mod 64 splits every other 64-byte vector load across two cache lines
+    (a 128x768x3072 product measured 2.4 ms aligned, 3.3 to 5.4 ms not)."""
+    raw = np.empty(size + ALLOC_ALIGNMENT, np.uint8)
+    start = -raw.ctypes.data % ALLOC_ALIGNMENT
+    return raw[start : start + size]
+
+
+def aligned_empty(shape: Sequence[int], dtype: object) -> np.ndarray:
+    """An uninitialized array on an ALLOC_ALIGNMENT boundary (numeric dtypes; others as numpy
+    gives them)."""
+    kind = np.dtype(dtype)
+    if kind.kind not in "biufc":
+        return np.empty(tuple(shape), kind)
+    return aligned_storage(entry_bytes(shape, str(kind))).view(kind).reshape(tuple(shape))
+
+
+def aligned_copy(values: np.ndarray) -> np.ndarray:
+    """A copy of `values` on an ALLOC_ALIGNMENT boundary (what `tvm.nd.array` holds)."""
+    out = aligned_empty(values.shape, values.dtype)
+    out[...] = values
+    return out
 
 
 class DeviceArray(OffHostNDArray):
