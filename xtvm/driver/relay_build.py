@@ -157,7 +157,7 @@ def lower_for_build(
             RelayFoldConstantPass(max_growth=FOLD_MAX_GROWTH),
             *([RelayAlterOpLayoutPass(), RelayAlterDenseLayoutPass()] if cpu else []),
             RelayFuseOpsPass(),
-            ConvertRelayToTePass(kind),
+            ConvertRelayToTePass(target),
         ],
     )
     main, kernels = split_kernels(module)
