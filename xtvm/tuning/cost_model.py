@@ -14,7 +14,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from xtvm.driver.build import lower
+from xtvm.dialects.registry import shared_context
+from xtvm.passes.convert_te_to_tir import ConvertTeToTirPass
+from xtvm.te.lower import schedule_to_module
 from xtvm.tuning.features import LENGTH, tir_features
 from xtvm.tuning.task import Task
 
@@ -70,7 +72,11 @@ class XGBoostCostModel:
         else:
             try:
                 s, args = self.task.instantiate(config)
-                found = tir_features(lower(s, args))
+                # the loops as convert-te-to-tir makes them (no tensorize, no verifier: the
+                # build checks those, and this runs for many more configs than are built)
+                module = schedule_to_module(s, args, "main")
+                ConvertTeToTirPass().apply(shared_context().xdsl_context, module)
+                found = tir_features(module)
             except Exception:
                 found = np.zeros(LENGTH, dtype=np.float32)
         self._features[index] = found

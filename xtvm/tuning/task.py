@@ -233,11 +233,17 @@ def extract_from_program(
     target: object = "llvm",
     ops: Sequence[object] | None = None,
 ) -> list[Task]:
-    """A task for each tunable kernel of a relay module (`IRModule`, or its xdsl module):
-    the kernels relay.build makes of it for `target`, one task per distinct workload (dense
-    and matmul, batch_matmul, conv2d). `ops` keeps only the tasks of those ops (names such
-    as `nn.dense` or `conv2d`)."""
+    """A task for each tunable kernel of a relay module (`IRModule`, its xdsl module, or
+    its main function `mod["main"]`): the kernels relay.build makes of it for `target`, one
+    task per distinct workload (dense and matmul, batch_matmul, conv2d). `ops` keeps only
+    the tasks of those ops (names such as `nn.dense` or `conv2d`)."""
+    from xdsl.dialects.builtin import ModuleOp
+
+    from xtvm.dialects.registry import default_context
     from xtvm.driver.relay_build import lower_for_build
+
+    if not isinstance(mod, ModuleOp) and not hasattr(mod, "xdsl") and hasattr(mod, "astext"):
+        mod = default_context().parse(mod.astext())  # a function prints as a module
 
     target_text = str(target) if target is not None else "llvm"
     with TracingContext() as tracing:
