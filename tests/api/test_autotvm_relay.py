@@ -123,7 +123,20 @@ def test_fallback_config_of_new_templates_is_the_default_schedule(
         default = te.create_schedule(out.op)
         schedule.cpu_conv2d(default, out)
     assert primitives(s) == primitives(default)
-    assert len(autotvm.task.create(f"{name}.llvm", args).config_space) > 8
+    task = autotvm.task.create(f"{name}.llvm", args)
+    assert len(task.config_space) > 8
+    index = task.default_index()  # the default is a point of the space: tuners start there
+    assert index is not None
+    assert primitives(task.instantiate(task.config_space.get(index))[0]) == primitives(default)
+
+
+def test_the_space_holds_a_guarded_default_tile() -> None:
+    """98 x 104: the default 8 x 32 tile divides neither, and is a candidate all the same."""
+    task = autotvm.task.create("matmul.llvm", args=(98, 96, 104))
+    default = task.config_space.get(task.default_index())  # type: ignore[arg-type]
+    assert [default[k].size[-1] for k in ("tile_y", "tile_x", "tile_k")] == [8, 32, 4]
+    assert [-1, 7] in [e.size for e in task.config_space.space_map["tile_y"]]
+    assert [-1, 13] in [e.size for e in task.config_space.space_map["tile_x"]]
 
 
 @pytest.fixture(scope="module")

@@ -172,6 +172,20 @@ class Task:
     def flop(self) -> float:
         return self.config_space.flop
 
+    def default_index(self) -> int | None:
+        """The point of the space that the fallback config is (the default schedule), or
+        None when a knob's default is none of its candidates."""
+        fallback = FallbackConfigEntity()
+        run_template(self.func, fallback, self.args)
+        index, scale = 0, 1
+        for name, candidates in self.config_space.space_map.items():
+            try:
+                index += candidates.index(fallback[name]) * scale
+            except (KeyError, ValueError):
+                return None
+            scale *= len(candidates)
+        return index
+
     def instantiate(self, config: ConfigSpace) -> Any:
         """`(schedule, tensors)` of the template under `config`."""
         return run_template(self.func, config, self.args)

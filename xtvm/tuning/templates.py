@@ -56,6 +56,17 @@ MAX_K_TILE = 16  # largest reduction step (unrolled, or a vector of k)
 PRODUCTS = ("dense", "matmul", "batch_matmul")
 
 
+def define_tile(cfg: ConfigSpace, name: str, size: int, default: int, largest: int) -> None:
+    """A split knob of an axis of `size` by one tile: its divisors up to `largest`, and the
+    default schedule's tile `default` (which may be guarded: 8 rows of 98), the fallback."""
+    inner = [f for f in range(1, min(size, largest) + 1) if size % f == 0]
+    if default not in inner:
+        inner = sorted([*inner, default])
+    cfg.define_split(name, size, policy="candidate", candidate=[[-1, f] for f in inner])
+    if cfg.is_fallback:
+        cfg[name] = SplitEntity([-1, default])  # type: ignore[index]
+
+
 def schedule_product(s: te.Schedule, out: te.Tensor) -> None:
     """The tuned register tile of the product `out` (dense, matmul, batch_matmul)."""
     batched = 1 if out.op.tag == "batch_matmul" else 0  # type: ignore[attr-defined]
@@ -70,15 +81,16 @@ def schedule_product(s: te.Schedule, out: te.Tensor) -> None:
     )
     cfg: ConfigSpace = get_config()
     cfg.add_flop(2 * math.prod(int(d) for d in out.shape) * extent(k))  # type: ignore[arg-type]
-    cfg.define_split("tile_y", rows, num_outputs=2, max_factor=MAX_TILE)
-    cfg.define_split("tile_x", columns, num_outputs=2, max_factor=MAX_TILE)
-    cfg.define_split("tile_k", extent(k), num_outputs=2, max_factor=MAX_K_TILE)
+    for name, size, preferred, largest in zip(
+        ("tile_y", "tile_x", "tile_k"),
+        (rows, columns, extent(k)),
+        defaults,
+        (MAX_TILE, MAX_TILE, MAX_K_TILE),
+        strict=True,
+    ):
+        define_tile(cfg, name, size, tile_factor(size, preferred) or size, largest)
     cfg.define_knob("columns_first", [False, True])
     if cfg.is_fallback:
-        for name, size, preferred in zip(
-            ("tile_y", "tile_x", "tile_k"), (rows, columns, extent(k)), defaults, strict=True
-        ):
-            cfg[name] = SplitEntity([-1, tile_factor(size, preferred) or size])  # type: ignore[index]
         cfg["columns_first"] = OtherOptionEntity(weight_outgrows_cache(out, batched))  # type: ignore[index]
     outer, inner = register_tiled(s, out)
     tile_product(
@@ -102,20 +114,18 @@ def schedule_conv2d(s: te.Schedule, out: te.Tensor) -> None:
     taps = math.prod(extent(r) for r in out.op.reduce_axis)  # type: ignore[attr-defined]
     cfg: ConfigSpace = get_config()
     cfg.add_flop(2 * math.prod(int(d) for d in out.shape) * taps)  # type: ignore[arg-type]
-    cfg.define_split("tile_f", channels, num_outputs=2, max_factor=MAX_TILE)
-    cfg.define_split("tile_x", columns, num_outputs=2, max_factor=MAX_TILE)
+    if nhwc:
+        f = nhwc_tile_factor(channels, NHWC_CHANNELS)
+        x = nhwc_tile_factor(columns, NHWC_COLUMNS)
+    else:
+        f = tile_factor(channels, CONV_CHANNEL_TILE)
+        x = tile_factor(columns, CONV_COLUMN_TILE)
+    define_tile(cfg, "tile_f", channels, f or channels, MAX_TILE)
+    define_tile(cfg, "tile_x", columns, x or columns, MAX_TILE)
     if nhwc:
         cfg.define_knob("rows_outside", [False, True])
-    if cfg.is_fallback:
-        if nhwc:
-            f = nhwc_tile_factor(channels, NHWC_CHANNELS)
-            x = nhwc_tile_factor(columns, NHWC_COLUMNS)
+        if cfg.is_fallback:
             cfg["rows_outside"] = OtherOptionEntity(rows_outside(out))  # type: ignore[index]
-        else:
-            f = tile_factor(channels, CONV_CHANNEL_TILE)
-            x = tile_factor(columns, CONV_COLUMN_TILE)
-        cfg["tile_f"] = SplitEntity([-1, f or channels])  # type: ignore[index]
-        cfg["tile_x"] = SplitEntity([-1, x or columns])  # type: ignore[index]
     outside = bool(cfg["rows_outside"].val) if nhwc else False
     cpu_conv2d(s, out, (cfg["tile_f"].size[-1], cfg["tile_x"].size[-1], outside))
 

@@ -11,8 +11,10 @@ measured (never measured again, counted in `n_trial`) and teach a model-based tu
 - `XGBTuner`: TVM's model-based tuner. Every `plan_size` measurements it fits a cost model
   (`cost_model.XGBoostCostModel`, gradient-boosted trees on tir features) and plans the
   next `plan_size` configs: the model's best of a random pool of unmeasured configs, with
-  an `epsilon` share drawn at random from the rest of the pool (exploration).
-- `GATuner`: a genetic search over knob choices, fitness the measured throughput.
+  an `epsilon` share drawn at random from the rest of the pool (exploration). Its first
+  plan, before any model, is the default schedule's config and random ones.
+- `GATuner`: a genetic search over knob choices, fitness the measured throughput; the
+  default schedule's config is in the first generation.
 """
 
 from __future__ import annotations
@@ -213,7 +215,10 @@ class XGBTuner(Tuner):
         pool = self.pool()
         self.rng.shuffle(pool)
         if not self.model.trained:
-            return pool[: self.plan_size]
+            # the default schedule first: what the tuning must beat
+            default = self.task.default_index()
+            first = [] if default is None or default in self.visited else [default]
+            return first + [i for i in pool if i != default][: self.plan_size - len(first)]
         scores = self.model.predict(pool)
         order = [pool[k] for k in np.argsort(-scores, kind="stable")]
         explore = round(self.epsilon * self.plan_size)
@@ -267,6 +272,9 @@ class GATuner(Tuner):
         self.sizes = [len(c) for c in self.space.space_map.values()]
         self.scores: dict[int, float] = {}
         self.generation = self.rng.sample(range(len(self.space)), self.pop_size)
+        default = task.default_index()  # the default schedule joins the first generation
+        if default is not None and default not in self.generation:
+            self.generation[0] = default
         self.pending = list(self.generation)
 
     def breed(self) -> list[int]:
