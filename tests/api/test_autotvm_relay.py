@@ -247,7 +247,9 @@ def test_records_match_the_target_string_first_and_distill(tmp_path: Path) -> No
     assert kept == {("llvm -mcpu=skylake-avx512", 1), ("llvm -mcpu=znver3", 3), ("cuda", 4)}
 
 
-def test_tuning_resumes_from_records_and_xgb_measures_for_real(tmp_path: Path) -> None:
+def test_tuning_resumes_from_records_and_xgb_measures_for_real(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     pytest.importorskip("xgboost")
     task = autotvm.task.create("dense.llvm", args=(8, 16, 16), target="llvm")
     log = tmp_path / "dense.json"
@@ -262,7 +264,10 @@ def test_tuning_resumes_from_records_and_xgb_measures_for_real(tmp_path: Path) -
     again = autotvm.XGBTuner(task, plan_size=2, seed=0)
     assert again.load_history(autotvm.record.load_from_file(log)) == 3
     assert again.trial == 3 and again.best_config is not None
-    again.tune(n_trial=5, measure_option=option, callbacks=[autotvm.callback.log_to_file(log)])
+    bar = autotvm.callback.progress_bar(5, "dense ")  # tqdm, on stderr
+    again.tune(n_trial=5, measure_option=option, callbacks=[autotvm.callback.log_to_file(log), bar])
+    err = capsys.readouterr().err
+    assert "dense: 100%" in err and f"best {again.best_flops / 1e9:.2f} GFLOPS" in err
     indices = [inp.config.index for inp, _ in autotvm.record.load_from_file(log)]
     assert len(indices) == 5 and len(set(indices)) == 5 and indices[:3] == done
 
