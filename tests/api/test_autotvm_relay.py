@@ -192,6 +192,12 @@ def test_extract_from_program_and_apply_history_best_in_relay_build(
     with autotvm.apply_history_best(log):
         tuned = kernels_text(mod, params)
     assert tuned != default
+    with autotvm.apply_history_best(log):  # an llvm template never schedules a cuda kernel
+        q, k = te.placeholder((2, 16, 8), name="q"), te.placeholder((2, 12, 8), name="k")
+        scores = nn.batch_matmul(q, k, False, True)
+        s = te.create_schedule(scores.op)
+        assert not autotvm.task.schedule_kernel(s, scores, "cuda")
+        assert autotvm.task.schedule_kernel(s, scores, "llvm -mcpu=generic")
     assert 'memref<1x4x6xf32, "local">' in tuned  # the recorded tile is the one built
     assert 'memref<1x4x6xf32, "local">' not in default
 

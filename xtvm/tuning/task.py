@@ -217,8 +217,8 @@ def schedule_kernel(s: te.Schedule, t: te.Tensor, target: str) -> bool:
     if context is None or isinstance(context, FallbackContext) or s[t].scheduled:
         return False
     workload = kernel_workload(t)
-    if workload is None:
-        return False
+    if workload is None or not workload[0].endswith(f".{target_kind(target)}"):
+        return False  # no template, or one for another target (`dense.llvm` on cuda)
     config = context.query(target, workload)
     if config.is_fallback:
         return False
