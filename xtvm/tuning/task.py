@@ -254,14 +254,14 @@ def extract_from_program(
     from xdsl.dialects.builtin import ModuleOp
 
     from xtvm.dialects.registry import default_context
-    from xtvm.driver.relay_build import lower_for_build
+    from xtvm.driver.relay_build import lower_to_te
 
     if not isinstance(mod, ModuleOp) and not hasattr(mod, "xdsl") and hasattr(mod, "astext"):
         mod = default_context().parse(mod.astext())  # a function prints as a module
 
     target_text = str(target) if target is not None else "llvm"
     with TracingContext() as tracing:
-        lower_for_build(mod, params, target_text)
+        lower_to_te(mod, params, target_text)
     assert isinstance(tracing, TracingContext)
     wanted = None if ops is None else {str(op).split(".")[-1] for op in ops}
     tasks = []
