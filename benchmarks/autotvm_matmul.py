@@ -13,7 +13,7 @@ import numpy as np
 
 import xtvm as tvm
 from xtvm import autotvm
-from xtvm.topi import templates
+from xtvm.tuning import templates
 
 
 def latency(shape: tuple[int, int, int], number: int) -> float:

@@ -125,6 +125,19 @@ def lower_for_build(
     mod: ModuleLike, params: Mapping[str, Any] | None = None, target: str = "llvm"
 ) -> tuple[func.FuncOp, ModuleOp]:
     """@main as a graph of kernel calls and the kernels as tir (the module is not changed)."""
+    module = lower_to_te(mod, params, target)
+    main, kernels = split_kernels(module)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", VectorizeRemark)
+        run_passes(kernels, [ConvertTeToTirPass(), *TIR_PASSES])
+    return main, kernels
+
+
+def lower_to_te(
+    mod: ModuleLike, params: Mapping[str, Any] | None = None, target: str = "llvm"
+) -> ModuleOp:
+    """A copy of the module with @main calling its kernels as scheduled te (what AutoTVM's
+    task extraction needs: the kernels' schedules, not their tir)."""
     module = module_of(mod).clone()
     checked_main(module)
     bind_params(module, {k: np.asarray(getattr(v, "_data", v)) for k, v in (params or {}).items()})
@@ -166,14 +179,10 @@ def lower_for_build(
                 else []
             ),
             RelayFuseOpsPass(),
-            ConvertRelayToTePass(kind),
+            ConvertRelayToTePass(target),
         ],
     )
-    main, kernels = split_kernels(module)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", VectorizeRemark)
-        run_passes(kernels, [ConvertTeToTirPass(), *TIR_PASSES])
-    return main, kernels
+    return module
 
 
 def build(

@@ -70,6 +70,7 @@ from xtvm.te.expr import ComputeOp
 from xtvm.te.lower import sanitize, schedule_to_module
 from xtvm.te.schedule import post_order_ops
 from xtvm.topi import elementwise
+from xtvm.topi.dispatch import schedule_tuned
 from xtvm.topi.schedule import DEFAULT, TARGETS
 from xtvm.topi.strategy import STRUCTURAL, Strategy, Value, strategy_for
 from xtvm.topi.tensor import Filled, TensorLike
@@ -308,11 +309,11 @@ class KernelBuilder:
             if id(stage.op) not in output_ops and not stage.op.reduce_axis:
                 stage.compute_inline()
         for stage in s.stages:
-            if stage.attach == "inline":
+            if stage.attach == "inline" or schedule_tuned(s, stage.op.output(0), self.target):
                 continue
             owner = self.owners.get(id(stage.op))
             schedules = owner.schedules if owner is not None else DEFAULT
-            schedules[self.target](s, stage.op.output(0))
+            schedules[self.target.split()[0]](s, stage.op.output(0))
         return s
 
 
@@ -435,7 +436,6 @@ class ConvertRelayToTePass(ModulePass):
             raise ValueError(f"unknown target '{self.target}' (known: {known})")
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        target = self.target.split()[0]
         outline_stray_ops(op)
         calls: dict[str, list[func.CallOp]] = {}
         for nested in op.walk():
@@ -447,7 +447,7 @@ class ConvertRelayToTePass(ModulePass):
             function_plan = plan(function)
             kernel = kernels.get(function_plan.key)
             if kernel is None:
-                built = KernelBuilder(function, function_plan, target).build()
+                built = KernelBuilder(function, function_plan, self.target).build()
                 Rewriter.insert_op(built, InsertPoint.before(function))
                 kernel = kernels[function_plan.key] = name
             for call in calls.get(name, []):

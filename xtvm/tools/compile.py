@@ -5,6 +5,7 @@
     xtvm-compile model.onnx --emit graph-json|mlir|llvm|asm -o out.txt
     xtvm-compile model.onnx --emit aot -o model.so   # + model.h: a C API, no Python needed
     xtvm-compile partitioned.mlir --emit external    # what the external codegens generated
+    xtvm-compile model.onnx --tuning-records records.json   # kernels tuned by xtvm-tune
 
 The library holds the kernels and embeds the graph JSON and the params (see
 `xtvm.runtime.graph_executor.load_factory`), so `xtvm-run model.so` needs no other file.
@@ -17,6 +18,7 @@ one line and exit 1; an xtvm bug prints `internal error:` (a traceback only with
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -44,6 +46,25 @@ def build_argparser() -> argparse.ArgumentParser:
     p.add_argument("--target", default="llvm", help="target string (default: llvm, the host)")
     p.add_argument("--emit", choices=EMITS, default="library", help="what to write")
     p.add_argument("--opt-level", type=int, choices=range(4), default=3, help="LLVM opt level")
+    add_model_arguments(p)
+    p.add_argument(
+        "--load-target",
+        action="append",
+        default=[],
+        metavar="FILE.mlir",
+        help="register the accel targets of a file (for functions partitioned for 'accel')",
+    )
+    p.add_argument(
+        "--tuning-records",
+        metavar="FILE",
+        help="AutoTVM records (xtvm-tune --log): each tuned kernel gets its best config",
+    )
+    p.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
+    return p
+
+
+def add_model_arguments(p: argparse.ArgumentParser) -> None:
+    """The options `load_model` reads besides the input: ONNX input shapes, relay params."""
     p.add_argument(
         "--shape",
         action="append",
@@ -53,15 +74,6 @@ def build_argparser() -> argparse.ArgumentParser:
         help="static shape of an ONNX input, e.g. data:1x3x224x224",
     )
     p.add_argument("--params", metavar="FILE.npz", help="weights of relay.param in an .mlir input")
-    p.add_argument(
-        "--load-target",
-        action="append",
-        default=[],
-        metavar="FILE.mlir",
-        help="register the accel targets of a file (for functions partitioned for 'accel')",
-    )
-    p.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
-    return p
 
 
 def load_model(args: argparse.Namespace) -> tuple[object, dict[str, np.ndarray]]:
@@ -148,8 +160,16 @@ def run(args: argparse.Namespace) -> int:
     target = (
         args.target if "-opt-level" in args.target else f"{args.target} -opt-level={args.opt_level}"
     )
+    tuned: Any = contextlib.nullcontext()
+    if args.tuning_records:
+        from xtvm import autotvm
+
+        if not Path(args.tuning_records).is_file():
+            raise ToolError(f"cannot open tuning records '{args.tuning_records}'")
+        tuned = autotvm.apply_history_best(args.tuning_records)
     try:
-        factory = build(module, target, params)  # type: ignore[arg-type]
+        with tuned:
+            factory = build(module, target, params)  # type: ignore[arg-type]
     except DiagnosticError as exc:  # rendered as it is, with the source line of a relay file
         if Path(args.input).suffix == ".onnx":
             raise

@@ -135,6 +135,18 @@ def conv2d(
         return tap(y, strides[0], ry, dilation[0]), tap(x, strides[1], rx, dilation[1])
 
     kind = "depthwise_conv2d" if groups > 1 and in_per_group == 1 else "conv2d"
+    workload = (
+        "conv2d",
+        static_shape(data),
+        static_shape(kernel),
+        tuple(strides),
+        tuple(padding),
+        tuple(dilation),
+        groups,
+        data_layout,
+        kernel_layout,
+        data.dtype,
+    )
     if nhwc:
 
         def body_nhwc(n: PrimExpr, y: PrimExpr, x: PrimExpr, f: PrimExpr) -> PrimExpr:
@@ -147,7 +159,7 @@ def conv2d(
             body_nhwc,
             name=f"{kind}_nhwc",
             tag=f"{kind}_nhwc",
-            attrs={"per_group_out": per_group_out},
+            attrs={"per_group_out": per_group_out, "workload": workload},
         )
     else:
 
@@ -161,7 +173,7 @@ def conv2d(
             body_nchw,
             name=f"{kind}_nchw",
             tag=f"{kind}_nchw",
-            attrs={"per_group_out": per_group_out},
+            attrs={"per_group_out": per_group_out, "workload": workload},
         )
     return narrowed(out, data.dtype)
 
@@ -221,7 +233,10 @@ def dense(data: TensorLike, weight: TensorLike) -> te.Tensor:
     def body(*i: PrimExpr) -> PrimExpr:
         return dot(data(*i[:-1], k), weight(i[-1], k), [k])
 
-    out = te.compute((*lead, units), body, name="T_dense", tag="dense")
+    workload = ("dense", static_shape(data), static_shape(weight), data.dtype)
+    out = te.compute(
+        (*lead, units), body, name="T_dense", tag="dense", attrs={"workload": workload}
+    )
     return narrowed(out, data.dtype)
 
 
@@ -239,7 +254,8 @@ def matmul(a: TensorLike, b: TensorLike, transpose_a: bool, transpose_b: bool) -
         right = b(j, k) if transpose_b else b(k, j)
         return dot(left, right, [k])
 
-    out = te.compute((*lead, n), body, name="T_matmul", tag="matmul")
+    workload = ("matmul", a_shape, b_shape, transpose_a, transpose_b, a.dtype)
+    out = te.compute((*lead, n), body, name="T_matmul", tag="matmul", attrs={"workload": workload})
     return narrowed(out, a.dtype)
 
 
@@ -257,7 +273,21 @@ def batch_matmul(x: TensorLike, y: TensorLike, transpose_a: bool, transpose_b: b
         right = y(yb, j, k) if transpose_b else y(yb, k, j)
         return dot(left, right, [k])
 
-    out = te.compute((max(bx, by), m, n), body, name="T_batch_matmul", tag="batch_matmul")
+    workload = (
+        "batch_matmul",
+        static_shape(x),
+        static_shape(y),
+        transpose_a,
+        transpose_b,
+        x.dtype,
+    )
+    out = te.compute(
+        (max(bx, by), m, n),
+        body,
+        name="T_batch_matmul",
+        tag="batch_matmul",
+        attrs={"workload": workload},
+    )
     return narrowed(out, x.dtype)
 
 

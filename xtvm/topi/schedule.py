@@ -97,6 +97,7 @@ def split_exact(stage: te.Stage, axis: IterVar, factor: int) -> tuple[IterVar | 
 
 
 Splitter = Callable[[te.Stage, IterVar, int], tuple[IterVar | None, IterVar]]
+ConvTiles = tuple[int, int, bool]  # output channels, output columns, rows outside (NHWC)
 
 
 def nhwc_tile(
@@ -107,17 +108,22 @@ def nhwc_tile(
     unguarded tile: 14 columns are two tiles of 7, as a whole row by 32 channels would spill
     registers); an axis no size divides stays whole up to `whole`, longer ones get a guarded
     split by the first size that fits."""
+    factor = nhwc_tile_factor(extent(axis), tile)
+    return (None, axis) if factor is None else stage.split(axis, factor=factor)
+
+
+def nhwc_tile_factor(size: int, tile: tuple[tuple[int, ...], int]) -> int | None:
+    """The factor `nhwc_tile` splits an axis of `size` by (None: it stays whole)."""
     sizes, whole = tile
-    size = extent(axis)
     if size in sizes:
-        return None, axis
+        return None
     factor = next((f for f in sizes if size % f == 0), None)
     if factor is None:
         if size <= whole:
-            return None, axis
+            return None
         # a guarded split; loop partition peels the tail off
         factor = next((f for f in sizes if f <= size), sizes[-1])
-    return stage.split(axis, factor=factor)
+    return factor
 
 
 def nhwc_channel_block(out_channels: int) -> int | None:
@@ -474,11 +480,13 @@ def padding_at_root(s: te.Schedule, stage: te.Stage) -> None:
             cpu_injective(s, tensor)
 
 
-def cpu_conv2d(s: te.Schedule, t: te.Tensor) -> None:
+def cpu_conv2d(s: te.Schedule, t: te.Tensor, tiles: ConvTiles | None = None) -> None:
     """conv2d: an output channels x output columns register tile (NCHW vectorizes columns,
     NHWC channels), the reduction cached in registers (`cache_write` or the fused elementwise
     tail's stage) and computed at the tile, reduce loops outside the tile; (batch, channel
-    blocks, rows) fused and parallel. A padding stage is computed at root."""
+    blocks, rows) fused and parallel. A padding stage is computed at root. `tiles` (channels,
+    columns, rows outside) replaces the chosen tile of an ungrouped conv2d (AutoTVM's
+    `conv2d_*.llvm` templates): each axis split by exactly that factor."""
     if s[t].scheduled:
         return
     tag = t.op.tag  # type: ignore[attr-defined]
@@ -507,18 +515,27 @@ def cpu_conv2d(s: te.Schedule, t: te.Tensor) -> None:
                 # read the same input channel (one load per step, shared by the tile's rows).
                 group, f = outer.split(f, factor=per_group_out)
                 rows = next((r for r in GROUP_ROW_TILES if per_group_out % r == 0), rows)
-            f_outer, f_inner = split_inner(outer, f, rows)
-            x_outer, x_inner = split_inner(outer, x, CONV_COLUMN_TILE)
+            if tiles is None:
+                f_outer, f_inner = split_inner(outer, f, rows)
+                x_outer, x_inner = split_inner(outer, x, CONV_COLUMN_TILE)
+            else:
+                f_outer, f_inner = split_exact(outer, f, tiles[0])
+                x_outer, x_inner = split_exact(outer, x, tiles[1])
             loops = [n, group, f_outer, y, x_outer]
             tile, vector, last_parallel = f_inner, x_inner, y
     else:
         n, y, x, f = outer.op.axis
-        x_outer, x_inner = nhwc_tile(outer, x, NHWC_COLUMNS)
-        f_outer, f_inner = nhwc_tile(outer, f, NHWC_CHANNELS)
+        if tiles is None:
+            x_outer, x_inner = nhwc_tile(outer, x, NHWC_COLUMNS)
+            f_outer, f_inner = nhwc_tile(outer, f, NHWC_CHANNELS)
+        else:
+            x_outer, x_inner = split_exact(outer, x, tiles[1])
+            f_outer, f_inner = split_exact(outer, f, tiles[0])
         # Channel blocks outside rows: a block's weights stay in cache while the rows pass;
         # rows outside when the input is the larger operand and outgrows the cache, so that
         # a row's input stays in cache while the channel blocks pass.
-        loops = [n, y, f_outer, x_outer] if rows_outside(t) else [n, f_outer, y, x_outer]
+        outside = rows_outside(t) if tiles is None else tiles[2]
+        loops = [n, y, f_outer, x_outer] if outside else [n, f_outer, y, x_outer]
         tile, vector, last_parallel = x_inner, f_inner, y
     loops = [a for a in loops if a is not None]
     outer.reorder(*loops, tile, vector)

@@ -1,13 +1,25 @@
 """TVM's AutoTVM: `from xtvm import autotvm` (also `tvm.autotvm`).
 
 Templates declare knobs (`cfg.define_split`, `define_knob`, ...) on `autotvm.get_config()`;
-`autotvm.task.create` makes a task of one; a tuner (`GridSearchTuner`, `RandomTuner`)
-measures configs of its space in child processes (`measure_option(builder=LocalBuilder(),
-runner=LocalRunner(...))`) and logs them as JSON lines (`callback.log_to_file`); inside
-`apply_history_best(log)` templates build with the best recorded config.
+`autotvm.task.create` makes a task of one, `autotvm.task.extract_from_program(mod, params,
+target)` one per tunable kernel of a model; a tuner (`XGBTuner`, `GATuner`, `RandomTuner`,
+`GridSearchTuner`) measures configs of its space in child processes
+(`measure_option(builder=LocalBuilder(), runner=LocalRunner(...))`) and logs them as JSON
+lines (`callback.log_to_file`); inside `apply_history_best(log)` templates, and the kernels
+of `relay.build`, build with the best recorded config.
 """
 
-from xtvm.tuning import callback, measure, record, space, task, templates, tuner
+from xtvm.tuning import (
+    callback,
+    cost_model,
+    features,
+    measure,
+    record,
+    space,
+    task,
+    templates,
+    tuner,
+)
 from xtvm.tuning.measure import (
     LocalBuilder,
     LocalRunner,
@@ -20,7 +32,7 @@ from xtvm.tuning.measure import (
 from xtvm.tuning.record import ApplyHistoryBest, apply_history_best
 from xtvm.tuning.space import ConfigEntity, ConfigSpace, FallbackConfigEntity
 from xtvm.tuning.task import ApplyConfig, DispatchContext, get_config, template
-from xtvm.tuning.tuner import GridSearchTuner, RandomTuner, Tuner
+from xtvm.tuning.tuner import GATuner, GridSearchTuner, RandomTuner, Tuner, XGBTuner
 
 __all__ = [
     "ApplyConfig",
@@ -29,6 +41,7 @@ __all__ = [
     "ConfigSpace",
     "DispatchContext",
     "FallbackConfigEntity",
+    "GATuner",
     "GridSearchTuner",
     "LocalBuilder",
     "LocalRunner",
@@ -38,8 +51,11 @@ __all__ = [
     "RPCRunner",
     "RandomTuner",
     "Tuner",
+    "XGBTuner",
     "apply_history_best",
     "callback",
+    "cost_model",
+    "features",
     "get_config",
     "measure",
     "measure_option",

@@ -25,19 +25,46 @@ def log_to_file(filename: str | Path) -> CallbackFn:
 
 
 def progress_bar(total: int, prefix: str = "", stream: TextIO | None = None) -> CallbackFn:
-    """Print `<prefix>Current/Best: x/y GFLOPS | Progress: (i/total)` after each batch."""
+    """A tqdm bar of the trials with the best GFLOPS so far; with `stream`, a line
+    `<prefix>Current/Best: x/y GFLOPS | Progress: (i/total)` after each batch instead."""
+    if stream is None:
+        try:
+            return tqdm_bar(total, prefix)
+        except ImportError:  # tqdm is a dependency; lines on stdout all the same
+            stream = sys.stdout
 
     def show(tuner: Any, inputs: Sequence[MeasureInput], results: Sequence[MeasureResult]) -> None:
-        flop = tuner.task.flop
-        current = 0.0
-        for result in results:
-            if result.error_no == MeasureErrorNo.NO_ERROR and flop:
-                current = max(current, flop / cost_of(result))
+        current = current_flops(tuner, results)
         out = stream or sys.stdout
         out.write(
             f"{prefix}Current/Best: {current / 1e9:7.2f}/{tuner.best_flops / 1e9:7.2f} GFLOPS"
             f" | Progress: ({tuner.trial}/{total})\n"
         )
         out.flush()
+
+    return show
+
+
+def current_flops(tuner: Any, results: Sequence[MeasureResult]) -> float:
+    """FLOP/s of the fastest successful result of a batch (0 when none)."""
+    flop, current = tuner.task.flop, 0.0
+    for result in results:
+        if result.error_no == MeasureErrorNo.NO_ERROR and flop:
+            current = max(current, flop / cost_of(result))
+    return current
+
+
+def tqdm_bar(total: int, prefix: str = "") -> CallbackFn:
+    """A tqdm progress bar on stderr: trials done (resumed ones included) and best GFLOPS."""
+    from tqdm import tqdm
+
+    bar = tqdm(total=total, desc=prefix.strip() or None, unit="trial", file=sys.stderr)
+
+    def show(tuner: Any, inputs: Sequence[MeasureInput], results: Sequence[MeasureResult]) -> None:
+        bar.n = min(tuner.trial, total)
+        now = current_flops(tuner, results)
+        bar.set_postfix_str(f"best {tuner.best_flops / 1e9:.2f} GFLOPS, now {now / 1e9:.2f}")
+        if tuner.trial >= total or not tuner.has_next():
+            bar.close()
 
     return show

@@ -10,8 +10,12 @@ error code and message, total seconds, timestamp):
      "result": {"costs": [1.2e-05], "error_no": 0, "error_msg": "", "all_cost": 0.6,
                 "timestamp": 1700000000.0}}
 
-`apply_history_best(records)` makes templates built inside it use the fastest config
-recorded for their workload and target kind.
+The target is the full string the candidate was built for (`llvm -mcpu=skylake-avx512`).
+`apply_history_best(records)` makes templates built inside it, and the kernels of
+`relay.build`, use the fastest config recorded for their workload and target: one recorded
+for the same target string if any, else one of the same target kind. `load_from_file(f,
+target)` keeps the records of a target kind; `distill(log, out)` keeps the best record of
+each workload and target.
 """
 
 from __future__ import annotations
@@ -63,12 +67,16 @@ def decode(line: str) -> Record:
     return MeasureInput(data["target"], task, config), result
 
 
-def load_from_file(filename: str | Path) -> Iterator[Record]:
-    """The records of a log file, in order (blank lines skipped)."""
+def load_from_file(filename: str | Path, target: object = None) -> Iterator[Record]:
+    """The records of a log file, in order (blank lines skipped); with `target`, only those
+    of its kind (`llvm` records for `llvm -mcpu=...`)."""
+    kind = None if target is None else target_kind(target)
     with open(filename) as f:
         for line in f:
             if line.strip():
-                yield decode(line)
+                record = decode(line)
+                if kind is None or target_kind(record[0].target) == kind:
+                    yield record
 
 
 def save_to_file(filename: str | Path, records: Iterable[Record]) -> None:
@@ -89,11 +97,14 @@ def record_key(inp: MeasureInput) -> tuple[str, Workload]:
     return target_kind(inp.target), inp.task.workload
 
 
-def best_records(records: Iterable[Record]) -> dict[tuple[str, Workload], Record]:
-    """The fastest successful record of each (target kind, workload)."""
+def best_records(
+    records: Iterable[Record], exact: bool = False
+) -> dict[tuple[str, Workload], Record]:
+    """The fastest successful record of each (target kind, workload), or of each (target
+    string, workload) when `exact`."""
     best: dict[tuple[str, Workload], Record] = {}
     for inp, result in records:
-        key = record_key(inp)
+        key = (inp.target, inp.task.workload) if exact else record_key(inp)
         if cost_of(result) < float("inf") and (
             key not in best or cost_of(result) < cost_of(best[key][1])
         ):
@@ -102,9 +113,17 @@ def best_records(records: Iterable[Record]) -> dict[tuple[str, Workload], Record
 
 
 def pick_best(in_file: str | Path, out_file: str | Path) -> None:
-    """Write the best record of each workload of `in_file` to `out_file`."""
+    """Write the best record of each workload (and target kind) of `in_file` to `out_file`."""
     best = best_records(load_from_file(in_file))
     Path(out_file).write_text("".join(encode(*r) + "\n" for r in best.values()))
+
+
+def distill(in_file: str | Path, out_file: str | Path) -> int:
+    """Write the best record of each workload and target string of `in_file` to `out_file`
+    (a log to ship with a model); returns how many."""
+    best = best_records(load_from_file(in_file), exact=True)
+    Path(out_file).write_text("".join(encode(*r) + "\n" for r in best.values()))
+    return len(best)
 
 
 class ApplyHistoryBest(DispatchContext):
@@ -115,10 +134,13 @@ class ApplyHistoryBest(DispatchContext):
         super().__init__()
         if isinstance(records, str | Path):
             records = load_from_file(records)
+        records = list(records)
         self.best = best_records(records)
+        self.exact = best_records(records, exact=True)
 
     def _query(self, target: str, workload: Workload) -> ConfigSpace | None:
-        found = self.best.get((target_kind(target), workload_of(workload[0], workload[1:])))
+        workload = workload_of(workload[0], workload[1:])
+        found = self.exact.get((target, workload)) or self.best.get((target_kind(target), workload))
         return found[0].config if found else None
 
 

@@ -160,12 +160,19 @@ class ConfigSpace:
         num_outputs: int = 2,
         policy: str = "factors",
         max_factor: int | None = None,
+        candidate: Sequence[Sequence[int]] | None = None,
     ) -> None:
         """Split `axis` (an IterVar or an extent) into `num_outputs` loops; `factors` tries
-        the divisors of the extent, `power2` powers of two (a guarded split)."""
+        the divisors of the extent, `power2` powers of two (a guarded split), `candidate`
+        the given sizes (`[[-1, 8], [-1, 16]]`)."""
         if num_outputs < 2:
             raise ValueError("define_split: num_outputs must be at least 2")
-        sizes = split_sizes(axis_extent(axis), num_outputs, policy, max_factor)
+        if policy == "candidate":
+            if not candidate:
+                raise ValueError("define_split: policy 'candidate' needs candidate sizes")
+            sizes = [list(c) for c in candidate]
+        else:
+            sizes = split_sizes(axis_extent(axis), num_outputs, policy, max_factor)
         self._add(name, [SplitEntity(size) for size in sizes])
 
     def define_knob(self, name: str, candidates: Sequence[Any]) -> None:

@@ -6,19 +6,34 @@ directly, it asks the current dispatch context for the config of its workload (`
 *args)`) and target: `apply_history_best(records)` gives the best measured one, and outside
 any context the fallback config gives the template's defaults. `task.create(name, args,
 target)` makes a `Task`, whose `config_space` comes from running the template once.
+
+`relay.build` meets the same templates through its kernels: a tunable stage (a product or a
+conv2d, whose te compute carries its `workload` attribute) has a workload key
+(`KERNEL_WORKLOADS`), and inside a dispatch context that holds a config for that key and the
+target the stage is scheduled by the template's kernel schedule (`KERNEL_SCHEDULES`, the hook
+`xtvm.topi.dispatch` calls) instead of its default one. Outside any context, or with no
+record for the key, the default schedule stays: an untuned build is unchanged.
+`extract_from_program(mod, params, target)` lowers the model under a tracing context that
+notes each tunable kernel's key: one task each.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from xtvm import te
+from xtvm.topi.dispatch import TUNED_SCHEDULES
 from xtvm.tuning.space import ConfigEntity, ConfigSpace, FallbackConfigEntity
 
 Workload = tuple[Any, ...]
 # name -> the undecorated template; xtvm's own (templates.py) register as the package loads
 TEMPLATES: dict[str, Callable[..., Any]] = {}
+# template name -> its schedule of a kernel's stage `(s, t)`, knobs read from get_config()
+KERNEL_SCHEDULES: dict[str, Callable[[te.Schedule, te.Tensor], None]] = {}
+# the workload key of a kernel's stage, or None when no template tunes it; the first answer
+KERNEL_WORKLOADS: list[Callable[[te.Tensor], Workload | None]] = []
 
 
 def target_kind(target: object) -> str:
@@ -157,6 +172,20 @@ class Task:
     def flop(self) -> float:
         return self.config_space.flop
 
+    def default_index(self) -> int | None:
+        """The point of the space that the fallback config is (the default schedule), or
+        None when a knob's default is none of its candidates."""
+        fallback = FallbackConfigEntity()
+        run_template(self.func, fallback, self.args)
+        index, scale = 0, 1
+        for name, candidates in self.config_space.space_map.items():
+            try:
+                index += candidates.index(fallback[name]) * scale
+            except (KeyError, ValueError):
+                return None
+            scale *= len(candidates)
+        return index
+
     def instantiate(self, config: ConfigSpace) -> Any:
         """`(schedule, tensors)` of the template under `config`."""
         return run_template(self.func, config, self.args)
@@ -172,13 +201,87 @@ def create(task_name: str, args: Sequence[Any], target: object = "llvm") -> Task
     return task
 
 
+def kernel_workload(t: te.Tensor) -> Workload | None:
+    """The workload key of the stage of `t` when a template tunes it."""
+    for workload_of_stage in KERNEL_WORKLOADS:
+        found = workload_of_stage(t)
+        if found is not None:
+            return workload_of(found[0], found[1:])
+    return None
+
+
+def schedule_kernel(s: te.Schedule, t: te.Tensor, target: str) -> bool:
+    """Schedule the stage of `t` by its template when the dispatch context has a config for
+    its workload and `target` (the hook of `xtvm.topi.dispatch`)."""
+    context = DispatchContext.current
+    if context is None or isinstance(context, FallbackContext) or s[t].scheduled:
+        return False
+    workload = kernel_workload(t)
+    if workload is None or not workload[0].endswith(f".{target_kind(target)}"):
+        return False  # no template, or one for another target (`dense.llvm` on cuda)
+    config = context.query(target, workload)
+    if config.is_fallback:
+        return False
+    run_template(KERNEL_SCHEDULES[workload[0]], config, (s, t))
+    return True
+
+
+TUNED_SCHEDULES.append(schedule_kernel)
+
+
+class TracingContext(DispatchContext):
+    """Notes the workload of every query (in order, each once); answers none of them."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.workloads: dict[Workload, str] = {}
+
+    def _query(self, target: str, workload: Workload) -> ConfigSpace | None:
+        self.workloads.setdefault(workload, target)
+        return None
+
+
+def extract_from_program(
+    mod: Any,
+    params: Mapping[str, Any] | None = None,
+    target: object = "llvm",
+    ops: Sequence[object] | None = None,
+) -> list[Task]:
+    """A task for each tunable kernel of a relay module (`IRModule`, its xdsl module, or
+    its main function `mod["main"]`): the kernels relay.build makes of it for `target`, one
+    task per distinct workload (dense and matmul, batch_matmul, conv2d). `ops` keeps only
+    the tasks of those ops (names such as `nn.dense` or `conv2d`)."""
+    from xdsl.dialects.builtin import ModuleOp
+
+    from xtvm.dialects.registry import default_context
+    from xtvm.driver.relay_build import lower_to_te
+
+    if not isinstance(mod, ModuleOp) and not hasattr(mod, "xdsl") and hasattr(mod, "astext"):
+        mod = default_context().parse(mod.astext())  # a function prints as a module
+
+    target_text = str(target) if target is not None else "llvm"
+    with TracingContext() as tracing:
+        lower_to_te(mod, params, target_text)
+    assert isinstance(tracing, TracingContext)
+    wanted = None if ops is None else {str(op).split(".")[-1] for op in ops}
+    tasks = []
+    for workload in tracing.workloads:
+        name = workload[0]
+        if wanted is not None and not any(name.startswith(op) for op in wanted):
+            continue
+        tasks.append(create(name, workload[1:], target_text))
+    return tasks
+
+
 __all__ = [
     "ApplyConfig",
     "ConfigEntity",
     "DispatchContext",
     "FallbackContext",
     "Task",
+    "TracingContext",
     "create",
+    "extract_from_program",
     "get_config",
     "template",
 ]

@@ -4,15 +4,29 @@
 that `next_batch` proposes until `n_trial` are measured, the space is exhausted, or
 `early_stopping` trials pass with no better one; each batch is passed to the callbacks
 (`callback.log_to_file`, `callback.progress_bar`). `best_config` and `best_flops` hold the
-fastest so far.
+fastest so far. `load_history(records)` resumes: the task's recorded configs count as
+measured (never measured again, counted in `n_trial`) and teach a model-based tuner.
+
+- `GridSearchTuner`, `RandomTuner`: index order, or random without repeats.
+- `XGBTuner`: TVM's model-based tuner. Every `plan_size` measurements it fits a cost model
+  (`cost_model.XGBoostCostModel`, gradient-boosted trees on tir features) and plans the
+  next `plan_size` configs: the model's best of a random pool of unmeasured configs, with
+  an `epsilon` share drawn at random from the rest of the pool (exploration). Its first
+  plan, before any model, is the default schedule's config and random ones.
+- `GATuner`: a genetic search over knob choices, fitness the measured throughput; the
+  default schedule's config is in the first generation.
 """
 
 from __future__ import annotations
 
+import math
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+import numpy as np
+
+from xtvm.tuning.cost_model import XGBoostCostModel
 from xtvm.tuning.measure import (
     MeasureInput,
     MeasureResult,
@@ -21,9 +35,9 @@ from xtvm.tuning.measure import (
 from xtvm.tuning.measure import (
     measure_option as default_measure_option,
 )
-from xtvm.tuning.record import cost_of
-from xtvm.tuning.space import ConfigEntity
-from xtvm.tuning.task import Task
+from xtvm.tuning.record import Record, cost_of, record_key
+from xtvm.tuning.space import ConfigEntity, ConfigSpace
+from xtvm.tuning.task import Task, target_kind
 
 Callback = Callable[["Tuner", Sequence[MeasureInput], Sequence[MeasureResult]], None]
 
@@ -50,6 +64,35 @@ class Tuner:
     def update(self, inputs: Sequence[MeasureInput], results: Sequence[MeasureResult]) -> None:
         """Learn from measured configs (a model-based tuner would; these need not)."""
 
+    def note(self, inp: MeasureInput, result: MeasureResult) -> bool:
+        """Count one measured config; whether it is the best so far."""
+        self.trial += 1
+        self.visited.add(inp.config.index)
+        cost = cost_of(result)
+        if cost >= self.best_cost:  # an error costs infinity
+            return False
+        self.best_cost, self.best_config = cost, inp.config
+        self.best_flops = self.task.flop / cost if self.task.flop else 0.0
+        self.best_measure_pair = (inp, result)
+        return True
+
+    def load_history(self, records: Iterable[Record]) -> int:
+        """Take the task's records (same workload and target kind) as measured: they are
+        skipped, count as trials and teach the tuner. Returns how many were taken."""
+        key = (target_kind(self.task.target), self.task.workload)
+        taken: list[Record] = []
+        for inp, result in records:
+            index = inp.config.index
+            if record_key(inp) != key or index in self.visited or not 0 <= index < len(self.space):
+                continue
+            if self.space.get(index) != inp.config:
+                continue  # the template's knobs changed since
+            taken.append((inp, result))
+            self.note(inp, result)
+        if taken:
+            self.update([r[0] for r in taken], [r[1] for r in taken])
+        return len(taken)
+
     def tune(
         self,
         n_trial: int,
@@ -69,12 +112,7 @@ class Tuner:
                 inputs = [MeasureInput(self.task.target, self.task, c) for c in configs]
                 results = measure(inputs)
                 for inp, result in zip(inputs, results, strict=True):
-                    self.trial += 1
-                    cost = cost_of(result)
-                    if cost < self.best_cost:  # an error costs infinity
-                        self.best_cost, self.best_config = cost, inp.config
-                        self.best_flops = self.task.flop / cost if self.task.flop else 0.0
-                        self.best_measure_pair = (inp, result)
+                    if self.note(inp, result):
                         best_trial = self.trial
                 self.update(inputs, results)
                 for callback in callbacks:
@@ -117,3 +155,170 @@ class RandomTuner(Tuner):
                 self.visited.add(index)
                 configs.append(self.space.get(index))
         return configs
+
+
+def knob_choices(space: ConfigSpace, index: int) -> list[int]:
+    """The candidate chosen for each knob by the point `index` (first knob fastest)."""
+    choices = []
+    for candidates in space.space_map.values():
+        choices.append(index % len(candidates))
+        index //= len(candidates)
+    return choices
+
+
+def index_of(space: ConfigSpace, choices: Sequence[int]) -> int:
+    index, scale = 0, 1
+    for choice, candidates in zip(choices, space.space_map.values(), strict=True):
+        index += choice * scale
+        scale *= len(candidates)
+    return index
+
+
+class XGBTuner(Tuner):
+    """Configs a learned cost model ranks best (see the module docstring)."""
+
+    def __init__(
+        self,
+        task: Task,
+        plan_size: int = 32,
+        feature_type: str = "tir",
+        loss_type: str = "rank",
+        num_threads: int = 1,
+        pool_size: int | None = None,
+        epsilon: float = 0.1,
+        seed: int | None = None,
+    ) -> None:
+        super().__init__(task)
+        self.plan_size = plan_size
+        self.pool_size = pool_size or 8 * plan_size
+        self.epsilon = epsilon
+        self.rng = random.Random(seed)
+        self.model = XGBoostCostModel(task, feature_type, loss_type, num_threads, seed=seed or 0)
+        self.plan: list[int] = []
+        self.xs: list[int] = []
+        self.ys: list[float] = []
+        self.fitted_at = 0  # measurements when the model was last fit
+
+    def pool(self) -> list[int]:
+        """Unmeasured configs: all of them in a small space, else a random sample."""
+        total, wanted = len(self.space), self.pool_size
+        if total - len(self.visited) <= wanted:
+            return [i for i in range(total) if i not in self.visited]
+        found: set[int] = set()
+        while len(found) < wanted:
+            index = self.rng.randrange(total)
+            if index not in self.visited:
+                found.add(index)
+        return sorted(found)
+
+    def make_plan(self) -> list[int]:
+        pool = self.pool()
+        self.rng.shuffle(pool)
+        if not self.model.trained:
+            # the default schedule first: what the tuning must beat
+            default = self.task.default_index()
+            first = [] if default is None or default in self.visited else [default]
+            return first + [i for i in pool if i != default][: self.plan_size - len(first)]
+        scores = self.model.predict(pool)
+        order = [pool[k] for k in np.argsort(-scores, kind="stable")]
+        explore = round(self.epsilon * self.plan_size)
+        best = order[: self.plan_size - explore]
+        rest = order[len(best) :]
+        return best + self.rng.sample(rest, min(explore, len(rest)))
+
+    def next_batch(self, batch_size: int) -> list[ConfigEntity]:
+        configs: list[ConfigEntity] = []
+        while len(configs) < batch_size and self.has_next():
+            if not self.plan:
+                self.plan = self.make_plan()
+                if not self.plan:
+                    break
+            index = self.plan.pop(0)
+            if index not in self.visited:
+                self.visited.add(index)
+                configs.append(self.space.get(index))
+        return configs
+
+    def update(self, inputs: Sequence[MeasureInput], results: Sequence[MeasureResult]) -> None:
+        for inp, result in zip(inputs, results, strict=True):
+            self.xs.append(inp.config.index)
+            self.ys.append(cost_of(result))
+        if len(self.xs) - self.fitted_at >= self.plan_size or (
+            not self.model.trained and len(self.xs) >= self.plan_size
+        ):
+            self.model.fit(self.xs, self.ys)
+            self.fitted_at = len(self.xs)
+            self.plan = []  # plan again with the new model
+
+
+class GATuner(Tuner):
+    """A genetic search: a population of `pop_size` configs; each generation keeps the
+    `elite_num` fastest and breeds the rest from parents drawn by throughput, crossing knob
+    choices over and mutating each with probability `mutation_prob`."""
+
+    def __init__(
+        self,
+        task: Task,
+        pop_size: int = 16,
+        elite_num: int = 3,
+        mutation_prob: float = 0.1,
+        seed: int | None = None,
+    ) -> None:
+        super().__init__(task)
+        self.pop_size = min(pop_size, len(self.space))
+        self.elite_num = min(elite_num, self.pop_size)
+        self.mutation_prob = mutation_prob
+        self.rng = random.Random(seed)
+        self.sizes = [len(c) for c in self.space.space_map.values()]
+        self.scores: dict[int, float] = {}
+        self.generation = self.rng.sample(range(len(self.space)), self.pop_size)
+        default = task.default_index()  # the default schedule joins the first generation
+        if default is not None and default not in self.generation:
+            self.generation[0] = default
+        self.pending = list(self.generation)
+
+    def breed(self) -> list[int]:
+        ranked = sorted(self.scores, key=lambda i: -self.scores[i])
+        elites = ranked[: self.elite_num]
+        parents = ranked[: max(self.pop_size, 2)]
+        weights = [self.scores[i] + 1e-12 for i in parents]
+        children: list[int] = []
+        tries = 0
+        while len(children) < self.pop_size - len(elites) and tries < 50 * self.pop_size:
+            tries += 1
+            a, b = self.rng.choices(parents, weights=weights, k=2)
+            genes_a, genes_b = knob_choices(self.space, a), knob_choices(self.space, b)
+            point = self.rng.randrange(len(self.sizes) + 1)
+            genes = genes_a[:point] + genes_b[point:]
+            for k, size in enumerate(self.sizes):
+                if self.rng.random() < self.mutation_prob:
+                    genes[k] = self.rng.randrange(size)
+            child = index_of(self.space, genes)
+            if child not in self.visited and child not in children:
+                children.append(child)
+        while len(children) < self.pop_size - len(elites) and self.has_next():
+            child = self.rng.randrange(len(self.space))  # the search ran dry: a random one
+            if child not in self.visited and child not in children:
+                children.append(child)
+        return elites + children
+
+    def next_batch(self, batch_size: int) -> list[ConfigEntity]:
+        configs: list[ConfigEntity] = []
+        while len(configs) < batch_size and self.has_next():
+            if not self.pending:
+                if any(i not in self.scores for i in self.generation if i in self.visited):
+                    break  # the generation is not measured yet
+                self.generation = self.breed()
+                self.pending = [i for i in self.generation if i not in self.visited]
+                if not self.pending:
+                    break
+            index = self.pending.pop(0)
+            if index not in self.visited:
+                self.visited.add(index)
+                configs.append(self.space.get(index))
+        return configs
+
+    def update(self, inputs: Sequence[MeasureInput], results: Sequence[MeasureResult]) -> None:
+        for inp, result in zip(inputs, results, strict=True):
+            cost = cost_of(result)
+            self.scores[inp.config.index] = 0.0 if math.isinf(cost) else 1.0 / cost

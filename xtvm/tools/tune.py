@@ -1,0 +1,107 @@
+"""xtvm-tune: tune the kernels of a model with AutoTVM and log the measured configs.
+
+    xtvm-tune model.onnx --trials 64 --log records.json [--tuner xgb|ga|random|grid]
+    xtvm-compile model.onnx --tuning-records records.json -o model.so
+
+Each tunable kernel relay.build makes of the model (dense and matmul, batch_matmul,
+conv2d: `autotvm.task.extract_from_program`) is a task; each gets up to `--trials`
+measured configs, built and timed in child processes. Records are appended to `--log` as
+they are measured; configs already in it are not measured again (an interrupted run
+resumes) and count toward `--trials`. `--distill OUT` writes the best record of each
+kernel to OUT at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from xtvm.tools.cli import run_tool
+from xtvm.tools.compile import ToolError, add_model_arguments, load_model
+
+TUNERS = ("xgb", "ga", "random", "grid")
+
+
+def build_argparser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        allow_abbrev=False, prog="xtvm-tune", description="Tune a model's kernels (AutoTVM)."
+    )
+    p.add_argument("input", help="an .onnx model or a relay .mlir file with @main")
+    p.add_argument("--log", required=True, help="records file (JSON lines), appended to")
+    p.add_argument("--trials", type=int, default=32, help="configs measured per kernel")
+    p.add_argument("--tuner", choices=TUNERS, default="xgb", help="search (default: xgb)")
+    p.add_argument("--target", default="llvm", help="target string (default: llvm, the host)")
+    p.add_argument("--early-stopping", type=int, help="stop a kernel after N trials no better")
+    p.add_argument("--number", type=int, default=4, help="runs per measurement")
+    p.add_argument("--repeat", type=int, default=3, help="measurements per config")
+    p.add_argument("--timeout", type=float, default=10, help="seconds per build and per run")
+    p.add_argument("--seed", type=int, default=0, help="seed of the random choices")
+    p.add_argument("--distill", metavar="OUT", help="write the best record per kernel to OUT")
+    add_model_arguments(p)
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
+    return p
+
+
+def make_tuner(name: str, task: object, seed: int) -> object:
+    from xtvm import autotvm
+
+    if name == "xgb":
+        return autotvm.XGBTuner(task, plan_size=16, seed=seed)  # type: ignore[arg-type]
+    if name == "ga":
+        return autotvm.GATuner(task, seed=seed)  # type: ignore[arg-type]
+    if name == "random":
+        return autotvm.RandomTuner(task, seed=seed)  # type: ignore[arg-type]
+    return autotvm.GridSearchTuner(task)  # type: ignore[arg-type]
+
+
+def run(args: argparse.Namespace) -> int:
+    from xtvm import autotvm
+
+    if args.trials < 1:
+        raise ToolError("--trials must be at least 1")
+    log = Path(args.log)
+    if not log.resolve().parent.is_dir():
+        raise ToolError(f"cannot write '{log}': no such directory")
+    module, params = load_model(args)
+    tasks = autotvm.task.extract_from_program(module, params=params, target=args.target)
+    history = list(autotvm.record.load_from_file(log, args.target)) if log.is_file() else []
+    print(f"{len(tasks)} tunable kernels, {len(history)} records in '{log}'")
+    option = autotvm.measure_option(
+        builder=autotvm.LocalBuilder(timeout=args.timeout),
+        runner=autotvm.LocalRunner(number=args.number, repeat=args.repeat, timeout=args.timeout),
+    )
+    for k, task in enumerate(tasks):
+        tuner = make_tuner(args.tuner, task, args.seed)
+        resumed = tuner.load_history(history)  # type: ignore[attr-defined]
+        trials = min(args.trials, len(task.config_space))
+        prefix = f"[{k + 1}/{len(tasks)}] {task.name} "
+        callbacks = [autotvm.callback.log_to_file(log)]
+        if not args.quiet:
+            callbacks.append(autotvm.callback.progress_bar(trials, prefix))
+        tuner.tune(  # type: ignore[attr-defined]
+            n_trial=trials,
+            measure_option=option,
+            early_stopping=args.early_stopping,
+            callbacks=callbacks,
+        )
+        best = tuner.best_flops / 1e9  # type: ignore[attr-defined]
+        print(
+            f"{prefix}{task.args}: best {best:.2f} GFLOPS after {tuner.trial} trials"  # type: ignore[attr-defined]
+            f" ({resumed} resumed)"
+        )
+    if args.distill:
+        count = autotvm.record.distill(log, args.distill)
+        print(f"wrote the best of {count} kernels to '{args.distill}'")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_argparser().parse_args(argv)
+    return run_tool("xtvm-tune", run, args, (ToolError,))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,108 @@
+"""A learned cost model of a task's configs: gradient-boosted trees (xgboost) on features.
+
+TVM's `XGBoostCostModel`: a config is described by the features of its lowered tir
+(`features.tir_features`: loop extents, parallel and vector loops, arithmetic per byte,
+per-buffer strides and reuse) or by its knob values (`feature_type="knob"`); the model is
+fit on the measured configs, labelled with their throughput relative to the best one (an
+error is 0), and ranks unmeasured configs. `loss="rank"` fits a pairwise ranking (only the
+order matters to a tuner), `"reg"` a regression of the throughput.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from xtvm.dialects.registry import shared_context
+from xtvm.passes.convert_te_to_tir import ConvertTeToTirPass
+from xtvm.te.lower import schedule_to_module
+from xtvm.tuning.features import LENGTH, tir_features
+from xtvm.tuning.task import Task
+
+FEATURE_TYPES = ("tir", "knob")
+
+
+class XGBoostCostModel:
+    """Predicts a score (higher is faster) for config indices of `task`'s space."""
+
+    def __init__(
+        self,
+        task: Task,
+        feature_type: str = "tir",
+        loss: str = "rank",
+        num_threads: int = 1,
+        rounds: int = 60,
+        seed: int = 0,
+    ) -> None:
+        if feature_type not in FEATURE_TYPES:
+            raise ValueError(f"unknown feature type '{feature_type}' (one of tir, knob)")
+        if loss not in ("rank", "reg"):
+            raise ValueError(f"unknown loss '{loss}' (rank or reg)")
+        import xgboost  # the project's dependency; imported when a model is made
+
+        self.xgb = xgboost
+        self.task = task
+        self.feature_type = feature_type
+        self.params = {
+            "max_depth": 3,
+            "gamma": 1e-4,
+            "min_child_weight": 1,
+            "subsample": 1.0,
+            "eta": 0.3,
+            "lambda": 1.0,
+            "alpha": 0.0,
+            "objective": "rank:pairwise" if loss == "rank" else "reg:squarederror",
+            "nthread": num_threads,
+            "seed": seed,
+            "verbosity": 0,
+        }
+        self.rounds = rounds
+        self.booster: object | None = None
+        self._features: dict[int, np.ndarray] = {}
+
+    def features(self, index: int) -> np.ndarray:
+        """The feature vector of config `index` (cached); zeros when it does not lower."""
+        found = self._features.get(index)
+        if found is not None:
+            return found
+        config = self.task.config_space.get(index)
+        if self.feature_type == "knob":
+            found = np.asarray(config.get_flatten_feature(), dtype=np.float32)
+        else:
+            try:
+                s, args = self.task.instantiate(config)
+                # the loops as convert-te-to-tir makes them (no tensorize, no verifier: the
+                # build checks those, and this runs for many more configs than are built)
+                module = schedule_to_module(s, args, "main")
+                ConvertTeToTirPass().apply(shared_context().xdsl_context, module)
+                found = tir_features(module)
+            except Exception:
+                found = np.zeros(LENGTH, dtype=np.float32)
+        self._features[index] = found
+        return found
+
+    def matrix(self, indices: Sequence[int]) -> np.ndarray:
+        return np.stack([self.features(i) for i in indices])
+
+    def fit(self, indices: Sequence[int], costs: Sequence[float]) -> None:
+        """Fit on measured configs (`costs` in seconds, infinity for an error)."""
+        throughput = np.array([0.0 if not np.isfinite(c) else 1.0 / c for c in costs])
+        if len(indices) < 2 or throughput.max() <= 0:
+            return
+        labels = throughput / throughput.max()
+        data = self.xgb.DMatrix(self.matrix(indices), label=labels)
+        self.booster = self.xgb.train(self.params, data, self.rounds)
+
+    @property
+    def trained(self) -> bool:
+        return self.booster is not None
+
+    def predict(self, indices: Sequence[int]) -> np.ndarray:
+        """Scores of configs, higher predicted faster (zeros before the first fit)."""
+        if self.booster is None or not indices:
+            return np.zeros(len(indices))
+        return self.booster.predict(self.xgb.DMatrix(self.matrix(indices)))  # type: ignore[attr-defined]
+
+
+__all__ = ["XGBoostCostModel"]
