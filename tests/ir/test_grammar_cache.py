@@ -14,7 +14,7 @@ import pytest
 from lark.lexer import BasicLexer
 
 from xtvm.ir import cache
-from xtvm.ir.grammar_cache import CompactLALRParser, cached_lark
+from xtvm.ir.grammar_cache import CompactLALRParser, LazyStates, cached_lark
 from xtvm.ir.registry import default_context
 
 GRAMMAR = """start: pair+
@@ -71,6 +71,18 @@ def test_entry_is_private_json_and_loads_back(cache_root: Path) -> None:
     loaded = small_parser()
     assert isinstance(loaded.parser.parser, CompactLALRParser)
     assert loaded.parse("a = 1 b = 2") == built.parse("a = 1 b = 2")
+
+
+def test_loaded_parser_decodes_only_the_states_it_enters(cache_root: Path) -> None:
+    # Loading stays cheap for a large grammar: a state's actions are decoded on first entry.
+    small_parser()
+    loaded = small_parser()
+    states = loaded.parser.parser._parse_table.states
+    assert isinstance(states, LazyStates)
+    assert dict.__len__(states) == 0
+    loaded.parse("a = 1")
+    assert 0 < dict.__len__(states) < len(states)
+    assert len(states.items()) == len(states)  # walking the table decodes it all
 
 
 @pytest.mark.parametrize("content", ["pickle", "truncated", "tampered"])

@@ -43,18 +43,24 @@ class SyntaxExtension:
 
     `grammar` adds rules and extends `custom_op` (ops), `type` or `attr` with `%extend`;
     `callbacks` maps rule names to functions `(builder, children) -> object`; `custom_ops` lists
-    the op classes whose xDSL `print` writes exactly what these rules read.
+    the op classes whose xDSL `print` writes exactly what these rules read. `printable`, if
+    given, says of an op whether its custom form keeps everything the op holds (else it prints
+    in the generic form); it answers True for ops it does not know.
     """
 
     grammar: str
     callbacks: Mapping[str, Callback]
     custom_ops: Sequence[type[Operation]] = ()
+    printable: Callable[[Operation], bool] | None = None
 
     @staticmethod
     def from_file(
-        path: Path, callbacks: Mapping[str, Callback], custom_ops: Sequence[type[Operation]] = ()
+        path: Path,
+        callbacks: Mapping[str, Callback],
+        custom_ops: Sequence[type[Operation]] = (),
+        printable: Callable[[Operation], bool] | None = None,
     ) -> SyntaxExtension:
-        return SyntaxExtension(path.read_text(), callbacks, custom_ops)
+        return SyntaxExtension(path.read_text(), callbacks, custom_ops, printable)
 
 
 @dataclass
@@ -97,6 +103,10 @@ class IRContext:
         """Op classes printed in their custom form (the grammar reads it back)."""
         self.parser()
         return self._custom_ops
+
+    def printable(self, op: Operation) -> bool:
+        """Whether `op`'s custom form keeps everything (every extension's `printable` agrees)."""
+        return all(e.printable(op) for e in self.extensions if e.printable is not None)
 
     def operations(self) -> Iterable[type[Operation]]:
         for dialect in self.dialects:

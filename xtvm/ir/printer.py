@@ -76,8 +76,6 @@ def print_ir(
     debuginfo: bool = False,
 ) -> str:
     """The text of `op` (usually a module), ending with a newline."""
-    from xtvm.ir.upstream import printable_custom
-
     stream = StringIO()
     printer = IRPrinter(
         stream=stream,
@@ -86,7 +84,7 @@ def print_ir(
         print_debuginfo=debuginfo,
     )
     printer.custom_ops = frozenset(ctx.custom_ops)
-    printer.custom_filter = printable_custom
+    printer.custom_filter = ctx.printable
     printer.print_op(op)
     stream.write("\n")
     text = stream.getvalue()
