@@ -15,6 +15,7 @@ from lark.lexer import BasicLexer
 
 from xtvm.ir import cache
 from xtvm.ir.grammar_cache import CompactLALRParser, LazyStates, cached_lark
+from xtvm.ir.printer import print_ir
 from xtvm.ir.registry import default_context
 
 GRAMMAR = """start: pair+
@@ -172,3 +173,26 @@ def test_pickle_planted_in_the_old_shared_location_is_not_loaded(
     assert module.ops.first is not None
     assert not marker.exists()
     assert list((tmp_path / "xdg" / "xtvm").glob("grammar-*.json"))
+
+
+def test_cached_syntax_composes_no_grammar(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Once the grammar of a dialect set is cached, a tool finds it by the hash of its sources:
+    # it composes nothing, and translates the assembly format of an op only when it meets it.
+    default_context().parser()
+    ctx = default_context()
+
+    def composed(self: object) -> None:
+        raise AssertionError("the grammar was composed")
+
+    monkeypatch.setattr(type(ctx), "grammar", composed)
+    text = (
+        "func.func @f(%a: i32) -> i32 {\n"
+        "  %b = arith.addi %a, %a : i32\n"
+        "  func.return %b : i32\n"
+        "}\n"
+    )
+    module = ctx.parse(text)
+    assert list(ctx._formats) == ["arith.addi", "func.return"]
+    printed = print_ir(module, ctx)
+    assert "%b = arith.addi %a, %a : i32" in printed
+    assert "func.return %b : i32" in printed

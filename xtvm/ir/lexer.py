@@ -78,8 +78,9 @@ class FastContextualLexer(Lexer):
                 order = {"OP_NAME": 1, "BARE_ID": 2}.get(t.name, 0)
                 regex_idents.append((order, t.name, re.compile(t.pattern.to_regexp())))
         self.ident_terminals = [(name, rx) for _, name, rx in sorted(regex_idents)]
+        # Compiled when a state that accepts them is first entered (most inputs never do).
         self.special = {
-            name: re.compile(self.terminals[name].pattern.to_regexp())
+            name: self.terminals[name].pattern.to_regexp()
             for name in CONTEXT_ONLY
             if name in self.terminals
         }
@@ -124,7 +125,9 @@ class FastContextualLexer(Lexer):
             length = -1  # the length of the text read, when it is not that of `value`
             specials = specials_by_state.get(position)
             if specials is None:
-                specials = tuple((n, rx) for n, rx in self.special.items() if n in accepts)
+                specials = tuple(
+                    (n, re.compile(rx)) for n, rx in self.special.items() if n in accepts
+                )
                 specials_by_state[position] = specials
             for name, rx in specials:
                 m = rx.match(text, pos)
