@@ -17,17 +17,26 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable
+from contextlib import suppress
+from functools import partial
 from typing import Any
 
 import lark
 from lark import Lark, Tree
+from lark.exceptions import UnexpectedInput, UnexpectedToken
 from lark.grammar import NonTerminal, Rule, RuleOptions, Terminal
 from lark.lark import _LOAD_ALLOWED_OPTIONS, LarkOptions
-from lark.lexer import Lexer, PatternRE, PatternStr, TerminalDef
-from lark.parse_tree_builder import ParseTreeBuilder
+from lark.lexer import Lexer, PatternRE, PatternStr, TerminalDef, Token
+from lark.parse_tree_builder import (
+    ChildFilterLALR,
+    ChildFilterLALR_NoPlaceholders,
+    ParseTreeBuilder,
+)
 from lark.parser_frontends import _deserialize_parsing_frontend, _get_lexer_callbacks
 from lark.parsers.lalr_analysis import IntParseTable, Reduce, Shift
+from lark.parsers.lalr_interactive_parser import InteractiveParser
 from lark.parsers.lalr_parser import LALR_Parser, _Parser
+from lark.parsers.lalr_parser_state import ParserState
 
 from xtvm.ir import cache
 
@@ -220,12 +229,74 @@ class CompactLALRParser(LALR_Parser):
         states = LazyStates(encoded, data["sets"], data["tokens"], memo)
         inst = cls.__new__(cls)
         inst._parse_table = IntParseTable(states, data["start_states"], data["end_states"])
-        inst.parser = _Parser(inst._parse_table, callbacks, debug)
+        inst.parser = FastParser(inst._parse_table, callbacks, debug)
         return inst
 
 
+class FastParser(_Parser):
+    """lark's LALR driver loop (`parse_from_state`) with the work per token inlined: the state
+    and value stacks as locals, and for each rule its length, callback and origin looked up
+    once. It behaves as lark's: the same stacks, callbacks and errors."""
+
+    def __init__(self, parse_table: Any, callbacks: Any, debug: bool = False):
+        super().__init__(parse_table, callbacks, debug)
+        # id(rule) -> (length, callback, origin name, rule); the rule keeps its id unique
+        self.reductions: dict[int, tuple[int, Any, str, Rule]] = {}
+
+    def parse_from_state(self, state: ParserState, last_token: Token | None = None) -> Any:
+        conf = state.parse_conf
+        states = conf.states
+        callbacks = conf.callbacks
+        state_stack = state.state_stack
+        value_stack = state.value_stack
+        reductions = self.reductions
+        token = last_token
+        try:
+            for token in state.lexer.lex(state):
+                kind = token.type
+                while True:
+                    try:
+                        action, arg = states[state_stack[-1]][kind]
+                    except KeyError:
+                        expected = {s for s in states[state_stack[-1]] if s.isupper()}
+                        raise UnexpectedToken(token, expected, state=state) from None
+                    if action is Shift:
+                        state_stack.append(arg)
+                        callback = callbacks.get(kind)
+                        value_stack.append(token if callback is None else callback(token))
+                        break
+                    reduction = reductions.get(id(arg))
+                    if reduction is None:
+                        reduction = (len(arg.expansion), callbacks[arg], arg.origin.name, arg)
+                        reductions[id(arg)] = reduction
+                    size, callback, origin, _ = reduction
+                    if size:
+                        children = value_stack[-size:]
+                        del state_stack[-size:]
+                        del value_stack[-size:]
+                    else:
+                        children = []
+                    value = callback(children)
+                    state_stack.append(states[state_stack[-1]][origin][1])
+                    value_stack.append(value)
+            if token is not None:
+                end_token = Token.new_borrow_pos("$END", "", token)
+            else:
+                end_token = Token("$END", "", 0, 1, 1)
+            return state.feed_token(end_token, True)
+        except UnexpectedInput as e:
+            with suppress(NameError):
+                e.interactive_parser = InteractiveParser(self, state, state.lexer)
+            raise
+
+
 class LazyCallbacks(dict[Any, Any]):
-    """lark's callbacks (rule -> function), each rule's made on its first reduction."""
+    """lark's callbacks (rule -> function), each rule's made on its first reduction.
+
+    lark drops a rule's anonymous tokens, inlines `_rule` children and inserts `None` for
+    absent optional parts with a generic filter that loops over a list of indices at every
+    reduction; here each rule's filter is a function compiled for that rule's indices.
+    """
 
     def __init__(self, builder: ParseTreeBuilder, transformer: Any):
         super().__init__()
@@ -235,13 +306,48 @@ class LazyCallbacks(dict[Any, Any]):
     def __missing__(self, rule: Any) -> Any:
         if not isinstance(rule, Rule):
             raise KeyError(rule)
-        self.builder.rule_builders = list(self.builder._init_builders([rule]))
-        callback = self.builder.create_callback(self.transformer)[rule]
+        ((_, chain),) = self.builder._init_builders([rule])
+        filters = [w for w in chain if child_filter_indices(w) is not None]
+        if filters == chain[-1:] and filters:
+            # the filter is applied last: compile it around the rest of the chain
+            self.builder.rule_builders = [(rule, chain[:-1])]
+            inner = self.builder.create_callback(self.transformer)[rule]
+            callback = compile_child_filter(*child_filter_indices(chain[-1]), inner)  # type: ignore[misc]
+        else:
+            self.builder.rule_builders = [(rule, chain)]
+            callback = self.builder.create_callback(self.transformer)[rule]
         self[rule] = callback
         return callback
 
     def __bool__(self) -> bool:
         return True
+
+
+def child_filter_indices(wrapper: Any) -> tuple[list[tuple[int, bool, int]], int] | None:
+    """The (index, inline, Nones before) list and the trailing Nones of a lark child filter of
+    the LALR parser, or None if `wrapper` is something else."""
+    if not isinstance(wrapper, partial) or wrapper.keywords:
+        return None
+    if wrapper.func is ChildFilterLALR and len(wrapper.args) == 2:
+        to_include, append_none = wrapper.args
+        return [(i, bool(x), n) for i, x, n in to_include], append_none
+    if wrapper.func is ChildFilterLALR_NoPlaceholders and len(wrapper.args) == 1:
+        return [(i, bool(x), 0) for i, x in wrapper.args[0]], 0
+    return None
+
+
+def compile_child_filter(
+    to_include: list[tuple[int, bool, int]], append_none: int, node_builder: Any
+) -> Any:
+    """`ChildFilterLALR(to_include, append_none, node_builder)` as one list display."""
+    items: list[str] = []
+    for index, inline, nones in to_include:
+        items += ["None"] * nones
+        items.append(f"*c[{int(index)}].children" if inline else f"c[{int(index)}]")
+    items += ["None"] * append_none
+    namespace: dict[str, Any] = {"build": node_builder}
+    exec(f"def child_filter(c):\n    return build([{', '.join(items)}])\n", namespace)
+    return namespace["child_filter"]
 
 
 RULE_FIELDS = {"origin", "expansion", "order", "alias", "options", "__type__"}
