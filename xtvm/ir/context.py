@@ -168,17 +168,18 @@ class IRContext:
 
     def syntax_key(self) -> str | None:
         """A hash of everything the composed grammar is derived from, found without composing
-        it: the grammar files and fragments, the code that translates assembly formats, and
-        every op's name, class, assembly format and module source. None where an op has no
-        module source to hash (a class made inside a function): then nothing is cached."""
+        it: the grammar files and fragments, the code that translates assembly formats (ours
+        and xDSL's), and every op's name, class, assembly format and module source (files by
+        `cache.source_stamp`). None where an op has no module source to hash (a class made
+        inside a function): then nothing is cached."""
         digest = hashlib.sha256(f"{SYNTAX_FORMAT} {lark.__version__}\n".encode())
         for path in (CORE_GRAMMAR, Path(__file__), Path(format_module.__file__)):
-            digest.update(path.read_bytes())
+            digest.update(cache.source_stamp(path))
         for extension in self.extensions:
             digest.update(extension.grammar.encode())
             custom = [(op.__module__, op.__qualname__) for op in extension.custom_ops]
             digest.update(repr((sorted(extension.callbacks), custom)).encode())
-        modules: dict[str, None] = {}
+        modules = dict.fromkeys(FORMAT_SOURCES)
         for op in self.operations():
             if "<locals>" in op.__qualname__:
                 return None
@@ -191,7 +192,7 @@ class IRContext:
             if file is None:
                 return None
             try:
-                digest.update(Path(file).read_bytes())
+                digest.update(cache.source_stamp(file))
             except OSError:
                 return None
         return digest.hexdigest()
@@ -318,6 +319,8 @@ def _generated_rule_callback(ctx: IRContext) -> Callable[[IRBuilder, str], Any]:
 
 
 SYNTAX_FORMAT = 1
+# xDSL's assembly formats, which the generated rules follow (imported by xtvm.ir.format).
+FORMAT_SOURCES = ("xdsl.irdl.declarative_assembly_format",)
 
 
 def read_syntax_index(key: str) -> list[str] | None:

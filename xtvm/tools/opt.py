@@ -540,12 +540,14 @@ def describe_pass(name: str, loader: PassLoader) -> PassInfo:
 
 def builtin_pass_key() -> str:
     """What the built-in passes' descriptions are derived from: the sources of xtvm's pass
-    modules and of the code that describes them, and xDSL's version (for upstream passes)."""
+    modules and of the code that describes them (by `source_stamp`), and xDSL's version (for
+    upstream passes)."""
     import hashlib
 
     import xdsl
 
     import xtvm.passes
+    from xtvm.ir import cache
 
     folder = Path(xtvm.passes.__file__).parent
     digest = hashlib.sha256(f"{PASS_INDEX_FORMAT} {xdsl.__version__}\n".encode())
@@ -553,8 +555,7 @@ def builtin_pass_key() -> str:
     files = [Path(__file__), folder / "__init__.py", folder / "pipeline.py"]
     files += [folder / f"{name.replace('-', '_')}.py" for name in sorted(OWN_PASSES)]
     for file in files:
-        digest.update(f"{file.name}\n".encode())
-        digest.update(file.read_bytes())
+        digest.update(cache.source_stamp(file))
     return digest.hexdigest()
 
 
