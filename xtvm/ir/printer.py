@@ -101,6 +101,36 @@ class IRPrinter(Printer):
         parent = super()
         self.print_once(("{}", tuple(attr_dict.items())), lambda: parent.print_attr_dict(attr_dict))
 
+    def _print_results(self, op: Operation) -> None:
+        results = op.results
+        if not results:
+            return
+        for i, result in enumerate(results):
+            if i:
+                self.print_string(", ")
+            self.print_ssa_value(result)
+        self.print_string(" = ")
+
+    def print_op_with_default_format(self, op: Operation) -> None:
+        if self.print_properties_as_attributes:
+            super().print_op_with_default_format(op)
+            return
+        # xDSL's generic form, without the calls that print nothing
+        self.print_operands(op.operands)
+        if op.successors:
+            self.print_successors(op.successors)
+        if op.properties:
+            self.print_string(" <")
+            self.print_attr_dict(op.properties)
+            self.print_string(">")
+        if op.regions:
+            self.print_regions(op.regions)
+        if op.attributes:
+            self.print_string(" ")
+            self.print_attr_dict(op.attributes)
+        self.print_string(" : ")
+        self.print_operation_type(op)
+
     def print_operands(self, operands: Sequence[SSAValue]) -> None:
         self.print_string("(")
         for i, operand in enumerate(operands):
