@@ -367,6 +367,8 @@ class Driver:
     ) -> None:
         """Run `items` on `module`; `root` is the whole input, verified after each pass (a nest
         is verified as a whole, once its ops are back in place). `on` names the op in dumps."""
+        if not items:
+            return
         from xtvm.passes.pipeline import Nest
 
         xctx = self.ctx.xdsl_context
@@ -615,6 +617,8 @@ def build_pipeline(
     """The items of every pipeline piece of the command line, in order. `--pass-pipeline` must
     be anchored on the module (`builtin.module(...)`), as in mlir-opt; for `-p` the anchor is
     optional. The outermost `builtin.module(...)` is the input module itself."""
+    if not pieces:
+        return []  # without importing the pipeline parser (and xDSL's passes)
     from xtvm.passes.pipeline import Nest, parse_pipeline
 
     items: list[PipelineItem] = []
@@ -638,11 +642,11 @@ def build_pipeline(
 
 def check_dump_names(args: argparse.Namespace, registry: dict[str, PassLoader]) -> None:
     """--print-ir-after=P and --print-ir-before=P name known passes."""
-    from xtvm.passes.pipeline import did_you_mean
-
     for flag in ("after", "before"):
         for name in getattr(args, f"print_ir_{flag}"):
             if name not in registry:
+                from xtvm.passes.pipeline import did_you_mean
+
                 raise DiagnosticError.at(
                     None,
                     f"--print-ir-{flag}: unknown pass '{name}'"
