@@ -15,7 +15,8 @@ from lark.lexer import BasicLexer
 
 from xtvm.dialects.registry import default_context
 from xtvm.ir import cache
-from xtvm.ir.grammar_cache import CompactLALRParser, cached_lark
+from xtvm.ir.grammar_cache import CompactLALRParser, LazyStates, cached_lark
+from xtvm.ir.printer import print_ir
 
 GRAMMAR = """start: pair+
 pair: WORD "=" NUMBER
@@ -71,6 +72,18 @@ def test_entry_is_private_json_and_loads_back(cache_root: Path) -> None:
     loaded = small_parser()
     assert isinstance(loaded.parser.parser, CompactLALRParser)
     assert loaded.parse("a = 1 b = 2") == built.parse("a = 1 b = 2")
+
+
+def test_loaded_parser_decodes_only_the_states_it_enters(cache_root: Path) -> None:
+    # Loading stays cheap for a large grammar: a state's actions are decoded on first entry.
+    small_parser()
+    loaded = small_parser()
+    states = loaded.parser.parser._parse_table.states
+    assert isinstance(states, LazyStates)
+    assert dict.__len__(states) == 0
+    loaded.parse("a = 1")
+    assert 0 < dict.__len__(states) < len(states)
+    assert len(states.items()) == len(states)  # walking the table decodes it all
 
 
 @pytest.mark.parametrize("content", ["pickle", "truncated", "tampered"])
@@ -160,3 +173,26 @@ def test_pickle_planted_in_the_old_shared_location_is_not_loaded(
     assert module.ops.first is not None
     assert not marker.exists()
     assert list((tmp_path / "xdg" / "xtvm").glob("grammar-*.json"))
+
+
+def test_cached_syntax_composes_no_grammar(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Once the grammar of a dialect set is cached, a tool finds it by the hash of its sources:
+    # it composes nothing, and translates the assembly format of an op only when it meets it.
+    default_context().parser()
+    ctx = default_context()
+
+    def composed(self: object) -> None:
+        raise AssertionError("the grammar was composed")
+
+    monkeypatch.setattr(type(ctx), "grammar", composed)
+    text = (
+        "func.func @f(%a: i32) -> i32 {\n"
+        "  %b = arith.addi %a, %a : i32\n"
+        "  func.return %b : i32\n"
+        "}\n"
+    )
+    module = ctx.parse(text)
+    assert list(ctx._formats) == ["arith.addi", "func.return"]
+    printed = print_ir(module, ctx)
+    assert "%b = arith.addi %a, %a : i32" in printed
+    assert "func.return %b : i32" in printed

@@ -110,3 +110,10 @@ def write(name: str, data: bytes) -> Path | None:
                 os.unlink(partial, dir_fd=dir_fd)
             return None
         return cache_dir() / name
+
+
+def source_stamp(path: str | Path) -> bytes:
+    """What stands for a source file's content in a cache key: its path, size and time of last
+    change, as Python's own `.pyc` files do (no need to read it). Raises OSError if absent."""
+    info = os.stat(path)
+    return f"{os.path.abspath(path)}:{info.st_size}:{info.st_mtime_ns}\n".encode()

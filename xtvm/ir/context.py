@@ -4,13 +4,16 @@ The grammar of the whole tool is the core grammar (core.lark: generic form, buil
 attributes) plus, for every loaded dialect, the rules generated from its ops' assembly formats
 and the rules of its own `.lark` fragment. The composed parser is built once per set of dialects
 (and kept in the per-user cache, see `grammar_cache`), so loading a plugin dialect extends the
-syntax without editing xtvm.
+syntax without editing xtvm. The cache is found by a hash of the grammar's sources
+(`IRContext.syntax_key`), so a tool that finds it composes nothing: it translates the assembly
+format of an op only when the parser first meets that op.
 """
 
 from __future__ import annotations
 
 import gc
 import hashlib
+import json
 import re
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -18,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import lark
 from lark import Lark, Token
 from lark.exceptions import UnexpectedInput
 from xdsl.context import Context
@@ -25,6 +29,8 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Dialect, Operation
 from xdsl.irdl import IRDLOperation
 
+from xtvm.ir import cache
+from xtvm.ir import format as format_module
 from xtvm.ir.diagnostics import DiagnosticError, Location, SourceFile
 from xtvm.ir.format import OpFormat, op_format
 from xtvm.ir.grammar_cache import cached_lark
@@ -43,18 +49,24 @@ class SyntaxExtension:
 
     `grammar` adds rules and extends `custom_op` (ops), `type` or `attr` with `%extend`;
     `callbacks` maps rule names to functions `(builder, children) -> object`; `custom_ops` lists
-    the op classes whose xDSL `print` writes exactly what these rules read.
+    the op classes whose xDSL `print` writes exactly what these rules read. `printable`, if
+    given, says of an op whether its custom form keeps everything the op holds (else it prints
+    in the generic form); it answers True for ops it does not know.
     """
 
     grammar: str
     callbacks: Mapping[str, Callback]
     custom_ops: Sequence[type[Operation]] = ()
+    printable: Callable[[Operation], bool] | None = None
 
     @staticmethod
     def from_file(
-        path: Path, callbacks: Mapping[str, Callback], custom_ops: Sequence[type[Operation]] = ()
+        path: Path,
+        callbacks: Mapping[str, Callback],
+        custom_ops: Sequence[type[Operation]] = (),
+        printable: Callable[[Operation], bool] | None = None,
     ) -> SyntaxExtension:
-        return SyntaxExtension(path.read_text(), callbacks, custom_ops)
+        return SyntaxExtension(path.read_text(), callbacks, custom_ops, printable)
 
 
 @dataclass
@@ -98,6 +110,10 @@ class IRContext:
         self.parser()
         return self._custom_ops
 
+    def printable(self, op: Operation) -> bool:
+        """Whether `op`'s custom form keeps everything (every extension's `printable` agrees)."""
+        return all(e.printable(op) for e in self.extensions if e.printable is not None)
+
     def operations(self) -> Iterable[type[Operation]]:
         for dialect in self.dialects:
             yield from dialect.operations
@@ -140,10 +156,7 @@ class IRContext:
             rule = "fmt_" + hashlib.md5(body.encode()).hexdigest()[:10]
             lines.append(f"{rule}: ({' | '.join(names)}) {body}")
             alternatives.append(rule)
-            callbacks[rule] = self._format_callback
         lines.extend(sorted(group_rules))
-        for rule in sorted(r.split(":")[0] for r in group_rules):
-            callbacks[rule] = _group_callback
         for terminal, name in sorted(terminals.items()):
             lines.append(f'{terminal}: "{name}"')
         if alternatives:
@@ -153,21 +166,86 @@ class IRContext:
         text = "\n".join([CORE_GRAMMAR.read_text(), *fragments, *lines]) + "\n"
         return text, callbacks
 
+    def syntax_key(self) -> str | None:
+        """A hash of everything the composed grammar is derived from, found without composing
+        it: the grammar files and fragments, the code that translates assembly formats (ours
+        and xDSL's), and every op's name, class, assembly format and module source (files by
+        `cache.source_stamp`). None where an op has no module source to hash (a class made
+        inside a function): then nothing is cached."""
+        digest = hashlib.sha256(f"{SYNTAX_FORMAT} {lark.__version__}\n".encode())
+        for path in (CORE_GRAMMAR, Path(__file__), Path(format_module.__file__)):
+            digest.update(cache.source_stamp(path))
+        for extension in self.extensions:
+            digest.update(extension.grammar.encode())
+            custom = [(op.__module__, op.__qualname__) for op in extension.custom_ops]
+            digest.update(repr((sorted(extension.callbacks), custom)).encode())
+        modules = dict.fromkeys(FORMAT_SOURCES)
+        for op in self.operations():
+            if "<locals>" in op.__qualname__:
+                return None
+            fmt = getattr(op, "assembly_format", None)
+            digest.update(repr((op.name, op.__module__, op.__qualname__, fmt)).encode())
+            digest.update(repr(issubclass(op, IRDLOperation)).encode())
+            modules[op.__module__] = None
+        for name in modules:
+            file = getattr(sys.modules.get(name), "__file__", None)
+            if file is None:
+                return None
+            try:
+                digest.update(cache.source_stamp(file))
+            except OSError:
+                return None
+        return digest.hexdigest()
+
     def _format_callback(self, builder: IRBuilder, children: list[Any]) -> Operation:
         token: Token = children[0]
-        return self._formats[str(token)].build(builder, token, children[1:])
+        name = str(token)
+        fmt = self._formats.get(name)
+        if fmt is None:
+            fmt = self._formats[name] = self._format_of(name)
+        return fmt.build(builder, token, children[1:])
+
+    def _format_of(self, name: str) -> OpFormat:
+        """The generated syntax of the op `name`, translated when the parser first meets it
+        (the grammar came from the cache)."""
+        hand_ops = {op for e in self.extensions for op in e.custom_ops}
+        for op_type in self.operations():
+            if op_type.name == name and op_type not in hand_ops:
+                fmt = op_format(op_type)  # type: ignore[arg-type]
+                if fmt is not None:
+                    return fmt
+        raise KeyError(name)
 
     def parser(self) -> tuple[Lark, IRBuilder]:
         if self._lark is not None and self._builder is not None:
             return self._lark, self._builder
-        text, callbacks = self.grammar()
+        key = self.syntax_key()
+        formats = read_syntax_index(key) if key is not None else None
+        if formats is None:
+            text, callbacks = self.grammar()
+            formats = sorted(self._formats)
+            if key is not None:
+                write_syntax_index(key, formats)
+            grammar: str | Callable[[], str] = text
+        else:
+            callbacks = {}
+            hand_ops: set[type[Operation]] = set()
+            for extension in self.extensions:
+                callbacks.update(extension.callbacks)
+                hand_ops.update(extension.custom_ops)
+            known = set(formats)
+            self._formats = {}
+            self._custom_ops = hand_ops | {op for op in self.operations() if op.name in known}
+            grammar = lambda: self.grammar()[0]  # noqa: E731  (only on a cache miss)
         bound: dict[str, Any] = {name: _bind(fn) for name, fn in callbacks.items()}
+        bound["__getattr__"] = _generated_rule_callback(self)
         builder_type = type("BoundIRBuilder", (IRBuilder,), bound)
         builder = builder_type(self.xdsl_context)
         builder.allow_unregistered = self.allow_unregistered
         self._lark = cached_lark(
-            text,
+            grammar,
             lexer=FastContextualLexer,
+            identity=key,
             transformer=builder,
             maybe_placeholders=True,
             lexer_callbacks={"OP_NAME": _unknown_op(builder)},
@@ -226,8 +304,46 @@ def _bind(fn: Callback) -> Callable[[IRBuilder, list[Any]], Any]:
     return method
 
 
-def _group_callback(builder: IRBuilder, children: list[Any]) -> list[Any]:
-    return children
+def _generated_rule_callback(ctx: IRContext) -> Callable[[IRBuilder, str], Any]:
+    """The builder's callbacks of the rules generated from assembly formats, found by name:
+    `fmt_group_*` rules hand their children on, the other `fmt_*` rules build an op."""
+
+    def lookup(builder: IRBuilder, name: str) -> Any:
+        if name.startswith("fmt_group_"):
+            return lambda children: children
+        if name.startswith("fmt_"):
+            return lambda children: ctx._format_callback(builder, children)
+        raise AttributeError(name)
+
+    return lookup
+
+
+SYNTAX_FORMAT = 1
+# xDSL's assembly formats, which the generated rules follow (imported by xtvm.ir.format).
+FORMAT_SOURCES = ("xdsl.irdl.declarative_assembly_format",)
+
+
+def read_syntax_index(key: str) -> list[str] | None:
+    """The names of the ops with generated syntax, as cached for the grammar `key` names."""
+    raw = cache.read(f"syntax-{key[:32]}.json")
+    if raw is None:
+        return None
+    try:
+        entry = json.loads(raw)
+    except ValueError:
+        return None
+    if not isinstance(entry, dict) or entry.get("key") != key:
+        return None
+    formats = entry.get("formats")
+    if not isinstance(formats, list):
+        return None
+    if not all(isinstance(name, str) for name in formats):
+        return None
+    return formats
+
+
+def write_syntax_index(key: str, formats: list[str]) -> None:
+    cache.write(f"syntax-{key[:32]}.json", json.dumps({"key": key, "formats": formats}).encode())
 
 
 def _unknown_op(builder: IRBuilder) -> Callable[[Token], Token]:

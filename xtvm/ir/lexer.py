@@ -78,8 +78,9 @@ class FastContextualLexer(Lexer):
                 order = {"OP_NAME": 1, "BARE_ID": 2}.get(t.name, 0)
                 regex_idents.append((order, t.name, re.compile(t.pattern.to_regexp())))
         self.ident_terminals = [(name, rx) for _, name, rx in sorted(regex_idents)]
+        # Compiled when a state that accepts them is first entered (most inputs never do).
         self.special = {
-            name: re.compile(self.terminals[name].pattern.to_regexp())
+            name: self.terminals[name].pattern.to_regexp()
             for name in CONTEXT_ONLY
             if name in self.terminals
         }
@@ -114,22 +115,28 @@ class FastContextualLexer(Lexer):
         callbacks = self.callbacks
         keywords = self.keywords
         specials_by_state = self.specials_by_state
+        state_stack = parser_state.state_stack  # the parser's, updated in place as it goes
+        new_token = Token._future_new  # Token(...) without its check of deprecated arguments
         self.dialect_stack = ["builtin"]
         self.pending_dialect = "builtin"
         while pos < end:
-            position = parser_state.position
+            position = state_stack[-1]
             accepts = states[position]
             token_type: str | None = None
             value = ""
             length = -1  # the length of the text read, when it is not that of `value`
+            multiline = False  # only context-only terminals span lines
             specials = specials_by_state.get(position)
             if specials is None:
-                specials = tuple((n, rx) for n, rx in self.special.items() if n in accepts)
+                specials = tuple(
+                    (n, re.compile(rx)) for n, rx in self.special.items() if n in accepts
+                )
                 specials_by_state[position] = specials
             for name, rx in specials:
                 m = rx.match(text, pos)
                 if m:
                     token_type, value = name, m.group()
+                    multiline = True
                     break
             if token_type is None:
                 m = match_master(text, pos)
@@ -178,15 +185,16 @@ class FastContextualLexer(Lexer):
                     token_type = kind
                     if kind == "STRING" and "OP_NAME" in accepts:
                         self.pending_dialect = value[1:].split(".", 1)[0]
-            token = Token(token_type, value, pos, line, pos - line_start + 1)
-            newlines = value.count("\n")
-            if newlines:
-                line += newlines
-                line_start = pos + value.rindex("\n") + 1
+            start, start_line, column = pos, line, pos - line_start + 1
+            if multiline:
+                newlines = value.count("\n")
+                if newlines:
+                    line += newlines
+                    line_start = pos + value.rindex("\n") + 1
             pos += len(value) if length < 0 else length
-            token.end_line = line
-            token.end_column = pos - line_start + 1
-            token.end_pos = pos
+            token = new_token(
+                token_type, value, start, start_line, column, line, pos - line_start + 1, pos
+            )
             callback = callbacks.get(token_type)
             if callback is not None:
                 token = callback(token)

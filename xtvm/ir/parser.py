@@ -11,7 +11,7 @@ Uses before definition become `ForwardDeclaredValue`s, resolved when the name is
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -79,6 +79,8 @@ MLIRLexer._unescaped_characters_regex = re.compile(
     r'"(?:[^"\\\n\v\f]|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*"'
 )
 I1 = IntegerType(1)
+INDEX = IndexType()
+NONE_TYPE = NoneType()
 
 
 def symbol_name(token: str) -> str:
@@ -152,6 +154,10 @@ class IRBuilder(Transformer):
         self.attr_aliases: dict[str, Attribute] = {}
         self.type_aliases: dict[str, Attribute] = {}
         self.filename_attr = StringAttr(source.name)
+        # Equal types and attributes are built once per parse and shared (they are immutable):
+        # a large module repeats the same few many times.
+        self.interned: dict[object, Any] = {}
+        self.int_attrs: dict[int, builtin.IntAttr] = {}
 
     # ------------------------------------------------------------------ diagnostics
 
@@ -261,9 +267,22 @@ class IRBuilder(Transformer):
         """Locate `op` at its name token, as MLIR does (a trailing `loc(...)` overrides it)."""
         if token.line is not None:
             op.location = builtin.FileLineColLoc(
-                self.filename_attr, builtin.IntAttr(token.line), builtin.IntAttr(token.column)
+                self.filename_attr, self.int_attr_of(token.line), self.int_attr_of(token.column)
             )
         return op
+
+    def int_attr_of(self, value: int) -> builtin.IntAttr:
+        attr = self.int_attrs.get(value)
+        if attr is None:
+            attr = self.int_attrs[value] = builtin.IntAttr(value)
+        return attr
+
+    def intern(self, key: object, build: Callable[[], Any]) -> Any:
+        """The value built for `key` earlier in this parse, else `build()` (kept for `key`)."""
+        value = self.interned.get(key)
+        if value is None:
+            value = self.interned[key] = build()
+        return value
 
     # ------------------------------------------------------------------ top level
 
@@ -518,6 +537,14 @@ class IRBuilder(Transformer):
     # ------------------------------------------------------------------ types
 
     def int_type(self, children: list[Token]) -> Attribute:
+        key = ("int_type", str(children[0]))
+        known = self.interned.get(key)
+        if known is not None:
+            return known
+        typ = self.interned[key] = self.new_int_type(children)
+        return typ
+
+    def new_int_type(self, children: list[Token]) -> Attribute:
         text = str(children[0])
         if len(text.lstrip("sui")) > 8 or int(text.lstrip("sui")) > MAX_INT_WIDTH:
             raise self.error(children[0], f"integer bitwidth is limited to {MAX_INT_WIDTH} bits")
@@ -535,10 +562,10 @@ class IRBuilder(Transformer):
         return typ
 
     def index_type(self, _children: list[Any]) -> Attribute:
-        return IndexType()
+        return INDEX
 
     def none_type(self, _children: list[Any]) -> Attribute:
-        return NoneType()
+        return NONE_TYPE
 
     def types(self, children: list[Attribute]) -> list[Attribute]:
         return children
@@ -551,6 +578,10 @@ class IRBuilder(Transformer):
 
     def tensor_type(self, children: list[Any]) -> Attribute:
         dims, elem, encoding = children
+        key = ("tensor", str(dims), elem, encoding)
+        return self.intern(key, lambda: self.new_tensor_type(dims, elem, encoding))
+
+    def new_tensor_type(self, dims: Token | None, elem: Any, encoding: Any) -> Attribute:
         if encoding is None:
             return TensorType(elem, self.dims(dims))
         return TensorType(elem, self.dims(dims), encoding)
@@ -560,6 +591,10 @@ class IRBuilder(Transformer):
 
     def memref_type(self, children: list[Any]) -> Attribute:
         dims, elem, first, second = children
+        key = ("memref", str(dims), elem, first, second)
+        return self.intern(key, lambda: self.new_memref_type(dims, elem, first, second))
+
+    def new_memref_type(self, dims: Token | None, elem: Any, first: Any, second: Any) -> Attribute:
         layout: Attribute = builtin.NoneAttr()
         space: Attribute = builtin.NoneAttr()
         if second is not None:
@@ -577,7 +612,7 @@ class IRBuilder(Transformer):
 
     def vector_type(self, children: list[Any]) -> Attribute:
         dims, elem = children
-        return VectorType(elem, self.dims(dims))
+        return self.intern(("vector", str(dims), elem), lambda: VectorType(elem, self.dims(dims)))
 
     def tuple_type(self, children: list[Any]) -> Attribute:
         return TupleType(tuple(children[0] or ()))
@@ -589,7 +624,9 @@ class IRBuilder(Transformer):
         inputs, results = children
         if not isinstance(results, list):
             results = [results]
-        return FunctionType.from_lists(inputs or [], results)
+        inputs = tuple(inputs or ())
+        key = ("->", inputs, tuple(results))
+        return self.intern(key, lambda: FunctionType.from_lists(inputs, results))
 
     def result_type_list(self, children: list[Any]) -> list[Attribute]:
         return children[0] or []
@@ -603,6 +640,13 @@ class IRBuilder(Transformer):
     def typed_int(self, token: Token, value: int, typ: Attribute | None) -> Attribute:
         if typ is None:
             typ = I64
+        known = self.interned.get(("int", value, typ))
+        if known is not None:
+            return known
+        attr = self.interned[("int", value, typ)] = self.new_typed_int(token, value, typ)
+        return attr
+
+    def new_typed_int(self, token: Token, value: int, typ: Attribute) -> Attribute:
         if isinstance(typ, (IntegerType, IndexType)):
             try:
                 return IntegerAttr(value, typ)

@@ -9,22 +9,135 @@ generic form, so printed text always parses. `generic=True` forces the generic f
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from io import StringIO
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from xdsl.dialects.builtin import UnregisteredOp
-from xdsl.ir import Operation
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.printer import Printer
 from xdsl.traits import IsolatedFromAbove
 
 from xtvm.ir.context import IRContext
 
 
+class TextParts:
+    """A write-only text stream that collects its pieces, joined once at the end."""
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.write = self.parts.append
+
+    def getvalue(self) -> str:
+        return "".join(self.parts)
+
+
 class IRPrinter(Printer):
-    """xDSL's printer restricted to the custom forms `custom_ops` admits."""
+    """xDSL's printer restricted to the custom forms `custom_ops` admits.
+
+    Printing a large module repeats the same few types and attributes many times: the text of
+    each attribute (found by identity, then by equality), function type and attribute
+    dictionary is produced once per printer and reused, and text goes to a list of pieces
+    rather than through `print()` (`print_string`).
+    """
 
     custom_ops: frozenset[type[Operation]] = frozenset()
     custom_filter: Callable[[Operation], bool] = staticmethod(lambda op: True)
+
+    def start(self) -> TextParts:
+        """Direct the output to a fresh `TextParts` (returned) and empty the caches."""
+        self.stream = self.out = TextParts()
+        self.attribute_text: dict[int, tuple[Attribute, str]] = {}
+        # by equality: attributes, and function types and attribute dictionaries as tuples
+        self.equal_attribute_text: dict[object, str] = {}
+        self.scope_ops: dict[type[Operation], bool] = {}
+        return self.out
+
+    def print_string(self, text: str, *, indent: int | None = None) -> None:
+        if "\n" in text:
+            super().print_string(text, indent=indent)
+            return
+        self._current_column += len(text)
+        self.out.write(text)
+
+    def print_attribute(self, attribute: Attribute) -> None:
+        known = self.attribute_text.get(id(attribute))
+        if known is not None and known[0] is attribute:
+            self._current_column += len(known[1])
+            self.out.write(known[1])
+            return
+        text = self.print_once(attribute, lambda: super(IRPrinter, self).print_attribute(attribute))
+        if "\n" not in text:
+            # the object is kept with its text, so its id is not reused while it is cached
+            self.attribute_text[id(attribute)] = (attribute, text)
+
+    def print_once(self, key: object, write: Callable[[], None]) -> str:
+        """Print what `write()` prints, reusing the text printed for an equal `key` earlier;
+        the text, which is kept for `key` unless it spans lines."""
+        try:
+            text = self.equal_attribute_text.get(key)
+        except TypeError:  # unhashable: printed every time
+            parts, first = self.out.parts, len(self.out.parts)
+            write()
+            return "".join(parts[first:])
+        if text is not None:
+            self.print_string(text)
+            return text
+        parts, first = self.out.parts, len(self.out.parts)
+        write()
+        text = "".join(parts[first:])
+        if "\n" not in text:
+            self.equal_attribute_text[key] = text
+        return text
+
+    def print_function_type(
+        self, input_types: Iterable[Attribute], output_types: Iterable[Attribute]
+    ) -> None:
+        inputs, outputs = tuple(input_types), tuple(output_types)
+        parent = super()
+        self.print_once(
+            ("->", inputs, outputs), lambda: parent.print_function_type(inputs, outputs)
+        )
+
+    def print_attr_dict(self, attr_dict: Mapping[str, Attribute]) -> None:
+        parent = super()
+        self.print_once(("{}", tuple(attr_dict.items())), lambda: parent.print_attr_dict(attr_dict))
+
+    def _print_results(self, op: Operation) -> None:
+        results = op.results
+        if not results:
+            return
+        for i, result in enumerate(results):
+            if i:
+                self.print_string(", ")
+            self.print_ssa_value(result)
+        self.print_string(" = ")
+
+    def print_op_with_default_format(self, op: Operation) -> None:
+        if self.print_properties_as_attributes:
+            super().print_op_with_default_format(op)
+            return
+        # xDSL's generic form, without the calls that print nothing
+        self.print_operands(op.operands)
+        if op.successors:
+            self.print_successors(op.successors)
+        if op.properties:
+            self.print_string(" <")
+            self.print_attr_dict(op.properties)
+            self.print_string(">")
+        if op.regions:
+            self.print_regions(op.regions)
+        if op.attributes:
+            self.print_string(" ")
+            self.print_attr_dict(op.attributes)
+        self.print_string(" : ")
+        self.print_operation_type(op)
+
+    def print_operands(self, operands: Sequence[SSAValue]) -> None:
+        self.print_string("(")
+        for i, operand in enumerate(operands):
+            if i:
+                self.print_string(", ")
+            self.print_operand(operand)
+        self.print_string(")")
 
     def uses_custom_format(self, op: Operation) -> bool:
         return (
@@ -35,7 +148,9 @@ class IRPrinter(Printer):
         )
 
     def print_op(self, op: Operation) -> None:
-        scope = bool(op.get_traits_of_type(IsolatedFromAbove))
+        scope = self.scope_ops.get(type(op))
+        if scope is None:
+            scope = self.scope_ops[type(op)] = bool(op.get_traits_of_type(IsolatedFromAbove))
         begin_op_pos = self._current_column
         self._print_results(op)
         if scope:
@@ -76,20 +191,17 @@ def print_ir(
     debuginfo: bool = False,
 ) -> str:
     """The text of `op` (usually a module), ending with a newline."""
-    from xtvm.ir.upstream import printable_custom
-
-    stream = StringIO()
     printer = IRPrinter(
-        stream=stream,
         print_generic_format=generic or mlir_compat,
         print_properties_as_attributes=mlir_compat,
         print_debuginfo=debuginfo,
     )
     printer.custom_ops = frozenset(ctx.custom_ops)
-    printer.custom_filter = printable_custom
+    printer.custom_filter = ctx.printable
+    out = printer.start()
     printer.print_op(op)
-    stream.write("\n")
-    text = stream.getvalue()
+    out.write("\n")
+    text = out.getvalue()
     return mlir16_spelling(text) if mlir_compat else text
 
 

@@ -395,10 +395,6 @@ def printable_custom(op: Operation) -> bool:
     cmpi/cmpf drop extra attributes, and xDSL prints a func.func declaration without its
     argument and result attributes; such ops print in the generic form.
     """
-    if op.name.startswith("llvm."):
-        from xtvm.ir.upstream_llvm import printable_llvm
-
-        return printable_llvm(op)
     if isinstance(op, (arith.CmpiOp, arith.CmpfOp)):
         return not op.attributes
     if isinstance(op, func.FuncOp) and not op.body.blocks:
@@ -451,4 +447,5 @@ UPSTREAM_SYNTAX = SyntaxExtension.from_file(
         vector.TransferWriteOp,
         cf.SwitchOp,
     ],
+    printable=printable_custom,
 )

@@ -527,5 +527,8 @@ def printable_llvm(op: Operation) -> bool:
 
 
 LLVM_SYNTAX = SyntaxExtension.from_file(
-    Path(__file__).with_name("upstream_llvm.lark"), CALLBACKS, custom_ops=list(OPS.values())
+    Path(__file__).with_name("upstream_llvm.lark"),
+    CALLBACKS,
+    custom_ops=list(OPS.values()),
+    printable=printable_llvm,
 )

@@ -10,10 +10,12 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 from functools import partial
+from typing import TYPE_CHECKING
 
-from xdsl.passes import ModulePass
+if TYPE_CHECKING:
+    from xdsl.passes import ModulePass
 
-PassLoader = Callable[[], type[ModulePass]]
+PassLoader = Callable[[], "type[ModulePass]"]
 
 # Upstream passes and their one-line summaries (some xDSL classes have no docstring).
 UPSTREAM_PASSES = {
@@ -71,11 +73,15 @@ def _own_passes() -> dict[str, PassLoader]:
     return {name: partial(_load, name, cls) for name, cls in OWN_PASSES.items()}
 
 
-def upstream_passes() -> dict[str, PassLoader]:
+def _load_upstream(name: str) -> type[ModulePass]:
     from xdsl.transforms import get_all_passes
 
-    available = get_all_passes()
-    return {name: available[name] for name in UPSTREAM_PASSES if name in available}
+    return get_all_passes()[name]()
+
+
+def upstream_passes() -> dict[str, PassLoader]:
+    """The upstream passes, each imported on first use (xDSL is pinned, so all are there)."""
+    return {name: partial(_load_upstream, name) for name in UPSTREAM_PASSES}
 
 
 def all_passes() -> dict[str, PassLoader]:

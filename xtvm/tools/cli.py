@@ -18,12 +18,12 @@ import zipfile
 import zlib
 from collections.abc import Callable
 from pathlib import Path
-from typing import BinaryIO, TypeVar
-
-import numpy as np
+from typing import TYPE_CHECKING, BinaryIO, TypeVar
 
 from xtvm.ir.diagnostics import DiagnosticError, Location, SourceFile
-from xtvm.ir.verify import failure_error, op_location, operation_in_flight
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 class InputFileError(Exception):
@@ -68,6 +68,8 @@ def first_line(exc: Exception) -> str:
 def check_npy(stream: BinaryIO, size: int) -> None:
     """Refuse an `.npy` stream whose header declares more (or less) data than it holds, before
     numpy allocates the declared shape, and arrays of Python objects."""
+    import numpy as np
+
     version = np.lib.format.read_magic(stream)
     if version == (1, 0):
         shape, _, dtype = np.lib.format.read_array_header_1_0(stream)
@@ -85,6 +87,8 @@ def check_npy(stream: BinaryIO, size: int) -> None:
 
 def load_npy(path: str | Path, what: str) -> np.ndarray:
     """One array from a `.npy` file (never a pickle), or InputFileError naming `what` and it."""
+    import numpy as np
+
     try:
         with open(path, "rb") as stream:
             if stream.read(6) == np.lib.format.MAGIC_PREFIX:
@@ -103,6 +107,8 @@ def load_npy(path: str | Path, what: str) -> np.ndarray:
 
 def load_npz(path: str | Path, what: str) -> dict[str, np.ndarray]:
     """The arrays of an `.npz` file by name (never pickles), or InputFileError naming it."""
+    import numpy as np
+
     try:
         with zipfile.ZipFile(path) as archive:
             for info in archive.infolist():
@@ -173,6 +179,8 @@ def run_tool(
         sys.stderr.write(f"{prog}: error: {exc}\n")
         return 1
     except RecursionError as exc:
+        from xtvm.ir.verify import failure_error
+
         sys.stderr.write(failure_error(exc, "cannot process the input", {}).render() + "\n")
         return 1
     except BrokenPipeError:
@@ -185,6 +193,8 @@ def run_tool(
     except KeyboardInterrupt:
         return 130
     except Exception as exc:
+        from xtvm.ir.verify import op_location, operation_in_flight
+
         op = operation_in_flight(exc)
         location = op_location(op, {}) if op is not None else None
         at = (

@@ -2,6 +2,9 @@
 
 Errors a user can cause are printed as located diagnostics and exit 1; a bug inside xtvm prints
 `internal error:` (with a traceback only under --debug).
+
+The IR machinery (xDSL, the dialects, the parser) is imported when a run needs it, not with
+this module, so that `--help` and `--list-passes` start in a few tens of milliseconds.
 """
 
 from __future__ import annotations
@@ -17,13 +20,8 @@ import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from xdsl.dialects.builtin import ModuleOp, StringAttr
-from xdsl.ir import Operation
-from xdsl.passes import ModulePass
-
-from xtvm.dialects.registry import default_context
-from xtvm.ir.context import IRContext
 from xtvm.ir.diagnostics import (
     Diagnostic,
     DiagnosticError,
@@ -32,11 +30,15 @@ from xtvm.ir.diagnostics import (
     Severity,
     SourceFile,
 )
-from xtvm.ir.printer import print_ir
-from xtvm.ir.verify import failure_error, op_location, verify_or_raise
-from xtvm.passes import UPSTREAM_PASSES, PassLoader, all_passes
-from xtvm.passes.pipeline import Nest, PipelineItem, did_you_mean, option_fields, parse_pipeline
+from xtvm.passes import OWN_PASSES, UPSTREAM_PASSES, PassLoader, all_passes
 from xtvm.tools.cli import InputFileError, decode_text, run_tool
+
+if TYPE_CHECKING:
+    from xdsl.dialects.builtin import ModuleOp
+    from xdsl.passes import ModulePass
+
+    from xtvm.ir.context import IRContext
+    from xtvm.passes.pipeline import Nest, PipelineItem
 
 SPLIT_MARKER = re.compile(r"^// -----\s*$", re.MULTILINE)
 EXPECTED = re.compile(
@@ -167,20 +169,20 @@ class PipelinePiece(argparse.Action):
 
 
 class OptArgumentParser(argparse.ArgumentParser):
-    """Fills in the summaries of the per-pass flags only when `--help` is printed (they import
-    every pass)."""
+    """Fills in the summaries of the per-pass flags only when `--help` is printed (from the
+    cached pass descriptions, see `describe_passes`)."""
 
     def __init__(self, *args: object, registry: dict[str, PassLoader], **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         self.registry = registry
 
     def format_help(self) -> str:
+        infos = describe_passes(self.registry)
         for action in self._actions:
             name = action.dest.removeprefix("pass:")
-            if action.dest.startswith("pass:") and name in self.registry:
-                action.help = pass_summary(name, self.registry[name]) + (
-                    " (options as 'key=value ...')" if option_fields(self.registry[name]()) else ""
-                )
+            if action.dest.startswith("pass:") and name in infos:
+                summary, options = infos[name]
+                action.help = summary + (" (options as 'key=value ...')" if options else "")
         return super().format_help()
 
 
@@ -320,6 +322,8 @@ class Driver:
     remarks: list[Diagnostic] = field(default_factory=list)
 
     def dump(self, title: str, module: ModuleOp) -> None:
+        from xtvm.ir.printer import print_ir
+
         sys.stderr.write(f"// -----// IR Dump {title} //----- //\n")
         sys.stderr.write(print_ir(module, self.ctx, generic=self.args.print_generic))
 
@@ -327,6 +331,8 @@ class Driver:
         """Verify `module` (timed), when --verify-each asks for it."""
         if not self.args.verify_each:
             return
+        from xtvm.ir.verify import verify_or_raise
+
         start = time.perf_counter()
         try:
             verify_or_raise(module, {self.source.name: self.source})
@@ -338,6 +344,8 @@ class Driver:
         self.timings.append(("verify", time.perf_counter() - start))
 
     def process(self, text: str, first_line: int, items: Sequence[PipelineItem]) -> str:
+        from xtvm.ir.printer import print_ir
+
         start = time.perf_counter()
         module = self.ctx.parse(text, self.source.name, first_line)
         self.timings.append(("parse", time.perf_counter() - start))
@@ -359,6 +367,10 @@ class Driver:
     ) -> None:
         """Run `items` on `module`; `root` is the whole input, verified after each pass (a nest
         is verified as a whole, once its ops are back in place). `on` names the op in dumps."""
+        if not items:
+            return
+        from xtvm.passes.pipeline import Nest
+
         xctx = self.ctx.xdsl_context
         for item in items:
             if isinstance(item, Nest):
@@ -382,6 +394,10 @@ class Driver:
         into a fresh module for the passes, as MLIR isolates a function pass to its function,
         and moved back. A pass that adds or removes top-level ops there is not an op-local pass
         and is refused."""
+        from xdsl.dialects.builtin import ModuleOp, StringAttr
+
+        from xtvm.ir.verify import op_location
+
         for op in [op for op in module.body.block.ops if op.name == nest.anchor]:
             symbol = op.attributes.get("sym_name") or op.properties.get("sym_name")
             symbol_text = f": @{symbol.data}" if isinstance(symbol, StringAttr) else ""
@@ -412,6 +428,10 @@ class Driver:
                 )
 
     def run_pass(self, p: ModulePass, xctx: object, module: ModuleOp) -> None:
+        from xdsl.ir import Operation
+
+        from xtvm.ir.verify import failure_error, op_location
+
         try:
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
@@ -503,6 +523,9 @@ def check_expected(
     return ok
 
 
+PassInfo = tuple[str, list[tuple[str, str, str]]]
+
+
 def pass_summary(name: str, loader: PassLoader) -> str:
     """The docstring's first sentence (which may wrap over several lines), or the upstream one."""
     pass_type = loader()
@@ -510,11 +533,80 @@ def pass_summary(name: str, loader: PassLoader) -> str:
     return UPSTREAM_PASSES.get(name) or paragraph.split(". ")[0].rstrip(".")
 
 
+def describe_pass(name: str, loader: PassLoader) -> PassInfo:
+    """The summary and the options (kebab name, type, default) of a pass; imports it."""
+    from xtvm.passes.pipeline import option_fields
+
+    return pass_summary(name, loader), option_fields(loader())
+
+
+def builtin_pass_key() -> str:
+    """What the built-in passes' descriptions are derived from: the sources of xtvm's pass
+    modules and of the code that describes them (by `source_stamp`), and xDSL's version (for
+    upstream passes)."""
+    import hashlib
+
+    import xdsl
+
+    import xtvm.passes
+    from xtvm.ir import cache
+
+    folder = Path(xtvm.passes.__file__).parent
+    digest = hashlib.sha256(f"{PASS_INDEX_FORMAT} {xdsl.__version__}\n".encode())
+    digest.update(repr(sorted(UPSTREAM_PASSES.items())).encode())
+    files = [Path(__file__), folder / "__init__.py", folder / "pipeline.py"]
+    files += [folder / f"{name.replace('-', '_')}.py" for name in sorted(OWN_PASSES)]
+    for file in files:
+        digest.update(cache.source_stamp(file))
+    return digest.hexdigest()
+
+
+PASS_INDEX_FORMAT = 1
+PASS_INDEX = "pass-index.json"
+
+
+def describe_passes(registry: dict[str, PassLoader]) -> dict[str, PassInfo]:
+    """`describe_pass` of every pass of `registry`. Those of the built-in passes are kept in the
+    per-user cache (`xtvm.ir.cache`), keyed by `builtin_pass_key`, so `--help` and
+    `--list-passes` import no pass; plugin passes are described afresh."""
+    import json
+
+    from xtvm.ir import cache
+
+    builtin = [n for n in registry if n in OWN_PASSES or n in UPSTREAM_PASSES]
+    infos: dict[str, PassInfo] = {}
+    try:
+        key = builtin_pass_key()
+    except OSError:
+        key = None
+    raw = cache.read(PASS_INDEX) if key is not None else None
+    if raw is not None:
+        try:
+            entry = json.loads(raw)
+            if entry["key"] == key:
+                for name in builtin:
+                    summary, options = entry["passes"][name]
+                    infos[name] = (str(summary), [(str(o), str(t), str(d)) for o, t, d in options])
+        except (ValueError, KeyError, TypeError):
+            infos = {}
+    if any(n not in infos for n in builtin):
+        every = {n: describe_pass(n, loader) for n, loader in all_passes().items()}
+        infos = {n: every[n] for n in builtin}
+        if key is not None:
+            cache.write(PASS_INDEX, json.dumps({"key": key, "passes": every}).encode())
+    for name, loader in registry.items():
+        if name not in infos:
+            infos[name] = describe_pass(name, loader)
+    return infos
+
+
 def list_passes(registry: dict[str, PassLoader]) -> str:
+    infos = describe_passes(registry)
     lines = ["Available passes:"]
     for name in sorted(registry):
-        lines.append(f"  {name:32} {pass_summary(name, registry[name])}")
-        for option, type_name, default in option_fields(registry[name]()):
+        summary, options = infos[name]
+        lines.append(f"  {name:32} {summary}")
+        for option, type_name, default in options:
             lines.append(f"      {option}: {type_name} = {default}")
     return "\n".join(lines) + "\n"
 
@@ -525,6 +617,10 @@ def build_pipeline(
     """The items of every pipeline piece of the command line, in order. `--pass-pipeline` must
     be anchored on the module (`builtin.module(...)`), as in mlir-opt; for `-p` the anchor is
     optional. The outermost `builtin.module(...)` is the input module itself."""
+    if not pieces:
+        return []  # without importing the pipeline parser (and xDSL's passes)
+    from xtvm.passes.pipeline import Nest, parse_pipeline
+
     items: list[PipelineItem] = []
     for origin, text in pieces:
         parsed = parse_pipeline(text, registry, origin)
@@ -549,6 +645,8 @@ def check_dump_names(args: argparse.Namespace, registry: dict[str, PassLoader]) 
     for flag in ("after", "before"):
         for name in getattr(args, f"print_ir_{flag}"):
             if name not in registry:
+                from xtvm.passes.pipeline import did_you_mean
+
                 raise DiagnosticError.at(
                     None,
                     f"--print-ir-{flag}: unknown pass '{name}'"
@@ -574,6 +672,9 @@ def read_input(path: str) -> tuple[str, str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from xtvm.dialects.registry import default_context
+    from xtvm.ir.verify import failure_error
+
     ctx = default_context(allow_unregistered=args.allow_unregistered_dialect)
     registry = all_passes()
     plugins = Plugins(ctx)
