@@ -114,10 +114,10 @@ def test_matmul_sketches_tile_with_and_without_cache_write() -> None:
     assert ComputeAtStep("C.local", "C", 2) in sketches[1].steps
 
 
-def test_conv2d_relu_sketch_inlines_padding_and_fuses_relu() -> None:
+def test_conv2d_relu_sketch_fuses_relu() -> None:
     task = auto_scheduler.SearchTask(func=CONV[0], args=CONV[1])
     (sketch,) = generate_sketches(task.compute_dag)
-    assert ComputeInlineStep("pad_temp") in sketch.steps
+    assert ComputeInlineStep("pad_temp") not in sketch.steps  # padding stays at root
     assert any(
         isinstance(step, ComputeAtStep) and (step.stage, step.target_stage) == ("conv", "relu")
         for step in sketch.steps
@@ -139,7 +139,8 @@ def test_candidates_tile_perfectly_and_replay(workload: tuple) -> None:
             assert sketch.steps[index].extent % int(np.prod(lengths)) == 0  # type: ignore[attr-defined]
         state = candidate.state(sketches)
         assert State.from_json(json.loads(json.dumps(state.to_json()))) == state
-        assert decode(state, sketches) == candidate
+        decoded = decode(state, sketches)
+        assert decoded is not None and decoded.state(sketches) == state
     name = "matmul" if workload is MATMUL else "conv2d_relu"
     for candidate in candidates[:: len(candidates) // 3]:
         check_numerics(*task.instantiate(candidate.state(sketches)), name)

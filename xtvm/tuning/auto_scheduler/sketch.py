@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
 
-from xtvm.te.expr import IterVar
+from xtvm.te.expr import IterVar, Select, walk
 from xtvm.te.schedule import Schedule
 from xtvm.tuning.auto_scheduler.compute_dag import ComputeDAG, StageInfo
 from xtvm.tuning.auto_scheduler.loop_state import (
@@ -42,6 +42,7 @@ from xtvm.tuning.auto_scheduler.loop_state import (
 )
 
 MAX_INNERMOST = 64  # longest innermost tile (TVM's max_innermost_split_factor)
+MAX_UNROLL = 64  # copies of the innermost body that unrolled loops may make
 VECTOR_LENGTHS = range(2, 65)  # an innermost loop this long is vectorized
 VECTOR_LANES = 8  # f32 lanes of AVX2: innermost tiles of multiples of this are preferred
 
@@ -51,13 +52,14 @@ class Sketch:
     """Steps with their splits' lengths open (ones), and the annotations that depend on them.
 
     `vectorize` pairs a vectorize step with the split whose last length is that loop's
-    extent; `unroll` lists the loops a candidate may unroll."""
+    extent; `unroll` lists the loops a candidate may unroll, each with the split step and
+    the level of that split (0 the outer part) whose length is the loop's extent."""
 
     name: str
     steps: list[Step]
     parallel: list[AnnotationStep] = field(default_factory=list)
     vectorize: list[tuple[AnnotationStep, int]] = field(default_factory=list)
-    unroll: list[AnnotationStep] = field(default_factory=list)
+    unroll: list[tuple[AnnotationStep, int, int]] = field(default_factory=list)
 
     @property
     def split_ids(self) -> list[int]:
@@ -119,7 +121,12 @@ def elementwise_reader(dag: ComputeDAG, info: StageInfo) -> StageInfo | None:
 
 
 def inlinable(info: StageInfo) -> bool:
-    return not info.has_reduction and not info.is_output and bool(info.consumers)
+    """Elementwise, read by others and without branches: padding (a select at every point)
+    stays at root, as topi's schedules keep it, since inlined it makes every tile's loops
+    split at its borders."""
+    if info.has_reduction or info.is_output or not info.consumers:
+        return False
+    return not any(isinstance(node, Select) for body in info.op.bodies for node in walk(body))
 
 
 def generate_sketches(dag: ComputeDAG) -> list[Sketch]:
@@ -154,7 +161,7 @@ def build_sketch(dag: ComputeDAG, use_cache_write: bool) -> Sketch:
                 tile_with_reader(b, sketch, f"{info.name}.local", info.name, len(info.op.axis))
             else:
                 tile_at_root(b, sketch, info.name)
-        elif info.is_output:
+        else:
             elementwise_at_root(b, sketch, info.name)
         done.add(info.name)
     sketch.steps = b.steps
@@ -170,7 +177,9 @@ def tile_at_root(b: SketchBuilder, sketch: Sketch, stage: str) -> None:
     r_levels = [[loops[k] for _, loops in reduce] for k in range(2)]
     b.reorder(stage, [*levels[0], *levels[1], *r_levels[0], *levels[2], *r_levels[1], *levels[3]])
     outer = b.fuse(stage, levels[0])
-    annotate(b, sketch, stage, outer, spatial[-1][0], [*r_levels[1], *levels[3][:-1]])
+    unroll = [(loops[1], index, 1) for index, loops in reduce]
+    unroll += [(loops[3], index, 3) for index, loops in spatial[:-1]]
+    annotate(b, sketch, stage, outer, spatial[-1][0], unroll)
 
 
 def tile_with_reader(b: SketchBuilder, sketch: Sketch, stage: str, reader: str, ndim: int) -> None:
@@ -191,7 +200,9 @@ def tile_with_reader(b: SketchBuilder, sketch: Sketch, stage: str, reader: str, 
     r_levels = [[loops[k] for _, loops in reduce] for k in range(2)]
     b.reorder(stage, [*r_levels[0], *s_levels[0], *r_levels[1], *s_levels[1]])
     last_split = spatial[-1][0]
-    annotate(b, sketch, stage, None, last_split, [*r_levels[1], *s_levels[1][:-1]])
+    unroll = [(loops[1], index, 1) for index, loops in reduce]
+    unroll += [(loops[1], index, 3) for loops, (index, _) in zip(inner[:-1], spatial, strict=False)]
+    annotate(b, sketch, stage, None, last_split, unroll)
     annotate(b, sketch, reader, outer, last_split, [])
 
 
@@ -208,7 +219,7 @@ def annotate(
     stage: str,
     parallel: int | None,
     vector_split: int,
-    unroll: Sequence[IterVar],
+    unroll: Sequence[tuple[IterVar, int, int]],
 ) -> None:
     """Note the annotations of `stage`'s final loops: `parallel` (a position), the innermost
     loop vectorized by the last length of split step `vector_split`, and loops to unroll."""
@@ -216,7 +227,10 @@ def annotate(
     if parallel is not None:
         sketch.parallel.append(AnnotationStep(stage, parallel, "parallel"))
     sketch.vectorize.append((AnnotationStep(stage, len(leaves) - 1, "vectorize"), vector_split))
-    sketch.unroll.extend(AnnotationStep(stage, b.position(stage, a), "unroll") for a in unroll)
+    sketch.unroll.extend(
+        (AnnotationStep(stage, b.position(stage, a), "unroll"), split, level)
+        for a, split, level in unroll
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -242,8 +256,17 @@ class Candidate:
         for step, split in sketch.vectorize:
             if steps[split].lengths[-1] in VECTOR_LENGTHS:  # type: ignore[attr-defined]
                 steps.append(step)
-        steps.extend(step for step, on in zip(sketch.unroll, self.unroll, strict=True) if on)
-        return State(tuple(steps))
+        # loops unrolled from the innermost out, while the copies of the body stay few
+        unrolled, copies = [], 1
+        for (step, split, level), on in reversed(
+            list(zip(sketch.unroll, self.unroll, strict=True))
+        ):
+            lengths = steps[split].lengths  # type: ignore[attr-defined]
+            parts = [steps[split].extent // math.prod(lengths), *lengths]  # type: ignore[attr-defined]
+            if on and copies * parts[level] <= MAX_UNROLL:
+                unrolled.insert(0, step)
+                copies *= parts[level]
+        return State(tuple(steps + unrolled))
 
 
 def decode(state: State, sketches: Sequence[Sketch]) -> Candidate | None:
@@ -259,7 +282,8 @@ def decode(state: State, sketches: Sequence[Sketch]) -> Candidate | None:
             lengths.append(step.lengths)
         else:
             tail = set(state.steps[len(sketch.steps) :])
-            candidate = Candidate(k, tuple(lengths), tuple(s in tail for s in sketch.unroll))
+            flags = tuple(step in tail for step, _, _ in sketch.unroll)
+            candidate = Candidate(k, tuple(lengths), flags)
             if candidate.state(sketches) == state:
                 return candidate
     return None
