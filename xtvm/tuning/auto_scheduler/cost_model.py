@@ -71,7 +71,7 @@ class FeatureSpace:
 class RidgeModel:
     """Ridge regression of relative throughput on candidate features."""
 
-    def __init__(self, space: FeatureSpace, alpha: float = 1.0, seed: int = 0) -> None:
+    def __init__(self, space: FeatureSpace, alpha: float = 10.0, seed: int = 0) -> None:
         self.space = space
         self.alpha = alpha
         self.rng = random.Random(seed)

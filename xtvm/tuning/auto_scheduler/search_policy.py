@@ -77,8 +77,8 @@ class SketchPolicy:
         task: TaskLike,
         seed: int | None = None,
         verbose: int = 1,
-        population: int = 128,
-        generations: int = 3,
+        population: int = 2048,
+        generations: int = 4,
         eps_greedy: float = 0.1,
     ) -> None:
         self.task = task

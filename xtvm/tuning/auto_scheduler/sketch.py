@@ -2,14 +2,18 @@
 candidates that fill them in.
 
 Rules, applied to the stages from the outputs back (TVM's sketch rules for CPU):
-- an elementwise stage that is not an output is inlined into its readers;
+- an elementwise stage that is not an output is inlined into its readers, unless it branches
+  (padding: inlined, its select would split every tile's loops at the borders);
 - a stage with a reduction is tiled in several levels, `S0 S1 R0 S2 R1 S3` (spatial loops
   in four levels, reduction loops in two), its outermost spatial loops fused and parallel;
 - its only reader, when elementwise over the same loops, is tiled in `S0 S1 S2 S3` and the
   reduction is computed at the reader's `S1` tile (its `S2 S3` follow the reader's split);
   an output with no such reader gets one with `cache_write` (a second sketch, beside the plain
   tiling), so that the tile accumulates in registers;
-- any other output is fused, split for a vector and made parallel.
+- any other stage (an output, padding) is fused, split for a vector and made parallel.
+
+Inner loops are unrolled from the innermost out while the copies of the body stay at most
+`MAX_UNROLL` (TVM's `auto_unroll_max_step`).
 
 A sketch leaves open the lengths of its splits and which inner loops are unrolled; a
 `Candidate` fills them (sampled at random, then mutated), and `Candidate.state()` gives the
@@ -44,7 +48,7 @@ from xtvm.tuning.auto_scheduler.loop_state import (
 MAX_INNERMOST = 64  # longest innermost tile (TVM's max_innermost_split_factor)
 MAX_UNROLL = 64  # copies of the innermost body that unrolled loops may make
 VECTOR_LENGTHS = range(2, 65)  # an innermost loop this long is vectorized
-VECTOR_LANES = 8  # f32 lanes of AVX2: innermost tiles of multiples of this are preferred
+VECTOR_LANES = 16  # f32 lanes of AVX-512: innermost tiles of multiples of this are preferred
 
 
 @dataclass
