@@ -24,7 +24,7 @@ from xtvm.tuning.auto_scheduler.loop_state import (
 )
 from xtvm.tuning.auto_scheduler.sketch import decode, generate_sketches, mutate, sample
 
-RUNNER = {"number": 2, "repeat": 1, "timeout": 20}
+RUNNER = {"number": 2, "repeat": 1, "min_repeat_ms": 0, "timeout": 20}
 
 
 @auto_scheduler.register_workload

@@ -29,11 +29,11 @@ from xtvm.tuning.auto_scheduler.measure_record import (
     load_records,
     save_records,
 )
-from xtvm.tuning.auto_scheduler.search_policy import SketchPolicy
+from xtvm.tuning.auto_scheduler.search_policy import LocalRunner, SketchPolicy
 from xtvm.tuning.auto_scheduler.search_task import ApplyHistoryBest, SearchTask, TuningOptions
 from xtvm.tuning.auto_scheduler.task_scheduler import TaskScheduler
 from xtvm.tuning.auto_scheduler.workload_registry import make_workload_key, register_workload
-from xtvm.tuning.measure import LocalBuilder, LocalRunner, MeasureResult
+from xtvm.tuning.measure import LocalBuilder, MeasureResult
 
 __all__ = [
     "ApplyHistoryBest",

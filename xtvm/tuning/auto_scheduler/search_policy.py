@@ -43,6 +43,23 @@ class TaskLike(Protocol):
     def instantiate(self, state: State) -> tuple[Schedule, list[Tensor]]: ...
 
 
+class LocalRunner(measure.LocalRunner):
+    """AutoTVM's runner with TVM's auto_scheduler arguments and defaults (at least 100 ms a
+    measurement). `enable_cpu_cache_flush` is accepted for TVM's scripts; caches are not
+    flushed between runs."""
+
+    def __init__(
+        self,
+        timeout: float = 10,
+        number: int = 3,
+        repeat: int = 1,
+        min_repeat_ms: float = 100,
+        cooldown_interval: float = 0.0,
+        enable_cpu_cache_flush: bool = False,
+    ) -> None:
+        super().__init__(number, repeat, min_repeat_ms, timeout, cooldown_interval)
+
+
 class ProgramMeasurer:
     """Builds and times candidates with AutoTVM's builder and runner (child processes)."""
 

@@ -24,6 +24,7 @@ from xtvm.tuning.auto_scheduler.measure_record import (
     load_records,
 )
 from xtvm.tuning.auto_scheduler.search_policy import (
+    LocalRunner,
     MeasureCallback,
     ProgramMeasurer,
     SketchPolicy,
@@ -51,7 +52,7 @@ class TuningOptions:
         self.num_measures_per_round = num_measures_per_round
         self.verbose = verbose
         self.builder = measure.LocalBuilder() if builder == "local" else builder
-        self.runner = measure.LocalRunner() if runner == "local" else runner
+        self.runner = LocalRunner() if runner == "local" else runner
         self.measure_callbacks = list(measure_callbacks or [])
 
     def measurer(self) -> ProgramMeasurer:
