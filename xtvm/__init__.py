@@ -28,6 +28,7 @@ API_MODULES = {
     "parser": "xtvm.api.parser",
     "tir": "xtvm.api.tir",
     "autotvm": "xtvm.tuning",
+    "auto_scheduler": "xtvm.tuning.auto_scheduler",
 }
 # Public attribute -> (module, name).
 API_NAMES = {

@@ -241,6 +241,27 @@ def test_compute_at_box_of_a_tile_index() -> None:
     assert "memref.alloc() : memref<1x4x8xf32>" in tvm.lower(s, [A, Y]).astext()
 
 
+def test_compute_at_under_fused_tiles_needs_no_guard() -> None:
+    # The blocks of rows and columns fused into one loop: the box's start is derived from it
+    # by division and remainder, which stay inside the blocks' extents, so the box is known
+    # to lie inside C (no `cmpi ult` guard on the reduction's stores).
+    A = te.placeholder((16, 8), name="A")
+    B = te.placeholder((8, 32), name="B")
+    k = te.reduce_axis((0, 8), name="k")
+    C = te.compute((16, 32), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
+    s = te.create_schedule(C.op)
+    CL = s.cache_write(C, "local")
+    io, ii = s[C].split(C.op.axis[0], factor=4)
+    jo, ji = s[C].split(C.op.axis[1], factor=8)
+    s[C].reorder(io, jo, ii, ji)
+    s[CL].compute_at(s[C], s[C].fuse(io, jo))
+    a, b = rand(16, 8), rand(8, 32)
+    (c,) = run(s, [A, B, C], a, b)
+    np.testing.assert_allclose(c, a @ b, rtol=1e-4, atol=1e-5)
+    text = tvm.lower(s, [A, B, C]).astext()
+    assert 'memref.alloc() : memref<4x8xf32, "local">' in text and "cmpi ult" not in text
+
+
 def test_compute_at_a_reduction_per_row() -> None:
     A = te.placeholder((5, 7), name="A")
     k = te.reduce_axis((0, 7), name="k")

@@ -1179,6 +1179,9 @@ class KernelLowering:
                     value = derive(parent, part, relation, known, builder)
                     assert value is not None
                     ranges[part] = point(Lin.of(value))
+                    extent = parent.extents[part]
+                    if isinstance(extent, int):  # a part of a fused loop stays in its loop
+                        self.ranges.setdefault(value, (0, extent - 1))
             else:
                 for part in relation.parts:
                     ranges[part] = full(parent.extents[part])

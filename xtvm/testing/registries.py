@@ -78,6 +78,8 @@ REGISTRIES: tuple[Registry, ...] = (
     Registry("xtvm.passes.tir_bounds", "RULES"),
     Registry("xtvm.topi.strategy", "STRATEGIES"),
     Registry("xtvm.frontends.onnx.converters", "CONVERTERS"),
+    # Auto-scheduler workloads by name (`auto_scheduler.register_workload`).
+    Registry("xtvm.tuning.auto_scheduler.workload_registry", "WORKLOADS"),
     Registry("xtvm.passes", "OWN_PASSES"),
     Registry("xtvm.passes", "UPSTREAM_PASSES"),
 )

@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 from xtvm.ir.version import TVM_VERSION
 from xtvm.tuning.measure import MeasureErrorNo, MeasureInput, MeasureResult
@@ -42,14 +43,25 @@ def encode(inp: MeasureInput, result: MeasureResult) -> str:
             "target": inp.target,
             "workload": list(inp.task.workload),
             "config": inp.config.to_json_dict(),
-            "result": {
-                "costs": result.costs,
-                "error_no": int(result.error_no),
-                "error_msg": result.error_msg,
-                "all_cost": result.all_cost,
-                "timestamp": result.timestamp,
-            },
+            "result": result_to_json(result),
         }
+    )
+
+
+def result_to_json(result: MeasureResult) -> dict[str, object]:
+    """A measurement as the `result` object of a record (auto_scheduler's records too)."""
+    return {
+        "costs": result.costs,
+        "error_no": int(result.error_no),
+        "error_msg": result.error_msg,
+        "all_cost": result.all_cost,
+        "timestamp": result.timestamp,
+    }
+
+
+def result_from_json(r: dict[str, Any]) -> MeasureResult:
+    return MeasureResult(
+        r["costs"], r["error_no"], r["all_cost"], r["timestamp"], r.get("error_msg", "")
     )
 
 
@@ -60,11 +72,7 @@ def decode(line: str) -> Record:
     name, *args = data["workload"]
     task = Task(name, args, data["target"])
     config = ConfigEntity.from_json_dict(data["config"])
-    r = data["result"]
-    result = MeasureResult(
-        r["costs"], r["error_no"], r["all_cost"], r["timestamp"], r.get("error_msg", "")
-    )
-    return MeasureInput(data["target"], task, config), result
+    return MeasureInput(data["target"], task, config), result_from_json(data["result"])
 
 
 def load_from_file(filename: str | Path, target: object = None) -> Iterator[Record]:

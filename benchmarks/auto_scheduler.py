@@ -1,0 +1,114 @@
+"""Default schedules vs auto-scheduled ones (`auto_scheduler`, no templates); never asserted.
+
+A 512^3 matmul and a 3x3 conv2d + relu (1x64x56x56, 64 filters), both built from topi's
+computes. Per workload: the schedule with no primitives (`naive`), topi's default CPU schedule
+(`cpu_dense`, `cpu_conv2d`, what `relay.build` uses), and the best of `--trials` candidates the
+auto-scheduler measured, in GFLOP/s, all timed in this process at the threads of
+`XTVM_NUM_THREADS` (1 unless set; the candidates were measured at the same count).
+
+Run as `python benchmarks/auto_scheduler.py --trials 64`.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("XTVM_NUM_THREADS", "1")  # before xtvm starts any thread pool
+
+import argparse
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+import xtvm as tvm
+from xtvm import auto_scheduler, te
+from xtvm.topi import nn
+from xtvm.topi.schedule import cpu_conv2d, cpu_dense
+
+
+@auto_scheduler.register_workload
+def bench_matmul(n: int, m: int, k: int) -> list[te.Tensor]:
+    a = te.placeholder((n, k), name="A")
+    b = te.placeholder((k, m), name="B")
+    return [a, b, nn.matmul(a, b, False, False)]
+
+
+@auto_scheduler.register_workload
+def bench_conv2d_relu(n: int, c: int, size: int, f: int, ks: int) -> list[te.Tensor]:
+    data = te.placeholder((n, c, size, size), name="data")
+    kernel = te.placeholder((f, c, ks, ks), name="kernel")
+    p = ks // 2
+    conv = nn.conv2d(data, kernel, (1, 1), (p, p, p, p), (1, 1), 1)
+    relu = te.compute(conv.shape, lambda *i: te.max(conv(*i), te.const(0.0, "float32")), "relu")
+    return [data, kernel, relu]
+
+
+def seconds(s: te.Schedule, tensors: list[te.Tensor], number: int) -> float:
+    f = tvm.build(s, tensors, target="llvm")
+    rng = np.random.default_rng(0)
+    arrays = [rng.uniform(-1, 1, [int(d) for d in t.shape]).astype("float32") for t in tensors]
+    f(*arrays)
+    return f.time_evaluator(f.entry_name, number=number, repeat=3)(*arrays).median
+
+
+def default_schedule(
+    tensors: list[te.Tensor], schedule: Callable[[te.Schedule, te.Tensor], None], stage: int
+) -> te.Schedule:
+    """topi's schedule of the workload's reduction (`stage`: its index among the tensors'
+    stages), the elementwise tail fused in as relay.build has it."""
+    s = te.create_schedule(tensors[-1].op)
+    schedule(s, s.stages[stage].op.output(0))
+    return s
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--trials", type=int, default=64, help="candidates measured per workload")
+    parser.add_argument("--per-round", type=int, default=16)
+    options = parser.parse_args()
+    log = Path(tempfile.mkdtemp()) / "auto_scheduler.json"
+    workloads = [
+        ("matmul 512^3", bench_matmul, (512, 512, 512), cpu_dense, 0),
+        ("conv2d+relu 1x64x56x56 k3", bench_conv2d_relu, (1, 64, 56, 64, 3), cpu_conv2d, 1),
+    ]
+    threads = os.environ["XTVM_NUM_THREADS"]
+    rows = []
+    for name, func, args, schedule, stage in workloads:
+        task = auto_scheduler.SearchTask(func=func, args=args, target="llvm", desc=name)
+        flop = task.compute_dag.flop_ct
+        start = time.perf_counter()
+        task.tune(
+            auto_scheduler.TuningOptions(
+                num_measure_trials=options.trials,
+                num_measures_per_round=options.per_round,
+                runner=auto_scheduler.LocalRunner(number=3, repeat=2, timeout=20),
+                measure_callbacks=[auto_scheduler.RecordToFile(log)],
+            )
+        )
+        tuning_s = time.perf_counter() - start
+        tensors = func(*args)
+        naive = seconds(te.create_schedule(tensors[-1].op), tensors, 1)
+        tensors = func(*args)
+        default = seconds(default_schedule(tensors, schedule, stage), tensors, 10)
+        tuned = seconds(*task.apply_best(log), 10)
+        print(f"best schedule of {name}:")
+        task.print_best(log)
+        rows.append((name, flop, naive, default, tuned, tuning_s))
+    print(f"\n{options.trials} trials per workload, {threads} thread(s)")
+    print(
+        f"{'workload':28} {'naive':>10} {'topi default':>13} {'auto-scheduled':>15} "
+        f"{'vs default':>11} {'tuning s':>9}"
+    )
+    for name, flop, naive, default, tuned, tuning_s in rows:
+        print(
+            f"{name:28} {flop / naive / 1e9:10.2f} {flop / default / 1e9:13.2f} "
+            f"{flop / tuned / 1e9:15.2f} {default / tuned:10.2f}x {tuning_s:9.0f}"
+        )
+    print("(GFLOP/s)")
+
+
+if __name__ == "__main__":
+    main()

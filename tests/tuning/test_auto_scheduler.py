@@ -1,0 +1,230 @@
+"""The auto-scheduler: sketches from rules, replayable steps, tuning, records, task scheduler.
+
+Tuning tests measure a handful of candidates of tiny workloads in child processes (about a
+second each).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import xtvm as tvm
+from xtvm import auto_scheduler, te
+from xtvm.topi import nn
+from xtvm.tuning.auto_scheduler.loop_state import (
+    CacheWriteStep,
+    ComputeAtStep,
+    ComputeInlineStep,
+    State,
+)
+from xtvm.tuning.auto_scheduler.sketch import decode, generate_sketches, mutate, sample
+
+RUNNER = {"number": 2, "repeat": 1, "min_repeat_ms": 0, "timeout": 20}
+
+
+@auto_scheduler.register_workload
+def as_test_matmul(n: int, m: int, k: int, dtype: str) -> list[te.Tensor]:
+    a = te.placeholder((n, k), dtype, name="A")
+    b = te.placeholder((k, m), dtype, name="B")
+    r = te.reduce_axis((0, k), name="k")
+    c = te.compute((n, m), lambda i, j: te.sum(a[i, r] * b[r, j], axis=r), name="C")
+    return [a, b, c]
+
+
+@auto_scheduler.register_workload
+def as_test_conv2d_relu(n: int, ci: int, size: int, co: int, ks: int) -> list[te.Tensor]:
+    data = te.placeholder((n, ci, size, size), name="data")
+    kernel = te.placeholder((co, ci, ks, ks), name="kernel")
+    pad = ks // 2
+    padded = nn.pad(data, (0, 0, pad, pad), (0, 0, pad, pad))
+    rc = te.reduce_axis((0, ci), "rc")
+    ry = te.reduce_axis((0, ks), "ry")
+    rx = te.reduce_axis((0, ks), "rx")
+    conv = te.compute(
+        (n, co, size, size),
+        lambda b, f, y, x: te.sum(
+            padded[b, rc, y + ry, x + rx] * kernel[f, rc, ry, rx], axis=[rc, ry, rx]
+        ),
+        name="conv",
+    )
+    relu = te.compute(conv.shape, lambda *i: te.max(conv(*i), te.const(0.0, "float32")), "relu")
+    return [data, kernel, relu]
+
+
+MATMUL = (as_test_matmul, (16, 32, 8, "float32"))
+CONV = (as_test_conv2d_relu, (1, 3, 6, 4, 3))
+
+
+def reference(args: list[np.ndarray], workload: str) -> np.ndarray:
+    if workload == "matmul":
+        return args[0] @ args[1]
+    data, kernel = args[0], args[1]
+    padded = np.pad(data, ((0, 0), (0, 0), (1, 1), (1, 1)))
+    n, _, size, _ = data.shape
+    out = np.zeros((n, kernel.shape[0], size, size), "float32")
+    for y in range(size):
+        for x in range(size):
+            window = padded[:, :, y : y + 3, x : x + 3]
+            out[:, :, y, x] = np.einsum("ncyx,fcyx->nf", window, kernel)
+    return np.maximum(out, 0)
+
+
+def check_numerics(s: te.Schedule, tensors: list[te.Tensor], workload: str) -> None:
+    rng = np.random.default_rng(0)
+    arrays = [rng.uniform(-1, 1, [int(d) for d in t.shape]).astype("float32") for t in tensors]
+    arrays[-1][:] = 0
+    tvm.build(s, tensors, target="llvm")(*arrays)
+    np.testing.assert_allclose(arrays[-1], reference(arrays, workload), rtol=1e-4, atol=1e-4)
+
+
+def tune(task: auto_scheduler.SearchTask, log: Path, trials: int) -> None:
+    options = auto_scheduler.TuningOptions(
+        num_measure_trials=trials,
+        num_measures_per_round=trials,
+        runner=auto_scheduler.LocalRunner(**RUNNER),
+        measure_callbacks=[auto_scheduler.RecordToFile(log)],
+        verbose=0,
+    )
+    task.tune(options)
+
+
+@pytest.fixture(scope="module")
+def matmul_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    log = tmp_path_factory.mktemp("as") / "matmul.json"
+    tune(auto_scheduler.SearchTask(func=MATMUL[0], args=MATMUL[1], target="llvm"), log, 4)
+    return log
+
+
+# ---------------------------------------------------------------------------------------------
+# Sketches and steps, no measuring
+
+
+def test_matmul_sketches_tile_with_and_without_cache_write() -> None:
+    task = auto_scheduler.SearchTask(func=MATMUL[0], args=MATMUL[1])
+    assert task.compute_dag.flop_ct == 2 * 16 * 32 * 8
+    sketches = generate_sketches(task.compute_dag)
+    assert [s.name for s in sketches] == ["tile", "cache_write"]
+    assert not any(isinstance(step, CacheWriteStep) for step in sketches[0].steps)
+    assert CacheWriteStep("C") in sketches[1].steps
+    assert ComputeAtStep("C.local", "C", 2) in sketches[1].steps
+
+
+def test_conv2d_relu_sketch_fuses_relu() -> None:
+    task = auto_scheduler.SearchTask(func=CONV[0], args=CONV[1])
+    (sketch,) = generate_sketches(task.compute_dag)
+    assert ComputeInlineStep("pad_temp") not in sketch.steps  # padding stays at root
+    assert any(
+        isinstance(step, ComputeAtStep) and (step.stage, step.target_stage) == ("conv", "relu")
+        for step in sketch.steps
+    )
+
+
+@pytest.mark.parametrize("workload", [MATMUL, CONV], ids=["matmul", "conv2d_relu"])
+def test_candidates_tile_perfectly_and_replay(workload: tuple) -> None:
+    """Sampled and mutated candidates split their loops exactly, go to JSON and back, are
+    recognised from their steps, and replay to a schedule computing the workload."""
+    task = auto_scheduler.SearchTask(func=workload[0], args=workload[1])
+    sketches = generate_sketches(task.compute_dag)
+    rng = random.Random(1)
+    candidates = [sample(rng, sketches) for _ in range(8)]
+    candidates += [mutate(rng, c, sketches) for c in candidates for _ in range(4)]
+    for candidate in candidates:
+        sketch = sketches[candidate.sketch]
+        for index, lengths in zip(sketch.split_ids, candidate.lengths, strict=True):
+            assert sketch.steps[index].extent % int(np.prod(lengths)) == 0  # type: ignore[attr-defined]
+        state = candidate.state(sketches)
+        assert State.from_json(json.loads(json.dumps(state.to_json()))) == state
+        decoded = decode(state, sketches)
+        assert decoded is not None and decoded.state(sketches) == state
+    name = "matmul" if workload is MATMUL else "conv2d_relu"
+    for candidate in candidates[:: len(candidates) // 3]:
+        check_numerics(*task.instantiate(candidate.state(sketches)), name)
+
+
+# ---------------------------------------------------------------------------------------------
+# Tuning
+
+
+def test_tuned_matmul_matches_numpy_and_replays(matmul_log: Path) -> None:
+    task = auto_scheduler.SearchTask(func=MATMUL[0], args=MATMUL[1], target="llvm")
+    lines = matmul_log.read_text().splitlines()
+    assert len(lines) == 4
+    first = json.loads(lines[0])
+    assert first["workload_key"] == ["as_test_matmul", 16, 32, 8, "float32"]
+    assert first["kind"] == "auto_scheduler" and first["steps"]
+    s, args = task.apply_best(matmul_log)
+    check_numerics(s, args, "matmul")
+    # the best record replays to the same loops each time, and prints its steps
+    again, args_again = task.apply_best(matmul_log)
+    assert str(tvm.lower(s, args)) == str(tvm.lower(again, args_again))
+    text = task.print_best(matmul_log)
+    assert str(task.best_state(matmul_log)) == text and "s[C]" in text
+
+
+def test_apply_best_of_a_previous_run(matmul_log: Path, tmp_path: Path) -> None:
+    """A log written by an earlier process (here: copied, with a failed record added) gives
+    the same best schedule to a new task and to ApplyHistoryBest."""
+    log = tmp_path / "old.json"
+    best = auto_scheduler.load_best_record(
+        matmul_log, json.dumps(["as_test_matmul", 16, 32, 8, "float32"])
+    )
+    assert best is not None
+    failed = json.loads(matmul_log.read_text().splitlines()[0])
+    failed["result"] = {**failed["result"], "costs": [], "error_no": 4}
+    log.write_text(matmul_log.read_text() + json.dumps(failed) + "\n")
+    task = auto_scheduler.SearchTask(func="as_test_matmul", args=(16, 32, 8, "float32"))
+    assert task.best_state(log) == best[0].state
+    with auto_scheduler.ApplyHistoryBest(log) as context:
+        assert auto_scheduler.ApplyHistoryBest.current is context
+        assert context.query("llvm -mcpu=native", task.workload_key) == best[0].state
+        assert context.query("llvm", json.dumps(["as_test_matmul", 1, 1, 1, "float32"])) is None
+        applied = context.apply(task)
+    assert applied is not None
+    check_numerics(*applied, "matmul")
+
+
+def test_tuned_conv2d_relu_matches_numpy(tmp_path: Path) -> None:
+    log = tmp_path / "conv.json"
+    task = auto_scheduler.SearchTask(func=CONV[0], args=CONV[1], target="llvm")
+    tune(task, log, 3)
+    records = list(auto_scheduler.load_records(log))
+    assert len(records) == 3 and len({inp.state for inp, _ in records}) == 3
+    check_numerics(*task.apply_best(log), "conv2d_relu")
+
+
+def test_task_scheduler_splits_trials_and_resumes(tmp_path: Path) -> None:
+    log = tmp_path / "tasks.json"
+    tasks = [
+        auto_scheduler.SearchTask(func=MATMUL[0], args=MATMUL[1]),
+        auto_scheduler.SearchTask(func=MATMUL[0], args=(8, 16, 4, "float32")),
+    ]
+
+    def options(trials: int) -> auto_scheduler.TuningOptions:
+        return auto_scheduler.TuningOptions(
+            num_measure_trials=trials,
+            num_measures_per_round=2,
+            runner=auto_scheduler.LocalRunner(**RUNNER),
+            measure_callbacks=[auto_scheduler.RecordToFile(log)],
+            verbose=0,
+        )
+
+    scheduler = auto_scheduler.TaskScheduler(tasks, task_weights=[2.0, 1.0])
+    scheduler.tune(options(6))
+    assert sum(scheduler.task_cts) == 6 and min(scheduler.task_cts) >= 2
+    assert all(np.isfinite(scheduler.best_costs))
+    first = list(auto_scheduler.load_records(log))
+    assert len(first) == 6
+    # resuming: the log's trials count, the best costs come back, nothing is measured twice
+    resumed = auto_scheduler.TaskScheduler(tasks, load_log_file=log)
+    resumed.tune(options(8))
+    assert sum(resumed.task_cts) == 8
+    assert all(r <= b for r, b in zip(resumed.best_costs, scheduler.best_costs, strict=True))
+    records = list(auto_scheduler.load_records(log))
+    assert len(records) == 8
+    keys = [(inp.workload_key, inp.state) for inp, _ in records]
+    assert len(set(keys)) == len(keys)

@@ -1,0 +1,66 @@
+"""TVM's auto-scheduler (Ansor): `from xtvm import auto_scheduler` (also `tvm.auto_scheduler`).
+
+Template-free: a workload registered with `@auto_scheduler.register_workload` returns te
+tensors; `SearchTask(func=, args=, target=)` derives sketches from its compute by rules
+(`sketch`), fills and evolves them under a cost model (`search_policy`, `cost_model`), and
+measures candidates with AutoTVM's builder and runner, each a replayable list of steps
+(`loop_state`) logged as JSON lines (`measure_record`). `TaskScheduler` shares trials among
+tasks.
+"""
+
+from xtvm.tuning.auto_scheduler import (
+    compute_dag,
+    cost_model,
+    loop_state,
+    measure_record,
+    search_policy,
+    search_task,
+    sketch,
+    task_scheduler,
+    workload_registry,
+)
+from xtvm.tuning.auto_scheduler.compute_dag import ComputeDAG
+from xtvm.tuning.auto_scheduler.loop_state import State
+from xtvm.tuning.auto_scheduler.measure_record import (
+    MeasureInput,
+    RecordReader,
+    RecordToFile,
+    load_best_record,
+    load_records,
+    save_records,
+)
+from xtvm.tuning.auto_scheduler.search_policy import LocalRunner, SketchPolicy
+from xtvm.tuning.auto_scheduler.search_task import ApplyHistoryBest, SearchTask, TuningOptions
+from xtvm.tuning.auto_scheduler.task_scheduler import TaskScheduler
+from xtvm.tuning.auto_scheduler.workload_registry import make_workload_key, register_workload
+from xtvm.tuning.measure import LocalBuilder, MeasureResult
+
+__all__ = [
+    "ApplyHistoryBest",
+    "ComputeDAG",
+    "LocalBuilder",
+    "LocalRunner",
+    "MeasureInput",
+    "MeasureResult",
+    "RecordReader",
+    "RecordToFile",
+    "SearchTask",
+    "SketchPolicy",
+    "State",
+    "TaskScheduler",
+    "TuningOptions",
+    "compute_dag",
+    "cost_model",
+    "load_best_record",
+    "load_records",
+    "loop_state",
+    "make_workload_key",
+    "measure_record",
+    "register_workload",
+    "save_records",
+    "search_policy",
+    "search_task",
+    "sketch",
+    "task_scheduler",
+    "workload_registry",
+]

@@ -1,0 +1,133 @@
+"""Tuning several tasks together: trials go where they are expected to pay most.
+
+`TaskScheduler(tasks, task_weights).tune(options)` first gives every task one round of
+`num_measures_per_round` trials, then each round picks the task whose weighted best cost is
+expected to fall fastest (TVM's gradient strategy): the recent fall of its best cost per round
+(over `backward_window_size` rounds) blended with an optimistic guess that the best keeps
+improving as 1/rounds, times its weight; with probability `eps_greedy` a random task instead.
+`load_log_file` resumes: its records of the tasks set their best costs and trial counts (which
+count toward `num_measure_trials`, as TVM's do) and are never measured again.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from xtvm.tuning.auto_scheduler.measure_record import cost_of, records_of
+from xtvm.tuning.auto_scheduler.search_policy import SketchPolicy
+from xtvm.tuning.auto_scheduler.search_task import SearchTask, TuningOptions
+
+
+class TaskScheduler:
+    def __init__(
+        self,
+        tasks: Sequence[SearchTask],
+        task_weights: Sequence[float] | None = None,
+        strategy: str = "gradient",
+        load_log_file: str | Path | None = None,
+        alpha: float = 0.2,
+        backward_window_size: int = 3,
+        eps_greedy: float = 0.05,
+        seed: int = 0,
+    ) -> None:
+        if strategy not in ("gradient", "round-robin"):
+            raise ValueError(f"unknown strategy '{strategy}' (gradient, round-robin)")
+        self.tasks = list(tasks)
+        self.task_weights = list(task_weights or [1.0] * len(self.tasks))
+        self.strategy = strategy
+        self.load_log_file = load_log_file
+        self.alpha = alpha
+        self.window = backward_window_size
+        self.eps_greedy = eps_greedy
+        self.rng = random.Random(seed)
+        self.task_cts = [0] * len(self.tasks)  # trials of each task
+        self.best_costs = [math.inf] * len(self.tasks)
+        self.history: list[list[float]] = [[] for _ in self.tasks]  # best cost after each round
+        self.ct = 0
+        self.policies: list[SketchPolicy] = []
+
+    def _restore(self, per_round: int) -> None:
+        """Records of the tasks in `load_log_file`: best costs, trial counts, no re-measuring."""
+        if self.load_log_file is None:
+            return
+        for k, task in enumerate(self.tasks):
+            records = records_of(self.load_log_file, task.workload_key, task.target)
+            if not records:
+                continue
+            self.policies[k].preload(records)
+            self.policies[k].trials = len(records)
+            self.task_cts[k] = len(records)
+            self.ct += len(records)
+            costs = [cost_of(r) for _, r in records]
+            for start in range(0, len(costs), per_round):
+                best = min([self.best_costs[k], *costs[start : start + per_round]])
+                self.best_costs[k] = best
+                self.history[k].append(best)
+
+    def _tune_task(self, k: int, per_round: int, options: TuningOptions, measurer: object) -> None:
+        policy = self.policies[k]
+        count = min(per_round, options.num_measure_trials - self.ct)
+        inputs, results = policy.continue_search_one_round(count, measurer)  # type: ignore[arg-type]
+        if not inputs:
+            self.history[k].append(self.best_costs[k])
+            self.exhausted.add(k)
+            return
+        self.task_cts[k] += len(inputs)
+        self.ct += len(inputs)
+        self.best_costs[k] = min([self.best_costs[k], *(cost_of(r) for r in results)])
+        self.history[k].append(self.best_costs[k])
+
+    def _gradient(self, k: int) -> float:
+        """How fast the weighted best cost of task k is expected to fall (negative is good)."""
+        history, best = self.history[k], self.best_costs[k]
+        if not math.isfinite(best):
+            return -math.inf  # nothing works yet: try it again
+        window = min(self.window, len(history) - 1)
+        earlier = history[-1 - window] if window > 0 else best
+        backward = (best - earlier) / window if window > 0 and math.isfinite(earlier) else 0.0
+        forward = -best / (len(history) + 1)  # the best going as 1 / rounds
+        return self.task_weights[k] * (self.alpha * backward + (1 - self.alpha) * forward)
+
+    def _pick(self) -> int:
+        live = [k for k in range(len(self.tasks)) if k not in self.exhausted]
+        if self.strategy == "round-robin":
+            return min(live, key=lambda k: (len(self.history[k]), k))
+        if self.rng.random() < self.eps_greedy:
+            return self.rng.choice(live)
+        return min(live, key=lambda k: (self._gradient(k), k))
+
+    def tune(self, tune_option: TuningOptions, search_policy: str = "default") -> None:
+        per_round = max(
+            1,
+            min(
+                tune_option.num_measures_per_round,
+                tune_option.num_measure_trials // max(1, len(self.tasks)),
+            ),
+        )
+        self.policies = [
+            SketchPolicy(task, seed=k, verbose=tune_option.verbose)
+            for k, task in enumerate(self.tasks)
+        ]
+        self.exhausted: set[int] = set()
+        self._restore(per_round)
+        measurer = tune_option.measurer()
+        try:
+            for k in range(len(self.tasks)):  # warm up the tasks the log did not
+                if self.ct < tune_option.num_measure_trials and not self.history[k]:
+                    self._tune_task(k, per_round, tune_option, measurer)
+            while self.ct < tune_option.num_measure_trials and len(self.exhausted) < len(
+                self.tasks
+            ):
+                self._tune_task(self._pick(), per_round, tune_option, measurer)
+        finally:
+            measurer.close()
+        if tune_option.verbose:
+            for k, task in enumerate(self.tasks):
+                sys.stdout.write(
+                    f"task {k} {task.desc}: {self.task_cts[k]} trials, best "
+                    f"{self.best_costs[k] * 1e3:.4f} ms\n"
+                )
