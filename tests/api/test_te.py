@@ -367,7 +367,7 @@ def test_cache_read_chain_and_cache_write_at_root() -> None:
     assert AL.name == "A.shared.local"
     a, b = rand(6, 4), rand(4, 5)
     (d,) = run(s, [A, B, D], a, b)
-    np.testing.assert_allclose(d, 2 * (a @ b), rtol=1e-5)
+    np.testing.assert_allclose(d, 2 * (a @ b), rtol=1e-5, atol=1e-5)  # sums may cancel
     text = tvm.lower(s, [A, B, D]).astext()
     for buffer in (
         'memref<6x4xf32, "shared">',
