@@ -16,6 +16,8 @@ from pathlib import Path
 
 import numpy as np
 import onnx
+from google.protobuf.descriptor import FieldDescriptor
+from google.protobuf.message import Message
 from onnx import helper, numpy_helper, shape_inference
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, StringAttr, TensorType
@@ -122,6 +124,47 @@ def check_structure(graph: onnx.GraphProto) -> None:
     for out in graph.output:
         if out.name not in defined:
             raise OnnxImportError(f"graph output '{out.name}' is not produced by any node")
+
+
+# Initializers over this size reach the ONNX checker and shape inference as typed graph
+# inputs: both serialize the whole model, which for BERT-base's 440 MB of weights took seconds,
+# and neither needs the values of a weight (shape computations read small constants).
+LIGHT_INITIALIZER_BYTES = 1 << 16
+
+
+def without_weights(model: onnx.ModelProto) -> onnx.ModelProto:
+    """`model`, or a copy whose initializers over LIGHT_INITIALIZER_BYTES are graph inputs of
+    their type and shape instead (the weights are not copied)."""
+    graph = model.graph
+    large = [t for t in graph.initializer if t.ByteSize() > LIGHT_INITIALIZER_BYTES]
+    if not large:
+        return model
+    light = onnx.ModelProto()
+    for field, value in model.ListFields():
+        if field.name != "graph":
+            copy_field(light, field, value)
+    for field, value in graph.ListFields():
+        if field.name != "initializer":
+            copy_field(light.graph, field, value)
+    names = {t.name for t in large}
+    light.graph.initializer.extend(t for t in graph.initializer if t.name not in names)
+    inputs = {i.name for i in graph.input}
+    light.graph.input.extend(
+        helper.make_tensor_value_info(t.name, t.data_type, list(t.dims))
+        for t in large
+        if t.name not in inputs
+    )
+    return light
+
+
+def copy_field(message: Message, field: FieldDescriptor, value: object) -> None:
+    """Set `field` of the protobuf `message` to `value` (another message's)."""
+    if isinstance(value, Message):
+        getattr(message, field.name).CopyFrom(value)
+    elif hasattr(value, "extend"):  # a repeated field
+        getattr(message, field.name).extend(value)
+    else:
+        setattr(message, field.name, value)
 
 
 def run_checker(model: onnx.ModelProto) -> None:
@@ -442,7 +485,8 @@ def import_onnx(
     graph = model.graph
     check_supported(graph)
     check_structure(graph)
-    run_checker(model)
+    light = without_weights(model)
+    run_checker(light)
     args = input_types(graph, shape, dtype)
     block = Block(arg_types=[t for _, t in args])
     state = GraphState(block, opset, fold_limit=fold_limit)
@@ -453,7 +497,7 @@ def import_onnx(
     for init in graph.initializer:
         state.env[init.name] = tensor_array(init, f"initializer '{init.name}'")
         state.initializers.add(init.name)
-    inferred = inferred_types(with_input_shapes(model, args))
+    inferred = inferred_types(with_input_shapes(light, args))
     for index, node in enumerate(graph.node):
         convert_node(node, index, state, inferred)
     results: list[SSAValue] = []
