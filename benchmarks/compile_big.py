@@ -5,10 +5,12 @@ parameters) and GPT-2 small (12 decoder layers at seq 64, token and position emb
 vocabulary projection tied to the token embedding through a Transpose: 124M parameters), built
 with onnx.helper and random weights (`transformers.py`'s layers). Per model: the bytes of the
 ONNX initializers, then `xtvm-compile model.onnx -o model.so` (and `--emit aot`) in a child
-process: wall seconds, its peak resident set (`VmHWM`) and the peak as a multiple of the
-weights, and the library's size. `--check` also runs the library once through
-`tvm.runtime.load_module` and compares it with onnxruntime; `--stages` runs the tool's steps
-in this process and prints seconds and peak memory after each (where the time goes).
+process: wall seconds (inside the tool's `main`), CPU seconds of the process and of the
+compiler and linker it runs (wall time on a busy shared machine is several times that), its
+peak resident set (`VmHWM`) and the peak as a multiple of the weights, and the library's size.
+`--check` also runs the library once (through `tvm.runtime.load_module`, or the AOT entry
+point) and compares it with onnxruntime; `--stages` runs the tool's steps in a fresh process
+and prints seconds and peak memory after each (where the time goes).
 
     python benchmarks/compile_big.py                     # both models, library only
     python benchmarks/compile_big.py bert_base --aot --check
@@ -102,7 +104,9 @@ def compile_child(model_path: Path, output: Path, emit: str) -> dict[str, Any]:
         "rc = main(sys.argv[1:])\n"
         "seconds = time.perf_counter() - start\n"
         "from compile_big import peak_mib\n"
-        "print('XTVM-COMPILE', rc, seconds, int(peak_mib() * 2**20))\n"
+        "cpu = sum(getattr(resource.getrusage(w), f) for w in (resource.RUSAGE_SELF, "
+        "resource.RUSAGE_CHILDREN) for f in ('ru_utime', 'ru_stime'))\n"
+        "print('XTVM-COMPILE', rc, seconds, int(peak_mib() * 2**20), cpu)\n"
     )
     args = [str(model_path), "-o", str(output), "--emit", emit]
     start = time.perf_counter()
@@ -117,8 +121,13 @@ def compile_child(model_path: Path, output: Path, emit: str) -> dict[str, Any]:
     line = next((ln for ln in result.stdout.splitlines() if ln.startswith("XTVM-COMPILE")), None)
     if result.returncode or line is None:
         return {"error": (result.stderr.strip().splitlines() or ["?"])[-1]}
-    _, _, seconds, peak = line.split()
-    return {"process_s": wall, "compile_s": float(seconds), "peak_bytes": int(peak)}
+    _, _, seconds, peak, cpu = line.split()
+    return {
+        "process_s": wall,
+        "compile_s": float(seconds),
+        "cpu_s": float(cpu),
+        "peak_bytes": int(peak),
+    }
 
 
 def check(library: Path, model: onnx.ModelProto, seq: int, aot: bool) -> float:
@@ -194,7 +203,7 @@ def measure(name: str, args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
 
 
 def table(rows: list[dict[str, Any]]) -> str:
-    lines = [["model", "emit", "weights MB", "compile s", "peak MB", "peak/weights"]]
+    lines = [["model", "emit", "weights MB", "compile s", "cpu s", "peak MB", "peak/weights"]]
     lines[0] += ["lib MB", "diff"]
     for row in rows:
         weights = row["weight_bytes"]
@@ -212,6 +221,7 @@ def table(rows: list[dict[str, Any]]) -> str:
                     emit,
                     f"{weights / 1e6:.0f}",
                     f"{r['compile_s']:.1f}",
+                    f"{r['cpu_s']:.1f}",
                     f"{r['peak_bytes'] / 1e6:.0f}",
                     f"{r['peak_bytes'] / weights:.2f}",
                     f"{r['library_bytes'] / 1e6:.0f}",
