@@ -72,17 +72,13 @@ def load_model(args: argparse.Namespace) -> tuple[object, dict[str, np.ndarray]]
     params = load_npz(args.params, "params") if args.params else {}
     if path.suffix == ".onnx":
         from xtvm.frontends.onnx import OnnxImportError, import_onnx
-        from xtvm.frontends.onnx.importer import load_model as load_onnx
+        from xtvm.frontends.onnx.lean import read_lean
 
         try:
-            proto = load_onnx(path)
-            # The graph keeps no output names: --emit aot takes them from here (the model is
-            # read once, its weights are not held after the import).
-            args.output_names = [o.name for o in proto.graph.output]
-            module, onnx_params = import_onnx(
-                proto, shape=dict(args.shape) or None, base_dir=path.parent
-            )
-            del proto
+            module, onnx_params = import_onnx(path, shape=dict(args.shape) or None)
+            # The graph keeps no output names: --emit aot reads them (not the weights again).
+            structure, _ = read_lean(path, weights=False)
+            args.output_names = [o.name for o in structure.graph.output]
         except OnnxImportError as exc:
             raise ToolError(f"{path}: {exc}") from None
         params = {**onnx_params, **params}

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -35,6 +35,7 @@ from xtvm.frontends.onnx.context import (
 )
 from xtvm.frontends.onnx.converters import CONVERTERS, SELF_FOLDING, np_dtype
 from xtvm.frontends.onnx.errors import OnnxImportError
+from xtvm.frontends.onnx.lean import read_lean
 from xtvm.frontends.onnx.tensors import check_dims, resolve_external_data, tensor_array
 from xtvm.ir.numpy_types import element_type, numpy_dtype
 
@@ -69,6 +70,24 @@ def load_model(
             raise OnnxImportError(f"cannot read ONNX model '{path}': {exc}") from None
         base_dir = path.parent if base_dir is None else base_dir
     return resolve_external_data(proto, None if base_dir is None else Path(base_dir))
+
+
+def load_lean(
+    model: onnx.ModelProto | str | Path, base_dir: str | Path | None = None
+) -> tuple[onnx.ModelProto, dict[int, np.ndarray]]:
+    """`load_model`, with the large weights of a model file read apart (see `lean.py`): by
+    position among the initializers, whose protos then hold no data."""
+    if isinstance(model, onnx.ModelProto) or not Path(model).is_file():
+        return load_model(model, base_dir), {}
+    path = Path(model)
+    try:
+        proto, weights = read_lean(path)
+    except OnnxImportError:
+        raise
+    except Exception as exc:
+        raise OnnxImportError(f"cannot read ONNX model '{path}': {exc}") from None
+    base_dir = path.parent if base_dir is None else base_dir
+    return resolve_external_data(proto, Path(base_dir)), weights
 
 
 def default_opset(model: onnx.ModelProto) -> int:
@@ -132,11 +151,14 @@ def check_structure(graph: onnx.GraphProto) -> None:
 LIGHT_INITIALIZER_BYTES = 1 << 16
 
 
-def without_weights(model: onnx.ModelProto) -> onnx.ModelProto:
-    """`model`, or a copy whose initializers over LIGHT_INITIALIZER_BYTES are graph inputs of
-    their type and shape instead (the weights are not copied)."""
+def without_weights(model: onnx.ModelProto, apart: Collection[str] = ()) -> onnx.ModelProto:
+    """`model`, or a copy whose initializers over LIGHT_INITIALIZER_BYTES, and those named in
+    `apart` (whose data was read apart), are graph inputs of their type and shape instead
+    (the weights are not copied)."""
     graph = model.graph
-    large = [t for t in graph.initializer if t.ByteSize() > LIGHT_INITIALIZER_BYTES]
+    large = [
+        t for t in graph.initializer if t.name in apart or t.ByteSize() > LIGHT_INITIALIZER_BYTES
+    ]
     if not large:
         return model
     light = onnx.ModelProto()
@@ -480,12 +502,12 @@ def import_onnx(
     their outputs have more than `fold_limit` elements. Raises OnnxImportError naming the
     node, input or tensor at fault.
     """
-    model = load_model(model, base_dir)
+    model, apart = load_lean(model, base_dir)
     opset = default_opset(model)
     graph = model.graph
     check_supported(graph)
     check_structure(graph)
-    light = without_weights(model)
+    light = without_weights(model, {graph.initializer[i].name for i in apart})
     run_checker(light)
     args = input_types(graph, shape, dtype)
     block = Block(arg_types=[t for _, t in args])
@@ -494,8 +516,11 @@ def import_onnx(
         arg.name_hint = sanitize(info.name)
         state.env[info.name] = arg
         state.input_names.add(info.name)
-    for init in graph.initializer:
-        state.env[init.name] = tensor_array(init, f"initializer '{init.name}'")
+    for index, init in enumerate(graph.initializer):
+        value = apart.get(index)
+        state.env[init.name] = (
+            value if value is not None else tensor_array(init, f"initializer '{init.name}'")
+        )
         state.initializers.add(init.name)
     inferred = inferred_types(with_input_shapes(light, args))
     for index, node in enumerate(graph.node):
