@@ -125,10 +125,11 @@ def dense_from_numpy(array: np.ndarray) -> DenseIntOrFPElementsAttr:
     array = np.asarray(array)
     elem = element_type(array.dtype)
     raw = array.astype(np.int8) * -1 if array.dtype == np.bool_ else array  # i1 true is -1
-    packed = np.ascontiguousarray(raw, dtype=np.dtype(elem.format))  # type: ignore[attr-defined]
-    data = viewed_bytes(packed)
+    stored = raw.astype(np.dtype(elem.format), copy=False)  # type: ignore[attr-defined]
+    data = viewed_bytes(stored)
+    # tobytes() lays a transposed view out in row-major order in its one copy.
     return DenseIntOrFPElementsAttr(
-        TensorType(elem, array.shape), BytesAttr(packed.tobytes() if data is None else data)
+        TensorType(elem, array.shape), BytesAttr(stored.tobytes() if data is None else data)
     )
 
 

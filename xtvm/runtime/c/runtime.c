@@ -314,7 +314,7 @@ static uint64_t le64(const uint8_t *p) {
 
 /* Read index entry `entry` into `t` (data: its place in the blob), all bounds checked. */
 static int read_weight(const json_value *entry, const uint8_t *blob, size_t size, size_t data,
-                      xtvm_tensor *t, const char **name) {
+                       xtvm_tensor *t, const char **name) {
   const json_value *n = json_get(entry, "name"), *dtype = json_get(entry, "dtype");
   const json_value *shape = json_get(entry, "shape"), *offset = json_get(entry, "offset");
   if (!n || n->type != JSON_STRING || !dtype || dtype->type != JSON_STRING || !shape ||
