@@ -134,19 +134,37 @@ def array_values(attr: Attribute) -> tuple[int, ...]:
 
 
 def dense_from_numpy(array: np.ndarray) -> DenseIntOrFPElementsAttr:
-    """A `dense<...>` attribute holding `array` (its dtype picks the element type)."""
+    """A `dense<...>` attribute holding `array` (its dtype picks the element type).
+
+    An array that views a whole `bytes` object (an ONNX initializer's `raw_data`) shares it
+    instead of copying it: a model's weights are not held twice while it compiles."""
     array = np.asarray(array)
     elem = element_type(array.dtype)
     raw = array.astype(np.int8) * -1 if array.dtype == np.bool_ else array  # i1 true is -1
-    packed = np.ascontiguousarray(raw, dtype=np.dtype(elem.format))  # type: ignore[attr-defined]
-    return DenseIntOrFPElementsAttr(TensorType(elem, array.shape), BytesAttr(packed.tobytes()))
+    stored = raw.astype(np.dtype(elem.format), copy=False)  # type: ignore[attr-defined]
+    data = viewed_bytes(stored)
+    # tobytes() lays a transposed view out in row-major order in its one copy.
+    return DenseIntOrFPElementsAttr(
+        TensorType(elem, array.shape), BytesAttr(stored.tobytes() if data is None else data)
+    )
 
 
-def numpy_from_dense(attr: DenseIntOrFPElementsAttr) -> np.ndarray:
-    """The value of a `dense<...>` attribute as a numpy array of its element type."""
+def viewed_bytes(array: np.ndarray) -> bytes | None:
+    """The `bytes` object whose every byte, in order, `array` views; else None."""
+    base = array.base
+    while isinstance(base, np.ndarray):
+        base = base.base
+    if not isinstance(base, bytes) or len(base) != array.nbytes or not array.flags.c_contiguous:
+        return None
+    return base if np.frombuffer(base, np.uint8).ctypes.data == array.ctypes.data else None
+
+
+def numpy_from_dense(attr: DenseIntOrFPElementsAttr, copy: bool = True) -> np.ndarray:
+    """The value of a `dense<...>` attribute as a numpy array of its element type (without
+    `copy`, where the types allow, a read-only view of the attribute's bytes)."""
     elem = attr.get_element_type()
     raw = np.frombuffer(attr.data.data, dtype=np.dtype(elem.format))  # type: ignore[attr-defined]
-    value = raw != 0 if numpy_dtype(elem) == np.bool_ else raw.astype(numpy_dtype(elem))
+    value = raw != 0 if numpy_dtype(elem) == np.bool_ else raw.astype(numpy_dtype(elem), copy=copy)
     return value.reshape(attr.get_shape())
 
 

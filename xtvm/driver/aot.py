@@ -1,8 +1,9 @@
 """Ahead-of-time deployment: a `relay.build` factory as a shared library with a C API.
 
 `export_aot(factory, "model.so")` writes `model.so` and `model.h`. The library holds the
-kernels' object code, the weights (one 64-byte aligned blob embedded with `.incbin`) and a
-generated C runner that calls the kernels in graph order:
+kernels' object code, the weights (one 64-byte aligned blob in the format of
+`xtvm.runtime.params`, streamed from the arrays to a file the assembler embeds with `.incbin`)
+and a generated C runner that calls the kernels in graph order:
 
     int xtvm_model_run(const void *const *inputs, void *const *outputs);  /* 0: success */
     int xtvm_model_num_inputs(void);
@@ -32,6 +33,7 @@ from xtvm.backends.toolchain import link_shared
 from xtvm.ir.symbols import c_string_literal, symbol_error
 from xtvm.runtime.graph_executor import entry_bytes, plan_memory
 from xtvm.runtime.module import LAST_ERROR_SYMBOL, Param, signatures_of
+from xtvm.runtime.params import assembly_string, layout, save_params
 
 ALIGN = 64
 WEIGHTS_SYMBOL = "xtvm_model_weights"
@@ -69,28 +71,15 @@ def align(value: int, alignment: int = ALIGN) -> int:
     return (value + alignment - 1) // alignment * alignment
 
 
-def pack_weights(
-    params: Mapping[str, np.ndarray], names: list[str]
-) -> tuple[bytes, dict[str, int]]:
-    """All weights in `names` as one blob, each row-major at a 64-byte aligned offset."""
-    blob = bytearray()
-    offsets: dict[str, int] = {}
-    for name in names:
-        data = np.ascontiguousarray(params[name]).tobytes()
-        blob.extend(b"\0" * (align(len(blob)) - len(blob)))
-        offsets[name] = len(blob)
-        blob.extend(data)
-    return bytes(blob), offsets
-
-
 def generate(
     graph: Mapping[str, Any],
     signatures: Mapping[str, list[Param]],
     params: Mapping[str, np.ndarray],
     output_names: Sequence[str] | None = None,
     status: Collection[str] = (),
-) -> tuple[str, str, bytes]:
-    """The runner C source, the header and the weights blob of a graph.
+) -> tuple[str, str, dict[str, np.ndarray]]:
+    """The runner C source, the header and the weights of a graph, in the order of the blob
+    (`xtvm.runtime.params.save_params` writes it; the runner addresses it by `layout`).
 
     Outputs are named by `output_names` where given (the graph does not keep names), else
     `output0`, `output1`, ... The kernels named in `status` return one (the LLVM backend's
@@ -105,7 +94,8 @@ def generate(
 
     input_nodes = [n for n in graph["arg_nodes"] if nodes[n]["name"] not in params]
     weight_names = [nodes[n]["name"] for n in graph["arg_nodes"] if nodes[n]["name"] in params]
-    blob, offsets = pack_weights(params, weight_names)
+    weights = {name: params[name] for name in weight_names}
+    _, offsets, weight_bytes = layout(weights)
 
     # A C expression for the buffer of each entry.
     where: dict[int, str] = {}
@@ -207,7 +197,7 @@ def generate(
             "",
         ]
     )
-    return runner, header(inputs, outputs, len(blob), arena), blob
+    return runner, header(inputs, outputs, weight_bytes, arena), weights
 
 
 def header(inputs: list[Tensor], outputs: list[Tensor], weight_bytes: int, arena: int) -> str:
@@ -263,7 +253,6 @@ def header(inputs: list[Tensor], outputs: list[Tensor], weight_bytes: int, arena
 
 def weights_assembly(blob_path: Path) -> str:
     """A `.S` file embedding the weights blob as the hidden symbol `xtvm_model_weights`."""
-    path = str(blob_path.resolve()).replace("\\", "\\\\").replace('"', '\\"')
     return "\n".join(
         [
             '\t.section .rodata.xtvm_weights,"a"',
@@ -272,7 +261,7 @@ def weights_assembly(blob_path: Path) -> str:
             f"\t.hidden {WEIGHTS_SYMBOL}",
             f"\t.type {WEIGHTS_SYMBOL}, %object",  # `%`: `@` starts a comment on arm
             f"{WEIGHTS_SYMBOL}:",
-            f'\t.incbin "{path}"',
+            f"\t.incbin {assembly_string(blob_path)}",
             "\t.byte 0",  # never empty
             f"\t.size {WEIGHTS_SYMBOL}, . - {WEIGHTS_SYMBOL}",
             '\t.section .note.GNU-stack,"",%progbits',
@@ -317,12 +306,12 @@ def export_aot(
     if external is not None:
         signatures = {**signatures, **external.signatures}
     params = {k: np.asarray(v) for k, v in factory.params.items()}
-    runner, header_text, blob = generate(graph, signatures, params, output_names, status)
+    runner, header_text, weights = generate(graph, signatures, params, output_names, status)
     with tempfile.TemporaryDirectory() as tmp:
         tmp_dir = Path(tmp)
         (tmp_dir / "kernels.o").write_bytes(kernel_object(factory))
         (tmp_dir / "runner.c").write_text(runner)
-        (tmp_dir / "weights.bin").write_bytes(blob)
+        save_params(tmp_dir / "weights.bin", weights)
         (tmp_dir / "weights.S").write_text(weights_assembly(tmp_dir / "weights.bin"))
         objects = external.write_objects(tmp_dir) if external is not None else []
         inputs = [tmp_dir / "runner.c", tmp_dir / "weights.S", tmp_dir / "kernels.o", *objects]

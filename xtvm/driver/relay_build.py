@@ -49,8 +49,9 @@ from xtvm.passes.relay_fold_constant import RelayFoldConstantPass
 from xtvm.passes.relay_fuse_ops import RelayFuseOpsPass
 from xtvm.passes.relay_simplify_inference import RelaySimplifyInferencePass
 from xtvm.passes.tir_vectorize import VectorizeRemark
-from xtvm.runtime.graph_executor import GraphExecutorFactory, embed_graph
+from xtvm.runtime.graph_executor import GraphExecutorFactory
 from xtvm.runtime.module import Module, Param, metadata_json, signatures_of
+from xtvm.runtime.params import write_embedding
 from xtvm.topi.schedule import VECTOR_LANES
 
 if TYPE_CHECKING:
@@ -257,12 +258,9 @@ def build(
         lib.imported_modules.append(external.library.module)
 
     def export(path: Path, graph_json: str, weights: Mapping[str, np.ndarray]) -> None:
-        obj = path.with_name(path.name + ".graph.o")
-        obj.write_bytes(embed_graph(compiled.machine, compiled.target.triple, graph_json, weights))
-        try:
-            export_kernels(path, [obj])
-        finally:
-            obj.unlink(missing_ok=True)
+        # The weights go to a file the assembler embeds (`.incbin`), never through LLVM IR.
+        with tempfile.TemporaryDirectory(prefix="xtvm-graph-") as tmp:
+            export_kernels(path, [write_embedding(Path(tmp), graph_json, weights)])
 
     unbound = {k: np.asarray(getattr(v, "_data", v)) for k, v in (params or {}).items()}
     graph_inputs = {n["name"] for n in graph["nodes"] if n["op"] == "null"}

@@ -196,7 +196,7 @@ def graph_of(main: func.FuncOp) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
             while name in used_names:
                 name = "_" + name
             used_names.add(name)
-            constants[name] = relay.numpy_from_dense(op.value)
+            constants[name] = relay.numpy_from_dense(op.value, copy=False)  # not written
             null_node(name, op.results[0])
         elif isinstance(op, relay.TupleOp):
             entries[op.results[0]] = [e for v in op.operands for e in entries[v]]

@@ -46,7 +46,7 @@ def constant_weight(op: relay.DenseOp | relay.MatmulOp) -> np.ndarray | None:
     data, weight = op.operands
     if not isinstance(weight.owner, relay.ConstOp) or math.prod(shape_of(data)[:-1]) < ROW_TILE:
         return None
-    array = relay.numpy_from_dense(weight.owner.value)
+    array = relay.numpy_from_dense(weight.owner.value, copy=False)  # read, never written
     transposed = isinstance(op, relay.DenseOp) or op.transpose_b.value.data
     return array.T if transposed else array
 
@@ -68,7 +68,9 @@ def alter(op: relay.DenseOp | relay.MatmulOp, weight: np.ndarray) -> None:
     if unchanged and padded == columns:
         return
     old = op.operands[1].owner
-    const = relay.ConstOp(np.ascontiguousarray(np.pad(weight, [(0, 0), (0, padded - columns)])))
+    # A transposed weight is laid out row-major by the constant's one copy of it.
+    padding = [(0, 0), (0, padded - columns)]
+    const = relay.ConstOp(weight if padded == columns else np.pad(weight, padding))
     product = relay.MatmulOp(op.operands[0], const.result)
     Rewriter.insert_op(const, InsertPoint.before(op))
     Rewriter.insert_op(product, InsertPoint.before(op))

@@ -82,7 +82,8 @@ class FoldConstantOp(RewritePattern):
         rule = RULES.get(type(op))
         if rule is None:
             raise located_error(op, f"'{op.name}' op has no interpreter rule to fold it with")
-        args = [relay.numpy_from_dense(p.value) for p in producers]  # type: ignore[union-attr]
+        # Read-only views of the constants: the interpreter's rules copy before they write.
+        args = [relay.numpy_from_dense(p.value, copy=False) for p in producers]  # type: ignore[union-attr]
         with np.errstate(all="ignore"):
             values = rule(self.interpreter, op, args)
         results = [

@@ -8,13 +8,13 @@ taken by the next tensor of a fitting size), and each kernel's C argument list i
 once, so `run()` is a loop of direct ctypes calls.
 
 A library written by `GraphExecutorFactory.export_library` embeds the graph JSON and the
-params (`xtvm_graph_json`, `xtvm_graph_params`): `load_factory(path)` reads them back.
+params (`xtvm_graph_json`, `xtvm_graph_params`, see `xtvm.runtime.params`): `load_factory(path)`
+reads them back, the params as views of the loaded library (copied once, into the executor).
 """
 
 from __future__ import annotations
 
 import ctypes
-import io
 import json
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -22,9 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import llvmlite.binding as llb
 import numpy as np
-from llvmlite import ir
 from xdsl.dialects.builtin import ModuleOp
 
 from xtvm.runtime.module import (
@@ -36,6 +34,7 @@ from xtvm.runtime.module import (
     load_library,
 )
 from xtvm.runtime.ndarray import Device, NDArray, aligned_storage, cpu, entry_bytes
+from xtvm.runtime.params import ParamsFormatError, read_params
 
 
 class GraphInputError(ValueError):
@@ -320,30 +319,6 @@ class GraphExecutor:
 # Graph and params inside a shared library
 
 
-def embed_graph(
-    machine: llb.TargetMachine, triple: str, graph_json: str, params: Mapping[str, np.ndarray]
-) -> bytes:
-    """An object file defining the graph JSON string and the `.npz` bytes of the params."""
-    module = ir.Module(name="xtvm_graph")
-    module.triple = triple
-    module.data_layout = str(machine.target_data)
-    i8 = ir.IntType(8)
-    buffer = io.BytesIO()
-    np.savez(buffer, **{k: np.asarray(v) for k, v in params.items()})
-    for name, data in (
-        (GRAPH_SYMBOL, bytearray(graph_json.encode()) + b"\0"),
-        (PARAMS_SYMBOL, bytearray(buffer.getvalue())),
-    ):
-        array = ir.GlobalVariable(module, ir.ArrayType(i8, len(data)), name)
-        array.initializer = ir.Constant(ir.ArrayType(i8, len(data)), data)
-        array.global_constant = True
-    size = ir.GlobalVariable(module, ir.IntType(64), PARAMS_SIZE_SYMBOL)
-    size.initializer = ir.Constant(ir.IntType(64), len(buffer.getvalue()))
-    size.global_constant = True
-    parsed = llb.parse_assembly(str(module))
-    return machine.emit_object(parsed)
-
-
 def load_factory(path: str | Path) -> Any:
     """The `GraphExecutorFactory` of a library written by its `export_library`."""
     lib = load_library(path)
@@ -352,11 +327,16 @@ def load_factory(path: str | Path) -> Any:
     try:
         graph_json = ctypes.c_char_p(ctypes.addressof(ctypes.c_char.in_dll(library, GRAPH_SYMBOL)))
         size = ctypes.c_int64.in_dll(library, PARAMS_SIZE_SYMBOL).value
-        blob = (ctypes.c_char * size).in_dll(library, PARAMS_SYMBOL).raw
+        ctypes.c_uint8.in_dll(library, PARAMS_SYMBOL)
     except ValueError:
         raise ValueError(f"{path} holds no graph (not written by relay.build)") from None
-    with np.load(io.BytesIO(blob), allow_pickle=False) as data:
-        params = {k: data[k] for k in data.files}
+    if not 0 <= size < 1 << 48:
+        raise ParamsFormatError(f"{path}: the embedded params claim {size} bytes")
+    blob = (ctypes.c_uint8 * size).in_dll(library, PARAMS_SYMBOL)
+    try:
+        params = read_params(np.frombuffer(blob, np.uint8)) if size else {}
+    except ParamsFormatError as exc:
+        raise ParamsFormatError(f"{path}: {exc}") from None
     return GraphExecutorFactory((graph_json.value or b"").decode(), lib, params)
 
 

@@ -84,9 +84,13 @@ def load_model(args: argparse.Namespace) -> tuple[object, dict[str, np.ndarray]]
     params = load_npz(args.params, "params") if args.params else {}
     if path.suffix == ".onnx":
         from xtvm.frontends.onnx import OnnxImportError, import_onnx
+        from xtvm.frontends.onnx.lean import read_lean
 
         try:
             module, onnx_params = import_onnx(path, shape=dict(args.shape) or None)
+            # The graph keeps no output names: --emit aot reads them (not the weights again).
+            structure, _ = read_lean(path, weights=False)
+            args.output_names = [o.name for o in structure.graph.output]
         except OnnxImportError as exc:
             raise ToolError(f"{path}: {exc}") from None
         params = {**onnx_params, **params}
@@ -183,14 +187,9 @@ def run(args: argparse.Namespace) -> int:
     if args.emit == "aot":
         from xtvm.driver.aot import AOTError, export_aot
 
-        names = None
-        if Path(args.input).suffix == ".onnx":  # the graph does not keep output names
-            import onnx
-
-            names = [o.name for o in onnx.load(args.input, load_external_data=False).graph.output]
         try:
             output = Path(args.output or Path(args.input).with_suffix(".so"))
-            export_aot(factory, output, output_names=names)
+            export_aot(factory, output, output_names=getattr(args, "output_names", None))
         except AOTError as exc:
             raise ToolError(str(exc)) from None
         return 0

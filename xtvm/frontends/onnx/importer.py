@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
 import onnx
+from google.protobuf.descriptor import FieldDescriptor
+from google.protobuf.message import Message
 from onnx import helper, numpy_helper, shape_inference
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, StringAttr, TensorType
@@ -33,6 +35,7 @@ from xtvm.frontends.onnx.context import (
 )
 from xtvm.frontends.onnx.converters import CONVERTERS, SELF_FOLDING, np_dtype
 from xtvm.frontends.onnx.errors import OnnxImportError
+from xtvm.frontends.onnx.lean import read_lean
 from xtvm.frontends.onnx.tensors import check_dims, resolve_external_data, tensor_array
 from xtvm.ir.numpy_types import element_type, numpy_dtype
 
@@ -67,6 +70,24 @@ def load_model(
             raise OnnxImportError(f"cannot read ONNX model '{path}': {exc}") from None
         base_dir = path.parent if base_dir is None else base_dir
     return resolve_external_data(proto, None if base_dir is None else Path(base_dir))
+
+
+def load_lean(
+    model: onnx.ModelProto | str | Path, base_dir: str | Path | None = None
+) -> tuple[onnx.ModelProto, dict[int, np.ndarray]]:
+    """`load_model`, with the large weights of a model file read apart (see `lean.py`): by
+    position among the initializers, whose protos then hold no data."""
+    if isinstance(model, onnx.ModelProto) or not Path(model).is_file():
+        return load_model(model, base_dir), {}
+    path = Path(model)
+    try:
+        proto, weights = read_lean(path)
+    except OnnxImportError:
+        raise
+    except Exception as exc:
+        raise OnnxImportError(f"cannot read ONNX model '{path}': {exc}") from None
+    base_dir = path.parent if base_dir is None else base_dir
+    return resolve_external_data(proto, Path(base_dir)), weights
 
 
 def default_opset(model: onnx.ModelProto) -> int:
@@ -122,6 +143,50 @@ def check_structure(graph: onnx.GraphProto) -> None:
     for out in graph.output:
         if out.name not in defined:
             raise OnnxImportError(f"graph output '{out.name}' is not produced by any node")
+
+
+# Initializers over this size reach the ONNX checker and shape inference as typed graph
+# inputs: both serialize the whole model, which for BERT-base's 440 MB of weights took seconds,
+# and neither needs the values of a weight (shape computations read small constants).
+LIGHT_INITIALIZER_BYTES = 1 << 16
+
+
+def without_weights(model: onnx.ModelProto, apart: Collection[str] = ()) -> onnx.ModelProto:
+    """`model`, or a copy whose initializers over LIGHT_INITIALIZER_BYTES, and those named in
+    `apart` (whose data was read apart), are graph inputs of their type and shape instead
+    (the weights are not copied)."""
+    graph = model.graph
+    large = [
+        t for t in graph.initializer if t.name in apart or t.ByteSize() > LIGHT_INITIALIZER_BYTES
+    ]
+    if not large:
+        return model
+    light = onnx.ModelProto()
+    for field, value in model.ListFields():
+        if field.name != "graph":
+            copy_field(light, field, value)
+    for field, value in graph.ListFields():
+        if field.name != "initializer":
+            copy_field(light.graph, field, value)
+    names = {t.name for t in large}
+    light.graph.initializer.extend(t for t in graph.initializer if t.name not in names)
+    inputs = {i.name for i in graph.input}
+    light.graph.input.extend(
+        helper.make_tensor_value_info(t.name, t.data_type, list(t.dims))
+        for t in large
+        if t.name not in inputs
+    )
+    return light
+
+
+def copy_field(message: Message, field: FieldDescriptor, value: object) -> None:
+    """Set `field` of the protobuf `message` to `value` (another message's)."""
+    if isinstance(value, Message):
+        getattr(message, field.name).CopyFrom(value)
+    elif hasattr(value, "extend"):  # a repeated field
+        getattr(message, field.name).extend(value)
+    else:
+        setattr(message, field.name, value)
 
 
 def run_checker(model: onnx.ModelProto) -> None:
@@ -437,12 +502,13 @@ def import_onnx(
     their outputs have more than `fold_limit` elements. Raises OnnxImportError naming the
     node, input or tensor at fault.
     """
-    model = load_model(model, base_dir)
+    model, apart = load_lean(model, base_dir)
     opset = default_opset(model)
     graph = model.graph
     check_supported(graph)
     check_structure(graph)
-    run_checker(model)
+    light = without_weights(model, {graph.initializer[i].name for i in apart})
+    run_checker(light)
     args = input_types(graph, shape, dtype)
     block = Block(arg_types=[t for _, t in args])
     state = GraphState(block, opset, fold_limit=fold_limit)
@@ -450,10 +516,13 @@ def import_onnx(
         arg.name_hint = sanitize(info.name)
         state.env[info.name] = arg
         state.input_names.add(info.name)
-    for init in graph.initializer:
-        state.env[init.name] = tensor_array(init, f"initializer '{init.name}'")
+    for index, init in enumerate(graph.initializer):
+        value = apart.get(index)
+        state.env[init.name] = (
+            value if value is not None else tensor_array(init, f"initializer '{init.name}'")
+        )
         state.initializers.add(init.name)
-    inferred = inferred_types(with_input_shapes(model, args))
+    inferred = inferred_types(with_input_shapes(light, args))
     for index, node in enumerate(graph.node):
         convert_node(node, index, state, inferred)
     results: list[SSAValue] = []

@@ -12,9 +12,6 @@ static const char *const DTYPE_NAMES[XTVM_NUM_DTYPES] = {
     "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "float16", "float32", "float64"};
 static const size_t DTYPE_SIZES[XTVM_NUM_DTYPES] = {1, 1, 2, 4, 8, 1, 2, 4, 8, 2, 4, 8};
-/* numpy's `descr` of each dtype in an .npy header (little-endian) */
-static const char *const DTYPE_DESCRS[XTVM_NUM_DTYPES] = {
-    "|b1", "|i1", "<i2", "<i4", "<i8", "|u1", "<u2", "<u4", "<u8", "<f2", "<f4", "<f8"};
 
 int xtvm_dtype_of(const char *name) {
   for (int i = 0; i < XTVM_NUM_DTYPES; i++)
@@ -304,78 +301,79 @@ int xtvm_invoke(const xtvm_call *call, char *error) {
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* Weights: an .npz archive (a zip of stored .npy files, numpy's savez) */
+/* Weights: the params blob of xtvm.runtime.params ("XTVMPAR1", a JSON index, aligned arrays) */
 
-static uint64_t le(const uint8_t *p, int bytes) {
+#define PARAMS_ALIGN 64
+#define PARAMS_MAX_INDEX (1u << 26)
+
+static uint64_t le64(const uint8_t *p) {
   uint64_t v = 0;
-  for (int i = bytes - 1; i >= 0; i--) v = (v << 8) | p[i];
+  for (int i = 7; i >= 0; i--) v = (v << 8) | p[i];
   return v;
 }
 
-/* Parse an .npy header's dtype and shape; the data follows at `*data_offset`. */
-static int read_npy(const uint8_t *p, size_t size, xtvm_tensor *t, size_t *data_offset) {
-  if (size < 10 || memcmp(p, "\x93NUMPY", 6) != 0) return -1;
-  size_t header = p[6] == 1 ? (size_t)le(p + 8, 2) : (size_t)le(p + 8, 4);
-  size_t start = p[6] == 1 ? 10 : 12;
-  if (start + header > size || header > 65536) return -1;
-  char text[65537];
-  memcpy(text, p + start, header);
-  text[header] = 0;
-  const char *descr = strstr(text, "'descr': '");
-  const char *shape = strstr(text, "'shape': (");
-  if (!descr || !shape || !strstr(text, "'fortran_order': False")) return -1;
-  descr += 10;
-  t->dtype = -1;
-  for (int i = 0; i < XTVM_NUM_DTYPES; i++)
-    if (strncmp(descr, DTYPE_DESCRS[i], 3) == 0 && descr[3] == '\'') t->dtype = i;
+/* Read index entry `entry` into `t` (data: its place in the blob), all bounds checked. */
+static int read_weight(const json_value *entry, const uint8_t *blob, size_t size, size_t data,
+                       xtvm_tensor *t, const char **name) {
+  const json_value *n = json_get(entry, "name"), *dtype = json_get(entry, "dtype");
+  const json_value *shape = json_get(entry, "shape"), *offset = json_get(entry, "offset");
+  if (!n || n->type != JSON_STRING || !dtype || dtype->type != JSON_STRING || !shape ||
+      shape->type != JSON_ARRAY || shape->count > XTVM_MAX_NDIM || !offset ||
+      offset->type != JSON_INT || offset->integer < 0)
+    return -1;
+  t->dtype = xtvm_dtype_of(dtype->string);
   if (t->dtype < 0) return -1;
-  t->ndim = 0;
-  for (const char *s = shape + 10; *s && *s != ')';) {
-    char *end;
-    long long d = strtoll(s, &end, 10);
-    if (end == s) break;
-    if (t->ndim >= XTVM_MAX_NDIM || d < 0) return -1;
-    t->shape[t->ndim++] = d;
-    s = end;
-    while (*s == ',' || *s == ' ') s++;
+  uint64_t bytes = DTYPE_SIZES[t->dtype];
+  t->ndim = (int)shape->count;
+  for (int d = 0; d < t->ndim; d++) {
+    const json_value *dim = &shape->items[d];
+    if (dim->type != JSON_INT || dim->integer < 0) return -1;
+    t->shape[d] = dim->integer;
+    if (dim->integer && bytes > (uint64_t)size / (uint64_t)dim->integer) return -1;
+    bytes *= (uint64_t)dim->integer;
   }
-  *data_offset = start + header;
+  if ((uint64_t)offset->integer > size - data || bytes > size - data - (size_t)offset->integer)
+    return -1;
+  t->data = (void *)(blob + data + (size_t)offset->integer);
+  *name = n->string;
   return 0;
 }
 
-/* Copy each weight of the archive into the graph input of its name. */
+/* Copy each weight of the blob into the graph input of its name. */
 static int load_params(xtvm_graph *graph, const uint8_t *blob, size_t size, char *error) {
-  size_t at = 0;
-  while (at + 30 <= size && le(blob + at, 4) == 0x04034b50) {
-    const uint8_t *h = blob + at;
-    uint64_t compressed = le(h + 18, 4), name_size = le(h + 26, 2), extra_size = le(h + 28, 2);
-    if (le(h + 8, 2) != 0 || at + 30 + name_size + extra_size > size) break;
-    const uint8_t *extra = h + 30 + name_size;
-    for (uint64_t e = 0; compressed == 0xFFFFFFFFu && e + 4 <= extra_size;) {
-      uint64_t id = le(extra + e, 2), length = le(extra + e + 2, 2);
-      if (id == 1 && length >= 16) compressed = le(extra + e + 12, 8);
-      e += 4 + length;
-    }
-    size_t data = at + 30 + (size_t)(name_size + extra_size);
-    if (compressed > size - data) break;
-    char name[256];
-    size_t n = name_size < sizeof name - 1 ? (size_t)name_size : sizeof name - 1;
-    memcpy(name, h + 30, n);
-    name[n] = 0;
-    if (n > 4 && strcmp(name + n - 4, ".npy") == 0) name[n - 4] = 0;
-    xtvm_tensor value;
-    size_t offset;
-    if (read_npy(blob + data, (size_t)compressed, &value, &offset) != 0 ||
-        offset + xtvm_tensor_bytes(&value) > compressed) {
-      snprintf(error, XTVM_ERROR_SIZE, "weight '%s' is not a readable .npy array", name);
-      return -1;
-    }
-    value.data = (void *)(blob + data + offset);
-    int index = xtvm_graph_input_index(graph, name);
-    if (index >= 0 && xtvm_graph_set_input(graph, index, &value, error) != 0) return -1;
-    at = data + (size_t)compressed;
+  if (!size) return 0;
+  if (size < 16 || memcmp(blob, "XTVMPAR1", 8) != 0) {
+    snprintf(error, XTVM_ERROR_SIZE,
+             "the library's params are not in xtvm's format (XTVMPAR1): export it again");
+    return -1;
   }
-  return 0;
+  uint64_t length = le64(blob + 8);
+  if (length > PARAMS_MAX_INDEX || length > size - 16) {
+    snprintf(error, XTVM_ERROR_SIZE, "the library's params index is malformed");
+    return -1;
+  }
+  size_t data = ((size_t)length + 16 + PARAMS_ALIGN - 1) / PARAMS_ALIGN * PARAMS_ALIGN;
+  char message[256];
+  json_value *index = json_parse((const char *)blob + 16, (size_t)length, message, sizeof message);
+  if (!index || index->type != JSON_ARRAY || data > size) {
+    snprintf(error, XTVM_ERROR_SIZE, "the library's params index is malformed");
+    json_free(index);
+    return -1;
+  }
+  int failed = 0;
+  for (size_t i = 0; i < index->count && !failed; i++) {
+    xtvm_tensor value;
+    const char *name = NULL;
+    if (read_weight(&index->items[i], blob, size, data, &value, &name) != 0) {
+      snprintf(error, XTVM_ERROR_SIZE, "params index entry %d is malformed", (int)i);
+      failed = 1;
+      continue;
+    }
+    int input = xtvm_graph_input_index(graph, name);
+    if (input >= 0 && xtvm_graph_set_input(graph, input, &value, error) != 0) failed = 1;
+  }
+  json_free(index);
+  return failed ? -1 : 0;
 }
 
 /* ------------------------------------------------------------------------------------------ */

@@ -7,7 +7,9 @@
    `xtvm_last_error`. A kernel takes a pointer per buffer parameter and each scalar parameter
    in order, then an int64 per dynamic dimension of its buffers; a status kernel returns 0 or
    an error code. A relay.build library adds `xtvm_graph_json` (TVM's graph JSON),
-   `xtvm_graph_params` (an .npz archive of the weights) and `xtvm_graph_params_size`; an AOT
+   `xtvm_graph_params` (the weights: "XTVMPAR1", a uint64 index length, a JSON index of
+   name, dtype, shape and offset, arrays at 64-byte aligned offsets after it; see
+   xtvm/runtime/params.py) and `xtvm_graph_params_size`; an AOT
    library (xtvm.driver.aot) has instead `xtvm_model_run` and `xtvm_model_metadata` (JSON:
    its inputs and outputs), and runs as a graph of one step. */
 #ifndef XTVM_RUNTIME_H
