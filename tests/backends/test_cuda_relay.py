@@ -353,15 +353,17 @@ class FakeDriver:
 def fake_gpu(monkeypatch: pytest.MonkeyPatch) -> Any:
     """Install a FakeDriver for the given tir kernels (call the fixture's value with them)."""
     from xtvm.runtime import cuda as runtime
+    from xtvm.runtime import cuda_driver
 
     if tvm.cuda(0).exist:
         pytest.skip("a GPU exists here: the real driver is tested instead")
 
     def install(kernels: ModuleOp) -> FakeDriver:
         fake = FakeDriver(kernels)
-        monkeypatch.setattr(runtime, "driver", lambda: fake)
+        for module in (runtime, cuda_driver):  # the launches and the driver calls under them
+            monkeypatch.setattr(module, "driver", lambda: fake)
         monkeypatch.setattr(runtime, "compile_ptx", lambda source, device_id=0: b"// ptx\0")
-        monkeypatch.setattr(runtime, "PRIMARY_CONTEXTS", {})
+        monkeypatch.setattr(cuda_driver, "PRIMARY_CONTEXTS", {})
         return fake
 
     return install
