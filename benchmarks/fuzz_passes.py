@@ -176,7 +176,7 @@ class Worker:
     """What a worker keeps between cases: one IR context, the pass table, the lit pieces."""
 
     def __init__(self) -> None:
-        from xtvm.ir import registry
+        from xtvm.dialects import registry
         from xtvm.passes import all_passes
 
         contexts: dict[bool, Any] = {}
