@@ -298,10 +298,23 @@ def test_rpc_runner_reports_a_missing_device(tmp_path: Path) -> None:
 # Safety
 
 
+def connect_when_free(device: Device, seconds: float = 60) -> rpc.RPCSession:
+    """A new session, waiting while the server is at its session limit: ended sessions take a
+    moment to exit, longer under emulation on a loaded machine."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            return device.connect()
+        except rpc.RPCError as error:
+            if "busy" not in str(error) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)
+
+
 def test_escaping_upload_names_end_the_session(device: Device) -> None:
     escape = f"xtvm-device-escape-{uuid.uuid4().hex}.so"
     for name in [f"../{escape}", f"/tmp/{escape}", "a/b.so", "x\0y", "..", ".hidden"]:
-        remote = device.connect()
+        remote = connect_when_free(device)
         with pytest.raises(rpc.RPCError, match=r"refused file name.*session has ended"):
             remote.upload(b"payload", name)
         with pytest.raises(rpc.RPCError, match="the session has ended"):
@@ -309,14 +322,21 @@ def test_escaping_upload_names_end_the_session(device: Device) -> None:
     assert not (Path("/tmp") / escape).exists()
 
 
-def raw_session(device: Device) -> socket.socket:
-    """A connection past the handshake, for sending what the client never would."""
-    sock = socket.create_connection(("127.0.0.1", device.port), timeout=60)
-    header = b'{"kind":"hello","version":1,"key":"%s"}' % device.key.encode()
-    sock.sendall(PREFIX.pack(MAGIC, len(header), 0) + header)
-    reply = receive(sock, Limits())
-    assert reply is not None and reply[0]["kind"] == "hello"
-    return sock
+def raw_session(device: Device, seconds: float = 60) -> socket.socket:
+    """A connection past the handshake, for sending what the client never would (waiting
+    while the server is at its session limit, as connect_when_free does)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        sock = socket.create_connection(("127.0.0.1", device.port), timeout=60)
+        header = b'{"kind":"hello","version":1,"key":"%s"}' % device.key.encode()
+        sock.sendall(PREFIX.pack(MAGIC, len(header), 0) + header)
+        reply = receive(sock, Limits())
+        assert reply is not None
+        if reply[0]["kind"] == "hello":
+            return sock
+        sock.close()
+        assert "busy" in str(reply[0]) and time.monotonic() < deadline, reply[0]
+        time.sleep(0.2)
 
 
 def frame(header: bytes, body: bytes = b"") -> bytes:
