@@ -198,8 +198,9 @@ def test_ill_typed_call_is_a_relay_type_error_naming_the_op() -> None:
     a, b = relay.var("a", shape=(2, 3)), relay.var("b", shape=(4,))
     with pytest.raises(relay.RelayTypeError, match=r"'relay.add' op .*2x3.*4"):
         relay.add(a, b)
+    # As in TVM, a call on an untyped operand is built; its type is asked for later.
     with pytest.raises(relay.RelayTypeError, match="has no type"):
-        relay.nn.relu(relay.var("untyped"))
+        relay.nn.relu(relay.var("untyped")).checked_type  # noqa: B018
     with pytest.raises(ValueError, match="padding must have 1, 2 or 4 values"):
         relay.nn.conv2d(
             relay.var("x", shape=(1, 1, 4, 4)),

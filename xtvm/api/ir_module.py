@@ -91,6 +91,8 @@ class IRModule:
     def __setitem__(self, key: str | GlobalVar, fn: Expr) -> None:
         if not isinstance(fn, Function):
             raise TypeError(f"a module holds functions, got {type(fn).__name__}")
+        if isinstance(key, GlobalVar) and key.type_annotation is None:
+            key.type_annotation = declared_type(fn)  # a recursive call's type
         self._lower(self._name(key), fn)
         if isinstance(key, GlobalVar) and key.type_annotation is None:
             key.type_annotation = fn.checked_type  # calls of `key` built later are typed
@@ -100,6 +102,9 @@ class IRModule:
 
     def _lower(self, name: str, fn: Function, private: bool = False) -> str:
         signatures = module_signatures(self._module)
+        own = declared_type(fn)
+        if own is not None:  # the function may call itself
+            signatures[name] = own.to_xdsl()  # type: ignore[assignment]
         for node in post_order(fn):
             if isinstance(node, Call) and isinstance(node.op, GlobalVar):
                 sig = signatures.get(node.op.name_hint)
@@ -177,6 +182,14 @@ from xtvm.api.relay.expr import (  # noqa: E402
     function_type,
     post_order,
 )
+from xtvm.api.relay.ty import FuncType  # noqa: E402
+
+
+def declared_type(fn: Function) -> FuncType | None:
+    """The type `fn` declares (typed parameters and a return type), before its body is read."""
+    if fn.ret_type is None or any(p.type_annotation is None for p in fn.params):
+        return None
+    return FuncType([p.type_annotation for p in fn.params], fn.ret_type)  # type: ignore[misc]
 
 
 def expr_text(expr: Expr) -> str:

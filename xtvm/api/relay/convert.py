@@ -51,12 +51,14 @@ from xtvm.api.relay.expr import (
 )
 from xtvm.api.relay.ty import TensorType, from_xdsl
 from xtvm.dialects import relay as dialect
+from xtvm.te.expr import IntImm
 
 # TVM's function attribute keys and the func.func attributes the relay passes use.
 FUNCTION_ATTRS = {
     "Compiler": "compiler",
     "Primitive": "primitive",
     "global_symbol": "global_symbol",
+    "Inline": "inline",
 }
 PRIVATE_KEYS = ("Compiler", "Primitive")
 
@@ -93,6 +95,8 @@ def attrs_to_xdsl(attrs: Mapping[str, object]) -> dict[str, Attribute]:
             result[name] = StringAttr(value)
         elif isinstance(value, bool | int):
             result[name] = IntegerAttr(int(value), i64)
+        elif isinstance(value, IntImm):  # TVM writes `with_attr("Inline", tir.IntImm(...))`
+            result[name] = IntegerAttr(int(value.value), i64)
         else:
             raise ConversionError(f"function attribute {key}={value!r} has no IR form")
     return result

@@ -4,6 +4,7 @@ of the module's IR, verifies the result, and returns a new `IRModule`.
 | TVM                       | xtvm pass                      |
 |---------------------------|--------------------------------|
 | InferType                 | relay-infer-types              |
+| Inline                    | relay-inline                   |
 | FoldConstant              | relay-fold-constant            |
 | SimplifyInference         | relay-simplify-inference       |
 | FoldScaleAxis             | relay-fold-scale-axis          |
@@ -51,6 +52,7 @@ __all__ = [
     "FunctionPass",
     "FuseOps",
     "InferType",
+    "Inline",
     "MergeCompilerRegions",
     "PartitionGraph",
     "Sequential",
@@ -92,6 +94,11 @@ def _pass(name: str, **options: Any) -> Callable[[], XdslModulePass]:
         return all_passes()[name]()(**options)
 
     return make
+
+
+def Inline() -> Pass:
+    """Inline the global functions marked `Inline` into their callers (TVM's InlineGlobals)."""
+    return RelayPass("InlineGlobals", 1, _pass("relay-inline"))
 
 
 def InferType() -> Pass:
