@@ -157,10 +157,11 @@ class IRModule:
     # -- text --------------------------------------------------------------------------------
 
     def astext(self, show_meta_data: bool = True) -> str:
-        return print_ir(self._module, api_context())
+        """TVM's Relay text of this module (`def @main(...) { ... }`); `str(mod)` is the IR."""
+        return TextPrinter().module((gv.name_hint, fn) for gv, fn in self.items())
 
     def __str__(self) -> str:
-        return self.astext()
+        return print_ir(self._module, api_context())
 
     def __repr__(self) -> str:
         names = ", ".join(f"@{gv.name_hint}" for gv in self.get_global_vars())
@@ -182,6 +183,7 @@ from xtvm.api.relay.expr import (  # noqa: E402
     function_type,
     post_order,
 )
+from xtvm.api.relay.text_printer import TextPrinter  # noqa: E402
 from xtvm.api.relay.ty import FuncType  # noqa: E402
 
 
@@ -193,9 +195,9 @@ def declared_type(fn: Function) -> FuncType | None:
 
 
 def expr_text(expr: Expr) -> str:
-    """The IR text of `expr`: a function as `@main`, any other expression as a function of its
-    free variables."""
-    return IRModule.from_expr(expr).astext()
+    """TVM's Relay text of `expr`: a function as `fn`, any other expression after `free_var`
+    declarations of its free variables."""
+    return TextPrinter().expression(expr)
 
 
 HOOKS["text"] = expr_text

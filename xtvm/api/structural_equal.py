@@ -18,12 +18,14 @@ from xtvm.api.relay.expr import (
     Expr,
     Function,
     GlobalVar,
+    If,
     Let,
     Op,
     ParamRef,
     Tuple,
     TupleGetItem,
     Var,
+    has_type,
 )
 
 Node = Expr | Op
@@ -97,7 +99,7 @@ class StructuralEqual:
             return [(a.tuple_value, b.tuple_value)] if a.index == b.index else None
         if isinstance(a, Call):
             assert isinstance(b, Call)
-            if a.attrs != b.attrs:
+            if not same_attrs(a, b):
                 return None
             args = self.zip(a.args, b.args)
             return None if args is None else [(a.op, b.op), *args]
@@ -106,6 +108,13 @@ class StructuralEqual:
             if not self.bind(a.var, b.var):
                 return None
             return [(a.value, b.value), (a.body, b.body)]
+        if isinstance(a, If):
+            assert isinstance(b, If)
+            return [
+                (a.cond, b.cond),
+                (a.true_branch, b.true_branch),
+                (a.false_branch, b.false_branch),
+            ]
         if isinstance(a, Function):
             assert isinstance(b, Function)
             if len(a.params) != len(b.params) or a.attrs != b.attrs:
@@ -118,6 +127,14 @@ class StructuralEqual:
     @staticmethod
     def zip(xs: list[Expr], ys: list[Expr]) -> list[tuple[Node, Node]] | None:
         return list(zip(xs, ys, strict=True)) if len(xs) == len(ys) else None
+
+
+def same_attrs(a: Call, b: Call) -> bool:
+    """Whether two calls have equal attributes; a call not typed yet compares the arguments its
+    builder was given."""
+    if has_type(a) and has_type(b):
+        return a.attrs == b.attrs
+    return a.kwargs is not None and a.kwargs == b.kwargs
 
 
 def structural_equal(

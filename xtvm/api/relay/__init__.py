@@ -48,6 +48,18 @@ def fromtext(text: str, source_name: str = "from_string") -> IRModule:
     return parse(text, source_name)
 
 
+def parse(text: str, source_name: str = "from_string") -> IRModule:
+    """`relay.parse`: an IRModule from TVM's Relay text, as `tvm.parser.parse`."""
+    return fromtext(text, source_name)
+
+
+def parse_expr(text: str, source_name: str = "from_string") -> Expr:
+    """`relay.parse_expr`: an expression from TVM's Relay text (what `expr.astext()` prints)."""
+    from xtvm.api.relay.text import parse_expr as parse_relay_expr
+
+    return parse_relay_expr(text, source_name)
+
+
 __all__ = [
     "Any",
     "Attrs",
@@ -84,6 +96,8 @@ __all__ = [
     "nn",
     "op",
     "param",
+    "parse",
+    "parse_expr",
     "scalar_type",
     "transform",
     "var",

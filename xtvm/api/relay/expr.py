@@ -312,6 +312,7 @@ class Call(Expr):
         # call of a global function not yet in a module): its attributes and type are made on
         # first use, as TVM's InferType does later (`make_call` sets this).
         self._pending: tuple[type[dialect.RelayOp], tuple[Any, ...], dict[str, Any]] | None = None
+        self.kwargs: dict[str, Any] | None = None  # the builder's arguments, when one made it
 
     @property
     def attrs(self) -> Attrs:
@@ -548,6 +549,7 @@ def make_call(op_class: type[dialect.RelayOp], *args: Expr | Sequence[Expr], **k
     for arg in args:
         flat.extend([as_expr(a) for a in arg] if isinstance(arg, list | tuple) else [as_expr(arg)])
     call = Call(Op.of(op_class), flat)
+    call.kwargs = dict(kwargs)
     if not all(has_type(a) for a in flat):
         call._pending = (op_class, args, kwargs)
         return call
