@@ -134,7 +134,9 @@ def same_attrs(a: Call, b: Call) -> bool:
     builder was given."""
     if has_type(a) and has_type(b):
         return a.attrs == b.attrs
-    return a.kwargs is not None and a.kwargs == b.kwargs
+    if a.kwargs is not None and b.kwargs is not None:
+        return a.kwargs == b.kwargs
+    return a._attrs == b._attrs
 
 
 def structural_equal(

@@ -19,6 +19,8 @@ from collections.abc import Callable, Mapping
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DictionaryAttr,
     FunctionType,
     IntegerAttr,
     ModuleOp,
@@ -171,6 +173,16 @@ class FunctionLowering:
             "private" if private or any(k in fn.attrs for k in PRIVATE_KEYS) else None,
         )
         function.attributes.update(attributes)
+        lost = [p.name_hint != a.name_hint for p, a in zip(fn.params, self.block.args, strict=True)]
+        if any(lost):  # xDSL drops a `_0` suffix of a name hint: the exact name is kept aside
+            function.arg_attrs = ArrayAttr(
+                [
+                    DictionaryAttr(
+                        {dialect.INPUT_NAME_ATTR: StringAttr(p.name_hint)} if kept else {}
+                    )
+                    for p, kept in zip(fn.params, lost, strict=True)
+                ]
+            )
         return function
 
     def add(self, op: Operation) -> Operation:
@@ -294,8 +306,10 @@ def wrap_annotated(call: Call, compiler: str) -> Expr:
 def raise_function(function: func.FuncOp, globals_: Mapping[str, GlobalVar]) -> Function:
     """The expression form of a relay `func.func`."""
     block = function.body.block
+    exact = dialect.input_names(function) if function.arg_attrs is not None else None
     params = [
-        Var(arg.name_hint or f"p{i}", from_xdsl(arg.type)) for i, arg in enumerate(block.args)
+        Var(exact[i] if exact else arg.name_hint or f"p{i}", from_xdsl(arg.type))
+        for i, arg in enumerate(block.args)
     ]
     values: dict[SSAValue, Expr] = dict(zip(block.args, params, strict=True))
     body: Expr | None = None

@@ -64,6 +64,9 @@ class Op:
     def of(op_class: type[Operation]) -> Op:
         return Op.get(op_class.name.removeprefix("relay."))
 
+    def astext(self) -> str:
+        return f'#[version = "0.0.5"]\n{self.name}'
+
     def __repr__(self) -> str:
         return f"Op({self.name})"
 

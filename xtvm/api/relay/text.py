@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
+import numpy as np
 from lark import Lark, Token, Tree, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 from xdsl.utils.exceptions import VerifyException
 
@@ -35,6 +36,7 @@ from xtvm.api.relay.expr import (
     GlobalVar,
     If,
     Let,
+    Op,
     RelayTypeError,
     Tuple,
     TupleGetItem,
@@ -116,11 +118,41 @@ def operator_table() -> dict[str, Operator]:
     return table
 
 
+def strip_comments(text: str) -> str:
+    """`text` with its comments blanked out, newlines kept: `/* ... */` nest, as in TVM."""
+    out: list[str] = []
+    depth, i = 0, 0
+    while i < len(text):
+        pair = text[i : i + 2]
+        if pair == "/*":
+            depth, i = depth + 1, i + 2
+            out.append("  ")
+        elif pair == "*/" and depth:
+            depth, i = depth - 1, i + 2
+            out.append("  ")
+        elif depth == 0 and pair == "//":
+            end = text.find("\n", i)
+            end = len(text) if end < 0 else end
+            out.append(" " * (end - i))
+            i = end
+        elif depth == 0 and text[i] == '"':  # a string may hold comment markers
+            end = i + 1
+            while end < len(text) and text[end] != '"':
+                end += 2 if text[end] == "\\" else 1
+            out.append(text[i : end + 1])
+            i = end + 1
+        else:
+            out.append(text[i] if depth == 0 or text[i] == "\n" else " ")
+            i += 1
+    return "".join(out)
+
+
 def parse(text: str, source_name: str = "from_string") -> IRModule:
     """An IRModule from TVM's Relay text; any error is a located `tvm.error.DiagnosticError`."""
     source = SourceFile(source_name, text)
     with tvm_errors(source):
-        return ModuleBuilder(source).build(relay_text_parser().parse(text, start="start"))
+        tree = relay_text_parser().parse(strip_comments(text), start="start")
+        return ModuleBuilder(source).build(tree)
     raise AssertionError("unreachable")
 
 
@@ -129,10 +161,12 @@ def parse_expr(text: str, source_name: str = "from_string") -> Expr:
     declarations, bindings, then the expression)."""
     source = SourceFile(source_name, text)
     with tvm_errors(source):
-        tree = relay_text_parser().parse(text, start="expression")
+        tree = relay_text_parser().parse(strip_comments(text), start="expression")
         body = tree.children[-1]
         assert isinstance(body, Tree)
-        return ModuleBuilder(source).body(body, Scope())
+        builder = ModuleBuilder(source)
+        builder.open_globals = True
+        return builder.body(body, Scope())
     raise AssertionError("unreachable")
 
 
@@ -241,6 +275,7 @@ class ModuleBuilder:
     def __init__(self, source: SourceFile) -> None:
         self.source = source
         self.global_vars: dict[str, GlobalVar] = {}
+        self.open_globals = False  # an expression may name functions of a module not given
 
     # -- locations and errors ----------------------------------------------------------------
 
@@ -452,7 +487,10 @@ class ModuleBuilder:
             assert isinstance(body, Tree)
             return self.function(node, [items, *attrs], ret_type, body, scope)
         if kind == "op_name":
-            raise self.error(node, f"operator '{node.children[0]}' must be called")
+            try:
+                return Op.get(str(node.children[0]))  # type: ignore[return-value]  (TVM's ir.Op)
+            except ValueError:
+                raise self.error(node, f"unknown operator '{node.children[0]}'") from None
         if kind == "meta":
             raise self.error(
                 node,
@@ -474,14 +512,17 @@ class ModuleBuilder:
         except (ValueError, TypeError, OverflowError) as exc:
             raise self.error(node, f"bad constant {text}: {exc}") from None
         stored = result.data.numpy().item()
-        if stored != value and not (
-            isinstance(value, float) and abs(stored - value) <= abs(value) * 1e-3
-        ):
+        close = isinstance(value, float) and abs(stored - value) <= abs(value) * 1e-3
+        if dtype.startswith("float") and abs(value) > float(np.finfo(dtype_name(dtype)).max):
+            close = False
+        if stored != value and not close:
             raise self.error(node, f"bad constant {text}: not representable as {dtype}")
         return result
 
     def global_var(self, token: Token) -> GlobalVar:
         gv = self.global_vars.get(str(token)[1:])
+        if gv is None and self.open_globals:
+            gv = self.global_vars[str(token)[1:]] = GlobalVar(str(token)[1:])
         if gv is None:
             raise self.error(token, f"undefined function {token}")
         return gv
@@ -520,7 +561,7 @@ class ModuleBuilder:
         if not isinstance(callee, GlobalVar | Function | Var):
             raise self.error(callee_node, "only functions and operators can be called")
         call = Call(callee, args)  # type: ignore[arg-type]  (a Var holding a function)
-        if not all(has_type(a) for a in args):
+        if not all(has_type(a) for a in [*args, callee]):
             return call
         try:
             call.checked_type  # noqa: B018
