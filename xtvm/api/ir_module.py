@@ -180,18 +180,38 @@ from xtvm.api.relay.expr import (  # noqa: E402
     Expr,
     Function,
     GlobalVar,
+    If,
+    Let,
     function_type,
+    has_type,
     post_order,
 )
 from xtvm.api.relay.text_printer import TextPrinter  # noqa: E402
-from xtvm.api.relay.ty import FuncType  # noqa: E402
+from xtvm.api.relay.ty import FuncType, Type  # noqa: E402
 
 
 def declared_type(fn: Function) -> FuncType | None:
-    """The type `fn` declares (typed parameters and a return type), before its body is read."""
-    if fn.ret_type is None or any(p.type_annotation is None for p in fn.params):
+    """The type of `fn` before its recursive calls are typed: typed parameters and the declared
+    return type, else the type of a base case (a branch of an `If` that needs no recursion)."""
+    if any(p.type_annotation is None for p in fn.params):
         return None
-    return FuncType([p.type_annotation for p in fn.params], fn.ret_type)  # type: ignore[misc]
+    ret = fn.ret_type if fn.ret_type is not None else base_case_type(fn.body)
+    if ret is None:
+        return None
+    return FuncType([p.type_annotation for p in fn.params], ret)  # type: ignore[misc]
+
+
+def base_case_type(expr: Expr) -> Type | None:
+    """The type of the first branch that types without the function's own type."""
+    while isinstance(expr, Let):
+        expr = expr.body
+    if isinstance(expr, If):
+        for branch in (expr.true_branch, expr.false_branch):
+            typ = base_case_type(branch)
+            if typ is not None:
+                return typ
+        return None
+    return expr.checked_type if has_type(expr) else None
 
 
 def expr_text(expr: Expr) -> str:

@@ -267,6 +267,8 @@ class FunctionLowering:
         else:
             raise ConversionError(f"cannot call {call.op!r}")
         signature = self.signatures.get(callee)
+        if signature is None and isinstance(call.op, GlobalVar) and call.op.type_annotation:
+            signature = call.op.type_annotation.to_xdsl()  # defined later (mutual recursion)
         if signature is None:
             raise ConversionError(f"call of @{callee}, which is not in the module")
         op = self.add(

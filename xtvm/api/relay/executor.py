@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from xtvm.api.ir_module import IRModule
-from xtvm.api.relay.expr import Expr, Function, ParamRef, post_order
+from xtvm.api.relay.expr import Call, Expr, Function, GlobalVar, ParamRef, Var, post_order
 from xtvm.api.relay.ty import TensorType, TupleType
 from xtvm.runtime import ndarray as nd
 from xtvm.runtime.relay_interpreter import evaluate
@@ -58,6 +58,11 @@ class Executor:
             raise ValueError("evaluate: binds are not supported; pass the values as arguments")
         if expr is None:
             mod = self.mod
+        elif isinstance(expr, GlobalVar):  # the module's function of that name
+            mod = self.mod.copy()
+            callee = mod[expr]
+            params = [Var(p.name_hint, p.checked_type) for p in callee.params]
+            mod["main"] = Function(params, Call(mod.get_global_var(expr.name_hint), params))
         else:
             mod = self.mod.copy()
             mod["main"] = expr if isinstance(expr, Function) else Function([], expr)

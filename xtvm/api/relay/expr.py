@@ -529,6 +529,8 @@ def const(value: object, dtype: str | None = None) -> Constant:
     """A constant; Python floats are float32 and ints int32, as in TVM."""
     if isinstance(value, nd.NDArray):
         value = value.numpy()
+    if isinstance(dtype, TensorType):  # `relay.const(0, relay.scalar_type("int32"))`
+        dtype = dtype.dtype
     if dtype is None and isinstance(value, bool):
         dtype = "bool"
     elif dtype is None and isinstance(value, float):

@@ -508,7 +508,8 @@ class ModuleBuilder:
         ):
             dtype = "int64"  # an unsuffixed integer too wide for int32, as TVM reads it
         try:
-            result = const(value, dtype)
+            with np.errstate(over="ignore"):  # an overflow is reported below
+                result = const(value, dtype)
         except (ValueError, TypeError, OverflowError) as exc:
             raise self.error(node, f"bad constant {text}: {exc}") from None
         stored = result.data.numpy().item()
@@ -558,7 +559,7 @@ class ModuleBuilder:
         callee = self.expr(callee_node, scope)
         if attrs:
             raise self.error(callee_node, "attributes are only accepted by operator calls")
-        if not isinstance(callee, GlobalVar | Function | Var):
+        if not isinstance(callee, GlobalVar | Function | Var | Call):
             raise self.error(callee_node, "only functions and operators can be called")
         call = Call(callee, args)  # type: ignore[arg-type]  (a Var holding a function)
         if not all(has_type(a) for a in [*args, callee]):
