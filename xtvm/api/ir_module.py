@@ -157,8 +157,15 @@ class IRModule:
     # -- text --------------------------------------------------------------------------------
 
     def astext(self, show_meta_data: bool = True) -> str:
-        """TVM's Relay text of this module (`def @main(...) { ... }`); `str(mod)` is the IR."""
-        return TextPrinter().module((gv.name_hint, fn) for gv, fn in self.items())
+        """TVM's Relay text of this module (`def @main(...) { ... }`); `str(mod)` is the IR.
+
+        A module of tir kernels (what `tvm.lower` returns) has no Relay text: its IR is shown.
+        """
+        try:
+            functions = list(self.items())
+        except (TypeError, ConversionError):
+            return print_ir(self._module, api_context())
+        return TextPrinter().module((gv.name_hint, fn) for gv, fn in functions)
 
     def __str__(self) -> str:
         return print_ir(self._module, api_context())
@@ -170,6 +177,7 @@ class IRModule:
 
 # Imported last: the relay package imports this module, and finds IRModule defined already.
 from xtvm.api.relay.convert import (  # noqa: E402
+    ConversionError,
     lower_function,
     module_signatures,
     raise_function,

@@ -105,6 +105,11 @@ __all__ = [
 ]
 
 
+# As TVM's relay.op.contrib does on import: the `target.dnnl` predicates are registered, so
+# AnnotateTarget("dnnl") claims what DNNL supports.
+from xtvm.api.relay.op.contrib import dnnl as _dnnl  # noqa: E402, F401
+
+
 def build(*args: object, **kwargs: object) -> object:
     """`relay.build(mod, target=, params=)`: see `xtvm.driver.relay_build.build`.
 

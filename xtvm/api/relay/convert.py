@@ -249,7 +249,7 @@ class FunctionLowering:
             if call.op.name == COMPILER_END:
                 value = self.one(args[0])
                 owner = value.owner
-                if isinstance(owner, dialect.RelayOp):
+                if isinstance(owner, dialect.RelayOp | func.CallOp):
                     owner.attributes["compiler"] = call.attrs.properties["compiler"]
                 return value
             assert call.op.op_class is not None
@@ -341,6 +341,9 @@ def raise_function(function: func.FuncOp, globals_: Mapping[str, GlobalVar]) -> 
             callee = op.callee.root_reference.data
             gv = globals_.get(callee) or GlobalVar(callee)
             expr = Call(gv, args)
+            compiler = op.attributes.get("compiler")
+            if isinstance(compiler, StringAttr) and len(op.results) == 1:
+                expr = wrap_annotated(expr, compiler.data)  # a composite function's call
             if len(op.results) != 1:
                 for i, result in enumerate(op.results):
                     values[result] = TupleGetItem(expr, i)

@@ -176,7 +176,11 @@ def AnnotateTarget(targets: str | Sequence[str], include_non_call_ops: bool = Tr
 
     def make() -> XdslModulePass:
         known = registered_targets()
-        return _pass("relay-annotate-target", targets=tuple(n for n in names if n in known))()
+        return _pass(
+            "relay-annotate-target",
+            targets=tuple(n for n in names if n in known),
+            composite_targets=tuple(n for n in names if n not in known),
+        )()
 
     return RelayPass("AnnotateTarget", 0, make)
 
