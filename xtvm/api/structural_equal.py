@@ -76,6 +76,8 @@ class StructuralEqual:
             mapped = self.var_map.get(id(a))
             if mapped is not None:
                 return [] if mapped is b else None
+            if a is b and id(b) not in self.reverse:
+                return [] if self.bind(a, b) else None  # the same free variable on both sides
             return [] if self.map_free_vars and self.bind(a, b) else None
         if isinstance(a, Op):
             assert isinstance(b, Op)

@@ -29,7 +29,7 @@ from xtvm.api.relay.expr import (
     const,
     var,
 )
-from xtvm.api.relay.expr_functor import ExprFunctor, ExprMutator, ExprVisitor
+from xtvm.api.relay.expr_functor import ExprFunctor, ExprMutator, ExprVisitor, bind
 from xtvm.api.relay.op import *  # noqa: F403  (TVM exposes every operator at relay.*)
 from xtvm.api.relay.op import annotation, image, nn
 from xtvm.api.relay.scope_builder import ScopeBuilder
@@ -86,6 +86,7 @@ __all__ = [
     "Type",
     "analysis",
     "annotation",
+    "bind",
     "build",
     "const",
     "create_executor",
@@ -122,8 +123,9 @@ def build(*args: object, **kwargs: object) -> object:
 
 
 def __getattr__(name: str) -> object:
-    """`relay.build_module` and `relay.testing`, imported on first use as `build` is."""
-    if name in ("build_module", "testing"):
+    """`relay.build_module`, `relay.testing` and `relay.vm` (which says there is no VM),
+    imported on first use as `build` is."""
+    if name in ("build_module", "testing", "vm"):
         import importlib
 
         return importlib.import_module(f"{__name__}.{name}")
