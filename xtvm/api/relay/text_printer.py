@@ -29,6 +29,7 @@ from xtvm.api.relay.expr import (
     TupleGetItem,
     Var,
     has_type,
+    post_order,
 )
 from xtvm.api.relay.ty import FuncType, TensorType, TupleType, Type
 
@@ -50,6 +51,17 @@ def type_text(typ: Type) -> str:
     return str(typ)
 
 
+def dataflow_children(expr: Expr) -> list[Expr]:
+    """The operands printed in the same scope as `expr` (not inside a function, let or if)."""
+    if isinstance(expr, Call):
+        return list(expr.args)
+    if isinstance(expr, Tuple):
+        return list(expr.fields)
+    if isinstance(expr, TupleGetItem):
+        return [expr.tuple_value]
+    return []
+
+
 def scalar_text(value: np.ndarray) -> str:
     """A scalar constant as a typed literal: `1f`, `2i64`, `True`, `0.5f16`."""
     dtype = value.dtype
@@ -60,7 +72,7 @@ def scalar_text(value: np.ndarray) -> str:
         if math.isinf(item) or math.isnan(item):
             return f"{'-' if item < 0 else ''}{'inf' if math.isinf(item) else 'nan'}f"
         suffix = "" if dtype == np.float32 else str(dtype.itemsize * 8)
-        return f"{float(item)!r}f{suffix}"
+        return f"{float(item)!r}".removesuffix(".0") + f"f{suffix}"
     suffix = {np.dtype("int32"): ""}.get(
         dtype, f"{'u' if dtype.kind == 'u' else 'i'}{dtype.itemsize * 8}"
     )
@@ -140,7 +152,12 @@ class TextPrinter:
     def body(self, expr: Expr, outer: Mapping[int, str], indent: str) -> str:
         """The statements computing `expr` and then `expr` itself, in a scope that sees `outer`."""
         lines: list[str] = []
-        result = self.expr(expr, dict(outer), lines, indent, root=True)
+        names = dict(outer)
+        # Bindings first, operands before users, so that printing never recurses deeply.
+        for node in post_order(expr, dataflow_children):
+            if node is not expr and isinstance(node, Call | TupleGetItem):
+                self.expr(node, names, lines, indent)
+        result = self.expr(expr, names, lines, indent, root=True)
         return "\n".join([*lines, indent + result])
 
     def bind(
