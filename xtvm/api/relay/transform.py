@@ -4,6 +4,7 @@ of the module's IR, verifies the result, and returns a new `IRModule`.
 | TVM                       | xtvm pass                      |
 |---------------------------|--------------------------------|
 | InferType                 | relay-infer-types              |
+| AnnotateSpans             | (none: nothing to annotate)    |
 | Inline                    | relay-inline                   |
 | FoldConstant              | relay-fold-constant            |
 | SimplifyInference         | relay-simplify-inference       |
@@ -30,8 +31,10 @@ from xdsl.passes import ModulePass as XdslModulePass
 from xdsl.utils.exceptions import PassFailedException, VerifyException
 
 from xtvm.api.ir_module import IRModule, api_context
-from xtvm.api.relay.expr import Function
+from xtvm.api.relay.expr import Expr, Function
+from xtvm.api.relay.ty import Type
 from xtvm.api.transform import (
+    ModulePass,
     Pass,
     PassContext,
     PassInfo,
@@ -43,6 +46,7 @@ from xtvm.ir.verify import verify_diagnostics
 
 __all__ = [
     "AlterOpLayout",
+    "AnnotateSpans",
     "AnnotateTarget",
     "ConvertLayout",
     "DeadCodeElimination",
@@ -52,6 +56,7 @@ __all__ = [
     "FunctionPass",
     "FuseOps",
     "InferType",
+    "InferTypeLocal",
     "Inline",
     "MergeCompilerRegions",
     "PartitionGraph",
@@ -103,6 +108,18 @@ def Inline() -> Pass:
 
 def InferType() -> Pass:
     return RelayPass("InferType", 0, _pass("relay-infer-types"))
+
+
+def InferTypeLocal(expr: Expr) -> Type:
+    """The type of one expression, without a module (TVM's `InferTypeLocal`)."""
+    return expr.checked_type
+
+
+def AnnotateSpans() -> Pass:
+    """TVM's AnnotateSpans gives each node the location of its printed text. xtvm's relay
+    expressions keep no spans (the IR's own ops carry their locations), so the module is
+    returned as it is."""
+    return ModulePass(lambda mod, _ctx: mod, PassInfo(0, "AnnotateSpans"))
 
 
 def FoldConstant(fold_qnn: bool = False) -> Pass:
