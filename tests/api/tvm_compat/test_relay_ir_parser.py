@@ -22,7 +22,7 @@ references or the prelude; relay types have static shapes of scalar dtypes (no `
 `_` or vector dtypes such as `int8x4`); the parser type-checks each operator call whose operand
 types are known as it reads it, so an ill-typed program is an error at its token; constants that
 are not scalars print as `meta[relay.Constant][i]`, which only meta-free text reads back; TVM's
-node reflection (`tvm.ir.make_node`), spans and meta tables have no counterpart.
+node reflection (`tvm.ir.make_node`) and meta tables have no counterpart.
 """
 from typing import Union
 
@@ -1052,9 +1052,6 @@ def test_call_attrs():
     """
     parsed = parse_module(program)
     assert_graph_equal(parsed, mod)
-
-
-@pytest.mark.skip(reason='spans (AnnotateSpans) are not supported')
 
 
 def test_tokenize_inf():
