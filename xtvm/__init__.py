@@ -51,6 +51,7 @@ PACKAGE_NAMES = {
         "assert_structural_equal": "xtvm.api.structural_equal",
         "register_op_attr": "xtvm.passes.byoc_targets",
         "IRModule": "xtvm.api.ir_module",
+        "Op": "xtvm.api.relay.expr",
     },
     "xtvm.runtime": {"convert": "xtvm.api.convert"},
 }

@@ -50,3 +50,29 @@ func.func @outlined(%x: tensor<4xf32>) -> tensor<4xf32> attributes {compiler = "
   %a = relay.add %x, %x : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   func.return %a : tensor<4xf32>
 }
+
+// -----
+
+// A call of a composite function is one unit, claimed by the codegen its pattern name starts
+// with; the composite's own ops are left unannotated. Another codegen's composite stays home.
+// CHECK-LABEL: func.func private @add_relu
+// CHECK:         relay.add
+// CHECK-NOT:     compiler
+// CHECK:         func.return
+// CHECK-LABEL: func.func @composite_calls
+// CHECK:         func.call @add_relu(%{{.*}}, %{{.*}}) {compiler = "ccompiler"}
+// CHECK:         func.call @dnnl_relu(%{{.*}}) {compiler = "default"}
+func.func private @add_relu(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> attributes {Composite = "ccompiler.add_relu"} {
+  %s = relay.add %a, %b : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %r = relay.nn.relu %s : (tensor<4xf32>) -> tensor<4xf32>
+  func.return %r : tensor<4xf32>
+}
+func.func private @dnnl_relu(%a: tensor<4xf32>) -> tensor<4xf32> attributes {Composite = "dnnl.relu"} {
+  %r = relay.nn.relu %a : (tensor<4xf32>) -> tensor<4xf32>
+  func.return %r : tensor<4xf32>
+}
+func.func @composite_calls(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
+  %c = func.call @add_relu(%x, %y) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %d = func.call @dnnl_relu(%c) : (tensor<4xf32>) -> tensor<4xf32>
+  func.return %d : tensor<4xf32>
+}

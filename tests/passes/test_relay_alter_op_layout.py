@@ -137,7 +137,7 @@ def test_tvm_alter_op_layout_after_convert_layout() -> None:
                 tvm_relay.transform.AlterOpLayout(),
             ]
         )(mod)
-    assert 'kernel_layout = "OHWI32o"' in altered.astext()
+    assert 'kernel_layout = "OHWI32o"' in str(altered)
     data = rand(1, 3, 8, 8)
     np.testing.assert_allclose(
         interpret(altered, {}, data)[0], interpret(mod, {}, data)[0], rtol=1e-4, atol=1e-5

@@ -412,7 +412,7 @@ def test_tvm_convert_layout() -> None:
         converted = tvm.transform.Sequential(
             [tvm_relay.transform.ConvertLayout({"nn.conv2d": ["NHWC", "default"]})]
         )(mod)
-    text = converted.astext()
+    text = str(converted)
     assert 'data_layout = "NHWC"' in text and 'kernel_layout = "HWIO"' in text
     assert text.count("relay.layout_transform") == 2
     data = rand(1, 3, 8, 8)

@@ -29,12 +29,18 @@ def lower(
 def build(
     inputs: Any,
     args: Sequence[Tensor] | None = None,
-    target: str | None = "llvm",
+    target: object = "llvm",
+    target_host: object = None,
+    runtime: object = None,
     name: str = "default_function",
+    binds: object = None,
 ) -> Module:
     """Compile a schedule or a lowered module: `f = tvm.build(s, [A, B, C], "llvm", name="mm")`.
 
     The result is called as `f(a, b, c)` (its entry function) or `f["mm"](a, b, c)` on numpy
-    or `tvm.nd` arrays, outputs written in place.
+    or `tvm.nd` arrays, outputs written in place. `target` is a string or a `tvm.target.Target`;
+    the host of a CPU target is the target itself.
     """
-    return driver.build(inputs, args, target, name)
+    if binds:
+        raise ValueError("build: binds are not supported; pass the buffers as arguments")
+    return driver.build(inputs, args, None if target is None else str(target), name)

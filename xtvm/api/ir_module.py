@@ -91,6 +91,8 @@ class IRModule:
     def __setitem__(self, key: str | GlobalVar, fn: Expr) -> None:
         if not isinstance(fn, Function):
             raise TypeError(f"a module holds functions, got {type(fn).__name__}")
+        if isinstance(key, GlobalVar) and key.type_annotation is None:
+            key.type_annotation = declared_type(fn)  # a recursive call's type
         self._lower(self._name(key), fn)
         if isinstance(key, GlobalVar) and key.type_annotation is None:
             key.type_annotation = fn.checked_type  # calls of `key` built later are typed
@@ -100,6 +102,9 @@ class IRModule:
 
     def _lower(self, name: str, fn: Function, private: bool = False) -> str:
         signatures = module_signatures(self._module)
+        own = declared_type(fn)
+        if own is not None:  # the function may call itself
+            signatures[name] = own.to_xdsl()  # type: ignore[assignment]
         for node in post_order(fn):
             if isinstance(node, Call) and isinstance(node.op, GlobalVar):
                 sig = signatures.get(node.op.name_hint)
@@ -152,10 +157,18 @@ class IRModule:
     # -- text --------------------------------------------------------------------------------
 
     def astext(self, show_meta_data: bool = True) -> str:
-        return print_ir(self._module, api_context())
+        """TVM's Relay text of this module (`def @main(...) { ... }`); `str(mod)` is the IR.
+
+        A module of tir kernels (what `tvm.lower` returns) has no Relay text: its IR is shown.
+        """
+        try:
+            functions = list(self.items())
+        except (TypeError, ConversionError):
+            return print_ir(self._module, api_context())
+        return TextPrinter().module((gv.name_hint, fn) for gv, fn in functions)
 
     def __str__(self) -> str:
-        return self.astext()
+        return print_ir(self._module, api_context())
 
     def __repr__(self) -> str:
         names = ", ".join(f"@{gv.name_hint}" for gv in self.get_global_vars())
@@ -164,6 +177,7 @@ class IRModule:
 
 # Imported last: the relay package imports this module, and finds IRModule defined already.
 from xtvm.api.relay.convert import (  # noqa: E402
+    ConversionError,
     lower_function,
     module_signatures,
     raise_function,
@@ -174,15 +188,44 @@ from xtvm.api.relay.expr import (  # noqa: E402
     Expr,
     Function,
     GlobalVar,
+    If,
+    Let,
     function_type,
+    has_type,
     post_order,
 )
+from xtvm.api.relay.text_printer import TextPrinter  # noqa: E402
+from xtvm.api.relay.ty import FuncType, Type  # noqa: E402
+
+
+def declared_type(fn: Function) -> FuncType | None:
+    """The type of `fn` before its recursive calls are typed: typed parameters and the declared
+    return type, else the type of a base case (a branch of an `If` that needs no recursion)."""
+    if any(p.type_annotation is None for p in fn.params):
+        return None
+    ret = fn.ret_type if fn.ret_type is not None else base_case_type(fn.body)
+    if ret is None:
+        return None
+    return FuncType([p.type_annotation for p in fn.params], ret)  # type: ignore[misc]
+
+
+def base_case_type(expr: Expr) -> Type | None:
+    """The type of the first branch that types without the function's own type."""
+    while isinstance(expr, Let):
+        expr = expr.body
+    if isinstance(expr, If):
+        for branch in (expr.true_branch, expr.false_branch):
+            typ = base_case_type(branch)
+            if typ is not None:
+                return typ
+        return None
+    return expr.checked_type if has_type(expr) else None
 
 
 def expr_text(expr: Expr) -> str:
-    """The IR text of `expr`: a function as `@main`, any other expression as a function of its
-    free variables."""
-    return IRModule.from_expr(expr).astext()
+    """TVM's Relay text of `expr`: a function as `fn`, any other expression after `free_var`
+    declarations of its free variables."""
+    return TextPrinter().expression(expr)
 
 
 HOOKS["text"] = expr_text

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from xtvm.api.ir_module import IRModule
+from xtvm.api.relay.expr import Expr
 
 
 def parse(source: str, source_name: str = "from_string") -> IRModule:
@@ -10,6 +11,13 @@ def parse(source: str, source_name: str = "from_string") -> IRModule:
     from xtvm.api.relay.text import parse as parse_relay_text
 
     return parse_relay_text(source, source_name)
+
+
+def parse_expr(source: str, source_name: str = "from_string") -> Expr:
+    """An expression from Relay text (`free_var %x: ...;` declarations, then the expression)."""
+    from xtvm.api.relay.text import parse_expr as parse_relay_expr
+
+    return parse_relay_expr(source, source_name)
 
 
 fromtext = parse

@@ -18,12 +18,14 @@ from xtvm.api.relay.expr import (
     Expr,
     Function,
     GlobalVar,
+    If,
     Let,
     Op,
     ParamRef,
     Tuple,
     TupleGetItem,
     Var,
+    has_type,
 )
 
 Node = Expr | Op
@@ -74,6 +76,8 @@ class StructuralEqual:
             mapped = self.var_map.get(id(a))
             if mapped is not None:
                 return [] if mapped is b else None
+            if a is b and id(b) not in self.reverse:
+                return [] if self.bind(a, b) else None  # the same free variable on both sides
             return [] if self.map_free_vars and self.bind(a, b) else None
         if isinstance(a, Op):
             assert isinstance(b, Op)
@@ -97,7 +101,7 @@ class StructuralEqual:
             return [(a.tuple_value, b.tuple_value)] if a.index == b.index else None
         if isinstance(a, Call):
             assert isinstance(b, Call)
-            if a.attrs != b.attrs:
+            if not same_attrs(a, b):
                 return None
             args = self.zip(a.args, b.args)
             return None if args is None else [(a.op, b.op), *args]
@@ -106,6 +110,13 @@ class StructuralEqual:
             if not self.bind(a.var, b.var):
                 return None
             return [(a.value, b.value), (a.body, b.body)]
+        if isinstance(a, If):
+            assert isinstance(b, If)
+            return [
+                (a.cond, b.cond),
+                (a.true_branch, b.true_branch),
+                (a.false_branch, b.false_branch),
+            ]
         if isinstance(a, Function):
             assert isinstance(b, Function)
             if len(a.params) != len(b.params) or a.attrs != b.attrs:
@@ -118,6 +129,16 @@ class StructuralEqual:
     @staticmethod
     def zip(xs: list[Expr], ys: list[Expr]) -> list[tuple[Node, Node]] | None:
         return list(zip(xs, ys, strict=True)) if len(xs) == len(ys) else None
+
+
+def same_attrs(a: Call, b: Call) -> bool:
+    """Whether two calls have equal attributes; a call not typed yet compares the arguments its
+    builder was given."""
+    if has_type(a) and has_type(b):
+        return a.attrs == b.attrs
+    if a.kwargs is not None and b.kwargs is not None:
+        return a.kwargs == b.kwargs
+    return a._attrs == b._attrs
 
 
 def structural_equal(

@@ -107,7 +107,29 @@ class GraphModule:
         """Seconds per run of each kernel call (`print(m.profile())` for a table)."""
         return self._executor().profile(runs)
 
-    def benchmark(self, device: Device | None = None, number: int = 10, repeat: int = 3) -> Any:
+    def benchmark(
+        self,
+        device: Device | None = None,
+        func_name: str = "run",
+        repeat: int = 5,
+        number: int = 5,
+        min_repeat_ms: float | None = None,
+        limit_zero_time_iterations: int = 100,
+        end_to_end: bool = False,
+        cooldown_interval_ms: int = 0,
+        repeats_to_cooldown: int = 1,
+        **kwargs: Any,
+    ) -> Any:
+        """Seconds per `run()` (TVM's BenchmarkResult: mean, median, min, max, std); keyword
+        arguments are inputs, set once before timing (with `end_to_end`, set on every run)."""
+        if func_name != "run":
+            raise ValueError(f"benchmark: a graph module times 'run', not '{func_name}'")
+        if kwargs:
+            self.set_input(**kwargs)
+        if end_to_end and kwargs:
+            from xtvm.runtime.module import time_function
+
+            return time_function(lambda: self.run(**kwargs), number, repeat, min_repeat_ms or 0)
         return self._executor().benchmark(number=number, repeat=repeat)
 
     def __getitem__(self, name: str) -> Any:

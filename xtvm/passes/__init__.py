@@ -45,6 +45,7 @@ OWN_PASSES = {
     "relay-fold-scale-axis": "RelayFoldScaleAxisPass",
     "relay-fuse-ops": "RelayFuseOpsPass",
     "relay-infer-types": "RelayInferTypesPass",
+    "relay-inline": "RelayInlinePass",
     "relay-merge-compiler-regions": "RelayMergeCompilerRegionsPass",
     "relay-partition-graph": "RelayPartitionGraphPass",
     "relay-print-dot": "RelayPrintDotPass",

@@ -12,6 +12,9 @@ not computations, and get no annotation. A `relay.tuple_get_item` follows the co
 tuple it reads, a `relay.tuple` the codegen shared by all its fields (else `default`), as
 TVM's AnnotateTarget does.
 
+A call of a composite function (TVM's `Composite` attribute, `<codegen>.<pattern>`) is one
+unit: the call is annotated with the codegen its name starts with, the function is left as is.
+
 An op already annotated for a codegen (by an earlier run) keeps its annotation.
 Functions that already carry a `compiler` attribute were outlined for a codegen by
 `relay-partition-graph`; they belong to that codegen and are skipped.
@@ -19,7 +22,7 @@ Functions that already carry a `compiler` attribute were outlined for a codegen 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -37,6 +40,9 @@ COMPILER_ATTR = "compiler"
 
 DEFAULT_COMPILER = "default"
 """The `compiler` of relay ops left to the host."""
+
+COMPOSITE_ATTR = "Composite"
+"""On a func.func: the pattern it was merged from (`dnnl.conv2d_relu`), TVM's `Composite`."""
 
 
 def is_external(f: func.FuncOp) -> bool:
@@ -68,6 +74,19 @@ def choose_compiler(op: relay.RelayOp, targets: Sequence[str]) -> str | None:
     return claimed[0] if claimed else DEFAULT_COMPILER
 
 
+def annotate_composite_call(
+    call: func.CallOp, functions: Mapping[str, func.FuncOp], targets: Sequence[str]
+) -> None:
+    """Annotate a call of a composite function (`Composite = "dnnl.conv2d_relu"`, what
+    MergeComposite makes) with the codegen its name starts with, if that is one of `targets`."""
+    callee = functions.get(call.callee.root_reference.data)
+    composite = callee.attributes.get(COMPOSITE_ATTR) if callee is not None else None
+    if not isinstance(composite, StringAttr) or compiler_of(call) != DEFAULT_COMPILER:
+        return
+    target = composite.data.split(".")[0]
+    call.attributes[COMPILER_ATTR] = StringAttr(target if target in targets else DEFAULT_COMPILER)
+
+
 @dataclass(frozen=True)
 class RelayAnnotateTargetPass(ModulePass):
     """Annotate each relay op with the first of `targets` whose predicate accepts it.
@@ -81,16 +100,24 @@ class RelayAnnotateTargetPass(ModulePass):
     targets: tuple[str, ...] = ()
     """Codegen names, highest priority first (`targets=dnnl,ccompiler`)."""
 
+    composite_targets: tuple[str, ...] = ()
+    """Further codegens that claim only the calls of their composite functions (they need no
+    registered predicates: TVM's AnnotateTarget of a target known by its patterns alone)."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         known = registered_targets()
         for target in self.targets:
             if target not in known:
                 names = ", ".join(f"'{t}'" for t in known) or "none"
                 raise located_error(op, f"unknown target '{target}' (registered: {names})")
-        for f in op.body.block.ops:
-            if not isinstance(f, func.FuncOp) or is_external(f):
-                continue
+        functions = {f.sym_name.data: f for f in op.body.block.ops if isinstance(f, func.FuncOp)}
+        for f in functions.values():
+            if is_external(f) or COMPOSITE_ATTR in f.attributes:
+                continue  # a composite function is annotated as one unit, where it is called
             for inner in f.body.walk():
+                if isinstance(inner, func.CallOp):
+                    claimants = (*self.targets, *self.composite_targets)
+                    annotate_composite_call(inner, functions, claimants)
                 if not isinstance(inner, relay.RelayOp):
                     continue
                 if compiler_of(inner) != DEFAULT_COMPILER:

@@ -369,8 +369,10 @@ class Module:
         type_key: str = "llvm",
         status: Collection[str] = (),
         last_error: Callable[[], str] | None = None,
+        object_code: Callable[[], bytes] | None = None,
     ) -> None:
         self.signatures = signatures
+        self._object_code = object_code
         self.status_functions = frozenset(status)  # these return 0 or an error code
         self._last_error = last_error
         self._address = address
@@ -443,6 +445,17 @@ class Module:
         if self._source is None:
             raise ValueError("this module was loaded from a library and has no source")
         return self._source(fmt)
+
+    def save(self, path: str | Path, fmt: str = "") -> None:
+        """Write the code to `path`: an object file (`.o`, which `contrib.cc.create_shared`
+        links into a library `load_module` reads), LLVM IR (`.ll`) or assembly (`.s`)."""
+        fmt = fmt or Path(path).suffix.lstrip(".")
+        if fmt in ("o", "obj"):
+            if self._object_code is None:
+                raise ValueError("this module has no object code to save")
+            Path(path).write_bytes(self._object_code())
+            return
+        Path(path).write_text(self.get_source("asm" if fmt == "s" else fmt))
 
     def export_library(
         self, path: str | Path, fcompile: Callable[..., object] | None = None, **_: object

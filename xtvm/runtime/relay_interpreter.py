@@ -145,23 +145,72 @@ class RelayInterpreter:
         return check_value(self.params[name], op.result.type, f"param '{name}'")  # type: ignore[return-value]
 
     def call(self, name: str, args: Sequence[Value]) -> list[Value]:
-        """Run function @name on `args`, already checked against its signature."""
+        """Run function @name on `args`, already checked against its signature.
+
+        Values are computed on demand from the return, so a select on a scalar condition
+        (`relay.where`, what an `If` lowers to) computes only the branch it picks: a recursion
+        that an `If` ends does end, and the other branch's ops never run.
+        """
         f = self.function(name)
         block = f.body.block
+        ret = block.last_op
+        if not isinstance(ret, func.ReturnOp):
+            raise RelayInterpreterError(f"function @{name} does not end with func.return")
         env: dict[SSAValue, Value] = dict(zip(block.args, args, strict=True))
-        for op in block.ops:
-            operands = [env[v] for v in op.operands]
-            if isinstance(op, func.ReturnOp):
-                return operands
-            rule = RULES.get(type(op))
-            if rule is None:
-                raise UnsupportedOpError(
-                    f"no interpreter rule for '{op.name}' (in @{name}{located(op)})"
-                )
-            results = rule(self, op, operands)
-            for result, value in zip(op.results, results, strict=True):
-                env[result] = conform(value, result.type, op)
-        raise RelayInterpreterError(f"function @{name} does not end with func.return")
+        for root in ret.operands:
+            self.demand(root, env, name)
+        return [env[v] for v in ret.operands]
+
+    def demand(self, root: SSAValue, env: dict[SSAValue, Value], name: str) -> None:
+        """Compute `root` into `env`, with what it needs first (an explicit stack: graphs of
+        any depth)."""
+        stack = [root]
+        while stack:
+            value = stack[-1]
+            if value in env:
+                stack.pop()
+                continue
+            op = value.owner
+            assert isinstance(op, Operation)
+            missing = [v for v in needed(op, env) if v not in env]
+            if missing:
+                stack.extend(missing)
+                continue
+            stack.pop()
+            self.run(op, env, name)
+
+    def run(self, op: Operation, env: dict[SSAValue, Value], name: str) -> None:
+        if is_select(op):
+            chosen = op.operands[1] if bool(env[op.operands[0]]) else op.operands[2]
+            env[op.results[0]] = conform(env[chosen], op.results[0].type, op)
+            return
+        rule = RULES.get(type(op))
+        if rule is None:
+            raise UnsupportedOpError(
+                f"no interpreter rule for '{op.name}' (in @{name}{located(op)})"
+            )
+        results = rule(self, op, [env[v] for v in op.operands])
+        for result, value in zip(op.results, results, strict=True):
+            env[result] = conform(value, result.type, op)
+
+
+def is_select(op: Operation) -> bool:
+    """A `relay.where` on a scalar condition between two values of its result type."""
+    if not isinstance(op, relay.WhereOp):
+        return False
+    cond, then, other = (v.type for v in op.operands)
+    scalar = isinstance(cond, TensorType) and not cond.get_shape()
+    return scalar and then == other == op.results[0].type
+
+
+def needed(op: Operation, env: Mapping[SSAValue, Value]) -> list[SSAValue]:
+    """The operands `op` reads: a select reads its condition, then only the branch it picks."""
+    if not is_select(op):
+        return list(op.operands)
+    cond = op.operands[0]
+    if cond not in env:
+        return [cond]
+    return [cond, op.operands[1] if bool(env[cond]) else op.operands[2]]
 
 
 def evaluate(

@@ -12,6 +12,7 @@ Shapes and reduce domains may be symbolic: a dimension is an int or an integer e
 from __future__ import annotations
 
 import builtins
+import functools
 import inspect
 import re
 from collections.abc import Callable, Sequence
@@ -589,6 +590,37 @@ def placeholder(
     return PlaceholderOp(name, shape_of(shape, f"placeholder {name}"), dtype_name(dtype)).output(0)
 
 
+class TagScope:
+    """`with te.tag_scope("conv"):` or `@te.tag_scope(tag="conv")`: the computes made inside
+    take that tag (TVM's `tag_scope`); scopes do not nest."""
+
+    current: TagScope | None = None
+
+    def __init__(self, tag: str) -> None:
+        self.tag = tag
+
+    def __enter__(self) -> TagScope:
+        if TagScope.current is not None:
+            raise ValueError("nested op_tag is not allowed for now")
+        TagScope.current = self
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        TagScope.current = None
+
+    def __call__(self, fdecl: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(fdecl)
+        def tagged(*args: Any, **kwargs: Any) -> Any:
+            with self:
+                return fdecl(*args, **kwargs)
+
+        return tagged
+
+
+def tag_scope(tag: str) -> TagScope:
+    return TagScope(tag)
+
+
 def compute(
     shape: Sequence[Extent] | Extent,
     fcompute: Callable[..., object],
@@ -619,6 +651,8 @@ def compute(
             for node in walk(body):
                 if isinstance(node, Reduce):
                     raise ValueError(f"compute {name}: a reduction must be the whole body")
+    if not tag and TagScope.current is not None:
+        tag = TagScope.current.tag
     op = ComputeOp(name, tag, axis, bodies, attrs)
     return op.outputs[0] if len(bodies) == 1 else op.outputs
 
@@ -651,6 +685,8 @@ def scan(
             raise TVMError(f"scan: init, update and state {k} must have the same rank")
         if not i.dtype == u.dtype == p.dtype:
             raise TVMError(f"scan: init, update and state {k} must have one dtype")
+    if not tag and TagScope.current is not None:
+        tag = TagScope.current.tag
     op = ScanOp(name, tag, inits, updates, states)
     return op.outputs[0] if len(states) == 1 else op.outputs
 

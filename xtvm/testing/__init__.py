@@ -1,4 +1,5 @@
-"""Helpers shared by tests."""
+"""Helpers shared by tests, and TVM's `tvm.testing` names (`assert_allclose`, `enabled_targets`,
+`parametrize_targets`, `parameter`, ...) from `utils`."""
 
 from __future__ import annotations
 
@@ -17,3 +18,51 @@ def load_file(name: str, path: Path) -> ModuleType:
     sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
+
+
+from xtvm.testing.utils import (  # noqa: E402
+    assert_allclose,
+    device_enabled,
+    enabled_targets,
+    fixture,
+    known_failing_targets,
+    main,
+    parameter,
+    parameters,
+    parametrize_targets,
+    requires_arm_dot,
+    requires_cascadelake,
+    requires_cuda,
+    requires_gpu,
+    requires_llvm,
+    requires_skylake_avx512,
+    requires_tensorcore,
+    requires_x,
+    requires_x86,
+    skip_if_wheel_test,
+    uses_gpu,
+)
+
+__all__ = [
+    "assert_allclose",
+    "device_enabled",
+    "enabled_targets",
+    "fixture",
+    "known_failing_targets",
+    "load_file",
+    "main",
+    "parameter",
+    "parameters",
+    "parametrize_targets",
+    "requires_arm_dot",
+    "requires_cascadelake",
+    "requires_cuda",
+    "requires_gpu",
+    "requires_llvm",
+    "requires_skylake_avx512",
+    "requires_tensorcore",
+    "requires_x",
+    "requires_x86",
+    "skip_if_wheel_test",
+    "uses_gpu",
+]

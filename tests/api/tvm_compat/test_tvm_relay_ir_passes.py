@@ -106,7 +106,7 @@ def test_fold_dropout() -> None:
     mod = tvm.IRModule.from_expr(relay.Function([], add))
     with tvm.transform.PassContext(opt_level=3):
         folded = relay.transform.FoldConstant()(mod)
-    assert "relay.nn.dropout" in folded.astext()
+    assert "nn.dropout(" in folded.astext()
     np.testing.assert_array_equal(
         relay.create_executor("graph", mod=folded).evaluate()().numpy(), np.arange(10) + 1
     )
@@ -132,7 +132,8 @@ def test_annotate_target_twice_keeps_annotations(test_target: str) -> None:
     mod = tvm.IRModule.from_expr(relay.Function([x], relay.exp(relay.nn.relu(x + x))))
     first = relay.transform.AnnotateTarget(test_target)(mod)
     second = relay.transform.AnnotateTarget("no_such_codegen")(first)
-    assert second.astext().count(f'compiler = "{test_target}"') == 2
+    ends = [line for line in second.astext().splitlines() if "compiler_end(" in line]
+    assert sum(f'compiler="{test_target}"' in line for line in ends) == 2
 
 
 def test_partition_without_merge(test_target: str) -> None:

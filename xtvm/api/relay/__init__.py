@@ -29,7 +29,7 @@ from xtvm.api.relay.expr import (
     const,
     var,
 )
-from xtvm.api.relay.expr_functor import ExprFunctor, ExprMutator, ExprVisitor
+from xtvm.api.relay.expr_functor import ExprFunctor, ExprMutator, ExprVisitor, bind
 from xtvm.api.relay.op import *  # noqa: F403  (TVM exposes every operator at relay.*)
 from xtvm.api.relay.op import annotation, image, nn
 from xtvm.api.relay.scope_builder import ScopeBuilder
@@ -46,6 +46,18 @@ def fromtext(text: str, source_name: str = "from_string") -> IRModule:
     from xtvm.api.relay.text import parse
 
     return parse(text, source_name)
+
+
+def parse(text: str, source_name: str = "from_string") -> IRModule:
+    """`relay.parse`: an IRModule from TVM's Relay text, as `tvm.parser.parse`."""
+    return fromtext(text, source_name)
+
+
+def parse_expr(text: str, source_name: str = "from_string") -> Expr:
+    """`relay.parse_expr`: an expression from TVM's Relay text (what `expr.astext()` prints)."""
+    from xtvm.api.relay.text import parse_expr as parse_relay_expr
+
+    return parse_relay_expr(text, source_name)
 
 
 __all__ = [
@@ -74,6 +86,7 @@ __all__ = [
     "Type",
     "analysis",
     "annotation",
+    "bind",
     "build",
     "const",
     "create_executor",
@@ -84,11 +97,18 @@ __all__ = [
     "nn",
     "op",
     "param",
+    "parse",
+    "parse_expr",
     "scalar_type",
     "transform",
     "var",
     *op.__all__,
 ]
+
+
+# As TVM's relay.op.contrib does on import: the `target.dnnl` predicates are registered, so
+# AnnotateTarget("dnnl") claims what DNNL supports.
+from xtvm.api.relay.op.contrib import dnnl as _dnnl  # noqa: E402, F401
 
 
 def build(*args: object, **kwargs: object) -> object:
@@ -103,8 +123,9 @@ def build(*args: object, **kwargs: object) -> object:
 
 
 def __getattr__(name: str) -> object:
-    """`relay.build_module` and `relay.testing`, imported on first use as `build` is."""
-    if name in ("build_module", "testing"):
+    """`relay.build_module`, `relay.testing` and `relay.vm` (which says there is no VM),
+    imported on first use as `build` is."""
+    if name in ("build_module", "testing", "vm"):
         import importlib
 
         return importlib.import_module(f"{__name__}.{name}")

@@ -11,9 +11,14 @@ import numpy as np
 from xtvm.api.relay.expr import Function, Var, const
 from xtvm.api.relay.expr_functor import ExprMutator
 from xtvm.driver.relay_build import BuildError, build
+from xtvm.ir.errors import TVMError
 from xtvm.runtime.graph_executor import GraphExecutorFactory
 
-__all__ = ["BuildError", "GraphExecutorFactory", "bind_params_by_name", "build"]
+__all__ = ["BindError", "BuildError", "GraphExecutorFactory", "bind_params_by_name", "build"]
+
+
+class BindError(TVMError, ValueError):
+    """Params that name no parameter unambiguously (TVM raises a TVMError)."""
 
 
 def bind_params_by_name(fn: Any, params: Mapping[str, Any]) -> Any:
@@ -22,7 +27,7 @@ def bind_params_by_name(fn: Any, params: Mapping[str, Any]) -> Any:
     names = [p.name_hint for p in fn.params]
     repeated = {n for n in params if names.count(n) > 1}
     if repeated:
-        raise ValueError(f"bind_params_by_name: several parameters are named {sorted(repeated)}")
+        raise BindError(f"bind_params_by_name: several parameters are named {sorted(repeated)}")
     bound = {
         id(p): const(np.asarray(getattr(params[p.name_hint], "_data", params[p.name_hint])))
         for p in fn.params

@@ -19,6 +19,8 @@ from collections.abc import Callable, Mapping
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DictionaryAttr,
     FunctionType,
     IntegerAttr,
     ModuleOp,
@@ -51,12 +53,14 @@ from xtvm.api.relay.expr import (
 )
 from xtvm.api.relay.ty import TensorType, from_xdsl
 from xtvm.dialects import relay as dialect
+from xtvm.te.expr import IntImm
 
 # TVM's function attribute keys and the func.func attributes the relay passes use.
 FUNCTION_ATTRS = {
     "Compiler": "compiler",
     "Primitive": "primitive",
     "global_symbol": "global_symbol",
+    "Inline": "inline",
 }
 PRIVATE_KEYS = ("Compiler", "Primitive")
 
@@ -93,6 +97,8 @@ def attrs_to_xdsl(attrs: Mapping[str, object]) -> dict[str, Attribute]:
             result[name] = StringAttr(value)
         elif isinstance(value, bool | int):
             result[name] = IntegerAttr(int(value), i64)
+        elif isinstance(value, IntImm):  # TVM writes `with_attr("Inline", tir.IntImm(...))`
+            result[name] = IntegerAttr(int(value.value), i64)
         else:
             raise ConversionError(f"function attribute {key}={value!r} has no IR form")
     return result
@@ -167,6 +173,16 @@ class FunctionLowering:
             "private" if private or any(k in fn.attrs for k in PRIVATE_KEYS) else None,
         )
         function.attributes.update(attributes)
+        lost = [p.name_hint != a.name_hint for p, a in zip(fn.params, self.block.args, strict=True)]
+        if any(lost):  # xDSL drops a `_0` suffix of a name hint: the exact name is kept aside
+            function.arg_attrs = ArrayAttr(
+                [
+                    DictionaryAttr(
+                        {dialect.INPUT_NAME_ATTR: StringAttr(p.name_hint)} if kept else {}
+                    )
+                    for p, kept in zip(fn.params, lost, strict=True)
+                ]
+            )
         return function
 
     def add(self, op: Operation) -> Operation:
@@ -233,7 +249,7 @@ class FunctionLowering:
             if call.op.name == COMPILER_END:
                 value = self.one(args[0])
                 owner = value.owner
-                if isinstance(owner, dialect.RelayOp):
+                if isinstance(owner, dialect.RelayOp | func.CallOp):
                     owner.attributes["compiler"] = call.attrs.properties["compiler"]
                 return value
             assert call.op.op_class is not None
@@ -251,6 +267,8 @@ class FunctionLowering:
         else:
             raise ConversionError(f"cannot call {call.op!r}")
         signature = self.signatures.get(callee)
+        if signature is None and isinstance(call.op, GlobalVar) and call.op.type_annotation:
+            signature = call.op.type_annotation.to_xdsl()  # defined later (mutual recursion)
         if signature is None:
             raise ConversionError(f"call of @{callee}, which is not in the module")
         op = self.add(
@@ -290,8 +308,10 @@ def wrap_annotated(call: Call, compiler: str) -> Expr:
 def raise_function(function: func.FuncOp, globals_: Mapping[str, GlobalVar]) -> Function:
     """The expression form of a relay `func.func`."""
     block = function.body.block
+    exact = dialect.input_names(function) if function.arg_attrs is not None else None
     params = [
-        Var(arg.name_hint or f"p{i}", from_xdsl(arg.type)) for i, arg in enumerate(block.args)
+        Var(exact[i] if exact else arg.name_hint or f"p{i}", from_xdsl(arg.type))
+        for i, arg in enumerate(block.args)
     ]
     values: dict[SSAValue, Expr] = dict(zip(block.args, params, strict=True))
     body: Expr | None = None
@@ -321,6 +341,9 @@ def raise_function(function: func.FuncOp, globals_: Mapping[str, GlobalVar]) -> 
             callee = op.callee.root_reference.data
             gv = globals_.get(callee) or GlobalVar(callee)
             expr = Call(gv, args)
+            compiler = op.attributes.get("compiler")
+            if isinstance(compiler, StringAttr) and len(op.results) == 1:
+                expr = wrap_annotated(expr, compiler.data)  # a composite function's call
             if len(op.results) != 1:
                 for i, result in enumerate(op.results):
                     values[result] = TupleGetItem(expr, i)

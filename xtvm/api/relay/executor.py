@@ -10,14 +10,14 @@ param naming neither an argument nor a weight is an error.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
 
 from xtvm.api.ir_module import IRModule
-from xtvm.api.relay.expr import Expr, Function, ParamRef, post_order
-from xtvm.api.relay.ty import TensorType
+from xtvm.api.relay.expr import Call, Expr, Function, GlobalVar, ParamRef, Var, post_order
+from xtvm.api.relay.ty import TensorType, TupleType
 from xtvm.runtime import ndarray as nd
 from xtvm.runtime.relay_interpreter import evaluate
 
@@ -58,6 +58,11 @@ class Executor:
             raise ValueError("evaluate: binds are not supported; pass the values as arguments")
         if expr is None:
             mod = self.mod
+        elif isinstance(expr, GlobalVar):  # the module's function of that name
+            mod = self.mod.copy()
+            callee = mod[expr]
+            params = [Var(p.name_hint, p.checked_type) for p in callee.params]
+            mod["main"] = Function(params, Call(mod.get_global_var(expr.name_hint), params))
         else:
             mod = self.mod.copy()
             mod["main"] = expr if isinstance(expr, Function) else Function([], expr)
@@ -104,9 +109,8 @@ class Executor:
                 )
                 for p in main.params
             ]
-            outputs = evaluate(mod.xdsl, arrays, params=weights)
-            results = tuple(_to_nd(o, self.device) for o in outputs)
-            return results[0] if len(results) == 1 else results
+            outputs = iter(evaluate(mod.xdsl, arrays, params=weights))
+            return _regroup(outputs, main.checked_type.ret_type, self.device)  # type: ignore[attr-defined]
 
         return run
 
@@ -115,10 +119,11 @@ def _missing(name: str) -> Any:
     raise TypeError(f"missing argument '{name}'")
 
 
-def _to_nd(value: Any, device: nd.Device) -> Result:
-    if isinstance(value, tuple):
-        return tuple(_to_nd(v, device) for v in value)
-    return nd.NDArray(np.asarray(value), device)
+def _regroup(flat: Iterator[np.ndarray], typ: object, device: nd.Device) -> Result:
+    """The interpreter's flat results nested as the type `typ` nests its tuples."""
+    if isinstance(typ, TupleType):
+        return tuple(_regroup(flat, field, device) for field in typ.fields)
+    return nd.NDArray(np.asarray(next(flat)), device)
 
 
 def create_executor(

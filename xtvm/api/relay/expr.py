@@ -65,6 +65,9 @@ class Op:
     def of(op_class: type[Operation]) -> Op:
         return Op.get(op_class.name.removeprefix("relay."))
 
+    def astext(self) -> str:
+        return f'#[version = "0.0.5"]\n{self.name}'
+
     def __repr__(self) -> str:
         return f"Op({self.name})"
 
@@ -305,15 +308,35 @@ class Call(Expr):
     ) -> None:
         self.op = op
         self.args = [as_expr(a) for a in args]
-        self.attrs = attrs if isinstance(attrs, Attrs) else Attrs(attrs)
+        self._attrs = attrs if isinstance(attrs, Attrs) else Attrs(attrs)
         self.type_args = list(type_args or [])
         self.span = span
         self.annotations = dict(annotations or {})
+        # An operator call on operands whose types are not known yet (an untyped variable, a
+        # call of a global function not yet in a module): its attributes and type are made on
+        # first use, as TVM's InferType does later (`make_call` sets this).
+        self._pending: tuple[type[dialect.RelayOp], tuple[Any, ...], dict[str, Any]] | None = None
+        self.kwargs: dict[str, Any] | None = None  # the builder's arguments, when one made it
+
+    @property
+    def attrs(self) -> Attrs:
+        if self._pending is not None:
+            self.checked_type  # noqa: B018  (builds the attributes)
+        return self._attrs
+
+    @attrs.setter
+    def attrs(self, value: Attrs) -> None:
+        self._attrs = value
 
     def children(self) -> Sequence[Expr]:
         return [*self.args, self.op] if isinstance(self.op, Function) else self.args
 
     def infer(self) -> Type:
+        if self._pending is not None:
+            op_class, args, kwargs = self._pending
+            properties, typ = build_call(op_class, args, kwargs)
+            self._attrs, self._pending = Attrs(properties), None
+            return typ
         if isinstance(self.op, Op):
             if self.op.op_class is None:  # compiler_begin / compiler_end are the identity
                 return self.args[0].checked_type
@@ -391,6 +414,10 @@ class GlobalVar(Expr):
         if self.type_annotation is None:
             raise RelayTypeError(f"the type of @{self.name_hint} is unknown outside its module")
         return self.type_annotation
+
+    def __call__(self, *args: object) -> Call:
+        """A call of this global function on `args`."""
+        return Call(self, [as_expr(a) for a in args])
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, GlobalVar) and other.name_hint == self.name_hint
@@ -503,6 +530,8 @@ def const(value: object, dtype: str | None = None) -> Constant:
     """A constant; Python floats are float32 and ints int32, as in TVM."""
     if isinstance(value, nd.NDArray):
         value = value.numpy()
+    if isinstance(dtype, TensorType):  # `relay.const(0, relay.scalar_type("int32"))`
+        dtype = dtype.dtype
     if dtype is None and isinstance(value, bool):
         dtype = "bool"
     elif dtype is None and isinstance(value, float):
@@ -520,7 +549,25 @@ def make_call(op_class: type[dialect.RelayOp], *args: Expr | Sequence[Expr], **k
 
     The builder runs on placeholder values of the argument types, so it validates the
     attributes and infers the result type at once: an ill-typed call fails here, naming the op.
+    When an operand's type is not known yet, that happens on the call's first use instead.
     """
+    flat: list[Expr] = []
+    for arg in args:
+        flat.extend([as_expr(a) for a in arg] if isinstance(arg, list | tuple) else [as_expr(arg)])
+    call = Call(Op.of(op_class), flat)
+    call.kwargs = dict(kwargs)
+    if not all(has_type(a) for a in flat):
+        call._pending = (op_class, args, kwargs)
+        return call
+    properties, call._checked = build_call(op_class, args, kwargs)
+    call.attrs = Attrs(properties)
+    return call
+
+
+def build_call(
+    op_class: type[dialect.RelayOp], args: Sequence[Any], kwargs: Mapping[str, Any]
+) -> tuple[dict[str, Attribute], Type]:
+    """The properties and result type of `op_class` on `args` (expressions or lists of them)."""
     flat: list[Expr] = []
     for arg in args:
         flat.extend([as_expr(a) for a in arg] if isinstance(arg, list | tuple) else [as_expr(arg)])
@@ -538,10 +585,9 @@ def make_call(op_class: type[dialect.RelayOp], *args: Expr | Sequence[Expr], **k
         op = op_class(*values, **kwargs)
     except VerifyException as exc:
         raise RelayTypeError(str(exc)) from None
-    call = Call(Op.of(op_class), flat, op.properties)
-    call._checked = from_xdsl(op.result_types[0])
+    properties, typ = dict(op.properties), from_xdsl(op.result_types[0])
     op.drop_all_references()
-    return call
+    return properties, typ
 
 
 def op_builder(op_class: type[dialect.RelayOp], module: str) -> Callable[..., Call]:

@@ -8,6 +8,7 @@ stays a DAG). Override `visit_call`, `visit_var`, ...; the defaults recurse into
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 from typing import Any
 
 from xtvm.api.relay.expr import (
@@ -23,6 +24,9 @@ from xtvm.api.relay.expr import (
     Tuple,
     TupleGetItem,
     Var,
+    as_expr,
+    has_type,
+    make_call,
 )
 
 DEEP_RECURSION = 50_000
@@ -151,6 +155,15 @@ class ExprMutator(ExprFunctor):
     """Rebuilds an expression bottom-up; a node whose children are unchanged is kept as is."""
 
     def visit_call(self, call: Call) -> Expr:
+        if call._pending is not None and not has_type(call):  # its attributes are not made yet
+            op_class, structured, kwargs = call._pending
+            rebuilt = [
+                [self.visit(as_expr(x)) for x in a]
+                if isinstance(a, list | tuple)
+                else self.visit(as_expr(a))
+                for a in structured
+            ]
+            return make_call(op_class, *rebuilt, **kwargs)
         op = self.visit(call.op)
         args = [self.visit(a) for a in call.args]
         if op is call.op and all(a is b for a, b in zip(args, call.args, strict=True)):
@@ -204,3 +217,18 @@ class ExprMutator(ExprFunctor):
 
     def visit_op(self, op: Op) -> Op:
         return op
+
+
+def bind(expr: Expr, binds: Mapping[Var, object]) -> Expr:
+    """TVM's `relay.bind`: `expr` with the variables of `binds` replaced by their values; a
+    function loses the parameters that are bound."""
+
+    class Binder(ExprMutator):
+        def visit_var(self, var: Var) -> Expr:
+            return as_expr(binds[var]) if var in binds else var
+
+    if isinstance(expr, Function):
+        params = [p for p in expr.params if p not in binds]
+        body = Binder().visit(expr.body)
+        return Function(params, body, expr.ret_type, expr.type_params, expr.attrs)
+    return Binder().visit(expr)

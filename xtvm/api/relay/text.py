@@ -16,10 +16,12 @@ import inspect
 import pkgutil
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
+import numpy as np
 from lark import Lark, Token, Tree, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 from xdsl.utils.exceptions import VerifyException
 
@@ -32,15 +34,19 @@ from xtvm.api.relay.expr import (
     Expr,
     Function,
     GlobalVar,
+    If,
     Let,
+    Op,
     RelayTypeError,
     Tuple,
     TupleGetItem,
     Var,
     const,
+    has_type,
 )
 from xtvm.api.relay.ty import FuncType, TensorType, TupleType, Type, dtype_name
 from xtvm.ir.diagnostics import DiagnosticError, Location, SourceFile
+from xtvm.ir.errors import DiagnosticError as TVMDiagnosticError
 from xtvm.ir.parser import lark_error_to_diagnostic
 
 GRAMMAR = Path(__file__).with_name("text.lark")
@@ -83,7 +89,11 @@ NUMBER_SUFFIX = re.compile(r"(?P<kind>[fiu])(?P<bits>[0-9]*)$")
 @cache
 def relay_text_parser() -> Lark:
     return Lark(
-        GRAMMAR.read_text(), parser="lalr", propagate_positions=True, maybe_placeholders=True
+        GRAMMAR.read_text(),
+        parser="lalr",
+        start=["start", "expression"],
+        propagate_positions=True,
+        maybe_placeholders=True,
     )
 
 
@@ -108,15 +118,87 @@ def operator_table() -> dict[str, Operator]:
     return table
 
 
+def strip_comments(text: str) -> str:
+    """`text` with its comments blanked out, newlines kept: `/* ... */` nest, as in TVM."""
+    out: list[str] = []
+    depth, i = 0, 0
+    while i < len(text):
+        pair = text[i : i + 2]
+        if pair == "/*":
+            depth, i = depth + 1, i + 2
+            out.append("  ")
+        elif pair == "*/" and depth:
+            depth, i = depth - 1, i + 2
+            out.append("  ")
+        elif depth == 0 and pair == "//":
+            end = text.find("\n", i)
+            end = len(text) if end < 0 else end
+            out.append(" " * (end - i))
+            i = end
+        elif depth == 0 and text[i] == '"':  # a string may hold comment markers
+            end = i + 1
+            while end < len(text) and text[end] != '"':
+                end += 2 if text[end] == "\\" else 1
+            out.append(text[i : end + 1])
+            i = end + 1
+        else:
+            out.append(text[i] if depth == 0 or text[i] == "\n" else " ")
+            i += 1
+    return "".join(out)
+
+
 def parse(text: str, source_name: str = "from_string") -> IRModule:
-    """An IRModule from TVM's Relay text; any error is a located `DiagnosticError`."""
+    """An IRModule from TVM's Relay text; any error is a located `tvm.error.DiagnosticError`."""
     source = SourceFile(source_name, text)
+    with tvm_errors(source):
+        tree = relay_text_parser().parse(strip_comments(text), start="start")
+        return ModuleBuilder(source).build(tree)
+    raise AssertionError("unreachable")
+
+
+def parse_expr(text: str, source_name: str = "from_string") -> Expr:
+    """An expression from TVM's Relay text (what `expr.astext()` prints: `free_var %x: ...;`
+    declarations, bindings, then the expression)."""
+    source = SourceFile(source_name, text)
+    with tvm_errors(source):
+        tree = relay_text_parser().parse(strip_comments(text), start="expression")
+        body = tree.children[-1]
+        assert isinstance(body, Tree)
+        builder = ModuleBuilder(source)
+        builder.open_globals = True
+        return builder.body(body, Scope())
+    raise AssertionError("unreachable")
+
+
+@contextmanager
+def tvm_errors(source: SourceFile) -> Iterator[None]:
+    """Syntax and semantic errors as TVM's `DiagnosticError` (a `TVMError`), located."""
     try:
-        return ModuleBuilder(source).build(relay_text_parser().parse(text))
+        yield
     except UnexpectedInput as exc:
-        raise syntax_error(exc, source) from None
+        raise TVMDiagnosticError(syntax_error(exc, source).diagnostics) from None
     except RecursionError:
-        raise DiagnosticError.at(None, "input is nested too deeply") from None
+        error = DiagnosticError.at(None, "input is nested too deeply")
+        raise TVMDiagnosticError(error.diagnostics) from None
+    except TVMDiagnosticError:
+        raise
+    except DiagnosticError as exc:
+        raise TVMDiagnosticError(exc.diagnostics) from None
+
+
+# Infix operators of the text and the operators they call.
+BINARY_OPERATORS = {
+    "+": "add",
+    "-": "subtract",
+    "*": "multiply",
+    "/": "divide",
+    "<": "less",
+    ">": "greater",
+    "<=": "less_equal",
+    ">=": "greater_equal",
+    "==": "equal",
+    "!=": "not_equal",
+}
 
 
 def syntax_error(exc: UnexpectedInput, source: SourceFile) -> DiagnosticError:
@@ -193,6 +275,7 @@ class ModuleBuilder:
     def __init__(self, source: SourceFile) -> None:
         self.source = source
         self.global_vars: dict[str, GlobalVar] = {}
+        self.open_globals = False  # an expression may name functions of a module not given
 
     # -- locations and errors ----------------------------------------------------------------
 
@@ -218,6 +301,10 @@ class ModuleBuilder:
             if name in definitions:
                 raise self.error(node.children[0], f"function @{name} is defined twice")
             definitions[name] = node
+        for name, node in definitions.items():
+            declared = self.declared_type(node)
+            if declared is not None:  # recursive calls of a declared function are typed
+                self.global_vars[name] = GlobalVar(name, declared)
         functions = {name: self.definition(definitions[name]) for name in self.order(definitions)}
         mod = IRModule()
         for name, fn in functions.items():
@@ -242,6 +329,8 @@ class ModuleBuilder:
                 callee = str(token)[1:]
                 if callee not in definitions:
                     raise self.error(token, f"undefined function @{callee}")
+                if callee in visiting and callee in self.global_vars:
+                    continue  # recursion through a declared signature
                 if callee in visiting:
                     raise self.error(
                         token, f"recursive call of @{callee} from @{name} is not supported"
@@ -254,13 +343,31 @@ class ModuleBuilder:
             visit(name)
         return done
 
+    def declared_type(self, node: Tree) -> FuncType | None:
+        """The type a definition declares (all parameters typed and a return type), or None."""
+        _name, items, ret_type, _body = node.children
+        if not isinstance(ret_type, Tree):
+            return None
+        params: list[Type] = []
+        for item in present(items.children if isinstance(items, Tree) else []):
+            if item.data == "attr":
+                continue
+            typ = item.children[1]
+            if not isinstance(typ, Tree):
+                return None
+            params.append(self.type(typ))
+        return FuncType(params, self.type(ret_type))
+
     def definition(self, node: Tree) -> Function:
         name_token, items, ret_type, body = node.children
         assert isinstance(name_token, Token) and isinstance(body, Tree)
         fn = self.function(node, [items], ret_type, body, Scope())
-        typ = fn.checked_type
-        assert isinstance(typ, FuncType)
-        self.global_vars[str(name_token)[1:]] = GlobalVar(str(name_token)[1:], typ)
+        name = str(name_token)[1:]
+        gv = self.global_vars.get(name)
+        if gv is None:
+            typ = fn.checked_type
+            assert isinstance(typ, FuncType)
+            self.global_vars[name] = GlobalVar(name, typ)
         return fn
 
     # -- functions and bodies ----------------------------------------------------------------
@@ -285,15 +392,15 @@ class ModuleBuilder:
                     continue
                 token, typ = item.children
                 name = str(token)
-                if typ is None:
-                    raise self.error(token, f"parameter {name} needs a type")
                 if name in scope.names:
                     raise self.error(token, f"parameter {name} is declared twice")
-                param = Var(name[1:], self.type(typ))
+                param = Var(name[1:], self.type(typ) if isinstance(typ, Tree) else None)
                 scope.names[name] = param
                 params.append(param)
         result = self.type(ret_type) if isinstance(ret_type, Tree) else None
         fn = Function(params, self.body(body, scope), result, attrs=attrs)
+        if any(p.type_annotation is None for p in params):
+            return fn  # typed where it is used, as TVM's InferType would
         try:
             fn.checked_type  # noqa: B018  (infers and checks the declared result type)
         except RelayTypeError as exc:
@@ -309,6 +416,14 @@ class ModuleBuilder:
             if statement.data == "bind":
                 token, value = statement.children
                 scope.names[str(token)] = self.expr(value, scope)
+                continue
+            if statement.data == "sequence":  # `e; rest` is `let %_ = e; rest`
+                lets.append((Var("_"), self.expr(statement.children[0], scope)))
+                continue
+            if statement.data == "free_var":
+                token, typ = statement.children
+                free = Var(str(token)[1:], self.type(typ) if isinstance(typ, Tree) else None)
+                scope.names[str(token)] = free
                 continue
             token, typ, value = statement.children
             bound = self.expr(value, scope)
@@ -348,12 +463,34 @@ class ModuleBuilder:
             return self.project(node, scope)
         if kind == "call":
             return self.call(node, scope)
+        if kind == "binary":
+            lhs, operator, rhs = node.children
+            assert isinstance(operator, Token)
+            name = Token.new_borrow_pos("NAME", BINARY_OPERATORS[str(operator)], operator)
+            return self.operator_call(name, [self.expr(lhs, scope), self.expr(rhs, scope)], {})
+        if kind == "negate":
+            operand = self.expr(node.children[0], scope)
+            if isinstance(operand, Constant) and operand.data.shape == ():
+                return const(-operand.data.numpy(), operand.data.dtype)
+            name = Token("NAME", "negative")
+            return self.operator_call(name, [operand], {})
+        if kind == "if_else":
+            cond, then, other = node.children
+            assert isinstance(then, Tree) and isinstance(other, Tree)
+            return If(
+                self.expr(cond, scope),
+                self.body(then, Scope(scope)),
+                self.body(other, Scope(scope)),
+            )
         if kind == "function":
             items, ret_type, *attrs, body = node.children
             assert isinstance(body, Tree)
             return self.function(node, [items, *attrs], ret_type, body, scope)
         if kind == "op_name":
-            raise self.error(node, f"operator '{node.children[0]}' must be called")
+            try:
+                return Op.get(str(node.children[0]))  # type: ignore[return-value]  (TVM's ir.Op)
+            except ValueError:
+                raise self.error(node, f"unknown operator '{node.children[0]}'") from None
         if kind == "meta":
             raise self.error(
                 node,
@@ -363,13 +500,30 @@ class ModuleBuilder:
         raise self.error(node, f"unsupported expression '{kind}'")
 
     def constant(self, node: Tree, value: int | float, dtype: str) -> Constant:
+        text = str(node.children[0])
+        if (
+            dtype == "int32"
+            and NUMBER_SUFFIX.search(text) is None
+            and not -(2**31) <= value < 2**31
+        ):
+            dtype = "int64"  # an unsuffixed integer too wide for int32, as TVM reads it
         try:
-            return const(value, dtype)
+            with np.errstate(over="ignore"):  # an overflow is reported below
+                result = const(value, dtype)
         except (ValueError, TypeError, OverflowError) as exc:
-            raise self.error(node, f"bad constant {node.children[0]}: {exc}") from None
+            raise self.error(node, f"bad constant {text}: {exc}") from None
+        stored = result.data.numpy().item()
+        close = isinstance(value, float) and abs(stored - value) <= abs(value) * 1e-3
+        if dtype.startswith("float") and abs(value) > float(np.finfo(dtype_name(dtype)).max):
+            close = False
+        if stored != value and not close:
+            raise self.error(node, f"bad constant {text}: not representable as {dtype}")
+        return result
 
     def global_var(self, token: Token) -> GlobalVar:
         gv = self.global_vars.get(str(token)[1:])
+        if gv is None and self.open_globals:
+            gv = self.global_vars[str(token)[1:]] = GlobalVar(str(token)[1:])
         if gv is None:
             raise self.error(token, f"undefined function {token}")
         return gv
@@ -405,9 +559,11 @@ class ModuleBuilder:
         callee = self.expr(callee_node, scope)
         if attrs:
             raise self.error(callee_node, "attributes are only accepted by operator calls")
-        if not isinstance(callee, GlobalVar | Function | Var):
+        if not isinstance(callee, GlobalVar | Function | Var | Call):
             raise self.error(callee_node, "only functions and operators can be called")
         call = Call(callee, args)  # type: ignore[arg-type]  (a Var holding a function)
+        if not all(has_type(a) for a in [*args, callee]):
+            return call
         try:
             call.checked_type  # noqa: B018
         except RelayTypeError as exc:
@@ -443,7 +599,8 @@ class ModuleBuilder:
             raise self.error(name_token, f"'{name}': {exc}") from None
         try:
             result = operator(*positional, **keywords)
-            result.checked_type  # noqa: B018
+            if all(has_type(a) for a in args):
+                result.checked_type  # noqa: B018
         except (RelayTypeError, VerifyException, ValueError, TypeError) as exc:
             message = str(exc)
             if not message.startswith(("'", f"{name.split('.')[-1]}:")):

@@ -4,6 +4,8 @@ of the module's IR, verifies the result, and returns a new `IRModule`.
 | TVM                       | xtvm pass                      |
 |---------------------------|--------------------------------|
 | InferType                 | relay-infer-types              |
+| AnnotateSpans             | (none: nothing to annotate)    |
+| Inline                    | relay-inline                   |
 | FoldConstant              | relay-fold-constant            |
 | SimplifyInference         | relay-simplify-inference       |
 | FoldScaleAxis             | relay-fold-scale-axis          |
@@ -29,8 +31,10 @@ from xdsl.passes import ModulePass as XdslModulePass
 from xdsl.utils.exceptions import PassFailedException, VerifyException
 
 from xtvm.api.ir_module import IRModule, api_context
-from xtvm.api.relay.expr import Function
+from xtvm.api.relay.expr import Expr, Function
+from xtvm.api.relay.ty import Type
 from xtvm.api.transform import (
+    ModulePass,
     Pass,
     PassContext,
     PassInfo,
@@ -42,6 +46,7 @@ from xtvm.ir.verify import verify_diagnostics
 
 __all__ = [
     "AlterOpLayout",
+    "AnnotateSpans",
     "AnnotateTarget",
     "ConvertLayout",
     "DeadCodeElimination",
@@ -51,6 +56,8 @@ __all__ = [
     "FunctionPass",
     "FuseOps",
     "InferType",
+    "InferTypeLocal",
+    "Inline",
     "MergeCompilerRegions",
     "PartitionGraph",
     "Sequential",
@@ -94,8 +101,25 @@ def _pass(name: str, **options: Any) -> Callable[[], XdslModulePass]:
     return make
 
 
+def Inline() -> Pass:
+    """Inline the global functions marked `Inline` into their callers (TVM's InlineGlobals)."""
+    return RelayPass("InlineGlobals", 1, _pass("relay-inline"))
+
+
 def InferType() -> Pass:
     return RelayPass("InferType", 0, _pass("relay-infer-types"))
+
+
+def InferTypeLocal(expr: Expr) -> Type:
+    """The type of one expression, without a module (TVM's `InferTypeLocal`)."""
+    return expr.checked_type
+
+
+def AnnotateSpans() -> Pass:
+    """TVM's AnnotateSpans gives each node the location of its printed text. xtvm's relay
+    expressions keep no spans (the IR's own ops carry their locations), so the module is
+    returned as it is."""
+    return ModulePass(lambda mod, _ctx: mod, PassInfo(0, "AnnotateSpans"))
 
 
 def FoldConstant(fold_qnn: bool = False) -> Pass:
@@ -169,7 +193,11 @@ def AnnotateTarget(targets: str | Sequence[str], include_non_call_ops: bool = Tr
 
     def make() -> XdslModulePass:
         known = registered_targets()
-        return _pass("relay-annotate-target", targets=tuple(n for n in names if n in known))()
+        return _pass(
+            "relay-annotate-target",
+            targets=tuple(n for n in names if n in known),
+            composite_targets=tuple(n for n in names if n not in known),
+        )()
 
     return RelayPass("AnnotateTarget", 0, make)
 

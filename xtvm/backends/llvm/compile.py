@@ -213,4 +213,5 @@ def build_module(module: ModuleOp, target: str | LLVMTarget | None = None) -> Mo
         exporter=compiled.export_library,
         status=signatures,
         last_error=jit_last_error(compiled),
+        object_code=compiled.object_code,
     )

@@ -1,5 +1,5 @@
 """TVM's `relay.testing` helpers that tests use: run a pass on an expression and get it back
-typed (`run_infer_type`, `run_opt_pass`)."""
+typed (`run_infer_type`, `run_opt_pass`), and small workloads (`relay.testing.mlp`)."""
 
 from __future__ import annotations
 
@@ -27,3 +27,9 @@ def run_infer_type(expr: Expr) -> Expr:
     """`expr` with its types inferred (in xtvm every expression is typed when it is built)."""
     expr.checked_type  # noqa: B018  (an ill-typed expression fails here, as InferType would)
     return expr
+
+
+from xtvm.api.relay.testing import mlp  # noqa: E402
+from xtvm.api.relay.testing.init import create_workload  # noqa: E402
+
+__all__ = ["create_workload", "mlp", "run_infer_type", "run_opt_pass"]

@@ -1,0 +1,225 @@
+"""TVM's Relay text format printed from relay expressions: `expr.astext()`, `mod.astext()`.
+
+What TVM 0.13 prints, and what `tvm.parser.parse` / `relay.parse_expr` (xtvm/api/relay/text.py)
+read back: a version header, `def @f(%x: Tensor[(1, 3), float32]) -> ... { ... }` per function,
+calls bound to `%0`, `%1`, ... with `/* ty=... */` comments, `let`, `if (...) {...} else {...}`,
+and an expression's free variables declared by `free_var`. Constants that are not scalars have
+no literal syntax; they print as TVM's `meta[relay.Constant][i]` references.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Mapping
+
+import numpy as np
+
+from xtvm.api.relay.expr import (
+    Call,
+    Constant,
+    Expr,
+    Function,
+    GlobalVar,
+    If,
+    Let,
+    Op,
+    ParamRef,
+    Tuple,
+    TupleGetItem,
+    Var,
+    has_type,
+    post_order,
+)
+from xtvm.api.relay.ty import FuncType, TensorType, TupleType, Type
+
+VERSION = '#[version = "0.0.5"]'
+
+
+def type_text(typ: Type) -> str:
+    if isinstance(typ, TensorType):
+        if not typ.shape:
+            return str(typ.dtype)
+        dims = ", ".join("?" if not isinstance(d, int) else str(d) for d in typ.shape)
+        return f"Tensor[({dims}), {typ.dtype}]"
+    if isinstance(typ, TupleType):
+        fields = [type_text(t) for t in typ.fields]
+        return f"({fields[0]},)" if len(fields) == 1 else f"({', '.join(fields)})"
+    if isinstance(typ, FuncType):
+        args = ", ".join(type_text(t) for t in typ.arg_types)
+        return f"fn ({args}) -> {type_text(typ.ret_type)}"
+    return str(typ)
+
+
+def dataflow_children(expr: Expr) -> list[Expr]:
+    """The operands printed in the same scope as `expr` (not inside a function, let or if)."""
+    if isinstance(expr, Call):
+        return list(expr.args)
+    if isinstance(expr, Tuple):
+        return list(expr.fields)
+    if isinstance(expr, TupleGetItem):
+        return [expr.tuple_value]
+    return []
+
+
+def scalar_text(value: np.ndarray) -> str:
+    """A scalar constant as a typed literal: `1f`, `2i64`, `True`, `0.5f16`."""
+    dtype = value.dtype
+    item = value.item()
+    if dtype == np.bool_:
+        return "True" if item else "False"
+    if dtype.kind == "f":
+        if math.isinf(item) or math.isnan(item):
+            return f"{'-' if item < 0 else ''}{'inf' if math.isinf(item) else 'nan'}f"
+        suffix = "" if dtype == np.float32 else str(dtype.itemsize * 8)
+        return f"{float(item)!r}".removesuffix(".0") + f"f{suffix}"
+    suffix = {np.dtype("int32"): ""}.get(
+        dtype, f"{'u' if dtype.kind == 'u' else 'i'}{dtype.itemsize * 8}"
+    )
+    return f"{int(item)}{suffix}"
+
+
+def value_text(value: object) -> str:
+    """An attribute value as the parser reads it."""
+    if isinstance(value, bool):
+        return "True" if value else "False"
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(value, tuple | list):
+        return "[" + ", ".join(value_text(v) for v in value) + "]"
+    if value is None:
+        return "None"
+    if hasattr(value, "value") and not isinstance(value, int | float):
+        return value_text(value.value)  # a tir.IntImm function attribute
+    return repr(value)
+
+
+class TextPrinter:
+    """Prints one module or expression; variable names stay unique across it."""
+
+    def __init__(self) -> None:
+        self.names: dict[int, str] = {}
+        self.taken: set[str] = set()
+        self.counter = 0
+        self.meta: list[Constant] = []
+
+    def var(self, v: Var) -> str:
+        name = self.names.get(id(v))
+        if name is None:
+            base = re.sub(r"[^A-Za-z0-9_]", "_", v.name_hint) or "v"
+            base = f"v{base}" if base[0].isdigit() else base
+            name, n = f"%{base}", 0
+            while name in self.taken:
+                n += 1
+                name = f"%{base}{n}"
+            self.taken.add(name)
+            self.names[id(v)] = name
+        return name
+
+    def declaration(self, v: Var) -> str:
+        typ = v.type_annotation
+        return self.var(v) + (f": {type_text(typ)}" if typ is not None else "")
+
+    # -- modules and functions --------------------------------------------------------------
+
+    def module(self, functions: Iterable[tuple[str, Function]]) -> str:
+        parts = [VERSION]
+        for name, fn in functions:
+            self.taken, self.counter = set(), 0  # names are per function, as TVM prints them
+            parts.append(f"def @{name}{self.signature(fn)} {{\n{self.body(fn.body, {}, '  ')}\n}}")
+            parts.append("")
+        return "\n".join(parts).rstrip() + "\n"
+
+    def signature(self, fn: Function) -> str:
+        items = [self.declaration(p) for p in fn.params]
+        items += [f"{k}={value_text(v)}" for k, v in fn.attrs.items()]
+        ret = fn.ret_type
+        if ret is None and all(p.type_annotation is not None for p in fn.params):
+            ret = fn.body.checked_type if has_type(fn.body) else None
+        return f"({', '.join(items)})" + (f" -> {type_text(ret)}" if ret is not None else "")
+
+    def expression(self, expr: Expr) -> str:
+        """TVM's `expr.astext()`: the version, `free_var` lines, then the expression."""
+        from xtvm.api.relay.analysis import free_vars
+
+        lines = [VERSION]
+        lines += [f"free_var {self.declaration(v)};" for v in free_vars(expr)]
+        lines.append(self.body(expr, {}, ""))
+        return "\n".join(lines)
+
+    # -- bodies ------------------------------------------------------------------------------
+
+    def body(self, expr: Expr, outer: Mapping[int, str], indent: str) -> str:
+        """The statements computing `expr` and then `expr` itself, in a scope that sees `outer`."""
+        lines: list[str] = []
+        names = dict(outer)
+        # Bindings first, operands before users, so that printing never recurses deeply.
+        for node in post_order(expr, dataflow_children):
+            if node is not expr and isinstance(node, Call | TupleGetItem):
+                self.expr(node, names, lines, indent)
+        result = self.expr(expr, names, lines, indent, root=True)
+        return "\n".join([*lines, indent + result])
+
+    def bind(
+        self, expr: Expr, text: str, names: dict[int, str], lines: list[str], indent: str
+    ) -> str:
+        name = f"%{self.counter}"
+        self.counter += 1
+        comment = f" /* ty={type_text(expr.checked_type)} */" if has_type(expr) else ""
+        lines.append(f"{indent}{name} = {text}{comment};")
+        names[id(expr)] = name
+        return name
+
+    def expr(
+        self, e: Expr, names: dict[int, str], lines: list[str], indent: str, root: bool = False
+    ) -> str:
+        if id(e) in names:
+            return names[id(e)]
+        if isinstance(e, Var):
+            return self.var(e)
+        if isinstance(e, GlobalVar):
+            return f"@{e.name_hint}"
+        if isinstance(e, Constant):
+            data = e.data.numpy()
+            if data.shape == ():
+                return scalar_text(data)
+            self.meta.append(e)
+            return f"meta[relay.Constant][{len(self.meta) - 1}]"
+        if isinstance(e, ParamRef):
+            return f'param["{e.name}"]'
+        if isinstance(e, Tuple):
+            fields = [self.expr(f, names, lines, indent) for f in e.fields]
+            return f"({fields[0]},)" if len(fields) == 1 else f"({', '.join(fields)})"
+        if isinstance(e, TupleGetItem):
+            text = f"{self.expr(e.tuple_value, names, lines, indent)}.{e.index}"
+            return text if root else self.bind(e, text, names, lines, indent)
+        if isinstance(e, Let):
+            value = self.expr(e.value, names, lines, indent)
+            lines.append(f"{indent}let {self.declaration(e.var)} = {value};")
+            return self.expr(e.body, names, lines, indent, root)
+        if isinstance(e, If):
+            cond = self.expr(e.cond, names, lines, indent)
+            inner = indent + "  "
+            then = self.body(e.true_branch, names, inner)
+            other = self.body(e.false_branch, names, inner)
+            text = f"if ({cond}) {{\n{then}\n{indent}}} else {{\n{other}\n{indent}}}"
+            return text if root else self.bind(e, text, names, lines, indent)
+        if isinstance(e, Function):
+            body = self.body(e.body, names, indent + "  ")
+            return f"fn {self.signature(e)} {{\n{body}\n{indent}}}"
+        if isinstance(e, Call):
+            return self.call(e, names, lines, indent, root)
+        raise TypeError(f"cannot print {type(e).__name__} as Relay text")
+
+    def call(
+        self, e: Call, names: dict[int, str], lines: list[str], indent: str, root: bool
+    ) -> str:
+        args = [self.expr(a, names, lines, indent) for a in e.args]
+        if isinstance(e.op, Op):
+            callee = e.op.name
+            attrs = e.attrs if has_type(e) else (e.kwargs or {})
+            args += [f"{k}={value_text(v)}" for k, v in attrs.items()]
+        else:
+            callee = self.expr(e.op, names, lines, indent)
+        text = f"{callee}({', '.join(args)})"
+        return text if root else self.bind(e, text, names, lines, indent)

@@ -1,0 +1,125 @@
+"""`relay-inline`: replace calls of functions marked `inline` by their bodies (TVM's Inline).
+
+A function is inlined when it carries a nonzero `inline` attribute, is not recursive, calls
+only functions that are inlined themselves, and is not an external codegen's (`compiler`).
+Functions are processed callees first; an inlined function nobody calls any more is erased,
+unless nothing called it to begin with (an entry such as @main stays).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, UnitAttr
+from xdsl.ir import SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+
+
+def callees(function: func.FuncOp) -> set[str]:
+    return {
+        call.callee.root_reference.data for call in function.walk() if isinstance(call, func.CallOp)
+    }
+
+
+def is_marked(function: func.FuncOp) -> bool:
+    mark = function.attributes.get("inline")
+    return isinstance(mark, UnitAttr) or (isinstance(mark, IntegerAttr) and mark.value.data != 0)
+
+
+def reaches(graph: Mapping[str, set[str]], start: str, goal: str) -> bool:
+    """Whether `goal` is reachable from `start` by one call or more."""
+    seen: set[str] = set()
+    stack = list(graph.get(start, ()))
+    while stack:
+        name = stack.pop()
+        if name == goal:
+            return True
+        if name not in seen:
+            seen.add(name)
+            stack.extend(graph.get(name, ()))
+    return False
+
+
+def inline_call(call: func.CallOp, callee: func.FuncOp) -> None:
+    """Put a copy of `callee`'s body in place of `call`, its parameters bound to the operands."""
+    body = callee.body.clone()
+    block = body.block
+    ret = block.last_op
+    assert isinstance(ret, func.ReturnOp)
+    binding: dict[SSAValue, SSAValue] = dict(zip(block.args, call.operands, strict=True))
+    results = [binding.get(v, v) for v in ret.operands]  # a parameter may be returned as is
+    block.erase_op(ret, safe_erase=False)
+    for arg, operand in binding.items():
+        arg.replace_all_uses_with(operand)
+    for op in list(block.ops):
+        op.detach()
+        Rewriter.insert_op(op, InsertPoint.before(call))
+    for old, new in zip(call.results, results, strict=True):
+        old.replace_all_uses_with(new)
+    call.detach()
+    call.erase()
+
+
+@dataclass(frozen=True)
+class RelayInlinePass(ModulePass):
+    """Inline the calls of functions marked `inline`, callees first, and drop them when unused.
+
+    `func.call @g(%x)` of `func.func @g(%a) attributes {inline = 1}` becomes @g's ops on %x.
+    """
+
+    name = "relay-inline"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        functions = {f.sym_name.data: f for f in op.ops if isinstance(f, func.FuncOp)}
+        graph = {name: callees(f) & functions.keys() for name, f in functions.items()}
+        called = set().union(*graph.values()) if graph else set()
+        recursive = {name for name in functions if reaches(graph, name, name)}
+        verdicts: dict[str, bool] = {}
+
+        def can_inline(name: str) -> bool:
+            if name not in verdicts:
+                verdicts[name] = False  # a cycle is never inlined
+                f = functions[name]
+                verdicts[name] = (
+                    name not in recursive
+                    and is_marked(f)
+                    and "compiler" not in f.attributes
+                    and bool(f.body.blocks)
+                    and all(can_inline(c) for c in graph[name])
+                )
+            return verdicts[name]
+
+        for name in post_order(graph):
+            for call in [c for c in functions[name].walk() if isinstance(c, func.CallOp)]:
+                target = call.callee.root_reference.data
+                if target in functions and can_inline(target):
+                    inline_call(call, functions[target])
+        still_called = (
+            set().union(*(callees(f) for f in functions.values())) if functions else set()
+        )
+        for name, f in functions.items():
+            if can_inline(name) and name in called and name not in still_called:
+                op.body.block.erase_op(f)
+
+
+def post_order(graph: Mapping[str, set[str]]) -> list[str]:
+    """Every function after the functions it calls (cycles broken where first met)."""
+    order: list[str] = []
+    seen: set[str] = set()
+    for root in graph:
+        stack: list[tuple[str, bool]] = [(root, False)]
+        while stack:
+            name, done = stack.pop()
+            if done:
+                order.append(name)
+                continue
+            if name in seen:
+                continue
+            seen.add(name)
+            stack.append((name, True))
+            stack.extend((c, False) for c in sorted(graph[name]) if c not in seen)
+    return order
