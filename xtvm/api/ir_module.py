@@ -229,3 +229,4 @@ def expr_text(expr: Expr) -> str:
 
 
 HOOKS["text"] = expr_text
+HOOKS["module"] = lambda expr: IRModule.from_expr(expr).xdsl

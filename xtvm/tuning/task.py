@@ -253,11 +253,10 @@ def extract_from_program(
     the tasks of those ops (names such as `nn.dense` or `conv2d`)."""
     from xdsl.dialects.builtin import ModuleOp
 
-    from xtvm.dialects.registry import default_context
     from xtvm.driver.relay_build import lower_to_te
 
-    if not isinstance(mod, ModuleOp) and not hasattr(mod, "xdsl") and hasattr(mod, "astext"):
-        mod = default_context().parse(mod.astext())  # a function prints as a module
+    if not isinstance(mod, ModuleOp) and not hasattr(mod, "xdsl") and hasattr(mod, "xdsl_module"):
+        mod = mod.xdsl_module()  # a relay function: the module whose @main it is
 
     target_text = str(target) if target is not None else "llvm"
     with TracingContext() as tracing:

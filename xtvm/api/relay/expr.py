@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from xdsl.dialects.builtin import FunctionType
+from xdsl.dialects.builtin import FunctionType, ModuleOp
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
@@ -82,7 +82,7 @@ COMPILER_END = "annotation.compiler_end"
 
 # What expressions do through modules that import this one: Python's operators build calls of
 # the `relay.op` builders (xtvm/api/relay/op/tensor.py registers "add", "cast", ...), and
-# `astext` prints through the module conversion (xtvm/api/ir_module.py registers "text").
+# `astext` and `xdsl_module` go through xtvm/api/ir_module.py (it registers "text", "module").
 # Importing any of this package runs its __init__, which imports both, so they are always set.
 HOOKS: dict[str, Callable[..., Any]] = {}
 
@@ -115,6 +115,11 @@ class Expr:
 
     def __str__(self) -> str:
         return self.astext()
+
+    def xdsl_module(self) -> ModuleOp:
+        """xtvm's IR of this expression: a module whose `@main` is it (a function) or computes
+        it from its free variables; what lower layers take where TVM takes an expression."""
+        return HOOKS["module"](self)
 
     # Arithmetic operators build calls, as TVM's ExprWithOp does.
     def _binary(self, name: str, other: object, reverse: bool = False) -> Call:
