@@ -362,3 +362,23 @@ func.func @affine_if(%n: index, %x: f32) -> f32 {
   }
   func.return %r : f32
 }
+
+// -----
+
+// Cases of an scf.index_switch without results may leave out their scf.yield, as in MLIR.
+// CHECK-LABEL: func.func @switch_without_yields
+// CHECK:         scf.index_switch %{{.*}}
+// CHECK-NEXT:    case 1 {
+// CHECK-NEXT:      scf.yield
+// CHECK-NEXT:    }
+// CHECK-NEXT:    default {
+// CHECK-NEXT:      scf.yield
+// CHECK-NEXT:    }
+func.func @switch_without_yields(%i: index) {
+  scf.index_switch %i
+  case 1 {
+  }
+  default {
+  }
+  func.return
+}

@@ -302,11 +302,12 @@ def scf_case(b: IRBuilder, children: list[Any]) -> tuple[int, Region]:
 def scf_index_switch(b: IRBuilder, children: list[Any]) -> Operation:
     token, arg, attrs, types, *cases, default = children
     cases = [c for c in cases if c is not None]
+    # MLIR's SingleBlockImplicitTerminator: a case without results may leave out its yield
     op = scf.IndexSwitchOp(
         b.resolve(arg, IndexType()),
         builtin.DenseArrayBase.from_list(builtin.i64, [value for value, _ in cases]),
-        default,
-        [region for _, region in cases],
+        with_terminator(default),
+        [with_terminator(region) for _, region in cases],
         types or [],
         attrs or None,
     )
