@@ -4,8 +4,9 @@ The test walks the op classes of the loaded upstream dialects and builds one ins
 from its declaration: operands, results, properties and attributes of simple types and values
 that satisfy the op's constraints; ops the generator cannot build (maps, regions, successors)
 have a hand-written instance in `EXAMPLES`. An op with a custom printer and no instance fails
-the test (unless listed in `UNCOVERED`, now empty), so every custom form stays checked. xDSL's printer
-prints the instance; where it writes the custom form, xtvm must parse the text to the same IR.
+the test (unless listed in `UNCOVERED`, now empty), so every custom form stays checked.
+xDSL's printer prints the instance; where it writes the custom form, xtvm must parse the text
+to the same IR.
 `KNOWN_GAPS` lists the ops whose custom syntax has no rule yet: it may only shrink (a listed op
 that now parses fails the test, so the list stays true).
 """
