@@ -23,14 +23,22 @@ config.test_exec_root = config.test_source_root
 
 repo_root = os.path.dirname(config.test_source_root)
 bin_dir = os.path.dirname(sys.executable)
-python = shlex.quote(sys.executable)
+
+# The tools must find the xtvm of this checkout even when it is not installed in the environment.
+python_path = [repo_root]
+if os.environ.get("PYTHONPATH"):
+    python_path.append(os.environ["PYTHONPATH"])
+# Each command names the path itself: lit's built-in `diff` leaves PYTHONPATH pointing at lit's
+# own package for the commands after it, which would then import an installed xtvm instead.
+with_path = f"env PYTHONPATH={shlex.quote(os.pathsep.join(python_path))}"
+python = f"{with_path} {shlex.quote(sys.executable)}"
 
 
 def tool(name: str, module: str) -> str:
     """The console script `name` next to the running Python, else `python -m module`."""
     script = os.path.join(bin_dir, name)
     if os.path.isfile(script) and os.access(script, os.X_OK):
-        return shlex.quote(script)
+        return f"{with_path} {shlex.quote(script)}"
     return f"{python} -m {module}"
 
 
@@ -49,10 +57,6 @@ config.substitutions.append((r"(?<![\w./-])xtvm-opt(?![\w.-])", xtvm_opt))
 config.substitutions.append((r"(?<![\w./-])xtvm-translate(?![\w.-])", xtvm_translate))
 config.substitutions.append((r"(?<![\w./-])(filecheck|FileCheck)(?![\w.-])", filecheck))
 
-# The tools must find the xtvm of this checkout even when it is not installed in the environment.
-python_path = [repo_root]
-if os.environ.get("PYTHONPATH"):
-    python_path.append(os.environ["PYTHONPATH"])
 config.environment["PYTHONPATH"] = os.pathsep.join(python_path)
 config.environment["PATH"] = os.pathsep.join([bin_dir, os.environ.get("PATH", "")])
 for name in ("HOME", "TMPDIR", "XTVM_CACHE_DIR", "XDG_CACHE_HOME"):

@@ -1,12 +1,14 @@
-"""xtvm as an ONNX backend (`onnx.backend.base.Backend`): import to relay, run the interpreter.
+"""xtvm as an ONNX backend (`onnx.backend.base.Backend`): import to relay, compile, run.
 
 This is what `onnx.backend.test.BackendTest` drives:
 
     rep = XtvmBackend.prepare(model)
     outputs = rep.run([x])
 
-`prepare(model, compiled=True)` (or the environment variable `XTVM_ONNX_BACKEND=compiled`)
-compiles with `relay.build` for LLVM and runs the graph executor instead of the interpreter.
+As onnxruntime's backend does, `prepare` compiles: `relay.build` for LLVM (once per set of input
+shapes) and the graph executor. `prepare(model, compiled=False)`, or the environment variable
+`XTVM_ONNX_BACKEND=interpreter`, runs the relay reference interpreter instead (no compilation,
+and much slower runs: a golden model for checking the compiler).
 
 Models with dynamic input shapes are imported again for each new set of input shapes.
 """
@@ -30,9 +32,15 @@ Imported = tuple[ModuleOp, dict[str, np.ndarray]]
 ENV_MODE = "XTVM_ONNX_BACKEND"
 
 
+MODES = ("compiled", "interpreter")
+
+
 def compiled_by_default() -> bool:
-    """Whether `XTVM_ONNX_BACKEND=compiled` asks for relay.build instead of the interpreter."""
-    return os.environ.get(ENV_MODE, "interpreter").strip().lower() == "compiled"
+    """Whether `prepare` compiles when not told: yes, unless `XTVM_ONNX_BACKEND=interpreter`."""
+    mode = os.environ.get(ENV_MODE, "compiled").strip().lower() or "compiled"
+    if mode not in MODES:
+        raise ValueError(f"{ENV_MODE}={mode!r}: expected one of {', '.join(MODES)}")
+    return mode == "compiled"
 
 
 class BackendInputError(ValueError):
@@ -40,11 +48,11 @@ class BackendInputError(ValueError):
 
 
 class XtvmBackendRep(BackendRep):
-    """A prepared model: the imported module per input shapes, run by the relay interpreter
-    (or, `compiled`, built by `relay.build` and run by the graph executor)."""
+    """A prepared model: the imported module per input shapes, built by `relay.build` and run
+    by the graph executor (or, not `compiled`, run by the relay interpreter)."""
 
     def __init__(
-        self, model: onnx.ModelProto, compiled: bool = False, base_dir: str | None = None
+        self, model: onnx.ModelProto, compiled: bool = True, base_dir: str | None = None
     ) -> None:
         self.model = model
         self.compiled = compiled
@@ -141,9 +149,10 @@ class XtvmBackendRep(BackendRep):
 
 
 class XtvmBackend(Backend):
-    """The ONNX backend API over xtvm's importer and relay interpreter (CPU only).
+    """The ONNX backend API over xtvm's importer, relay.build and graph executor (CPU only).
 
-    `prepare(..., compiled=True)` or `XTVM_ONNX_BACKEND=compiled` compiles with relay.build.
+    `prepare(..., compiled=False)` or `XTVM_ONNX_BACKEND=interpreter` runs the relay
+    interpreter instead.
     """
 
     @classmethod
@@ -152,8 +161,9 @@ class XtvmBackend(Backend):
 
     @classmethod
     def prepare(cls, model: onnx.ModelProto, device: str = "CPU", **kwargs: Any) -> XtvmBackendRep:
-        """Prepare `model`; `compiled=True` (default: `XTVM_ONNX_BACKEND`) runs relay.build;
-        `base_dir` is the directory of the model's external data, if it has any."""
+        """Prepare `model` to run compiled by relay.build; `compiled=False` runs the relay
+        interpreter instead (the default follows `XTVM_ONNX_BACKEND`: `compiled` unless it says
+        `interpreter`); `base_dir` is the directory of the model's external data, if any."""
         compiled = kwargs.get("compiled")
         return XtvmBackendRep(
             model,

@@ -73,9 +73,10 @@ func.func @unknown_op_generic_form() {
 
 // -----
 
-func.func @op_without_custom_syntax(%c: i1) {
-  // expected-error@+1 {{operation 'affine.vector_load' has no custom syntax; write it in the generic form "affine.vector_load"(...)}}
-  affine.vector_load %m[0] : memref<8xf32>, vector<8xf32>
+func.func @op_without_custom_syntax() {
+  // expected-error@+1 {{operation 'affine.parallel' has no custom syntax; write it in the generic form "affine.parallel"(...)}}
+  affine.parallel (%i) = (0) to (8) {
+  }
   func.return
 }
 
@@ -147,9 +148,25 @@ func.func @wrong_return_count(%a: i32) -> (i32, i32) {
 
 // -----
 
+// A function, unlike a loop, has no implicit terminator.
 func.func @missing_terminator(%a: i32) -> i32 {
-  // expected-error@+1 {{'arith.addi' op terminates block in single-block region but is not a terminator}}
+  // expected-error@+1 {{'func.func' op body ends with 'arith.addi', which is not a terminator; a function has no implicit terminator: end it with 'func.return'}}
   %b = arith.addi %a, %a : i32
+}
+
+// -----
+
+// expected-error@+1 {{'func.func' op expected non-empty function body}}
+func.func @empty_body() {
+}
+
+// -----
+
+func.func @affine_bound_without_max(%a: index) {
+  // expected-error@+1 {{loop bound affine map with multiple results requires 'max' prefix}}
+  affine.for %i = affine_map<(d0) -> (d0, 0)>(%a) to 8 {
+  }
+  func.return
 }
 
 // -----

@@ -300,3 +300,85 @@ func.func @calls(%a: i32) -> i32 {
   func.call @sink() : () -> ()
   func.return %s : i32
 }
+
+// -----
+
+// affine ops with subscripts written as expressions of values; loop bodies without their
+// affine.yield get it back (the custom form leaves it out again).
+// CHECK-LABEL: func.func @affine_ops
+// CHECK-SAME:    (%[[M:.*]]: memref<4x4xf32>, %[[N:.*]]: index)
+// CHECK:         affine.for %[[I:.*]] = 0 to 4 {
+// CHECK-NEXT:      affine.for %[[J:.*]] = max affine_map<(d0)[s0] -> (d0, s0)>(%[[I]])[%[[N]]] to min affine_map<(d0) -> ((d0 + 4), 8)>(%[[I]]) step 2 {
+// CHECK-NEXT:        %[[V:.*]] = affine.load %[[M]][%[[I]] + 1, %[[J]] * 2] : memref<4x4xf32>
+// CHECK-NEXT:        affine.store %[[V]], %[[M]][%[[I]] floordiv 2, %[[J]] * -1 + %[[N]] + -1] : memref<4x4xf32>
+// CHECK-NEXT:      }
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %[[A:.*]] = affine.apply affine_map<(d0)[s0] -> ((d0 + s0))> (%[[N]])[%[[N]]]
+// CHECK-NEXT:    %{{.*}} = affine.min affine_map<(d0) -> (d0, 4)> (%[[A]])
+// CHECK-NEXT:    %{{.*}} = affine.vector_load %[[M]][0, %[[N]] * 2] : memref<4x4xf32>, vector<2xf32>
+// CHECK:         %{{.*}} = affine.for %{{.*}} = -4 to %[[N]] iter_args(%{{.*}} = %{{.*}}) -> (f32) {
+// CHECK:           affine.yield %{{.*}} : f32
+// CHECK-NEXT:    }
+func.func @affine_ops(%m: memref<4x4xf32>, %n: index) -> f32 {
+  affine.for %i = 0 to 4 {
+    affine.for %j = max affine_map<(d0)[s0] -> (d0, s0)>(%i)[%n] to min affine_map<(d0) -> (d0 + 4, 8)>(%i) step 2 {
+      %v = affine.load %m[%i + 1, %j * 2] : memref<4x4xf32>
+      affine.store %v, %m[%i floordiv 2, -%j + %n -1] : memref<4x4xf32>
+    }
+  }
+  %a = affine.apply affine_map<(d0)[s0] -> (d0 + s0)> (%n)[%n]
+  %b = affine.min affine_map<(d0) -> (d0, 4)> (%a)
+  %w = affine.vector_load %m[0, %n * 2] : memref<4x4xf32>, vector<2xf32>
+  affine.vector_store %w, %m[%b, 0] : memref<4x4xf32>, vector<2xf32>
+  %z = arith.constant 0.0 : f32
+  %s = affine.for %k = -4 to %n iter_args(%acc = %z) -> f32 {
+    %x = affine.load %m[%k, %k] : memref<4x4xf32>
+    %t = arith.addf %acc, %x : f32
+    affine.yield %t : f32
+  }
+  func.return %s : f32
+}
+
+// -----
+
+// MLIR's affine.if is read; xDSL has no custom form for it, so it prints generically, with
+// the affine.yield its branches leave out.
+// CHECK-LABEL: func.func @affine_if
+// CHECK:         "affine.if"(%{{.*}}) <{condition = affine_set<(d0) : ((d0 + -1) >= 0)>}> ({
+// CHECK-NEXT:      affine.yield
+// CHECK-NEXT:    }, {
+// CHECK-NEXT:      affine.yield
+// CHECK-NEXT:    }) : (index) -> ()
+// CHECK:         %{{.*}} = "affine.if"(%{{.*}}) <{condition = affine_set<()[s0] : (s0 == 0)>}> ({
+// CHECK-NEXT:      affine.yield %{{.*}} : f32
+func.func @affine_if(%n: index, %x: f32) -> f32 {
+  affine.if affine_set<(d0) : (d0 - 1 >= 0)>(%n) {
+  } else {
+  }
+  %r = affine.if affine_set<()[s0] : (s0 == 0)>()[%n] -> f32 {
+    affine.yield %x : f32
+  } else {
+    affine.yield %x : f32
+  }
+  func.return %r : f32
+}
+
+// -----
+
+// Cases of an scf.index_switch without results may leave out their scf.yield, as in MLIR.
+// CHECK-LABEL: func.func @switch_without_yields
+// CHECK:         scf.index_switch %{{.*}}
+// CHECK-NEXT:    case 1 {
+// CHECK-NEXT:      scf.yield
+// CHECK-NEXT:    }
+// CHECK-NEXT:    default {
+// CHECK-NEXT:      scf.yield
+// CHECK-NEXT:    }
+func.func @switch_without_yields(%i: index) {
+  scf.index_switch %i
+  case 1 {
+  }
+  default {
+  }
+  func.return
+}

@@ -82,10 +82,10 @@ MALFORMED = [
     ),
     (
         "generic_only_op_in_custom_form",
-        "func.func @f(%c: i1) {\n  affine.vector_load %m[0] : memref<8xf32>, vector<8xf32>\n}",
+        "func.func @f() {\n  affine.parallel (%i) = (0) to (8) {\n  }\n}",
         2,
         3,
-        "operation 'affine.vector_load' has no custom syntax",
+        "operation 'affine.parallel' has no custom syntax",
     ),
     (
         "result_count",
@@ -170,6 +170,53 @@ MALFORMED = [
         2,
         19,
         "unknown predicate 'foo' for 'arith.cmpi'",
+    ),
+    # func.func has no implicit terminator (scf.for and affine.for have one)
+    (
+        "function_without_return",
+        "func.func @f(%a: i32) {\n  %b = arith.addi %a, %a : i32\n}",
+        2,
+        8,
+        "'func.func' op body ends with 'arith.addi', which is not a terminator",
+    ),
+    (
+        "function_with_empty_body",
+        "func.func @f() {\n}",
+        1,
+        1,
+        "'func.func' op expected non-empty function body",
+    ),
+    (
+        "affine_bound_needs_max",
+        "func.func @f(%a: index) {\n  affine.for %i = affine_map<(d0) -> (d0, 0)>(%a) to 8 {\n"
+        "  }\n  func.return\n}",
+        2,
+        3,
+        "loop bound affine map with multiple results requires 'max' prefix",
+    ),
+    (
+        "affine_map_operand_count",
+        "func.func @f(%a: index) -> index {\n"
+        "  %b = affine.apply affine_map<(d0)[s0] -> (d0 + s0)> (%a)\n  func.return %b : index\n}",
+        2,
+        8,
+        "'affine.apply' op map has 1 dimensions and 1 symbols, but 1 and 0 operands are given",
+    ),
+    (
+        "affine_load_of_tensor",
+        "func.func @f(%t: tensor<4xf32>) {\n  %v = affine.load %t[0] : tensor<4xf32>\n"
+        "  func.return\n}",
+        2,
+        8,
+        "'affine.load' op expects a memref type, got 'tensor<4xf32>'",
+    ),
+    (
+        "affine_subscript_symbol",
+        "func.func @f(%m: memref<4xf32>, %n: index) {\n"
+        "  %v = affine.load %m[symbol(%n)] : memref<4xf32>\n  func.return\n}",
+        2,
+        23,
+        "unexpected 'symbol'",
     ),
 ]
 

@@ -29,7 +29,6 @@ INPUTS = Path(__file__).with_name("xdsl_inputs")
 # Pieces (file:line) with syntax xtvm does not read yet.
 KNOWN_GAPS: frozenset[str] = frozenset(
     {
-        "affine/affine_ops.mlir:1",
         "arith/arith_ops.mlir:1",  # xDSL renames a dense_resource key on every parse
         "func/func_ops.mlir:1",  # xDSL drops a declaration's argument attributes; xtvm keeps them
         "llvm/func.mlir:1",  # attributes named like properties: xDSL's generic reader moves them

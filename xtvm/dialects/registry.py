@@ -38,6 +38,7 @@ UPSTREAM_DIALECTS = (
 def default_context(allow_unregistered: bool = False) -> IRContext:
     """An IR context with the upstream dialects and every xtvm dialect loaded."""
     from xtvm.ir.upstream import UPSTREAM_SYNTAX
+    from xtvm.ir.upstream_affine import AFFINE_SYNTAX
     from xtvm.ir.upstream_llvm import LLVM_SYNTAX
 
     ctx = IRContext(allow_unregistered=allow_unregistered)
@@ -45,6 +46,7 @@ def default_context(allow_unregistered: bool = False) -> IRContext:
         ctx.load_dialect(dialect)
     ctx.add_extension(UPSTREAM_SYNTAX)
     ctx.add_extension(LLVM_SYNTAX)
+    ctx.add_extension(AFFINE_SYNTAX)
     for dialect, extension in xtvm_dialects():
         ctx.load_dialect(dialect, extension)
     return ctx

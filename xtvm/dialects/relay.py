@@ -31,7 +31,8 @@ of syntax, attributes with types and defaults, type rule, pattern), from which c
    `@numpy_rule` function of its operands and attributes) and its compute in
    `xtvm.topi.strategy.STRATEGIES`;
 3. add a case to `tests/dialects/test_relay.py` and `tests/runtime/test_relay_interpreter.py`
-   (their completeness tests fail until you do) and to `lit_tests/dialects/relay/ops.mlir`.
+   (their completeness tests fail until you do) and to `lit_tests/dialects/relay/ops.mlir`;
+4. regenerate the op reference, docs/relay-ops.md, with `python -m xtvm.tools.opdoc`.
 The Python builder comes from the row (`xtvm.api.relay.expr.derive_builders`); write one by
 hand in `xtvm/api/relay/op/` only when TVM's signature differs from the op's.
 """

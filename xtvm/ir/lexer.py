@@ -153,6 +153,8 @@ class FastContextualLexer(Lexer):
                         line_start = pos + value.rindex("\n") + 1
                     pos = m.end()
                     continue
+                if kind in ("INT", "FLOAT") and value[0] in "+-" and kind not in accepts:
+                    value, kind = value[0], "PUNCT"  # `%i -1` in an affine expression
                 if kind == "DIMS" and "DIMS" not in accepts:
                     number = NUMBER_FALLBACK.match(text, pos)
                     value = number.group() if number else text[pos]

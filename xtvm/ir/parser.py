@@ -158,6 +158,8 @@ class IRBuilder(Transformer):
         # a large module repeats the same few many times.
         self.interned: dict[object, Any] = {}
         self.int_attrs: dict[int, builtin.IntAttr] = {}
+        # Checks that wait for the whole input (an undeclared name is reported before them).
+        self.deferred: list[Callable[[], None]] = []
 
     # ------------------------------------------------------------------ diagnostics
 
@@ -289,6 +291,8 @@ class IRBuilder(Transformer):
     def start(self, _children: list[Any]) -> ModuleOp:
         top = self.scopes[0]
         self.check_unresolved(top)
+        for check in self.deferred:
+            check()
         ops = list(top.current.ops)
         if len(ops) == 1 and isinstance(ops[0], ModuleOp):
             ops[0].detach()

@@ -21,10 +21,11 @@ from xdsl.dialects.builtin import (
     Region,
     StringAttr,
 )
-from xdsl.ir import Attribute, Block, Operation
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.traits import IsTerminator
 
 from xtvm.ir.context import SyntaxExtension
+from xtvm.ir.diagnostics import DiagnosticError, Location
 from xtvm.ir.parser import IRBuilder, PendingArg, symbol_name
 
 
@@ -102,7 +103,10 @@ def func_func(b: IRBuilder, children: list[Any]) -> Operation:
             raise b.error(token, "'func.func' op declaration cannot name its arguments")
         region = Region()
     elif not region.blocks:
-        region = Region(Block(arg_types=head["inputs"]))
+        raise b.error(token, "'func.func' op expected non-empty function body")
+    else:
+        checked = region
+        b.deferred.append(lambda: check_terminators(b, checked))
     op = func.FuncOp(
         head["name"],
         FunctionType.from_lists(head["inputs"], head["outputs"]),
@@ -119,6 +123,26 @@ def func_func(b: IRBuilder, children: list[Any]) -> Operation:
     return b.record(op, token)
 
 
+def check_terminators(b: IRBuilder, region: Region) -> None:
+    """Refuse a function block that does not end in a terminator, as MLIR does: func.func,
+    unlike scf.for, has no implicit terminator."""
+    for block in region.blocks:
+        last = block.last_op
+        if last is None:
+            raise b.error(None, "empty block: expect at least a terminator")
+        if last.has_trait(IsTerminator) or isinstance(last, builtin.UnregisteredOp):
+            continue
+        where = last.location
+        location = None
+        if isinstance(where, builtin.FileLineColLoc):
+            location = Location(b.source, where.line.data, where.column.data)
+        raise DiagnosticError.at(
+            location,
+            f"'func.func' op body ends with '{last.name}', which is not a terminator; "
+            "a function has no implicit terminator: end it with 'func.return'",
+        )
+
+
 def with_terminator(region: Region | None, types: list[Attribute] | None = None) -> Region:
     """The region with one block ending in scf.yield, as scf's printers elide both."""
     if region is None or not region.blocks:
@@ -129,22 +153,35 @@ def with_terminator(region: Region | None, types: list[Attribute] | None = None)
     return region
 
 
-def scf_for_head(b: IRBuilder, children: list[Any]) -> dict[str, Any]:
-    token, indvar, lb, ub, step, iter_args, typ = children
-    typ = typ or IndexType()
-    inits: list[Any] = []
+def declare_loop_args(
+    b: IRBuilder,
+    token: Token,
+    indvar: Token,
+    indvar_type: Attribute,
+    iter_args: tuple[list[Any], list[Attribute]] | None,
+) -> tuple[list[SSAValue], list[Attribute]]:
+    """Declare a loop body's arguments (the induction variable, then one per iter_arg) for the
+    region that follows; the initial values and types of the iter_args."""
+    inits: list[SSAValue] = []
     arg_types: list[Attribute] = []
-    args = [PendingArg(indvar, typ)]
+    args = [PendingArg(indvar, indvar_type)]
     if iter_args is not None:
         pairs, arg_types = iter_args
         if len(pairs) != len(arg_types):
             raise b.error(
-                token, f"'scf.for' op has {len(pairs)} iter_args but {len(arg_types)} types"
+                token, f"'{token}' op has {len(pairs)} iter_args but {len(arg_types)} types"
             )
         for (name, init), arg_type in zip(pairs, arg_types, strict=True):
             inits.append(b.resolve(init, arg_type))
             args.append(PendingArg(name, arg_type))
     b.set_entry_args(args)
+    return inits, arg_types
+
+
+def scf_for_head(b: IRBuilder, children: list[Any]) -> dict[str, Any]:
+    token, indvar, lb, ub, step, iter_args, typ = children
+    typ = typ or IndexType()
+    inits, arg_types = declare_loop_args(b, token, indvar, typ, iter_args)
     return {
         "token": token,
         "bounds": [b.resolve(v, typ) for v in (lb, ub, step)],
@@ -265,11 +302,12 @@ def scf_case(b: IRBuilder, children: list[Any]) -> tuple[int, Region]:
 def scf_index_switch(b: IRBuilder, children: list[Any]) -> Operation:
     token, arg, attrs, types, *cases, default = children
     cases = [c for c in cases if c is not None]
+    # MLIR's SingleBlockImplicitTerminator: a case without results may leave out its yield
     op = scf.IndexSwitchOp(
         b.resolve(arg, IndexType()),
         builtin.DenseArrayBase.from_list(builtin.i64, [value for value, _ in cases]),
-        default,
-        [region for _, region in cases],
+        with_terminator(default),
+        [with_terminator(region) for _, region in cases],
         types or [],
         attrs or None,
     )
@@ -385,7 +423,15 @@ CALLBACKS = {
     for name, fn in globals().items()
     if callable(fn)
     and getattr(fn, "__module__", None) == __name__
-    and name not in ("attr_array", "with_terminator", "printable_custom", "transfer_fields")
+    and name
+    not in (
+        "attr_array",
+        "with_terminator",
+        "check_terminators",
+        "declare_loop_args",
+        "printable_custom",
+        "transfer_fields",
+    )
 }
 
 

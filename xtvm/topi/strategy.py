@@ -68,15 +68,17 @@ def reduce_axes(op: relay.ReduceOp) -> tuple[int, ...] | None:
 
 
 def reducer(fn: Callable[[TensorLike, Sequence[int] | None, bool], te.Tensor]) -> Compute:
-    """A reduction row; bools reduce as 0/1 integers and the result is tested `!= 0`, as
-    numpy's result cast back to bool is (a mean of bools is then their sum)."""
+    """A reduction row; bools reduce as 0/1 integers and the result is tested `> 0` (a mean
+    of bools is then their sum): an empty max holds the smallest int32 and is false, an empty
+    min the largest and is true, as ONNX has them."""
 
     def compute(op: relay.RelayOp, x: Sequence[TensorLike]) -> Value:
         axes, keep = reduce_axes(op), bool(integer(op.keepdims))  # type: ignore[arg-type, attr-defined]
         if x[0].dtype != "bool":
             return fn(x[0], axes, keep)
         total = reduction.sum if fn is reduction.mean else fn
-        return elementwise.cast(total(elementwise.cast(x[0], "int32"), axes, keep), "bool")
+        counts = total(elementwise.cast(x[0], "int32"), axes, keep)
+        return te.compute(counts.shape, lambda *i: counts(*i) > 0, name="T_any", tag="injective")
 
     return compute
 
