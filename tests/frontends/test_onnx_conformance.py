@@ -23,9 +23,14 @@ XFAIL: dict[str, str] = {
     r"^test_batchnorm_.*_training_mode_": "training-mode BatchNormalization (inference only)",
     r"^test_training_dropout(_default)?(_mask)?_cpu$": "random dropout in training mode",
     r"^test_einsum_batch_diagonal_": "einsum with ellipsis and repeated indices (diagonals)",
+}
+# Left out, each with its reason: tests whose outcome does not depend on correctness.
+EXCLUDE: dict[str, str] = {
     # Its logits are all ~9.5e9, equal in onnxruntime; ours are within 6.5e-7 of them (a few
     # ulps, another summation order), and at that size a difference of one ulp (1024) decides
-    # the softmax, so the reference's uniform 0.001 is met only by an identical summation order.
+    # the softmax, so the reference's uniform 0.001 is met or not by the summation order alone
+    # (the interpreter missed it, compiled kernels meet it). The logits themselves are checked
+    # against onnxruntime in tests/runtime/test_graph_executor.py's light-model tests.
     r"^test_squeezenet_cpu$": "ill-conditioned reference: softmax of logits of ~9.5e9",
 }
 
@@ -53,5 +58,7 @@ for name in [*supported_node_tests(), *LIGHT_MODELS]:
     backend_test.include(f"^{re.escape(name)}_cpu$")
 for pattern in XFAIL:
     backend_test.xfail(pattern)
+for pattern in EXCLUDE:
+    backend_test.exclude(pattern)
 
 globals().update(backend_test.test_cases)
