@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xtvm.api.ir_module import IRModule
-from xtvm.api.relay import analysis, expr_functor, frontend, op, transform
+from xtvm.api.relay import analysis, dataflow_pattern, expr_functor, frontend, op, transform
 from xtvm.api.relay.executor import create_executor
 from xtvm.api.relay.expr import (
     Attrs,
@@ -89,6 +89,7 @@ __all__ = [
     "bind",
     "build",
     "const",
+    "dataflow_pattern",
     "create_executor",
     "expr_functor",
     "fromtext",

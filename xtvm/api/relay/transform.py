@@ -277,6 +277,21 @@ class FunctionPass(Pass):
         return result
 
 
+def MergeComposite(pattern_table: Sequence[tuple[Any, ...]]) -> Pass:
+    """Merge each instance of a table's pattern into a call of a function with the attribute
+    `Composite` = its name; `(name, pattern[, check])` entries are tried in order."""
+    from xtvm.api.relay.dataflow_pattern import partition
+
+    def merge(fn: Function, mod: IRModule, ctx: PassContext) -> Function:
+        for entry in pattern_table:
+            name, pattern, *rest = entry
+            check = rest[0] if rest else (lambda _e: True)
+            fn = partition(pattern, fn, {"Composite": name}, check)  # type: ignore[assignment]
+        return fn
+
+    return FunctionPass(merge, PassInfo(0, "MergeComposite"))
+
+
 function_pass = make_pass_decorator(FunctionPass, "transform_function")
 """`@relay.transform.function_pass(opt_level=...)` on `f(func, mod, ctx)` or on a class with
 `transform_function(self, func, mod, ctx)`."""

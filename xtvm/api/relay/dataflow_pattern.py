@@ -1,0 +1,628 @@
+"""TVM's `relay.dataflow_pattern` over xtvm's relay expressions.
+
+Patterns are built with `is_op`, `wildcard`, `is_var`, `is_constant`, `is_expr`, `is_tuple`,
+`is_tuple_get_item`, calls (`is_op("add")(wildcard(), wildcard())`), alternation (`|`),
+`has_attr`, `has_type`, `has_dtype`, `has_shape` and `optional`. `pattern.match(expr)` says
+whether `expr` is an instance; `pattern.partition(expr, attrs=)` replaces each instance with a
+call of a function holding it (TVM's PatternPartitioner); `rewrite` applies callbacks.
+
+As in TVM, a pattern node used twice must match the same expression both times, and a call of
+`add` or `multiply` also matches with its two arguments swapped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from xtvm.api.relay.expr import (
+    Call,
+    Constant,
+    Expr,
+    Function,
+    Op,
+    Tuple,
+    TupleGetItem,
+    Var,
+    post_order,
+)
+from xtvm.api.relay.expr_functor import ExprMutator
+from xtvm.api.relay.ty import TensorType, Type
+
+Memo = dict[int, tuple["DFPattern", Any]]
+COMMUTATIVE = ("add", "multiply")
+
+
+class DFPattern:
+    """A dataflow pattern: a node of a pattern graph."""
+
+    def __call__(self, *args: DFPattern) -> CallPattern:
+        return CallPattern(self, list(args))
+
+    def __or__(self, other: DFPattern) -> AltPattern:
+        return AltPattern(self, other)
+
+    def __add__(self, other: DFPattern) -> CallPattern:
+        return is_op("add")(self, other)
+
+    def __sub__(self, other: DFPattern) -> CallPattern:
+        return is_op("subtract")(self, other)
+
+    def __mul__(self, other: DFPattern) -> CallPattern:
+        return is_op("multiply")(self, other)
+
+    def __truediv__(self, other: DFPattern) -> CallPattern:
+        return is_op("divide")(self, other)
+
+    def has_attr(self, attrs: Mapping[str, object]) -> AttrPattern:
+        return AttrPattern(self, dict(attrs))
+
+    def has_type(self, ttype: Type) -> TypePattern:
+        return TypePattern(self, ttype)
+
+    def has_dtype(self, dtype: str) -> DataTypePattern:
+        return DataTypePattern(self, dtype)
+
+    def has_shape(self, shape: Sequence[int]) -> ShapePattern:
+        return ShapePattern(self, list(shape))
+
+    def optional(self, option_constructor: Callable[[DFPattern], DFPattern]) -> AltPattern:
+        return self | option_constructor(self)
+
+    def match(self, expr: Expr) -> bool:
+        return match(self, expr)
+
+    def partition(
+        self,
+        expr: Expr,
+        attrs: Mapping[str, object] | None = None,
+        check: Callable[[Expr], bool] = lambda _e: True,
+    ) -> Expr:
+        return partition(self, expr, attrs, check)
+
+    def children(self) -> list[DFPattern]:
+        return []
+
+
+class ExprPattern(DFPattern):
+    """Matches one expression (or operator), by identity."""
+
+    def __init__(self, expr: Expr | Op) -> None:
+        self.expr = expr
+
+
+class VarPattern(DFPattern):
+    """Matches a variable, named `name_hint` unless that is empty."""
+
+    def __init__(self, name_hint: str = "") -> None:
+        self.name = name_hint
+
+
+class ConstantPattern(DFPattern):
+    """Matches a constant."""
+
+
+class WildcardPattern(DFPattern):
+    """Matches anything."""
+
+
+class CallPattern(DFPattern):
+    """Matches a call whose operator and arguments match; `args=None` takes any arguments."""
+
+    def __init__(self, op: DFPattern, args: list[DFPattern] | None) -> None:
+        self.op = op
+        self.args = args
+
+    def children(self) -> list[DFPattern]:
+        return [self.op, *(self.args or [])]
+
+
+class TuplePattern(DFPattern):
+    """Matches a tuple whose fields match; `fields=None` takes any tuple."""
+
+    def __init__(self, fields: Sequence[DFPattern] | None) -> None:
+        self.fields = None if fields is None else list(fields)
+
+    def __getitem__(self, index: int) -> DFPattern:
+        assert self.fields is not None
+        return self.fields[index]
+
+    def __len__(self) -> int:
+        return len(self.fields or [])
+
+    def children(self) -> list[DFPattern]:
+        return list(self.fields or [])
+
+
+class TupleGetItemPattern(DFPattern):
+    """Matches `tuple[index]`; `index=None` takes any index."""
+
+    def __init__(self, tuple_value: DFPattern, index: int | None = None) -> None:
+        self.tuple = tuple_value
+        self.index = index
+
+    def children(self) -> list[DFPattern]:
+        return [self.tuple]
+
+
+class AltPattern(DFPattern):
+    """Matches what `left` or `right` matches, `left` tried first."""
+
+    def __init__(self, left: DFPattern, right: DFPattern) -> None:
+        self.left = left
+        self.right = right
+
+    def children(self) -> list[DFPattern]:
+        return [self.left, self.right]
+
+
+class _Refined(DFPattern):
+    """What `pattern` matches, if the expression also has a property."""
+
+    def __init__(self, pattern: DFPattern, wanted: Any) -> None:
+        self.pattern = pattern
+        self.wanted = wanted
+
+    def children(self) -> list[DFPattern]:
+        return [self.pattern]
+
+
+class AttrPattern(_Refined):
+    """Matches what `pattern` matches, if its attributes have the given values."""
+
+    @property
+    def attrs(self) -> dict[str, object]:
+        return self.wanted  # type: ignore[no-any-return]
+
+
+class TypePattern(_Refined):
+    """Matches what `pattern` matches, if its type is `wanted`."""
+
+
+class DataTypePattern(_Refined):
+    """Matches what `pattern` matches, if it is a tensor of dtype `wanted`."""
+
+
+class ShapePattern(_Refined):
+    """Matches what `pattern` matches, if it is a tensor of shape `wanted`."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Builders, as TVM names them
+
+
+def is_op(op_name: str) -> ExprPattern:
+    return ExprPattern(Op.get(op_name))
+
+
+def wildcard() -> WildcardPattern:
+    return WildcardPattern()
+
+
+def is_var(name: str = "") -> VarPattern:
+    return VarPattern(name)
+
+
+def is_constant() -> ConstantPattern:
+    return ConstantPattern()
+
+
+def is_expr(expr: Expr) -> ExprPattern:
+    return ExprPattern(expr)
+
+
+def is_tuple(fields: Sequence[DFPattern] | None) -> TuplePattern:
+    return TuplePattern(fields)
+
+
+def is_tuple_get_item(tuple_value: DFPattern, index: int | None = None) -> TupleGetItemPattern:
+    return TupleGetItemPattern(tuple_value, index)
+
+
+def has_attr(attrs: Mapping[str, object], pattern: DFPattern | None = None) -> AttrPattern:
+    return (pattern or wildcard()).has_attr(attrs)
+
+
+def has_type(ttype: Type, pattern: DFPattern | None = None) -> TypePattern:
+    return (pattern or wildcard()).has_type(ttype)
+
+
+def has_dtype(dtype: str, pattern: DFPattern | None = None) -> DataTypePattern:
+    return (pattern or wildcard()).has_dtype(dtype)
+
+
+def has_shape(shape: Sequence[int], pattern: DFPattern | None = None) -> ShapePattern:
+    return (pattern or wildcard()).has_shape(shape)
+
+
+# ---------------------------------------------------------------------------------------------
+# Matching
+
+
+def _same_value(actual: object, wanted: object) -> bool:
+    if isinstance(wanted, list | tuple) and isinstance(actual, list | tuple):
+        return len(actual) == len(wanted) and all(
+            _same_value(a, w) for a, w in zip(actual, wanted, strict=True)
+        )
+    if isinstance(actual, tuple) and not isinstance(wanted, tuple):
+        return False
+    return bool(actual == wanted)
+
+
+def _attrs_match(expr: Expr | Op, attrs: Mapping[str, object]) -> bool:
+    if isinstance(expr, Call):
+        source: Mapping[str, object] = expr.attrs
+    elif isinstance(expr, Function):
+        source = expr.attrs
+    else:
+        return False
+    for key, wanted in attrs.items():
+        if key not in source or not _same_value(source[key], wanted):
+            return False
+    return True
+
+
+def _type_of(expr: Expr | Op) -> Type | None:
+    if not isinstance(expr, Expr):
+        return None
+    try:
+        return expr.checked_type
+    except Exception:  # an untyped variable: no type to compare
+        return None
+
+
+class Matcher:
+    """Matches patterns against expressions, recording what each pattern node matched."""
+
+    def __init__(self) -> None:
+        self.memo: Memo = {}
+
+    def match(self, pattern: DFPattern, expr: Expr | Op) -> bool:
+        seen = self.memo.get(id(pattern))
+        if seen is not None:
+            return seen[1] is expr
+        saved = dict(self.memo)
+        if self._visit(pattern, expr):
+            self.memo[id(pattern)] = (pattern, expr)
+            return True
+        self.memo = saved
+        return False
+
+    def _visit(self, p: DFPattern, expr: Expr | Op) -> bool:
+        if isinstance(p, WildcardPattern):
+            return True
+        if isinstance(p, ExprPattern):
+            return p.expr is expr
+        if isinstance(p, VarPattern):
+            return isinstance(expr, Var) and (not p.name or p.name == expr.name_hint)
+        if isinstance(p, ConstantPattern):
+            return isinstance(expr, Constant)
+        if isinstance(p, AltPattern):
+            return self.match(p.left, expr) or self.match(p.right, expr)
+        if isinstance(p, AttrPattern):
+            return self.match(p.pattern, expr) and _attrs_match(expr, p.attrs)
+        if isinstance(p, TypePattern | DataTypePattern | ShapePattern):
+            if not self.match(p.pattern, expr):
+                return False
+            typ = _type_of(expr)
+            if isinstance(p, TypePattern):
+                return typ is not None and str(typ) == str(p.wanted)
+            if not isinstance(typ, TensorType):
+                return False
+            if isinstance(p, DataTypePattern):
+                return typ.dtype == p.wanted
+            return [int(d) for d in typ.shape] == [int(d) for d in p.wanted]
+        if isinstance(p, TuplePattern):
+            if not isinstance(expr, Tuple):
+                return False
+            if p.fields is None:
+                return True
+            return len(p.fields) == len(expr.fields) and self._all(p.fields, expr.fields)
+        if isinstance(p, TupleGetItemPattern):
+            return (
+                isinstance(expr, TupleGetItem)
+                and (p.index is None or p.index == expr.index)
+                and self.match(p.tuple, expr.tuple_value)
+            )
+        if isinstance(p, CallPattern):
+            return self._call(p, expr)
+        raise TypeError(f"unknown pattern {type(p).__name__}")
+
+    def _all(self, patterns: Sequence[DFPattern], exprs: Sequence[Expr]) -> bool:
+        saved = dict(self.memo)
+        if all(self.match(p, e) for p, e in zip(patterns, exprs, strict=True)):
+            return True
+        self.memo = saved
+        return False
+
+    def _call(self, p: CallPattern, expr: Expr | Op) -> bool:
+        if not isinstance(expr, Call) or not self.match(p.op, expr.op):
+            return False
+        if p.args is None:
+            return True
+        if len(p.args) != len(expr.args):
+            return False
+        if self._all(p.args, expr.args):
+            return True
+        if isinstance(expr.op, Op) and expr.op.name in COMMUTATIVE and len(p.args) == 2:
+            return self._all(p.args, expr.args[::-1])
+        return False
+
+
+def match(pattern: DFPattern, expr: Expr) -> bool:
+    """Whether `expr` is an instance of `pattern`."""
+    return Matcher().match(pattern, expr)
+
+
+# ---------------------------------------------------------------------------------------------
+# Graph helpers
+
+
+def _children(expr: Expr | Op) -> list[Expr]:
+    if isinstance(expr, Function):
+        return []  # a function is a unit: patterns do not look inside
+    if isinstance(expr, Call):
+        return list(expr.args)
+    if isinstance(expr, Expr):
+        return list(expr.children())
+    return []
+
+
+def _topological(root: Expr) -> list[Expr]:
+    return post_order(root, _children)  # type: ignore[arg-type]
+
+
+def _pattern_order(pattern: DFPattern) -> list[DFPattern]:
+    order: list[DFPattern] = []
+    seen: set[int] = set()
+
+    def visit(p: DFPattern) -> None:
+        if id(p) in seen:
+            return
+        seen.add(id(p))
+        for c in p.children():
+            visit(c)
+        order.append(p)
+
+    visit(pattern)
+    return order
+
+
+def _embed_const(expr: Expr | Op, p: DFPattern) -> bool:
+    if not isinstance(expr, Constant):
+        return False
+    if isinstance(p, ConstantPattern):
+        return True
+    if isinstance(p, ExprPattern):
+        return isinstance(p.expr, Constant)
+    return isinstance(p, AltPattern) and isinstance(p.right, ConstantPattern)
+
+
+class _Group:
+    def __init__(self, root: Expr, function: Function, args: list[Expr], nodes: set[int]) -> None:
+        self.root = root
+        self.function = function
+        self.args = args
+        self.nodes = nodes
+
+
+class _Substitute(ExprMutator):
+    def __init__(self, mapping: Mapping[int, Expr]) -> None:
+        super().__init__()
+        self.mapping = mapping
+
+    def visit(self, expr: Any) -> Any:
+        if isinstance(expr, Expr) and id(expr) in self.mapping:
+            return self.mapping[id(expr)]
+        return super().visit(expr)
+
+
+def _name_of(p: DFPattern) -> str:
+    """TVM's `PartitionedFromPattern`: the ops of the pattern, in order, each followed by `_`."""
+    parts = []
+    for node in _pattern_order(p):
+        if isinstance(node, CallPattern) and isinstance(node.op, ExprPattern):
+            if isinstance(node.op.expr, Op):
+                parts.append(node.op.expr.name + "_")
+        elif isinstance(node, TuplePattern):
+            parts.append("Tuple_")
+        elif isinstance(node, TupleGetItemPattern):
+            parts.append("TupleGetItem" + str(node.index) + "_")
+    return "".join(parts)
+
+
+def _users(order: list[Expr]) -> dict[int, list[Expr]]:
+    users: dict[int, list[Expr]] = {}
+    for node in order:
+        for child in _children(node):
+            users.setdefault(id(child), []).append(node)
+    return users
+
+
+def _group_matches(
+    pattern: DFPattern,
+    expr: Expr,
+    attrs: Mapping[str, object],
+    check: Callable[[Expr], bool],
+    graph_number: list[int],
+) -> list[_Group]:
+    order = _topological(expr)
+    users = _users(order)
+    taken: set[int] = set()
+    groups: list[_Group] = []
+    for node in reversed(order):
+        if isinstance(node, Var | Constant) or id(node) in taken:
+            continue
+        matcher = Matcher()
+        if not matcher.match(pattern, node):
+            continue
+        memo = matcher.memo
+        inputs: dict[int, Var] = {}
+        args: list[Expr] = []
+        params: list[Var] = []
+        n = 0
+        for p in _pattern_order(pattern):
+            if p.children() or id(p) not in memo:
+                continue
+            matched = memo[id(p)][1]
+            if isinstance(matched, Op | Function) or _embed_const(matched, p):
+                continue
+            if id(matched) in inputs:
+                continue
+            v = Var(f"FunctionVar_{graph_number[0]}_{n}")
+            n += 1
+            inputs[id(matched)] = v
+            args.append(matched)
+            params.append(v)
+        # the matched nodes between the root and the inputs
+        inner: set[int] = set()
+        stack = [node]
+        while stack:
+            e = stack.pop()
+            if id(e) in inputs or id(e) in inner:
+                continue
+            inner.add(id(e))
+            stack.extend(_children(e))
+        if inner & taken:
+            continue
+        escapes = any(
+            any(id(u) not in inner for u in users.get(i, [])) for i in inner if i != id(node)
+        )
+        if escapes or not check(node):
+            continue
+        body = _Substitute(inputs).visit(node)
+        fn_attrs = {"PartitionedFromPattern": _name_of(pattern), **dict(attrs)}
+        fn = Function(params, body, attrs=fn_attrs)
+        for v, a in zip(params, args, strict=True):
+            try:
+                v.type_annotation = a.checked_type
+            except Exception:  # an input of unknown type stays untyped
+                pass
+        groups.append(_Group(node, fn, args, inner))
+        taken |= inner
+        graph_number[0] += 1
+    return groups
+
+
+class _Partitioner(ExprMutator):
+    def __init__(self, groups: list[_Group]) -> None:
+        super().__init__()
+        self.groups = {id(g.root): g for g in groups}
+
+    def visit(self, expr: Any) -> Any:
+        if isinstance(expr, Expr) and id(expr) in self.groups:
+            group = self.groups[id(expr)]
+            return Call(group.function, [self.visit(a) for a in group.args])
+        return super().visit(expr)
+
+
+def partition(
+    pattern: DFPattern,
+    expr: Expr,
+    attrs: Mapping[str, object] | None = None,
+    check: Callable[[Expr], bool] = lambda _e: True,
+) -> Expr:
+    """`expr` with each instance of `pattern` (for which `check` holds) replaced by a call of
+    a function holding it, with `attrs` and `PartitionedFromPattern` set."""
+    if isinstance(expr, Function):
+        return Function(
+            expr.params,
+            partition(pattern, expr.body, attrs, check),
+            expr.ret_type,
+            attrs=expr.attrs,
+        )
+    groups = _group_matches(pattern, expr, attrs or {}, check, [0])
+    if not groups:
+        return expr
+    return _Partitioner(groups).visit(expr)
+
+
+# ---------------------------------------------------------------------------------------------
+# Rewriting
+
+
+class DFPatternCallback:
+    """A callback `callback(pre, post, node_map)` run where `pattern` matches, by `rewrite`."""
+
+    def __init__(self, require_type: bool = False, rewrite_once: bool = False) -> None:
+        self.require_type = require_type
+        self.rewrite_once = rewrite_once
+        self.pattern: DFPattern | None = None
+
+    def callback(self, pre: Expr, post: Expr, node_map: Mapping[DFPattern, list[Expr]]) -> Expr:
+        raise NotImplementedError
+
+    def rewrite(self, expr: Expr) -> Expr:
+        return rewrite(self, expr)
+
+
+class _NodeMap(dict):  # type: ignore[type-arg]
+    """Pattern node -> the expressions it matched; keyed by pattern identity."""
+
+    def __getitem__(self, key: DFPattern) -> list[Expr]:
+        return super().__getitem__(id(key))  # type: ignore[no-any-return]
+
+    def __contains__(self, key: object) -> bool:
+        return super().__contains__(id(key))
+
+
+class _Rewriter(ExprMutator):
+    def __init__(self, callback: DFPatternCallback) -> None:
+        super().__init__()
+        self.cb = callback
+
+    def visit(self, expr: Any) -> Any:
+        post = super().visit(expr)
+        if not isinstance(post, Expr) or self.cb.pattern is None:
+            return post
+        matcher = Matcher()
+        if matcher.match(self.cb.pattern, post):
+            node_map = _NodeMap({k: [v[1]] for k, v in matcher.memo.items()})
+            return self.cb.callback(expr, post, node_map)
+        return post
+
+
+def rewrite(callbacks: DFPatternCallback | Sequence[DFPatternCallback], expr: Expr) -> Expr:
+    """Apply each callback where its pattern matches, repeating until nothing changes (or
+    once, for a callback with `rewrite_once`)."""
+    cbs = [callbacks] if isinstance(callbacks, DFPatternCallback) else list(callbacks)
+    for cb in cbs:
+        for _ in range(100):
+            new = _Rewriter(cb).visit(expr)
+            done = new is expr or cb.rewrite_once
+            expr = new
+            if done:
+                break
+    return expr
+
+
+__all__ = [
+    "AltPattern",
+    "AttrPattern",
+    "CallPattern",
+    "ConstantPattern",
+    "DFPattern",
+    "DFPatternCallback",
+    "DataTypePattern",
+    "ExprPattern",
+    "ShapePattern",
+    "TupleGetItemPattern",
+    "TuplePattern",
+    "TypePattern",
+    "VarPattern",
+    "WildcardPattern",
+    "has_attr",
+    "has_dtype",
+    "has_shape",
+    "has_type",
+    "is_constant",
+    "is_expr",
+    "is_op",
+    "is_tuple",
+    "is_tuple_get_item",
+    "is_var",
+    "match",
+    "partition",
+    "rewrite",
+    "wildcard",
+]
