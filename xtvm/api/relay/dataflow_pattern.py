@@ -21,6 +21,7 @@ from xtvm.api.relay.expr import (
     Expr,
     Function,
     Op,
+    RelayTypeError,
     Tuple,
     TupleGetItem,
     Var,
@@ -36,8 +37,10 @@ COMMUTATIVE = ("add", "multiply")
 class DFPattern:
     """A dataflow pattern: a node of a pattern graph."""
 
-    def __call__(self, *args: DFPattern) -> CallPattern:
-        return CallPattern(self, list(args))
+    def __call__(self, *args: DFPattern | None) -> CallPattern:
+        if args == (None,):  # `wildcard()(None)`: any arguments
+            return CallPattern(self, None)
+        return CallPattern(self, [a for a in args if a is not None])
 
     def __or__(self, other: DFPattern) -> AltPattern:
         return AltPattern(self, other)
@@ -176,15 +179,27 @@ class AttrPattern(_Refined):
 
 
 class TypePattern(_Refined):
-    """Matches what `pattern` matches, if its type is `wanted`."""
+    """Matches what `pattern` matches, if its type is `type`."""
+
+    @property
+    def type(self) -> Type:
+        return self.wanted  # type: ignore[no-any-return]
 
 
 class DataTypePattern(_Refined):
-    """Matches what `pattern` matches, if it is a tensor of dtype `wanted`."""
+    """Matches what `pattern` matches, if it is a tensor of dtype `dtype`."""
+
+    @property
+    def dtype(self) -> str:
+        return self.wanted  # type: ignore[no-any-return]
 
 
 class ShapePattern(_Refined):
-    """Matches what `pattern` matches, if it is a tensor of shape `wanted`."""
+    """Matches what `pattern` matches, if it is a tensor of shape `shape`."""
+
+    @property
+    def shape(self) -> list[int]:
+        return self.wanted  # type: ignore[no-any-return]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -249,9 +264,30 @@ def _same_value(actual: object, wanted: object) -> bool:
     return bool(actual == wanted)
 
 
+def _call_attrs(call: Call) -> Mapping[str, object]:
+    """A call's attributes; those its builder was given but the op does not keep (conv2d's
+    `kernel_size`, which its weight's shape gives) as given, and only those while its operands'
+    types are unknown."""
+    given = dict(call.kwargs or {})
+    try:
+        attrs = {**given, **call.attrs}
+    except RelayTypeError:
+        return given
+    layout = attrs.get("kernel_layout")
+    if isinstance(layout, str) and len(call.args) > 1 and "kernel_size" not in attrs:
+        weight = _type_of(call.args[1])
+        if isinstance(weight, TensorType):
+            shape = [int(d) for d in weight.shape]
+            attrs["kernel_size"] = tuple(shape[layout.index(c)] for c in layout if c in "DHW")
+    return attrs
+
+
 def _attrs_match(expr: Expr | Op, attrs: Mapping[str, object]) -> bool:
-    if isinstance(expr, Call):
-        source: Mapping[str, object] = expr.attrs
+    if isinstance(expr, Op):  # an operator's own attributes: its pattern kind
+        kind = expr.op_class.PATTERN if expr.op_class is not None else None
+        source: Mapping[str, object] = {} if kind is None else {"TOpPattern": int(kind)}
+    elif isinstance(expr, Call):
+        source = _call_attrs(expr)
     elif isinstance(expr, Function):
         source = expr.attrs
     else:
@@ -340,6 +376,10 @@ class Matcher:
             return False
         if p.args is None:
             return True
+        if len(p.args) == 1 and isinstance(p.args[0], TuplePattern) and isinstance(expr.op, Op):
+            # a variadic op (concatenate) takes its tuple's fields as its arguments
+            if len(expr.args) != 1 or not isinstance(expr.args[0], Tuple):
+                return self.match(p.args[0], Tuple(expr.args))
         if len(p.args) != len(expr.args):
             return False
         if self._all(p.args, expr.args):
