@@ -457,17 +457,19 @@ class _Substitute(ExprMutator):
         return super().visit(expr)
 
 
-def _name_of(p: DFPattern) -> str:
-    """TVM's `PartitionedFromPattern`: the ops of the pattern, in order, each followed by `_`."""
+def _name_of(p: DFPattern, memo: Memo) -> str:
+    """TVM's `PartitionedFromPattern`: the ops the pattern matched, in order, each followed
+    by `_` (an optional op that did not match is not named)."""
     parts = []
     for node in _pattern_order(p):
-        if isinstance(node, CallPattern) and isinstance(node.op, ExprPattern):
-            if isinstance(node.op.expr, Op):
-                parts.append(node.op.expr.name + "_")
-        elif isinstance(node, TuplePattern):
+        matched = memo.get(id(node), (None, None))[1]
+        if isinstance(node, CallPattern) and isinstance(matched, Call):
+            if isinstance(matched.op, Op):
+                parts.append(matched.op.name + "_")
+        elif isinstance(node, TuplePattern) and matched is not None:
             parts.append("Tuple_")
-        elif isinstance(node, TupleGetItemPattern):
-            parts.append("TupleGetItem" + str(node.index) + "_")
+        elif isinstance(node, TupleGetItemPattern) and isinstance(matched, TupleGetItem):
+            parts.append(f"TupleGetItem{matched.index}_")
     return "".join(parts)
 
 
@@ -531,7 +533,7 @@ def _group_matches(
         if escapes or not check(node):
             continue
         body = _Substitute(inputs).visit(node)
-        fn_attrs = {"PartitionedFromPattern": _name_of(pattern), **dict(attrs)}
+        fn_attrs = {"PartitionedFromPattern": _name_of(pattern, memo), **dict(attrs)}
         fn = Function(params, body, attrs=fn_attrs)
         for v, a in zip(params, args, strict=True):
             try:
