@@ -32,6 +32,7 @@ import xtvm as tvm
 from xtvm import relay
 from xtvm.relay.build_module import bind_params_by_name
 from xtvm.relay.dataflow_pattern import *
+from xtvm.relay.testing import run_opt_pass
 
 K_ELEMWISE = 0
 K_BROADCAST = 1
@@ -622,3 +623,207 @@ def test_no_fuse_batchnorm():
 
     out = rewrite(BatchnormCallback(), fake_BN)
     assert tvm.ir.structural_equal(out, fake_BN)
+
+
+## PARTITION TESTS
+
+
+def get_BN(x, var, mean, beta, gamma, eps):
+    return gamma * (x - mean) / relay.op.sqrt(var + eps) + beta
+
+
+def test_partition_batchnorm():
+    x = relay.var("x")
+    var = relay.var("var")
+    mean = relay.var("mean")
+    beta = relay.var("beta")
+    gamma = relay.var("gamma")
+    eps = relay.const(1e-5)
+    BN = get_BN(x, var, mean, beta, gamma, eps)
+
+    xf = relay.var("xf")
+    varf = relay.var("varf")
+    meanf = relay.var("meanf")
+    betaf = relay.var("betaf")
+    gammaf = relay.var("gammaf")
+    # Put the arguments in toplogological order for the reference
+    f = relay.Function(
+        [gammaf, xf, meanf, varf, betaf], get_BN(xf, varf, meanf, betaf, gammaf, eps)
+    ).with_attr("PartitionedFromPattern", "subtract_multiply_add_sqrt_divide_add_")
+
+    partitioned = BatchnormCallback().pattern.partition(BN)
+    reference = f(gamma, x, mean, var, beta)
+    assert tvm.ir.structural_equal(partitioned, reference)
+
+
+def test_partition_double_batchnorm():
+    x = relay.var("x")
+    var = relay.var("var")
+    mean = relay.var("mean")
+    beta = relay.var("beta")
+    gamma = relay.var("gamma")
+    eps = relay.const(1e-5)
+
+    BN = gamma * (x - mean) / relay.op.sqrt(var + eps) + beta
+    BN2 = gamma * (BN - mean) / relay.op.sqrt(var + eps) + beta
+
+    xf = relay.var("xf")
+    varf = relay.var("varf")
+    meanf = relay.var("meanf")
+    betaf = relay.var("betaf")
+    gammaf = relay.var("gammaf")
+    f1 = relay.Function(
+        [gammaf, xf, meanf, varf, betaf], get_BN(xf, varf, meanf, betaf, gammaf, eps)
+    ).with_attr("PartitionedFromPattern", "subtract_multiply_add_sqrt_divide_add_")
+    xf2 = relay.var("xf2")
+    varf2 = relay.var("varf2")
+    meanf2 = relay.var("meanf2")
+    betaf2 = relay.var("betaf2")
+    gammaf2 = relay.var("gammaf2")
+    f2 = relay.Function(
+        [gammaf2, xf2, meanf2, varf2, betaf2], get_BN(xf2, varf2, meanf2, betaf2, gammaf2, eps)
+    ).with_attr("PartitionedFromPattern", "subtract_multiply_add_sqrt_divide_add_")
+
+    partitioned = BatchnormCallback().pattern.partition(BN2)
+    reference = f2(gamma, f1(gamma, x, mean, var, beta), mean, var, beta)
+    assert tvm.ir.structural_equal(partitioned, reference)
+
+
+def test_overlappting_partitions():
+    x = wildcard()
+    gamma = wildcard()
+    beta = wildcard()
+    moving_mean = wildcard()
+    moving_var = wildcard()
+    bn_node = is_op("nn.batch_norm")(x, gamma, beta, moving_mean, moving_var)
+    tuple_get_item_node = TupleGetItemPattern(bn_node, 0)
+
+    x = relay.var("x", shape=(2, 3))
+    var = relay.var("var", shape=(3,))
+    mean = relay.var("mean", shape=(3,))
+    beta = relay.var("beta", shape=(3,))
+    gamma = relay.var("gamma", shape=(3,))
+    BN = relay.op.nn.batch_norm(x, gamma, beta, mean, var, epsilon=1e-5)
+    T1 = BN[0]
+    T2 = BN[0]
+    add = T1 + T2
+
+    assert tuple_get_item_node.partition(add) == add
+
+
+def test_partition_overused():
+    pattern = is_op("nn.relu")(is_op("nn.conv2d")(wildcard(), wildcard()))
+
+    x = X("input")
+    w = W("weight")
+    conv2d = relay.op.nn.conv2d(x, w)
+    relu = relay.op.nn.relu(conv2d)
+    out = relu + conv2d
+
+    assert pattern.partition(out) == out
+
+
+def test_partition_check():
+    pattern = is_op("nn.relu")(is_op("nn.conv2d")(is_var("input"), wildcard()))
+
+    def check(pre):
+        return pre.args[0].attrs.data_layout == "NCHW"
+
+    x = X("input")
+    w = W("weight")
+    conv2d = relay.op.nn.conv2d(x, w)
+    relu = relay.op.nn.relu(conv2d)
+
+    xf = X("input")
+    wf = W("weight")
+    conv2df = relay.op.nn.conv2d(xf, wf)
+    reluf = relay.op.nn.relu(conv2df)
+    func = relay.Function([xf, wf], reluf).with_attr("PartitionedFromPattern", "nn.conv2d_nn.relu_")
+
+    reference = func(x, w)
+    partitioned = pattern.partition(relu, check=check)
+    assert tvm.ir.structural_equal(partitioned, reference)
+
+    conv2d = relay.op.nn.conv2d(x, W(shape=(3, 5, 3, 3)), data_layout="NHWC")
+    relu = relay.op.nn.relu(conv2d)
+    assert relu == pattern.partition(relu, check=check)
+
+
+def test_partition_check_types():
+    pattern = is_op("nn.relu")(is_op("nn.conv2d")(wildcard(), wildcard()))
+
+    def check(pre):
+        conv = pre.args[0]
+        return (conv.attrs.data_layout == "NCHW") and bool(conv.checked_type.shape[0] == 1)
+
+    x = relay.var("input", shape=(1, 10, 10, 10))
+    w = relay.var("weight", shape=(10, 10, 3, 3))
+    conv2d = relay.op.nn.conv2d(x, w)
+    relu = relay.op.nn.relu(conv2d)
+    relu = run_opt_pass(relu, relay.transform.InferType())
+
+    partitioned = pattern.partition(relu, check=check)
+    assert partitioned.op.attrs["PartitionedFromPattern"] == "nn.conv2d_nn.relu_"
+
+    conv2d = relay.op.nn.conv2d(x, w, data_layout="NHWC")
+    relu = relay.op.nn.relu(conv2d)
+    relu = run_opt_pass(relu, relay.transform.InferType())
+    assert relu == pattern.partition(relu, check=check)
+
+    x = relay.var("input", shape=(2, 10, 10, 10))
+    w = relay.var("weight", shape=(10, 10, 3, 3))
+    conv2d = relay.op.nn.conv2d(x, w)
+    relu = relay.op.nn.relu(conv2d)
+    relu = run_opt_pass(relu, relay.transform.InferType())
+    assert relu == pattern.partition(relu, check=check)
+
+
+def conv_bias_relu(x, w, b):
+    conv2d = relay.op.nn.conv2d(x, w)
+    bias_add = relay.op.nn.bias_add(conv2d, b)
+    relu = relay.op.nn.relu(bias_add)
+    return relu
+
+
+def test_partition_option():
+    x = X()
+    w = W()
+    b = B()
+
+    conv2d = is_op("nn.conv2d")(wildcard(), wildcard())
+    bias = conv2d.optional(lambda x: is_op("nn.bias_add")(x, wildcard()))
+    pattern1 = is_op("nn.relu")(bias)
+
+    conv2d = is_op("nn.conv2d")(wildcard(), wildcard())
+    bias = is_op("nn.bias_add")(conv2d, wildcard())
+    pattern2 = bias.optional(lambda x: is_op("nn.relu")(x))
+
+    relu = conv_bias_relu(x, w, b)
+
+    xf = X()
+    wf = W()
+    bf = B()
+    func = relay.Function([xf, wf, bf], conv_bias_relu(xf, wf, bf)).with_attr(
+        "PartitionedFromPattern", "nn.conv2d_nn.bias_add_nn.relu_"
+    )
+
+    assert pattern1.match(relu)
+    assert tvm.ir.structural_equal(func(x, w, b), pattern1.partition(relu))
+
+    assert pattern2.match(relu)
+    assert tvm.ir.structural_equal(func(x, w, b), pattern2.partition(relu))
+
+
+def test_merge_composite_then_annotate_target():
+    """xtvm's own: what MergeComposite makes is what AnnotateTarget and PartitionGraph take."""
+    pattern = is_op("nn.relu")(is_op("nn.conv2d")(wildcard(), is_constant()))
+    x = relay.var("x", shape=(1, 3, 8, 8))
+    w = relay.const(np.ones((4, 3, 3, 3), "float32"))
+    out = relay.nn.relu(relay.nn.conv2d(x, w, padding=(1, 1)))
+    mod = tvm.IRModule.from_expr(relay.Function([x], out))
+    mod = relay.transform.MergeComposite([("dnnl.conv2d_relu", pattern)])(mod)
+    composite = mod[mod["main"].body.op]
+    assert composite.attrs["Composite"] == "dnnl.conv2d_relu"
+    assert composite.attrs["PartitionedFromPattern"] == "nn.conv2d_nn.relu_"
+    mod = relay.transform.AnnotateTarget("dnnl")(mod)
+    assert "dnnl" in mod.astext()

@@ -486,10 +486,10 @@ def _group_matches(
     expr: Expr,
     attrs: Mapping[str, object],
     check: Callable[[Expr], bool],
-    graph_number: list[int],
 ) -> list[_Group]:
     order = _topological(expr)
     users = _users(order)
+    nodes_by_id = {id(n): n for n in order}
     taken: set[int] = set()
     groups: list[_Group] = []
     for node in reversed(order):
@@ -511,7 +511,7 @@ def _group_matches(
                 continue
             if id(matched) in inputs:
                 continue
-            v = Var(f"FunctionVar_{graph_number[0]}_{n}")
+            v = Var(f"FunctionVar_{len(groups)}_{n}")
             n += 1
             inputs[id(matched)] = v
             args.append(matched)
@@ -525,6 +525,8 @@ def _group_matches(
                 continue
             inner.add(id(e))
             stack.extend(_children(e))
+        # an embedded constant may be shared: it is copied into each function that uses it
+        inner -= {i for i in inner if isinstance(nodes_by_id.get(i), Constant)}
         if inner & taken:
             continue
         escapes = any(
@@ -538,11 +540,10 @@ def _group_matches(
         for v, a in zip(params, args, strict=True):
             try:
                 v.type_annotation = a.checked_type
-            except Exception:  # an input of unknown type stays untyped
+            except RelayTypeError:  # an input of unknown type stays untyped
                 pass
         groups.append(_Group(node, fn, args, inner))
         taken |= inner
-        graph_number[0] += 1
     return groups
 
 
@@ -565,7 +566,11 @@ def partition(
     check: Callable[[Expr], bool] = lambda _e: True,
 ) -> Expr:
     """`expr` with each instance of `pattern` (for which `check` holds) replaced by a call of
-    a function holding it, with `attrs` and `PartitionedFromPattern` set."""
+    a function holding it, with `attrs` and `PartitionedFromPattern` set.
+
+    Unlike TVM's, a parameter has its argument's type where that is known: xtvm infers a
+    function's types from its parameters', not from the calls of it.
+    """
     if isinstance(expr, Function):
         return Function(
             expr.params,
@@ -573,7 +578,7 @@ def partition(
             expr.ret_type,
             attrs=expr.attrs,
         )
-    groups = _group_matches(pattern, expr, attrs or {}, check, [0])
+    groups = _group_matches(pattern, expr, attrs or {}, check)
     if not groups:
         return expr
     return _Partitioner(groups).visit(expr)
