@@ -23,7 +23,9 @@ check their operands, so the variables they take have shapes (`X`, `W`, `B` belo
 holds expressions only, so the tuple tests put a variable `z` where TVM puts the op `add`;
 `bind_params_by_name` gets float32 weights; batch norm's variables have shapes. Skipped with their reason: function, if and
 let patterns and `dominates` (not provided); a call of a variable with `DictAttrs`
-(`tvm.ir.make_node`), which xtvm's calls do not carry.
+(`tvm.ir.make_node`), which xtvm's calls do not carry. Not included: the other dominator,
+function-pattern, rewrite and prelude tests, and TVM's tests after test_partition_option.
+The last test is xtvm's own (MergeComposite, then AnnotateTarget).
 """
 import numpy as np
 import pytest
