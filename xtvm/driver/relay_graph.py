@@ -239,5 +239,3 @@ def graph_of(main: func.FuncOp) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     plan = plan_memory(graph)
     graph["attrs"]["storage_id"] = ["list_int", plan.storage_ids]
     return graph, constants
-
-

@@ -31,7 +31,6 @@ def register(target: AccelTarget) -> None:
     register_target_intrinsics(target)
 
 
-
 def load_all(path: str | Path) -> list[AccelTarget]:
     """Register every target of a file of accel IR."""
     file = Path(path).resolve()

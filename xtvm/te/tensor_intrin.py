@@ -370,5 +370,3 @@ def as_stmt(value: object) -> Stmt | None:
 def register_tensor_intrin(name: str, intrin: TensorIntrinsic, override: bool = False) -> None:
     """Make `intrin` known by `name` to `s[C].tensorize(axis, name)` and tir-tensorize."""
     register_intrinsic(name, intrin, override)
-
-

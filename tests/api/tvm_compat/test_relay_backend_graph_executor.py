@@ -23,6 +23,7 @@ without setting inputs or params meet; the graph JSON is xtvm's own (its storage
 nodes are not TVM's); TVM's memory-planning internals, texture scopes and FFI containers
 (`tvm.container.Map`) have no counterpart.
 """
+
 import numpy as np
 import pytest
 from unittest.mock import patch
@@ -36,6 +37,7 @@ import xtvm as tvm
 from xtvm.relay.testing import mlp
 from xtvm import rpc
 from xtvm.contrib import utils
+
 
 # @tq, @jr should we put this in testing ns?
 def check_rts(expr, args, expected_result, mod=None):
@@ -75,7 +77,7 @@ def test_add_op_scalar():
         (np.float32(10.0), np.float32(1.0)),
         (10.0, 1.0),
     ]
-    for (x_data, y_data) in x_y_data:
+    for x_data, y_data in x_y_data:
         check_rts(func, [x_data, y_data], x_data + y_data)
 
 
@@ -94,7 +96,7 @@ def test_add_op_scalar_int():
         (np.int32(10), np.int32(1)),
         (10, 1),
     ]
-    for (x_data, y_data) in x_y_data:
+    for x_data, y_data in x_y_data:
         check_rts(func, [x_data, y_data], x_data + y_data)
 
 
@@ -148,8 +150,6 @@ def test_with_params():
 
 
 @pytest.mark.skip(reason="TVM's memory-planning internals (relay.backend) have no counterpart")
-
-
 def test_plan_memory():
     # it is sufficient to cycle through two memories.
 
@@ -196,9 +196,7 @@ def test_plan_memory():
     )
 
 
-@pytest.mark.skip(reason='texture memory scopes (VirtualDevice) are not supported')
-
-
+@pytest.mark.skip(reason="texture memory scopes (VirtualDevice) are not supported")
 def test_plan_2d_memory():
     """Verification if GraphPlanMemory manages 2d memory reffered as
     global.texture* memory scopes in json file."""
@@ -295,8 +293,6 @@ def test_plan_2d_memory():
 
 
 @pytest.mark.skip(reason="checks TVM's own graph JSON layout (storage ids, __nop nodes)")
-
-
 def test_reshape_nop():
     # test that reshape can be turned into nop
     x = relay.var("x", shape=(10, 4))
@@ -406,8 +402,6 @@ def test_compile_nested_tuples():
 
 
 @pytest.mark.skip(reason="run() without a value for input 'x' is an error in xtvm")
-
-
 def test_compile_return_empty_tuple():
     x = relay.var("x", shape=[16], dtype="float32")
     mod = tvm.IRModule.from_expr(relay.Function([x], relay.Tuple([])))
@@ -462,8 +456,6 @@ def test_graph_executor_nested_tuples():
 
 
 @pytest.mark.skip(reason="TVM's FFI containers (tvm.container.Map, ShapeTuple) have no counterpart")
-
-
 def test_graph_executor_api():
     dname_0, dname_1 = "data_0", "data_1"
     data_0, data_1 = [relay.var(c, shape=(1, 1), dtype="float32") for c in [dname_0, dname_1]]
@@ -494,7 +486,9 @@ def test_graph_executor_api():
 
 
 @tvm.testing.requires_llvm
-@pytest.mark.skip(reason='the weights of graph_executor.create(graph, lib) are never set: an error in xtvm')
+@pytest.mark.skip(
+    reason="the weights of graph_executor.create(graph, lib) are never set: an error in xtvm"
+)
 def test_benchmark():
     mod, params = mlp.get_workload(1)
     lib = relay.build(mod, target="llvm", params=params)
@@ -519,7 +513,9 @@ def test_benchmark():
 
 
 @tvm.testing.parametrize_targets("cuda", "llvm")
-@pytest.mark.skip(reason='the weights of graph_executor.create(graph, lib) are never set: an error in xtvm')
+@pytest.mark.skip(
+    reason="the weights of graph_executor.create(graph, lib) are never set: an error in xtvm"
+)
 def test_benchmark_end_to_end(dev, target):
     mod, params = mlp.get_workload(1)
     lib = relay.build(mod, target=target, params=params)
@@ -551,4 +547,3 @@ def test_benchmark_end_to_end_rpc():
     result = exe.benchmark(dev, data=data, func_name="run", repeat=2, number=1, end_to_end=True)
     assert result.mean > 0
     assert len(result.results) == 2
-

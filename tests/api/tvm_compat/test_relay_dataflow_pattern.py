@@ -27,6 +27,7 @@ let patterns and `dominates` (not provided); a call of a variable with `DictAttr
 function-pattern, rewrite and prelude tests, and TVM's tests after test_partition_option.
 The last test is xtvm's own (MergeComposite, then AnnotateTarget).
 """
+
 import numpy as np
 import pytest
 
@@ -308,7 +309,9 @@ def test_match_const():
     mod = tvm.IRModule.from_expr(func)
 
     assert not pattern.match(mod["main"].body)
-    mod["main"] = bind_params_by_name(mod["main"], {"w": tvm.nd.array(np.ones(shape=(3, 3, 3, 3), dtype="float32"))})
+    mod["main"] = bind_params_by_name(
+        mod["main"], {"w": tvm.nd.array(np.ones(shape=(3, 3, 3, 3), dtype="float32"))}
+    )
     assert pattern.match(mod["main"].body)
 
 
@@ -397,7 +400,9 @@ def test_no_match_op_attr():
     op_pat = op(wildcard(), wildcard())
     x = X()
     y = W()
-    assert not op_pat.match(relay.op.nn.dense(relay.var("d", shape=(3, 3)), relay.var("e", shape=(3, 3))))
+    assert not op_pat.match(
+        relay.op.nn.dense(relay.var("d", shape=(3, 3)), relay.var("e", shape=(3, 3)))
+    )
     op = is_op("add").has_attr({"TOpPattern": K_BROADCAST})
     op_pat = op(wildcard(), wildcard())
     x = relay.var("x")

@@ -15,8 +15,8 @@
 # specific language governing permissions and limitations
 # under the License.
 # ruff: noqa
-"""TVM v0.13's tests/python/relay/test_ir_bind.py, run with `import xtvm as tvm`.
-"""
+"""TVM v0.13's tests/python/relay/test_ir_bind.py, run with `import xtvm as tvm`."""
+
 """ test bind function."""
 import pytest
 import xtvm as tvm
@@ -47,4 +47,3 @@ def test_bind_duplicated_params():
 
     with pytest.raises(TVMError):
         relay.build_module.bind_params_by_name(func, {"a": [1.0]})
-

@@ -24,6 +24,7 @@ types are known as it reads it, so an ill-typed program is an error at its token
 are not scalars print as `meta[relay.Constant][i]`, which only meta-free text reads back; TVM's
 node reflection (`tvm.ir.make_node`) and meta tables have no counterpart.
 """
+
 from typing import Union
 
 import numpy as np
@@ -262,9 +263,9 @@ def test_parens():
     assert not graph_equal(parse_text("1 * 1 + 1"), parse_text("1 * (1 + 1)"))
 
 
-@pytest.mark.skip(reason="xtvm's parser type-checks operator calls as it reads them: `1 == (1 < 2)` compares int32 with bool")
-
-
+@pytest.mark.skip(
+    reason="xtvm's parser type-checks operator calls as it reads them: `1 == (1 < 2)` compares int32 with bool"
+)
 def test_op_assoc():
     assert graph_equal(parse_text("1 * 1 + 1 < 1 == 1"), parse_text("(((1 * 1) + 1) < 1) == 1"))
     assert graph_equal(parse_text("1 == 1 < 1 + 1 * 1"), parse_text("1 == (1 < (1 + (1 * 1)))"))
@@ -348,8 +349,6 @@ def test_tuple():
 
 
 @pytest.mark.skip(reason="xtvm's parser type-checks calls as it reads them: this calls a tensor")
-
-
 def test_tuple_proj():
     x = relay.var("x", shape=())
     assert_parses_as(
@@ -430,9 +429,7 @@ def test_ifelse_scope():
         )
 
 
-@pytest.mark.skip(reason='relay references (RefCreate, RefRead, RefWrite) are not supported')
-
-
+@pytest.mark.skip(reason="relay references (RefCreate, RefRead, RefWrite) are not supported")
 def test_ref():
     program = """
     #[version = "0.0.5"]
@@ -546,24 +543,18 @@ def test_call():
 # Types
 
 
-@pytest.mark.skip(reason='incomplete types (`_`) are not supported')
-
-
+@pytest.mark.skip(reason="incomplete types (`_`) are not supported")
 def test_incomplete_type():
     assert_parses_as("let %_ : _ = (); ()", relay.Let(_, UNIT, UNIT))
 
 
-@pytest.mark.skip(reason='vector dtypes (int8x4) are not relay types in xtvm')
-
-
+@pytest.mark.skip(reason="vector dtypes (int8x4) are not relay types in xtvm")
 def test_builtin_types():
     for builtin_type in TYPES:
         parse_text("let %_ : {} = (); ()".format(builtin_type))
 
 
-@pytest.mark.skip(reason='symbolic dimensions (`?`, tir.Any) are not supported in relay types')
-
-
+@pytest.mark.skip(reason="symbolic dimensions (`?`, tir.Any) are not supported in relay types")
 def test_tensor_type():
     assert_parses_as(
         "let %_ : Tensor[(), float32] = (); ()",
@@ -650,9 +641,7 @@ def test_tuple_type():
     )
 
 
-@pytest.mark.skip(reason='algebraic data types are not supported')
-
-
+@pytest.mark.skip(reason="algebraic data types are not supported")
 def test_adt_defn():
     mod = tvm.IRModule()
 
@@ -667,9 +656,7 @@ def test_adt_defn():
     )
 
 
-@pytest.mark.skip(reason='algebraic data types are not supported')
-
-
+@pytest.mark.skip(reason="algebraic data types are not supported")
 def test_adt_any():
     code = """
     type my_dtype {
@@ -689,9 +676,7 @@ def test_adt_any():
     assert ty_shape[1] == 1
 
 
-@pytest.mark.skip(reason='algebraic data types are not supported')
-
-
+@pytest.mark.skip(reason="algebraic data types are not supported")
 def test_empty_adt_defn():
     mod = tvm.IRModule()
 
@@ -706,9 +691,7 @@ def test_empty_adt_defn():
     )
 
 
-@pytest.mark.skip(reason='algebraic data types are not supported')
-
-
+@pytest.mark.skip(reason="algebraic data types are not supported")
 def test_multiple_cons_defn():
     mod = tvm.IRModule()
 
@@ -726,9 +709,7 @@ def test_multiple_cons_defn():
     assert_parse_module_as(LIST_DEFN, mod)
 
 
-@pytest.mark.skip(reason='algebraic data types are not supported')
-
-
+@pytest.mark.skip(reason="algebraic data types are not supported")
 def test_multiple_type_param_defn():
     glob_typ_var = relay.GlobalTypeVar("Either")
     typ_var_a = relay.TypeVar("A")
@@ -754,13 +735,11 @@ def test_multiple_type_param_defn():
     )
 
 
-@pytest.mark.skip(reason='algebraic data types are not supported')
-
-
+@pytest.mark.skip(reason="algebraic data types are not supported")
 def test_match():
     # pair each match keyword with whether it specifies a complete match or not
     match_keywords = [("match", True), ("match?", False)]
-    for (match_keyword, is_complete) in match_keywords:
+    for match_keyword, is_complete in match_keywords:
         mod = tvm.IRModule()
 
         list_var = relay.GlobalTypeVar("List")
@@ -815,9 +794,7 @@ def test_match():
         )
 
 
-@pytest.mark.skip(reason='algebraic data types are not supported')
-
-
+@pytest.mark.skip(reason="algebraic data types are not supported")
 def test_adt_cons_expr():
     mod = tvm.IRModule()
 
@@ -893,9 +870,7 @@ def test_duplicate_global_var():
         )
 
 
-@pytest.mark.skip(reason='algebraic data types are not supported')
-
-
+@pytest.mark.skip(reason="algebraic data types are not supported")
 def test_extern_adt_defn():
     mod = tvm.IRModule()
 
@@ -912,9 +887,7 @@ def test_extern_adt_defn():
     )
 
 
-@pytest.mark.skip(reason='the relay prelude (ADTs) is not supported')
-
-
+@pytest.mark.skip(reason="the relay prelude (ADTs) is not supported")
 def test_import_grad():
     mod = tvm.IRModule()
     mod.import_from_std("gradient.rly")
@@ -943,9 +916,9 @@ def inline_params(mod, params):
     return mod
 
 
-@pytest.mark.skip(reason='non-scalar constants print as meta references, which the parser does not read')
-
-
+@pytest.mark.skip(
+    reason="non-scalar constants print as meta references, which the parser does not read"
+)
 def test_mlp_inlined_params():
     mod, params = relay.testing.mlp.get_workload(1)
     mod = inline_params(mod, params)
@@ -955,9 +928,7 @@ def test_mlp_inlined_params():
     tvm.ir.assert_structural_equal(mod, parsed_mod)
 
 
-@pytest.mark.skip(reason='algebraic data types are not supported')
-
-
+@pytest.mark.skip(reason="algebraic data types are not supported")
 def test_tuple_return_value():
     program = """
     type Box[T] {
@@ -1003,9 +974,7 @@ def test_op_string_attr():
     assert call.attrs.kernel_layout == "HWIO"
 
 
-@pytest.mark.skip(reason='the relay prelude (ADTs) is not supported')
-
-
+@pytest.mark.skip(reason="the relay prelude (ADTs) is not supported")
 def test_load_prelude():
     mod = tvm.IRModule()
     mod.import_from_std("prelude.rly")
@@ -1013,8 +982,6 @@ def test_load_prelude():
 
 
 @pytest.mark.skip(reason="TVM's node reflection (tvm.ir.make_node) has no counterpart")
-
-
 def test_call_attrs():
     def get_func(shape, dtype):
         x0 = relay.var("data", shape=shape, dtype=dtype)
@@ -1065,8 +1032,6 @@ def test_tokenize_inf():
 
 
 @pytest.mark.skip(reason="TVM's node reflection (tvm.ir.make_node) has no counterpart")
-
-
 def test_func_attrs():
     attrs = tvm.ir.make_node("DictAttrs", **{"Primitive": 1, "relay.reshape_only": 1})
     x = relay.var("x", shape=(2, 3))
@@ -1074,9 +1039,7 @@ def test_func_attrs():
     assert_parses_as(func.astext(), func)
 
 
-@pytest.mark.skip(reason='meta tables are not supported')
-
-
+@pytest.mark.skip(reason="meta tables are not supported")
 def test_init_module_and_metatable():
     init_metatable = {"relay.Constant": [relay.const(np.random.rand(2, 3), dtype="float32")]}
     init_module = tvm.relay.fromtext(
@@ -1099,4 +1062,3 @@ def test_init_module_and_metatable():
         init_metatable,
     )
     roundtrip(mod)
-

@@ -24,6 +24,7 @@ function literal print in place rather than bound to `%n`; constants carry no `/
 comment; name hints keep only identifier characters; symbolic dimensions, ADTs, spans and the
 model zoo of `relay.testing` beyond `mlp` are not provided.
 """
+
 import xtvm as tvm
 import xtvm as tvm
 from xtvm import te
@@ -95,8 +96,6 @@ def test_func():
 
 
 @pytest.mark.skip(reason="print(mod) shows xtvm's IR; mod.astext() is the Relay text")
-
-
 def test_mod():
     x = relay.var("x", "float32")
     y = relay.var("y", "float32")
@@ -115,9 +114,7 @@ def test_mod():
     show(text)
 
 
-@pytest.mark.skip(reason='symbolic dimensions (te.size_var) are not supported in relay types')
-
-
+@pytest.mark.skip(reason="symbolic dimensions (te.size_var) are not supported in relay types")
 def test_meta_data():
     n, c, h, w = te.size_var("n"), 10, 224, 224
     x = relay.var("x", shape=(n, c, h, w))
@@ -137,9 +134,7 @@ def test_meta_data():
     assert "meta[relay.Constant][0]" in text
 
 
-@pytest.mark.skip(reason='xtvm prints every attribute of a call, defaults included')
-
-
+@pytest.mark.skip(reason="xtvm prints every attribute of a call, defaults included")
 def test_call_attrs():
     x = relay.var("x")
     # non default args
@@ -153,9 +148,9 @@ def test_call_attrs():
     assert "num_newaxis=2" in astext(z)
 
 
-@pytest.mark.skip(reason='a let used as an operand is printed in place, not bound to %n as TVM does')
-
-
+@pytest.mark.skip(
+    reason="a let used as an operand is printed in place, not bound to %n as TVM does"
+)
 def test_let_if_scope():
     x = relay.var("x", "float32")
     y = relay.var("y", "float32")
@@ -190,41 +185,31 @@ def test_mlp():
     astext(net)
 
 
-@pytest.mark.skip(reason='relay.testing provides the mlp workload only')
-
-
+@pytest.mark.skip(reason="relay.testing provides the mlp workload only")
 def test_resnet():
     net, _ = tvm.relay.testing.resnet.get_workload(batch_size=1)
     astext(net)
 
 
-@pytest.mark.skip(reason='relay.testing provides the mlp workload only')
-
-
+@pytest.mark.skip(reason="relay.testing provides the mlp workload only")
 def test_mobilenet():
     net, _ = tvm.relay.testing.mobilenet.get_workload(batch_size=1)
     astext(net)
 
 
-@pytest.mark.skip(reason='relay.testing provides the mlp workload only')
-
-
+@pytest.mark.skip(reason="relay.testing provides the mlp workload only")
 def test_dqn():
     net, _ = tvm.relay.testing.dqn.get_workload(batch_size=1)
     astext(net)
 
 
-@pytest.mark.skip(reason='relay.testing provides the mlp workload only')
-
-
+@pytest.mark.skip(reason="relay.testing provides the mlp workload only")
 def test_dcgan():
     net, _ = tvm.relay.testing.dcgan.get_workload(batch_size=1)
     astext(net)
 
 
-@pytest.mark.skip(reason='relay.testing provides the mlp workload only')
-
-
+@pytest.mark.skip(reason="relay.testing provides the mlp workload only")
 def test_lstm():
     net, _ = tvm.relay.testing.lstm.get_workload(1, 1)
     astext(net)
@@ -233,34 +218,28 @@ def test_lstm():
     astext(net)
 
 
-@pytest.mark.skip(reason='relay.testing provides the mlp workload only')
-
-
+@pytest.mark.skip(reason="relay.testing provides the mlp workload only")
 def test_inception_v3():
     net, _ = tvm.relay.testing.inception_v3.get_workload(batch_size=1)
     astext(net)
 
 
-@pytest.mark.skip(reason='relay.testing provides the mlp workload only')
-
-
+@pytest.mark.skip(reason="relay.testing provides the mlp workload only")
 def test_squeezenet():
     for version in ["1.0", "1.1"]:
         net, _ = tvm.relay.testing.squeezenet.get_workload(batch_size=1, version=version)
         astext(net)
 
 
-@pytest.mark.skip(reason='relay.testing provides the mlp workload only')
-
-
+@pytest.mark.skip(reason="relay.testing provides the mlp workload only")
 def test_densenet():
     net, _ = tvm.relay.testing.densenet.get_workload(batch_size=1)
     astext(net)
 
 
-@pytest.mark.skip(reason='a called function literal is printed in place, not bound to %n as TVM does')
-
-
+@pytest.mark.skip(
+    reason="a called function literal is printed in place, not bound to %n as TVM does"
+)
 def test_call_node_order():
     x = relay.var("x")
     y = relay.var("y")
@@ -268,26 +247,17 @@ def test_call_node_order():
         relay.Function([x], x), [relay.Call(relay.Function([y], y), [relay.const(1)])]
     )
     assert astext(prog) == SEMVER + (
-        "%0 = fn (%y) {\n"
-        "  %y\n"
-        "};\n"
-        "%1 = %0(1);\n"
-        "%2 = fn (%x) {\n"
-        "  %x\n"
-        "};\n"
-        "%2(%1)"
+        "%0 = fn (%y) {\n  %y\n};\n%1 = %0(1);\n%2 = fn (%x) {\n  %x\n};\n%2(%1)"
     )
 
 
 @pytest.mark.skip(reason="checks TVM's exact binding of let values")
-
-
 def test_let_inlining():
     tup = relay.Tuple([relay.const(0), relay.const(0)])
     x = relay.var("x")
-    assert astext(relay.Let(x, tup, tup)) == SEMVER + ("%0 = (0, 0);\n" "let %x = %0;\n" "%0")
+    assert astext(relay.Let(x, tup, tup)) == SEMVER + ("%0 = (0, 0);\nlet %x = %0;\n%0")
 
-    assert astext(relay.Let(x, tup, x)) == SEMVER + ("let %x = (0, 0);\n" "%x")
+    assert astext(relay.Let(x, tup, x)) == SEMVER + ("let %x = (0, 0);\n%x")
 
 
 def test_zeros():
@@ -295,9 +265,7 @@ def test_zeros():
     astext(x)
 
 
-@pytest.mark.skip(reason='algebraic data types are not supported')
-
-
+@pytest.mark.skip(reason="algebraic data types are not supported")
 def test_unapplied_constructor():
     type_def_str = r"""
 type List[A] {
@@ -327,9 +295,7 @@ def test_null_attribute():
     assert "TestAttribute=None" in txt
 
 
-@pytest.mark.skip(reason='spans are not supported')
-
-
+@pytest.mark.skip(reason="spans are not supported")
 def test_span():
     x = relay.var("x", shape=(3, 2))
     y = relay.var("y")
@@ -348,9 +314,7 @@ def test_span():
     assert "Add1" in txt
 
 
-@pytest.mark.skip(reason='constants carry no /* ty= */ comment')
-
-
+@pytest.mark.skip(reason="constants carry no /* ty= */ comment")
 def test_optional_info():
     c = relay.const(1)
     call = relay.add(c, c)
@@ -361,8 +325,6 @@ def test_optional_info():
 
 
 @pytest.mark.skip(reason="name hints keep only identifier characters ('/' prints as '_')")
-
-
 def test_slash_in_identifier():
     x = relay.var("base/x")
     y = relay.var("base/y")
@@ -370,4 +332,3 @@ def test_slash_in_identifier():
     txt = astext(z)
     assert "base/x" in txt
     assert "base/y" in txt
-

@@ -22,6 +22,7 @@ references; a tuple of values has no node of its own in xtvm's relay IR (a funct
 fields, an op reads them), so it carries no `compiler_begin`/`compiler_end` of its own; an `If`
 is a select (`relay.where`) annotated as one op; let-bound function values are not called.
 """
+
 import pytest
 
 # TVM registers the tests' predicates for good; here each test's go when it ends.
@@ -91,9 +92,7 @@ def check_result(
     check_graph_executor_result()
 
 
-@pytest.mark.skip(reason='runs the Relay VM, which xtvm does not have')
-
-
+@pytest.mark.skip(reason="runs the Relay VM, which xtvm does not have")
 def test_extern_dnnl():
     def annotated(dtype, ishape, w1shape):
         data = relay.var("data", shape=(ishape), dtype=dtype)
@@ -255,9 +254,7 @@ def test_type_propagation():
         assert transform.AnnotateTarget(target, annotate_non_call_ops)(before())
 
 
-@pytest.mark.skip(reason='relay references (RefCreate, RefRead, RefWrite) are not supported')
-
-
+@pytest.mark.skip(reason="relay references (RefCreate, RefRead, RefWrite) are not supported")
 def test_ref_create_read_write():
     target = "relu"
 
@@ -307,8 +304,6 @@ def test_ref_create_read_write():
 
 
 @pytest.mark.skip(reason="a relay.Tuple has no node of its own in xtvm's IR to annotate")
-
-
 def test_tuple():
     target = "test_tuple"
 
@@ -478,8 +473,6 @@ def test_multiple_runs():
 
 
 @pytest.mark.skip(reason="a relay.Tuple has no node of its own in xtvm's IR to annotate")
-
-
 def test_ends_with_tuple():
     trgt = "clip"
 
@@ -532,8 +525,6 @@ def test_ends_with_tuple():
 
 
 @pytest.mark.skip(reason="an If is a select (relay.where) in xtvm's IR, annotated as one op")
-
-
 def test_if_else():
     target = "test_if_else"
 
@@ -606,9 +597,7 @@ def test_if_else():
         assert tvm.ir.structural_equal(expected, result)
 
 
-@pytest.mark.skip(reason='calls of let-bound function values (closures) are not supported')
-
-
+@pytest.mark.skip(reason="calls of let-bound function values (closures) are not supported")
 def test_while_let():
     target = "test_while_let"
 
@@ -711,8 +700,6 @@ def test_while_let():
 
 
 @pytest.mark.skip(reason="an If is a select (relay.where) in xtvm's IR, annotated as one op")
-
-
 def test_if_free_vars():
     target = "test_if_free_vars"
 
@@ -818,4 +805,3 @@ def test_empty_tuple():
         result = transform.AnnotateTarget(target, annotate_non_call_ops)(before())
         expected = transform.InferType()(after())
         assert tvm.ir.structural_equal(expected, result)
-

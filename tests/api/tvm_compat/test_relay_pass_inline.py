@@ -22,6 +22,7 @@ Differences: a function literal called in a body is outlined into a module funct
 keeps the literal in place (the `_extern_compiler` cases, whose external functions TVM keeps
 as literals); and relay values are tensors, so an `If` cannot choose between functions.
 """
+
 import pytest
 import xtvm as tvm
 from xtvm import relay
@@ -197,9 +198,7 @@ def test_call_chain_inline_multiple_levels():
     assert tvm.ir.structural_equal(mod, expected(), map_free_vars=True)
 
 
-@pytest.mark.skip(reason='xtvm outlines called function literals into module functions')
-
-
+@pytest.mark.skip(reason="xtvm outlines called function literals into module functions")
 def test_call_chain_inline_multiple_levels_extern_compiler():
     """Test when only leaf call is inlined.
 
@@ -364,9 +363,7 @@ def test_recursive_not_called():
     assert tvm.ir.structural_equal(mod, ref_mod, map_free_vars=True)
 
 
-@pytest.mark.skip(reason='xtvm outlines called function literals into module functions')
-
-
+@pytest.mark.skip(reason="xtvm outlines called function literals into module functions")
 def test_recursive_not_called_extern_compiler():
     def get_mod():
         mod, sum_up = get_recursive_count_loop()
@@ -445,9 +442,7 @@ def test_globalvar_as_call_arg():
     assert tvm.ir.structural_equal(mod, expected(), map_free_vars=True)
 
 
-@pytest.mark.skip(reason='xtvm outlines called function literals into module functions')
-
-
+@pytest.mark.skip(reason="xtvm outlines called function literals into module functions")
 def test_globalvar_as_call_arg_extern_compiler():
     def get_mod():
         mod = tvm.IRModule({})
@@ -514,9 +509,7 @@ def test_globalvar_as_call_arg_extern_compiler():
     assert tvm.ir.structural_equal(mod, expected(), map_free_vars=True)
 
 
-@pytest.mark.skip(reason='an If choosing between functions: relay values are tensors in xtvm')
-
-
+@pytest.mark.skip(reason="an If choosing between functions: relay values are tensors in xtvm")
 def test_inline_globalvar_without_args():
     def get_mod():
         mod = tvm.IRModule({})
@@ -548,9 +541,7 @@ def test_inline_globalvar_without_args():
     assert tvm.ir.structural_equal(mod, expected(), map_free_vars=True)
 
 
-@pytest.mark.skip(reason='an If choosing between functions: relay values are tensors in xtvm')
-
-
+@pytest.mark.skip(reason="an If choosing between functions: relay values are tensors in xtvm")
 def test_inline_globalvar_without_args_extern_compiler():
     def get_mod():
         mod = tvm.IRModule({})
@@ -784,9 +775,7 @@ def test_callee_not_inline_leaf_inline():
     assert tvm.ir.structural_equal(mod, expected(), map_free_vars=True)
 
 
-@pytest.mark.skip(reason='xtvm outlines called function literals into module functions')
-
-
+@pytest.mark.skip(reason="xtvm outlines called function literals into module functions")
 def test_callee_not_inline_leaf_inline_extern_compiler():
     """Test entry function with inline
 
@@ -850,4 +839,3 @@ def test_callee_not_inline_leaf_inline_extern_compiler():
     mod = get_mod()
     mod = relay.transform.Inline()(mod)
     assert tvm.ir.structural_equal(mod, expected(), map_free_vars=True)
-

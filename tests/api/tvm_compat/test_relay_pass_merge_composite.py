@@ -23,6 +23,7 @@ InferType would give them (xtvm infers a function's parameter types from their a
 not from a call's arguments). Not included: test_multiple_input_subgraphs, the second half of
 test_pattern_with_check and the tests after it (let-bound, dominator and prelude cases).
 """
+
 import pytest
 
 import xtvm as tvm

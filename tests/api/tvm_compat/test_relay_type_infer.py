@@ -24,6 +24,7 @@ polymorphism, type arguments, `?` dimensions or shapes given as tensors), with n
 references; operators are declared in the relay dialect, not registered from Python; a call of
 an untyped function parameter has no type.
 """
+
 """Test that type checker correcly computes types
    for expressions.
 """
@@ -31,6 +32,7 @@ import pytest
 import xtvm as tvm
 from xtvm import IRModule, parser, relay, te
 from xtvm.relay import analysis, op, transform
+
 _op = None  # adapted: TVM op registration has no counterpart
 
 import numpy as np
@@ -170,9 +172,7 @@ def test_recursion():
     assert mod["f"].checked_type == relay.FuncType([ti32, tf32], tf32)
 
 
-@pytest.mark.skip(reason='a call of an untyped function-valued parameter has no type in xtvm')
-
-
+@pytest.mark.skip(reason="a call of an untyped function-valued parameter has no type in xtvm")
 def test_incomplete_call():
     tt = relay.scalar_type("int32")
     x = relay.var("x", tt)
@@ -184,9 +184,7 @@ def test_incomplete_call():
     assert ft.checked_type == relay.FuncType([tt, f_type], tt)
 
 
-@pytest.mark.skip(reason='type variables (relay.TypeVar) and polymorphism are not supported')
-
-
+@pytest.mark.skip(reason="type variables (relay.TypeVar) and polymorphism are not supported")
 def test_higher_order_argument():
     a = relay.TypeVar("a")
     x = relay.Var("x", a)
@@ -206,9 +204,7 @@ def test_higher_order_argument():
     assert hc.checked_type == expected
 
 
-@pytest.mark.skip(reason='type variables (relay.TypeVar) and polymorphism are not supported')
-
-
+@pytest.mark.skip(reason="type variables (relay.TypeVar) and polymorphism are not supported")
 def test_higher_order_return():
     a = relay.TypeVar("a")
     x = relay.Var("x", a)
@@ -221,9 +217,7 @@ def test_higher_order_return():
     assert ft.checked_type == relay.FuncType([], relay.FuncType([b], b), [b])
 
 
-@pytest.mark.skip(reason='type variables (relay.TypeVar) and polymorphism are not supported')
-
-
+@pytest.mark.skip(reason="type variables (relay.TypeVar) and polymorphism are not supported")
 def test_higher_order_nested():
     a = relay.TypeVar("a")
     x = relay.Var("x", a)
@@ -250,9 +244,7 @@ def test_tuple():
     assert infer_expr(res).checked_type == relay.TupleType([tp, tp])
 
 
-@pytest.mark.skip(reason='relay references (RefCreate, RefRead, RefWrite) are not supported')
-
-
+@pytest.mark.skip(reason="relay references (RefCreate, RefRead, RefWrite) are not supported")
 def test_ref():
     x = relay.var("x", "float32")
     y = relay.var("y", "float32")
@@ -266,8 +258,6 @@ def test_ref():
 
 
 @pytest.mark.skip(reason="checks TVM's internal Var.vid")
-
-
 def test_free_expr():
     x = relay.var("x", "float32")
     y = relay.add(x, x)
@@ -277,9 +267,7 @@ def test_free_expr():
     assert x.vid.same_as(yy.args[0].vid)
 
 
-@pytest.mark.skip(reason='type arguments of calls (polymorphic operators) are not recorded')
-
-
+@pytest.mark.skip(reason="type arguments of calls (polymorphic operators) are not recorded")
 def test_type_args():
     x = relay.var("x", shape=(10, 10))
     y = relay.var("y", shape=(1, 10))
@@ -327,9 +315,7 @@ def test_equal():
     )
 
 
-@pytest.mark.skip(reason='algebraic data types are not supported')
-
-
+@pytest.mark.skip(reason="algebraic data types are not supported")
 def test_constructor_type():
     mod = tvm.IRModule()
     box, constructor = initialize_box_adt(mod)
@@ -345,9 +331,7 @@ def test_constructor_type():
     assert func_ty == expected
 
 
-@pytest.mark.skip(reason='algebraic data types are not supported')
-
-
+@pytest.mark.skip(reason="algebraic data types are not supported")
 def test_constructor_call():
     mod = tvm.IRModule()
     box, constructor = initialize_box_adt(mod)
@@ -368,9 +352,7 @@ def test_constructor_call():
     assert ret_type[1] == expected2
 
 
-@pytest.mark.skip(reason='algebraic data types are not supported')
-
-
+@pytest.mark.skip(reason="algebraic data types are not supported")
 def test_adt_match():
     mod = tvm.IRModule()
     box, constructor = initialize_box_adt(mod)
@@ -394,9 +376,7 @@ def test_adt_match():
     assert actual == relay.TupleType([])
 
 
-@pytest.mark.skip(reason='algebraic data types are not supported')
-
-
+@pytest.mark.skip(reason="algebraic data types are not supported")
 def test_adt_match_type_annotations():
     mod = tvm.IRModule()
     box, constructor = initialize_box_adt(mod)
@@ -421,9 +401,7 @@ def test_adt_match_type_annotations():
     assert ft == relay.FuncType([tt], relay.TupleType([]))
 
 
-@pytest.mark.skip(reason='type variables (relay.TypeVar) and polymorphism are not supported')
-
-
+@pytest.mark.skip(reason="type variables (relay.TypeVar) and polymorphism are not supported")
 def test_let_polymorphism():
     id = relay.Var("id")
     xt = relay.TypeVar("xt")
@@ -435,9 +413,7 @@ def test_let_polymorphism():
     tvm.ir.assert_structural_equal(body.checked_type, relay.TupleType([int32, relay.TupleType([])]))
 
 
-@pytest.mark.skip(reason='type variables (relay.TypeVar) and polymorphism are not supported')
-
-
+@pytest.mark.skip(reason="type variables (relay.TypeVar) and polymorphism are not supported")
 def test_type_arg_infer():
     code = """
 #[version = "0.0.5"]
@@ -453,9 +429,7 @@ def @main(%f: float32) -> float32 {
     tvm.ir.assert_structural_equal(mod["main"].body.type_args, [relay.TensorType((), "float32")])
 
 
-@pytest.mark.skip(reason='dynamic dimensions (relay.Any) are not supported in relay types')
-
-
+@pytest.mark.skip(reason="dynamic dimensions (relay.Any) are not supported in relay types")
 def test_dynamic_function():
     dy_tt = relay.TensorType([relay.Any()], "float32")
     s_tt = relay.TensorType([10], "float32")
@@ -478,9 +452,7 @@ def test_dynamic_function():
     mod = transform.InferType()(mod)
 
 
-@pytest.mark.skip(reason='operators are declared in the relay dialect, not registered from Python')
-
-
+@pytest.mark.skip(reason="operators are declared in the relay dialect, not registered from Python")
 def test_custom_op_infer():
     """Tests infer type for custom_op"""
     op_name = "custom_log"
@@ -507,9 +479,7 @@ def test_custom_op_infer():
     assert fchecked.checked_type == relay.FuncType([tp], tp)
 
 
-@pytest.mark.skip(reason='operators are declared in the relay dialect, not registered from Python')
-
-
+@pytest.mark.skip(reason="operators are declared in the relay dialect, not registered from Python")
 def test_custom_add_broadcast_op():
     """Tests infer type for broadcast custom_op"""
     op_name = "custom_broadcast_add"
@@ -536,9 +506,7 @@ def test_custom_add_broadcast_op():
     assert_has_type(func, expected_ty)
 
 
-@pytest.mark.skip(reason='operators are declared in the relay dialect, not registered from Python')
-
-
+@pytest.mark.skip(reason="operators are declared in the relay dialect, not registered from Python")
 def test_custom_op_rel_infer():
     """Tests infer type for custom_op"""
 
@@ -574,9 +542,7 @@ def test_custom_op_rel_infer():
     assert fchecked.checked_type == relay.FuncType([tp], tp)
 
 
-@pytest.mark.skip(reason='operators are declared in the relay dialect, not registered from Python')
-
-
+@pytest.mark.skip(reason="operators are declared in the relay dialect, not registered from Python")
 def test_custom_op_rel_infer_exception():
     """Tests infer type for custom_op"""
 
@@ -610,9 +576,7 @@ def test_custom_op_rel_infer_exception():
         assert "type relation arg number mismatch" in str(cm.execption)
 
 
-@pytest.mark.skip(reason='operators are declared in the relay dialect, not registered from Python')
-
-
+@pytest.mark.skip(reason="operators are declared in the relay dialect, not registered from Python")
 def test_repeat_register():
     op_name = "custom_log3"
     _op.register(op_name, r"code(cal log of a tensor.)code")
@@ -621,16 +585,14 @@ def test_repeat_register():
         assert "Operator custom_log3 is registered before" in str(cm.execption)
 
 
-@pytest.mark.skip(reason='a shape given as a tensor (dynamic broadcast_to) is not supported')
-
-
+@pytest.mark.skip(reason="a shape given as a tensor (dynamic broadcast_to) is not supported")
 def test_argreduce_infer_return_type():
     x_shape = (1, 1)
     broadcast_shape = [1, 1]
     shape_dtypes = [("int32", lambda x: np.int32(x)), ("int64", lambda x: np.int64(x))]
 
     # Testing with argmax
-    for (sdtype, conv) in shape_dtypes:
+    for sdtype, conv in shape_dtypes:
         x = relay.var("data", relay.TensorType(x_shape, "float32"))
         broadcast_to = relay.op.broadcast_to(x, relay.const(broadcast_shape, dtype=sdtype))
         argmax = relay.op.argmax(broadcast_to, axis=[1])
@@ -645,7 +607,7 @@ def test_argreduce_infer_return_type():
         )
 
     # Testing with argmin
-    for (sdtype, conv) in shape_dtypes:
+    for sdtype, conv in shape_dtypes:
         x = relay.var("data", relay.TensorType(x_shape, "float32"))
         broadcast_to = relay.op.broadcast_to(x, relay.const(broadcast_shape, dtype=sdtype))
         argmin = relay.op.argmin(broadcast_to, axis=[1])
@@ -658,4 +620,3 @@ def test_argreduce_infer_return_type():
                 relay.TensorType([conv(1)], dtype=sdtype),
             ),
         )
-

@@ -20,6 +20,7 @@
 Difference: operation attributes are plain Python values, and TVM's JSON serialization of
 nodes (`tvm.ir.save_json`, `load_json`) has no counterpart (test_with).
 """
+
 import pytest
 import json
 import xtvm as tvm
@@ -46,9 +47,9 @@ def compute_conv(data, weight):
     )
 
 
-@pytest.mark.skip(reason='attributes are plain Python values and tvm.ir.save_json/load_json have no counterpart')
-
-
+@pytest.mark.skip(
+    reason="attributes are plain Python values and tvm.ir.save_json/load_json have no counterpart"
+)
 def test_with():
     n = te.size_var("n")
     m = te.size_var("m")
@@ -106,4 +107,3 @@ def test_nested():
         assert False
     except ValueError:
         pass
-

@@ -144,7 +144,6 @@ def test_tensor_expr_get_started_vector_add():
     )
     print("Numpy running time: %f" % (np_running_time / np_repeat))
 
-
     def evaluate_addition(func, target, optimization, log):
         dev = tvm.device(target.kind.name, 0)
         n = 32768
@@ -157,7 +156,6 @@ def test_tensor_expr_get_started_vector_add():
         print("%s: %f" % (optimization, mean_time))
 
         log.append((optimization, mean_time))
-
 
     log = [("numpy", np_running_time / np_repeat)]
     evaluate_addition(fadd, tgt, "naive", log=log)
@@ -246,7 +244,6 @@ def test_tensor_expr_get_started_vector_add():
             "%s\t%s\t%s"
             % (result[0].rjust(20), str(result[1]).rjust(20), str(result[1] / baseline).rjust(20))
         )
-
 
     ################################################################################
     # .. admonition:: Code Specialization
