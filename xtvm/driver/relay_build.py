@@ -160,6 +160,7 @@ def lower_to_te(
                     RelayConvertLayoutPass(
                         "NHWC",
                         grouped=False,
+                        depthwise=True,
                         min_channels=NHWC_MIN_CHANNELS,
                         out_block=VECTOR_LANES,
                     )
