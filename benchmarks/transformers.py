@@ -166,14 +166,18 @@ WORKLOADS: dict[str, Callable[[], tuple[onnx.ModelProto, list[int]]]] = {
 }
 
 
-def measure(name: str, repeat: int) -> dict[str, Any]:
-    """All numbers for one workload (run in its own process)."""
+def measure(
+    name: str,
+    repeat: int,
+    workloads: dict[str, Callable[[], tuple[onnx.ModelProto, list[int]]]] = WORKLOADS,
+) -> dict[str, Any]:
+    """All numbers for workload `name` of `workloads` (run in its own process)."""
     import xtvm as tvm
     from xtvm import relay
     from xtvm.api.relay.frontend import from_onnx
     from xtvm.contrib import graph_executor
 
-    model, shape = WORKLOADS[name]()
+    model, shape = workloads[name]()
     x = np.random.default_rng(1).standard_normal(shape).astype(np.float32)
     row: dict[str, Any] = {"workload": name}
     start = time.perf_counter()

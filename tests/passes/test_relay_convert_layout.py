@@ -39,6 +39,7 @@ def convert_and_compare(
     grouped: bool = True,
     min_channels: int = 0,
     out_block: int = 0,
+    depthwise: bool = False,
 ) -> ModuleOp:
     """Convert @main of `module` to `layout` (verifying after) and check that it computes what
     it did on random inputs, with the same signature."""
@@ -50,7 +51,11 @@ def convert_and_compare(
     run(
         module,
         RelayConvertLayoutPass(
-            layout=layout, grouped=grouped, min_channels=min_channels, out_block=out_block
+            layout=layout,
+            grouped=grouped,
+            depthwise=depthwise,
+            min_channels=min_channels,
+            out_block=out_block,
         ),
     )
     after = evaluate(module, inputs, params=params)
@@ -327,6 +332,30 @@ func.func @main(%x: tensor<1x4x6x6xf32>, %w: tensor<4x4x1x1xf32>, %d: tensor<4x2
     module = convert_and_compare(text, "NHWC", grouped=grouped)
     grouped_layout = ("NHWC", "HWIO") if grouped else ("NCHW", "OIHW")
     assert layouts(module) == [("NHWC", "HWIO"), grouped_layout]
+
+
+@pytest.mark.parametrize("first_converted", [True, False])
+def test_depthwise_convolutions_convert_after_converted_data(first_converted: bool) -> None:
+    # MobileNet's expand, depthwise, project: with grouped=False and depthwise=True the
+    # depthwise conv2d (a group a channel) converts where its data is converted already, and the
+    # grouped one (two channels a group) keeps NCHW.
+    text = """
+func.func @main(%x: tensor<1x4x6x6xf32>, %w: tensor<4x4x1x1xf32>, %d: tensor<4x1x3x3xf32>,
+    %e: tensor<4x2x3x3xf32>) -> tensor<1x4x6x6xf32> {
+  %c = relay.nn.conv2d %x, %w : (tensor<1x4x6x6xf32>, tensor<4x4x1x1xf32>) -> tensor<1x4x6x6xf32>
+  %r = relay.clip %c {a_min = 0.0 : f64, a_max = 6.0 : f64}
+    : (tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
+  %g = relay.nn.conv2d DATA, %d {padding = array<i64: 1, 1, 1, 1>, groups = 4 : i64}
+    : (tensor<1x4x6x6xf32>, tensor<4x1x3x3xf32>) -> tensor<1x4x6x6xf32>
+  %h = relay.nn.conv2d %g, %e {padding = array<i64: 1, 1, 1, 1>, groups = 2 : i64}
+    : (tensor<1x4x6x6xf32>, tensor<4x2x3x3xf32>) -> tensor<1x4x6x6xf32>
+  func.return %h : tensor<1x4x6x6xf32>
+}
+"""
+    text = text.replace("DATA", "%r" if first_converted else "%x")
+    module = convert_and_compare(text, "NHWC", grouped=False, depthwise=True)
+    nchw, nhwc = ("NCHW", "OIHW"), ("NHWC", "HWIO")
+    assert layouts(module)[-2:] == [nhwc if first_converted else nchw, nchw]
 
 
 @pytest.mark.parametrize(

@@ -145,7 +145,8 @@ def lower_to_te(
     kind = target.split()[0]
     # On the CPU, conv2d runs NHWC: its schedule vectorizes output channels, which stay
     # contiguous at any stride (NCHW vectorizes columns, strided loads when the stride is 2).
-    # Grouped and depthwise conv2d, with few channels per group, stay NCHW, and so does a
+    # Grouped conv2d, with few channels per group, stay NCHW (a depthwise one converts where
+    # its data is NHWC already: MobileNet's blocks run NHWC throughout), and so does a
     # conv2d of fewer than NHWC_MIN_CHANNELS input channels (an RGB image) whose output
     # channels do not fill whole vectors: NHWC would pay a transform of the input for a tile
     # of half vectors (shufflenet's 24 channels), where 64 channels pay it back.
@@ -160,6 +161,7 @@ def lower_to_te(
                     RelayConvertLayoutPass(
                         "NHWC",
                         grouped=False,
+                        depthwise=True,
                         min_channels=NHWC_MIN_CHANNELS,
                         out_block=VECTOR_LANES,
                     )

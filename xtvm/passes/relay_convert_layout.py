@@ -80,6 +80,7 @@ class LayoutConverter:
 
     layout: str
     grouped: bool = True  # convert grouped and depthwise conv2d too
+    depthwise: bool = False  # with grouped false: convert depthwise conv2d of converted data
     min_channels: int = 0  # conv2d whose data has fewer channels keep their layout...
     out_block: int = 0  # ...unless their output channels are a multiple of this
     tags: dict[SSAValue, Tag] = field(default_factory=dict)
@@ -237,7 +238,14 @@ def convert_conv2d(cv: LayoutConverter, op: Operation) -> None:
     out_channels = op.result.type.get_shape()[data_layout.index("C")]
     whole_blocks = cv.out_block > 0 and out_channels % cv.out_block == 0
     narrow = 0 <= channels < cv.min_channels and not whole_blocks
-    if blocked or narrow or (not cv.grouped and op.groups.value.data > 1):
+    groups = op.groups.value.data
+    assert isinstance(op.weight.type, TensorType)
+    depthwise = op.weight.type.get_shape()[kernel_layout.index("I")] == 1  # a group a channel
+    # a depthwise conv2d converts (with `depthwise`) only where its data is converted already
+    tag = cv.tags.get(op.data)
+    converted = tag is not None and tag[1] == cv.layout
+    kept_grouped = groups > 1 and not cv.grouped and not (cv.depthwise and depthwise and converted)
+    if blocked or narrow or kept_grouped:
         restore_operands(cv, op)
         return
     cv.set_operand(op, 0, cv.convert(op.data, data_layout, cv.layout))
@@ -459,6 +467,9 @@ class RelayConvertLayoutPass(ModulePass):
     # false: grouped and depthwise conv2d keep their layout (a boundary), for targets whose
     # schedules run them better there.
     grouped: bool = True
+    # with grouped false: depthwise conv2d (a group per input channel) whose data is converted
+    # already convert still (MobileNet's expand-depthwise-project: no transform each side).
+    depthwise: bool = False
     # conv2d whose data has fewer channels than this keep their layout (a boundary), an
     # image's three colours, unless their output channels are a multiple of out_block (0:
     # none is): for a CPU schedule that vectorizes NHWC output channels in blocks.
@@ -472,6 +483,6 @@ class RelayConvertLayoutPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for function in host_functions(op):
             if len(function.body.blocks) == 1:  # relay functions have one block
-                LayoutConverter(self.layout, self.grouped, self.min_channels, self.out_block).run(
-                    function.body.block
-                )
+                LayoutConverter(
+                    self.layout, self.grouped, self.depthwise, self.min_channels, self.out_block
+                ).run(function.body.block)
