@@ -30,6 +30,7 @@ Intrinsics are found by name in the registry below (`te.register_tensor_intrin` 
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -460,15 +461,18 @@ class Emitter:
         )
 
 
-_TIR_DESCRIPTIONS: dict[int, tuple[TensorIntrinsic, func.FuncOp]] = {}
+# Lowered descriptions, as long as their intrinsic lives.
+_TIR_DESCRIPTIONS: weakref.WeakKeyDictionary[TensorIntrinsic, func.FuncOp] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 def tir_description(intrinsic: TensorIntrinsic) -> func.FuncOp:
     """The intrinsic's description as tir: a description still in te (a computation without a
     schedule) goes through convert-te-to-tir once."""
-    cached = _TIR_DESCRIPTIONS.get(id(intrinsic))
-    if cached is not None and cached[0] is intrinsic:
-        return cached[1]
+    cached = _TIR_DESCRIPTIONS.get(intrinsic)
+    if cached is not None:
+        return cached
     description = intrinsic.description()
     if any(op.dialect_name() == "te" for op in description.walk()):
         module = ModuleOp([description.clone()])
@@ -477,7 +481,7 @@ def tir_description(intrinsic: TensorIntrinsic) -> func.FuncOp:
         assert isinstance(lowered, func.FuncOp)
         module.body.block.detach_op(lowered)
         description = lowered
-    _TIR_DESCRIPTIONS[id(intrinsic)] = (intrinsic, description)
+    _TIR_DESCRIPTIONS[intrinsic] = description
     return description
 
 
