@@ -61,6 +61,12 @@ class Tuner:
     def next_batch(self, batch_size: int) -> list[ConfigEntity]:
         raise NotImplementedError
 
+    def take(self, index: int, batch: list[ConfigEntity]) -> None:
+        """Add config `index` to `batch` unless it was measured or taken already."""
+        if index not in self.visited:
+            self.visited.add(index)
+            batch.append(self.space.get(index))
+
     def update(self, inputs: Sequence[MeasureInput], results: Sequence[MeasureResult]) -> None:
         """Learn from measured configs (a model-based tuner would; these need not)."""
 
@@ -150,10 +156,7 @@ class RandomTuner(Tuner):
         configs = []
         total = len(self.space)
         while len(configs) < batch_size and len(self.visited) < total:
-            index = self.rng.randrange(total)
-            if index not in self.visited:
-                self.visited.add(index)
-                configs.append(self.space.get(index))
+            self.take(self.rng.randrange(total), configs)
         return configs
 
 
@@ -233,10 +236,7 @@ class XGBTuner(Tuner):
                 self.plan = self.make_plan()
                 if not self.plan:
                     break
-            index = self.plan.pop(0)
-            if index not in self.visited:
-                self.visited.add(index)
-                configs.append(self.space.get(index))
+            self.take(self.plan.pop(0), configs)
         return configs
 
     def update(self, inputs: Sequence[MeasureInput], results: Sequence[MeasureResult]) -> None:
@@ -312,10 +312,7 @@ class GATuner(Tuner):
                 self.pending = [i for i in self.generation if i not in self.visited]
                 if not self.pending:
                     break
-            index = self.pending.pop(0)
-            if index not in self.visited:
-                self.visited.add(index)
-                configs.append(self.space.get(index))
+            self.take(self.pending.pop(0), configs)
         return configs
 
     def update(self, inputs: Sequence[MeasureInput], results: Sequence[MeasureResult]) -> None:
