@@ -360,8 +360,7 @@ def fake_gpu(monkeypatch: pytest.MonkeyPatch) -> Any:
 
     def install(kernels: ModuleOp) -> FakeDriver:
         fake = FakeDriver(kernels)
-        for module in (runtime, cuda_driver):  # the launches and the driver calls under them
-            monkeypatch.setattr(module, "driver", lambda: fake)
+        monkeypatch.setattr(cuda_driver, "driver", lambda: fake)
         monkeypatch.setattr(runtime, "compile_ptx", lambda source, device_id=0: b"// ptx\0")
         monkeypatch.setattr(cuda_driver, "PRIMARY_CONTEXTS", {})
         return fake

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from xtvm.runtime.cuda_driver import (  # noqa: F401  (the runtime's names for them)
+from xtvm.runtime.cuda_driver import (
     MEMSET,
     CUDAError,
     DeviceBuffer,
@@ -36,8 +36,6 @@ from xtvm.runtime.cuda_driver import (  # noqa: F401  (the runtime's names for t
     check,
     compute_capability,
     device_count,
-    driver,
-    primary_context,
     require,
     synchronize,
 )
@@ -48,7 +46,7 @@ from xtvm.runtime.graph_executor import (
     plan_memory,
 )
 from xtvm.runtime.module import ArgumentError, Module, Param
-from xtvm.runtime.ndarray import Device, DeviceArray, NDArray, OffHostNDArray  # noqa: F401
+from xtvm.runtime.ndarray import Device, DeviceArray, NDArray
 
 # ---------------------------------------------------------------------------------------------
 # Kernels: CUDA C → PTX → loaded module
