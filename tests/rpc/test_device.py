@@ -24,11 +24,17 @@ import numpy as np
 import pytest
 
 import xtvm as tvm
-from xtvm import autotvm, relay, rpc, te
+from xtvm import autotvm, relay, rpc
 from xtvm.contrib import cc, graph_executor
 from xtvm.driver.aot import export_aot
 from xtvm.rpc.protocol import MAGIC, PREFIX, Limits, receive
 from xtvm.runtime.module import export_linker
+from xtvm.testing.rpc import (
+    CRASHING_LIBRARY,
+    check_kernels,
+    check_scalar_kernels,
+    write_kernel_libraries,
+)
 from xtvm.tools.rpc_device import main as rpc_device_main
 
 RNG = np.random.default_rng(11)
@@ -136,19 +142,8 @@ def test_the_tool_reports_a_missing_cross_compiler(
 
 
 def build_libraries(arch: Arch, directory: Path) -> Path:
-    """`add.so` (1-d, dynamic length), `matmul.so` (16x24 @ 24x8) and `crash.so`."""
-    n = te.var("n")
-    a = te.placeholder((n,), name="A")
-    b = te.placeholder((n,), name="B")
-    c = te.compute((n,), lambda i: a[i] + b[i], name="C")
-    x = te.placeholder((16, 24), name="X")
-    w = te.placeholder((24, 8), name="W")
-    k = te.reduce_axis((0, 24), name="k")
-    y = te.compute((16, 8), lambda i, j: te.sum(x[i, k] * w[k, j], axis=k), name="Y")
-    add = tvm.build(te.create_schedule(c.op), [a, b, c], arch.target, name="add")
-    matmul = tvm.build(te.create_schedule(y.op), [x, w, y], arch.target, name="matmul")
-    add.export_library(directory / "add.so", arch.linker())
-    matmul.export_library(directory / "matmul.so", arch.linker())
+    """The test libraries of `xtvm.testing.rpc` for the device, and `crash.so`."""
+    write_kernel_libraries(directory, arch.target, arch.linker())  # type: ignore[arg-type]
     source = directory / "crash.c"
     source.write_text(CRASHING_LIBRARY)
     subprocess.run(
@@ -158,47 +153,35 @@ def build_libraries(arch: Arch, directory: Path) -> Path:
     return directory
 
 
-CRASHING_LIBRARY = r"""
-const char *xtvm_module_metadata =
-    "{\"crash\": [{\"name\": \"a\", \"dtype\": \"float32\", \"shape\": [4]}], \"#status\": []}";
-void crash(float *a) { a[0] = *(volatile float *)0; }
-"""
-
-
 def test_kernels_run_on_the_device(device: Device) -> None:
     client = rpc.connect_tracker("127.0.0.1", device.tracker_port)
     with client.request(device.key, session_timeout=120, timeout=60) as remote:
-        remote.upload(device.libraries / "add.so")
-        remote.upload(device.libraries / "matmul.so")
+        check_kernels(remote, device.libraries, RNG)
         assert remote.download("add.so") == (device.libraries / "add.so").read_bytes()
         add = remote.load_module("add.so")
         matmul = remote.load_module("matmul.so")
-        assert add.functions == ["add"] and matmul.functions == ["matmul"]
         dev = remote.cpu(0)
-        x = RNG.standard_normal(1000).astype("float32")
-        y = RNG.standard_normal(1000).astype("float32")
-        a, b = tvm.nd.array(x, dev), tvm.nd.array(y, dev)
+        a = tvm.nd.array(np.zeros(1000, "float32"), dev)
+        b = tvm.nd.array(np.zeros(1000, "float32"), dev)
         c = tvm.nd.empty((1000,), "float32", dev)
-        add["add"](a, b, c)
-        np.testing.assert_allclose(c.numpy(), x + y, rtol=1e-6)
-        p = RNG.standard_normal((16, 24)).astype("float32")
-        q = RNG.standard_normal((24, 8)).astype("float32")
         out = tvm.nd.empty((16, 8), "float32", dev)
-        matmul["matmul"](tvm.nd.array(p, dev), tvm.nd.array(q, dev), out)
-        np.testing.assert_allclose(out.numpy(), p @ q, rtol=1e-4, atol=1e-5)
-        timing = add.time_evaluator("add", dev, number=20, repeat=3)(a, b, c)
-        assert len(timing.results) == 3 and 0 < timing.mean < 0.01
         # Arguments the signature refuses fail the call, not the session.
         short = tvm.nd.array(np.zeros(5, "float32"), dev)
         with pytest.raises(rpc.RPCError, match=r"ArgumentError.*'n'"):
             add["add"](a, b, short)
         with pytest.raises(rpc.RPCError, match=r"ArgumentError.*expected float32\[16, 24\]"):
-            matmul["matmul"](out, tvm.nd.array(q, dev), out)
+            matmul["matmul"](out, out, out)
         with pytest.raises(rpc.RPCError, match="AttributeError"):
             add["nope"]
         b.copyfrom(np.full(1000, 2, "float32"))
         add["add"](b, b, c)
         np.testing.assert_array_equal(c.numpy(), np.full(1000, 4, "float32"))
+
+
+def test_scalars_and_many_arguments_on_the_device(device: Device) -> None:
+    """Float scalars and calls of over 64 values reach the kernel by the device's C ABI."""
+    with device.connect() as remote:
+        check_scalar_kernels(remote, device.libraries, RNG)
 
 
 def small_cnn() -> tuple[tvm.IRModule, dict[str, np.ndarray]]:

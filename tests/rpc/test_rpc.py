@@ -19,10 +19,16 @@ import numpy as np
 import pytest
 
 import xtvm as tvm
-from xtvm import relay, rpc, te
+from xtvm import relay, rpc
 from xtvm.contrib import cc, graph_executor, utils
 from xtvm.rpc.device import build_device_server
 from xtvm.rpc.protocol import MAGIC, PREFIX, Limits, receive
+from xtvm.testing.rpc import (
+    CRASHING_LIBRARY,
+    check_kernels,
+    check_scalar_kernels,
+    write_kernel_libraries,
+)
 
 RNG = np.random.default_rng(7)
 KEY = "test-key"
@@ -70,65 +76,49 @@ def server(
 
 @pytest.fixture(scope="module")
 def kernels(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A library with `add` (1-d, dynamic length) and `matmul` (16x24 @ 24x8)."""
-    n = te.var("n")
-    a = te.placeholder((n,), name="A")
-    b = te.placeholder((n,), name="B")
-    c = te.compute((n,), lambda i: a[i] + b[i], name="C")
-    x = te.placeholder((16, 24), name="X")
-    w = te.placeholder((24, 8), name="W")
-    k = te.reduce_axis((0, 24), name="k")
-    y = te.compute((16, 8), lambda i, j: te.sum(x[i, k] * w[k, j], axis=k), name="Y")
-    add = tvm.build(te.create_schedule(c.op), [a, b, c], "llvm", name="add")
-    matmul = tvm.build(te.create_schedule(y.op), [x, w, y], "llvm", name="matmul")
-    path = tmp_path_factory.mktemp("rpc") / "kernels.so"
-    # Two modules, one library each; the test uses both through one upload of each.
-    add.export_library(path, cc.create_shared)
-    matmul.export_library(path.with_name("matmul.so"))
-    return path
-
-
-def run_kernels(remote: rpc.RPCSession, library: Path) -> None:
-    """Upload, load and run both kernels remotely; compare with numpy."""
-    remote.upload(library)
-    remote.upload(library.with_name("matmul.so"))
-    add = remote.load_module(library.name)
-    matmul = remote.load_module("matmul.so")
-    dev = remote.cpu(0)
-    x = RNG.standard_normal(1000).astype("float32")
-    y = RNG.standard_normal(1000).astype("float32")
-    a, b = tvm.nd.array(x, dev), tvm.nd.array(y, dev)
-    c = tvm.nd.empty((1000,), "float32", dev)
-    add["add"](a, b, c)
-    np.testing.assert_allclose(c.numpy(), x + y, rtol=1e-6)
-    p = RNG.standard_normal((16, 24)).astype("float32")
-    q = RNG.standard_normal((24, 8)).astype("float32")
-    out = tvm.nd.empty((16, 8), "float32", dev)
-    matmul["matmul"](tvm.nd.array(p, dev), tvm.nd.array(q, dev), out)
-    np.testing.assert_allclose(out.numpy(), p @ q, rtol=1e-4, atol=1e-5)
-    timing = add.time_evaluator("add", dev, number=20, repeat=3)(a, b, c)
-    assert len(timing.results) == 3 and 0 < timing.mean < 0.01
+    """The test libraries of `xtvm.testing.rpc` (linked with `cc.create_shared`)."""
+    return write_kernel_libraries(tmp_path_factory.mktemp("rpc"), "llvm", cc.create_shared)
 
 
 def test_kernels_run_remotely(server: Served, kernels: Path) -> None:
     with rpc.connect("127.0.0.1", server.port, key=KEY) as remote:
-        run_kernels(remote, kernels)
+        check_kernels(remote, kernels, RNG)
         # Arguments the kernel's signature refuses are an error of the call, not the session.
         dev = remote.cpu(0)
         a = tvm.nd.array(np.zeros(4, "float32"), dev)
         wrong = tvm.nd.array(np.zeros(5, "float32"), dev)
         with pytest.raises(rpc.RPCError, match="ArgumentError"):
-            remote.load_module(kernels.name)["add"](a, a, wrong)
+            remote.load_module("add.so")["add"](a, a, wrong)
         b = tvm.nd.array(np.ones(4, "float32"), dev)
         b.copyfrom(np.full(4, 3, "float32"))
-        remote.load_module(kernels.name)["add"](a, b, b)
+        remote.load_module("add.so")["add"](a, b, b)
         np.testing.assert_array_equal(b.numpy(), np.full(4, 3, "float32"))
+
+
+def test_scalar_arguments_and_many_arguments(server: Served, kernels: Path) -> None:
+    """Float, double and integer scalars, and a call of over 64 argument values; scalars
+    that do not fit their parameter are refused, not wrapped."""
+    with rpc.connect("127.0.0.1", server.port, key=KEY) as remote:
+        check_scalar_kernels(remote, kernels, RNG)
+        axpby = remote.load_module("scalars.so")["axpby"]
+        dev = remote.cpu(0)
+        x = tvm.nd.array(np.ones(3, "float32"), dev)
+        with pytest.raises(
+            rpc.RPCError, match=r"ArgumentError.*\(b\).*300 is out of range for int8"
+        ):
+            axpby(x, x, 1.0, 1.0, 1, 300, 0)
+        with pytest.raises(rpc.RPCError, match=r"ArgumentError.*\(k\).*integer"):
+            axpby(x, x, 1.0, 1.0, 1.5, 1, 0)
+        with pytest.raises(rpc.RPCError, match=r"ArgumentError.*\(alpha\)"):
+            axpby(x, x, "one", 1.0, 1, 1, 0)
+        axpby(x, x, 2.0, 0.5, 1, 1, 0)  # the session goes on
+        np.testing.assert_array_equal(x.numpy(), [4.5, 4.5, 4.5])
 
 
 def test_kernels_run_through_the_tracker(tracker: rpc.Tracker, server: Served, kernels: Path):
     client = rpc.connect_tracker("127.0.0.1", tracker.port)
     with client.request(KEY, priority=1, session_timeout=60, timeout=30) as remote:
-        run_kernels(remote, kernels)
+        check_kernels(remote, kernels, RNG)
     summary = client.summary()
     # (the other kind of server may still be listed while the tracker notices it has gone)
     assert (KEY, server.port) in [(s["key"], s["port"]) for s in summary["servers"]]
@@ -139,7 +129,7 @@ def test_kernels_run_through_the_tracker(tracker: rpc.Tracker, server: Served, k
 
 def test_local_session_runs_kernels(kernels: Path) -> None:
     with rpc.LocalSession() as remote:
-        run_kernels(remote, kernels)
+        check_kernels(remote, kernels, RNG)
 
 
 def small_cnn() -> tuple[tvm.IRModule, dict[str, np.ndarray]]:
@@ -270,13 +260,6 @@ def test_wrong_key_is_refused(server: Served) -> None:
     rpc.connect("127.0.0.1", server.port, key=KEY).close()
 
 
-CRASHING_LIBRARY = r"""
-const char *xtvm_module_metadata =
-    "{\"crash\": [{\"name\": \"a\", \"dtype\": \"float32\", \"shape\": [4]}], \"#status\": []}";
-void crash(float *a) { a[0] = *(volatile float *)0; }
-"""
-
-
 def test_a_crashing_kernel_ends_only_its_session(server: Served, tmp_path: Path) -> None:
     source = tmp_path / "crash.c"
     source.write_text(CRASHING_LIBRARY)
@@ -294,8 +277,8 @@ def test_a_crashing_kernel_ends_only_its_session(server: Served, tmp_path: Path)
 
 def test_remote_kernels_take_remote_arrays(server: Served, kernels: Path) -> None:
     with rpc.connect("127.0.0.1", server.port, key=KEY) as remote:
-        remote.upload(kernels)
-        add = remote.load_module(kernels.name)["add"]
+        remote.upload(kernels / "add.so")
+        add = remote.load_module("add.so")["add"]
         x = np.zeros(3, "float32")
         with pytest.raises(TypeError, match="remote arrays"):
             add(x, x, x)
@@ -330,7 +313,7 @@ def test_commands_serve_and_report(kernels: Path) -> None:
         try:
             client = rpc.connect_tracker("127.0.0.1", tracker_port)
             with client.request("cli", timeout=60) as remote:
-                run_kernels(remote, kernels)
+                check_kernels(remote, kernels, RNG)
             query = subprocess.run(
                 [sys.executable, "-m", "xtvm.exec.query_rpc_tracker", "--port", str(tracker_port)],
                 capture_output=True,

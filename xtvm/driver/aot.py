@@ -29,6 +29,8 @@ from typing import Any
 
 import numpy as np
 
+from xtvm.backends.llvm.compile import CompiledLLVM
+from xtvm.backends.packed import write_packed
 from xtvm.backends.toolchain import link_shared
 from xtvm.ir.symbols import c_string_literal, symbol_error
 from xtvm.runtime.graph_executor import entry_bytes, plan_memory
@@ -310,11 +312,16 @@ def export_aot(
     with tempfile.TemporaryDirectory() as tmp:
         tmp_dir = Path(tmp)
         (tmp_dir / "kernels.o").write_bytes(kernel_object(factory))
+        # The kernels' packed entries, for runtimes that call them one by one (the C one).
+        compiled = getattr(factory.lib, "_keepalive", None)
+        metadata = compiled.metadata if isinstance(compiled, CompiledLLVM) else None
+        packed = write_packed(tmp_dir, metadata)
         (tmp_dir / "runner.c").write_text(runner)
         save_params(tmp_dir / "weights.bin", weights)
         (tmp_dir / "weights.S").write_text(weights_assembly(tmp_dir / "weights.bin"))
         objects = external.write_objects(tmp_dir) if external is not None else []
         inputs = [tmp_dir / "runner.c", tmp_dir / "weights.S", tmp_dir / "kernels.o", *objects]
+        inputs += packed
         libraries = external.libraries if external is not None else ()
         link_shared(path, inputs, libraries, ("-O2", "-fPIC"), AOTError)
     header_file.write_text(header_text)

@@ -235,6 +235,7 @@ def build(
         if external is None:
             compiled.export_library(path, extra_objects)
             return
+        from xtvm.backends.packed import write_packed
         from xtvm.backends.toolchain import link_shared
 
         with tempfile.TemporaryDirectory(prefix="xtvm-export-") as tmp:
@@ -244,8 +245,9 @@ def build(
                 kernels_object,
                 *(extra_objects or []),
                 *external.library.write_objects(Path(tmp)),
+                *write_packed(Path(tmp), compiled.metadata),
             ]
-            link_shared(path, objects, external.library.libraries)
+            link_shared(path, objects, external.library.libraries, ("-O2", "-fPIC"))
 
     lib = Module(
         signatures,

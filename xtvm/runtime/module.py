@@ -186,6 +186,22 @@ def as_numpy(value: Any) -> Any:
     return value
 
 
+def scalar_argument(where: str, dtype: str, arg: Any) -> Any:
+    """`arg` for a scalar parameter of `dtype`: a number of its kind (an integer for an integer
+    type, any real for a float type) within its range; never wrapped or truncated."""
+    kind = np.dtype(dtype).kind
+    if kind == "f":
+        if isinstance(arg, int | float | np.integer | np.floating):
+            return float(arg)
+        raise ArgumentError(f"{where}: expected a {dtype} scalar, got {type(arg).__name__}")
+    if not isinstance(arg, int | np.integer):
+        raise ArgumentError(f"{where}: expected an integer scalar ({dtype}), got {arg!r:.40}")
+    low, high = (0, 1) if kind == "b" else (np.iinfo(dtype).min, np.iinfo(dtype).max)
+    if not low <= arg <= high:
+        raise ArgumentError(f"{where}: {arg} is out of range for {dtype}")
+    return int(arg)
+
+
 class KernelError(RuntimeError):
     """A compiled kernel returned an error status (out of memory, a size that overflows, or
     arguments its own checks refused)."""
@@ -255,7 +271,7 @@ class PackedFunc:
             arrays.append(arg)
             where = f"{self.name}: argument {position} ({param.name})"
             if param.shape is None:
-                values.append(arg)
+                values.append(scalar_argument(where, param.dtype, arg))
                 continue
             if not isinstance(arg, np.ndarray):
                 raise ArgumentError(f"{where}: expected an array, got {type(arg).__name__}")

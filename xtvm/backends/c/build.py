@@ -5,7 +5,8 @@
 embeds it), compiles with `gcc -O3 -march=native -fopenmp -shared -fPIC` (`CC` overrides the
 compiler) into a temporary library and loads it with `load_module`. C sources the kernels'
 loops import (`pragma_import_c`, TVM's `s[C].pragma(axis, "import_c", source)`: the extern
-functions a tensor intrinsic calls) are compiled into the same library.
+functions a tensor intrinsic calls) are compiled into the same library, and so are the
+kernels' packed entries (`xtvm.backends.packed`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from pathlib import Path
 from xdsl.dialects.builtin import ModuleOp
 
 from xtvm.backends.c.codegen import imported_sources, render_c
+from xtvm.backends.packed import packed_source
 from xtvm.backends.toolchain import run_c_compiler
 from xtvm.ir.symbols import c_string_literal
 from xtvm.runtime.module import METADATA_SYMBOL, Module, load_library, metadata_json, signatures_of
@@ -47,7 +49,8 @@ def build_c(module: ModuleOp) -> Module:
     metadata = f"const char *{METADATA_SYMBOL} = {c_string_literal(metadata_text)};\n"
     with tempfile.TemporaryDirectory(prefix="xtvm-c-") as tmp:
         library = Path(tmp) / "module.so"
-        compile_c(source + "\n" + metadata, library, extra=imported_sources(module))
+        extra = [*imported_sources(module), packed_source(signatures, signatures)]
+        compile_c(source + "\n" + metadata, library, extra=extra)
         binary = library.read_bytes()
         loaded = load_library(library)  # dlopen keeps the mapping once the file is gone
 

@@ -19,6 +19,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 from xtvm.backends.llvm.codegen import RELEASE_SYMBOL, emit_module
 from xtvm.backends.llvm.target import LLVMTarget, initialize_llvm
+from xtvm.backends.packed import write_packed
 from xtvm.backends.toolchain import link_shared
 from xtvm.runtime.module import (
     LAST_ERROR_SYMBOL,
@@ -62,6 +63,7 @@ class CompiledLLVM:
     module: llb.ModuleRef
     machine: llb.TargetMachine
     callbacks: dict[str, object] = field(default_factory=dict, repr=False)
+    metadata: str | None = None  # the signatures embedded as `xtvm_module_metadata`
     _engine: llb.ExecutionEngine | None = field(default=None, init=False, repr=False)
 
     def address(self, name: str) -> int:
@@ -93,11 +95,13 @@ class CompiledLLVM:
         return self.machine.emit_object(self.module)
 
     def export_library(self, path: str | Path, extra_objects: list[Path] | None = None) -> None:
-        """Link the object code into a shared library (with libgomp and libm)."""
+        """Link the object code into a shared library (with libgomp and libm), with the
+        kernels' packed entries (`xtvm.backends.packed`)."""
         with tempfile.TemporaryDirectory() as tmp:
             obj = Path(tmp) / "module.o"
             obj.write_bytes(self.object_code())
-            link_shared(Path(path), [obj, *(extra_objects or [])], error=LinkError)
+            inputs = [obj, *(extra_objects or []), *write_packed(Path(tmp), self.metadata)]
+            link_shared(Path(path), inputs, flags=("-O2", "-fPIC"), error=LinkError)
 
 
 def compile_module(
@@ -119,7 +123,7 @@ def compile_module(
     parsed = llb.parse_assembly(text)
     parsed.verify()
     optimize(parsed, machine, llvm_target.opt_level)
-    return CompiledLLVM(llvm_target, text, parsed, machine, callbacks)
+    return CompiledLLVM(llvm_target, text, parsed, machine, callbacks, metadata)
 
 
 CTYPES_OF: dict[str, object] = {

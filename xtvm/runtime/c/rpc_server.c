@@ -640,23 +640,29 @@ static int arguments(session *s, const message *m, value *values, int *count,
 
 static int prepare_kernel(session *s, object *function, const value *values, int count,
                           xtvm_call *call) {
-  xtvm_arg args[XTVM_MAX_WORDS];
-  if (count > XTVM_MAX_WORDS) FAIL("ArgumentError", "%s takes %d arguments, got %d",
-                                   function->kernel->name, function->kernel->num_params, count);
+  xtvm_arg *args = calloc((size_t)count + 1, sizeof(xtvm_arg));
+  if (!args) FAIL("MemoryError", "out of memory for %d arguments", count);
   for (int i = 0; i < count; i++) {
-    memset(&args[i], 0, sizeof args[i]);
     if (values[i].kind == V_ARRAY || values[i].kind == V_TENSOR) {
       args[i].kind = XTVM_ARG_TENSOR;
       args[i].tensor = values[i].tensor;
     } else if (values[i].kind == V_INT) {
       args[i].kind = XTVM_ARG_INT;
       args[i].integer = values[i].integer;
-    } else {
+    } else if (values[i].kind == V_FLOAT) {
       args[i].kind = XTVM_ARG_FLOAT;
       args[i].number = values[i].number;
+    } else {
+      const xtvm_kernel *k = function->kernel;
+      free(args);
+      FAIL("ArgumentError", "%s: argument %d (%s): a kernel takes arrays and numbers, not a %s",
+           k->name, i, i < k->num_params ? k->params[i].name : "?",
+           values[i].kind == V_STR ? "string" : "device");
     }
   }
-  if (xtvm_prepare(call, function->module, function->kernel, args, count, s->error)) {
+  int failed = xtvm_prepare(call, function->module, function->kernel, args, count, s->error);
+  free(args);
+  if (failed) {
     s->error_type = "ArgumentError";
     return -1;
   }
@@ -766,7 +772,9 @@ static int do_call(session *s, const message *m) {
   if (kind == OBJ_FUNCTION) {
     xtvm_call call;
     if (prepare_kernel(s, target, values, count, &call)) goto done;
-    if (xtvm_invoke(&call, s->error)) {
+    int failed = xtvm_invoke(&call, s->error);
+    xtvm_call_free(&call);
+    if (failed) {
       s->error_type = "KernelError";
       goto done;
     }
@@ -817,7 +825,7 @@ static int do_time_evaluator(session *s, const message *m) {
   xtvm_tensor *inline_tensors = NULL;
   int count, result = -1;
   int64_t handle, number, repeat;
-  xtvm_call call;
+  xtvm_call call = {0};
   xtvm_graph *graph = NULL;
   if (arguments(s, m, values, &count, &inline_tensors)) goto done;
   if (field_int(s, m->header, "number", 1, MAX_NUMBER, &number) ||
@@ -870,6 +878,7 @@ static int do_time_evaluator(session *s, const message *m) {
   sb_puts(&s->reply, "]");
   result = 0;
 done:
+  xtvm_call_free(&call);
   free(inline_tensors);
   return result;
 }

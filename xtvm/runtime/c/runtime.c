@@ -134,14 +134,24 @@ xtvm_module *xtvm_module_load(const char *path, char *error) {
     return NULL;
   }
   xtvm_module *module = calloc(1, sizeof *module);
-  if (!module) return NULL;
+  if (!module) {
+    snprintf(error, XTVM_ERROR_SIZE, "out of memory for the module");
+    dlclose(library);
+    return NULL;
+  }
   module->library = library;
-  if (read_metadata(module, *metadata, error) != 0) return NULL; /* kept: the library stays */
+  if (read_metadata(module, *metadata, error) != 0) goto fail;
   for (int i = 0; i < module->num_kernels; i++) {
-    module->kernels[i].address = dlsym(library, module->kernels[i].name);
-    if (!module->kernels[i].address) {
-      snprintf(error, XTVM_ERROR_SIZE, "the library lacks kernel '%s'", module->kernels[i].name);
-      return NULL;
+    xtvm_kernel *kernel = &module->kernels[i];
+    kernel->address = dlsym(library, kernel->name);
+    if (!kernel->address) {
+      snprintf(error, XTVM_ERROR_SIZE, "the library lacks kernel '%s'", kernel->name);
+      goto fail;
+    }
+    char packed[sizeof XTVM_PACKED_PREFIX + 256];
+    if (strlen(kernel->name) < 256) {
+      snprintf(packed, sizeof packed, "%s%s", XTVM_PACKED_PREFIX, kernel->name);
+      *(void **)&kernel->packed = dlsym(library, packed);
     }
   }
   *(void **)&module->last_error = dlsym(library, "xtvm_last_error");
@@ -154,6 +164,19 @@ xtvm_module *xtvm_module_load(const char *path, char *error) {
   module->params_blob = (const uint8_t *)dlsym(library, "xtvm_graph_params");
   module->params_size = params_size && module->params_blob ? (size_t)*params_size : 0;
   return module;
+fail:
+  if (!*error) snprintf(error, XTVM_ERROR_SIZE, "out of memory reading the library's metadata");
+  xtvm_module_free(module);
+  return NULL;
+}
+
+void xtvm_module_free(xtvm_module *module) {
+  if (!module) return;
+  for (int i = 0; i < module->num_kernels; i++) free(module->kernels[i].params);
+  free(module->kernels);
+  json_free(module->metadata);
+  if (module->library) dlclose(module->library);
+  free(module);
 }
 
 int xtvm_module_has_model(const xtvm_module *module) {
@@ -169,128 +192,176 @@ xtvm_kernel *xtvm_module_kernel(xtvm_module *module, const char *name) {
 /* ------------------------------------------------------------------------------------------ */
 /* Calling kernels */
 
-/* Append a value of `bytes` (4 or 8) to the call's words by the C ABI: one word each on a
-   64-bit target; on a 32-bit one (AAPCS) an int64 takes an even-aligned pair, low word first. */
-static int push_word(xtvm_call *call, uint64_t value, int bytes) {
-  if (sizeof(uintptr_t) == 8 || bytes <= 4) {
-    if (call->num_words >= XTVM_MAX_WORDS) return -1;
-    call->words[call->num_words++] = (uintptr_t)value;
+static int is_float(int dtype) {
+  return dtype == XTVM_FLOAT16 || dtype == XTVM_FLOAT32 || dtype == XTVM_FLOAT64;
+}
+
+/* Whether integer `v` is a value of integer dtype `dtype`. */
+static int fits_integer(int64_t v, int dtype) {
+  switch (dtype) {
+    case XTVM_BOOL: return v == 0 || v == 1;
+    case XTVM_INT8: return v >= INT8_MIN && v <= INT8_MAX;
+    case XTVM_INT16: return v >= INT16_MIN && v <= INT16_MAX;
+    case XTVM_INT32: return v >= INT32_MIN && v <= INT32_MAX;
+    case XTVM_UINT8: return v >= 0 && v <= UINT8_MAX;
+    case XTVM_UINT16: return v >= 0 && v <= UINT16_MAX;
+    case XTVM_UINT32: return v >= 0 && v <= (int64_t)UINT32_MAX;
+    case XTVM_UINT64: return v >= 0;
+    default: return 1; /* int64 */
+  }
+}
+
+/* The scalar argument `i` as a packed value, or -1 with the reason. */
+static int scalar_value(const xtvm_kernel *kernel, int i, const xtvm_arg *arg, xtvm_value *value,
+                        int32_t *code, char *error) {
+  const xtvm_param *param = &kernel->params[i];
+  if (param->dtype == XTVM_FLOAT16) {
+    snprintf(error, XTVM_ERROR_SIZE,
+             "%s: argument %d (%s): float16 scalars are not supported by the device runtime",
+             kernel->name, i, param->name);
+    return -1;
+  }
+  if (is_float(param->dtype)) {
+    if (arg->kind != XTVM_ARG_FLOAT && arg->kind != XTVM_ARG_INT) {
+      snprintf(error, XTVM_ERROR_SIZE, "%s: argument %d (%s): expected a %s scalar",
+               kernel->name, i, param->name, DTYPE_NAMES[param->dtype]);
+      return -1;
+    }
+    value->v_float64 = arg->kind == XTVM_ARG_FLOAT ? arg->number : (double)arg->integer;
+    *code = XTVM_CODE_FLOAT;
     return 0;
   }
-  call->num_words += call->num_words & 1;
-  if (call->num_words + 2 > XTVM_MAX_WORDS) return -1;
-  call->words[call->num_words++] = (uintptr_t)(value & 0xFFFFFFFFu);
-  call->words[call->num_words++] = (uintptr_t)(value >> 32);
+  if (arg->kind != XTVM_ARG_INT) {
+    snprintf(error, XTVM_ERROR_SIZE, "%s: argument %d (%s): expected an integer scalar (%s)",
+             kernel->name, i, param->name, DTYPE_NAMES[param->dtype]);
+    return -1;
+  }
+  if (!fits_integer(arg->integer, param->dtype)) {
+    snprintf(error, XTVM_ERROR_SIZE, "%s: argument %d (%s): %lld is out of range for %s",
+             kernel->name, i, param->name, (long long)arg->integer, DTYPE_NAMES[param->dtype]);
+    return -1;
+  }
+  value->v_int64 = arg->integer;
+  *code = XTVM_CODE_INT;
+  return 0;
+}
+
+/* Whether tensor argument `i` fits its parameter (dtype, rank, fixed sizes, and a variable
+   naming several dimensions having one value); 0, or -1 with the reason. */
+static int check_tensor(const xtvm_kernel *kernel, int i, const xtvm_arg *args, char *error) {
+  char expected[400], got[400];
+  const xtvm_param *param = &kernel->params[i];
+  const xtvm_tensor *t = args[i].tensor;
+  if (args[i].kind != XTVM_ARG_TENSOR || !t) {
+    snprintf(error, XTVM_ERROR_SIZE, "%s: argument %d (%s): expected an array", kernel->name, i,
+             param->name);
+    return -1;
+  }
+  int fits = t->dtype == param->dtype && t->ndim == param->ndim;
+  for (int d = 0; fits && d < param->ndim; d++)
+    if (param->shape[d] >= 0 && param->shape[d] != t->shape[d]) fits = 0;
+  for (int d = 0; fits && d < param->ndim; d++) {
+    if (!param->dims[d]) continue;
+    for (int j = 0; j <= i; j++) {
+      const xtvm_param *other = &kernel->params[j];
+      for (int e = 0; e < other->ndim; e++)
+        if (other->dims[e] && strcmp(other->dims[e], param->dims[d]) == 0 &&
+            args[j].tensor->shape[e] != t->shape[d]) {
+          snprintf(error, XTVM_ERROR_SIZE,
+                   "%s: argument %d (%s): dimension %d is %lld but '%s' is %lld by "
+                   "argument %d (%s)",
+                   kernel->name, i, param->name, d, (long long)t->shape[d], param->dims[d],
+                   (long long)args[j].tensor->shape[e], j, other->name);
+          return -1;
+        }
+    }
+  }
+  if (!fits) {
+    int64_t shown[XTVM_MAX_NDIM];
+    for (int d = 0; d < param->ndim; d++) shown[d] = param->shape[d];
+    shape_text(expected, sizeof expected, shown, param->ndim);
+    shape_text(got, sizeof got, t->shape, t->ndim);
+    snprintf(error, XTVM_ERROR_SIZE, "%s: argument %d (%s): expected %s%s, got %s%s",
+             kernel->name, i, param->name, DTYPE_NAMES[param->dtype], expected,
+             DTYPE_NAMES[t->dtype], got);
+    return -1;
+  }
   return 0;
 }
 
 int xtvm_prepare(xtvm_call *call, const xtvm_module *module, const xtvm_kernel *kernel,
                  const xtvm_arg *args, int num_args, char *error) {
-  char expected[400], got[400];
-  int64_t dynamic[XTVM_MAX_WORDS];
-  int num_dynamic = 0;
   memset(call, 0, sizeof *call);
-  call->kernel = kernel;
-  call->module = module;
   if (num_args != kernel->num_params) {
     snprintf(error, XTVM_ERROR_SIZE, "%s takes %d arguments, got %d", kernel->name,
              kernel->num_params, num_args);
     return -1;
   }
+  /* One value per parameter, then one per dynamic dimension (at most XTVM_MAX_NDIM each). */
+  size_t count = (size_t)num_args;
+  for (int i = 0; i < num_args; i++)
+    for (int d = 0; d < kernel->params[i].ndim; d++) count += kernel->params[i].shape[d] < 0;
+  if (count > INT32_MAX / 2) {
+    snprintf(error, XTVM_ERROR_SIZE, "%s: too many arguments", kernel->name);
+    return -1;
+  }
+  xtvm_value *values = calloc(count + 1, sizeof(xtvm_value));
+  int32_t *codes = calloc(count + 1, sizeof(int32_t));
+  if (!values || !codes) {
+    snprintf(error, XTVM_ERROR_SIZE, "%s: out of memory for the arguments", kernel->name);
+    goto fail;
+  }
+  size_t next = (size_t)num_args;
   for (int i = 0; i < num_args; i++) {
     const xtvm_param *param = &kernel->params[i];
-    const xtvm_arg *arg = &args[i];
-    int failed = 0;
     if (param->ndim < 0) {
-      int is_float = param->dtype == XTVM_FLOAT32 || param->dtype == XTVM_FLOAT64 ||
-                     param->dtype == XTVM_FLOAT16;
-      if (is_float || arg->kind != XTVM_ARG_INT) {
-        snprintf(error, XTVM_ERROR_SIZE, "%s: argument %d (%s): expected an integer scalar%s",
-                 kernel->name, i, param->name,
-                 is_float ? " (float scalars are not supported by the device runtime)" : "");
-        return -1;
-      }
-      failed = push_word(call, (uint64_t)arg->integer, (int)DTYPE_SIZES[param->dtype]);
-    } else {
-      const xtvm_tensor *t = arg->tensor;
-      if (arg->kind != XTVM_ARG_TENSOR) {
-        snprintf(error, XTVM_ERROR_SIZE, "%s: argument %d (%s): expected an array", kernel->name,
-                 i, param->name);
-        return -1;
-      }
-      int fits = t->dtype == param->dtype && t->ndim == param->ndim;
-      for (int d = 0; fits && d < param->ndim; d++)
-        if (param->shape[d] >= 0 && param->shape[d] != t->shape[d]) fits = 0;
-      /* A variable naming several dimensions must have one value. */
-      for (int d = 0; fits && d < param->ndim; d++) {
-        if (!param->dims[d]) continue;
-        for (int j = 0; j <= i; j++) {
-          const xtvm_param *other = &kernel->params[j];
-          for (int e = 0; e < other->ndim; e++)
-            if (other->dims[e] && strcmp(other->dims[e], param->dims[d]) == 0 &&
-                args[j].tensor->shape[e] != t->shape[d]) {
-              snprintf(error, XTVM_ERROR_SIZE,
-                       "%s: argument %d (%s): dimension %d is %lld but '%s' is %lld by "
-                       "argument %d (%s)",
-                       kernel->name, i, param->name, d, (long long)t->shape[d], param->dims[d],
-                       (long long)args[j].tensor->shape[e], j, other->name);
-              return -1;
-            }
-        }
-      }
-      if (!fits) {
-        int64_t shown[XTVM_MAX_NDIM];
-        for (int d = 0; d < param->ndim; d++) shown[d] = param->shape[d];
-        shape_text(expected, sizeof expected, shown, param->ndim);
-        shape_text(got, sizeof got, t->shape, t->ndim);
-        snprintf(error, XTVM_ERROR_SIZE, "%s: argument %d (%s): expected %s%s, got %s%s",
-                 kernel->name, i, param->name, DTYPE_NAMES[param->dtype], expected,
-                 DTYPE_NAMES[t->dtype], got);
-        return -1;
-      }
-      failed = push_word(call, (uint64_t)(uintptr_t)t->data, (int)sizeof(void *));
-      for (int d = 0; d < param->ndim && num_dynamic < XTVM_MAX_WORDS; d++)
-        if (param->shape[d] < 0) dynamic[num_dynamic++] = t->shape[d];
+      if (scalar_value(kernel, i, &args[i], &values[i], &codes[i], error) != 0) goto fail;
+      continue;
     }
-    if (failed) goto too_many;
+    if (check_tensor(kernel, i, args, error) != 0) goto fail;
+    values[i].v_handle = args[i].tensor->data;
+    codes[i] = XTVM_CODE_HANDLE;
+    for (int d = 0; d < param->ndim; d++) {
+      if (param->shape[d] >= 0) continue;
+      values[next].v_int64 = args[i].tensor->shape[d];
+      codes[next++] = XTVM_CODE_INT;
+    }
   }
-  for (int i = 0; i < num_dynamic; i++)
-    if (push_word(call, (uint64_t)dynamic[i], 8) != 0) goto too_many;
+  if (!kernel->packed) {
+    snprintf(error, XTVM_ERROR_SIZE,
+             "the library has no packed entry %s%s: export it again with this xtvm",
+             XTVM_PACKED_PREFIX, kernel->name);
+    goto fail;
+  }
+  call->kernel = kernel;
+  call->module = module;
+  call->count = (int32_t)count;
+  call->values = values;
+  call->codes = codes;
   return 0;
-too_many:
-  snprintf(error, XTVM_ERROR_SIZE, "%s: more than %d machine words of arguments", kernel->name,
-           XTVM_MAX_WORDS);
+fail:
+  free(values);
+  free(codes);
   return -1;
 }
 
-typedef uintptr_t W;
-#define A8(o) w[o], w[o + 1], w[o + 2], w[o + 3], w[o + 4], w[o + 5], w[o + 6], w[o + 7]
-#define T8 W, W, W, W, W, W, W, W
+void xtvm_call_free(xtvm_call *call) {
+  free(call->values);
+  free(call->codes);
+  memset(call, 0, sizeof *call);
+}
 
-/* The kernel called with its words; unused trailing words are passed too, which the C ABIs of
-   the targets (the caller pops, arguments by position) make harmless. */
 int xtvm_invoke(const xtvm_call *call, char *error) {
-  const W *w = call->words;
-  void *address = call->kernel->address;
-  int32_t status;
-  if (call->num_words <= 8) {
-    int32_t (*f)(T8);
-    *(void **)&f = address;
-    status = f(A8(0));
-  } else if (call->num_words <= 16) {
-    int32_t (*f)(T8, T8);
-    *(void **)&f = address;
-    status = f(A8(0), A8(8));
-  } else if (call->num_words <= 32) {
-    int32_t (*f)(T8, T8, T8, T8);
-    *(void **)&f = address;
-    status = f(A8(0), A8(8), A8(16), A8(24));
-  } else {
-    int32_t (*f)(T8, T8, T8, T8, T8, T8, T8, T8);
-    *(void **)&f = address;
-    status = f(A8(0), A8(8), A8(16), A8(24), A8(32), A8(40), A8(48), A8(56));
+  int32_t status = call->kernel->packed(call->values, call->codes, call->count);
+  if (status == 0) return 0;
+  if (status == XTVM_PACKED_MISMATCH) {
+    snprintf(error, XTVM_ERROR_SIZE,
+             "%s: its packed entry refused the arguments (the library's metadata and code "
+             "disagree)",
+             call->kernel->name);
+    return -1;
   }
-  if (!call->kernel->status || status == 0) return 0;
+  if (!call->kernel->status) return 0;
   const char *message = call->module->last_error ? call->module->last_error() : NULL;
   if (message && *message)
     snprintf(error, XTVM_ERROR_SIZE, "%s", message);
@@ -604,6 +675,7 @@ void xtvm_graph_free(xtvm_graph *g) {
   free(g->input_entries);
   free(g->input_set);
   free(g->output_entries);
+  for (int c = 0; c < g->num_calls; c++) xtvm_call_free(&g->calls[c]);
   free(g->calls);
   free(g->model_inputs);
   free(g->model_outputs);

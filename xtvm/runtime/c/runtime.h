@@ -6,7 +6,10 @@
    list, and "#status": the kernels returning a status), one symbol per kernel and
    `xtvm_last_error`. A kernel takes a pointer per buffer parameter and each scalar parameter
    in order, then an int64 per dynamic dimension of its buffers; a status kernel returns 0 or
-   an error code. A relay.build library adds `xtvm_graph_json` (TVM's graph JSON),
+   an error code. The runtime calls it through its packed entry `xtvm_packed_<kernel>(values,
+   type_codes, count)` (xtvm/backends/packed.py), the same values in an array of `xtvm_value`,
+   which the library's own compiler made for the target's C ABI (float registers, int64
+   pairs): any scalar types, any number of arguments. A relay.build library adds `xtvm_graph_json` (TVM's graph JSON),
    `xtvm_graph_params` (the weights: "XTVMPAR1", a uint64 index length, a JSON index of
    name, dtype, shape and offset, arrays at 64-byte aligned offsets after it; see
    xtvm/runtime/params.py) and `xtvm_graph_params_size`; an AOT
@@ -61,9 +64,22 @@ typedef struct {
   const json_value *json;        /* the parameter as the metadata gives it */
 } xtvm_param;
 
+/* A value of a packed call, and the code saying which member it uses (TVM's). */
+typedef union {
+  int64_t v_int64;
+  double v_float64;
+  void *v_handle;
+} xtvm_value;
+enum { XTVM_CODE_INT = 0, XTVM_CODE_FLOAT = 2, XTVM_CODE_HANDLE = 3 };
+#define XTVM_PACKED_PREFIX "xtvm_packed_"
+#define XTVM_PACKED_MISMATCH (-1) /* a packed entry's answer to values unlike its signature */
+typedef int32_t (*xtvm_packed)(const xtvm_value *values, const int32_t *type_codes,
+                               int32_t count);
+
 typedef struct {
   char *name;
   void *address;
+  xtvm_packed packed; /* NULL: the library has no packed entry for it */
   int status; /* returns 0 or an error code */
   int num_params;
   xtvm_param *params;
@@ -87,23 +103,26 @@ int xtvm_module_has_model(const xtvm_module *module);
 
 /* Load a library; NULL with a message in `error`. */
 xtvm_module *xtvm_module_load(const char *path, char *error);
+/* Unload the library: nothing made from the module may be used after. */
+void xtvm_module_free(xtvm_module *module);
 xtvm_kernel *xtvm_module_kernel(xtvm_module *module, const char *name);
 
-/* A kernel call prepared once (arguments checked, machine words laid out by the C ABI). */
-#define XTVM_MAX_WORDS 64
+/* A kernel call prepared once: arguments checked, values laid out for its packed entry. */
 typedef struct {
   const xtvm_kernel *kernel;
   const xtvm_module *module;
-  int num_words;
-  uintptr_t words[XTVM_MAX_WORDS];
+  int32_t count;
+  xtvm_value *values; /* owned: xtvm_call_free releases them */
+  int32_t *codes;
 } xtvm_call;
 
 /* Check `args` against the kernel's signature and lay out the call: 0, or -1 with an
-   `ArgumentError` message in `error`. */
+   `ArgumentError` message in `error` (the call then holds nothing). */
 int xtvm_prepare(xtvm_call *call, const xtvm_module *module, const xtvm_kernel *kernel,
                  const xtvm_arg *args, int num_args, char *error);
 /* Run a prepared call: 0, or -1 with the kernel's error message (a `KernelError`). */
 int xtvm_invoke(const xtvm_call *call, char *error);
+void xtvm_call_free(xtvm_call *call);
 
 /* The graph executor. Every entry has a buffer (entries of one storage id share it); inputs
    and weights are copied in, outputs read back. */
