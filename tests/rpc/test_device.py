@@ -16,7 +16,7 @@ import socket
 import subprocess
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,8 +31,10 @@ from xtvm.rpc.protocol import MAGIC, PREFIX, Limits, receive
 from xtvm.runtime.module import export_linker
 from xtvm.testing.rpc import (
     CRASHING_LIBRARY,
+    check_buffer_views,
     check_kernels,
     check_scalar_kernels,
+    small_cnn,
     write_kernel_libraries,
 )
 from xtvm.tools.rpc_device import main as rpc_device_main
@@ -184,25 +186,17 @@ def test_scalars_and_many_arguments_on_the_device(device: Device) -> None:
         check_scalar_kernels(remote, device.libraries, RNG)
 
 
-def small_cnn() -> tuple[tvm.IRModule, dict[str, np.ndarray]]:
-    x = relay.var("data", shape=(1, 3, 12, 12))
-    w1 = relay.var("w1", shape=(6, 3, 3, 3))
-    b1 = relay.var("b1", shape=(6,))
-    dense_w = relay.var("dense_w", shape=(5, 6))
-    y = relay.nn.bias_add(relay.nn.conv2d(x, w1, padding=(1, 1)), b1)
-    y = relay.nn.max_pool2d(relay.nn.relu(y), pool_size=(2, 2), strides=(2, 2))
-    y = relay.nn.batch_flatten(relay.nn.global_avg_pool2d(y))
-    out = relay.nn.softmax(relay.nn.dense(y, dense_w))
-    mod = tvm.IRModule.from_expr(relay.Function([x, w1, b1, dense_w], out))
-    shapes = {"w1": (6, 3, 3, 3), "b1": (6,), "dense_w": (5, 6)}
-    params = {n: RNG.standard_normal(s).astype("float32") for n, s in shapes.items()}
-    return mod, params
+def interpreted(mod: tvm.IRModule, params: dict[str, np.ndarray]) -> Callable[..., np.ndarray]:
+    """The model's output for `data` by the relay interpreter."""
+    run = relay.create_executor("debug", mod=mod, params=params).evaluate()
+    return lambda data: run(data).numpy()
 
 
 def test_relay_model_runs_on_the_device(device: Device, tmp_path: Path) -> None:
-    mod, params = small_cnn()
+    mod, params = small_cnn(RNG)
     data = RNG.standard_normal((1, 3, 12, 12)).astype("float32")
-    expected = relay.create_executor("debug", mod=mod, params=params).evaluate()(data).numpy()
+    reference = interpreted(mod, params)
+    expected = reference(data)
     path = tmp_path / "cnn.so"
     relay.build(mod, target=device.arch.target, params=params).export_library(
         path, device.arch.linker()
@@ -227,13 +221,15 @@ def test_relay_model_runs_on_the_device(device: Device, tmp_path: Path) -> None:
             module.set_input("data", tvm.nd.array(data[:, :2]))
         timing = module.module.time_evaluator("run", dev, number=2, repeat=2)()
         assert len(timing.results) == 2 and timing.mean > 0
+        check_buffer_views(module, reference, RNG)
 
 
 def test_aot_model_runs_on_the_device(device: Device, tmp_path: Path) -> None:
     """An AOT library (export_aot) runs through the same graph executor interface."""
-    mod, params = small_cnn()
+    mod, params = small_cnn(RNG)
     data = RNG.standard_normal((1, 3, 12, 12)).astype("float32")
-    expected = relay.create_executor("debug", mod=mod, params=params).evaluate()(data).numpy()
+    reference = interpreted(mod, params)
+    expected = reference(data)
     factory = relay.build(mod, target=device.arch.target, params=params)
     with export_linker(device.arch.linker()):  # type: ignore[arg-type]
         export_aot(factory, tmp_path / "aot.so")
@@ -246,6 +242,7 @@ def test_aot_model_runs_on_the_device(device: Device, tmp_path: Path) -> None:
         module.set_input("data", tvm.nd.array(data))
         module.run()
         np.testing.assert_allclose(module.get_output(0).numpy(), expected, rtol=1e-5, atol=1e-6)
+        check_buffer_views(module, reference, RNG)
 
 
 def test_rpc_runner_tunes_on_the_device(device: Device, tmp_path: Path) -> None:

@@ -25,8 +25,10 @@ from xtvm.rpc.device import build_device_server
 from xtvm.rpc.protocol import MAGIC, PREFIX, Limits, receive
 from xtvm.testing.rpc import (
     CRASHING_LIBRARY,
+    check_buffer_views,
     check_kernels,
     check_scalar_kernels,
+    small_cnn,
     write_kernel_libraries,
 )
 
@@ -132,29 +134,13 @@ def test_local_session_runs_kernels(kernels: Path) -> None:
         check_kernels(remote, kernels, RNG)
 
 
-def small_cnn() -> tuple[tvm.IRModule, dict[str, np.ndarray]]:
-    x = relay.var("data", shape=(1, 3, 16, 16))
-    w1 = relay.var("w1", shape=(8, 3, 3, 3))
-    w2 = relay.var("w2", shape=(8, 8, 3, 3))
-    dense_w = relay.var("dense_w", shape=(10, 8))
-    y = relay.nn.relu(relay.nn.conv2d(x, w1, padding=(1, 1)))
-    y = relay.nn.max_pool2d(y, pool_size=(2, 2), strides=(2, 2))
-    y = relay.nn.relu(relay.nn.conv2d(y, w2, padding=(1, 1)))
-    y = relay.nn.batch_flatten(relay.nn.global_avg_pool2d(y))
-    out = relay.nn.softmax(relay.nn.dense(y, dense_w))
-    mod = tvm.IRModule.from_expr(relay.Function([x, w1, w2, dense_w], out))
-    shapes = {"w1": (8, 3, 3, 3), "w2": (8, 8, 3, 3), "dense_w": (10, 8)}
-    params = {n: RNG.standard_normal(s).astype("float32") for n, s in shapes.items()}
-    return mod, params
-
-
 def test_relay_model_runs_remotely(server: Served) -> None:
-    mod, params = small_cnn()
+    mod, params = small_cnn(RNG)
     lib = relay.build(mod, target="llvm", params=params)
     temp = utils.tempdir()
     path = temp.relpath("cnn.so")
     lib.export_library(path)
-    data = RNG.standard_normal((1, 3, 16, 16)).astype("float32")
+    data = RNG.standard_normal((1, 3, 12, 12)).astype("float32")
     local = graph_executor.GraphModule(lib["default"](tvm.cpu(0)))
     local.set_input("data", data)
     local.run()
@@ -168,13 +154,20 @@ def test_relay_model_runs_remotely(server: Served) -> None:
         module.run()
         out = module.get_output(0)
         np.testing.assert_allclose(out.numpy(), expected, rtol=1e-5, atol=1e-6)
-        assert out.shape == (1, 10) and abs(float(out.numpy().sum()) - 1) < 1e-5
+        assert out.shape == (1, 5) and abs(float(out.numpy().sum()) - 1) < 1e-5
         shapes, dtypes = module.get_input_info()
         assert (shapes, dtypes) == local.get_input_info()
-        assert shapes["data"] == (1, 3, 16, 16) and dtypes["data"] == "float32"
+        assert shapes["data"] == (1, 3, 12, 12) and dtypes["data"] == "float32"
         assert module.get_num_outputs() == 1
         timing = module.module.time_evaluator("run", dev, number=3, repeat=2)()
         assert len(timing.results) == 2 and timing.mean > 0
+
+        def reference(values: np.ndarray) -> np.ndarray:
+            local.set_input("data", values)
+            local.run()
+            return local.get_output(0).numpy()
+
+        check_buffer_views(module, reference, RNG)
     temp.remove()
     assert not os.path.exists(path)
 

@@ -154,3 +154,37 @@ def check_scalar_kernels(remote: Any, directory: Path, rng: np.random.Generator)
     np.testing.assert_allclose(y.numpy(), expected, rtol=1e-5, atol=1e-4)
     timing = remote.load_module("wide.so").time_evaluator("wide", dev, number=2)(*args, y, 0.5)
     assert timing.mean > 0
+
+
+def small_cnn(rng: np.random.Generator) -> tuple[Any, dict[str, np.ndarray]]:
+    """A relay CNN on a 1x3x12x12 `data` (conv, bias, relu, pool, dense, softmax) and its
+    weights."""
+    from xtvm import relay
+
+    x = relay.var("data", shape=(1, 3, 12, 12))
+    w1 = relay.var("w1", shape=(6, 3, 3, 3))
+    b1 = relay.var("b1", shape=(6,))
+    dense_w = relay.var("dense_w", shape=(5, 6))
+    y = relay.nn.bias_add(relay.nn.conv2d(x, w1, padding=(1, 1)), b1)
+    y = relay.nn.max_pool2d(relay.nn.relu(y), pool_size=(2, 2), strides=(2, 2))
+    y = relay.nn.batch_flatten(relay.nn.global_avg_pool2d(y))
+    out = relay.nn.softmax(relay.nn.dense(y, dense_w))
+    mod = tvm.IRModule.from_expr(relay.Function([x, w1, b1, dense_w], out))
+    shapes = {"w1": (6, 3, 3, 3), "b1": (6,), "dense_w": (5, 6)}
+    params = {n: rng.standard_normal(s).astype("float32") for n, s in shapes.items()}
+    return mod, params
+
+
+def check_buffer_views(
+    module: Any, reference: Callable[[np.ndarray], np.ndarray], rng: np.random.Generator
+) -> None:
+    """`get_output` and `get_input` of a graph module refer to the executor's buffers, as
+    TVM's do: an output taken before a run shows that run's result, and values written into
+    `get_input("data")` are what the next run reads (`data` must have been set once)."""
+    shape = module.get_input_info()[0]["data"]
+    data = rng.standard_normal(shape).astype("float32")
+    out = module.get_output(0)
+    module.get_input("data").copyfrom(data)
+    module.run()
+    np.testing.assert_allclose(out.numpy(), reference(data), rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(module.get_input("data").numpy(), data)

@@ -211,7 +211,7 @@ typedef struct {
   xtvm_kernel *kernel;
   graph_ref *graph;
   method_id method;
-  xtvm_tensor array; /* OBJ_ARRAY: owns its data */
+  xtvm_tensor array; /* OBJ_ARRAY: owns its data, unless `graph` is set (a view of its buffer) */
 } object;
 
 typedef struct {
@@ -293,11 +293,11 @@ static void release_graph(graph_ref *ref) {
 }
 
 static void free_object(session *s, object *o) {
-  if (o->kind == OBJ_ARRAY) {
+  if (o->kind == OBJ_ARRAY && !o->graph) {
     free(o->array.data);
     s->array_bytes -= xtvm_tensor_bytes(&o->array);
   }
-  if (o->kind == OBJ_GRAPH || o->kind == OBJ_METHOD) release_graph(o->graph);
+  release_graph(o->graph); /* graphs, their methods, views of their buffers */
   size_t index = (size_t)(o - s->objects);
   memmove(o, o + 1, (s->num_objects - index - 1) * sizeof(object));
   s->num_objects--;
@@ -727,7 +727,13 @@ static int graph_call(session *s, object *method, const value *values, int count
         if (index < 0) return -1;
         entry = &g->entries[g->input_entries[index]];
       }
-      if (new_array(s, entry, entry->data, &handle)) return -1;
+      graph_ref *owner = method->graph; /* read before add_object moves the table */
+      object *view = add_object(s, OBJ_ARRAY); /* TVM's: refers to the executor's buffer */
+      if (!view) return add_failed(s);
+      view->array = *entry;
+      view->graph = owner;
+      owner->refs++;
+      handle = view->handle;
       reply_ok(s);
       sb_printf(&s->reply, ",\"ret\":{\"array\":%lld,\"dtype\":\"%s\",\"shape\":", (long long)handle,
                 xtvm_dtype_name(entry->dtype));
