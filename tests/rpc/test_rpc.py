@@ -11,9 +11,10 @@ import socket
 import struct
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -21,6 +22,7 @@ import pytest
 import xtvm as tvm
 from xtvm import relay, rpc
 from xtvm.contrib import cc, graph_executor, utils
+from xtvm.driver.aot import export_aot
 from xtvm.rpc.device import build_device_server
 from xtvm.rpc.protocol import MAGIC, PREFIX, Limits, receive
 from xtvm.testing.rpc import (
@@ -141,10 +143,8 @@ def test_relay_model_runs_remotely(server: Served) -> None:
     path = temp.relpath("cnn.so")
     lib.export_library(path)
     data = RNG.standard_normal((1, 3, 12, 12)).astype("float32")
-    local = graph_executor.GraphModule(lib["default"](tvm.cpu(0)))
-    local.set_input("data", data)
-    local.run()
-    expected = local.get_output(0).numpy()
+    reference = local_reference(lib)
+    expected = reference(data)
     with rpc.connect("127.0.0.1", server.port, key=KEY) as remote:
         remote.upload(path)
         rlib = remote.load_module("cnn.so")
@@ -156,20 +156,53 @@ def test_relay_model_runs_remotely(server: Served) -> None:
         np.testing.assert_allclose(out.numpy(), expected, rtol=1e-5, atol=1e-6)
         assert out.shape == (1, 5) and abs(float(out.numpy().sum()) - 1) < 1e-5
         shapes, dtypes = module.get_input_info()
-        assert (shapes, dtypes) == local.get_input_info()
+        assert (shapes, dtypes) == graph_executor.GraphModule(lib["default"]()).get_input_info()
         assert shapes["data"] == (1, 3, 12, 12) and dtypes["data"] == "float32"
         assert module.get_num_outputs() == 1
         timing = module.module.time_evaluator("run", dev, number=3, repeat=2)()
         assert len(timing.results) == 2 and timing.mean > 0
-
-        def reference(values: np.ndarray) -> np.ndarray:
-            local.set_input("data", values)
-            local.run()
-            return local.get_output(0).numpy()
-
         check_buffer_views(module, reference, RNG)
     temp.remove()
     assert not os.path.exists(path)
+
+
+def local_reference(factory: Any) -> Callable[[np.ndarray], np.ndarray]:
+    """The output of `factory`'s graph for `data`, run in this process."""
+    local = graph_executor.GraphModule(factory["default"](tvm.cpu(0)))
+
+    def run(data: np.ndarray) -> np.ndarray:
+        local.set_input("data", data)
+        local.run()
+        return local.get_output(0).numpy()
+
+    return run
+
+
+def test_aot_model_runs_remotely(server: Served, tmp_path: Path) -> None:
+    """An `export_aot` library runs on either server through the graph executor interface."""
+    mod, params = small_cnn(RNG)
+    factory = relay.build(mod, target="llvm", params=params)
+    export_aot(factory, tmp_path / "aot.so")
+    reference = local_reference(factory)
+    data = RNG.standard_normal((1, 3, 12, 12)).astype("float32")
+    with rpc.connect("127.0.0.1", server.port, key=KEY) as remote:
+        remote.upload(tmp_path / "aot.so")
+        rlib = remote.load_module("aot.so")
+        assert "default" in rlib.functions
+        dev = remote.cpu(0)
+        module = graph_executor.GraphModule(rlib["default"](dev))
+        assert module.get_input_info() == ({"data": (1, 3, 12, 12)}, {"data": "float32"})
+        with pytest.raises(rpc.RPCError, match=r"GraphInputError.*'data'"):
+            module.run()
+        with pytest.raises(rpc.RPCError, match=r"GraphInputError.*expected shape"):
+            module.set_input("data", tvm.nd.array(data[:, :2]))
+        module.set_input("data", tvm.nd.array(data))
+        module.run()
+        np.testing.assert_allclose(module.get_output(0).numpy(), reference(data), rtol=1e-5)
+        assert module.get_num_outputs() == 1
+        timing = module.module.time_evaluator("run", dev, number=3, repeat=2)()
+        assert len(timing.results) == 2 and timing.mean > 0
+        check_buffer_views(module, reference, RNG)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -13,7 +13,9 @@ import pytest
 
 import xtvm as tvm
 from xtvm import relay
+from xtvm.contrib import graph_executor
 from xtvm.driver.aot import export_aot
+from xtvm.runtime.graph_executor import GraphInputError
 from xtvm.tools import compile as xtvm_compile
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -130,6 +132,19 @@ def test_tuple_outputs_weights_and_passthrough(tmp_path: Path) -> None:
         [x_value, y_value],
         [((3, 5), "float32"), ((3,), "float32"), ((3, 4), "float32"), ((3, 5), "float32")],
     )
+    check_tuple_outputs(got, x_value, y_value, w_value)
+    # load_module reads the library too: `default` runs its entry point as a graph executor.
+    module = graph_executor.GraphModule(tvm.runtime.load_module(tmp_path / "model.so")["default"]())
+    assert module.get_num_inputs() == 2 and module.get_num_outputs() == 4
+    with pytest.raises(GraphInputError, match="without a value: 'y'"):
+        module.run(x=x_value)
+    module.run(y=y_value)
+    check_tuple_outputs([module.get_output(k).numpy() for k in range(4)], x_value, y_value, w_value)
+
+
+def check_tuple_outputs(
+    got: list[np.ndarray], x_value: np.ndarray, y_value: np.ndarray, w_value: np.ndarray
+) -> None:
     a_value = np.exp(x_value) * w_value
     soft = np.exp(a_value - a_value.max(axis=1, keepdims=True))
     soft /= soft.sum(axis=1, keepdims=True)

@@ -156,7 +156,7 @@ class SessionHandler:
         module = load_module(path)
         handle = self.add("module", module)
         functions = sorted(module.signatures)
-        if module.graph_library is not None:
+        if module.default_factory is not None:  # a relay.build or an AOT library
             functions.append("default")
         return {"kind": "ok", "handle": handle, "functions": functions}, []
 
@@ -167,13 +167,8 @@ class SessionHandler:
             if name not in GRAPH_METHODS:
                 raise AttributeError(f"a graph executor has no function '{name}'")
             return {"kind": "ok", "handle": self.add("method", (owner, name))}, []
-        if name == "default" and name not in owner.signatures and owner.graph_library:
-            from xtvm.runtime.graph_executor import load_factory
-
-            return {
-                "kind": "ok",
-                "handle": self.add("factory", load_factory(owner.graph_library)),
-            }, []
+        if name == "default" and name not in owner.signatures and owner.default_factory:
+            return {"kind": "ok", "handle": self.add("factory", owner["default"])}, []
         function = owner.get_function(name)
         params = [p.to_json() for p in function.params]
         return {"kind": "ok", "handle": self.add("function", function), "params": params}, []
@@ -217,7 +212,7 @@ class SessionHandler:
             target(*args)
             return {"kind": "ok", "ret": None}, []
         if kind == "factory":
-            graph = GraphSession(target.create(None))
+            graph = GraphSession(target(None))
             inputs = list(graph.executor.input_order)
             return {"kind": "ok", "ret": {"module": self.add("graph", graph), "inputs": inputs}}, []
         if kind == "method":

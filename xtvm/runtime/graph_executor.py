@@ -206,38 +206,20 @@ class Profile:
         return "\n".join(lines)
 
 
-class GraphExecutor:
-    """Runs a graph: `set_input`, `run`, `get_output` (TVM's GraphExecutor module)."""
+class ExecutorBase:
+    """TVM's graph executor interface over buffers by entry: `set_input`, `run`, `get_output`,
+    `get_input` (views of the buffers, as TVM's). A subclass fills `entries` (one array per
+    entry), `inputs` (input name -> entry), `input_order`, `outputs` (entries) and defines
+    `execute` (one run on the buffers)."""
 
-    def __init__(self, graph_json: str, lib: Module, dev: Device | None = None) -> None:
-        self.graph = json.loads(graph_json)
-        self.lib = lib
-        self.device = dev or cpu()
-        graph = self.graph
-        nodes = graph["nodes"]
-        row_ptr = graph["node_row_ptr"]
-        shapes = graph["attrs"]["shape"][1]
-        dtypes = graph["attrs"]["dltype"][1]
-        self.plan = plan_memory(graph)
-        storages = [aligned_storage(size) for size in self.plan.storage_bytes]
-        self.entries: list[np.ndarray] = [
-            storages[sid][: entry_bytes(shape, dtype)].view(dtype).reshape(shape)
-            for sid, shape, dtype in zip(self.plan.storage_ids, shapes, dtypes, strict=True)
-        ]
-        self.inputs: dict[str, int] = {nodes[n]["name"]: row_ptr[n] for n in graph["arg_nodes"]}
-        self.input_order = [nodes[n]["name"] for n in graph["arg_nodes"]]
+    entries: list[np.ndarray]
+    inputs: dict[str, int]
+    input_order: list[str]
+    outputs: list[int]
+    device: Device
+
+    def __init__(self) -> None:
         self.unset = set(self.input_order)  # inputs never given a value
-        self.outputs = [row_ptr[n] + i for n, i, _ in graph["heads"]]
-        self.calls: list[tuple[Callable[..., None], list[Any]]] = []
-        self.call_names: list[str] = []  # the kernel each call runs
-        for nid, node in enumerate(nodes):
-            if node["op"] != "tvm_op":
-                continue
-            self.call_names.append(node["attrs"]["func_name"])
-            kernel = lib.get_function(node["attrs"]["func_name"])
-            args = [self.entries[row_ptr[n] + i] for n, i, _ in node["inputs"]]
-            args += self.entries[row_ptr[nid] : row_ptr[nid + 1]]
-            self.calls.append((kernel._function, kernel.convert(args)))
 
     def set_input(self, key: str | int | None = None, value: Any = None, **params: Any) -> None:
         """Copy `value` into input `key` (a name or an index); keywords set several."""
@@ -260,8 +242,10 @@ class GraphExecutor:
         if inputs:
             self.set_input(**inputs)
         check_all_set(self.unset, self.input_order)
-        for function, args in self.calls:
-            function(*args)
+        self.execute()
+
+    def execute(self) -> None:
+        raise NotImplementedError
 
     def get_input(self, key: str | int) -> NDArray:
         name = self.input_order[key] if isinstance(key, int) else key
@@ -283,17 +267,6 @@ class GraphExecutor:
             return out.copyfrom(value)
         return NDArray(value, self.device)
 
-    def profile(self, runs: int = 10) -> Profile:
-        """Time every kernel call over `runs` runs of the graph (after one warm-up run)."""
-        self.run()  # also refuses inputs without a value
-        seconds = [0.0] * len(self.calls)
-        for _ in range(runs):
-            for position, (function, args) in enumerate(self.calls):
-                start = time.perf_counter()
-                function(*args)
-                seconds[position] += time.perf_counter() - start
-        return Profile(self.call_names, [s / runs for s in seconds])
-
     def benchmark(self, number: int = 10, repeat: int = 3) -> Any:
         from xtvm.runtime.module import time_function
 
@@ -313,6 +286,55 @@ class GraphExecutor:
         if name != "run":
             raise ValueError(f"time_evaluator: a graph executor times 'run', not '{name}'")
         return lambda: time_function(self.run, number, repeat, min_repeat_ms)
+
+
+class GraphExecutor(ExecutorBase):
+    """Runs a graph: `set_input`, `run`, `get_output` (TVM's GraphExecutor module)."""
+
+    def __init__(self, graph_json: str, lib: Module, dev: Device | None = None) -> None:
+        self.graph = json.loads(graph_json)
+        self.lib = lib
+        self.device = dev or cpu()
+        graph = self.graph
+        nodes = graph["nodes"]
+        row_ptr = graph["node_row_ptr"]
+        shapes = graph["attrs"]["shape"][1]
+        dtypes = graph["attrs"]["dltype"][1]
+        self.plan = plan_memory(graph)
+        storages = [aligned_storage(size) for size in self.plan.storage_bytes]
+        self.entries = [
+            storages[sid][: entry_bytes(shape, dtype)].view(dtype).reshape(shape)
+            for sid, shape, dtype in zip(self.plan.storage_ids, shapes, dtypes, strict=True)
+        ]
+        self.inputs = {nodes[n]["name"]: row_ptr[n] for n in graph["arg_nodes"]}
+        self.input_order = [nodes[n]["name"] for n in graph["arg_nodes"]]
+        self.outputs = [row_ptr[n] + i for n, i, _ in graph["heads"]]
+        self.calls: list[tuple[Callable[..., None], list[Any]]] = []
+        self.call_names: list[str] = []  # the kernel each call runs
+        for nid, node in enumerate(nodes):
+            if node["op"] != "tvm_op":
+                continue
+            self.call_names.append(node["attrs"]["func_name"])
+            kernel = lib.get_function(node["attrs"]["func_name"])
+            args = [self.entries[row_ptr[n] + i] for n, i, _ in node["inputs"]]
+            args += self.entries[row_ptr[nid] : row_ptr[nid + 1]]
+            self.calls.append((kernel._function, kernel.convert(args)))
+        super().__init__()
+
+    def execute(self) -> None:
+        for function, args in self.calls:
+            function(*args)
+
+    def profile(self, runs: int = 10) -> Profile:
+        """Time every kernel call over `runs` runs of the graph (after one warm-up run)."""
+        self.run()  # also refuses inputs without a value
+        seconds = [0.0] * len(self.calls)
+        for _ in range(runs):
+            for position, (function, args) in enumerate(self.calls):
+                start = time.perf_counter()
+                function(*args)
+                seconds[position] += time.perf_counter() - start
+        return Profile(self.call_names, [s / runs for s in seconds])
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,11 +1,14 @@
 """`tvm.runtime.load_module`: a shared library written by `export_library`, its kernels
 callable, and for a library of `relay.build` `lib["default"](dev)` creating its graph
-executor, as TVM's does."""
+executor, as TVM's does; for a library of `export_aot`, an executor of its entry point with
+the same interface."""
 
 from __future__ import annotations
 
+import weakref
 from pathlib import Path
 
+from xtvm.runtime.aot_executor import aot_factory
 from xtvm.runtime.graph_executor import load_factory
 from xtvm.runtime.module import Module, load_library
 
@@ -16,4 +19,7 @@ def load_module(path: str | Path) -> Module:
     graph = module.graph_library
     if graph is not None:
         module.default_factory = lambda: load_factory(graph).create
+    elif module.model_metadata is not None:
+        owner = weakref.ref(module)  # no cycle: the module goes when its last user does
+        module.default_factory = lambda: aot_factory(owner())
     return module

@@ -4,7 +4,8 @@ A `Module` holds machine code (a JIT engine or a loaded shared library) and the 
 each kernel, taken from its tir function: buffer dtypes and shapes (static dimensions checked
 at call time, dynamic ones passed to the kernel from the arrays, see the LLVM backend's ABI)
 and scalar types. `export_library("k.so")` writes a shared library that carries the signatures
-with it, so `load_module("k.so")` gives the same callable module in a process without the IR.
+with it, so `load_module("k.so")` gives the same callable module in a process without the IR;
+it also reads the libraries of `export_aot` (their kernels, and the entry point they add).
 """
 
 from __future__ import annotations
@@ -42,6 +43,9 @@ METADATA_SYMBOL = "xtvm_module_metadata"
 GRAPH_SYMBOL = "xtvm_graph_json"
 PARAMS_SYMBOL = "xtvm_graph_params"
 PARAMS_SIZE_SYMBOL = "xtvm_graph_params_size"
+# What an AOT library (xtvm.driver.aot) exports: its entry point and the JSON describing it.
+MODEL_RUN_SYMBOL = "xtvm_model_run"
+MODEL_METADATA_SYMBOL = "xtvm_model_metadata"
 # The generated libraries' message of the last kernel error (`const char *xtvm_last_error(void)`).
 LAST_ERROR_SYMBOL = "xtvm_last_error"
 ERROR_BUFFER_BYTES = 512  # the size of the buffer holding that message (longer ones are cut)
@@ -401,6 +405,7 @@ class Module:
 
     entry_name: str | None = None
     graph_library: Path | None = None  # a loaded library that embeds a relay.build graph
+    model_metadata: str | None = None  # an AOT library's inputs and outputs (JSON)
     # What `lib["default"]` gives for such a library (set by xtvm/runtime/loader.py).
     default_factory: Callable[[], Any] | None = None
 
@@ -515,11 +520,11 @@ def load_library(path: str | Path) -> Module:
 
     openmp_runtime()
     library = ctypes.CDLL(str(path.resolve()))
-    try:
-        text = ctypes.c_char_p.in_dll(library, METADATA_SYMBOL).value
-    except ValueError:
-        raise ValueError(f"{path} was not written by xtvm's export_library") from None
-    data = json.loads((text or b"{}").decode())
+    model = symbol_text(library, MODEL_METADATA_SYMBOL)
+    text = symbol_text(library, METADATA_SYMBOL)
+    if text is None and model is None:
+        raise ValueError(f"{path} was not written by xtvm's export_library")
+    data = json.loads(text or "{}")
     status = data.pop(STATUS_KEY, [])
     signatures = {n: [Param.from_json(p) for p in ps] for n, ps in data.items()}
 
@@ -535,4 +540,15 @@ def load_library(path: str | Path) -> Module:
     )
     if hasattr(library, GRAPH_SYMBOL):
         module.graph_library = path
+    if model is not None:
+        module.model_metadata = model
     return module
+
+
+def symbol_text(library: ctypes.CDLL, name: str) -> str | None:
+    """The C string `const char *name` of a loaded library; None if it has no such symbol."""
+    try:
+        text = ctypes.c_char_p.in_dll(library, name).value
+    except ValueError:
+        return None
+    return (text or b"").decode()
