@@ -11,6 +11,7 @@ import socket
 import struct
 import subprocess
 import sys
+import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -117,6 +118,54 @@ def test_scalar_arguments_and_many_arguments(server: Served, kernels: Path) -> N
             axpby(x, x, "one", 1.0, 1, 1, 0)
         axpby(x, x, 2.0, 0.5, 1, 1, 0)  # the session goes on
         np.testing.assert_array_equal(x.numpy(), [4.5, 4.5, 4.5])
+
+
+def mapped(name: str) -> bool:
+    """Whether some process of this machine has a file called `name` mapped (a library)."""
+    for maps in Path("/proc").glob("[0-9]*/maps"):
+        try:
+            if name in maps.read_text():
+                return True
+        except OSError:
+            pass  # gone, or not ours
+    return False
+
+
+@pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="no /proc")
+def test_freed_modules_are_unloaded(server: Served, kernels: Path) -> None:
+    """Freeing a module and its functions unloads the library; `remove` deletes the file."""
+    name = f"unload-{uuid.uuid4().hex}.so"
+    with rpc.connect("127.0.0.1", server.port, key=KEY) as remote:
+        remote.upload(kernels / "add.so", name)
+        module = remote.load_module(name)
+        add = module["add"]
+        dev = remote.cpu(0)
+        a = tvm.nd.array(np.ones(4, "float32"), dev)
+        add(a, a, a)
+        assert mapped(name)
+        del module, add
+        np.testing.assert_array_equal(a.numpy(), [2, 2, 2, 2])  # sends the queued free first
+        assert not mapped(name)
+        remote.remove(name)
+        with pytest.raises(rpc.RPCError, match=r"FileNotFoundError.*no file"):
+            remote.load_module(name)
+        with pytest.raises(rpc.RPCError, match="FileNotFoundError"):
+            remote.remove(name)
+
+
+def test_modules_per_session_are_bounded(server: Served, kernels: Path) -> None:
+    """At most 64 modules are loaded at once in a session; freeing some makes room, and the
+    refusal ends only the request."""
+    with rpc.connect("127.0.0.1", server.port, key=KEY) as remote:
+        remote.upload(kernels / "add.so")
+        modules = [remote.load_module("add.so") for _ in range(Limits().max_modules)]
+        with pytest.raises(rpc.RPCError, match=r"SessionLimitError: 64 modules are loaded"):
+            remote.load_module("add.so")
+        del modules[:2]
+        add = remote.load_module("add.so")["add"]
+        a = tvm.nd.array(np.ones(2, "float32"), remote.cpu(0))
+        add(a, a, a)
+        np.testing.assert_array_equal(a.numpy(), [2, 2])
 
 
 def test_kernels_run_through_the_tracker(tracker: rpc.Tracker, server: Served, kernels: Path):

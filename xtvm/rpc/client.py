@@ -144,6 +144,10 @@ class RPCSession:
     def download(self, path: str) -> bytes:
         return self.request({"kind": "download", "name": path})[1]
 
+    def remove(self, path: str) -> None:
+        """Delete an uploaded file from the session's directory (a loaded module stays)."""
+        self.request({"kind": "remove", "name": path})
+
     def load_module(self, path: str) -> RemoteModule:
         """Load an uploaded library (`export_library`'s) on the server."""
         reply, _ = self.request({"kind": "load_module", "name": path})

@@ -61,6 +61,7 @@ class Limits:
     max_array: int = 1 << 30  # bytes of one array
     max_session_bytes: int = 4 << 30  # arrays alive plus files uploaded, per session
     max_handles: int = 1 << 16  # objects alive per session
+    max_modules: int = 64  # libraries loaded at once per session
 
 
 Message = tuple[dict[str, Any], bytes | bytearray]

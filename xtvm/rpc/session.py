@@ -9,6 +9,9 @@ kernel that crashes ends only that process; `LocalSession` runs a handler in the
 
 from __future__ import annotations
 
+import _ctypes
+import ctypes
+import gc
 import hmac
 import json
 import math
@@ -16,6 +19,7 @@ import os
 import signal
 import socket
 import sys
+import weakref
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -58,6 +62,18 @@ Body = bytes | bytearray
 Reply = tuple[dict[str, Any], list[Any]]
 
 
+class SessionLimitError(RuntimeError):
+    """A request would take the session past a bound it may reach again (loaded modules)."""
+
+
+def unload_when_unused(library: ctypes.CDLL) -> None:
+    """Unload `library` (dlclose) once nothing refers to its ctypes handle: a long session that
+    loads and frees many libraries keeps only the live ones mapped. Safe here, where no array
+    of the session points into a library (executors copy their weights)."""
+    unload = weakref.finalize(library, _ctypes.dlclose, library._handle)  # type: ignore[attr-defined]
+    unload.atexit = False  # a process that ends unmaps everything anyway
+
+
 class SessionHandler:
     """The state of one session and its answer to each request kind."""
 
@@ -67,10 +83,12 @@ class SessionHandler:
         self.objects: dict[int, tuple[str, Any]] = {}
         self.sizes: dict[int, int] = {}  # bytes owned by each handle (arrays)
         self.uploaded: dict[str, int] = {}
+        self.libraries: weakref.WeakSet[ctypes.CDLL] = weakref.WeakSet()  # loaded ones
         self.next_handle = 1
         self.requests: dict[str, Callable[[dict[str, Any], Body], Reply]] = {
             "upload": self.upload,
             "download": self.download,
+            "remove": self.remove,
             "load_module": self.load_module,
             "get_function": self.get_function,
             "call": self.call,
@@ -135,7 +153,9 @@ class SessionHandler:
         path = self.path_of(header)
         self.uploaded.pop(path.name, None)
         self.reserve(len(body))
-        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW
+        # A new file, not the old one rewritten: a library loaded from it keeps its own pages.
+        path.unlink(missing_ok=True)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
         with os.fdopen(os.open(path, flags, 0o600), "wb") as file:
             file.write(body)
         self.uploaded[path.name] = len(body)
@@ -147,13 +167,32 @@ class SessionHandler:
             raise FileNotFoundError(f"no file '{path.name}' in the session directory")
         return {"kind": "ok"}, [path.read_bytes()]
 
+    def remove(self, header: dict[str, Any], body: Body) -> Reply:
+        path = self.path_of(header)
+        if not path.is_file():
+            raise FileNotFoundError(f"no file '{path.name}' uploaded in this session")
+        path.unlink()
+        self.uploaded.pop(path.name, None)
+        return {"kind": "ok"}, []
+
     def load_module(self, header: dict[str, Any], body: Body) -> Reply:
         from xtvm.runtime.loader import load_module
 
         path = self.path_of(header)
         if not path.is_file():
             raise FileNotFoundError(f"no file '{path.name}' uploaded in this session")
+        if len(self.libraries) >= self.limits.max_modules:
+            gc.collect()  # libraries only garbage (in a reference cycle) still count
+        if len(self.libraries) >= self.limits.max_modules:
+            raise SessionLimitError(
+                f"{len(self.libraries)} modules are loaded in this session, the most it may "
+                "hold: free the modules no longer used (their functions and executors too)"
+            )
         module = load_module(path)
+        library = module._keepalive
+        assert isinstance(library, ctypes.CDLL)
+        unload_when_unused(library)
+        self.libraries.add(library)
         handle = self.add("module", module)
         functions = sorted(module.signatures)
         if module.default_factory is not None:  # a relay.build or an AOT library

@@ -16,7 +16,7 @@ import json
 from typing import Any
 
 from xtvm.runtime.graph_executor import ExecutorBase
-from xtvm.runtime.module import MODEL_RUN_SYMBOL, KernelError, Module
+from xtvm.runtime.module import MODEL_RUN_SYMBOL, KernelError, Module, symbol_address
 from xtvm.runtime.ndarray import Device, aligned_storage, cpu, entry_bytes
 
 # The element types an AOT library's tensors may have (numpy's names).
@@ -69,9 +69,10 @@ class AOTExecutor(ExecutorBase):
         pointers = [e.ctypes.data for e in self.entries]
         self._inputs = (ctypes.c_void_p * (len(inputs) + 1))(*pointers[: len(inputs)])
         self._outputs = (ctypes.c_void_p * (len(outputs) + 1))(*pointers[len(inputs) :])
-        self._run = getattr(library, MODEL_RUN_SYMBOL)
-        self._run.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
-        self._run.restype = ctypes.c_int
+        entry = symbol_address(library, MODEL_RUN_SYMBOL)
+        if not entry:
+            raise ValueError(f"the library has no {MODEL_RUN_SYMBOL} (not written by export_aot)")
+        self._run = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p)(entry)
         super().__init__()
 
     def execute(self) -> None:

@@ -343,7 +343,12 @@ class GraphExecutor(ExecutorBase):
 
 def load_factory(path: str | Path) -> Any:
     """The `GraphExecutorFactory` of a library written by its `export_library`."""
-    lib = load_library(path)
+    return factory_of(load_library(path), path)
+
+
+def factory_of(lib: Module, path: str | Path = "the library") -> Any:
+    """The `GraphExecutorFactory` of `lib`, a library `export_library` wrote and
+    `load_library` loaded (the graph and params it embeds)."""
     library = lib._keepalive
     assert isinstance(library, ctypes.CDLL)
     try:

@@ -9,17 +9,16 @@ import weakref
 from pathlib import Path
 
 from xtvm.runtime.aot_executor import aot_factory
-from xtvm.runtime.graph_executor import load_factory
+from xtvm.runtime.graph_executor import factory_of
 from xtvm.runtime.module import Module, load_library
 
 
 def load_module(path: str | Path) -> Module:
     """The module of the library at `path`."""
     module = load_library(path)
-    graph = module.graph_library
-    if graph is not None:
-        module.default_factory = lambda: load_factory(graph).create
+    owner = weakref.ref(module)  # no cycle: the module goes when its last user does
+    if module.graph_library is not None:
+        module.default_factory = lambda: factory_of(owner(), path).create  # type: ignore[arg-type]
     elif module.model_metadata is not None:
-        owner = weakref.ref(module)  # no cycle: the module goes when its last user does
         module.default_factory = lambda: aot_factory(owner())
     return module

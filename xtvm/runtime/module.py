@@ -10,6 +10,7 @@ it also reads the libraries of `export_aot` (their kernels, and the entry point 
 
 from __future__ import annotations
 
+import _ctypes
 import ctypes
 import json
 import statistics
@@ -424,11 +425,13 @@ class Module:
                 known = ", ".join(sorted(self.signatures)) or "none"
                 raise AttributeError(f"module has no function '{name}' (functions: {known})")
             params = self.signatures[name]
+            # The function keeps the code alive, not this module: no cycle through the cache,
+            # so a module goes (and a loaded library with it) when its last user does.
             self._functions[name] = PackedFunc(
                 name,
                 params,
                 self._address(name),
-                self,
+                (self._keepalive, self.imported_modules),
                 returns_status=name in self.status_functions,
                 last_error=self._last_error,
             )
@@ -501,12 +504,10 @@ def metadata_json(signatures: dict[str, list[Param]], status: Collection[str] = 
 
 def library_last_error(library: ctypes.CDLL) -> Callable[[], str] | None:
     """The reader of a loaded library's last kernel error message (None if it has none)."""
-    try:
-        function = getattr(library, LAST_ERROR_SYMBOL)
-    except AttributeError:
+    address = symbol_address(library, LAST_ERROR_SYMBOL)
+    if not address:
         return None
-    function.restype = ctypes.c_char_p
-    function.argtypes = []
+    function = ctypes.CFUNCTYPE(ctypes.c_char_p)(address)
     return lambda: (function() or b"").decode(errors="replace")
 
 
@@ -529,7 +530,10 @@ def load_library(path: str | Path) -> Module:
     signatures = {n: [Param.from_json(p) for p in ps] for n, ps in data.items()}
 
     def address(name: str) -> int:
-        return ctypes.cast(getattr(library, name), ctypes.c_void_p).value or 0
+        found = symbol_address(library, name)
+        if not found:
+            raise AttributeError(f"{path}: no symbol '{name}'")
+        return found
 
     module = Module(
         signatures,
@@ -538,11 +542,26 @@ def load_library(path: str | Path) -> Module:
         status=status,
         last_error=library_last_error(library),
     )
-    if hasattr(library, GRAPH_SYMBOL):
+    if has_symbol(library, GRAPH_SYMBOL):
         module.graph_library = path
     if model is not None:
         module.model_metadata = model
     return module
+
+
+def symbol_address(library: ctypes.CDLL, name: str) -> int:
+    """The address of `name` in a loaded library, 0 if it has none. (Not `library[name]` or
+    `getattr`: ctypes' function objects by name refer to themselves and to the library, a
+    cycle that keeps the library loaded until the next collection.)"""
+    try:
+        return int(_ctypes.dlsym(library._handle, name))  # type: ignore[attr-defined]
+    except OSError:
+        return 0
+
+
+def has_symbol(library: ctypes.CDLL, name: str) -> bool:
+    """Whether a loaded library defines `name`."""
+    return symbol_address(library, name) != 0
 
 
 def symbol_text(library: ctypes.CDLL, name: str) -> str | None:

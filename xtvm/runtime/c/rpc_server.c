@@ -41,6 +41,7 @@
 #define MAX_ARRAY (1ull << 30)
 #define MAX_SESSION_BYTES (4ull << 30)
 #define MAX_HANDLES 65536
+#define MAX_MODULES 64 /* libraries loaded at once per session */
 #define MAX_NAME_LENGTH 255
 #define MAX_NUMBER (1 << 24)
 #define MAX_REPEAT 1000
@@ -199,15 +200,22 @@ static const char *const METHODS[NUM_METHODS] = {
     "set_input", "run", "get_output", "get_input", "get_num_inputs", "get_num_outputs",
     "get_input_info"};
 
+/* A loaded library, unloaded when the last object made from it goes. */
+typedef struct {
+  int refs;
+  xtvm_module *module;
+} module_ref;
+
 typedef struct {
   int refs;
   xtvm_graph *graph;
+  module_ref *module;
 } graph_ref;
 
 typedef struct {
   obj_kind kind;
   int64_t handle;
-  xtvm_module *module; /* modules stay loaded until the session ends */
+  module_ref *module; /* modules, their functions and factories */
   xtvm_kernel *kernel;
   graph_ref *graph;
   method_id method;
@@ -225,6 +233,7 @@ typedef struct {
   char **uploaded_names;
   uint64_t *uploaded_sizes;
   size_t num_uploaded;
+  int num_modules; /* loaded */
   /* the reply being built */
   strbuf reply;
   const void *parts[2];
@@ -285,9 +294,18 @@ static object *find_object(session *s, int64_t handle) {
   return low < s->num_objects && s->objects[low].handle == handle ? &s->objects[low] : NULL;
 }
 
-static void release_graph(graph_ref *ref) {
+static void release_module(session *s, module_ref *ref) {
+  if (ref && --ref->refs == 0) {
+    xtvm_module_free(ref->module);
+    free(ref);
+    s->num_modules--;
+  }
+}
+
+static void release_graph(session *s, graph_ref *ref) {
   if (ref && --ref->refs == 0) {
     xtvm_graph_free(ref->graph);
+    release_module(s, ref->module);
     free(ref);
   }
 }
@@ -297,7 +315,8 @@ static void free_object(session *s, object *o) {
     free(o->array.data);
     s->array_bytes -= xtvm_tensor_bytes(&o->array);
   }
-  release_graph(o->graph); /* graphs, their methods, views of their buffers */
+  release_graph(s, o->graph); /* graphs, their methods, views of their buffers */
+  release_module(s, o->module);
   size_t index = (size_t)(o - s->objects);
   memmove(o, o + 1, (s->num_objects - index - 1) * sizeof(object));
   s->num_objects--;
@@ -446,7 +465,10 @@ static int do_upload(session *s, const message *m) {
   if (slot < s->num_uploaded) s->uploaded_sizes[slot] = 0;
   if (slot == MAX_HANDLES) PROTOCOL("more than %d files uploaded", MAX_HANDLES);
   if (reserve(s, m->body_size)) return -1;
-  int fd = openat(s->directory, name, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0600);
+  /* A new file, not the old one rewritten: a library loaded from it keeps its own pages. */
+  if (unlinkat(s->directory, name, 0) != 0 && errno != ENOENT)
+    FAIL("OSError", "cannot replace '%s': %s", name, strerror(errno));
+  int fd = openat(s->directory, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
   if (fd < 0) FAIL("OSError", "cannot write '%s': %s", name, strerror(errno));
   int failed = m->body_size && write(fd, m->body, m->body_size) != (ssize_t)m->body_size;
   close(fd);
@@ -461,6 +483,23 @@ static int do_upload(session *s, const message *m) {
     s->num_uploaded++;
   }
   s->uploaded_sizes[slot] = m->body_size;
+  reply_ok(s);
+  return 0;
+}
+
+static int do_remove(session *s, const message *m) {
+  const char *name;
+  if (file_name(s, m->header, &name)) return -1;
+  if (unlinkat(s->directory, name, 0) != 0)
+    FAIL(errno == ENOENT ? "FileNotFoundError" : "OSError", "cannot remove '%s': %s", name,
+         strerror(errno));
+  for (size_t i = 0; i < s->num_uploaded; i++) {
+    if (strcmp(s->uploaded_names[i], name) != 0) continue;
+    free(s->uploaded_names[i]);
+    s->uploaded_names[i] = s->uploaded_names[--s->num_uploaded];
+    s->uploaded_sizes[i] = s->uploaded_sizes[s->num_uploaded];
+    break;
+  }
   reply_ok(s);
   return 0;
 }
@@ -503,14 +542,31 @@ static int do_load_module(session *s, const message *m) {
   int fd = open_uploaded(s, name, &st);
   if (fd < 0) return -1;
   close(fd);
+  if (s->num_modules >= MAX_MODULES)
+    FAIL("SessionLimitError",
+         "%d modules are loaded in this session, the most it may hold: free the modules no "
+         "longer used (their functions and executors too)",
+         s->num_modules);
   char path[128 + MAX_NAME_LENGTH * 4];
   snprintf(path, sizeof path, "%s/%s", s->directory_path, name);
   char error[XTVM_ERROR_SIZE] = "";
+  module_ref *ref = calloc(1, sizeof *ref);
+  if (!ref) FAIL("MemoryError", "out of memory");
   xtvm_module *module = xtvm_module_load(path, error);
-  if (!module) FAIL("ValueError", "%s", error);
+  if (!module) {
+    free(ref);
+    FAIL("ValueError", "%s", error);
+  }
   object *o = add_object(s, OBJ_MODULE);
-  if (!o) return add_failed(s);
-  o->module = module;
+  if (!o) {
+    free(ref);
+    xtvm_module_free(module);
+    return add_failed(s);
+  }
+  ref->refs = 1;
+  ref->module = module;
+  o->module = ref;
+  s->num_modules++;
   reply_ok(s);
   sb_printf(&s->reply, ",\"handle\":%lld,\"functions\":[", (long long)o->handle);
   for (int i = 0; i < module->num_kernels; i++) {
@@ -546,14 +602,16 @@ static int do_get_function(session *s, const message *m) {
     sb_printf(&s->reply, ",\"handle\":%lld", (long long)o->handle);
     return 0;
   }
-  xtvm_module *module = owner->module;
+  module_ref *ref = owner->module;
+  xtvm_module *module = ref->module;
   xtvm_kernel *kernel = strlen(name->string) == name->length
                             ? xtvm_module_kernel(module, name->string)
                             : NULL;
   if (!kernel && json_is(name, "default") && xtvm_module_has_model(module)) {
     object *o = add_object(s, OBJ_FACTORY);
     if (!o) return add_failed(s);
-    o->module = module;
+    o->module = ref;
+    ref->refs++;
     reply_ok(s);
     sb_printf(&s->reply, ",\"handle\":%lld", (long long)o->handle);
     return 0;
@@ -561,7 +619,8 @@ static int do_get_function(session *s, const message *m) {
   if (!kernel) FAIL("AttributeError", "module has no function '%.255s'", name->string);
   object *o = add_object(s, OBJ_FUNCTION);
   if (!o) return add_failed(s);
-  o->module = module;
+  o->module = ref;
+  ref->refs++;
   o->kernel = kernel;
   reply_ok(s);
   sb_printf(&s->reply, ",\"handle\":%lld,\"params\":[", (long long)o->handle);
@@ -660,7 +719,8 @@ static int prepare_kernel(session *s, object *function, const value *values, int
            values[i].kind == V_STR ? "string" : "device");
     }
   }
-  int failed = xtvm_prepare(call, function->module, function->kernel, args, count, s->error);
+  int failed =
+      xtvm_prepare(call, function->module->module, function->kernel, args, count, s->error);
   free(args);
   if (failed) {
     s->error_type = "ArgumentError";
@@ -789,7 +849,8 @@ static int do_call(session *s, const message *m) {
     result = 0;
   } else if (kind == OBJ_FACTORY) {
     char error[XTVM_ERROR_SIZE] = "";
-    xtvm_graph *graph = xtvm_graph_create(target->module, error);
+    module_ref *module = target->module; /* read before add_object moves the table */
+    xtvm_graph *graph = xtvm_graph_create(module->module, error);
     if (!graph) {
       s->error_type = "ValueError";
       snprintf(s->error, sizeof s->error, "%s", error);
@@ -805,6 +866,8 @@ static int do_call(session *s, const message *m) {
     }
     ref->refs = 1;
     ref->graph = graph;
+    ref->module = module;
+    module->refs++;
     o->graph = ref;
     reply_ok(s);
     sb_printf(&s->reply, ",\"ret\":{\"module\":%lld,\"inputs\":[", (long long)o->handle);
@@ -970,7 +1033,8 @@ typedef struct {
 } request;
 
 static const request REQUESTS[] = {
-    {"upload", do_upload},     {"download", do_download},       {"load_module", do_load_module},
+    {"upload", do_upload},     {"download", do_download},       {"remove", do_remove},
+    {"load_module", do_load_module},
     {"get_function", do_get_function}, {"call", do_call},       {"alloc", do_alloc},
     {"copy_to", do_copy_to},   {"copy_from", do_copy_from},
     {"time_evaluator", do_time_evaluator}, {"free", do_free}};
