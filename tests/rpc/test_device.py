@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 import shutil
-import socket
 import subprocess
 import time
 import uuid
@@ -27,13 +26,16 @@ import xtvm as tvm
 from xtvm import autotvm, relay, rpc
 from xtvm.contrib import cc, graph_executor
 from xtvm.driver.aot import export_aot
-from xtvm.rpc.protocol import MAGIC, PREFIX, Limits, receive
+from xtvm.rpc.protocol import MAGIC, PREFIX
 from xtvm.runtime.module import export_linker
 from xtvm.testing.rpc import (
     CRASHING_LIBRARY,
     check_buffer_views,
     check_kernels,
     check_scalar_kernels,
+    ends_with_error,
+    frame,
+    raw_session,
     small_cnn,
     write_kernel_libraries,
 )
@@ -302,27 +304,6 @@ def test_escaping_upload_names_end_the_session(device: Device) -> None:
     assert not (Path("/tmp") / escape).exists()
 
 
-def raw_session(device: Device, seconds: float = 60) -> socket.socket:
-    """A connection past the handshake, for sending what the client never would (waiting
-    while the server is at its session limit, as connect_when_free does)."""
-    deadline = time.monotonic() + seconds
-    while True:
-        sock = socket.create_connection(("127.0.0.1", device.port), timeout=60)
-        header = b'{"kind":"hello","version":1,"key":"%s"}' % device.key.encode()
-        sock.sendall(PREFIX.pack(MAGIC, len(header), 0) + header)
-        reply = receive(sock, Limits())
-        assert reply is not None
-        if reply[0]["kind"] == "hello":
-            return sock
-        sock.close()
-        assert "busy" in str(reply[0]) and time.monotonic() < deadline, reply[0]
-        time.sleep(0.2)
-
-
-def frame(header: bytes, body: bytes = b"") -> bytes:
-    return PREFIX.pack(MAGIC, len(header), len(body)) + header + body
-
-
 HUGE = b'{"kind":"alloc","descriptor":{"dtype":"float64","shape":[65536,65536,65536]}}'
 SHORT = b'{"kind":"alloc","tensors":[{"dtype":"float32","shape":[2],"nbytes":8}]}'
 
@@ -363,16 +344,9 @@ SHORT = b'{"kind":"alloc","tensors":[{"dtype":"float32","shape":[2],"nbytes":8}]
 def test_garbage_messages_end_only_their_session(
     device: Device, message: bytes, error: str
 ) -> None:
-    sock = raw_session(device)
+    sock = raw_session(device.port, device.key)
     sock.sendall(message)
-    reply = receive(sock, Limits())
-    assert reply is not None and reply[0]["kind"] == "error" and reply[0]["fatal"]
-    assert re.search(error, reply[0]["message"]), reply[0]["message"]
-    try:  # and the connection is closed (reset where the server left bytes unread)
-        assert receive(sock, Limits()) is None
-    except ConnectionResetError:
-        pass
-    sock.close()
+    ends_with_error(sock, error)
     with device.connect() as remote:  # the server goes on
         a = tvm.nd.array(np.arange(3, dtype="float32"), remote.cpu(0))
         np.testing.assert_array_equal(a.numpy(), [0, 1, 2])

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import re
-import socket
 import struct
 import subprocess
 import sys
@@ -25,12 +24,14 @@ from xtvm import relay, rpc
 from xtvm.contrib import cc, graph_executor, utils
 from xtvm.driver.aot import export_aot
 from xtvm.rpc.device import build_device_server
-from xtvm.rpc.protocol import MAGIC, PREFIX, Limits, receive
+from xtvm.rpc.protocol import MAGIC, PREFIX, Limits
 from xtvm.testing.rpc import (
     CRASHING_LIBRARY,
     check_buffer_views,
     check_kernels,
     check_scalar_kernels,
+    ends_with_error,
+    raw_session,
     small_cnn,
     write_kernel_libraries,
 )
@@ -277,27 +278,6 @@ def test_upload_name_refused_by_the_server(server: Served) -> None:
         remote.cpu(0).empty_array((2,), "float32")
 
 
-def raw_session(port: int) -> socket.socket:
-    """A connection past the handshake, for sending what the client never would."""
-    sock = socket.create_connection(("127.0.0.1", port), timeout=30)
-    header = b'{"kind":"hello","version":1,"key":"%s"}' % KEY.encode()
-    sock.sendall(PREFIX.pack(MAGIC, len(header), 0) + header)
-    reply = receive(sock, Limits())
-    assert reply is not None and reply[0]["kind"] == "hello"
-    return sock
-
-
-def ends_with_error(sock: socket.socket, pattern: str) -> None:
-    reply = receive(sock, Limits())
-    assert reply is not None and reply[0]["kind"] == "error" and reply[0]["fatal"]
-    assert re.search(pattern, reply[0]["message"]), reply[0]["message"]
-    try:  # and the connection is closed (reset where the server left bytes unread)
-        assert receive(sock, Limits()) is None
-    except ConnectionResetError:
-        pass
-    sock.close()
-
-
 @pytest.mark.parametrize(
     ("message", "error"),
     [
@@ -312,7 +292,7 @@ def ends_with_error(sock: socket.socket, pattern: str) -> None:
 def test_malformed_messages_end_only_their_session(
     server: Served, kernels: Path, message: bytes, error: str
 ) -> None:
-    sock = raw_session(server.port)
+    sock = raw_session(server.port, KEY)
     sock.sendall(message)
     ends_with_error(sock, error)
     with rpc.connect("127.0.0.1", server.port, key=KEY) as remote:  # the server goes on
@@ -321,7 +301,7 @@ def test_malformed_messages_end_only_their_session(
 
 
 def test_oversized_tensor_descriptor_is_refused(server: Served) -> None:
-    sock = raw_session(server.port)
+    sock = raw_session(server.port, KEY)
     header = b'{"kind":"alloc","descriptor":{"dtype":"float64","shape":[65536,65536,65536]}}'
     sock.sendall(PREFIX.pack(MAGIC, len(header), 0) + header)
     ends_with_error(sock, "exceeds")

@@ -1,9 +1,13 @@
-"""Helpers for the RPC tests: the kernel libraries every server is tested with, and the check
-that runs them in a remote session against numpy (tests/rpc/test_rpc.py for the Python and
+"""Helpers for the RPC tests: the kernel libraries every server is tested with, the checks
+that run them (and a small CNN) in a remote session against numpy, and raw connections for
+sending what the client never would (tests/rpc/test_rpc.py for the Python and
 the native device server, tests/rpc/test_device.py for the emulated devices)."""
 
 from __future__ import annotations
 
+import re
+import socket
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -12,6 +16,7 @@ import numpy as np
 
 import xtvm as tvm
 from xtvm import te
+from xtvm.rpc.protocol import MAGIC, PREFIX, Limits, receive
 from xtvm.testing.passes import CTX
 
 # A library whose kernel dereferences NULL: it must end only its own session. It carries the
@@ -188,3 +193,37 @@ def check_buffer_views(
     module.run()
     np.testing.assert_allclose(out.numpy(), reference(data), rtol=1e-5, atol=1e-6)
     np.testing.assert_array_equal(module.get_input("data").numpy(), data)
+
+
+def frame(header: bytes, body: bytes = b"") -> bytes:
+    """A message of raw `header` bytes (well-formed JSON or not) and `body`."""
+    return PREFIX.pack(MAGIC, len(header), len(body)) + header + body
+
+
+def raw_session(port: int, key: str, seconds: float = 60) -> socket.socket:
+    """A connection past the handshake, for sending what the client never would (waiting
+    while the server is at its session limit: ended sessions take a moment to exit, longer
+    under emulation on a loaded machine)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        sock = socket.create_connection(("127.0.0.1", port), timeout=60)
+        sock.sendall(frame(b'{"kind":"hello","version":1,"key":"%s"}' % key.encode()))
+        reply = receive(sock, Limits())
+        assert reply is not None
+        if reply[0]["kind"] == "hello":
+            return sock
+        sock.close()
+        assert "busy" in str(reply[0]) and time.monotonic() < deadline, reply[0]
+        time.sleep(0.2)
+
+
+def ends_with_error(sock: socket.socket, pattern: str) -> None:
+    """The server answers a fatal `error` matching `pattern`, then closes the connection."""
+    reply = receive(sock, Limits())
+    assert reply is not None and reply[0]["kind"] == "error" and reply[0]["fatal"]
+    assert re.search(pattern, reply[0]["message"]), reply[0]["message"]
+    try:  # (reset where the server left bytes unread)
+        assert receive(sock, Limits()) is None
+    except ConnectionResetError:
+        pass
+    sock.close()
