@@ -121,37 +121,53 @@ def test_scalar_arguments_and_many_arguments(server: Served, kernels: Path) -> N
         np.testing.assert_array_equal(x.numpy(), [4.5, 4.5, 4.5])
 
 
-def mapped(name: str) -> bool:
-    """Whether some process of this machine has a file called `name` mapped (a library)."""
+def mapping(name: str) -> set[int]:
+    """The processes of this machine that have a file called `name` mapped (a library)."""
+    found = set()
     for maps in Path("/proc").glob("[0-9]*/maps"):
         try:
             if name in maps.read_text():
-                return True
-        except OSError:
+                found.add(int(maps.parent.name))
+        except (OSError, ValueError):
             pass  # gone, or not ours
-    return False
+    return found
 
 
 @pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="no /proc")
-def test_freed_modules_are_unloaded(server: Served, kernels: Path) -> None:
-    """Freeing a module and its functions unloads the library; `remove` deletes the file."""
-    name = f"unload-{uuid.uuid4().hex}.so"
+def test_freed_modules_are_unloaded(server: Served, kernels: Path, tmp_path: Path) -> None:
+    """Freeing a module and all made from it unloads the library (one with parallel kernels
+    too, whose OpenMP runtime must stay); `remove` deletes the file."""
+    mod, params = small_cnn(RNG)
+    relay.build(mod, target="llvm", params=params).export_library(tmp_path / "cnn.so")
+    tag = uuid.uuid4().hex
     with rpc.connect("127.0.0.1", server.port, key=KEY) as remote:
-        remote.upload(kernels / "add.so", name)
-        module = remote.load_module(name)
-        add = module["add"]
+        remote.upload(kernels / "add.so", f"add-{tag}.so")
+        remote.upload(tmp_path / "cnn.so", f"cnn-{tag}.so")
         dev = remote.cpu(0)
-        a = tvm.nd.array(np.ones(4, "float32"), dev)
-        add(a, a, a)
-        assert mapped(name)
-        del module, add
-        np.testing.assert_array_equal(a.numpy(), [2, 2, 2, 2])  # sends the queued free first
-        assert not mapped(name)
-        remote.remove(name)
+        data = tvm.nd.array(RNG.standard_normal((1, 3, 12, 12)).astype("float32"))
+        for _ in range(2):  # unloaded, then loaded and run again
+            module = remote.load_module(f"add-{tag}.so")
+            add = module["add"]
+            a = tvm.nd.array(np.ones(4, "float32"), dev)
+            add(a, a, a)
+            graph = graph_executor.GraphModule(remote.load_module(f"cnn-{tag}.so")["default"](dev))
+            graph.run(data=data)
+            out = graph.get_output(0)
+            [session] = mapping(f"cnn-{tag}.so")  # the session's process
+            assert mapping(f"add-{tag}.so") == {session}
+            del module, add, graph
+            assert mapping(f"cnn-{tag}.so")  # `out` refers to the executor's buffer
+            assert abs(float(out.numpy().sum()) - 1) < 1e-5
+            del out
+            np.testing.assert_array_equal(a.numpy(), [2, 2, 2, 2])  # sends the queued free
+            assert not mapping(f"add-{tag}.so") and not mapping(f"cnn-{tag}.so")
+            # libgomp, which the library brought, stays: its idle threads live on in it
+            assert "libgomp" in Path(f"/proc/{session}/maps").read_text()
+        remote.remove(f"add-{tag}.so")
         with pytest.raises(rpc.RPCError, match=r"FileNotFoundError.*no file"):
-            remote.load_module(name)
+            remote.load_module(f"add-{tag}.so")
         with pytest.raises(rpc.RPCError, match="FileNotFoundError"):
-            remote.remove(name)
+            remote.remove(f"add-{tag}.so")
 
 
 def test_modules_per_session_are_bounded(server: Served, kernels: Path) -> None:

@@ -66,6 +66,45 @@ class SessionLimitError(RuntimeError):
     """A request would take the session past a bound it may reach again (loaded modules)."""
 
 
+class PhdrInfo(ctypes.Structure):
+    """The start of glibc's `struct dl_phdr_info`: an object's base address and name."""
+
+    _fields_ = [("addr", ctypes.c_void_p), ("name", ctypes.c_char_p)]
+
+
+PHDR_CALLBACK = ctypes.CFUNCTYPE(
+    ctypes.c_int, ctypes.POINTER(PhdrInfo), ctypes.c_size_t, ctypes.c_void_p
+)
+PINNED: dict[str, ctypes.CDLL] = {}  # the dependencies of loaded modules, kept for good
+
+
+def loaded_objects() -> set[str]:
+    """The names of the shared objects loaded in this process (`dl_iterate_phdr`)."""
+    names: set[str] = set()
+
+    def add(info: Any, size: int, data: Any) -> int:
+        name = info.contents.name
+        if name:
+            names.add(os.fsdecode(name))
+        return 0
+
+    ctypes.CDLL(None).dl_iterate_phdr(PHDR_CALLBACK(add), None)
+    return names
+
+
+def load_pinning_dependencies(path: Path) -> Any:
+    """`load_module(path)`, keeping loaded for good every object it brought in besides the
+    library itself (a runtime whose threads outlive a call, as libgomp's pool does, must not
+    go when the module is unloaded)."""
+    from xtvm.runtime.loader import load_module
+
+    before = loaded_objects()
+    module = load_module(path)
+    for name in loaded_objects() - before - {str(path.resolve())}:
+        PINNED.setdefault(name, ctypes.CDLL(name))
+    return module
+
+
 def unload_when_unused(library: ctypes.CDLL) -> None:
     """Unload `library` (dlclose) once nothing refers to its ctypes handle: a long session that
     loads and frees many libraries keeps only the live ones mapped. Safe here, where no array
@@ -176,8 +215,6 @@ class SessionHandler:
         return {"kind": "ok"}, []
 
     def load_module(self, header: dict[str, Any], body: Body) -> Reply:
-        from xtvm.runtime.loader import load_module
-
         path = self.path_of(header)
         if not path.is_file():
             raise FileNotFoundError(f"no file '{path.name}' uploaded in this session")
@@ -188,7 +225,7 @@ class SessionHandler:
                 f"{len(self.libraries)} modules are loaded in this session, the most it may "
                 "hold: free the modules no longer used (their functions and executors too)"
             )
-        module = load_module(path)
+        module = load_pinning_dependencies(path)
         library = module._keepalive
         assert isinstance(library, ctypes.CDLL)
         unload_when_unused(library)

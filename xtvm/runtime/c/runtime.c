@@ -1,8 +1,9 @@
 /* The xtvm device runtime: see runtime.h. */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* RTLD_NODELETE, RTLD_NOLOAD, dl_iterate_phdr */
 #include "runtime.h"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,8 +119,58 @@ static int read_metadata(xtvm_module *module, const char *text, char *error) {
   return 0;
 }
 
+/* The shared objects of the process, by name (a growing list of strdup'd names). */
+typedef struct {
+  char **names;
+  size_t count, capacity;
+} object_names;
+
+static int add_object_name(struct dl_phdr_info *info, size_t size, void *data) {
+  object_names *list = data;
+  (void)size;
+  if (!info->dlpi_name || !*info->dlpi_name) return 0;
+  if (list->count == list->capacity) {
+    size_t capacity = list->capacity ? list->capacity * 2 : 32;
+    char **bigger = realloc(list->names, capacity * sizeof(char *));
+    if (!bigger) return 1;
+    list->names = bigger;
+    list->capacity = capacity;
+  }
+  list->names[list->count] = strdup(info->dlpi_name);
+  if (list->names[list->count]) list->count++;
+  return 0;
+}
+
+static void free_object_names(object_names *list) {
+  for (size_t i = 0; i < list->count; i++) free(list->names[i]);
+  free(list->names);
+}
+
+/* Keep loaded for good every object that loading `library` brought in besides itself (its
+   libgomp, libm...): unloading a module must not unload a runtime whose threads live on,
+   as libgomp's pool does after the module's parallel loops. */
+static void pin_dependencies(const object_names *before, void *library) {
+  object_names after = {0};
+  struct link_map *own = NULL;
+  dl_iterate_phdr(add_object_name, &after);
+  dlinfo(library, RTLD_DI_LINKMAP, &own);
+  for (size_t i = 0; i < after.count; i++) {
+    int known = own && own->l_name && strcmp(after.names[i], own->l_name) == 0;
+    for (size_t j = 0; j < before->count && !known; j++)
+      known = strcmp(after.names[i], before->names[j]) == 0;
+    if (known) continue;
+    void *pinned = dlopen(after.names[i], RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+    if (pinned) dlclose(pinned); /* the NODELETE mark stays */
+  }
+  free_object_names(&after);
+}
+
 xtvm_module *xtvm_module_load(const char *path, char *error) {
+  object_names before = {0};
+  dl_iterate_phdr(add_object_name, &before);
   void *library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (library) pin_dependencies(&before, library);
+  free_object_names(&before);
   if (!library) {
     snprintf(error, XTVM_ERROR_SIZE, "cannot load the library: %s", dlerror());
     return NULL;
