@@ -27,6 +27,7 @@ from xtvm.rpc.protocol import (
     Limits,
     ProtocolError,
     RPCError,
+    float_json,
     pack_tensors,
     receive,
     send,
@@ -270,7 +271,7 @@ def encode_args(
         elif isinstance(arg, int | np.integer):
             encoded.append({"int": int(arg)})
         elif isinstance(arg, float | np.floating):
-            encoded.append({"float": float(arg)})
+            encoded.append({"float": float_json(float(arg))})
         elif isinstance(arg, str):
             encoded.append({"str": arg})
         else:

@@ -44,6 +44,17 @@ DTYPES = frozenset(
 )
 
 
+# How a float argument that JSON cannot hold travels: `{"float": "inf"}`.
+NON_FINITE = {"inf": math.inf, "-inf": -math.inf, "nan": math.nan}
+
+
+def float_json(value: float) -> float | str:
+    """`value` as the wire carries a float: itself, or the name of a non-finite one."""
+    if math.isfinite(value):
+        return value
+    return "nan" if math.isnan(value) else "inf" if value > 0 else "-inf"
+
+
 class RPCError(RuntimeError):
     """The remote side reported an error, or the session ended."""
 

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from xtvm.rpc.protocol import (
+    NON_FINITE,
     PROTOCOL_VERSION,
     Limits,
     ProtocolError,
@@ -266,6 +267,8 @@ class SessionHandler:
                 values.append(self.lookup(arg, "array", "array"))
             elif kind == "tensor":
                 values.append(inline[get_int(arg, "tensor", 0, len(inline) - 1)])
+            elif kind == "float" and isinstance(value, str) and value in NON_FINITE:
+                values.append(NON_FINITE[value])
             elif (
                 kind in ("int", "float", "str", "device")
                 and type(value)

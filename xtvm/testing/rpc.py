@@ -147,6 +147,10 @@ def check_scalar_kernels(remote: Any, directory: Path, rng: np.random.Generator)
     np.testing.assert_allclose(out.numpy(), x * 2.5 + 0.25 - 3 + 7 + 5, rtol=1e-6, atol=1e-6)
     axpby(tvm.nd.array(x, dev), out, -1, 1e300 * 0, 2**31 - 1, -128, -(1 << 62))
     np.testing.assert_allclose(out.numpy(), -x + 2**31 - 1 - 128 - (1 << 22), rtol=1e-6)
+    axpby(tvm.nd.array(x, dev), out, 1.0, -np.inf, 0, 0, 0)  # non-finite floats travel by name
+    np.testing.assert_array_equal(out.numpy(), np.full(37, -np.inf, "float32"))
+    axpby(tvm.nd.array(x, dev), out, np.float32("nan"), 0.0, 0, 0, 0)
+    assert np.isnan(out.numpy()).all()
     wide = remote.load_module("wide.so")["wide"]
     xs = [rng.standard_normal(9).astype("float32") for _ in range(WIDE_TERMS)]
     weights = [float(k) - 10.5 for k in range(WIDE_TERMS)]

@@ -682,6 +682,11 @@ static int arguments(session *s, const message *m, value *values, int *count,
     } else if (strcmp(kind, "float") == 0 && v->type == JSON_FLOAT) {
       out->kind = V_FLOAT;
       out->number = v->number;
+    } else if (strcmp(kind, "float") == 0 && v->type == JSON_STRING &&
+               (json_is(v, "inf") || json_is(v, "-inf") || json_is(v, "nan"))) {
+      out->kind = V_FLOAT; /* what JSON cannot hold travels by name */
+      out->number = json_is(v, "nan") ? (double)NAN : json_is(v, "inf") ? (double)INFINITY
+                                                                         : -(double)INFINITY;
     } else if (strcmp(kind, "str") == 0 && v->type == JSON_STRING) {
       out->kind = V_STR;
       out->string = v->string;
