@@ -25,7 +25,7 @@ from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IndexType, ModuleOp, UnregisteredOp
 from xdsl.parser import Parser
 
-from xtvm.dialects.registry import UPSTREAM_DIALECTS, default_context
+from xtvm.dialects.registry import UPSTREAM_DIALECT_PATHS, default_context
 from xtvm.ir.context import IRContext
 from xtvm.ir.diagnostics import DiagnosticError, SourceFile
 from xtvm.ir.printer import print_ir
@@ -34,7 +34,7 @@ from xtvm.tools.opt import Plugins, load_plugin, split_input
 
 LIT_TESTS = Path(__file__).resolve().parents[2] / "lit_tests"
 RUN_LINE = re.compile(r"^\s*//\s*RUN:(.*)$", re.MULTILINE)
-UPSTREAM_NAMES = {dialect.name for dialect in UPSTREAM_DIALECTS}
+UPSTREAM_NAMES = set(UPSTREAM_DIALECT_PATHS)
 
 
 @dataclass(frozen=True)

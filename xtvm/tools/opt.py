@@ -67,7 +67,7 @@ class Plugins:
 
     def load_dialect(self, dialect: object, extension: object | None = None) -> None:
         name = getattr(dialect, "name", None)
-        if any(d.name == name for d in self.ctx.dialects):
+        if name in self.ctx.dialect_names:
             raise DiagnosticError.at(None, f"dialect '{name}' is already loaded")
         self.ctx.load_dialect(dialect, extension)  # type: ignore[arg-type]
 
