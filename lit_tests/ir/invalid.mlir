@@ -73,6 +73,14 @@ func.func @unknown_op_generic_form() {
 
 // -----
 
+func.func @affine_value_as_dimension_and_symbol(%m: memref<16xf32>, %i: index) {
+  // expected-error@+1 {{'%i' is used both as a dimension and as a symbol}}
+  %v = affine.load %m[%i + symbol(%i)] : memref<16xf32>
+  func.return
+}
+
+// -----
+
 func.func @op_without_custom_syntax() {
   // expected-error@+1 {{operation 'affine.parallel' has no custom syntax; write it in the generic form "affine.parallel"(...)}}
   affine.parallel (%i) = (0) to (8) {

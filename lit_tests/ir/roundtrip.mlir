@@ -341,6 +341,22 @@ func.func @affine_ops(%m: memref<4x4xf32>, %n: index) -> f32 {
 
 // -----
 
+// MLIR's `symbol(%n)` in subscripts: the other values are the map's dimensions, as MLIR reads
+// them. xDSL's custom form writes every value as a symbol, so such ops print generically.
+// CHECK-LABEL: func.func @affine_symbol_subscripts
+// CHECK-SAME:    (%[[M:.*]]: memref<16x16xf32>, %[[I:.*]]: index, %[[N:.*]]: index)
+// CHECK-NEXT:    %[[V:.*]] = "affine.load"(%[[M]], %[[I]], %[[N]]) <{map = affine_map<(d0)[s0] -> ((d0 + s0), (d0 * 2))>}>
+// CHECK-NEXT:    "affine.store"(%[[V]], %[[M]], %[[I]], %[[N]]) <{map = affine_map<(d0)[s0] -> (s0, (d0 floordiv 2))>}>
+// CHECK-NEXT:    %{{.*}} = affine.load %[[M]][%[[I]], %[[N]]] : memref<16x16xf32>
+func.func @affine_symbol_subscripts(%m: memref<16x16xf32>, %i: index, %n: index) -> f32 {
+  %v = affine.load %m[%i + symbol(%n), %i * 2] : memref<16x16xf32>
+  affine.store %v, %m[symbol(%n), %i floordiv 2] : memref<16x16xf32>
+  %w = affine.load %m[%i, %n] : memref<16x16xf32>
+  func.return %v : f32
+}
+
+// -----
+
 // MLIR's affine.if is read; xDSL has no custom form for it, so it prints generically, with
 // the affine.yield its branches leave out.
 // CHECK-LABEL: func.func @affine_if

@@ -210,14 +210,6 @@ MALFORMED = [
         8,
         "'affine.load' op expects a memref type, got 'tensor<4xf32>'",
     ),
-    (
-        "affine_subscript_symbol",
-        "func.func @f(%m: memref<4xf32>, %n: index) {\n"
-        "  %v = affine.load %m[symbol(%n)] : memref<4xf32>\n  func.return\n}",
-        2,
-        23,
-        "unexpected 'symbol'",
-    ),
 ]
 
 

@@ -115,8 +115,10 @@ class IRContext:
     allow_unregistered: bool = False
     _dialects: dict[str, Dialect | str] = field(default_factory=dict, init=False, repr=False)
     _extensions: list[SyntaxExtension | str] = field(default_factory=list, init=False, repr=False)
-    # what was registered by path, kept once imported: the registration key names it
-    _paths: list[tuple[str, str | None]] = field(default_factory=list, init=False, repr=False)
+    # every registration in order, by path or as the object given: the registration key
+    _registered: list[tuple[str, Dialect | SyntaxExtension | str]] = field(
+        default_factory=list, init=False, repr=False
+    )
     _lark: Lark | None = field(default=None, init=False, repr=False)
     _xdsl: Context | None = field(default=None, init=False, repr=False)
     _builder: IRBuilder | None = field(default=None, init=False, repr=False)
@@ -138,7 +140,7 @@ class IRContext:
         if name in self._dialects:
             raise ValueError(f"dialect '{name}' is already loaded")
         self._dialects[name] = dialect
-        self._paths.append((name, dialect if isinstance(dialect, str) else None))
+        self._registered.append((name, dialect))
         if extension is not None:
             self.add_extension(extension)
         self._lark = None
@@ -147,7 +149,7 @@ class IRContext:
     def add_extension(self, extension: SyntaxExtension | str) -> None:
         """Add syntax: a `SyntaxExtension`, or the `module:attribute` path of one."""
         self._extensions.append(extension)
-        self._paths.append(("", extension if isinstance(extension, str) else None))
+        self._registered.append(("", extension))
         self._lark = None
 
     @property
@@ -310,14 +312,27 @@ class IRContext:
         return digest.hexdigest(), files
 
     def registration_key(self) -> str | None:
-        """A hash of what is registered by path (names, paths and the files they resolve to),
-        found without importing a dialect; None where something is held as an object."""
-        if any(path is None for _, path in self._paths):
-            return None
-        origins = [module_file(path) for _, path in self._paths if path is not None]
-        if None in origins:
-            return None
-        fields = [SYNTAX_FORMAT, lark.__version__, self._paths, origins]
+        """A hash of the registrations, found without importing a dialect: names, paths and
+        the files they resolve to; for a dialect given as an object, its ops' names, classes
+        and modules; for an extension given as an object, its grammar, rules and ops. None
+        where an op has no module source (a class made inside a function)."""
+        fields: list[object] = [SYNTAX_FORMAT, lark.__version__]
+        for name, entry in self._registered:
+            if isinstance(entry, str):
+                files = [module_file(entry)]
+                fields.append([name, entry, files])
+            elif isinstance(entry, SyntaxExtension):
+                grammar = hashlib.sha256(entry.grammar.encode()).hexdigest()
+                files = [str(entry.source)]
+                fields.append([grammar, files, sorted(entry.callbacks), entry.custom_op_names])
+            else:
+                ops = [(op.name, op.__module__, op.__qualname__) for op in entry.operations]
+                if any("<locals>" in op[2] for op in ops):
+                    return None
+                files = [getattr(sys.modules.get(op[1]), "__file__", None) for op in ops]
+                fields.append([name, ops, files])
+            if None in files:
+                return None
         return hashlib.sha256(json.dumps(fields).encode()).hexdigest()
 
     def _build_index(self) -> tuple[SyntaxIndex, str | None]:
@@ -344,7 +359,7 @@ class IRContext:
             for extension in self.extensions:
                 if extension.source is not None:
                     files.append(str(extension.source))
-            files += [module_file(path) for _, path in self._paths if path is not None]
+            files += [module_file(e) for _, e in self._registered if isinstance(e, str)]
             write_registration_index(registration, index, files)
         return index, text
 

@@ -10,6 +10,7 @@ the map xDSL's reader builds, so both readers give the same IR. affine.for and a
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -71,21 +72,44 @@ affine_ceildiv = binary("ceildiv")
 affine_mod = binary("mod")
 
 
-def to_affine(b: IRBuilder, expr: Expr, symbols: dict[str, int], uses: list[Token]) -> AffineExpr:
-    """The AffineExpr of `expr`; values are numbered as symbols in order of first appearance."""
+def affine_symbol(b: IRBuilder, children: list[Any]) -> Expr:
+    return ("symbol", children[-1])
+
+
+@dataclass
+class Operands:
+    """The values of a subscript list, numbered in order of first appearance: as dimensions
+    and symbols where some are written `symbol(%x)` (MLIR's form), else all as symbols (the
+    map xDSL's reader builds)."""
+
+    mlir_form: bool
+    dims: dict[str, Token] = field(default_factory=dict)
+    symbols: dict[str, Token] = field(default_factory=dict)
+
+    def use(self, b: IRBuilder, token: Token, symbol: bool) -> AffineExpr:
+        name = str(token)
+        if self.mlir_form and not symbol:
+            if name in self.symbols:
+                raise b.error(token, f"'{name}' is used both as a dimension and as a symbol")
+            self.dims.setdefault(name, token)
+            return AffineExpr.dimension(list(self.dims).index(name))
+        if name in self.dims:
+            raise b.error(token, f"'{name}' is used both as a dimension and as a symbol")
+        self.symbols.setdefault(name, token)
+        return AffineExpr.symbol(list(self.symbols).index(name))
+
+
+def to_affine(b: IRBuilder, expr: Expr, operands: Operands) -> AffineExpr:
+    """The AffineExpr of `expr`, its values numbered by `operands`."""
     kind = expr[0]
     if kind == "const":
         return AffineExpr.constant(expr[1])
-    if kind == "value":
-        name = str(expr[1])
-        if name not in symbols:
-            symbols[name] = len(symbols)
-            uses.append(expr[1])
-        return AffineExpr.symbol(symbols[name])
+    if kind in ("value", "symbol"):
+        return operands.use(b, expr[1], kind == "symbol")
     if kind == "neg":
-        return -to_affine(b, expr[1], symbols, uses)
-    lhs = to_affine(b, expr[1], symbols, uses)
-    rhs = to_affine(b, expr[2], symbols, uses)
+        return -to_affine(b, expr[1], operands)
+    lhs = to_affine(b, expr[1], operands)
+    rhs = to_affine(b, expr[2], operands)
     try:
         return BINARY[kind](lhs, rhs)
     except (ValueError, ZeroDivisionError) as exc:
@@ -93,7 +117,7 @@ def to_affine(b: IRBuilder, expr: Expr, symbols: dict[str, int], uses: list[Toke
 
 
 def first_token(expr: Expr) -> Token | None:
-    if expr[0] == "value":
+    if expr[0] in ("value", "symbol"):
         return expr[1]
     for part in expr[1:]:
         if isinstance(part, tuple):
@@ -105,10 +129,18 @@ def first_token(expr: Expr) -> Token | None:
 
 def affine_subscripts(b: IRBuilder, children: list[Any]) -> tuple[AffineMap, list[SSAValue]]:
     exprs = [c for c in children if c is not None]
-    symbols: dict[str, int] = {}
-    uses: list[Token] = []
-    results = tuple(to_affine(b, e, symbols, uses) for e in exprs)
-    return AffineMap(0, len(symbols), results), [b.resolve(t, INDEX) for t in uses]
+    operands = Operands(any(uses_symbol(e) for e in exprs))
+    results = tuple(to_affine(b, e, operands) for e in exprs)
+    uses = [*operands.dims.values(), *operands.symbols.values()]
+    amap = AffineMap(len(operands.dims), len(operands.symbols), results)
+    return amap, [b.resolve(t, INDEX) for t in uses]
+
+
+def uses_symbol(expr: Expr) -> bool:
+    """Whether `expr` writes a value as `symbol(%x)`."""
+    if expr[0] == "symbol":
+        return True
+    return any(isinstance(part, tuple) and uses_symbol(part) for part in expr[1:])
 
 
 def memref_type(b: IRBuilder, token: Token, typ: Attribute) -> MemRefType:
