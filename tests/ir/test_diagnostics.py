@@ -82,10 +82,10 @@ MALFORMED = [
     ),
     (
         "generic_only_op_in_custom_form",
-        "func.func @f() {\n  affine.parallel (%i) = (0) to (8) {\n  }\n}",
+        "func.func @f(%c: index) {\n  scf.parallel (%i) = (%c) to (%c) step (%c) {\n  }\n}",
         2,
         3,
-        "operation 'affine.parallel' has no custom syntax",
+        "operation 'scf.parallel' has no custom syntax",
     ),
     (
         "result_count",

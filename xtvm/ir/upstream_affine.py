@@ -16,12 +16,24 @@ from typing import Any
 
 from lark import Token
 from xdsl.dialects import affine
-from xdsl.dialects.builtin import AffineMapAttr, AffineSetAttr, IndexType, MemRefType, VectorType
+from xdsl.dialects.builtin import (
+    AffineMapAttr,
+    AffineSetAttr,
+    ArrayAttr,
+    DenseIntOrFPElementsAttr,
+    IndexType,
+    IntegerAttr,
+    MemRefType,
+    StringAttr,
+    VectorType,
+    i32,
+    i64,
+)
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineBinaryOpExpr, AffineExpr, AffineMap, AffineSymExpr
 
 from xtvm.ir.context import SyntaxExtension
-from xtvm.ir.parser import IRBuilder
+from xtvm.ir.parser import IRBuilder, PendingArg, decode_string
 from xtvm.ir.upstream import declare_loop_args
 
 INDEX = IndexType()
@@ -325,6 +337,111 @@ def affine_for(b: IRBuilder, children: list[Any]) -> Operation:
         head["step"],
     )
     op.attributes |= attrs or {}
+    return b.record(op, head["token"])
+
+
+# MLIR's arith::AtomicRMWKind, the reductions affine.parallel names
+REDUCTIONS = frozenset(
+    "addf addi assign maximumf maxs maxu minimumf mins minu mulf muli ori andi maxnumf minnumf"
+    "".split()
+)
+
+
+def affine_parallel_bound(b: IRBuilder, children: list[Any]) -> tuple[Token | None, list[Expr]]:
+    if isinstance(children[0], Token) and children[0].type in ("AFFINE_MAX", "AFFINE_MIN"):
+        return (children[0], children[1:])
+    return (None, children)
+
+
+def affine_parallel_bounds(b: IRBuilder, children: list[Any]) -> list[Any]:
+    return children
+
+
+def affine_parallel_steps(b: IRBuilder, children: list[Any]) -> list[Token]:
+    return children
+
+
+def affine_parallel_reduce(b: IRBuilder, children: list[Any]) -> tuple[list[Token], list[Any]]:
+    *kinds, types = children
+    return (kinds, types)
+
+
+def parallel_bounds(
+    b: IRBuilder, token: Token, bounds: list[tuple[Token | None, list[Expr]]], keyword: str
+) -> tuple[AffineMapAttr, Attribute, list[SSAValue]]:
+    """The map, the groups (results per loop) and the operands of affine.parallel's lower or
+    upper bounds, `keyword` (max/min) the only one allowed before a group."""
+    exprs = [e for _, group in bounds for e in group]
+    operands = Operands(True)
+    for used, _ in bounds:
+        if used is not None and str(used) != keyword:
+            raise b.error(used, f"expected '{keyword}' before a group of bounds, got '{used}'")
+    results = tuple(to_affine(b, e, operands) for e in exprs)
+    amap = AffineMap(len(operands.dims), len(operands.symbols), results)
+    uses = [*operands.dims.values(), *operands.symbols.values()]
+    groups = DenseIntOrFPElementsAttr.from_list(
+        VectorType(i32, (len(bounds),)), [len(group) for _, group in bounds]
+    )
+    return AffineMapAttr(amap), groups, [b.resolve(t, INDEX) for t in uses]
+
+
+def affine_parallel_head(b: IRBuilder, children: list[Any]) -> dict[str, Any]:
+    token, *ivs, lower, upper, steps, reduce = children
+    if len(lower) != len(ivs) or len(upper) != len(ivs):
+        raise b.error(
+            token,
+            f"'affine.parallel' op has {len(ivs)} induction variables but "
+            f"{len(lower)} lower and {len(upper)} upper bounds",
+        )
+    steps = steps or [None] * len(ivs)
+    if len(steps) != len(ivs):
+        raise b.error(token, f"'affine.parallel' op has {len(ivs)} loops but {len(steps)} steps")
+    for step in steps:
+        if step is not None and int(step) <= 0:
+            raise b.error(step, "'affine.parallel' op steps must be positive")
+    kinds, types = reduce if reduce is not None else ([], [])
+    names = []
+    for kind in kinds:
+        name = decode_string(kind)
+        if name not in REDUCTIONS:
+            raise b.error(
+                kind, f"unknown reduction '{name}' (one of {', '.join(sorted(REDUCTIONS))})"
+            )
+        names.append(name)
+    if len(names) != len(types):
+        raise b.error(
+            token, f"'affine.parallel' op has {len(names)} reductions but {len(types)} result types"
+        )
+    lower_map, lower_groups, lower_values = parallel_bounds(b, token, lower, "max")
+    upper_map, upper_groups, upper_values = parallel_bounds(b, token, upper, "min")
+    b.set_entry_args([PendingArg(iv, INDEX) for iv in ivs])
+    properties = {
+        "reductions": ArrayAttr([StringAttr(n) for n in names]),
+        "lowerBoundsMap": lower_map,
+        "lowerBoundsGroups": lower_groups,
+        "upperBoundsMap": upper_map,
+        "upperBoundsGroups": upper_groups,
+        "steps": ArrayAttr([IntegerAttr(1 if s is None else int(s), i64) for s in steps]),
+    }
+    return {
+        "token": token,
+        "operands": [*lower_values, *upper_values],
+        "types": types,
+        "properties": properties,
+    }
+
+
+def affine_parallel(b: IRBuilder, children: list[Any]) -> Operation:
+    head, region, attrs = children
+    if len(region.blocks) > 1:
+        raise b.error(head["token"], "'affine.parallel' op expects a single-block region")
+    op = affine.ParallelOp.create(
+        operands=head["operands"],
+        result_types=head["types"],
+        properties=head["properties"],
+        attributes=attrs or {},
+        regions=[with_yield(region)],
+    )
     return b.record(op, head["token"])
 
 
