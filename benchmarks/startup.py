@@ -11,6 +11,15 @@ per-user cache (`XTVM_CACHE_DIR`), so one untimed call of each command comes fir
     python benchmarks/startup.py --repeats 20
     python benchmarks/startup.py --lit           # also the whole lit suite, once
     python benchmarks/startup.py --lit lit_tests/ir
+
+Measured on the shared 2-core machine (load 7 to 11, so wall times are 2-3x the CPU times),
+CPU seconds, before and after lazy dialect registration and lazy tool imports:
+
+    xtvm-opt --help          0.07 -> 0.07      xdsl-opt --help           0.14-0.16
+    xtvm-opt trivial.mlir    0.54 -> 0.23      xdsl-opt trivial.mlir     0.17-0.19
+    xtvm-opt --list-passes   0.51 -> 0.20
+    xtvm-translate --help    0.48 -> 0.05      (and compile, import-onnx, tune alike)
+    lit lit_tests (96 files, warm cache)   151 s CPU, 7 m 10 s wall -> 104 s CPU, 4 m 39 s wall
 """
 
 from __future__ import annotations
