@@ -73,9 +73,44 @@ func.func @unknown_op_generic_form() {
 
 // -----
 
-func.func @op_without_custom_syntax() {
-  // expected-error@+1 {{operation 'affine.parallel' has no custom syntax; write it in the generic form "affine.parallel"(...)}}
-  affine.parallel (%i) = (0) to (8) {
+func.func @affine_value_as_dimension_and_symbol(%m: memref<16xf32>, %i: index) {
+  // expected-error@+1 {{'%i' is used both as a dimension and as a symbol}}
+  %v = affine.load %m[%i + symbol(%i)] : memref<16xf32>
+  func.return
+}
+
+// -----
+
+func.func @op_without_custom_syntax(%c: index) {
+  // expected-error@+1 {{operation 'scf.parallel' has no custom syntax; write it in the generic form "scf.parallel"(...)}}
+  scf.parallel (%i) = (%c) to (%c) step (%c) {
+  }
+  func.return
+}
+
+// -----
+
+func.func @affine_parallel_bounds(%n: index) {
+  // expected-error@+1 {{'affine.parallel' op has 2 induction variables but 2 lower and 1 upper bounds}}
+  affine.parallel (%i, %j) = (0, 0) to (%n) {
+  }
+  func.return
+}
+
+// -----
+
+func.func @affine_parallel_group_keyword(%n: index) {
+  // expected-error@+1 {{expected 'max' before a group of bounds, got 'min'}}
+  affine.parallel (%i) = (min(0, %n)) to (%n) {
+  }
+  func.return
+}
+
+// -----
+
+func.func @affine_parallel_reduction(%n: index) {
+  // expected-error@+1 {{unknown reduction 'add'}}
+  %r = affine.parallel (%i) = (0) to (%n) reduce ("add") -> (f32) {
   }
   func.return
 }

@@ -341,6 +341,47 @@ func.func @affine_ops(%m: memref<4x4xf32>, %n: index) -> f32 {
 
 // -----
 
+// MLIR's `symbol(%n)` in subscripts: the other values are the map's dimensions, as MLIR reads
+// them. xDSL's custom form writes every value as a symbol, so such ops print generically.
+// CHECK-LABEL: func.func @affine_symbol_subscripts
+// CHECK-SAME:    (%[[M:.*]]: memref<16x16xf32>, %[[I:.*]]: index, %[[N:.*]]: index)
+// CHECK-NEXT:    %[[V:.*]] = "affine.load"(%[[M]], %[[I]], %[[N]]) <{map = affine_map<(d0)[s0] -> ((d0 + s0), (d0 * 2))>}>
+// CHECK-NEXT:    "affine.store"(%[[V]], %[[M]], %[[I]], %[[N]]) <{map = affine_map<(d0)[s0] -> (s0, (d0 floordiv 2))>}>
+// CHECK-NEXT:    %{{.*}} = affine.load %[[M]][%[[I]], %[[N]]] : memref<16x16xf32>
+func.func @affine_symbol_subscripts(%m: memref<16x16xf32>, %i: index, %n: index) -> f32 {
+  %v = affine.load %m[%i + symbol(%n), %i * 2] : memref<16x16xf32>
+  affine.store %v, %m[symbol(%n), %i floordiv 2] : memref<16x16xf32>
+  %w = affine.load %m[%i, %n] : memref<16x16xf32>
+  func.return %v : f32
+}
+
+// -----
+
+// MLIR's affine.parallel is read: bound values are the maps' dimensions, `symbol(%n)` their
+// symbols, max/min groups several bounds of one loop; xDSL has no custom form for it, so it
+// prints generically, with the affine.yield the body leaves out.
+// CHECK-LABEL: func.func @affine_parallel
+// CHECK-SAME:    (%[[M:.*]]: memref<16x16xf32>, %[[N:.*]]: index, %[[A:.*]]: index)
+// CHECK-NEXT:    "affine.parallel"(%[[A]], %[[N]]) <{reductions = [], lowerBoundsMap = affine_map<(d0) -> (0, d0, 2)>, lowerBoundsGroups = dense<[1, 2]> : vector<2xi32>, upperBoundsMap = affine_map<(d0) -> (d0, 8)>, upperBoundsGroups = dense<1> : vector<2xi32>, steps = [1 : i64, 2 : i64]}> ({
+// CHECK-NEXT:    ^bb0(%[[I:.*]]: index, %[[J:.*]]: index):
+// CHECK-NEXT:      %[[V:.*]] = affine.load %[[M]][%[[I]], %[[J]]]
+// CHECK-NEXT:      affine.store %[[V]], %[[M]][%[[J]], %[[I]]]
+// CHECK-NEXT:      affine.yield
+// CHECK-NEXT:    }) : (index, index) -> ()
+// CHECK-NEXT:    "affine.parallel"(%[[N]]) <{reductions = [], lowerBoundsMap = affine_map<() -> (0)>, lowerBoundsGroups = dense<1> : vector<1xi32>, upperBoundsMap = affine_map<()[s0] -> ((s0 + 1))>, upperBoundsGroups = dense<1> : vector<1xi32>, steps = [1 : i64]}> ({
+func.func @affine_parallel(%m: memref<16x16xf32>, %n: index, %a: index) {
+  affine.parallel (%i, %j) = (0, max(%a, 2)) to (%n, 8) step (1, 2) {
+    %v = affine.load %m[%i, %j] : memref<16x16xf32>
+    affine.store %v, %m[%j, %i] : memref<16x16xf32>
+  }
+  affine.parallel (%k) = (0) to (symbol(%n) + 1) {
+    %x = affine.load %m[%k, %k] : memref<16x16xf32>
+  }
+  func.return
+}
+
+// -----
+
 // MLIR's affine.if is read; xDSL has no custom form for it, so it prints generically, with
 // the affine.yield its branches leave out.
 // CHECK-LABEL: func.func @affine_if

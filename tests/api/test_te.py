@@ -511,3 +511,41 @@ def test_unbound_symbolic_variable_is_an_error() -> None:
     s = te.create_schedule(B.op)
     with pytest.raises(ValueError, match="symbolic variable n is not bound"):
         tvm.lower(s, [A, B])
+
+
+@pytest.mark.parametrize("combiner", ["max", "min"])
+def test_bool_reductions_order_false_before_true(combiner: str) -> None:
+    # max over bools is `any`, min is `all` (i1 compared signed would make true the smaller)
+    A = te.placeholder((4, 3), dtype="bool", name="A")
+    k = te.reduce_axis((0, 3), name="k")
+    B = te.compute((4,), lambda i: getattr(te, combiner)(A[i, k], axis=k), name="B")
+    a = np.array([[0, 0, 0], [0, 1, 0], [1, 1, 1], [1, 0, 1]], dtype=bool)
+    expected = a.any(axis=1) if combiner == "max" else a.all(axis=1)
+    s = te.create_schedule(B.op)
+    (interpreted,) = run(s, [A, B], a)
+    compiled = np.zeros(4, bool)
+    tvm.build(s, [A, B], target="llvm")(a, compiled)
+    np.testing.assert_array_equal(interpreted, expected)
+    np.testing.assert_array_equal(compiled, expected)
+
+
+def test_bool_max_min_and_comparisons_elementwise() -> None:
+    A = te.placeholder((4,), dtype="bool", name="A")
+    B = te.placeholder((4,), dtype="bool", name="B")
+    outs = [
+        te.compute((4,), lambda i: te.max(A[i], B[i]), name="M"),
+        te.compute((4,), lambda i: te.min(A[i], B[i]), name="N"),
+        te.compute((4,), lambda i: A[i] < B[i], name="L"),
+        te.compute((4,), lambda i: A[i] >= B[i], name="G"),
+    ]
+    a = np.array([0, 0, 1, 1], dtype=bool)
+    b = np.array([0, 1, 0, 1], dtype=bool)
+    expected = [a | b, a & b, ~a & b, a | ~b]
+    s = te.create_schedule([t.op for t in outs])
+    interpreted = run(s, [A, B, *outs], a, b)
+    compiled = [np.zeros(4, bool) for _ in outs]
+    tvm.build(s, [A, B, *outs], target="llvm")(a, b, *compiled)
+    for got, want in zip(interpreted, expected, strict=True):
+        np.testing.assert_array_equal(got, want)
+    for got, want in zip(compiled, expected, strict=True):
+        np.testing.assert_array_equal(got, want)

@@ -82,10 +82,10 @@ MALFORMED = [
     ),
     (
         "generic_only_op_in_custom_form",
-        "func.func @f() {\n  affine.parallel (%i) = (0) to (8) {\n  }\n}",
+        "func.func @f(%c: index) {\n  scf.parallel (%i) = (%c) to (%c) step (%c) {\n  }\n}",
         2,
         3,
-        "operation 'affine.parallel' has no custom syntax",
+        "operation 'scf.parallel' has no custom syntax",
     ),
     (
         "result_count",
@@ -209,14 +209,6 @@ MALFORMED = [
         2,
         8,
         "'affine.load' op expects a memref type, got 'tensor<4xf32>'",
-    ),
-    (
-        "affine_subscript_symbol",
-        "func.func @f(%m: memref<4xf32>, %n: index) {\n"
-        "  %v = affine.load %m[symbol(%n)] : memref<4xf32>\n  func.return\n}",
-        2,
-        23,
-        "unexpected 'symbol'",
     ),
 ]
 

@@ -45,7 +45,7 @@ from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.traits import IsTerminator
 
-from xtvm.dialects.registry import UPSTREAM_DIALECTS, default_context
+from xtvm.dialects.registry import default_context, upstream_dialects
 from xtvm.ir.context import IRContext
 from xtvm.ir.diagnostics import DiagnosticError
 
@@ -366,7 +366,7 @@ UNCOVERED: frozenset[str] = frozenset()
 
 
 def op_classes() -> Iterator[type[Operation]]:
-    for dialect in UPSTREAM_DIALECTS:
+    for dialect in upstream_dialects():
         yield from dialect.operations
 
 

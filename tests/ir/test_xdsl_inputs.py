@@ -19,7 +19,7 @@ from xdsl.dialects.test import Test
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 
-from xtvm.dialects.registry import UPSTREAM_DIALECTS, default_context
+from xtvm.dialects.registry import default_context, upstream_dialects
 from xtvm.ir.context import IRContext
 from xtvm.ir.printer import print_ir
 from xtvm.tools.opt import split_input
@@ -39,7 +39,7 @@ KNOWN_GAPS: frozenset[str] = frozenset(
 @functools.cache
 def xdsl_context(unregistered: bool) -> Context:
     ctx = Context(allow_unregistered=unregistered)
-    for dialect in (*UPSTREAM_DIALECTS, Test):
+    for dialect in (*upstream_dialects(), Test):
         ctx.load_dialect(dialect)
     return ctx
 

@@ -1,54 +1,59 @@
-"""The dialects every xtvm tool loads, with their syntax extensions."""
+"""The dialects every xtvm tool knows, with their syntax extensions.
+
+They are registered by path (`module:attribute`): a dialect's module is imported only when the
+text or the IR first uses it, so reading a `func` file imports neither llvm nor affine.
+"""
 
 from __future__ import annotations
 
 from functools import cache
 
-from xdsl.dialects import (
-    affine,
-    arith,
-    bufferization,
-    builtin,
-    cf,
-    func,
-    llvm,
-    math,
-    memref,
-    scf,
-    vector,
-)
+from xdsl.ir import Dialect
 
-from xtvm.ir.context import IRContext
+from xtvm.ir.context import IRContext, resolve
 
-UPSTREAM_DIALECTS = (
-    builtin.Builtin,
-    func.Func,
-    arith.Arith,
-    math.Math,
-    scf.Scf,
-    memref.MemRef,
-    cf.Cf,
-    affine.Affine,
-    vector.Vector,
-    bufferization.Bufferization,
-    llvm.LLVM,
+# name -> the path of the dialect
+UPSTREAM_DIALECT_PATHS = {
+    "builtin": "xdsl.dialects.builtin:Builtin",
+    "func": "xdsl.dialects.func:Func",
+    "arith": "xdsl.dialects.arith:Arith",
+    "math": "xdsl.dialects.math:Math",
+    "scf": "xdsl.dialects.scf:Scf",
+    "memref": "xdsl.dialects.memref:MemRef",
+    "cf": "xdsl.dialects.cf:Cf",
+    "affine": "xdsl.dialects.affine:Affine",
+    "vector": "xdsl.dialects.vector:Vector",
+    "bufferization": "xdsl.dialects.bufferization:Bufferization",
+    "llvm": "xdsl.dialects.llvm:LLVM",
+}
+UPSTREAM_EXTENSIONS = (
+    "xtvm.ir.upstream:UPSTREAM_SYNTAX",
+    "xtvm.ir.upstream_llvm:LLVM_SYNTAX",
+    "xtvm.ir.upstream_affine:AFFINE_SYNTAX",
 )
+# name -> the paths of the dialect and of its syntax extension
+XTVM_DIALECT_PATHS: dict[str, tuple[str, str | None]] = {
+    "relay": ("xtvm.dialects.relay:Relay", None),
+    "te": ("xtvm.dialects.te:Te", None),
+    "tir": ("xtvm.dialects.tir:Tir", "xtvm.dialects.tir:TIR_SYNTAX"),
+    "accel": ("xtvm.dialects.accel:Accel", "xtvm.dialects.accel:ACCEL_SYNTAX"),
+}
+
+
+def upstream_dialects() -> list[Dialect]:
+    """The upstream (xDSL) dialects every tool knows (importing them all)."""
+    return [resolve(path) for path in UPSTREAM_DIALECT_PATHS.values()]
 
 
 def default_context(allow_unregistered: bool = False) -> IRContext:
-    """An IR context with the upstream dialects and every xtvm dialect loaded."""
-    from xtvm.ir.upstream import UPSTREAM_SYNTAX
-    from xtvm.ir.upstream_affine import AFFINE_SYNTAX
-    from xtvm.ir.upstream_llvm import LLVM_SYNTAX
-
+    """An IR context that knows the upstream dialects and every xtvm dialect."""
     ctx = IRContext(allow_unregistered=allow_unregistered)
-    for dialect in UPSTREAM_DIALECTS:
-        ctx.load_dialect(dialect)
-    ctx.add_extension(UPSTREAM_SYNTAX)
-    ctx.add_extension(LLVM_SYNTAX)
-    ctx.add_extension(AFFINE_SYNTAX)
-    for dialect, extension in xtvm_dialects():
-        ctx.load_dialect(dialect, extension)
+    for name, path in UPSTREAM_DIALECT_PATHS.items():
+        ctx.register_dialect(name, path)
+    for extension in UPSTREAM_EXTENSIONS:
+        ctx.add_extension(extension)
+    for name, (path, extension) in XTVM_DIALECT_PATHS.items():
+        ctx.register_dialect(name, path, extension)
     return ctx
 
 
@@ -57,18 +62,3 @@ def shared_context() -> IRContext:
     """One context for the whole process, for code that runs passes or prints on its own
     (the Python API, build pipelines); tools make their own with the flags they were given."""
     return default_context()
-
-
-def xtvm_dialects() -> list[tuple[builtin.Dialect, object | None]]:
-    """xtvm's own dialects that are present in this installation."""
-    found: list[tuple[builtin.Dialect, object | None]] = []
-    from xtvm.dialects.accel import ACCEL_SYNTAX, Accel
-    from xtvm.dialects.relay import Relay
-    from xtvm.dialects.te import Te
-    from xtvm.dialects.tir import TIR_SYNTAX, Tir
-
-    found.append((Relay, None))
-    found.append((Te, None))
-    found.append((Tir, TIR_SYNTAX))
-    found.append((Accel, ACCEL_SYNTAX))
-    return found

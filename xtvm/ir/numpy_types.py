@@ -70,6 +70,12 @@ def is_unsigned(typ: Attribute) -> bool:
     return isinstance(typ, IntegerType) and typ.signedness.data == Signedness.UNSIGNED
 
 
+def orders_unsigned(typ: Attribute) -> bool:
+    """Whether values of integer type `typ` compare as unsigned: the unsigned types, and bool
+    (`i1`, where false < true; signed, `true` would be -1)."""
+    return is_unsigned(typ) or typ == i1
+
+
 def index_literal(value: int) -> int:
     """`value` as the `index` constant with its bits: uint64 values above 2**63 wrap, so that
     `arith.index_cast` of it to ui64 gives `value` back."""

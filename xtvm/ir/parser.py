@@ -15,7 +15,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
 from lark import Token, Transformer
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 from xdsl.context import Context
@@ -59,7 +58,6 @@ from xdsl.utils.exceptions import ParseError, VerifyException
 from xdsl.utils.mlir_lexer import MLIRLexer
 
 from xtvm.ir.diagnostics import DiagnosticError, Location, SourceFile
-from xtvm.ir.numpy_types import numpy_dtype
 
 FLOAT_TYPES: dict[str, Attribute] = {
     "f16": Float16Type(),
@@ -688,6 +686,10 @@ class IRBuilder(Transformer):
 
     @staticmethod
     def float_from_bits(bits: int, typ: Attribute) -> float:
+        import numpy as np  # (numpy costs a tool's start-up a tenth of a second)
+
+        from xtvm.ir.numpy_types import numpy_dtype
+
         dtype = numpy_dtype(typ)
         return float(np.array([bits], f"u{dtype.itemsize}").view(dtype)[0])
 
@@ -829,6 +831,10 @@ class IRBuilder(Transformer):
             raise self.error(token, f"invalid dense literal: {exc}") from None
 
     def dense_from_hex(self, literal: str, typ: Any) -> Attribute:
+        import numpy as np
+
+        from xtvm.ir.numpy_types import numpy_dtype
+
         data = bytes.fromhex(literal[2:])
         array = np.frombuffer(data, dtype=numpy_dtype(typ.get_element_type()))
         count = int(np.prod(typ.get_shape()))

@@ -9,7 +9,7 @@ generic form, so printed text always parses. `generic=True` forces the generic f
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 
 from xdsl.dialects.builtin import UnregisteredOp
 from xdsl.ir import Attribute, Operation, SSAValue
@@ -39,7 +39,7 @@ class IRPrinter(Printer):
     rather than through `print()` (`print_string`).
     """
 
-    custom_ops: frozenset[type[Operation]] = frozenset()
+    custom_ops: Container[type[Operation]] = frozenset()
     custom_filter: Callable[[Operation], bool] = staticmethod(lambda op: True)
 
     def start(self) -> TextParts:
@@ -196,7 +196,7 @@ def print_ir(
         print_properties_as_attributes=mlir_compat,
         print_debuginfo=debuginfo,
     )
-    printer.custom_ops = frozenset(ctx.custom_ops)
+    printer.custom_ops = ctx.custom_ops
     printer.custom_filter = ctx.printable
     out = printer.start()
     printer.print_op(op)

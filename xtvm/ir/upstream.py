@@ -2,7 +2,9 @@
 
 The rules live in upstream.lark; each callback here builds the op its rule reads. Ops whose
 custom printer drops information (arith.cmpi/cmpf ignore extra attributes) are printed in the
-custom form only when nothing would be lost; see `printable_custom`.
+custom form only when nothing would be lost; see `printable_custom`. Every tool loads this
+syntax, so the dialects other than builtin and func are imported by the callbacks that build
+their ops, not here: a file of `func` ops imports no other dialect.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from lark import Token
-from xdsl.dialects import arith, builtin, cf, func, memref, scf, vector
+from xdsl.dialects import builtin, func
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DictionaryAttr,
@@ -145,6 +147,8 @@ def check_terminators(b: IRBuilder, region: Region) -> None:
 
 def with_terminator(region: Region | None, types: list[Attribute] | None = None) -> Region:
     """The region with one block ending in scf.yield, as scf's printers elide both."""
+    from xdsl.dialects import scf
+
     if region is None or not region.blocks:
         region = Region(Block(arg_types=types or []))
     block = region.blocks[-1]
@@ -200,6 +204,8 @@ def scf_iter_arg(b: IRBuilder, children: list[Any]) -> tuple[Token, Token]:
 
 
 def scf_for(b: IRBuilder, children: list[Any]) -> Operation:
+    from xdsl.dialects import scf
+
     head, region, attrs = children
     region = with_terminator(region, head["types"])
     op = scf.ForOp(*head["bounds"], head["inits"], region)
@@ -208,6 +214,8 @@ def scf_for(b: IRBuilder, children: list[Any]) -> Operation:
 
 
 def scf_if(b: IRBuilder, children: list[Any]) -> Operation:
+    from xdsl.dialects import scf
+
     token, cond, types, then_region, else_region, attrs = children
     types = types or []
     then_region = with_terminator(then_region)
@@ -218,6 +226,8 @@ def scf_if(b: IRBuilder, children: list[Any]) -> Operation:
 
 
 def arith_cmp(b: IRBuilder, children: list[Any]) -> Operation:
+    from xdsl.dialects import arith
+
     token, predicate, lhs, rhs, _fastmath_kw, fastmath, typ = children
     op_type = arith.CmpiOp if str(token) == "arith.cmpi" else arith.CmpfOp
     names = (
@@ -241,6 +251,8 @@ def arith_cmp(b: IRBuilder, children: list[Any]) -> Operation:
 
 
 def memref_alloc(b: IRBuilder, children: list[Any]) -> Operation:
+    from xdsl.dialects import memref
+
     token, sizes, symbols, attrs, typ = children
     index = IndexType()
     attrs = dict(attrs or {})
@@ -267,6 +279,8 @@ def unrealized_cast(b: IRBuilder, children: list[Any]) -> Operation:
 
 
 def scf_execute_region(b: IRBuilder, children: list[Any]) -> Operation:
+    from xdsl.dialects import scf
+
     token, types, region, _attrs = children  # xDSL's reader drops them too
     if not region.blocks:
         raise b.error(token, "'scf.execute_region' op region needs to have at least one block")
@@ -289,6 +303,8 @@ def scf_while_head(b: IRBuilder, children: list[Any]) -> dict[str, Any]:
 
 
 def scf_while(b: IRBuilder, children: list[Any]) -> Operation:
+    from xdsl.dialects import scf
+
     head, before, after, attrs = children
     op = scf.WhileOp(head["inits"], head["types"], before, after)
     op.attributes |= attrs or {}
@@ -300,6 +316,8 @@ def scf_case(b: IRBuilder, children: list[Any]) -> tuple[int, Region]:
 
 
 def scf_index_switch(b: IRBuilder, children: list[Any]) -> Operation:
+    from xdsl.dialects import scf
+
     token, arg, attrs, types, *cases, default = children
     cases = [c for c in cases if c is not None]
     # MLIR's SingleBlockImplicitTerminator: a case without results may leave out its yield
@@ -327,6 +345,8 @@ def transfer_fields(
     mask: Token | None,
 ) -> tuple[Any, Attribute, Attribute]:
     """Mask, permutation map and in_bounds of a transfer op, defaulted as xDSL's reader does."""
+    from xdsl.dialects import vector
+
     if not isinstance(shaped, builtin.MemRefType | builtin.TensorType):
         raise b.error(token, f"'{token}' op requires a memref or ranked tensor type")
     if not isinstance(vec, builtin.VectorType):
@@ -355,6 +375,8 @@ def transfer_fields(
 
 
 def vector_transfer_read(b: IRBuilder, children: list[Any]) -> Operation:
+    from xdsl.dialects import vector
+
     token, source, indices, padding, mask, attrs, shaped, vec = children
     source_value = b.resolve(source, shaped)
     mask_value, perm, in_bounds = transfer_fields(b, token, attrs, shaped, vec, mask)
@@ -371,6 +393,8 @@ def vector_transfer_read(b: IRBuilder, children: list[Any]) -> Operation:
 
 
 def vector_transfer_write(b: IRBuilder, children: list[Any]) -> Operation:
+    from xdsl.dialects import vector
+
     token, value, source, indices, mask, attrs, vec, shaped = children
     operands = (b.resolve(value, vec), b.resolve(source, shaped))
     mask_value, perm, in_bounds = transfer_fields(b, token, attrs, shaped, vec, mask)
@@ -398,6 +422,8 @@ def cf_case(b: IRBuilder, children: list[Any]) -> tuple[Token, Any]:
 
 
 def cf_switch(b: IRBuilder, children: list[Any]) -> Operation:
+    from xdsl.dialects import cf
+
     token, flag, typ, (default_block, default_operands, _), *cases, attrs = children
     values = None
     if cases:
@@ -436,22 +462,28 @@ CALLBACKS = {
 
 
 def printable_custom(op: Operation) -> bool:
-    """Whether `op`'s custom printer keeps everything.
+    """Whether `op`'s custom printer keeps everything (`op` is one of `UPSTREAM_SYNTAX`'s
+    custom ops, so its name says its class).
 
     cmpi/cmpf drop extra attributes, and xDSL prints a func.func declaration without its
     argument and result attributes; such ops print in the generic form.
     """
-    if isinstance(op, (arith.CmpiOp, arith.CmpfOp)):
+    name = op.name
+    if name in ("arith.cmpi", "arith.cmpf"):
         return not op.attributes
     if isinstance(op, func.FuncOp) and not op.body.blocks:
         return op.arg_attrs is None and op.res_attrs is None
-    if isinstance(op, scf.ExecuteRegionOp):
+    if name == "scf.execute_region":
         # xDSL's printer drops the attributes, and the terminators when there is no result
+        region = op.regions[0]
         return not op.attributes and (
-            bool(op.outs)
-            or not any(b.last_op and b.last_op.has_trait(IsTerminator) for b in op.region.blocks)
+            bool(op.results)
+            or not any(b.last_op and b.last_op.has_trait(IsTerminator) for b in region.blocks)
         )
-    if isinstance(op, vector.TransferReadOp | vector.TransferWriteOp):
+    if name in ("vector.transfer_read", "vector.transfer_write"):
+        from xdsl.dialects import vector
+
+        assert isinstance(op, vector.TransferReadOp | vector.TransferWriteOp)
         # the reader keeps only the permutation map and in_bounds, defaulting both
         source = op.source.type
         vec = op.vector.type if isinstance(op, vector.TransferWriteOp) else op.result.type
@@ -460,16 +492,19 @@ def printable_custom(op: Operation) -> bool:
         perm = op.permutation_map.data
         default = vector.VectorTransferOperation.get_transfer_minor_identity_map(source, vec)
         return not perm.is_minor_identity() or perm == default
-    if isinstance(op, scf.IndexSwitchOp):
+    if name == "scf.index_switch":
         return "cases" not in op.attributes
-    if isinstance(op, scf.WhileOp):
+    if name == "scf.while":
+        from xdsl.dialects import scf
+
+        assert isinstance(op, scf.WhileOp)
         blocks = op.before_region.blocks
         return len(blocks) == 1 and [a.type for a in blocks[0].args] == [
             v.type for v in op.arguments
         ]
-    if isinstance(op, scf.IfOp) and any(b.args for r in op.regions for b in r.blocks):
+    if name == "scf.if" and any(b.args for r in op.regions for b in r.blocks):
         return False  # scf.if's printer drops block arguments
-    if isinstance(op, scf.IfOp | scf.ForOp):
+    if name in ("scf.if", "scf.for"):
         return all(len(r.blocks) <= 1 for r in op.regions) and len(op.regions[0].blocks) == 1
     return True
 
@@ -480,18 +515,18 @@ UPSTREAM_SYNTAX = SyntaxExtension.from_file(
     custom_ops=[
         builtin.ModuleOp,
         func.FuncOp,
-        scf.ForOp,
-        scf.IfOp,
-        arith.CmpiOp,
-        arith.CmpfOp,
-        memref.AllocOp,
+        "scf.for",
+        "scf.if",
+        "arith.cmpi",
+        "arith.cmpf",
+        "memref.alloc",
         builtin.UnrealizedConversionCastOp,
-        scf.ExecuteRegionOp,
-        scf.WhileOp,
-        scf.IndexSwitchOp,
-        vector.TransferReadOp,
-        vector.TransferWriteOp,
-        cf.SwitchOp,
+        "scf.execute_region",
+        "scf.while",
+        "scf.index_switch",
+        "vector.transfer_read",
+        "vector.transfer_write",
+        "cf.switch",
     ],
     printable=printable_custom,
 )

@@ -10,17 +10,30 @@ the map xDSL's reader builds, so both readers give the same IR. affine.for and a
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from lark import Token
 from xdsl.dialects import affine
-from xdsl.dialects.builtin import AffineMapAttr, AffineSetAttr, IndexType, MemRefType, VectorType
+from xdsl.dialects.builtin import (
+    AffineMapAttr,
+    AffineSetAttr,
+    ArrayAttr,
+    DenseIntOrFPElementsAttr,
+    IndexType,
+    IntegerAttr,
+    MemRefType,
+    StringAttr,
+    VectorType,
+    i32,
+    i64,
+)
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineBinaryOpExpr, AffineExpr, AffineMap, AffineSymExpr
 
 from xtvm.ir.context import SyntaxExtension
-from xtvm.ir.parser import IRBuilder
+from xtvm.ir.parser import IRBuilder, PendingArg, decode_string
 from xtvm.ir.upstream import declare_loop_args
 
 INDEX = IndexType()
@@ -71,21 +84,44 @@ affine_ceildiv = binary("ceildiv")
 affine_mod = binary("mod")
 
 
-def to_affine(b: IRBuilder, expr: Expr, symbols: dict[str, int], uses: list[Token]) -> AffineExpr:
-    """The AffineExpr of `expr`; values are numbered as symbols in order of first appearance."""
+def affine_symbol(b: IRBuilder, children: list[Any]) -> Expr:
+    return ("symbol", children[-1])
+
+
+@dataclass
+class Operands:
+    """The values of a subscript list, numbered in order of first appearance: as dimensions
+    and symbols where some are written `symbol(%x)` (MLIR's form), else all as symbols (the
+    map xDSL's reader builds)."""
+
+    mlir_form: bool
+    dims: dict[str, Token] = field(default_factory=dict)
+    symbols: dict[str, Token] = field(default_factory=dict)
+
+    def use(self, b: IRBuilder, token: Token, symbol: bool) -> AffineExpr:
+        name = str(token)
+        if self.mlir_form and not symbol:
+            if name in self.symbols:
+                raise b.error(token, f"'{name}' is used both as a dimension and as a symbol")
+            self.dims.setdefault(name, token)
+            return AffineExpr.dimension(list(self.dims).index(name))
+        if name in self.dims:
+            raise b.error(token, f"'{name}' is used both as a dimension and as a symbol")
+        self.symbols.setdefault(name, token)
+        return AffineExpr.symbol(list(self.symbols).index(name))
+
+
+def to_affine(b: IRBuilder, expr: Expr, operands: Operands) -> AffineExpr:
+    """The AffineExpr of `expr`, its values numbered by `operands`."""
     kind = expr[0]
     if kind == "const":
         return AffineExpr.constant(expr[1])
-    if kind == "value":
-        name = str(expr[1])
-        if name not in symbols:
-            symbols[name] = len(symbols)
-            uses.append(expr[1])
-        return AffineExpr.symbol(symbols[name])
+    if kind in ("value", "symbol"):
+        return operands.use(b, expr[1], kind == "symbol")
     if kind == "neg":
-        return -to_affine(b, expr[1], symbols, uses)
-    lhs = to_affine(b, expr[1], symbols, uses)
-    rhs = to_affine(b, expr[2], symbols, uses)
+        return -to_affine(b, expr[1], operands)
+    lhs = to_affine(b, expr[1], operands)
+    rhs = to_affine(b, expr[2], operands)
     try:
         return BINARY[kind](lhs, rhs)
     except (ValueError, ZeroDivisionError) as exc:
@@ -93,7 +129,7 @@ def to_affine(b: IRBuilder, expr: Expr, symbols: dict[str, int], uses: list[Toke
 
 
 def first_token(expr: Expr) -> Token | None:
-    if expr[0] == "value":
+    if expr[0] in ("value", "symbol"):
         return expr[1]
     for part in expr[1:]:
         if isinstance(part, tuple):
@@ -105,10 +141,18 @@ def first_token(expr: Expr) -> Token | None:
 
 def affine_subscripts(b: IRBuilder, children: list[Any]) -> tuple[AffineMap, list[SSAValue]]:
     exprs = [c for c in children if c is not None]
-    symbols: dict[str, int] = {}
-    uses: list[Token] = []
-    results = tuple(to_affine(b, e, symbols, uses) for e in exprs)
-    return AffineMap(0, len(symbols), results), [b.resolve(t, INDEX) for t in uses]
+    operands = Operands(any(uses_symbol(e) for e in exprs))
+    results = tuple(to_affine(b, e, operands) for e in exprs)
+    uses = [*operands.dims.values(), *operands.symbols.values()]
+    amap = AffineMap(len(operands.dims), len(operands.symbols), results)
+    return amap, [b.resolve(t, INDEX) for t in uses]
+
+
+def uses_symbol(expr: Expr) -> bool:
+    """Whether `expr` writes a value as `symbol(%x)`."""
+    if expr[0] == "symbol":
+        return True
+    return any(isinstance(part, tuple) and uses_symbol(part) for part in expr[1:])
 
 
 def memref_type(b: IRBuilder, token: Token, typ: Attribute) -> MemRefType:
@@ -293,6 +337,111 @@ def affine_for(b: IRBuilder, children: list[Any]) -> Operation:
         head["step"],
     )
     op.attributes |= attrs or {}
+    return b.record(op, head["token"])
+
+
+# MLIR's arith::AtomicRMWKind, the reductions affine.parallel names
+REDUCTIONS = frozenset(
+    "addf addi assign maximumf maxs maxu minimumf mins minu mulf muli ori andi maxnumf minnumf"
+    "".split()
+)
+
+
+def affine_parallel_bound(b: IRBuilder, children: list[Any]) -> tuple[Token | None, list[Expr]]:
+    if isinstance(children[0], Token) and children[0].type in ("AFFINE_MAX", "AFFINE_MIN"):
+        return (children[0], children[1:])
+    return (None, children)
+
+
+def affine_parallel_bounds(b: IRBuilder, children: list[Any]) -> list[Any]:
+    return children
+
+
+def affine_parallel_steps(b: IRBuilder, children: list[Any]) -> list[Token]:
+    return children
+
+
+def affine_parallel_reduce(b: IRBuilder, children: list[Any]) -> tuple[list[Token], list[Any]]:
+    *kinds, types = children
+    return (kinds, types)
+
+
+def parallel_bounds(
+    b: IRBuilder, token: Token, bounds: list[tuple[Token | None, list[Expr]]], keyword: str
+) -> tuple[AffineMapAttr, Attribute, list[SSAValue]]:
+    """The map, the groups (results per loop) and the operands of affine.parallel's lower or
+    upper bounds, `keyword` (max/min) the only one allowed before a group."""
+    exprs = [e for _, group in bounds for e in group]
+    operands = Operands(True)
+    for used, _ in bounds:
+        if used is not None and str(used) != keyword:
+            raise b.error(used, f"expected '{keyword}' before a group of bounds, got '{used}'")
+    results = tuple(to_affine(b, e, operands) for e in exprs)
+    amap = AffineMap(len(operands.dims), len(operands.symbols), results)
+    uses = [*operands.dims.values(), *operands.symbols.values()]
+    groups = DenseIntOrFPElementsAttr.from_list(
+        VectorType(i32, (len(bounds),)), [len(group) for _, group in bounds]
+    )
+    return AffineMapAttr(amap), groups, [b.resolve(t, INDEX) for t in uses]
+
+
+def affine_parallel_head(b: IRBuilder, children: list[Any]) -> dict[str, Any]:
+    token, *ivs, lower, upper, steps, reduce = children
+    if len(lower) != len(ivs) or len(upper) != len(ivs):
+        raise b.error(
+            token,
+            f"'affine.parallel' op has {len(ivs)} induction variables but "
+            f"{len(lower)} lower and {len(upper)} upper bounds",
+        )
+    steps = steps or [None] * len(ivs)
+    if len(steps) != len(ivs):
+        raise b.error(token, f"'affine.parallel' op has {len(ivs)} loops but {len(steps)} steps")
+    for step in steps:
+        if step is not None and int(step) <= 0:
+            raise b.error(step, "'affine.parallel' op steps must be positive")
+    kinds, types = reduce if reduce is not None else ([], [])
+    names = []
+    for kind in kinds:
+        name = decode_string(kind)
+        if name not in REDUCTIONS:
+            raise b.error(
+                kind, f"unknown reduction '{name}' (one of {', '.join(sorted(REDUCTIONS))})"
+            )
+        names.append(name)
+    if len(names) != len(types):
+        raise b.error(
+            token, f"'affine.parallel' op has {len(names)} reductions but {len(types)} result types"
+        )
+    lower_map, lower_groups, lower_values = parallel_bounds(b, token, lower, "max")
+    upper_map, upper_groups, upper_values = parallel_bounds(b, token, upper, "min")
+    b.set_entry_args([PendingArg(iv, INDEX) for iv in ivs])
+    properties = {
+        "reductions": ArrayAttr([StringAttr(n) for n in names]),
+        "lowerBoundsMap": lower_map,
+        "lowerBoundsGroups": lower_groups,
+        "upperBoundsMap": upper_map,
+        "upperBoundsGroups": upper_groups,
+        "steps": ArrayAttr([IntegerAttr(1 if s is None else int(s), i64) for s in steps]),
+    }
+    return {
+        "token": token,
+        "operands": [*lower_values, *upper_values],
+        "types": types,
+        "properties": properties,
+    }
+
+
+def affine_parallel(b: IRBuilder, children: list[Any]) -> Operation:
+    head, region, attrs = children
+    if len(region.blocks) > 1:
+        raise b.error(head["token"], "'affine.parallel' op expects a single-block region")
+    op = affine.ParallelOp.create(
+        operands=head["operands"],
+        result_types=head["types"],
+        properties=head["properties"],
+        attributes=attrs or {},
+        regions=[with_yield(region)],
+    )
     return b.record(op, head["token"])
 
 

@@ -66,6 +66,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     TensorType,
     UnitAttr,
+    i1,
     i64,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
@@ -73,7 +74,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xtvm.dialects import te, tir
-from xtvm.ir.numpy_types import index_literal, is_unsigned
+from xtvm.ir.numpy_types import index_literal, is_unsigned, orders_unsigned
 from xtvm.ir.verify import located_error
 
 # An extent is a constant or an `index` value of the tir kernel.
@@ -503,6 +504,9 @@ def identity(combiner: str, elem: Attribute, builder: BlockBuilder) -> SSAValue:
         values = {"sum": 0, "prod": 1, "max": 0, "min": 2**elem.width.data - 1}
         literal = builder.index(index_literal(values[combiner]))
         return builder.add(arith.IndexCastOp(literal, elem))
+    if elem == i1:  # bool orders false < true: max is `or`, min is `and`
+        values = {"sum": 0, "prod": 1, "max": 0, "min": 1}
+        return builder.add(arith.ConstantOp(IntegerAttr(values[combiner], elem)))
     if isinstance(elem, IntegerType):
         width = elem.width.data
         values = {"sum": 0, "prod": 1, "max": -(2 ** (width - 1)), "min": 2 ** (width - 1) - 1}
@@ -513,7 +517,7 @@ def identity(combiner: str, elem: Attribute, builder: BlockBuilder) -> SSAValue:
 
 def combine(combiner: str, lhs: SSAValue, rhs: SSAValue) -> Operation:
     if isinstance(lhs.type, IntegerType):
-        unsigned = is_unsigned(lhs.type)
+        unsigned = orders_unsigned(lhs.type)
         ops: dict[str, type[Operation]] = {
             "sum": arith.AddiOp,
             "prod": arith.MuliOp,

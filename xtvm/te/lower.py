@@ -28,7 +28,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from xtvm.dialects import te
 from xtvm.ir.errors import TVMError
-from xtvm.ir.numpy_types import element_type, index_literal, is_unsigned
+from xtvm.ir.numpy_types import element_type, index_literal, is_unsigned, orders_unsigned
 from xtvm.runtime.binding import ARG_DIMS_ATTR, BINARY_OPS, Dim, arg_dims_attr
 from xtvm.te.expr import (
     Binary,
@@ -188,7 +188,7 @@ class ExprEmitter:
             b = yield self, expr.b
             a, b = self.unify(a, b)
             if is_int(a.type):
-                predicates = UNSIGNED_CMP if is_unsigned(a.type) else INT_CMP
+                predicates = UNSIGNED_CMP if orders_unsigned(a.type) else INT_CMP
                 return self.add(arith.CmpiOp(a, b, predicates[expr.op]))
             return self.add(arith.CmpfOp(a, b, FLOAT_CMP[expr.op]))
         if isinstance(expr, Select):
@@ -267,7 +267,7 @@ class ExprEmitter:
         x = args[0]
         if expr.name in ("max", "min"):
             a, b = self.unify(x, args[1])
-            if is_unsigned(a.type):
+            if orders_unsigned(a.type):
                 return self.add((arith.MaxUIOp if expr.name == "max" else arith.MinUIOp)(a, b))
             if is_int(a.type):
                 return self.add((arith.MaxSIOp if expr.name == "max" else arith.MinSIOp)(a, b))

@@ -22,13 +22,14 @@ import contextlib
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from xtvm.ir.diagnostics import DiagnosticError, Location, SourceFile
 from xtvm.tools.cli import load_npz, read_text, run_tool, with_source
 from xtvm.tools.import_onnx import parse_shape
+
+if TYPE_CHECKING:
+    import numpy as np
 
 EMITS = ("library", "aot", "graph-json", "mlir", "llvm", "asm", "external")
 

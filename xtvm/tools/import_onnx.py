@@ -14,11 +14,7 @@ import traceback
 from collections.abc import Sequence
 from pathlib import Path
 
-import numpy as np
-
-from xtvm.dialects.registry import default_context
-from xtvm.frontends.onnx import OnnxImportError, import_onnx
-from xtvm.ir.printer import print_ir
+# numpy, onnx and the IR are imported once the arguments are read: `--help` starts fast.
 
 
 def parse_shape(text: str) -> tuple[str, tuple[int, ...]]:
@@ -60,6 +56,12 @@ def build_argparser() -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from xtvm.dialects.registry import default_context
+    from xtvm.frontends.onnx import import_onnx
+    from xtvm.ir.printer import print_ir
+
     shapes = dict(args.shape) or None
     module, params = import_onnx(Path(args.input), shape=shapes, dtype=args.dtype)
     text = print_ir(module, default_context(), debuginfo=args.print_debuginfo)
@@ -74,6 +76,8 @@ def run(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_argparser().parse_args(argv)
+    from xtvm.frontends.onnx import OnnxImportError
+
     try:
         return run(args)
     except OnnxImportError as exc:

@@ -67,7 +67,7 @@ class Plugins:
 
     def load_dialect(self, dialect: object, extension: object | None = None) -> None:
         name = getattr(dialect, "name", None)
-        if any(d.name == name for d in self.ctx.dialects):
+        if name in self.ctx.dialect_names:
             raise DiagnosticError.at(None, f"dialect '{name}' is already loaded")
         self.ctx.load_dialect(dialect, extension)  # type: ignore[arg-type]
 
@@ -92,14 +92,18 @@ def load_plugin(path: str, plugins: Plugins) -> None:
     if spec is None or spec.loader is None:
         raise DiagnosticError.at(None, f"cannot load plugin '{path}'")
     module = importlib.util.module_from_spec(spec)
+    # Known by name, as an imported module is: the grammar cache finds its ops' source by it.
+    sys.modules[spec.name] = module
     try:
         spec.loader.exec_module(module)
     except SyntaxError as exc:
+        sys.modules.pop(spec.name, None)
         line, column = exc.lineno or 1, exc.offset or 1
         location = Location(SourceFile(path, (exc.text or "").rstrip("\n"), line), line, column)
         message = f"plugin '{path}' has a syntax error: {exc.msg}"
         raise DiagnosticError.at(location, message) from None
     except Exception as exc:
+        sys.modules.pop(spec.name, None)
         raise plugin_error(exc, path, "fails to load") from None
     hook = getattr(module, "xtvm_plugin", None)
     if hook is None:

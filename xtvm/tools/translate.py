@@ -18,16 +18,17 @@ import sys
 import traceback
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp
-
-from xtvm.backends.llvm import TargetError, compile_module
-from xtvm.dialects.registry import default_context
 from xtvm.ir.diagnostics import DiagnosticError, Location, SourceFile
-from xtvm.ir.verify import failure_error, op_location, refuse_multiple_blocks, verify_diagnostics
 from xtvm.tools.cli import run_tool
 from xtvm.tools.opt import read_input
+
+if TYPE_CHECKING:
+    from xdsl.dialects.builtin import ModuleOp
+
+# The IR, the dialects and the backend a translation needs are imported when it runs, the
+# llvm backend (llvmlite, numpy) only for llvm targets: `--help` and `--target c` start fast.
 
 EMITS = ("llvm", "asm", "obj")
 
@@ -53,6 +54,11 @@ def build_argparser() -> argparse.ArgumentParser:
 
 
 def translate(args: argparse.Namespace) -> int:
+    from xdsl.dialects import func
+
+    from xtvm.dialects.registry import default_context
+    from xtvm.ir.verify import failure_error, refuse_multiple_blocks, verify_diagnostics
+
     text, filename = read_input(args.input)
     source = SourceFile(filename, text)
     ctx = default_context()
@@ -82,15 +88,17 @@ def translate(args: argparse.Namespace) -> int:
         if kind in ("c", "cuda"):
             output_source = render_source(module, kind, {filename: source})
         else:
+            from xtvm.backends.llvm import compile_module
+
             compiled = compile_module(module, args.target)
     except DiagnosticError as exc:
         for d in exc.diagnostics:  # passes know the file name only: show the source line
             if d.location is not None and d.location.source is not None:
                 d.location = Location(source, d.location.line, d.location.column)
         raise
-    except TargetError:
-        raise
     except Exception as exc:
+        if is_target_error(exc):
+            raise
         # A backend tripping over input it does not expect: point at the op it was on.
         if args.debug:
             traceback.print_exception(exc)
@@ -118,6 +126,10 @@ def translate(args: argparse.Namespace) -> int:
 def render_source(module: ModuleOp, kind: str, sources: Mapping[str, SourceFile]) -> str:
     """The C (`c`) or CUDA C (`cuda`) source of the tir kernels of `module`; a module that
     would give no kernel at all (only the includes) is an error."""
+    from xdsl.dialects import func
+
+    from xtvm.ir.verify import op_location
+
     if kind == "c":
         from xtvm.backends.c import render_c
 
@@ -136,9 +148,29 @@ def render_source(module: ModuleOp, kind: str, sources: Mapping[str, SourceFile]
     return renderer.render(module)
 
 
+def is_target_error(exc: Exception) -> bool:
+    """Whether `exc` is the llvm backend's `TargetError` (a bad target string: the user's
+    error), without importing the backend where it is not loaded."""
+    llvm = sys.modules.get("xtvm.backends.llvm.target")
+    return llvm is not None and isinstance(exc, llvm.TargetError)
+
+
+class UserTargetError(Exception):
+    """A `TargetError` on its way out of the tool, reported as the user's error."""
+
+
+def translate_reporting_targets(args: argparse.Namespace) -> int:
+    try:
+        return translate(args)
+    except Exception as exc:
+        if is_target_error(exc):
+            raise UserTargetError(str(exc)) from None
+        raise
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_argparser().parse_args(argv)
-    return run_tool("xtvm-translate", translate, args, (TargetError,))
+    return run_tool("xtvm-translate", translate_reporting_targets, args, (UserTargetError,))
 
 
 if __name__ == "__main__":
