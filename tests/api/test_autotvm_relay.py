@@ -18,6 +18,7 @@ from xtvm.contrib import graph_executor
 from xtvm.driver.build import lower
 from xtvm.driver.relay_build import lower_for_build
 from xtvm.te.schedule import CachePrimitive
+from xtvm.testing.relay import tuning_model
 from xtvm.topi import nn, schedule
 from xtvm.tuning import templates
 from xtvm.tuning.features import GLOBAL, LENGTH, tir_features
@@ -141,20 +142,8 @@ def test_the_space_holds_a_guarded_default_tile() -> None:
 
 @pytest.fixture(scope="module")
 def small_model() -> tuple[Any, dict[str, np.ndarray]]:
-    """A conv2d with relu, a dense on its result and an attention-like batch_matmul."""
-    x = relay.var("x", shape=(1, 8, 6, 6))
-    w = relay.var("w", shape=(16, 8, 3, 3))
-    d = relay.var("d", shape=(12, 16 * 4 * 4))
-    q, k = relay.var("q", shape=(2, 16, 8)), relay.var("k", shape=(2, 12, 8))
-    y = relay.nn.dense(relay.nn.batch_flatten(relay.nn.relu(relay.nn.conv2d(x, w))), d)
-    z = relay.nn.batch_matmul(q, k)
-    mod = tvm.IRModule.from_expr(relay.Function([x, w, d, q, k], relay.Tuple([y, z])))
-    rng = np.random.default_rng(0)
-    params = {
-        "w": rng.standard_normal((16, 8, 3, 3)).astype("float32"),
-        "d": rng.standard_normal((12, 256)).astype("float32"),
-    }
-    return mod, params
+    """conv2d + relu, a dense on its result, and two batch_matmuls of the same shapes."""
+    return tuning_model()
 
 
 def kernels_text(mod: Any, params: dict[str, np.ndarray]) -> str:

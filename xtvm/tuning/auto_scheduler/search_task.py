@@ -155,6 +155,7 @@ class ApplyHistoryBest:
             cost = cost_of(result)
             if math.isfinite(cost) and (key not in self.best or cost < self.best[key][1]):
                 self.best[key] = (inp.state, cost)
+        self.applied: dict[str, str] = {}  # relay kernel name -> the workload key it used
         self._parent: ApplyHistoryBest | None = None
 
     def query(self, target: object, workload_key: str) -> State | None:
