@@ -22,6 +22,7 @@ from xtvm.tuning.auto_scheduler import (
     workload_registry,
 )
 from xtvm.tuning.auto_scheduler.compute_dag import ComputeDAG
+from xtvm.tuning.auto_scheduler.cost_model import RandomModel, XGBModel
 from xtvm.tuning.auto_scheduler.loop_state import State
 from xtvm.tuning.auto_scheduler.measure_record import (
     MeasureInput,
@@ -49,6 +50,7 @@ __all__ = [
     "LocalRunner",
     "MeasureInput",
     "MeasureResult",
+    "RandomModel",
     "RecordReader",
     "RecordToFile",
     "SearchTask",
@@ -56,6 +58,7 @@ __all__ = [
     "State",
     "TaskScheduler",
     "TuningOptions",
+    "XGBModel",
     "compute_dag",
     "cost_model",
     "extract_tasks",
