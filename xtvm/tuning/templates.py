@@ -7,9 +7,12 @@ conv2d.
   `cpu_dense`'s tile: rows (`tile_y`), columns (`tile_x`), reduction step (`tile_k`), and
   whether column blocks go outermost (`columns_first`).
 - `conv2d_nchw.llvm` and `conv2d_nhwc.llvm` take `(data_shape, kernel_shape, strides,
-  padding, dilation, kernel_layout, dtype)` of an ungrouped conv2d. Their knobs are
-  `cpu_conv2d`'s tile: output channels (`tile_f`), output columns (`tile_x`) and, NHWC,
-  whether rows go outside the channel blocks (`rows_outside`).
+  padding, dilation, kernel_layout, dtype)` of an ungrouped conv2d, and so do
+  `depthwise_conv2d_{nchw,nhwc}.llvm` of a depthwise one (a group per input channel);
+  `group_conv2d_{nchw,nhwc}.llvm` take `groups` before `kernel_layout`. Their knobs are
+  `cpu_conv2d`'s tile: output channels (`tile_f`, within a group when grouped) or, depthwise
+  NCHW, output rows (`tile_y`); output columns (`tile_x`) and, NHWC, whether rows go outside
+  the channel blocks (`rows_outside`).
 
 The fallback config (outside any tuning context) is the default schedule's choice, so an
 untuned template builds today's default schedule. Each template's schedule is also a kernel
@@ -30,6 +33,7 @@ from xtvm.topi.schedule import (
     COLUMN_TILE,
     CONV_CHANNEL_TILE,
     CONV_COLUMN_TILE,
+    DEPTHWISE_ROW_TILE,
     K_COLUMN_TILE,
     K_ROW_TILE,
     K_UNROLL,
@@ -40,6 +44,7 @@ from xtvm.topi.schedule import (
     column_contiguous,
     cpu_conv2d,
     extent,
+    group_row_tile,
     nhwc_tile_factor,
     register_tiled,
     rows_outside,
@@ -107,27 +112,39 @@ def schedule_product(s: te.Schedule, out: te.Tensor) -> None:
 
 
 def schedule_conv2d(s: te.Schedule, out: te.Tensor) -> None:
-    """The tuned register tile of an ungrouped conv2d `out` (NCHW or NHWC)."""
-    nhwc = out.op.tag.endswith("nhwc")  # type: ignore[attr-defined]
+    """The tuned register tile of a conv2d `out` (NCHW or NHWC; ungrouped, grouped or
+    depthwise): the first tile knob is `tile_y` (output rows) for a depthwise NCHW conv2d,
+    else `tile_f` (output channels, within a group); then `tile_x` (output columns)."""
+    tag = out.op.tag  # type: ignore[attr-defined]
+    nhwc = tag.endswith("nhwc")
     _, a, b, c = out.op.axis  # type: ignore[attr-defined]
     channels, columns = (extent(c), extent(b)) if nhwc else (extent(a), extent(c))
+    per_group_out = out.op.attrs.get("per_group_out", channels)  # type: ignore[attr-defined]
     taps = math.prod(extent(r) for r in out.op.reduce_axis)  # type: ignore[attr-defined]
     cfg: ConfigSpace = get_config()
     cfg.add_flop(2 * math.prod(int(d) for d in out.shape) * taps)  # type: ignore[arg-type]
+    first, size = "tile_f", channels
     if nhwc:
         f = nhwc_tile_factor(channels, NHWC_CHANNELS)
         x = nhwc_tile_factor(columns, NHWC_COLUMNS)
     else:
-        f = tile_factor(channels, CONV_CHANNEL_TILE)
         x = tile_factor(columns, CONV_COLUMN_TILE)
-    define_tile(cfg, "tile_f", channels, f or channels, MAX_TILE)
+        if per_group_out == 1 and "depthwise" in tag:  # a tile of rows by columns
+            first, size = "tile_y", extent(b)
+            f = tile_factor(size, DEPTHWISE_ROW_TILE)
+        elif per_group_out < channels:  # grouped: a tile of channels within a group
+            size = per_group_out
+            f = tile_factor(size, group_row_tile(per_group_out))
+        else:
+            f = tile_factor(channels, CONV_CHANNEL_TILE)
+    define_tile(cfg, first, size, f or size, MAX_TILE)
     define_tile(cfg, "tile_x", columns, x or columns, MAX_TILE)
     if nhwc:
         cfg.define_knob("rows_outside", [False, True])
         if cfg.is_fallback:
             cfg["rows_outside"] = OtherOptionEntity(rows_outside(out))  # type: ignore[index]
     outside = bool(cfg["rows_outside"].val) if nhwc else False
-    cpu_conv2d(s, out, (cfg["tile_f"].size[-1], cfg["tile_x"].size[-1], outside))
+    cpu_conv2d(s, out, (cfg[first].size[-1], cfg["tile_x"].size[-1], outside))
 
 
 def scheduled(out: te.Tensor, schedule: Any, args: Sequence[te.Tensor]) -> tuple[te.Schedule, list]:
@@ -166,27 +183,48 @@ def batch_matmul(
     return scheduled(nn.batch_matmul(x, y, transpose_a, transpose_b), schedule_product, [x, y])
 
 
-def conv2d(layout: str) -> Any:
+def conv2d(layout: str, kind: str = "conv2d") -> Any:
+    """The template function of a conv2d `kind` (conv2d, depthwise_conv2d, group_conv2d)."""
+
     def build(
         data_shape: Sequence[int],
         kernel_shape: Sequence[int],
         strides: Sequence[int] = (1, 1),
         padding: Sequence[int] = (0, 0, 0, 0),
         dilation: Sequence[int] = (1, 1),
-        kernel_layout: str = "OIHW" if layout == "NCHW" else "HWIO",
-        dtype: str = "float32",
+        *rest: Any,
     ) -> tuple[te.Schedule, list[Any]]:
+        default_layout = "OIHW" if layout == "NCHW" else "HWIO"
+        # (..., [groups,] kernel_layout, dtype): a depthwise conv2d has a group per channel
+        defaults = [default_layout, "float32"]
+        if kind == "group_conv2d":
+            defaults.insert(0, 1)
+        if len(rest) > len(defaults):
+            raise TypeError(f"{kind}: {len(rest) - len(defaults)} arguments too many")
+        *grouping, kernel_layout, dtype = [*rest, *defaults[len(rest) :]]
+        groups = grouping[0] if grouping else 1
+        if kind == "depthwise_conv2d":
+            groups = data_shape[1 if layout == "NCHW" else 3]
         data = te.placeholder(tuple(data_shape), dtype, name="data")
         kernel = te.placeholder(tuple(kernel_shape), dtype, name="kernel")
-        out = nn.conv2d(data, kernel, strides, padding, dilation, 1, layout, kernel_layout)
+        out = nn.conv2d(data, kernel, strides, padding, dilation, groups, layout, kernel_layout)
         return scheduled(out, schedule_conv2d, [data, kernel])
 
-    build.__doc__ = f"An ungrouped {layout} conv2d: a register tile of channels by columns."
+    build.__doc__ = f"A {kind} in {layout}: a register tile of channels (or rows) by columns."
     return build
 
 
-conv2d_nchw = template("conv2d_nchw.llvm")(conv2d("NCHW"))
-conv2d_nhwc = template("conv2d_nhwc.llvm")(conv2d("NHWC"))
+CONV2D_TEMPLATES = {
+    f"{kind}_{layout.lower()}.llvm": template(f"{kind}_{layout.lower()}.llvm")(conv2d(layout, kind))
+    for kind in ("conv2d", "depthwise_conv2d", "group_conv2d")
+    for layout in ("NCHW", "NHWC")
+}
+conv2d_nchw = CONV2D_TEMPLATES["conv2d_nchw.llvm"]
+conv2d_nhwc = CONV2D_TEMPLATES["conv2d_nhwc.llvm"]
+depthwise_conv2d_nchw = CONV2D_TEMPLATES["depthwise_conv2d_nchw.llvm"]
+depthwise_conv2d_nhwc = CONV2D_TEMPLATES["depthwise_conv2d_nhwc.llvm"]
+group_conv2d_nchw = CONV2D_TEMPLATES["group_conv2d_nchw.llvm"]
+group_conv2d_nhwc = CONV2D_TEMPLATES["group_conv2d_nhwc.llvm"]
 
 
 def product_rows(shape: Sequence[int]) -> int | None:
@@ -218,10 +256,15 @@ def kernel_workload(t: te.Tensor) -> Workload | None:
         return ("batch_matmul.llvm", *args)
     if kind == "conv2d":
         data, kernel, strides, padding, dilation, groups, layout, kernel_layout, dtype = args
-        if groups != 1 or layout not in ("NCHW", "NHWC"):
+        if layout not in ("NCHW", "NHWC"):
             return None
-        name = f"conv2d_{layout.lower()}.llvm"
-        return (name, data, kernel, strides, padding, dilation, kernel_layout, dtype)
+        channels = data[1 if layout == "NCHW" else 3]
+        head = (data, kernel, strides, padding, dilation)
+        if groups == 1:
+            return (f"conv2d_{layout.lower()}.llvm", *head, kernel_layout, dtype)
+        if groups == channels and t.op.tag.startswith("depthwise"):  # type: ignore[attr-defined]
+            return (f"depthwise_conv2d_{layout.lower()}.llvm", *head, kernel_layout, dtype)
+        return (f"group_conv2d_{layout.lower()}.llvm", *head, groups, kernel_layout, dtype)
     return None
 
 
@@ -231,7 +274,6 @@ KERNEL_SCHEDULES.update(
         "matmul.llvm": schedule_product,
         "dense.llvm": schedule_product,
         "batch_matmul.llvm": schedule_product,
-        "conv2d_nchw.llvm": schedule_conv2d,
-        "conv2d_nhwc.llvm": schedule_conv2d,
+        **dict.fromkeys(CONV2D_TEMPLATES, schedule_conv2d),
     }
 )
