@@ -42,6 +42,7 @@ from xtvm.tuning.auto_scheduler.workload_registry import (
     register_workload_tensors,
 )
 from xtvm.tuning.measure import LocalBuilder, MeasureResult
+from xtvm.tuning.ray_measure import RayBuilder, RayRunner
 
 __all__ = [
     "ApplyHistoryBest",
@@ -51,6 +52,8 @@ __all__ = [
     "MeasureInput",
     "MeasureResult",
     "RandomModel",
+    "RayBuilder",
+    "RayRunner",
     "RecordReader",
     "RecordToFile",
     "SearchTask",
