@@ -61,14 +61,27 @@ def test_extract_tasks_tune_and_build_with_the_best_records(
     for task in tasks:
         task.tune(options)
 
+    # each task measured its kernel's default schedule first: the baseline (not a trial)
+    records = list(auto_scheduler.load_records(log))
+    baselines = [(inp, r) for inp, r in records if inp.state.is_default]
+    assert sorted(inp.workload_key for inp, _ in baselines) == sorted(t.workload_key for t in tasks)
+    assert all(r.error_no == 0 and r.costs for _, r in baselines), baselines
+    assert len(records) == 4 * len(tasks)
+    searched = [(inp, r) for inp, r in records if not inp.state.is_default]
+
     default = kernel_text(mod, params, "fused_nn_batch_matmul")
     with auto_scheduler.ApplyHistoryBest([]):
         assert kernel_text(mod, params, "fused_nn_batch_matmul") == default
-    with auto_scheduler.ApplyHistoryBest(log) as best:
+    with auto_scheduler.ApplyHistoryBest(searched) as best:
         tuned = kernel_text(mod, params, "fused_nn_batch_matmul")
     assert sorted(best.applied) == sorted(by_desc)
+    # where the default schedule is the fastest record, the kernel keeps it
+    fastest = [(inp, auto_scheduler.MeasureResult([1e-9], 0, 0.1, 1.0)) for inp, _ in baselines]
+    with auto_scheduler.ApplyHistoryBest(searched + fastest) as best:
+        assert kernel_text(mod, params, "fused_nn_batch_matmul") == default
+    assert best.applied == {}
     # the kernel relay.build makes is the record's schedule, lowered alike
-    s, args = batch.apply_best(log)
+    s, args = auto_scheduler.ApplyHistoryBest(searched).apply(batch)  # type: ignore[misc]
     alone = lower(s, args, name="fused_nn_batch_matmul")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

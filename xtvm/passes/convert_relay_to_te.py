@@ -213,7 +213,9 @@ class KernelBuilder:
         self.name_stages(outputs)
         args = [*self.arguments, *(self.hoisted[op] for op in self.plan.hoisted)]
         name = self.function.sym_name.data
-        schedule = schedule_tuned_kernel(name, args, outputs, self.target)
+        schedule = schedule_tuned_kernel(
+            name, args, outputs, self.target, lambda: self.schedule(outputs)
+        )
         if schedule is None:
             schedule = self.schedule(outputs)
         module = schedule_to_module(schedule, [*args, *outputs], name)

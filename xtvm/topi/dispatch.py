@@ -21,7 +21,10 @@ from xtvm import te
 
 TunedSchedule = Callable[[te.Schedule, te.Tensor, str], bool]
 TUNED_SCHEDULES: list[TunedSchedule] = []
-TunedKernel = Callable[[str, Sequence[te.Tensor], Sequence[te.Tensor], str], "te.Schedule | None"]
+TunedKernel = Callable[
+    [str, Sequence[te.Tensor], Sequence[te.Tensor], str, Callable[[], te.Schedule]],
+    "te.Schedule | None",
+]
 TUNED_KERNELS: list[TunedKernel] = []
 
 
@@ -31,12 +34,17 @@ def schedule_tuned(s: te.Schedule, t: te.Tensor, target: str) -> bool:
 
 
 def schedule_tuned_kernel(
-    name: str, args: Sequence[te.Tensor], outputs: Sequence[te.Tensor], target: str
+    name: str,
+    args: Sequence[te.Tensor],
+    outputs: Sequence[te.Tensor],
+    target: str,
+    default: Callable[[], te.Schedule],
 ) -> te.Schedule | None:
     """The schedule a registered function gives the kernel `name` (its arguments and outputs
-    as te tensors) for `target`, or None: the kernel keeps its default schedule."""
+    as te tensors) for `target`, or None: the kernel keeps its default schedule (which
+    `default()` makes afresh: tuning measures it as the baseline to beat)."""
     for tuned in TUNED_KERNELS:
-        s = tuned(name, args, outputs, target)
+        s = tuned(name, args, outputs, target, default)
         if s is not None:
             return s
     return None

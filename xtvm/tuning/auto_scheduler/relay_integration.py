@@ -12,7 +12,10 @@ another model, or in the same model built again, has the same key.
 - Inside `with auto_scheduler.ApplyHistoryBest(log):` (TVM also sets the pass config
   `relay.backend.use_auto_scheduler`, accepted and not needed here), `relay.build` schedules a
   kernel whose key has a successful record for the target by replaying the record's steps;
-  kernels without one keep their default (or AutoTVM-tuned) schedule.
+  kernels without one keep their default (or AutoTVM-tuned) schedule. Tuning such a task
+  first measures the kernel's default schedule (a record of the `DefaultScheduleStep`): where
+  that stays the fastest record, the kernel keeps its default schedule, so that a tuned build
+  is never slower than the default one for want of trials.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ import hashlib
 import json
 import warnings
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from xtvm.te.expr import ComputeOp, PlaceholderOp, Tensor
@@ -61,10 +64,14 @@ class TracingEnvironment:
         self.include_simple_tasks = include_simple_tasks
         self.tensors: dict[str, list[Tensor]] = {}
         self.kernels: dict[str, list[str]] = {}  # workload key -> kernel names
+        self.defaults: dict[str, Callable[[], Schedule]] = {}  # key -> its default schedule
         self._parent: TracingEnvironment | None = None
 
-    def add(self, name: str, key: str, tensors: Sequence[Tensor]) -> None:
+    def add(
+        self, name: str, key: str, tensors: Sequence[Tensor], default: Callable[[], Schedule]
+    ) -> None:
         self.tensors.setdefault(key, list(tensors))
+        self.defaults.setdefault(key, default)
         self.kernels.setdefault(key, []).append(name)
 
     def __enter__(self) -> TracingEnvironment:
@@ -76,10 +83,15 @@ class TracingEnvironment:
 
 
 def schedule_kernel(
-    name: str, args: Sequence[Tensor], outputs: Sequence[Tensor], target: str
+    name: str,
+    args: Sequence[Tensor],
+    outputs: Sequence[Tensor],
+    target: str,
+    default: Callable[[], Schedule],
 ) -> Schedule | None:
     """The hook of `xtvm.topi.dispatch`: note the kernel while tracing, or schedule it by its
-    best record inside `ApplyHistoryBest`; None leaves it to the default schedules."""
+    best record inside `ApplyHistoryBest`; None leaves it to the default schedules (also
+    where the best record is the default schedule itself)."""
     tracing, best = TracingEnvironment.current, ApplyHistoryBest.current
     if tracing is None and best is None:
         return None
@@ -87,11 +99,11 @@ def schedule_kernel(
         return None
     key = kernel_workload_key(args, outputs)
     if tracing is not None:
-        tracing.add(name, key, [*args, *outputs])
+        tracing.add(name, key, [*args, *outputs], default)
         return None
     assert best is not None
     state = best.query(target, key)
-    if state is None:
+    if state is None or state.is_default:
         return None
     s = create_schedule([t.op for t in outputs])
     try:
@@ -139,6 +151,11 @@ def extract_tasks(
             )
             continue
         register_workload_tensors(key, tensors)
-        tasks.append(SearchTask(workload_key=key, target=target_text, desc=names[0]))
+        default = tracing.defaults[key]
+        tasks.append(
+            SearchTask(
+                workload_key=key, target=target_text, desc=names[0], default_schedule=default
+            )
+        )
         weights.append(max(1, sum(calls[n] for n in names)))
     return tasks, weights

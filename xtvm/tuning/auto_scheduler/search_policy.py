@@ -23,7 +23,7 @@ from xtvm.te.schedule import Schedule
 from xtvm.tuning import measure
 from xtvm.tuning.auto_scheduler.compute_dag import ComputeDAG
 from xtvm.tuning.auto_scheduler.cost_model import FeatureSpace, RandomModel, RidgeModel, XGBModel
-from xtvm.tuning.auto_scheduler.loop_state import State
+from xtvm.tuning.auto_scheduler.loop_state import DEFAULT_STATE, State
 from xtvm.tuning.auto_scheduler.measure_record import MeasureInput, cost_of
 from xtvm.tuning.auto_scheduler.sketch import (
     Candidate,
@@ -141,6 +141,14 @@ class SketchPolicy:
                 found.append(candidate)
                 costs.append(cost_of(result))
         self.model.update(found, costs)
+
+    def measure_default(self, measurer: ProgramMeasurer) -> None:
+        """Measure the compiler's default schedule of a relay kernel once (not a trial): the
+        baseline that a searched candidate must beat to be applied."""
+        if getattr(self.task, "default_schedule", None) is None or DEFAULT_STATE in self.measured:
+            return
+        _, results = measurer.measure(self.task, self, [DEFAULT_STATE])
+        self._note(DEFAULT_STATE, cost_of(results[0]))
 
     def _note(self, state: State, cost: float) -> None:
         self.measured[state] = min(cost, self.measured.get(state, math.inf))
