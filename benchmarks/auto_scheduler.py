@@ -12,6 +12,18 @@ Run as `python benchmarks/auto_scheduler.py --trials 64`.
 (`XGBModel`, boosted trees on lowered-tir features) and by none (random search), and prints
 each search's best GFLOP/s, the trial that found it, and the trials each needed to match the
 other's best (`-` when it never did).
+
+On 2 shared cores, 1 thread, 96 trials per search (load about 5):
+
+    workload                    search  best GFLOP/s  found at  matches other at
+    matmul 512^3                xgb           237.65        36                19
+    matmul 512^3                random         86.42        88                 -
+    conv2d+relu 1x64x56x56 k3   xgb           100.31        67                50
+    conv2d+relu 1x64x56x56 k3   random         61.16        24                 -
+
+The model found in 19 trials what random search found in 88 (matmul); on the conv2d it
+passed random search's best at trial 50 (random search found that at 24) and went 1.64x
+past it. Each search took 2-3.5 minutes.
 """
 
 from __future__ import annotations
