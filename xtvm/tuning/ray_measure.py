@@ -10,7 +10,9 @@ of its own (TVM uses an RPC tracker; `RPCRunner` is that).
   whose worker dies is an error, as with `LocalBuilder`.
 - `RayRunner(number=, repeat=, min_repeat_ms=, timeout=, num_workers=, resources=)`: one
   measuring actor per device, `resources` choosing the devices (a custom resource or label
-  such as `{"cpu-znver4": 1}`; one CPU each by default). An actor keeps a `LocalRunner`: the
+  such as `{"cpu-znver4": 1}`). An actor holds no CPU in Ray's accounting: it idles while the
+  builds of the next round run (a tuner builds a round, then times it), and CPUs it held
+  would starve them. An actor keeps a `LocalRunner`: the
   library's bytes are shipped to it and timed in the actor's own worker process, with
   `LocalRunner`'s semantics (a candidate that crashes or hangs costs a RUNTIME_DEVICE or
   RUN_TIMEOUT, its worker is replaced). An actor that dies or stops answering is replaced,
@@ -182,8 +184,8 @@ class MeasureWorker:
 
 
 class RayRunner(LocalRunner):
-    """Time candidates on `num_workers` measuring actors (one per device, `resources` each:
-    one CPU by default), at most `timeout` seconds a candidate."""
+    """Time candidates on `num_workers` measuring actors (one per device, placed by
+    `resources`), at most `timeout` seconds a candidate."""
 
     def __init__(
         self,
@@ -206,11 +208,8 @@ class RayRunner(LocalRunner):
         self._fresh_actors: set[int] = set()  # actors whose runner has not started a worker
 
     def _actor(self, ray: Any) -> Any:
-        options: dict[str, Any] = {"max_restarts": 0}
-        if self.resources is None:
-            options["num_cpus"] = 1
-        else:
-            options["num_cpus"] = 0
+        options: dict[str, Any] = {"max_restarts": 0, "num_cpus": 0}
+        if self.resources is not None:
             options["resources"] = self.resources
         return ray.remote(MeasureWorker).options(**options).remote()
 
