@@ -10,6 +10,13 @@ second tuned build lowers to the same kernels (the records reproduce them). `--l
 records, and a later run with the same log resumes instead of measuring again.
 
     python benchmarks/tuning_model.py squeezenet --trials 300
+
+squeezenet on 2 shared cores (load 5-10), 300 trials (8 a round) in 20 minutes: 22 tasks;
+the search beat the default schedule of 5 kernels (the last 1x1 conv2d 1.9x, the global
+average pool 2.4x, three others 1.03-1.3x); the other 17 keep their default. Default build
+10.84 ms, tuned 10.73 ms (1.01x), onnxruntime 11.21 ms; the outputs agree to 6e-6. Most
+tasks got one round of 8 trials, and the first round is random (the model trains on it):
+each needs several rounds to beat topi's hand-written schedules.
 """
 
 from __future__ import annotations
