@@ -47,6 +47,18 @@ def grouped_conv(x: np.ndarray, w: np.ndarray, groups: int, pad: int, stride: in
     return out
 
 
+def tune_three(task: autotvm.task.Task, log: Path) -> list[Any]:
+    """Three random configs of `task` measured for real into `log`; all must succeed."""
+    option = autotvm.measure_option(
+        builder=autotvm.LocalBuilder(), runner=autotvm.LocalRunner(**MEASURE)
+    )
+    tuner = autotvm.RandomTuner(task, seed=0)
+    tuner.tune(n_trial=3, measure_option=option, callbacks=[autotvm.callback.log_to_file(log)])
+    records = list(autotvm.record.load_from_file(log))
+    assert len(records) == 3 and all(r.error_no == 0 for _, r in records), records
+    return records
+
+
 CASES = [
     # template, its arguments, the groups of its conv2d
     ("depthwise_conv2d_nchw", [(1, 32, 14, 14), (32, 1, 3, 3), (1, 1), (1,) * 4, (1, 1)], 32),
@@ -85,13 +97,7 @@ def test_tuned_depthwise_conv2d_matches_numpy(tmp_path: Path) -> None:
     args = [(1, 16, 15, 15), (32, 1, 3, 3), (2, 2), (1,) * 4, (1, 1)]
     task = autotvm.task.create("depthwise_conv2d_nchw.llvm", args)
     log = tmp_path / "dw.json"
-    option = autotvm.measure_option(
-        builder=autotvm.LocalBuilder(), runner=autotvm.LocalRunner(**MEASURE)
-    )
-    tuner = autotvm.RandomTuner(task, seed=0)
-    tuner.tune(n_trial=3, measure_option=option, callbacks=[autotvm.callback.log_to_file(log)])
-    records = list(autotvm.record.load_from_file(log))
-    assert len(records) == 3 and all(r.error_no == 0 for _, r in records), records
+    tune_three(task, log)
     with autotvm.apply_history_best(log):
         s, tensors = templates.depthwise_conv2d_nchw(*args)
     rng = np.random.default_rng(0)
@@ -131,3 +137,37 @@ def test_relay_build_applies_depthwise_and_grouped_records(tmp_path: Path) -> No
     (got,) = run_factory(lib, x=data)
     hidden = np.maximum(grouped_conv(data, params["dw"], 8, 1), 0)
     np.testing.assert_allclose(got, grouped_conv(hidden, params["gw"], 4, 1), rtol=1e-4, atol=1e-3)
+
+
+def test_winograd_template_is_the_default_and_relay_build_applies_it(tmp_path: Path) -> None:
+    x = relay.var("x", shape=(1, 32, 14, 14))
+    w = relay.var("w", shape=(32, 32, 3, 3))
+    mod = tvm.IRModule.from_expr(relay.Function([x, w], relay.nn.conv2d(x, w, padding=(1, 1))))
+    rng = np.random.default_rng(0)
+    params = {"w": rng.standard_normal((32, 32, 3, 3)).astype("float32")}
+    (task,) = autotvm.task.extract_from_program(mod, params, "llvm")
+    assert task.name == "conv2d_winograd_nhwc.llvm"  # a 3x3 stride-1 layer on the CPU
+    assert (task.args[0], task.args[2]) == ((1, 14, 14, 32), 4)  # NHWC data, F(4x4, 3x3)
+
+    # the fallback config is relay.build's default schedule of the whole kernel
+    default = str(lower_for_build(mod, params, "llvm")[1])
+    s, _ = templates.conv2d_winograd_nhwc(*task.args)
+    index = task.default_index()
+    assert index is not None
+    assert primitives(task.instantiate(task.config_space.get(index))[0]) == primitives(s)
+    fallback = [(autotvm.MeasureInput("llvm", task, task.config_space.get(index)),
+                 autotvm.MeasureResult([1e-4], 0, 0.1, 1.0))]  # fmt: skip
+    with autotvm.apply_history_best(fallback):
+        assert str(lower_for_build(mod, params, "llvm")[1]) == default
+
+    # a short tuning measures real candidates; relay.build uses the best of them
+    log = tmp_path / "winograd.json"
+    records = tune_three(task, log)
+    (best_input, _), *_ = autotvm.record.best_records(records).values()
+    with autotvm.apply_history_best(log):
+        tuned = str(lower_for_build(mod, params, "llvm")[1])
+        lib = relay.build(mod, target="llvm", params=params)
+    assert (tuned == default) == (best_input.config.index == index)
+    data = rng.standard_normal((1, 32, 14, 14)).astype("float32")
+    (got,) = run_factory(lib, x=data)
+    np.testing.assert_allclose(got, grouped_conv(data, params["w"], 1, 1), rtol=1e-3, atol=1e-3)

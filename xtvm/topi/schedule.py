@@ -607,8 +607,12 @@ def stage_named(s: te.Schedule, reads: list[te.Tensor], prefix: str) -> te.Stage
     return next(s[r] for r in reads if isinstance(r.op, ComputeOp) and r.op.name.startswith(prefix))
 
 
-def cpu_conv2d_winograd(s: te.Schedule, t: te.Tensor) -> None:
-    """Winograd conv2d (`topi.winograd`), scheduled whole when its product stage comes:
+WinogradTiles = tuple[int, int, int]  # the product's rows, columns, reduction steps unrolled
+
+
+def cpu_conv2d_winograd(s: te.Schedule, t: te.Tensor, tiles: WinogradTiles | None = None) -> None:
+    """Winograd conv2d (`topi.winograd`), scheduled whole when its product stage comes
+    (`tiles` replaces the product's register tile: AutoTVM's `conv2d_winograd_nhwc.llvm`):
 
     - the constant matrices and the padded input computed first, on their own;
     - the input transform parallel over tiles, channels vectorized, its first half computed
@@ -643,8 +647,10 @@ def cpu_conv2d_winograd(s: te.Schedule, t: te.Tensor) -> None:
 
     local = s[s.cache_write(t, "local")]
     nu, mu, r, k = product.op.axis
-    r_outer, r_inner = product.split(r, factor=winograd.ROWS)
-    k_outer, k_inner = split_inner(product, k, winograd.COLUMNS)
+    rows, columns_tile, unroll = tiles or (winograd.ROWS, winograd.COLUMNS, winograd.K_UNROLL)
+    r_outer, r_inner = product.split(r, factor=rows)
+    split = split_inner if tiles is None else split_exact
+    k_outer, k_inner = split(product, k, columns_tile)
     loops = [a for a in (k_outer,) if a is not None]
     product.reorder(nu, mu, r_outer, *loops, r_inner, k_inner)
     parallel = product.fuse(nu, mu, r_outer)
@@ -653,7 +659,7 @@ def cpu_conv2d_winograd(s: te.Schedule, t: te.Tensor) -> None:
     local.compute_at(product, loops[-1] if loops else parallel)
     *_, local_r, local_k = local.op.axis
     (rc,) = local.op.reduce_axis
-    rc_outer, rc_inner = split_inner(local, rc, winograd.K_UNROLL)
+    rc_outer, rc_inner = split(local, rc, unroll)
     local.reorder(*(a for a in (rc_outer,) if a is not None), local_r, rc_inner, local_k)
     local.unroll(rc_inner)
     local.vectorize(local_k)

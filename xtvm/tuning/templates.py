@@ -13,6 +13,10 @@ conv2d.
   `cpu_conv2d`'s tile: output channels (`tile_f`, within a group when grouped) or, depthwise
   NCHW, output rows (`tile_y`); output columns (`tile_x`) and, NHWC, whether rows go outside
   the channel blocks (`rows_outside`).
+- `conv2d_winograd_nhwc.llvm` takes `(data_shape, kernel_shape, tile_size, padding, dtype)`
+  of a winograd conv2d (the transformed kernel, as relay.build has it). Its knobs are the
+  register tile of the batched product: rows of tiles (`tile_r`), output channels (`tile_k`)
+  and reduction steps unrolled (`tile_rc`).
 
 The fallback config (outside any tuning context) is the default schedule's choice, so an
 untuned template builds today's default schedule. Each template's schedule is also a kernel
@@ -28,7 +32,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from xtvm import te
-from xtvm.topi import nn
+from xtvm.te.schedule import post_order_ops
+from xtvm.topi import nn, winograd
 from xtvm.topi.schedule import (
     COLUMN_TILE,
     CONV_CHANNEL_TILE,
@@ -43,6 +48,7 @@ from xtvm.topi.schedule import (
     VECTOR_LANES,
     column_contiguous,
     cpu_conv2d,
+    cpu_conv2d_winograd,
     extent,
     group_row_tile,
     nhwc_tile_factor,
@@ -145,6 +151,52 @@ def schedule_conv2d(s: te.Schedule, out: te.Tensor) -> None:
             cfg["rows_outside"] = OtherOptionEntity(rows_outside(out))  # type: ignore[index]
     outside = bool(cfg["rows_outside"].val) if nhwc else False
     cpu_conv2d(s, out, (cfg[first].size[-1], cfg["tile_x"].size[-1], outside))
+
+
+def schedule_winograd(s: te.Schedule, product: te.Tensor) -> None:
+    """The tuned register tile of a winograd conv2d's batched product: rows of tiles
+    (`tile_r`, a divisor of the rows the tiles are padded to), output channels (`tile_k`) and
+    reduction steps unrolled (`tile_rc`)."""
+    _, _, r, k = product.op.axis  # type: ignore[attr-defined]
+    (rc,) = product.op.reduce_axis  # type: ignore[attr-defined]
+    cfg: ConfigSpace = get_config()
+    cfg.add_flop(2 * math.prod(int(d) for d in product.shape) * extent(rc))  # type: ignore[arg-type]
+    rows = [f for f in range(1, winograd.ROWS + 1) if winograd.ROWS % f == 0]
+    cfg.define_split("tile_r", extent(r), policy="candidate", candidate=[[-1, f] for f in rows])
+    if cfg.is_fallback:
+        cfg["tile_r"] = SplitEntity([-1, winograd.ROWS])  # type: ignore[index]
+    columns = extent(k)
+    define_tile(cfg, "tile_k", columns, tile_factor(columns, winograd.COLUMNS) or columns, MAX_TILE)
+    steps = extent(rc)
+    define_tile(cfg, "tile_rc", steps, tile_factor(steps, winograd.K_UNROLL) or steps, MAX_K_TILE)
+    tiles = (cfg["tile_r"].size[-1], cfg["tile_k"].size[-1], cfg["tile_rc"].size[-1])
+    cpu_conv2d_winograd(s, product, tiles)
+
+
+@template("conv2d_winograd_nhwc.llvm")
+def conv2d_winograd_nhwc(
+    data_shape: Sequence[int],
+    kernel_shape: Sequence[int],
+    tile_size: int = 4,
+    padding: Sequence[int] = (1, 1, 1, 1),
+    dtype: str = "float32",
+) -> tuple[te.Schedule, list[Any]]:
+    """A winograd conv2d (NHWC data, the transformed kernel as relay.build has it: `[alpha,
+    alpha, C, K]` or packed `[alpha, alpha, K / b, C, b]`), 3x3, stride 1."""
+    data = te.placeholder(tuple(data_shape), dtype, name="data")
+    kernel = te.placeholder(tuple(kernel_shape), dtype, name="kernel")
+    out = winograd.conv2d_winograd_nhwc(data, kernel, tile_size, padding)
+    product = next(
+        op.output(0)
+        for op in post_order_ops([out.op])
+        if getattr(op, "tag", "") == winograd.PRODUCT_TAG
+    )
+    s = te.create_schedule(out.op)
+    for stage in s.stages:  # as relay.build: the transforms' inner stages inlined first
+        if stage.op is not out.op and not stage.op.reduce_axis:
+            stage.compute_inline()
+    schedule_winograd(s, product)
+    return s, [data, kernel, out]
 
 
 def scheduled(out: te.Tensor, schedule: Any, args: Sequence[te.Tensor]) -> tuple[te.Schedule, list]:
@@ -254,6 +306,8 @@ def kernel_workload(t: te.Tensor) -> Workload | None:
         return ("matmul.llvm", rows, a[-1], b[1], dtype)
     if kind == "batch_matmul":
         return ("batch_matmul.llvm", *args)
+    if kind == "conv2d_winograd":
+        return ("conv2d_winograd_nhwc.llvm", *args)
     if kind == "conv2d":
         data, kernel, strides, padding, dilation, groups, layout, kernel_layout, dtype = args
         if layout not in ("NCHW", "NHWC"):
@@ -275,5 +329,6 @@ KERNEL_SCHEDULES.update(
         "dense.llvm": schedule_product,
         "batch_matmul.llvm": schedule_product,
         **dict.fromkeys(CONV2D_TEMPLATES, schedule_conv2d),
+        "conv2d_winograd_nhwc.llvm": schedule_winograd,
     }
 )
