@@ -9,10 +9,11 @@ import numpy as np
 import pytest
 
 import xtvm as tvm
-from xtvm import auto_scheduler, te
+from xtvm import auto_scheduler, autotvm, te
 from xtvm.topi import nn
 from xtvm.tuning import measure
 from xtvm.tuning.auto_scheduler.loop_state import SplitStep, State
+from xtvm.tuning.callback import log_to_file
 from xtvm.tuning.measure import BuildResult, MeasureErrorNo
 from xtvm.tuning.ray_measure import RayBuilder, RayRunner
 
@@ -67,6 +68,14 @@ def test_tuning_through_ray_and_its_error_codes(tmp_path: Path) -> None:
         (passed_on,) = runner.run([], [failed])
         assert passed_on.error_no == MeasureErrorNo.INSTANTIATION_ERROR and not passed_on.costs
 
+        # an AutoTVM tuner batches as many configs as the builder builds at once
+        dense = autotvm.task.create("dense.llvm", args=(8, 16, 16))
+        dense_log = tmp_path / "dense.json"
+        option = autotvm.measure_option(builder=builder, runner=runner)
+        assert builder.n_parallel == 2  # the instance's CPUs
+        tuner = autotvm.RandomTuner(dense, seed=0)
+        tuner.tune(n_trial=2, measure_option=option, callbacks=[log_to_file(dense_log)])
+        assert [r.error_no for _, r in autotvm.record.load_from_file(dense_log)] == [0, 0]
         runner.close()
 
         # one actor: a library that does not load, then one slower than the timeout

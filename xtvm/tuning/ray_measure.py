@@ -99,7 +99,7 @@ class RayBuilder:
         address: str | None = None,
     ) -> None:
         self.timeout = timeout
-        self.n_parallel = n_parallel
+        self._n_parallel = n_parallel
         self.build_func = None if isinstance(build_func, str) else build_func
         self.resources = resources
         self.address = address
@@ -107,13 +107,21 @@ class RayBuilder:
         self._count = 0
         self._task: Any = None
 
+    @property
+    def n_parallel(self) -> int:
+        """Builds at once (a tuner's batch): as given, else the cluster's CPUs."""
+        if self._n_parallel is None:
+            cpus = ray_module(self.address).cluster_resources().get("CPU", 1)
+            self._n_parallel = max(1, int(cpus))
+        return self._n_parallel
+
     def build(self, inputs: Sequence[MeasureInput]) -> list[BuildResult]:
         ray = ray_module(self.address)
         if self._task is None:
             self._task = ray.remote(build_remote).options(
                 num_cpus=1, resources=self.resources, max_retries=0
             )
-        parallel = self.n_parallel or max(1, int(ray.cluster_resources().get("CPU", 1)))
+        parallel = self.n_parallel
         results: list[BuildResult | None] = [None] * len(inputs)
         pending: dict[Any, tuple[int, float]] = {}
         submitted = 0
