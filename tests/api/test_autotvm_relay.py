@@ -4,6 +4,7 @@ relay.build (extract_from_program, apply_history_best), resumed tuning, xtvm-tun
 from __future__ import annotations
 
 import math
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ from xtvm.contrib import graph_executor
 from xtvm.driver.build import lower
 from xtvm.driver.relay_build import lower_for_build
 from xtvm.te.schedule import CachePrimitive
+from xtvm.testing.relay import tuning_model
 from xtvm.topi import nn, schedule
 from xtvm.tuning import templates
 from xtvm.tuning.features import GLOBAL, LENGTH, tir_features
@@ -141,20 +143,8 @@ def test_the_space_holds_a_guarded_default_tile() -> None:
 
 @pytest.fixture(scope="module")
 def small_model() -> tuple[Any, dict[str, np.ndarray]]:
-    """A conv2d with relu, a dense on its result and an attention-like batch_matmul."""
-    x = relay.var("x", shape=(1, 8, 6, 6))
-    w = relay.var("w", shape=(16, 8, 3, 3))
-    d = relay.var("d", shape=(12, 16 * 4 * 4))
-    q, k = relay.var("q", shape=(2, 16, 8)), relay.var("k", shape=(2, 12, 8))
-    y = relay.nn.dense(relay.nn.batch_flatten(relay.nn.relu(relay.nn.conv2d(x, w))), d)
-    z = relay.nn.batch_matmul(q, k)
-    mod = tvm.IRModule.from_expr(relay.Function([x, w, d, q, k], relay.Tuple([y, z])))
-    rng = np.random.default_rng(0)
-    params = {
-        "w": rng.standard_normal((16, 8, 3, 3)).astype("float32"),
-        "d": rng.standard_normal((12, 256)).astype("float32"),
-    }
-    return mod, params
+    """conv2d + relu, a dense on its result, and two batch_matmuls of the same shapes."""
+    return tuning_model()
 
 
 def kernels_text(mod: Any, params: dict[str, np.ndarray]) -> str:
@@ -286,13 +276,8 @@ def test_tuning_resumes_from_records_and_xgb_measures_for_real(
     np.testing.assert_allclose(out, data @ weight.T, rtol=1e-4, atol=1e-4)
 
 
-def test_xtvm_tune_then_compile_with_records(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    from xtvm.tools import compile as xtvm_compile
-    from xtvm.tools import tune as xtvm_tune
-
-    rng = np.random.default_rng(2)
+def matmul_model(directory: Path, rng: np.random.Generator) -> tuple[Path, np.ndarray]:
+    """`mm.onnx` in `directory`: x [8, 16] times a constant weight [16, 8]; and the weight."""
     weight = rng.standard_normal((16, 8)).astype("float32")
     graph = helper.make_graph(
         [helper.make_node("MatMul", ["x", "w"], ["y"])],
@@ -301,8 +286,35 @@ def test_xtvm_tune_then_compile_with_records(
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, [8, 8])],
         [numpy_helper.from_array(weight, "w")],
     )
-    model = tmp_path / "mm.onnx"
+    model = directory / "mm.onnx"
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), model)
+    return model, weight
+
+
+def test_xtvm_tune_on_ray_without_ray_is_a_clean_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from xtvm.tools import tune as xtvm_tune
+
+    model, _ = matmul_model(tmp_path, np.random.default_rng(0))
+    argv = [str(model), "--trials", "1", "--log", str(tmp_path / "r.json"), "--quiet"]
+    assert xtvm_tune.main([*argv, "--ray", "local", "--ray-workers", "0"]) == 1
+    assert "--ray-workers must be at least 1" in capsys.readouterr().err
+    monkeypatch.setitem(sys.modules, "ray", None)  # as if Ray were not installed
+    assert xtvm_tune.main([*argv, "--ray", "local"]) == 1
+    err = capsys.readouterr().err
+    assert "need Ray: pip install 'xtvm[distributed]'" in err and "Traceback" not in err
+    assert not (tmp_path / "r.json").exists()
+
+
+def test_xtvm_tune_then_compile_with_records(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from xtvm.tools import compile as xtvm_compile
+    from xtvm.tools import tune as xtvm_tune
+
+    rng = np.random.default_rng(2)
+    model, weight = matmul_model(tmp_path, rng)
     log, best = tmp_path / "records.json", tmp_path / "best.json"
     argv = [str(model), "--trials", "2", "--log", str(log), "--tuner", "random", "--quiet"]
     assert xtvm_tune.main([*argv, "--number", "1", "--repeat", "1", "--distill", str(best)]) == 0

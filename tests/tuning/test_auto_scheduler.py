@@ -20,9 +20,11 @@ from xtvm.tuning.auto_scheduler.loop_state import (
     CacheWriteStep,
     ComputeAtStep,
     ComputeInlineStep,
+    SplitStep,
     State,
 )
 from xtvm.tuning.auto_scheduler.sketch import decode, generate_sketches, mutate, sample
+from xtvm.tuning.features import LENGTH
 
 RUNNER = {"number": 2, "repeat": 1, "min_repeat_ms": 0, "timeout": 20}
 
@@ -228,3 +230,49 @@ def test_task_scheduler_splits_trials_and_resumes(tmp_path: Path) -> None:
     assert len(records) == 8
     keys = [(inp.workload_key, inp.state) for inp, _ in records]
     assert len(set(keys)) == len(keys)
+
+
+def synthetic_cost(state: State) -> float:
+    """A made-up latency of a matmul candidate: best when every split's innermost length is
+    4 and the one above it 2."""
+    off = 0.0
+    for step in state.steps:
+        if isinstance(step, SplitStep):
+            off += abs(np.log2(step.lengths[-1]) - 2)
+            if len(step.lengths) > 1:
+                off += 0.5 * abs(np.log2(step.lengths[-2]) - 1)
+    return 1e-3 * (1 + off)
+
+
+class SyntheticMeasurer:
+    """Measures nothing: each candidate costs `synthetic_cost`."""
+
+    def measure(self, task: object, policy: object, states: list[State]) -> tuple[list, list]:
+        return states, [auto_scheduler.MeasureResult([synthetic_cost(s)], 0, 0, 0) for s in states]
+
+    def close(self) -> None:
+        pass
+
+
+def test_xgb_model_on_lowered_tir_beats_random_search() -> None:
+    pytest.importorskip("xgboost")
+    task = auto_scheduler.SearchTask(func=as_test_matmul, args=(64, 64, 64, "float32"))
+    best: dict[str, list[float]] = {"xgb": [], "random": []}
+    for model in best:
+        for seed in range(2):
+            policy = auto_scheduler.SketchPolicy(
+                task, program_cost_model=model, seed=seed, verbose=0, population=512
+            )
+            while policy.trials < 40:
+                policy.continue_search_one_round(8, SyntheticMeasurer())  # type: ignore[arg-type]
+            best[model].append(policy.best_cost)
+            assert len(policy.measured) == 40  # each candidate measured once
+    assert sum(best["xgb"]) < sum(best["random"]), best
+    xgb = auto_scheduler.SketchPolicy(task, program_cost_model=auto_scheduler.XGBModel(), verbose=0)
+    model = xgb.model
+    candidates = [sample(random.Random(0), xgb.sketches) for _ in range(2)]
+    rows = model.features(candidates)
+    assert rows.shape == (2, LENGTH + model.space.size)  # tir features, then sketch features
+    assert rows[:, :LENGTH].any()  # the candidate lowered
+    with pytest.raises(ValueError, match="unknown cost model 'nope'"):
+        auto_scheduler.SketchPolicy(task, program_cost_model="nope")

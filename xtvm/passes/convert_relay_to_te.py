@@ -70,7 +70,7 @@ from xtvm.te.expr import ComputeOp
 from xtvm.te.lower import sanitize, schedule_to_module
 from xtvm.te.schedule import post_order_ops
 from xtvm.topi import elementwise
-from xtvm.topi.dispatch import schedule_tuned
+from xtvm.topi.dispatch import schedule_tuned, schedule_tuned_kernel
 from xtvm.topi.schedule import DEFAULT, TARGETS
 from xtvm.topi.strategy import STRUCTURAL, Strategy, Value, strategy_for
 from xtvm.topi.tensor import Filled, TensorLike
@@ -211,9 +211,14 @@ class KernelBuilder:
                 self.function, f"primitive function '@{name}' returns no tensor: nothing to compute"
             )
         self.name_stages(outputs)
-        schedule = self.schedule(outputs)
         args = [*self.arguments, *(self.hoisted[op] for op in self.plan.hoisted)]
-        module = schedule_to_module(schedule, [*args, *outputs], self.function.sym_name.data)
+        name = self.function.sym_name.data
+        schedule = schedule_tuned_kernel(
+            name, args, outputs, self.target, lambda: self.schedule(outputs)
+        )
+        if schedule is None:
+            schedule = self.schedule(outputs)
+        module = schedule_to_module(schedule, [*args, *outputs], name)
         kernel = module.body.block.first_op
         assert isinstance(kernel, func.FuncOp)
         kernel.detach()

@@ -1,6 +1,7 @@
 """xtvm-tune: tune the kernels of a model with AutoTVM and log the measured configs.
 
     xtvm-tune model.onnx --trials 64 --log records.json [--tuner xgb|ga|random|grid]
+              [--ray ADDRESS [--ray-workers N]]
     xtvm-compile model.onnx --tuning-records records.json -o model.so
 
 Each tunable kernel relay.build makes of the model (dense and matmul, batch_matmul,
@@ -8,7 +9,9 @@ conv2d: `autotvm.task.extract_from_program`) is a task; each gets up to `--trial
 measured configs, built and timed in child processes. Records are appended to `--log` as
 they are measured; configs already in it are not measured again (an interrupted run
 resumes) and count toward `--trials`. `--distill OUT` writes the best record of each
-kernel to OUT at the end.
+kernel to OUT at the end. `--ray ADDRESS` builds and times the candidates on a Ray cluster
+(`ray.init(address=ADDRESS)`; `local` starts a local instance) with `--ray-workers`
+measuring actors (`RayBuilder`, `RayRunner`; `pip install 'xtvm[distributed]'`).
 """
 
 from __future__ import annotations
@@ -39,6 +42,8 @@ def build_argparser() -> argparse.ArgumentParser:
     p.add_argument("--timeout", type=float, default=10, help="seconds per build and per run")
     p.add_argument("--seed", type=int, default=0, help="seed of the random choices")
     p.add_argument("--distill", metavar="OUT", help="write the best record per kernel to OUT")
+    p.add_argument("--ray", metavar="ADDRESS", help="measure on a Ray cluster ('local': start one)")
+    p.add_argument("--ray-workers", type=int, default=1, help="measuring actors on Ray")
     add_model_arguments(p)
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
@@ -57,6 +62,32 @@ def make_tuner(name: str, task: object, seed: int) -> object:
     return autotvm.GridSearchTuner(task)  # type: ignore[arg-type]
 
 
+def measure_option(args: argparse.Namespace) -> dict[str, object]:
+    """Local child processes, or a Ray cluster with `--ray`."""
+    from xtvm import autotvm
+
+    measure = {"number": args.number, "repeat": args.repeat, "timeout": args.timeout}
+    if args.ray is None:
+        return autotvm.measure_option(
+            builder=autotvm.LocalBuilder(timeout=args.timeout),
+            runner=autotvm.LocalRunner(**measure),
+        )
+    from xtvm.tuning.ray_measure import ray_module
+
+    if args.ray_workers < 1:
+        raise ToolError("--ray-workers must be at least 1")
+    try:
+        ray_module(None if args.ray == "local" else args.ray)
+    except ImportError as exc:
+        raise ToolError(str(exc)) from None
+    except Exception as exc:  # no cluster at the address, or it refused us
+        raise ToolError(f"cannot join the Ray cluster at '{args.ray}': {exc}") from None
+    return autotvm.measure_option(
+        builder=autotvm.RayBuilder(timeout=args.timeout),
+        runner=autotvm.RayRunner(**measure, num_workers=args.ray_workers),
+    )
+
+
 def run(args: argparse.Namespace) -> int:
     from xtvm import autotvm
 
@@ -69,10 +100,7 @@ def run(args: argparse.Namespace) -> int:
     tasks = autotvm.task.extract_from_program(module, params=params, target=args.target)
     history = list(autotvm.record.load_from_file(log, args.target)) if log.is_file() else []
     print(f"{len(tasks)} tunable kernels, {len(history)} records in '{log}'")
-    option = autotvm.measure_option(
-        builder=autotvm.LocalBuilder(timeout=args.timeout),
-        runner=autotvm.LocalRunner(number=args.number, repeat=args.repeat, timeout=args.timeout),
-    )
+    option = measure_option(args)
     for k, task in enumerate(tasks):
         tuner = make_tuner(args.tuner, task, args.seed)
         resumed = tuner.load_history(history)  # type: ignore[attr-defined]

@@ -470,6 +470,19 @@ def tile_product(
     inner.vectorize(inner_column)
 
 
+def split_tile(
+    stage: te.Stage,
+    axes: tuple[IterVar, IterVar],
+    preferred: tuple[int, int],
+    tiles: ConvTiles | None,
+) -> list[tuple[IterVar | None, IterVar]]:
+    """Split the two axes of a register tile: by `split_inner` of the preferred sizes, or by
+    exactly the first two of `tiles` (a tuned config)."""
+    if tiles is None:
+        return [split_inner(stage, a, p) for a, p in zip(axes, preferred, strict=True)]
+    return [split_exact(stage, a, t) for a, t in zip(axes, tiles[:2], strict=True)]
+
+
 def padding_at_root(s: te.Schedule, stage: te.Stage) -> None:
     """A pad stage inlined into `stage` is computed on its own (parallel, vectorized) instead,
     so that the reduction's inner loop reads a plain buffer with no bounds select."""
@@ -484,9 +497,9 @@ def cpu_conv2d(s: te.Schedule, t: te.Tensor, tiles: ConvTiles | None = None) -> 
     """conv2d: an output channels x output columns register tile (NCHW vectorizes columns,
     NHWC channels), the reduction cached in registers (`cache_write` or the fused elementwise
     tail's stage) and computed at the tile, reduce loops outside the tile; (batch, channel
-    blocks, rows) fused and parallel. A padding stage is computed at root. `tiles` (channels,
-    columns, rows outside) replaces the chosen tile of an ungrouped conv2d (AutoTVM's
-    `conv2d_*.llvm` templates): each axis split by exactly that factor."""
+    blocks, rows) fused and parallel. A padding stage is computed at root. `tiles` (channels
+    within a group, or rows of a depthwise NCHW tile; columns; rows outside, NHWC) replaces the
+    chosen tile (AutoTVM's conv2d templates): each axis split by exactly that factor."""
     if s[t].scheduled:
         return
     tag = t.op.tag  # type: ignore[attr-defined]
@@ -503,8 +516,9 @@ def cpu_conv2d(s: te.Schedule, t: te.Tensor, tiles: ConvTiles | None = None) -> 
         if depthwise:
             # One output channel per input channel: the tile is a block of output rows by a
             # vector of columns (independent accumulators, one weight broadcast per step).
-            y_outer, y_inner = split_inner(outer, y, DEPTHWISE_ROW_TILE)
-            x_outer, x_inner = split_inner(outer, x, CONV_COLUMN_TILE)
+            (y_outer, y_inner), (x_outer, x_inner) = split_tile(
+                outer, (y, x), (DEPTHWISE_ROW_TILE, CONV_COLUMN_TILE), tiles
+            )
             loops = [n, f, y_outer, x_outer]
             tile, vector = y_inner, x_inner
             last_parallel = y_outer if y_outer is not None else f
@@ -514,13 +528,10 @@ def cpu_conv2d(s: te.Schedule, t: te.Tensor, tiles: ConvTiles | None = None) -> 
                 # A grouped conv2d: channel tiles within a group, so that all rows of a tile
                 # read the same input channel (one load per step, shared by the tile's rows).
                 group, f = outer.split(f, factor=per_group_out)
-                rows = next((r for r in GROUP_ROW_TILES if per_group_out % r == 0), rows)
-            if tiles is None:
-                f_outer, f_inner = split_inner(outer, f, rows)
-                x_outer, x_inner = split_inner(outer, x, CONV_COLUMN_TILE)
-            else:
-                f_outer, f_inner = split_exact(outer, f, tiles[0])
-                x_outer, x_inner = split_exact(outer, x, tiles[1])
+                rows = group_row_tile(per_group_out)
+            (f_outer, f_inner), (x_outer, x_inner) = split_tile(
+                outer, (f, x), (rows, CONV_COLUMN_TILE), tiles
+            )
             loops = [n, group, f_outer, y, x_outer]
             tile, vector, last_parallel = f_inner, x_inner, y
     else:
@@ -566,6 +577,12 @@ def cpu_conv2d(s: te.Schedule, t: te.Tensor, tiles: ConvTiles | None = None) -> 
     inner.vectorize(inner_vector)
 
 
+def group_row_tile(per_group_out: int) -> int:
+    """Rows of a grouped NCHW conv2d's tile: the first of GROUP_ROW_TILES that divides the
+    channels per group, else CONV_CHANNEL_TILE (guarded)."""
+    return next((r for r in GROUP_ROW_TILES if per_group_out % r == 0), CONV_CHANNEL_TILE)
+
+
 def rows_outside(conv: te.Tensor) -> bool:
     """Whether an NHWC conv2d's input (read with the batch axis) is larger than its weights
     and than ROWS_OUTSIDE_BYTES (224x224x64 and 56x56x256 layers; not 28x28x512, whose
@@ -590,8 +607,12 @@ def stage_named(s: te.Schedule, reads: list[te.Tensor], prefix: str) -> te.Stage
     return next(s[r] for r in reads if isinstance(r.op, ComputeOp) and r.op.name.startswith(prefix))
 
 
-def cpu_conv2d_winograd(s: te.Schedule, t: te.Tensor) -> None:
-    """Winograd conv2d (`topi.winograd`), scheduled whole when its product stage comes:
+WinogradTiles = tuple[int, int, int]  # the product's rows, columns, reduction steps unrolled
+
+
+def cpu_conv2d_winograd(s: te.Schedule, t: te.Tensor, tiles: WinogradTiles | None = None) -> None:
+    """Winograd conv2d (`topi.winograd`), scheduled whole when its product stage comes
+    (`tiles` replaces the product's register tile: AutoTVM's `conv2d_winograd_nhwc.llvm`):
 
     - the constant matrices and the padded input computed first, on their own;
     - the input transform parallel over tiles, channels vectorized, its first half computed
@@ -626,8 +647,10 @@ def cpu_conv2d_winograd(s: te.Schedule, t: te.Tensor) -> None:
 
     local = s[s.cache_write(t, "local")]
     nu, mu, r, k = product.op.axis
-    r_outer, r_inner = product.split(r, factor=winograd.ROWS)
-    k_outer, k_inner = split_inner(product, k, winograd.COLUMNS)
+    rows, columns_tile, unroll = tiles or (winograd.ROWS, winograd.COLUMNS, winograd.K_UNROLL)
+    r_outer, r_inner = product.split(r, factor=rows)
+    split = split_inner if tiles is None else split_exact
+    k_outer, k_inner = split(product, k, columns_tile)
     loops = [a for a in (k_outer,) if a is not None]
     product.reorder(nu, mu, r_outer, *loops, r_inner, k_inner)
     parallel = product.fuse(nu, mu, r_outer)
@@ -636,7 +659,7 @@ def cpu_conv2d_winograd(s: te.Schedule, t: te.Tensor) -> None:
     local.compute_at(product, loops[-1] if loops else parallel)
     *_, local_r, local_k = local.op.axis
     (rc,) = local.op.reduce_axis
-    rc_outer, rc_inner = split_inner(local, rc, winograd.K_UNROLL)
+    rc_outer, rc_inner = split(local, rc, unroll)
     local.reorder(*(a for a in (rc_outer,) if a is not None), local_r, rc_inner, local_k)
     local.unroll(rc_inner)
     local.vectorize(local_k)

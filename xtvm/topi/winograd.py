@@ -118,7 +118,17 @@ def conv2d_winograd_nhwc(
         lambda nu, mu, r, k: te.sum(tiles_v(nu, mu, r, rc) * weight(nu, mu, k), axis=rc),
         name="winograd_product",
         tag=PRODUCT_TAG,
-        attrs={"tile_size": tile_size},
+        attrs={
+            "tile_size": tile_size,
+            "workload": (
+                "conv2d_winograd",
+                (n, h, w, channels),
+                tuple(shape),
+                tile_size,
+                tuple(padding),
+                dtype,
+            ),
+        },
     )
     columns = te.compute(
         (n * per_batch, alpha, m, out_channels),

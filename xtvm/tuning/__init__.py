@@ -4,9 +4,10 @@ Templates declare knobs (`cfg.define_split`, `define_knob`, ...) on `autotvm.get
 `autotvm.task.create` makes a task of one, `autotvm.task.extract_from_program(mod, params,
 target)` one per tunable kernel of a model; a tuner (`XGBTuner`, `GATuner`, `RandomTuner`,
 `GridSearchTuner`) measures configs of its space in child processes
-(`measure_option(builder=LocalBuilder(), runner=LocalRunner(...))`) and logs them as JSON
-lines (`callback.log_to_file`); inside `apply_history_best(log)` templates, and the kernels
-of `relay.build`, build with the best recorded config.
+(`measure_option(builder=LocalBuilder(), runner=LocalRunner(...))`, or `RayBuilder` and
+`RayRunner` on a Ray cluster) and logs them as JSON lines (`callback.log_to_file`); inside
+`apply_history_best(log)` templates, and the kernels of `relay.build`, build with the best
+recorded config.
 """
 
 from xtvm.tuning import (
@@ -14,6 +15,7 @@ from xtvm.tuning import (
     cost_model,
     features,
     measure,
+    ray_measure,
     record,
     space,
     task,
@@ -29,6 +31,7 @@ from xtvm.tuning.measure import (
     RPCRunner,
     measure_option,
 )
+from xtvm.tuning.ray_measure import RayBuilder, RayRunner
 from xtvm.tuning.record import ApplyHistoryBest, apply_history_best
 from xtvm.tuning.space import ConfigEntity, ConfigSpace, FallbackConfigEntity
 from xtvm.tuning.task import ApplyConfig, DispatchContext, get_config, template
@@ -50,6 +53,8 @@ __all__ = [
     "MeasureResult",
     "RPCRunner",
     "RandomTuner",
+    "RayBuilder",
+    "RayRunner",
     "Tuner",
     "XGBTuner",
     "apply_history_best",
@@ -59,6 +64,7 @@ __all__ = [
     "get_config",
     "measure",
     "measure_option",
+    "ray_measure",
     "record",
     "space",
     "task",

@@ -5,7 +5,9 @@ TVM's `XGBoostCostModel`: a config is described by the features of its lowered t
 per-buffer strides and reuse) or by its knob values (`feature_type="knob"`); the model is
 fit on the measured configs, labelled with their throughput relative to the best one (an
 error is 0), and ranks unmeasured configs. `loss="rank"` fits a pairwise ranking (only the
-order matters to a tuner), `"reg"` a regression of the throughput.
+order matters to a tuner), `"reg"` a regression of the throughput. `Booster` is that model on
+any feature matrix (the auto-scheduler's `XGBModel` uses it too), `schedule_features` the
+features of any schedule.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from xtvm import te
 from xtvm.dialects.registry import shared_context
 from xtvm.passes.convert_te_to_tir import ConvertTeToTirPass
 from xtvm.te.lower import schedule_to_module
@@ -21,6 +24,63 @@ from xtvm.tuning.features import LENGTH, tir_features
 from xtvm.tuning.task import Task
 
 FEATURE_TYPES = ("tir", "knob")
+
+
+def schedule_features(s: te.Schedule, args: Sequence[te.Tensor]) -> np.ndarray:
+    """`tir_features` of a schedule's loops as convert-te-to-tir makes them (no tensorize, no
+    verifier: the build checks those, and this runs for many more candidates than are
+    built); zeros when it does not lower."""
+    try:
+        module = schedule_to_module(s, list(args), "main")
+        ConvertTeToTirPass().apply(shared_context().xdsl_context, module)
+        return tir_features(module)
+    except Exception:
+        return np.zeros(LENGTH, dtype=np.float32)
+
+
+class Booster:
+    """Gradient-boosted trees fit on feature rows labelled with throughput relative to the
+    best (an error is 0): `loss="rank"` a pairwise ranking, `"reg"` a regression."""
+
+    def __init__(self, loss: str = "rank", num_threads: int = 1, rounds: int = 60, seed: int = 0):
+        if loss not in ("rank", "reg"):
+            raise ValueError(f"unknown loss '{loss}' (rank or reg)")
+        import xgboost  # the project's dependency; imported when a model is made
+
+        self.xgb = xgboost
+        self.params = {
+            "max_depth": 3,
+            "gamma": 1e-4,
+            "min_child_weight": 1,
+            "subsample": 1.0,
+            "eta": 0.3,
+            "lambda": 1.0,
+            "alpha": 0.0,
+            "objective": "rank:pairwise" if loss == "rank" else "reg:squarederror",
+            "nthread": num_threads,
+            "seed": seed,
+            "verbosity": 0,
+        }
+        self.rounds = rounds
+        self.booster: object | None = None
+
+    def fit(self, matrix: np.ndarray, costs: Sequence[float]) -> None:
+        """Fit on measured rows (`costs` in seconds, infinity for an error)."""
+        throughput = np.array([0.0 if not np.isfinite(c) else 1.0 / c for c in costs])
+        if len(costs) < 2 or throughput.max() <= 0:
+            return
+        data = self.xgb.DMatrix(matrix, label=throughput / throughput.max())
+        self.booster = self.xgb.train(self.params, data, self.rounds)
+
+    @property
+    def trained(self) -> bool:
+        return self.booster is not None
+
+    def predict(self, matrix: np.ndarray) -> np.ndarray:
+        """Scores of rows, higher predicted faster (zeros before the first fit)."""
+        if self.booster is None or len(matrix) == 0:
+            return np.zeros(len(matrix))
+        return self.booster.predict(self.xgb.DMatrix(matrix))  # type: ignore[attr-defined]
 
 
 class XGBoostCostModel:
@@ -37,28 +97,9 @@ class XGBoostCostModel:
     ) -> None:
         if feature_type not in FEATURE_TYPES:
             raise ValueError(f"unknown feature type '{feature_type}' (one of tir, knob)")
-        if loss not in ("rank", "reg"):
-            raise ValueError(f"unknown loss '{loss}' (rank or reg)")
-        import xgboost  # the project's dependency; imported when a model is made
-
-        self.xgb = xgboost
+        self.model = Booster(loss, num_threads, rounds, seed)
         self.task = task
         self.feature_type = feature_type
-        self.params = {
-            "max_depth": 3,
-            "gamma": 1e-4,
-            "min_child_weight": 1,
-            "subsample": 1.0,
-            "eta": 0.3,
-            "lambda": 1.0,
-            "alpha": 0.0,
-            "objective": "rank:pairwise" if loss == "rank" else "reg:squarederror",
-            "nthread": num_threads,
-            "seed": seed,
-            "verbosity": 0,
-        }
-        self.rounds = rounds
-        self.booster: object | None = None
         self._features: dict[int, np.ndarray] = {}
 
     def features(self, index: int) -> np.ndarray:
@@ -71,13 +112,8 @@ class XGBoostCostModel:
             found = np.asarray(config.get_flatten_feature(), dtype=np.float32)
         else:
             try:
-                s, args = self.task.instantiate(config)
-                # the loops as convert-te-to-tir makes them (no tensorize, no verifier: the
-                # build checks those, and this runs for many more configs than are built)
-                module = schedule_to_module(s, args, "main")
-                ConvertTeToTirPass().apply(shared_context().xdsl_context, module)
-                found = tir_features(module)
-            except Exception:
+                found = schedule_features(*self.task.instantiate(config))
+            except Exception:  # a config the template rejects: no loops to describe
                 found = np.zeros(LENGTH, dtype=np.float32)
         self._features[index] = found
         return found
@@ -87,22 +123,18 @@ class XGBoostCostModel:
 
     def fit(self, indices: Sequence[int], costs: Sequence[float]) -> None:
         """Fit on measured configs (`costs` in seconds, infinity for an error)."""
-        throughput = np.array([0.0 if not np.isfinite(c) else 1.0 / c for c in costs])
-        if len(indices) < 2 or throughput.max() <= 0:
-            return
-        labels = throughput / throughput.max()
-        data = self.xgb.DMatrix(self.matrix(indices), label=labels)
-        self.booster = self.xgb.train(self.params, data, self.rounds)
+        if len(indices) >= 2:
+            self.model.fit(self.matrix(indices), costs)
 
     @property
     def trained(self) -> bool:
-        return self.booster is not None
+        return self.model.trained
 
     def predict(self, indices: Sequence[int]) -> np.ndarray:
         """Scores of configs, higher predicted faster (zeros before the first fit)."""
-        if self.booster is None or not indices:
+        if not self.model.trained or not indices:
             return np.zeros(len(indices))
-        return self.booster.predict(self.xgb.DMatrix(self.matrix(indices)))  # type: ignore[attr-defined]
+        return self.model.predict(self.matrix(indices))
 
 
-__all__ = ["XGBoostCostModel"]
+__all__ = ["Booster", "XGBoostCostModel", "schedule_features"]

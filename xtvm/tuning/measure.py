@@ -144,30 +144,42 @@ class LocalBuilder:
         )
 
 
+def build_candidate(
+    inp: MeasureInput, path: str, build_func: Callable[..., object] | None = None
+) -> dict[str, Any]:
+    """Instantiate, compile and export one candidate to `path`: the JSON-able reply of a
+    builder (`filename` and `arg_info`, or `error_no` and `error`)."""
+    from xtvm.driver.build import build
+
+    try:
+        s, args = inp.task.instantiate(inp.config)
+    except Exception:
+        return {"error_no": MeasureErrorNo.INSTANTIATION_ERROR, "error": traceback.format_exc()}
+    try:
+        module = build(s, args, target=inp.target, name=ENTRY)
+        module.export_library(path, build_func)
+    except Exception:
+        return {"error_no": MeasureErrorNo.COMPILE_HOST, "error": traceback.format_exc()}
+    info = [[[int(d) for d in t.shape], str(t.dtype)] for t in args]
+    return {"filename": path, "arg_info": info}
+
+
 def build_in_child(
     inp: MeasureInput,
     path: str,
     conn: Connection,
     build_func: Callable[..., object] | None = None,
 ) -> None:
-    """Instantiate, compile and export one candidate; reply with JSON."""
-    from xtvm.driver.build import build
-
-    reply: dict[str, Any]
-    try:
-        s, args = inp.task.instantiate(inp.config)
-    except Exception:
-        reply = {"error_no": MeasureErrorNo.INSTANTIATION_ERROR, "error": traceback.format_exc()}
-    else:
-        try:
-            module = build(s, args, target=inp.target, name=ENTRY)
-            module.export_library(path, build_func)
-            info = [[[int(d) for d in t.shape], str(t.dtype)] for t in args]
-            reply = {"filename": path, "arg_info": info}
-        except Exception:
-            reply = {"error_no": MeasureErrorNo.COMPILE_HOST, "error": traceback.format_exc()}
-    conn.send_bytes(json.dumps(reply).encode())
+    """`build_candidate` in a forked child; the reply goes back as JSON."""
+    conn.send_bytes(json.dumps(build_candidate(inp, path, build_func)).encode())
     conn.close()
+
+
+def failed_build(build: BuildResult) -> MeasureResult | None:
+    """The result of a candidate whose build failed (its error), or None when it built."""
+    if build.error_no != MeasureErrorNo.NO_ERROR or build.filename is None:
+        return MeasureResult([], int(build.error_no), build.time_cost, time.time(), build.error_msg)
+    return None
 
 
 class LocalRunner:
@@ -225,10 +237,9 @@ class LocalRunner:
 
     def run_one(self, build: BuildResult) -> MeasureResult:
         start = time.perf_counter()
-        if build.error_no != MeasureErrorNo.NO_ERROR or build.filename is None:
-            return MeasureResult(
-                [], int(build.error_no), build.time_cost, time.time(), build.error_msg
-            )
+        failed = failed_build(build)
+        if failed is not None:
+            return failed
         request = {
             "filename": build.filename,
             "arg_info": build.arg_info,
@@ -289,10 +300,9 @@ class RPCRunner(LocalRunner):
         self.key, self.tracker, self.priority = key, (host, port), priority
 
     def run_one(self, build: BuildResult) -> MeasureResult:
-        if build.error_no != MeasureErrorNo.NO_ERROR or build.filename is None:
-            return MeasureResult(
-                [], int(build.error_no), build.time_cost, time.time(), build.error_msg
-            )
+        failed = failed_build(build)
+        if failed is not None:
+            return failed
         start = time.perf_counter()
         timing = time_on_device(
             self.tracker,

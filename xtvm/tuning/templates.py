@@ -7,9 +7,16 @@ conv2d.
   `cpu_dense`'s tile: rows (`tile_y`), columns (`tile_x`), reduction step (`tile_k`), and
   whether column blocks go outermost (`columns_first`).
 - `conv2d_nchw.llvm` and `conv2d_nhwc.llvm` take `(data_shape, kernel_shape, strides,
-  padding, dilation, kernel_layout, dtype)` of an ungrouped conv2d. Their knobs are
-  `cpu_conv2d`'s tile: output channels (`tile_f`), output columns (`tile_x`) and, NHWC,
-  whether rows go outside the channel blocks (`rows_outside`).
+  padding, dilation, kernel_layout, dtype)` of an ungrouped conv2d, and so do
+  `depthwise_conv2d_{nchw,nhwc}.llvm` of a depthwise one (a group per input channel);
+  `group_conv2d_{nchw,nhwc}.llvm` take `groups` before `kernel_layout`. Their knobs are
+  `cpu_conv2d`'s tile: output channels (`tile_f`, within a group when grouped) or, depthwise
+  NCHW, output rows (`tile_y`); output columns (`tile_x`) and, NHWC, whether rows go outside
+  the channel blocks (`rows_outside`).
+- `conv2d_winograd_nhwc.llvm` takes `(data_shape, kernel_shape, tile_size, padding, dtype)`
+  of a winograd conv2d (the transformed kernel, as relay.build has it). Its knobs are the
+  register tile of the batched product: rows of tiles (`tile_r`), output channels (`tile_k`)
+  and reduction steps unrolled (`tile_rc`).
 
 The fallback config (outside any tuning context) is the default schedule's choice, so an
 untuned template builds today's default schedule. Each template's schedule is also a kernel
@@ -25,11 +32,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from xtvm import te
-from xtvm.topi import nn
+from xtvm.te.schedule import post_order_ops
+from xtvm.topi import nn, winograd
 from xtvm.topi.schedule import (
     COLUMN_TILE,
     CONV_CHANNEL_TILE,
     CONV_COLUMN_TILE,
+    DEPTHWISE_ROW_TILE,
     K_COLUMN_TILE,
     K_ROW_TILE,
     K_UNROLL,
@@ -39,7 +48,9 @@ from xtvm.topi.schedule import (
     VECTOR_LANES,
     column_contiguous,
     cpu_conv2d,
+    cpu_conv2d_winograd,
     extent,
+    group_row_tile,
     nhwc_tile_factor,
     register_tiled,
     rows_outside,
@@ -107,27 +118,85 @@ def schedule_product(s: te.Schedule, out: te.Tensor) -> None:
 
 
 def schedule_conv2d(s: te.Schedule, out: te.Tensor) -> None:
-    """The tuned register tile of an ungrouped conv2d `out` (NCHW or NHWC)."""
-    nhwc = out.op.tag.endswith("nhwc")  # type: ignore[attr-defined]
+    """The tuned register tile of a conv2d `out` (NCHW or NHWC; ungrouped, grouped or
+    depthwise): the first tile knob is `tile_y` (output rows) for a depthwise NCHW conv2d,
+    else `tile_f` (output channels, within a group); then `tile_x` (output columns)."""
+    tag = out.op.tag  # type: ignore[attr-defined]
+    nhwc = tag.endswith("nhwc")
     _, a, b, c = out.op.axis  # type: ignore[attr-defined]
     channels, columns = (extent(c), extent(b)) if nhwc else (extent(a), extent(c))
+    per_group_out = out.op.attrs.get("per_group_out", channels)  # type: ignore[attr-defined]
     taps = math.prod(extent(r) for r in out.op.reduce_axis)  # type: ignore[attr-defined]
     cfg: ConfigSpace = get_config()
     cfg.add_flop(2 * math.prod(int(d) for d in out.shape) * taps)  # type: ignore[arg-type]
+    first, size = "tile_f", channels
     if nhwc:
         f = nhwc_tile_factor(channels, NHWC_CHANNELS)
         x = nhwc_tile_factor(columns, NHWC_COLUMNS)
     else:
-        f = tile_factor(channels, CONV_CHANNEL_TILE)
         x = tile_factor(columns, CONV_COLUMN_TILE)
-    define_tile(cfg, "tile_f", channels, f or channels, MAX_TILE)
+        if per_group_out == 1 and "depthwise" in tag:  # a tile of rows by columns
+            first, size = "tile_y", extent(b)
+            f = tile_factor(size, DEPTHWISE_ROW_TILE)
+        elif per_group_out < channels:  # grouped: a tile of channels within a group
+            size = per_group_out
+            f = tile_factor(size, group_row_tile(per_group_out))
+        else:
+            f = tile_factor(channels, CONV_CHANNEL_TILE)
+    define_tile(cfg, first, size, f or size, MAX_TILE)
     define_tile(cfg, "tile_x", columns, x or columns, MAX_TILE)
     if nhwc:
         cfg.define_knob("rows_outside", [False, True])
         if cfg.is_fallback:
             cfg["rows_outside"] = OtherOptionEntity(rows_outside(out))  # type: ignore[index]
     outside = bool(cfg["rows_outside"].val) if nhwc else False
-    cpu_conv2d(s, out, (cfg["tile_f"].size[-1], cfg["tile_x"].size[-1], outside))
+    cpu_conv2d(s, out, (cfg[first].size[-1], cfg["tile_x"].size[-1], outside))
+
+
+def schedule_winograd(s: te.Schedule, product: te.Tensor) -> None:
+    """The tuned register tile of a winograd conv2d's batched product: rows of tiles
+    (`tile_r`, a divisor of the rows the tiles are padded to), output channels (`tile_k`) and
+    reduction steps unrolled (`tile_rc`)."""
+    _, _, r, k = product.op.axis  # type: ignore[attr-defined]
+    (rc,) = product.op.reduce_axis  # type: ignore[attr-defined]
+    cfg: ConfigSpace = get_config()
+    cfg.add_flop(2 * math.prod(int(d) for d in product.shape) * extent(rc))  # type: ignore[arg-type]
+    rows = [f for f in range(1, winograd.ROWS + 1) if winograd.ROWS % f == 0]
+    cfg.define_split("tile_r", extent(r), policy="candidate", candidate=[[-1, f] for f in rows])
+    if cfg.is_fallback:
+        cfg["tile_r"] = SplitEntity([-1, winograd.ROWS])  # type: ignore[index]
+    columns = extent(k)
+    define_tile(cfg, "tile_k", columns, tile_factor(columns, winograd.COLUMNS) or columns, MAX_TILE)
+    steps = extent(rc)
+    define_tile(cfg, "tile_rc", steps, tile_factor(steps, winograd.K_UNROLL) or steps, MAX_K_TILE)
+    tiles = (cfg["tile_r"].size[-1], cfg["tile_k"].size[-1], cfg["tile_rc"].size[-1])
+    cpu_conv2d_winograd(s, product, tiles)
+
+
+@template("conv2d_winograd_nhwc.llvm")
+def conv2d_winograd_nhwc(
+    data_shape: Sequence[int],
+    kernel_shape: Sequence[int],
+    tile_size: int = 4,
+    padding: Sequence[int] = (1, 1, 1, 1),
+    dtype: str = "float32",
+) -> tuple[te.Schedule, list[Any]]:
+    """A winograd conv2d (NHWC data, the transformed kernel as relay.build has it: `[alpha,
+    alpha, C, K]` or packed `[alpha, alpha, K / b, C, b]`), 3x3, stride 1."""
+    data = te.placeholder(tuple(data_shape), dtype, name="data")
+    kernel = te.placeholder(tuple(kernel_shape), dtype, name="kernel")
+    out = winograd.conv2d_winograd_nhwc(data, kernel, tile_size, padding)
+    product = next(
+        op.output(0)
+        for op in post_order_ops([out.op])
+        if getattr(op, "tag", "") == winograd.PRODUCT_TAG
+    )
+    s = te.create_schedule(out.op)
+    for stage in s.stages:  # as relay.build: the transforms' inner stages inlined first
+        if stage.op is not out.op and not stage.op.reduce_axis:
+            stage.compute_inline()
+    schedule_winograd(s, product)
+    return s, [data, kernel, out]
 
 
 def scheduled(out: te.Tensor, schedule: Any, args: Sequence[te.Tensor]) -> tuple[te.Schedule, list]:
@@ -166,27 +235,48 @@ def batch_matmul(
     return scheduled(nn.batch_matmul(x, y, transpose_a, transpose_b), schedule_product, [x, y])
 
 
-def conv2d(layout: str) -> Any:
+def conv2d(layout: str, kind: str = "conv2d") -> Any:
+    """The template function of a conv2d `kind` (conv2d, depthwise_conv2d, group_conv2d)."""
+
     def build(
         data_shape: Sequence[int],
         kernel_shape: Sequence[int],
         strides: Sequence[int] = (1, 1),
         padding: Sequence[int] = (0, 0, 0, 0),
         dilation: Sequence[int] = (1, 1),
-        kernel_layout: str = "OIHW" if layout == "NCHW" else "HWIO",
-        dtype: str = "float32",
+        *rest: Any,
     ) -> tuple[te.Schedule, list[Any]]:
+        default_layout = "OIHW" if layout == "NCHW" else "HWIO"
+        # (..., [groups,] kernel_layout, dtype): a depthwise conv2d has a group per channel
+        defaults = [default_layout, "float32"]
+        if kind == "group_conv2d":
+            defaults.insert(0, 1)
+        if len(rest) > len(defaults):
+            raise TypeError(f"{kind}: {len(rest) - len(defaults)} arguments too many")
+        *grouping, kernel_layout, dtype = [*rest, *defaults[len(rest) :]]
+        groups = grouping[0] if grouping else 1
+        if kind == "depthwise_conv2d":
+            groups = data_shape[1 if layout == "NCHW" else 3]
         data = te.placeholder(tuple(data_shape), dtype, name="data")
         kernel = te.placeholder(tuple(kernel_shape), dtype, name="kernel")
-        out = nn.conv2d(data, kernel, strides, padding, dilation, 1, layout, kernel_layout)
+        out = nn.conv2d(data, kernel, strides, padding, dilation, groups, layout, kernel_layout)
         return scheduled(out, schedule_conv2d, [data, kernel])
 
-    build.__doc__ = f"An ungrouped {layout} conv2d: a register tile of channels by columns."
+    build.__doc__ = f"A {kind} in {layout}: a register tile of channels (or rows) by columns."
     return build
 
 
-conv2d_nchw = template("conv2d_nchw.llvm")(conv2d("NCHW"))
-conv2d_nhwc = template("conv2d_nhwc.llvm")(conv2d("NHWC"))
+CONV2D_TEMPLATES = {
+    f"{kind}_{layout.lower()}.llvm": template(f"{kind}_{layout.lower()}.llvm")(conv2d(layout, kind))
+    for kind in ("conv2d", "depthwise_conv2d", "group_conv2d")
+    for layout in ("NCHW", "NHWC")
+}
+conv2d_nchw = CONV2D_TEMPLATES["conv2d_nchw.llvm"]
+conv2d_nhwc = CONV2D_TEMPLATES["conv2d_nhwc.llvm"]
+depthwise_conv2d_nchw = CONV2D_TEMPLATES["depthwise_conv2d_nchw.llvm"]
+depthwise_conv2d_nhwc = CONV2D_TEMPLATES["depthwise_conv2d_nhwc.llvm"]
+group_conv2d_nchw = CONV2D_TEMPLATES["group_conv2d_nchw.llvm"]
+group_conv2d_nhwc = CONV2D_TEMPLATES["group_conv2d_nhwc.llvm"]
 
 
 def product_rows(shape: Sequence[int]) -> int | None:
@@ -216,12 +306,19 @@ def kernel_workload(t: te.Tensor) -> Workload | None:
         return ("matmul.llvm", rows, a[-1], b[1], dtype)
     if kind == "batch_matmul":
         return ("batch_matmul.llvm", *args)
+    if kind == "conv2d_winograd":
+        return ("conv2d_winograd_nhwc.llvm", *args)
     if kind == "conv2d":
         data, kernel, strides, padding, dilation, groups, layout, kernel_layout, dtype = args
-        if groups != 1 or layout not in ("NCHW", "NHWC"):
+        if layout not in ("NCHW", "NHWC"):
             return None
-        name = f"conv2d_{layout.lower()}.llvm"
-        return (name, data, kernel, strides, padding, dilation, kernel_layout, dtype)
+        channels = data[1 if layout == "NCHW" else 3]
+        head = (data, kernel, strides, padding, dilation)
+        if groups == 1:
+            return (f"conv2d_{layout.lower()}.llvm", *head, kernel_layout, dtype)
+        if groups == channels and t.op.tag.startswith("depthwise"):  # type: ignore[attr-defined]
+            return (f"depthwise_conv2d_{layout.lower()}.llvm", *head, kernel_layout, dtype)
+        return (f"group_conv2d_{layout.lower()}.llvm", *head, groups, kernel_layout, dtype)
     return None
 
 
@@ -231,7 +328,7 @@ KERNEL_SCHEDULES.update(
         "matmul.llvm": schedule_product,
         "dense.llvm": schedule_product,
         "batch_matmul.llvm": schedule_product,
-        "conv2d_nchw.llvm": schedule_conv2d,
-        "conv2d_nhwc.llvm": schedule_conv2d,
+        **dict.fromkeys(CONV2D_TEMPLATES, schedule_conv2d),
+        "conv2d_winograd_nhwc.llvm": schedule_winograd,
     }
 )

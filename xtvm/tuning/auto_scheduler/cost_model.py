@@ -1,8 +1,16 @@
-"""The cost model: which candidates are worth measuring.
+"""The cost models: which candidates are worth measuring.
 
-Features come from the candidate (its sketch, splits and unrolled loops), not from lowered tir:
-lowering a candidate takes as long as a quarter of building it, and the search scores
-thousands. Per sketch, the features are the log2 of every tile length (the outer part
+`XGBModel` (TVM's, the default) ranks candidates by gradient-boosted trees (`cost_model.Booster`)
+on the features of their lowered tir (`features.tir_features`: loop extents, parallel,
+vector and unrolled loops, flop per byte, each buffer's strides, reuse and footprint) beside
+their sketch features, retrained after every measured round. Lowering a candidate costs about
+10 ms, and the evolution scores thousands a round, so the evolution is screened by trees on
+the sketch features alone and only the `rerank_factor` x (candidates to measure) best of it
+are lowered and ranked by the trees on tir. `RandomModel` is random search: uniform samples of
+the sketches, no evolution.
+
+`RidgeModel`'s features come from the candidate (its sketch, splits and unrolled loops), not from
+lowered tir. Per sketch, the features are the log2 of every tile length (the outer part
 included), the log2 volume of each tiling level, the unroll flags and the squares of all of
 them, so that the linear model can place an optimum inside a range; other sketches' blocks
 are zero. `RidgeModel` fits the measured throughput relative to the best (1 for the best, 0 for
@@ -14,11 +22,13 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
 from xtvm.tuning.auto_scheduler.loop_state import SplitStep
 from xtvm.tuning.auto_scheduler.sketch import Candidate, Sketch
+from xtvm.tuning.cost_model import Booster, schedule_features
 
 MIN_SAMPLES = 8
 LEVELS = 4  # tiling levels a split makes at most
@@ -108,3 +118,86 @@ class RidgeModel:
             return np.array([self.rng.random() for _ in candidates])
         z = (self.space.features(candidates) - self.mean) / self.scale
         return z @ self.weights + self.bias
+
+
+class RandomModel:
+    """Random search (TVM's `RandomModel`): no evolution, candidates sampled uniformly."""
+
+    uniform = True
+
+    def __init__(self, seed: int = 0) -> None:
+        self.rng = random.Random(seed)
+
+    def attach(self, task: Any, sketches: Sequence[Sketch]) -> RandomModel:
+        return self
+
+    def update(self, candidates: Sequence[Candidate], costs: Sequence[float]) -> None:
+        pass
+
+    @property
+    def trained(self) -> bool:
+        return False
+
+    def predict(self, candidates: Sequence[Candidate]) -> np.ndarray:
+        return np.array([self.rng.random() for _ in candidates])
+
+
+class XGBModel:
+    """Boosted trees on the lowered tir of candidates, trees on their sketch features
+    screening the evolution (see the module docstring). `attach(task, sketches)` binds it to
+    a task; until `num_warmup_sample` candidates are measured it scores at random."""
+
+    def __init__(
+        self,
+        num_warmup_sample: int = MIN_SAMPLES,
+        loss: str = "rank",
+        rerank_factor: int = 4,
+        seed: int = 0,
+    ) -> None:
+        self.num_warmup_sample = num_warmup_sample
+        self.rerank_factor = rerank_factor
+        self.rng = random.Random(seed)
+        self.trees = Booster(loss, seed=seed)  # on tir and sketch features: the shortlist
+        self.screen = Booster(loss, seed=seed)  # on sketch features: the evolution
+        self.candidates: list[Candidate] = []
+        self.costs: list[float] = []
+        self._features: dict[Candidate, np.ndarray] = {}
+
+    def attach(self, task: Any, sketches: Sequence[Sketch]) -> XGBModel:
+        self.task, self.sketches = task, list(sketches)
+        self.space = FeatureSpace(sketches)
+        return self
+
+    def features(self, candidates: Sequence[Candidate]) -> np.ndarray:
+        """Each candidate's tir features, then its sketch features (cached)."""
+        for c in candidates:
+            if c not in self._features:
+                s, args = self.task.instantiate(c.state(self.sketches))
+                self._features[c] = np.concatenate(
+                    [schedule_features(s, args), self.space.features([c])[0]]
+                )
+        return np.stack([self._features[c] for c in candidates])
+
+    def update(self, candidates: Sequence[Candidate], costs: Sequence[float]) -> None:
+        """Add measured candidates (seconds; infinity for a failure) and refit both."""
+        self.candidates.extend(candidates)
+        self.costs.extend(costs)
+        if len(self.costs) >= self.num_warmup_sample:
+            self.screen.fit(self.space.features(self.candidates), self.costs)
+            self.trees.fit(self.features(self.candidates), self.costs)
+
+    @property
+    def trained(self) -> bool:
+        return self.screen.trained
+
+    def predict(self, candidates: Sequence[Candidate]) -> np.ndarray:
+        """The screening score of many candidates (random before the first fit)."""
+        if not self.screen.trained:
+            return np.array([self.rng.random() for _ in candidates])
+        return self.screen.predict(self.space.features(candidates))
+
+    def rank(self, candidates: Sequence[Candidate]) -> np.ndarray:
+        """The score of a shortlist by the trees on its lowered tir."""
+        if not self.trees.trained:
+            return self.predict(candidates)
+        return self.trees.predict(self.features(candidates))

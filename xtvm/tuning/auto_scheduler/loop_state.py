@@ -170,6 +170,20 @@ class AnnotationStep(Step):
         return f"s[{self.stage}].{self.annotation}(loop {self.iter_id})"
 
 
+@dataclass(frozen=True)
+class DefaultScheduleStep(Step):
+    """The compiler's default schedule of the whole kernel: the baseline a record of a relay
+    kernel must beat to be applied. Only its task can build it (`SearchTask.instantiate`)."""
+
+    kind: ClassVar[str] = "DS"
+
+    def apply(self, s: Schedule, steps: Sequence[Step]) -> None:
+        raise ValueError("the default schedule is the compiler's: only its SearchTask builds it")
+
+    def __str__(self) -> str:
+        return "the default schedule"
+
+
 STEP_KINDS: dict[str, type[Step]] = {
     cls.kind: cls
     for cls in (
@@ -181,6 +195,7 @@ STEP_KINDS: dict[str, type[Step]] = {
         FuseStep,
         ComputeAtStep,
         AnnotationStep,
+        DefaultScheduleStep,
     )
 }
 
@@ -209,8 +224,15 @@ class State:
     def from_json(data: Sequence[Sequence[Any]]) -> State:
         return State(tuple(step_from_json(d) for d in data))
 
+    @property
+    def is_default(self) -> bool:
+        return any(isinstance(step, DefaultScheduleStep) for step in self.steps)
+
     def replay(self, s: Schedule) -> Schedule:
         """Apply the steps to `s` (a fresh schedule of the workload), in order."""
         for step in self.steps:
             step.apply(s, self.steps)
         return s
+
+
+DEFAULT_STATE = State((DefaultScheduleStep("*"),))

@@ -4,7 +4,10 @@ Each round `SketchPolicy.continue_search_one_round` makes a population of candid
 fillings of the sketches and mutants of the fastest measured ones), evolves it for a few
 generations (the fittest by the model's score are kept and mutated), then measures the best
 scored that were never measured, a few random ones among them (`eps_greedy`) so that the model
-sees beyond its own taste. Measured costs retrain the model.
+sees beyond its own taste. Measured costs retrain the model. `program_cost_model` picks it:
+`"xgb"` (`XGBModel`, the default: the best of the screened population re-ranked on their
+lowered tir), `"ridge"` (sketch features only) or `"random"` (random search), or a model
+object.
 """
 
 from __future__ import annotations
@@ -19,8 +22,8 @@ from xtvm.te.expr import Tensor
 from xtvm.te.schedule import Schedule
 from xtvm.tuning import measure
 from xtvm.tuning.auto_scheduler.compute_dag import ComputeDAG
-from xtvm.tuning.auto_scheduler.cost_model import FeatureSpace, RidgeModel
-from xtvm.tuning.auto_scheduler.loop_state import State
+from xtvm.tuning.auto_scheduler.cost_model import FeatureSpace, RandomModel, RidgeModel, XGBModel
+from xtvm.tuning.auto_scheduler.loop_state import DEFAULT_STATE, State
 from xtvm.tuning.auto_scheduler.measure_record import MeasureInput, cost_of
 from xtvm.tuning.auto_scheduler.sketch import (
     Candidate,
@@ -86,12 +89,28 @@ class ProgramMeasurer:
         self.runner.close()
 
 
+def make_model(spec: object, task: TaskLike, sketches: Sequence[Any], seed: int) -> Any:
+    """The cost model `spec` names ("xgb", "ridge", "random"), or `spec` itself, bound to
+    the task."""
+    if spec == "ridge":
+        return RidgeModel(FeatureSpace(sketches), seed=seed)
+    if isinstance(spec, str):
+        models = {"xgb": XGBModel, "random": RandomModel}
+        if spec not in models:
+            raise ValueError(f"unknown cost model '{spec}' (xgb, ridge, random)")
+        spec = models[spec](seed=seed)
+    if hasattr(spec, "attach"):
+        return spec.attach(task, sketches)
+    return spec
+
+
 class SketchPolicy:
     """TVM's sketch policy for one task: rule-made sketches, evolution under a learned model."""
 
     def __init__(
         self,
         task: TaskLike,
+        program_cost_model: object = "xgb",
         seed: int | None = None,
         verbose: int = 1,
         population: int = 2048,
@@ -101,7 +120,7 @@ class SketchPolicy:
         self.task = task
         self.sketches = generate_sketches(task.compute_dag)
         self.rng = random.Random(0 if seed is None else seed)
-        self.model = RidgeModel(FeatureSpace(self.sketches))
+        self.model = make_model(program_cost_model, task, self.sketches, seed or 0)
         self.verbose = verbose
         self.population = population
         self.generations = generations
@@ -123,6 +142,14 @@ class SketchPolicy:
                 costs.append(cost_of(result))
         self.model.update(found, costs)
 
+    def measure_default(self, measurer: ProgramMeasurer) -> None:
+        """Measure the compiler's default schedule of a relay kernel once (not a trial): the
+        baseline that a searched candidate must beat to be applied."""
+        if getattr(self.task, "default_schedule", None) is None or DEFAULT_STATE in self.measured:
+            return
+        _, results = measurer.measure(self.task, self, [DEFAULT_STATE])
+        self._note(DEFAULT_STATE, cost_of(results[0]))
+
     def _note(self, state: State, cost: float) -> None:
         self.measured[state] = min(cost, self.measured.get(state, math.inf))
         if cost < self.best_cost:
@@ -134,11 +161,12 @@ class SketchPolicy:
         return state
 
     def _fittest_measured(self, count: int) -> list[Candidate]:
-        ranked = sorted(
-            (cost, state) for state, cost in self.measured.items() if math.isfinite(cost)
+        ranked = sorted(  # by cost alone: states do not compare, and costs may tie
+            (s for s, cost in self.measured.items() if math.isfinite(cost)),
+            key=lambda s: self.measured[s],
         )
         found = []
-        for _, state in ranked:
+        for state in ranked:
             candidate = self.candidate_of.get(state) or decode(state, self.sketches)
             if candidate is not None:
                 found.append(candidate)
@@ -148,6 +176,8 @@ class SketchPolicy:
 
     def _evolve(self) -> list[Candidate]:
         """A population evolved under the model, best scored first."""
+        if getattr(self.model, "uniform", False):  # random search: no evolution
+            return [sample(self.rng, self.sketches) for _ in range(self.population)]
         parents = self._fittest_measured(8)
         population = [sample(self.rng, self.sketches) for _ in range(self.population // 2)]
         while parents and len(population) < self.population:
@@ -171,6 +201,11 @@ class SketchPolicy:
         chosen: list[State] = []
         for _ in range(4):  # a small space may need several populations
             ranked = [c for c in self._evolve() if self._state(c) not in self.measured]
+            if hasattr(self.model, "rank") and ranked:
+                shortlist = ranked[: self.model.rerank_factor * count]
+                scores = self.model.rank(shortlist)
+                order = sorted(range(len(shortlist)), key=lambda k: -scores[k])
+                ranked = [shortlist[k] for k in order] + ranked[len(shortlist) :]
             randoms = sum(self.rng.random() < self.eps_greedy for _ in range(count))
             for candidate in ranked[: count - randoms] + self.rng.sample(
                 ranked, min(randoms, len(ranked))

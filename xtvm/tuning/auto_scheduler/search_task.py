@@ -73,6 +73,7 @@ class SearchTask:
         workload_key: str | None = None,
         target: object = "llvm",
         desc: str | None = None,
+        default_schedule: Callable[[], Schedule] | None = None,
     ) -> None:
         if workload_key is None:
             if func is None:
@@ -82,12 +83,19 @@ class SearchTask:
         self.target = str(target) if target is not None else "llvm"
         self.compute_dag = compute_dag or ComputeDAG(workload_tensors(workload_key))
         self.desc = desc or workload_key
+        # the compiler's schedule of a relay kernel (`extract_tasks`): measured first, the
+        # baseline that a record must beat to be applied
+        self.default_schedule = default_schedule
 
     def __repr__(self) -> str:
         return f"SearchTask(workload_key={self.workload_key}, target={self.target})"
 
     def instantiate(self, state: State) -> tuple[Schedule, list[Tensor]]:
         """The schedule that `state` makes of a fresh copy of the workload, and its tensors."""
+        if state.is_default:  # of the kernel's tensors as they were when the task was made
+            if self.default_schedule is None:
+                raise ValueError(f"{self.desc}: no default schedule (not a relay kernel's task)")
+            return self.default_schedule(), list(self.compute_dag.tensors)
         tensors = workload_tensors(self.workload_key)
         s = ComputeDAG(tensors).create_schedule()
         return state.replay(s), tensors
@@ -99,6 +107,7 @@ class SearchTask:
         measurer = tuning_options.measurer()
         best_trial = policy.trials
         try:
+            policy.measure_default(measurer)
             while policy.trials < tuning_options.num_measure_trials:
                 count = min(
                     tuning_options.num_measures_per_round,
@@ -142,7 +151,8 @@ class SearchTask:
 
 class ApplyHistoryBest:
     """The fastest recorded steps of each workload of a log: `query(target, workload_key)`;
-    inside `with ApplyHistoryBest(log):` it is `ApplyHistoryBest.current`."""
+    inside `with ApplyHistoryBest(log):` it is `ApplyHistoryBest.current`. Where the fastest
+    record of a relay kernel is its default schedule, relay.build keeps that."""
 
     current: ApplyHistoryBest | None = None
 
@@ -155,6 +165,7 @@ class ApplyHistoryBest:
             cost = cost_of(result)
             if math.isfinite(cost) and (key not in self.best or cost < self.best[key][1]):
                 self.best[key] = (inp.state, cost)
+        self.applied: dict[str, str] = {}  # relay kernel name -> the workload key it used
         self._parent: ApplyHistoryBest | None = None
 
     def query(self, target: object, workload_key: str) -> State | None:

@@ -59,9 +59,10 @@ class TaskScheduler:
             if not records:
                 continue
             self.policies[k].preload(records)
-            self.policies[k].trials = len(records)
-            self.task_cts[k] = len(records)
-            self.ct += len(records)
+            trials = sum(not inp.state.is_default for inp, _ in records)  # not the baseline
+            self.policies[k].trials = trials
+            self.task_cts[k] = trials
+            self.ct += trials
             costs = [cost_of(r) for _, r in records]
             for start in range(0, len(costs), per_round):
                 best = min([self.best_costs[k], *costs[start : start + per_round]])
@@ -116,6 +117,9 @@ class TaskScheduler:
         self._restore(per_round)
         measurer = tune_option.measurer()
         try:
+            for k, policy in enumerate(self.policies):  # the baselines of relay kernels
+                policy.measure_default(measurer)
+                self.best_costs[k] = min(self.best_costs[k], policy.best_cost)
             for k in range(len(self.tasks)):  # warm up the tasks the log did not
                 if self.ct < tune_option.num_measure_trials and not self.history[k]:
                     self._tune_task(k, per_round, tune_option, measurer)
