@@ -461,6 +461,51 @@ def test_depthwise_conv2d_tile_of_rows_by_strided_columns(
     )
 
 
+@pytest.mark.parametrize(
+    ("shape", "kernel", "strides", "padding"),
+    [
+        ((1, 9, 11, 24), (3, 3), (1, 1), (1, 1, 1, 1)),
+        ((1, 15, 14, 40), (3, 3), (2, 2), (1, 1, 1, 1)),
+        ((1, 13, 10, 48), (5, 5), (2, 2), (2, 2, 2, 2)),
+        ((1, 7, 7, 96), (5, 5), (1, 1), (2, 2, 2, 2)),
+        ((2, 8, 9, 16), (3, 3), (2, 1), (0, 1, 2, 0)),
+    ],
+)
+def test_nhwc_depthwise_conv2d_reads_its_input_through_bounds_checks(
+    shape: tuple[int, ...],
+    kernel: tuple[int, int],
+    strides: tuple[int, int],
+    padding: tuple[int, int, int, int],
+) -> None:
+    """An NHWC depthwise conv2d (MobileNet's) makes no padded copy of its input: the kernel
+    allocates nothing of the padded shape, and it matches the relay interpreter at strides 1
+    and 2, uneven padding, and rows, columns and channels that no tile divides."""
+    from xtvm.driver.relay_build import lower_for_build
+
+    channels = shape[3]
+    weight = relay.const(RNG.standard_normal((*kernel, 1, channels)).astype("float32"))
+
+    def body(x: Any) -> Any:
+        conv = relay.nn.conv2d(
+            x,
+            weight,
+            strides=strides,
+            padding=padding,
+            groups=channels,
+            data_layout="NHWC",
+            kernel_layout="HWIO",
+        )
+        return relay.clip(conv, 0.0, 6.0)
+
+    check_vectorized_build(body, RNG.standard_normal(shape).astype("float32"), 1e-4)
+    x = relay.var("x", shape=shape)
+    _, kernels = lower_for_build(tvm.IRModule.from_expr(relay.Function([x], body(x))))
+    n, h, w, c = shape
+    padded = f"memref<{n}x{h + padding[0] + padding[2]}x{w + padding[1] + padding[3]}x{c}xf32>"
+    allocs = [str(op.results[0].type) for op in kernels.walk() if op.name == "memref.alloc"]
+    assert padded not in allocs, allocs
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("lanes", [1, 8])
 def test_trigonometric_intrinsics(dtype: str, lanes: int) -> None:
