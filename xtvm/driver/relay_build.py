@@ -43,6 +43,7 @@ from xtvm.passes.convert_relay_to_te import ConvertRelayToTePass
 from xtvm.passes.convert_te_to_tir import ConvertTeToTirPass
 from xtvm.passes.relay_alter_dense_layout import RelayAlterDenseLayoutPass
 from xtvm.passes.relay_alter_op_layout import RelayAlterOpLayoutPass
+from xtvm.passes.relay_combine_layer_norm import RelayCombineLayerNormPass
 from xtvm.passes.relay_combine_parallel_dense import RelayCombineParallelDensePass
 from xtvm.passes.relay_convert_layout import RelayConvertLayoutPass
 from xtvm.passes.relay_fold_constant import RelayFoldConstantPass
@@ -155,7 +156,9 @@ def lower_to_te(
     run_passes(
         module,
         [
-            RelaySimplifyInferencePass(),
+            # the CPU runs nn.layer_norm as one kernel (cpu_layer_norm), spelt out or not
+            *([RelayCombineLayerNormPass()] if cpu else []),
+            RelaySimplifyInferencePass(layer_norm=not cpu),
             *(
                 [
                     RelayConvertLayoutPass(

@@ -39,6 +39,7 @@ from xtvm.te.expr import (
     walk,
 )
 from xtvm.topi import winograd
+from xtvm.topi.nn import LAYER_NORM_TAG
 from xtvm.topi.schedule_cuda import cuda_conv2d, cuda_default, cuda_dense
 
 ScheduleFn = Callable[[te.Schedule, te.Tensor], None]
@@ -252,6 +253,50 @@ def cpu_reduce(s: te.Schedule, t: te.Tensor) -> None:
     outer = fused(s[t], list(t.op.axis))  # type: ignore[attr-defined]
     if outer is not None:
         s[t].parallel(outer)
+
+
+def cpu_layer_norm(s: te.Schedule, t: te.Tensor) -> None:
+    """layer_norm along the last axis as one parallel loop over rows: each row's sum and sum
+    of centred squares (vector accumulators, the row in L1) computed at the row, then the row
+    normalised, vectorized. Along another axis, or a statistics stage met on its own: the
+    default schedules."""
+    stage = s[t]
+    if stage.scheduled:
+        return
+    if t.op.tag != LAYER_NORM_TAG:  # type: ignore[attr-defined]
+        if not layer_norm_statistics(s, t):
+            cpu_default(s, t)
+        return
+    *lead, last = t.op.axis  # type: ignore[attr-defined]
+    stats = [r for r in s.reads_through_inlined(stage) if getattr(r.op, "reduce_axis", None)]
+    if not lead or not stats or not all(map(reads_along_reduce_axis, stats)):
+        for r in stats:
+            cpu_default(s, r)
+        cpu_injective(s, t)
+        return
+    row = fused(stage, lead)
+    assert row is not None
+    stage.parallel(row)
+    inner = last
+    if extent(last) > MAX_VECTOR_EXTENT:
+        _, inner = split_inner(stage, last, VECTOR_LANES)
+    stage.vectorize(inner)
+    for r in stats:
+        st = s[r]
+        st.compute_at(stage, row)
+        (k,) = st.op.reduce_axis
+        lanes = next((f for f in ROW_REDUCE_LANES if extent(k) % f == 0), ROW_REDUCE_LANES[0])
+        _, k_inner = split_inner(st, k, lanes)
+        st.vectorize(k_inner, reduction=True)  # a vector accumulator (not in TVM)
+
+
+def layer_norm_statistics(s: te.Schedule, t: te.Tensor) -> bool:
+    """Whether `t` is a statistics stage of a layer_norm whose output stage is in `s` (and
+    schedules it)."""
+    return any(
+        s[op].op.tag == LAYER_NORM_TAG and any(r is t for r in s.reads_through_inlined(s[op]))  # type: ignore[attr-defined]
+        for op in s.outputs
+    )
 
 
 def tile_at_parallel_loop(outer: te.Stage, inner: te.Stage, axes: list[IterVar]) -> None:
@@ -674,4 +719,5 @@ TARGETS = ("llvm", "cuda", "generic")
 DEFAULT: dict[str, ScheduleFn] = {"llvm": cpu_default, "cuda": cuda_default, "generic": no_schedule}
 DENSE: dict[str, ScheduleFn] = {**DEFAULT, "llvm": cpu_dense, "cuda": cuda_dense}
 CONV2D: dict[str, ScheduleFn] = {**DEFAULT, "llvm": cpu_conv2d, "cuda": cuda_conv2d}
+LAYER_NORM: dict[str, ScheduleFn] = {**DEFAULT, "llvm": cpu_layer_norm}
 WINOGRAD: dict[str, ScheduleFn] = {**DEFAULT, "llvm": cpu_conv2d_winograd}
