@@ -174,7 +174,8 @@ def lower_to_te(
             ),
             # Weights are constants now: fold their transforms whatever their size, but not
             # an expansion of a small constant into a large one (it is computed in its kernel).
-            RelayFoldConstantPass(max_growth=FOLD_MAX_GROWTH),
+            # (and a transposed weight is left to relay-alter-dense-layout on the CPU)
+            RelayFoldConstantPass(max_growth=FOLD_MAX_GROWTH, keep_weight_transposes=cpu),
             *(
                 [
                     RelayCombineParallelDensePass(),
