@@ -159,7 +159,7 @@ def cpu_injective(s: te.Schedule, t: te.Tensor) -> None:
     if contiguous is not None:
         cpu_transpose(stage, axes, contiguous)
         return
-    narrow = narrow_transposed_axis(t)
+    narrow = transposed_axis(t, narrow=True)
     if narrow is not None:
         cpu_narrow_transpose(stage, axes, narrow)
         return
@@ -178,32 +178,20 @@ def cpu_injective(s: te.Schedule, t: te.Tensor) -> None:
     stage.vectorize(inner)
 
 
-def transposed_axis(t: te.Tensor) -> IterVar | None:
+def transposed_axis(t: te.Tensor, narrow: bool = False) -> IterVar | None:
     """The output axis along which a transposing copy `t` reads an operand contiguously: an
     operand's innermost index is that axis and another of its indices is `t`'s innermost axis
-    (NCHW -> NHWC reads x[n, c, h, w]: w). None unless both axes split into whole blocks."""
+    (NCHW -> NHWC reads x[n, c, h, w]: w). None unless both axes split into whole blocks
+    (TRANSPOSE_BLOCK squares); with `narrow`, for an innermost axis shorter than a square
+    (3 channels) whose contiguous axis splits into whole VECTOR_LANES runs."""
     *_, last = t.op.axis  # type: ignore[attr-defined]
-    for node in walk(t.op.body):  # type: ignore[attr-defined]
-        if not isinstance(node, Read) or len(node.indices) < 2:
-            continue
-        *outer, inner = node.indices
-        if (
-            isinstance(inner, IterVar)
-            and inner is not last
-            and inner in t.op.axis  # type: ignore[attr-defined]
-            and any(i is last for i in outer)
-            and extent(inner) % TRANSPOSE_BLOCK == 0
-            and extent(last) % TRANSPOSE_BLOCK == 0
-        ):
-            return inner
-    return None
-
-
-def narrow_transposed_axis(t: te.Tensor) -> IterVar | None:
-    """The output axis along which a transposing copy reads contiguously when its innermost
-    axis is too short for a square (NCHW -> NHWC of an RGB image: 3 channels)."""
-    *_, last = t.op.axis  # type: ignore[attr-defined]
-    if extent(last) >= TRANSPOSE_BLOCK:
+    if narrow:
+        fits = extent(last) < TRANSPOSE_BLOCK
+        block = VECTOR_LANES
+    else:
+        fits = extent(last) % TRANSPOSE_BLOCK == 0
+        block = TRANSPOSE_BLOCK
+    if not fits:
         return None
     for node in walk(t.op.body):  # type: ignore[attr-defined]
         if not isinstance(node, Read) or len(node.indices) < 2:
@@ -214,7 +202,7 @@ def narrow_transposed_axis(t: te.Tensor) -> IterVar | None:
             and inner is not last
             and inner in t.op.axis  # type: ignore[attr-defined]
             and any(i is last for i in outer)
-            and extent(inner) % VECTOR_LANES == 0
+            and extent(inner) % block == 0
         ):
             return inner
     return None
