@@ -30,6 +30,7 @@ from xtvm.runtime.module import (
     PARAMS_SIZE_SYMBOL,
     PARAMS_SYMBOL,
     Module,
+    PackedFunc,
     export_linker,
     load_library,
 )
@@ -228,7 +229,8 @@ class GraphExecutor:
         self.input_order = [nodes[n]["name"] for n in graph["arg_nodes"]]
         self.unset = set(self.input_order)  # inputs never given a value
         self.outputs = [row_ptr[n] + i for n, i, _ in graph["heads"]]
-        self.calls: list[tuple[Callable[..., None], list[Any]]] = []
+        # (raw C function, its converted arguments, the kernel that checks its status)
+        self.calls: list[tuple[Callable[..., int | None], list[Any], PackedFunc]] = []
         self.call_names: list[str] = []  # the kernel each call runs
         for nid, node in enumerate(nodes):
             if node["op"] != "tvm_op":
@@ -237,7 +239,7 @@ class GraphExecutor:
             kernel = lib.get_function(node["attrs"]["func_name"])
             args = [self.entries[row_ptr[n] + i] for n, i, _ in node["inputs"]]
             args += self.entries[row_ptr[nid] : row_ptr[nid + 1]]
-            self.calls.append((kernel._function, kernel.convert(args)))
+            self.calls.append((kernel._raw, kernel.convert(args), kernel))
 
     def set_input(self, key: str | int | None = None, value: Any = None, **params: Any) -> None:
         """Copy `value` into input `key` (a name or an index); keywords set several."""
@@ -260,8 +262,10 @@ class GraphExecutor:
         if inputs:
             self.set_input(**inputs)
         check_all_set(self.unset, self.input_order)
-        for function, args in self.calls:
-            function(*args)
+        for raw, args, kernel in self.calls:
+            status = raw(*args)
+            if status:
+                kernel.check(status)
 
     def get_input(self, key: str | int) -> NDArray:
         name = self.input_order[key] if isinstance(key, int) else key
@@ -288,9 +292,9 @@ class GraphExecutor:
         self.run()  # also refuses inputs without a value
         seconds = [0.0] * len(self.calls)
         for _ in range(runs):
-            for position, (function, args) in enumerate(self.calls):
+            for position, (raw, args, kernel) in enumerate(self.calls):
                 start = time.perf_counter()
-                function(*args)
+                kernel.check(raw(*args))
                 seconds[position] += time.perf_counter() - start
         return Profile(self.call_names, [s / runs for s in seconds])
 
