@@ -361,7 +361,7 @@ def test_a_kernel_error_status_stops_the_run_with_its_message() -> None:
     module = graph_executor.GraphModule(relay.build(mod, "llvm")["default"](tvm.cpu()))
     module.set_input("x", np.ones(4, "float32"))
     executor = module._executor()
-    raw, args, kernel = executor.calls[0]
+    _, args, kernel = executor.calls[0]
     failing = ctypes.CFUNCTYPE(ctypes.c_int32, *([ctypes.c_void_p] * len(args)))(lambda *_: 3)
     executor.calls[0] = (failing, args, kernel)
     kernel.returns_status, kernel._last_error = True, lambda: "kernel said no"
