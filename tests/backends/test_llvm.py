@@ -467,7 +467,7 @@ def test_depthwise_conv2d_tile_of_rows_by_strided_columns(
         ((1, 9, 11, 24), (3, 3), (1, 1), (1, 1, 1, 1)),
         ((1, 15, 14, 40), (3, 3), (2, 2), (1, 1, 1, 1)),
         ((1, 13, 10, 48), (5, 5), (2, 2), (2, 2, 2, 2)),
-        ((1, 7, 7, 96), (5, 5), (1, 1), (2, 2, 2, 2)),
+        ((1, 7, 7, 96), (5, 5), (1, 1), (2, 2, 2, 2)),  # keeps its padded copy
         ((2, 8, 9, 16), (3, 3), (2, 1), (0, 1, 2, 0)),
     ],
 )
@@ -477,9 +477,10 @@ def test_nhwc_depthwise_conv2d_reads_its_input_through_bounds_checks(
     strides: tuple[int, int],
     padding: tuple[int, int, int, int],
 ) -> None:
-    """An NHWC depthwise conv2d (MobileNet's) makes no padded copy of its input: the kernel
-    allocates nothing of the padded shape, and it matches the relay interpreter at strides 1
-    and 2, uneven padding, and rows, columns and channels that no tile divides."""
+    """An NHWC depthwise conv2d (MobileNet's), strided or 3x3, makes no padded copy of its
+    input: the kernel allocates nothing of the padded shape (a 5x5 window at stride 1 does);
+    all match the relay interpreter at strides 1 and 2, uneven padding, and rows, columns and
+    channels that no tile divides."""
     from xtvm.driver.relay_build import lower_for_build
 
     channels = shape[3]
@@ -503,7 +504,8 @@ def test_nhwc_depthwise_conv2d_reads_its_input_through_bounds_checks(
     n, h, w, c = shape
     padded = f"memref<{n}x{h + padding[0] + padding[2]}x{w + padding[1] + padding[3]}x{c}xf32>"
     allocs = [str(op.results[0].type) for op in kernels.walk() if op.name == "memref.alloc"]
-    assert padded not in allocs, allocs
+    copied = max(strides) == 1 and max(kernel) > 3
+    assert (padded in allocs) == copied, allocs
 
 
 @pytest.mark.parametrize("shape", [(1, 3, 20, 32), (2, 1, 3, 48), (1, 4, 5, 16), (1, 7, 2, 64)])
