@@ -15,9 +15,11 @@ executor and of onnxruntime at 1 and 2 threads, their ratio (<= 1: xtvm as fast 
 and the largest difference of the outputs relative to the largest output (the columns of
 `transformers.py`). Each workload runs in a fresh subprocess.
 
-On 2 shared cores (15 runs): xtvm / onnxruntime at one thread 1.16 (mobilenet_v2, 4.5 ms) and
-1.11 (mobilenet_v3_small, 1.0 ms), max relative difference 6e-6; two-thread figures swing with
-the other load on the machine. HardSwish and HardSigmoid fuse into their conv2d kernels.
+On 2 shared cores (load 7-11, 15 runs, two rounds): xtvm / onnxruntime at one thread 0.97 and
+1.18 (mobilenet_v2; 1.24 and 1.40 before the NHWC depthwise conv2d read its input without a
+padded copy), 0.82 and 0.85 (mobilenet_v3_small; 1.16 and 1.09 before), max relative
+difference 6e-6; two-thread figures swing with the other load on the machine. HardSwish and
+HardSigmoid fuse into their conv2d kernels.
 
     python benchmarks/mobile.py                       # all workloads, 10 runs each
     python benchmarks/mobile.py mobilenet_v2 --repeat 5

@@ -183,6 +183,33 @@ func.func @narrow_input(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x1x1xf32>, %v: te
 
 // -----
 
+// min_channels counts the channels of the data as the original program has it, also where a
+// converted conv2d made it NHWC already: 2 channels over an 8x8 image keep the second conv2d
+// NCHW (a boundary), 4 channels over a 2x2 image convert it (the NHWC type's axis 1 is H).
+// WIDE-LABEL: func.func @narrow_after_converted
+// WIDE:         %[[C:.*]] = relay.nn.conv2d %{{.*}}, %{{.*}} {data_layout = "NHWC", kernel_layout = "HWIO"} : (tensor<1x8x8x4xf32>
+// WIDE-NEXT:    %[[T:.*]] = relay.layout_transform %[[C]] {src_layout = "NHWC", dst_layout = "NCHW"}
+// WIDE-NEXT:    relay.nn.conv2d %[[T]], %v : (tensor<1x2x8x8xf32>, tensor<3x2x1x1xf32>) -> tensor<1x3x8x8xf32>
+func.func @narrow_after_converted(%x: tensor<1x4x8x8xf32>, %w: tensor<2x4x1x1xf32>, %v: tensor<3x2x1x1xf32>) -> tensor<1x3x8x8xf32> {
+  %c = relay.nn.conv2d %x, %w : (tensor<1x4x8x8xf32>, tensor<2x4x1x1xf32>) -> tensor<1x2x8x8xf32>
+  %d = relay.nn.conv2d %c, %v : (tensor<1x2x8x8xf32>, tensor<3x2x1x1xf32>) -> tensor<1x3x8x8xf32>
+  func.return %d : tensor<1x3x8x8xf32>
+}
+
+// -----
+
+// WIDE-LABEL: func.func @wide_after_converted
+// WIDE:         %[[C:.*]] = relay.nn.conv2d %{{.*}}, %{{.*}} {data_layout = "NHWC", kernel_layout = "HWIO"} : (tensor<1x2x2x4xf32>
+// WIDE-NOT:     relay.layout_transform %[[C]]
+// WIDE:         relay.nn.conv2d %[[C]], %{{.*}} {data_layout = "NHWC", kernel_layout = "HWIO"} : (tensor<1x2x2x4xf32>, tensor<1x1x4x3xf32>) -> tensor<1x2x2x3xf32>
+func.func @wide_after_converted(%x: tensor<1x4x2x2xf32>, %w: tensor<4x4x1x1xf32>, %v: tensor<3x4x1x1xf32>) -> tensor<1x3x2x2xf32> {
+  %c = relay.nn.conv2d %x, %w : (tensor<1x4x2x2xf32>, tensor<4x4x1x1xf32>) -> tensor<1x4x2x2xf32>
+  %d = relay.nn.conv2d %c, %v : (tensor<1x4x2x2xf32>, tensor<3x4x1x1xf32>) -> tensor<1x3x2x2xf32>
+  func.return %d : tensor<1x3x2x2xf32>
+}
+
+// -----
+
 // A join of a converted value with one an unconverted (grouped) conv2d computed keeps the
 // original layout: the converted value goes back once, the add needs no transform of its own.
 // UNGROUPED-LABEL: func.func @join

@@ -1,4 +1,5 @@
 // RUN: xtvm-opt %s -p relay-fold-constant --split-input-file | filecheck %s
+// RUN: xtvm-opt %s -p 'relay-fold-constant{keep_weight_transposes=true}' --split-input-file | filecheck %s --check-prefix=KEEP
 
 // The add of two constants becomes one constant and the dead inputs go; %x is untouched.
 // CHECK-LABEL: func.func @fold_add_of_constants
@@ -77,4 +78,25 @@ func.func @fold_comparison() -> tensor<2xi1> {
   %b = relay.const dense<[3, 4]> : tensor<2xi32>
   %l = relay.less %a, %b : (tensor<2xi32>, tensor<2xi32>) -> tensor<2xi1>
   func.return %l : tensor<2xi1>
+}
+
+// -----
+
+// A transposed constant read only as a product's weight folds, unless keep_weight_transposes
+// leaves it to relay-alter-dense-layout; one read otherwise (the negate) folds either way.
+// CHECK-LABEL: func.func @weight_transpose
+// CHECK-NOT:     relay.transpose
+// CHECK:         func.return
+// KEEP-LABEL:  func.func @weight_transpose
+// KEEP:          %[[T:.*]] = relay.transpose %{{.*}} {axes = array<i64: 1, 0>}
+// KEEP-NEXT:     relay.nn.matmul %x, %[[T]]
+// KEEP-NOT:      relay.transpose
+// KEEP:          func.return
+func.func @weight_transpose(%x: tensor<8x3xf32>) -> (tensor<8x2xf32>, tensor<3x2xf32>) {
+  %w = relay.const dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]> : tensor<2x3xf32>
+  %t = relay.transpose %w {axes = array<i64: 1, 0>} : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  %m = relay.nn.matmul %x, %t : (tensor<8x3xf32>, tensor<3x2xf32>) -> tensor<8x2xf32>
+  %u = relay.transpose %w {axes = array<i64: 1, 0>} : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  %n = relay.negative %u : (tensor<3x2xf32>) -> tensor<3x2xf32>
+  func.return %m, %n : tensor<8x2xf32>, tensor<3x2xf32>
 }

@@ -452,3 +452,50 @@ def test_tvm_convert_layout() -> None:
     np.testing.assert_allclose(run(converted), run(mod), rtol=1e-4, atol=1e-5)
     with pytest.raises(ValueError, match="unsupported layouts"):
         tvm_relay.transform.ConvertLayout({"nn.conv2d": ["NCWH", "default"]})
+
+
+# ---------------------------------------------------------------------------------------------
+# The channels a conv2d reads, when converted data arrives NHWC already
+
+
+@pytest.mark.parametrize(
+    ("channels", "size", "kept"),
+    [(2, 8, True), (4, 2, False)],  # the NHWC type's axis 1 (the height) said the opposite
+)
+def test_min_channels_counts_the_channels_of_converted_data(
+    channels: int, size: int, kept: bool
+) -> None:
+    # a converted 1x1 conv2d of 4 channels, then one reading its `channels` over a size x size
+    # image: with min_channels=4 the second keeps NCHW exactly when it reads fewer than 4
+    x_shape, w_shape, v_shape = (1, 4, size, size), (channels, 4, 1, 1), (3, channels, 1, 1)
+    hidden, out = (1, channels, size, size), (1, 3, size, size)
+
+    def t(shape: tuple[int, ...]) -> str:
+        return f"tensor<{'x'.join(map(str, shape))}xf32>"
+
+    text = f"""
+func.func @main(%x: {t(x_shape)}, %w: {t(w_shape)}, %v: {t(v_shape)}) -> {t(out)} {{
+  %c = relay.nn.conv2d %x, %w : ({t(x_shape)}, {t(w_shape)}) -> {t(hidden)}
+  %d = relay.nn.conv2d %c, %v : ({t(hidden)}, {t(v_shape)}) -> {t(out)}
+  func.return %d : {t(out)}
+}}
+"""
+    module = convert_and_compare(text, "NHWC", min_channels=4)
+    second = ("NCHW", "OIHW") if kept else ("NHWC", "HWIO")
+    assert layouts(module) == [("NHWC", "HWIO"), second], print_ir(module, CTX)
+
+    # compiled through relay.build's pipeline (min_channels and out_block of the CPU), against
+    # numpy
+    from xtvm.contrib import graph_executor
+
+    x, w, v = rand(*x_shape), rand(*w_shape), rand(*v_shape)
+    xv = tvm_relay.var("x", shape=x_shape)
+    y = tvm_relay.nn.conv2d(tvm_relay.nn.conv2d(xv, tvm_relay.const(w)), tvm_relay.const(v))
+    factory = tvm_relay.build(tvm.IRModule.from_expr(tvm_relay.Function([xv], y)), "llvm")
+    graph = graph_executor.GraphModule(factory["default"](tvm.cpu()))
+    graph.set_input("x", x)
+    graph.run()
+    expected = np.einsum(
+        "oc,nchw->nohw", v[:, :, 0, 0], np.einsum("oc,nchw->nohw", w[:, :, 0, 0], x)
+    )
+    np.testing.assert_allclose(graph.get_output(0).numpy(), expected, rtol=1e-5, atol=1e-5)

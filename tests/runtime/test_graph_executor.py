@@ -347,3 +347,25 @@ def test_nd_arrays_are_aligned_like_graph_buffers() -> None:
             assert array._data.size == 0 or array._data.ctypes.data % ALLOC_ALIGNMENT == 0
             assert array._data.shape == shape and array._data.dtype == np.dtype(dtype)
         np.testing.assert_array_equal(a.numpy(), values)
+
+
+def test_a_kernel_error_status_stops_the_run_with_its_message() -> None:
+    """run() calls each kernel's C function itself and checks the status it returns: an
+    error raises KernelError with the kernel's message, in run() and in profile()."""
+    import ctypes
+
+    from xtvm.runtime.module import KernelError
+
+    x = relay.var("x", shape=(4,))
+    mod = tvm.IRModule.from_expr(relay.Function([x], relay.exp(relay.nn.relu(x) + x)))
+    module = graph_executor.GraphModule(relay.build(mod, "llvm")["default"](tvm.cpu()))
+    module.set_input("x", np.ones(4, "float32"))
+    executor = module._executor()
+    _, args, kernel = executor.calls[0]
+    failing = ctypes.CFUNCTYPE(ctypes.c_int32, *([ctypes.c_void_p] * len(args)))(lambda *_: 3)
+    executor.calls[0] = (failing, args, kernel)
+    kernel.returns_status, kernel._last_error = True, lambda: "kernel said no"
+    with pytest.raises(KernelError, match="kernel said no"):
+        module.run()
+    with pytest.raises(KernelError, match="kernel said no"):
+        executor.profile(1)

@@ -39,6 +39,7 @@ hand in `xtvm/api/relay/op/` only when TVM's signature differs from the op's.
 
 from __future__ import annotations
 
+import ctypes
 import enum
 import inspect
 import itertools
@@ -148,6 +149,29 @@ def dense_from_numpy(array: np.ndarray) -> DenseIntOrFPElementsAttr:
     return DenseIntOrFPElementsAttr(
         TensorType(elem, array.shape), BytesAttr(stored.tobytes() if data is None else data)
     )
+
+
+def filled_bytes(
+    shape: Sequence[int], dtype: np.dtype, fill: Callable[[np.ndarray], None]
+) -> np.ndarray:
+    """A read-only array of `shape` and `dtype` viewing a new `bytes` object that `fill` wrote
+    through a writable view first (CPython's way of building bytes in place, before anyone
+    else sees them): `dense_from_numpy` then shares those bytes, so that a constant computed
+    at compile time (a padded weight) exists once, not as an array and its bytes copy."""
+    dtype = np.dtype(dtype)
+    size = math.prod(shape) * dtype.itemsize
+    if size < 2:  # CPython shares its empty and one-byte objects
+        array = np.zeros(shape, dtype)
+        fill(array)
+        return array
+    new = ctypes.pythonapi.PyBytes_FromStringAndSize
+    new.restype, new.argtypes = ctypes.py_object, [ctypes.c_void_p, ctypes.c_ssize_t]
+    data = new(None, size)
+    address = ctypes.cast(ctypes.c_char_p(data), ctypes.c_void_p).value
+    writable = np.frombuffer((ctypes.c_char * size).from_address(address), dtype)
+    fill(writable.reshape(shape))
+    del writable
+    return np.frombuffer(data, dtype).reshape(shape)
 
 
 def viewed_bytes(array: np.ndarray) -> bytes | None:

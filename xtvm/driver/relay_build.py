@@ -43,6 +43,7 @@ from xtvm.passes.convert_relay_to_te import ConvertRelayToTePass
 from xtvm.passes.convert_te_to_tir import ConvertTeToTirPass
 from xtvm.passes.relay_alter_dense_layout import RelayAlterDenseLayoutPass
 from xtvm.passes.relay_alter_op_layout import RelayAlterOpLayoutPass
+from xtvm.passes.relay_combine_layer_norm import RelayCombineLayerNormPass
 from xtvm.passes.relay_combine_parallel_dense import RelayCombineParallelDensePass
 from xtvm.passes.relay_convert_layout import RelayConvertLayoutPass
 from xtvm.passes.relay_fold_constant import RelayFoldConstantPass
@@ -155,7 +156,9 @@ def lower_to_te(
     run_passes(
         module,
         [
-            RelaySimplifyInferencePass(),
+            # the CPU runs nn.layer_norm as one kernel (cpu_layer_norm), spelt out or not
+            *([RelayCombineLayerNormPass()] if cpu else []),
+            RelaySimplifyInferencePass(layer_norm=not cpu),
             *(
                 [
                     RelayConvertLayoutPass(
@@ -171,7 +174,8 @@ def lower_to_te(
             ),
             # Weights are constants now: fold their transforms whatever their size, but not
             # an expansion of a small constant into a large one (it is computed in its kernel).
-            RelayFoldConstantPass(max_growth=FOLD_MAX_GROWTH),
+            # (and a transposed weight is left to relay-alter-dense-layout on the CPU)
+            RelayFoldConstantPass(max_growth=FOLD_MAX_GROWTH, keep_weight_transposes=cpu),
             *(
                 [
                     RelayCombineParallelDensePass(),

@@ -37,6 +37,7 @@ OWN_PASSES = {
     "relay-alter-dense-layout": "RelayAlterDenseLayoutPass",
     "relay-alter-op-layout": "RelayAlterOpLayoutPass",
     "relay-annotate-target": "RelayAnnotateTargetPass",
+    "relay-combine-layer-norm": "RelayCombineLayerNormPass",
     "relay-combine-parallel-dense": "RelayCombineParallelDensePass",
     "relay-convert-layout": "RelayConvertLayoutPass",
     "relay-cse": "RelayCsePass",

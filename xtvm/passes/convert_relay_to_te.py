@@ -111,12 +111,20 @@ def leaves(value: Value) -> list[TensorLike]:
 # Which constants a function hoists, and when two functions make the same kernel
 
 
+SPLAT_BLOCK = 1 << 16  # elements of a constant compared at a time
+
+
 def splat_value(op: relay.ConstOp) -> float | int | bool | None:
     """The one value of a constant holding it everywhere, else None."""
-    array = relay.numpy_from_dense(op.value)
-    if array.size == 0 or not bool(np.all(array == array.flat[0])):
+    # a view, compared a block at a time: a 154 MB weight is not copied, nor compared whole
+    flat = relay.numpy_from_dense(op.value, copy=False).reshape(-1)
+    if flat.size == 0:
         return None
-    return array.flat[0].item()
+    first = flat[0]
+    for start in range(0, flat.size, SPLAT_BLOCK):
+        if not bool(np.all(flat[start : start + SPLAT_BLOCK] == first)):
+            return None
+    return first.item()
 
 
 @dataclass

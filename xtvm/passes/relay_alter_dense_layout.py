@@ -12,7 +12,11 @@ lanes and a guarded scalar tail: the weight is padded with zero columns to whole
 `relay.strided_slice` after the product drops them again (768 x 50257 at 64 rows: 925 to 65 ms).
 
 Only constant weights change (transposed and padded at compile time); products of fewer rows
-(the CNN classifiers' one) and batched products stay as they are.
+(the CNN classifiers' one) and batched products stay as they are. A weight that is a transpose
+of a constant (GPT-2's vocabulary projection by its token embedding), which relay-fold-constant
+leaves here with `keep_weight_transposes`, is laid out (or, for those products, folded) from
+the constant directly; a padded weight is written straight into the constant's bytes, and the
+replaced constant's bytes go at once, so a 154 MB weight is never held three times.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, TensorType
-from xdsl.ir import SSAValue
+from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
@@ -38,15 +42,44 @@ def shape_of(value: SSAValue) -> tuple[int, ...]:
     return tuple(value.type.get_shape())
 
 
+def weight_transpose(op: Operation) -> bool:
+    """Whether `op` swaps the axes of a constant matrix read only as the weight of products:
+    relay-fold-constant (`keep_weight_transposes`) leaves it to this pass, which lays the
+    weight out from the constant itself (GPT-2's vocabulary projection reads its token
+    embedding transposed: no 154 MB transposed copy beside the padded one)."""
+    if not isinstance(op, relay.TransposeOp) or not isinstance(op.data.owner, relay.ConstOp):
+        return False
+    if len(shape_of(op.data)) != 2:
+        return False
+    perm = relay.TransposeOp.permutation(relay.TransposeOp.props(op.properties), 2)
+    return tuple(perm) == (1, 0) and all(
+        isinstance(use.operation, relay.DenseOp | relay.MatmulOp)
+        and use.index == 1
+        and not isinstance(use.operation.operands[0].owner, relay.ConstOp)  # else it folds
+        for use in op.result.uses
+    )
+
+
+def weight_array(op: relay.DenseOp | relay.MatmulOp) -> np.ndarray | None:
+    """The weight of `op` as stored (read, never written): a constant, or a transposed view of
+    the constant a `weight_transpose` reads; None otherwise."""
+    owner = op.operands[1].owner
+    if isinstance(owner, relay.ConstOp):
+        return relay.numpy_from_dense(owner.value, copy=False)
+    if weight_transpose(owner):
+        assert isinstance(owner, relay.TransposeOp) and isinstance(owner.data.owner, relay.ConstOp)
+        return relay.numpy_from_dense(owner.data.owner.value, copy=False).T
+    return None
+
+
 def constant_weight(op: relay.DenseOp | relay.MatmulOp) -> np.ndarray | None:
     """The weight of a many-row product as a [k, n] array, or None when it is not constant or
     the product has fewer than ROW_TILE rows (or a transposed a)."""
     if isinstance(op, relay.MatmulOp) and op.transpose_a.value.data:
         return None
-    data, weight = op.operands
-    if not isinstance(weight.owner, relay.ConstOp) or math.prod(shape_of(data)[:-1]) < ROW_TILE:
+    array = weight_array(op)
+    if array is None or math.prod(shape_of(op.operands[0])[:-1]) < ROW_TILE:
         return None
-    array = relay.numpy_from_dense(weight.owner.value, copy=False)  # read, never written
     transposed = isinstance(op, relay.DenseOp) or op.transpose_b.value.data
     return array.T if transposed else array
 
@@ -65,12 +98,21 @@ def alter(op: relay.DenseOp | relay.MatmulOp, weight: np.ndarray) -> None:
     columns = weight.shape[1]
     padded = padded_columns(columns)
     unchanged = isinstance(op, relay.MatmulOp) and not op.transpose_b.value.data
-    if unchanged and padded == columns:
+    if unchanged and padded == columns and isinstance(op.operands[1].owner, relay.ConstOp):
         return
     old = op.operands[1].owner
-    # A transposed weight is laid out row-major by the constant's one copy of it.
-    padding = [(0, 0), (0, padded - columns)]
-    const = relay.ConstOp(weight if padded == columns else np.pad(weight, padding))
+    # A transposed weight is laid out row-major by the constant's one copy of it; a padded one
+    # is written straight into the constant's bytes (GPT-2's 154 MB vocabulary weight: not
+    # also as an array to copy from).
+    if padded == columns:
+        const = relay.ConstOp(weight)
+    else:
+
+        def fill(out: np.ndarray) -> None:
+            out[:, :columns] = weight
+            out[:, columns:] = 0
+
+        const = relay.ConstOp(relay.filled_bytes((weight.shape[0], padded), weight.dtype, fill))
     product = relay.MatmulOp(op.operands[0], const.result)
     Rewriter.insert_op(const, InsertPoint.before(op))
     Rewriter.insert_op(product, InsertPoint.before(op))
@@ -84,8 +126,35 @@ def alter(op: relay.DenseOp | relay.MatmulOp, weight: np.ndarray) -> None:
         result = sliced.result
     op.results[0].replace_all_uses_with(result)
     Rewriter.erase_op(op)
-    if isinstance(old, relay.ConstOp) and not old.result.uses:
-        Rewriter.erase_op(old)
+    release(old)
+
+
+def release(op: Operation | None) -> None:
+    """Erase the weight `op` (a constant, or a transpose and then its constant) if unused."""
+    if isinstance(op, relay.TransposeOp) and not op.result.uses:
+        source = op.data.owner
+        Rewriter.erase_op(op)
+        op = source
+    if isinstance(op, relay.ConstOp) and not op.result.uses:
+        Rewriter.erase_op(op)
+        # An erased op lives on in a reference cycle (op and result) until the cycle collector
+        # runs: its value goes now, not after the passes that follow have added theirs.
+        op.properties.pop("value", None)
+
+
+def fold_transposed(op: relay.DenseOp | relay.MatmulOp, folded: dict[SSAValue, SSAValue]) -> None:
+    """Give a product this pass leaves alone its transposed constant weight, computed once."""
+    weight = op.operands[1]
+    if not weight_transpose(weight.owner):
+        return
+    if weight not in folded:
+        array = weight_array(op)
+        assert array is not None
+        const = relay.ConstOp(array)  # tobytes: one row-major copy
+        Rewriter.insert_op(const, InsertPoint.before(weight.owner))  # type: ignore[arg-type]
+        folded[weight] = const.result
+    op.operands[1] = folded[weight]
+    release(weight.owner)  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)
@@ -102,7 +171,11 @@ class RelayAlterDenseLayoutPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for function in host_functions(op):
             products = [p for p in function.walk() if isinstance(p, relay.DenseOp | relay.MatmulOp)]
+            folded: dict[SSAValue, SSAValue] = {}
             for product in products:
                 weight = constant_weight(product)
                 if weight is not None:
                     alter(product, weight)
+                else:
+                    fold_transposed(product, folded)
+                del weight  # a view of the replaced constant's bytes

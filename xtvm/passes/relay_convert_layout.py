@@ -233,16 +233,19 @@ def convert_conv2d(cv: LayoutConverter, op: Operation) -> None:
     assert isinstance(op, relay.Conv2dOp)
     data_layout, kernel_layout = op.data_layout.data, op.kernel_layout.data
     blocked = kernel_layout not in KERNEL_LAYOUT.values()
-    assert isinstance(op.data.type, TensorType) and isinstance(op.result.type, TensorType)
-    channels = op.data.type.get_shape()[data_layout.index("C")]
-    out_channels = op.result.type.get_shape()[data_layout.index("C")]
+    assert isinstance(op.result.type, TensorType)
+    # the data may be permuted already (its type then in the converted layout): find its
+    # channel axis through the tag; the result is not retyped yet
+    tag = cv.tags.get(op.data)
+    channel_axis = data_layout.index("C")
+    channels = shape_of(op.data)[channel_axis if tag is None else rename_axis(channel_axis, tag)]
+    out_channels = op.result.type.get_shape()[channel_axis]
     whole_blocks = cv.out_block > 0 and out_channels % cv.out_block == 0
     narrow = 0 <= channels < cv.min_channels and not whole_blocks
     groups = op.groups.value.data
     assert isinstance(op.weight.type, TensorType)
     depthwise = op.weight.type.get_shape()[kernel_layout.index("I")] == 1  # a group a channel
     # a depthwise conv2d converts (with `depthwise`) only where its data is converted already
-    tag = cv.tags.get(op.data)
     converted = tag is not None and tag[1] == cv.layout
     kept_grouped = groups > 1 and not cv.grouped and not (cv.depthwise and depthwise and converted)
     if blocked or narrow or kept_grouped:

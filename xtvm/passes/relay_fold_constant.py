@@ -28,6 +28,7 @@ from xdsl.rewriter import Rewriter
 from xtvm.dialects import relay
 from xtvm.ir.verify import located_error
 from xtvm.passes.external_functions import host_functions
+from xtvm.passes.relay_alter_dense_layout import weight_transpose
 from xtvm.passes.relay_dce import EraseUnusedRelayOp
 from xtvm.runtime.relay_interpreter import RULES, RelayInterpreter, Value, conform
 
@@ -64,6 +65,7 @@ class FoldConstantOp(RewritePattern):
     interpreter: RelayInterpreter
     max_elements: int
     max_growth: int = 0
+    keep_weight_transposes: bool = False
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: relay.RelayOp, rewriter: PatternRewriter) -> None:
@@ -71,6 +73,8 @@ class FoldConstantOp(RewritePattern):
             return  # already as folded as it gets: a tuple of constants stays one
         if isinstance(op, relay.DropoutOp):
             return  # training semantics: left for SimplifyInference to remove, as in TVM
+        if self.keep_weight_transposes and weight_transpose(op):
+            return  # relay-alter-dense-layout lays the weight out from the constant
         producers = [operand.owner for operand in op.operands]
         if not producers or not all(isinstance(p, relay.ConstOp) for p in producers):
             return  # constants and params have no operands; they stay
@@ -143,9 +147,19 @@ class RelayFoldConstantPass(ModulePass):
     Transforms of large weights (layout, transpose, padding, Winograd's 4x) fold; a broadcast of
     a scalar into a huge tensor, which a tiny model can ask for, stays an op run in the kernel."""
 
+    keep_weight_transposes: bool = False
+    """Leave a transpose of a constant matrix read only as products' weight (`weight_transpose`)
+    to relay-alter-dense-layout, which must run after: it lays the weight out from the constant
+    without a transposed copy in between."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         patterns: list[RewritePattern] = [
-            FoldConstantOp(RelayInterpreter(op), self.max_elements, self.max_growth),
+            FoldConstantOp(
+                RelayInterpreter(op),
+                self.max_elements,
+                self.max_growth,
+                self.keep_weight_transposes,
+            ),
             FoldShapeQuery(RelayInterpreter(op)),
             FoldTupleGetItemOfTuple(),
             EraseUnusedRelayOp(),

@@ -136,15 +136,20 @@ class RemoveDropout(RewritePattern):
 class RelaySimplifyInferencePass(ModulePass):
     """Rewrite batch_norm and layer_norm into arithmetic and remove dropout, for inference.
 
-    `relay.nn.batch_norm %x, %g, %b, %m, %v` (field 0) becomes `%x * scale + shift`.
+    `relay.nn.batch_norm %x, %g, %b, %m, %v` (field 0) becomes `%x * scale + shift`;
+    `layer_norm=false` keeps `nn.layer_norm`.
     """
 
     name = "relay-simplify-inference"
+    # false: nn.layer_norm stays, for a target that runs it as one kernel (the CPU's); unpacked
+    # it is four (two reductions and two elementwise passes)
+    layer_norm: bool = True
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         # Upstream DCE is off: the patterns erase what they replace and nothing else.
-        applier = GreedyRewritePatternApplier(
-            [UnpackBatchNorm(), UnpackLayerNorm(), RemoveDropout()], dce_enabled=False
-        )
+        patterns: list[RewritePattern] = [UnpackBatchNorm(), RemoveDropout()]
+        if self.layer_norm:
+            patterns.append(UnpackLayerNorm())
+        applier = GreedyRewritePatternApplier(patterns, dce_enabled=False)
         for function in host_functions(op):
             PatternRewriteWalker(applier).rewrite_region(function.body)

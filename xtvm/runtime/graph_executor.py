@@ -30,6 +30,7 @@ from xtvm.runtime.module import (
     PARAMS_SIZE_SYMBOL,
     PARAMS_SYMBOL,
     Module,
+    PackedFunc,
     export_linker,
     load_library,
 )
@@ -309,7 +310,8 @@ class GraphExecutor(ExecutorBase):
         self.inputs = {nodes[n]["name"]: row_ptr[n] for n in graph["arg_nodes"]}
         self.input_order = [nodes[n]["name"] for n in graph["arg_nodes"]]
         self.outputs = [row_ptr[n] + i for n, i, _ in graph["heads"]]
-        self.calls: list[tuple[Callable[..., None], list[Any]]] = []
+        # (raw C function, its converted arguments, the kernel that checks its status)
+        self.calls: list[tuple[Callable[..., int | None], list[Any], PackedFunc]] = []
         self.call_names: list[str] = []  # the kernel each call runs
         for nid, node in enumerate(nodes):
             if node["op"] != "tvm_op":
@@ -318,21 +320,23 @@ class GraphExecutor(ExecutorBase):
             kernel = lib.get_function(node["attrs"]["func_name"])
             args = [self.entries[row_ptr[n] + i] for n, i, _ in node["inputs"]]
             args += self.entries[row_ptr[nid] : row_ptr[nid + 1]]
-            self.calls.append((kernel._function, kernel.convert(args)))
+            self.calls.append((kernel._raw, kernel.convert(args), kernel))
         super().__init__()
 
     def execute(self) -> None:
-        for function, args in self.calls:
-            function(*args)
+        for raw, args, kernel in self.calls:
+            status = raw(*args)
+            if status:
+                kernel.check(status)
 
     def profile(self, runs: int = 10) -> Profile:
         """Time every kernel call over `runs` runs of the graph (after one warm-up run)."""
         self.run()  # also refuses inputs without a value
         seconds = [0.0] * len(self.calls)
         for _ in range(runs):
-            for position, (function, args) in enumerate(self.calls):
+            for position, (raw, args, kernel) in enumerate(self.calls):
                 start = time.perf_counter()
-                function(*args)
+                kernel.check(raw(*args))
                 seconds[position] += time.perf_counter() - start
         return Profile(self.call_names, [s / runs for s in seconds])
 

@@ -252,8 +252,12 @@ class PackedFunc:
 
     def _function(self, *args: Any) -> None:
         """Call the kernel on converted arguments; an error status raises `KernelError`."""
-        status = self._raw(*args)
-        if self.returns_status and status != 0:
+        self.check(self._raw(*args))
+
+    def check(self, status: int | None) -> None:
+        """Raise `KernelError` for an error status the raw call (`_raw`) returned: a caller
+        running many kernels (the graph executor) calls `_raw` itself, one Python call less."""
+        if self.returns_status and status:
             detail = self._last_error() if self._last_error else ""
             raise KernelError(detail or f"{self.name}: the kernel failed with status {status}")
 

@@ -17,7 +17,7 @@ from xtvm import te
 from xtvm.dialects import relay
 from xtvm.ir.numpy_types import numpy_dtype
 from xtvm.topi import elementwise, indexing, nn, reduction, transform, winograd
-from xtvm.topi.schedule import CONV2D, DEFAULT, DENSE, WINOGRAD, ScheduleFn
+from xtvm.topi.schedule import CONV2D, DEFAULT, DENSE, LAYER_NORM, WINOGRAD, ScheduleFn
 from xtvm.topi.tensor import TensorLike
 
 Value = TensorLike | tuple["Value", ...]
@@ -316,7 +316,7 @@ STRATEGIES: dict[type[relay.RelayOp], Strategy] = {
     relay.BiasAddOp: row(lambda op, x: nn.bias_add(x[0], x[1], axis_of(op, len(x[0].shape)))),
     # Normalisation
     relay.BatchNormOp: row(batch_norm),
-    relay.LayerNormOp: row(layer_norm),
+    relay.LayerNormOp: row(layer_norm, LAYER_NORM),
     relay.LrnOp: row(lrn),
     # Pooling, padding, resizing
     relay.MaxPool2dOp: row(pool2d("max")),

@@ -110,20 +110,20 @@ def lean_tensor(f: BinaryIO, start: int, end: int, read: bool) -> tuple[bytes, b
     """The TensorProto in [start, end) without its raw data if that is to be read apart, and
     the raw data (None: the tensor is kept whole; b"": left out unread, without `read`)."""
     data_type, raw = None, None
-    for number, wire, _, value_start, field_end in fields(f, start, end):
+    others: list[tuple[int, int]] = []  # the spans of the other fields
+    for number, wire, field_start, value_start, field_end in fields(f, start, end):
         if number == TENSOR_DATA_TYPE and wire == VARINT:
             f.seek(value_start)
             data_type = read_varint(f)
-        elif number == TENSOR_RAW_DATA and wire == LEN:
+        if number == TENSOR_RAW_DATA and wire == LEN:
             raw = (value_start, field_end)
-    whole = read_span(f, start, end)
+        else:
+            others.append((field_start, field_end))
     if data_type not in NUMERIC or raw is None or raw[1] - raw[0] <= APART_BYTES:
-        return whole, None
-    kept = bytearray()
-    for number, wire, field_start, _, field_end in fields(f, start, end):
-        if not (number == TENSOR_RAW_DATA and wire == LEN):
-            kept += whole[field_start - start : field_end - start]
-    return bytes(kept), read_span(f, *raw) if read else b""
+        return read_span(f, start, end), None
+    # the other fields only: the raw data is read once, apart (not also inside the whole)
+    kept = b"".join(read_span(f, *span) for span in others)
+    return kept, read_span(f, *raw) if read else b""
 
 
 def lean_graph(f: BinaryIO, start: int, end: int, read: bool) -> tuple[bytes, list[bytes | None]]:
