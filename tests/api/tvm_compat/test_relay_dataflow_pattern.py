@@ -1189,7 +1189,7 @@ def test_merge_composite_then_annotate_target():
     out = relay.nn.relu(relay.nn.conv2d(x, w, padding=(1, 1)))
     mod = tvm.IRModule.from_expr(relay.Function([x], out))
     mod = relay.transform.MergeComposite([("dnnl.conv2d_relu", pattern)])(mod)
-    composite = mod[mod["main"].body.op]
+    composite = mod["main"].body.op  # a function literal, as in TVM
     assert composite.attrs["Composite"] == "dnnl.conv2d_relu"
     assert composite.attrs["PartitionedFromPattern"] == "nn.conv2d_nn.relu_"
     mod = relay.transform.AnnotateTarget("dnnl")(mod)
