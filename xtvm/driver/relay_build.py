@@ -33,6 +33,7 @@ from xtvm.driver.relay_graph import (  # noqa: F401  (relay.build's names for th
     ModuleLike,
     bind_params,
     checked_main,
+    inline_global_calls,
     constant_for,
     graph_of,
     module_of,
@@ -159,6 +160,7 @@ def lower_to_te(
     task extraction needs: the kernels' schedules, not their tir)."""
     module = module_of(mod).clone()
     checked_main(module)
+    inline_global_calls(module)
     bind_params(module, {k: np.asarray(getattr(v, "_data", v)) for k, v in (params or {}).items()})
     kind = target.split()[0]
     # On the CPU, conv2d runs NHWC: its schedule vectorizes output channels, which stay

@@ -16,7 +16,9 @@ from xdsl.passes import ModulePass
 from xtvm.dialects import relay, te
 from xtvm.dialects.registry import shared_context
 from xtvm.ir.numpy_types import numpy_dtype
+from xtvm.ir.errors import TVMError
 from xtvm.ir.verify import located_error, refuse_multiple_blocks
+from xtvm.passes.relay_inline import callees, inline_call, reaches
 from xtvm.passes.tir_loop_partition import TirLoopPartitionPass
 from xtvm.passes.tir_simplify import TirSimplifyPass
 from xtvm.passes.tir_vector_accumulate import TirVectorAccumulatePass
@@ -40,6 +42,11 @@ TIR_PASSES: tuple[ModulePass, ...] = (
 
 class BuildError(ValueError):
     """`relay.build` was given something it cannot compile."""
+
+
+class ControlFlowError(BuildError, TVMError):
+    """`relay.build` met recursion: the graph executor runs a fixed graph of kernels, with no
+    control flow (TVM's neither; TVM users run such programs on its VM)."""
 
 
 class HasModule(Protocol):
@@ -128,7 +135,49 @@ def checked_main(module: ModuleOp) -> func.FuncOp:
     if not main.body.blocks:
         raise located_error(main, "relay.build: @main is a declaration, with no body to compile")
     refuse_multiple_blocks(main, "relay.build")
+    refuse_recursion(module)
     return main
+
+
+def refuse_recursion(module: ModuleOp) -> None:
+    """ControlFlowError if @main reaches a function that calls itself (directly or not)."""
+    functions = {f.sym_name.data: f for f in module.ops if isinstance(f, func.FuncOp)}
+    graph = {name: callees(f) & functions.keys() for name, f in functions.items()}
+    reached = {"main"}
+    stack = ["main"]
+    while stack:
+        for callee in graph.get(stack.pop(), ()):
+            if callee not in reached:
+                reached.add(callee)
+                stack.append(callee)
+    for name in sorted(reached):
+        if reaches(graph, name, name):
+            raise ControlFlowError(
+                f"relay.build: @{name} is recursive; the graph executor runs no control flow "
+                "(an If of @main is computed as a select of both branches, so recursion would "
+                "not end). Evaluate it with relay.create_executor(mod=mod).evaluate(), which "
+                "runs the branch an If takes (where TVM users use its VM)"
+            )
+
+
+def inline_global_calls(module: ModuleOp) -> None:
+    """Inline into @main every call of a module function with a body (not an external
+    codegen's): the graph executor runs kernels only. `refuse_recursion` ran first."""
+    functions = {f.sym_name.data: f for f in module.ops if isinstance(f, func.FuncOp)}
+    main = functions["main"]
+    while True:
+        calls = [
+            c
+            for c in main.walk()
+            if isinstance(c, func.CallOp)
+            and (callee := functions.get(c.callee.root_reference.data)) is not None
+            and callee.body.blocks
+            and "compiler" not in callee.attributes
+        ]
+        if not calls:
+            return
+        for call in calls:
+            inline_call(call, functions[call.callee.root_reference.data])
 
 
 def split_kernels(module: ModuleOp) -> tuple[func.FuncOp, ModuleOp]:

@@ -386,8 +386,10 @@ class Let(Expr):
 class If(Expr):
     """`if (cond) { true_branch } else { false_branch }` on a scalar bool `cond`.
 
-    Relay is pure, so xtvm lowers it to a select (`relay.where`) of the two branches: both are
-    evaluated, which gives the same values; a recursion ended by an `If` would not end.
+    Relay is pure, so xtvm lowers it to a select (`relay.where`) of the two branches, which
+    `relay.build` computes both of (same values). A recursion ended by an `If` runs on
+    `create_executor` (the interpreter runs only the branch taken); relay.build refuses it
+    with a TVMError, as TVM's graph executor has no control flow.
     """
 
     def __init__(self, cond: Expr, true_branch: Expr, false_branch: Expr) -> None:
