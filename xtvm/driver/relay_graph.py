@@ -15,8 +15,8 @@ from xdsl.passes import ModulePass
 
 from xtvm.dialects import relay, te
 from xtvm.dialects.registry import shared_context
-from xtvm.ir.numpy_types import numpy_dtype
 from xtvm.ir.errors import TVMError
+from xtvm.ir.numpy_types import numpy_dtype
 from xtvm.ir.verify import located_error, refuse_multiple_blocks
 from xtvm.passes.relay_inline import callees, inline_call, reaches
 from xtvm.passes.tir_loop_partition import TirLoopPartitionPass
