@@ -346,17 +346,31 @@ class CommReducer:
         if not is_axis:
             x = as_expr(expr)
             return self.combine(x, as_expr(axis, x.dtype))
-        axes = tuple(axis) if isinstance(axis, list | tuple) else (axis,)
-        if not builtins.all(
-            isinstance(a, IterVar) and a.iter_type == IterVar.COMM_REDUCE for a in axes
-        ):
-            raise TypeError(f"{self.name}: axis must be reduce axes (te.reduce_axis)")
-        if init is not None:
-            raise NotImplementedError(f"{self.name}: init is not supported")
-        source = as_expr(expr, "float32")
-        if where is not None:
-            source = Select(as_expr(where), source, self.identity(source.dtype))
-        return Reduce(self, source, axes)
+        return reduction(self.name, self, expr, axis, where, init, self.identity)
+
+
+def reduction(
+    what: str,
+    combiner: str | CommReducer,
+    expr: object,
+    axis: object,
+    where: object,
+    init: object,
+    identity: Callable[[str], PrimExpr],
+) -> Reduce:
+    """The reduction of `expr` over reduce axes `axis` by `combiner`, only where `where`
+    holds (elsewhere the combiner's `identity(dtype)` is reduced)."""
+    axes = tuple(axis) if isinstance(axis, list | tuple) else (axis,)
+    if not builtins.all(
+        isinstance(a, IterVar) and a.iter_type == IterVar.COMM_REDUCE for a in axes
+    ):
+        raise TypeError(f"{what}: axis must be reduce axes (te.reduce_axis)")
+    if init is not None:
+        raise NotImplementedError(f"{what}: init is not supported")
+    source = as_expr(expr, "float32")
+    if where is not None:
+        source = Select(as_expr(where), source, identity(source.dtype))
+    return Reduce(combiner, source, axes)
 
 
 def comm_reducer(
@@ -814,19 +828,15 @@ def _reducer(combiner: str) -> Callable[..., PrimExpr]:
         )
         if elementwise:  # te.min(a, b)
             return Call(combiner, (as_expr(expr), as_expr(axis, as_expr(expr).dtype)))
-        axes = tuple(axis) if isinstance(axis, list | tuple) else (axis,)
-        if not builtins.all(
-            isinstance(a, IterVar) and a.iter_type == IterVar.COMM_REDUCE for a in axes
-        ):
-            raise TypeError(f"te.{combiner}: axis must be reduce axes (te.reduce_axis)")
-        if init is not None:
-            raise NotImplementedError(f"te.{combiner}: init is not supported")
-        source = as_expr(expr, "float32")
-        if where is not None:
-            source = Select(
-                as_expr(where), source, Const(IDENTITY[combiner](source.dtype), source.dtype)
-            )
-        return Reduce(combiner, source, axes)
+        return reduction(
+            f"te.{combiner}",
+            combiner,
+            expr,
+            axis,
+            where,
+            init,
+            lambda dtype: Const(IDENTITY[combiner](dtype), dtype),
+        )
 
     reduce.__name__ = combiner
     reduce.__doc__ = f"te.{combiner}(expr, axis=k): the {combiner} of expr over reduce axes."
