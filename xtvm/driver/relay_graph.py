@@ -9,7 +9,14 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ArrayAttr, FunctionType, ModuleOp, TensorType
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    ArrayAttr,
+    FunctionType,
+    ModuleOp,
+    TensorType,
+    TupleType,
+)
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 
@@ -42,6 +49,11 @@ TIR_PASSES: tuple[ModulePass, ...] = (
 
 class BuildError(ValueError):
     """`relay.build` was given something it cannot compile."""
+
+
+class DynamicShapeError(BuildError, TVMError):
+    """`relay.build` met a dynamic dimension (`relay.Any`, a `te.size_var`): the graph
+    executor plans static storage (TVM's graph executor refuses them too)."""
 
 
 class ControlFlowError(BuildError, TVMError):
@@ -136,7 +148,22 @@ def checked_main(module: ModuleOp) -> func.FuncOp:
         raise located_error(main, "relay.build: @main is a declaration, with no body to compile")
     refuse_multiple_blocks(main, "relay.build")
     refuse_recursion(module)
+    refuse_dynamic_shapes(main)
     return main
+
+
+def refuse_dynamic_shapes(main: func.FuncOp) -> None:
+    """DynamicShapeError, at the first value of @main whose type has a `?` dimension."""
+    values = [*main.body.block.args, *(r for op in main.walk() for r in op.results)]
+    for value in values:
+        types = value.type.types.data if isinstance(value.type, TupleType) else (value.type,)
+        if any(isinstance(t, TensorType) and DYNAMIC_INDEX in t.get_shape() for t in types):
+            raise DynamicShapeError(
+                f"relay.build: {(value.name_hint and '%' + value.name_hint) or 'a value'} of "
+                f"@main has type {value.type} with a dynamic dimension (relay.Any or a "
+                "te.size_var); the graph executor compiles static shapes: give the inputs "
+                "concrete shapes (relay.create_executor evaluates it as it is)"
+            )
 
 
 def refuse_recursion(module: ModuleOp) -> None:

@@ -18,7 +18,9 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from xdsl.dialects.builtin import FunctionType, ModuleOp
+from xdsl.dialects.builtin import DYNAMIC_INDEX, FunctionType, ModuleOp
+from xdsl.dialects.builtin import TensorType as XTensorType
+from xdsl.dialects.builtin import TupleType as XTupleType
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
@@ -592,9 +594,15 @@ def build_call(
         op = op_class(*values, **kwargs)
     except VerifyException as exc:
         raise RelayTypeError(str(exc)) from None
-    properties, typ = dict(op.properties), from_xdsl(op.result_types[0])
+    result = op.result_types[0]
     op.drop_all_references()
-    return properties, typ
+    for t in result.types.data if isinstance(result, XTupleType) else (result,):
+        if isinstance(t, XTensorType) and any(d < 0 and d != DYNAMIC_INDEX for d in t.get_shape()):
+            raise RelayTypeError(
+                f"'{op_class.name}' op cannot compute its result shape from dynamic "
+                "dimensions (relay.Any / te.size_var): give them static sizes"
+            )
+    return dict(op.properties), from_xdsl(result)
 
 
 def op_builder(op_class: type[dialect.RelayOp], module: str) -> Callable[..., Call]:
