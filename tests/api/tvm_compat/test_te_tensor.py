@@ -271,3 +271,11 @@ def test_comm_reducer_refusals():
     B = te.compute((4,), lambda i: varying(A[i, k], axis=k), name="B")
     with pytest.raises(NotImplementedError, match="identity must be a constant"):
         tvm.build(te.create_schedule(B.op), [n, A, B], "llvm")
+
+
+def test_extern_and_call_packed_are_refused_with_the_alternative():
+    A = te.placeholder((4,), name="A")
+    with pytest.raises(NotImplementedError, match="tensor intrinsic"):
+        te.extern((4,), [A], lambda ins, outs: None)
+    with pytest.raises(NotImplementedError, match="call_extern"):
+        tvm.tir.call_packed("myadd", 1)

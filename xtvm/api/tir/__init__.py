@@ -23,6 +23,7 @@ from xtvm.te.stmt import (
     SeqStmt,
     Stmt,
     call_extern,
+    call_packed,
     decl_buffer,
 )
 
@@ -38,6 +39,7 @@ __all__ = [
     "SeqStmt",
     "Stmt",
     "call_extern",
+    "call_packed",
     "decl_buffer",
     "ir_builder",
 ]
