@@ -23,8 +23,10 @@ Adapted: test_dnnl_fuse is split into its parts (pattern detection, the sum patt
 numbers); its mobilenet parts are left out (no `relay.testing.mobilenet`), and the numbers
 are compared with the graph executor's run of the unpartitioned module instead of
 `check_result`. test_not_bind_constant asserts what TVM's test computes but does not assert.
-The other tests of the file are xtvm's own in tests/passes/test_byoc.py and
-tests/backends/test_external.py.
+Not adapted: the file's 21 other tests (hand-annotated ccompiler and dnnl partitions checked
+on TVM's VM and graph executor through its `relay.backend`, `relay.testing.byoc` and
+mobilenet modules, which xtvm lacks); xtvm's own BYOC tests are tests/passes/test_byoc.py and
+tests/backends/test_external.py. The last test is xtvm's own.
 """
 
 import numpy as np
