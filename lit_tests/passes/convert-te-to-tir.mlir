@@ -358,3 +358,37 @@ func.func @symbolic_intermediate(%A: tensor<?xf32>) -> tensor<?xf32> {
   }
   func.return %C : tensor<?xf32>
 }
+
+// -----
+
+// A custom reducer (te.comm_reducer): the buffer starts at its identity, and each update is
+// its combine region on the stored value and the body's.
+// CHECK-LABEL: func.func @custom_reducer
+// CHECK:         tir.for %[[I:.*]] = %{{.*}} to %{{.*}} serial {
+// CHECK-NEXT:      %[[ID:.*]] = arith.constant -1.000000e+30 : f32
+// CHECK-NEXT:      memref.store %[[ID]], %{{.*}}[%[[I]]]
+// CHECK-NEXT:      tir.for %[[K:.*]] = %{{.*}} to %{{.*}} serial {
+// CHECK-NEXT:        %[[A:.*]] = memref.load %{{.*}}[%[[I]], %[[K]]]
+// CHECK-NEXT:        %[[ACC:.*]] = memref.load %{{.*}}[%[[I]]]
+// CHECK-NEXT:        %[[M:.*]] = arith.maximumf %[[ACC]], %[[A]] : f32
+// CHECK-NEXT:        %[[TWO:.*]] = arith.constant 2.000000e+00 : f32
+// CHECK-NEXT:        %[[R:.*]] = arith.mulf %[[M]], %[[TWO]] : f32
+// CHECK-NEXT:        memref.store %[[R]], %{{.*}}[%[[I]]]
+func.func @custom_reducer(%A: tensor<6x7xf32>) -> tensor<6xf32> {
+  %B = te.compute "B" {
+  ^bb0(%i: index):
+    %s = te.reduce "twicemax" {
+    ^bb1(%k: index):
+      %a = te.read %A[%i, %k] : tensor<6x7xf32> -> f32
+      te.yield %a : f32
+    } combine {
+    ^bb2(%x: f32, %y: f32):
+      %m = arith.maximumf %x, %y : f32
+      %c = arith.constant 2.0 : f32
+      %r = arith.mulf %m, %c : f32
+      te.yield %r : f32
+    } {extents = array<i64: 7>, axis_names = ["k"], identity = -1.0e30 : f32} : f32
+    te.yield %s : f32
+  } {axis_names = ["i"]} : tensor<6xf32>
+  func.return %B : tensor<6xf32>
+}

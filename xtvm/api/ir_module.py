@@ -16,6 +16,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xtvm.dialects.registry import shared_context
 from xtvm.ir.context import IRContext
 from xtvm.ir.printer import print_ir
+from xtvm.passes.relay_annotate_target import COMPOSITE_ATTR
 
 
 def api_context() -> IRContext:
@@ -84,7 +85,8 @@ class IRModule:
             raise KeyError(f"no function @{name} in the module")
         cached = self._cache.get(name)
         if cached is None or cached[0] is not op:
-            cached = (op, raise_function(op, {gv.name_hint: gv for gv in self.get_global_vars()}))
+            globals_ = {gv.name_hint: gv for gv in self.get_global_vars()}
+            cached = (op, raise_function(op, globals_, self._local_functions()))
             self._cache[name] = cached
         return cached[1]
 
@@ -147,11 +149,20 @@ class IRModule:
             raise ValueError(f'cannot find global var "{name}" in the module')
         return GlobalVar(name, function_type(op.function_type))
 
+    def _local_functions(self) -> dict[str, func.FuncOp]:
+        """The composite functions (MergeComposite's): function literals in TVM, outlined in
+        xtvm's IR, so they are not global functions of the module."""
+        return {
+            op.sym_name.data: op
+            for op in self._module.ops
+            if isinstance(op, func.FuncOp) and COMPOSITE_ATTR in op.attributes
+        }
+
     def get_global_vars(self) -> list[GlobalVar]:
         return [
             GlobalVar(op.sym_name.data, function_type(op.function_type))
             for op in self._module.ops
-            if isinstance(op, func.FuncOp)
+            if isinstance(op, func.FuncOp) and COMPOSITE_ATTR not in op.attributes
         ]
 
     # -- text --------------------------------------------------------------------------------

@@ -64,6 +64,7 @@ from xdsl.dialects.builtin import (
     I64,
     ArrayAttr,
     DenseArrayBase,
+    FloatAttr,
     IndexType,
     IntegerAttr,
     StringAttr,
@@ -80,6 +81,7 @@ from xdsl.irdl import (
     irdl_op_definition,
     operand_def,
     opt_prop_def,
+    opt_region_def,
     prop_def,
     region_def,
     result_def,
@@ -300,10 +302,16 @@ class ReduceOp(IRDLOperation):
     extents = prop_def(DenseArrayBase)
     axis_names = prop_def(ArrayAttr[StringAttr])
     body = region_def("single_block")
+    combine = opt_region_def("single_block")
+    """A custom reducer's (`te.comm_reducer`): `^bb0(%lhs, %rhs)` yields their combination."""
+    identity = opt_prop_def(FloatAttr | IntegerAttr)
+    """A custom reducer's identity element, a constant of the result type."""
     traits = traits_def(HasParent(ComputeOp))
 
     irdl_options = (ParsePropInAttrDict(),)
-    assembly_format = "$combiner (` ` `(` $sizes^ `)`)? $body attr-dict `:` type($result)"
+    assembly_format = (
+        "$combiner (` ` `(` $sizes^ `)`)? $body (`combine` $combine^)? attr-dict `:` type($result)"
+    )
 
     def __init__(
         self,
@@ -313,8 +321,11 @@ class ReduceOp(IRDLOperation):
         result_type: Attribute,
         body: Region | None = None,
         sizes: Sequence[SSAValue] = (),
+        combine: Region | None = None,
+        identity: FloatAttr | IntegerAttr | None = None,
     ) -> None:
-        """`extents` holds DYNAMIC_EXTENT where the extent is the next of `sizes`."""
+        """`extents` holds DYNAMIC_EXTENT where the extent is the next of `sizes`; a custom
+        `combiner` (any name but the built-in ones) has a `combine` region and an identity."""
         super().__init__(
             operands=[list(sizes)],
             result_types=[result_type],
@@ -322,19 +333,34 @@ class ReduceOp(IRDLOperation):
                 "combiner": StringAttr(combiner),
                 "extents": DenseArrayBase.from_list(i64, list(extents)),
                 "axis_names": names_attr(axis_names),
+                **({} if identity is None else {"identity": identity}),
             },
-            regions=[body or Region(body_block(len(axis_names)))],
+            regions=[
+                body or Region(body_block(len(axis_names))),
+                [] if combine is None else combine,
+            ],
         )
+
+    @property
+    def is_custom(self) -> bool:
+        """Whether the combiner is a `te.comm_reducer`'s, given by the op's own regions."""
+        return self.combine is not None
 
     @property
     def extent_values(self) -> tuple[int, ...]:
         return tuple(self.extents.get_values())  # type: ignore[arg-type]
 
     def verify_(self) -> None:
-        if self.combiner.data not in COMBINERS:
+        if (self.combine is None) != (self.identity is None):
             raise VerifyException(
-                f"'{self.name}' op combiner must be one of {', '.join(COMBINERS)}, "
-                f"got '{self.combiner.data}'"
+                f"'{self.name}' op needs both a combine region and an identity, or neither"
+            )
+        if self.combine is not None and self.identity is not None:
+            self.verify_custom(self.combine, self.identity)
+        elif self.combiner.data not in COMBINERS:
+            raise VerifyException(
+                f"'{self.name}' op combiner must be one of {', '.join(COMBINERS)} (or have "
+                f"combine and identity regions), got '{self.combiner.data}'"
             )
         check_body(self, self.body, self.axis_names, "reduce axis")
         if len(self.extent_values) != len(self.axis_names.data):
@@ -352,6 +378,22 @@ class ReduceOp(IRDLOperation):
         if value.type != self.result.type:
             raise VerifyException(
                 f"'{self.name}' op body yields {value.type}, the result is {self.result.type}"
+            )
+
+    def verify_custom(self, combine: Region, identity: FloatAttr | IntegerAttr) -> None:
+        elem = self.result.type
+        args = [a.type for a in combine.block.args]
+        if args != [elem, elem]:
+            raise VerifyException(
+                f"'{self.name}' op combine region takes two {elem} arguments, got "
+                f"({', '.join(map(str, args))})"
+            )
+        last = combine.block.last_op
+        if not isinstance(last, YieldOp) or [v.type for v in last.operands] != [elem]:
+            raise VerifyException(f"'{self.name}' op combine region must yield one {elem}")
+        if identity.type != elem:
+            raise VerifyException(
+                f"'{self.name}' op identity has type {identity.type}, the result is {elem}"
             )
 
 

@@ -35,6 +35,7 @@ from xtvm.driver.relay_graph import (  # noqa: F401  (relay.build's names for th
     checked_main,
     constant_for,
     graph_of,
+    inline_global_calls,
     module_of,
     run_passes,
     split_kernels,
@@ -79,6 +80,24 @@ class ExternalBuild:
         return self.library.signatures
 
 
+def inline_composites(function: func.FuncOp, module: ModuleOp) -> func.FuncOp:
+    """`function` with its calls of composite functions (MergeComposite's, TVM's `Composite`
+    attribute) replaced by their bodies: a codegen takes ops, and fuses them itself."""
+    from xtvm.passes.relay_annotate_target import COMPOSITE_ATTR
+    from xtvm.passes.relay_inline import inline_call
+
+    composites = {
+        f.sym_name.data: f
+        for f in module.ops
+        if isinstance(f, func.FuncOp) and COMPOSITE_ATTR in f.attributes
+    }
+    for call in [c for c in function.walk() if isinstance(c, func.CallOp)]:
+        callee = composites.get(call.callee.root_reference.data)
+        if callee is not None:
+            inline_call(call, callee)
+    return function
+
+
 def build_external(mod: ModuleLike, target: str) -> ExternalBuild | None:
     """Run the codegen of every function with a `compiler` attribute and compile their C.
 
@@ -102,7 +121,7 @@ def build_external(mod: ModuleLike, target: str) -> ExternalBuild | None:
             raise BuildError(
                 f"relay.build: function @{name} (compiler = '{compiler_name}'): {exc}"
             ) from None
-        built = codegen(function.clone(), target)
+        built = codegen(inline_composites(function.clone(), module), target)
         arity = len(function.function_type.inputs.data) + len(function.function_type.outputs.data)
         if len(built.params) != arity:
             raise BuildError(
@@ -142,6 +161,7 @@ def lower_to_te(
     task extraction needs: the kernels' schedules, not their tir)."""
     module = module_of(mod).clone()
     checked_main(module)
+    inline_global_calls(module)
     bind_params(module, {k: np.asarray(getattr(v, "_data", v)) for k, v in (params or {}).items()})
     kind = target.split()[0]
     # On the CPU, conv2d runs NHWC: its schedule vectorizes output channels, which stay

@@ -29,6 +29,7 @@ from xtvm.driver.relay_graph import (
     ModuleLike,
     bind_params,
     graph_of,
+    inline_global_calls,
     module_of,
     run_passes,
     split_kernels,
@@ -70,6 +71,7 @@ def lower_for_cuda(
     """@main as a graph of kernel calls, and the tir of those calls split into host functions
     and `tir.kernel`s (the module is not changed)."""
     module = module_of(mod).clone()
+    inline_global_calls(module)
     bind_params(module, {k: np.asarray(getattr(v, "_data", v)) for k, v in (params or {}).items()})
     run_passes(
         module,

@@ -9,14 +9,23 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ArrayAttr, FunctionType, ModuleOp, TensorType
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    ArrayAttr,
+    FunctionType,
+    ModuleOp,
+    TensorType,
+    TupleType,
+)
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from xtvm.dialects import relay, te
 from xtvm.dialects.registry import shared_context
+from xtvm.ir.errors import TVMError
 from xtvm.ir.numpy_types import numpy_dtype
 from xtvm.ir.verify import located_error, refuse_multiple_blocks
+from xtvm.passes.relay_inline import callees, inline_call, reaches
 from xtvm.passes.tir_loop_partition import TirLoopPartitionPass
 from xtvm.passes.tir_simplify import TirSimplifyPass
 from xtvm.passes.tir_vector_accumulate import TirVectorAccumulatePass
@@ -40,6 +49,16 @@ TIR_PASSES: tuple[ModulePass, ...] = (
 
 class BuildError(ValueError):
     """`relay.build` was given something it cannot compile."""
+
+
+class DynamicShapeError(BuildError, TVMError):
+    """`relay.build` met a dynamic dimension (`relay.Any`, a `te.size_var`): the graph
+    executor plans static storage (TVM's graph executor refuses them too)."""
+
+
+class ControlFlowError(BuildError, TVMError):
+    """`relay.build` met recursion: the graph executor runs a fixed graph of kernels, with no
+    control flow (TVM's neither; TVM users run such programs on its VM)."""
 
 
 class HasModule(Protocol):
@@ -128,7 +147,64 @@ def checked_main(module: ModuleOp) -> func.FuncOp:
     if not main.body.blocks:
         raise located_error(main, "relay.build: @main is a declaration, with no body to compile")
     refuse_multiple_blocks(main, "relay.build")
+    refuse_recursion(module)
+    refuse_dynamic_shapes(main)
     return main
+
+
+def refuse_dynamic_shapes(main: func.FuncOp) -> None:
+    """DynamicShapeError, at the first value of @main whose type has a `?` dimension."""
+    values = [*main.body.block.args, *(r for op in main.walk() for r in op.results)]
+    for value in values:
+        types = value.type.types.data if isinstance(value.type, TupleType) else (value.type,)
+        if any(isinstance(t, TensorType) and DYNAMIC_INDEX in t.get_shape() for t in types):
+            raise DynamicShapeError(
+                f"relay.build: {(value.name_hint and '%' + value.name_hint) or 'a value'} of "
+                f"@main has type {value.type} with a dynamic dimension (relay.Any or a "
+                "te.size_var); the graph executor compiles static shapes: give the inputs "
+                "concrete shapes (relay.create_executor evaluates it as it is)"
+            )
+
+
+def refuse_recursion(module: ModuleOp) -> None:
+    """ControlFlowError if @main reaches a function that calls itself (directly or not)."""
+    functions = {f.sym_name.data: f for f in module.ops if isinstance(f, func.FuncOp)}
+    graph = {name: callees(f) & functions.keys() for name, f in functions.items()}
+    reached = {"main"}
+    stack = ["main"]
+    while stack:
+        for callee in graph.get(stack.pop(), ()):
+            if callee not in reached:
+                reached.add(callee)
+                stack.append(callee)
+    for name in sorted(reached):
+        if reaches(graph, name, name):
+            raise ControlFlowError(
+                f"relay.build: @{name} is recursive; the graph executor runs no control flow "
+                "(an If of @main is computed as a select of both branches, so recursion would "
+                "not end). Evaluate it with relay.create_executor(mod=mod).evaluate(), which "
+                "runs the branch an If takes (where TVM users use its VM)"
+            )
+
+
+def inline_global_calls(module: ModuleOp) -> None:
+    """Inline into @main every call of a module function with a body (not an external
+    codegen's): the graph executor runs kernels only. `refuse_recursion` ran first."""
+    functions = {f.sym_name.data: f for f in module.ops if isinstance(f, func.FuncOp)}
+    main = functions["main"]
+    while True:
+        calls = [
+            c
+            for c in main.walk()
+            if isinstance(c, func.CallOp)
+            and (callee := functions.get(c.callee.root_reference.data)) is not None
+            and callee.body.blocks
+            and "compiler" not in callee.attributes
+        ]
+        if not calls:
+            return
+        for call in calls:
+            inline_call(call, functions[call.callee.root_reference.data])
 
 
 def split_kernels(module: ModuleOp) -> tuple[func.FuncOp, ModuleOp]:

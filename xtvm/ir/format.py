@@ -152,6 +152,8 @@ def translate(directive: daf.FormatDirective, rules: list[str]) -> Element:
     if isinstance(d, daf.VariadicRegionVariable):
         rules.append("fmt_group_regions: region*")
         return Element("fmt_group_regions", lambda fb, st, c: d.set(st, c))
+    if isinstance(d, daf.OptionalRegionVariable):
+        return Element("[region]", lambda fb, st, c: d.set(st, c))
     if isinstance(d, daf.RegionVariable):
         return Element("region", lambda fb, st, c: d.set(st, c))
     if isinstance(d, daf.SuccessorVariable):

@@ -996,8 +996,6 @@ class KernelLowering:
             body.add(memref.StoreOp.get(element, placement.buffer, stored))
             return
 
-        combiner = reduction.combiner.data
-        elem = reduction.result.type
         if stage.tensorize is not None:
             self.emit_tensorized_reduction(nest, builder)
             return
@@ -1008,7 +1006,7 @@ class KernelLowering:
         if spatial_outside:  # init just outside the first reduce loop, as TVM writes it
             outer, values = self.emit_loops(nest, stage.leaves[:first_reduce], builder, {})
             init, _, stored = self.guard(nest, outer, values, init=True)
-            init.add(memref.StoreOp.get(identity(combiner, elem, init), placement.buffer, stored))
+            init.add(memref.StoreOp.get(self.identity_of(stage, init), placement.buffer, stored))
             inner, values = self.emit_loops(nest, stage.leaves[first_reduce:], outer, values)
         else:  # reduce loops outside some spatial loops: a loop nest of its own for the init
             init = builder
@@ -1016,7 +1014,7 @@ class KernelLowering:
             for name in stage.roots:
                 known[name], init = init.loop(nest.extents[name], name)
             init, _, stored = self.guard(nest, init, known, check_splits=False, init=True)
-            init.add(memref.StoreOp.get(identity(combiner, elem, init), placement.buffer, stored))
+            init.add(memref.StoreOp.get(self.identity_of(stage, init), placement.buffer, stored))
             inner, values = self.emit_loops(nest, stage.leaves, builder, {})
         self.emit_update(nest, inner, values)
 
@@ -1028,7 +1026,6 @@ class KernelLowering:
         stage, placement = nest.stage, self.placements[nest.stage.name]
         assert stage.tensorize is not None and stage.reduction is not None
         axis, op = stage.tensorize
-        combiner, elem = stage.reduction.combiner.data, stage.reduction.result.type
         position = stage.leaves.index(axis)
         inside = stage.leaves[position:]
         first_reduce = next((i for i, n in enumerate(inside) if stage.axes[n].reduce), None)
@@ -1051,7 +1048,7 @@ class KernelLowering:
                 condition = init.add(arith.AndIOp(condition, other))
             init = init.when(condition)
         init, _, stored = self.guard(nest, init, values, init=True)
-        init.add(memref.StoreOp.get(identity(combiner, elem, init), placement.buffer, stored))
+        init.add(memref.StoreOp.get(self.identity_of(stage, init), placement.buffer, stored))
         inner, values = self.emit_loops(nest, inside[first_reduce:], spatial, values)
         self.emit_update(nest, inner, values)
 
@@ -1064,8 +1061,8 @@ class KernelLowering:
         reduce_indices = [values[n] for n in stage.reduce_roots]
         source = self.emit_body(stage, indices, reduce_indices, body)
         acc = body.add(memref.LoadOp.get(placement.buffer, stored))
-        combined = combine(stage.reduction.combiner.data, acc, source)
-        body.add(memref.StoreOp.get(body.add(combined), placement.buffer, stored))
+        combined = self.combine_of(stage, acc, source, body)
+        body.add(memref.StoreOp.get(combined, placement.buffer, stored))
 
     def emit_loops(
         self,
@@ -1358,6 +1355,49 @@ class KernelLowering:
         last = block.last_op
         assert isinstance(last, te.YieldOp)
         return mapping.get(last.values[0], last.values[0])
+
+    def identity_of(self, stage: Stage, builder: BlockBuilder) -> SSAValue:
+        """The identity element of `stage`'s reduction, added by `builder`."""
+        reduction = stage.reduction
+        assert reduction is not None
+        if reduction.identity is None:
+            return identity(reduction.combiner.data, reduction.result.type, builder)
+        return builder.add(arith.ConstantOp(reduction.identity))
+
+    def combine_of(
+        self, stage: Stage, lhs: SSAValue, rhs: SSAValue, builder: BlockBuilder
+    ) -> SSAValue:
+        """`lhs` and `rhs` combined by `stage`'s reducer, added by `builder`."""
+        reduction = stage.reduction
+        assert reduction is not None
+        if reduction.combine is None:
+            return builder.add(combine(reduction.combiner.data, lhs, rhs))
+        block = reduction.combine.block
+        return self.emit_scalar(
+            stage, block, dict(zip(block.args, (lhs, rhs), strict=True)), builder
+        )
+
+    def emit_scalar(
+        self,
+        stage: Stage,
+        block: Block,
+        mapping: dict[SSAValue, SSAValue],
+        builder: BlockBuilder,
+    ) -> SSAValue:
+        """The value a custom reducer's combine region yields, its ops cloned into
+        `builder`."""
+        mapping = {**self.values, **mapping}
+        steps = self.emit_ops(stage, block, mapping, builder)
+        try:
+            next(steps)
+        except StopIteration:
+            last = block.last_op
+            assert isinstance(last, te.YieldOp)
+            value = last.operands[0]
+            return mapping.get(value, value)
+        raise located_error(
+            block.parent_op() or block, "a reducer's combine region reads a computed tensor"
+        )
 
     def emit_ops(
         self,

@@ -22,7 +22,7 @@ from typing import Any, TypeAlias
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 from xdsl.dialects import func
-from xdsl.dialects.builtin import FileLineColLoc, ModuleOp, TensorType, TupleType
+from xdsl.dialects.builtin import DYNAMIC_INDEX, FileLineColLoc, ModuleOp, TensorType, TupleType
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from xtvm.dialects import relay
@@ -77,9 +77,17 @@ def check_value(value: object, typ: Attribute, what: str) -> Value:
     array = np.asarray(value) if isinstance(value, np.generic) else value
     if not isinstance(array, np.ndarray):
         raise ArgumentError(f"{what}: expected {expected(typ)}, got {describe(value)}")
-    if array.shape != typ.get_shape() or array.dtype != numpy_dtype(typ.get_element_type()):
+    if not shape_fits(array.shape, typ) or array.dtype != numpy_dtype(typ.get_element_type()):
         raise ArgumentError(f"{what}: expected {expected(typ)}, got {describe(array)}")
     return array
+
+
+def shape_fits(shape: Sequence[int], typ: TensorType) -> bool:
+    """Whether an array of `shape` has type `typ`'s shape (a `?` dimension takes any size)."""
+    wanted = typ.get_shape()
+    return len(shape) == len(wanted) and all(
+        w in (s, DYNAMIC_INDEX) for s, w in zip(shape, wanted, strict=True)
+    )
 
 
 def conform(value: object, typ: Attribute, op: Operation) -> Value:
@@ -91,7 +99,7 @@ def conform(value: object, typ: Attribute, op: Operation) -> Value:
         return tuple(conform(v, t, op) for v, t in zip(value, fields, strict=True))
     assert isinstance(typ, TensorType)
     array = np.asarray(value, dtype=numpy_dtype(typ.get_element_type()))
-    if array.shape != typ.get_shape():
+    if not shape_fits(array.shape, typ):
         raise RelayInterpreterError(
             f"rule for '{op.name}' produced shape {array.shape}, its type is {typ}"
         )

@@ -36,8 +36,14 @@ COMBINE: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
 def combiner_of(intrinsic: Intrinsic) -> str:
     for value in intrinsic.op.outputs():
         owner = value.owner
-        if isinstance(owner, te.ComputeOp) and owner.reduction() is not None:
-            return owner.reduction().combiner.data  # type: ignore[union-attr]
+        reduction = owner.reduction() if isinstance(owner, te.ComputeOp) else None
+        if reduction is not None:
+            if reduction.is_custom:
+                raise NotImplementedError(
+                    f"intrinsic {intrinsic.name}: a reduction by a te.comm_reducer has no "
+                    "reference implementation"
+                )
+            return reduction.combiner.data
     return "sum"
 
 

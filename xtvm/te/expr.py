@@ -136,6 +136,18 @@ class PrimExpr:
     def equal(self, o: object) -> PrimExpr:
         return Compare("eq", self, as_expr(o, self.dtype))
 
+    def __eq__(self, o: object) -> Equality:  # type: ignore[override]
+        """`a == b` is the comparison (TVM's EqualOp); its truth value is whether `a` and
+        `b` are the same node, so expressions still work as keys and in `in` tests."""
+        if not isinstance(o, PrimExpr | int | float | np.number):
+            return NotImplemented
+        return Equality("eq", self, as_expr(o, self.dtype))
+
+    def __ne__(self, o: object) -> Equality:  # type: ignore[override]
+        if not isinstance(o, PrimExpr | int | float | np.number):
+            return NotImplemented
+        return Equality("ne", self, as_expr(o, self.dtype))
+
     def astype(self, dtype: str) -> PrimExpr:
         return Cast(dtype_name(dtype), self)
 
@@ -241,6 +253,16 @@ class Compare(PrimExpr):
 
 
 @dataclass(eq=False)
+class Equality(Compare):
+    """`a == b` or `a != b` on expressions; in Python's `if` it asks whether they are the
+    same node (TVM's `EqualOp.__bool__`)."""
+
+    def __bool__(self) -> bool:
+        same = self.a is self.b
+        return same if self.op == "eq" else not same
+
+
+@dataclass(eq=False)
 class Select(PrimExpr):
     """`condition ? true_value : false_value` (`tvm.tir.Select`); as in TVM, a Select may
     evaluate both values, `if_then_else` only the taken one (xtvm evaluates only the taken
@@ -292,10 +314,84 @@ class Read(PrimExpr):
 
 
 @dataclass(eq=False)
-class Reduce(PrimExpr):
-    """A commutative reduction of `source` over `axes` (te.sum, te.max, ...)."""
+class CommReducer:
+    """A commutative, associative reducer made by `te.comm_reducer(fcombine, fidentity)`:
+    `fcombine(x, y)` combines two values, `fidentity(dtype)` is its identity element."""
 
-    combiner: str
+    fcombine: Callable[[PrimExpr, PrimExpr], object]
+    fidentity: Callable[[str], object]
+    name: str = "reduce"
+
+    def combine(self, x: PrimExpr, y: PrimExpr) -> PrimExpr:
+        return as_expr(self.fcombine(x, y), x.dtype)
+
+    def identity(self, dtype: str) -> PrimExpr:
+        return as_expr(self.fidentity(dtype), dtype)
+
+    def __call__(
+        self, expr: object, axis: object = None, where: object = None, init: object = None
+    ) -> PrimExpr:
+        """`reducer(expr, axis=k[, where=cond])` reduces over reduce axes; `reducer(a, b)`
+        combines two values, as TVM's reducers do."""
+        if isinstance(expr, tuple | list):
+            raise NotImplementedError(
+                f"te.comm_reducer '{self.name}': tuple reducers (several values, as an argmax) "
+                "are not supported; reduce one value"
+            )
+        if axis is None:
+            raise TypeError(f"{self.name} needs an axis (or a second value to combine with)")
+        is_axis = isinstance(axis, list | tuple) or (
+            isinstance(axis, IterVar) and axis.iter_type == IterVar.COMM_REDUCE
+        )
+        if not is_axis:
+            x = as_expr(expr)
+            return self.combine(x, as_expr(axis, x.dtype))
+        return reduction(self.name, self, expr, axis, where, init, self.identity)
+
+
+def reduction(
+    what: str,
+    combiner: str | CommReducer,
+    expr: object,
+    axis: object,
+    where: object,
+    init: object,
+    identity: Callable[[str], PrimExpr],
+) -> Reduce:
+    """The reduction of `expr` over reduce axes `axis` by `combiner`, only where `where`
+    holds (elsewhere the combiner's `identity(dtype)` is reduced)."""
+    axes = tuple(axis) if isinstance(axis, list | tuple) else (axis,)
+    if not builtins.all(
+        isinstance(a, IterVar) and a.iter_type == IterVar.COMM_REDUCE for a in axes
+    ):
+        raise TypeError(f"{what}: axis must be reduce axes (te.reduce_axis)")
+    if init is not None:
+        raise NotImplementedError(f"{what}: init is not supported")
+    source = as_expr(expr, "float32")
+    if where is not None:
+        source = Select(as_expr(where), source, identity(source.dtype))
+    return Reduce(combiner, source, axes)
+
+
+def comm_reducer(
+    fcombine: Callable[[PrimExpr, PrimExpr], object],
+    fidentity: Callable[[str], object],
+    name: str = "reduce",
+) -> CommReducer:
+    """A reducer from a combining function and an identity (TVM's `te.comm_reducer`):
+    `mysum = te.comm_reducer(lambda x, y: x + y, lambda t: tvm.tir.const(0, dtype=t))`.
+
+    `fidentity` must give a constant; the name is only shown (it may be a built-in's).
+    """
+    return CommReducer(fcombine, fidentity, str(name))
+
+
+@dataclass(eq=False)
+class Reduce(PrimExpr):
+    """A commutative reduction of `source` over `axes` (te.sum, te.max, ..., or a
+    `te.comm_reducer`'s)."""
+
+    combiner: str | CommReducer
     source: PrimExpr
     axes: tuple[IterVar, ...]
 
@@ -657,6 +753,16 @@ def compute(
     return op.outputs[0] if len(bodies) == 1 else op.outputs
 
 
+def extern(*_args: object, **_kwargs: object) -> Tensor:
+    """TVM's `te.extern` (a stage computed by a C or packed function) is not provided: its
+    stage would need a packed-call ABI the kernels do not have. Refused with the way to go."""
+    raise NotImplementedError(
+        "te.extern is not supported by xtvm: call a C function from a kernel with a tensor "
+        "intrinsic (te.decl_tensor_intrin, whose lowering emits tvm.tir.call_extern), or run "
+        "the function on tvm.nd arrays from Python between two built kernels"
+    )
+
+
 def scan(
     init: Tensor | Sequence[Tensor],
     update: Tensor | Sequence[Tensor],
@@ -732,19 +838,15 @@ def _reducer(combiner: str) -> Callable[..., PrimExpr]:
         )
         if elementwise:  # te.min(a, b)
             return Call(combiner, (as_expr(expr), as_expr(axis, as_expr(expr).dtype)))
-        axes = tuple(axis) if isinstance(axis, list | tuple) else (axis,)
-        if not builtins.all(
-            isinstance(a, IterVar) and a.iter_type == IterVar.COMM_REDUCE for a in axes
-        ):
-            raise TypeError(f"te.{combiner}: axis must be reduce axes (te.reduce_axis)")
-        if init is not None:
-            raise NotImplementedError(f"te.{combiner}: init is not supported")
-        source = as_expr(expr, "float32")
-        if where is not None:
-            source = Select(
-                as_expr(where), source, Const(IDENTITY[combiner](source.dtype), source.dtype)
-            )
-        return Reduce(combiner, source, axes)
+        return reduction(
+            f"te.{combiner}",
+            combiner,
+            expr,
+            axis,
+            where,
+            init,
+            lambda dtype: Const(IDENTITY[combiner](dtype), dtype),
+        )
 
     reduce.__name__ = combiner
     reduce.__doc__ = f"te.{combiner}(expr, axis=k): the {combiner} of expr over reduce axes."

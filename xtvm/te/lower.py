@@ -34,6 +34,7 @@ from xtvm.te.expr import (
     Binary,
     Call,
     Cast,
+    CommReducer,
     Compare,
     ComputeOp,
     Const,
@@ -74,9 +75,9 @@ UNSIGNED_BINARY = {
     "truncmod": arith.RemUIOp,
     "shr": arith.ShRUIOp,
 }
-FLOAT_CMP = {"lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge", "eq": "oeq"}
-INT_CMP = {"lt": "slt", "le": "sle", "gt": "sgt", "ge": "sge", "eq": "eq"}
-UNSIGNED_CMP = {"lt": "ult", "le": "ule", "gt": "ugt", "ge": "uge", "eq": "eq"}
+FLOAT_CMP = {"lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge", "eq": "oeq", "ne": "une"}
+INT_CMP = {"lt": "slt", "le": "sle", "gt": "sgt", "ge": "sge", "eq": "eq", "ne": "ne"}
+UNSIGNED_CMP = {"lt": "ult", "le": "ule", "gt": "ugt", "ge": "uge", "eq": "eq", "ne": "ne"}
 MATH = {
     "exp": math.ExpOp,
     "log": math.LogOp,
@@ -361,12 +362,14 @@ def build_compute(
     if isinstance(body, Reduce):
         names = [a.name for a in body.axes]
         extents = [a.dom.extent for a in body.axes]
+        custom = body.combiner if isinstance(body.combiner, CommReducer) else None
         reduce = te.ReduceOp(
-            body.combiner,
+            body.combiner if custom is None else custom.name,
             [e if isinstance(e, int) else te.DYNAMIC_EXTENT for e in extents],
             names,
             elem,
             sizes=[sizes.emit(e, IndexType()) for e in extents if not isinstance(e, int)],
+            **({} if custom is None else reducer_parts(custom, out.dtype, elem, axes, tensors)),
         )
         inner_block = reduce.body.block
         inner_axes = dict(axes)
@@ -380,6 +383,36 @@ def build_compute(
     else:
         block.add_op(te.YieldOp(emitter.emit(body, elem)))
     return compute
+
+
+def reducer_parts(
+    reducer: CommReducer,
+    dtype: str,
+    elem: Attribute,
+    values: dict[int, SSAValue],
+    tensors: dict[int, SSAValue],
+) -> dict[str, Region | FloatAttr | IntegerAttr]:
+    """The `combine` region and `identity` of a custom reducer's te.reduce: its combining
+    function applied to variables standing for the block arguments, emitted; its identity,
+    which must be a constant."""
+    lhs, rhs = Var("lhs", dtype), Var("rhs", dtype)
+    block = Block(arg_types=[elem, elem])
+    bound = dict(values)
+    bound.update({id(lhs): block.args[0], id(rhs): block.args[1]})
+    emitter = ExprEmitter(block, bound, tensors)
+    block.add_op(te.YieldOp(emitter.emit(reducer.combine(lhs, rhs), elem)))
+    value = reducer.identity(dtype)
+    if not isinstance(value, Const):
+        raise NotImplementedError(
+            f"te.comm_reducer '{reducer.name}': the identity must be a constant "
+            f"(tvm.tir.const), got {type(value).__name__}"
+        )
+    identity = (
+        IntegerAttr(int(value.value), elem)
+        if isinstance(elem, IntegerType)
+        else FloatAttr(float(value.value), elem)  # type: ignore[arg-type]
+    )
+    return {"combine": Region(block), "identity": identity}
 
 
 def add_computes(

@@ -147,6 +147,16 @@ def call_extern(dtype: str, func_name: str, *args: object) -> CallExtern:
     return CallExtern(kind, func_name, tuple(as_expr(a) for a in args))
 
 
+def call_packed(*_args: object) -> CallExtern:
+    """TVM's `tvm.tir.call_packed` (a call through the packed-function ABI) is not provided;
+    refused with the supported alternative."""
+    raise NotImplementedError(
+        "tvm.tir.call_packed is not supported by xtvm: kernels call C functions by symbol with "
+        "tvm.tir.call_extern, and functions registered with tvm.register_func with scalar "
+        "arguments"
+    )
+
+
 class Stmt:
     """A statement of an intrinsic lowering."""
 

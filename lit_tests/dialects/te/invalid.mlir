@@ -52,12 +52,73 @@ func.func @read_rank(%A: tensor<4x4xf32>) -> tensor<4xf32> {
 func.func @combiner(%A: tensor<4xf32>) -> tensor<1xf32> {
   %B = te.compute "B" {
   ^bb0(%i: index):
-    // expected-error@+1 {{'te.reduce' op combiner must be one of sum, max, min, prod, got 'mean'}}
+    // expected-error@+1 {{'te.reduce' op combiner must be one of sum, max, min, prod (or have combine and identity regions), got 'mean'}}
     %s = te.reduce "mean" {
     ^bb1(%k: index):
       %a = te.read %A[%k] : tensor<4xf32> -> f32
       te.yield %a : f32
     } {extents = array<i64: 4>, axis_names = ["k"]} : f32
+    te.yield %s : f32
+  } {axis_names = ["i"]} : tensor<1xf32>
+  func.return %B : tensor<1xf32>
+}
+
+// -----
+
+// A custom reducer (te.comm_reducer) has a combine region and an identity, both of the
+// result type.
+func.func @custom_without_identity(%A: tensor<4xf32>) -> tensor<1xf32> {
+  %B = te.compute "B" {
+  ^bb0(%i: index):
+    // expected-error@+1 {{'te.reduce' op needs both a combine region and an identity, or neither}}
+    %s = te.reduce "mysum" {
+    ^bb1(%k: index):
+      %a = te.read %A[%k] : tensor<4xf32> -> f32
+      te.yield %a : f32
+    } combine {
+    ^bb2(%x: f32, %y: f32):
+      %z = arith.addf %x, %y : f32
+      te.yield %z : f32
+    } {extents = array<i64: 4>, axis_names = ["k"]} : f32
+    te.yield %s : f32
+  } {axis_names = ["i"]} : tensor<1xf32>
+  func.return %B : tensor<1xf32>
+}
+
+// -----
+
+func.func @custom_combine_arguments(%A: tensor<4xf32>) -> tensor<1xf32> {
+  %B = te.compute "B" {
+  ^bb0(%i: index):
+    // expected-error@+1 {{'te.reduce' op combine region takes two f32 arguments, got (f32)}}
+    %s = te.reduce "mysum" {
+    ^bb1(%k: index):
+      %a = te.read %A[%k] : tensor<4xf32> -> f32
+      te.yield %a : f32
+    } combine {
+    ^bb2(%x: f32):
+      te.yield %x : f32
+    } {extents = array<i64: 4>, axis_names = ["k"], identity = 0.0 : f32} : f32
+    te.yield %s : f32
+  } {axis_names = ["i"]} : tensor<1xf32>
+  func.return %B : tensor<1xf32>
+}
+
+// -----
+
+func.func @custom_identity_type(%A: tensor<4xf32>) -> tensor<1xf32> {
+  %B = te.compute "B" {
+  ^bb0(%i: index):
+    // expected-error@+1 {{'te.reduce' op identity has type i32, the result is f32}}
+    %s = te.reduce "mysum" {
+    ^bb1(%k: index):
+      %a = te.read %A[%k] : tensor<4xf32> -> f32
+      te.yield %a : f32
+    } combine {
+    ^bb2(%x: f32, %y: f32):
+      %z = arith.addf %x, %y : f32
+      te.yield %z : f32
+    } {extents = array<i64: 4>, axis_names = ["k"], identity = 0 : i32} : f32
     te.yield %s : f32
   } {axis_names = ["i"]} : tensor<1xf32>
   func.return %B : tensor<1xf32>

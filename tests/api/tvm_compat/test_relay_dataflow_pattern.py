@@ -21,11 +21,12 @@
 Adapted: `relay.op.op.get` is `relay.op.Op.get`; xtvm's `nn.conv2d` and `nn.dense` builders
 check their operands, so the variables they take have shapes (`X`, `W`, `B` below); a tuple
 holds expressions only, so the tuple tests put a variable `z` where TVM puts the op `add`;
-`bind_params_by_name` gets float32 weights; batch norm's variables have shapes. Skipped with their reason: function, if and
-let patterns and `dominates` (not provided); a call of a variable with `DictAttrs`
-(`tvm.ir.make_node`), which xtvm's calls do not carry. Not included: the other dominator,
-function-pattern, rewrite and prelude tests, and TVM's tests after test_partition_option.
-The last test is xtvm's own (MergeComposite, then AnnotateTarget).
+`bind_params_by_name` gets float32 weights; batch norm's variables have shapes; a partitioned
+function's parameters have their arguments' types, so the references give them those.
+Skipped with its reason: a call of a variable with `DictAttrs` (`tvm.ir.make_node`), which
+xtvm's calls do not carry. Not included: the rewrite tests after test_rewrite_func_with_attr,
+the prelude tests, and TVM's tests after test_partition_option but the function and dominator
+ones. The last test is xtvm's own (MergeComposite, then AnnotateTarget).
 """
 
 import numpy as np
@@ -41,8 +42,6 @@ K_ELEMWISE = 0
 K_BROADCAST = 1
 # The float32 constant's epsilon: xtvm's structural_equal compares floats exactly, TVM's to 1e-9
 EPS = float(np.float32(1e-5))
-
-NO_FUNCTION_PATTERN = "FunctionPattern, is_if, is_let and dominates are not provided"
 
 
 def X(name="x"):
@@ -93,9 +92,17 @@ def test_CallPattern():
     assert isinstance(c.args[1], WildcardPattern)
 
 
-@pytest.mark.skip(reason=NO_FUNCTION_PATTERN)
 def test_FunctionPattern():
-    pass
+    wc1 = wildcard()
+    wc2 = wildcard()
+    c = is_op("add")(wc1, wc2)
+    f = FunctionPattern([wc1, wc2], c)
+    assert isinstance(f, FunctionPattern)
+    assert isinstance(f.params[0], WildcardPattern)
+    assert isinstance(f.params[1], WildcardPattern)
+    assert isinstance(f.body, CallPattern)
+    assert isinstance(f.body.args[0], WildcardPattern)
+    assert isinstance(f.body.args[1], WildcardPattern)
 
 
 def test_TuplePattern():
@@ -150,14 +157,27 @@ def test_AttrPattern():
     assert op.attrs["TOpPattern"] == K_ELEMWISE
 
 
-@pytest.mark.skip(reason=NO_FUNCTION_PATTERN)
 def test_IfPattern():
-    pass
+    x = is_var("x")
+    y = is_var("y")
+    pat = is_if(is_op("less")(x, y), x, y)
+
+    assert isinstance(pat, IfPattern)
+    assert isinstance(pat.cond, CallPattern)
+    assert isinstance(pat.true_branch, VarPattern)
+    assert isinstance(pat.false_branch, VarPattern)
 
 
-@pytest.mark.skip(reason=NO_FUNCTION_PATTERN)
 def test_LetPattern():
-    pass
+    x = is_var("x")
+    y = is_var("y")
+    let_var = is_var("let")
+    pat = is_let(let_var, is_op("less")(x, y), let_var)
+
+    assert isinstance(pat, LetPattern)
+    assert isinstance(pat.var, VarPattern)
+    assert isinstance(pat.value, CallPattern)
+    assert isinstance(pat.body, VarPattern)
 
 
 ## MATCHER TESTS
@@ -218,19 +238,78 @@ def test_no_match_call():
     assert not add_pattern.match(x - y)
 
 
-@pytest.mark.skip(reason=NO_FUNCTION_PATTERN)
 def test_match_func():
-    pass
+    x = relay.var("x")
+    y = relay.var("y")
+    wc1 = wildcard()
+    wc2 = wildcard()
+    func_pattern = FunctionPattern([wc1, wc2], wc1 + wc2)
+    assert func_pattern.match(relay.Function([x, y], x + y))
+
+    # Match Function with any number of inputs
+    func_pattern = FunctionPattern(None, wildcard())
+    assert func_pattern.match(relay.Function([x], x))
+    assert func_pattern.match(relay.Function([x, y], x + y))
 
 
-@pytest.mark.skip(reason=NO_FUNCTION_PATTERN)
+def test_no_match_func():
+    x = relay.var("x")
+    y = relay.var("y")
+    wc1 = wildcard()
+    wc2 = wildcard()
+    func_pattern = FunctionPattern([wc1, wc2], wc1 + wc2)
+    assert not func_pattern.match(relay.Function([x, y], x - y))
+
+
 def test_match_if():
-    pass
+    x = is_var("x")
+    y = is_var("y")
+    pat = is_if(is_op("less")(x, y), x, y)
+
+    x = relay.var("x")
+    y = relay.var("y")
+    cond = x < y
+
+    assert pat.match(relay.expr.If(cond, x, y))
 
 
-@pytest.mark.skip(reason=NO_FUNCTION_PATTERN)
+def test_no_match_if():
+    x = is_var("x")
+    y = is_var("y")
+    pat = is_if(is_op("less")(x, y), x, y)
+
+    x = relay.var("x")
+    y = relay.var("y")
+
+    assert not pat.match(relay.expr.If(x > y, x, y))
+    assert not pat.match(relay.expr.If(x < y, y, x))
+
+
 def test_match_let():
-    pass
+    x = is_var("x")
+    y = is_var("y")
+    let_var = is_var("let")
+    pat = is_let(let_var, is_op("less")(x, y), let_var)
+
+    x = relay.var("x")
+    y = relay.var("y")
+    lv = relay.var("let")
+    cond = x < y
+    assert pat.match(relay.expr.Let(lv, cond, lv))
+
+
+def test_no_match_let():
+    x = is_var("x")
+    y = is_var("y")
+    let_var = is_var("let")
+    pat = is_let(let_var, is_op("less")(x, y), let_var)
+
+    x = relay.var("x")
+    y = relay.var("y")
+    lv = relay.var("let")
+
+    assert not pat.match(relay.expr.Let(lv, x > y, lv))
+    assert not pat.match(relay.expr.Let(lv, x < y, lv * x))
 
 
 def test_match_option():
@@ -518,9 +597,290 @@ def test_match_fake_diamond():
     assert not diamond.match(out)
 
 
-@pytest.mark.skip(reason=NO_FUNCTION_PATTERN)
+def diamond_pattern(fuzzy=False):
+    is_conv2d = is_op("nn.conv2d")(wildcard(), wildcard())
+    is_unary_elemwise = (wildcard().has_attr({"TOpPattern": K_ELEMWISE}))(wildcard())
+    if fuzzy:
+        is_unary_elemwise = is_unary_elemwise | is_op("add")(wildcard(), wildcard())
+    reduction = is_op("add")(wildcard(), wildcard())
+    return dominates(is_conv2d, is_unary_elemwise, reduction)
+
+
+def classic_diamond(inp, weight):
+    conv2d = relay.op.nn.conv2d(inp, weight)
+    relu = relay.op.nn.relu(conv2d)
+    relu = relay.op.nn.relu(relu)
+    leaky_relu = relay.op.nn.leaky_relu(conv2d, alpha=0)
+    return relu + leaky_relu
+
+
+def deeper_diamond(inp, weight):
+    conv2d = relay.op.nn.conv2d(inp, weight)
+    relu = relay.op.nn.relu(conv2d)
+    relu = relay.op.nn.relu(relu)
+    relu = relay.op.tanh(relu)
+    leaky_relu = relay.op.nn.leaky_relu(conv2d, alpha=0)
+    return relu + leaky_relu
+
+
+def single_branch(inp, weight):
+    conv2d = relay.op.nn.conv2d(inp, weight)
+    relu = relay.op.nn.relu(conv2d)
+    relu = relay.op.nn.relu(relu)
+    tanh = relay.op.tanh(relu)
+    return relu + tanh
+
+
+def nested_diamond(inp, weight):
+    conv2d = relay.op.nn.conv2d(inp, weight)
+    relu = relay.op.nn.relu(conv2d)
+    relu = relu + relu
+    tanh = relay.op.tanh(relu)
+    leaky_relu = relay.op.nn.leaky_relu(conv2d, alpha=0)
+    return tanh + leaky_relu
+
+
 def test_match_dominator():
-    pass
+    diamond = diamond_pattern()
+    assert diamond.match(classic_diamond(X("input"), W("weight")))
+    assert diamond.match(deeper_diamond(X("input"), W("weight")))
+    assert diamond.match(single_branch(X("input"), W("weight")))
+    # Fuzzy path/nested Diamond
+    assert diamond_pattern(fuzzy=True).match(nested_diamond(X("input"), W("weight")))
+
+
+def test_not_match_dominator():
+    diamond = diamond_pattern()
+
+    # Fake Diamond
+    conv2d1 = relay.op.nn.conv2d(X("input1"), W("weight1"))
+    conv2d2 = relay.op.nn.conv2d(X("input2"), W("weight2"))
+    relu = relay.op.nn.relu(conv2d1)
+    leaky_relu = relay.op.nn.leaky_relu(conv2d2, alpha=0)
+    assert not diamond.match(relu + leaky_relu)
+
+    # Add op that doesn't match K_ELEMWISE
+    conv2d = relay.op.nn.conv2d(X("input"), W("weight"))
+    relu = relay.op.nn.relu(conv2d)
+    relu = relu + relu
+    leaky_relu = relay.op.nn.leaky_relu(conv2d, alpha=0)
+    assert not diamond.match(relu + leaky_relu)
+
+    # Relu on the input instead of the conv
+    inp = X("input")
+    conv2d = relay.op.nn.conv2d(inp, W("weight"), padding=(1, 1))  # xtvm: shapes must agree
+    assert not diamond.match(relay.op.nn.relu(inp) + relay.op.nn.leaky_relu(conv2d, alpha=0))
+
+    # No conv
+    relu = relay.op.nn.relu(X("input"))
+    relu = relay.op.nn.relu(relu)
+    tanh = relay.op.tanh(relu)
+    assert not diamond.match(relu + tanh)
+
+
+def test_match_typed_dominator():
+    is_conv2d = is_op("nn.conv2d")(wildcard(), wildcard())
+    is_unary_elemwise = (wildcard().has_attr({"TOpPattern": K_ELEMWISE}))(wildcard()).has_dtype(
+        "float32"
+    )
+    reduction = is_op("add")(wildcard(), wildcard()).has_shape([1, 3, 10, 10])
+    diamond = dominates(is_conv2d, is_unary_elemwise, reduction)
+
+    inp = relay.var("input", relay.TensorType((1, 3, 12, 12), "float32"))
+    weight = relay.var("weight", relay.TensorType((3, 3, 3, 3), "float32"))
+    assert diamond.match(classic_diamond(inp, weight))
+
+
+def test_no_match_typed_dominator():
+    inp = relay.var("input", relay.TensorType((1, 3, 12, 12), "float32"))
+    weight = relay.var("weight", relay.TensorType((3, 3, 3, 3), "float32"))
+    out = classic_diamond(inp, weight)
+
+    is_conv2d = is_op("nn.conv2d")(wildcard(), wildcard())
+    is_unary_elemwise = (wildcard().has_attr({"TOpPattern": K_ELEMWISE}))(wildcard()).has_dtype(
+        "float32"
+    )
+    reduction = is_op("add")(wildcard(), wildcard()).has_shape([1, 1, 10, 10])
+    assert not dominates(is_conv2d, is_unary_elemwise, reduction).match(out)
+
+    is_unary_elemwise = (wildcard().has_attr({"TOpPattern": K_ELEMWISE}))(wildcard()).has_dtype(
+        "float16"
+    )
+    reduction = is_op("add")(wildcard(), wildcard()).has_shape([1, 3, 10, 10])
+    assert not dominates(is_conv2d, is_unary_elemwise, reduction).match(out)
+
+
+def test_partition_dominator():
+    inp = X("input")
+    weight = W("weight")
+    out = classic_diamond(inp * inp, weight * weight)
+    partitioned = diamond_pattern().partition(out)
+
+    i = X("input")
+    w = W("weight")
+    f = relay.Function([i, w], classic_diamond(i, w)).with_attr(
+        "PartitionedFromPattern", "nn.conv2d_nn.relu_nn.relu_nn.leaky_relu_add_"
+    )
+    assert tvm.ir.structural_equal(partitioned, f(inp * inp, weight * weight))
+
+
+def test_quadruple_partition_dominator():
+    # each conv2d takes 2 from the spatial size: the functions' parameters have their
+    # arguments' types (12x12, 10x10, 8x8, 6x6), and so the input is 12x12
+    inp = relay.var("input", shape=(1, 3, 12, 12))
+    weight = W("weight")
+    partitioned = diamond_pattern(fuzzy=True).partition(
+        nested_diamond(
+            single_branch(deeper_diamond(classic_diamond(inp, weight), weight), weight), weight
+        )
+    )
+
+    functions = []
+    partition_names = [
+        "nn.conv2d_nn.relu_nn.relu_nn.leaky_relu_add_",
+        "nn.conv2d_nn.relu_nn.relu_tanh_nn.leaky_relu_add_",
+        "nn.conv2d_nn.relu_nn.relu_tanh_add_",
+        "nn.conv2d_nn.relu_add_tanh_nn.leaky_relu_add_",
+    ]
+    for i, f in enumerate([classic_diamond, deeper_diamond, single_branch, nested_diamond]):
+        inpf = relay.var("input", shape=(1, 3, 12 - 2 * i, 12 - 2 * i))
+        weightf = W("weight")
+        functions.append(
+            relay.Function([inpf, weightf], f(inpf, weightf)).with_attr(
+                "PartitionedFromPattern", partition_names[i]
+            )
+        )
+
+    reference = functions[3](
+        functions[2](functions[1](functions[0](inp, weight), weight), weight), weight
+    )
+    assert tvm.ir.structural_equal(partitioned, reference)
+
+
+def test_rewrite_func():
+    x = X()
+    w = W()
+    y = relay.var("y", shape=(1, 3, 3, 3))
+    add_pattern = is_op("add")(wildcard(), wildcard())
+    sub_pattern = is_op("subtract")(wildcard(), wildcard())
+
+    class TestRewrite(DFPatternCallback):
+        def __init__(self):
+            super(TestRewrite, self).__init__()
+            self.pattern = add_pattern
+
+        def callback(self, pre, post, node_map):
+            return post.args[0] - post.args[1]
+
+    inpf = X("input")
+    weightf = W("weight")
+    func = relay.Function(
+        [inpf, weightf], relay.op.nn.relu(relay.op.nn.conv2d(inpf, weightf)), attrs=None
+    )
+    out = rewrite(TestRewrite(), func(x, w) + y)
+    assert sub_pattern.match(out)
+
+
+def test_rewrite_func_with_attr():
+    x = relay.var("x")
+    y = relay.var("y")
+    f = relay.Function([x, y], x + y).with_attr("Composite", "add")
+
+    a = relay.var("a")
+    b = relay.var("b")
+    c = relay.Call(f, [a, b])
+    c_abs = relay.abs(c)
+
+    class TestRewrite(DFPatternCallback):
+        def __init__(self):
+            super(TestRewrite, self).__init__()
+            self.pattern = wildcard().has_attr({"Composite": "add"})(wildcard(), wildcard())
+
+        def callback(self, pre, post, node_map):
+            return post.args[0] + post.args[1]
+
+    out = rewrite(TestRewrite(), c_abs)
+    inlined_add_pattern = is_op("abs")(is_op("add")(wildcard(), wildcard()))
+    assert inlined_add_pattern.match(out)
+
+
+def conv_function_case():
+    x, w, b = X(), W(), relay.var("b", shape=(1, 3, 3, 3))
+    x1, w1 = X("x1"), W("w1")
+    func = relay.Function([x1, w1], relay.nn.conv2d(x1, w1))
+    return x, w, b, func
+
+
+def test_partition_function():
+    x, w, b, func = conv_function_case()
+    wc_x, wc_w, wc_b, wc_x1, wc_w1 = (wildcard() for _ in range(5))
+    func_pattern = FunctionPattern([wc_x1, wc_w1], is_op("nn.conv2d")(wc_x1, wc_w1))
+    pattern = func_pattern(wc_x, wc_w) + wc_b
+    expr = func(x, w) + b + b
+
+    x2, w2, b2 = X("x2"), W("w2"), relay.var("b2", shape=(1, 3, 3, 3))
+    func2 = relay.Function([x2, w2, b2], func(x2, w2) + b2).with_attr(
+        "PartitionedFromPattern", "nn.conv2d_FunctionCall_add_"
+    )
+    expr2 = func2(x, w, b) + b
+    assert tvm.ir.structural_equal(pattern.partition(expr), expr2)
+
+
+def test_partition_optional_function():
+    x, w, b = X(), W(), relay.var("b", shape=(1, 3, 3, 3))
+    x1, w1 = X("x1"), W("w1")
+    wc_x, wc_w, wc_x1, wc_w1 = (wildcard() for _ in range(4))
+    func_pattern0 = FunctionPattern(
+        [wc_x1, wc_w1], is_op("sigmoid")(is_op("nn.conv2d")(wc_x1, wc_w1))
+    )
+    func_pattern1 = FunctionPattern(
+        [wc_x1, wc_w1], is_op("nn.relu")(is_op("nn.conv2d")(wc_x1, wc_w1))
+    )
+    pattern = func_pattern0(wc_x, wc_w) | func_pattern1(wc_x, wc_w)
+
+    func = relay.Function([x1, w1], relay.nn.relu(relay.nn.conv2d(x1, w1)))
+    expr = func(x, w) + b
+
+    x2, w2 = X("x2"), W("w2")
+    func2 = relay.Function([x2, w2], func(x2, w2)).with_attr(
+        "PartitionedFromPattern", "nn.conv2d_nn.relu_FunctionCall_"
+    )
+    expr2 = func2(x, w) + b
+    assert tvm.ir.structural_equal(pattern.partition(expr), expr2)
+
+
+def test_rewrite_function_with_fuzzy_body():
+    x, w, b, func = conv_function_case()
+    wc_x, wc_w, wc_b, wc_x1, wc_w1 = (wildcard() for _ in range(5))
+    pattern = FunctionPattern([wc_x1, wc_w1], wildcard())(wc_x, wc_w) + wc_b
+    expr = func(x, w) + b + b
+    x = relay.var("x", shape=(1, 3, 3, 3))
+    w = relay.var("w", shape=(1, 3, 3, 3))
+
+    class TestRewrite(DFPatternCallback):
+        def __init__(self):
+            super(TestRewrite, self).__init__()
+            self.pattern = pattern
+
+        def callback(self, pre, post, node_map):
+            return x + w
+
+    out = rewrite(TestRewrite(), expr)
+    assert tvm.ir.structural_equal(out, x + w + b)
+
+
+def test_partition_function_with_fuzzy_body():
+    x, w, b, func = conv_function_case()
+    wc_x, wc_w, wc_b, wc_x1, wc_w1 = (wildcard() for _ in range(5))
+    pattern = FunctionPattern([wc_x1, wc_w1], wildcard())(wc_x, wc_w) + wc_b
+    expr = func(x, w) + b + b
+
+    x2, w2, b2 = X("x2"), W("w2"), relay.var("b2", shape=(1, 3, 3, 3))
+    func2 = relay.Function([x2, w2, b2], func(x2, w2) + b2).with_attr(
+        "PartitionedFromPattern", "nn.conv2d_FunctionCall_add_"
+    )
+    expr2 = func2(x, w, b) + b
+    assert tvm.ir.structural_equal(pattern.partition(expr), expr2)
 
 
 def test_rewrite():
@@ -829,7 +1189,7 @@ def test_merge_composite_then_annotate_target():
     out = relay.nn.relu(relay.nn.conv2d(x, w, padding=(1, 1)))
     mod = tvm.IRModule.from_expr(relay.Function([x], out))
     mod = relay.transform.MergeComposite([("dnnl.conv2d_relu", pattern)])(mod)
-    composite = mod[mod["main"].body.op]
+    composite = mod["main"].body.op  # a function literal, as in TVM
     assert composite.attrs["Composite"] == "dnnl.conv2d_relu"
     assert composite.attrs["PartitionedFromPattern"] == "nn.conv2d_nn.relu_"
     mod = relay.transform.AnnotateTarget("dnnl")(mod)

@@ -554,7 +554,6 @@ def test_builtin_types():
         parse_text("let %_ : {} = (); ()".format(builtin_type))
 
 
-@pytest.mark.skip(reason="symbolic dimensions (`?`, tir.Any) are not supported in relay types")
 def test_tensor_type():
     assert_parses_as(
         "let %_ : Tensor[(), float32] = (); ()",

@@ -4,11 +4,14 @@ test_global_var_recursion of test_type_infer.py, and the mutual recursion of tes
 programs, run with `import xtvm as tvm` and evaluated by `create_executor`.
 
 Difference: `relay.build` and the graph executor run no recursion (neither do TVM's; it needs
-its VM); every `create_executor` kind evaluates with the relay interpreter, which runs only the
-branch an `If` takes.
+its VM): relay.build raises a TVMError naming create_executor. Every `create_executor` kind
+evaluates with the relay interpreter, which runs only the branch an `If` takes. The last tests
+are xtvm's own: relay.build computes an `If` of @main as a select and inlines the global
+functions @main calls.
 """
 
 import numpy as np
+import pytest
 from xtvm.relay.scope_builder import ScopeBuilder
 
 import xtvm as tvm
@@ -119,3 +122,58 @@ def test_mutual_recursion_from_text():
         assert bool(odd.numpy()) == (n % 2 == 1)
     again = tvm.parser.parse(mod.astext())
     assert tvm.ir.structural_equal(again, mod)
+
+
+def run_built(mod, **inputs):
+    from xtvm.contrib import graph_executor
+
+    lib = relay.build(mod, target="llvm")
+    m = graph_executor.GraphModule(lib["default"](tvm.cpu(0)))
+    for name, value in inputs.items():
+        m.set_input(name, value)
+    m.run()
+    return m.get_output(0).numpy()
+
+
+def test_build_if_on_a_scalar():
+    """xtvm's own: relay.build computes an If of pure branches as a select."""
+    c = relay.var("c", shape=(), dtype="bool")
+    x = relay.var("x", shape=(4,))
+    f = relay.Function([c, x], relay.If(c, x * relay.const(2.0), x - relay.const(1.0)))
+    mod = tvm.IRModule.from_expr(f)
+    data = np.arange(4, dtype="float32")
+    np.testing.assert_allclose(run_built(mod, c=np.array(True), x=data), data * 2)
+    np.testing.assert_allclose(run_built(mod, c=np.array(False), x=data), data - 1)
+
+
+def test_build_calls_global_functions():
+    """xtvm's own: relay.build inlines the global functions @main calls."""
+    mod = tvm.IRModule({})
+    f, g = relay.GlobalVar("f"), relay.GlobalVar("g")
+    a = relay.var("a", shape=(3,))
+    mod[f] = relay.Function([a], a * relay.const(3.0))
+    b = relay.var("b", shape=(3,))
+    mod[g] = relay.Function([b], f(b) + relay.const(1.0))
+    x = relay.var("x", shape=(3,))
+    mod["main"] = relay.Function([x], g(x) + f(x))
+    data = np.array([1.0, 2.0, 3.0], "float32")
+    np.testing.assert_allclose(run_built(mod, x=data), data * 3 + 1 + data * 3)
+
+
+def test_build_refuses_recursion():
+    """relay.build of a recursion raises a TVMError naming create_executor (TVM's graph
+    executor has no control flow either)."""
+    mod = tvm.parser.parse(
+        """
+        #[version = "0.0.5"]
+        def @sum_up(%i: int32) -> int32 {
+          if (%i == 0) { %i } else { @sum_up(%i - 1) + %i }
+        }
+        def @main(%n: int32) -> int32 {
+          @sum_up(%n)
+        }
+        """
+    )
+    with pytest.raises(tvm.error.TVMError, match=r"@sum_up is recursive.*create_executor"):
+        relay.build(mod, target="llvm")
+    assert relay.create_executor(mod=mod).evaluate()(np.int32(10)).numpy() == 55

@@ -305,8 +305,14 @@ def wrap_annotated(call: Call, compiler: str) -> Expr:
     return compiler_end(call, compiler)
 
 
-def raise_function(function: func.FuncOp, globals_: Mapping[str, GlobalVar]) -> Function:
-    """The expression form of a relay `func.func`."""
+def raise_function(
+    function: func.FuncOp,
+    globals_: Mapping[str, GlobalVar],
+    locals_: Mapping[str, func.FuncOp] | None = None,
+) -> Function:
+    """The expression form of a relay `func.func`; a call of one of `locals_` (the composite
+    functions, which TVM keeps as function literals) reads back as a call of the literal."""
+    locals_ = locals_ or {}
     block = function.body.block
     exact = dialect.input_names(function) if function.arg_attrs is not None else None
     params = [
@@ -339,8 +345,11 @@ def raise_function(function: func.FuncOp, globals_: Mapping[str, GlobalVar]) -> 
             expr = wrap_annotated(call, compiler.data) if isinstance(compiler, StringAttr) else call
         elif isinstance(op, func.CallOp):
             callee = op.callee.root_reference.data
-            gv = globals_.get(callee) or GlobalVar(callee)
-            expr = Call(gv, args)
+            local = locals_.get(callee)
+            if local is not None and local is not function:
+                expr = Call(raise_function(local, globals_, locals_), args)
+            else:
+                expr = Call(globals_.get(callee) or GlobalVar(callee), args)
             compiler = op.attributes.get("compiler")
             if isinstance(compiler, StringAttr) and len(op.results) == 1:
                 expr = wrap_annotated(expr, compiler.data)  # a composite function's call

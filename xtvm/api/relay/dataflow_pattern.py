@@ -1,8 +1,11 @@
 """TVM's `relay.dataflow_pattern` over xtvm's relay expressions.
 
 Patterns are built with `is_op`, `wildcard`, `is_var`, `is_constant`, `is_expr`, `is_tuple`,
-`is_tuple_get_item`, calls (`is_op("add")(wildcard(), wildcard())`), alternation (`|`),
-`has_attr`, `has_type`, `has_dtype`, `has_shape` and `optional`. `pattern.match(expr)` says
+`is_tuple_get_item`, `is_if`, `is_let`, `FunctionPattern`, calls
+(`is_op("add")(wildcard(), wildcard())`), alternation (`|`), `has_attr`, `has_type`,
+`has_dtype`, `has_shape`, `optional` and `dominates(parent, path, child)` (a diamond: every
+input path of `child` runs through nodes matching `path` up to `parent`, which `child`
+post-dominates). `pattern.match(expr)` says
 whether `expr` is an instance; `pattern.partition(expr, attrs=)` replaces each instance with a
 call of a function holding it (TVM's PatternPartitioner); `rewrite` applies callbacks.
 
@@ -20,6 +23,8 @@ from xtvm.api.relay.expr import (
     Constant,
     Expr,
     Function,
+    If,
+    Let,
     Op,
     RelayTypeError,
     Tuple,
@@ -148,6 +153,54 @@ class TupleGetItemPattern(DFPattern):
         return [self.tuple]
 
 
+class FunctionPattern(DFPattern):
+    """Matches a function whose parameters and body match; `params=None` takes any."""
+
+    def __init__(self, params: Sequence[DFPattern] | None, body: DFPattern) -> None:
+        self.params = None if params is None else list(params)
+        self.body = body
+
+    def children(self) -> list[DFPattern]:
+        return [*(self.params or []), self.body]
+
+
+class IfPattern(DFPattern):
+    """Matches `if (cond) { true_branch } else { false_branch }`."""
+
+    def __init__(self, cond: DFPattern, true_branch: DFPattern, false_branch: DFPattern) -> None:
+        self.cond = cond
+        self.true_branch = true_branch
+        self.false_branch = false_branch
+
+    def children(self) -> list[DFPattern]:
+        return [self.cond, self.true_branch, self.false_branch]
+
+
+class LetPattern(DFPattern):
+    """Matches `let var = value; body`."""
+
+    def __init__(self, var: DFPattern, value: DFPattern, body: DFPattern) -> None:
+        self.var = var
+        self.value = value
+        self.body = body
+
+    def children(self) -> list[DFPattern]:
+        return [self.var, self.value, self.body]
+
+
+class DominatorPattern(DFPattern):
+    """Matches what `child` matches if each of its inputs leads, through nodes matching
+    `path` only, to one node matching `parent`, and `child` post-dominates that node."""
+
+    def __init__(self, parent: DFPattern, path: DFPattern, child: DFPattern) -> None:
+        self.parent = parent
+        self.path = path
+        self.child = child
+
+    def children(self) -> list[DFPattern]:
+        return [self.parent, self.path, self.child]
+
+
 class AltPattern(DFPattern):
     """Matches what `left` or `right` matches, `left` tried first."""
 
@@ -234,6 +287,18 @@ def is_tuple_get_item(tuple_value: DFPattern, index: int | None = None) -> Tuple
     return TupleGetItemPattern(tuple_value, index)
 
 
+def is_if(cond: DFPattern, true_branch: DFPattern, false_branch: DFPattern) -> IfPattern:
+    return IfPattern(cond, true_branch, false_branch)
+
+
+def is_let(var: DFPattern, value: DFPattern, body: DFPattern) -> LetPattern:
+    return LetPattern(var, value, body)
+
+
+def dominates(parent: DFPattern, path: DFPattern, child: DFPattern) -> DominatorPattern:
+    return DominatorPattern(parent, path, child)
+
+
 def has_attr(attrs: Mapping[str, object], pattern: DFPattern | None = None) -> AttrPattern:
     return (pattern or wildcard()).has_attr(attrs)
 
@@ -308,20 +373,36 @@ def _type_of(expr: Expr | Op) -> Type | None:
 
 
 class Matcher:
-    """Matches patterns against expressions, recording what each pattern node matched."""
+    """Matches patterns against expressions, recording what each pattern node matched.
 
-    def __init__(self) -> None:
+    `root` is the graph the expressions live in (the first expression matched, unless given):
+    a dominator pattern needs its users. `fuzzy` holds what a dominator's parent and path, or
+    a function pattern's body, matched: TVM's partition makes no parameters of them.
+    """
+
+    def __init__(self, root: Expr | None = None) -> None:
         self.memo: Memo = {}
+        self.fuzzy: dict[int, Expr] = {}
+        self.root = root
+        self._ipdom: dict[int, Expr | None] | None = None
+
+    def _save(self) -> tuple[Memo, dict[int, Expr]]:
+        return dict(self.memo), dict(self.fuzzy)
+
+    def _restore(self, saved: tuple[Memo, dict[int, Expr]]) -> None:
+        self.memo, self.fuzzy = dict(saved[0]), dict(saved[1])
 
     def match(self, pattern: DFPattern, expr: Expr | Op) -> bool:
+        if self.root is None and isinstance(expr, Expr):
+            self.root = expr
         seen = self.memo.get(id(pattern))
         if seen is not None:
             return seen[1] is expr
-        saved = dict(self.memo)
+        saved = self._save()
         if self._visit(pattern, expr):
             self.memo[id(pattern)] = (pattern, expr)
             return True
-        self.memo = saved
+        self._restore(saved)
         return False
 
     def _visit(self, p: DFPattern, expr: Expr | Op) -> bool:
@@ -362,14 +443,94 @@ class Matcher:
             )
         if isinstance(p, CallPattern):
             return self._call(p, expr)
+        if isinstance(p, FunctionPattern):
+            return self._function(p, expr)
+        if isinstance(p, IfPattern):
+            return isinstance(expr, If) and self._all(
+                p.children(), [expr.cond, expr.true_branch, expr.false_branch]
+            )
+        if isinstance(p, LetPattern):
+            return isinstance(expr, Let) and self._all(
+                p.children(), [expr.var, expr.value, expr.body]
+            )
+        if isinstance(p, DominatorPattern):
+            return (
+                self.match(p.child, expr)
+                and self._matches_path(p, expr)
+                and self._dominates_parent(p, expr)
+            )
         raise TypeError(f"unknown pattern {type(p).__name__}")
 
     def _all(self, patterns: Sequence[DFPattern], exprs: Sequence[Expr]) -> bool:
-        saved = dict(self.memo)
+        saved = self._save()
         if all(self.match(p, e) for p, e in zip(patterns, exprs, strict=True)):
             return True
-        self.memo = saved
+        self._restore(saved)
         return False
+
+    def _function(self, p: FunctionPattern, expr: Expr | Op) -> bool:
+        if not isinstance(expr, Function):
+            return False
+        if p.params is not None and len(p.params) != len(expr.params):
+            return False
+        patterns = [*(p.params or []), p.body]
+        if not self._all(patterns, [*(expr.params if p.params is not None else []), expr.body]):
+            return False
+        for node in post_order(expr.body):
+            self.fuzzy[id(node)] = node
+        for param in expr.params:
+            self.fuzzy[id(param)] = param
+        return True
+
+    def _matches_path(self, p: DominatorPattern, expr: Expr) -> bool:
+        """Whether every input of `expr` is the parent, or matches `path` and (recursively)
+        leads to the parent; as TVM, the path is matched afresh at each node."""
+        for node in _children(expr):
+            if self.match(p.parent, node):
+                self.fuzzy[id(node)] = node
+                continue
+            if not Matcher(self.root).match(p.path, node) or not self._matches_path(p, node):
+                return False
+            self.fuzzy[id(node)] = node
+        return True
+
+    def _dominates_parent(self, p: DominatorPattern, expr: Expr) -> bool:
+        """Whether a node matching `parent` is post-dominated by `expr`."""
+        ipdom = self._post_dominators()
+        below: dict[int, list[Expr]] = {}
+        for node_id, dom in ipdom.items():
+            if dom is not None:
+                below.setdefault(id(dom), []).append(self._nodes[node_id])
+        stack, seen = [expr], {id(expr)}
+        while stack:
+            for node in below.get(id(stack.pop()), []):
+                if id(node) in seen:
+                    continue
+                seen.add(id(node))
+                if self.match(p.parent, node):
+                    return True
+                stack.append(node)
+        return False
+
+    def _post_dominators(self) -> dict[int, Expr | None]:
+        """Each node's immediate post-dominator in the graph of `root` (TVM's
+        `dominator_parent_`: the least common ancestor of its users)."""
+        if self._ipdom is not None:
+            return self._ipdom
+        assert self.root is not None
+        order = _topological(self.root)
+        self._nodes = {id(n): n for n in order}
+        users = _users(order)
+        ipdom: dict[int, Expr | None] = {}
+        depth: dict[int, int] = {}
+        for node in reversed(order):
+            dom: Expr | None = None
+            for i, user in enumerate(users.get(id(node), [])):
+                dom = user if i == 0 else _lca(dom, user, ipdom, depth)
+            ipdom[id(node)] = dom
+            depth[id(node)] = 0 if dom is None else depth[id(dom)] + 1
+        self._ipdom = ipdom
+        return ipdom
 
     def _call(self, p: CallPattern, expr: Expr | Op) -> bool:
         if not isinstance(expr, Call) or not self.match(p.op, expr.op):
@@ -389,9 +550,20 @@ class Matcher:
         return False
 
 
+def _lca(
+    a: Expr | None, b: Expr | None, ipdom: Mapping[int, Expr | None], depth: Mapping[int, int]
+) -> Expr | None:
+    while a is not None and b is not None and a is not b:
+        if depth[id(a)] >= depth[id(b)]:
+            a = ipdom[id(a)]
+        else:
+            b = ipdom[id(b)]
+    return a if a is b else None
+
+
 def match(pattern: DFPattern, expr: Expr) -> bool:
     """Whether `expr` is an instance of `pattern`."""
-    return Matcher().match(pattern, expr)
+    return Matcher(expr).match(pattern, expr)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -457,19 +629,35 @@ class _Substitute(ExprMutator):
         return super().visit(expr)
 
 
-def _name_of(p: DFPattern, memo: Memo) -> str:
-    """TVM's `PartitionedFromPattern`: the ops the pattern matched, in order, each followed
-    by `_` (an optional op that did not match is not named)."""
+def _name_of(root: Expr, inputs: Mapping[int, Var]) -> str:
+    """TVM's `PartitionedFromPattern`: the matched expression's nodes in post-order (inside
+    called functions too), each named as TVM's MatchExtractor names it and followed by `_`."""
+
+    def children(e: Expr | Op) -> Sequence[Expr | Op]:
+        if id(e) in inputs:
+            return []
+        if isinstance(e, Call):
+            return [e.op, *e.args]
+        if isinstance(e, Function):
+            return [e.body]
+        return list(e.children()) if isinstance(e, Expr) else []
+
     parts = []
-    for node in _pattern_order(p):
-        matched = memo.get(id(node), (None, None))[1]
-        if isinstance(node, CallPattern) and isinstance(matched, Call):
-            if isinstance(matched.op, Op):
-                parts.append(matched.op.name + "_")
-        elif isinstance(node, TuplePattern) and matched is not None:
+    for e in post_order(root, children):  # type: ignore[arg-type]
+        if id(e) in inputs:
+            continue
+        if isinstance(e, Call):
+            parts.append(e.op.name + "_" if isinstance(e.op, Op) else "Call_")
+        elif isinstance(e, Function):
+            parts.append("Function")
+        elif isinstance(e, Tuple):
             parts.append("Tuple_")
-        elif isinstance(node, TupleGetItemPattern) and isinstance(matched, TupleGetItem):
-            parts.append(f"TupleGetItem{matched.index}_")
+        elif isinstance(e, TupleGetItem):
+            parts.append(f"TupleGetItem{e.index}_")
+        elif isinstance(e, Let):
+            parts.append("Let_")
+        elif isinstance(e, If):
+            parts.append("If_")
     return "".join(parts)
 
 
@@ -495,7 +683,7 @@ def _group_matches(
     for node in reversed(order):
         if isinstance(node, Var | Constant) or id(node) in taken:
             continue
-        matcher = Matcher()
+        matcher = Matcher(expr)
         if not matcher.match(pattern, node):
             continue
         memo = matcher.memo
@@ -507,7 +695,11 @@ def _group_matches(
             if p.children() or id(p) not in memo:
                 continue
             matched = memo[id(p)][1]
-            if isinstance(matched, Op | Function) or _embed_const(matched, p):
+            if (
+                isinstance(matched, Op | Function)
+                or _embed_const(matched, p)
+                or id(matched) in matcher.fuzzy
+            ):
                 continue
             if id(matched) in inputs:
                 continue
@@ -535,7 +727,7 @@ def _group_matches(
         if escapes or not check(node):
             continue
         body = _Substitute(inputs).visit(node)
-        fn_attrs = {"PartitionedFromPattern": _name_of(pattern, memo), **dict(attrs)}
+        fn_attrs = {"PartitionedFromPattern": _name_of(node, inputs), **dict(attrs)}
         fn = Function(params, body, attrs=fn_attrs)
         for v, a in zip(params, args, strict=True):
             try:
@@ -622,7 +814,7 @@ class _Rewriter(ExprMutator):
         post = super().visit(expr)
         if not isinstance(post, Expr) or self.cb.pattern is None:
             return post
-        matcher = Matcher()
+        matcher = Matcher(post)
         if matcher.match(self.cb.pattern, post):
             node_map = _NodeMap({k: [v[1]] for k, v in matcher.memo.items()})
             return self.cb.callback(expr, post, node_map)
@@ -651,19 +843,26 @@ __all__ = [
     "DFPattern",
     "DFPatternCallback",
     "DataTypePattern",
+    "DominatorPattern",
     "ExprPattern",
+    "FunctionPattern",
+    "IfPattern",
+    "LetPattern",
     "ShapePattern",
     "TupleGetItemPattern",
     "TuplePattern",
     "TypePattern",
     "VarPattern",
     "WildcardPattern",
+    "dominates",
     "has_attr",
     "has_dtype",
     "has_shape",
     "has_type",
     "is_constant",
     "is_expr",
+    "is_if",
+    "is_let",
     "is_op",
     "is_tuple",
     "is_tuple_get_item",

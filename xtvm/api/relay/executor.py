@@ -92,10 +92,16 @@ class Executor:
                     bound[key] = as_array(value, None)
                 else:
                     by_name[key] = value
-            if by_name:
-                if inputs:
-                    raise TypeError("pass arguments either by position or by name, not both")
-                inputs = [by_name.pop(n) if n in by_name else _missing(n) for n in arg_names]
+            if by_name:  # as TVM: the first arguments by position, the others by name
+                if len(inputs) > len(arg_names):
+                    raise TypeError(f"@main takes {len(free)} arguments, got {len(inputs)}")
+                twice = sorted(set(arg_names[: len(inputs)]) & set(by_name))
+                if twice:
+                    raise TypeError(f"argument(s) given by position and by name: {twice}")
+                inputs += [
+                    by_name.pop(n) if n in by_name else _missing(n)
+                    for n in arg_names[len(inputs) :]
+                ]
                 if by_name:
                     raise TypeError(f"unknown argument(s): {', '.join(sorted(by_name))}")
             if len(inputs) != len(free):

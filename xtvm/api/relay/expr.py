@@ -18,7 +18,9 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from xdsl.dialects.builtin import FunctionType, ModuleOp
+from xdsl.dialects.builtin import DYNAMIC_INDEX, FunctionType, ModuleOp
+from xdsl.dialects.builtin import TensorType as XTensorType
+from xdsl.dialects.builtin import TupleType as XTupleType
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
@@ -386,8 +388,10 @@ class Let(Expr):
 class If(Expr):
     """`if (cond) { true_branch } else { false_branch }` on a scalar bool `cond`.
 
-    Relay is pure, so xtvm lowers it to a select (`relay.where`) of the two branches: both are
-    evaluated, which gives the same values; a recursion ended by an `If` would not end.
+    Relay is pure, so xtvm lowers it to a select (`relay.where`) of the two branches, which
+    `relay.build` computes both of (same values). A recursion ended by an `If` runs on
+    `create_executor` (the interpreter runs only the branch taken); relay.build refuses it
+    with a TVMError, as TVM's graph executor has no control flow.
     """
 
     def __init__(self, cond: Expr, true_branch: Expr, false_branch: Expr) -> None:
@@ -590,9 +594,15 @@ def build_call(
         op = op_class(*values, **kwargs)
     except VerifyException as exc:
         raise RelayTypeError(str(exc)) from None
-    properties, typ = dict(op.properties), from_xdsl(op.result_types[0])
+    result = op.result_types[0]
     op.drop_all_references()
-    return properties, typ
+    for t in result.types.data if isinstance(result, XTupleType) else (result,):
+        if isinstance(t, XTensorType) and any(d < 0 and d != DYNAMIC_INDEX for d in t.get_shape()):
+            raise RelayTypeError(
+                f"'{op_class.name}' op cannot compute its result shape from dynamic "
+                "dimensions (relay.Any / te.size_var): give them static sizes"
+            )
+    return dict(op.properties), from_xdsl(result)
 
 
 def op_builder(op_class: type[dialect.RelayOp], module: str) -> Callable[..., Call]:

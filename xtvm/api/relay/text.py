@@ -44,7 +44,7 @@ from xtvm.api.relay.expr import (
     const,
     has_type,
 )
-from xtvm.api.relay.ty import FuncType, TensorType, TupleType, Type, dtype_name
+from xtvm.api.relay.ty import Any, FuncType, TensorType, TupleType, Type, dtype_name
 from xtvm.ir.diagnostics import DiagnosticError, Location, SourceFile
 from xtvm.ir.errors import DiagnosticError as TVMDiagnosticError
 from xtvm.ir.parser import lark_error_to_diagnostic
@@ -652,12 +652,13 @@ class ModuleBuilder:
             return TupleType(tuple(fields))
         return FuncType(fields[:-1], fields[-1])
 
-    def shape(self, node: Tree) -> list[int]:
-        dims: list[int] = []
+    def shape(self, node: Tree) -> list[int | Any]:
+        dims: list[int | Any] = []
         for dim in present(node.children):
             assert isinstance(dim, Token)
             if dim.type == "DYNAMIC":
-                raise self.error(dim, "dynamic dimensions ('?') are not supported")
+                dims.append(Any())  # relay.Any()
+                continue
             value = number_value(str(dim))[0]
             if not isinstance(value, int) or value < 0:
                 raise self.error(dim, f"a dimension must be a non-negative integer, got {dim}")

@@ -8,6 +8,8 @@ of the module's IR, verifies the result, and returns a new `IRModule`.
 | Inline                    | relay-inline                   |
 | FoldConstant              | relay-fold-constant            |
 | SimplifyInference         | relay-simplify-inference       |
+| SimplifyExpr              | relay-simplify-expr            |
+| CanonicalizeOps           | relay-canonicalize-ops         |
 | FoldScaleAxis             | relay-fold-scale-axis          |
 | FuseOps(fuse_opt_level)   | relay-fuse-ops{max-depth=...}  |
 | DeadCodeElimination       | relay-dce                      |
@@ -48,6 +50,7 @@ __all__ = [
     "AlterOpLayout",
     "AnnotateSpans",
     "AnnotateTarget",
+    "CanonicalizeOps",
     "ConvertLayout",
     "DeadCodeElimination",
     "EliminateCommonSubexpr",
@@ -61,6 +64,7 @@ __all__ = [
     "MergeCompilerRegions",
     "PartitionGraph",
     "Sequential",
+    "SimplifyExpr",
     "SimplifyInference",
     "function_pass",
 ]
@@ -128,6 +132,16 @@ def FoldConstant(fold_qnn: bool = False) -> Pass:
 
 def SimplifyInference() -> Pass:
     return RelayPass("SimplifyInference", 0, _pass("relay-simplify-inference"))
+
+
+def SimplifyExpr() -> Pass:
+    """Consecutive constant adds, reshapes of reshapes, no-op reshapes and transposes (the
+    rewrites of TVM's SimplifyExpr that relay-simplify-expr does)."""
+    return RelayPass("SimplifyExpr", 0, _pass("relay-simplify-expr"))
+
+
+def CanonicalizeOps() -> Pass:
+    return RelayPass("CanonicalizeOps", 3, _pass("relay-canonicalize-ops"))
 
 
 def FoldScaleAxis() -> Pass:
@@ -228,7 +242,9 @@ class PartitionGraphPass(RelayPass):
         next_id = max(used, default=-1) + 1
         for op in ops:
             if COMPILER_ATTR in op.attributes and REGION_ATTR not in op.attributes:
-                if compiler_of(op) == DEFAULT_COMPILER or not op.name.startswith("relay."):
+                if compiler_of(op) == DEFAULT_COMPILER or not (
+                    op.name.startswith("relay.") or op.name == "func.call"
+                ):
                     continue
                 producer = op.operands[0].owner if op.operands else None
                 if (

@@ -5,14 +5,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Union
 
 import numpy as np
-from xdsl.dialects.builtin import FunctionType
+from xdsl.dialects.builtin import DYNAMIC_INDEX, FunctionType
 from xdsl.dialects.builtin import TensorType as XTensorType
 from xdsl.dialects.builtin import TupleType as XTupleType
 from xdsl.ir import Attribute
 
 from xtvm.ir.numpy_types import dtype_name, element_type, numpy_dtype
+from xtvm.te.expr import Const, PrimExpr, Var
 
 
 class Type:
@@ -22,32 +24,75 @@ class Type:
         raise NotImplementedError
 
 
+Dim = Union[int, "Any", PrimExpr]
+
+
 @dataclass(frozen=True)
 class TensorType(Type):
-    """A tensor of static `shape` and `dtype` ("float32", "int64", "bool", ...)."""
+    """A tensor of `shape` and `dtype` ("float32", "int64", "bool", ...). A dimension is an
+    int, or dynamic: `relay.Any()` or a `te.size_var` (both `?` in the IR, which keeps no
+    names; the var's name is shown here). Dynamic shapes type-check and print; `relay.build`
+    refuses them."""
 
-    shape: tuple[int, ...]
+    shape: tuple[Dim, ...]
     dtype: str = "float32"
 
-    def __init__(self, shape: Sequence[int], dtype: str = "float32") -> None:
+    def __init__(self, shape: Sequence[Dim], dtype: str = "float32") -> None:
+        dims: list[Dim] = []
         for d in shape:
-            if not isinstance(d, int | np.integer):
+            if isinstance(d, int | np.integer):
+                dims.append(int(d))
+            elif isinstance(d, Any) or (isinstance(d, PrimExpr) and not isinstance(d, Const)):
+                dims.append(d)
+            elif isinstance(d, Const):
+                dims.append(int(d.value))
+            else:
                 raise TypeError(
-                    f"TensorType: dimension {d!r} is symbolic; xtvm's relay types have static "
-                    "shapes (give every dimension as an int)"
+                    f"TensorType: dimension {d!r} is neither an int nor relay.Any() or a "
+                    "te.size_var"
                 )
-        object.__setattr__(self, "shape", tuple(int(d) for d in shape))
+        object.__setattr__(self, "shape", tuple(dims))
         object.__setattr__(self, "dtype", dtype_name(dtype))
 
     @property
+    def is_static(self) -> bool:
+        return all(isinstance(d, int) for d in self.shape)
+
+    @property
     def concrete_shape(self) -> tuple[int, ...]:
-        return self.shape
+        if not self.is_static:
+            raise TypeError(f"{self} has dynamic dimensions: its shape is known at run time only")
+        return self.shape  # type: ignore[return-value]
 
     def to_xdsl(self) -> Attribute:
-        return XTensorType(element_type(self.dtype), self.shape)
+        dims = [d if isinstance(d, int) else DYNAMIC_INDEX for d in self.shape]
+        return XTensorType(element_type(self.dtype), dims)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, TensorType) or other.dtype != self.dtype:
+            return False
+        if len(other.shape) != len(self.shape):
+            return False
+        return all(_same_dim(a, b) for a, b in zip(self.shape, other.shape, strict=True))
+
+    def __hash__(self) -> int:
+        return hash((tuple(d if isinstance(d, int) else "?" for d in self.shape), self.dtype))
 
     def __str__(self) -> str:
-        return f"Tensor[({', '.join(map(str, self.shape))}), {self.dtype}]"
+        return f"Tensor[({', '.join(map(_dim_text, self.shape))}), {self.dtype}]"
+
+
+def _same_dim(a: Dim, b: Dim) -> bool:
+    """Static dims are equal by value; dynamic ones are all alike (the IR keeps no names)."""
+    if isinstance(a, int) or isinstance(b, int):
+        return a == b if isinstance(a, int) and isinstance(b, int) else False
+    return True
+
+
+def _dim_text(d: Dim) -> str:
+    if isinstance(d, int):
+        return str(d)
+    return d.name if isinstance(d, Var) else "?"
 
 
 @dataclass(frozen=True)
@@ -103,7 +148,8 @@ def from_xdsl(typ: Attribute) -> Type:
     if isinstance(typ, XTupleType):
         return TupleType([from_xdsl(t) for t in typ.types.data])
     if isinstance(typ, XTensorType):
-        return TensorType(typ.get_shape(), str(numpy_dtype(typ.get_element_type())))
+        shape = [Any() if d == DYNAMIC_INDEX else d for d in typ.get_shape()]
+        return TensorType(shape, str(numpy_dtype(typ.get_element_type())))
     raise TypeError(f"{typ} is not a relay type")
 
 
@@ -113,8 +159,13 @@ def scalar_type(dtype: str) -> TensorType:
 
 
 class Any:
-    """TVM's `relay.Any()`, a dimension known only at run time: xtvm's shapes are static, so a
-    type using it is refused when it is built."""
+    """TVM's `relay.Any()`, a dimension known only at run time (`?`)."""
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Any)
+
+    def __hash__(self) -> int:
+        return hash("relay.Any")
 
     def __repr__(self) -> str:
         return "?"

@@ -9,6 +9,7 @@ statements built from these; tir-tensorize turns them into tir once the buffers 
 the regions of a kernel's buffers.
 """
 
+from xtvm.api.relay.ty import Any  # tir.Any and relay.Any are one dimension kind
 from xtvm.api.tir import ir_builder
 from xtvm.api.tir.op import *  # noqa: F403  (TVM's operators live at tvm.tir.*)
 from xtvm.api.tir.op import __all__ as _op_names
@@ -22,11 +23,13 @@ from xtvm.te.stmt import (
     SeqStmt,
     Stmt,
     call_extern,
+    call_packed,
     decl_buffer,
 )
 
 __all__ = [
     *_op_names,
+    "Any",
     "Var",
     "AccessPtr",
     "Buffer",
@@ -36,6 +39,7 @@ __all__ = [
     "SeqStmt",
     "Stmt",
     "call_extern",
+    "call_packed",
     "decl_buffer",
     "ir_builder",
 ]

@@ -118,7 +118,7 @@ class GemmIntrinsic:
         if not isinstance(compute, te_dialect.ComputeOp):
             return None
         reduce = compute.reduction()
-        if reduce is None or reduce.combiner.data != "sum":
+        if reduce is None or reduce.combiner.data != "sum" or reduce.is_custom:
             return None
         roles: dict[SSAValue, str] = dict(zip(compute.body.block.args, "ij", strict=False))
         roles.update(zip(reduce.body.block.args, "k", strict=False))
