@@ -133,6 +133,52 @@ CASES = [
         for op in ("Abs", "Neg", "Exp", "Erf", "Tanh", "Sigmoid", "Relu", "Identity", "Reciprocal")
     ],
     *[Case(op, [node(op, ["x"])], {"x": POS}) for op in ("Log", "Sqrt")],
+    *[
+        Case(op, [node(op, ["x"])], {"x": (2, 3, 4)}, opset=op_set)
+        for op, op_set in [
+            ("Sin", 7),
+            ("Cos", 7),
+            ("Tan", 7),
+            ("Atan", 7),
+            ("Floor", 13),
+            ("Ceil", 13),
+            ("Sign", 13),
+        ]
+    ],
+    Case("Round", [node("Round", ["x"])], {"x": f32(-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 0.7)}),
+    *[
+        Case(f"Mod-{name}", [node("Mod", ["a", "b"], fmod=fmod)], {"a": a, "b": b})
+        for name, fmod, a, b in [
+            ("int", 0, np.arange(-7, 8, dtype=np.int64).reshape(3, 5), i64(3, -3, 4, -4, 5)),
+            (
+                "int_fmod",
+                1,
+                np.arange(-7, 8, dtype=np.int32).reshape(3, 5),
+                np.int32([3, -4, 5, 2, -2]),
+            ),
+            ("float_fmod", 1, f32(-7.5, -2.25, 0.0, 3.5, 9.0), f32(2.0, -1.5, 3.0, -2.0, 4.0)),
+        ]
+    ],
+    Case(
+        "IsNaN",
+        [node("IsNaN", ["x"])],
+        {"x": f32(0.0, np.nan, np.inf, -np.inf, -1.0, 3.4e38)},
+        opset=20,
+    ),
+    *[
+        Case(
+            f"IsInf-{name}",
+            [node("IsInf", ["x"], **attrs)],
+            {"x": f32(0.0, np.nan, np.inf, -np.inf, -1.0, 3.4e38)},
+            opset=20,
+        )
+        for name, attrs in [
+            ("both", {}),
+            ("positive", {"detect_negative": 0}),
+            ("negative", {"detect_positive": 0}),
+            ("neither", {"detect_positive": 0, "detect_negative": 0}),
+        ]
+    ],
     Case("LeakyRelu", [node("LeakyRelu", ["x"], alpha=0.2)], {"x": (2, 3)}),
     Case(
         "PRelu-channel",

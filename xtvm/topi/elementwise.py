@@ -149,6 +149,10 @@ UNARY: dict[str, Callable[[PrimExpr], PrimExpr]] = {
     "tan": te.tan,
     "atan": te.atan,
     "logical_not": lambda x: x.equal(False),
+    # Ordered comparisons are false on NaN: x == x fails only there, |x| < inf also there.
+    "isnan": lambda x: x.equal(x).equal(False),
+    "isinf": lambda x: te.abs(x).equal(te.const(math.inf, x.dtype)),
+    "isfinite": lambda x: te.abs(x) < te.const(math.inf, x.dtype),
     "floor": te.floor,
     "ceil": te.ceil,
     "trunc": trunc,

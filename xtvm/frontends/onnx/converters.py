@@ -149,6 +149,29 @@ def identity(c: NodeContext) -> Outputs:
     return [c.tensor(0)]
 
 
+def modulo(c: NodeContext) -> Outputs:
+    """Mod: the remainder with the divisor's sign (floor_mod), or with `fmod` the dividend's
+    (C's fmod: x - trunc(x / y) * y; integer divide already truncates)."""
+    x, y = c.value(0), c.value(1)
+    if not c.int_attr("fmod", 0):
+        return [c.emit(relay.FloorModOp(x, y))]
+    quotient = c.emit(relay.DivideOp(x, y))
+    if np.issubdtype(c.dtype(0), np.floating):
+        quotient = c.emit(relay.TruncOp(quotient))
+    return [c.emit(relay.SubtractOp(x, c.emit(relay.MultiplyOp(quotient, y))))]
+
+
+def is_inf(c: NodeContext) -> Outputs:
+    """IsInf: both signs (relay.isinf), or one (an equality with that infinity)."""
+    positive, negative = c.int_attr("detect_positive", 1), c.int_attr("detect_negative", 1)
+    if positive and negative:
+        return [c.emit(relay.IsinfOp(c.value(0)))]
+    if not (positive or negative):  # detects nothing: all false
+        return [c.lift(np.zeros(c.shape(0), np.bool_))]
+    infinity = scalar(c, math.inf if positive else -math.inf, c.dtype(0))
+    return [c.emit(relay.EqualOp(c.value(0), infinity))]
+
+
 def reciprocal(c: NodeContext) -> Outputs:
     return [c.emit(relay.DivideOp(scalar(c, 1, c.dtype(0)), c.value(0)))]
 
@@ -1159,6 +1182,8 @@ CONVERTERS: dict[str, Converter] = {
     "Less": binary(relay.LessOp),
     "Greater": binary(relay.GreaterOp),
     "Not": unary(relay.LogicalNotOp),
+    "IsNaN": unary(relay.IsnanOp),
+    "IsInf": is_inf,
     "GreaterOrEqual": greater_or_equal,
     "LessOrEqual": less_or_equal,
     "And": logical_and,
@@ -1170,6 +1195,7 @@ CONVERTERS: dict[str, Converter] = {
     "Min": variadic(relay.MinimumOp),
     "Mean": variadic(relay.AddOp, mean=True),
     # Elementwise unary
+    "Mod": modulo,
     "Abs": unary(relay.AbsOp),
     "Neg": unary(relay.NegativeOp),
     "Exp": unary(relay.ExpOp),
@@ -1177,6 +1203,14 @@ CONVERTERS: dict[str, Converter] = {
     "Sqrt": unary(relay.SqrtOp),
     "Reciprocal": reciprocal,
     "Erf": unary(relay.ErfOp),
+    "Sin": unary(relay.SinOp),
+    "Cos": unary(relay.CosOp),
+    "Tan": unary(relay.TanOp),
+    "Atan": unary(relay.AtanOp),
+    "Floor": unary(relay.FloorOp),
+    "Ceil": unary(relay.CeilOp),
+    "Round": unary(relay.RoundOp),
+    "Sign": unary(relay.SignOp),
     "Tanh": unary(relay.TanhOp),
     "Sigmoid": unary(relay.SigmoidOp),
     "Relu": unary(relay.ReluOp),
