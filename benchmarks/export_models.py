@@ -414,7 +414,7 @@ def main() -> int:
     parser.add_argument("--size", choices=("tiny", "full"), default="tiny")
     parser.add_argument("--exporter", choices=EXPORTERS, help="only this exporter")
     parser.add_argument("--opset", type=int, help="export at this opset (in the file name)")
-    args = parser.parse_args()
+    args = parser.parse_intermixed_args()
     unknown = [m for m in args.models if m not in MODELS]
     if unknown:
         parser.error(f"unknown model(s) {', '.join(unknown)}; known: {', '.join(MODELS)}")

@@ -113,7 +113,7 @@ def main() -> int:
     parser.add_argument("--threads", type=int, nargs="+", default=[1, 2], help="thread counts")
     parser.add_argument("--busy", action="store_true", help="keep one core busy meanwhile")
     parser.add_argument("--one", help=argparse.SUPPRESS)  # child process: print one JSON row
-    args = parser.parse_args()
+    args = parser.parse_intermixed_args()
     if args.one:
         print(json.dumps(measure(args.directory / args.one, args.repeat, args.threads)))
         return 0
