@@ -563,6 +563,18 @@ CASES = [
         for op in ("And", "Or", "Xor")
     ],
     Case("CastLike", [node("CastLike", ["x", "t"])], {"x": (2, 3), "t": np.zeros(1, np.float64)}),
+    # A constant cast like a run-time input is still a constant: Pad needs its value at import
+    # (ONNX functions write -inf this way; Attention's expanded body does).
+    Case(
+        "CastLike-constant-like-input",
+        [
+            node("CastLike", ["v", "x"], ["cv"]),
+            node("Pad", ["x", "p", "cv"]),
+        ],
+        {"x": (2, 3)},
+        inits={"v": np.array(-np.inf), "p": i64(0, 1, 1, 0)},
+        opset=19,
+    ),
     *[
         Case(op, [node(op, ["x"])], {"x": (2, 3, 4)})
         for op in ("HardSigmoid", "HardSwish", "Softplus", "Softsign", "Elu", "Selu")

@@ -113,15 +113,19 @@ def attention(c: NodeContext) -> Outputs:
 
     k = repeat_heads(c, k, q_heads // kv_heads)
     v = repeat_heads(c, v, q_heads // kv_heads)
+    # Q and K each scaled by sqrt(scale) before the product, as the spec says (no overflow
+    # in float16); the multiplies fuse into the kernels that lay out Q and K.
+    scale = c.attr("scale")
+    scale = 1.0 / math.sqrt(size) if scale is None else float(scale)  # type: ignore[arg-type]
+    root = math.sqrt(abs(scale))
+    q = c.emit(relay.MultiplyOp(q, scalar(c, math.copysign(root, scale), dtype)))
+    k = c.emit(relay.MultiplyOp(k, scalar(c, root, dtype)))
     rows = batch * q_heads
     scores = c.emit(
         relay.BatchMatmulOp(
             reshape(c, q, [rows, queries, size]), reshape(c, k, [rows, total, size])
         )
     )
-    scale = c.attr("scale")
-    scale = 1.0 / math.sqrt(size) if scale is None else float(scale)  # type: ignore[arg-type]
-    scores = c.emit(relay.MultiplyOp(scores, scalar(c, scale, dtype)))
     scores = reshape(c, scores, [batch, q_heads, queries, total])
     captured = {0: scores}
     softcap = c.float_attr("softcap", 0.0)

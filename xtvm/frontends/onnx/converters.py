@@ -1075,8 +1075,14 @@ def logical_xor(c: NodeContext) -> Outputs:
 
 
 def cast_like(c: NodeContext) -> Outputs:
+    """Cast to the type of input 1, whose values do not matter: a constant input 0 folds
+    even when input 1 is only known at run time (ONNX functions cast -inf or 0 like Q)."""
     if c.dtype(0) == c.dtype(1):
         return [c.tensor(0)]
+    value = c.const(0)
+    if value is not None:
+        with np.errstate(all="ignore"):
+            return [value.astype(c.dtype(1))]  # type: ignore[list-item]
     return [c.emit(relay.CastOp(c.value(0), c.dtype(1)))]
 
 
