@@ -116,6 +116,17 @@ CASES = [
     ],
     Case("Pow", [node("Pow", ["a", "b"])], {"a": POS, "b": (4,)}),
     *[
+        Case(f"Pow-constant-{name}", [node("Pow", ["a", "e"])], {"a": a}, inits={"e": e})
+        for name, a, e in [
+            ("square", (2, 3, 4), np.array(2.0, np.float32)),
+            ("cube", (2, 3, 4), np.array([[3.0]], np.float32)),
+            ("cube-int", (2, 3), np.array(3, np.int64)),
+            ("one", (2, 3), np.array([1.0], np.float32)),
+            ("root", POS, np.array(0.5, np.float32)),
+            ("other", POS, np.array(2.5, np.float32)),
+        ]
+    ],
+    *[
         Case(op, [node(op, ["a", "b"])], {"a": (2, 3), "b": (3,)})
         for op in ("Equal", "Less", "Greater")
     ],
@@ -646,6 +657,13 @@ def test_shape_chain_is_folded_into_an_attribute() -> None:
     ops = [type(op) for op in module.walk()]
     assert relay.ReshapeOp in ops
     assert not {relay.ConstOp, relay.ParamOp, relay.TakeOp} & set(ops)
+
+
+def test_small_constant_powers_are_multiplies() -> None:
+    """A pow call per element costs ~100x a multiply (GELU's tanh form cubes)."""
+    for name in ("Pow-constant-square", "Pow-constant-cube", "Pow-constant-root"):
+        module, _ = import_onnx(build(next(c for c in CASES if c.id == name))[0])
+        assert relay.PowerOp not in {type(op) for op in module.walk()}
 
 
 def test_unsupported_ops_are_all_listed_before_any_work() -> None:

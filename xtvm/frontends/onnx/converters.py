@@ -177,6 +177,19 @@ def reciprocal(c: NodeContext) -> Outputs:
 
 
 def power(c: NodeContext) -> Outputs:
+    """Pow; a constant float exponent of 1, 2, 3 or 0.5 becomes multiplies or a square root
+    (GELU's tanh form cubes, RMS norms square): a pow call per element is ~100x slower."""
+    x, known = c.value(0), c.const(1)
+    # The result keeps x's shape when the exponent has one element and no more dimensions.
+    if known is not None and known.size == 1 and known.ndim <= c.rank(0) and c.dtype(0).kind == "f":
+        e = float(known.reshape(()))
+        if e in (1.0, 2.0, 3.0):
+            y = x
+            for _ in range(int(e) - 1):
+                y = c.emit(relay.MultiplyOp(y, x))
+            return [y]
+        if e == 0.5:
+            return [c.emit(relay.SqrtOp(x))]
     exponent = c.value(1)
     if c.dtype(1) != c.dtype(0):
         exponent = c.emit(relay.CastOp(exponent, c.dtype(0)))
