@@ -7,6 +7,20 @@ thread, as `models.py` does), their ratio (<= 1: xtvm as fast or faster), and th
 difference of all outputs relative to the largest output. Each file runs in a fresh
 subprocess; `--busy` keeps one core busy meanwhile.
 
+Measured at 1 thread, median of 5 to 10 interleaved runs, on a shared 2-core machine (load
+average 8 to 11, so only the ratios mean something), torch 2.14 / transformers 5.24 / timm 1.0
+exports at `--size full`, xtvm / onnxruntime 1.32:
+
+    bert.dynamo (BERT-base, seq 128)     0.79     bert.torchscript   0.98
+    gpt2.dynamo (GPT-2 small, seq 64)    0.97     gpt2.torchscript   0.95
+    vit.dynamo (ViT-tiny)                1.00     llama.dynamo       1.12-1.31
+    convnext.dynamo (ConvNeXt-atto)      1.09-1.13
+    efficientnet.dynamo (EfficientNet-B0)  0.86-1.16
+    mobilenetv3.dynamo (MobileNetV3-small) 1.22
+    lstm.dynamo (2 layers, bidirectional, 512 hidden, 64 steps)  1.06, but 550 s to build
+
+All outputs within 2.1e-6 of onnxruntime's (relative to the largest).
+
     python benchmarks/export_models.py /tmp/full --size full bert gpt2 --exporter dynamo
     python benchmarks/exported.py /tmp/full --threads 1 --repeat 5
     python benchmarks/exported.py /tmp/full bert.dynamo

@@ -28,6 +28,7 @@ from xtvm.frontends.onnx import (
     recurrent,
 )
 from xtvm.ir.printer import print_ir
+from xtvm.onnx_backend import XtvmBackend
 from xtvm.runtime.relay_interpreter import evaluate
 from xtvm.tools.import_onnx import main as import_main
 
@@ -169,6 +170,16 @@ CASES = [
                 np.int32([3, -4, 5, 2, -2]),
             ),
             ("float_fmod", 1, f32(-7.5, -2.25, 0.0, 3.5, 9.0), f32(2.0, -1.5, 3.0, -2.0, 4.0)),
+            # Infinite divisors and dividends, zero divisors: numpy's mod and fmod.
+            *[
+                (
+                    f"float_edges_fmod_{fmod}",
+                    fmod,
+                    f32(3.0, -1.0, 1.0, -2.0, 0.0, np.inf, -np.inf, 5.0, np.nan, 4.0),
+                    f32(np.inf, np.inf, -np.inf, -np.inf, np.inf, 2.0, 3.0, 0.0, 1.0, np.nan),
+                )
+                for fmod in (0, 1)
+            ],
         ]
     ],
     Case(
@@ -657,6 +668,16 @@ def test_shape_chain_is_folded_into_an_attribute() -> None:
     ops = [type(op) for op in module.walk()]
     assert relay.ReshapeOp in ops
     assert not {relay.ConstOp, relay.ParamOp, relay.TakeOp} & set(ops)
+
+
+@pytest.mark.parametrize("fmod", [0, 1])
+def test_compiled_mod_of_infinities_matches_numpy(fmod: int) -> None:
+    case = next(c for c in CASES if c.id == f"Mod-float_edges_fmod_{fmod}")
+    model, feeds = build(case)
+    (got,) = XtvmBackend.prepare(model, compiled=True).run(list(feeds.values()))
+    a, b = feeds.values()
+    with np.errstate(all="ignore"):
+        np.testing.assert_array_equal(got, np.fmod(a, b) if fmod else np.mod(a, b))
 
 
 def test_small_constant_powers_are_multiplies() -> None:

@@ -156,9 +156,14 @@ def modulo(c: NodeContext) -> Outputs:
     if not c.int_attr("fmod", 0):
         return [c.emit(relay.FloorModOp(x, y))]
     quotient = c.emit(relay.DivideOp(x, y))
-    if np.issubdtype(c.dtype(0), np.floating):
-        quotient = c.emit(relay.TruncOp(quotient))
-    return [c.emit(relay.SubtractOp(x, c.emit(relay.MultiplyOp(quotient, y))))]
+    if not np.issubdtype(c.dtype(0), np.floating):
+        return [c.emit(relay.SubtractOp(x, c.emit(relay.MultiplyOp(quotient, y))))]
+    remainder = c.emit(
+        relay.SubtractOp(x, c.emit(relay.MultiplyOp(c.emit(relay.TruncOp(quotient)), y)))
+    )
+    # fmod(x, +-inf) is x for a finite x; the formula gives NaN there.
+    edge = relay.LogicalAndOp(c.emit(relay.IsinfOp(y)), c.emit(relay.IsfiniteOp(x)))
+    return [c.emit(relay.WhereOp(c.emit(edge), x, remainder))]
 
 
 def is_inf(c: NodeContext) -> Outputs:
