@@ -26,7 +26,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -217,13 +217,38 @@ def table(rows: list[dict[str, Any]]) -> str:
             f"{r['compile_s']:.1f}",
             f"{r['compile_mem_mib']:.0f}",
         ]
-        for t in THREADS:
-            xt, ot = r[f"xtvm_{t}t_ms"], r[f"ort_{t}t_ms"]
-            line += [f"{xt:.2f}", f"{ot:.2f}", f"{xt / ot:.2f}"]
+        line += latency_cells(r)
         diff = r["max_abs_diff"]
         line += ["shape!" if diff is None else f"{diff:.2e}", f"{r['max_abs_out']:.2e}"]
         lines.append(line)
     return aligned(lines)
+
+
+def latency_cells(row: dict[str, Any], threads: Sequence[int] = THREADS) -> list[str]:
+    """xtvm's and onnxruntime's milliseconds and their ratio, per thread count, of `row`."""
+    cells = []
+    for t in threads:
+        ours, theirs = row[f"xtvm_{t}t_ms"], row[f"ort_{t}t_ms"]
+        cells += [f"{ours:.2f}", f"{theirs:.2f}", f"{ours / theirs:.2f}"]
+    return cells
+
+
+def child_rows(
+    commands: Sequence[tuple[list[str], dict[str, Any]]], busy: bool
+) -> list[dict[str, Any]]:
+    """The JSON row of each (command, row on failure), run one after another and echoed to
+    stderr, with a busy loop holding one core meanwhile when `busy`."""
+    spinner = busy_core() if busy else None
+    rows = []
+    try:
+        for command, row in commands:
+            rows.append(child_row(command, row))
+            print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
+    finally:
+        if spinner is not None:
+            spinner.kill()
+            spinner.wait()
+    return rows
 
 
 def aligned(lines: list[list[str]]) -> str:

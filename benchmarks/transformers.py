@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 import onnx
-from models import THREADS, aligned, busy_core, child_row, time_against_ort
+from models import THREADS, aligned, child_rows, latency_cells, time_against_ort
 from onnx import TensorProto, helper, numpy_helper
 
 HIDDEN, HEADS, FFN = 768, 12, 3072
@@ -209,9 +209,7 @@ def table(rows: list[dict[str, Any]]) -> str:
             lines.append([r["workload"], f"error: {r['error']}"])
             continue
         line = [r["workload"], f"{r['import_s']:.2f}", f"{r['build_s']:.1f}"]
-        for t in THREADS:
-            xt, ot = r[f"xtvm_{t}t_ms"], r[f"ort_{t}t_ms"]
-            line += [f"{xt:.2f}", f"{ot:.2f}", f"{xt / ot:.2f}"]
+        line += latency_cells(r)
         diff = r["max_rel_diff"]
         line += ["shape!" if diff is None else f"{diff:.1e}"]
         lines.append(line)
@@ -228,18 +226,14 @@ def main() -> int:
     if args.one:
         print(json.dumps(measure(args.one, args.repeat)))
         return 0
-    busy = busy_core() if args.busy else None
-    rows = []
-    try:
-        for name in args.workloads:
-            command = [sys.executable, __file__, "--one", name, "--repeat", str(args.repeat)]
-            rows.append(child_row(command, {"workload": name}))
-            print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
-    finally:
-        if busy is not None:
-            busy.kill()
-            busy.wait()
-    print(table(rows))
+    commands = [
+        (
+            [sys.executable, __file__, "--one", name, "--repeat", str(args.repeat)],
+            {"workload": name},
+        )
+        for name in args.workloads
+    ]
+    print(table(child_rows(commands, args.busy)))
     return 0
 
 

@@ -176,6 +176,9 @@ CASES: list[tuple[str, list[Attribute], Body, str]] = [
     ("sign_i32", [t(7, elem=i32)], relay.SignOp, "tensor<7xi32>"),
     ("abs_i32", [t(7, elem=i32)], relay.AbsOp, "tensor<7xi32>"),
     ("logical_not", [t(3, elem=i1)], relay.LogicalNotOp, "tensor<3xi1>"),
+    ("isnan", [t(3, 5)], relay.IsnanOp, "tensor<3x5xi1>"),
+    ("isinf_f16", [t(3, elem=f16)], relay.IsinfOp, "tensor<3xi1>"),
+    ("isfinite_f64", [t(2, 1, elem=f64)], relay.IsfiniteOp, "tensor<2x1xi1>"),
     ("clip", [t(3, 5)], lambda x: relay.ClipOp(x, 0.0, 6.0), "tensor<3x5xf32>"),
     ("cast", [t(3, 5)], lambda x: relay.CastOp(x, "int32"), "tensor<3x5xi32>"),
     ("cast_f16", [t(3, elem=i32)], lambda x: relay.CastOp(x, f16), "tensor<3xf16>"),
@@ -698,6 +701,12 @@ INVALID: list[tuple[str, list[Attribute], Body, str]] = [
         [t(3, elem=i32)],
         relay.ExpOp,
         "'relay.exp' op operand element type must be a float type, got i32",
+    ),
+    (
+        "isnan_integer",
+        [t(3, elem=i32)],
+        relay.IsnanOp,
+        "'relay.isnan' op operand element type must be a float type, got i32",
     ),
     (
         "logical_not_float",

@@ -234,6 +234,25 @@ def nonzero(inputs: list[tuple[tuple[int, ...], str]]) -> list[np.ndarray]:
     return [(RNG.integers(1, 9, s) * RNG.choice([-1, 1], s)).astype(d) for s, d in inputs]
 
 
+def special_floats(inputs: list[tuple[tuple[int, ...], str]]) -> list[np.ndarray]:
+    """Random values with NaN, both infinities, the largest finite value and zeros mixed in."""
+    out = []
+    for shape, dtype in inputs:
+        x = RNG.standard_normal(shape).astype(dtype)
+        special = np.array([np.nan, np.inf, -np.inf, np.finfo(dtype).max, -0.0, 0.0], dtype)
+        x.ravel()[RNG.choice(x.size, x.size // 2, replace=False)] = RNG.choice(special, x.size // 2)
+        out.append(x)
+    return out
+
+
+def float_test_cases(op: type[relay.FloatTestOp]) -> list[Case]:
+    """Scalar tails and vector bodies (67 elements), f32 and f64, over special values."""
+    return [
+        Case(dtype, [(shape, dtype)], lambda g, x: g(op(x)), special_floats)
+        for shape, dtype in [((3, 67), F32), ((5, 9), "float64")]
+    ]
+
+
 def binary_cases(op: type[relay.ElementwiseBinaryOp]) -> list[Case]:
     cases = [
         Case("same_shape", [f32(7, 13), f32(7, 13)], lambda g, x, y: g(op(x, y))),
@@ -421,6 +440,9 @@ CASES: dict[type[relay.RelayOp], list[Case]] = {
             lambda g, x, y: g(relay.LogicalNotOp(g(relay.LessOp(x, y)))),
         ),
     ],
+    relay.IsnanOp: float_test_cases(relay.IsnanOp),
+    relay.IsinfOp: float_test_cases(relay.IsinfOp),
+    relay.IsfiniteOp: float_test_cases(relay.IsfiniteOp),
     relay.ClipOp: [
         Case("float", [f32(7, 13)], lambda g, x: g(relay.ClipOp(x, -0.5, 0.75))),
         Case("int_fractional_bounds", [i32(7, 13)], lambda g, x: g(relay.ClipOp(x, -2.5, 3.7))),

@@ -462,6 +462,19 @@ CASES: list[Case] = [
     Case("sigmoid", [X], relay.SigmoidOp, lambda x: 1 / (1 + np.exp(-x.astype(np.float64)))),
     Case("erf", [X], relay.ErfOp, erf_ref),
     Case("logical_not", [rand(3, 5, dtype="bool")], relay.LogicalNotOp, np.logical_not),
+    *[
+        Case(
+            name,
+            [np.array([0.0, np.nan, np.inf, -np.inf, -1.5, 3.4e38], np.float32)],
+            op,
+            lambda x, want=want: np.array(want),
+        )
+        for name, op, want in [
+            ("isnan", relay.IsnanOp, [False, True, False, False, False, False]),
+            ("isinf", relay.IsinfOp, [False, False, True, True, False, False]),
+            ("isfinite", relay.IsfiniteOp, [True, False, False, False, True, True]),
+        ]
+    ],
     Case("cos", [rand(3, 5, low=-4.0, high=4.0)], relay.CosOp, np.cos),
     Case("sin", [rand(3, 5, low=-4.0, high=4.0)], relay.SinOp, np.sin),
     Case("tan", [rand(3, 5, low=-1.4, high=1.4)], relay.TanOp, np.tan, tol=1e-4),

@@ -1069,6 +1069,23 @@ RoundOp = relay_op("round", FloatUnaryOp, "Rounding to the nearest integer, halv
 SignOp = relay_op("sign", UnaryOp, "Elementwise sign: -1, 0 or 1.")
 
 
+def float_test_type(op: type[RelayOp], p: Props, data: TensorType) -> Attribute:
+    return TensorType(i1, data.get_shape())
+
+
+class FloatTestOp(UnaryOp, ABC):
+    """A test of each float element (NaN, infinite, finite); the result is a tensor of i1."""
+
+    ELEMENTS: ClassVar[str] = "float"
+    SYNTAX: ClassVar[str] = "%y = relay.{name} %x : (tensor<4x{t}>) -> tensor<4xi1>"
+    RULE = staticmethod(float_test_type)
+
+
+IsnanOp = relay_op("isnan", FloatTestOp, "Elementwise test for NaN.")
+IsinfOp = relay_op("isinf", FloatTestOp, "Elementwise test for plus or minus infinity.")
+IsfiniteOp = relay_op("isfinite", FloatTestOp, "Elementwise test for neither NaN nor infinity.")
+
+
 def clip_type(op: type[RelayOp], p: Props, data: TensorType) -> Attribute:
     if p.number("a_min") > p.number("a_max"):
         raise op.error(f"a_min {p.number('a_min')} is greater than a_max {p.number('a_max')}")

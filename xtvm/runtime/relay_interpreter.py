@@ -385,6 +385,9 @@ NUMPY: dict[type[relay.RelayOp], Callable[..., Any]] = {
     relay.TruncOp: np.trunc,
     relay.RoundOp: np.round,
     relay.SignOp: np.sign,
+    relay.IsnanOp: np.isnan,
+    relay.IsinfOp: np.isinf,
+    relay.IsfiniteOp: np.isfinite,
     relay.ReluOp: lambda x: np.maximum(x, 0),
     relay.DropoutOp: lambda x, rate: x,
 }

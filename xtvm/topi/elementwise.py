@@ -57,7 +57,14 @@ def floor_divide(a: PrimExpr, b: PrimExpr) -> PrimExpr:
 
 
 def floor_mod(a: PrimExpr, b: PrimExpr) -> PrimExpr:
-    return a - te.floor(a / b) * b if is_float(a.dtype) else a % b
+    """numpy's mod: the remainder with the divisor's sign. A finite `a` modulo an infinite `b`
+    is `a` where the signs agree (or `a` is 0), else `b` (the formula alone gives NaN)."""
+    if not is_float(a.dtype):
+        return a % b
+    infinity = te.const(math.inf, a.dtype)
+    keep = te.any((a < 0.0).equal(b < 0.0), a.equal(0.0))
+    edge = te.all(te.abs(b).equal(infinity), te.abs(a) < infinity)
+    return te.if_then_else(edge, te.if_then_else(keep, a, b), a - te.floor(a / b) * b)
 
 
 def two_to_the(b: PrimExpr) -> PrimExpr:
@@ -149,6 +156,10 @@ UNARY: dict[str, Callable[[PrimExpr], PrimExpr]] = {
     "tan": te.tan,
     "atan": te.atan,
     "logical_not": lambda x: x.equal(False),
+    # Ordered comparisons are false on NaN: x == x fails only there, |x| < inf also there.
+    "isnan": lambda x: x.equal(x).equal(False),
+    "isinf": lambda x: te.abs(x).equal(te.const(math.inf, x.dtype)),
+    "isfinite": lambda x: te.abs(x) < te.const(math.inf, x.dtype),
     "floor": te.floor,
     "ceil": te.ceil,
     "trunc": trunc,

@@ -31,6 +31,9 @@ func.func @binary(%x: tensor<2x3xf32>, %y: tensor<3xf32>, %s: tensor<f32>) -> te
 // CHECK-NEXT:    %lt = relay.less %x, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
 // CHECK-NEXT:    %gt = relay.greater %x, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
 // CHECK-NEXT:    %n = relay.logical_not %gt : (tensor<4xi1>) -> tensor<4xi1>
+// CHECK-NEXT:    %nan = relay.isnan %x : (tensor<4xf32>) -> tensor<4xi1>
+// CHECK-NEXT:    %inf = relay.isinf %x : (tensor<4xf32>) -> tensor<4xi1>
+// CHECK-NEXT:    %fin = relay.isfinite %y : (tensor<4xf32>) -> tensor<4xi1>
 // CHECK-NEXT:    %w = relay.where %lt, %x, %y : (tensor<4xi1>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
 // CHECK-NEXT:    func.return %w : tensor<4xf32>
 // CHECK-NEXT:  }
@@ -39,6 +42,9 @@ func.func @compare(%x: tensor<4xf32>, %y: tensor<4xf32>, %i: tensor<4xi32>) -> t
   %lt = relay.less %x, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
   %gt = relay.greater %x, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
   %n = relay.logical_not %gt : (tensor<4xi1>) -> tensor<4xi1>
+  %nan = relay.isnan %x : (tensor<4xf32>) -> tensor<4xi1>
+  %inf = relay.isinf %x : (tensor<4xf32>) -> tensor<4xi1>
+  %fin = relay.isfinite %y : (tensor<4xf32>) -> tensor<4xi1>
   %w = relay.where %lt, %x, %y : (tensor<4xi1>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   func.return %w : tensor<4xf32>
 }

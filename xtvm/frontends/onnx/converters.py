@@ -149,11 +149,52 @@ def identity(c: NodeContext) -> Outputs:
     return [c.tensor(0)]
 
 
+def modulo(c: NodeContext) -> Outputs:
+    """Mod: the remainder with the divisor's sign (floor_mod), or with `fmod` the dividend's
+    (C's fmod: x - trunc(x / y) * y; integer divide already truncates)."""
+    x, y = c.value(0), c.value(1)
+    if not c.int_attr("fmod", 0):
+        return [c.emit(relay.FloorModOp(x, y))]
+    quotient = c.emit(relay.DivideOp(x, y))
+    if not np.issubdtype(c.dtype(0), np.floating):
+        return [c.emit(relay.SubtractOp(x, c.emit(relay.MultiplyOp(quotient, y))))]
+    remainder = c.emit(
+        relay.SubtractOp(x, c.emit(relay.MultiplyOp(c.emit(relay.TruncOp(quotient)), y)))
+    )
+    # fmod(x, +-inf) is x for a finite x; the formula gives NaN there.
+    edge = relay.LogicalAndOp(c.emit(relay.IsinfOp(y)), c.emit(relay.IsfiniteOp(x)))
+    return [c.emit(relay.WhereOp(c.emit(edge), x, remainder))]
+
+
+def is_inf(c: NodeContext) -> Outputs:
+    """IsInf: both signs (relay.isinf), or one (an equality with that infinity)."""
+    positive, negative = c.int_attr("detect_positive", 1), c.int_attr("detect_negative", 1)
+    if positive and negative:
+        return [c.emit(relay.IsinfOp(c.value(0)))]
+    if not (positive or negative):  # detects nothing: all false
+        return [c.lift(np.zeros(c.shape(0), np.bool_))]
+    infinity = scalar(c, math.inf if positive else -math.inf, c.dtype(0))
+    return [c.emit(relay.EqualOp(c.value(0), infinity))]
+
+
 def reciprocal(c: NodeContext) -> Outputs:
     return [c.emit(relay.DivideOp(scalar(c, 1, c.dtype(0)), c.value(0)))]
 
 
 def power(c: NodeContext) -> Outputs:
+    """Pow; a constant float exponent of 1, 2, 3 or 0.5 becomes multiplies or a square root
+    (GELU's tanh form cubes, RMS norms square): a pow call per element is ~100x slower."""
+    x, known = c.value(0), c.const(1)
+    # The result keeps x's shape when the exponent has one element and no more dimensions.
+    if known is not None and known.size == 1 and known.ndim <= c.rank(0) and c.dtype(0).kind == "f":
+        e = float(known.reshape(()))
+        if e in (1.0, 2.0, 3.0):
+            y = x
+            for _ in range(int(e) - 1):
+                y = c.emit(relay.MultiplyOp(y, x))
+            return [y]
+        if e == 0.5:
+            return [c.emit(relay.SqrtOp(x))]
     exponent = c.value(1)
     if c.dtype(1) != c.dtype(0):
         exponent = c.emit(relay.CastOp(exponent, c.dtype(0)))
@@ -1052,8 +1093,14 @@ def logical_xor(c: NodeContext) -> Outputs:
 
 
 def cast_like(c: NodeContext) -> Outputs:
+    """Cast to the type of input 1, whose values do not matter: a constant input 0 folds
+    even when input 1 is only known at run time (ONNX functions cast -inf or 0 like Q)."""
     if c.dtype(0) == c.dtype(1):
         return [c.tensor(0)]
+    value = c.const(0)
+    if value is not None:
+        with np.errstate(all="ignore"):
+            return [value.astype(c.dtype(1))]  # type: ignore[list-item]
     return [c.emit(relay.CastOp(c.value(0), c.dtype(1)))]
 
 
@@ -1159,6 +1206,8 @@ CONVERTERS: dict[str, Converter] = {
     "Less": binary(relay.LessOp),
     "Greater": binary(relay.GreaterOp),
     "Not": unary(relay.LogicalNotOp),
+    "IsNaN": unary(relay.IsnanOp),
+    "IsInf": is_inf,
     "GreaterOrEqual": greater_or_equal,
     "LessOrEqual": less_or_equal,
     "And": logical_and,
@@ -1170,6 +1219,7 @@ CONVERTERS: dict[str, Converter] = {
     "Min": variadic(relay.MinimumOp),
     "Mean": variadic(relay.AddOp, mean=True),
     # Elementwise unary
+    "Mod": modulo,
     "Abs": unary(relay.AbsOp),
     "Neg": unary(relay.NegativeOp),
     "Exp": unary(relay.ExpOp),
@@ -1177,6 +1227,14 @@ CONVERTERS: dict[str, Converter] = {
     "Sqrt": unary(relay.SqrtOp),
     "Reciprocal": reciprocal,
     "Erf": unary(relay.ErfOp),
+    "Sin": unary(relay.SinOp),
+    "Cos": unary(relay.CosOp),
+    "Tan": unary(relay.TanOp),
+    "Atan": unary(relay.AtanOp),
+    "Floor": unary(relay.FloorOp),
+    "Ceil": unary(relay.CeilOp),
+    "Round": unary(relay.RoundOp),
+    "Sign": unary(relay.SignOp),
     "Tanh": unary(relay.TanhOp),
     "Sigmoid": unary(relay.SigmoidOp),
     "Relu": unary(relay.ReluOp),

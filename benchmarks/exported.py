@@ -1,0 +1,151 @@
+"""Models exported from PyTorch (`export_models.py`): xtvm against onnxruntime, side by side.
+
+For each `.onnx` file of a directory (with the `.npz` of inputs `export_models.py` writes
+beside it): ONNX import and `relay.build` seconds and peak build memory, then the median
+latency of xtvm's graph executor and of onnxruntime at each thread count (interleaved at one
+thread, as `models.py` does), their ratio (<= 1: xtvm as fast or faster), and the largest
+difference of all outputs relative to the largest output. Each file runs in a fresh
+subprocess; `--busy` keeps one core busy meanwhile.
+
+Measured at 1 thread, median of 5 to 10 interleaved runs, on a shared 2-core machine (load
+average 8 to 11, so only the ratios mean something), torch 2.14 / transformers 5.24 / timm 1.0
+exports at `--size full`, xtvm / onnxruntime 1.32:
+
+    bert.dynamo (BERT-base, seq 128)     0.79     bert.torchscript   0.98
+    gpt2.dynamo (GPT-2 small, seq 64)    0.97     gpt2.torchscript   0.95
+    vit.dynamo (ViT-tiny)                1.00     llama.dynamo       1.12-1.31
+    convnext.dynamo (ConvNeXt-atto)      1.09-1.13
+    efficientnet.dynamo (EfficientNet-B0)  0.86-1.16
+    mobilenetv3.dynamo (MobileNetV3-small) 1.22
+    lstm.dynamo (2 layers, bidirectional, 512 hidden, 64 steps)  0.99-1.43, 66 s to build
+
+All outputs within 2.1e-6 of onnxruntime's (relative to the largest).
+
+    python benchmarks/export_models.py /tmp/full --size full bert gpt2 --exporter dynamo
+    python benchmarks/exported.py /tmp/full --threads 1 --repeat 5
+    python benchmarks/exported.py /tmp/full bert.dynamo
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from models import PeakRss, aligned, child_rows, interleaved_samples, latency_cells
+
+
+def load_inputs(path: Path) -> dict[str, np.ndarray]:
+    """The graph inputs stored beside `path` (numpy arrays only, no pickles)."""
+    with np.load(path.with_suffix(".npz"), allow_pickle=False) as arrays:
+        return {k.removeprefix("in__"): arrays[k] for k in arrays.files if k.startswith("in__")}
+
+
+def measure(path: Path, repeat: int, threads: list[int]) -> dict[str, Any]:
+    """All numbers for one exported model (run in its own process)."""
+    import onnxruntime as ort
+
+    import xtvm as tvm
+    from xtvm import relay
+    from xtvm.api.relay.frontend import from_onnx
+    from xtvm.contrib import graph_executor
+    from xtvm.runtime.threads import set_num_threads
+
+    inputs = load_inputs(path)
+    row: dict[str, Any] = {"model": path.stem, "MiB": path.stat().st_size / 2**20}
+    start = time.perf_counter()
+    mod, params = from_onnx(path)
+    row["import_s"] = time.perf_counter() - start
+    start = time.perf_counter()
+    with PeakRss() as memory:
+        factory = relay.build(mod, target="llvm", params=params)
+    row["build_s"] = time.perf_counter() - start
+    row["build_mib"] = memory.peak - memory.start
+    module = graph_executor.GraphModule(factory["default"](tvm.cpu()))
+    for name, value in inputs.items():
+        module.set_input(name, value)
+
+    for count in threads:
+        set_num_threads(count)
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = count
+        options.inter_op_num_threads = 1
+        session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        ours, theirs = map(
+            statistics.median,
+            interleaved_samples(
+                [module.run, lambda s=session: s.run(None, inputs)], repeat, interleave=count == 1
+            ),
+        )
+        row[f"xtvm_{count}t_ms"], row[f"ort_{count}t_ms"] = 1e3 * ours, 1e3 * theirs
+    expected = session.run(None, inputs)
+    module.run()
+    got = [module.get_output(i).numpy() for i in range(len(expected))]
+    if any(g.shape != e.shape for g, e in zip(got, expected, strict=True)):
+        row["max_rel_diff"] = None
+    else:
+        scale = max(float(np.abs(e).max()) for e in expected) or 1.0
+        diff = max(float(np.abs(g - e).max()) for g, e in zip(got, expected, strict=True))
+        row["max_rel_diff"] = diff / scale
+    return row
+
+
+def table(rows: list[dict[str, Any]], threads: list[int]) -> str:
+    head = ["model", "MiB", "import s", "build s", "build MiB"]
+    for t in threads:
+        head += [f"xtvm {t}t ms", f"ort {t}t ms", f"ratio {t}t"]
+    head += ["max rel diff"]
+    lines = [head]
+    for r in rows:
+        if "error" in r:
+            lines.append([r["model"], f"error: {r['error']}"])
+            continue
+        line = [
+            r["model"],
+            f"{r['MiB']:.1f}",
+            f"{r['import_s']:.2f}",
+            f"{r['build_s']:.1f}",
+            f"{r['build_mib']:.0f}",
+        ]
+        line += latency_cells(r, threads)
+        diff = r["max_rel_diff"]
+        line += ["shape!" if diff is None else f"{diff:.1e}"]
+        lines.append(line)
+    return aligned(lines)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("directory", type=Path, help="of .onnx files with their .npz inputs")
+    parser.add_argument("models", nargs="*", help="file names without .onnx (default: all)")
+    parser.add_argument("--repeat", type=int, default=10, help="timed runs per measurement")
+    parser.add_argument("--threads", type=int, nargs="+", default=[1, 2], help="thread counts")
+    parser.add_argument("--busy", action="store_true", help="keep one core busy meanwhile")
+    parser.add_argument("--one", help=argparse.SUPPRESS)  # child process: print one JSON row
+    args = parser.parse_intermixed_args()
+    if args.one:
+        print(json.dumps(measure(args.directory / args.one, args.repeat, args.threads)))
+        return 0
+    names = args.models or sorted(p.stem for p in args.directory.glob("*.onnx"))
+    missing = [n for n in names if not (args.directory / f"{n}.onnx").is_file()]
+    if missing or not names:
+        parser.error(f"no such model in {args.directory}: {', '.join(missing) or 'none at all'}")
+    options = ["--repeat", str(args.repeat), "--threads", *map(str, args.threads)]
+    commands = [
+        (
+            [sys.executable, __file__, str(args.directory), "--one", f"{name}.onnx", *options],
+            {"model": name},
+        )
+        for name in names
+    ]
+    print(table(child_rows(commands, args.busy), args.threads))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
