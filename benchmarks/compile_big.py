@@ -34,7 +34,7 @@ import numpy as np
 import onnx
 from models import aligned
 from onnx import TensorProto, helper
-from transformers import HIDDEN, VOCABULARY, Graph
+from transformer_layers import HIDDEN, VOCABULARY, Graph
 
 BERT_VOCABULARY, BERT_POSITIONS, BERT_SEQ, GPT2_POSITIONS, GPT2_SEQ = 30522, 512, 128, 1024, 64
 

@@ -32,12 +32,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-# This folder has a `transformers.py` of its own: take Hugging Face's package, not it.
-sys.path = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
-
-import numpy as np  # noqa: E402
-import onnx  # noqa: E402
-import torch  # noqa: E402
+import numpy as np
+import onnx
+import torch
 
 EXPORTERS = ("dynamo", "torchscript")
 Inputs = dict[str, torch.Tensor]

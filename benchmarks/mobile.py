@@ -35,7 +35,7 @@ from collections.abc import Callable
 import numpy as np
 import onnx
 from models import child_row
-from transformers import Graph, measure, table
+from transformer_layers import Graph, measure, table
 
 # MobileNetV2: (expansion, output channels, repeats, first stride)
 V2_BLOCKS = [

@@ -15,9 +15,9 @@ executor and of onnxruntime at 1 and 2 threads (as `models.py` sets them), their
 xtvm as fast or faster) and the largest difference of the outputs relative to the largest
 output. Each workload runs in a fresh subprocess.
 
-    python benchmarks/transformers.py                  # all workloads, 10 runs each
-    python benchmarks/transformers.py bert_layer --repeat 5
-    python benchmarks/transformers.py bert_layer --busy   # a busy loop holding one core
+    python benchmarks/transformer_layers.py                  # all workloads, 10 runs each
+    python benchmarks/transformer_layers.py bert_layer --repeat 5
+    python benchmarks/transformer_layers.py bert_layer --busy   # a busy loop holding one core
 """
 
 from __future__ import annotations
