@@ -67,6 +67,7 @@ from xdsl.dialects.builtin import (
     FloatAttr,
     IndexType,
     IntegerAttr,
+    MemRefType,
     StringAttr,
     TensorType,
     i64,
@@ -289,6 +290,59 @@ class ScanOp(IRDLOperation):
                 f"'{self.name}' op has {len(self.sizes)} size operands for {dynamic} dynamic "
                 "dimensions of its results"
             )
+
+
+@irdl_op_definition
+class ExternOp(IRDLOperation):
+    """Tensors computed by statements (TVM's `te.extern`): the body receives one buffer per
+    input, then one per result, and writes the results' buffers, usually by calling an
+    extern or packed function.
+
+        %C = "te.extern"(%A) ({
+        ^bb0(%a: memref<8xf32>, %c: memref<8xf32>):
+          tir.call_extern "my_func"(%a, %c) {packed = [...]} : (...) -> i32
+          te.yield
+        }) {name = "C"} : (tensor<8xf32>) -> tensor<8xf32>
+    """
+
+    name = "te.extern"
+    ins = var_operand_def(TensorType)
+    outs = var_result_def(TensorType)
+    stage_name = prop_def(StringAttr, prop_name="name")
+    body = region_def("single_block")
+
+    def __init__(
+        self,
+        name: str,
+        ins: Sequence[SSAValue],
+        result_types: Sequence[TensorType],
+        buffer_types: Sequence[Attribute],
+    ) -> None:
+        super().__init__(
+            operands=[list(ins)],
+            result_types=[list(result_types)],
+            properties={"name": StringAttr(name)},
+            regions=[Region(Block(arg_types=list(buffer_types)))],
+        )
+
+    def verify_(self) -> None:
+        args = self.body.block.args
+        if len(args) != len(self.ins) + len(self.outs):
+            raise VerifyException(f"'{self.name}' op body must take one buffer per tensor")
+        for arg, tensor in zip(args, [*self.ins, *self.outs], strict=True):
+            typ, want = arg.type, tensor.type
+            assert isinstance(want, TensorType)
+            if not isinstance(typ, MemRefType) or (
+                typ.get_shape() != want.get_shape() or typ.element_type != want.element_type
+            ):
+                raise VerifyException(
+                    f"'{self.name}' op buffer {typ} does not match its tensor {want}"
+                )
+        if any(d < 0 for r in self.outs for d in r.type.get_shape()):  # type: ignore[attr-defined]
+            raise VerifyException(f"'{self.name}' op results must have static shapes")
+        last = self.body.block.last_op
+        if not isinstance(last, YieldOp) or last.values:
+            raise VerifyException(f"'{self.name}' op body must end with an empty te.yield")
 
 
 @irdl_op_definition
@@ -737,6 +791,7 @@ Te = Dialect(
         # Compute definitions
         ComputeOp,
         ScanOp,
+        ExternOp,
         ReduceOp,
         ReadOp,
         YieldOp,

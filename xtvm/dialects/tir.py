@@ -47,6 +47,7 @@ from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
+    ParsePropInAttrDict,
     irdl_op_definition,
     lazy_traits_def,
     operand_def,
@@ -187,26 +188,39 @@ class ForOp(IRDLOperation):
 
 @irdl_op_definition
 class CallExternOp(IRDLOperation):
-    """A call of a function the target provides, by name (libm, an accelerator intrinsic)."""
+    """A call of a function the target provides, by name (libm, an accelerator intrinsic).
+
+    With `packed` (TVM's `tvm.tir.call_packed`), the callee is a function registered with
+    `tvm.register_func`, called through the packed ABI: `packed` lists the arguments' types
+    as written (buffers keep their shapes when later passes flatten them), the call returns
+    an i32 status (0 for success).
+    """
 
     name = "tir.call_extern"
     callee = prop_def(StringAttr)
+    packed = opt_prop_def(ArrayAttr)
     args = var_operand_def()
     res = var_result_def()
     assembly_format = "$callee `(` $args `)` attr-dict `:` functional-type($args, $res)"
+    irdl_options = (ParsePropInAttrDict(),)
 
     def __init__(
-        self, callee: str, args: list[SSAValue], result_types: list[Attribute] | None = None
+        self,
+        callee: str,
+        args: list[SSAValue],
+        result_types: list[Attribute] | None = None,
+        packed: bool = False,
     ) -> None:
-        super().__init__(
-            operands=[args],
-            result_types=[result_types or []],
-            properties={"callee": StringAttr(callee)},
-        )
+        properties: dict[str, Attribute] = {"callee": StringAttr(callee)}
+        if packed:
+            properties["packed"] = ArrayAttr([a.type for a in args])
+        super().__init__(operands=[args], result_types=[result_types or []], properties=properties)
 
     def verify_(self) -> None:
         if len(self.res) > 1:
             raise VerifyException(f"'{self.name}' op returns at most one value")
+        if self.packed is not None and len(self.packed.data) != len(self.args):
+            raise VerifyException(f"'{self.name}' op packed lists one type per argument")
 
 
 @irdl_op_definition

@@ -651,6 +651,8 @@ class KernelLowering:
                 self.add_stage(self.compute_stage(op), len(self.order))
             elif isinstance(op, te.ScanOp):
                 self.add_scan(op)
+            elif isinstance(op, te.ExternOp):
+                self.add_extern(op)
             elif isinstance(op, te.ScheduleOp):
                 schedules.append(op)
             elif isinstance(op, te.DimOp):
@@ -692,6 +694,9 @@ class KernelLowering:
             if stage.scan is not None:
                 if stage.value is stage.scan.outs[0]:
                     self.emit_scan(stage.scan, builder)
+            elif isinstance(stage.anchor, te.ExternOp):
+                if stage.value is stage.anchor.outs[0]:
+                    self.emit_extern(stage.anchor, builder)
             elif stage.attach == "root" or (stage.inline and stage.value in self.outputs):
                 self.emit_stage(stage, builder, None)
         for scope_builder, buffer in self.deallocs:
@@ -755,6 +760,40 @@ class KernelLowering:
             stage.scan = op
             self.add_stage(stage, len(self.order))
             self.by_value[state] = stage
+
+    def add_extern(self, op: te.ExternOp) -> None:
+        """One stage per result of a te.extern: their buffers are what its body writes."""
+        name = op.stage_name.data
+        for k, result in enumerate(op.outs):
+            typ = result.type
+            assert isinstance(typ, TensorType)
+            extents: list[Extent] = list(typ.get_shape())
+            roots = [f"ax{d}" for d in range(len(extents))]
+            stage = Stage(name if k == 0 else f"{name}.v{k}", result, op, roots, extents, None)
+            self.add_stage(stage, len(self.order))
+
+    def emit_extern(self, op: te.ExternOp, builder: BlockBuilder) -> None:
+        """The body of a te.extern, its buffers bound to the inputs' and results' buffers."""
+        mapping: dict[SSAValue, SSAValue] = dict(self.values)
+        for arg, tensor in zip(op.body.block.args, [*op.ins, *op.outs], strict=True):
+            if tensor in self.buffers:
+                mapping[arg] = self.buffers[tensor]
+                continue
+            stage = self.by_value[tensor]
+            placement = self.placements.get(stage.name)
+            if placement is None or placement.starts is not None:
+                raise located_error(
+                    op,
+                    f"extern '{op.stage_name.data}' needs all of '{stage.name}' in a buffer "
+                    "(it cannot be inlined or computed at a loop)",
+                )
+            mapping[arg] = placement.buffer
+        for inner in op.body.block.ops:
+            if isinstance(inner, te.YieldOp):
+                continue
+            clone = inner.clone(value_mapper=mapping)
+            builder.add(clone)
+            mapping.update(zip(inner.results, clone.results, strict=True))
 
     def emit_scan(self, op: te.ScanOp, builder: BlockBuilder) -> None:
         """Copy the inits into the states' first rows, then one loop over the remaining rows

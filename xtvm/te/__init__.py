@@ -22,7 +22,6 @@ from xtvm.te.expr import (
     div,
     erf,
     exp,
-    extern,
     floor,
     floordiv,
     floormod,
@@ -56,10 +55,12 @@ from xtvm.te.expr import (
 from xtvm.te.intrinsic_registry import get_tensor_intrin
 from xtvm.te.lower import schedule_to_module
 from xtvm.te.schedule import Schedule, Stage, create_schedule
+from xtvm.te.stmt import ExternOp, extern
 from xtvm.te.tensor_intrin import TensorIntrin, decl_tensor_intrin, register_tensor_intrin
 
 __all__ = [
     "ComputeOp",
+    "ExternOp",
     "IterVar",
     "PlaceholderOp",
     "PrimExpr",

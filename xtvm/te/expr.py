@@ -753,16 +753,6 @@ def compute(
     return op.outputs[0] if len(bodies) == 1 else op.outputs
 
 
-def extern(*_args: object, **_kwargs: object) -> Tensor:
-    """TVM's `te.extern` (a stage computed by a C or packed function) is not provided: its
-    stage would need a packed-call ABI the kernels do not have. Refused with the way to go."""
-    raise NotImplementedError(
-        "te.extern is not supported by xtvm: call a C function from a kernel with a tensor "
-        "intrinsic (te.decl_tensor_intrin, whose lowering emits tvm.tir.call_extern), or run "
-        "the function on tvm.nd arrays from Python between two built kernels"
-    )
-
-
 def scan(
     init: Tensor | Sequence[Tensor],
     update: Tensor | Sequence[Tensor],

@@ -33,6 +33,7 @@ from xtvm.te.expr import (
 )
 from xtvm.te.expr import Operation as TeOperation
 from xtvm.te.intrinsic_registry import registry_name
+from xtvm.te.stmt import ExternOp
 
 
 @dataclass(frozen=True)
@@ -75,7 +76,7 @@ class IterVarAttr:
 class Stage:
     """The schedule of one compute operation."""
 
-    def __init__(self, op: ComputeOp | ScanOp, schedule: Schedule) -> None:
+    def __init__(self, op: ComputeOp | ScanOp | ExternOp, schedule: Schedule) -> None:
         self.op = op
         self.schedule = schedule
         self.leaf_iter_vars: list[IterVar] = [*op.axis, *op.reduce_axis]
@@ -331,7 +332,7 @@ class Schedule:
                     f"{op.name}_{k}" for k in range(1, 10**6) if f"{op.name}_{k}" not in taken
                 )
             taken.update(getattr(op, "output_names", [op.name]))
-            if isinstance(op, ComputeOp | ScanOp):
+            if isinstance(op, ComputeOp | ScanOp | ExternOp):
                 stage = Stage(op, self)
                 self.stages.append(stage)
                 self._by_op[id(op)] = stage

@@ -11,11 +11,12 @@ arguments.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from xtvm.ir.numpy_types import dtype_name
-from xtvm.te.expr import Const, Extent, PrimExpr, Var, as_expr
+from xtvm.te.expr import Const, Extent, IterVar, Operation, PrimExpr, Tensor, Var, as_expr
 
 ACCESS_MASKS = {"r": 1, "w": 2, "rw": 3}
 
@@ -134,27 +135,31 @@ class BufferLoad(PrimExpr):
 
 @dataclass(eq=False)
 class CallExtern(PrimExpr):
-    """`tvm.tir.call_extern(dtype, name, *args)`: a call of a function the target provides."""
+    """`tvm.tir.call_extern(dtype, name, *args)`: a call of a function the target provides;
+    `packed` for `tvm.tir.call_packed` (a function registered with `tvm.register_func`)."""
 
     dtype: str
     name: str
-    args: tuple[PrimExpr, ...]
+    args: tuple[PrimExpr | Buffer, ...]
+    packed: bool = False
 
 
 def call_extern(dtype: str, func_name: str, *args: object) -> CallExtern:
     """A call of extern function `func_name` returning `dtype`; Python ints are int32."""
+    if not isinstance(func_name, str) or not func_name:
+        raise ValueError(f"call_extern: the function name must be a string, got {func_name!r}")
     kind = dtype if dtype in ("handle", "void") else dtype_name(dtype)
     return CallExtern(kind, func_name, tuple(as_expr(a) for a in args))
 
 
-def call_packed(*_args: object) -> CallExtern:
-    """TVM's `tvm.tir.call_packed` (a call through the packed-function ABI) is not provided;
-    refused with the supported alternative."""
-    raise NotImplementedError(
-        "tvm.tir.call_packed is not supported by xtvm: kernels call C functions by symbol with "
-        "tvm.tir.call_extern, and functions registered with tvm.register_func with scalar "
-        "arguments"
-    )
+def call_packed(func_name: str, *args: object) -> CallExtern:
+    """TVM's `tvm.tir.call_packed(name, *args)`: call the function registered as `name`
+    (`tvm.register_func`), looked up when the kernel runs; buffers arrive as `tvm.nd` arrays
+    viewing the kernel's memory, scalars as Python numbers. Returns an int32 status."""
+    if not isinstance(func_name, str) or not func_name:
+        raise ValueError(f"call_packed: the function name must be a string, got {func_name!r}")
+    values = tuple(a if isinstance(a, Buffer) else as_expr(a) for a in args)
+    return CallExtern("int32", func_name, values, packed=True)
 
 
 class Stmt:
@@ -178,3 +183,114 @@ class BufferStore(Stmt):
 @dataclass(eq=False)
 class SeqStmt(Stmt):
     seq: list[Stmt]
+
+
+# ---------------------------------------------------------------------------------------------
+# te.extern
+
+
+class ExternOp(Operation):
+    """`te.extern`: tensors computed by statements over their buffers (`body`), usually a
+    call of an extern or packed function."""
+
+    def __init__(
+        self,
+        name: str,
+        tag: str,
+        inputs: list[Tensor],
+        in_buffers: list[Buffer],
+        out_buffers: list[Buffer],
+        body: Stmt,
+        attrs: dict[str, Any] | None = None,
+    ) -> None:
+        self.name = name
+        self.tag = tag
+        self.inputs = inputs
+        self.in_buffers = in_buffers
+        self.out_buffers = out_buffers
+        self.body = body
+        self.attrs = dict(attrs or {})
+        self.axis: list[IterVar] = []
+        self.reduce_axis: list[IterVar] = []
+        self.outputs = [Tensor(self, b.shape, b.dtype, k) for k, b in enumerate(out_buffers)]
+
+    @property
+    def input_tensors(self) -> list[Tensor]:
+        return list(self.inputs)
+
+
+def extern(
+    shape: Sequence[int] | Sequence[Sequence[int]],
+    inputs: Sequence[Tensor],
+    fcompute: Callable[[list[Buffer], list[Buffer]], Stmt | PrimExpr],
+    name: str = "extern",
+    dtype: str | Sequence[str] | None = None,
+    in_buffers: Buffer | Sequence[Buffer] | None = None,
+    out_buffers: Buffer | Sequence[Buffer] | None = None,
+    tag: str = "",
+    attrs: dict[str, Any] | None = None,
+) -> Tensor | list[Tensor]:
+    """TVM's `te.extern`: output tensors of `shape` (one shape, or a list of them) computed
+    by the statement `fcompute(ins, outs)` returns, over buffers of `inputs` and of the
+    outputs: `tvm.tir.call_packed("f", ins[0], outs[0])` or `tvm.tir.call_extern(...)`.
+    Shapes are static; one tensor is returned for one output, else the list."""
+    shapes = [shape] if not shape or not isinstance(shape[0], list | tuple) else list(shape)
+    static = [tuple(int(_static_dim(d, name)) for d in s) for s in shapes]  # type: ignore[union-attr]
+    inputs = list(inputs)
+    if not all(isinstance(t, Tensor) for t in inputs):
+        raise TypeError(f"extern {name}: inputs must be tensors")
+    if dtype is None:
+        dtypes = [inputs[0].dtype if inputs else "float32"] * len(static)
+    elif isinstance(dtype, str):
+        dtypes = [dtype] * len(static)
+    else:
+        dtypes = list(dtype)
+    if len(dtypes) != len(static):
+        raise ValueError(f"extern {name}: {len(dtypes)} dtypes for {len(static)} outputs")
+    ins = _buffers(in_buffers, [(t.shape, t.dtype, t.name) for t in inputs], name, "input")
+    outs = _buffers(
+        out_buffers,
+        [
+            (s, d, f"{name}.out{k}" if len(static) > 1 else name)
+            for k, (s, d) in enumerate(zip(static, dtypes, strict=True))
+        ],
+        name,
+        "output",
+    )
+    body = fcompute(ins, outs)
+    if isinstance(body, PrimExpr):
+        body = Evaluate(body)
+    if not isinstance(body, Stmt):
+        raise TypeError(f"extern {name}: fcompute must return a statement or a call, got {body!r}")
+    op = ExternOp(name, tag, inputs, ins, outs, body, attrs)
+    return op.outputs[0] if len(op.outputs) == 1 else op.outputs
+
+
+def _static_dim(d: object, name: str) -> int:
+    if isinstance(d, Const):
+        return int(d.value)
+    if not isinstance(d, int) or d < 0:
+        raise NotImplementedError(f"extern {name}: shapes must be static, got {d!r}")
+    return d
+
+
+def _buffers(
+    given: Buffer | Sequence[Buffer] | None,
+    specs: list[tuple[Sequence[object], str, str]],
+    name: str,
+    what: str,
+) -> list[Buffer]:
+    if given is None:
+        return [decl_buffer(list(s), d, n) for s, d, n in specs]  # type: ignore[arg-type]
+    buffers = [given] if isinstance(given, Buffer) else list(given)
+    if len(buffers) != len(specs):
+        raise ValueError(f"extern {name}: {len(buffers)} {what} buffers for {len(specs)} tensors")
+    for buffer, (shape, dtype, _) in zip(buffers, specs, strict=True):
+        if list(buffer.shape) != [_static_dim(d, name) for d in shape] or buffer.dtype != dtype:
+            raise ValueError(
+                f"extern {name}: {what} buffer {buffer.name} {buffer.shape} {buffer.dtype} does "
+                f"not match its tensor {tuple(shape)} {dtype}"
+            )
+        if buffer.strides or buffer.elem_offset != 0:
+            raise NotImplementedError(f"extern {name}: buffers must be compact")
+    return buffers

@@ -30,6 +30,7 @@ from xdsl.dialects import arith, func, memref, scf, vector
 from xdsl.dialects import math as xmath
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
+    ArrayAttr,
     DenseIntOrFPElementsAttr,
     Float16Type,
     Float32Type,
@@ -55,6 +56,7 @@ from xtvm.backends.llvm.vector_math import (
 )
 from xtvm.dialects import tir
 from xtvm.ir.diagnostics import DiagnosticError
+from xtvm.ir.numpy_types import numpy_dtype
 from xtvm.ir.symbols import check_symbol
 from xtvm.ir.verify import MAX_BUFFER_BYTES, located_error
 from xtvm.runtime.binding import (
@@ -65,6 +67,7 @@ from xtvm.runtime.binding import (
     printf_escape,
 )
 from xtvm.runtime.module import ERROR_BUFFER_BYTES, LAST_ERROR_SYMBOL
+from xtvm.runtime.packed_call import PackedCall, check_packed_name
 from xtvm.runtime.registry import get_global_func
 
 STACK_LIMIT_BYTES = 64 * 1024  # intermediate buffers up to this size are allocas
@@ -157,6 +160,7 @@ def mangle(typ: ir.Type) -> str:
 I64 = ir.IntType(64)
 I32 = ir.IntType(32)
 I8_PTR = ir.IntType(8).as_pointer()
+F64 = ir.DoubleType()
 
 
 @dataclass
@@ -248,6 +252,8 @@ class ModuleEmitter:
     target_data: Any
     functions: dict[str, ir.Function] = field(default_factory=dict)
     outlined: int = 0
+    # `tvm.tir.call_packed` sites: generated symbol -> what its callback receives
+    packed_calls: dict[str, PackedCall] = field(default_factory=dict)
     cache_sites: list[ir.GlobalVariable] = field(default_factory=list)
 
     def declare(self, name: str, ret: ir.Type, args: Sequence[ir.Type]) -> ir.Function:
@@ -887,6 +893,9 @@ def emit_subview(e: FunctionEmitter, op: memref.SubviewOp) -> None:
 @rule(tir.CallExternOp)
 def emit_call_extern(e: FunctionEmitter, op: tir.CallExternOp) -> None:
     """A buffer argument is passed as the address of its first element."""
+    if op.packed is not None:
+        emit_call_packed(e, op, op.packed)
+        return
     args = [a.pointer if isinstance(a, Buffer) else a for a in (e.get(v) for v in op.args)]
     ret = llvm_type(op.res[0].type, op) if op.res else ir.VoidType()
     name = op.callee.data
@@ -897,6 +906,42 @@ def emit_call_extern(e: FunctionEmitter, op: tir.CallExternOp) -> None:
     result = e.builder.call(callee, args)
     if op.res:
         e.set(op.res[0], result)
+
+
+def emit_call_packed(e: FunctionEmitter, op: tir.CallExternOp, declared: ArrayAttr) -> None:
+    """A call of a function registered with `tvm.register_func` (`xtvm.runtime.packed_call`):
+    a generated symbol the JIT binds to its callback, taking buffers as data pointers,
+    integers as i64 and floats as double; a failure fails the kernel."""
+    name = op.callee.data
+    try:
+        check_packed_name(name)
+    except ValueError as error:
+        raise fail(op, str(error)) from None
+    args: list[ir.Value] = []
+    kinds: list[tuple[tuple[int, ...], str] | str] = []
+    b = e.builder
+    for value, typ in zip((e.get(v) for v in op.args), declared.data, strict=True):
+        if isinstance(value, Buffer):
+            if not isinstance(typ, MemRefType) or any(d < 0 for d in typ.get_shape()):
+                raise fail(op, f"call_packed '{name}': buffers must have static shapes")
+            args.append(b.bitcast(value.pointer, I8_PTR))
+            kinds.append((tuple(typ.get_shape()), str(numpy_dtype(typ.element_type))))
+        elif isinstance(value.type, ir.IntType):
+            wide = value if value.type.width == 64 else b.sext(value, I64)
+            args.append(wide if value.type.width > 1 else b.zext(value, I64))
+            kinds.append("int")
+        elif isinstance(value.type, ir.FloatType | ir.DoubleType | ir.HalfType):
+            args.append(value if isinstance(value.type, ir.DoubleType) else b.fpext(value, F64))
+            kinds.append("float")
+        else:
+            raise fail(op, f"call_packed '{name}': cannot pass a value of type {value.type}")
+    symbol = f"xtvm_call_packed_{len(e.owner.packed_calls)}"
+    e.owner.packed_calls[symbol] = PackedCall(name, tuple(kinds))
+    callee = e.owner.declare(symbol, I32, [a.type for a in args])
+    status = b.call(callee, args)
+    e.check(b.icmp_signed("==", status, ir.Constant(I32, 0)), f"call_packed '{name}' failed")
+    if op.res:
+        e.set(op.res[0], status)
 
 
 # -- scalar arithmetic ------------------------------------------------------------------------
@@ -1443,8 +1488,15 @@ def kernels_of(module: ModuleOp) -> list[func.FuncOp]:
     return [op for op in module.ops if isinstance(op, func.FuncOp)]
 
 
-def emit_module(module: ModuleOp, triple: str, data_layout: str, name: str = "xtvm") -> ir.Module:
-    """The LLVM module of every `func.func` in `module` (bodies and declarations)."""
+def emit_module(
+    module: ModuleOp,
+    triple: str,
+    data_layout: str,
+    name: str = "xtvm",
+    packed_calls: dict[str, PackedCall] | None = None,
+) -> ir.Module:
+    """The LLVM module of every `func.func` in `module` (bodies and declarations); its
+    `tvm.tir.call_packed` sites go into `packed_calls` (their symbols are to be bound)."""
     llvm_module = ir.Module(name=name)
     llvm_module.triple = triple
     llvm_module.data_layout = data_layout
@@ -1463,6 +1515,12 @@ def emit_module(module: ModuleOp, triple: str, data_layout: str, name: str = "xt
         if function.body.blocks:
             emit_function(owner, function)
     owner.finish()
+    if owner.packed_calls:
+        if packed_calls is None:
+            raise CodegenError.at(
+                None, "this module calls tvm.tir.call_packed, which only the JIT binds"
+            )
+        packed_calls.update(owner.packed_calls)
     return llvm_module
 
 

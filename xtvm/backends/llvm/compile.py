@@ -28,6 +28,7 @@ from xtvm.runtime.module import (
     metadata_json,
     signatures_of,
 )
+from xtvm.runtime.packed_call import PackedCall, bind_packed_calls
 from xtvm.runtime.threads import openmp_runtime
 
 
@@ -64,6 +65,8 @@ class CompiledLLVM:
     machine: llb.TargetMachine
     callbacks: dict[str, object] = field(default_factory=dict, repr=False)
     metadata: str | None = None  # the signatures embedded as `xtvm_module_metadata`
+    # What the functions `tvm.tir.call_packed` called raised, by name (for the error message)
+    packed_errors: dict[str, str] = field(default_factory=dict, repr=False)
     _engine: llb.ExecutionEngine | None = field(default=None, init=False, repr=False)
 
     def address(self, name: str) -> int:
@@ -97,6 +100,11 @@ class CompiledLLVM:
     def export_library(self, path: str | Path, extra_objects: list[Path] | None = None) -> None:
         """Link the object code into a shared library (with libgomp and libm), with the
         kernels' packed entries (`xtvm.backends.packed`)."""
+        if any(k.startswith("packed ") for k in self.callbacks):
+            raise LinkError(
+                "a kernel calling tvm.tir.call_packed (a Python function) cannot be exported "
+                "to a library: it runs in this process's JIT only",
+            )
         with tempfile.TemporaryDirectory() as tmp:
             obj = Path(tmp) / "module.o"
             obj.write_bytes(self.object_code())
@@ -115,15 +123,22 @@ def compile_module(
     initialize_llvm()
     llvm_target = LLVMTarget.parse(target)
     machine = llvm_target.machine()
-    ir_module = emit_module(module, llvm_target.triple, str(machine.target_data))
+    packed_calls: dict[str, PackedCall] = {}
+    ir_module = emit_module(
+        module, llvm_target.triple, str(machine.target_data), packed_calls=packed_calls
+    )
     if metadata is not None:
         embed_string(ir_module, METADATA_SYMBOL, metadata)
     callbacks = bind_registered_functions(ir_module)
+    packed_callbacks, packed_errors = bind_packed_calls(packed_calls, llb.add_symbol)
+    callbacks.update({f"packed {k}": c for k, c in enumerate(packed_callbacks)})
     text = str(ir_module)
     parsed = llb.parse_assembly(text)
     parsed.verify()
     optimize(parsed, machine, llvm_target.opt_level)
-    return CompiledLLVM(llvm_target, text, parsed, machine, callbacks, metadata)
+    compiled = CompiledLLVM(llvm_target, text, parsed, machine, callbacks, metadata)
+    compiled.packed_errors = packed_errors
+    return compiled
 
 
 CTYPES_OF: dict[str, object] = {
@@ -191,7 +206,12 @@ def jit_last_error(compiled: CompiledLLVM) -> Callable[[], str]:
         if not address:
             return ""
         text = ctypes.CFUNCTYPE(ctypes.c_char_p)(address)()
-        return (text or b"").decode(errors="replace")
+        message = (text or b"").decode(errors="replace")
+        for callee, error in list(compiled.packed_errors.items()):
+            if message == f"call_packed '{callee}' failed":
+                message += f": {error}"
+                del compiled.packed_errors[callee]
+        return message
 
     return read
 
