@@ -192,8 +192,8 @@ class CallExternOp(IRDLOperation):
 
     With `packed` (TVM's `tvm.tir.call_packed`), the callee is a function registered with
     `tvm.register_func`, called through the packed ABI: `packed` lists the arguments' types
-    as written (buffers keep their shapes when later passes flatten them), the call returns
-    an i32 status (0 for success).
+    as written (buffers keep their shapes when later passes flatten them; `"handle"` for a raw
+    data pointer), the call returns an i32 status (0 for success).
     """
 
     name = "tir.call_extern"
@@ -209,11 +209,11 @@ class CallExternOp(IRDLOperation):
         callee: str,
         args: list[SSAValue],
         result_types: list[Attribute] | None = None,
-        packed: bool = False,
+        packed: Sequence[Attribute] | None = None,
     ) -> None:
         properties: dict[str, Attribute] = {"callee": StringAttr(callee)}
-        if packed:
-            properties["packed"] = ArrayAttr([a.type for a in args])
+        if packed is not None:
+            properties["packed"] = ArrayAttr(packed)
         super().__init__(operands=[args], result_types=[result_types or []], properties=properties)
 
     def verify_(self) -> None:

@@ -216,7 +216,7 @@ def split_kernels(module: ModuleOp) -> tuple[func.FuncOp, ModuleOp]:
             continue
         if f.sym_name.data == "main":
             main = f
-        elif any(isinstance(o, te.ComputeOp) for o in f.walk()):
+        elif any(isinstance(o, te.ComputeOp | te.ExternOp) for o in f.walk()):
             f.detach()
             kernels.append(f)
     if main is None:

@@ -1513,7 +1513,7 @@ def kernel_type(typ: Attribute, where: Operation) -> Attribute:
 
 
 def is_te_kernel(function: func.FuncOp) -> bool:
-    return any(isinstance(op, te.ComputeOp) for op in function.walk())
+    return any(isinstance(op, te.ComputeOp | te.ExternOp) for op in function.walk())
 
 
 def rewrite_kernel_call(call: func.CallOp, kernel: func.FuncOp) -> None:

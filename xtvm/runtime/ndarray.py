@@ -79,6 +79,18 @@ class NDArray:
 
     asnumpy = numpy
 
+    def copyto(self, target: NDArray | Device) -> NDArray:
+        """Copy into `target` (an array of the same shape and dtype), or into a new array on
+        device `target`; returns the array copied into."""
+        if isinstance(target, Device):
+            return target.array_from(self.numpy())
+        if target.shape != self.shape or target.dtype != self.dtype:
+            raise ValueError(
+                f"copyto: {self.shape} {self.dtype} into {target.shape} {target.dtype}: "
+                "shapes and dtypes must be equal"
+            )
+        return target.copyfrom(self)
+
     def copyfrom(self, source: np.ndarray | NDArray) -> NDArray:
         """Copy `source` (same shape) into this array."""
         values = source.numpy() if isinstance(source, NDArray) else np.asarray(source)

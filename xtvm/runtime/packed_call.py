@@ -21,6 +21,7 @@ import numpy as np
 # Names a registered function may have to be called from a kernel: TVM's dotted ones.
 PACKED_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 MAX_NAME = 256
+HANDLE = "handle"  # a raw data pointer argument (`buffer.data`), passed as ctypes.c_void_p
 
 
 def check_packed_name(name: object) -> str:
@@ -35,7 +36,7 @@ def check_packed_name(name: object) -> str:
 @dataclass(frozen=True)
 class PackedCall:
     """One call site: the function's name and each argument's kind: a buffer's (shape,
-    numpy dtype), or "int" / "float" for a scalar."""
+    numpy dtype), "int" / "float" for a scalar, "handle" for a raw pointer."""
 
     callee: str
     args: tuple[tuple[tuple[int, ...], str] | str, ...]
@@ -53,10 +54,14 @@ def packed_callback(call: PackedCall, errors: dict[str, str]) -> Any:
             if isinstance(arg, tuple)
             else ctypes.c_int64
             if arg == "int"
+            else ctypes.c_void_p
+            if arg == HANDLE
             else ctypes.c_double
         )
 
     def wrap(arg: tuple[tuple[int, ...], str] | str, value: Any) -> Any:
+        if arg == HANDLE:
+            return ctypes.c_void_p(value)
         if not isinstance(arg, tuple):
             return value
         shape, dtype = arg

@@ -48,3 +48,9 @@ def get_global_func(name: str, allow_missing: bool = False) -> Callable[..., Any
 
 def list_global_func_names() -> list[str]:
     return sorted(_REGISTRY)
+
+
+def remove_global_func(name: str) -> None:
+    """Unregister `name` (TVM's `tvm._ffi.registry.remove_global_func`)."""
+    if _REGISTRY.pop(name, None) is None:
+        raise ValueError(f"no global function '{name}' is registered")

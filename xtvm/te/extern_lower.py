@@ -25,6 +25,12 @@ def build_extern(op: ExternOp, tensors: dict[int, SSAValue]) -> te.ExternOp:
             raise ValueError(f"extern {op.name}: input {tensor.name} is not an argument or stage")
         ins.append(tensors[id(tensor)])
     buffers = [*op.in_buffers, *op.out_buffers]
+    for buffer in buffers:
+        if not all(isinstance(d, int) for d in buffer.shape):
+            raise NotImplementedError(
+                f"extern {op.name}: buffer {buffer.name} has the symbolic shape "
+                f"{buffer.shape}; building an extern stage needs static shapes"
+            )
     buffer_types = [MemRefType(element_type(b.dtype), list(b.shape)) for b in buffers]
     extern = te.ExternOp(op.name, ins, [tensor_type(t) for t in op.outputs], buffer_types)
     block = extern.body.block

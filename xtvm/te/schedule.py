@@ -33,7 +33,7 @@ from xtvm.te.expr import (
 )
 from xtvm.te.expr import Operation as TeOperation
 from xtvm.te.intrinsic_registry import registry_name
-from xtvm.te.stmt import ExternOp
+from xtvm.te.stmt import Buffer, ExternOp  # noqa: F401 (tvm.te.schedule.Buffer)
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from xtvm.ir.numpy_types import dtype_name
+from xtvm.runtime.packed_call import check_packed_name
 from xtvm.te.expr import Const, Extent, IterVar, Operation, PrimExpr, Tensor, Var, as_expr
 
 ACCESS_MASKS = {"r": 1, "w": 2, "rw": 3}
@@ -37,6 +38,12 @@ class Buffer:
     @property
     def ndim(self) -> int:
         return len(self.shape)
+
+    @property
+    def data(self) -> AccessPtr:
+        """The buffer's data pointer (TVM's `buffer.data`), as an extern or packed call's
+        argument."""
+        return AccessPtr(self, ACCESS_MASKS["rw"])
 
     def access_ptr(
         self,
@@ -156,8 +163,7 @@ def call_packed(func_name: str, *args: object) -> CallExtern:
     """TVM's `tvm.tir.call_packed(name, *args)`: call the function registered as `name`
     (`tvm.register_func`), looked up when the kernel runs; buffers arrive as `tvm.nd` arrays
     viewing the kernel's memory, scalars as Python numbers. Returns an int32 status."""
-    if not isinstance(func_name, str) or not func_name:
-        raise ValueError(f"call_packed: the function name must be a string, got {func_name!r}")
+    check_packed_name(func_name)
     values = tuple(a if isinstance(a, Buffer) else as_expr(a) for a in args)
     return CallExtern("int32", func_name, values, packed=True)
 
@@ -233,9 +239,9 @@ def extern(
     """TVM's `te.extern`: output tensors of `shape` (one shape, or a list of them) computed
     by the statement `fcompute(ins, outs)` returns, over buffers of `inputs` and of the
     outputs: `tvm.tir.call_packed("f", ins[0], outs[0])` or `tvm.tir.call_extern(...)`.
-    Shapes are static; one tensor is returned for one output, else the list."""
+    Building needs static shapes; one tensor is returned for one output, else the list."""
     shapes = [shape] if not shape or not isinstance(shape[0], list | tuple) else list(shape)
-    static = [tuple(int(_static_dim(d, name)) for d in s) for s in shapes]  # type: ignore[union-attr]
+    static = [tuple(_dim(d, name) for d in s) for s in shapes]  # type: ignore[union-attr]
     inputs = list(inputs)
     if not all(isinstance(t, Tensor) for t in inputs):
         raise TypeError(f"extern {name}: inputs must be tensors")
@@ -266,12 +272,16 @@ def extern(
     return op.outputs[0] if len(op.outputs) == 1 else op.outputs
 
 
-def _static_dim(d: object, name: str) -> int:
+def _dim(d: object, name: str) -> Extent:
+    """A dimension of an extern's buffer: an int, or a symbolic extent (which building
+    refuses)."""
     if isinstance(d, Const):
         return int(d.value)
-    if not isinstance(d, int) or d < 0:
-        raise NotImplementedError(f"extern {name}: shapes must be static, got {d!r}")
-    return d
+    if isinstance(d, int) and d >= 0:
+        return d
+    if isinstance(d, PrimExpr) and not isinstance(d, int):
+        return d
+    raise ValueError(f"extern {name}: {d!r} is not a dimension")
 
 
 def _buffers(
@@ -281,12 +291,17 @@ def _buffers(
     what: str,
 ) -> list[Buffer]:
     if given is None:
-        return [decl_buffer(list(s), d, n) for s, d, n in specs]  # type: ignore[arg-type]
+        return [Buffer(n, tuple(_dim(x, name) for x in s), dtype_name(d)) for s, d, n in specs]  # type: ignore[misc]
     buffers = [given] if isinstance(given, Buffer) else list(given)
     if len(buffers) != len(specs):
         raise ValueError(f"extern {name}: {len(buffers)} {what} buffers for {len(specs)} tensors")
     for buffer, (shape, dtype, _) in zip(buffers, specs, strict=True):
-        if list(buffer.shape) != [_static_dim(d, name) for d in shape] or buffer.dtype != dtype:
+        dims = [_dim(d, name) for d in shape]
+        same = len(dims) == len(buffer.shape) and all(
+            a is b or (isinstance(a, int) and isinstance(b, int) and a == b)
+            for a, b in zip(buffer.shape, dims, strict=False)
+        )
+        if not same or buffer.dtype != dtype:
             raise ValueError(
                 f"extern {name}: {what} buffer {buffer.name} {buffer.shape} {buffer.dtype} does "
                 f"not match its tensor {tuple(shape)} {dtype}"

@@ -6,11 +6,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from xdsl.dialects import memref
-from xdsl.dialects.builtin import MemRefType, StridedLayoutAttr
+from xdsl.dialects.builtin import MemRefType, StridedLayoutAttr, StringAttr
 from xdsl.ir import Block, SSAValue
 
 from xtvm.dialects import tir
 from xtvm.ir.numpy_types import element_type
+from xtvm.runtime.packed_call import HANDLE
 from xtvm.te.expr import PrimExpr, Var
 from xtvm.te.expr_emitter import EmitSteps, ExprEmitter
 from xtvm.te.intrinsic_registry import TensorizeError
@@ -74,7 +75,11 @@ class StmtEmitter(ExprEmitter):
             for a in call.args
         ]
         if call.packed:
-            return tir.CallExternOp(call.name, args, [element_type("int32")], packed=True)
+            declared = [
+                StringAttr(HANDLE) if isinstance(a, AccessPtr) else v.type
+                for a, v in zip(call.args, args, strict=True)
+            ]
+            return tir.CallExternOp(call.name, args, [element_type("int32")], packed=declared)
         returns = with_result and call.dtype not in ("handle", "void")
         return tir.CallExternOp(call.name, args, [element_type(call.dtype)] if returns else [])
 

@@ -20,8 +20,7 @@ tests that pass unchanged, then the skipped ones with their reason, then xtvm's 
 `te.comm_reducer` computing numbers (checked against numpy).
 
 Skipped: `tvm.ir.save_json` / `load_json` (test_tensor_reduce, test_scan_multi_out), tuple
-reducers (test_tensor_reduce_multiout_with_cond), `te.extern` and `tir.call_packed`
-(test_extern, test_extern_multi_out, test_tensor_scalar_mixed, test_tensor_scalar), the
+reducers (test_tensor_reduce_multiout_with_cond), the
 `InferBound` schedule internals (test_tuple_with_different_deps), `topi.nn.pooling.pool2d`
 (test_tensor_pool) and access masks such as "wr" with `tvm.tir.ir_builder` pointers
 (test_tensor_compute1, test_tensor_compute2).
@@ -143,7 +142,6 @@ def test_tensor_inputs():
 
 
 NO_JSON = "tvm.ir.save_json/load_json (node reflection) is not provided"
-NO_EXTERN = "te.extern and tir.call_packed are not provided"
 
 
 @pytest.mark.skip(reason=NO_JSON)
@@ -171,14 +169,30 @@ def test_scan_multi_out():
     pass
 
 
-@pytest.mark.skip(reason=NO_EXTERN)
 def test_extern():
-    pass
+    m = te.size_var("m")
+    A = te.placeholder((m,), name="A")
+
+    def extern_func(ins, outs):
+        assert isinstance(ins[0], tvm.te.schedule.Buffer)
+        return tvm.tir.call_packed("myadd", ins[0].data, outs[0].data, m)
+
+    B = te.extern((m,), [A], extern_func)
+    assert tuple(B.shape) == (m,)
 
 
-@pytest.mark.skip(reason=NO_EXTERN)
 def test_extern_multi_out():
-    pass
+    m = te.size_var("m")
+    A = te.placeholder((m,), name="A")
+    B = te.compute((m,), lambda i: A[i] * 10)
+
+    def extern_func(ins, outs):
+        assert isinstance(ins[0], tvm.te.schedule.Buffer)
+        return tvm.tir.call_packed("myadd", ins[0].data, outs[0].data, outs[1].data, m)
+
+    res = te.extern([A.shape, A.shape], [A, B], extern_func)
+    assert len(res) == 2
+    assert res[1].value_index == 1
 
 
 @pytest.mark.skip(reason="te.schedule.InferBound and its bound maps are not provided")
@@ -191,14 +205,60 @@ def test_tensor_pool():
     pass
 
 
-@pytest.mark.skip(reason=NO_EXTERN)
 def test_tensor_scalar_mixed():
-    pass
+    # test te with tensor and scalar
+    a = np.array(np.random.uniform(size=(10,)), "float32")
+    b = np.array(np.random.uniform(size=(1))[0], "float32")
+    c = np.array(np.random.uniform(size=(10,)), "float32")
+
+    @tvm.register_func("tvm.test_tensor_scalar_scale")
+    def my_scale(tensor, scalar, out):
+        out_np = tensor.numpy() * scalar.numpy()
+        tvm.nd.array(out_np).copyto(out)
+
+    A = te.placeholder(a.shape, name="A")
+    B = te.placeholder(b.shape, name="B")
+    C = te.extern(
+        a.shape,
+        [A, B],
+        lambda ins, outs: tvm.tir.call_packed(
+            "tvm.test_tensor_scalar_scale", ins[0], ins[1], outs[0]
+        ),
+        name="C",
+    )
+    s = te.create_schedule(C.op)
+    f = tvm.build(s, [A, B, C], "llvm")
+
+    ta = tvm.nd.array(a)
+    tb = tvm.nd.array(b)
+    tc = tvm.nd.array(c)
+    f(ta, tb, tc)
+    tvm.testing.assert_allclose(a * b, tc.numpy())
 
 
-@pytest.mark.skip(reason=NO_EXTERN)
 def test_tensor_scalar():
-    pass
+    # test te with scalar shape
+    a = np.array(np.random.uniform(size=(1))[0], "float32")
+    b = np.array(0.0, "float32")
+
+    @tvm.register_func("tvm.test_tensor_scalar_copy")
+    def mycopy(x, y):
+        x.copyto(y)
+
+    A = te.placeholder(a.shape, name="A")
+    B = te.extern(
+        a.shape,
+        [A],
+        lambda ins, outs: tvm.tir.call_packed("tvm.test_tensor_scalar_copy", ins[0], outs[0]),
+        name="B",
+    )
+    s = te.create_schedule(B.op)
+    f = tvm.build(s, [A, B], "llvm")
+
+    ta = tvm.nd.array(a)
+    tb = tvm.nd.array(b)
+    f(ta, tb)
+    tvm.testing.assert_allclose(ta.numpy(), tb.numpy())
 
 
 # xtvm's own: custom reducers compute numbers
@@ -271,11 +331,3 @@ def test_comm_reducer_refusals():
     B = te.compute((4,), lambda i: varying(A[i, k], axis=k), name="B")
     with pytest.raises(NotImplementedError, match="identity must be a constant"):
         tvm.build(te.create_schedule(B.op), [n, A, B], "llvm")
-
-
-def test_extern_and_call_packed_are_refused_with_the_alternative():
-    A = te.placeholder((4,), name="A")
-    with pytest.raises(NotImplementedError, match="tensor intrinsic"):
-        te.extern((4,), [A], lambda ins, outs: None)
-    with pytest.raises(NotImplementedError, match="call_extern"):
-        tvm.tir.call_packed("myadd", 1)

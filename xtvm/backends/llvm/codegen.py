@@ -42,6 +42,7 @@ from xdsl.dialects.builtin import (
     MemRefType,
     ModuleOp,
     NoneAttr,
+    StringAttr,
     VectorType,
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
@@ -67,7 +68,7 @@ from xtvm.runtime.binding import (
     printf_escape,
 )
 from xtvm.runtime.module import ERROR_BUFFER_BYTES, LAST_ERROR_SYMBOL
-from xtvm.runtime.packed_call import PackedCall, check_packed_name
+from xtvm.runtime.packed_call import HANDLE, PackedCall, check_packed_name
 from xtvm.runtime.registry import get_global_func
 
 STACK_LIMIT_BYTES = 64 * 1024  # intermediate buffers up to this size are allocas
@@ -921,7 +922,10 @@ def emit_call_packed(e: FunctionEmitter, op: tir.CallExternOp, declared: ArrayAt
     kinds: list[tuple[tuple[int, ...], str] | str] = []
     b = e.builder
     for value, typ in zip((e.get(v) for v in op.args), declared.data, strict=True):
-        if isinstance(value, Buffer):
+        if isinstance(value, Buffer) and typ == StringAttr(HANDLE):
+            args.append(b.bitcast(value.pointer, I8_PTR))
+            kinds.append(HANDLE)
+        elif isinstance(value, Buffer):
             if not isinstance(typ, MemRefType) or any(d < 0 for d in typ.get_shape()):
                 raise fail(op, f"call_packed '{name}': buffers must have static shapes")
             args.append(b.bitcast(value.pointer, I8_PTR))

@@ -1,0 +1,16 @@
+"""TVM's tests register global functions (`tvm.register_func`) and leave them; each test here
+removes the ones it registered, so that no test depends on another's."""
+
+from collections.abc import Iterator
+
+import pytest
+
+from xtvm.runtime.registry import list_global_func_names, remove_global_func
+
+
+@pytest.fixture(autouse=True)
+def _forget_registered_functions() -> Iterator[None]:
+    before = set(list_global_func_names())
+    yield
+    for name in set(list_global_func_names()) - before:
+        remove_global_func(name)
