@@ -272,3 +272,12 @@ def test_call_extern_names_are_validated():
     )
     with pytest.raises(Exception, match="f\\(\\); system"):
         tvm.build(te.create_schedule(C.op), [A, C], "llvm")
+
+
+def test_packed_calls_need_the_llvm_jit():
+    A = te.placeholder((4,), name="A")
+    C = te.extern(
+        (4,), [A], lambda ins, outs: tvm.tir.call_packed("test.f", ins[0], outs[0]), name="C"
+    )
+    with pytest.raises(Exception, match="build for the llvm target"):
+        tvm.build(te.create_schedule(C.op), [A, C], "c")

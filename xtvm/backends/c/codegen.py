@@ -347,6 +347,12 @@ class CRenderer:
         seen: dict[str, str] = {}
         for function in functions:
             for op in function.walk():
+                if isinstance(op, tir.CallExternOp) and op.packed is not None:
+                    raise fail(
+                        op,
+                        f"tvm.tir.call_packed '{op.callee.data}' calls a Python function: "
+                        "build for the llvm target, whose JIT can call it",
+                    )
                 if isinstance(op, tir.CallExternOp) and op.callee.data not in LIBM_NAMES:
                     callee = self.symbol(op.callee.data, "extern function", op)
                     ret = self.ctype(op.res[0].type, op) if op.res else "void"
