@@ -185,8 +185,10 @@ def test_invalid_schedules_are_clear_errors() -> None:
         s[C].fuse(j, s[C].leaf_iter_vars[0])
     with pytest.raises(ValueError, match=r"te\.thread_axis"):
         s[C].bind(j, j)
-    with pytest.raises(ValueError, match="placeholders first"):
-        tvm.lower(s, [C, A, B])
+    with pytest.raises(
+        ValueError, match="list each placeholder, variable and computed output once"
+    ):
+        tvm.lower(s, [A, B, C, A])
     with pytest.raises(ValueError, match="placeholder B is read but missing"):
         tvm.lower(s, [A, C])
     # As in TVM, an impossible attachment is an error of tvm.lower (a TVMError).
@@ -549,3 +551,20 @@ def test_bool_max_min_and_comparisons_elementwise() -> None:
         np.testing.assert_array_equal(got, want)
     for got, want in zip(compiled, expected, strict=True):
         np.testing.assert_array_equal(got, want)
+
+
+def test_arguments_in_any_order_with_a_float_scalar() -> None:
+    """As TVM: `tvm.build(s, [C, A, bias, B])` takes its arguments in that order, a float
+    variable as a float scalar argument."""
+    n = te.var("n")
+    A = te.placeholder((n,), name="A")
+    B = te.placeholder((n,), name="B")
+    bias = te.var("bias", dtype="float32")
+    C = te.compute((n,), lambda i: A[i] * B[i] + bias, name="C")
+    f = tvm.build(te.create_schedule(C.op), [C, A, bias, B], "llvm")
+    a, b = np.arange(6, dtype="float32"), np.full(6, 2.0, "float32")
+    c = tvm.nd.array(np.zeros(6, "float32"))
+    f(c, tvm.nd.array(a), 0.5, tvm.nd.array(b))
+    np.testing.assert_allclose(c.numpy(), a * b + 0.5)
+    text = str(tvm.lower(te.create_schedule(C.op), [C, A, bias, B], simple_mode=True))
+    assert "@main(%C: memref<?xf32>, %A: memref<?xf32>, %bias: f32, %B: memref<?xf32>)" in text

@@ -143,6 +143,11 @@ def check_body(op: Operation, region: Region, names: ArrayAttr[StringAttr], what
         raise VerifyException(f"'{op.name}' op body must end with a te.yield of one value")
 
 
+# On a te kernel: for each argument of its tir kernel, which of (the te kernel's arguments,
+# then its results) it is, when that is not the same order (`tvm.build(s, [A, C, n])`).
+ARG_ORDER_ATTR = "te.arg_order"
+
+
 @irdl_op_definition
 class YieldOp(IRDLOperation):
     """The value a te.compute or te.reduce body produces."""

@@ -54,6 +54,8 @@ from xdsl.context import Context
 from xdsl.dialects import arith, bufferization, func, memref, scf
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
+    AnyFloat,
+    DenseArrayBase,
     FloatAttr,
     FunctionType,
     IndexType,
@@ -638,8 +640,11 @@ class KernelLowering:
         returned = list(ret.operands)
         arg_types = [kernel_type(a.type, self.function) for a in old.args]
         arg_types += [kernel_type(v.type, self.function) for v in returned]
+        order = self.argument_order(len(arg_types))
+        arg_types = [arg_types[k] for k in order]
         block = Block(arg_types=arg_types)
-        for new, arg in zip(block.args, old.args, strict=False):
+        args = [block.args[order.index(k)] for k in range(len(order))]  # te kernel's order
+        for new, arg in zip(args, old.args, strict=False):
             new.name_hint = arg.name_hint
             (self.buffers if isinstance(arg.type, TensorType) else self.values)[arg] = new
         builder = BlockBuilder(block, ConstantPool(block))
@@ -668,7 +673,7 @@ class KernelLowering:
             for primitive in schedule.body.block.ops:
                 self.apply(primitive)
 
-        for new, value in zip(block.args[len(old.args) :], returned, strict=True):
+        for new, value in zip(args[len(old.args) :], returned, strict=True):
             stage = self.by_value.get(value)
             if stage is None:
                 raise located_error(ret, "a te kernel returns tensors its te.compute ops define")
@@ -710,7 +715,20 @@ class KernelLowering:
             visibility.data if visibility else None,
         )
         kernel.attributes.update(self.function.attributes)  # the argument binder's dims
+        kernel.attributes.pop(te.ARG_ORDER_ATTR, None)
         return kernel
+
+    def argument_order(self, count: int) -> list[int]:
+        """Which argument or result of the te kernel each tir argument is (te.ARG_ORDER_ATTR)."""
+        attr = self.function.attributes.get(te.ARG_ORDER_ATTR)
+        if attr is None:
+            return list(range(count))
+        order = attr.get_values() if isinstance(attr, DenseArrayBase) else None
+        if order is None or sorted(order) != list(range(count)):
+            raise located_error(
+                self.function, f"{te.ARG_ORDER_ATTR} must order the {count} arguments and results"
+            )
+        return list(order)
 
     # -- stages ----------------------------------------------------------------------------
 
@@ -1504,12 +1522,13 @@ def aligned_strides(
 
 
 def kernel_type(typ: Attribute, where: Operation) -> Attribute:
-    """The tir type of a te kernel's argument or result: a memref for a tensor."""
+    """The tir type of a te kernel's argument or result: a memref for a tensor; index and
+    float scalars as they are."""
     if isinstance(typ, TensorType):
         return MemRefType(typ.get_element_type(), typ.get_shape())
-    if isinstance(typ, IndexType):
+    if isinstance(typ, IndexType | AnyFloat):
         return typ
-    raise located_error(where, f"te kernels take tensors and index values, got {typ}")
+    raise located_error(where, f"te kernels take tensors, index and float values, got {typ}")
 
 
 def is_te_kernel(function: func.FuncOp) -> bool:

@@ -14,11 +14,14 @@ from collections.abc import Sequence
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
+    AnyFloat,
+    DenseArrayBase,
     FloatAttr,
     IndexType,
     IntegerAttr,
     IntegerType,
     ModuleOp,
+    i64,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
@@ -181,17 +184,22 @@ def schedule_to_module(s: Schedule, args: Sequence[Tensor | Var], name: str = "m
     """The te-dialect kernel `@name(inputs) -> outputs` of schedule `s`, schedule included.
 
     `args` lists the kernel's tensors as `tvm.lower` takes them: inputs (placeholders, and
-    symbolic variables to pass as `index` arguments) first, then outputs.
+    symbolic variables to pass as `index` arguments) and outputs, in any order (TVM's
+    `[A, B, D, bias]`); the te kernel takes the inputs and returns the outputs, and records
+    where each goes in the tir kernel's arguments when that is not inputs then outputs
+    (`te.ARG_ORDER_ATTR`).
     """
     inputs = [t for t in args if isinstance(t, Var) or isinstance(t.op, PlaceholderOp)]
     outputs = [
         t for t in args if isinstance(t, Tensor) and isinstance(t.op, ComputeOp | ScanOp | ExternOp)
     ]
-    if list(args) != inputs + outputs:
-        raise ValueError("list the placeholders first, then the computed outputs")
+    canonical = [*inputs, *outputs]
+    if len(canonical) != len(args) or len({id(t) for t in canonical}) != len(canonical):
+        raise ValueError("list each placeholder, variable and computed output once")
+    order = [next(k for k, c in enumerate(canonical) if c is t) for t in args]
     if not outputs:
         raise ValueError("the argument list has no computed output")
-    input_types = [IndexType() if isinstance(t, Var) else tensor_type(t) for t in inputs]
+    input_types = [scalar_type(t) if isinstance(t, Var) else tensor_type(t) for t in inputs]
     block = Block(arg_types=input_types)
     tensors: dict[int, SSAValue] = {}
     variables: dict[int, SSAValue] = {}
@@ -229,12 +237,26 @@ def schedule_to_module(s: Schedule, args: Sequence[Tensor | Var], name: str = "m
     function = func.FuncOp(name, (input_types, [tensor_type(t) for t in outputs]), Region(block))
     # What each symbolic dimension is, for the argument binder (checked at call time).
     arg_dims = [
-        sanitize(t.name) if isinstance(t, Var) else [dim_of_extent(d) for d in t.shape]
-        for t in [*inputs, *outputs]
+        (sanitize(t.name) if isinstance(scalar_type(t), IndexType) else None)
+        if isinstance(t, Var)
+        else [dim_of_extent(d) for d in t.shape]
+        for t in args
     ]
-    if any(isinstance(d, str) or not all(isinstance(x, int) for x in d) for d in arg_dims):
+    if any(
+        isinstance(d, str) or (d is not None and not all(isinstance(x, int) for x in d))
+        for d in arg_dims
+    ):
         function.attributes[ARG_DIMS_ATTR] = arg_dims_attr(arg_dims)
+    if order != list(range(len(order))):
+        function.attributes[te.ARG_ORDER_ATTR] = DenseArrayBase.from_list(i64, order)
     return ModuleOp([function])
+
+
+def scalar_type(v: Var) -> Attribute:
+    """The kernel argument type of a variable: `index` for an integer (a size, an index),
+    its own type for a float (`te.var("bias", dtype="float32")`)."""
+    typ = element_type(v.dtype)
+    return typ if isinstance(typ, AnyFloat) else IndexType()
 
 
 def dim_of_extent(extent: object) -> Dim | None:
