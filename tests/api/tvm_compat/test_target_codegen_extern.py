@@ -281,3 +281,17 @@ def test_packed_calls_need_the_llvm_jit():
     )
     with pytest.raises(Exception, match="build for the llvm target"):
         tvm.build(te.create_schedule(C.op), [A, C], "c")
+
+
+@pytest.mark.parametrize("where", ["inline", "at"])
+def test_an_extern_stage_cannot_be_inlined_or_computed_at(where):
+    A = te.placeholder((8,), name="A")
+    C = te.extern((8,), [A], lambda ins, outs: tvm.tir.call_packed("f", ins[0], outs[0]), name="C")
+    D = te.compute((8,), lambda i: C[i] + 1, name="D")
+    s = te.create_schedule(D.op)
+    if where == "inline":
+        s[C].compute_inline()
+    else:
+        s[C].compute_at(s[D], D.op.axis[0])
+    with pytest.raises(Exception, match="cannot be inlined or computed at a loop"):
+        tvm.lower(s, [A, D])
