@@ -113,6 +113,31 @@ def test_product_walks_a_weight_larger_than_the_cache_once(
     np.testing.assert_allclose(got, x @ w, rtol=1e-4, atol=1e-4)
 
 
+@pytest.mark.parametrize(
+    ("data", "weight", "columns_first"),
+    [
+        ((1, 24, 704), (704, 400), True),  # 1.1 MB weight: over L2, columns outside
+        ((20, 400), (400, 704), True),  # 704 columns: 22 whole tiles, rows not a tile multiple
+        ((1, 24, 512), (512, 128), False),  # 256 KB weight stays in L2: rows outside
+    ],
+    ids=str,
+)
+def test_default_product_walks_a_weight_larger_than_l2_once(
+    data: tuple[int, ...], weight: tuple[int, ...], columns_first: bool
+) -> None:
+    # Llama's products (128 rows by 512 x 1408, 1408 x 512) scaled down: by default a weight
+    # larger than a core's L2 is walked once, column blocks outside, with padded columns
+    # (400 to 416) and a partial row block computing what numpy does.
+    w, x = rand(*weight), rand(*data)
+    mod = product("matmul", x.shape, w)
+    rows = "i1" if len(data) == 3 else "i0"
+    (name,) = parallel_loops(mod)
+    columns = "i2" if len(data) == 3 else "i1"
+    assert name == (f"{columns}_outer_{rows}_outer_fused" if columns_first else f"{rows}_outer")
+    (got,) = run_factory(tvm_relay.build(mod, "llvm"), x=x)
+    np.testing.assert_allclose(got, x @ w, rtol=1e-4, atol=1e-4)
+
+
 # ---------------------------------------------------------------------------------------------
 # A tied embedding: the output projection reads the token embedding transposed
 
