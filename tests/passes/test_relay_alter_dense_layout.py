@@ -55,7 +55,19 @@ CASES = [
     ("matmul", (2, 3, 4, 5), (5, 48)),  # 4-d data: the tile splits the last row axis only
     ("matmul_tb", (16, 3), (33, 3)),
     ("matmul", (1, 37, 24), (24, 70)),
+    ("matmul", (1, 9, 8), (8, 1024)),  # rows of whole pages: one more tile (1056)
+    ("dense", (10, 6), (2048, 6)),
 ]
+
+
+def test_rows_of_whole_pages_get_one_more_tile() -> None:
+    assert [padded_columns(n) for n in (1024, 3072, 1056, 768, 50257)] == [
+        1056,
+        3104,
+        1056,
+        768,
+        50272,
+    ]
 
 
 @pytest.mark.parametrize(("kind", "data", "weight"), CASES, ids=str)
