@@ -13,7 +13,7 @@ exports at `--size full`, xtvm / onnxruntime 1.32:
 
     bert.dynamo (BERT-base, seq 128)     0.79     bert.torchscript   0.98
     gpt2.dynamo (GPT-2 small, seq 64)    0.97     gpt2.torchscript   0.95
-    vit.dynamo (ViT-tiny)                1.00     llama.dynamo       1.12-1.31
+    vit.dynamo (ViT-tiny)                1.00     llama.dynamo       0.91-1.00
     convnext.dynamo (ConvNeXt-atto)      1.09-1.13
     efficientnet.dynamo (EfficientNet-B0)  0.86-1.16
     mobilenetv3.dynamo (MobileNetV3-small) 1.22

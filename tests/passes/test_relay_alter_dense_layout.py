@@ -55,7 +55,19 @@ CASES = [
     ("matmul", (2, 3, 4, 5), (5, 48)),  # 4-d data: the tile splits the last row axis only
     ("matmul_tb", (16, 3), (33, 3)),
     ("matmul", (1, 37, 24), (24, 70)),
+    ("matmul", (1, 9, 8), (8, 1024)),  # rows of whole pages: one more tile (1056)
+    ("dense", (10, 6), (2048, 6)),
 ]
+
+
+def test_rows_of_whole_pages_get_one_more_tile() -> None:
+    assert [padded_columns(n) for n in (1024, 3072, 1056, 768, 50257)] == [
+        1056,
+        3104,
+        1056,
+        768,
+        50272,
+    ]
 
 
 @pytest.mark.parametrize(("kind", "data", "weight"), CASES, ids=str)
@@ -109,6 +121,31 @@ def test_product_walks_a_weight_larger_than_the_cache_once(
     mod = product("matmul", x.shape, w)
     (name,) = parallel_loops(mod)
     assert name == ("i2_outer_i1_outer_fused" if columns_first else "i1_outer")
+    (got,) = run_factory(tvm_relay.build(mod, "llvm"), x=x)
+    np.testing.assert_allclose(got, x @ w, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize(
+    ("data", "weight", "columns_first"),
+    [
+        ((1, 24, 704), (704, 400), True),  # 1.1 MB weight: over L2, columns outside
+        ((20, 400), (400, 704), True),  # 704 columns: 22 whole tiles, rows not a tile multiple
+        ((1, 24, 512), (512, 128), False),  # 256 KB weight stays in L2: rows outside
+    ],
+    ids=str,
+)
+def test_default_product_walks_a_weight_larger_than_l2_once(
+    data: tuple[int, ...], weight: tuple[int, ...], columns_first: bool
+) -> None:
+    # Llama's products (128 rows by 512 x 1408, 1408 x 512) scaled down: by default a weight
+    # larger than a core's L2 is walked once, column blocks outside, with padded columns
+    # (400 to 416) and a partial row block computing what numpy does.
+    w, x = rand(*weight), rand(*data)
+    mod = product("matmul", x.shape, w)
+    rows = "i1" if len(data) == 3 else "i0"
+    (name,) = parallel_loops(mod)
+    columns = "i2" if len(data) == 3 else "i1"
+    assert name == (f"{columns}_outer_{rows}_outer_fused" if columns_first else f"{rows}_outer")
     (got,) = run_factory(tvm_relay.build(mod, "llvm"), x=x)
     np.testing.assert_allclose(got, x @ w, rtol=1e-4, atol=1e-4)
 
