@@ -188,31 +188,27 @@ def test_mlp():
     astext(net)
 
 
-@pytest.mark.skip(reason="relay.testing provides the mlp workload only")
 def test_resnet():
     net, _ = tvm.relay.testing.resnet.get_workload(batch_size=1)
     astext(net)
 
 
-@pytest.mark.skip(reason="relay.testing provides the mlp workload only")
 def test_mobilenet():
     net, _ = tvm.relay.testing.mobilenet.get_workload(batch_size=1)
     astext(net)
 
 
-@pytest.mark.skip(reason="relay.testing provides the mlp workload only")
 def test_dqn():
     net, _ = tvm.relay.testing.dqn.get_workload(batch_size=1)
     astext(net)
 
 
-@pytest.mark.skip(reason="relay.testing provides the mlp workload only")
 def test_dcgan():
     net, _ = tvm.relay.testing.dcgan.get_workload(batch_size=1)
     astext(net)
 
 
-@pytest.mark.skip(reason="relay.testing provides the mlp workload only")
+@pytest.mark.skip(reason="relay.testing has no lstm or inception_v3 workload yet")
 def test_lstm():
     net, _ = tvm.relay.testing.lstm.get_workload(1, 1)
     astext(net)
@@ -221,20 +217,18 @@ def test_lstm():
     astext(net)
 
 
-@pytest.mark.skip(reason="relay.testing provides the mlp workload only")
+@pytest.mark.skip(reason="relay.testing has no lstm or inception_v3 workload yet")
 def test_inception_v3():
     net, _ = tvm.relay.testing.inception_v3.get_workload(batch_size=1)
     astext(net)
 
 
-@pytest.mark.skip(reason="relay.testing provides the mlp workload only")
 def test_squeezenet():
     for version in ["1.0", "1.1"]:
         net, _ = tvm.relay.testing.squeezenet.get_workload(batch_size=1, version=version)
         astext(net)
 
 
-@pytest.mark.skip(reason="relay.testing provides the mlp workload only")
 def test_densenet():
     net, _ = tvm.relay.testing.densenet.get_workload(batch_size=1)
     astext(net)

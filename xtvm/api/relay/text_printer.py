@@ -36,6 +36,10 @@ from xtvm.api.relay.ty import FuncType, TensorType, TupleType, Type
 VERSION = '#[version = "0.0.5"]'
 
 
+# operators whose TVM form takes a tuple of tensors, which xtvm's call holds as its arguments
+TUPLE_OPERAND_OPS = frozenset({"concatenate"})
+
+
 def type_text(typ: Type) -> str:
     if isinstance(typ, TensorType):
         if not typ.shape:
@@ -215,6 +219,9 @@ class TextPrinter:
         self, e: Call, names: dict[int, str], lines: list[str], indent: str, root: bool
     ) -> str:
         args = [self.expr(a, names, lines, indent) for a in e.args]
+        if isinstance(e.op, Op) and e.op.name in TUPLE_OPERAND_OPS:
+            # TVM's operator takes one tuple; xtvm's call holds its fields
+            args = [f"({args[0]},)" if len(args) == 1 else f"({', '.join(args)})"]
         if isinstance(e.op, Op):
             callee = e.op.name
             attrs = e.attrs if has_type(e) else (e.kwargs or {})
