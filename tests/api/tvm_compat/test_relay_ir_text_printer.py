@@ -137,7 +137,6 @@ def test_meta_data():
     assert "meta[relay.Constant][0]" in text
 
 
-@pytest.mark.skip(reason="xtvm prints every attribute of a call, defaults included")
 def test_call_attrs():
     x = relay.var("x")
     # non default args

@@ -9,9 +9,11 @@ no literal syntax; they print as TVM's `meta[relay.Constant][i]` references.
 
 from __future__ import annotations
 
+import inspect
 import math
 import re
 from collections.abc import Iterable, Mapping
+from functools import cache
 
 import numpy as np
 
@@ -38,6 +40,19 @@ VERSION = '#[version = "0.0.5"]'
 
 # operators whose TVM form takes a tuple of tensors, which xtvm's call holds as its arguments
 TUPLE_OPERAND_OPS = frozenset({"concatenate"})
+
+
+@cache
+def default_attrs(op_name: str) -> dict[str, str]:
+    """The text of each default attribute value of the operator `op_name`'s API function: as
+    TVM's printer, a call shows only the attributes that differ from their defaults."""
+    from xtvm.api.relay.text import operator_table  # the parser imports modules that print
+
+    fn = operator_table().get(op_name)
+    if fn is None:
+        return {}
+    params = inspect.signature(fn).parameters.values()
+    return {p.name: value_text(p.default) for p in params if p.default is not p.empty}
 
 
 def type_text(typ: Type) -> str:
@@ -225,7 +240,9 @@ class TextPrinter:
         if isinstance(e.op, Op):
             callee = e.op.name
             attrs = e.attrs if has_type(e) else (e.kwargs or {})
-            args += [f"{k}={value_text(v)}" for k, v in attrs.items()]
+            defaults = default_attrs(callee)
+            texts = {k: value_text(v) for k, v in attrs.items()}
+            args += [f"{k}={t}" for k, t in texts.items() if defaults.get(k) != t]
         else:
             callee = self.expr(e.op, names, lines, indent)
         text = f"{callee}({', '.join(args)})"
