@@ -310,7 +310,6 @@ def test_span():
     assert "Add1" in txt
 
 
-@pytest.mark.skip(reason="constants carry no /* ty= */ comment")
 def test_optional_info():
     c = relay.const(1)
     call = relay.add(c, c)

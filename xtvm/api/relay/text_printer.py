@@ -121,6 +121,9 @@ class TextPrinter:
         self.taken: set[str] = set()
         self.counter = 0
         self.meta: list[Constant] = []
+        # a module is printed type-checked, as after TVM's InferType: constants and each
+        # body's result carry their `/* ty= */` too (a bare expression's do not)
+        self.typed = False
 
     def var(self, v: Var) -> str:
         name = self.names.get(id(v))
@@ -143,6 +146,7 @@ class TextPrinter:
 
     def module(self, functions: Iterable[tuple[str, Function]]) -> str:
         parts = [VERSION]
+        self.typed = True
         for name, fn in functions:
             self.taken, self.counter = set(), 0  # names are per function, as TVM prints them
             parts.append(f"def @{name}{self.signature(fn)} {{\n{self.body(fn.body, {}, '  ')}\n}}")
@@ -177,7 +181,13 @@ class TextPrinter:
             if node is not expr and isinstance(node, Call | TupleGetItem):
                 self.expr(node, names, lines, indent)
         result = self.expr(expr, names, lines, indent, root=True)
+        if isinstance(expr, Call):
+            result += self.type_comment(expr)
         return "\n".join([*lines, indent + result])
+
+    def type_comment(self, expr: Expr) -> str:
+        """` /* ty=... */` for an expression of a type-checked module, else nothing."""
+        return f" /* ty={type_text(expr.checked_type)} */" if self.typed and has_type(expr) else ""
 
     def bind(
         self, expr: Expr, text: str, names: dict[int, str], lines: list[str], indent: str
@@ -201,7 +211,7 @@ class TextPrinter:
         if isinstance(e, Constant):
             data = e.data.numpy()
             if data.shape == ():
-                return scalar_text(data)
+                return scalar_text(data) + self.type_comment(e)
             self.meta.append(e)
             return f"meta[relay.Constant][{len(self.meta) - 1}]"
         if isinstance(e, ParamRef):
