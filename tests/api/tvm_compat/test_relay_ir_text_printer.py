@@ -150,9 +150,6 @@ def test_call_attrs():
     assert "num_newaxis=2" in astext(z)
 
 
-@pytest.mark.skip(
-    reason="a let used as an operand is printed in place, not bound to %n as TVM does"
-)
 def test_let_if_scope():
     x = relay.var("x", "float32")
     y = relay.var("y", "float32")
@@ -233,9 +230,6 @@ def test_densenet():
     astext(net)
 
 
-@pytest.mark.skip(
-    reason="a called function literal is printed in place, not bound to %n as TVM does"
-)
 def test_call_node_order():
     x = relay.var("x")
     y = relay.var("y")
@@ -247,7 +241,6 @@ def test_call_node_order():
     )
 
 
-@pytest.mark.skip(reason="checks TVM's exact binding of let values")
 def test_let_inlining():
     tup = relay.Tuple([relay.const(0), relay.const(0)])
     x = relay.var("x")

@@ -482,6 +482,8 @@ class ModuleBuilder:
                 self.body(then, Scope(scope)),
                 self.body(other, Scope(scope)),
             )
+        if kind == "scope":  # `(let %v = e; ...; result)`: bindings local to the parentheses
+            return self.body(node, Scope(scope))
         if kind == "function":
             items, ret_type, *attrs, body = node.children
             assert isinstance(body, Tree)

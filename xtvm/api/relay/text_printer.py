@@ -12,7 +12,8 @@ from __future__ import annotations
 import inspect
 import math
 import re
-from collections.abc import Iterable, Mapping
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
 
 import numpy as np
@@ -81,6 +82,11 @@ def dataflow_children(expr: Expr) -> list[Expr]:
     return []
 
 
+def printed_children(expr: Expr) -> Sequence[Expr]:
+    """The operands written in `expr`'s text (a variable's bound value is not)."""
+    return () if isinstance(expr, Var) else expr.children()
+
+
 def scalar_text(value: np.ndarray) -> str:
     """A scalar constant as a typed literal: `1f`, `2i64`, `True`, `0.5f16`."""
     dtype = value.dtype
@@ -124,6 +130,13 @@ class TextPrinter:
         # a module is printed type-checked, as after TVM's InferType: constants and each
         # body's result carry their `/* ty= */` too (a bare expression's do not)
         self.typed = False
+        self.uses: Counter[int] = Counter()  # references to each node, by id
+
+    def count_uses(self, root: Expr) -> None:
+        """Count the references to each node under `root`: a tuple referenced twice is bound
+        to a `%n` once, as TVM prints it (one referenced once is written in place)."""
+        for node in post_order(root, printed_children):
+            self.uses.update(id(c) for c in printed_children(node))
 
     def var(self, v: Var) -> str:
         name = self.names.get(id(v))
@@ -149,6 +162,7 @@ class TextPrinter:
         self.typed = True
         for name, fn in functions:
             self.taken, self.counter = set(), 0  # names are per function, as TVM prints them
+            self.count_uses(fn)
             parts.append(f"def @{name}{self.signature(fn)} {{\n{self.body(fn.body, {}, '  ')}\n}}")
             parts.append("")
         return "\n".join(parts).rstrip() + "\n"
@@ -165,6 +179,7 @@ class TextPrinter:
         """TVM's `expr.astext()`: the version, `free_var` lines, then the expression."""
         from xtvm.api.relay.analysis import free_vars
 
+        self.count_uses(expr)
         lines = [VERSION]
         lines += [f"free_var {self.declaration(v)};" for v in free_vars(expr)]
         lines.append(self.body(expr, {}, ""))
@@ -194,8 +209,7 @@ class TextPrinter:
     ) -> str:
         name = f"%{self.counter}"
         self.counter += 1
-        comment = f" /* ty={type_text(expr.checked_type)} */" if has_type(expr) else ""
-        lines.append(f"{indent}{name} = {text}{comment};")
+        lines.append(f"{indent}{name} = {text}{self.type_comment(expr)};")
         names[id(expr)] = name
         return name
 
@@ -218,10 +232,15 @@ class TextPrinter:
             return f'param["{e.name}"]'
         if isinstance(e, Tuple):
             fields = [self.expr(f, names, lines, indent) for f in e.fields]
-            return f"({fields[0]},)" if len(fields) == 1 else f"({', '.join(fields)})"
+            text = f"({fields[0]},)" if len(fields) == 1 else f"({', '.join(fields)})"
+            shared = self.uses[id(e)] > 1 and not root
+            return self.bind(e, text, names, lines, indent) if shared else text
         if isinstance(e, TupleGetItem):
             text = f"{self.expr(e.tuple_value, names, lines, indent)}.{e.index}"
             return text if root else self.bind(e, text, names, lines, indent)
+        if isinstance(e, Let) and not root:  # an operand: its bindings stay in parentheses
+            inner = self.body(e, names, indent + "  ")
+            return self.bind(e, f"(\n{inner}\n{indent})", names, lines, indent)
         if isinstance(e, Let):
             value = self.expr(e.value, names, lines, indent)
             lines.append(f"{indent}let {self.declaration(e.var)} = {value};")
@@ -255,5 +274,7 @@ class TextPrinter:
             args += [f"{k}={t}" for k, t in texts.items() if defaults.get(k) != t]
         else:
             callee = self.expr(e.op, names, lines, indent)
+            if isinstance(e.op, Function):  # a called function literal is bound, as in TVM
+                callee = self.bind(e.op, callee, names, lines, indent)
         text = f"{callee}({', '.join(args)})"
         return text if root else self.bind(e, text, names, lines, indent)
