@@ -9,8 +9,9 @@ import pytest
 import xtvm as tvm
 from xtvm.api.relay import testing
 
-# (workload, arguments, output shape, parameters: torchvision's counts where it has the
-# network; the DQN's is Mnih et al.'s, DCGAN's its 4 deconvolutions and dense layer)
+# (workload, arguments, output shape, parameters): torchvision's parameter counts where it
+# has the network (inception_v3's without its auxiliary classifier); the DQN's is Mnih et
+# al.'s; DCGAN's that of its dense layer and 4 deconvolutions
 CASES = [
     (testing.resnet, {}, (1, 1000), 11_689_512),
     (testing.resnet, {"num_layers": 50}, (1, 1000), 25_557_032),
@@ -20,6 +21,7 @@ CASES = [
     (testing.densenet, {"batch_size": 1}, (1, 1000), 7_978_856),
     (testing.dqn, {}, (1, 18), 1_693_362),
     (testing.dcgan, {"batch_size": 1}, (1, 3, 64, 64), 12_656_384),
+    (testing.inception_v3, {}, (1, 1000), 23_834_568),
 ]
 
 
@@ -28,8 +30,9 @@ def test_workload(workload, kwargs, oshape, count) -> None:
     mod, params = workload.get_workload(**kwargs)
     main = mod["main"]
     assert tuple(main.checked_type.ret_type.concrete_shape) == oshape
-    # every parameter but the input has a weight of its type
-    assert {p.name_hint for p in main.params} == {"data", *params}
+    # every parameter but the input has a weight of its type, each its own name
+    names = [p.name_hint for p in main.params]
+    assert len(set(names)) == len(names) and set(names) == {"data", *params}
     for p in main.params[1:]:
         assert params[p.name_hint].shape == tuple(p.checked_type.concrete_shape)
     # batch-norm running statistics are state, not learned parameters

@@ -204,7 +204,7 @@ def test_dcgan():
     astext(net)
 
 
-@pytest.mark.skip(reason="relay.testing has no lstm or inception_v3 workload yet")
+@pytest.mark.skip(reason="relay.testing has no lstm workload yet")
 def test_lstm():
     net, _ = tvm.relay.testing.lstm.get_workload(1, 1)
     astext(net)
@@ -213,7 +213,6 @@ def test_lstm():
     astext(net)
 
 
-@pytest.mark.skip(reason="relay.testing has no lstm or inception_v3 workload yet")
 def test_inception_v3():
     net, _ = tvm.relay.testing.inception_v3.get_workload(batch_size=1)
     astext(net)

@@ -1,7 +1,8 @@
 """TVM's `relay.testing` helpers that tests use: run a pass on an expression and get it back
 typed (`run_infer_type`, `run_opt_pass`), layers that make their own weights
 (`relay.testing.layers`), and TVM's benchmark workloads: mlp, resnet, mobilenet, squeezenet,
-densenet, dqn and dcgan, each a `get_workload()` returning the module and random weights."""
+densenet, inception_v3, dqn and dcgan, each a `get_workload()` returning the module and its
+random weights."""
 
 from __future__ import annotations
 
@@ -35,6 +36,7 @@ from xtvm.api.relay.testing import (  # noqa: E402
     dcgan,
     densenet,
     dqn,
+    inception_v3,
     layers,
     mlp,
     mobilenet,
@@ -48,6 +50,7 @@ __all__ = [
     "dcgan",
     "densenet",
     "dqn",
+    "inception_v3",
     "layers",
     "mlp",
     "mobilenet",
