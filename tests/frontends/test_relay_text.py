@@ -365,3 +365,12 @@ def @main(%y: Tensor[(3), float32]) {
     assert "%1 = (\n" in printed and "let %v = %0;" in printed
     with pytest.raises(DiagnosticError, match="undefined variable %v"):
         parse(text.replace("add(%0, %0)", "add(%0, %v)"))
+
+
+def test_incomplete_type() -> None:
+    """`_` declares no type (it is inferred), as TVM reads it; only as a whole annotation."""
+    fn = relay.parse_expr("fn (%x: _, %y: Tensor[(2), float32]) -> _ { add(%x, %y) }")
+    assert fn.params[0].type_annotation is None
+    assert str(fn.params[1].type_annotation) == "Tensor[(2), float32]"
+    with pytest.raises(DiagnosticError, match="incomplete type `_` can only be a whole"):
+        relay.parse_expr("fn (%x: (_, float32)) { %x }")

@@ -543,7 +543,6 @@ def test_call():
 # Types
 
 
-@pytest.mark.skip(reason="incomplete types (`_`) are not supported")
 def test_incomplete_type():
     assert_parses_as("let %_ : _ = (); ()", relay.Let(_, UNIT, UNIT))
 
