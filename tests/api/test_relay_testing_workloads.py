@@ -70,3 +70,27 @@ def test_untyped_conv2d_transpose_weight() -> None:
     out = tvm.relay.nn.conv2d_transpose(data, w, channels=6, kernel_size=(3, 3), groups=2)
     assert tuple(w.checked_type.concrete_shape) == (8, 3, 3, 3)
     assert tuple(out.checked_type.concrete_shape) == (1, 6, 7, 7)
+
+
+def test_lstm() -> None:
+    """Each step calls its own cell function on a fresh `data` input, as TVM's workload."""
+    mod, params = testing.lstm.get_workload(3, 8)
+    main = mod["main"]
+    assert [p.name_hint for p in main.params].count("data") == 3
+    assert sorted(params) == sorted(
+        f"{layer}_{i}_{kind}"
+        for i in range(3)
+        for layer in ("i2h", "h2h")
+        for kind in ("weight", "bias")
+    )
+    assert params["i2h_0_weight"].shape == (32, 8)
+    assert tuple(main.checked_type.ret_type.concrete_shape) == (1, 8)
+    assert tvm.ir.structural_equal(tvm.parser.parse(mod.astext())["main"], main)
+
+
+def test_filled_constants_print_as_ops() -> None:
+    """A constant of zeros or ones prints as TVM's `zeros`/`ones` call (no meta reference)."""
+    expr = tvm.relay.add(tvm.relay.zeros((2, 3), "float32"), tvm.relay.ones((2, 3), "float32"))
+    text = expr.astext()
+    assert 'zeros(shape=[2, 3], dtype="float32")' in text and "meta" not in text
+    assert tvm.ir.structural_equal(tvm.relay.parse_expr(text), expr)

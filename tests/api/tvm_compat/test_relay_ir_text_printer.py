@@ -204,7 +204,6 @@ def test_dcgan():
     astext(net)
 
 
-@pytest.mark.skip(reason="relay.testing has no lstm workload yet")
 def test_lstm():
     net, _ = tvm.relay.testing.lstm.get_workload(1, 1)
     astext(net)

@@ -226,6 +226,9 @@ class TextPrinter:
             data = e.data.numpy()
             if data.shape == ():
                 return scalar_text(data) + self.type_comment(e)
+            for name, fill in (("zeros", 0), ("ones", 1)):
+                if data.size and bool((data == fill).all()):  # as TVM's op, which reads back
+                    return f'{name}(shape={value_text(list(data.shape))}, dtype="{data.dtype}")'
             self.meta.append(e)
             return f"meta[relay.Constant][{len(self.meta) - 1}]"
         if isinstance(e, ParamRef):

@@ -1,7 +1,7 @@
 """TVM's `relay.testing` helpers that tests use: run a pass on an expression and get it back
 typed (`run_infer_type`, `run_opt_pass`), layers that make their own weights
 (`relay.testing.layers`), and TVM's benchmark workloads: mlp, resnet, mobilenet, squeezenet,
-densenet, inception_v3, dqn and dcgan, each a `get_workload()` returning the module and its
+densenet, inception_v3, lstm, dqn and dcgan, each a `get_workload()` returning the module and its
 random weights."""
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ from xtvm.api.relay.testing import (  # noqa: E402
     dqn,
     inception_v3,
     layers,
+    lstm,
     mlp,
     mobilenet,
     resnet,
@@ -52,6 +53,7 @@ __all__ = [
     "dqn",
     "inception_v3",
     "layers",
+    "lstm",
     "mlp",
     "mobilenet",
     "resnet",
