@@ -19,10 +19,8 @@
 
 `expr.astext()` and `mod.astext()` print TVM's Relay text and `relay.parse_expr`/`fromtext`
 read it back; `print(mod)` shows xtvm's own IR. Deliberate differences, skipped below with
-their reason: every attribute is printed (defaults included); a `let` used as an operand and a
-function literal print in place rather than bound to `%n`; constants carry no `/* ty= */`
-comment; name hints keep only identifier characters; symbolic dimensions, ADTs, spans and the
-model zoo of `relay.testing` beyond `mlp` are not provided.
+their reason: name hints keep only identifier characters; symbolic dimensions print by name
+and there is no metadata section; ADTs and spans are not provided.
 """
 
 import xtvm as tvm
