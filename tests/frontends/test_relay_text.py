@@ -344,3 +344,33 @@ def test_recursion_needs_a_declared_signature() -> None:
     assert "recursive call of @f" in str(error_of(text))
     mod = parse("def @f(%a: float32) -> float32 {\n  @f(%a)\n}")
     assert "func.call @f(%a)" in str(mod)
+
+
+def test_let_scope_in_parentheses() -> None:
+    """`%0 = (let %v = e; body);`, as TVM prints a let used as an operand: it computes like
+    the let, and its bindings are local to the parentheses."""
+    text = """#[version = "0.0.5"]
+def @main(%y: Tensor[(3), float32]) {
+  %0 = (
+    let %v = multiply(%y, 2f);
+    add(%v, 1f)
+  );
+  add(%0, %0)
+}"""
+    mod = parse(text)
+    y = rand(3)
+    np.testing.assert_allclose(run(mod, y), 2 * (2 * y + 1), rtol=1e-6)
+    fn = relay.parse_expr(text.replace("def @main", "fn "))
+    printed = fn.astext()  # printed back the same way
+    assert "%1 = (\n" in printed and "let %v = %0;" in printed
+    with pytest.raises(DiagnosticError, match="undefined variable %v"):
+        parse(text.replace("add(%0, %0)", "add(%0, %v)"))
+
+
+def test_incomplete_type() -> None:
+    """`_` declares no type (it is inferred), as TVM reads it; only as a whole annotation."""
+    fn = relay.parse_expr("fn (%x: _, %y: Tensor[(2), float32]) -> _ { add(%x, %y) }")
+    assert fn.params[0].type_annotation is None
+    assert str(fn.params[1].type_annotation) == "Tensor[(2), float32]"
+    with pytest.raises(DiagnosticError, match="incomplete type `_` can only be a whole"):
+        relay.parse_expr("fn (%x: (_, float32)) { %x }")

@@ -19,10 +19,8 @@
 
 `expr.astext()` and `mod.astext()` print TVM's Relay text and `relay.parse_expr`/`fromtext`
 read it back; `print(mod)` shows xtvm's own IR. Deliberate differences, skipped below with
-their reason: every attribute is printed (defaults included); a `let` used as an operand and a
-function literal print in place rather than bound to `%n`; constants carry no `/* ty= */`
-comment; name hints keep only identifier characters; symbolic dimensions, ADTs, spans and the
-model zoo of `relay.testing` beyond `mlp` are not provided.
+their reason: name hints keep only identifier characters; symbolic dimensions print by name
+and there is no metadata section; ADTs and spans are not provided.
 """
 
 import xtvm as tvm
@@ -137,7 +135,6 @@ def test_meta_data():
     assert "meta[relay.Constant][0]" in text
 
 
-@pytest.mark.skip(reason="xtvm prints every attribute of a call, defaults included")
 def test_call_attrs():
     x = relay.var("x")
     # non default args
@@ -151,9 +148,6 @@ def test_call_attrs():
     assert "num_newaxis=2" in astext(z)
 
 
-@pytest.mark.skip(
-    reason="a let used as an operand is printed in place, not bound to %n as TVM does"
-)
 def test_let_if_scope():
     x = relay.var("x", "float32")
     y = relay.var("y", "float32")
@@ -188,31 +182,26 @@ def test_mlp():
     astext(net)
 
 
-@pytest.mark.skip(reason="relay.testing provides the mlp workload only")
 def test_resnet():
     net, _ = tvm.relay.testing.resnet.get_workload(batch_size=1)
     astext(net)
 
 
-@pytest.mark.skip(reason="relay.testing provides the mlp workload only")
 def test_mobilenet():
     net, _ = tvm.relay.testing.mobilenet.get_workload(batch_size=1)
     astext(net)
 
 
-@pytest.mark.skip(reason="relay.testing provides the mlp workload only")
 def test_dqn():
     net, _ = tvm.relay.testing.dqn.get_workload(batch_size=1)
     astext(net)
 
 
-@pytest.mark.skip(reason="relay.testing provides the mlp workload only")
 def test_dcgan():
     net, _ = tvm.relay.testing.dcgan.get_workload(batch_size=1)
     astext(net)
 
 
-@pytest.mark.skip(reason="relay.testing provides the mlp workload only")
 def test_lstm():
     net, _ = tvm.relay.testing.lstm.get_workload(1, 1)
     astext(net)
@@ -221,28 +210,22 @@ def test_lstm():
     astext(net)
 
 
-@pytest.mark.skip(reason="relay.testing provides the mlp workload only")
 def test_inception_v3():
     net, _ = tvm.relay.testing.inception_v3.get_workload(batch_size=1)
     astext(net)
 
 
-@pytest.mark.skip(reason="relay.testing provides the mlp workload only")
 def test_squeezenet():
     for version in ["1.0", "1.1"]:
         net, _ = tvm.relay.testing.squeezenet.get_workload(batch_size=1, version=version)
         astext(net)
 
 
-@pytest.mark.skip(reason="relay.testing provides the mlp workload only")
 def test_densenet():
     net, _ = tvm.relay.testing.densenet.get_workload(batch_size=1)
     astext(net)
 
 
-@pytest.mark.skip(
-    reason="a called function literal is printed in place, not bound to %n as TVM does"
-)
 def test_call_node_order():
     x = relay.var("x")
     y = relay.var("y")
@@ -254,7 +237,6 @@ def test_call_node_order():
     )
 
 
-@pytest.mark.skip(reason="checks TVM's exact binding of let values")
 def test_let_inlining():
     tup = relay.Tuple([relay.const(0), relay.const(0)])
     x = relay.var("x")
@@ -317,7 +299,6 @@ def test_span():
     assert "Add1" in txt
 
 
-@pytest.mark.skip(reason="constants carry no /* ty= */ comment")
 def test_optional_info():
     c = relay.const(1)
     call = relay.add(c, c)

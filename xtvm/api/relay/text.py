@@ -238,6 +238,11 @@ def string_value(token: Token) -> str:
     return str(ast.literal_eval(str(token)))
 
 
+def is_incomplete(node: Tree) -> bool:
+    """Whether a type node is `_`, TVM's incomplete type."""
+    return node.data == "scalar_type" and str(node.children[0]) == "_"
+
+
 def present(children: Sequence[object]) -> Iterator[Tree | Token]:
     """The children lark filled in (optional parts left out are None placeholders)."""
     for child in children:
@@ -394,10 +399,10 @@ class ModuleBuilder:
                 name = str(token)
                 if name in scope.names:
                     raise self.error(token, f"parameter {name} is declared twice")
-                param = Var(name[1:], self.type(typ) if isinstance(typ, Tree) else None)
+                param = Var(name[1:], self.annotation(typ))
                 scope.names[name] = param
                 params.append(param)
-        result = self.type(ret_type) if isinstance(ret_type, Tree) else None
+        result = self.annotation(ret_type)
         fn = Function(params, self.body(body, scope), result, attrs=attrs)
         if any(p.type_annotation is None for p in params):
             return fn  # typed where it is used, as TVM's InferType would
@@ -422,12 +427,12 @@ class ModuleBuilder:
                 continue
             if statement.data == "free_var":
                 token, typ = statement.children
-                free = Var(str(token)[1:], self.type(typ) if isinstance(typ, Tree) else None)
+                free = Var(str(token)[1:], self.annotation(typ))
                 scope.names[str(token)] = free
                 continue
             token, typ, value = statement.children
             bound = self.expr(value, scope)
-            var = Var(str(token)[1:], self.type(typ) if isinstance(typ, Tree) else None)
+            var = Var(str(token)[1:], self.annotation(typ))
             if var.type_annotation is None:
                 var.bound_value = bound  # typed by its value, as `Let` does
             lets.append((var, bound))
@@ -482,6 +487,8 @@ class ModuleBuilder:
                 self.body(then, Scope(scope)),
                 self.body(other, Scope(scope)),
             )
+        if kind == "scope":  # `(let %v = e; ...; result)`: bindings local to the parentheses
+            return self.body(node, Scope(scope))
         if kind == "function":
             items, ret_type, *attrs, body = node.children
             assert isinstance(body, Tree)
@@ -635,9 +642,17 @@ class ModuleBuilder:
             raise self.error(node, "meta-data attributes are not supported")
         return {"true": True, "false": False, "none": None}[kind]
 
+    def annotation(self, node: object) -> Type | None:
+        """A declared type; none when absent or `_` (TVM's incomplete type: inferred)."""
+        if not isinstance(node, Tree) or is_incomplete(node):
+            return None
+        return self.type(node)
+
     def type(self, node: object) -> Type:
         assert isinstance(node, Tree)
         kind = node.data
+        if is_incomplete(node):
+            raise self.error(node, "an incomplete type `_` can only be a whole annotation")
         try:
             if kind == "tensor_type":
                 shape, dtype = node.children

@@ -9,9 +9,12 @@ no literal syntax; they print as TVM's `meta[relay.Constant][i]` references.
 
 from __future__ import annotations
 
+import inspect
 import math
 import re
-from collections.abc import Iterable, Mapping
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from functools import cache
 
 import numpy as np
 
@@ -34,6 +37,23 @@ from xtvm.api.relay.expr import (
 from xtvm.api.relay.ty import FuncType, TensorType, TupleType, Type
 
 VERSION = '#[version = "0.0.5"]'
+
+
+# operators whose TVM form takes a tuple of tensors, which xtvm's call holds as its arguments
+TUPLE_OPERAND_OPS = frozenset({"concatenate"})
+
+
+@cache
+def default_attrs(op_name: str) -> dict[str, str]:
+    """The text of each default attribute value of the operator `op_name`'s API function: as
+    TVM's printer, a call shows only the attributes that differ from their defaults."""
+    from xtvm.api.relay.text import operator_table  # the parser imports modules that print
+
+    fn = operator_table().get(op_name)
+    if fn is None:
+        return {}
+    params = inspect.signature(fn).parameters.values()
+    return {p.name: value_text(p.default) for p in params if p.default is not p.empty}
 
 
 def type_text(typ: Type) -> str:
@@ -60,6 +80,11 @@ def dataflow_children(expr: Expr) -> list[Expr]:
     if isinstance(expr, TupleGetItem):
         return [expr.tuple_value]
     return []
+
+
+def printed_children(expr: Expr) -> Sequence[Expr]:
+    """The operands written in `expr`'s text (a variable's bound value is not)."""
+    return () if isinstance(expr, Var) else expr.children()
 
 
 def scalar_text(value: np.ndarray) -> str:
@@ -102,6 +127,16 @@ class TextPrinter:
         self.taken: set[str] = set()
         self.counter = 0
         self.meta: list[Constant] = []
+        # a module is printed type-checked, as after TVM's InferType: constants and each
+        # body's result carry their `/* ty= */` too (a bare expression's do not)
+        self.typed = False
+        self.uses: Counter[int] = Counter()  # references to each node, by id
+
+    def count_uses(self, root: Expr) -> None:
+        """Count the references to each node under `root`: a tuple referenced twice is bound
+        to a `%n` once, as TVM prints it (one referenced once is written in place)."""
+        for node in post_order(root, printed_children):
+            self.uses.update(id(c) for c in printed_children(node))
 
     def var(self, v: Var) -> str:
         name = self.names.get(id(v))
@@ -124,8 +159,10 @@ class TextPrinter:
 
     def module(self, functions: Iterable[tuple[str, Function]]) -> str:
         parts = [VERSION]
+        self.typed = True
         for name, fn in functions:
             self.taken, self.counter = set(), 0  # names are per function, as TVM prints them
+            self.count_uses(fn)
             parts.append(f"def @{name}{self.signature(fn)} {{\n{self.body(fn.body, {}, '  ')}\n}}")
             parts.append("")
         return "\n".join(parts).rstrip() + "\n"
@@ -142,6 +179,7 @@ class TextPrinter:
         """TVM's `expr.astext()`: the version, `free_var` lines, then the expression."""
         from xtvm.api.relay.analysis import free_vars
 
+        self.count_uses(expr)
         lines = [VERSION]
         lines += [f"free_var {self.declaration(v)};" for v in free_vars(expr)]
         lines.append(self.body(expr, {}, ""))
@@ -158,15 +196,20 @@ class TextPrinter:
             if node is not expr and isinstance(node, Call | TupleGetItem):
                 self.expr(node, names, lines, indent)
         result = self.expr(expr, names, lines, indent, root=True)
+        if isinstance(expr, Call):
+            result += self.type_comment(expr)
         return "\n".join([*lines, indent + result])
+
+    def type_comment(self, expr: Expr) -> str:
+        """` /* ty=... */` for an expression of a type-checked module, else nothing."""
+        return f" /* ty={type_text(expr.checked_type)} */" if self.typed and has_type(expr) else ""
 
     def bind(
         self, expr: Expr, text: str, names: dict[int, str], lines: list[str], indent: str
     ) -> str:
         name = f"%{self.counter}"
         self.counter += 1
-        comment = f" /* ty={type_text(expr.checked_type)} */" if has_type(expr) else ""
-        lines.append(f"{indent}{name} = {text}{comment};")
+        lines.append(f"{indent}{name} = {text}{self.type_comment(expr)};")
         names[id(expr)] = name
         return name
 
@@ -182,17 +225,25 @@ class TextPrinter:
         if isinstance(e, Constant):
             data = e.data.numpy()
             if data.shape == ():
-                return scalar_text(data)
+                return scalar_text(data) + self.type_comment(e)
+            for name, fill in (("zeros", 0), ("ones", 1)):
+                if data.size and bool((data == fill).all()):  # as TVM's op, which reads back
+                    return f'{name}(shape={value_text(list(data.shape))}, dtype="{data.dtype}")'
             self.meta.append(e)
             return f"meta[relay.Constant][{len(self.meta) - 1}]"
         if isinstance(e, ParamRef):
             return f'param["{e.name}"]'
         if isinstance(e, Tuple):
             fields = [self.expr(f, names, lines, indent) for f in e.fields]
-            return f"({fields[0]},)" if len(fields) == 1 else f"({', '.join(fields)})"
+            text = f"({fields[0]},)" if len(fields) == 1 else f"({', '.join(fields)})"
+            shared = self.uses[id(e)] > 1 and not root
+            return self.bind(e, text, names, lines, indent) if shared else text
         if isinstance(e, TupleGetItem):
             text = f"{self.expr(e.tuple_value, names, lines, indent)}.{e.index}"
             return text if root else self.bind(e, text, names, lines, indent)
+        if isinstance(e, Let) and not root:  # an operand: its bindings stay in parentheses
+            inner = self.body(e, names, indent + "  ")
+            return self.bind(e, f"(\n{inner}\n{indent})", names, lines, indent)
         if isinstance(e, Let):
             value = self.expr(e.value, names, lines, indent)
             lines.append(f"{indent}let {self.declaration(e.var)} = {value};")
@@ -215,11 +266,18 @@ class TextPrinter:
         self, e: Call, names: dict[int, str], lines: list[str], indent: str, root: bool
     ) -> str:
         args = [self.expr(a, names, lines, indent) for a in e.args]
+        if isinstance(e.op, Op) and e.op.name in TUPLE_OPERAND_OPS:
+            # TVM's operator takes one tuple; xtvm's call holds its fields
+            args = [f"({args[0]},)" if len(args) == 1 else f"({', '.join(args)})"]
         if isinstance(e.op, Op):
             callee = e.op.name
             attrs = e.attrs if has_type(e) else (e.kwargs or {})
-            args += [f"{k}={value_text(v)}" for k, v in attrs.items()]
+            defaults = default_attrs(callee)
+            texts = {k: value_text(v) for k, v in attrs.items()}
+            args += [f"{k}={t}" for k, t in texts.items() if defaults.get(k) != t]
         else:
             callee = self.expr(e.op, names, lines, indent)
+            if isinstance(e.op, Function):  # a called function literal is bound, as in TVM
+                callee = self.bind(e.op, callee, names, lines, indent)
         text = f"{callee}({', '.join(args)})"
         return text if root else self.bind(e, text, names, lines, indent)

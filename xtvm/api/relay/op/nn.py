@@ -69,8 +69,10 @@ def infer_conv_weight(
     groups: int,
     data_layout: str,
     kernel_layout: str,
+    transpose: bool = False,
 ) -> None:
-    """An untyped conv2d weight from `channels` and `kernel_size`, as TVM's Conv2DRel."""
+    """An untyped conv2d weight from `channels` and `kernel_size`, as TVM's Conv2DRel (with
+    `transpose`, Conv2DTransposeRel's: all input channels, `channels / groups` outputs)."""
     if has_type(weight):
         return
     if channels is None or kernel_size is None:
@@ -79,6 +81,8 @@ def infer_conv_weight(
     in_channels = d.Layout.parse(data_layout).primal_sizes(typ.shape)["C"]
     kh, kw = pair(kernel_size)
     sizes = {"O": int(channels), "I": in_channels // groups, "H": kh, "W": kw}
+    if transpose:
+        sizes.update(O=int(channels) // groups, I=in_channels)
     infer_untyped(weight, TensorType([sizes[c] for c in kernel_layout], typ.dtype))
 
 
@@ -178,6 +182,9 @@ def conv2d_transpose(
     check_unused(data, out_dtype, out_layout, data_layout)
     if data_layout != "NCHW" or kernel_layout != "IOHW":
         raise ValueError("conv2d_transpose supports data_layout NCHW with kernel_layout IOHW")
+    infer_conv_weight(
+        data, weight, channels, kernel_size, groups, data_layout, kernel_layout, transpose=True
+    )
     return make_call(
         d.Conv2dTransposeOp,
         data,

@@ -1,5 +1,8 @@
 """TVM's `relay.testing` helpers that tests use: run a pass on an expression and get it back
-typed (`run_infer_type`, `run_opt_pass`), and small workloads (`relay.testing.mlp`)."""
+typed (`run_infer_type`, `run_opt_pass`), layers that make their own weights
+(`relay.testing.layers`), and TVM's benchmark workloads: mlp, resnet, mobilenet, squeezenet,
+densenet, inception_v3, lstm, dqn and dcgan, each a `get_workload()` returning the module and its
+random weights."""
 
 from __future__ import annotations
 
@@ -29,7 +32,32 @@ def run_infer_type(expr: Expr) -> Expr:
     return expr
 
 
-from xtvm.api.relay.testing import mlp  # noqa: E402
+from xtvm.api.relay.testing import (  # noqa: E402
+    dcgan,
+    densenet,
+    dqn,
+    inception_v3,
+    layers,
+    lstm,
+    mlp,
+    mobilenet,
+    resnet,
+    squeezenet,
+)
 from xtvm.api.relay.testing.init import create_workload  # noqa: E402
 
-__all__ = ["create_workload", "mlp", "run_infer_type", "run_opt_pass"]
+__all__ = [
+    "create_workload",
+    "dcgan",
+    "densenet",
+    "dqn",
+    "inception_v3",
+    "layers",
+    "lstm",
+    "mlp",
+    "mobilenet",
+    "resnet",
+    "run_infer_type",
+    "run_opt_pass",
+    "squeezenet",
+]
