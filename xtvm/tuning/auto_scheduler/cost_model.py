@@ -190,10 +190,12 @@ class XGBModel:
     a task; until `num_warmup_sample` candidates are measured it scores at random.
 
     With `shared` (a `SharedModel`, as `TaskScheduler` gives every task's model) the
-    shortlist is ranked by the trees shared by all tasks, and until the task has measured a
-    candidate of its own, half of its picks are the shortlist's nearest neighbours of the
-    default schedule in tir features (its measured baseline), interleaved with the shared
-    model's favourites."""
+    shortlist is ranked by the trees shared by all tasks until the task's own trees (on tir
+    and sketch features) are trained: ranking a task's later rounds by the shared trees on tir
+    alone found slower kernels than its own trees (benchmarks/tuning_shared.py). Until the
+    task has measured a candidate of its own, half of its picks are the shortlist's nearest
+    neighbours of the default schedule in tir features (its measured baseline), interleaved
+    with the model's favourites."""
 
     def __init__(
         self,
@@ -239,7 +241,7 @@ class XGBModel:
 
     def update(self, candidates: Sequence[Candidate], costs: Sequence[float]) -> None:
         """Add measured candidates (seconds; infinity for a failure) and refit (the shared
-        trees instead of the task's own on tir, when shared)."""
+        trees too, when shared)."""
         self.candidates.extend(candidates)
         self.costs.extend(costs)
         if self.shared is not None and candidates:
@@ -247,8 +249,7 @@ class XGBModel:
             self.shared.update(self.task.workload_key, rows, costs)
         if len(self.costs) >= self.num_warmup_sample:
             self.screen.fit(self.space.features(self.candidates), self.costs)
-            if self.shared is None:
-                self.trees.fit(self.features(self.candidates), self.costs)
+            self.trees.fit(self.features(self.candidates), self.costs)
 
     @property
     def trained(self) -> bool:
@@ -266,12 +267,12 @@ class XGBModel:
         return not self.candidates
 
     def rank(self, candidates: Sequence[Candidate]) -> np.ndarray:
-        """The score of a shortlist by the trees on its lowered tir (the shared ones when
-        shared), near the default first (see the class docstring)."""
-        if self.shared is not None and self.shared.trained:
-            scores = self.shared.predict(self.features(candidates)[:, :LENGTH])
-        elif self.trees.trained:
+        """The score of a shortlist by the trees on its lowered tir (the shared ones until
+        the task's own are trained), near the default first (see the class docstring)."""
+        if self.trees.trained:
             scores = self.trees.predict(self.features(candidates))
+        elif self.shared is not None and self.shared.trained:
+            scores = self.shared.predict(self.features(candidates)[:, :LENGTH])
         else:
             scores = self.predict(candidates)
         if self.default is None or not self.first_round or not len(candidates):
