@@ -292,21 +292,22 @@ def test_task_scheduler_shares_one_cost_model_across_tasks() -> None:
         for shape in [(64, 64, 64), (32, 128, 64), (128, 32, 64)]
     ]
     first_rounds: dict[str, float] = {}
-    for policy in ("sketch.xgb", "sketch.xgb.per_task"):
+    for policy in ("sketch.xgb.shared", "sketch.xgb.per_task"):
         scheduler = auto_scheduler.TaskScheduler(tasks, strategy="round-robin")
         scheduler.tune(SyntheticOptions(24, num_measures_per_round=8, verbose=0), policy)
         assert scheduler.task_cts == [8, 8, 8]  # one round each: every later round is a first
         later = [synthetic_cost(s) for p in scheduler.policies[1:] for s in p.measured]
         first_rounds[policy] = float(np.mean(later))
         shared = scheduler.cost_model
-        if policy == "sketch.xgb":
+        if policy == "sketch.xgb.shared":
             assert shared is not None and shared.trained
             assert all(p.model.shared is shared for p in scheduler.policies)
             assert set(shared.groups) == {t.workload_key for t in tasks}
             assert len(shared.costs) == 24
         else:
             assert shared is None and scheduler.policies[1].model.shared is None
-    assert first_rounds["sketch.xgb"] < 0.95 * first_rounds["sketch.xgb.per_task"], first_rounds
+    shared_mean, own_mean = first_rounds["sketch.xgb.shared"], first_rounds["sketch.xgb.per_task"]
+    assert shared_mean < 0.95 * own_mean, first_rounds
     with pytest.raises(ValueError, match="unknown search policy 'nope'"):
         auto_scheduler.TaskScheduler(tasks).tune(SyntheticOptions(2), "nope")
 

@@ -1,15 +1,17 @@
 """Tuning several tasks together: trials go where they are expected to pay most.
 
 `TaskScheduler(tasks, task_weights).tune(options)` first gives every task one round of
-`num_measures_per_round` trials, then each round picks the task whose weighted best cost is expected
-to fall fastest (TVM's gradient strategy): the recent fall of its best cost per round (over
-`backward_window_size` rounds) blended with an optimistic guess that the best keeps improving as
-1/rounds, times its weight; with probability `eps_greedy` a random task instead. All tasks'
-candidates train one cost model (`search_policy="default"` or `"sketch.xgb"`: a `SharedModel` of the
-tir features, as TVM's task scheduler shares its model), so a task's first round is already ranked
-by what the others measured; `"sketch.xgb.per_task"` gives each task its own, `"sketch.random"` is
-random search. `load_log_file` resumes: its records of the tasks set their best costs and trial
-counts (which count toward `num_measure_trials`, as TVM's do) and are never measured again.
+`num_measures_per_round` trials, then each round picks the task whose weighted best cost is
+expected to fall fastest (TVM's gradient strategy): the recent fall of its best cost per round
+(over `backward_window_size` rounds) blended with an optimistic guess that the best keeps
+improving as 1/rounds, times its weight; with probability `eps_greedy` a random task instead.
+Each task has its own cost model (`search_policy="default"`, `"sketch.xgb"` or
+`"sketch.xgb.per_task"`); `"sketch.xgb.shared"` trains one `SharedModel` of the tir features on
+all tasks' candidates (as TVM's task scheduler shares its model), so that a task's first round
+is ranked by what the others measured, but on squeezenet's conv2d kernels it found slower
+kernels in the same trials; `"sketch.random"` is random search. `load_log_file` resumes: its
+records of the tasks set their best costs and trial counts (which count toward
+`num_measure_trials`, as TVM's do) and are never measured again.
 """
 
 from __future__ import annotations
@@ -26,10 +28,13 @@ from xtvm.tuning.auto_scheduler.search_policy import SketchPolicy
 from xtvm.tuning.auto_scheduler.search_task import SearchTask, TuningOptions
 
 # `tune(search_policy=)`: TVM's names, and per-task models to compare the shared one with
+# (per-task models are the default: on squeezenet's conv2d kernels the shared one found slower
+# kernels in the same trials, benchmarks/tuning_shared.py)
 POLICIES = {
-    "default": "shared",
-    "sketch.xgb": "shared",
+    "default": "per_task",
+    "sketch.xgb": "per_task",
     "sketch.xgb.per_task": "per_task",
+    "sketch.xgb.shared": "shared",
     "sketch.random": "random",
 }
 
