@@ -4,11 +4,12 @@ never asserted.
 `--kernels` conv2d kernels of a light model (those with the fewest flop, to stay short) are
 tuned by `TaskScheduler` twice, with `search_policy="sketch.xgb.shared"` (one `SharedModel` for
 all tasks, each task's first round ranked by it and seeded near the default schedule) and
-`"sketch.xgb.per_task"` (each task's own model: a random first round). After each trial the
-model's estimated time is the weighted sum of each task's best searched candidate so far (the
-default schedules, measured as the baseline, are printed beside but left out: on small budgets
-they win and would hide the search). Printed: that estimate after each round of trials for both,
-and how many trials each needs to reach the per-task models' final estimate.
+`"sketch.xgb.per_task"` (each task's own model; its first round random candidates interleaved
+with the default's neighbours). After each trial the model's estimated time is the weighted sum
+of each task's best searched candidate so far (the default schedules, measured as the baseline,
+are printed beside but left out: on small budgets they win and would hide the search). Printed:
+that estimate after each round of trials for both, and how many trials each needs to reach the
+per-task models' final estimate.
 
     python benchmarks/tuning_shared.py squeezenet --kernels 3 --trials 96
 
