@@ -192,10 +192,11 @@ class XGBModel:
     With `shared` (a `SharedModel`, as `TaskScheduler` gives every task's model) the
     shortlist is ranked by the trees shared by all tasks until the task's own trees (on tir
     and sketch features) are trained: ranking a task's later rounds by the shared trees on tir
-    alone found slower kernels than its own trees (benchmarks/tuning_shared.py). Until the
-    task has measured a candidate of its own, half of its picks are the shortlist's nearest
-    neighbours of the default schedule in tir features (its measured baseline), interleaved
-    with the model's favourites."""
+    alone found slower kernels than its own trees (benchmarks/tuning_shared.py). With
+    `near_default`, until the task has measured a candidate of its own, half of its picks are
+    the shortlist's nearest neighbours of the default schedule in tir features (its measured
+    baseline), interleaved with the model's favourites; off by default, since on squeezenet's
+    conv2d kernels those first rounds were slower than random ones."""
 
     def __init__(
         self,
@@ -204,11 +205,13 @@ class XGBModel:
         rerank_factor: int = 4,
         seed: int = 0,
         shared: SharedModel | None = None,
+        near_default: bool = False,
     ) -> None:
         self.num_warmup_sample = num_warmup_sample
         self.rerank_factor = rerank_factor
         self.rng = random.Random(seed)
         self.shared = shared
+        self.near_default = near_default
         self.trees = Booster(loss, seed=seed)  # on tir and sketch features: the shortlist
         self.screen = Booster(loss, seed=seed)  # on sketch features: the evolution
         self.candidates: list[Candidate] = []
@@ -263,19 +266,21 @@ class XGBModel:
 
     @property
     def first_round(self) -> bool:
-        """No candidate of the task measured yet (its first round widens the shortlist)."""
-        return not self.candidates
+        """No candidate of the task measured yet and something better than chance to rank
+        its first shortlist (which is then widened)."""
+        guided = self.near_default or (self.shared is not None and self.shared.trained)
+        return guided and not self.candidates
 
     def rank(self, candidates: Sequence[Candidate]) -> np.ndarray:
         """The score of a shortlist by the trees on its lowered tir (the shared ones until
-        the task's own are trained), near the default first (see the class docstring)."""
+        the task's own are trained); with `near_default`, the default's neighbours interleaved."""
         if self.trees.trained:
             scores = self.trees.predict(self.features(candidates))
         elif self.shared is not None and self.shared.trained:
             scores = self.shared.predict(self.features(candidates)[:, :LENGTH])
         else:
             scores = self.predict(candidates)
-        if self.default is None or not self.first_round or not len(candidates):
+        if not self.near_default or self.default is None or not self.first_round:
             return scores
         rows = self.features(candidates)[:, :LENGTH]
         scale = np.vstack([rows, self.default]).std(axis=0) + 1e-6
