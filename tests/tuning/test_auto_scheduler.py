@@ -276,3 +276,59 @@ def test_xgb_model_on_lowered_tir_beats_random_search() -> None:
     assert rows[:, :LENGTH].any()  # the candidate lowered
     with pytest.raises(ValueError, match="unknown cost model 'nope'"):
         auto_scheduler.SketchPolicy(task, program_cost_model="nope")
+
+
+class SyntheticOptions(auto_scheduler.TuningOptions):
+    def measurer(self) -> SyntheticMeasurer:  # type: ignore[override]
+        return SyntheticMeasurer()
+
+
+def test_task_scheduler_shares_one_cost_model_across_tasks() -> None:
+    """With `sketch.xgb.shared` every task's candidates train one model, and a task that has
+    measured nothing yet ranks its shortlist by it; per-task models share nothing."""
+    pytest.importorskip("xgboost")
+    tasks = [
+        auto_scheduler.SearchTask(func=as_test_matmul, args=(*shape, "float32"))
+        for shape in [(64, 64, 64), (32, 128, 64), (128, 32, 64)]
+    ]
+    for policy in ("sketch.xgb.shared", "sketch.xgb.per_task"):
+        scheduler = auto_scheduler.TaskScheduler(tasks, strategy="round-robin")
+        scheduler.tune(SyntheticOptions(24, num_measures_per_round=8, verbose=0), policy)
+        assert scheduler.task_cts == [8, 8, 8]
+        shared = scheduler.cost_model
+        if policy == "sketch.xgb.per_task":
+            assert shared is None and scheduler.policies[1].model.shared is None
+            continue
+        assert shared is not None and shared.trained
+        assert all(p.model.shared is shared for p in scheduler.policies)
+        assert set(shared.groups) == {t.workload_key for t in tasks}
+        assert len(shared.costs) == 24
+        # a fresh task's model ranks by the shared trees, and the first round is widened
+        task = auto_scheduler.SearchTask(func=as_test_matmul, args=(16, 64, 32, "float32"))
+        fresh = auto_scheduler.SketchPolicy(
+            task, program_cost_model=auto_scheduler.XGBModel(shared=shared), verbose=0
+        )
+        model = fresh.model
+        assert model.first_round and not model.trees.trained
+        candidates = [sample(random.Random(k), fresh.sketches) for k in range(6)]
+        expected = shared.predict(model.features(candidates)[:, :LENGTH])
+        assert np.array_equal(model.rank(candidates), expected)
+        assert len(set(expected.tolist())) > 1  # the shared trees tell candidates apart
+    with pytest.raises(ValueError, match="unknown search policy 'nope'"):
+        auto_scheduler.TaskScheduler(tasks).tune(SyntheticOptions(2), "nope")
+
+
+def test_interleave_and_grouped_booster() -> None:
+    from xtvm.tuning.auto_scheduler.cost_model import interleave
+    from xtvm.tuning.cost_model import Booster
+
+    # picks 2 (first by one order), 0 (first by the other), then 1, 3
+    assert list(np.argsort(-interleave([2, 1, 0, 3], [0, 3, 2, 1]), kind="stable")) == [2, 0, 1, 3]
+    pytest.importorskip("xgboost")
+    # two tasks 100x apart: within each, the row with the larger feature is faster
+    rows = np.arange(20.0)[:, None]
+    costs = [1e-3 / (1 + x) for x in range(10)] + [1e-1 / (1 + x) for x in range(10)]
+    booster = Booster("rank")
+    booster.fit(rows, costs, groups=["a"] * 10 + ["b"] * 10)
+    scores = booster.predict(rows)
+    assert scores[9] > scores[0] and scores[19] > scores[10], scores

@@ -64,12 +64,30 @@ class Booster:
         self.rounds = rounds
         self.booster: object | None = None
 
-    def fit(self, matrix: np.ndarray, costs: Sequence[float]) -> None:
-        """Fit on measured rows (`costs` in seconds, infinity for an error)."""
+    def fit(
+        self, matrix: np.ndarray, costs: Sequence[float], groups: Sequence[object] | None = None
+    ) -> None:
+        """Fit on measured rows (`costs` in seconds, infinity for an error). With `groups`
+        (a task per row), throughput is relative to the best of each group and a ranking
+        compares rows of one group only: costs of different tasks do not compare."""
         throughput = np.array([0.0 if not np.isfinite(c) else 1.0 / c for c in costs])
         if len(costs) < 2 or throughput.max() <= 0:
             return
-        data = self.xgb.DMatrix(matrix, label=throughput / throughput.max())
+        if groups is None:
+            data = self.xgb.DMatrix(matrix, label=throughput / throughput.max())
+        else:
+            keys = list(dict.fromkeys(groups))
+            place = {key: k for k, key in enumerate(keys)}
+            order = sorted(range(len(costs)), key=lambda k: place[groups[k]])
+            label = np.zeros(len(costs))
+            sizes = []
+            for key in keys:
+                rows = [k for k in order if groups[k] == key]
+                best = throughput[rows].max()
+                label[rows] = throughput[rows] / best if best > 0 else 0.0
+                sizes.append(len(rows))
+            data = self.xgb.DMatrix(np.asarray(matrix)[order], label=label[order])
+            data.set_group(sizes)
         self.booster = self.xgb.train(self.params, data, self.rounds)
 
     @property

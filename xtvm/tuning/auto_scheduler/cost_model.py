@@ -26,9 +26,10 @@ from typing import Any
 
 import numpy as np
 
-from xtvm.tuning.auto_scheduler.loop_state import SplitStep
+from xtvm.tuning.auto_scheduler.loop_state import DEFAULT_STATE, SplitStep
 from xtvm.tuning.auto_scheduler.sketch import Candidate, Sketch
 from xtvm.tuning.cost_model import Booster, schedule_features
+from xtvm.tuning.features import LENGTH
 
 MIN_SAMPLES = 8
 LEVELS = 4  # tiling levels a split makes at most
@@ -142,10 +143,60 @@ class RandomModel:
         return np.array([self.rng.random() for _ in candidates])
 
 
+class SharedModel:
+    """One set of boosted trees on the tir features of every task's measured candidates
+    (TVM's task scheduler shares its cost model so): the features of lowered tir do not
+    depend on the task, so what one task taught ranks the candidates of the next before it
+    has measured any. Throughput is relative to each task's best and the ranking compares
+    candidates of one task only. A task's default schedule joins its group when measured."""
+
+    def __init__(self, num_warmup_sample: int = MIN_SAMPLES, loss: str = "rank", seed: int = 0):
+        self.num_warmup_sample = num_warmup_sample
+        self.trees = Booster(loss, seed=seed)
+        self.rows: list[np.ndarray] = []
+        self.costs: list[float] = []
+        self.groups: list[str] = []
+
+    def update(self, group: str, rows: np.ndarray, costs: Sequence[float]) -> None:
+        """Add measured rows of task `group` and refit."""
+        self.rows.extend(rows)
+        self.costs.extend(costs)
+        self.groups.extend([group] * len(costs))
+        if len(self.costs) >= self.num_warmup_sample:
+            self.trees.fit(np.stack(self.rows), self.costs, self.groups)
+
+    @property
+    def trained(self) -> bool:
+        return self.trees.trained
+
+    def predict(self, rows: np.ndarray) -> np.ndarray:
+        return self.trees.predict(rows)
+
+
+def interleave(*orders: Sequence[int]) -> np.ndarray:
+    """Scores that pick the first of each order in turn, then the second of each, ...:
+    higher is picked earlier; an index keeps its best place."""
+    size = len(orders[0])
+    place = np.full(size, np.inf)
+    for turn, order in enumerate(orders):
+        for position, index in enumerate(order):
+            place[index] = min(place[index], position * len(orders) + turn)
+    return -place
+
+
 class XGBModel:
     """Boosted trees on the lowered tir of candidates, trees on their sketch features
     screening the evolution (see the module docstring). `attach(task, sketches)` binds it to
-    a task; until `num_warmup_sample` candidates are measured it scores at random."""
+    a task; until `num_warmup_sample` candidates are measured it scores at random.
+
+    With `shared` (a `SharedModel`, as `TaskScheduler` gives every task's model) the
+    shortlist is ranked by the trees shared by all tasks until the task's own trees (on tir
+    and sketch features) are trained: ranking a task's later rounds by the shared trees on tir
+    alone found slower kernels than its own trees (benchmarks/tuning_shared.py). With
+    `near_default`, until the task has measured a candidate of its own, half of its picks are
+    the shortlist's nearest neighbours of the default schedule in tir features (its measured
+    baseline), interleaved with the model's favourites; off by default, since on squeezenet's
+    conv2d kernels those first rounds were slower than random ones."""
 
     def __init__(
         self,
@@ -153,20 +204,33 @@ class XGBModel:
         loss: str = "rank",
         rerank_factor: int = 4,
         seed: int = 0,
+        shared: SharedModel | None = None,
+        near_default: bool = False,
     ) -> None:
         self.num_warmup_sample = num_warmup_sample
         self.rerank_factor = rerank_factor
         self.rng = random.Random(seed)
+        self.shared = shared
+        self.near_default = near_default
         self.trees = Booster(loss, seed=seed)  # on tir and sketch features: the shortlist
         self.screen = Booster(loss, seed=seed)  # on sketch features: the evolution
         self.candidates: list[Candidate] = []
         self.costs: list[float] = []
         self._features: dict[Candidate, np.ndarray] = {}
+        self.default: np.ndarray | None = None  # tir features of the default schedule
 
     def attach(self, task: Any, sketches: Sequence[Sketch]) -> XGBModel:
         self.task, self.sketches = task, list(sketches)
         self.space = FeatureSpace(sketches)
         return self
+
+    def note_default(self, cost: float) -> None:
+        """The task's default schedule was measured: its features anchor the first round,
+        and it joins the shared model's group of this task."""
+        s, args = self.task.instantiate(DEFAULT_STATE)
+        self.default = schedule_features(s, args)
+        if self.shared is not None and math.isfinite(cost):
+            self.shared.update(self.task.workload_key, self.default[None, :], [cost])
 
     def features(self, candidates: Sequence[Candidate]) -> np.ndarray:
         """Each candidate's tir features, then its sketch features (cached)."""
@@ -179,9 +243,13 @@ class XGBModel:
         return np.stack([self._features[c] for c in candidates])
 
     def update(self, candidates: Sequence[Candidate], costs: Sequence[float]) -> None:
-        """Add measured candidates (seconds; infinity for a failure) and refit both."""
+        """Add measured candidates (seconds; infinity for a failure) and refit (the shared
+        trees too, when shared)."""
         self.candidates.extend(candidates)
         self.costs.extend(costs)
+        if self.shared is not None and candidates:
+            rows = self.features(candidates)[:, :LENGTH]
+            self.shared.update(self.task.workload_key, rows, costs)
         if len(self.costs) >= self.num_warmup_sample:
             self.screen.fit(self.space.features(self.candidates), self.costs)
             self.trees.fit(self.features(self.candidates), self.costs)
@@ -196,8 +264,27 @@ class XGBModel:
             return np.array([self.rng.random() for _ in candidates])
         return self.screen.predict(self.space.features(candidates))
 
+    @property
+    def first_round(self) -> bool:
+        """No candidate of the task measured yet and something better than chance to rank
+        its first shortlist (which is then widened)."""
+        guided = self.near_default or (self.shared is not None and self.shared.trained)
+        return guided and not self.candidates
+
     def rank(self, candidates: Sequence[Candidate]) -> np.ndarray:
-        """The score of a shortlist by the trees on its lowered tir."""
-        if not self.trees.trained:
-            return self.predict(candidates)
-        return self.trees.predict(self.features(candidates))
+        """The score of a shortlist by the trees on its lowered tir (the shared ones until
+        the task's own are trained); with `near_default`, the default's neighbours interleaved."""
+        if self.trees.trained:
+            scores = self.trees.predict(self.features(candidates))
+        elif self.shared is not None and self.shared.trained:
+            scores = self.shared.predict(self.features(candidates)[:, :LENGTH])
+        else:
+            scores = self.predict(candidates)
+        if not self.near_default or self.default is None or not self.first_round:
+            return scores
+        rows = self.features(candidates)[:, :LENGTH]
+        scale = np.vstack([rows, self.default]).std(axis=0) + 1e-6
+        distance = np.linalg.norm((rows - self.default) / scale, axis=1)
+        by_model = sorted(range(len(candidates)), key=lambda k: -scores[k])
+        nearest = sorted(range(len(candidates)), key=lambda k: distance[k])
+        return interleave(by_model, nearest)

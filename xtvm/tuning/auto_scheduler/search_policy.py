@@ -1,13 +1,14 @@
 """The search: sketches filled in at random, evolved under the cost model, measured.
 
 Each round `SketchPolicy.continue_search_one_round` makes a population of candidates (random
-fillings of the sketches and mutants of the fastest measured ones), evolves it for a few
-generations (the fittest by the model's score are kept and mutated), then measures the best
-scored that were never measured, a few random ones among them (`eps_greedy`) so that the model
-sees beyond its own taste. Measured costs retrain the model. `program_cost_model` picks it:
-`"xgb"` (`XGBModel`, the default: the best of the screened population re-ranked on their
-lowered tir), `"ridge"` (sketch features only) or `"random"` (random search), or a model
-object.
+fillings of the sketches and mutants of the fastest measured ones), evolves it for a few generations
+(the fittest by the model's score are kept and mutated), then measures the best scored that were
+never measured, a few random ones among them (`eps_greedy`) so that the model sees beyond its own
+taste. A task's first round (its screen untrained) lowers a `FIRST_ROUND_WIDEN` times longer
+shortlist, for the tir model (shared by `TaskScheduler`'s tasks) and the default schedule's
+neighbourhood to choose from. Measured costs retrain the model. `program_cost_model` picks it:
+`"xgb"` (`XGBModel`, the default: the best of the screened population re-ranked on their lowered
+tir), `"ridge"` (sketch features only) or `"random"` (random search), or a model object.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from xtvm.tuning.auto_scheduler.sketch import (
 )
 from xtvm.tuning.measure import MeasureResult
 
+FIRST_ROUND_WIDEN = 4  # a task's first shortlist is this much longer: its screen is untrained
 MeasureCallback = Callable[[Any, Sequence[MeasureInput], Sequence[MeasureResult]], None]
 
 
@@ -136,6 +138,8 @@ class SketchPolicy:
         found, costs = [], []
         for inp, result in records:
             self._note(inp.state, cost_of(result))
+            if inp.state.is_default:
+                self._noted_default(cost_of(result))
             candidate = decode(inp.state, self.sketches)
             if candidate is not None:
                 found.append(candidate)
@@ -149,6 +153,11 @@ class SketchPolicy:
             return
         _, results = measurer.measure(self.task, self, [DEFAULT_STATE])
         self._note(DEFAULT_STATE, cost_of(results[0]))
+        self._noted_default(cost_of(results[0]))
+
+    def _noted_default(self, cost: float) -> None:
+        if hasattr(self.model, "note_default"):  # the model seeds its first round near it
+            self.model.note_default(cost)
 
     def _note(self, state: State, cost: float) -> None:
         self.measured[state] = min(cost, self.measured.get(state, math.inf))
@@ -202,7 +211,8 @@ class SketchPolicy:
         for _ in range(4):  # a small space may need several populations
             ranked = [c for c in self._evolve() if self._state(c) not in self.measured]
             if hasattr(self.model, "rank") and ranked:
-                shortlist = ranked[: self.model.rerank_factor * count]
+                widen = FIRST_ROUND_WIDEN if getattr(self.model, "first_round", False) else 1
+                shortlist = ranked[: widen * self.model.rerank_factor * count]
                 scores = self.model.rank(shortlist)
                 order = sorted(range(len(shortlist)), key=lambda k: -scores[k])
                 ranked = [shortlist[k] for k in order] + ranked[len(shortlist) :]

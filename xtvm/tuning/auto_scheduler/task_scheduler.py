@@ -5,8 +5,13 @@
 expected to fall fastest (TVM's gradient strategy): the recent fall of its best cost per round
 (over `backward_window_size` rounds) blended with an optimistic guess that the best keeps
 improving as 1/rounds, times its weight; with probability `eps_greedy` a random task instead.
-`load_log_file` resumes: its records of the tasks set their best costs and trial counts (which
-count toward `num_measure_trials`, as TVM's do) and are never measured again.
+Each task has its own cost model (`search_policy="default"`, `"sketch.xgb"` or
+`"sketch.xgb.per_task"`); `"sketch.xgb.shared"` trains one `SharedModel` of the tir features on
+all tasks' candidates (as TVM's task scheduler shares its model), so that a task's first round
+is ranked by what the others measured, but on squeezenet's conv2d kernels it found slower
+kernels in the same trials; `"sketch.random"` is random search. `load_log_file` resumes: its
+records of the tasks set their best costs and trial counts (which count toward
+`num_measure_trials`, as TVM's do) and are never measured again.
 """
 
 from __future__ import annotations
@@ -17,9 +22,21 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from xtvm.tuning.auto_scheduler.cost_model import SharedModel, XGBModel
 from xtvm.tuning.auto_scheduler.measure_record import cost_of, records_of
 from xtvm.tuning.auto_scheduler.search_policy import SketchPolicy
 from xtvm.tuning.auto_scheduler.search_task import SearchTask, TuningOptions
+
+# `tune(search_policy=)`: TVM's names, and per-task models to compare the shared one with
+# (per-task models are the default: on squeezenet's conv2d kernels the shared one found slower
+# kernels in the same trials, benchmarks/tuning_shared.py)
+POLICIES = {
+    "default": "per_task",
+    "sketch.xgb": "per_task",
+    "sketch.xgb.per_task": "per_task",
+    "sketch.xgb.shared": "shared",
+    "sketch.random": "random",
+}
 
 
 class TaskScheduler:
@@ -109,8 +126,17 @@ class TaskScheduler:
                 tune_option.num_measure_trials // max(1, len(self.tasks)),
             ),
         )
+        if search_policy not in POLICIES:
+            raise ValueError(f"unknown search policy '{search_policy}' ({', '.join(POLICIES)})")
+        self.cost_model = SharedModel() if POLICIES[search_policy] == "shared" else None
+
+        def model(k: int) -> object:
+            if POLICIES[search_policy] == "random":
+                return "random"
+            return XGBModel(seed=k, shared=self.cost_model)
+
         self.policies = [
-            SketchPolicy(task, seed=k, verbose=tune_option.verbose)
+            SketchPolicy(task, program_cost_model=model(k), seed=k, verbose=tune_option.verbose)
             for k, task in enumerate(self.tasks)
         ]
         self.exhausted: set[int] = set()
