@@ -53,5 +53,5 @@
 // RUN: not test -e %t.bad.mlir
 // UNKNOWN-OPS:      bad.onnx: error: the model uses 2 unsupported operator types:
 // UNKNOWN-OPS-NEXT:   Hardmax (used by 2 nodes: 'hardmax1', 'hardmax2')
-// UNKNOWN-OPS-NEXT:   Mod (used by 1 node: 'mod')
+// UNKNOWN-OPS-NEXT:   Shrink (used by 1 node: 'shrink')
 // UNKNOWN-OPS-NOT:  {{.}}

@@ -12,7 +12,7 @@ import xtvm as tvm
 from xtvm import relay
 from xtvm.api.relay.convert import ConversionError
 from xtvm.api.relay.expr import post_order
-from xtvm.api.relay.text import operator_table
+from xtvm.api.relay.op_table import operator_table
 from xtvm.dialects import relay as dialect
 from xtvm.passes import byoc_targets
 

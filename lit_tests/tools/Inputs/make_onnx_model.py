@@ -4,7 +4,7 @@
 
 KIND is `cnn` (Conv, Relu, MaxPool, Flatten, Gemm, Softmax; weights as initializers),
 `dynamic` (a Relu whose input has a symbolic batch dimension `N`) or `unsupported` (nodes of
-two op types xtvm does not convert, Hardmax twice and Mod once, next to a supported Relu).
+two op types xtvm does not convert, Hardmax twice and Shrink once, next to a supported Relu).
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ def unsupported() -> onnx.GraphProto:
         helper.make_node("Relu", ["x"], ["a"], "relu"),
         helper.make_node("Hardmax", ["a"], ["b"], "hardmax1"),
         helper.make_node("Hardmax", ["b"], ["c"], "hardmax2"),
-        helper.make_node("Mod", ["c", "c"], ["y"], "mod", fmod=1),
+        helper.make_node("Shrink", ["c"], ["y"], "shrink"),
     ]
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])
     y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])

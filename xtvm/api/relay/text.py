@@ -11,11 +11,9 @@ from __future__ import annotations
 
 import ast
 import difflib
-import importlib
 import inspect
-import pkgutil
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cache
@@ -26,7 +24,6 @@ from lark import Lark, Token, Tree, UnexpectedCharacters, UnexpectedInput, Unexp
 from xdsl.utils.exceptions import VerifyException
 
 from xtvm.api.ir_module import IRModule
-from xtvm.api.relay import op as op_package
 from xtvm.api.relay.convert import ConversionError
 from xtvm.api.relay.expr import (
     Call,
@@ -44,6 +41,7 @@ from xtvm.api.relay.expr import (
     const,
     has_type,
 )
+from xtvm.api.relay.op_table import operator_table
 from xtvm.api.relay.ty import Any, FuncType, TensorType, TupleType, Type, dtype_name
 from xtvm.ir.diagnostics import DiagnosticError, Location, SourceFile
 from xtvm.ir.errors import DiagnosticError as TVMDiagnosticError
@@ -52,7 +50,6 @@ from xtvm.ir.parser import lark_error_to_diagnostic
 GRAMMAR = Path(__file__).with_name("text.lark")
 
 AttrValue = int | float | bool | str | None | list["AttrValue"]
-Operator = Callable[..., Expr]
 
 # Operands that TVM passes as scalar expressions but the Python API takes as numbers:
 # `nn.pad(%x, 0f, pad_width=...)` is `relay.nn.pad(x, pad_width, pad_value=0.0)`.
@@ -95,27 +92,6 @@ def relay_text_parser() -> Lark:
         propagate_positions=True,
         maybe_placeholders=True,
     )
-
-
-@cache
-def operator_table() -> dict[str, Operator]:
-    """TVM op name -> API function, from the public functions of `xtvm.api.relay.op`'s modules.
-
-    A function exported at `relay.op` is a top-level op (`add`, `sum`); any other is named by its
-    module (`nn.conv2d`, `image.resize2d`, `annotation.compiler_begin`). Helpers (`nn.pad_tuple`)
-    are left out: an operator returns a `Call` or, for `zeros` and friends, a `Constant`.
-    """
-    table: dict[str, Operator] = {}
-    for info in pkgutil.iter_modules(op_package.__path__):
-        module = importlib.import_module(f"{op_package.__name__}.{info.name}")
-        for name, fn in vars(module).items():
-            if not inspect.isfunction(fn) or fn.__module__ != module.__name__:
-                continue
-            if name.startswith("_") or fn.__annotations__.get("return") not in ("Call", "Constant"):
-                continue
-            key = name if getattr(op_package, name, None) is fn else f"{info.name}.{name}"
-            table[key] = fn
-    return table
 
 
 def strip_comments(text: str) -> str:

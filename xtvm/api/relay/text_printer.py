@@ -47,7 +47,7 @@ TUPLE_OPERAND_OPS = frozenset({"concatenate"})
 def default_attrs(op_name: str) -> dict[str, str]:
     """The text of each default attribute value of the operator `op_name`'s API function: as
     TVM's printer, a call shows only the attributes that differ from their defaults."""
-    from xtvm.api.relay.text import operator_table  # the parser imports modules that print
+    from xtvm.api.relay.op_table import operator_table  # its op modules load this printer
 
     fn = operator_table().get(op_name)
     if fn is None:
