@@ -38,6 +38,21 @@ def parse_error(text: str, first_line: int = 1) -> Diagnostic:
 # fail where they should even though no unregistered dialect is allowed.
 MALFORMED = [
     (
+        # whitespace and comments before a token are skipped with it; positions stay exact
+        "bad_character_after_comments",
+        "// one\n\n  // two\nfunc.func @f() {\n  // three\n    $\n}",
+        6,
+        5,
+        "unexpected character '$'",
+    ),
+    (
+        "undeclared_value_after_comment",
+        "func.func @f(%a: i32) {\n  // c\n  %b = arith.addi %a, /* */ %a : i32\n}",
+        3,
+        23,
+        "unexpected character '/'",
+    ),
+    (
         "undeclared_value",
         "func.func @f(%a: i32) {\n  %b = arith.addi %a, %zz : i32\n  func.return\n}",
         2,
@@ -234,6 +249,14 @@ def test_first_line_offsets_positions() -> None:
     assert diagnostic.location is not None
     assert (diagnostic.location.line, diagnostic.location.column) == (41, 23)
     assert diagnostic.render().split("\n")[1] == "  %b = arith.addi %a, %zz : i32"
+
+
+def test_trailing_comments_end_the_input() -> None:
+    module = context().parse("func.func @f() {\n  func.return\n} // end\n// more\n", "in.mlir")
+    assert [op.name for op in module.walk()] == ["builtin.module", "func.func", "func.return"]
+    diagnostic = parse_error("func.func @f() {\n  func.return\n// x\n")
+    assert diagnostic.location is not None
+    assert (diagnostic.location.line, diagnostic.location.column) == (3, 5)
 
 
 def test_end_of_input_is_after_the_last_character() -> None:

@@ -65,6 +65,8 @@ def entry(root: Path) -> Path:
 
 def test_entry_is_private_json_and_loads_back(cache_root: Path) -> None:
     built = small_parser()
+    # a cache miss parses with the same fast driver as a hit
+    assert isinstance(built.parser.parser, CompactLALRParser)
     path = entry(cache_root)
     assert stat.S_IMODE(cache_root.stat().st_mode) == 0o700
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
@@ -122,7 +124,9 @@ def test_untrusted_directory_is_not_used(
         cache_root.chmod(0o770 if fault == "group-writable" else 0o707)
     assert cache.read(path.name) is None
     assert cache.write("probe", b"x") is None
-    assert small_parser().parse("a = 1")
+    parser = small_parser()
+    assert parser.parse("a = 1")
+    assert isinstance(parser.parser.parser, CompactLALRParser)  # built, not read, and fast
     assert not marker.exists()
     assert sorted(p.name for p in cache_root.iterdir()) == [path.name]
     assert path.read_bytes() == planted_pickle(marker)

@@ -84,9 +84,12 @@ def cached_lark(
         text = grammar if isinstance(grammar, str) else grammar()
     parser = Lark(text, parser="lalr", lexer=lexer, **options)
     encoded = dump(parser, key, lexer, marker)
-    if encoded is not None:
-        cache.write(name, encoded)
-    return parser
+    if encoded is None:
+        return parser
+    cache.write(name, encoded)
+    # The loaded form drives the parse with `FastParser`: a cache miss (or a cache that cannot
+    # be written) should not make this process parse at lark's slower pace.
+    return load(encoded, key, lexer, marker, runtime)
 
 
 def dump(parser: Lark, key: str, lexer: type[Lexer], marker: str) -> bytes | None:

@@ -42,9 +42,15 @@ NON_IDENTIFIER = {
 }
 CONTEXT_ONLY = ("OPAQUE_BODY", "LOC_OPAQUE", "FILE_METADATA")
 
+# Whitespace and comments before a token are part of its match: one match per token. The most
+# frequent tokens come first; `?`, `+` and `-` (SIGN, a PUNCT) last, after DIMS and numbers.
+SKIP = r"(?>(?:[ \t\r\n]+|//[^\n]*)*)"  # atomic: never gives back part of a comment
+WHITESPACE = re.compile(SKIP)
 MASTER = re.compile(
-    r"""(?P<WS>(?:[ \t\r\n]+|//[^\n]*)+)
+    SKIP
+    + r"""(?:(?P<PUNCT>->|::|\.\.\.|[(){}\[\]<>,:=*])
 |(?P<VALUE_ID>%[A-Za-z0-9_$.\-]+(?:\#[0-9]+)?)
+|(?P<IDENT>[A-Za-z_][\w$.]*)
 |(?P<CARET_ID>\^[A-Za-z0-9_$.\-]+)
 |(?P<SYMBOL>@(?:[A-Za-z_$.\-][\w$.\-]*|"(?:[^"\\\n]|\\["\\nt]|\\[0-9A-Fa-f]{2})*"))
 |(?P<STRING>"(?:[^"\\\n]|\\["\\nt]|\\[0-9A-Fa-f]{2})*")
@@ -54,10 +60,21 @@ MASTER = re.compile(
 |(?P<INT>[-+]?[0-9]+)
 |(?P<BANG>![A-Za-z_][\w$.]*)
 |(?P<HASH>\#[A-Za-z_][\w$.]*)
-|(?P<IDENT>[A-Za-z_][\w$.]*)
-|(?P<PUNCT>->|::|\.\.\.|[(){}\[\]<>,:=*?+\-])""",
+|(?P<SIGN>[?+\-]))""",
     re.VERBOSE,
 )
+
+
+def skip_space(text: str, pos: int, line: int, line_start: int) -> tuple[int, int, int]:
+    """The position, line and line start after the whitespace and comments at `pos`."""
+    skipped = WHITESPACE.match(text, pos).end()  # type: ignore[union-attr]
+    newlines = text.count("\n", pos, skipped)
+    if newlines:
+        line += newlines
+        line_start = text.rindex("\n", pos, skipped) + 1
+    return skipped, line, line_start
+
+
 NUMBER_FALLBACK = re.compile(r"0x[0-9A-Fa-f]+|[-+]?[0-9]+")
 
 
@@ -116,7 +133,7 @@ class FastContextualLexer(Lexer):
         keywords = self.keywords
         specials_by_state = self.specials_by_state
         state_stack = parser_state.state_stack  # the parser's, updated in place as it goes
-        new_token = Token._future_new  # Token(...) without its check of deprecated arguments
+        new_str = str.__new__  # a Token made as lark's Token._future_new makes it, inline
         self.dialect_stack = ["builtin"]
         self.pending_dialect = "builtin"
         while pos < end:
@@ -132,48 +149,51 @@ class FastContextualLexer(Lexer):
                     (n, re.compile(rx)) for n, rx in self.special.items() if n in accepts
                 )
                 specials_by_state[position] = specials
-            for name, rx in specials:
-                m = rx.match(text, pos)
-                if m:
-                    token_type, value = name, m.group()
-                    multiline = True
-                    break
+            if specials:
+                pos, line, line_start = skip_space(text, pos, line, line_start)
+                for name, rx in specials:
+                    m = rx.match(text, pos)
+                    if m:
+                        token_type, value = name, m.group()
+                        multiline = True
+                        break
             if token_type is None:
                 m = match_master(text, pos)
                 if m is None:
+                    pos, line, line_start = skip_space(text, pos, line, line_start)
+                    if pos >= end:
+                        break
                     raise UnexpectedCharacters(
                         text, pos, line, pos - line_start + 1, allowed=set(accepts)
                     )
                 kind = m.lastgroup
-                value = m.group()
-                if kind == "WS":
-                    newlines = value.count("\n")
+                value = m.group(kind)
+                skipped = m.end() - len(value)
+                if skipped != pos:
+                    newlines = text.count("\n", pos, skipped)
                     if newlines:
                         line += newlines
-                        line_start = pos + value.rindex("\n") + 1
-                    pos = m.end()
-                    continue
-                if kind in ("INT", "FLOAT") and value[0] in "+-" and kind not in accepts:
-                    value, kind = value[0], "PUNCT"  # `%i -1` in an affine expression
-                if kind == "DIMS" and "DIMS" not in accepts:
-                    number = NUMBER_FALLBACK.match(text, pos)
-                    value = number.group() if number else text[pos]
-                    kind = "PUNCT" if number is None else "HEX" if value[:2] == "0x" else "INT"
-                if (
-                    kind in ("BANG", "HASH")
-                    and "." not in value
-                    and text[m.end() : m.end() + 1] == "<"
-                ):
-                    # `#arith<fastmath<fast>>`: a dialect's attribute in the verbose form.
-                    name = "DIALECT_TYPE_NAME" if kind == "BANG" else "DIALECT_ATTR_NAME"
-                    token_type = name if name in accepts else None
+                        line_start = text.rindex("\n", pos, skipped) + 1
+                    pos = skipped
+                if kind == "SIGN":
+                    kind = "PUNCT"
+                elif kind != "PUNCT" and kind != "VALUE_ID":
+                    if kind in ("INT", "FLOAT") and value[0] in "+-" and kind not in accepts:
+                        value, kind = value[0], "PUNCT"  # `%i -1` in an affine expression
+                    if kind == "DIMS" and "DIMS" not in accepts:
+                        number = NUMBER_FALLBACK.match(text, pos)
+                        value = number.group() if number else text[pos]
+                        kind = "PUNCT" if number is None else "HEX" if value[:2] == "0x" else "INT"
+                    if (
+                        kind in ("BANG", "HASH")
+                        and "." not in value
+                        and text[m.end() : m.end() + 1] == "<"
+                    ):
+                        # `#arith<fastmath<fast>>`: a dialect's attribute in the verbose form.
+                        name = "DIALECT_TYPE_NAME" if kind == "BANG" else "DIALECT_ATTR_NAME"
+                        token_type = name if name in accepts else None
                 if token_type is not None:
                     pass
-                elif kind in ("IDENT", "BANG", "HASH"):
-                    token_type, value = self.classify(kind, value, accepts)
-                    if kind == "IDENT" and "OP_NAME" in accepts:
-                        length = len(value)
-                        token_type, value = self.op_name(token_type, value, accepts)
                 elif kind == "PUNCT":
                     names = keywords.get(value)
                     token_type = names[0] if names else value
@@ -183,6 +203,13 @@ class FastContextualLexer(Lexer):
                         self.dialect_stack.append(self.pending_dialect)
                     elif value == "}" and len(self.dialect_stack) > 1:
                         self.pending_dialect = self.dialect_stack.pop()
+                elif kind == "VALUE_ID":
+                    token_type = kind
+                elif kind in ("IDENT", "BANG", "HASH"):
+                    token_type, value = self.classify(kind, value, accepts)
+                    if kind == "IDENT" and "OP_NAME" in accepts:
+                        length = len(value)
+                        token_type, value = self.op_name(token_type, value, accepts)
                 else:
                     token_type = kind
                     if kind == "STRING" and "OP_NAME" in accepts:
@@ -194,9 +221,15 @@ class FastContextualLexer(Lexer):
                     line += newlines
                     line_start = pos + value.rindex("\n") + 1
             pos += len(value) if length < 0 else length
-            token = new_token(
-                token_type, value, start, start_line, column, line, pos - line_start + 1, pos
-            )
+            token = new_str(Token, value)
+            token.type = token_type
+            token.value = value
+            token.start_pos = start
+            token.line = start_line
+            token.column = column
+            token.end_line = line
+            token.end_column = pos - line_start + 1
+            token.end_pos = pos
             callback = callbacks.get(token_type)
             if callback is not None:
                 token = callback(token)

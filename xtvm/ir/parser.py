@@ -403,18 +403,8 @@ class IRBuilder(Transformer):
         operands = self.resolve_all(uses, inputs)
         properties = dict(props) if props else {}
         attributes = dict(attrs) if attrs else {}
-        op_def = getattr(op_type, "get_irdl_definition", None)
-        for old, new in (
-            ("operand_segment_sizes", "operandSegmentSizes"),
-            ("result_segment_sizes", "resultSegmentSizes"),
-        ):
-            if old in attributes:  # MLIR 16's spelling
-                attributes[new] = attributes.pop(old)
-        if op_def is not None:
-            # MLIR before properties (and our --mlir-compat output) writes them as attributes.
-            for prop_name in op_def().properties:
-                if prop_name in attributes and prop_name not in properties:
-                    properties[prop_name] = attributes.pop(prop_name)
+        if attributes:
+            self.attributes_as_properties(op_type, properties, attributes)
         try:
             op = op_type.create(
                 operands=operands,
@@ -427,6 +417,25 @@ class IRBuilder(Transformer):
         except (VerifyException, ValueError, TypeError) as exc:
             raise self.error(name_tok, f"'{name}' op {exc}") from None
         return self.record(op, name_tok)
+
+    @staticmethod
+    def attributes_as_properties(
+        op_type: type[Operation], properties: dict[str, Attribute], attributes: dict[str, Any]
+    ) -> None:
+        """Move what MLIR 16 (and our --mlir-compat output) writes as attributes to where
+        newer MLIR keeps it: renamed segment sizes, and the op's properties."""
+        op_def = getattr(op_type, "get_irdl_definition", None)
+        for old, new in (
+            ("operand_segment_sizes", "operandSegmentSizes"),
+            ("result_segment_sizes", "resultSegmentSizes"),
+        ):
+            if old in attributes:  # MLIR 16's spelling
+                attributes[new] = attributes.pop(old)
+        if op_def is not None:
+            # MLIR before properties (and our --mlir-compat output) writes them as attributes.
+            for prop_name in op_def().properties:
+                if prop_name in attributes and prop_name not in properties:
+                    properties[prop_name] = attributes.pop(prop_name)
 
     def value_uses(self, children: list[Token]) -> list[Token]:
         return children
@@ -909,7 +918,12 @@ class IRBuilder(Transformer):
         try:
             if isinstance(elem, builtin.AnyFloat):
                 return DenseArrayBase.from_list(elem, [float(v) for v in values])
-            return DenseArrayBase.from_list(elem, [int(v) for v in values])
+            ints = tuple(int(v) for v in values)
+            # interned like types (`array<i32: 0, 1>` recurs in every op with segment sizes);
+            # floats are not, as -0.0 would read back as an equal 0.0
+            return self.intern(
+                ("array", elem, ints), lambda: DenseArrayBase.from_list(elem, list(ints))
+            )
         except (NotImplementedError, ValueError, OverflowError, VerifyException) as exc:
             raise self.error(None, f"invalid dense array: {exc}") from None
 
