@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from models import PeakRss, aligned, child_rows, interleaved_samples, latency_cells
+from models import PeakRss, child_rows, interleaved_samples, latency_table
 
 
 def load_inputs(path: Path) -> dict[str, np.ndarray]:
@@ -96,27 +96,13 @@ def measure(path: Path, repeat: int, threads: list[int]) -> dict[str, Any]:
 
 
 def table(rows: list[dict[str, Any]], threads: list[int]) -> str:
-    head = ["model", "MiB", "import s", "build s", "build MiB"]
-    for t in threads:
-        head += [f"xtvm {t}t ms", f"ort {t}t ms", f"ratio {t}t"]
-    head += ["max rel diff"]
-    lines = [head]
-    for r in rows:
-        if "error" in r:
-            lines.append([r["model"], f"error: {r['error']}"])
-            continue
-        line = [
-            r["model"],
-            f"{r['MiB']:.1f}",
-            f"{r['import_s']:.2f}",
-            f"{r['build_s']:.1f}",
-            f"{r['build_mib']:.0f}",
-        ]
-        line += latency_cells(r, threads)
-        diff = r["max_rel_diff"]
-        line += ["shape!" if diff is None else f"{diff:.1e}"]
-        lines.append(line)
-    return aligned(lines)
+    leading = [
+        ("MiB", lambda r: f"{r['MiB']:.1f}"),
+        ("import s", lambda r: f"{r['import_s']:.2f}"),
+        ("build s", lambda r: f"{r['build_s']:.1f}"),
+        ("build MiB", lambda r: f"{r['build_mib']:.0f}"),
+    ]
+    return latency_table(rows, "model", leading, threads)
 
 
 def main() -> int:

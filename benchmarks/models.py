@@ -233,6 +233,29 @@ def latency_cells(row: dict[str, Any], threads: Sequence[int] = THREADS) -> list
     return cells
 
 
+def latency_table(
+    rows: Sequence[dict[str, Any]],
+    name: str,
+    leading: Sequence[tuple[str, Callable[[dict[str, Any]], str]]],
+    threads: Sequence[int] = THREADS,
+) -> str:
+    """Rows as an aligned table: `row[name]`, the `leading` (header, cell) columns, the
+    latency cells per thread count and the largest relative difference; a failed row shows
+    its error."""
+    head = [name, *(header for header, _ in leading)]
+    for t in threads:
+        head += [f"xtvm {t}t ms", f"ort {t}t ms", f"ratio {t}t"]
+    lines = [[*head, "max rel diff"]]
+    for r in rows:
+        if "error" in r:
+            lines.append([r[name], f"error: {r['error']}"])
+            continue
+        diff = r["max_rel_diff"]
+        cells = [cell(r) for _, cell in leading] + latency_cells(r, threads)
+        lines.append([r[name], *cells, "shape!" if diff is None else f"{diff:.1e}"])
+    return aligned(lines)
+
+
 def child_rows(
     commands: Sequence[tuple[list[str], dict[str, Any]]], busy: bool
 ) -> list[dict[str, Any]]:

@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 import onnx
-from models import THREADS, aligned, child_rows, latency_cells, time_against_ort
+from models import child_rows, latency_table, time_against_ort
 from onnx import TensorProto, helper, numpy_helper
 
 HIDDEN, HEADS, FFN = 768, 12, 3072
@@ -199,21 +199,11 @@ def measure(
 
 
 def table(rows: list[dict[str, Any]]) -> str:
-    head = ["workload", "import s", "build s"]
-    for t in THREADS:
-        head += [f"xtvm {t}t ms", f"ort {t}t ms", f"ratio {t}t"]
-    head += ["max rel diff"]
-    lines = [head]
-    for r in rows:
-        if "error" in r:
-            lines.append([r["workload"], f"error: {r['error']}"])
-            continue
-        line = [r["workload"], f"{r['import_s']:.2f}", f"{r['build_s']:.1f}"]
-        line += latency_cells(r)
-        diff = r["max_rel_diff"]
-        line += ["shape!" if diff is None else f"{diff:.1e}"]
-        lines.append(line)
-    return aligned(lines)
+    leading = [
+        ("import s", lambda r: f"{r['import_s']:.2f}"),
+        ("build s", lambda r: f"{r['build_s']:.1f}"),
+    ]
+    return latency_table(rows, "workload", leading)
 
 
 def main() -> int:
