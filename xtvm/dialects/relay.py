@@ -193,6 +193,12 @@ def numpy_from_dense(attr: DenseIntOrFPElementsAttr, copy: bool = True) -> np.nd
     return value.reshape(attr.get_shape())
 
 
+def static_shape(value: SSAValue) -> tuple[int, ...]:
+    """The static shape of a tensor-typed value (what the relay passes read off operands)."""
+    assert isinstance(value.type, TensorType)
+    return tuple(value.type.get_shape())
+
+
 def fmt_shape(shape: Sequence[int]) -> str:
     """`2x3`, as shapes are written in tensor types; `scalar` for rank 0."""
     return "x".join(str(d) for d in shape) if shape else "scalar"

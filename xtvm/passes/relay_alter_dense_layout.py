@@ -28,22 +28,18 @@ from dataclasses import dataclass
 
 import numpy as np
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xtvm.dialects import relay
+from xtvm.dialects.relay import static_shape
 from xtvm.passes.external_functions import host_functions
 from xtvm.passes.relay_infer_types import infer_op
 from xtvm.topi.schedule import COLUMN_TILE, ROW_TILE
 
 PAGE_COLUMNS = 4096 // 4  # f32 columns in a 4 KB page
-
-
-def shape_of(value: SSAValue) -> tuple[int, ...]:
-    assert isinstance(value.type, TensorType)
-    return tuple(value.type.get_shape())
 
 
 def weight_transpose(op: Operation) -> bool:
@@ -53,7 +49,7 @@ def weight_transpose(op: Operation) -> bool:
     embedding transposed: no 154 MB transposed copy beside the padded one)."""
     if not isinstance(op, relay.TransposeOp) or not isinstance(op.data.owner, relay.ConstOp):
         return False
-    if len(shape_of(op.data)) != 2:
+    if len(static_shape(op.data)) != 2:
         return False
     perm = relay.TransposeOp.permutation(relay.TransposeOp.props(op.properties), 2)
     return tuple(perm) == (1, 0) and all(
@@ -82,7 +78,7 @@ def constant_weight(op: relay.DenseOp | relay.MatmulOp) -> np.ndarray | None:
     if isinstance(op, relay.MatmulOp) and op.transpose_a.value.data:
         return None
     array = weight_array(op)
-    if array is None or math.prod(shape_of(op.operands[0])[:-1]) < ROW_TILE:
+    if array is None or math.prod(static_shape(op.operands[0])[:-1]) < ROW_TILE:
         return None
     transposed = isinstance(op, relay.DenseOp) or op.transpose_b.value.data
     return array.T if transposed else array
@@ -128,7 +124,7 @@ def alter(op: relay.DenseOp | relay.MatmulOp, weight: np.ndarray) -> None:
     infer_op(product)
     result = product.result
     if padded > columns:
-        rank = len(shape_of(result))
+        rank = len(static_shape(result))
         sliced = relay.StridedSliceOp(result, [0], [columns], axes=[rank - 1])
         Rewriter.insert_op(sliced, InsertPoint.before(op))
         infer_op(sliced)

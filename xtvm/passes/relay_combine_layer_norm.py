@@ -30,14 +30,10 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.transforms.dead_code_elimination import is_trivially_dead
 
 from xtvm.dialects import relay
+from xtvm.dialects.relay import static_shape
 from xtvm.ir.numpy_types import numpy_dtype
 from xtvm.passes.external_functions import host_functions
 from xtvm.passes.relay_infer_types import infer_op
-
-
-def shape_of(value: SSAValue) -> tuple[int, ...]:
-    assert isinstance(value.type, TensorType)
-    return tuple(value.type.get_shape())
 
 
 def only_user(value: SSAValue) -> Operation | None:
@@ -56,7 +52,7 @@ def last_axis_mean(value: SSAValue) -> SSAValue | None:
     op = value.owner
     if not isinstance(op, relay.MeanOp) or not op.keepdims.value.data or op.axis is None:
         return None
-    rank = len(shape_of(op.data))
+    rank = len(static_shape(op.data))
     axes = relay.array_values(op.axis)
     return op.data if rank and len(axes) == 1 and axes[0] % rank == rank - 1 else None
 
@@ -127,7 +123,9 @@ def match(divide: relay.DivideOp) -> Match | None:
     if square is None or squared(square) is not centred:
         return None
     ops = [mean.owner, subtract, square.owner, variance.owner, sqrt.operands[0].owner, sqrt]
-    if shape_of(variance) != shape_of(mean) or shape_of(divide.result) != shape_of(data):
+    if static_shape(variance) != static_shape(mean) or static_shape(divide.result) != static_shape(
+        data
+    ):
         return None
     # every intermediate is read only by the next op of the pattern
     readers = {
@@ -141,7 +139,7 @@ def match(divide: relay.DivideOp) -> Match | None:
         return None
     if {use.operation for use in centred.uses} != {square.owner, divide}:
         return None
-    length = shape_of(data)[-1]
+    length = static_shape(data)[-1]
     result: Operation = divide
     gamma = beta = None
     user = only_user(divide.result)
@@ -163,7 +161,7 @@ def rewrite(m: Match) -> None:
     """Replace the pattern by one `nn.layer_norm`."""
     assert isinstance(m.data.type, TensorType)
     dtype = numpy_dtype(m.data.type.get_element_type())
-    length = shape_of(m.data)[-1]
+    length = static_shape(m.data)[-1]
     before = InsertPoint.before(m.result)
     operands = []
     for value, fill in ((m.gamma, 1.0), (m.beta, 0.0)):

@@ -19,21 +19,17 @@ from dataclasses import dataclass
 
 import numpy as np
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp, TensorType
-from xdsl.ir import Operation, SSAValue
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xtvm.dialects import relay
+from xtvm.dialects.relay import static_shape
 from xtvm.passes.external_functions import host_functions
 from xtvm.passes.relay_infer_types import infer_op
 
 Product = relay.DenseOp | relay.MatmulOp
-
-
-def shape_of(value: SSAValue) -> tuple[int, ...]:
-    assert isinstance(value.type, TensorType)
-    return tuple(value.type.get_shape())
 
 
 def rows_first(op: Product) -> bool:
@@ -49,9 +45,9 @@ def branch_key(op: Operation) -> tuple[object, ...] | None:
     if isinstance(op, relay.MatmulOp) and op.transpose_a.value.data:
         return None
     weight = op.operands[1]
-    if len(shape_of(weight)) != 2:
+    if len(static_shape(weight)) != 2:
         return None
-    k = shape_of(weight)[1 if rows_first(op) else 0]
+    k = static_shape(weight)[1 if rows_first(op) else 0]
     return (op.operands[0], type(op), rows_first(op), weight.type.get_element_type(), k)
 
 
@@ -63,10 +59,10 @@ def bias_of(op: Product) -> tuple[relay.AddOp, np.ndarray] | None:
         return None
     add = users[0]
     other = add.rhs if add.lhs is result else add.lhs
-    columns = shape_of(result)[-1]
-    if not isinstance(other.owner, relay.ConstOp) or shape_of(other) != (columns,):
+    columns = static_shape(result)[-1]
+    if not isinstance(other.owner, relay.ConstOp) or static_shape(other) != (columns,):
         return None
-    if shape_of(add.result) != shape_of(result):
+    if static_shape(add.result) != static_shape(result):
         return None
     return add, relay.numpy_from_dense(other.owner.value)
 
@@ -96,10 +92,10 @@ def combine(branches: list[Product]) -> None:
         Rewriter.insert_op(op, InsertPoint.before(first))
         if isinstance(op, relay.RelayOp) and not isinstance(op, relay.ConstOp):
             infer_op(op)
-    rank = len(shape_of(combined))
+    rank = len(static_shape(combined))
     start = 0
     for end in ends:
-        columns = shape_of(end)[-1]
+        columns = static_shape(end)[-1]
         sliced = relay.StridedSliceOp(combined, [start], [start + columns], axes=[rank - 1])
         Rewriter.insert_op(sliced, InsertPoint.before(first))
         infer_op(sliced)

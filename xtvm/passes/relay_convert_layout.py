@@ -35,6 +35,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.transforms.dead_code_elimination import is_trivially_dead
 
 from xtvm.dialects import relay
+from xtvm.dialects.relay import static_shape
 from xtvm.passes.external_functions import host_functions
 from xtvm.passes.relay_infer_types import infer_op
 
@@ -60,11 +61,6 @@ def drop_axes(tag: Tag, letters: set[str]) -> Tag:
     """The tag of a value with the axes named by `letters` removed."""
     src, dst = tag
     return "".join(a for a in src if a not in letters), "".join(a for a in dst if a not in letters)
-
-
-def shape_of(value: SSAValue) -> tuple[int, ...]:
-    assert isinstance(value.type, TensorType)
-    return tuple(value.type.get_shape())
 
 
 @dataclass
@@ -164,7 +160,7 @@ class LayoutConverter:
         in NHWC).
         """
         src, dst = tag
-        shape = shape_of(value)
+        shape = static_shape(value)
         if len(shape) == len(src):
             return self.convert(value, src, dst)
         value = self.restore(value)
@@ -238,7 +234,9 @@ def convert_conv2d(cv: LayoutConverter, op: Operation) -> None:
     # channel axis through the tag; the result is not retyped yet
     tag = cv.tags.get(op.data)
     channel_axis = data_layout.index("C")
-    channels = shape_of(op.data)[channel_axis if tag is None else rename_axis(channel_axis, tag)]
+    channels = static_shape(op.data)[
+        channel_axis if tag is None else rename_axis(channel_axis, tag)
+    ]
     out_channels = op.result.type.get_shape()[channel_axis]
     whole_blocks = cv.out_block > 0 and out_channels % cv.out_block == 0
     narrow = 0 <= channels < cv.min_channels and not whole_blocks
@@ -328,7 +326,7 @@ def stays_original(cv: LayoutConverter, values: Sequence[SSAValue], rank: int) -
     did not convert (a grouped conv2d's branch meeting a converted residual), so the join
     ends the converted region instead of carrying it into the unconverted one, where every
     later join would transform again. Constants and function arguments do not count."""
-    full = [v for v in values if len(shape_of(v)) == rank]
+    full = [v for v in values if len(static_shape(v)) == rank]
     permuted = sum(v in cv.tags for v in full)
     computed = sum(
         v not in cv.tags
@@ -346,7 +344,7 @@ def convert_broadcast(cv: LayoutConverter, op: Operation) -> None:
     assert isinstance(op, relay.RelayOp)
     if not any(v in cv.tags for v in op.operands):
         return
-    rank = len(shape_of(op.results[0]))
+    rank = len(static_shape(op.results[0]))
     tag = first_tag(cv, op.operands, rank)
     if tag is None or stays_original(cv, op.operands, rank):
         restore_operands(cv, op)
@@ -363,7 +361,7 @@ def convert_concatenate(cv: LayoutConverter, op: Operation) -> None:
     assert isinstance(op, relay.ConcatenateOp)
     if not any(v in cv.tags for v in op.inputs):
         return
-    rank = len(shape_of(op.result))
+    rank = len(static_shape(op.result))
     tag = first_tag(cv, op.inputs, rank)
     if tag is None or stays_original(cv, op.inputs, rank):
         restore_operands(cv, op)
@@ -402,7 +400,7 @@ def convert_squeeze(cv: LayoutConverter, op: Operation) -> None:
         return
     src, dst = tag
     if op.axis is None:
-        removed = {dst[i] for i, size in enumerate(shape_of(op.data)) if size == 1}
+        removed = {dst[i] for i, size in enumerate(static_shape(op.data)) if size == 1}
     else:
         axes = relay.array_values(op.axis)
         removed = {src[a % len(src)] for a in axes}

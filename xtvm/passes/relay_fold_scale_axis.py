@@ -37,6 +37,7 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint
 
 from xtvm.dialects import relay
+from xtvm.dialects.relay import static_shape
 from xtvm.ir.numpy_types import numpy_dtype
 from xtvm.passes.relay_dce import EraseUnusedRelayOp
 
@@ -57,7 +58,7 @@ class Axes:
 def linear_axes(op: LinearOp) -> Axes | None:
     """The channel axes of `op`; None for a blocked kernel (a channel spans two axes)."""
     if isinstance(op, relay.DenseOp):
-        rank = len(shape_of(op.data))
+        rank = len(static_shape(op.data))
         return Axes(rank - 1, rank - 1, 0, 1)
     kernel_layout = op.kernel_layout.data
     if kernel_layout not in ("OIHW", "HWIO"):
@@ -65,11 +66,6 @@ def linear_axes(op: LinearOp) -> Axes | None:
     data = 1 if op.data_layout.data == "NCHW" else 3
     weight_out, weight_in = (0, 1) if kernel_layout == "OIHW" else (3, 2)
     return Axes(data, data, weight_out, weight_in)
-
-
-def shape_of(value: SSAValue) -> tuple[int, ...]:
-    assert isinstance(value.type, TensorType)
-    return tuple(value.type.get_shape())
 
 
 def constant_value(value: SSAValue) -> np.ndarray | None:
@@ -120,7 +116,7 @@ def split_scale(op: relay.MultiplyOp) -> tuple[SSAValue, np.ndarray] | None:
 def scale_weight(anchor: LinearOp, scale: np.ndarray, axis: int, rewriter: PatternRewriter) -> None:
     """Multiply the weight of `anchor` by `scale` laid along `axis` of the weight."""
     weight = anchor.weight
-    factor = along(scale, len(shape_of(weight)), axis)
+    factor = along(scale, len(static_shape(weight)), axis)
     array = constant_value(weight)
     if array is not None:
         new_ops: list[Operation] = [relay.ConstOp((array * factor).astype(array.dtype))]
@@ -193,7 +189,7 @@ class FoldScaleIntoProducerWeight(RewritePattern):
         anchor = producer
         if only_user(value) is None:
             return
-        shape, axes = shape_of(op.result), linear_axes(anchor)
+        shape, axes = static_shape(op.result), linear_axes(anchor)
         if axes is None:
             return
         vector = channel_vector(scale, shape, axes.result)
@@ -250,7 +246,7 @@ def fold_scale_into_consumer(anchor: LinearOp, rewriter: PatternRewriter) -> Non
     axes = linear_axes(anchor)
     if axes is None:
         return
-    vector = channel_vector(scale, shape_of(data), axes.data)
+    vector = channel_vector(scale, static_shape(data), axes.data)
     if vector is None or (relus and not np.all(vector > 0)):
         return
     scale_weight(anchor, vector, axes.weight_in, rewriter)

@@ -20,13 +20,14 @@ from onnx import helper
 from xdsl.ir import SSAValue
 
 from xtvm.dialects import relay
+from xtvm.dialects.relay import static_shape
 from xtvm.frontends.onnx.context import ConversionError, Converter, NodeContext
-from xtvm.frontends.onnx.converters import Outputs, norm_axis, reshape, scalar, shape_of, transpose
+from xtvm.frontends.onnx.converters import Outputs, norm_axis, reshape, scalar, transpose
 
 
 def heads_first(c: NodeContext, x: SSAValue, heads: int, what: str) -> SSAValue:
     """A 3-d [batch, seq, heads * size] input as [batch, heads, seq, size]."""
-    batch, seq, hidden = shape_of(x)
+    batch, seq, hidden = static_shape(x)
     if heads < 1 or hidden % heads:
         raise ConversionError(f"{what} hidden size {hidden} is not a multiple of {heads} heads")
     return transpose(c, reshape(c, x, [batch, seq, heads, hidden // heads]), [0, 2, 1, 3])
@@ -36,7 +37,7 @@ def repeat_heads(c: NodeContext, x: SSAValue, times: int) -> SSAValue:
     """[b, h, s, d] with each head repeated `times` times in place (h0, h0, h1, h1, ...)."""
     if times == 1:
         return x
-    b, h, s, d = shape_of(x)
+    b, h, s, d = static_shape(x)
     wide = c.emit(relay.BroadcastToOp(reshape(c, x, [b, h, 1, s, d]), [b, h, times, s, d]))
     return reshape(c, wide, [b, h * times, s, d])
 
@@ -77,10 +78,11 @@ def attention(c: NodeContext) -> Outputs:
         q = heads_first(c, q, c.int_attr("q_num_heads", 0), "Q")
         k = heads_first(c, k, c.int_attr("kv_num_heads", 0), "K")
         v = heads_first(c, v, c.int_attr("kv_num_heads", 0), "V")
-    (batch, q_heads, queries, size), (_, kv_heads, _, k_size) = shape_of(q), shape_of(k)
-    if size != k_size or shape_of(v)[1] != kv_heads or shape_of(k)[2] != shape_of(v)[2]:
+    q_shape, k_shape, v_shape = static_shape(q), static_shape(k), static_shape(v)
+    (batch, q_heads, queries, size), (_, kv_heads, _, k_size) = q_shape, k_shape
+    if size != k_size or v_shape[1] != kv_heads or k_shape[2] != v_shape[2]:
         raise ConversionError(
-            f"Q {list(shape_of(q))}, K {list(shape_of(k))} and V {list(shape_of(v))} do not "
+            f"Q {list(q_shape)}, K {list(k_shape)} and V {list(v_shape)} do not "
             "fit (head sizes of Q and K, heads and lengths of K and V must agree)"
         )
     if kv_heads < 1 or q_heads % kv_heads:
@@ -95,7 +97,7 @@ def attention(c: NodeContext) -> Outputs:
         k = c.emit(relay.ConcatenateOp([c.value(4), k], 2))
         v = c.emit(relay.ConcatenateOp([c.value(5), v], 2))
     present_k, present_v = k, v
-    total, v_size = shape_of(k)[2], shape_of(v)[3]
+    total, v_size = static_shape(k)[2], static_shape(v)[3]
 
     # Shape-only limits: causal and sliding window from the first query's offset, and the
     # keys past each sample's nonpad_kv_seqlen.

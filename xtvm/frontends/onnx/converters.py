@@ -18,6 +18,7 @@ from onnx import helper
 from xdsl.ir import Operation, SSAValue
 
 from xtvm.dialects import relay
+from xtvm.dialects.relay import static_shape
 from xtvm.frontends.onnx.context import ConversionError, Converter, NodeContext, Tensor
 from xtvm.frontends.onnx.resize import ResizeMode, interpolation_matrix
 from xtvm.ir.numpy_types import numpy_dtype
@@ -35,7 +36,7 @@ def scalar(c: NodeContext, value: float, dtype: np.dtype) -> SSAValue:
 
 def reshape(c: NodeContext, x: SSAValue, shape: Sequence[int]) -> SSAValue:
     """`x` as `shape`, given in full (every dimension, no -1)."""
-    if tuple(shape) == shape_of(x):
+    if tuple(shape) == static_shape(x):
         return x
     if 0 in shape:  # relay.reshape reads 0 as "copy"; a tensor of no elements is a constant
         return c.lift(np.zeros(shape, numpy_dtype(x.type.get_element_type())))  # type: ignore[attr-defined]
@@ -46,10 +47,6 @@ def transpose(c: NodeContext, x: SSAValue, perm: Sequence[int]) -> SSAValue:
     if list(perm) == list(range(len(perm))):
         return x
     return c.emit(relay.TransposeOp(x, list(perm)))
-
-
-def shape_of(x: SSAValue) -> tuple[int, ...]:
-    return tuple(x.type.get_shape())  # type: ignore[attr-defined]
 
 
 def norm_axis(axis: int, rank: int) -> int:
@@ -121,7 +118,7 @@ def spatial_attrs(c: NodeContext, n: int, kernel: Sequence[int]) -> tuple[list[i
 
 def as_2d(c: NodeContext, x: SSAValue) -> SSAValue:
     """A 1-d spatial tensor [N, C, W] as [N, C, 1, W]."""
-    n, ch, w = shape_of(x)
+    n, ch, w = static_shape(x)
     return reshape(c, x, [n, ch, 1, w])
 
 
@@ -319,7 +316,7 @@ def conv(c: NodeContext) -> Outputs:
     if c.has(2):
         y = c.emit(relay.BiasAddOp(y, c.value(2), axis=1))
     if n == 1:
-        n_, o, _, wd = shape_of(y)
+        n_, o, _, wd = static_shape(y)
         y = reshape(c, y, [n_, o, wd])
     return [y]
 
@@ -375,14 +372,14 @@ def conv_transpose(c: NodeContext) -> Outputs:
         grow = [(max(-b, 0), o + max(-e, 0)) for b, e, o in zip(begin, end, out_pad, strict=True)]
         if any(v for pair in grow for v in pair):
             y = c.emit(relay.PadOp(y, [(0, 0), (0, 0), *grow]))
-        sizes = shape_of(y)[2:]
+        sizes = static_shape(y)[2:]
         starts = [max(b, 0) for b in begin]
         stops = [size - max(e, 0) for size, e in zip(sizes, end, strict=True)]
         y = c.emit(relay.StridedSliceOp(y, starts, stops, axes=[2, 3]))
     if c.has(2):
         y = c.emit(relay.BiasAddOp(y, c.value(2), axis=1))
     if n == 1:
-        n_, o, _, wd = shape_of(y)
+        n_, o, _, wd = static_shape(y)
         y = reshape(c, y, [n_, o, wd])
     return [y]
 
@@ -408,8 +405,8 @@ def gemm(c: NodeContext) -> Outputs:
             bias = c.value(2)
             if beta != 1.0:
                 bias = c.emit(relay.MultiplyOp(bias, scalar(c, beta, dtype)))
-        units = shape_of(y)[1]
-        if shape_of(bias) == (units,):
+        units = static_shape(y)[1]
+        if static_shape(bias) == (units,):
             y = c.emit(relay.BiasAddOp(y, bias, axis=1))
         else:
             y = c.emit(relay.AddOp(y, bias))
@@ -418,12 +415,12 @@ def gemm(c: NodeContext) -> Outputs:
 
 def matmul_values(c: NodeContext, a: SSAValue, b: SSAValue) -> SSAValue:
     """numpy.matmul of two relay values: nn.matmul, or batch_matmul on 3-d views."""
-    sa, sb = shape_of(a), shape_of(b)
+    sa, sb = static_shape(a), static_shape(b)
     if not sa or not sb:
         raise ConversionError("MatMul operands must have rank >= 1")
     a2 = reshape(c, a, [1, sa[0]]) if len(sa) == 1 else a
     b2 = reshape(c, b, [sb[0], 1]) if len(sb) == 1 else b
-    sa2, sb2 = shape_of(a2), shape_of(b2)
+    sa2, sb2 = static_shape(a2), static_shape(b2)
     if sa2[-1] != sb2[-2]:
         raise ConversionError(f"inner dimensions differ: {list(sa)} x {list(sb)}")
     batch = list(np.broadcast_shapes(sa2[:-2], sb2[:-2]))
@@ -537,7 +534,7 @@ def pool(is_max: bool) -> Converter:
             )
             y = c.emit(op)
         if n == 1:
-            n_, ch, _, w = shape_of(y)
+            n_, ch, _, w = static_shape(y)
             y = reshape(c, y, [n_, ch, w])
         return [y]
 
@@ -640,7 +637,7 @@ def apply_along(
     if bool(np.all(one_hot)):
         indices = c.lift(matrix.argmax(axis=1).astype(np.int64))
         return c.emit(relay.TakeOp(x, indices, axis=axis, mode="clip"))
-    rank = len(shape_of(x))
+    rank = len(static_shape(x))
     perm = [i for i in range(rank) if i != axis] + [axis]
     moved = transpose(c, x, perm)
     y = c.emit(relay.DenseOp(moved, c.lift(matrix.astype(dtype))))
@@ -875,7 +872,7 @@ def pad(c: NodeContext) -> Outputs:
 def wrap_pad(c: NodeContext, x: SSAValue, widths: Sequence[tuple[int, int]]) -> SSAValue:
     """Pad mode wrap: each axis grows by its own tail before and its head after."""
     for axis, (before, after) in enumerate(widths):
-        dim = shape_of(x)[axis]
+        dim = static_shape(x)[axis]
         if max(before, after) > dim:
             raise ConversionError(
                 f"wrap padding of {max(before, after)} exceeds axis {axis} ({dim})"
@@ -1006,10 +1003,10 @@ def einsum(c: NodeContext) -> Outputs:
     for i, t in enumerate(terms):
         if not t.isalpha() and t:
             raise ConversionError(f"operand '{t}' of equation '{equation}' is not letters")
-        if len(t) != len(shape_of(values[i])):
+        if len(t) != len(static_shape(values[i])):
             raise ConversionError(
                 f"operand '{t}' of equation '{equation}' has {len(t)} indices but input {i} "
-                f"has rank {len(shape_of(values[i]))}"
+                f"has rank {len(static_shape(values[i]))}"
             )
         if len(set(t)) != len(t):
             raise ConversionError(f"repeated index in '{t}' (diagonals) is not supported")
@@ -1043,9 +1040,12 @@ def einsum_pair(
     contract = [ch for ch in la if ch in lb and ch not in later]
     left = [ch for ch in la if ch not in lb]
     right = [ch for ch in lb if ch not in la]
-    size = {**dict(zip(lb, shape_of(b), strict=True)), **dict(zip(la, shape_of(a), strict=True))}
+    size = {
+        **dict(zip(lb, static_shape(b), strict=True)),
+        **dict(zip(la, static_shape(a), strict=True)),
+    }
     for ch in batch + contract:
-        if shape_of(a)[la.index(ch)] != shape_of(b)[lb.index(ch)]:
+        if static_shape(a)[la.index(ch)] != static_shape(b)[lb.index(ch)]:
             raise ConversionError(f"index '{ch}' has different sizes in the two operands")
     a = transpose(c, a, [la.index(ch) for ch in batch + left + contract])
     b = transpose(c, b, [lb.index(ch) for ch in batch + right + contract])

@@ -17,6 +17,7 @@ import numpy as np
 from xdsl.ir import SSAValue
 
 from xtvm.dialects import relay
+from xtvm.dialects.relay import static_shape
 from xtvm.frontends.onnx.context import ConversionError, Converter, NodeContext
 from xtvm.frontends.onnx.converters import (
     Outputs,
@@ -24,7 +25,6 @@ from xtvm.frontends.onnx.converters import (
     hard_sigmoid_of,
     reshape,
     scalar,
-    shape_of,
     transpose,
 )
 
@@ -276,7 +276,7 @@ def convert_recurrent(
     x = c.value(0)
     if layout == 1:
         x = transpose(c, x, [1, 0, 2])
-    steps, batch, width = shape_of(x)
+    steps, batch, width = static_shape(x)
     direction = c.str_attr("direction", "forward")
     names = {"forward": [0], "reverse": [1], "bidirectional": [0, 1]}
     if direction not in names:
