@@ -402,7 +402,13 @@ def fold_field_reads(tuple_op: Operation) -> None:
 
 
 def is_primitive(function: func.FuncOp) -> bool:
-    return "primitive" in function.attributes and bool(function.body.blocks)
+    """A fused function of relay ops to lower to a kernel; an external codegen's function (a
+    partitioned one is `primitive` too, as in TVM) goes to its codegen instead."""
+    return (
+        "primitive" in function.attributes
+        and "compiler" not in function.attributes
+        and bool(function.body.blocks)
+    )
 
 
 def outline_stray_ops(module: ModuleOp) -> None:

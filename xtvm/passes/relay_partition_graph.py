@@ -20,12 +20,13 @@ every BYOC pass; a codegen consumes them as they are.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import FunctionType, IntegerAttr, ModuleOp, StringAttr
+from xdsl.dialects.builtin import FunctionType, IntegerAttr, ModuleOp, StringAttr, UnitAttr, i64
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 
@@ -42,9 +43,15 @@ from xtvm.passes.relay_merge_compiler_regions import REGION_ATTR
 GLOBAL_SYMBOL_ATTR = "global_symbol"
 
 
-def function_name(codegen: str, n: int) -> str:
-    """TVM's name of the n-th partitioned function of the default module."""
-    return f"tvmgen_default_{codegen}_main_{n}"
+def function_name(codegen: str, n: int, host: str = "main") -> str:
+    """TVM's name of the n-th function partitioned out of `host` in the default module: the
+    codegen's and the host's names with each character that is not a C identifier's as `_`
+    (`unsanitary-name++` gives `tvmgen_default_unsanitary_name___main_0`)."""
+    return f"tvmgen_default_{sanitize(codegen)}_{sanitize(host)}_{n}"
+
+
+def sanitize(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_]", "_", name)
 
 
 def strip_annotations(op: Operation) -> None:
@@ -138,6 +145,8 @@ class RegionOutliner:
         f = func.FuncOp(name, signature, Region(body), visibility="private")
         f.attributes[COMPILER_ATTR] = StringAttr(codegen)
         f.attributes[GLOBAL_SYMBOL_ATTR] = StringAttr(name)
+        f.attributes["primitive"] = UnitAttr()
+        f.attributes["inline"] = IntegerAttr(1, i64)
         return f
 
     def dependents(self) -> list[Operation]:
@@ -198,16 +207,18 @@ class RelayPartitionGraphPass(ModulePass):
         hosts = [f for f in op.body.block.ops if isinstance(f, func.FuncOp) and not is_external(f)]
         taken = {f.sym_name.data for f in op.body.block.ops if isinstance(f, func.FuncOp)}
         outlined: list[func.FuncOp] = []
-        counter = 0
         for host in hosts:
+            counter = 0
             for block in host.body.blocks:
                 for ops in block_regions(block):
                     outliner = RegionOutliner(block, ops)
                     inputs, consts, outputs = outliner.interface()
                     codegen = compiler_of(ops[0])
-                    while function_name(codegen, counter) in taken:
+                    host_name = host.sym_name.data
+                    while function_name(codegen, counter, host_name) in taken:
                         counter += 1  # a second partitioning continues the numbering
-                    name = function_name(codegen, counter)
+                    name = function_name(codegen, counter, host_name)
+                    taken.add(name)
                     counter += 1
                     callee = outliner.function(name, codegen, inputs, consts, outputs)
                     outliner.replace_by_call(callee, inputs, outputs)

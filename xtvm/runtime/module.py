@@ -61,8 +61,9 @@ EXPORT_LINKER: ContextVar[Callable[..., object] | None] = ContextVar("EXPORT_LIN
 
 @contextmanager
 def export_linker(fcompile: Callable[..., object] | None) -> Iterator[None]:
-    """Link the shared libraries written inside the block with `fcompile`."""
-    token = EXPORT_LINKER.set(fcompile)
+    """Link the shared libraries written inside the block with `fcompile`; the default linker
+    if it is None or False (TVM's `export_library(path, fcompile=False)`)."""
+    token = EXPORT_LINKER.set(fcompile or None)
     try:
         yield
     finally:

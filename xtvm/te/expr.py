@@ -185,6 +185,10 @@ class IntImm(Const):
             raise TVMError(f"IntImm needs an integer or bool dtype, got {dtype}")
         super().__init__(bool(value) if dtype == "bool" else int(value), dtype)
 
+    def __bool__(self) -> bool:
+        """A constant's truth is its value's, as TVM's IntImm (`Primitive=IntImm(1)` is set)."""
+        return self.value != 0
+
 
 class FloatImm(Const):
     """A floating-point constant: `tvm.tir.FloatImm("float32", 1.5)`."""

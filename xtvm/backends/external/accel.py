@@ -721,7 +721,7 @@ def lower(
 ) -> tuple[func.FuncOp, ModuleOp, list[AccelKernel]]:
     """The function as a graph of kernel calls; its kernels as tir (accel and C ones)."""
     body = function.clone()
-    for key in ("compiler", "global_symbol", TARGET_ATTR):
+    for key in ("compiler", "global_symbol", "primitive", "inline", TARGET_ATTR):
         body.attributes.pop(key, None)
     body.sym_visibility = None
     module = ModuleOp([body])

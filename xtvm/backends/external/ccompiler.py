@@ -93,7 +93,7 @@ class StaticCRenderer(CRenderer):
 def lower(function: func.FuncOp) -> tuple[func.FuncOp, ModuleOp]:
     """The function as a graph of kernel calls, and its kernels as tir (as relay.build does)."""
     body = function.clone()
-    for key in ("compiler", "global_symbol"):
+    for key in ("compiler", "global_symbol", "primitive", "inline"):
         body.attributes.pop(key, None)
     body.sym_visibility = None  # relay-fuse-ops fuses public functions only
     module = ModuleOp([body])
