@@ -19,6 +19,15 @@ from xtvm.ir.printer import print_ir
 from xtvm.passes.relay_annotate_target import COMPOSITE_ATTR
 
 
+def is_literal(function: func.FuncOp) -> bool:
+    """Whether TVM holds `function` as a function literal where it is called: a composite or a
+    fused (primitive) function; a partitioned function is primitive too, but global."""
+    attributes = function.attributes
+    return COMPOSITE_ATTR in attributes or (
+        "primitive" in attributes and "compiler" not in attributes
+    )
+
+
 def api_context() -> IRContext:
     """The IR context the Python API prints, parses and runs passes with."""
     return shared_context()
@@ -150,19 +159,20 @@ class IRModule:
         return GlobalVar(name, function_type(op.function_type))
 
     def _local_functions(self) -> dict[str, func.FuncOp]:
-        """The composite functions (MergeComposite's): function literals in TVM, outlined in
-        xtvm's IR, so they are not global functions of the module."""
+        """The composite functions (MergeComposite's) and the fused ones (FuseOps's, TVM's
+        `Primitive` functions not for an external codegen): function literals in TVM,
+        outlined in xtvm's IR, so they are not global functions of the module."""
         return {
             op.sym_name.data: op
             for op in self._module.ops
-            if isinstance(op, func.FuncOp) and COMPOSITE_ATTR in op.attributes
+            if isinstance(op, func.FuncOp) and is_literal(op)
         }
 
     def get_global_vars(self) -> list[GlobalVar]:
         return [
             GlobalVar(op.sym_name.data, function_type(op.function_type))
             for op in self._module.ops
-            if isinstance(op, func.FuncOp) and COMPOSITE_ATTR not in op.attributes
+            if isinstance(op, func.FuncOp) and not is_literal(op)
         ]
 
     # -- text --------------------------------------------------------------------------------

@@ -1,10 +1,11 @@
 """`relay-partition-graph`: outline each compiler region into a function for its codegen.
 
 The last of TVM's three BYOC steps. Every region that `relay-merge-compiler-regions` numbered
-becomes a private `func.func @tvmgen_default_<codegen>_main_<n>` with the attributes
-`compiler = "<codegen>"` and `global_symbol` (its name), and the region in the host function is
-replaced by one `func.call` of it. `n` counts regions from 0 in order of appearance across the
-module, as TVM numbers them; the functions are appended to the module in that order.
+becomes a private `func.func @tvmgen_default_<codegen>_<host>_<n>` with the attributes
+`compiler = "<codegen>"`, `global_symbol` (its name), `primitive` and `inline = 1` (TVM's
+Primitive and Inline), and the region in the host function is replaced by one `func.call` of
+it. `n` is the region's id (the next free number if that name is taken), as TVM names them
+after their region; the functions are appended to the module in order of appearance.
 
 - Inputs: the values the region reads from outside, in order of first use. A `relay.const`
   read by the region is copied into the function instead, so that the codegen sees it.
@@ -41,6 +42,9 @@ from xtvm.passes.relay_annotate_target import (
 from xtvm.passes.relay_merge_compiler_regions import REGION_ATTR
 
 GLOBAL_SYMBOL_ATTR = "global_symbol"
+OUTPUT_ATTR = "compiler_output"
+"""On an op whose result a `compiler_end` closed: the annotation's rank in post-order; a
+region's outputs come in this order (TVM's), the others after them in program order."""
 
 
 def function_name(codegen: str, n: int, host: str = "main") -> str:
@@ -57,10 +61,12 @@ def sanitize(name: str) -> str:
 def strip_annotations(op: Operation) -> None:
     op.attributes.pop(COMPILER_ATTR, None)
     op.attributes.pop(REGION_ATTR, None)
+    op.attributes.pop(OUTPUT_ATTR, None)
 
 
-def block_regions(block: Block) -> list[list[Operation]]:
-    """The compiler regions of `block`, each in program order, ordered by their first op."""
+def block_regions(block: Block) -> list[tuple[int, list[Operation]]]:
+    """The compiler regions of `block` and their ids, each in program order, ordered by their
+    first op."""
     regions: dict[int, list[Operation]] = {}
     for op in block.ops:
         if COMPILER_ATTR not in op.attributes or compiler_of(op) == DEFAULT_COMPILER:
@@ -80,7 +86,13 @@ def block_regions(block: Block) -> list[list[Operation]]:
                 f"{region_id.value.data} is for '{compiler_of(ops[0])}'",
             )
         ops.append(op)
-    return list(regions.values())
+    return list(regions.items())
+
+
+def output_rank(value: SSAValue) -> int:
+    """Where `value` comes among its region's outputs: by its `compiler_end`, else last."""
+    rank = value.owner.attributes.get(OUTPUT_ATTR) if isinstance(value.owner, Operation) else None
+    return rank.value.data if isinstance(rank, IntegerAttr) else 1 << 62
 
 
 @dataclass
@@ -120,7 +132,7 @@ class RegionOutliner:
             for result in op.results
             if any(not self.inside(self.host_op(use.operation)) for use in result.uses)
         ]
-        return inputs, consts, outputs
+        return inputs, consts, sorted(outputs, key=output_rank)
 
     def function(
         self,
@@ -208,18 +220,16 @@ class RelayPartitionGraphPass(ModulePass):
         taken = {f.sym_name.data for f in op.body.block.ops if isinstance(f, func.FuncOp)}
         outlined: list[func.FuncOp] = []
         for host in hosts:
-            counter = 0
             for block in host.body.blocks:
-                for ops in block_regions(block):
+                for region_id, ops in block_regions(block):
                     outliner = RegionOutliner(block, ops)
                     inputs, consts, outputs = outliner.interface()
                     codegen = compiler_of(ops[0])
-                    host_name = host.sym_name.data
-                    while function_name(codegen, counter, host_name) in taken:
-                        counter += 1  # a second partitioning continues the numbering
-                    name = function_name(codegen, counter, host_name)
+                    number = region_id
+                    while function_name(codegen, number, host.sym_name.data) in taken:
+                        number += 1  # a second partitioning continues the numbering
+                    name = function_name(codegen, number, host.sym_name.data)
                     taken.add(name)
-                    counter += 1
                     callee = outliner.function(name, codegen, inputs, consts, outputs)
                     outliner.replace_by_call(callee, inputs, outputs)
                     outlined.append(callee)

@@ -33,6 +33,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
+from xtvm.api.relay.annotated_regions import annotation_of, find_regions
 from xtvm.api.relay.expr import (
     COMPILER_BEGIN,
     COMPILER_END,
@@ -52,6 +53,8 @@ from xtvm.api.relay.expr import (
     post_order,
 )
 from xtvm.api.relay.ty import TensorType, from_xdsl
+from xtvm.passes.relay_merge_compiler_regions import REGION_ATTR
+from xtvm.passes.relay_partition_graph import OUTPUT_ATTR
 from xtvm.dialects import relay as dialect
 from xtvm.te.expr import IntImm
 
@@ -152,6 +155,8 @@ class FunctionLowering:
         self.values: dict[int, Value] = {}
         self.lets: dict[int, Expr] = {}
         self.block = Block()
+        self.ends = 0
+        """compiler_end annotations lowered so far: a region's outputs keep their order."""
 
     def lower(self, name: str, fn: Function, private: bool = False) -> func.FuncOp:
         fn.checked_type  # type errors surface here, before any IR is built  # noqa: B018
@@ -161,8 +166,16 @@ class FunctionLowering:
             self.values[id(param)] = arg
         order = post_order(fn.body, lowering_children)
         self.lets = {id(e.var): e.value for e in order if isinstance(e, Let)}
+        regions = find_regions(order, lowering_children) if any(map(annotation_of, order)) else None
         for node in order:
+            first_new = len(self.block.ops)
             self.values[id(node)] = self.node(node)
+            region = regions.region_of(node) if regions is not None else None
+            if region is not None and annotation_of(node) is None:
+                for op in list(self.block.ops)[first_new:]:
+                    op.attributes["compiler"] = StringAttr(region[0])
+                    # An op read back from the IR keeps the region it was given then.
+                    op.attributes.setdefault(REGION_ATTR, IntegerAttr(region[1], i64))
         results = self.flatten(self.values[id(fn.body)])
         self.block.add_op(func.ReturnOp(*results))
         attributes = attrs_to_xdsl(fn.attrs)
@@ -247,11 +260,14 @@ class FunctionLowering:
             if call.op.name == COMPILER_BEGIN:
                 return args[0]
             if call.op.name == COMPILER_END:
-                value = self.one(args[0])
-                owner = value.owner
-                if isinstance(owner, dialect.RelayOp | func.CallOp):
-                    owner.attributes["compiler"] = call.attrs.properties["compiler"]
-                return value
+                # A tuple stays virtual: its fields are the region's outputs.
+                for value in args[0] if isinstance(args[0], list) else [args[0]]:
+                    owner = self.one(value).owner
+                    if isinstance(owner, dialect.RelayOp | func.CallOp):
+                        owner.attributes["compiler"] = call.attrs.properties["compiler"]
+                        owner.attributes.setdefault(OUTPUT_ATTR, IntegerAttr(self.ends, i64))
+                    self.ends += 1
+                return args[0]
             assert call.op.op_class is not None
             op = call.op.op_class.create(
                 operands=[self.one(a) for a in args],

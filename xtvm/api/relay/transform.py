@@ -235,13 +235,17 @@ class PartitionGraphPass(RelayPass):
         from xtvm.passes.relay_merge_compiler_regions import REGION_ATTR
 
         mod = mod.copy()
-        ops = list(mod.xdsl.walk())
-        used = [
-            a.value.data for o in ops if isinstance(a := o.attributes.get(REGION_ATTR), IntegerAttr)
-        ]
-        next_id = max(used, default=-1) + 1
-        for op in ops:
-            if COMPILER_ATTR in op.attributes and REGION_ATTR not in op.attributes:
+        for function in mod.xdsl.ops:
+            ops = list(function.walk())
+            used = [
+                a.value.data
+                for o in ops
+                if isinstance(a := o.attributes.get(REGION_ATTR), IntegerAttr)
+            ]
+            next_id = max(used, default=-1) + 1
+            for op in ops:
+                if COMPILER_ATTR not in op.attributes or REGION_ATTR in op.attributes:
+                    continue
                 if compiler_of(op) == DEFAULT_COMPILER or not (
                     op.name.startswith("relay.") or op.name == "func.call"
                 ):
