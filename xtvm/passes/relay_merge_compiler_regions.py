@@ -8,9 +8,9 @@ Ops are visited in program order, each starting a region of its own, which then 
 region of every operand annotated for the same codegen. A merge is refused when it would make
 the region non-convex: a path leaving the region through another op and coming back into it
 would become a cycle between the outlined function and the host (TVM's MergeCompilerRegions
-checks the same). Region ids are numbered from 0 in program order in each function (TVM names a partitioned
-function after its host and its region's id); ops of
-the host (`default`) and unannotated ops get none.
+checks the same). Region ids are numbered from 0 in program order in each function (TVM names
+a partitioned function after its host and its region's id); ops of the host (`default`) and
+unannotated ops get none.
 
 Functions with a `compiler` attribute are already outlined and are skipped.
 """

@@ -16,6 +16,15 @@ from typing import Any, TypeVar
 F = TypeVar("F", bound=Callable[..., Any])
 
 _REGISTRY: dict[str, Callable[..., Any]] = {}
+_RESOLVERS: list[Callable[[str], Callable[..., Any] | None]] = []
+"""Consulted for a name nobody registered: functions a higher layer provides on demand (the
+external codegens, `relay.ext.<name>`, load on first use)."""
+
+
+def add_resolver(resolver: Callable[[str], Callable[..., Any] | None]) -> None:
+    """Let `resolver(name)` supply global functions that are not registered (once each)."""
+    if resolver not in _RESOLVERS:
+        _RESOLVERS.append(resolver)
 
 
 def register_func(
@@ -41,6 +50,9 @@ def register_func(
 def get_global_func(name: str, allow_missing: bool = False) -> Callable[..., Any] | None:
     """The function registered under `name`; an error (or None if allowed) when there is none."""
     function = _REGISTRY.get(name)
+    for resolver in _RESOLVERS:
+        if function is None:
+            function = resolver(name)
     if function is None and not allow_missing:
         raise ValueError(f"no global function '{name}' is registered")
     return function

@@ -34,6 +34,11 @@ from xtvm.api.relay.op import *  # noqa: F403  (TVM exposes every operator at re
 from xtvm.api.relay.op import annotation, image, nn
 from xtvm.api.relay.scope_builder import ScopeBuilder
 from xtvm.api.relay.ty import Any, FuncType, TensorType, TupleType, Type, scalar_type
+from xtvm.backends.external import resolve_global
+from xtvm.runtime.registry import add_resolver
+
+# `tvm.get_global_func("relay.ext.dnnl")` finds the codegen before anything has loaded it.
+add_resolver(resolve_global)
 
 
 def param(name: str, shape: Sequence[int], dtype: str = "float32") -> ParamRef:

@@ -53,9 +53,9 @@ from xtvm.api.relay.expr import (
     post_order,
 )
 from xtvm.api.relay.ty import TensorType, from_xdsl
+from xtvm.dialects import relay as dialect
 from xtvm.passes.relay_merge_compiler_regions import REGION_ATTR
 from xtvm.passes.relay_partition_graph import OUTPUT_ATTR
-from xtvm.dialects import relay as dialect
 from xtvm.te.expr import IntImm
 
 # TVM's function attribute keys and the func.func attributes the relay passes use.

@@ -324,6 +324,10 @@ class Call(Expr):
         # first use, as TVM's InferType does later (`make_call` sets this).
         self._pending: tuple[type[dialect.RelayOp], tuple[Any, ...], dict[str, Any]] | None = None
         self.kwargs: dict[str, Any] | None = None  # the builder's arguments, when one made it
+        callee = getattr(op, "type_annotation", None) if isinstance(op, GlobalVar) else None
+        if isinstance(callee, FuncType) and len(callee.arg_types) == len(self.args):
+            for arg, typ in zip(self.args, callee.arg_types, strict=True):
+                infer_untyped(arg, typ)  # an untyped argument takes its parameter's type
 
     @property
     def attrs(self) -> Attrs:

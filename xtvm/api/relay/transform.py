@@ -33,7 +33,7 @@ from xdsl.passes import ModulePass as XdslModulePass
 from xdsl.utils.exceptions import PassFailedException, VerifyException
 
 from xtvm.api.ir_module import IRModule, api_context
-from xtvm.api.relay.expr import Expr, Function
+from xtvm.api.relay.expr import Expr, Function, GlobalVar
 from xtvm.api.relay.ty import Type
 from xtvm.api.transform import (
     ModulePass,
@@ -261,7 +261,30 @@ class PartitionGraphPass(RelayPass):
                     continue
                 op.attributes[REGION_ATTR] = IntegerAttr(next_id, i64)
                 next_id += 1
-        return super().transform_module(mod, ctx)
+        before = {gv.name_hint for gv in mod.get_global_vars()}
+        result = super().transform_module(mod, ctx)
+        for gv in result.get_global_vars():
+            if gv.name_hint not in before:
+                optimize_external(result, gv)
+        return result
+
+
+def optimize_external(mod: IRModule, gv: GlobalVar) -> None:
+    """Run the codegen's `relay.ext.<compiler>.optimize` (a registered function from module
+    to module, as in TVM) on a partitioned function, which keeps its attributes."""
+    from xtvm.runtime.registry import get_global_func
+
+    fn = mod[gv]
+    compiler = fn.attrs.get("Compiler")
+    optimize = get_global_func(f"relay.ext.{compiler}.optimize", allow_missing=True)
+    if optimize is None:
+        return
+    alone = InferType()(IRModule.from_expr(Function(fn.params, fn.body, fn.ret_type)))
+    optimized = optimize(alone)
+    if not isinstance(optimized, IRModule):
+        raise TypeError(f"relay.ext.{compiler}.optimize returned {type(optimized).__name__}")
+    new = optimized["main"]
+    mod[gv] = Function(new.params, new.body, new.ret_type, attrs=fn.attrs)
 
 
 def PartitionGraph(mod_name: str = "default", bind_constants: bool = True) -> Pass:

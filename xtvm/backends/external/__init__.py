@@ -114,18 +114,34 @@ def registered_codegens() -> list[str]:
     return sorted(names)
 
 
-def get_codegen(name: str) -> Codegen:
-    """The codegen for `compiler = "name"`, importing `xtvm.backends.external.<name>` if need be.
-
-    A function registered with `tvm.register_func("relay.ext.name")` is found too.
-    """
+def builtin_codegen(name: str) -> Codegen | None:
+    """The codegen registered as `name` by `register_codegen`, importing the package's module
+    `name` if need be; None if there is none (global functions are not consulted)."""
     if name not in _CODEGENS and name.isidentifier():
         try:
             importlib.import_module(f"{__name__}.{name}")
         except ModuleNotFoundError as exc:
             if exc.name != f"{__name__}.{name}":
                 raise
-    codegen = _CODEGENS.get(name) or get_global_func(GLOBAL_PREFIX + name, allow_missing=True)
+    return _CODEGENS.get(name)
+
+
+def resolve_global(name: str) -> Codegen | None:
+    """`relay.ext.<name>` for a codegen not loaded yet (a registry resolver: TVM registers
+    its codegens as these global functions when it loads)."""
+    return (
+        builtin_codegen(name.removeprefix(GLOBAL_PREFIX))
+        if name.startswith(GLOBAL_PREFIX)
+        else None
+    )
+
+
+def get_codegen(name: str) -> Codegen:
+    """The codegen for `compiler = "name"`, importing `xtvm.backends.external.<name>` if need be.
+
+    A function registered with `tvm.register_func("relay.ext.name")` is found too.
+    """
+    codegen = builtin_codegen(name) or get_global_func(GLOBAL_PREFIX + name, allow_missing=True)
     if codegen is None:
         known = ", ".join(registered_codegens()) or "none"
         raise UnknownCodegenError(f"no external codegen '{name}' is registered (codegens: {known})")
@@ -136,6 +152,7 @@ __all__ = [
     "Codegen",
     "ExternalFunction",
     "UnknownCodegenError",
+    "builtin_codegen",
     "get_codegen",
     "register_codegen",
     "registered_codegens",
