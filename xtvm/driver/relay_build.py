@@ -228,8 +228,12 @@ def build(
         from xtvm.driver.relay_build_cuda import build_cuda
 
         return build_cuda(mod, target, params)
+    if target.split()[0] == "c":
+        from xtvm.driver.relay_build_c import build_c_graph
+
+        return build_c_graph(mod, target, params)
     if target.split()[0] not in ("llvm", "cpu"):
-        raise BuildError(f"relay.build: unknown target '{target}' (targets: llvm, cuda)")
+        raise BuildError(f"relay.build: unknown target '{target}' (targets: llvm, c, cuda)")
     external = build_external(mod, target)
     main, kernels = lower_for_build(mod, params, target)
     graph, constants = graph_of(main)
