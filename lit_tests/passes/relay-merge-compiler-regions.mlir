@@ -48,13 +48,13 @@ func.func @fan_out(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
 
 // -----
 
-// Ops separated by a host op form two regions; ids count on across functions.
+// Ops separated by a host op form two regions; each function counts its own from 0.
 // CHECK-LABEL: func.func @first
 // CHECK-NEXT:    relay.add {{.*}} compiler_region = 0 : i64
 // CHECK-NEXT:    relay.nn.relu {{.*}} {compiler = "default"}
 // CHECK-NEXT:    relay.multiply {{.*}} compiler_region = 1 : i64
 // CHECK-LABEL: func.func @second
-// CHECK-NEXT:    relay.subtract {{.*}} compiler_region = 2 : i64
+// CHECK-NEXT:    relay.subtract {{.*}} compiler_region = 0 : i64
 func.func @first(%x: tensor<4xf32>) -> tensor<4xf32> {
   %a = relay.add %x, %x : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   %r = relay.nn.relu %a : (tensor<4xf32>) -> tensor<4xf32>

@@ -9,7 +9,7 @@
 // CHECK-NEXT:    func.return %[[T]]
 // CHECK-LABEL: func.func private @tvmgen_default_ccompiler_main_0
 // CHECK-SAME:    (%[[FX:.*]]: tensor<4xf32>, %[[FY:.*]]: tensor<4xf32>) -> tensor<4xf32>
-// CHECK-SAME:    attributes {compiler = "ccompiler", global_symbol = "tvmgen_default_ccompiler_main_0"}
+// CHECK-SAME:    attributes {compiler = "ccompiler", global_symbol = "tvmgen_default_ccompiler_main_0", primitive, inline = 1 : i64}
 // CHECK-NEXT:    %[[A:.*]] = relay.add %[[FX]], %[[FY]] : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
 // CHECK-NEXT:    %[[S:.*]] = relay.subtract %[[A]], %[[FY]] : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
 // CHECK-NEXT:    %[[FM:.*]] = relay.multiply %[[S]], %[[A]] : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
@@ -29,17 +29,17 @@ func.func @main(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
 // region's ops moves after its call. A constant read by a region is copied into it.
 // CHECK-LABEL: func.func @diamond
 // CHECK-SAME:    (%[[X:.*]]: tensor<4xf32>)
-// CHECK-NEXT:    %[[A:.*]], %[[M:.*]] = func.call @tvmgen_default_ccompiler_main_0(%[[X]]) : (tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)
+// CHECK-NEXT:    %[[A:.*]], %[[M:.*]] = func.call @tvmgen_default_ccompiler_diamond_0(%[[X]]) : (tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)
 // CHECK-NEXT:    %[[E:.*]] = relay.exp %[[A]]
-// CHECK-NEXT:    %[[S:.*]] = func.call @tvmgen_default_ccompiler_main_1(%[[M]], %[[E]])
+// CHECK-NEXT:    %[[S:.*]] = func.call @tvmgen_default_ccompiler_diamond_1(%[[M]], %[[E]])
 // CHECK-NEXT:    func.return %[[S]]
-// CHECK-LABEL: func.func private @tvmgen_default_ccompiler_main_0
+// CHECK-LABEL: func.func private @tvmgen_default_ccompiler_diamond_0
 // CHECK-SAME:    -> (tensor<4xf32>, tensor<4xf32>)
 // CHECK-NEXT:    %[[C:.*]] = relay.const dense<2.000000e+00>
 // CHECK-NEXT:    %[[FA:.*]] = relay.add
 // CHECK-NEXT:    %[[FM:.*]] = relay.multiply %[[FA]], %[[C]]
 // CHECK-NEXT:    func.return %[[FA]], %[[FM]]
-// CHECK-LABEL: func.func private @tvmgen_default_ccompiler_main_1
+// CHECK-LABEL: func.func private @tvmgen_default_ccompiler_diamond_1
 // CHECK-NEXT:    relay.subtract
 // CHECK-NEXT:    func.return
 func.func @diamond(%x: tensor<4xf32>) -> tensor<4xf32> {
@@ -66,14 +66,14 @@ func.func @host_only(%x: tensor<4xf32>) -> tensor<4xf32> {
 // -----
 
 // A function already outlined is not partitioned again; new names do not reuse its number.
-// CHECK-LABEL: func.func @again
+// CHECK-LABEL: func.func @main
 // CHECK-NEXT:    func.call @tvmgen_default_ccompiler_main_1(
 // CHECK-LABEL: func.func private @tvmgen_default_ccompiler_main_0
 // CHECK-NEXT:    relay.add
 // CHECK-NOT:     compiler_region
 // CHECK-LABEL: func.func private @tvmgen_default_ccompiler_main_1
 // CHECK-NEXT:    relay.multiply
-func.func @again(%x: tensor<4xf32>) -> tensor<4xf32> {
+func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
   %m = relay.multiply %x, %x : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   func.return %m : tensor<4xf32>
 }

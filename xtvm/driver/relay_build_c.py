@@ -21,11 +21,13 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from xdsl.dialects.builtin import ModuleOp
 
 from xtvm.backends.c.codegen import imported_sources, render_c
 from xtvm.backends.packed import packed_source
 from xtvm.backends.toolchain import link_shared
-from xtvm.driver.relay_graph import ModuleLike, graph_of, run_passes, split_kernels
+from xtvm.driver.relay_external import ExternalBuild
+from xtvm.driver.relay_graph import graph_of, run_passes, split_kernels
 from xtvm.ir.symbols import c_string_literal
 from xtvm.passes.convert_te_to_tir import ConvertTeToTirPass
 from xtvm.passes.tir_loop_partition import TirLoopPartitionPass
@@ -44,13 +46,12 @@ FLAGS = ("-O3", "-march=native", "-fopenmp", "-fPIC", "-std=gnu99")
 
 
 def build_c_graph(
-    mod: ModuleLike, target: str = "c", params: Mapping[str, Any] | None = None
+    module: ModuleOp,
+    external: ExternalBuild | None,
+    params: Mapping[str, Any] | None = None,
 ) -> GraphExecutorFactory:
-    """Compile `mod` to C for the CPU: `graph_json, lib, params = relay.build(mod, "c")`."""
-    from xtvm.driver.relay_build import build_external, lower_to_te
-
-    external = build_external(mod, "llvm")
-    module = lower_to_te(mod, params, "llvm")  # the CPU schedules
+    """Compile to C for the CPU (`relay.build(mod, "c")`): `module` is the relay module lowered
+    to te with the CPU schedules, `external` its external codegens' functions, compiled."""
     main, kernels = split_kernels(module)
     run_passes(
         kernels,
