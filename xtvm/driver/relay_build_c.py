@@ -92,7 +92,7 @@ def build_c_graph(
         loaded = load_library(library_path)  # dlopen keeps the mapping once the file is gone
 
     def get_source(fmt: str = "") -> str:
-        if fmt not in ("c", ""):
+        if fmt not in ("c", "", "ll"):  # "ll", Module.get_source's default, as build_c
             raise ValueError(f"unknown source format '{fmt}' (known: c)")
         return kernel_source
 

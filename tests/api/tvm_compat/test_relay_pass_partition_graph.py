@@ -1663,5 +1663,35 @@ def test_hostile_symbol_refused():
     mod = tvm.IRModule()
     mod[gv] = func
     mod["main"] = relay.Function([x, y], gv(x, y))
-    with pytest.raises(Exception, match="identifier|symbol"):
+    with pytest.raises(Exception, match="not a C identifier"):
         relay.build(mod, target="llvm")
+
+
+def test_unmatched_annotations_refused():
+    """xtvm's own: annotations that delimit no region are refused with a clear error, as
+    TVM's AnnotatedRegionSet refuses them."""
+    x = relay.var("x", shape=(2, 2))
+    mod = tvm.IRModule()
+    with pytest.raises(ValueError, match="no compiler_begin reaches"):
+        mod["main"] = relay.Function([x], compiler_end(relay.abs(x), "ccompiler"))
+    a = compiler_begin(x, "ccompiler")
+    b = compiler_begin(x, "other")
+    with pytest.raises(ValueError, match="without compiler_end"):
+        mod["main"] = relay.Function([x], compiler_end(relay.add(a, b), "ccompiler"))
+
+
+def test_runtime_and_c_target():
+    """xtvm's own: TVM's Runtime names are checked, and a "c" build's source is C."""
+    with pytest.raises(tvm.TVMError, match="not registered"):
+        Runtime("nosuch")
+    assert Runtime("crt", {"system-lib": True})["system-lib"] is True
+    x = relay.var("x", shape=(4,))
+    mod = tvm.IRModule.from_expr(relay.Function([x], relay.exp(x)))
+    lib = relay.build(mod, target="c", runtime=Runtime("crt", {"system-lib": True}))
+    source = lib.get_lib().get_source()
+    assert "for (" in source and "exp" in source  # C, not LLVM IR
+    m = tvm.contrib.graph_executor.GraphModule(lib["default"](tvm.cpu()))
+    data = np.arange(4, dtype="float32")
+    m.set_input("x", data)
+    m.run()
+    tvm.testing.assert_allclose(m.get_output(0).numpy(), np.exp(data), rtol=1e-5)
