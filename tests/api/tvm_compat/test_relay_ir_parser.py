@@ -428,7 +428,6 @@ def test_ifelse_scope():
         )
 
 
-@pytest.mark.skip(reason="relay references (RefCreate, RefRead, RefWrite) are not supported")
 def test_ref():
     program = """
     #[version = "0.0.5"]
@@ -638,7 +637,6 @@ def test_tuple_type():
     )
 
 
-@pytest.mark.skip(reason="algebraic data types are not supported")
 def test_adt_defn():
     mod = tvm.IRModule()
 
@@ -653,7 +651,6 @@ def test_adt_defn():
     )
 
 
-@pytest.mark.skip(reason="algebraic data types are not supported")
 def test_adt_any():
     code = """
     type my_dtype {
@@ -673,7 +670,6 @@ def test_adt_any():
     assert ty_shape[1] == 1
 
 
-@pytest.mark.skip(reason="algebraic data types are not supported")
 def test_empty_adt_defn():
     mod = tvm.IRModule()
 
@@ -688,7 +684,6 @@ def test_empty_adt_defn():
     )
 
 
-@pytest.mark.skip(reason="algebraic data types are not supported")
 def test_multiple_cons_defn():
     mod = tvm.IRModule()
 
@@ -706,7 +701,6 @@ def test_multiple_cons_defn():
     assert_parse_module_as(LIST_DEFN, mod)
 
 
-@pytest.mark.skip(reason="algebraic data types are not supported")
 def test_multiple_type_param_defn():
     glob_typ_var = relay.GlobalTypeVar("Either")
     typ_var_a = relay.TypeVar("A")
@@ -732,7 +726,6 @@ def test_multiple_type_param_defn():
     )
 
 
-@pytest.mark.skip(reason="algebraic data types are not supported")
 def test_match():
     # pair each match keyword with whether it specifies a complete match or not
     match_keywords = [("match", True), ("match?", False)]
@@ -791,7 +784,6 @@ def test_match():
         )
 
 
-@pytest.mark.skip(reason="algebraic data types are not supported")
 def test_adt_cons_expr():
     mod = tvm.IRModule()
 
@@ -867,7 +859,6 @@ def test_duplicate_global_var():
         )
 
 
-@pytest.mark.skip(reason="algebraic data types are not supported")
 def test_extern_adt_defn():
     mod = tvm.IRModule()
 
@@ -925,7 +916,6 @@ def test_mlp_inlined_params():
     tvm.ir.assert_structural_equal(mod, parsed_mod)
 
 
-@pytest.mark.skip(reason="algebraic data types are not supported")
 def test_tuple_return_value():
     program = """
     type Box[T] {

@@ -10,7 +10,29 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xtvm.api.ir_module import IRModule
-from xtvm.api.relay import analysis, dataflow_pattern, expr_functor, frontend, op, transform
+from xtvm.api.relay import (
+    analysis,
+    dataflow_pattern,
+    expr_functor,
+    frontend,
+    op,
+    transform,
+    type_infer,
+)
+from xtvm.api.relay.adt import (
+    Clause,
+    Constructor,
+    Match,
+    Pattern,
+    PatternConstructor,
+    PatternTuple,
+    PatternVar,
+    PatternWildcard,
+    RefCreate,
+    RefRead,
+    RefWrite,
+    TypeData,
+)
 from xtvm.api.relay.executor import create_executor
 from xtvm.api.relay.expr import (
     Attrs,
@@ -33,7 +55,19 @@ from xtvm.api.relay.expr_functor import ExprFunctor, ExprMutator, ExprVisitor, b
 from xtvm.api.relay.op import *  # noqa: F403  (TVM exposes every operator at relay.*)
 from xtvm.api.relay.op import annotation, image, nn
 from xtvm.api.relay.scope_builder import ScopeBuilder
-from xtvm.api.relay.ty import Any, FuncType, TensorType, TupleType, Type, scalar_type
+from xtvm.api.relay.ty import (
+    Any,
+    FuncType,
+    GlobalTypeVar,
+    IncompleteType,
+    RefType,
+    TensorType,
+    TupleType,
+    Type,
+    TypeCall,
+    TypeVar,
+    scalar_type,
+)
 
 
 def param(name: str, shape: Sequence[int], dtype: str = "float32") -> ParamRef:
@@ -62,6 +96,24 @@ def parse_expr(text: str, source_name: str = "from_string") -> Expr:
 
 __all__ = [
     "Any",
+    "Clause",
+    "Constructor",
+    "GlobalTypeVar",
+    "IncompleteType",
+    "Match",
+    "Pattern",
+    "PatternConstructor",
+    "PatternTuple",
+    "PatternVar",
+    "PatternWildcard",
+    "RefCreate",
+    "RefRead",
+    "RefType",
+    "RefWrite",
+    "TypeCall",
+    "TypeData",
+    "TypeVar",
+    "type_infer",
     "Attrs",
     "Call",
     "Constant",

@@ -105,9 +105,7 @@ class Expr:
     @property
     def checked_type(self) -> Type:
         if self._checked is None:
-            for node in post_order(self):
-                if node._checked is None:
-                    node._checked = node.infer()
+            HOOKS["infer"](self)  # xtvm/api/relay/type_infer.py
         assert self._checked is not None
         return self._checked
 
@@ -174,6 +172,10 @@ class Expr:
 
     def __ge__(self, other: object) -> Call:
         return self._binary("greater_equal", other)
+
+    def __call__(self, *args: object) -> Call:
+        """A call of this (function-typed) expression on `args`, as TVM's ExprWithOp."""
+        return Call(self, [as_expr(a) for a in args])  # type: ignore[arg-type]
 
     def astype(self, dtype: str) -> Call:
         """This expression cast to `dtype` (`relay.cast`)."""
