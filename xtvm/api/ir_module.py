@@ -14,6 +14,7 @@ them, passes carry them over unchanged, and `relay.build` refuses them.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from pathlib import Path
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
@@ -22,6 +23,8 @@ from xtvm.dialects.registry import shared_context
 from xtvm.ir.context import IRContext
 from xtvm.ir.printer import print_ir
 from xtvm.passes.relay_annotate_target import COMPOSITE_ATTR
+
+STD_DIR = Path(__file__).parent / "relay" / "std"
 
 
 def api_context() -> IRContext:
@@ -40,6 +43,7 @@ class IRModule:
         self._cache: dict[str, tuple[func.FuncOp, Function]] = {}
         self._type_defs: dict[str, TypeData] = {}
         self._high: dict[str, Function] = {}  # functions with no relay-dialect form
+        self._imported: frozenset[str] = frozenset()  # standard library files
         for header, data in (type_definitions or {}).items():
             self[header] = data  # type: ignore[index]
         if isinstance(functions, ModuleOp):
@@ -71,12 +75,30 @@ class IRModule:
         mod = IRModule(self._module.clone())
         mod._type_defs = dict(self._type_defs)
         mod._high = dict(self._high)
+        mod._imported = self._imported
         return mod
 
     @property
     def has_interpreted(self) -> bool:
         """Whether some function has no relay-dialect form (only the interpreter runs it)."""
         return bool(self._high)
+
+    def import_from_std(self, file_to_import: str) -> None:
+        """Add the definitions of a file of xtvm's Relay standard library ("prelude.rly",
+        "nat.rly", "gradient.rly") that this module lacks, as TVM's `import_from_std`."""
+        path = STD_DIR / file_to_import
+        if path.name != file_to_import or path.suffix != ".rly" or not path.is_file():
+            known = ", ".join(sorted(p.name for p in STD_DIR.glob("*.rly")))
+            raise ValueError(f"no standard library file '{file_to_import}' (known: {known})")
+        if file_to_import in self._imported:
+            return
+        if file_to_import != "prelude.rly":
+            self.import_from_std("prelude.rly")  # the others build on it
+        merged = HOOKS["parse"](path.read_text(), file_to_import, self)
+        self._module = merged._module
+        self._cache.clear()
+        self._type_defs, self._high = merged._type_defs, merged._high
+        self._imported = self._imported | {file_to_import}
 
     def is_interpreted(self, name: str) -> bool:
         """Whether function @name is kept as an expression (see `has_interpreted`)."""
@@ -286,6 +308,10 @@ class IRModule:
         )
 
     def __str__(self) -> str:
+        """xtvm's IR; a module with type definitions or functions the IR has no form for
+        shows its Relay text, the only form that holds all of it."""
+        if self._type_defs or self._high:
+            return self.astext()
         return print_ir(self._module, api_context())
 
     def __repr__(self) -> str:

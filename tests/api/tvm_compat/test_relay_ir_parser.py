@@ -17,9 +17,8 @@
 # ruff: noqa
 """TVM v0.13's tests/python/relay/test_ir_parser.py, run with `import xtvm as tvm`.
 
-Deliberate differences, skipped below with their reason: no algebraic data types, `match`,
-references or the prelude; relay types have scalar dtypes (no vector dtypes such as `int8x4`); the parser type-checks each operator call whose operand
-types are known as it reads it, so an ill-typed program is an error at its token; constants that
+Deliberate differences, skipped below with their reason: relay types have scalar dtypes (no vector dtypes such as `int8x4`); the parser type-checks each operator call whose operand
+types are known as it reads it (a call of a function value is checked where it is used), so an ill-typed program is an error at its token; constants that
 are not scalars print as `meta[relay.Constant][i]`, which only meta-free text reads back; TVM's
 node reflection (`tvm.ir.make_node`) and meta tables have no counterpart.
 """
@@ -347,7 +346,6 @@ def test_tuple():
     assert_parses_as("(0, 1, 2)", relay.Tuple([relay.const(0), relay.const(1), relay.const(2)]))
 
 
-@pytest.mark.skip(reason="xtvm's parser type-checks calls as it reads them: this calls a tensor")
 def test_tuple_proj():
     x = relay.var("x", shape=())
     assert_parses_as(
@@ -875,7 +873,6 @@ def test_extern_adt_defn():
     )
 
 
-@pytest.mark.skip(reason="the relay prelude (ADTs) is not supported")
 def test_import_grad():
     mod = tvm.IRModule()
     mod.import_from_std("gradient.rly")
@@ -961,7 +958,6 @@ def test_op_string_attr():
     assert call.attrs.kernel_layout == "HWIO"
 
 
-@pytest.mark.skip(reason="the relay prelude (ADTs) is not supported")
 def test_load_prelude():
     mod = tvm.IRModule()
     mod.import_from_std("prelude.rly")

@@ -19,10 +19,9 @@
 
 Adapted: `from tvm.relay.op import op as _op` (TVM's registry of operators, used by the
 custom-op tests) is replaced by `_op = None`. Deliberate differences, skipped below with their
-reason: relay types are monomorphic tensor and tuple types of static shape (no type variables,
-polymorphism, type arguments, `?` dimensions or shapes given as tensors), with no ADTs or
-references; operators are declared in the relay dialect, not registered from Python; a call of
-an untyped function parameter has no type.
+reason: tensor shapes hold Python ints, not `tir.IntImm`s; shapes given as tensors and calls
+passing a static tensor for a dynamic parameter are not supported; operators are declared in
+the relay dialect, not registered from Python.
 """
 
 """Test that type checker correcly computes types

@@ -75,11 +75,13 @@ def param(name: str, shape: Sequence[int], dtype: str = "float32") -> ParamRef:
     return ParamRef(name, TensorType(shape, dtype))
 
 
-def fromtext(text: str, source_name: str = "from_string") -> IRModule:
+def fromtext(
+    text: str, source_name: str = "from_string", init_module: IRModule | None = None
+) -> IRModule:
     """An IRModule from TVM's Relay text format (`def @main(%x: Tensor[...]) { ... }`)."""
     from xtvm.api.relay.text import parse
 
-    return parse(text, source_name)
+    return parse(text, source_name, init_module)
 
 
 def parse(text: str, source_name: str = "from_string") -> IRModule:
@@ -170,16 +172,20 @@ def build(*args: object, **kwargs: object) -> object:
     Imported on first use: the compiler passes it runs import the TE API, which imports
     this package.
     """
-    from xtvm.driver.relay_build import build as build_module
+    from xtvm.api.relay.build_module import build as build_module
 
-    return build_module(*args, **kwargs)  # type: ignore[arg-type]
+    return build_module(*args, **kwargs)
 
 
 def __getattr__(name: str) -> object:
     """`relay.build_module`, `relay.testing` and `relay.vm` (which says there is no VM),
     imported on first use as `build` is."""
-    if name in ("build_module", "testing", "vm"):
+    if name in ("build_module", "testing", "vm", "prelude"):
         import importlib
 
         return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module 'xtvm.relay' has no attribute '{name}'")
+
+
+# The Relay text parser, which `IRModule.import_from_std` reaches through `expr.HOOKS`.
+from xtvm.api.relay import text as _text  # noqa: E402, F401

@@ -40,6 +40,7 @@ from xtvm.api.relay.adt import (
 )
 from xtvm.api.relay.convert import ConversionError
 from xtvm.api.relay.expr import (
+    HOOKS,
     Call,
     Constant,
     Expr,
@@ -148,12 +149,15 @@ def strip_comments(text: str) -> str:
     return "".join(out)
 
 
-def parse(text: str, source_name: str = "from_string") -> IRModule:
-    """An IRModule from TVM's Relay text; any error is a located `tvm.error.DiagnosticError`."""
+def parse(
+    text: str, source_name: str = "from_string", init_module: IRModule | None = None
+) -> IRModule:
+    """An IRModule from TVM's Relay text; any error is a located `tvm.error.DiagnosticError`.
+    With `init_module`, the text extends a copy of it: it may use its types and functions."""
     source = SourceFile(source_name, text)
     with tvm_errors(source):
         tree = relay_text_parser().parse(strip_comments(text), start="start")
-        return ModuleBuilder(source).build(tree)
+        return ModuleBuilder(source, init_module).build(tree)
     raise AssertionError("unreachable")
 
 
@@ -281,14 +285,21 @@ class ModuleBuilder:
     own type is inferred; each `GlobalVar` is created once and typed from its function.
     """
 
-    def __init__(self, source: SourceFile) -> None:
+    def __init__(self, source: SourceFile, init_module: IRModule | None = None) -> None:
         self.source = source
+        self.init_module = init_module
         self.global_vars: dict[str, GlobalVar] = {}
         self.open_globals = False  # an expression may name functions of a module not given
         self.type_defs: dict[str, TypeData] = {}
         self.constructors: dict[str, Constructor] = {}
         self.type_vars: dict[str, TypeVar] = {}  # the type parameters in scope
         self.declared_params: dict[str, list[TypeVar]] = {}
+        if init_module is not None:
+            for data in init_module.type_definitions.values():
+                self.type_defs[data.header.name_hint] = data
+                self.constructors.update({c.name_hint: c for c in data.constructors})
+            for gv in init_module.get_global_vars():
+                self.global_vars[gv.name_hint] = gv
 
     # -- locations and errors ----------------------------------------------------------------
 
@@ -307,7 +318,7 @@ class ModuleBuilder:
 
     def build(self, tree: Tree) -> IRModule:
         definitions: dict[str, Tree] = {}
-        mod = IRModule()
+        mod = IRModule() if self.init_module is None else self.init_module.copy()
         for node in tree.children:
             if isinstance(node, Tree) and node.data in ("type_definition", "extern_type"):
                 self.type_definition(node, mod)
@@ -315,7 +326,7 @@ class ModuleBuilder:
             if not isinstance(node, Tree) or node.data != "definition":
                 continue  # the version header, type definitions
             name = str(node.children[0])[1:]
-            if name in definitions:
+            if name in definitions or name in self.global_vars:
                 raise self.error(node.children[0], f"function @{name} is defined twice")
             definitions[name] = node
         for name, node in definitions.items():
@@ -343,6 +354,8 @@ class ModuleBuilder:
             assert isinstance(body, Tree)
             for token in body.scan_values(lambda v: isinstance(v, Token) and v.type == "GLOBAL"):
                 callee = str(token)[1:]
+                if callee not in definitions and callee in self.global_vars:
+                    continue  # a function of the initial module
                 if callee not in definitions:
                     raise self.error(token, f"undefined function @{callee}")
                 if callee in visiting and callee in self.global_vars:
@@ -365,6 +378,8 @@ class ModuleBuilder:
         name = str(name_token)
         if name in self.type_defs:
             raise self.error(name_token, f"type {name} is defined twice")
+        if name in self.type_vars:
+            raise self.error(name_token, f"type {name} has the name of a type parameter")
         if name in self.constructors:
             raise self.error(name_token, f"type {name} has the name of a constructor")
         header = GlobalTypeVar(name)
@@ -624,6 +639,8 @@ class ModuleBuilder:
         if isinstance(base, Call) and getattr(base.op, "name", None) == "nn.dropout" and index == 0:
             return base  # TVM's dropout is a (data, mask) pair; xtvm's is its data alone
         item = TupleGetItem(base, index)
+        if not has_type(base):
+            return item  # typed where the base's type is known (a pattern variable)
         try:
             item.checked_type  # noqa: B018
         except RelayTypeError as exc:
@@ -660,8 +677,8 @@ class ModuleBuilder:
         if not isinstance(callee, GlobalVar | Function | Var | Call):
             raise self.error(callee_node, "only functions and operators can be called")
         call = Call(callee, args)  # type: ignore[arg-type]  (a Var holding a function)
-        if not all(has_type(a) for a in [*args, callee]):
-            return call
+        if self.open_globals or not all(has_type(a) for a in [*args, callee]):
+            return call  # an expression is type-checked where it is used, as in TVM
         try:
             call.checked_type  # noqa: B018
         except RelayTypeError as exc:
@@ -838,3 +855,6 @@ class ModuleBuilder:
                 raise self.error(dim, f"a dimension must be a non-negative integer, got {dim}")
             dims.append(value)
         return dims
+
+
+HOOKS["parse"] = parse

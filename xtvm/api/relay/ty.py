@@ -140,6 +140,9 @@ class FuncType(Type):
     ) -> None:
         if type_constraints:
             raise NotImplementedError("FuncType: type constraints are not supported")
+        for param in type_params or ():
+            if not isinstance(param, TypeVar):
+                raise TypeError(f"FuncType: type parameter {param!r} is not a relay.TypeVar")
         self.arg_types = tuple(arg_types)
         self.ret_type = ret_type
         self.type_params = tuple(type_params or ())

@@ -274,7 +274,10 @@ class Inference:
             unify(self.type_of(node.var), self.type_of(node.value), f"let %{node.var.name_hint}")
             return self.type_of(node.body)
         if isinstance(node, If):
-            unify(self.type_of(node.cond), TensorType((), "bool"), "the condition of an If")
+            cond = self.solver.find(self.type_of(node.cond))
+            if not isinstance(cond, IncompleteType) and cond != TensorType((), "bool"):
+                raise RelayTypeError(f"If: the condition must be a bool scalar, got {cond}")
+            unify(cond, TensorType((), "bool"), "the condition of an If")
             then, other = self.type_of(node.true_branch), self.type_of(node.false_branch)
             unify(then, other, "the branches of an If")
             return other if polymorphic(self.solver.find(then)) else then
