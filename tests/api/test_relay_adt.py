@@ -245,3 +245,29 @@ def test_unresolved_and_unknown_std() -> None:
         relay.Function([], p.nil()).checked_type  # noqa: B018  (List of what?)
     with pytest.raises(ValueError, match="no standard library file"):
         p.mod.import_from_std("../secrets.rly")
+
+
+def test_python_registered_operator_type_checks_but_does_not_run() -> None:
+    from xtvm.relay.op import op as _op
+
+    before = _op.registered_names()
+    try:
+        _op.register("test_adt_twice")
+        _op.get("test_adt_twice").set_num_inputs(1)
+        _op.get("test_adt_twice").add_type_rel("Identity")
+        with pytest.raises(tvm.error.TVMError, match="registered before"):
+            _op.register("test_adt_twice")
+        x = relay.var("x", shape=(2,))
+        call = relay.Call(_op.get("test_adt_twice"), [x])
+        assert call.checked_type == relay.TensorType((2,))
+        with pytest.raises(tvm.error.TVMError, match="takes 1 arguments, got 2"):
+            relay.Call(_op.get("test_adt_twice"), [x, x]).checked_type  # noqa: B018
+        mod = tvm.IRModule.from_expr(relay.Function([x], call))
+        with pytest.raises(
+            tvm.error.TVMError, match="registered from Python: it has no implementation"
+        ):
+            run(mod, np.zeros(2, "float32"))
+    finally:
+        _op.unregister_new(before)
+    with pytest.raises(ValueError, match="unknown relay operator"):
+        _op.get("test_adt_twice")

@@ -342,6 +342,7 @@ from xtvm.api.relay.expr import (  # noqa: E402
     GlobalVar,
     If,
     Let,
+    Op,
     Tuple,
     Var,
     function_type,
@@ -396,6 +397,8 @@ def needs_interpreter(fn: Function) -> bool:
             return True
         if isinstance(node, Call) and isinstance(node.op, Var):
             return True
+        if isinstance(node, Call) and isinstance(node.op, Op) and node.op.registered_from_python:
+            return True  # no dialect op; it type-checks and the interpreter says why it can't run
     return False
 
 

@@ -17,11 +17,10 @@
 # ruff: noqa
 """TVM v0.13's tests/python/relay/test_type_infer.py, run with `import xtvm as tvm`.
 
-Adapted: `from tvm.relay.op import op as _op` (TVM's registry of operators, used by the
-custom-op tests) is replaced by `_op = None`. Deliberate differences, skipped below with their
+Deliberate differences, skipped below with their
 reason: tensor shapes hold Python ints, not `tir.IntImm`s; shapes given as tensors and calls
-passing a static tensor for a dynamic parameter are not supported; operators are declared in
-the relay dialect, not registered from Python.
+passing a static tensor for a dynamic parameter are not supported; operators registered from Python
+type-check but have no implementation.
 """
 
 """Test that type checker correcly computes types
@@ -32,7 +31,7 @@ import xtvm as tvm
 from xtvm import IRModule, parser, relay, te
 from xtvm.relay import analysis, op, transform
 
-_op = None  # adapted: TVM op registration has no counterpart
+from xtvm.relay.op import op as _op
 
 import numpy as np
 
@@ -443,7 +442,6 @@ def test_dynamic_function():
     mod = transform.InferType()(mod)
 
 
-@pytest.mark.skip(reason="operators are declared in the relay dialect, not registered from Python")
 def test_custom_op_infer():
     """Tests infer type for custom_op"""
     op_name = "custom_log"
@@ -470,7 +468,6 @@ def test_custom_op_infer():
     assert fchecked.checked_type == relay.FuncType([tp], tp)
 
 
-@pytest.mark.skip(reason="operators are declared in the relay dialect, not registered from Python")
 def test_custom_add_broadcast_op():
     """Tests infer type for broadcast custom_op"""
     op_name = "custom_broadcast_add"
@@ -497,7 +494,6 @@ def test_custom_add_broadcast_op():
     assert_has_type(func, expected_ty)
 
 
-@pytest.mark.skip(reason="operators are declared in the relay dialect, not registered from Python")
 def test_custom_op_rel_infer():
     """Tests infer type for custom_op"""
 
@@ -533,7 +529,6 @@ def test_custom_op_rel_infer():
     assert fchecked.checked_type == relay.FuncType([tp], tp)
 
 
-@pytest.mark.skip(reason="operators are declared in the relay dialect, not registered from Python")
 def test_custom_op_rel_infer_exception():
     """Tests infer type for custom_op"""
 
@@ -567,7 +562,6 @@ def test_custom_op_rel_infer_exception():
         assert "type relation arg number mismatch" in str(cm.execption)
 
 
-@pytest.mark.skip(reason="operators are declared in the relay dialect, not registered from Python")
 def test_repeat_register():
     op_name = "custom_log3"
     _op.register(op_name, r"code(cal log of a tensor.)code")

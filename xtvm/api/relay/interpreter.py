@@ -204,6 +204,10 @@ class Interpreter:
 
     def operator(self, call: Call, args: Sequence[Value]) -> Value:
         op_class = call.op.op_class  # type: ignore[union-attr]
+        if call.op.registered_from_python:  # type: ignore[union-attr]
+            raise InterpreterError(
+                f"operator {call.op.name} was registered from Python: it has no implementation"  # type: ignore[union-attr]
+            )
         if op_class is None:  # compiler_begin / compiler_end: the identity
             return args[0]
         op = self.ops.get(id(call))
