@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from xtvm.api.relay.expr import Op
+from xtvm.dialects.relay import OpPattern
 from xtvm.ir.errors import TVMError
 
 __all__ = [
@@ -20,18 +21,6 @@ __all__ = [
     "register_stateful",
     "register_strategy",
 ]
-
-
-class OpPattern:
-    """TVM's fusion patterns of operators."""
-
-    ELEMWISE = 0
-    BROADCAST = 1
-    INJECTIVE = 2
-    COMM_REDUCE = 3
-    OUT_ELEMWISE_FUSABLE = 4
-    TUPLE = 7
-    OPAQUE = 8
 
 
 def get(op_name: str) -> Op:
