@@ -280,6 +280,17 @@ class Expr:
         return (self[i] for i in range(len(self)))
 
 
+class Id:
+    """A variable's identity (TVM's `Var.vid`): two occurrences are one variable when their
+    ids are the same object."""
+
+    def __init__(self, name_hint: str) -> None:
+        self.name_hint = name_hint
+
+    def same_as(self, other: object) -> bool:
+        return self is other
+
+
 class Var(Expr):
     """A variable: a function parameter or a let-bound name."""
 
@@ -287,6 +298,7 @@ class Var(Expr):
         self.name_hint = name_hint
         self.type_annotation = type_annotation
         self.bound_value: Expr | None = None  # set by Let when the var has no annotation
+        self.vid = Id(name_hint)
 
     def children(self) -> Sequence[Expr]:
         return (self.bound_value,) if self.bound_value is not None else ()
@@ -389,7 +401,7 @@ class Call(Expr):
         self.op = op
         self.args = [as_expr(a) for a in args]
         self._attrs = attrs if isinstance(attrs, Attrs) else Attrs(attrs)
-        self.type_args = list(type_args or [])
+        self._type_args = list(type_args or [])
         self.span = span
         self.annotations = dict(annotations or {})
         # An operator call on operands whose types are not known yet (an untyped variable, a
@@ -397,6 +409,18 @@ class Call(Expr):
         # first use, as TVM's InferType does later (`make_call` sets this).
         self._pending: tuple[type[dialect.RelayOp], tuple[Any, ...], dict[str, Any]] | None = None
         self.kwargs: dict[str, Any] | None = None  # the builder's arguments, when one made it
+
+    @property
+    def type_args(self) -> list[Type]:
+        """The types a polymorphic callee was instantiated at; an operator call's are its
+        operands' types, as TVM's InferType records them."""
+        if self._type_args or not isinstance(self.op, Op) or not all(map(has_type, self.args)):
+            return self._type_args
+        return [a.checked_type for a in self.args]
+
+    @type_args.setter
+    def type_args(self, value: Sequence[Type]) -> None:
+        self._type_args = list(value)
 
     @property
     def attrs(self) -> Attrs:

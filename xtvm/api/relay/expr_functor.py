@@ -168,7 +168,7 @@ class ExprMutator(ExprFunctor):
         args = [self.visit(a) for a in call.args]
         if op is call.op and all(a is b for a, b in zip(args, call.args, strict=True)):
             return call
-        new = Call(op, args, call.attrs, call.type_args, call.span, call.annotations)
+        new = Call(op, args, call.attrs, call._type_args, call.span, call.annotations)
         return new
 
     def visit_tuple(self, tup: Tuple) -> Expr:

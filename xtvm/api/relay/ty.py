@@ -37,6 +37,18 @@ class Type:
 Dim = Union[int, "Any", PrimExpr]
 
 
+class StaticDim(int):
+    """A static dimension: an int that also reads as TVM's `IntImm` (`shape[0].value`)."""
+
+    __slots__ = ()
+
+    @property
+    def value(self) -> int:
+        return int(self)
+
+    dtype = "int64"
+
+
 @dataclass(frozen=True)
 class TensorType(Type):
     """A tensor of `shape` and `dtype` ("float32", "int64", "bool", ...). A dimension is an
@@ -51,11 +63,11 @@ class TensorType(Type):
         dims: list[Dim] = []
         for d in shape:
             if isinstance(d, int | np.integer):
-                dims.append(int(d))
+                dims.append(StaticDim(d))
             elif isinstance(d, Any) or (isinstance(d, PrimExpr) and not isinstance(d, Const)):
                 dims.append(d)
             elif isinstance(d, Const):
-                dims.append(int(d.value))
+                dims.append(StaticDim(d.value))
             else:
                 raise TypeError(
                     f"TensorType: dimension {d!r} is neither an int nor relay.Any() or a "
