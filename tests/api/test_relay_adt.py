@@ -271,3 +271,37 @@ def test_python_registered_operator_type_checks_but_does_not_run() -> None:
         _op.unregister_new(before)
     with pytest.raises(ValueError, match="unknown relay operator"):
         _op.get("test_adt_twice")
+
+
+def test_mutator_rewrites_inside_match_and_refs(prelude: Prelude) -> None:
+    """An ExprMutator reaches the clauses of a match and the operands of references."""
+    mod = prelude.mod
+    x = relay.var("x", "int32")
+    xs = relay.var("xs", prelude.l(relay.scalar_type("int32")))
+    h = relay.var("h")
+    body = relay.Match(
+        xs,
+        [
+            relay.Clause(
+                relay.PatternConstructor(
+                    prelude.cons, [relay.PatternVar(h), relay.PatternWildcard()]
+                ),
+                relay.RefRead(relay.RefCreate(h + relay.const(1))),
+            ),
+            relay.Clause(relay.PatternWildcard(), x),
+        ],
+    )
+
+    class OneToTen(relay.ExprMutator):
+        def visit_constant(self, const: relay.Constant) -> relay.Expr:
+            return relay.const(10) if int(const.data.numpy()) == 1 else const
+
+    f = relay.Function([x, xs], OneToTen().visit(body))
+    mod["f"] = f
+    call = mod.get_global_var("f")(relay.const(5), prelude.cons(relay.const(2), prelude.nil()))
+    mod["main"] = relay.Function(
+        [], relay.Tuple([call, mod.get_global_var("f")(relay.const(5), prelude.nil())])
+    )
+    out = run(mod)
+    assert int(out[0].numpy()) == 12 and int(out[1].numpy()) == 5
+    assert [v.name_hint for v in relay.analysis.free_vars(body)] == ["xs", "x"]

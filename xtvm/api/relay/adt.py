@@ -7,7 +7,7 @@ constructor builds a value, and `Match` takes one apart by `Clause`s of patterns
 `RefRead` and `RefWrite` make, read and update a mutable cell.
 
 These programs have no form in xtvm's relay dialect: type inference (`type_infer.py`) and
-the interpreter (`adt_interpreter.py`) work on the expressions themselves, and `relay.build`
+the interpreter (`interpreter.py`) work on the expressions themselves, and `relay.build`
 refuses them with a TVMError.
 """
 

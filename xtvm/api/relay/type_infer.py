@@ -53,11 +53,12 @@ class Solver:
     """Unknowns (`IncompleteType`s) and what unification has made of them."""
 
     def __init__(self) -> None:
-        self.links: dict[int, Type] = {}
+        # by the unknown's id; the unknown itself is kept so that its id is never reused
+        self.links: dict[int, tuple[IncompleteType, Type]] = {}
 
     def find(self, typ: Type) -> Type:
         while isinstance(typ, IncompleteType) and id(typ) in self.links:
-            typ = self.links[id(typ)]
+            typ = self.links[id(typ)][1]
         return typ
 
     def resolve(self, typ: Type) -> Type:
@@ -93,7 +94,7 @@ class Solver:
             assert isinstance(hole, IncompleteType)
             if self.occurs(hole, other):
                 raise RelayTypeError(f"{what}: a type would contain itself ({self.resolve(other)})")
-            self.links[id(hole)] = other
+            self.links[id(hole)] = (hole, other)
             return
         if isinstance(a, FuncType) and isinstance(b, FuncType):
             if a.type_params or b.type_params:
