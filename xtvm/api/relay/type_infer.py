@@ -285,7 +285,13 @@ class Inference:
         if isinstance(node, Function):
             body = self.type_of(node.body)
             if node.ret_type is not None:
-                unify(node.ret_type, body, "the function's body and its declared return type")
+                try:
+                    unify(node.ret_type, body, "the function's body")
+                except RelayTypeError:
+                    raise RelayTypeError(
+                        f"function body has type {self.solver.resolve(body)}, declared "
+                        f"{node.ret_type}"
+                    ) from None
             ret = node.ret_type if node.ret_type is not None else body
             params = [self.type_of(p) for p in node.params]
             return FuncType(params, ret, node.type_params)
