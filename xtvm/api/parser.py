@@ -6,11 +6,19 @@ from xtvm.api.ir_module import IRModule
 from xtvm.api.relay.expr import Expr
 
 
-def parse(source: str, source_name: str = "from_string") -> IRModule:
-    """An IRModule from Relay text (`#[version = "0.0.5"]`, `def @main(...) { ... }`)."""
+def parse(
+    source: str,
+    source_name: str = "from_string",
+    init_module: IRModule | None = None,
+    init_meta_table: object = None,
+) -> IRModule:
+    """An IRModule from Relay text (`#[version = "0.0.5"]`, `def @main(...) { ... }`); with
+    `init_module`, the text extends it."""
     from xtvm.api.relay.text import parse as parse_relay_text
 
-    return parse_relay_text(source, source_name)
+    if init_meta_table:
+        raise NotImplementedError("parse: meta tables are not supported")
+    return parse_relay_text(source, source_name, init_module)
 
 
 def parse_expr(source: str, source_name: str = "from_string") -> Expr:

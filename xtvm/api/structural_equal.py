@@ -12,6 +12,18 @@ from __future__ import annotations
 import numpy as np
 
 from xtvm.api.ir_module import IRModule
+from xtvm.api.relay.adt import (
+    Constructor,
+    Match,
+    Pattern,
+    PatternConstructor,
+    PatternTuple,
+    PatternVar,
+    RefCreate,
+    RefRead,
+    RefWrite,
+    TypeData,
+)
 from xtvm.api.relay.expr import (
     Call,
     Constant,
@@ -27,6 +39,7 @@ from xtvm.api.relay.expr import (
     Var,
     has_type,
 )
+from xtvm.api.relay.ty import Type, types_equal
 
 Node = Expr | Op
 
@@ -39,10 +52,17 @@ class StructuralEqual:
         self.var_map: dict[int, Var] = {}
         self.reverse: dict[int, Var] = {}
         self.equal_pairs: set[tuple[int, int]] = set()
+        self.type_map: dict[int, Type] = {}  # type parameters of lhs to those of rhs
 
-    def bind(self, lhs: Var, rhs: Var) -> bool:
-        """Match two binding occurrences; their annotations must agree."""
-        if lhs.type_annotation != rhs.type_annotation:
+    def same_type(self, a: Type | None, b: Type | None) -> bool:
+        if a is None or b is None:
+            return a is b
+        return types_equal(a, b, self.type_map)
+
+    def bind(self, lhs: Var, rhs: Var, annotated: bool = True) -> bool:
+        """Match two binding occurrences; their annotations must agree (a pattern variable's
+        may be left out on one side: the match's data types it)."""
+        if annotated and not self.same_type(lhs.type_annotation, rhs.type_annotation):
             return False
         known = self.var_map.get(id(lhs))
         if known is not None:
@@ -121,10 +141,51 @@ class StructuralEqual:
             assert isinstance(b, Function)
             if len(a.params) != len(b.params) or a.attrs != b.attrs:
                 return None
+            if len(a.type_params) != len(b.type_params):
+                return None
+            self.type_map.update(
+                {id(x): y for x, y in zip(a.type_params, b.type_params, strict=True)}
+            )
+            both = a.ret_type is not None and b.ret_type is not None
+            if both and not self.same_type(a.ret_type, b.ret_type):
+                return None
             if not all(self.bind(x, y) for x, y in zip(a.params, b.params, strict=True)):
                 return None
             return [(a.body, b.body)]
+        if isinstance(a, Constructor):
+            assert isinstance(b, Constructor)
+            return [] if (a.name_hint, a.belong_to) == (b.name_hint, b.belong_to) else None
+        if isinstance(a, Match):
+            assert isinstance(b, Match)
+            if a.complete != b.complete or len(a.clauses) != len(b.clauses):
+                return None
+            pairs: list[tuple[Node, Node]] = [(a.data, b.data)]
+            for x, y in zip(a.clauses, b.clauses, strict=True):
+                if not self.same_pattern(x.lhs, y.lhs):
+                    return None
+                pairs.append((x.rhs, y.rhs))
+            return pairs
+        if isinstance(a, RefCreate | RefRead | RefWrite):
+            return self.zip(list(a.children()), list(b.children()))
         raise TypeError(f"cannot compare {type(a).__name__}")
+
+    def same_pattern(self, a: Pattern, b: Pattern) -> bool:
+        if type(a) is not type(b):
+            return False
+        if isinstance(a, PatternVar):
+            assert isinstance(b, PatternVar)
+            one = a.var.type_annotation is None or b.var.type_annotation is None
+            return self.bind(a.var, b.var, annotated=not one)
+        if isinstance(a, PatternConstructor):
+            assert isinstance(b, PatternConstructor)
+            if a.constructor.name_hint != b.constructor.name_hint:
+                return False
+        if isinstance(a, PatternConstructor | PatternTuple):
+            assert isinstance(b, PatternConstructor | PatternTuple)
+            return len(a.patterns) == len(b.patterns) and all(
+                self.same_pattern(x, y) for x, y in zip(a.patterns, b.patterns, strict=True)
+            )
+        return True
 
     @staticmethod
     def zip(xs: list[Expr], ys: list[Expr]) -> list[tuple[Node, Node]] | None:
@@ -141,6 +202,19 @@ def same_attrs(a: Call, b: Call) -> bool:
     return a._attrs == b._attrs
 
 
+def same_type_data(a: TypeData, b: TypeData) -> bool:
+    """Two definitions of one type: type parameters matched by position."""
+    if len(a.type_vars) != len(b.type_vars) or len(a.constructors) != len(b.constructors):
+        return False
+    bound: dict[int, Type] = {id(x): y for x, y in zip(a.type_vars, b.type_vars, strict=True)}
+    for x, y in zip(a.constructors, b.constructors, strict=True):
+        if x.name_hint != y.name_hint or len(x.inputs) != len(y.inputs):
+            return False
+        if not all(types_equal(s, t, bound) for s, t in zip(x.inputs, y.inputs, strict=True)):
+            return False
+    return True
+
+
 def structural_equal(
     lhs: Expr | IRModule, rhs: Expr | IRModule, map_free_vars: bool = False
 ) -> bool:
@@ -151,7 +225,21 @@ def structural_equal(
         names = [gv.name_hint for gv in lhs.get_global_vars()]
         if sorted(names) != sorted(gv.name_hint for gv in rhs.get_global_vars()):
             return False
+        lhs_types, rhs_types = lhs.type_definitions, rhs.type_definitions
+        if sorted(t.name_hint for t in lhs_types) != sorted(t.name_hint for t in rhs_types):
+            return False
+        if not all(same_type_data(d, rhs_types[h]) for h, d in lhs_types.items()):
+            return False
         return all(StructuralEqual(map_free_vars).equal(lhs[n], rhs[n]) for n in names)
+    if isinstance(lhs, Type) or isinstance(rhs, Type):
+        return isinstance(lhs, Type) and isinstance(rhs, Type) and types_equal(lhs, rhs)
+    if isinstance(lhs, list | tuple) or isinstance(rhs, list | tuple):
+        return (
+            isinstance(lhs, list | tuple)
+            and isinstance(rhs, list | tuple)
+            and len(lhs) == len(rhs)
+            and all(structural_equal(a, b, map_free_vars) for a, b in zip(lhs, rhs, strict=True))
+        )
     return StructuralEqual(map_free_vars).equal(lhs, rhs)
 
 

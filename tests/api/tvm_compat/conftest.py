@@ -1,16 +1,20 @@
-"""TVM's tests register global functions (`tvm.register_func`) and leave them; each test here
-removes the ones it registered, so that no test depends on another's."""
+"""TVM's tests register global functions (`tvm.register_func`) and operators
+(`relay.op.op.register`) and leave them; each test here removes the ones it registered, so that
+no test depends on another's."""
 
 from collections.abc import Iterator
 
 import pytest
 
+from xtvm.api.relay.op.op import registered_names, unregister_new
 from xtvm.runtime.registry import list_global_func_names, remove_global_func
 
 
 @pytest.fixture(autouse=True)
 def _forget_registered_functions() -> Iterator[None]:
     before = set(list_global_func_names())
+    ops_before = registered_names()
     yield
     for name in set(list_global_func_names()) - before:
         remove_global_func(name)
+    unregister_new(ops_before)

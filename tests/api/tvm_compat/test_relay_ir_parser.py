@@ -17,9 +17,8 @@
 # ruff: noqa
 """TVM v0.13's tests/python/relay/test_ir_parser.py, run with `import xtvm as tvm`.
 
-Deliberate differences, skipped below with their reason: no algebraic data types, `match`,
-references or the prelude; relay types have scalar dtypes (no vector dtypes such as `int8x4`); the parser type-checks each operator call whose operand
-types are known as it reads it, so an ill-typed program is an error at its token; constants that
+Deliberate differences, skipped below with their reason: relay types have scalar dtypes (no vector dtypes such as `int8x4`); the parser type-checks each operator call whose operand
+types are known as it reads it (a call of a function value is checked where it is used), so an ill-typed program is an error at its token; constants that
 are not scalars print as `meta[relay.Constant][i]`, which only meta-free text reads back; TVM's
 node reflection (`tvm.ir.make_node`) and meta tables have no counterpart.
 """
@@ -347,7 +346,6 @@ def test_tuple():
     assert_parses_as("(0, 1, 2)", relay.Tuple([relay.const(0), relay.const(1), relay.const(2)]))
 
 
-@pytest.mark.skip(reason="xtvm's parser type-checks calls as it reads them: this calls a tensor")
 def test_tuple_proj():
     x = relay.var("x", shape=())
     assert_parses_as(
@@ -428,7 +426,6 @@ def test_ifelse_scope():
         )
 
 
-@pytest.mark.skip(reason="relay references (RefCreate, RefRead, RefWrite) are not supported")
 def test_ref():
     program = """
     #[version = "0.0.5"]
@@ -638,7 +635,6 @@ def test_tuple_type():
     )
 
 
-@pytest.mark.skip(reason="algebraic data types are not supported")
 def test_adt_defn():
     mod = tvm.IRModule()
 
@@ -653,7 +649,6 @@ def test_adt_defn():
     )
 
 
-@pytest.mark.skip(reason="algebraic data types are not supported")
 def test_adt_any():
     code = """
     type my_dtype {
@@ -673,7 +668,6 @@ def test_adt_any():
     assert ty_shape[1] == 1
 
 
-@pytest.mark.skip(reason="algebraic data types are not supported")
 def test_empty_adt_defn():
     mod = tvm.IRModule()
 
@@ -688,7 +682,6 @@ def test_empty_adt_defn():
     )
 
 
-@pytest.mark.skip(reason="algebraic data types are not supported")
 def test_multiple_cons_defn():
     mod = tvm.IRModule()
 
@@ -706,7 +699,6 @@ def test_multiple_cons_defn():
     assert_parse_module_as(LIST_DEFN, mod)
 
 
-@pytest.mark.skip(reason="algebraic data types are not supported")
 def test_multiple_type_param_defn():
     glob_typ_var = relay.GlobalTypeVar("Either")
     typ_var_a = relay.TypeVar("A")
@@ -732,7 +724,6 @@ def test_multiple_type_param_defn():
     )
 
 
-@pytest.mark.skip(reason="algebraic data types are not supported")
 def test_match():
     # pair each match keyword with whether it specifies a complete match or not
     match_keywords = [("match", True), ("match?", False)]
@@ -791,7 +782,6 @@ def test_match():
         )
 
 
-@pytest.mark.skip(reason="algebraic data types are not supported")
 def test_adt_cons_expr():
     mod = tvm.IRModule()
 
@@ -867,7 +857,6 @@ def test_duplicate_global_var():
         )
 
 
-@pytest.mark.skip(reason="algebraic data types are not supported")
 def test_extern_adt_defn():
     mod = tvm.IRModule()
 
@@ -884,7 +873,6 @@ def test_extern_adt_defn():
     )
 
 
-@pytest.mark.skip(reason="the relay prelude (ADTs) is not supported")
 def test_import_grad():
     mod = tvm.IRModule()
     mod.import_from_std("gradient.rly")
@@ -925,7 +913,6 @@ def test_mlp_inlined_params():
     tvm.ir.assert_structural_equal(mod, parsed_mod)
 
 
-@pytest.mark.skip(reason="algebraic data types are not supported")
 def test_tuple_return_value():
     program = """
     type Box[T] {
@@ -971,7 +958,6 @@ def test_op_string_attr():
     assert call.attrs.kernel_layout == "HWIO"
 
 
-@pytest.mark.skip(reason="the relay prelude (ADTs) is not supported")
 def test_load_prelude():
     mod = tvm.IRModule()
     mod.import_from_std("prelude.rly")

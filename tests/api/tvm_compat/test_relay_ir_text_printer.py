@@ -20,7 +20,7 @@
 `expr.astext()` and `mod.astext()` print TVM's Relay text and `relay.parse_expr`/`fromtext`
 read it back; `print(mod)` shows xtvm's own IR. Deliberate differences, skipped below with
 their reason: name hints keep only identifier characters; symbolic dimensions print by name
-and there is no metadata section; ADTs and spans are not provided.
+and there is no metadata section; spans are not provided.
 """
 
 import xtvm as tvm
@@ -250,7 +250,6 @@ def test_zeros():
     astext(x)
 
 
-@pytest.mark.skip(reason="algebraic data types are not supported")
 def test_unapplied_constructor():
     type_def_str = r"""
 type List[A] {

@@ -1552,7 +1552,9 @@ def test_extern_opt():
     tvm.testing.assert_allclose(t0.body.data.numpy(), expected, rtol=1e-5, atol=1e-5)
 
 
-@pytest.mark.skip(reason="the relay prelude and ADTs (tensor arrays) are not supported in xtvm")
+@pytest.mark.skip(
+    reason="the prelude's static tensor arrays (StaticTensorArrayOps) are not supported in xtvm"
+)
 def test_preserve_type_import():
     """Test to make sure type definition and imports are preserved during the BYOC pipeline."""
     from xtvm.relay.prelude import Prelude, StaticTensorArrayOps

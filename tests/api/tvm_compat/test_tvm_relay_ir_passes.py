@@ -88,7 +88,11 @@ def test_func_type() -> None:
     t = relay.TensorType((1, 2), "float32")
     ft = relay.FuncType([t], t, [], [])
     assert ft.arg_types == (t,) and ft.ret_type == t
-    with pytest.raises(NotImplementedError, match="monomorphic"):
+    a = relay.TypeVar("a")
+    b = relay.TypeVar("b")
+    assert relay.FuncType([a], a, [a]) == relay.FuncType([b], b, [b])  # alpha-equivalent
+    assert relay.FuncType([a], a, [a]) != relay.FuncType([t], t)
+    with pytest.raises(TypeError, match=r"not a relay\.TypeVar"):
         relay.FuncType([t], t, ["a"], [])
 
 

@@ -10,7 +10,29 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xtvm.api.ir_module import IRModule
-from xtvm.api.relay import analysis, dataflow_pattern, expr_functor, frontend, op, transform
+from xtvm.api.relay import (
+    analysis,
+    dataflow_pattern,
+    expr_functor,
+    frontend,
+    op,
+    transform,
+    type_infer,
+)
+from xtvm.api.relay.adt import (
+    Clause,
+    Constructor,
+    Match,
+    Pattern,
+    PatternConstructor,
+    PatternTuple,
+    PatternVar,
+    PatternWildcard,
+    RefCreate,
+    RefRead,
+    RefWrite,
+    TypeData,
+)
 from xtvm.api.relay.executor import create_executor
 from xtvm.api.relay.expr import (
     Attrs,
@@ -33,7 +55,19 @@ from xtvm.api.relay.expr_functor import ExprFunctor, ExprMutator, ExprVisitor, b
 from xtvm.api.relay.op import *  # noqa: F403  (TVM exposes every operator at relay.*)
 from xtvm.api.relay.op import annotation, image, nn
 from xtvm.api.relay.scope_builder import ScopeBuilder
-from xtvm.api.relay.ty import Any, FuncType, TensorType, TupleType, Type, scalar_type
+from xtvm.api.relay.ty import (
+    Any,
+    FuncType,
+    GlobalTypeVar,
+    IncompleteType,
+    RefType,
+    TensorType,
+    TupleType,
+    Type,
+    TypeCall,
+    TypeVar,
+    scalar_type,
+)
 from xtvm.backends.external import resolve_global
 from xtvm.runtime.registry import add_resolver
 
@@ -46,11 +80,13 @@ def param(name: str, shape: Sequence[int], dtype: str = "float32") -> ParamRef:
     return ParamRef(name, TensorType(shape, dtype))
 
 
-def fromtext(text: str, source_name: str = "from_string") -> IRModule:
+def fromtext(
+    text: str, source_name: str = "from_string", init_module: IRModule | None = None
+) -> IRModule:
     """An IRModule from TVM's Relay text format (`def @main(%x: Tensor[...]) { ... }`)."""
     from xtvm.api.relay.text import parse
 
-    return parse(text, source_name)
+    return parse(text, source_name, init_module)
 
 
 def parse(text: str, source_name: str = "from_string") -> IRModule:
@@ -67,6 +103,24 @@ def parse_expr(text: str, source_name: str = "from_string") -> Expr:
 
 __all__ = [
     "Any",
+    "Clause",
+    "Constructor",
+    "GlobalTypeVar",
+    "IncompleteType",
+    "Match",
+    "Pattern",
+    "PatternConstructor",
+    "PatternTuple",
+    "PatternVar",
+    "PatternWildcard",
+    "RefCreate",
+    "RefRead",
+    "RefType",
+    "RefWrite",
+    "TypeCall",
+    "TypeData",
+    "TypeVar",
+    "type_infer",
     "Attrs",
     "Call",
     "Constant",
@@ -123,16 +177,20 @@ def build(*args: object, **kwargs: object) -> object:
     Imported on first use: the compiler passes it runs import the TE API, which imports
     this package.
     """
-    from xtvm.driver.relay_build import build as build_module
+    from xtvm.api.relay.build_module import build as build_module
 
-    return build_module(*args, **kwargs)  # type: ignore[arg-type]
+    return build_module(*args, **kwargs)
 
 
 def __getattr__(name: str) -> object:
     """`relay.build_module`, `relay.testing` and `relay.vm` (which says there is no VM),
     imported on first use as `build` is."""
-    if name in ("build_module", "testing", "vm"):
+    if name in ("build_module", "testing", "vm", "prelude"):
         import importlib
 
         return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module 'xtvm.relay' has no attribute '{name}'")
+
+
+# The Relay text parser, which `IRModule.import_from_std` reaches through `expr.HOOKS`.
+from xtvm.api.relay import text as _text  # noqa: E402, F401

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from xtvm.api.relay.adt import Match
 from xtvm.api.relay.expr import Expr, Function, Let, Var, post_order
 
 
@@ -13,6 +14,8 @@ def bound_vars(expr: Expr) -> list[Var]:
             found.extend(node.params)
         elif isinstance(node, Let):
             found.append(node.var)
+        elif isinstance(node, Match):
+            found.extend(v for c in node.clauses for v in c.lhs.variables())
     return list(dict.fromkeys(found))
 
 

@@ -8,13 +8,32 @@ from typing import Any
 
 import numpy as np
 
+from xtvm.api.ir_module import IRModule
 from xtvm.api.relay.expr import Function, Var, const
 from xtvm.api.relay.expr_functor import ExprMutator
-from xtvm.driver.relay_build import BuildError, build
+from xtvm.driver.relay_build import BuildError
+from xtvm.driver.relay_build import build as build_ir
+from xtvm.driver.relay_graph import ControlFlowError
 from xtvm.ir.errors import TVMError
 from xtvm.runtime.graph_executor import GraphExecutorFactory
 
 __all__ = ["BindError", "BuildError", "GraphExecutorFactory", "bind_params_by_name", "build"]
+
+
+def build(mod: Any, *args: Any, **kwargs: Any) -> Any:
+    """`relay.build` (xtvm/driver/relay_build.py); a module with functions only the
+    interpreter runs (polymorphism, ADTs, references, function values) is refused, as TVM's
+    graph executor refuses them."""
+    if isinstance(mod, IRModule) and mod.has_interpreted:
+        names = ", ".join(
+            f"@{gv.name_hint}" for gv in mod.get_global_vars() if mod.is_interpreted(gv.name_hint)
+        )
+        raise ControlFlowError(
+            f"relay.build: {names} use type parameters, algebraic data types, references or "
+            "function values, which compiled code does not support; run the module with "
+            "relay.create_executor"
+        )
+    return build_ir(mod, *args, **kwargs)
 
 
 class BindError(TVMError, ValueError):

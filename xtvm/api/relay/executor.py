@@ -17,6 +17,7 @@ import numpy as np
 
 from xtvm.api.ir_module import IRModule
 from xtvm.api.relay.expr import Call, Expr, Function, GlobalVar, ParamRef, Var, post_order
+from xtvm.api.relay.interpreter import ConstructorValue, Interpreter, ValueExpr
 from xtvm.api.relay.ty import TensorType, TupleType
 from xtvm.runtime import ndarray as nd
 from xtvm.runtime.relay_interpreter import evaluate
@@ -76,6 +77,8 @@ class Executor:
                 f"create_executor: params name no argument or weight of @main: "
                 f"{', '.join(repr(n) for n in unknown)} (known: {known or 'none'})"
             )
+        if mod.has_interpreted:
+            return self.interpreted(mod)
         # The arguments the params bind are not the callable's (TVM's bind_params_by_name).
         free = [p for p in main.params if p.name_hint not in self.params]
         arg_names = [p.name_hint for p in free]
@@ -119,6 +122,41 @@ class Executor:
             return _regroup(outputs, main.checked_type.ret_type, self.device)  # type: ignore[attr-defined]
 
         return run
+
+    def interpreted(self, mod: IRModule) -> Callable[..., Any]:
+        """The callable of a module with functions only the expression interpreter runs
+        (polymorphism, ADTs, references): arguments by position, values as TVM's."""
+        interp = Interpreter(mod, self.params)
+        main = mod.get_global_var("main")
+
+        def run(*args: object) -> Any:
+            fn = mod["main"]
+            if len(args) != len(fn.params):
+                raise TypeError(f"@main takes {len(fn.params)} arguments, got {len(args)}")
+            values = [
+                as_array(a, p.checked_type) if isinstance(p.checked_type, TensorType) else a
+                for a, p in zip(args, fn.params, strict=True)
+            ]
+            return as_result(interp.run(main(*[relay_value(v) for v in values])), self.device)
+
+        return run
+
+
+def relay_value(value: object) -> Expr:
+    """An argument as an expression the interpreter evaluates to it."""
+    return value if isinstance(value, Expr) else ValueExpr(value)
+
+
+def as_result(value: object, device: nd.Device) -> object:
+    """Interpreter values as TVM returns them: tensors as NDArrays, also inside tuples and
+    constructor values."""
+    if isinstance(value, np.ndarray | np.generic):
+        return nd.NDArray(np.asarray(value), device)
+    if isinstance(value, tuple):
+        return tuple(as_result(v, device) for v in value)
+    if isinstance(value, ConstructorValue):
+        value.fields = [as_result(v, device) for v in value.fields]
+    return value
 
 
 def _missing(name: str) -> Any:

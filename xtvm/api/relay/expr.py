@@ -28,11 +28,31 @@ from xtvm.api.relay.ty import FuncType, TensorType, TupleType, Type, dtype_name,
 from xtvm.dialects import relay as dialect
 from xtvm.dialects.relay_attrs import Attrs
 from xtvm.ir import traversal
+from xtvm.ir.errors import TVMError
 from xtvm.runtime import ndarray as nd
 
 
 class RelayTypeError(ValueError):
     """An expression is ill-typed: an op rejects its arguments, or a variable has no type."""
+
+
+class OpTypeError(RelayTypeError, TVMError):
+    """The type relation of an operator registered from Python rejected a call."""
+
+
+def broadcast_type(name: str, args: Sequence[Type]) -> TensorType:
+    """numpy's broadcast of two tensor types, as TVM's "Broadcast" relation."""
+    if len(args) != 2 or not all(isinstance(a, TensorType) and a.is_static for a in args):
+        raise OpTypeError(f"{name}: Broadcast relates two tensors of static shape, got {args}")
+    a, b = args
+    assert isinstance(a, TensorType) and isinstance(b, TensorType)
+    if a.dtype != b.dtype:
+        raise OpTypeError(f"{name}: operand dtypes differ: {a.dtype} vs {b.dtype}")
+    try:
+        shape = np.broadcast_shapes(a.concrete_shape, b.concrete_shape)
+    except ValueError:
+        raise OpTypeError(f"{name}: shapes {a.shape} and {b.shape} do not broadcast") from None
+    return TensorType(shape, a.dtype)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -47,6 +67,57 @@ class Op:
     def __init__(self, name: str, op_class: type[dialect.RelayOp] | None) -> None:
         self.name = name
         self.op_class = op_class
+        # An operator registered from Python (`relay.op.op.register`): its type relation,
+        # "Identity", "Broadcast" or a function of (argument types, attrs); it has no
+        # implementation, so it type-checks but neither builds nor runs.
+        self.type_rel: str | Callable[..., Any] | None = None
+        self.num_inputs = -1
+        self.arguments: list[tuple[str, str, str]] = []
+        self.support_level = 10
+        self.attrs_type_key = ""
+        self.description = ""
+
+    @property
+    def registered_from_python(self) -> bool:
+        return self.op_class is None and self.name not in (COMPILER_BEGIN, COMPILER_END)
+
+    def set_num_inputs(self, n: int) -> None:
+        self.num_inputs = int(n)
+
+    def add_argument(self, name: str, type_key: str, description: str) -> None:
+        self.arguments.append((name, type_key, description))
+
+    def add_type_rel(self, name: str, rel: Callable[..., Any] | None = None) -> None:
+        """The type relation: "Identity" or "Broadcast" (TVM's), or `rel(arg_types, attrs)`
+        returning the result type."""
+        if rel is None and name not in ("Identity", "Broadcast"):
+            raise ValueError(f"unknown type relation '{name}' (Identity, Broadcast, or a function)")
+        self.type_rel = rel if rel is not None else name
+
+    def set_support_level(self, level: int) -> None:
+        self.support_level = int(level)
+
+    def set_attrs_type_key(self, key: str) -> None:
+        self.attrs_type_key = key
+
+    def relate(self, args: Sequence[Type], attrs: Attrs) -> Type:
+        """The result type of a call of this Python-registered operator."""
+        if self.num_inputs >= 0 and len(args) != self.num_inputs:
+            raise OpTypeError(f"{self.name} takes {self.num_inputs} arguments, got {len(args)}")
+        if self.type_rel is None:
+            raise OpTypeError(f"operator {self.name} has no type relation (add_type_rel)")
+        if self.type_rel == "Identity":
+            return args[0]
+        if self.type_rel == "Broadcast":
+            return broadcast_type(self.name, args)
+        assert callable(self.type_rel)
+        try:
+            result = self.type_rel(list(args), attrs.properties or None)
+        except Exception as exc:  # the relation's own check: TVM reports it as a TVMError
+            raise OpTypeError(f"type relation of {self.name} failed: {exc}") from None
+        if not isinstance(result, Type):
+            raise OpTypeError(f"type relation of {self.name} returned {result!r}, not a type")
+        return result
 
     @staticmethod
     def get(name: str) -> Op:
@@ -105,9 +176,7 @@ class Expr:
     @property
     def checked_type(self) -> Type:
         if self._checked is None:
-            for node in post_order(self):
-                if node._checked is None:
-                    node._checked = node.infer()
+            HOOKS["infer"](self)  # xtvm/api/relay/type_infer.py
         assert self._checked is not None
         return self._checked
 
@@ -175,6 +244,10 @@ class Expr:
     def __ge__(self, other: object) -> Call:
         return self._binary("greater_equal", other)
 
+    def __call__(self, *args: object) -> Call:
+        """A call of this (function-typed) expression on `args`, as TVM's ExprWithOp."""
+        return Call(self, [as_expr(a) for a in args])  # type: ignore[arg-type]
+
     def astype(self, dtype: str) -> Call:
         """This expression cast to `dtype` (`relay.cast`)."""
         return HOOKS["cast"](self, dtype)
@@ -207,6 +280,17 @@ class Expr:
         return (self[i] for i in range(len(self)))
 
 
+class Id:
+    """A variable's identity (TVM's `Var.vid`): two occurrences are one variable when their
+    ids are the same object."""
+
+    def __init__(self, name_hint: str) -> None:
+        self.name_hint = name_hint
+
+    def same_as(self, other: object) -> bool:
+        return self is other
+
+
 class Var(Expr):
     """A variable: a function parameter or a let-bound name."""
 
@@ -214,6 +298,7 @@ class Var(Expr):
         self.name_hint = name_hint
         self.type_annotation = type_annotation
         self.bound_value: Expr | None = None  # set by Let when the var has no annotation
+        self.vid = Id(name_hint)
 
     def children(self) -> Sequence[Expr]:
         return (self.bound_value,) if self.bound_value is not None else ()
@@ -316,7 +401,7 @@ class Call(Expr):
         self.op = op
         self.args = [as_expr(a) for a in args]
         self._attrs = attrs if isinstance(attrs, Attrs) else Attrs(attrs)
-        self.type_args = list(type_args or [])
+        self._type_args = list(type_args or [])
         self.span = span
         self.annotations = dict(annotations or {})
         # An operator call on operands whose types are not known yet (an untyped variable, a
@@ -325,9 +410,25 @@ class Call(Expr):
         self._pending: tuple[type[dialect.RelayOp], tuple[Any, ...], dict[str, Any]] | None = None
         self.kwargs: dict[str, Any] | None = None  # the builder's arguments, when one made it
         callee = getattr(op, "type_annotation", None) if isinstance(op, GlobalVar) else None
-        if isinstance(callee, FuncType) and len(callee.arg_types) == len(self.args):
+        if (
+            isinstance(callee, FuncType)
+            and not callee.type_params  # a polymorphic callee's types are solved by inference
+            and len(callee.arg_types) == len(self.args)
+        ):
             for arg, typ in zip(self.args, callee.arg_types, strict=True):
                 infer_untyped(arg, typ)  # an untyped argument takes its parameter's type
+
+    @property
+    def type_args(self) -> list[Type]:
+        """The types a polymorphic callee was instantiated at; an operator call's are its
+        operands' types, as TVM's InferType records them."""
+        if self._type_args or not isinstance(self.op, Op) or not all(map(has_type, self.args)):
+            return self._type_args
+        return [a.checked_type for a in self.args]
+
+    @type_args.setter
+    def type_args(self, value: Sequence[Type]) -> None:
+        self._type_args = list(value)
 
     @property
     def attrs(self) -> Attrs:
@@ -349,6 +450,8 @@ class Call(Expr):
             self._attrs, self._pending = Attrs(properties), None
             return typ
         if isinstance(self.op, Op):
+            if self.op.registered_from_python:
+                return self.op.relate([a.checked_type for a in self.args], self._attrs)
             if self.op.op_class is None:  # compiler_begin / compiler_end are the identity
                 return self.args[0].checked_type
             types = [a.checked_type.to_xdsl() for a in self.args]

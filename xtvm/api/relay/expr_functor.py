@@ -11,6 +11,7 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
+from xtvm.api.relay.adt import Clause, Constructor, Match, RefCreate, RefRead, RefWrite
 from xtvm.api.relay.expr import (
     Call,
     Constant,
@@ -66,6 +67,16 @@ class ExprFunctor:
             result = self.visit_global_var(expr)
         elif isinstance(expr, Op):
             result = self.visit_op(expr)
+        elif isinstance(expr, Match):
+            result = self.visit_match(expr)
+        elif isinstance(expr, Constructor):
+            result = self.visit_constructor(expr)
+        elif isinstance(expr, RefCreate):
+            result = self.visit_ref_create(expr)
+        elif isinstance(expr, RefRead):
+            result = self.visit_ref_read(expr)
+        elif isinstance(expr, RefWrite):
+            result = self.visit_ref_write(expr)
         else:
             raise TypeError(f"not a relay expression: {type(expr).__name__}")
         self.memo_map[key] = (expr, result)  # the node is kept alive so its id stays unique
@@ -102,6 +113,21 @@ class ExprFunctor:
         raise NotImplementedError
 
     def visit_op(self, op: Op) -> Any:
+        raise NotImplementedError
+
+    def visit_match(self, match: Match) -> Any:
+        raise NotImplementedError
+
+    def visit_constructor(self, constructor: Constructor) -> Any:
+        raise NotImplementedError
+
+    def visit_ref_create(self, ref: RefCreate) -> Any:
+        raise NotImplementedError
+
+    def visit_ref_read(self, ref: RefRead) -> Any:
+        raise NotImplementedError
+
+    def visit_ref_write(self, ref: RefWrite) -> Any:
         raise NotImplementedError
 
 
@@ -150,6 +176,26 @@ class ExprVisitor(ExprFunctor):
     def visit_op(self, op: Op) -> None:
         pass
 
+    def visit_match(self, match: Match) -> None:
+        self.visit(match.data)
+        for clause in match.clauses:
+            for var in clause.lhs.variables():
+                self.visit(var)
+            self.visit(clause.rhs)
+
+    def visit_constructor(self, constructor: Constructor) -> None:
+        pass
+
+    def visit_ref_create(self, ref: RefCreate) -> None:
+        self.visit(ref.value)
+
+    def visit_ref_read(self, ref: RefRead) -> None:
+        self.visit(ref.ref)
+
+    def visit_ref_write(self, ref: RefWrite) -> None:
+        self.visit(ref.ref)
+        self.visit(ref.value)
+
 
 class ExprMutator(ExprFunctor):
     """Rebuilds an expression bottom-up; a node whose children are unchanged is kept as is."""
@@ -168,7 +214,7 @@ class ExprMutator(ExprFunctor):
         args = [self.visit(a) for a in call.args]
         if op is call.op and all(a is b for a, b in zip(args, call.args, strict=True)):
             return call
-        new = Call(op, args, call.attrs, call.type_args, call.span, call.annotations)
+        new = Call(op, args, call.attrs, call._type_args, call.span, call.annotations)
         return new
 
     def visit_tuple(self, tup: Tuple) -> Expr:
@@ -217,6 +263,29 @@ class ExprMutator(ExprFunctor):
 
     def visit_op(self, op: Op) -> Op:
         return op
+
+    def visit_match(self, match: Match) -> Expr:
+        data = self.visit(match.data)
+        rhs = [self.visit(c.rhs) for c in match.clauses]
+        if data is match.data and all(a is c.rhs for a, c in zip(rhs, match.clauses, strict=True)):
+            return match
+        clauses = [Clause(c.lhs, r) for c, r in zip(match.clauses, rhs, strict=True)]
+        return Match(data, clauses, match.complete)
+
+    def visit_constructor(self, constructor: Constructor) -> Expr:
+        return constructor
+
+    def visit_ref_create(self, ref: RefCreate) -> Expr:
+        value = self.visit(ref.value)
+        return ref if value is ref.value else RefCreate(value)
+
+    def visit_ref_read(self, ref: RefRead) -> Expr:
+        cell = self.visit(ref.ref)
+        return ref if cell is ref.ref else RefRead(cell)
+
+    def visit_ref_write(self, ref: RefWrite) -> Expr:
+        cell, value = self.visit(ref.ref), self.visit(ref.value)
+        return ref if cell is ref.ref and value is ref.value else RefWrite(cell, value)
 
 
 def bind(expr: Expr, binds: Mapping[Var, object]) -> Expr:

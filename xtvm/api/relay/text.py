@@ -24,8 +24,23 @@ from lark import Lark, Token, Tree, UnexpectedCharacters, UnexpectedInput, Unexp
 from xdsl.utils.exceptions import VerifyException
 
 from xtvm.api.ir_module import IRModule
+from xtvm.api.relay.adt import (
+    Clause,
+    Constructor,
+    Match,
+    Pattern,
+    PatternConstructor,
+    PatternTuple,
+    PatternVar,
+    PatternWildcard,
+    RefCreate,
+    RefRead,
+    RefWrite,
+    TypeData,
+)
 from xtvm.api.relay.convert import ConversionError
 from xtvm.api.relay.expr import (
+    HOOKS,
     Call,
     Constant,
     Expr,
@@ -42,7 +57,18 @@ from xtvm.api.relay.expr import (
     has_type,
 )
 from xtvm.api.relay.op_table import operator_table
-from xtvm.api.relay.ty import Any, FuncType, TensorType, TupleType, Type, dtype_name
+from xtvm.api.relay.ty import (
+    Any,
+    FuncType,
+    GlobalTypeVar,
+    RefType,
+    TensorType,
+    TupleType,
+    Type,
+    TypeCall,
+    TypeVar,
+    dtype_name,
+)
 from xtvm.ir.diagnostics import DiagnosticError, Location, SourceFile
 from xtvm.ir.errors import DiagnosticError as TVMDiagnosticError
 from xtvm.ir.parser import lark_error_to_diagnostic
@@ -123,12 +149,15 @@ def strip_comments(text: str) -> str:
     return "".join(out)
 
 
-def parse(text: str, source_name: str = "from_string") -> IRModule:
-    """An IRModule from TVM's Relay text; any error is a located `tvm.error.DiagnosticError`."""
+def parse(
+    text: str, source_name: str = "from_string", init_module: IRModule | None = None
+) -> IRModule:
+    """An IRModule from TVM's Relay text; any error is a located `tvm.error.DiagnosticError`.
+    With `init_module`, the text extends a copy of it: it may use its types and functions."""
     source = SourceFile(source_name, text)
     with tvm_errors(source):
         tree = relay_text_parser().parse(strip_comments(text), start="start")
-        return ModuleBuilder(source).build(tree)
+        return ModuleBuilder(source, init_module).build(tree)
     raise AssertionError("unreachable")
 
 
@@ -142,6 +171,9 @@ def parse_expr(text: str, source_name: str = "from_string") -> Expr:
         assert isinstance(body, Tree)
         builder = ModuleBuilder(source)
         builder.open_globals = True
+        for node in tree.children[:-1]:
+            if isinstance(node, Tree):
+                builder.type_definition(node, IRModule())
         return builder.body(body, Scope())
     raise AssertionError("unreachable")
 
@@ -253,10 +285,21 @@ class ModuleBuilder:
     own type is inferred; each `GlobalVar` is created once and typed from its function.
     """
 
-    def __init__(self, source: SourceFile) -> None:
+    def __init__(self, source: SourceFile, init_module: IRModule | None = None) -> None:
         self.source = source
+        self.init_module = init_module
         self.global_vars: dict[str, GlobalVar] = {}
         self.open_globals = False  # an expression may name functions of a module not given
+        self.type_defs: dict[str, TypeData] = {}
+        self.constructors: dict[str, Constructor] = {}
+        self.type_vars: dict[str, TypeVar] = {}  # the type parameters in scope
+        self.declared_params: dict[str, list[TypeVar]] = {}
+        if init_module is not None:
+            for data in init_module.type_definitions.values():
+                self.type_defs[data.header.name_hint] = data
+                self.constructors.update({c.name_hint: c for c in data.constructors})
+            for gv in init_module.get_global_vars():
+                self.global_vars[gv.name_hint] = gv
 
     # -- locations and errors ----------------------------------------------------------------
 
@@ -275,11 +318,15 @@ class ModuleBuilder:
 
     def build(self, tree: Tree) -> IRModule:
         definitions: dict[str, Tree] = {}
+        mod = IRModule() if self.init_module is None else self.init_module.copy()
         for node in tree.children:
-            if not isinstance(node, Tree):
-                continue  # the version header
+            if isinstance(node, Tree) and node.data in ("type_definition", "extern_type"):
+                self.type_definition(node, mod)
+        for node in tree.children:
+            if not isinstance(node, Tree) or node.data != "definition":
+                continue  # the version header, type definitions
             name = str(node.children[0])[1:]
-            if name in definitions:
+            if name in definitions or name in self.global_vars:
                 raise self.error(node.children[0], f"function @{name} is defined twice")
             definitions[name] = node
         for name, node in definitions.items():
@@ -287,7 +334,6 @@ class ModuleBuilder:
             if declared is not None:  # recursive calls of a declared function are typed
                 self.global_vars[name] = GlobalVar(name, declared)
         functions = {name: self.definition(definitions[name]) for name in self.order(definitions)}
-        mod = IRModule()
         for name, fn in functions.items():
             try:
                 mod[name] = fn
@@ -308,6 +354,8 @@ class ModuleBuilder:
             assert isinstance(body, Tree)
             for token in body.scan_values(lambda v: isinstance(v, Token) and v.type == "GLOBAL"):
                 callee = str(token)[1:]
+                if callee not in definitions and callee in self.global_vars:
+                    continue  # a function of the initial module
                 if callee not in definitions:
                     raise self.error(token, f"undefined function @{callee}")
                 if callee in visiting and callee in self.global_vars:
@@ -324,25 +372,72 @@ class ModuleBuilder:
             visit(name)
         return done
 
+    def type_definition(self, node: Tree, mod: IRModule) -> None:
+        """`type List[A] { Cons(A, List[A]), Nil }` (or `extern type T[A]`) into `mod`."""
+        name_token, params, *constructor_nodes = node.children
+        name = str(name_token)
+        if name in self.type_defs:
+            raise self.error(name_token, f"type {name} is defined twice")
+        if name in self.type_vars:
+            raise self.error(name_token, f"type {name} has the name of a type parameter")
+        if name in self.constructors:
+            raise self.error(name_token, f"type {name} has the name of a constructor")
+        header = GlobalTypeVar(name)
+        type_vars = self.type_params(params)
+        self.type_defs[name] = TypeData(header, type_vars, [])  # a constructor may name it
+        outer, self.type_vars = self.type_vars, {v.name_hint: v for v in type_vars}
+        try:
+            constructors = []
+            for item in present(constructor_nodes):
+                ctor_token, *inputs = item.children
+                ctor_name = str(ctor_token)
+                if ctor_name in self.constructors or ctor_name in self.type_defs:
+                    raise self.error(ctor_token, f"constructor {ctor_name} is defined twice")
+                types = [self.type(t) for t in present(inputs)]
+                constructor = Constructor(ctor_name, types, header)
+                self.constructors[ctor_name] = constructor
+                constructors.append(constructor)
+        finally:
+            self.type_vars = outer
+        data = TypeData(header, type_vars, constructors)
+        self.type_defs[name] = data
+        mod[header] = data
+
+    def type_params(self, node: object) -> list[TypeVar]:
+        if not isinstance(node, Tree):
+            return []
+        names = [str(t) for t in present(node.children)]
+        for token in present(node.children):
+            if names.count(str(token)) > 1:
+                raise self.error(token, f"type parameter {token} is declared twice")
+        return [TypeVar(n) for n in names]
+
     def declared_type(self, node: Tree) -> FuncType | None:
         """The type a definition declares (all parameters typed and a return type), or None."""
-        _name, items, ret_type, _body = node.children
+        _name, type_params, items, ret_type, _body = node.children
         if not isinstance(ret_type, Tree):
             return None
-        params: list[Type] = []
-        for item in present(items.children if isinstance(items, Tree) else []):
-            if item.data == "attr":
-                continue
-            typ = item.children[1]
-            if not isinstance(typ, Tree):
-                return None
-            params.append(self.type(typ))
-        return FuncType(params, self.type(ret_type))
+        tvars = self.type_params(type_params)
+        outer, self.type_vars = self.type_vars, self.type_vars | {v.name_hint: v for v in tvars}
+        try:
+            params: list[Type] = []
+            for item in present(items.children if isinstance(items, Tree) else []):
+                if item.data == "attr":
+                    continue
+                typ = item.children[1]
+                if not isinstance(typ, Tree):
+                    return None
+                params.append(self.type(typ))
+            self.declared_params[str(node.children[0])[1:]] = tvars
+            return FuncType(params, self.type(ret_type), tvars)
+        finally:
+            self.type_vars = outer
 
     def definition(self, node: Tree) -> Function:
-        name_token, items, ret_type, body = node.children
+        name_token, type_params, items, ret_type, body = node.children
         assert isinstance(name_token, Token) and isinstance(body, Tree)
-        fn = self.function(node, [items], ret_type, body, Scope())
+        tvars = self.declared_params.get(str(name_token)[1:]) or self.type_params(type_params)
+        fn = self.function(node, [items], ret_type, body, Scope(), tvars)
         name = str(name_token)[1:]
         gv = self.global_vars.get(name)
         if gv is None:
@@ -360,8 +455,25 @@ class ModuleBuilder:
         ret_type: object,
         body: Tree,
         parent: Scope,
+        type_params: Sequence[TypeVar] = (),
     ) -> Function:
         """A function from its parameter and attribute items; its type is checked here."""
+        outer = self.type_vars
+        self.type_vars = outer | {v.name_hint: v for v in type_params}
+        try:
+            return self.function_in_scope(node, item_lists, ret_type, body, parent, type_params)
+        finally:
+            self.type_vars = outer
+
+    def function_in_scope(
+        self,
+        node: Tree,
+        item_lists: Sequence[object],
+        ret_type: object,
+        body: Tree,
+        parent: Scope,
+        type_params: Sequence[TypeVar],
+    ) -> Function:
         scope = Scope(parent)
         params: list[Var] = []
         attrs: dict[str, object] = {}
@@ -379,7 +491,7 @@ class ModuleBuilder:
                 scope.names[name] = param
                 params.append(param)
         result = self.annotation(ret_type)
-        fn = Function(params, self.body(body, scope), result, attrs=attrs)
+        fn = Function(params, self.body(body, scope), result, type_params, attrs=attrs)
         if any(p.type_annotation is None for p in params):
             return fn  # typed where it is used, as TVM's InferType would
         try:
@@ -466,9 +578,18 @@ class ModuleBuilder:
         if kind == "scope":  # `(let %v = e; ...; result)`: bindings local to the parentheses
             return self.body(node, Scope(scope))
         if kind == "function":
-            items, ret_type, *attrs, body = node.children
+            type_params, items, ret_type, *attrs, body = node.children
             assert isinstance(body, Tree)
-            return self.function(node, [items, *attrs], ret_type, body, scope)
+            tvars = self.type_params(type_params)
+            return self.function(node, [items, *attrs], ret_type, body, scope, tvars)
+        if kind == "ref_create":
+            return RefCreate(self.expr(node.children[0], scope))
+        if kind == "match":
+            return self.match(node, scope)
+        if kind == "op_name" and str(node.children[0]) in self.constructors:
+            constructor = self.constructors[str(node.children[0])]
+            # a constructor without fields is a value (`Nil`), as TVM's parser reads it
+            return constructor if constructor.inputs else Call(constructor, [])
         if kind == "op_name":
             try:
                 return Op.get(str(node.children[0]))  # type: ignore[return-value]  (TVM's ir.Op)
@@ -518,6 +639,8 @@ class ModuleBuilder:
         if isinstance(base, Call) and getattr(base.op, "name", None) == "nn.dropout" and index == 0:
             return base  # TVM's dropout is a (data, mask) pair; xtvm's is its data alone
         item = TupleGetItem(base, index)
+        if not has_type(base):
+            return item  # typed where the base's type is known (a pattern variable)
         try:
             item.checked_type  # noqa: B018
         except RelayTypeError as exc:
@@ -538,6 +661,15 @@ class ModuleBuilder:
                 args.append(self.expr(arg, scope))
         assert isinstance(callee_node, Tree)
         if callee_node.data == "op_name":
+            name = str(callee_node.children[0])
+            if name in self.constructors:
+                return self.typed(Call(self.constructors[name], args), callee_node)
+            if name in ("ref_read", "ref_write"):
+                expected = 1 if name == "ref_read" else 2
+                if len(args) != expected or attrs:
+                    raise self.error(callee_node, f"{name} takes {expected} operand(s)")
+                ref = RefRead(args[0]) if name == "ref_read" else RefWrite(args[0], args[1])
+                return self.typed(ref, callee_node)
             return self.operator_call(callee_node.children[0], args, attrs)
         callee = self.expr(callee_node, scope)
         if attrs:
@@ -545,13 +677,55 @@ class ModuleBuilder:
         if not isinstance(callee, GlobalVar | Function | Var | Call):
             raise self.error(callee_node, "only functions and operators can be called")
         call = Call(callee, args)  # type: ignore[arg-type]  (a Var holding a function)
-        if not all(has_type(a) for a in [*args, callee]):
-            return call
+        if self.open_globals or not all(has_type(a) for a in [*args, callee]):
+            return call  # an expression is type-checked where it is used, as in TVM
         try:
             call.checked_type  # noqa: B018
         except RelayTypeError as exc:
             raise self.error(callee_node, str(exc)) from None
         return call
+
+    def typed(self, expr: Expr, node: Tree) -> Expr:
+        """`expr`, type-checked now when its operands' types are known."""
+        if all(has_type(c) for c in expr.children()):
+            try:
+                expr.checked_type  # noqa: B018
+            except RelayTypeError as exc:
+                raise self.error(node, str(exc)) from None
+        return expr
+
+    def match(self, node: Tree, scope: Scope) -> Match:
+        """`match (e) { pattern => body, ... }`; `match?` need not cover every value."""
+        partial, data_node, *clause_nodes = node.children
+        data = self.expr(data_node, scope)
+        clauses = []
+        for clause in present(clause_nodes):
+            lhs, rhs = clause.children
+            inner = Scope(scope)
+            pattern = self.pattern(lhs, inner)
+            value = self.body(rhs, inner) if rhs.data == "body" else self.expr(rhs, inner)
+            clauses.append(Clause(pattern, value))
+        return Match(data, clauses, complete=partial is None)
+
+    def pattern(self, node: Tree, scope: Scope) -> Pattern:
+        kind = node.data
+        if kind == "pattern_var":
+            token, typ = node.children
+            if str(token) in scope.names:
+                raise self.error(token, f"{token} is bound twice in this pattern")
+            var = Var(str(token)[1:], self.annotation(typ))
+            scope.names[str(token)] = var
+            return PatternVar(var)
+        if kind == "pattern_tuple":
+            return PatternTuple([self.pattern(p, scope) for p in present(node.children)])
+        name_token, *subpatterns = node.children
+        name = str(name_token)
+        if kind == "pattern_name" and name == "_":
+            return PatternWildcard()
+        constructor = self.constructors.get(name)
+        if constructor is None:
+            raise self.error(name_token, f"unknown constructor {name} in a pattern")
+        return PatternConstructor(constructor, [self.pattern(p, scope) for p in subpatterns])
 
     def operator_call(
         self, name_token: Token, args: Sequence[Expr], attrs: Mapping[str, AttrValue]
@@ -634,14 +808,40 @@ class ModuleBuilder:
                 shape, dtype = node.children
                 assert isinstance(shape, Tree)
                 return TensorType(self.shape(shape), dtype_name(str(dtype)))
+            if kind == "scalar_type" and str(node.children[0]) in self.type_vars:
+                return self.type_vars[str(node.children[0])]
+            if kind == "scalar_type" and str(node.children[0]) in self.type_defs:
+                return self.type_call(node, str(node.children[0]), [])
             if kind == "scalar_type":
                 return TensorType((), dtype_name(str(node.children[0])))
         except ValueError as exc:
             raise self.error(node, str(exc)) from None
+        if kind == "type_call":
+            name_token, *args = node.children
+            return self.type_call(node, str(name_token), [self.type(a) for a in present(args)])
+        if kind == "func_type":
+            params_node, *rest = node.children
+            tvars = self.type_params(params_node)
+            outer, self.type_vars = self.type_vars, self.type_vars | {v.name_hint: v for v in tvars}
+            try:
+                fields = [self.type(child) for child in present(rest)]
+            finally:
+                self.type_vars = outer
+            return FuncType(fields[:-1], fields[-1], tvars)
         fields = [self.type(child) for child in present(node.children)]
-        if kind == "tuple_type":
-            return TupleType(tuple(fields))
-        return FuncType(fields[:-1], fields[-1])
+        if kind == "ref_type":
+            return RefType(fields[0])
+        return TupleType(tuple(fields))
+
+    def type_call(self, node: Tree, name: str, args: list[Type]) -> Type:
+        data = self.type_defs.get(name)
+        if data is None:
+            raise self.error(node, f"unknown type {name}")
+        if len(args) != len(data.type_vars):
+            raise self.error(
+                node, f"type {name} takes {len(data.type_vars)} type argument(s), got {len(args)}"
+            )
+        return TypeCall(data.header, args)
 
     def shape(self, node: Tree) -> list[int | Any]:
         dims: list[int | Any] = []
@@ -655,3 +855,6 @@ class ModuleBuilder:
                 raise self.error(dim, f"a dimension must be a non-negative integer, got {dim}")
             dims.append(value)
         return dims
+
+
+HOOKS["parse"] = parse

@@ -18,6 +18,18 @@ from functools import cache
 
 import numpy as np
 
+from xtvm.api.relay.adt import (
+    Constructor,
+    Match,
+    Pattern,
+    PatternConstructor,
+    PatternTuple,
+    PatternVar,
+    RefCreate,
+    RefRead,
+    RefWrite,
+    TypeData,
+)
 from xtvm.api.relay.expr import (
     Call,
     Constant,
@@ -34,7 +46,7 @@ from xtvm.api.relay.expr import (
     has_type,
     post_order,
 )
-from xtvm.api.relay.ty import FuncType, TensorType, TupleType, Type
+from xtvm.api.relay.ty import FuncType, RefType, TensorType, TupleType, Type, TypeCall
 
 VERSION = '#[version = "0.0.5"]'
 
@@ -67,8 +79,25 @@ def type_text(typ: Type) -> str:
         return f"({fields[0]},)" if len(fields) == 1 else f"({', '.join(fields)})"
     if isinstance(typ, FuncType):
         args = ", ".join(type_text(t) for t in typ.arg_types)
-        return f"fn ({args}) -> {type_text(typ.ret_type)}"
+        params = f"[{', '.join(map(str, typ.type_params))}]" if typ.type_params else ""
+        return f"fn {params}({args}) -> {type_text(typ.ret_type)}"
+    if isinstance(typ, TypeCall):
+        args = ", ".join(type_text(t) for t in typ.args)
+        return f"{typ.func.name_hint}[{args}]" if typ.args else typ.func.name_hint
+    if isinstance(typ, RefType):
+        return f"ref({type_text(typ.value)})"
     return str(typ)
+
+
+def type_data_text(data: TypeData) -> str:
+    """`type List[A] {\n  Cons(A, List[A]),\n  Nil,\n}` as TVM prints a definition."""
+    params = f"[{', '.join(map(str, data.type_vars))}]" if data.type_vars else ""
+    constructors = [
+        c.name_hint + (f"({', '.join(type_text(t) for t in c.inputs)})" if c.inputs else "")
+        for c in data.constructors
+    ]
+    body = "".join(f"\n  {c}," for c in constructors)
+    return f"type {data.header.name_hint}{params} {{{body}\n}}"
 
 
 def dataflow_children(expr: Expr) -> list[Expr]:
@@ -157,8 +186,12 @@ class TextPrinter:
 
     # -- modules and functions --------------------------------------------------------------
 
-    def module(self, functions: Iterable[tuple[str, Function]]) -> str:
+    def module(
+        self, functions: Iterable[tuple[str, Function]], types: Sequence[TypeData] = ()
+    ) -> str:
         parts = [VERSION]
+        for data in types:
+            parts += [type_data_text(data), ""]
         self.typed = True
         for name, fn in functions:
             self.taken, self.counter = set(), 0  # names are per function, as TVM prints them
@@ -168,12 +201,14 @@ class TextPrinter:
         return "\n".join(parts).rstrip() + "\n"
 
     def signature(self, fn: Function) -> str:
+        params = f"[{', '.join(map(str, fn.type_params))}]" if fn.type_params else ""
         items = [self.declaration(p) for p in fn.params]
         items += [f"{k}={value_text(v)}" for k, v in fn.attrs.items()]
         ret = fn.ret_type
         if ret is None and all(p.type_annotation is not None for p in fn.params):
             ret = fn.body.checked_type if has_type(fn.body) else None
-        return f"({', '.join(items)})" + (f" -> {type_text(ret)}" if ret is not None else "")
+        arrow = f" -> {type_text(ret)}" if ret is not None else ""
+        return f"{params}({', '.join(items)})" + arrow
 
     def expression(self, expr: Expr) -> str:
         """TVM's `expr.astext()`: the version, `free_var` lines, then the expression."""
@@ -260,7 +295,35 @@ class TextPrinter:
             return f"fn {self.signature(e)} {{\n{body}\n{indent}}}"
         if isinstance(e, Call):
             return self.call(e, names, lines, indent, root)
+        if isinstance(e, Constructor):
+            return e.name_hint
+        if isinstance(e, RefCreate | RefRead | RefWrite):
+            operands = ", ".join(self.expr(c, names, lines, indent) for c in e.children())
+            kind = {RefCreate: "ref", RefRead: "ref_read", RefWrite: "ref_write"}[type(e)]
+            text = f"{kind}({operands})"
+            return text if root else self.bind(e, text, names, lines, indent)
+        if isinstance(e, Match):
+            data = self.expr(e.data, names, lines, indent)
+            inner = indent + "  "
+            clauses = [
+                f"{inner}{self.pattern(c.lhs)} => {{\n{self.body(c.rhs, names, inner + '  ')}"
+                f"\n{inner}}},"
+                for c in e.clauses
+            ]
+            keyword = "match" if e.complete else "match?"
+            text = f"{keyword} ({data}) {{\n" + "\n".join(clauses) + f"\n{indent}}}"
+            return text if root else self.bind(e, text, names, lines, indent)
         raise TypeError(f"cannot print {type(e).__name__} as Relay text")
+
+    def pattern(self, p: Pattern) -> str:
+        if isinstance(p, PatternVar):
+            return self.declaration(p.var)
+        if isinstance(p, PatternConstructor):
+            subs = ", ".join(self.pattern(q) for q in p.patterns)
+            return f"{p.constructor.name_hint}({subs})" if p.patterns else p.constructor.name_hint
+        if isinstance(p, PatternTuple):
+            return f"({', '.join(self.pattern(q) for q in p.patterns)})"
+        return "_"
 
     def call(
         self, e: Call, names: dict[int, str], lines: list[str], indent: str, root: bool
@@ -277,6 +340,8 @@ class TextPrinter:
             args += [f"{k}={t}" for k, t in texts.items() if defaults.get(k) != t]
         else:
             callee = self.expr(e.op, names, lines, indent)
+            if isinstance(e.op, Constructor) and not args:
+                return callee  # a constant constructor: `Nil`
             if isinstance(e.op, Function):  # a called function literal is bound, as in TVM
                 callee = self.bind(e.op, callee, names, lines, indent)
         text = f"{callee}({', '.join(args)})"

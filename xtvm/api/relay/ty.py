@@ -1,5 +1,12 @@
 """Relay's types as TVM's Python API shows them: `TensorType(shape, dtype)`, `TupleType`,
-`FuncType`; each converts to and from the builtin xDSL type it stands for."""
+`FuncType`, each converting to and from the builtin xDSL type it stands for; and the types
+that have no xDSL form, which programs with type variables, algebraic data types and
+references use: `TypeVar`, `GlobalTypeVar`, `TypeCall` (`List[A]`), `RefType` and
+`IncompleteType` (an unknown that type inference solves).
+
+Types compare structurally, as TVM's do; type variables are equal only to themselves, except
+that the type parameters of two `FuncType`s are matched by position (`fn[a](a) -> a` equals
+`fn[b](b) -> b`)."""
 
 from __future__ import annotations
 
@@ -21,10 +28,25 @@ class Type:
     """A relay type."""
 
     def to_xdsl(self) -> Attribute:
-        raise NotImplementedError
+        raise TypeError(
+            f"the type {self} has no form in xtvm's relay dialect (relay.build and the IR "
+            "passes take tensors and tuples of them; use relay.create_executor)"
+        )
 
 
 Dim = Union[int, "Any", PrimExpr]
+
+
+class StaticDim(int):
+    """A static dimension: an int that also reads as TVM's `IntImm` (`shape[0].value`)."""
+
+    __slots__ = ()
+
+    @property
+    def value(self) -> int:
+        return int(self)
+
+    dtype = "int64"
 
 
 @dataclass(frozen=True)
@@ -41,11 +63,11 @@ class TensorType(Type):
         dims: list[Dim] = []
         for d in shape:
             if isinstance(d, int | np.integer):
-                dims.append(int(d))
+                dims.append(StaticDim(d))
             elif isinstance(d, Any) or (isinstance(d, PrimExpr) and not isinstance(d, Const)):
                 dims.append(d)
             elif isinstance(d, Const):
-                dims.append(int(d.value))
+                dims.append(StaticDim(d.value))
             else:
                 raise TypeError(
                     f"TensorType: dimension {d!r} is neither an int nor relay.Any() or a "
@@ -107,40 +129,177 @@ class TupleType(Type):
     def to_xdsl(self) -> Attribute:
         return XTupleType(tuple(f.to_xdsl() for f in self.fields))
 
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, TupleType) and types_equal(self, other)
+
+    def __hash__(self) -> int:
+        return hash(("TupleType", len(self.fields)))
+
     def __str__(self) -> str:
         return f"({', '.join(map(str, self.fields))})"
 
 
-@dataclass(frozen=True)
 class FuncType(Type):
-    """The type of a function: argument types and its return type."""
-
-    arg_types: tuple[Type, ...]
-    ret_type: Type
+    """The type of a function: argument types and its return type; with `type_params`
+    (TypeVars) it is polymorphic and each call instantiates them."""
 
     def __init__(
         self,
         arg_types: Sequence[Type],
         ret_type: Type,
-        type_params: Sequence[object] | None = None,
+        type_params: Sequence[TypeVar] | None = None,
         type_constraints: Sequence[object] | None = None,
     ) -> None:
-        if type_params or type_constraints:
-            raise NotImplementedError(
-                "FuncType: type parameters and constraints are not supported (relay types are "
-                "monomorphic in xtvm)"
-            )
-        object.__setattr__(self, "arg_types", tuple(arg_types))
-        object.__setattr__(self, "ret_type", ret_type)
+        if type_constraints:
+            raise NotImplementedError("FuncType: type constraints are not supported")
+        for param in type_params or ():
+            if not isinstance(param, TypeVar):
+                raise TypeError(f"FuncType: type parameter {param!r} is not a relay.TypeVar")
+        self.arg_types = tuple(arg_types)
+        self.ret_type = ret_type
+        self.type_params = tuple(type_params or ())
+        self.type_constraints: tuple[object, ...] = ()
 
     def to_xdsl(self) -> Attribute:
+        if self.type_params:
+            return super().to_xdsl()
         results = self.ret_type.fields if isinstance(self.ret_type, TupleType) else (self.ret_type,)
         return FunctionType.from_lists(
             [t.to_xdsl() for t in self.arg_types], [t.to_xdsl() for t in results]
         )
 
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, FuncType) and types_equal(self, other)
+
+    def __hash__(self) -> int:
+        return hash(("FuncType", len(self.arg_types)))
+
     def __str__(self) -> str:
-        return f"fn ({', '.join(map(str, self.arg_types))}) -> {self.ret_type}"
+        params = f"[{', '.join(map(str, self.type_params))}]" if self.type_params else ""
+        return f"fn {params}({', '.join(map(str, self.arg_types))}) -> {self.ret_type}"
+
+    __repr__ = __str__
+
+
+class TypeVar(Type):
+    """A type variable (`A` in `def @id[A](%x: A) -> A`): equal only to itself."""
+
+    def __init__(self, name_hint: str, kind: int = 0) -> None:
+        self.name_hint = name_hint
+        self.kind = kind
+
+    def __str__(self) -> str:
+        return self.name_hint
+
+    __repr__ = __str__
+
+
+class GlobalTypeVar(Type):
+    """The name of a module's algebraic data type (`List`); `List(A)` is the type `List[A]`.
+    Equal to any GlobalTypeVar of the same name, as GlobalVars are."""
+
+    def __init__(self, name_hint: str, kind: int = 0) -> None:
+        self.name_hint = name_hint
+        self.kind = kind
+
+    def __call__(self, *args: Type) -> TypeCall:
+        return TypeCall(self, list(args))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, GlobalTypeVar) and other.name_hint == self.name_hint
+
+    def __hash__(self) -> int:
+        return hash(("GlobalTypeVar", self.name_hint))
+
+    def __str__(self) -> str:
+        return self.name_hint
+
+    __repr__ = __str__
+
+
+class TypeCall(Type):
+    """An algebraic data type applied to type arguments: `List[int32]`."""
+
+    def __init__(self, func: GlobalTypeVar, args: Sequence[Type]) -> None:
+        self.func = func
+        self.args = tuple(args)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, TypeCall) and types_equal(self, other)
+
+    def __hash__(self) -> int:
+        return hash(("TypeCall", self.func.name_hint, len(self.args)))
+
+    def __str__(self) -> str:
+        return f"{self.func}[{', '.join(map(str, self.args))}]" if self.args else str(self.func)
+
+    __repr__ = __str__
+
+
+class RefType(Type):
+    """The type of a mutable reference cell holding a `value`."""
+
+    def __init__(self, value: Type) -> None:
+        self.value = value
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, RefType) and types_equal(self, other)
+
+    def __hash__(self) -> int:
+        return hash("RefType")
+
+    def __str__(self) -> str:
+        return f"Ref[{self.value}]"
+
+    __repr__ = __str__
+
+
+class IncompleteType(Type):
+    """A type not known yet (`_` in the text): type inference solves it."""
+
+    def __init__(self, kind: int = 0) -> None:
+        self.kind = kind
+
+    def __str__(self) -> str:
+        return "_"
+
+    __repr__ = __str__
+
+
+def types_equal(a: Type, b: Type, bound: dict[int, Type] | None = None) -> bool:
+    """Structural equality; `bound` maps the type parameters of enclosing FuncTypes of `a` to
+    those of `b`."""
+    bound = bound or {}
+    if isinstance(a, TypeVar):
+        return bound.get(id(a), a) is b
+    if isinstance(a, FuncType):
+        if not isinstance(b, FuncType) or len(a.type_params) != len(b.type_params):
+            return False
+        if len(a.arg_types) != len(b.arg_types):
+            return False
+        inner = bound | {id(x): y for x, y in zip(a.type_params, b.type_params, strict=True)}
+        return all(
+            types_equal(x, y, inner)
+            for x, y in zip((*a.arg_types, a.ret_type), (*b.arg_types, b.ret_type), strict=True)
+        )
+    if isinstance(a, TypeCall):
+        return (
+            isinstance(b, TypeCall)
+            and a.func == b.func
+            and len(a.args) == len(b.args)
+            and all(types_equal(x, y, bound) for x, y in zip(a.args, b.args, strict=True))
+        )
+    if isinstance(a, RefType):
+        return isinstance(b, RefType) and types_equal(a.value, b.value, bound)
+    if isinstance(a, TupleType):
+        return (
+            isinstance(b, TupleType)
+            and len(a.fields) == len(b.fields)
+            and all(types_equal(x, y, bound) for x, y in zip(a.fields, b.fields, strict=True))
+        )
+    if isinstance(a, IncompleteType):
+        return a is b
+    return a == b
 
 
 def from_xdsl(typ: Attribute) -> Type:

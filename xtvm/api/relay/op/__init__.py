@@ -3,6 +3,7 @@
 from xtvm.api.relay.expr import Op
 from xtvm.api.relay.op import _make as _make  # TVM's relay.op._make
 from xtvm.api.relay.op import annotation, image, nn
+from xtvm.api.relay.op import op as op
 from xtvm.api.relay.op.reduce import argmax, argmin, max, mean, min, prod, sum
 from xtvm.api.relay.op.tensor import (
     abs,

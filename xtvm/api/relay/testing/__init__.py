@@ -10,16 +10,18 @@ from collections.abc import Sequence
 from typing import Any
 
 from xtvm.api.ir_module import IRModule
+from xtvm.api.relay.analysis import free_vars
 from xtvm.api.relay.expr import Expr, Function
 
 
 def run_opt_pass(expr: Expr, opt_pass: Any | Sequence[Any], import_prelude: bool = False) -> Expr:
     """`expr` (a function, or an expression made one over its free variables) after
     `opt_pass`; a function comes back as a function, any other expression as the body."""
-    if import_prelude:
-        raise NotImplementedError("xtvm has no relay prelude (ADTs are not supported)")
     passes = list(opt_pass) if isinstance(opt_pass, list | tuple) else [opt_pass]
-    mod = IRModule.from_expr(expr)
+    mod = IRModule()
+    if import_prelude:
+        mod.import_from_std("prelude.rly")
+    mod["main"] = expr if isinstance(expr, Function) else Function(free_vars(expr), expr)
     for p in passes:
         mod = p(mod)
     main = mod["main"]
@@ -41,12 +43,15 @@ from xtvm.api.relay.testing import (  # noqa: E402
     lstm,
     mlp,
     mobilenet,
+    nat,
     resnet,
     squeezenet,
 )
 from xtvm.api.relay.testing.init import create_workload  # noqa: E402
+from xtvm.api.relay.testing.nat import count, make_nat_expr, make_nat_value  # noqa: E402
 
 __all__ = [
+    "count",
     "create_workload",
     "dcgan",
     "densenet",
@@ -54,8 +59,11 @@ __all__ = [
     "inception_v3",
     "layers",
     "lstm",
+    "make_nat_expr",
+    "make_nat_value",
     "mlp",
     "mobilenet",
+    "nat",
     "resnet",
     "run_infer_type",
     "run_opt_pass",
