@@ -47,7 +47,7 @@ class PrimExpr:
     def _binary(self, op: str, other: object, reverse: bool = False) -> PrimExpr:
         rhs = as_expr(other, self.dtype)
         lhs, rhs = (rhs, self) if reverse else (self, rhs)
-        return Binary(op, lhs, rhs)
+        return Binary(op, *match_types(lhs, rhs))
 
     def __add__(self, o: object) -> PrimExpr:
         return self._binary("add", o)
@@ -157,6 +157,26 @@ class PrimExpr:
     __hash__ = object.__hash__
 
 
+def match_types(a: PrimExpr, b: PrimExpr) -> tuple[PrimExpr, PrimExpr]:
+    """The operands of an arithmetic operator in one dtype, as TVM's operators promote them:
+    an integer meets a float as that float, a narrower number of a kind meets a wider one as
+    the wider (`i / 2.0` divides in float32)."""
+    if a.dtype == b.dtype or "bool" in (a.dtype, b.dtype) or "handle" in (a.dtype, b.dtype):
+        return a, b
+    fa, fb = a.dtype.startswith("float"), b.dtype.startswith("float")
+    if fa != fb:
+        return (a, Cast(a.dtype, b)) if fa else (Cast(b.dtype, a), b)
+    if a.dtype.startswith("u") != b.dtype.startswith("u"):
+        return a, b  # signed with unsigned: left for Binary to refuse
+    wider = a.dtype if bits(a.dtype) >= bits(b.dtype) else b.dtype
+    return (a if a.dtype == wider else Cast(wider, a)), (b if b.dtype == wider else Cast(wider, b))
+
+
+def bits(dtype: str) -> int:
+    digits = "".join(c for c in dtype if c.isdigit())
+    return int(digits) if digits else 0
+
+
 def as_expr(value: object, dtype: str = "int32") -> PrimExpr:
     """`value` as an expression; Python numbers take `dtype` (ints stay ints for int dtypes)."""
     if isinstance(value, PrimExpr):
@@ -255,10 +275,14 @@ class Compare(PrimExpr):
 @dataclass(eq=False)
 class Equality(Compare):
     """`a == b` or `a != b` on expressions; in Python's `if` it asks whether they are the
-    same node (TVM's `EqualOp.__bool__`)."""
+    same node (TVM's `EqualOp.__bool__`), or for two constants whether their values are
+    equal (TVM folds those)."""
 
     def __bool__(self) -> bool:
-        same = self.a is self.b
+        if isinstance(self.a, Const) and isinstance(self.b, Const):
+            same = self.a.value == self.b.value  # TVM folds a comparison of constants
+        else:
+            same = self.a is self.b
         return same if self.op == "eq" else not same
 
 
@@ -408,8 +432,14 @@ Extent = int | PrimExpr  # a dimension: static, or an expression of te.vars
 
 @dataclass(frozen=True)
 class Range:
+    """`[min, min + extent)` (TVM's `tvm.ir.Range`)."""
+
     min: Extent
     extent: Extent
+
+    @staticmethod
+    def from_min_extent(min_value: object, extent: object) -> Range:
+        return Range(as_expr(min_value), as_expr(extent))
 
 
 def as_extent(value: object, what: str) -> Extent:

@@ -190,6 +190,83 @@ class BufferStore(Stmt):
 class SeqStmt(Stmt):
     seq: list[Stmt]
 
+    def __getitem__(self, k: int) -> Stmt:
+        return self.seq[k]
+
+    def __len__(self) -> int:
+        return len(self.seq)
+
+
+class ForKind:
+    """TVM's `tvm.tir.ForKind`: how a loop of `ir_builder.for_range` runs."""
+
+    SERIAL = 0
+    PARALLEL = 1
+    VECTORIZED = 2
+    UNROLLED = 3
+
+
+# ForKind -> the kind of the tir.for it becomes.
+LOOP_KIND_NAMES = {0: "serial", 1: "parallel", 2: "vectorized", 3: "unrolled"}
+
+
+@dataclass(eq=False)
+class For(Stmt):
+    """`for loop_var in [min, min + extent)`, run as `kind` says (a ForKind)."""
+
+    loop_var: Var
+    min: PrimExpr
+    extent: PrimExpr
+    kind: int
+    body: Stmt
+
+
+@dataclass(eq=False)
+class While(Stmt):
+    """Runs `body` as long as `condition` holds (checked before each run)."""
+
+    condition: PrimExpr
+    body: Stmt
+
+
+@dataclass(eq=False)
+class IfThenElse(Stmt):
+    condition: PrimExpr
+    then_case: Stmt
+    else_case: Stmt | None = None
+
+
+@dataclass(eq=False)
+class Allocate(Stmt):
+    """Memory for `buffer` (of `extents`) while `body` runs; its data is `buffer_var`."""
+
+    buffer: Buffer
+    dtype: str
+    extents: list[PrimExpr]
+    condition: PrimExpr
+    body: Stmt
+
+    @property
+    def buffer_var(self) -> AccessPtr:
+        return self.buffer.data
+
+
+@dataclass(eq=False)
+class LetStmt(Stmt):
+    """`var` bound to `value` in `body`."""
+
+    var: Var
+    value: PrimExpr
+    body: Stmt
+
+
+@dataclass(eq=False)
+class Prefetch(Stmt):
+    """A hint to fetch the `bounds` (Ranges) of `buffer` into cache; it computes nothing."""
+
+    buffer: Buffer
+    bounds: list[Any]
+
 
 # ---------------------------------------------------------------------------------------------
 # te.extern

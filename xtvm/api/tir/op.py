@@ -15,8 +15,10 @@ import numpy as np
 from xtvm.ir.errors import TVMError
 from xtvm.te import expr as te_expr
 from xtvm.te.expr import (
+    Binary,
     Call,
     Cast,
+    Compare,
     Const,
     FloatImm,
     IntImm,
@@ -137,12 +139,60 @@ def infinity(dtype: str) -> Const:
     return FloatImm(dtype, float("inf"))
 
 
+class _NodeKind(type):
+    """TVM's node classes of binary and comparison expressions (`tvm.tir.EQ`, `Add`): xtvm
+    has one class per family with the operator as a field; these test and build by it."""
+
+    family: type
+    op: str
+
+    def __instancecheck__(cls, obj: object) -> bool:
+        return isinstance(obj, cls.family) and getattr(obj, "op", None) == cls.op
+
+    def __call__(cls, a: object, b: object, span: object = None) -> PrimExpr:  # type: ignore[override]
+        lhs = as_expr(a)
+        return cls.family(cls.op, lhs, as_expr(b, lhs.dtype))
+
+
+def _node(name: str, family: type, op: str) -> type:
+    return _NodeKind(name, (), {"family": family, "op": op, "__doc__": f"`{op}` nodes."})
+
+
+EQ, NE, LT, LE, GT, GE = (
+    _node(n, Compare, o)
+    for n, o in (("EQ", "eq"), ("NE", "ne"), ("LT", "lt"), ("LE", "le"), ("GT", "gt"), ("GE", "ge"))
+)
+Add, Sub, Mul, Div, FloorDiv, FloorMod = (
+    _node(n, Binary, o)
+    for n, o in (
+        ("Add", "add"),
+        ("Sub", "sub"),
+        ("Mul", "mul"),
+        ("Div", "div"),
+        ("FloorDiv", "floordiv"),
+        ("FloorMod", "floormod"),
+    )
+)
+
+
 __all__ = [
+    "EQ",
+    "GE",
+    "GT",
+    "LE",
+    "LT",
+    "NE",
+    "Add",
     "Call",
     "Cast",
+    "Div",
     "FloatImm",
+    "FloorDiv",
+    "FloorMod",
     "IntImm",
+    "Mul",
     "Select",
+    "Sub",
     "abs",
     "all",
     "any",
