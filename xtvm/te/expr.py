@@ -340,10 +340,14 @@ class Read(PrimExpr):
 @dataclass(eq=False)
 class CommReducer:
     """A commutative, associative reducer made by `te.comm_reducer(fcombine, fidentity)`:
-    `fcombine(x, y)` combines two values, `fidentity(dtype)` is its identity element."""
+    `fcombine(x, y)` combines two values, `fidentity(dtype)` is its identity element.
 
-    fcombine: Callable[[PrimExpr, PrimExpr], object]
-    fidentity: Callable[[str], object]
+    A tuple reducer (an argmax) reduces several values together: `fcombine(x, y)` takes and
+    returns tuples, `fidentity(dtype0, dtype1, ...)` returns one identity per value, and
+    `reducer((a, b), axis=k)` gives one reduction per value (the outputs of one compute)."""
+
+    fcombine: Callable[..., object]
+    fidentity: Callable[..., object]
     name: str = "reduce"
 
     def combine(self, x: PrimExpr, y: PrimExpr) -> PrimExpr:
@@ -352,25 +356,57 @@ class CommReducer:
     def identity(self, dtype: str) -> PrimExpr:
         return as_expr(self.fidentity(dtype), dtype)
 
+    def combine_tuple(self, x: Sequence[PrimExpr], y: Sequence[PrimExpr]) -> tuple[PrimExpr, ...]:
+        """A tuple reducer's combination of the value tuples `x` and `y`."""
+        result = self.fcombine(tuple(x), tuple(y))
+        return tuple(
+            as_expr(v, a.dtype) for v, a in zip(self._tuple(result, len(x)), x, strict=True)
+        )
+
+    def identity_tuple(self, dtypes: Sequence[str]) -> tuple[PrimExpr, ...]:
+        result = self.fidentity(*dtypes)
+        return tuple(
+            as_expr(v, d) for v, d in zip(self._tuple(result, len(dtypes)), dtypes, strict=True)
+        )
+
+    def _tuple(self, value: object, size: int) -> tuple[object, ...]:
+        if not isinstance(value, tuple | list) or len(value) != size:
+            raise TVMError(
+                f"te.comm_reducer '{self.name}': reducing {size} values, its fcombine and "
+                f"fidentity must return {size}-tuples, got {value!r}"
+            )
+        return tuple(value)
+
     def __call__(
         self, expr: object, axis: object = None, where: object = None, init: object = None
-    ) -> PrimExpr:
+    ) -> Any:
         """`reducer(expr, axis=k[, where=cond])` reduces over reduce axes; `reducer(a, b)`
         combines two values, as TVM's reducers do."""
-        if isinstance(expr, tuple | list):
-            raise NotImplementedError(
-                f"te.comm_reducer '{self.name}': tuple reducers (several values, as an argmax) "
-                "are not supported; reduce one value"
-            )
         if axis is None:
             raise TypeError(f"{self.name} needs an axis (or a second value to combine with)")
         is_axis = isinstance(axis, list | tuple) or (
             isinstance(axis, IterVar) and axis.iter_type == IterVar.COMM_REDUCE
         )
+        if isinstance(expr, tuple | list):
+            values = tuple(as_expr(v, "float32") for v in expr)
+            if not is_axis:
+                return self.combine_tuple(values, [as_expr(v) for v in axis])  # type: ignore[union-attr]
+            return tuple_reduction(self, values, axis, where, init)
         if not is_axis:
             x = as_expr(expr)
             return self.combine(x, as_expr(axis, x.dtype))
         return reduction(self.name, self, expr, axis, where, init, self.identity)
+
+
+def reduce_axes(what: str, axis: object, init: object) -> tuple[IterVar, ...]:
+    axes = tuple(axis) if isinstance(axis, list | tuple) else (axis,)
+    if not builtins.all(
+        isinstance(a, IterVar) and a.iter_type == IterVar.COMM_REDUCE for a in axes
+    ):
+        raise TypeError(f"{what}: axis must be reduce axes (te.reduce_axis)")
+    if init is not None:
+        raise NotImplementedError(f"{what}: init is not supported")
+    return axes  # type: ignore[return-value]
 
 
 def reduction(
@@ -384,28 +420,42 @@ def reduction(
 ) -> Reduce:
     """The reduction of `expr` over reduce axes `axis` by `combiner`, only where `where`
     holds (elsewhere the combiner's `identity(dtype)` is reduced)."""
-    axes = tuple(axis) if isinstance(axis, list | tuple) else (axis,)
-    if not builtins.all(
-        isinstance(a, IterVar) and a.iter_type == IterVar.COMM_REDUCE for a in axes
-    ):
-        raise TypeError(f"{what}: axis must be reduce axes (te.reduce_axis)")
-    if init is not None:
-        raise NotImplementedError(f"{what}: init is not supported")
+    axes = reduce_axes(what, axis, init)
     source = as_expr(expr, "float32")
     if where is not None:
         source = Select(as_expr(where), source, identity(source.dtype))
     return Reduce(combiner, source, axes)
 
 
+def tuple_reduction(
+    reducer: CommReducer,
+    values: tuple[PrimExpr, ...],
+    axis: object,
+    where: object,
+    init: object,
+) -> tuple[Reduce, ...]:
+    """A tuple reducer's reduction of `values` together: one Reduce per value, all sharing
+    the values (where `where` fails, the identities are reduced)."""
+    axes = reduce_axes(reducer.name, axis, init)
+    dtypes = [v.dtype for v in values]
+    identities = reducer.identity_tuple(dtypes)  # both checked now, as TVM builds them now
+    reducer.combine_tuple([Var("x", d) for d in dtypes], [Var("y", d) for d in dtypes])
+    if where is not None:
+        cond = as_expr(where)
+        values = tuple(Select(cond, v, e) for v, e in zip(values, identities, strict=True))
+    return tuple(Reduce(reducer, v, axes, values, k) for k, v in enumerate(values))
+
+
 def comm_reducer(
-    fcombine: Callable[[PrimExpr, PrimExpr], object],
-    fidentity: Callable[[str], object],
+    fcombine: Callable[..., object],
+    fidentity: Callable[..., object],
     name: str = "reduce",
 ) -> CommReducer:
     """A reducer from a combining function and an identity (TVM's `te.comm_reducer`):
-    `mysum = te.comm_reducer(lambda x, y: x + y, lambda t: tvm.tir.const(0, dtype=t))`.
+    `mysum = te.comm_reducer(lambda x, y: x + y, lambda t: tvm.tir.const(0, dtype=t))`, or
+    over tuples, as an argmax (see CommReducer).
 
-    `fidentity` must give a constant; the name is only shown (it may be a built-in's).
+    `fidentity` must give constants; the name is only shown (it may be a built-in's).
     """
     return CommReducer(fcombine, fidentity, str(name))
 
@@ -413,14 +463,35 @@ def comm_reducer(
 @dataclass(eq=False)
 class Reduce(PrimExpr):
     """A commutative reduction of `source` over `axes` (te.sum, te.max, ..., or a
-    `te.comm_reducer`'s)."""
+    `te.comm_reducer`'s). Of a tuple reducer, `sources` are all the values reduced together
+    and `source` is the one this reduction gives, `sources[value_index]`."""
 
     combiner: str | CommReducer
     source: PrimExpr
     axes: tuple[IterVar, ...]
+    sources: tuple[PrimExpr, ...] = ()
+    value_index: int = 0
 
     def __post_init__(self) -> None:
+        if not self.sources:
+            self.sources = (self.source,)
         self.dtype = self.source.dtype
+
+
+def max_value(dtype: str) -> Const:
+    """The largest value of `dtype`."""
+    dtype = dtype_name(dtype)
+    if dtype.startswith("float"):
+        return FloatImm(dtype, float(np.finfo(dtype).max))
+    return IntImm(dtype, 1 if dtype == "bool" else int(np.iinfo(dtype).max))
+
+
+def min_value(dtype: str) -> Const:
+    """The smallest value of `dtype`."""
+    dtype = dtype_name(dtype)
+    if dtype.startswith("float"):
+        return FloatImm(dtype, float(np.finfo(dtype).min))
+    return IntImm(dtype, 0 if dtype == "bool" else int(np.iinfo(dtype).min))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -659,7 +730,7 @@ def children(node: PrimExpr) -> list[PrimExpr]:
     if isinstance(node, Read):
         return list(node.indices)
     if isinstance(node, Reduce):
-        return [node.source]
+        return list(node.sources)
     return []
 
 
@@ -692,7 +763,9 @@ def substitute(expr: PrimExpr, axes: dict[int, IterVar]) -> PrimExpr:
         if isinstance(node, Read):
             return Read(node.tensor, tuple(sub(i) for i in node.indices))
         if isinstance(node, Reduce):
-            return Reduce(node.combiner, sub(node.source), node.axes)
+            sources = tuple(sub(v) for v in node.sources)
+            k = node.value_index
+            return Reduce(node.combiner, sources[k], node.axes, sources, k)
         return node
 
     for node in post_order(expr):  # children first: rebuild finds them in the memo
@@ -767,12 +840,21 @@ def compute(
     value = fcompute(*axis)
     values = list(value) if isinstance(value, list | tuple) else [value]
     bodies = [as_expr(v, "float32") for v in values]
-    for body in bodies:
-        if isinstance(body, Reduce) and len(bodies) > 1:
+    reductions = [b for b in bodies if isinstance(b, Reduce)]
+    if reductions and len(bodies) > 1:
+        first = reductions[0]
+        together = len(reductions) == len(bodies) == len(first.sources) and builtins.all(
+            len(r.sources) == len(first.sources)
+            and builtins.all(a is b for a, b in zip(r.sources, first.sources, strict=True))
+            and r.value_index == k
+            for k, r in enumerate(reductions)
+        )
+        if not together:
             raise TVMError(
-                f"compute {name}: a reduction of several outputs (te.comm_reducer over tuples) "
-                "is not supported"
+                f"compute {name}: the outputs of a compute with a reduction must be the "
+                "values of one tuple reduction, in order"
             )
+    for body in bodies:
         if not isinstance(body, Reduce):
             for node in walk(body):
                 if isinstance(node, Reduce):

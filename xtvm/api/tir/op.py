@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import numpy as np
-
 from xtvm.ir.errors import TVMError
 from xtvm.te import expr as te_expr
 from xtvm.te.expr import (
@@ -45,6 +43,8 @@ from xtvm.te.expr import (
     indexmod,
     log,
     make_const,
+    max_value,
+    min_value,
     popcount,
     power,
     rsqrt,
@@ -117,22 +117,6 @@ def call_llvm_pure_intrin(dtype: str, name: str, *args: object) -> PrimExpr:
     """An LLVM intrinsic by name (`llvm.exp`); TVM's optional argument count is skipped."""
     values = args[1:] if args and isinstance(args[0], int | Const) else args
     return _call_by_name("LLVM intrinsic", dtype, name.removeprefix("llvm."), values)
-
-
-def max_value(dtype: str) -> Const:
-    """The largest value of `dtype`."""
-    dtype = dtype_name(dtype)
-    if dtype.startswith("float"):
-        return FloatImm(dtype, float(np.finfo(dtype).max))
-    return IntImm(dtype, 1 if dtype == "bool" else int(np.iinfo(dtype).max))
-
-
-def min_value(dtype: str) -> Const:
-    """The smallest value of `dtype`."""
-    dtype = dtype_name(dtype)
-    if dtype.startswith("float"):
-        return FloatImm(dtype, float(np.finfo(dtype).min))
-    return IntImm(dtype, 0 if dtype == "bool" else int(np.iinfo(dtype).min))
 
 
 def infinity(dtype: str) -> Const:
