@@ -30,13 +30,30 @@ VECTOR_DTYPE = re.compile(r"^(u?int|float|bfloat)\d+x\d+$")
 
 
 def dtype_name(dtype: object) -> str:
-    """A scalar dtype's canonical name; TVM's vector dtypes (`float32x4`) are refused."""
+    """A scalar dtype's canonical name; TVM's vector dtypes (`float32x4`) are refused: tensors
+    and variables hold scalars (vector values are `const`, `Broadcast`, `Ramp` and `vload`)."""
     if isinstance(dtype, str) and VECTOR_DTYPE.match(dtype):
         raise TVMError(
-            f"vector dtype '{dtype}' is not supported: xtvm's tensors and expressions are "
-            "scalar; vectorize a loop instead (s[C].vectorize)"
+            f"vector dtype '{dtype}' is not supported here: xtvm's tensors and variables are "
+            "scalar; vector values are tvm.tir.const/Broadcast/Ramp and buffer vload/vstore in "
+            "extern bodies, and a loop is vectorized with s[C].vectorize"
         )
     return scalar_dtype_name(dtype)
+
+
+def split_dtype(dtype: object) -> tuple[str, int]:
+    """A dtype's scalar element dtype and lane count (`float32x4` -> `float32`, 4)."""
+    if isinstance(dtype, str) and VECTOR_DTYPE.match(dtype):
+        base, _, lanes = dtype.rpartition("x")
+        count = int(lanes)
+        if not 1 <= count <= 64:
+            raise TVMError(f"vector dtype '{dtype}': lanes must be 1 to 64")
+        return scalar_dtype_name(base), count
+    return scalar_dtype_name(dtype), 1
+
+
+def vector_dtype(base: str, lanes: int) -> str:
+    return base if lanes == 1 else f"{base}x{lanes}"
 
 
 class PrimExpr:
@@ -163,6 +180,15 @@ def match_types(a: PrimExpr, b: PrimExpr) -> tuple[PrimExpr, PrimExpr]:
     the wider (`i / 2.0` divides in float32)."""
     if a.dtype == b.dtype or "bool" in (a.dtype, b.dtype) or "handle" in (a.dtype, b.dtype):
         return a, b
+    (base_a, lanes_a), (base_b, lanes_b) = split_dtype(a.dtype), split_dtype(b.dtype)
+    if lanes_a != lanes_b:  # a scalar meets a vector as its broadcast
+        if 1 not in (lanes_a, lanes_b):
+            raise TypeError(f"operands have different lanes: {a.dtype} and {b.dtype}")
+        if lanes_a == 1:
+            a = Broadcast(a if base_a == base_b else Cast(base_b, a), lanes_b)
+        else:
+            b = Broadcast(b if base_a == base_b else Cast(base_a, b), lanes_a)
+        return a, b
     fa, fb = a.dtype.startswith("float"), b.dtype.startswith("float")
     if fa != fb:
         return (a, Cast(a.dtype, b)) if fa else (Cast(b.dtype, a), b)
@@ -184,6 +210,10 @@ def as_expr(value: object, dtype: str = "int32") -> PrimExpr:
     if isinstance(value, bool):
         return IntImm("bool", value)
     if isinstance(value, int | float | np.integer | np.floating):
+        if VECTOR_DTYPE.match(dtype):  # a number in vector arithmetic: its broadcast
+            base, lanes = split_dtype(dtype)
+            scalar = as_expr(value, base)
+            return scalar if scalar.dtype != base else Broadcast(scalar, lanes)
         if isinstance(value, float | np.floating) and not dtype.startswith("float"):
             return make_const(float(value), "float32")
         return make_const(value.item() if isinstance(value, np.generic) else value, dtype)
@@ -312,6 +342,40 @@ class Select(PrimExpr):
 class Cast(PrimExpr):
     dtype: str
     value: PrimExpr
+
+
+@dataclass(eq=False)
+class Broadcast(PrimExpr):
+    """`lanes` copies of the scalar `value` (`tvm.tir.Broadcast`)."""
+
+    value: PrimExpr
+    lanes: int
+
+    def __post_init__(self) -> None:
+        self.value = as_expr(self.value, "float32")
+        base, lanes = split_dtype(self.value.dtype)
+        if lanes != 1 or not isinstance(self.lanes, int) or not 2 <= self.lanes <= 64:
+            raise TVMError(f"Broadcast needs a scalar and 2 to 64 lanes, got {self.value.dtype}")
+        self.dtype = vector_dtype(base, self.lanes)
+
+
+@dataclass(eq=False)
+class Ramp(PrimExpr):
+    """`base, base + stride, ..., base + (lanes - 1) * stride` (`tvm.tir.Ramp`), a vector of
+    integers: as an index, `lanes` consecutive elements (stride 1)."""
+
+    base: PrimExpr
+    stride: PrimExpr
+    lanes: int
+
+    def __post_init__(self) -> None:
+        self.base = as_expr(self.base)
+        self.stride = as_expr(self.stride, self.base.dtype)
+        if not self.base.dtype.startswith(("int", "uint")) or self.stride.dtype != self.base.dtype:
+            raise TVMError(f"Ramp needs integer base and stride, got {self.base.dtype}")
+        if not isinstance(self.lanes, int) or not 2 <= self.lanes <= 64:
+            raise TVMError(f"Ramp needs 2 to 64 lanes, got {self.lanes}")
+        self.dtype = vector_dtype(self.base.dtype, self.lanes)
 
 
 @dataclass(eq=False)
@@ -731,6 +795,10 @@ def children(node: PrimExpr) -> list[PrimExpr]:
         return list(node.indices)
     if isinstance(node, Reduce):
         return list(node.sources)
+    if isinstance(node, Broadcast):
+        return [node.value]
+    if isinstance(node, Ramp):
+        return [node.base, node.stride]
     return []
 
 
@@ -762,6 +830,10 @@ def substitute(expr: PrimExpr, axes: dict[int, IterVar]) -> PrimExpr:
             return Call(node.name, tuple(sub(a) for a in node.args))
         if isinstance(node, Read):
             return Read(node.tensor, tuple(sub(i) for i in node.indices))
+        if isinstance(node, Broadcast):
+            return Broadcast(sub(node.value), node.lanes)
+        if isinstance(node, Ramp):
+            return Ramp(sub(node.base), sub(node.stride), node.lanes)
         if isinstance(node, Reduce):
             sources = tuple(sub(v) for v in node.sources)
             k = node.value_index
@@ -919,13 +991,16 @@ def var(name: str = "tindex", dtype: str = "int32") -> Var:
 size_var = var
 
 
-def const(value: Number, dtype: str | None = None) -> Const:
-    """`tvm.tir.const`: an IntImm or FloatImm, int32/float32/bool unless `dtype` is given."""
+def const(value: Number, dtype: str | None = None) -> Const | Broadcast:
+    """`tvm.tir.const`: an IntImm or FloatImm, int32/float32/bool unless `dtype` is given;
+    of a vector dtype (`float32x4`), the scalar's Broadcast."""
     if dtype is None:
         dtype = (
             "bool" if isinstance(value, bool) else "int32" if isinstance(value, int) else "float32"
         )
-    return make_const(value, dtype_name(dtype))
+    base, lanes = split_dtype(dtype)
+    scalar = make_const(value, base)
+    return scalar if lanes == 1 else Broadcast(scalar, lanes)
 
 
 def _reducer(combiner: str) -> Callable[..., PrimExpr]:

@@ -17,7 +17,18 @@ from typing import Any
 
 from xtvm.ir.numpy_types import dtype_name
 from xtvm.runtime.packed_call import check_packed_name
-from xtvm.te.expr import Const, Extent, IterVar, Operation, PrimExpr, Tensor, Var, as_expr
+from xtvm.te.expr import (
+    Const,
+    Extent,
+    IterVar,
+    Operation,
+    PrimExpr,
+    Tensor,
+    Var,
+    as_expr,
+    split_dtype,
+    vector_dtype,
+)
 
 ACCESS_MASKS = {"r": 1, "w": 2, "rw": 3}
 
@@ -66,14 +77,30 @@ class Buffer:
             raise NotImplementedError("access_ptr: the offset must be a non-negative int")
         return AccessPtr(self, access_mask, offset)
 
-    def vload(self, begin: Sequence[object], dtype: str | None = None) -> BufferLoad:
-        """The element at `begin` (indices into this buffer)."""
-        if dtype is not None and dtype_name(dtype) != self.dtype:
-            raise NotImplementedError("vload: loading vectors is not supported")
-        return BufferLoad(self, tuple(as_expr(i) for i in begin))
+    def vload(self, begin: object, dtype: str | None = None) -> BufferLoad:
+        """The element at `begin` (indices into this buffer, or one index of a 1-d buffer);
+        of a vector dtype (`float32x4`), that many consecutive elements along the last
+        dimension."""
+        base, lanes = split_dtype(dtype or self.dtype)
+        if base != self.dtype:
+            raise TypeError(f"vload of {self.name} ({self.dtype}) as {dtype}")
+        return BufferLoad(self, self._indices(begin), lanes)
 
-    def vstore(self, begin: Sequence[object], value: object) -> BufferStore:
-        return BufferStore(self, tuple(as_expr(i) for i in begin), as_expr(value, self.dtype))
+    def vstore(self, begin: object, value: object) -> BufferStore:
+        """Store `value` at `begin`; a vector value fills consecutive elements along the last
+        dimension."""
+        value = as_expr(value, self.dtype)
+        if split_dtype(value.dtype)[0] != self.dtype:
+            raise TypeError(f"vstore of {value.dtype} into {self.name} ({self.dtype})")
+        return BufferStore(self, self._indices(begin), value)
+
+    def _indices(self, begin: object) -> tuple[PrimExpr, ...]:
+        items = list(begin) if isinstance(begin, list | tuple) else [begin]
+        if len(items) != len(self.shape):
+            raise IndexError(
+                f"buffer {self.name} has {len(self.shape)} dimensions, indexed with {len(items)}"
+            )
+        return tuple(as_expr(i) for i in items)
 
     def __repr__(self) -> str:
         return f"Buffer({self.name}, shape={self.shape}, dtype={self.dtype})"
@@ -133,11 +160,15 @@ class AccessPtr(PrimExpr):
 
 @dataclass(eq=False)
 class BufferLoad(PrimExpr):
+    """The element of `buffer` at `indices`, or `lanes` consecutive ones along its last
+    dimension (a vector)."""
+
     buffer: Buffer
     indices: tuple[PrimExpr, ...]
+    lanes: int = 1
 
     def __post_init__(self) -> None:
-        self.dtype = self.buffer.dtype
+        self.dtype = vector_dtype(self.buffer.dtype, self.lanes)
 
 
 @dataclass(eq=False)
@@ -249,6 +280,17 @@ class Allocate(Stmt):
     @property
     def buffer_var(self) -> AccessPtr:
         return self.buffer.data
+
+
+@dataclass(eq=False)
+class AttrStmt(Stmt):
+    """`body` under an attribute of `node`: for "thread_extent", `body` runs once per index
+    of the thread axis `node` in [0, value) (a GPU kernel's launch dimension)."""
+
+    node: object
+    attr_key: str
+    value: PrimExpr
+    body: Stmt
 
 
 @dataclass(eq=False)

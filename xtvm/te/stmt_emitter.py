@@ -7,20 +7,21 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from xdsl.dialects import arith, memref, scf
+from xdsl.dialects import arith, memref, scf, vector
 from xdsl.dialects.builtin import IndexType, MemRefType, StridedLayoutAttr, StringAttr, i1
 from xdsl.ir import Block, Region, SSAValue
 
 from xtvm.dialects import tir
 from xtvm.ir.numpy_types import element_type
 from xtvm.runtime.packed_call import HANDLE
-from xtvm.te.expr import Const, PrimExpr, Var
-from xtvm.te.expr_emitter import EmitSteps, ExprEmitter, sanitize
+from xtvm.te.expr import Const, IterVar, PrimExpr, Var, as_expr, split_dtype
+from xtvm.te.expr_emitter import EmitSteps, ExprEmitter, sanitize, value_type
 from xtvm.te.intrinsic_registry import TensorizeError
 from xtvm.te.stmt import (
     LOOP_KIND_NAMES,
     AccessPtr,
     Allocate,
+    AttrStmt,
     Buffer,
     BufferLoad,
     BufferStore,
@@ -66,10 +67,14 @@ class StmtEmitter(ExprEmitter):
         elif isinstance(stmt, Evaluate):
             self.emit(stmt.value)
         elif isinstance(stmt, BufferStore):
-            indices = [self.emit(i, element_type("int64")) for i in stmt.indices]
-            value = self.emit(stmt.value, element_type(stmt.buffer.dtype))
+            indices = self.index([self.emit(i, element_type("int64")) for i in stmt.indices])
             view = self.view(stmt.buffer)
-            self.block.add_op(memref.StoreOp.get(value, view, self.index(indices)))
+            if split_dtype(stmt.value.dtype)[1] > 1:  # consecutive elements
+                value = self.emit(stmt.value)
+                self.block.add_op(vector.StoreOp(value, view, indices))
+            else:
+                value = self.emit(stmt.value, element_type(stmt.buffer.dtype))
+                self.block.add_op(memref.StoreOp.get(value, view, indices))
         elif isinstance(stmt, For):
             self.loop(stmt)
         elif isinstance(stmt, IfThenElse):
@@ -91,6 +96,8 @@ class StmtEmitter(ExprEmitter):
         elif isinstance(stmt, LetStmt):
             self.values[id(stmt.var)] = self.emit(stmt.value)
             self.stmt(stmt.body)
+        elif isinstance(stmt, AttrStmt):
+            self.attribute(stmt)
         elif isinstance(stmt, Prefetch):
             pass  # a cache hint: nothing to compute
         else:
@@ -112,17 +119,45 @@ class StmtEmitter(ExprEmitter):
         upper = self.emit(stmt.extent, IndexType())
         if not (isinstance(stmt.min, Const) and stmt.min.value == 0):
             upper = self.add(arith.AddiOp(lower, upper))
+        self.add_loop(lower, upper, stmt.loop_var, stmt.loop_var.name, stmt.body, stmt.kind)
+
+    def attribute(self, stmt: AttrStmt) -> None:
+        """A thread extent: a loop bound to the thread axis (the GPU's launch dimension)."""
+        node = stmt.node
+        if stmt.attr_key != "thread_extent" or not isinstance(node, IterVar):
+            raise TensorizeError(
+                f"attribute '{stmt.attr_key}' of an ir_builder body is not supported (only "
+                "thread_extent of a te.thread_axis)"
+            )
+        if node.thread_tag not in tir.THREAD_TAGS:
+            raise TensorizeError(f"thread_extent: unknown thread axis '{node.thread_tag}'")
+        lower = self.emit(as_expr(0), IndexType())
+        upper = self.emit(stmt.value, IndexType())
+        self.add_loop(lower, upper, node, node.thread_tag, stmt.body, None, node.thread_tag)
+
+    def add_loop(
+        self,
+        lower: SSAValue,
+        upper: SSAValue,
+        var: PrimExpr,
+        name: str,
+        body_stmt: Stmt,
+        kind: int | None,
+        thread: str | None = None,
+    ) -> None:
+        """A tir.for over [lower, upper) whose variable is `var`, running `body_stmt`: of
+        ForKind `kind`, or bound to GPU axis `thread`."""
         body = Block(arg_types=[IndexType()])
-        self.values[id(stmt.loop_var)] = body.args[0]
-        body.args[0].name_hint = sanitize(stmt.loop_var.name)
+        self.values[id(var)] = body.args[0]
+        body.args[0].name_hint = sanitize(name)
         outer, self.block = self.block, body
         try:
-            self.stmt(stmt.body)
+            self.stmt(body_stmt)
         finally:
             self.block, self.memo = outer, {}
         body.add_op(tir.YieldOp())
-        kind = LOOP_KIND_NAMES[stmt.kind]
-        self.block.add_op(tir.ForOp(lower, upper, kind, body=Region(body)))
+        loop_kind = "thread_binding" if kind is None else LOOP_KIND_NAMES[kind]
+        self.block.add_op(tir.ForOp(lower, upper, loop_kind, thread, Region(body)))
 
     def allocate(self, stmt: Allocate) -> None:
         """A stack buffer of static shape for the allocation's body."""
@@ -198,6 +233,9 @@ class StmtEmitter(ExprEmitter):
             indices = []
             for index in expr.indices:
                 indices.append(self.convert((yield self, index), IndexType()))
+            if expr.lanes > 1:
+                typ = value_type(expr.dtype)
+                return self.add(vector.LoadOp(self.view(expr.buffer), indices, typ))  # type: ignore[arg-type]
             return self.add(memref.LoadOp.get(self.view(expr.buffer), indices))
         if isinstance(expr, AccessPtr):
             raise TensorizeError("access_ptr is an argument of an extern call only")

@@ -20,8 +20,9 @@ then xtvm's own tests of `tvm.tir.ir_builder` bodies in `te.extern` stages (valu
 against numpy, errors by message).
 
 Changed: the GPU kernels of test_while_mandel and test_while_binary_search are not built
-(their `check_target("cuda", ...)` lines are left out; the llvm ones run). Skipped: test_gpu
-and test_dyn_shared (GPU thread scopes, `ib.scope_attr`, in ir_builder bodies).
+(their `check_target("cuda", ...)` lines are left out; the llvm ones run). Skipped, GPU only:
+test_gpu (`tvm.te.schedule.InferBound`/`ScheduleOps`) and test_dyn_shared (symbolic
+'shared.dyn' memory, `tir.tvm_storage_sync`).
 """
 
 import xtvm as tvm
@@ -31,8 +32,9 @@ import pytest
 import xtvm.testing
 from xtvm.topi.math import cast
 
-NO_THREAD_SCOPES = (
-    "GPU thread scopes in ir_builder bodies (ib.scope_attr thread_extent) are not supported"
+NO_GPU_SCHEDULE_OPS = (
+    "GPU kernels: tvm.te.schedule.InferBound/ScheduleOps are not provided, nor symbolic "
+    "dynamic shared memory ('shared.dyn') and tir.tvm_storage_sync in ir_builder bodies"
 )
 
 
@@ -133,7 +135,7 @@ def test_cpu():
     check_target("llvm")
 
 
-@pytest.mark.skip(reason=NO_THREAD_SCOPES)
+@pytest.mark.skip(reason=NO_GPU_SCHEDULE_OPS)
 def test_gpu():
     pass
 
@@ -456,7 +458,7 @@ def test_while_binary_search():
     check_target("llvm", searchsorted_ir_cpu)
 
 
-@pytest.mark.skip(reason=NO_THREAD_SCOPES)
+@pytest.mark.skip(reason=NO_GPU_SCHEDULE_OPS)
 def test_dyn_shared():
     pass
 
@@ -539,8 +541,8 @@ def test_builder_misuse_is_reported():
         x[0, 1, 2]
     with pytest.raises(ValueError, match="data type does not match content type"):
         x[0, 0] = te.var("j")
-    with pytest.raises(NotImplementedError, match="thread scopes|attribute scopes"):
-        ib.scope_attr(te.thread_axis("threadIdx.x"), "thread_extent", 32)
+    with pytest.raises(TypeError, match="the node must be a te.thread_axis"):
+        ib.scope_attr(te.var("v"), "thread_extent", 32)
     scope = ib.for_range(0, 4)
     scope.__enter__()
     with pytest.raises(RuntimeError, match="inside construction scope"):
@@ -569,3 +571,40 @@ def test_unbuildable_bodies_are_reported():
 
     with pytest.raises(Exception, match="buffer p is neither a buffer of this stage"):
         build_extern((4,), [A], unbound)
+
+
+def test_vector_loads_stores_and_thread_extent_lowering():
+    """float32x4 vload/vstore, Broadcast and Ramp indices, and a GPU body's thread extents
+    lowered to thread-bound loops."""
+    n = 32
+    A = te.placeholder((n,), name="A")
+
+    def ir(ins, outs):
+        ib = tvm.tir.ir_builder.create()
+        a = ib.buffer_ptr(ins[0])
+        c = ib.buffer_ptr(outs[0])
+        with ib.for_range(0, n // 4, name="i") as i:
+            v = a[tvm.tir.Ramp(i * 4, 1, 4)] * tvm.tir.const(2, "float32x4")
+            c[tvm.tir.Ramp(i * 4, 1, 4)] = v + 1.0
+        return ib.get()
+
+    f = build_extern((n,), [A], ir)
+    a = np.random.uniform(size=n).astype("float32")
+    c = tvm.nd.array(np.zeros(n, "float32"))
+    f(tvm.nd.array(a), c)
+    np.testing.assert_allclose(c.numpy(), a * 2 + 1, rtol=1e-6)
+    with pytest.raises(tvm.TVMError, match="vector dtype 'float32x4' is not supported here"):
+        te.placeholder((4,), dtype="float32x4")
+
+    def gpu_ir(ins, outs):
+        ib = tvm.tir.ir_builder.create()
+        bx, tx = te.thread_axis("blockIdx.x"), te.thread_axis("threadIdx.x")
+        ib.scope_attr(bx, "thread_extent", n // 8)
+        ib.scope_attr(tx, "thread_extent", 8)
+        c = ib.buffer_ptr(outs[0])
+        c[bx * 8 + tx] = ib.buffer_ptr(ins[0])[bx * 8 + tx]
+        return ib.get()
+
+    C = te.extern((n,), [A], gpu_ir, name="C")
+    text = str(tvm.lower(te.create_schedule(C.op), [A, C], simple_mode=True))
+    assert 'thread_binding "blockIdx.x"' in text and 'thread_binding "threadIdx.x"' in text

@@ -13,7 +13,7 @@ from xtvm.api.relay.ty import Any  # tir.Any and relay.Any are one dimension kin
 from xtvm.api.tir import ir_builder
 from xtvm.api.tir.op import *  # noqa: F403  (TVM's operators live at tvm.tir.*)
 from xtvm.api.tir.op import __all__ as _op_names
-from xtvm.te.expr import Var
+from xtvm.te.expr import Broadcast, Ramp, Var
 from xtvm.te.stmt import (
     AccessPtr,
     Allocate,
@@ -38,6 +38,8 @@ from xtvm.te.stmt import (
 __all__ = [
     *_op_names,
     "Any",
+    "Broadcast",
+    "Ramp",
     "Var",
     "AccessPtr",
     "Allocate",

@@ -24,16 +24,21 @@ from typing import Any
 from xtvm.te.expr import (
     Const,
     Extent,
+    IterVar,
     PrimExpr,
+    Ramp,
     Var,
     as_expr,
     as_extent,
     dtype_name,
     floordiv,
     floormod,
+    split_dtype,
 )
+from xtvm.te.expr import max as te_max
 from xtvm.te.stmt import (
     Allocate,
+    AttrStmt,
     Buffer,
     BufferLoad,
     BufferStore,
@@ -92,12 +97,30 @@ class BufferVar:
         return tuple(exprs)
 
     def __getitem__(self, index: object) -> BufferLoad:
-        return BufferLoad(self._buffer, self._normalize_index(index))
+        indices, lanes = self._vector_index(self._normalize_index(index))
+        return BufferLoad(self._buffer, indices, lanes)
+
+    def _vector_index(self, indices: tuple[PrimExpr, ...]) -> tuple[tuple[PrimExpr, ...], int]:
+        """A unit-stride Ramp as the last index addresses that many consecutive elements."""
+        *outer, last = indices
+        if not any(isinstance(i, Ramp) for i in indices):
+            return indices, 1
+        if any(isinstance(i, Ramp) for i in outer) or not (
+            isinstance(last, Ramp) and isinstance(last.stride, Const) and last.stride.value == 1
+        ):
+            raise NotImplementedError(
+                f"buffer {self._buffer.name}: a vector index must be a Ramp of stride 1 in "
+                "the last dimension"
+            )
+        return (*outer, last.base), last.lanes
 
     def __setitem__(self, index: object, value: object) -> None:
-        indices = self._normalize_index(index)
+        indices, lanes = self._vector_index(self._normalize_index(index))
         value = as_expr(value, self._content_type)
-        if value.dtype != self._content_type:
+        if split_dtype(value.dtype) == (self._content_type, lanes):
+            self._builder.emit(BufferStore(self._buffer, indices, value))
+            return
+        if value.dtype != self._content_type or lanes != 1:
             if not isinstance(value, Const):
                 raise ValueError(
                     f"data type does not match content type {value.dtype} vs {self._content_type}"
@@ -231,10 +254,14 @@ class IRBuilder:
         return expr
 
     def scope_attr(self, node: object, attr_key: str, value: object) -> None:
-        raise NotImplementedError(
-            f"ir_builder.scope_attr('{attr_key}'): attribute scopes (GPU thread extents) are "
-            "not supported in ir_builder bodies; schedule a te.compute with bind instead"
-        )
+        """An attribute of `node` over the statements emitted after it in this scope; for
+        "thread_extent" (`node` a te.thread_axis), they run once per thread index."""
+        value = as_expr(value)
+        if attr_key == "thread_extent":
+            if not isinstance(node, IterVar) or not node.thread_tag:
+                raise TypeError("scope_attr thread_extent: the node must be a te.thread_axis")
+            value = te_max(as_expr(1, value.dtype), value)
+        self.emit(lambda body: AttrStmt(node, attr_key, value, body))
 
     def get(self) -> Stmt:
         """The statement built; every scope must be closed."""
