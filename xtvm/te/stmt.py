@@ -67,10 +67,10 @@ class Buffer:
         """A pointer to the buffer's first element (plus `offset` elements, along its
         contiguous innermost dimension) for an extern call; `access_mask` ("r", "w", "rw" or
         TVM's bit mask) says how the callee uses it (it is checked, not otherwise used)."""
-        if isinstance(access_mask, str):
-            if access_mask not in ACCESS_MASKS:
+        if isinstance(access_mask, str):  # letters in any order, as TVM reads them ("wr")
+            if not access_mask or set(access_mask) - {"r", "w"}:
                 raise ValueError(f"access_ptr: unknown access mask '{access_mask}' (r, w, rw)")
-            access_mask = ACCESS_MASKS[access_mask]
+            access_mask = sum(ACCESS_MASKS[c] for c in set(access_mask))
         if not 1 <= access_mask <= 3:
             raise ValueError("access_ptr: the access mask must be 1 (r), 2 (w) or 3 (rw)")
         if not isinstance(offset, int) or offset < 0:
