@@ -31,6 +31,7 @@ import pytest
 import xtvm as tvm
 import xtvm.testing
 from xtvm import te
+from xtvm.testing.registries import preserved
 
 
 def test_tensor():
@@ -212,9 +213,53 @@ def test_tuple_with_different_deps():
     pass
 
 
-@pytest.mark.skip(reason="topi.nn.pooling.pool2d is not provided")
+@pytest.mark.skip(reason="topi.nn.pooling.pool2d is not provided (see test_tensorized_pool_calls)")
 def test_tensor_pool():
     pass
+
+
+def test_tensorized_pool_calls():
+    """test_tensor_pool's intrinsic (a packed call over a 3x3 max pool of 64 channels)
+    tensorized on the channel loop of a 1x64x16x16 pool, built and run: the call is made."""
+
+    def intrin_pool():
+        A = te.placeholder((64, 16, 16), name="A")
+        kh = te.reduce_axis((0, 3), name="kh")
+        kw = te.reduce_axis((0, 3), name="kw")
+        P = te.compute(
+            (64, 14, 14),
+            lambda c, oh, ow: tvm.te.max(A[c, oh + kh, ow + kw], axis=[kh, kw]),
+            name="p",
+        )
+
+        def intrin_func(ins, outs):
+            return tvm.tir.call_packed("test.pool_3x3", ins[0], outs[0])
+
+        return te.decl_tensor_intrin(P.op, intrin_func, default_buffer_params={"offset_factor": 1})
+
+    @tvm.register_func("test.pool_3x3")
+    def pool(a, p):
+        x = a.numpy()
+        windows = [x[:, i : i + 14, j : j + 14] for i in range(3) for j in range(3)]
+        tvm.nd.array(np.max(windows, axis=0)).copyto(p)
+
+    A = te.placeholder((1, 64, 16, 16), name="A")
+    kh = te.reduce_axis((0, 3), name="kh")
+    kw = te.reduce_axis((0, 3), name="kw")
+    P = te.compute(
+        (1, 64, 14, 14),
+        lambda n, c, oh, ow: te.max(A[n, c, oh + kh, ow + kw], axis=[kh, kw]),
+        name="pool",
+    )
+    s = te.create_schedule(P.op)
+    with preserved():  # the intrinsic's registration
+        s[P].tensorize(P.op.axis[1], intrin_pool())
+        f = tvm.build(s, [A, P], "llvm")
+    a = np.random.rand(1, 64, 16, 16).astype("float32")
+    p = tvm.nd.array(np.zeros((1, 64, 14, 14), "float32"))
+    f(tvm.nd.array(a), p)
+    want = np.max([a[:, :, i : i + 14, j : j + 14] for i in range(3) for j in range(3)], axis=0)
+    np.testing.assert_array_equal(p.numpy(), want)
 
 
 def test_tensor_scalar_mixed():
