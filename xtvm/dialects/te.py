@@ -75,6 +75,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Dialect, Operation, Region, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
+    AttrSizedRegionSegments,
     IRDLOperation,
     ParsePropInAttrDict,
     VarConstraint,
@@ -371,11 +372,15 @@ class ReduceOp(IRDLOperation):
     reducer (an argmax), one constant per value reduced together."""
     component = opt_prop_def(IntegerAttr)
     """Of a tuple reducer: which of the values reduced together is the result."""
+    init = opt_region_def("single_block")
+    """The value the reduction starts from in place of the identity (TVM's `init=`): a block
+    of the enclosing compute's axes yielding one value of the result type."""
     traits = traits_def(HasParent(ComputeOp))
 
-    irdl_options = (ParsePropInAttrDict(),)
+    irdl_options = (ParsePropInAttrDict(), AttrSizedRegionSegments(as_property=True))
     assembly_format = (
-        "$combiner (` ` `(` $sizes^ `)`)? $body (`combine` $combine^)? attr-dict `:` type($result)"
+        "$combiner (` ` `(` $sizes^ `)`)? $body (`combine` $combine^)? (`init` $init^)? "
+        "attr-dict `:` type($result)"
     )
 
     def __init__(
@@ -389,6 +394,7 @@ class ReduceOp(IRDLOperation):
         combine: Region | None = None,
         identity: FloatAttr | IntegerAttr | ArrayAttr | None = None,
         component: int | None = None,
+        init: Region | None = None,
     ) -> None:
         """`extents` holds DYNAMIC_EXTENT where the extent is the next of `sizes`; a custom
         `combiner` (any name but the built-in ones) has a `combine` region and an identity.
@@ -409,6 +415,7 @@ class ReduceOp(IRDLOperation):
             regions=[
                 body or Region(body_block(len(axis_names))),
                 [] if combine is None else combine,
+                [] if init is None else init,
             ],
         )
 
@@ -463,6 +470,18 @@ class ReduceOp(IRDLOperation):
                 f"'{self.name}' op has {len(self.sizes)} size operands for {dynamic} dynamic "
                 "extents"
             )
+        if self.init is not None and self.init.blocks:
+            last = self.init.block.last_op
+            if (
+                len(self.value_types) != 1
+                or self.init.block.args
+                or not isinstance(last, YieldOp)
+                or [v.type for v in last.values] != [self.result.type]
+            ):
+                raise VerifyException(
+                    f"'{self.name}' op init region must take no arguments and yield one "
+                    f"{self.result.type} (a reduction of one value)"
+                )
         yielded = [v.type for v in self.body.block.last_op.operands]  # type: ignore[union-attr]
         if yielded != self.value_types:
             raise VerifyException(

@@ -1063,29 +1063,33 @@ class KernelLowering:
             return
 
         if stage.tensorize is not None:
-            if len(reduction.value_types) > 1:
+            if len(reduction.value_types) > 1 or reduction.init is not None:
                 raise located_error(
-                    stage.tensorize[1], f"stage '{stage.name}' reduces a tuple: not tensorized"
+                    stage.tensorize[1],
+                    f"stage '{stage.name}' reduces a tuple or from an init: not tensorized",
                 )
             self.emit_tensorized_reduction(nest, builder)
             return
         accumulators = self.accumulators(stage, placement.buffer, builder)
+        has_init = reduction.init is not None
         first_reduce = next(i for i, n in enumerate(stage.leaves) if stage.axes[n].reduce)
         spatial_outside = all(
             stage.leaves.index(n) < first_reduce for n in stage.leaves if not stage.axes[n].reduce
         )
         if spatial_outside:  # init just outside the first reduce loop, as TVM writes it
             outer, values = self.emit_loops(nest, stage.leaves[:first_reduce], builder, {})
-            init, _, stored = self.guard(nest, outer, values, init=True)
-            self.store_identities(stage, accumulators, stored, init)
+            init, starts, stored = self.guard(nest, outer, values, init=not has_init)
+            self.store_identities(stage, accumulators, starts, stored, init)
             inner, values = self.emit_loops(nest, stage.leaves[first_reduce:], outer, values)
         else:  # reduce loops outside some spatial loops: a loop nest of its own for the init
             init = builder
             known: dict[str, SSAValue] = {}
             for name in stage.roots:
                 known[name], init = init.loop(nest.extents[name], name)
-            init, _, stored = self.guard(nest, init, known, check_splits=False, init=True)
-            self.store_identities(stage, accumulators, stored, init)
+            init, starts, stored = self.guard(
+                nest, init, known, check_splits=False, init=not has_init
+            )
+            self.store_identities(stage, accumulators, starts, stored, init)
             inner, values = self.emit_loops(nest, stage.leaves, builder, {})
         self.emit_update(nest, inner, values, accumulators)
 
@@ -1120,10 +1124,20 @@ class KernelLowering:
         self,
         stage: Stage,
         accumulators: Sequence[SSAValue],
+        indices: Sequence[SSAValue],
         stored: Sequence[SSAValue],
         builder: BlockBuilder,
     ) -> None:
-        for value, buffer in zip(self.identities_of(stage, builder), accumulators, strict=True):
+        """Start each accumulator at its identity, or at the reduction's init (an expression
+        of the spatial `indices`)."""
+        reduction = stage.reduction
+        assert reduction is not None
+        if reduction.init is not None:
+            block = reduction.init.block
+            values = self.drive(self.body_steps(stage, indices, [], builder, block))
+        else:
+            values = self.identities_of(stage, builder)
+        for value, buffer in zip(values, accumulators, strict=True):
             builder.add(memref.StoreOp.get(value, buffer, stored))
 
     def emit_tensorized_reduction(self, nest: Nest, builder: BlockBuilder) -> None:
@@ -1156,7 +1170,7 @@ class KernelLowering:
                 condition = init.add(arith.AndIOp(condition, other))
             init = init.when(condition)
         init, _, stored = self.guard(nest, init, values, init=True)
-        self.store_identities(stage, [placement.buffer], stored, init)
+        self.store_identities(stage, [placement.buffer], [], stored, init)
         inner, values = self.emit_loops(nest, inside[first_reduce:], spatial, values)
         self.emit_update(nest, inner, values, [placement.buffer])
 
@@ -1445,7 +1459,12 @@ class KernelLowering:
         that yields the inlined reads it meets and resumes with their values; the generators
         wait on an explicit stack, so a chain of inlined stages of any length (a fused group
         of thousands of elementwise ops) needs no Python recursion."""
-        pending = [self.body_steps(stage, indices, reduce_indices, builder)]
+        return self.drive(self.body_steps(stage, indices, reduce_indices, builder))
+
+    def drive(self, steps: Generator[InlineRead, SSAValue, list[SSAValue]]) -> list[SSAValue]:
+        """Run a body's emission, emitting the inlined producers it reads (see
+        `emit_values`)."""
+        pending = [steps]
         value: list[SSAValue] | None = None
         while pending:
             try:
@@ -1466,14 +1485,17 @@ class KernelLowering:
         indices: Sequence[SSAValue],
         reduce_indices: Sequence[SSAValue],
         builder: BlockBuilder,
+        block: Block | None = None,
     ) -> Generator[InlineRead, SSAValue, list[SSAValue]]:
-        """`emit_body` of one stage, yielding its reads of inlined stages (see there)."""
+        """`emit_body` of one stage, yielding its reads of inlined stages (see there); with
+        `block`, that block of the stage's compute (its reduction's init) at `indices`."""
         if stage.compute is None:
             assert stage.source is not None
             return [(yield from self.read(stage, stage.source, list(indices), builder))]
         mapping = dict(zip(stage.compute.axes, indices, strict=True))
         reduction = stage.reduction
-        block = stage.compute.body.block
+        if block is None:
+            block = stage.compute.body.block
         if reduction is not None and reduce_indices:
             mapping.update(zip(reduction.body.block.args, reduce_indices, strict=True))
             block = reduction.body.block

@@ -15,7 +15,7 @@ import builtins
 import functools
 import inspect
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -462,14 +462,12 @@ class CommReducer:
         return reduction(self.name, self, expr, axis, where, init, self.identity)
 
 
-def reduce_axes(what: str, axis: object, init: object) -> tuple[IterVar, ...]:
+def reduce_axes(what: str, axis: object) -> tuple[IterVar, ...]:
     axes = tuple(axis) if isinstance(axis, list | tuple) else (axis,)
     if not builtins.all(
         isinstance(a, IterVar) and a.iter_type == IterVar.COMM_REDUCE for a in axes
     ):
         raise TypeError(f"{what}: axis must be reduce axes (te.reduce_axis)")
-    if init is not None:
-        raise NotImplementedError(f"{what}: init is not supported")
     return axes  # type: ignore[return-value]
 
 
@@ -484,11 +482,14 @@ def reduction(
 ) -> Reduce:
     """The reduction of `expr` over reduce axes `axis` by `combiner`, only where `where`
     holds (elsewhere the combiner's `identity(dtype)` is reduced)."""
-    axes = reduce_axes(what, axis, init)
+    axes = reduce_axes(what, axis)
     source = as_expr(expr, "float32")
     if where is not None:
         source = Select(as_expr(where), source, identity(source.dtype))
-    return Reduce(combiner, source, axes)
+    start = None if init is None else as_expr(init, source.dtype)
+    if start is not None and start.dtype != source.dtype:
+        raise TypeError(f"{what}: init has dtype {start.dtype}, the values {source.dtype}")
+    return Reduce(combiner, source, axes, init=start)
 
 
 def tuple_reduction(
@@ -500,7 +501,9 @@ def tuple_reduction(
 ) -> tuple[Reduce, ...]:
     """A tuple reducer's reduction of `values` together: one Reduce per value, all sharing
     the values (where `where` fails, the identities are reduced)."""
-    axes = reduce_axes(reducer.name, axis, init)
+    if init is not None:
+        raise NotImplementedError(f"te.comm_reducer '{reducer.name}': init of a tuple reducer")
+    axes = reduce_axes(reducer.name, axis)
     dtypes = [v.dtype for v in values]
     identities = reducer.identity_tuple(dtypes)  # both checked now, as TVM builds them now
     reducer.combine_tuple([Var("x", d) for d in dtypes], [Var("y", d) for d in dtypes])
@@ -535,6 +538,9 @@ class Reduce(PrimExpr):
     axes: tuple[IterVar, ...]
     sources: tuple[PrimExpr, ...] = ()
     value_index: int = 0
+    init: PrimExpr | None = None
+    """The value the reduction starts from in place of the identity (`te.sum(..., init=x)`),
+    an expression of the compute's axes."""
 
     def __post_init__(self) -> None:
         if not self.sources:
@@ -794,7 +800,7 @@ def children(node: PrimExpr) -> list[PrimExpr]:
     if isinstance(node, Read):
         return list(node.indices)
     if isinstance(node, Reduce):
-        return list(node.sources)
+        return [*node.sources, *([] if node.init is None else [node.init])]
     if isinstance(node, Broadcast):
         return [node.value]
     if isinstance(node, Ramp):
@@ -808,8 +814,9 @@ def post_order(expr: PrimExpr) -> list[PrimExpr]:
     return traversal.post_order([expr], children)
 
 
-def substitute(expr: PrimExpr, axes: dict[int, IterVar]) -> PrimExpr:
-    """`expr` with the IterVars in `axes` (keyed by id) replaced; shared nodes stay shared."""
+def substitute(expr: PrimExpr, axes: Mapping[int, PrimExpr]) -> PrimExpr:
+    """`expr` with the IterVars in `axes` (keyed by id) replaced by their expressions (other
+    IterVars, or expressions of them); shared nodes stay shared."""
     memo: dict[int, PrimExpr] = {}
 
     def sub(node: PrimExpr) -> PrimExpr:
@@ -837,7 +844,8 @@ def substitute(expr: PrimExpr, axes: dict[int, IterVar]) -> PrimExpr:
         if isinstance(node, Reduce):
             sources = tuple(sub(v) for v in node.sources)
             k = node.value_index
-            return Reduce(node.combiner, sources[k], node.axes, sources, k)
+            init = None if node.init is None else sub(node.init)
+            return Reduce(node.combiner, sources[k], node.axes, sources, k, init)
         return node
 
     for node in post_order(expr):  # children first: rebuild finds them in the memo

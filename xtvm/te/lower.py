@@ -76,6 +76,12 @@ def build_compute(
         names = [a.name for a in body.axes]
         extents = [a.dom.extent for a in body.axes]
         custom = body.combiner if isinstance(body.combiner, CommReducer) else None
+        init = None
+        if body.init is not None:  # computed in the compute's axes, where the init is stored
+            init_block = Block()
+            start = ExprEmitter(init_block, axes, tensors).emit(body.init, elem)
+            init_block.add_op(te.YieldOp(start))
+            init = Region(init_block)
         reduce = te.ReduceOp(
             body.combiner if custom is None else custom.name,
             [e if isinstance(e, int) else te.DYNAMIC_EXTENT for e in extents],
@@ -83,6 +89,7 @@ def build_compute(
             elem,
             sizes=[sizes.emit(e, IndexType()) for e in extents if not isinstance(e, int)],
             **({} if custom is None else reducer_parts(custom, body, axes, tensors)),
+            init=init,
         )
         inner_block = reduce.body.block
         inner_axes = dict(axes)
