@@ -435,3 +435,32 @@ func.func @argmax(%A: tensor<6x7xf32>) -> tensor<6xf32> {
   } {axis_names = ["i"]} : tensor<6xf32>
   func.return %B : tensor<6xf32>
 }
+
+// -----
+
+// A reduction from an init (TVM's te.sum(..., init=I[i])): the buffer starts at the init
+// region's value at the stage's indices instead of the identity.
+// CHECK-LABEL: func.func @sum_from_init
+// CHECK:         tir.for %[[I:.*]] = %{{.*}} to %{{.*}} serial {
+// CHECK-NEXT:      %[[V:.*]] = memref.load %[[INIT:.*]][%[[I]]] : memref<6xf32>
+// CHECK-NEXT:      memref.store %[[V]], %[[OUT:.*]][%[[I]]] : memref<6xf32>
+// CHECK-NEXT:      tir.for %[[K:.*]] = %{{.*}} to %{{.*}} serial {
+// CHECK-NEXT:        %[[A:.*]] = memref.load %{{.*}}[%[[I]], %[[K]]]
+// CHECK-NEXT:        %[[ACC:.*]] = memref.load %[[OUT]][%[[I]]]
+// CHECK-NEXT:        %[[S:.*]] = arith.addf %[[ACC]], %[[A]] : f32
+// CHECK-NEXT:        memref.store %[[S]], %[[OUT]][%[[I]]]
+func.func @sum_from_init(%A: tensor<6x7xf32>, %I: tensor<6xf32>) -> tensor<6xf32> {
+  %B = te.compute "B" {
+  ^bb0(%i: index):
+    %s = te.reduce "sum" {
+    ^bb1(%k: index):
+      %a = te.read %A[%i, %k] : tensor<6x7xf32> -> f32
+      te.yield %a : f32
+    } init {
+      %v = te.read %I[%i] : tensor<6xf32> -> f32
+      te.yield %v : f32
+    } {extents = array<i64: 7>, axis_names = ["k"]} : f32
+    te.yield %s : f32
+  } {axis_names = ["i"]} : tensor<6xf32>
+  func.return %B : tensor<6xf32>
+}

@@ -185,6 +185,25 @@ func.func @tuple_body_yields(%A: tensor<4xf32>) -> tensor<1xf32> {
 
 // -----
 
+func.func @init_type(%A: tensor<4xf32>) -> tensor<1xf32> {
+  %B = te.compute "B" {
+  ^bb0(%i: index):
+    // expected-error@+1 {{'te.reduce' op init region must take no arguments and yield one f32 (a reduction of one value)}}
+    %s = te.reduce "sum" {
+    ^bb1(%k: index):
+      %a = te.read %A[%k] : tensor<4xf32> -> f32
+      te.yield %a : f32
+    } init {
+      %c = arith.constant 1 : i32
+      te.yield %c : i32
+    } {extents = array<i64: 4>, axis_names = ["k"]} : f32
+    te.yield %s : f32
+  } {axis_names = ["i"]} : tensor<1xf32>
+  func.return %B : tensor<1xf32>
+}
+
+// -----
+
 func.func @split_twice_given() {
   te.schedule {
     // expected-error@+1 {{'te.split' op needs exactly one of factor and nparts}}
