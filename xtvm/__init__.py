@@ -52,6 +52,7 @@ PACKAGE_NAMES = {
         "register_op_attr": "xtvm.passes.byoc_targets",
         "IRModule": "xtvm.api.ir_module",
         "Op": "xtvm.api.relay.expr",
+        "Range": "xtvm.te.expr",
     },
     "xtvm.runtime": {"convert": "xtvm.api.convert"},
 }

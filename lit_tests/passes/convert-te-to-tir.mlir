@@ -392,3 +392,75 @@ func.func @custom_reducer(%A: tensor<6x7xf32>) -> tensor<6xf32> {
   } {axis_names = ["i"]} : tensor<6xf32>
   func.return %B : tensor<6xf32>
 }
+
+// -----
+
+// A tuple reducer (an argmax): the result accumulates in its buffer, the other value it is
+// reduced with in a buffer of the same shape; both start at their identities and each update
+// combines both.
+// CHECK-LABEL: func.func @argmax
+// CHECK:         %[[IDX:.*]] = memref.alloc() : memref<6xi32>
+// CHECK-NEXT:    tir.for %[[I:.*]] = %{{.*}} to %{{.*}} serial {
+// CHECK-NEXT:      %[[ID0:.*]] = arith.constant -1 : i32
+// CHECK-NEXT:      %[[ID1:.*]] = arith.constant -1.000000e+30 : f32
+// CHECK-NEXT:      memref.store %[[ID0]], %[[IDX]][%[[I]]]
+// CHECK-NEXT:      memref.store %[[ID1]], %[[OUT:.*]][%[[I]]]
+// CHECK-NEXT:      tir.for %[[K:.*]] = %{{.*}} to %{{.*}} serial {
+// CHECK-NEXT:        %[[A:.*]] = memref.load %{{.*}}[%[[I]], %[[K]]]
+// CHECK-NEXT:        %[[C:.*]] = arith.index_cast %[[K]] : index to i32
+// CHECK-NEXT:        %[[ACC0:.*]] = memref.load %[[IDX]][%[[I]]]
+// CHECK-NEXT:        %[[ACC1:.*]] = memref.load %[[OUT]][%[[I]]]
+// CHECK-NEXT:        %[[GE:.*]] = arith.cmpf oge, %[[ACC1]], %[[A]] : f32
+// CHECK-NEXT:        %[[S0:.*]] = arith.select %[[GE]], %[[ACC0]], %[[C]] : i32
+// CHECK-NEXT:        %[[S1:.*]] = arith.select %[[GE]], %[[ACC1]], %[[A]] : f32
+// CHECK-NEXT:        memref.store %[[S0]], %[[IDX]][%[[I]]]
+// CHECK-NEXT:        memref.store %[[S1]], %[[OUT]][%[[I]]]
+// CHECK:         memref.dealloc %[[IDX]]
+func.func @argmax(%A: tensor<6x7xf32>) -> tensor<6xf32> {
+  %B = te.compute "B" {
+  ^bb0(%i: index):
+    %s = te.reduce "argmax" {
+    ^bb1(%k: index):
+      %a = te.read %A[%i, %k] : tensor<6x7xf32> -> f32
+      %c = arith.index_cast %k : index to i32
+      te.yield %c, %a : i32, f32
+    } combine {
+    ^bb2(%x0: i32, %x1: f32, %y0: i32, %y1: f32):
+      %ge = arith.cmpf oge, %x1, %y1 : f32
+      %r0 = arith.select %ge, %x0, %y0 : i32
+      %r1 = arith.select %ge, %x1, %y1 : f32
+      te.yield %r0, %r1 : i32, f32
+    } {extents = array<i64: 7>, axis_names = ["k"], identity = [-1 : i32, -1.0e30 : f32], component = 1 : i64} : f32
+    te.yield %s : f32
+  } {axis_names = ["i"]} : tensor<6xf32>
+  func.return %B : tensor<6xf32>
+}
+
+// -----
+
+// A reduction from an init (TVM's te.sum(..., init=I[i])): the buffer starts at the init
+// region's value at the stage's indices instead of the identity.
+// CHECK-LABEL: func.func @sum_from_init
+// CHECK:         tir.for %[[I:.*]] = %{{.*}} to %{{.*}} serial {
+// CHECK-NEXT:      %[[V:.*]] = memref.load %[[INIT:.*]][%[[I]]] : memref<6xf32>
+// CHECK-NEXT:      memref.store %[[V]], %[[OUT:.*]][%[[I]]] : memref<6xf32>
+// CHECK-NEXT:      tir.for %[[K:.*]] = %{{.*}} to %{{.*}} serial {
+// CHECK-NEXT:        %[[A:.*]] = memref.load %{{.*}}[%[[I]], %[[K]]]
+// CHECK-NEXT:        %[[ACC:.*]] = memref.load %[[OUT]][%[[I]]]
+// CHECK-NEXT:        %[[S:.*]] = arith.addf %[[ACC]], %[[A]] : f32
+// CHECK-NEXT:        memref.store %[[S]], %[[OUT]][%[[I]]]
+func.func @sum_from_init(%A: tensor<6x7xf32>, %I: tensor<6xf32>) -> tensor<6xf32> {
+  %B = te.compute "B" {
+  ^bb0(%i: index):
+    %s = te.reduce "sum" {
+    ^bb1(%k: index):
+      %a = te.read %A[%i, %k] : tensor<6x7xf32> -> f32
+      te.yield %a : f32
+    } init {
+      %v = te.read %I[%i] : tensor<6xf32> -> f32
+      te.yield %v : f32
+    } {extents = array<i64: 7>, axis_names = ["k"]} : f32
+    te.yield %s : f32
+  } {axis_names = ["i"]} : tensor<6xf32>
+  func.return %B : tensor<6xf32>
+}

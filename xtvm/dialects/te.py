@@ -75,6 +75,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Dialect, Operation, Region, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
+    AttrSizedRegionSegments,
     IRDLOperation,
     ParsePropInAttrDict,
     VarConstraint,
@@ -123,8 +124,10 @@ def body_block(arg_count: int) -> Block:
     return Block(arg_types=[IndexType()] * arg_count)
 
 
-def check_body(op: Operation, region: Region, names: ArrayAttr[StringAttr], what: str) -> None:
-    """A single block with one `index` argument per named axis, yielding one scalar."""
+def check_body(
+    op: Operation, region: Region, names: ArrayAttr[StringAttr], what: str, values: int = 1
+) -> None:
+    """A single block with one `index` argument per named axis, yielding `values` scalars."""
     if len(region.blocks) != 1:
         raise VerifyException(f"'{op.name}' op body must have one block")
     block = region.block
@@ -139,8 +142,9 @@ def check_body(op: Operation, region: Region, names: ArrayAttr[StringAttr], what
     if len(set(axis_names)) != len(axis_names):
         raise VerifyException(f"'{op.name}' op {what} names must be unique: {axis_names}")
     last = block.last_op
-    if not isinstance(last, YieldOp) or len(last.values) != 1:
-        raise VerifyException(f"'{op.name}' op body must end with a te.yield of one value")
+    if not isinstance(last, YieldOp) or len(last.values) != values:
+        count = "one value" if values == 1 else f"{values} values"
+        raise VerifyException(f"'{op.name}' op body must end with a te.yield of {count}")
 
 
 # On a te kernel: for each argument of its tir kernel, which of (the te kernel's arguments,
@@ -363,13 +367,20 @@ class ReduceOp(IRDLOperation):
     body = region_def("single_block")
     combine = opt_region_def("single_block")
     """A custom reducer's (`te.comm_reducer`): `^bb0(%lhs, %rhs)` yields their combination."""
-    identity = opt_prop_def(FloatAttr | IntegerAttr)
-    """A custom reducer's identity element, a constant of the result type."""
+    identity = opt_prop_def(FloatAttr | IntegerAttr | ArrayAttr)
+    """A custom reducer's identity element, a constant of the result type; of a tuple
+    reducer (an argmax), one constant per value reduced together."""
+    component = opt_prop_def(IntegerAttr)
+    """Of a tuple reducer: which of the values reduced together is the result."""
+    init = opt_region_def("single_block")
+    """The value the reduction starts from in place of the identity (TVM's `init=`): a block
+    of the enclosing compute's axes yielding one value of the result type."""
     traits = traits_def(HasParent(ComputeOp))
 
-    irdl_options = (ParsePropInAttrDict(),)
+    irdl_options = (ParsePropInAttrDict(), AttrSizedRegionSegments(as_property=True))
     assembly_format = (
-        "$combiner (` ` `(` $sizes^ `)`)? $body (`combine` $combine^)? attr-dict `:` type($result)"
+        "$combiner (` ` `(` $sizes^ `)`)? $body (`combine` $combine^)? (`init` $init^)? "
+        "attr-dict `:` type($result)"
     )
 
     def __init__(
@@ -381,10 +392,16 @@ class ReduceOp(IRDLOperation):
         body: Region | None = None,
         sizes: Sequence[SSAValue] = (),
         combine: Region | None = None,
-        identity: FloatAttr | IntegerAttr | None = None,
+        identity: FloatAttr | IntegerAttr | ArrayAttr | None = None,
+        component: int | None = None,
+        init: Region | None = None,
     ) -> None:
         """`extents` holds DYNAMIC_EXTENT where the extent is the next of `sizes`; a custom
-        `combiner` (any name but the built-in ones) has a `combine` region and an identity."""
+        `combiner` (any name but the built-in ones) has a `combine` region and an identity.
+
+        A tuple reducer's body yields every value reduced together, its combine region takes
+        the accumulated values then the new ones and yields the combinations, `identity` is
+        an array of one constant per value and `component` picks the result among them."""
         super().__init__(
             operands=[list(sizes)],
             result_types=[result_type],
@@ -393,10 +410,12 @@ class ReduceOp(IRDLOperation):
                 "extents": DenseArrayBase.from_list(i64, list(extents)),
                 "axis_names": names_attr(axis_names),
                 **({} if identity is None else {"identity": identity}),
+                **({} if component is None else {"component": IntegerAttr(component, i64)}),
             },
             regions=[
                 body or Region(body_block(len(axis_names))),
                 [] if combine is None else combine,
+                [] if init is None else init,
             ],
         )
 
@@ -404,6 +423,24 @@ class ReduceOp(IRDLOperation):
     def is_custom(self) -> bool:
         """Whether the combiner is a `te.comm_reducer`'s, given by the op's own regions."""
         return self.combine is not None
+
+    @property
+    def identities(self) -> list[Attribute]:
+        """The identity of each value reduced together (one, but of a tuple reducer)."""
+        if isinstance(self.identity, ArrayAttr):
+            return list(self.identity.data)
+        return [] if self.identity is None else [self.identity]
+
+    @property
+    def component_index(self) -> int:
+        return 0 if self.component is None else self.component.value.data
+
+    @property
+    def value_types(self) -> list[Attribute]:
+        """The types of the values reduced together."""
+        if isinstance(self.identity, ArrayAttr):
+            return [a.type for a in self.identity.data]  # type: ignore[attr-defined]
+        return [self.result.type]
 
     @property
     def extent_values(self) -> tuple[int, ...]:
@@ -421,7 +458,7 @@ class ReduceOp(IRDLOperation):
                 f"'{self.name}' op combiner must be one of {', '.join(COMBINERS)} (or have "
                 f"combine and identity regions), got '{self.combiner.data}'"
             )
-        check_body(self, self.body, self.axis_names, "reduce axis")
+        check_body(self, self.body, self.axis_names, "reduce axis", len(self.value_types))
         if len(self.extent_values) != len(self.axis_names.data):
             raise VerifyException(f"'{self.name}' op needs one extent per reduce axis")
         # An empty reduction (extent 0) is the combiner's identity, as in numpy and ONNX.
@@ -433,26 +470,61 @@ class ReduceOp(IRDLOperation):
                 f"'{self.name}' op has {len(self.sizes)} size operands for {dynamic} dynamic "
                 "extents"
             )
-        value = self.body.block.last_op.operands[0]  # type: ignore[union-attr]
-        if value.type != self.result.type:
+        if self.init is not None and self.init.blocks:
+            last = self.init.block.last_op
+            if (
+                len(self.value_types) != 1
+                or self.init.block.args
+                or not isinstance(last, YieldOp)
+                or [v.type for v in last.values] != [self.result.type]
+            ):
+                raise VerifyException(
+                    f"'{self.name}' op init region must take no arguments and yield one "
+                    f"{self.result.type} (a reduction of one value)"
+                )
+        yielded = [v.type for v in self.body.block.last_op.operands]  # type: ignore[union-attr]
+        if yielded != self.value_types:
             raise VerifyException(
-                f"'{self.name}' op body yields {value.type}, the result is {self.result.type}"
+                f"'{self.name}' op body yields ({', '.join(map(str, yielded))}), the values "
+                f"reduced are ({', '.join(map(str, self.value_types))})"
             )
 
-    def verify_custom(self, combine: Region, identity: FloatAttr | IntegerAttr) -> None:
-        elem = self.result.type
-        args = [a.type for a in combine.block.args]
-        if args != [elem, elem]:
+    def verify_custom(self, combine: Region, identity: Attribute) -> None:
+        if isinstance(identity, ArrayAttr) and (
+            not identity.data or not all(isinstance(a, FloatAttr | IntegerAttr) for a in identity)
+        ):
             raise VerifyException(
-                f"'{self.name}' op combine region takes two {elem} arguments, got "
-                f"({', '.join(map(str, args))})"
+                f"'{self.name}' op identity must be constants (one per value reduced)"
+            )
+        elems = self.value_types
+        if isinstance(identity, ArrayAttr):
+            if not 0 <= self.component_index < len(elems):
+                raise VerifyException(
+                    f"'{self.name}' op component {self.component_index} is not one of its "
+                    f"{len(elems)} values"
+                )
+            if self.result.type != elems[self.component_index]:
+                raise VerifyException(
+                    f"'{self.name}' op result has type {self.result.type}, its component is "
+                    f"{elems[self.component_index]}"
+                )
+        elif self.component is not None:
+            raise VerifyException(f"'{self.name}' op has a component but reduces one value")
+        elif identity.type != self.result.type:  # type: ignore[attr-defined]
+            raise VerifyException(
+                f"'{self.name}' op identity has type {identity.type}, the result is "  # type: ignore[attr-defined]
+                f"{self.result.type}"
+            )
+        args = [a.type for a in combine.block.args]
+        if args != [*elems, *elems]:
+            raise VerifyException(
+                f"'{self.name}' op combine region takes ({', '.join(map(str, elems * 2))}), "
+                f"got ({', '.join(map(str, args))})"
             )
         last = combine.block.last_op
-        if not isinstance(last, YieldOp) or [v.type for v in last.operands] != [elem]:
-            raise VerifyException(f"'{self.name}' op combine region must yield one {elem}")
-        if identity.type != elem:
+        if not isinstance(last, YieldOp) or [v.type for v in last.operands] != elems:
             raise VerifyException(
-                f"'{self.name}' op identity has type {identity.type}, the result is {elem}"
+                f"'{self.name}' op combine region must yield ({', '.join(map(str, elems))})"
             )
 
 

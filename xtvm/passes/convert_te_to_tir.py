@@ -412,6 +412,13 @@ class Nest:
 # Emitting tir
 
 
+def is_sibling(stage: Stage, stages: Mapping[str, Stage]) -> bool:
+    """Whether `stage` is a further output (`C.v1`, ...) of a multi-output compute `C`,
+    scheduled as its first output is."""
+    base, dot, suffix = stage.name.rpartition(".v")
+    return bool(dot) and suffix.isdigit() and base in stages
+
+
 class ConstantPool:
     """`index` constants of one kernel, created once each at the top of its entry block."""
 
@@ -1003,6 +1010,8 @@ class KernelLowering:
                     f"cannot compute stage '{stage.name}' at inlined stage '{parent.name}'",
                 )
             readers = self.readers_of(stage)
+            if not readers and stage.value not in self.outputs and is_sibling(stage, self.stages):
+                continue  # an unused output of a multi-output compute: nothing to compute
             if parent not in readers:
                 raise located_error(
                     attach.op,
@@ -1054,26 +1063,82 @@ class KernelLowering:
             return
 
         if stage.tensorize is not None:
+            if len(reduction.value_types) > 1 or reduction.init is not None:
+                raise located_error(
+                    stage.tensorize[1],
+                    f"stage '{stage.name}' reduces a tuple or from an init: not tensorized",
+                )
             self.emit_tensorized_reduction(nest, builder)
             return
+        accumulators = self.accumulators(stage, placement.buffer, builder)
+        has_init = reduction.init is not None
         first_reduce = next(i for i, n in enumerate(stage.leaves) if stage.axes[n].reduce)
         spatial_outside = all(
             stage.leaves.index(n) < first_reduce for n in stage.leaves if not stage.axes[n].reduce
         )
         if spatial_outside:  # init just outside the first reduce loop, as TVM writes it
             outer, values = self.emit_loops(nest, stage.leaves[:first_reduce], builder, {})
-            init, _, stored = self.guard(nest, outer, values, init=True)
-            init.add(memref.StoreOp.get(self.identity_of(stage, init), placement.buffer, stored))
+            init, starts, stored = self.guard(nest, outer, values, init=not has_init)
+            self.store_identities(stage, accumulators, starts, stored, init)
             inner, values = self.emit_loops(nest, stage.leaves[first_reduce:], outer, values)
         else:  # reduce loops outside some spatial loops: a loop nest of its own for the init
             init = builder
             known: dict[str, SSAValue] = {}
             for name in stage.roots:
                 known[name], init = init.loop(nest.extents[name], name)
-            init, _, stored = self.guard(nest, init, known, check_splits=False, init=True)
-            init.add(memref.StoreOp.get(self.identity_of(stage, init), placement.buffer, stored))
+            init, starts, stored = self.guard(
+                nest, init, known, check_splits=False, init=not has_init
+            )
+            self.store_identities(stage, accumulators, starts, stored, init)
             inner, values = self.emit_loops(nest, stage.leaves, builder, {})
-        self.emit_update(nest, inner, values)
+        self.emit_update(nest, inner, values, accumulators)
+
+    def accumulators(self, stage: Stage, buffer: SSAValue, builder: BlockBuilder) -> list[SSAValue]:
+        """The buffers a reduction accumulates in: its own; of a tuple reducer, one per
+        value reduced together, the others allocated in `buffer`'s shape (each output of a
+        tuple reduction is computed by its own loop nest)."""
+        reduction = stage.reduction
+        assert reduction is not None
+        types = reduction.value_types
+        if len(types) == 1:
+            return [buffer]
+        typ = buffer.type
+        assert isinstance(typ, MemRefType)
+        dynamic = [
+            builder.add(memref.DimOp(buffer, builder.index(d)))
+            for d, extent in enumerate(typ.get_shape())
+            if extent == DYNAMIC_INDEX
+        ]
+        result = []
+        for k, elem in enumerate(types):
+            if k == reduction.component_index:
+                result.append(buffer)
+                continue
+            companion = builder.add(memref.AllocOp(dynamic, [], MemRefType(elem, typ.get_shape())))
+            companion.name_hint = f"{stage.name}.acc{k}"
+            self.deallocs.append((builder, companion))
+            result.append(companion)
+        return result
+
+    def store_identities(
+        self,
+        stage: Stage,
+        accumulators: Sequence[SSAValue],
+        indices: Sequence[SSAValue],
+        stored: Sequence[SSAValue],
+        builder: BlockBuilder,
+    ) -> None:
+        """Start each accumulator at its identity, or at the reduction's init (an expression
+        of the spatial `indices`)."""
+        reduction = stage.reduction
+        assert reduction is not None
+        if reduction.init is not None:
+            block = reduction.init.block
+            values = self.drive(self.body_steps(stage, indices, [], builder, block))
+        else:
+            values = self.identities_of(stage, builder)
+        for value, buffer in zip(values, accumulators, strict=True):
+            builder.add(memref.StoreOp.get(value, buffer, stored))
 
     def emit_tensorized_reduction(self, nest: Nest, builder: BlockBuilder) -> None:
         """A reduction whose loops from the tensorized axis inward form the intrinsic's nest:
@@ -1105,21 +1170,28 @@ class KernelLowering:
                 condition = init.add(arith.AndIOp(condition, other))
             init = init.when(condition)
         init, _, stored = self.guard(nest, init, values, init=True)
-        init.add(memref.StoreOp.get(self.identity_of(stage, init), placement.buffer, stored))
+        self.store_identities(stage, [placement.buffer], [], stored, init)
         inner, values = self.emit_loops(nest, inside[first_reduce:], spatial, values)
-        self.emit_update(nest, inner, values)
+        self.emit_update(nest, inner, values, [placement.buffer])
 
-    def emit_update(self, nest: Nest, inner: BlockBuilder, values: dict[str, SSAValue]) -> None:
-        """A reduction's update in its innermost loop `inner` (guarded): the stored element
+    def emit_update(
+        self,
+        nest: Nest,
+        inner: BlockBuilder,
+        values: dict[str, SSAValue],
+        accumulators: Sequence[SSAValue],
+    ) -> None:
+        """A reduction's update in its innermost loop `inner` (guarded): the stored elements
         combined with the stage's body at the loop values `values`."""
-        stage, placement = nest.stage, self.placements[nest.stage.name]
+        stage = nest.stage
         assert stage.reduction is not None
         body, indices, stored = self.guard(nest, inner, values)
         reduce_indices = [values[n] for n in stage.reduce_roots]
-        source = self.emit_body(stage, indices, reduce_indices, body)
-        acc = body.add(memref.LoadOp.get(placement.buffer, stored))
-        combined = self.combine_of(stage, acc, source, body)
-        body.add(memref.StoreOp.get(combined, placement.buffer, stored))
+        sources = self.emit_values(stage, indices, reduce_indices, body)
+        accs = [body.add(memref.LoadOp.get(b, stored)) for b in accumulators]
+        combined = self.combine_of(stage, accs, sources, body)
+        for value, buffer in zip(combined, accumulators, strict=True):
+            body.add(memref.StoreOp.get(value, buffer, stored))
 
     def emit_loops(
         self,
@@ -1370,17 +1442,34 @@ class KernelLowering:
         reduce_indices: Sequence[SSAValue],
         builder: BlockBuilder,
     ) -> SSAValue:
-        """The element of `stage` at `indices` (and reduce indices, for its te.reduce body).
+        """The element of `stage` at `indices` (see `emit_values`)."""
+        return self.emit_values(stage, indices, reduce_indices, builder)[0]
+
+    def emit_values(
+        self,
+        stage: Stage,
+        indices: Sequence[SSAValue],
+        reduce_indices: Sequence[SSAValue],
+        builder: BlockBuilder,
+    ) -> list[SSAValue]:
+        """The element of `stage` at `indices`, or with reduce indices, the values its
+        te.reduce body yields (several for a tuple reducer).
 
         The body of an inlined producer is emitted where it is read. Each body is a generator
         that yields the inlined reads it meets and resumes with their values; the generators
         wait on an explicit stack, so a chain of inlined stages of any length (a fused group
         of thousands of elementwise ops) needs no Python recursion."""
-        pending = [self.body_steps(stage, indices, reduce_indices, builder)]
-        value: SSAValue | None = None
+        return self.drive(self.body_steps(stage, indices, reduce_indices, builder))
+
+    def drive(self, steps: Generator[InlineRead, SSAValue, list[SSAValue]]) -> list[SSAValue]:
+        """Run a body's emission, emitting the inlined producers it reads (see
+        `emit_values`)."""
+        pending = [steps]
+        value: list[SSAValue] | None = None
         while pending:
             try:
-                producer, at, where = pending[-1].send(value)  # type: ignore[arg-type]
+                sent = None if value is None else value[0]
+                producer, at, where = pending[-1].send(sent)  # type: ignore[arg-type]
             except StopIteration as done:
                 pending.pop()
                 value = done.value
@@ -1396,14 +1485,17 @@ class KernelLowering:
         indices: Sequence[SSAValue],
         reduce_indices: Sequence[SSAValue],
         builder: BlockBuilder,
-    ) -> EmitSteps:
-        """`emit_body` of one stage, yielding its reads of inlined stages (see there)."""
+        block: Block | None = None,
+    ) -> Generator[InlineRead, SSAValue, list[SSAValue]]:
+        """`emit_body` of one stage, yielding its reads of inlined stages (see there); with
+        `block`, that block of the stage's compute (its reduction's init) at `indices`."""
         if stage.compute is None:
             assert stage.source is not None
-            return (yield from self.read(stage, stage.source, list(indices), builder))
+            return [(yield from self.read(stage, stage.source, list(indices), builder))]
         mapping = dict(zip(stage.compute.axes, indices, strict=True))
         reduction = stage.reduction
-        block = stage.compute.body.block
+        if block is None:
+            block = stage.compute.body.block
         if reduction is not None and reduce_indices:
             mapping.update(zip(reduction.body.block.args, reduce_indices, strict=True))
             block = reduction.body.block
@@ -1411,27 +1503,33 @@ class KernelLowering:
         yield from self.emit_ops(stage, block, mapping, builder)
         last = block.last_op
         assert isinstance(last, te.YieldOp)
-        return mapping.get(last.values[0], last.values[0])
+        return [mapping.get(v, v) for v in last.values]
 
-    def identity_of(self, stage: Stage, builder: BlockBuilder) -> SSAValue:
-        """The identity element of `stage`'s reduction, added by `builder`."""
+    def identities_of(self, stage: Stage, builder: BlockBuilder) -> list[SSAValue]:
+        """The identity element of each value `stage`'s reduction reduces, added by
+        `builder`."""
         reduction = stage.reduction
         assert reduction is not None
         if reduction.identity is None:
-            return identity(reduction.combiner.data, reduction.result.type, builder)
-        return builder.add(arith.ConstantOp(reduction.identity))
+            return [identity(reduction.combiner.data, reduction.result.type, builder)]
+        return [builder.add(arith.ConstantOp(a)) for a in reduction.identities]  # type: ignore[arg-type]
 
     def combine_of(
-        self, stage: Stage, lhs: SSAValue, rhs: SSAValue, builder: BlockBuilder
-    ) -> SSAValue:
-        """`lhs` and `rhs` combined by `stage`'s reducer, added by `builder`."""
+        self,
+        stage: Stage,
+        lhs: Sequence[SSAValue],
+        rhs: Sequence[SSAValue],
+        builder: BlockBuilder,
+    ) -> list[SSAValue]:
+        """The accumulated values `lhs` combined with the new values `rhs` by `stage`'s
+        reducer, added by `builder`."""
         reduction = stage.reduction
         assert reduction is not None
         if reduction.combine is None:
-            return builder.add(combine(reduction.combiner.data, lhs, rhs))
+            return [builder.add(combine(reduction.combiner.data, lhs[0], rhs[0]))]
         block = reduction.combine.block
         return self.emit_scalar(
-            stage, block, dict(zip(block.args, (lhs, rhs), strict=True)), builder
+            stage, block, dict(zip(block.args, (*lhs, *rhs), strict=True)), builder
         )
 
     def emit_scalar(
@@ -1440,8 +1538,8 @@ class KernelLowering:
         block: Block,
         mapping: dict[SSAValue, SSAValue],
         builder: BlockBuilder,
-    ) -> SSAValue:
-        """The value a custom reducer's combine region yields, its ops cloned into
+    ) -> list[SSAValue]:
+        """The values a custom reducer's combine region yields, its ops cloned into
         `builder`."""
         mapping = {**self.values, **mapping}
         steps = self.emit_ops(stage, block, mapping, builder)
@@ -1450,8 +1548,7 @@ class KernelLowering:
         except StopIteration:
             last = block.last_op
             assert isinstance(last, te.YieldOp)
-            value = last.operands[0]
-            return mapping.get(value, value)
+            return [mapping.get(v, v) for v in last.operands]
         raise located_error(
             block.parent_op() or block, "a reducer's combine region reads a computed tensor"
         )

@@ -547,7 +547,8 @@ def tensorize(loop: tir.ForOp, intrinsic: TensorIntrinsic) -> None:
     Rewriter.insert_op(emitter.ops, InsertPoint.before(loop))
     Rewriter.erase_op(loop)
     for op in reversed(emitter.ops):  # offsets and strides the lowering does not use
-        if op.results and all(not r.uses for r in op.results) and not op.regions:
+        unused = op.results and all(not r.uses for r in op.results) and not op.regions
+        if unused and not isinstance(op, tir.CallExternOp):  # a call is kept for its effect
             Rewriter.erase_op(op)
 
 

@@ -1,7 +1,8 @@
 """Runtime: modules, arrays, devices and reference interpreters.
 
 As `tvm.runtime`: `load_module(path)`, `Module`, `PackedFunc`, `register_func`,
-`get_global_func` (loaded on first use, so the interpreters import nothing they do not need),
+`get_global_func`, `enabled` (loaded on first use, so the interpreters import nothing they
+do not need),
 and `convert`, which belongs to the TVM face (xtvm/api/convert.py): the package `xtvm`
 adds it (`PACKAGE_NAMES` in xtvm/__init__.py).
 `set_num_threads(n)` sets the thread count of compiled CPU code (at start `XTVM_NUM_THREADS`,
@@ -21,6 +22,7 @@ _NAMES = {
     "get_global_func": "xtvm.runtime.registry",
     "list_global_func_names": "xtvm.runtime.registry",
     "set_num_threads": "xtvm.runtime.threads",
+    "enabled": "xtvm.runtime.ndarray",
 }
 
 

@@ -59,6 +59,17 @@ def cuda_available() -> bool:
     return cuda(0).exist
 
 
+def enabled(target: object) -> bool:
+    """TVM's `tvm.runtime.enabled`: whether kernels for `target` ("llvm", "cuda", a Target's
+    text) run here: CPU targets always, CUDA ones where a GPU exists."""
+    kind = str(target).split()[0] if str(target).strip() else ""
+    if kind in ("llvm", "cpu", "c"):
+        return True
+    if kind in ("cuda", "gpu", "nvptx"):
+        return cuda_available()
+    return False
+
+
 class NDArray:
     """An n-dimensional array on a device; `.numpy()` gives a numpy copy."""
 

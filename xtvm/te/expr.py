@@ -15,7 +15,7 @@ import builtins
 import functools
 import inspect
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,13 +30,30 @@ VECTOR_DTYPE = re.compile(r"^(u?int|float|bfloat)\d+x\d+$")
 
 
 def dtype_name(dtype: object) -> str:
-    """A scalar dtype's canonical name; TVM's vector dtypes (`float32x4`) are refused."""
+    """A scalar dtype's canonical name; TVM's vector dtypes (`float32x4`) are refused: tensors
+    and variables hold scalars (vector values are `const`, `Broadcast`, `Ramp` and `vload`)."""
     if isinstance(dtype, str) and VECTOR_DTYPE.match(dtype):
         raise TVMError(
-            f"vector dtype '{dtype}' is not supported: xtvm's tensors and expressions are "
-            "scalar; vectorize a loop instead (s[C].vectorize)"
+            f"vector dtype '{dtype}' is not supported here: xtvm's tensors and variables are "
+            "scalar; vector values are tvm.tir.const/Broadcast/Ramp and buffer vload/vstore in "
+            "extern bodies, and a loop is vectorized with s[C].vectorize"
         )
     return scalar_dtype_name(dtype)
+
+
+def split_dtype(dtype: object) -> tuple[str, int]:
+    """A dtype's scalar element dtype and lane count (`float32x4` -> `float32`, 4)."""
+    if isinstance(dtype, str) and VECTOR_DTYPE.match(dtype):
+        base, _, lanes = dtype.rpartition("x")
+        count = int(lanes)
+        if not 1 <= count <= 64:
+            raise TVMError(f"vector dtype '{dtype}': lanes must be 1 to 64")
+        return scalar_dtype_name(base), count
+    return scalar_dtype_name(dtype), 1
+
+
+def vector_dtype(base: str, lanes: int) -> str:
+    return base if lanes == 1 else f"{base}x{lanes}"
 
 
 class PrimExpr:
@@ -47,7 +64,7 @@ class PrimExpr:
     def _binary(self, op: str, other: object, reverse: bool = False) -> PrimExpr:
         rhs = as_expr(other, self.dtype)
         lhs, rhs = (rhs, self) if reverse else (self, rhs)
-        return Binary(op, lhs, rhs)
+        return Binary(op, *match_types(lhs, rhs))
 
     def __add__(self, o: object) -> PrimExpr:
         return self._binary("add", o)
@@ -157,6 +174,35 @@ class PrimExpr:
     __hash__ = object.__hash__
 
 
+def match_types(a: PrimExpr, b: PrimExpr) -> tuple[PrimExpr, PrimExpr]:
+    """The operands of an arithmetic operator in one dtype, as TVM's operators promote them:
+    an integer meets a float as that float, a narrower number of a kind meets a wider one as
+    the wider (`i / 2.0` divides in float32)."""
+    if a.dtype == b.dtype or "bool" in (a.dtype, b.dtype) or "handle" in (a.dtype, b.dtype):
+        return a, b
+    (base_a, lanes_a), (base_b, lanes_b) = split_dtype(a.dtype), split_dtype(b.dtype)
+    if lanes_a != lanes_b:  # a scalar meets a vector as its broadcast
+        if 1 not in (lanes_a, lanes_b):
+            raise TypeError(f"operands have different lanes: {a.dtype} and {b.dtype}")
+        if lanes_a == 1:
+            a = Broadcast(a if base_a == base_b else Cast(base_b, a), lanes_b)
+        else:
+            b = Broadcast(b if base_a == base_b else Cast(base_a, b), lanes_a)
+        return a, b
+    fa, fb = a.dtype.startswith("float"), b.dtype.startswith("float")
+    if fa != fb:
+        return (a, Cast(a.dtype, b)) if fa else (Cast(b.dtype, a), b)
+    if a.dtype.startswith("u") != b.dtype.startswith("u"):
+        return a, b  # signed with unsigned: left for Binary to refuse
+    wider = a.dtype if bits(a.dtype) >= bits(b.dtype) else b.dtype
+    return (a if a.dtype == wider else Cast(wider, a)), (b if b.dtype == wider else Cast(wider, b))
+
+
+def bits(dtype: str) -> int:
+    digits = "".join(c for c in dtype if c.isdigit())
+    return int(digits) if digits else 0
+
+
 def as_expr(value: object, dtype: str = "int32") -> PrimExpr:
     """`value` as an expression; Python numbers take `dtype` (ints stay ints for int dtypes)."""
     if isinstance(value, PrimExpr):
@@ -164,6 +210,10 @@ def as_expr(value: object, dtype: str = "int32") -> PrimExpr:
     if isinstance(value, bool):
         return IntImm("bool", value)
     if isinstance(value, int | float | np.integer | np.floating):
+        if VECTOR_DTYPE.match(dtype):  # a number in vector arithmetic: its broadcast
+            base, lanes = split_dtype(dtype)
+            scalar = as_expr(value, base)
+            return scalar if scalar.dtype != base else Broadcast(scalar, lanes)
         if isinstance(value, float | np.floating) and not dtype.startswith("float"):
             return make_const(float(value), "float32")
         return make_const(value.item() if isinstance(value, np.generic) else value, dtype)
@@ -259,10 +309,14 @@ class Compare(PrimExpr):
 @dataclass(eq=False)
 class Equality(Compare):
     """`a == b` or `a != b` on expressions; in Python's `if` it asks whether they are the
-    same node (TVM's `EqualOp.__bool__`)."""
+    same node (TVM's `EqualOp.__bool__`), or for two constants whether their values are
+    equal (TVM folds those)."""
 
     def __bool__(self) -> bool:
-        same = self.a is self.b
+        if isinstance(self.a, Const) and isinstance(self.b, Const):
+            same = self.a.value == self.b.value  # TVM folds a comparison of constants
+        else:
+            same = self.a is self.b
         return same if self.op == "eq" else not same
 
 
@@ -295,6 +349,40 @@ class Cast(PrimExpr):
 
 
 @dataclass(eq=False)
+class Broadcast(PrimExpr):
+    """`lanes` copies of the scalar `value` (`tvm.tir.Broadcast`)."""
+
+    value: PrimExpr
+    lanes: int
+
+    def __post_init__(self) -> None:
+        self.value = as_expr(self.value, "float32")
+        base, lanes = split_dtype(self.value.dtype)
+        if lanes != 1 or not isinstance(self.lanes, int) or not 2 <= self.lanes <= 64:
+            raise TVMError(f"Broadcast needs a scalar and 2 to 64 lanes, got {self.value.dtype}")
+        self.dtype = vector_dtype(base, self.lanes)
+
+
+@dataclass(eq=False)
+class Ramp(PrimExpr):
+    """`base, base + stride, ..., base + (lanes - 1) * stride` (`tvm.tir.Ramp`), a vector of
+    integers: as an index, `lanes` consecutive elements (stride 1)."""
+
+    base: PrimExpr
+    stride: PrimExpr
+    lanes: int
+
+    def __post_init__(self) -> None:
+        self.base = as_expr(self.base)
+        self.stride = as_expr(self.stride, self.base.dtype)
+        if not self.base.dtype.startswith(("int", "uint")) or self.stride.dtype != self.base.dtype:
+            raise TVMError(f"Ramp needs integer base and stride, got {self.base.dtype}")
+        if not isinstance(self.lanes, int) or not 2 <= self.lanes <= 64:
+            raise TVMError(f"Ramp needs 2 to 64 lanes, got {self.lanes}")
+        self.dtype = vector_dtype(self.base.dtype, self.lanes)
+
+
+@dataclass(eq=False)
 class Call(PrimExpr):
     """An intrinsic: exp, log, sqrt, tanh, erf, sin, cos, tan, atan, abs, floor, ceil, power, max,
     min, sigmoid."""
@@ -320,10 +408,14 @@ class Read(PrimExpr):
 @dataclass(eq=False)
 class CommReducer:
     """A commutative, associative reducer made by `te.comm_reducer(fcombine, fidentity)`:
-    `fcombine(x, y)` combines two values, `fidentity(dtype)` is its identity element."""
+    `fcombine(x, y)` combines two values, `fidentity(dtype)` is its identity element.
 
-    fcombine: Callable[[PrimExpr, PrimExpr], object]
-    fidentity: Callable[[str], object]
+    A tuple reducer (an argmax) reduces several values together: `fcombine(x, y)` takes and
+    returns tuples, `fidentity(dtype0, dtype1, ...)` returns one identity per value, and
+    `reducer((a, b), axis=k)` gives one reduction per value (the outputs of one compute)."""
+
+    fcombine: Callable[..., object]
+    fidentity: Callable[..., object]
     name: str = "reduce"
 
     def combine(self, x: PrimExpr, y: PrimExpr) -> PrimExpr:
@@ -332,25 +424,55 @@ class CommReducer:
     def identity(self, dtype: str) -> PrimExpr:
         return as_expr(self.fidentity(dtype), dtype)
 
+    def combine_tuple(self, x: Sequence[PrimExpr], y: Sequence[PrimExpr]) -> tuple[PrimExpr, ...]:
+        """A tuple reducer's combination of the value tuples `x` and `y`."""
+        result = self.fcombine(tuple(x), tuple(y))
+        return tuple(
+            as_expr(v, a.dtype) for v, a in zip(self._tuple(result, len(x)), x, strict=True)
+        )
+
+    def identity_tuple(self, dtypes: Sequence[str]) -> tuple[PrimExpr, ...]:
+        result = self.fidentity(*dtypes)
+        return tuple(
+            as_expr(v, d) for v, d in zip(self._tuple(result, len(dtypes)), dtypes, strict=True)
+        )
+
+    def _tuple(self, value: object, size: int) -> tuple[object, ...]:
+        if not isinstance(value, tuple | list) or len(value) != size:
+            raise TVMError(
+                f"te.comm_reducer '{self.name}': reducing {size} values, its fcombine and "
+                f"fidentity must return {size}-tuples, got {value!r}"
+            )
+        return tuple(value)
+
     def __call__(
         self, expr: object, axis: object = None, where: object = None, init: object = None
-    ) -> PrimExpr:
+    ) -> Any:
         """`reducer(expr, axis=k[, where=cond])` reduces over reduce axes; `reducer(a, b)`
         combines two values, as TVM's reducers do."""
-        if isinstance(expr, tuple | list):
-            raise NotImplementedError(
-                f"te.comm_reducer '{self.name}': tuple reducers (several values, as an argmax) "
-                "are not supported; reduce one value"
-            )
         if axis is None:
             raise TypeError(f"{self.name} needs an axis (or a second value to combine with)")
         is_axis = isinstance(axis, list | tuple) or (
             isinstance(axis, IterVar) and axis.iter_type == IterVar.COMM_REDUCE
         )
+        if isinstance(expr, tuple | list):
+            values = tuple(as_expr(v, "float32") for v in expr)
+            if not is_axis:
+                return self.combine_tuple(values, [as_expr(v) for v in axis])  # type: ignore[union-attr]
+            return tuple_reduction(self, values, axis, where, init)
         if not is_axis:
             x = as_expr(expr)
             return self.combine(x, as_expr(axis, x.dtype))
         return reduction(self.name, self, expr, axis, where, init, self.identity)
+
+
+def reduce_axes(what: str, axis: object) -> tuple[IterVar, ...]:
+    axes = tuple(axis) if isinstance(axis, list | tuple) else (axis,)
+    if not builtins.all(
+        isinstance(a, IterVar) and a.iter_type == IterVar.COMM_REDUCE for a in axes
+    ):
+        raise TypeError(f"{what}: axis must be reduce axes (te.reduce_axis)")
+    return axes  # type: ignore[return-value]
 
 
 def reduction(
@@ -364,28 +486,47 @@ def reduction(
 ) -> Reduce:
     """The reduction of `expr` over reduce axes `axis` by `combiner`, only where `where`
     holds (elsewhere the combiner's `identity(dtype)` is reduced)."""
-    axes = tuple(axis) if isinstance(axis, list | tuple) else (axis,)
-    if not builtins.all(
-        isinstance(a, IterVar) and a.iter_type == IterVar.COMM_REDUCE for a in axes
-    ):
-        raise TypeError(f"{what}: axis must be reduce axes (te.reduce_axis)")
-    if init is not None:
-        raise NotImplementedError(f"{what}: init is not supported")
+    axes = reduce_axes(what, axis)
     source = as_expr(expr, "float32")
     if where is not None:
         source = Select(as_expr(where), source, identity(source.dtype))
-    return Reduce(combiner, source, axes)
+    start = None if init is None else as_expr(init, source.dtype)
+    if start is not None and start.dtype != source.dtype:
+        raise TypeError(f"{what}: init has dtype {start.dtype}, the values {source.dtype}")
+    return Reduce(combiner, source, axes, init=start)
+
+
+def tuple_reduction(
+    reducer: CommReducer,
+    values: tuple[PrimExpr, ...],
+    axis: object,
+    where: object,
+    init: object,
+) -> tuple[Reduce, ...]:
+    """A tuple reducer's reduction of `values` together: one Reduce per value, all sharing
+    the values (where `where` fails, the identities are reduced)."""
+    if init is not None:
+        raise NotImplementedError(f"te.comm_reducer '{reducer.name}': init of a tuple reducer")
+    axes = reduce_axes(reducer.name, axis)
+    dtypes = [v.dtype for v in values]
+    identities = reducer.identity_tuple(dtypes)  # both checked now, as TVM builds them now
+    reducer.combine_tuple([Var("x", d) for d in dtypes], [Var("y", d) for d in dtypes])
+    if where is not None:
+        cond = as_expr(where)
+        values = tuple(Select(cond, v, e) for v, e in zip(values, identities, strict=True))
+    return tuple(Reduce(reducer, v, axes, values, k) for k, v in enumerate(values))
 
 
 def comm_reducer(
-    fcombine: Callable[[PrimExpr, PrimExpr], object],
-    fidentity: Callable[[str], object],
+    fcombine: Callable[..., object],
+    fidentity: Callable[..., object],
     name: str = "reduce",
 ) -> CommReducer:
     """A reducer from a combining function and an identity (TVM's `te.comm_reducer`):
-    `mysum = te.comm_reducer(lambda x, y: x + y, lambda t: tvm.tir.const(0, dtype=t))`.
+    `mysum = te.comm_reducer(lambda x, y: x + y, lambda t: tvm.tir.const(0, dtype=t))`, or
+    over tuples, as an argmax (see CommReducer).
 
-    `fidentity` must give a constant; the name is only shown (it may be a built-in's).
+    `fidentity` must give constants; the name is only shown (it may be a built-in's).
     """
     return CommReducer(fcombine, fidentity, str(name))
 
@@ -393,14 +534,38 @@ def comm_reducer(
 @dataclass(eq=False)
 class Reduce(PrimExpr):
     """A commutative reduction of `source` over `axes` (te.sum, te.max, ..., or a
-    `te.comm_reducer`'s)."""
+    `te.comm_reducer`'s). Of a tuple reducer, `sources` are all the values reduced together
+    and `source` is the one this reduction gives, `sources[value_index]`."""
 
     combiner: str | CommReducer
     source: PrimExpr
     axes: tuple[IterVar, ...]
+    sources: tuple[PrimExpr, ...] = ()
+    value_index: int = 0
+    init: PrimExpr | None = None
+    """The value the reduction starts from in place of the identity (`te.sum(..., init=x)`),
+    an expression of the compute's axes."""
 
     def __post_init__(self) -> None:
+        if not self.sources:
+            self.sources = (self.source,)
         self.dtype = self.source.dtype
+
+
+def max_value(dtype: str) -> Const:
+    """The largest value of `dtype`."""
+    dtype = dtype_name(dtype)
+    if dtype.startswith("float"):
+        return FloatImm(dtype, float(np.finfo(dtype).max))
+    return IntImm(dtype, 1 if dtype == "bool" else int(np.iinfo(dtype).max))
+
+
+def min_value(dtype: str) -> Const:
+    """The smallest value of `dtype`."""
+    dtype = dtype_name(dtype)
+    if dtype.startswith("float"):
+        return FloatImm(dtype, float(np.finfo(dtype).min))
+    return IntImm(dtype, 0 if dtype == "bool" else int(np.iinfo(dtype).min))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -412,8 +577,14 @@ Extent = int | PrimExpr  # a dimension: static, or an expression of te.vars
 
 @dataclass(frozen=True)
 class Range:
+    """`[min, min + extent)` (TVM's `tvm.ir.Range`)."""
+
     min: Extent
     extent: Extent
+
+    @staticmethod
+    def from_min_extent(min_value: object, extent: object) -> Range:
+        return Range(as_expr(min_value), as_expr(extent))
 
 
 def as_extent(value: object, what: str) -> Extent:
@@ -633,7 +804,11 @@ def children(node: PrimExpr) -> list[PrimExpr]:
     if isinstance(node, Read):
         return list(node.indices)
     if isinstance(node, Reduce):
-        return [node.source]
+        return [*node.sources, *([] if node.init is None else [node.init])]
+    if isinstance(node, Broadcast):
+        return [node.value]
+    if isinstance(node, Ramp):
+        return [node.base, node.stride]
     return []
 
 
@@ -643,8 +818,9 @@ def post_order(expr: PrimExpr) -> list[PrimExpr]:
     return traversal.post_order([expr], children)
 
 
-def substitute(expr: PrimExpr, axes: dict[int, IterVar]) -> PrimExpr:
-    """`expr` with the IterVars in `axes` (keyed by id) replaced; shared nodes stay shared."""
+def substitute(expr: PrimExpr, axes: Mapping[int, PrimExpr]) -> PrimExpr:
+    """`expr` with the IterVars in `axes` (keyed by id) replaced by their expressions (other
+    IterVars, or expressions of them); shared nodes stay shared."""
     memo: dict[int, PrimExpr] = {}
 
     def sub(node: PrimExpr) -> PrimExpr:
@@ -665,8 +841,15 @@ def substitute(expr: PrimExpr, axes: dict[int, IterVar]) -> PrimExpr:
             return Call(node.name, tuple(sub(a) for a in node.args))
         if isinstance(node, Read):
             return Read(node.tensor, tuple(sub(i) for i in node.indices))
+        if isinstance(node, Broadcast):
+            return Broadcast(sub(node.value), node.lanes)
+        if isinstance(node, Ramp):
+            return Ramp(sub(node.base), sub(node.stride), node.lanes)
         if isinstance(node, Reduce):
-            return Reduce(node.combiner, sub(node.source), node.axes)
+            sources = tuple(sub(v) for v in node.sources)
+            k = node.value_index
+            init = None if node.init is None else sub(node.init)
+            return Reduce(node.combiner, sources[k], node.axes, sources, k, init)
         return node
 
     for node in post_order(expr):  # children first: rebuild finds them in the memo
@@ -741,12 +924,21 @@ def compute(
     value = fcompute(*axis)
     values = list(value) if isinstance(value, list | tuple) else [value]
     bodies = [as_expr(v, "float32") for v in values]
-    for body in bodies:
-        if isinstance(body, Reduce) and len(bodies) > 1:
+    reductions = [b for b in bodies if isinstance(b, Reduce)]
+    if reductions and len(bodies) > 1:
+        first = reductions[0]
+        together = len(reductions) == len(bodies) == len(first.sources) and builtins.all(
+            len(r.sources) == len(first.sources)
+            and builtins.all(a is b for a, b in zip(r.sources, first.sources, strict=True))
+            and r.value_index == k
+            for k, r in enumerate(reductions)
+        )
+        if not together:
             raise TVMError(
-                f"compute {name}: a reduction of several outputs (te.comm_reducer over tuples) "
-                "is not supported"
+                f"compute {name}: the outputs of a compute with a reduction must be the "
+                "values of one tuple reduction, in order"
             )
+    for body in bodies:
         if not isinstance(body, Reduce):
             for node in walk(body):
                 if isinstance(node, Reduce):
@@ -811,13 +1003,16 @@ def var(name: str = "tindex", dtype: str = "int32") -> Var:
 size_var = var
 
 
-def const(value: Number, dtype: str | None = None) -> Const:
-    """`tvm.tir.const`: an IntImm or FloatImm, int32/float32/bool unless `dtype` is given."""
+def const(value: Number, dtype: str | None = None) -> Const | Broadcast:
+    """`tvm.tir.const`: an IntImm or FloatImm, int32/float32/bool unless `dtype` is given;
+    of a vector dtype (`float32x4`), the scalar's Broadcast."""
     if dtype is None:
         dtype = (
             "bool" if isinstance(value, bool) else "int32" if isinstance(value, int) else "float32"
         )
-    return make_const(value, dtype_name(dtype))
+    base, lanes = split_dtype(dtype)
+    scalar = make_const(value, base)
+    return scalar if lanes == 1 else Broadcast(scalar, lanes)
 
 
 def _reducer(combiner: str) -> Callable[..., PrimExpr]:

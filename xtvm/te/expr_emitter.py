@@ -6,14 +6,16 @@ from __future__ import annotations
 
 from collections.abc import Generator
 
-from xdsl.dialects import arith, math, scf
+from xdsl.dialects import arith, math, scf, vector
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
+    DenseIntOrFPElementsAttr,
     FloatAttr,
     IndexType,
     IntegerAttr,
     IntegerType,
     TensorType,
+    VectorType,
     i1,
     i64,
 )
@@ -23,17 +25,20 @@ from xtvm.dialects import te
 from xtvm.ir.numpy_types import element_type, index_literal, is_unsigned, orders_unsigned
 from xtvm.te.expr import (
     Binary,
+    Broadcast,
     Call,
     Cast,
     Compare,
     Const,
     IterVar,
     PrimExpr,
+    Ramp,
     Read,
     Reduce,
     Select,
     Tensor,
     Var,
+    split_dtype,
     walk,
 )
 
@@ -183,6 +188,11 @@ class ExprEmitter:
             return self.convert((yield self, expr.value), element_type(expr.dtype))
         if isinstance(expr, Call):
             return (yield from self.call(expr))
+        if isinstance(expr, Broadcast):
+            scalar = self.convert((yield self, expr.value), element_type(expr.value.dtype))
+            return self.add(vector.BroadcastOp(scalar, value_type(expr.dtype)))
+        if isinstance(expr, Ramp):
+            return (yield from self.ramp(expr))
         if isinstance(expr, Reduce):
             raise ValueError("a reduction must be the whole body of a compute")
         raise TypeError(f"cannot lower {type(expr).__name__}")
@@ -212,6 +222,19 @@ class ExprEmitter:
             emitter.block.add_op(scf.YieldOp(value))
         blocks = [Region(e.block) for e in emitters]
         return self.add(scf.IfOp(cond, [t.type], blocks[0], blocks[1]))
+
+    def ramp(self, expr: Ramp) -> EmitSteps:
+        """`base + [0, 1, ..., lanes - 1] * stride`, lane by lane."""
+        typ = value_type(expr.dtype)
+        assert isinstance(typ, VectorType)
+        elem = typ.element_type
+        base = self.convert((yield self, expr.base), elem)
+        stride = self.convert((yield self, expr.stride), elem)
+        steps = self.add(
+            arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(typ, list(range(expr.lanes))))
+        )
+        scaled = self.add(arith.MuliOp(steps, self.add(vector.BroadcastOp(stride, typ))))
+        return self.add(arith.AddiOp(self.add(vector.BroadcastOp(base, typ)), scaled))
 
     def unify(self, a: SSAValue, b: SSAValue) -> tuple[SSAValue, SSAValue]:
         """Two operands in one type: an index meets a fixed-width integer as that integer."""
@@ -315,6 +338,13 @@ class ExprEmitter:
             return self.add((arith.FPToUIOp if is_unsigned(want) else arith.FPToSIOp)(value, want))
         widen = have.bitwidth < want.bitwidth  # type: ignore[attr-defined]
         return self.add((arith.ExtFOp if widen else arith.TruncFOp)(value, want))
+
+
+def value_type(dtype: str) -> Attribute:
+    """The type of a value of `dtype`: its element type, or a vector of `float32x4`'s."""
+    base, lanes = split_dtype(dtype)
+    elem = element_type(base)
+    return elem if lanes == 1 else VectorType(elem, [lanes])
 
 
 def tensor_type(t: Tensor) -> TensorType:

@@ -11,10 +11,12 @@ at the top of the kernel and passed to its te.compute / te.reduce as size operan
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     AnyFloat,
+    ArrayAttr,
     DenseArrayBase,
     FloatAttr,
     IndexType,
@@ -35,6 +37,7 @@ from xtvm.te.expr import (
     ComputeOp,
     Const,
     PlaceholderOp,
+    PrimExpr,
     Reduce,
     ScanOp,
     Tensor,
@@ -73,13 +76,20 @@ def build_compute(
         names = [a.name for a in body.axes]
         extents = [a.dom.extent for a in body.axes]
         custom = body.combiner if isinstance(body.combiner, CommReducer) else None
+        init = None
+        if body.init is not None:  # computed in the compute's axes, where the init is stored
+            init_block = Block()
+            start = ExprEmitter(init_block, axes, tensors).emit(body.init, elem)
+            init_block.add_op(te.YieldOp(start))
+            init = Region(init_block)
         reduce = te.ReduceOp(
             body.combiner if custom is None else custom.name,
             [e if isinstance(e, int) else te.DYNAMIC_EXTENT for e in extents],
             names,
             elem,
             sizes=[sizes.emit(e, IndexType()) for e in extents if not isinstance(e, int)],
-            **({} if custom is None else reducer_parts(custom, out.dtype, elem, axes, tensors)),
+            **({} if custom is None else reducer_parts(custom, body, axes, tensors)),
+            init=init,
         )
         inner_block = reduce.body.block
         inner_axes = dict(axes)
@@ -87,7 +97,8 @@ def build_compute(
             inner_axes[id(a)] = arg
             arg.name_hint = sanitize(a.name)
         inner = ExprEmitter(inner_block, inner_axes, tensors)
-        inner_block.add_op(te.YieldOp(inner.emit(body.source, elem)))
+        values = [inner.emit(v, element_type(v.dtype)) for v in body.sources]
+        inner_block.add_op(te.YieldOp(*values))
         block.add_op(reduce)
         block.add_op(te.YieldOp(reduce.result))
     else:
@@ -97,32 +108,44 @@ def build_compute(
 
 def reducer_parts(
     reducer: CommReducer,
-    dtype: str,
-    elem: Attribute,
+    body: Reduce,
     values: dict[int, SSAValue],
     tensors: dict[int, SSAValue],
-) -> dict[str, Region | FloatAttr | IntegerAttr]:
+) -> dict[str, Any]:
     """The `combine` region and `identity` of a custom reducer's te.reduce: its combining
     function applied to variables standing for the block arguments, emitted; its identity,
-    which must be a constant."""
-    lhs, rhs = Var("lhs", dtype), Var("rhs", dtype)
-    block = Block(arg_types=[elem, elem])
+    which must be constant (of a tuple reducer: the region combines every value, the
+    identity has one constant per value, and `component` is the reduction's own)."""
+    dtypes = [v.dtype for v in body.sources]
+    elems = [element_type(d) for d in dtypes]
+    lhs = [Var(f"lhs{k}", d) for k, d in enumerate(dtypes)]
+    rhs = [Var(f"rhs{k}", d) for k, d in enumerate(dtypes)]
+    block = Block(arg_types=[*elems, *elems])
     bound = dict(values)
-    bound.update({id(lhs): block.args[0], id(rhs): block.args[1]})
+    bound.update({id(v): a for v, a in zip([*lhs, *rhs], block.args, strict=True)})
     emitter = ExprEmitter(block, bound, tensors)
-    block.add_op(te.YieldOp(emitter.emit(reducer.combine(lhs, rhs), elem)))
-    value = reducer.identity(dtype)
+    if len(dtypes) == 1:
+        combined: Sequence[PrimExpr] = [reducer.combine(lhs[0], rhs[0])]
+        identities: Sequence[PrimExpr] = [reducer.identity(dtypes[0])]
+    else:
+        combined = reducer.combine_tuple(lhs, rhs)
+        identities = reducer.identity_tuple(dtypes)
+    block.add_op(te.YieldOp(*[emitter.emit(c, e) for c, e in zip(combined, elems, strict=True)]))
+    attrs = [constant_attr(reducer, v, e) for v, e in zip(identities, elems, strict=True)]
+    if len(attrs) == 1:
+        return {"combine": Region(block), "identity": attrs[0]}
+    return {"combine": Region(block), "identity": ArrayAttr(attrs), "component": body.value_index}
+
+
+def constant_attr(reducer: CommReducer, value: PrimExpr, elem: Attribute) -> Attribute:
     if not isinstance(value, Const):
         raise NotImplementedError(
             f"te.comm_reducer '{reducer.name}': the identity must be a constant "
             f"(tvm.tir.const), got {type(value).__name__}"
         )
-    identity = (
-        IntegerAttr(int(value.value), elem)
-        if isinstance(elem, IntegerType)
-        else FloatAttr(float(value.value), elem)  # type: ignore[arg-type]
-    )
-    return {"combine": Region(block), "identity": identity}
+    if isinstance(elem, IntegerType):
+        return IntegerAttr(int(value.value), elem)
+    return FloatAttr(float(value.value), elem)  # type: ignore[arg-type]
 
 
 def add_computes(

@@ -23,12 +23,18 @@ from xtvm.dialects.te import PrimitiveOp
 from xtvm.ir import traversal
 from xtvm.ir.errors import ScheduleError
 from xtvm.te.expr import (
+    IDENTITY,
+    CommReducer,
     ComputeOp,
     IterVar,
+    PrimExpr,
     Read,
+    Reduce,
     ScanOp,
+    Select,
     StringImm,
     Tensor,
+    make_const,
     substitute,
 )
 from xtvm.te.expr import Operation as TeOperation
@@ -429,6 +435,97 @@ class Schedule:
             CachePrimitive(tensor, cache, lambda v: te.CacheWriteOp(v, op.name, scope))
         )
         return cache
+
+    def rfactor(self, tensor: Tensor, axis: IterVar, factor_axis: int = 0) -> Tensor:
+        """Factor the reduction of `tensor` over reduce loop `axis` out into a new stage
+        (TVM's rfactor): it computes, for each value of `axis` (a new data-parallel axis at
+        position `factor_axis`), the reduction over the remaining reduce loops; `tensor`
+        then reduces that stage over `axis`. `axis` is an original reduce axis or a part of
+        one split once; call rfactor before `tensor`'s other primitives. Returns the new
+        stage's tensor (schedulable as any: `s[BF].parallel(BF.op.axis[0])`)."""
+        stage = self[tensor]
+        op = stage.op
+        body = op.body if isinstance(op, ComputeOp) else None
+        if not isinstance(body, Reduce) or len(op.outputs) != 1:
+            raise ScheduleError(f"rfactor: stage {op.name} is not a reduction of one value")
+        assert isinstance(op, ComputeOp)
+        stage._check_leaf(axis, "rfactor")
+        splits = [r for r in stage.relations if isinstance(r, Split)]
+        if len(stage.relations) > 1 or (splits and axis not in (splits[0].outer, splits[0].inner)):
+            raise ScheduleError(
+                "rfactor: call it after splitting only the reduce axis it factors, once"
+            )
+        recorded = [
+            p
+            for p in self.primitives
+            if isinstance(p, PrimitiveOp) and p.stage.data in op.output_names
+        ]
+        if any(not isinstance(p, te.SplitOp) for p in recorded) or stage.attach != "root":
+            raise ScheduleError(
+                "rfactor: call it after splitting only the reduce axis it factors, once"
+            )
+        split = splits[0] if splits else None
+        if not 0 <= factor_axis <= len(op.axis):
+            raise ScheduleError(f"rfactor: factor_axis {factor_axis} out of range")
+        spatial = [IterVar(a.dom.extent, a.name) for a in op.axis]
+        rf = IterVar(axis.dom.extent, axis.name)
+        mapping: dict[int, PrimExpr] = {id(a): b for a, b in zip(op.axis, spatial, strict=True)}
+        reduce_axes: list[IterVar] = []
+        guard: PrimExpr | None = None
+        for k in body.axes:
+            if split is None or k is not split.parent:
+                if k is axis:
+                    mapping[id(k)] = rf
+                else:
+                    mapping[id(k)] = fresh = IterVar(k.dom.extent, k.name, IterVar.COMM_REDUCE)
+                    reduce_axes.append(fresh)
+                continue
+            other = split.outer if axis is split.inner else split.inner
+            rest = IterVar(other.dom.extent, other.name, IterVar.COMM_REDUCE)
+            reduce_axes.append(rest)
+            outer, inner = (rf, rest) if axis is split.outer else (rest, rf)
+            mapping[id(k)] = value = outer * split.inner.dom.extent + inner
+            extent = k.dom.extent
+            covered = split.outer.dom.extent * split.inner.dom.extent  # type: ignore[operator]
+            if not (isinstance(extent, int) and isinstance(covered, int) and covered == extent):
+                guard = value < extent
+        if split is not None and split.parent not in body.axes:
+            raise ScheduleError(f"rfactor: {axis.name} is not a part of a reduce axis")
+        source = substitute(body.source, mapping)
+        if guard is not None:
+            combiner = body.combiner
+            identity = (
+                combiner.identity(source.dtype)
+                if isinstance(combiner, CommReducer)
+                else make_const(IDENTITY[combiner](source.dtype), source.dtype)
+            )
+            source = Select(guard, source, identity)
+        spatial.insert(factor_axis, rf)
+        factored = ComputeOp(
+            self._fresh_name(f"{op.name}.rf"),
+            op.tag,
+            spatial,
+            Reduce(body.combiner, source, tuple(reduce_axes)) if reduce_axes else source,
+        )
+        result = factored.output(0)
+        kept = IterVar(axis.dom.extent, f"{axis.name}.v", IterVar.COMM_REDUCE)
+        indices: list[PrimExpr] = list(op.axis)
+        indices.insert(factor_axis, kept)
+        new_body = Reduce(body.combiner, Read(result, tuple(indices)), (kept,), init=body.init)
+        op.bodies = [new_body]
+        op.body = new_body
+        op.reduce_axis = [kept]
+        self.primitives = [p for p in self.primitives if not any(p is r for r in recorded)]
+        stage.leaf_iter_vars = [*op.axis, kept]
+        stage.all_iter_vars = list(stage.leaf_iter_vars)
+        stage.relations = []
+        stage.iter_var_attrs = {}
+        stage.reads = [result]
+        stage.scheduled = False
+        factored_stage = Stage(factored, self)
+        self.stages.insert(self.stages.index(stage), factored_stage)
+        self._by_op[id(factored)] = factored_stage
+        return result
 
 
 PRAGMA_ITER_TYPES = ("vectorize", "unroll", "parallel")

@@ -17,7 +17,18 @@ from typing import Any
 
 from xtvm.ir.numpy_types import dtype_name
 from xtvm.runtime.packed_call import check_packed_name
-from xtvm.te.expr import Const, Extent, IterVar, Operation, PrimExpr, Tensor, Var, as_expr
+from xtvm.te.expr import (
+    Const,
+    Extent,
+    IterVar,
+    Operation,
+    PrimExpr,
+    Tensor,
+    Var,
+    as_expr,
+    split_dtype,
+    vector_dtype,
+)
 
 ACCESS_MASKS = {"r": 1, "w": 2, "rw": 3}
 
@@ -56,24 +67,40 @@ class Buffer:
         """A pointer to the buffer's first element (plus `offset` elements, along its
         contiguous innermost dimension) for an extern call; `access_mask` ("r", "w", "rw" or
         TVM's bit mask) says how the callee uses it (it is checked, not otherwise used)."""
-        if isinstance(access_mask, str):
-            if access_mask not in ACCESS_MASKS:
+        if isinstance(access_mask, str):  # letters in any order, as TVM reads them ("wr")
+            if not access_mask or set(access_mask) - {"r", "w"}:
                 raise ValueError(f"access_ptr: unknown access mask '{access_mask}' (r, w, rw)")
-            access_mask = ACCESS_MASKS[access_mask]
+            access_mask = sum(ACCESS_MASKS[c] for c in set(access_mask))
         if not 1 <= access_mask <= 3:
             raise ValueError("access_ptr: the access mask must be 1 (r), 2 (w) or 3 (rw)")
         if not isinstance(offset, int) or offset < 0:
             raise NotImplementedError("access_ptr: the offset must be a non-negative int")
         return AccessPtr(self, access_mask, offset)
 
-    def vload(self, begin: Sequence[object], dtype: str | None = None) -> BufferLoad:
-        """The element at `begin` (indices into this buffer)."""
-        if dtype is not None and dtype_name(dtype) != self.dtype:
-            raise NotImplementedError("vload: loading vectors is not supported")
-        return BufferLoad(self, tuple(as_expr(i) for i in begin))
+    def vload(self, begin: object, dtype: str | None = None) -> BufferLoad:
+        """The element at `begin` (indices into this buffer, or one index of a 1-d buffer);
+        of a vector dtype (`float32x4`), that many consecutive elements along the last
+        dimension."""
+        base, lanes = split_dtype(dtype or self.dtype)
+        if base != self.dtype:
+            raise TypeError(f"vload of {self.name} ({self.dtype}) as {dtype}")
+        return BufferLoad(self, self._indices(begin), lanes)
 
-    def vstore(self, begin: Sequence[object], value: object) -> BufferStore:
-        return BufferStore(self, tuple(as_expr(i) for i in begin), as_expr(value, self.dtype))
+    def vstore(self, begin: object, value: object) -> BufferStore:
+        """Store `value` at `begin`; a vector value fills consecutive elements along the last
+        dimension."""
+        value = as_expr(value, self.dtype)
+        if split_dtype(value.dtype)[0] != self.dtype:
+            raise TypeError(f"vstore of {value.dtype} into {self.name} ({self.dtype})")
+        return BufferStore(self, self._indices(begin), value)
+
+    def _indices(self, begin: object) -> tuple[PrimExpr, ...]:
+        items = list(begin) if isinstance(begin, list | tuple) else [begin]
+        if len(items) != len(self.shape):
+            raise IndexError(
+                f"buffer {self.name} has {len(self.shape)} dimensions, indexed with {len(items)}"
+            )
+        return tuple(as_expr(i) for i in items)
 
     def __repr__(self) -> str:
         return f"Buffer({self.name}, shape={self.shape}, dtype={self.dtype})"
@@ -133,11 +160,15 @@ class AccessPtr(PrimExpr):
 
 @dataclass(eq=False)
 class BufferLoad(PrimExpr):
+    """The element of `buffer` at `indices`, or `lanes` consecutive ones along its last
+    dimension (a vector)."""
+
     buffer: Buffer
     indices: tuple[PrimExpr, ...]
+    lanes: int = 1
 
     def __post_init__(self) -> None:
-        self.dtype = self.buffer.dtype
+        self.dtype = vector_dtype(self.buffer.dtype, self.lanes)
 
 
 @dataclass(eq=False)
@@ -189,6 +220,94 @@ class BufferStore(Stmt):
 @dataclass(eq=False)
 class SeqStmt(Stmt):
     seq: list[Stmt]
+
+    def __getitem__(self, k: int) -> Stmt:
+        return self.seq[k]
+
+    def __len__(self) -> int:
+        return len(self.seq)
+
+
+class ForKind:
+    """TVM's `tvm.tir.ForKind`: how a loop of `ir_builder.for_range` runs."""
+
+    SERIAL = 0
+    PARALLEL = 1
+    VECTORIZED = 2
+    UNROLLED = 3
+
+
+# ForKind -> the kind of the tir.for it becomes.
+LOOP_KIND_NAMES = {0: "serial", 1: "parallel", 2: "vectorized", 3: "unrolled"}
+
+
+@dataclass(eq=False)
+class For(Stmt):
+    """`for loop_var in [min, min + extent)`, run as `kind` says (a ForKind)."""
+
+    loop_var: Var
+    min: PrimExpr
+    extent: PrimExpr
+    kind: int
+    body: Stmt
+
+
+@dataclass(eq=False)
+class While(Stmt):
+    """Runs `body` as long as `condition` holds (checked before each run)."""
+
+    condition: PrimExpr
+    body: Stmt
+
+
+@dataclass(eq=False)
+class IfThenElse(Stmt):
+    condition: PrimExpr
+    then_case: Stmt
+    else_case: Stmt | None = None
+
+
+@dataclass(eq=False)
+class Allocate(Stmt):
+    """Memory for `buffer` (of `extents`) while `body` runs; its data is `buffer_var`."""
+
+    buffer: Buffer
+    dtype: str
+    extents: list[PrimExpr]
+    condition: PrimExpr
+    body: Stmt
+
+    @property
+    def buffer_var(self) -> AccessPtr:
+        return self.buffer.data
+
+
+@dataclass(eq=False)
+class AttrStmt(Stmt):
+    """`body` under an attribute of `node`: for "thread_extent", `body` runs once per index
+    of the thread axis `node` in [0, value) (a GPU kernel's launch dimension)."""
+
+    node: object
+    attr_key: str
+    value: PrimExpr
+    body: Stmt
+
+
+@dataclass(eq=False)
+class LetStmt(Stmt):
+    """`var` bound to `value` in `body`."""
+
+    var: Var
+    value: PrimExpr
+    body: Stmt
+
+
+@dataclass(eq=False)
+class Prefetch(Stmt):
+    """A hint to fetch the `bounds` (Ranges) of `buffer` into cache; it computes nothing."""
+
+    buffer: Buffer
+    bounds: list[Any]
 
 
 # ---------------------------------------------------------------------------------------------

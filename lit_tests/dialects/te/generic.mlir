@@ -5,7 +5,7 @@
 // CHECK-LABEL: "func.func"
 // CHECK:         %{{.*}} = "te.compute"() <{name = "B", axis_names = ["i"]}> ({
 // CHECK-NEXT:    ^{{.*}}(%[[I:.*]]: index):
-// CHECK-NEXT:      %[[S:.*]] = "te.reduce"() <{combiner = "max", extents = array<i64: 4>, axis_names = ["k"]}> ({
+// CHECK-NEXT:      %[[S:.*]] = "te.reduce"() <{combiner = "max", extents = array<i64: 4>, axis_names = ["k"], regionSegmentSizes = array<i32: 1, 0, 0>}> ({
 // CHECK-NEXT:      ^{{.*}}(%[[K:.*]]: index):
 // CHECK-NEXT:        %[[A:.*]] = "te.read"(%{{.*}}, %[[I]], %[[K]]) : (tensor<3x4xf32>, index, index) -> f32
 // CHECK-NEXT:        "te.yield"(%[[A]]) : (f32) -> ()

@@ -90,7 +90,7 @@ func.func @custom_without_identity(%A: tensor<4xf32>) -> tensor<1xf32> {
 func.func @custom_combine_arguments(%A: tensor<4xf32>) -> tensor<1xf32> {
   %B = te.compute "B" {
   ^bb0(%i: index):
-    // expected-error@+1 {{'te.reduce' op combine region takes two f32 arguments, got (f32)}}
+    // expected-error@+1 {{'te.reduce' op combine region takes (f32, f32), got (f32)}}
     %s = te.reduce "mysum" {
     ^bb1(%k: index):
       %a = te.read %A[%k] : tensor<4xf32> -> f32
@@ -119,6 +119,84 @@ func.func @custom_identity_type(%A: tensor<4xf32>) -> tensor<1xf32> {
       %z = arith.addf %x, %y : f32
       te.yield %z : f32
     } {extents = array<i64: 4>, axis_names = ["k"], identity = 0 : i32} : f32
+    te.yield %s : f32
+  } {axis_names = ["i"]} : tensor<1xf32>
+  func.return %B : tensor<1xf32>
+}
+
+// -----
+
+func.func @tuple_component_out_of_range(%A: tensor<4xf32>) -> tensor<1xf32> {
+  %B = te.compute "B" {
+  ^bb0(%i: index):
+    // expected-error@+1 {{'te.reduce' op component 2 is not one of its 2 values}}
+    %s = te.reduce "argmax" {
+    ^bb1(%k: index):
+      %a = te.read %A[%k] : tensor<4xf32> -> f32
+      %c = arith.index_cast %k : index to i32
+      te.yield %c, %a : i32, f32
+    } combine {
+    ^bb2(%x0: i32, %x1: f32, %y0: i32, %y1: f32):
+      te.yield %x0, %x1 : i32, f32
+    } {extents = array<i64: 4>, axis_names = ["k"], identity = [-1 : i32, 0.0 : f32], component = 2 : i64} : f32
+    te.yield %s : f32
+  } {axis_names = ["i"]} : tensor<1xf32>
+  func.return %B : tensor<1xf32>
+}
+
+// -----
+
+func.func @tuple_combine_arguments(%A: tensor<4xf32>) -> tensor<1xf32> {
+  %B = te.compute "B" {
+  ^bb0(%i: index):
+    // expected-error@+1 {{'te.reduce' op combine region takes (i32, f32, i32, f32), got (i32, f32)}}
+    %s = te.reduce "argmax" {
+    ^bb1(%k: index):
+      %a = te.read %A[%k] : tensor<4xf32> -> f32
+      %c = arith.index_cast %k : index to i32
+      te.yield %c, %a : i32, f32
+    } combine {
+    ^bb2(%x0: i32, %x1: f32):
+      te.yield %x0, %x1 : i32, f32
+    } {extents = array<i64: 4>, axis_names = ["k"], identity = [-1 : i32, 0.0 : f32], component = 1 : i64} : f32
+    te.yield %s : f32
+  } {axis_names = ["i"]} : tensor<1xf32>
+  func.return %B : tensor<1xf32>
+}
+
+// -----
+
+func.func @tuple_body_yields(%A: tensor<4xf32>) -> tensor<1xf32> {
+  %B = te.compute "B" {
+  ^bb0(%i: index):
+    // expected-error@+1 {{'te.reduce' op body must end with a te.yield of 2 values}}
+    %s = te.reduce "argmax" {
+    ^bb1(%k: index):
+      %a = te.read %A[%k] : tensor<4xf32> -> f32
+      te.yield %a : f32
+    } combine {
+    ^bb2(%x0: i32, %x1: f32, %y0: i32, %y1: f32):
+      te.yield %x0, %x1 : i32, f32
+    } {extents = array<i64: 4>, axis_names = ["k"], identity = [-1 : i32, 0.0 : f32], component = 1 : i64} : f32
+    te.yield %s : f32
+  } {axis_names = ["i"]} : tensor<1xf32>
+  func.return %B : tensor<1xf32>
+}
+
+// -----
+
+func.func @init_type(%A: tensor<4xf32>) -> tensor<1xf32> {
+  %B = te.compute "B" {
+  ^bb0(%i: index):
+    // expected-error@+1 {{'te.reduce' op init region must take no arguments and yield one f32 (a reduction of one value)}}
+    %s = te.reduce "sum" {
+    ^bb1(%k: index):
+      %a = te.read %A[%k] : tensor<4xf32> -> f32
+      te.yield %a : f32
+    } init {
+      %c = arith.constant 1 : i32
+      te.yield %c : i32
+    } {extents = array<i64: 4>, axis_names = ["k"]} : f32
     te.yield %s : f32
   } {axis_names = ["i"]} : tensor<1xf32>
   func.return %B : tensor<1xf32>

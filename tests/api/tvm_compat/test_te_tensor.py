@@ -17,10 +17,9 @@
 # ruff: noqa
 """TVM v0.13's tests/python/unittest/test_te_tensor.py, run with `import xtvm as tvm`: the
 tests that pass unchanged, then the skipped ones with their reason, then xtvm's own tests of
-`te.comm_reducer` computing numbers (checked against numpy).
+`te.comm_reducer` computing numbers (checked against numpy), tuple reducers (argmax) included.
 
-Skipped: `tvm.ir.save_json` / `load_json` (test_tensor_reduce, test_scan_multi_out), tuple
-reducers (test_tensor_reduce_multiout_with_cond), the
+Skipped: `tvm.ir.save_json` / `load_json` (test_tensor_reduce, test_scan_multi_out), the
 `InferBound` schedule internals (test_tuple_with_different_deps), `topi.nn.pooling.pool2d`
 (test_tensor_pool) and access masks such as "wr" with `tvm.tir.ir_builder` pointers
 (test_tensor_compute1, test_tensor_compute2).
@@ -32,6 +31,7 @@ import pytest
 import xtvm as tvm
 import xtvm.testing
 from xtvm import te
+from xtvm.testing.registries import preserved
 
 
 def test_tensor():
@@ -149,9 +149,22 @@ def test_tensor_reduce():
     pass
 
 
-@pytest.mark.skip(reason="tuple reducers (several values per reduction) are not supported")
 def test_tensor_reduce_multiout_with_cond():
-    pass
+    def fcombine(x, y):
+        return x[0] + y[0], x[1] + y[1]
+
+    def fidentity(t0, t1):
+        return tvm.tir.const(0, t0), tvm.tir.const(1, t1)
+
+    mysum = te.comm_reducer(fcombine, fidentity, name="mysum")
+
+    m = te.var("m")
+    n = te.var("n")
+    idx = te.placeholder((m, n), name="idx", dtype="int32")
+    val = te.placeholder((m, n), name="val", dtype="int32")
+    k = te.reduce_axis((0, n), "k")
+    cond = te.floormod(k, 2) == 0
+    T0, T1 = te.compute((m,), lambda i: mysum((idx[i, k], val[i, k]), axis=k, where=cond), name="T")
 
 
 @pytest.mark.skip(reason="tensor intrinsics whose pointers use the 'wr' access mask")
@@ -200,9 +213,53 @@ def test_tuple_with_different_deps():
     pass
 
 
-@pytest.mark.skip(reason="topi.nn.pooling.pool2d is not provided")
+@pytest.mark.skip(reason="topi.nn.pooling.pool2d is not provided (see test_tensorized_pool_calls)")
 def test_tensor_pool():
     pass
+
+
+def test_tensorized_pool_calls():
+    """test_tensor_pool's intrinsic (a packed call over a 3x3 max pool of 64 channels)
+    tensorized on the channel loop of a 1x64x16x16 pool, built and run: the call is made."""
+
+    def intrin_pool():
+        A = te.placeholder((64, 16, 16), name="A")
+        kh = te.reduce_axis((0, 3), name="kh")
+        kw = te.reduce_axis((0, 3), name="kw")
+        P = te.compute(
+            (64, 14, 14),
+            lambda c, oh, ow: tvm.te.max(A[c, oh + kh, ow + kw], axis=[kh, kw]),
+            name="p",
+        )
+
+        def intrin_func(ins, outs):
+            return tvm.tir.call_packed("test.pool_3x3", ins[0], outs[0])
+
+        return te.decl_tensor_intrin(P.op, intrin_func, default_buffer_params={"offset_factor": 1})
+
+    @tvm.register_func("test.pool_3x3")
+    def pool(a, p):
+        x = a.numpy()
+        windows = [x[:, i : i + 14, j : j + 14] for i in range(3) for j in range(3)]
+        tvm.nd.array(np.max(windows, axis=0)).copyto(p)
+
+    A = te.placeholder((1, 64, 16, 16), name="A")
+    kh = te.reduce_axis((0, 3), name="kh")
+    kw = te.reduce_axis((0, 3), name="kw")
+    P = te.compute(
+        (1, 64, 14, 14),
+        lambda n, c, oh, ow: te.max(A[n, c, oh + kh, ow + kw], axis=[kh, kw]),
+        name="pool",
+    )
+    s = te.create_schedule(P.op)
+    with preserved():  # the intrinsic's registration
+        s[P].tensorize(P.op.axis[1], intrin_pool())
+        f = tvm.build(s, [A, P], "llvm")
+    a = np.random.rand(1, 64, 16, 16).astype("float32")
+    p = tvm.nd.array(np.zeros((1, 64, 14, 14), "float32"))
+    f(tvm.nd.array(a), p)
+    want = np.max([a[:, :, i : i + 14, j : j + 14] for i in range(3) for j in range(3)], axis=0)
+    np.testing.assert_array_equal(p.numpy(), want)
 
 
 def test_tensor_scalar_mixed():
@@ -319,15 +376,81 @@ def test_comm_reducer_overload_combines():
 
 
 def test_comm_reducer_refusals():
-    argmax = te.comm_reducer(
-        lambda x, y: (x[0], y[1]), lambda t0, t1: (tvm.tir.const(-1, t0), tvm.tir.const(0, t1))
-    )
     A = te.placeholder((4, 5), name="A")
     k = te.reduce_axis((0, 5), "k")
-    with pytest.raises(NotImplementedError, match="tuple reducers"):
-        argmax((k, A[0, k]), axis=k)
     n = te.var("n")
     varying = te.comm_reducer(lambda x, y: x + y, lambda t: n.astype(t), "varying")
     B = te.compute((4,), lambda i: varying(A[i, k], axis=k), name="B")
     with pytest.raises(NotImplementedError, match="identity must be a constant"):
         tvm.build(te.create_schedule(B.op), [n, A, B], "llvm")
+    bad = te.comm_reducer(lambda x, y: x[0] + y[0], lambda t0, t1: (0, 0), "bad")
+    with pytest.raises(tvm.TVMError, match="must return 2-tuples"):
+        bad((k, A[0, k]), axis=k)
+    argmax = te.comm_reducer(
+        lambda x, y: (x[0], y[1]), lambda t0, t1: (tvm.tir.const(-1, t0), tvm.tir.const(0, t1))
+    )
+    T0, T1 = argmax((k, A[0, k]), axis=k)
+    with pytest.raises(tvm.TVMError, match="values of one tuple reduction, in order"):
+        te.compute((4,), lambda i: (T1, T0), name="T")
+
+
+def argmax_reducer():
+    def fcombine(x, y):
+        lhs = tvm.tir.Select((x[1] >= y[1]), x[0], y[0])
+        rhs = tvm.tir.Select((x[1] >= y[1]), x[1], y[1])
+        return lhs, rhs
+
+    def fidentity(t0, t1):
+        return tvm.tir.const(-1, t0), tvm.te.min_value(t1)
+
+    return te.comm_reducer(fcombine, fidentity, name="argmax")
+
+
+@pytest.mark.parametrize("schedule", ["default", "split_reduce_outside"])
+def test_tuple_reducer_argmax_numbers(schedule):
+    """argmax by a tuple reducer (TVM's test_argmax), symbolic shapes; also with the reduce
+    axis split and its outer part moved outside the spatial loop."""
+    m, n = te.size_var("m"), te.size_var("n")
+    idx = te.placeholder((m, n), name="idx", dtype="int32")
+    val = te.placeholder((m, n), name="val", dtype="float32")
+    k = te.reduce_axis((0, n), "k")
+    T0, T1 = te.compute((m,), lambda i: argmax_reducer()((idx[i, k], val[i, k]), axis=k), name="T")
+    s = te.create_schedule(T0.op)
+    if schedule == "split_reduce_outside":
+        ko, ki = s[T0].split(k, factor=4)
+        s[T0].reorder(ko, T0.op.axis[0], ki)
+    f = tvm.build(s, [idx, val, T0, T1], "llvm")
+    h, w = 12, 16
+    np_idx = np.repeat(np.arange(w, dtype="int32").reshape(1, w), h, axis=0)
+    np_val = np.random.uniform(size=(h, w)).astype("float32")
+    r0 = tvm.nd.array(np.full(h, 7, "int32"))
+    r1 = tvm.nd.array(np.zeros(h, "float32"))
+    f(tvm.nd.array(np_idx), tvm.nd.array(np_val), r0, r1)
+    np.testing.assert_array_equal(r0.numpy(), np.argmax(np_val, axis=1))
+    np.testing.assert_array_equal(r1.numpy(), np_val.max(axis=1))
+
+
+def test_tuple_reducer_where_numbers():
+    """A (sum, product) tuple reducer over the even positions only."""
+
+    def fcombine(x, y):
+        return x[0] + y[0], x[1] * y[1]
+
+    def fidentity(t0, t1):
+        return tvm.tir.const(0, t0), tvm.tir.const(1, t1)
+
+    sumprod = te.comm_reducer(fcombine, fidentity, name="sumprod")
+    A = te.placeholder((5, 8), name="A", dtype="int32")
+    B = te.placeholder((5, 8), name="B", dtype="float32")
+    k = te.reduce_axis((0, 8), "k")
+    cond = te.floormod(k, 2) == 0
+    S, P = te.compute((5,), lambda i: sumprod((A[i, k], B[i, k]), axis=k, where=cond), name="T")
+    C = te.compute((5,), lambda i: S[i].astype("float32") + P[i], name="C")
+    s = te.create_schedule(C.op)
+    f = tvm.build(s, [A, B, C], "llvm")
+    a = np.random.randint(-9, 9, (5, 8)).astype("int32")
+    b = np.random.uniform(0.5, 1.5, (5, 8)).astype("float32")
+    c = tvm.nd.array(np.zeros(5, "float32"))
+    f(tvm.nd.array(a), tvm.nd.array(b), c)
+    want = a[:, ::2].sum(axis=1) + b[:, ::2].prod(axis=1)
+    np.testing.assert_allclose(c.numpy(), want, rtol=1e-5)

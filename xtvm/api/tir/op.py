@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import numpy as np
-
 from xtvm.ir.errors import TVMError
 from xtvm.te import expr as te_expr
 from xtvm.te.expr import (
+    Binary,
     Call,
     Cast,
+    Compare,
     Const,
     FloatImm,
     IntImm,
@@ -43,6 +43,8 @@ from xtvm.te.expr import (
     indexmod,
     log,
     make_const,
+    max_value,
+    min_value,
     popcount,
     power,
     rsqrt,
@@ -117,32 +119,64 @@ def call_llvm_pure_intrin(dtype: str, name: str, *args: object) -> PrimExpr:
     return _call_by_name("LLVM intrinsic", dtype, name.removeprefix("llvm."), values)
 
 
-def max_value(dtype: str) -> Const:
-    """The largest value of `dtype`."""
-    dtype = dtype_name(dtype)
-    if dtype.startswith("float"):
-        return FloatImm(dtype, float(np.finfo(dtype).max))
-    return IntImm(dtype, 1 if dtype == "bool" else int(np.iinfo(dtype).max))
-
-
-def min_value(dtype: str) -> Const:
-    """The smallest value of `dtype`."""
-    dtype = dtype_name(dtype)
-    if dtype.startswith("float"):
-        return FloatImm(dtype, float(np.finfo(dtype).min))
-    return IntImm(dtype, 0 if dtype == "bool" else int(np.iinfo(dtype).min))
-
-
 def infinity(dtype: str) -> Const:
     return FloatImm(dtype, float("inf"))
 
 
+class _NodeKind(type):
+    """TVM's node classes of binary and comparison expressions (`tvm.tir.EQ`, `Add`): xtvm
+    has one class per family with the operator as a field; these test and build by it."""
+
+    family: type
+    op: str
+
+    def __instancecheck__(cls, obj: object) -> bool:
+        return isinstance(obj, cls.family) and getattr(obj, "op", None) == cls.op
+
+    def __call__(cls, a: object, b: object, span: object = None) -> PrimExpr:  # type: ignore[override]
+        lhs = as_expr(a)
+        return cls.family(cls.op, lhs, as_expr(b, lhs.dtype))
+
+
+def _node(name: str, family: type, op: str) -> type:
+    return _NodeKind(name, (), {"family": family, "op": op, "__doc__": f"`{op}` nodes."})
+
+
+EQ, NE, LT, LE, GT, GE = (
+    _node(n, Compare, o)
+    for n, o in (("EQ", "eq"), ("NE", "ne"), ("LT", "lt"), ("LE", "le"), ("GT", "gt"), ("GE", "ge"))
+)
+Add, Sub, Mul, Div, FloorDiv, FloorMod = (
+    _node(n, Binary, o)
+    for n, o in (
+        ("Add", "add"),
+        ("Sub", "sub"),
+        ("Mul", "mul"),
+        ("Div", "div"),
+        ("FloorDiv", "floordiv"),
+        ("FloorMod", "floormod"),
+    )
+)
+
+
 __all__ = [
+    "EQ",
+    "GE",
+    "GT",
+    "LE",
+    "LT",
+    "NE",
+    "Add",
     "Call",
     "Cast",
+    "Div",
     "FloatImm",
+    "FloorDiv",
+    "FloorMod",
     "IntImm",
+    "Mul",
     "Select",
+    "Sub",
     "abs",
     "all",
     "any",

@@ -611,6 +611,32 @@ def emit_scf_if(e: FunctionEmitter, op: scf.IfOp) -> None:
         e.set(result, phi)
 
 
+@rule(scf.WhileOp)
+def emit_scf_while(e: FunctionEmitter, op: scf.WhileOp) -> None:
+    """A while loop without carried values (ir_builder's `while_loop`): the `before`
+    region computes the condition, checked before each run of the `after` region."""
+    if op.arguments or op.results:
+        raise fail(op, "the LLVM backend supports scf.while without carried values only")
+    b = e.builder
+    header = e.function.append_basic_block("while.cond")
+    body = e.function.append_basic_block("while.body")
+    done = e.function.append_basic_block("while.end")
+    b.branch(header)
+    b.position_at_end(header)
+    for inner in op.before_region.block.ops:
+        if isinstance(inner, scf.ConditionOp):
+            b.cbranch(e.get(inner.condition), body, done)
+            break
+        emit = RULES.get(type(inner))
+        if emit is None:
+            raise fail(inner, f"the LLVM backend cannot translate '{inner.name}'")
+        emit(e, inner)
+    b.position_at_end(body)
+    e.emit_block(op.after_region.block)
+    b.branch(header)
+    b.position_at_end(done)
+
+
 def captured_values(op: Operation) -> list[SSAValue]:
     """SSA values used inside `op`'s regions but defined outside it, in first-use order."""
     inside: set[SSAValue] = set()
