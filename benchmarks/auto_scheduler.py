@@ -63,6 +63,30 @@ def bench_conv2d_relu(n: int, c: int, size: int, f: int, ks: int) -> list[te.Ten
     return [data, kernel, relu]
 
 
+@auto_scheduler.register_workload
+def bench_batch_matmul_nt(batch: int, n: int, k: int, m: int) -> list[te.Tensor]:
+    """Attention's scores: q (batch, n, k) by k transposed (batch, m, k)."""
+    q = te.placeholder((batch, n, k), name="Q")
+    key = te.placeholder((batch, m, k), name="K")
+    r = te.reduce_axis((0, k), name="r")
+    scores = te.compute(
+        (batch, n, m), lambda b, i, j: te.sum(q[b, i, r] * key[b, j, r], axis=r), name="S"
+    )
+    return [q, key, scores]
+
+
+# name: (description, workload, arguments, topi's default schedule, its stage); the kernels
+# of benchmarks/tuning.py (BERT's feed-forward product, attention's scores, a matmul whose only
+# whole tiles are 7 x 13) and this benchmark's first two
+WORKLOADS = {
+    "matmul": ("matmul 512^3", bench_matmul, (512, 512, 512), cpu_dense, 0),
+    "conv2d": ("conv2d+relu 1x64x56x56 k3", bench_conv2d_relu, (1, 64, 56, 64, 3), cpu_conv2d, 1),
+    "bert_dense": ("bert dense 128x3072x768", bench_matmul, (128, 3072, 768), cpu_dense, 0),
+    "attention": ("attention 12x128x64x128", bench_batch_matmul_nt, (12, 128, 64, 128), None, 0),
+    "odd_7x13": ("matmul 98x104x96 (7x13)", bench_matmul, (98, 104, 96), cpu_dense, 0),
+}
+
+
 def seconds(s: te.Schedule, tensors: list[te.Tensor], number: int) -> float:
     f = tvm.build(s, tensors, target="llvm")
     rng = np.random.default_rng(0)
@@ -82,10 +106,10 @@ def default_schedule(
 
 
 def tuning_options(
-    options: argparse.Namespace, log: Path, verbose: int = 1
+    options: argparse.Namespace, log: Path, verbose: int = 1, trials: int | None = None
 ) -> auto_scheduler.TuningOptions:
     return auto_scheduler.TuningOptions(
-        num_measure_trials=options.trials,
+        num_measure_trials=trials or options.trials,
         num_measures_per_round=options.per_round,
         runner=auto_scheduler.LocalRunner(number=3, repeat=2, timeout=20),
         measure_callbacks=[auto_scheduler.RecordToFile(log)],
@@ -93,10 +117,13 @@ def tuning_options(
     )
 
 
-def running_best(log: Path) -> list[float]:
-    """The best cost after each measured trial of a log."""
+def running_best(log: Path, skip_default: bool = False) -> list[float]:
+    """The best cost after each measured trial of a log (not counting the default schedule
+    with `skip_default`)."""
     best, found = float("inf"), []
-    for _, result in auto_scheduler.load_records(log):
+    for inp, result in auto_scheduler.load_records(log):
+        if skip_default and inp.state.is_default:
+            continue
         best = min(best, auto_scheduler.measure_record.cost_of(result))
         found.append(best)
     return found
@@ -107,34 +134,52 @@ def trials_to(curve: list[float], cost: float) -> str:
     return next((str(k + 1) for k, c in enumerate(curve) if c <= cost * 1.01), "-")
 
 
+SEARCHES = {  # --compare: the cost model of each search
+    "store": lambda seed: auto_scheduler.XGBModel(seed=seed, feature="store"),
+    "kernel": lambda seed: auto_scheduler.XGBModel(seed=seed, feature="kernel"),
+    "random": lambda seed: "random",
+}
+
+
 def compare(workloads: list, options: argparse.Namespace, directory: Path) -> None:
-    """Cost model against random search, the same trials each."""
-    rows = []
+    """The cost model on per-store features, on per-kernel features and random search, one
+    search after the other on each workload; random search gets `--random-factor` x the
+    trials, to see how many it needs for what the models found."""
+    threads = os.environ["XTVM_NUM_THREADS"]
+    print(f"logs in {directory}", flush=True)
     for name, func, args, *_ in workloads:
         curves = {}
-        for model in ("xgb", "random"):
+        for search in options.searches:
+            trials = options.trials * (options.random_factor if search == "random" else 1)
             task = auto_scheduler.SearchTask(func=func, args=args, target="llvm", desc=name)
-            log = directory / f"{func.__name__}-{model}.json"
+            log = directory / f"{func.__name__}-{search}.json"
             start = time.perf_counter()
+            model = SEARCHES[search](options.seed)
             task.tune(
-                tuning_options(options, log, verbose=0),
+                tuning_options(options, log, verbose=0, trials=trials),
                 auto_scheduler.SketchPolicy(task, program_cost_model=model, verbose=0),
             )
-            curves[model] = (running_best(log), time.perf_counter() - start)
+            curves[search] = (running_best(log, skip_default=True), time.perf_counter() - start)
+            print(f"{name} {search}: {trials} trials in {curves[search][1]:.0f} s", flush=True)
         flop = auto_scheduler.SearchTask(func=func, args=args).compute_dag.flop_ct
-        rows.append((name, flop, curves))
-    print(f"\n{options.trials} trials per search, {os.environ['XTVM_NUM_THREADS']} thread(s)")
-    print(
-        f"{'workload':28} {'search':7} {'best GFLOP/s':>13} {'found at':>9} "
-        f"{'matches other at':>17} {'tuning s':>9}"
-    )
-    for name, flop, curves in rows:
-        for model, other in (("xgb", "random"), ("random", "xgb")):
-            curve, seconds_spent = curves[model]
-            best = curve[-1]
+        factor = options.random_factor
+        print(f"\n{options.trials} trials per model search, x{factor} for random search,")
+        print(f"{threads} thread(s); GFLOP/s of the best after 64 / {options.trials} / all trials")
+        print(
+            f"{'workload':28} {'search':7} {'@64':>7} {'@' + str(options.trials):>7} {'all':>7} "
+            f"{'random reaches it at':>21} {'reaches random best at':>23} {'tuning s':>9}"
+        )
+        random_curve = curves.get("random", ([], 0))[0]
+        for search, (curve, spent) in curves.items():
+            at = [curve[min(n, len(curve)) - 1] for n in (64, options.trials, len(curve))]
+            own = curve[min(options.trials, len(curve)) - 1]
+            reaches = trials_to(random_curve, own) if search != "random" else ""
+            matches = trials_to(curve, random_curve[-1]) if random_curve else "-"
             print(
-                f"{name:28} {model:7} {flop / best / 1e9:13.2f} {trials_to(curve, best):>9} "
-                f"{trials_to(curve, curves[other][0][-1]):>17} {seconds_spent:9.0f}"
+                f"{name:28} {search:7} "
+                + " ".join(f"{flop / c / 1e9:7.2f}" for c in at)
+                + f" {reaches:>21} {matches:>23} {spent:9.0f}",
+                flush=True,
             )
 
 
@@ -142,14 +187,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--trials", type=int, default=64, help="candidates measured per workload")
     parser.add_argument("--per-round", type=int, default=16)
-    parser.add_argument("--compare", action="store_true", help="cost model vs random search")
+    parser.add_argument("--compare", action="store_true", help="cost models vs random search")
+    parser.add_argument("--searches", nargs="+", choices=SEARCHES, default=list(SEARCHES))
+    parser.add_argument("--random-factor", type=int, default=2, help="random search's trials x")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--workloads", nargs="+", choices=WORKLOADS, default=["matmul", "conv2d"])
     options = parser.parse_args()
     directory = Path(tempfile.mkdtemp())
     log = directory / "auto_scheduler.json"
-    workloads = [
-        ("matmul 512^3", bench_matmul, (512, 512, 512), cpu_dense, 0),
-        ("conv2d+relu 1x64x56x56 k3", bench_conv2d_relu, (1, 64, 56, 64, 3), cpu_conv2d, 1),
-    ]
+    workloads = [WORKLOADS[w] for w in options.workloads]
     if options.compare:
         compare(workloads, options, directory)
         return
@@ -164,7 +210,11 @@ def main() -> None:
         tensors = func(*args)
         naive = seconds(te.create_schedule(tensors[-1].op), tensors, 1)
         tensors = func(*args)
-        default = seconds(default_schedule(tensors, schedule, stage), tensors, 10)
+        default = (  # no topi schedule of its own: nan
+            seconds(default_schedule(tensors, schedule, stage), tensors, 10)
+            if schedule is not None
+            else float("nan")
+        )
         tuned = seconds(*task.apply_best(log), 10)
         print(f"best schedule of {name}:")
         task.print_best(log)

@@ -13,6 +13,7 @@ tir), `"ridge"` (sketch features only) or `"random"` (random search), or a model
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 import sys
@@ -92,14 +93,20 @@ class ProgramMeasurer:
 
 
 def make_model(spec: object, task: TaskLike, sketches: Sequence[Any], seed: int) -> Any:
-    """The cost model `spec` names ("xgb", "ridge", "random"), or `spec` itself, bound to
-    the task."""
+    """The cost model `spec` names ("xgb", "xgb.kernel" or "xgb.store": its features one
+    vector a kernel or a row a store; "ridge", "random"), or `spec` itself, bound to the
+    task."""
     if spec == "ridge":
         return RidgeModel(FeatureSpace(sketches), seed=seed)
     if isinstance(spec, str):
-        models = {"xgb": XGBModel, "random": RandomModel}
+        models = {
+            "xgb": XGBModel,
+            "xgb.kernel": XGBModel,
+            "xgb.store": functools.partial(XGBModel, feature="store"),
+            "random": RandomModel,
+        }
         if spec not in models:
-            raise ValueError(f"unknown cost model '{spec}' (xgb, ridge, random)")
+            raise ValueError(f"unknown cost model '{spec}' ({', '.join([*models, 'ridge'])})")
         spec = models[spec](seed=seed)
     if hasattr(spec, "attach"):
         return spec.attach(task, sketches)
