@@ -75,6 +75,8 @@ def main() -> None:
         auto_scheduler.TuningOptions(
             num_measure_trials=options.trials,
             num_measures_per_round=options.per_round,
+            # big conv2d kernels take over 10 s (the default) to build on a loaded machine
+            builder=auto_scheduler.LocalBuilder(timeout=40),
             runner=auto_scheduler.LocalRunner(number=3, repeat=2, timeout=20),
             measure_callbacks=[auto_scheduler.RecordToFile(log)],
             verbose=0,

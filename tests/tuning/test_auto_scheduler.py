@@ -7,6 +7,7 @@ second each).
 from __future__ import annotations
 
 import json
+import math
 import random
 from pathlib import Path
 
@@ -344,10 +345,13 @@ class ScaledMeasurer:
     """Measures nothing: a candidate of task k costs `scale[k]` x `synthetic_cost` (at
     least `scale[k]` ms), the default schedule `default` x scale[k] ms. With `noisy`, the
     default's first measurement is twice its cost (taken while the machine was busy) and
-    every candidate costs 1.5x the default."""
+    every candidate costs 1.5x the default; with `fails`, the default's first measurement
+    fails (a build timeout)."""
 
-    def __init__(self, scale: dict[str, float], default: float, noisy: bool = False) -> None:
-        self.scale, self.default, self.noisy = scale, default, noisy
+    def __init__(
+        self, scale: dict[str, float], default: float, noisy: bool = False, fails: bool = False
+    ) -> None:
+        self.scale, self.default, self.noisy, self.fails = scale, default, noisy, fails
         self.defaults_measured: dict[str, int] = {}
 
     def measure(self, task: object, policy: object, states: list[State]) -> tuple[list, list]:
@@ -357,12 +361,15 @@ class ScaledMeasurer:
             if state.is_default:
                 count = self.defaults_measured[key] = self.defaults_measured.get(key, 0) + 1
                 noise = 2.0 if self.noisy and count == 1 else 1.0
-                costs.append(self.scale[key] * self.default * 1e-3 * noise)
+                failed = self.fails and count == 1
+                costs.append(math.inf if failed else self.scale[key] * self.default * 1e-3 * noise)
             elif self.noisy:
                 costs.append(self.scale[key] * self.default * 1e-3 * 1.5)
             else:
                 costs.append(self.scale[key] * synthetic_cost(state))
-        return states, [auto_scheduler.MeasureResult([c], 0, 0, 0) for c in costs]
+        return states, [
+            auto_scheduler.MeasureResult([c], 0 if math.isfinite(c) else 2, 0, 0) for c in costs
+        ]
 
     def close(self) -> None:
         pass
@@ -417,3 +424,17 @@ def test_task_scheduler_verifies_winners_against_their_default() -> None:
     assert measurer.defaults_measured[tasks[0].workload_key] == 2
     assert policy.best_state is not None and policy.best_state.is_default
     assert scheduler.best_costs[0] == pytest.approx(1e-3)
+
+
+def test_a_default_that_fails_to_measure_is_measured_again() -> None:
+    """A failed baseline (a build timeout on a busy machine) would make the kernel look
+    infinitely slow, its gradient would take every round and any candidate would replace
+    the default; the default is measured again."""
+    tasks = relay_like_tasks()
+    scale = {t.workload_key: s for t, s in zip(tasks, [10.0, 3.0, 0.1], strict=True)}
+    measurer = ScaledMeasurer(scale, default=1.2, fails=True)
+    scheduler = auto_scheduler.TaskScheduler(tasks, eps_greedy=0.0)
+    scheduler.tune(scaled_options(16, measurer), "sketch.random")
+    assert set(measurer.defaults_measured.values()) == {2}
+    assert scheduler.best_costs[2] == pytest.approx(0.1 * 1.2e-3)  # its default, measured
+    assert scheduler.task_cts[2] == 0
