@@ -1,29 +1,44 @@
 """Default schedules vs auto-scheduled ones (`auto_scheduler`, no templates); never asserted.
 
-A 512^3 matmul and a 3x3 conv2d + relu (1x64x56x56, 64 filters), both built from topi's
-computes. Per workload: the schedule with no primitives (`naive`), topi's default CPU schedule
-(`cpu_dense`, `cpu_conv2d`, what `relay.build` uses), and the best of `--trials` candidates the
+Workloads (`--workloads`): a 512^3 matmul, a 3x3 conv2d + relu (1x64x56x56, 64 filters), and
+the kernels of benchmarks/tuning.py (BERT's 128x3072x768 dense, attention's 12x128x64x128
+scores, a 98x104x96 matmul whose only whole tiles are 7 x 13), built from topi's computes. Per
+workload: the schedule with no primitives (`naive`), topi's default CPU schedule (`cpu_dense`,
+`cpu_conv2d`, what `relay.build` uses), and the best of `--trials` candidates the
 auto-scheduler measured, in GFLOP/s, all timed in this process at the threads of
 `XTVM_NUM_THREADS` (1 unless set; the candidates were measured at the same count).
 
 Run as `python benchmarks/auto_scheduler.py --trials 64`.
 
-`--compare` instead searches each workload twice with the same trials, guided by the cost model
-(`XGBModel`, boosted trees on lowered-tir features) and by none (random search), and prints
-each search's best GFLOP/s, the trial that found it, and the trials each needed to match the
-other's best (`-` when it never did).
+`--compare` instead searches each workload with the cost model on per-store features
+(`store`, Ansor's), on per-kernel features (`kernel`, the default) and with none (random
+search, given `--random-factor` x the trials), and prints the best GFLOP/s after 64, `--trials`
+and all trials, the trial at which random search reached each model's best after `--trials`
+(`-`: never, in twice the trials), the trial at which each reached random search's final best,
+and the share of the FMA peak of one core (276 GFLOP/s, measured; see PEAK_GFLOPS).
 
-On 2 shared cores, 1 thread, 96 trials per search (load about 5):
+On 2 shared cores at load 9-14 (all figures deflated several times by the load: the default
+dense schedule timed 18 GFLOP/s), 1 thread, 100 trials per model search, 200 for random:
+
+    workload                 search    @64   @100  random reaches it at  reaches random best at
+    matmul 98x104x96 (7x13)  store   10.82  12.01                    15                       -
+    matmul 98x104x96 (7x13)  kernel  29.91  29.91                     -                      44
+    matmul 98x104x96 (7x13)  random  20.18  24.54                                            69
+
+The per-kernel model found in 44 trials what random search found in 200, and random search
+never reached the model's best (4.5x the trials and more); the per-store model did worse than
+random search. Ranking held-out measured candidates (benchmarks/cost_model_ranking.py) agrees:
+per-kernel features rank them better (Spearman 0.74 against 0.69). The per-kernel model stays
+the default; per-store features are `program_cost_model="xgb.store"`. 200 trials of the BERT
+dense at that load gave 17.3 GFLOP/s against the default schedule's 18.1 (0.96x).
+
+Earlier, at load about 5, 96 trials per search:
 
     workload                    search  best GFLOP/s  found at  matches other at
     matmul 512^3                xgb           237.65        36                19
     matmul 512^3                random         86.42        88                 -
     conv2d+relu 1x64x56x56 k3   xgb           100.31        67                50
     conv2d+relu 1x64x56x56 k3   random         61.16        24                 -
-
-The model found in 19 trials what random search found in 88 (matmul); on the conv2d it
-passed random search's best at trial 50 (random search found that at 24) and went 1.64x
-past it. Each search took 2-3.5 minutes.
 """
 
 from __future__ import annotations
