@@ -10,6 +10,10 @@ second tuned build lowers to the same kernels (the records reproduce them). `--l
 records, and a later run with the same log resumes instead of measuring again.
 
     python benchmarks/tuning_model.py squeezenet --trials 300
+    python benchmarks/tuning_model.py resnet-18 --trials 3000 --minutes 27   # relay.testing's
+
+`--minutes` stops starting rounds after that long (`TaskScheduler.tune(time_budget_s=)`);
+`--policy` names the TaskScheduler search policy (`sketch.xgb.store`: per-store features).
 
 squeezenet on 2 shared cores (load 5-10), 300 trials (8 a round) in 20 minutes: 22 tasks;
 the search beat the default schedule of 5 kernels (the last 1x1 conv2d 1.9x, the global
@@ -17,6 +21,17 @@ average pool 2.4x, three others 1.03-1.3x); the other 17 keep their default. Def
 10.84 ms, tuned 10.73 ms (1.01x), onnxruntime 11.21 ms; the outputs agree to 6e-6. Most
 tasks got one round of 8 trials, and the first round is random (the model trains on it):
 each needs several rounds to beat topi's hand-written schedules.
+
+resnet-18 (relay.testing, batch 1), 2 shared cores at load 9-14, `--minutes 27 --policy
+sketch.xgb.store`, after the scheduler stopped giving every task a warm-up round: 24 tasks,
+136 trials in 31 minutes (defaults measured, 27 minutes of rounds, verification), about 14 s a
+trial (build and timing under load). The trials went to the 10 kernels holding most of the
+time (16-24 each to the heaviest). No candidate beat its kernel's default: the searched conv2d
+candidates were 1.1x to 18x slower than topi's (winograd and packed) schedules, so the tuned
+build is the default build; timed interleaved at that load, the same kernels gave 75.0 and
+67.4 ms (a 10 % spread that is load alone). A first attempt with the builder's 10 s timeout
+lost a default to a build timeout: its infinite baseline drew 40 of 48 trials to a kernel
+whose candidates were 20x slower than its default (now measured again, and builds get 40 s).
 """
 
 from __future__ import annotations
