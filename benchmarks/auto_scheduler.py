@@ -33,8 +33,9 @@ and random search never reached the model's best (the 2x goal met); on attention
 search reached the model's 100-trial best at trial 116 (1.16x, goal not met; its first
 candidate was already at 21 GFLOP/s) and ended 10 % above it. The per-store model learned
 (its median candidate rose from 1.8 to 12.5 GFLOP/s over the run, the per-kernel one's from
-1.0 to 25) but more slowly, and did worse than random search on both. Ranking held-out measured candidates (benchmarks/cost_model_ranking.py) agrees:
-per-kernel features rank them better (Spearman 0.74 against 0.69). The per-kernel model stays
+1.0 to 25) but more slowly, and did worse than random search on both. Ranking held-out
+measured candidates (benchmarks/cost_model_ranking.py) agrees: per-kernel features rank them
+better (Spearman 0.74 against 0.69). The per-kernel model stays
 the default; per-store features are `program_cost_model="xgb.store"`. 200 trials of the BERT
 dense at that load gave 17.3 GFLOP/s against the default schedule's 18.1 (0.96x).
 
