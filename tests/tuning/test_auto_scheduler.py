@@ -7,6 +7,7 @@ second each).
 from __future__ import annotations
 
 import json
+import math
 import random
 from pathlib import Path
 
@@ -24,7 +25,7 @@ from xtvm.tuning.auto_scheduler.loop_state import (
     State,
 )
 from xtvm.tuning.auto_scheduler.sketch import decode, generate_sketches, mutate, sample
-from xtvm.tuning.features import LENGTH
+from xtvm.tuning.features import LENGTH, STORE_LENGTH
 
 RUNNER = {"number": 2, "repeat": 1, "min_repeat_ms": 0, "timeout": 20}
 
@@ -257,7 +258,7 @@ class SyntheticMeasurer:
 def test_xgb_model_on_lowered_tir_beats_random_search() -> None:
     pytest.importorskip("xgboost")
     task = auto_scheduler.SearchTask(func=as_test_matmul, args=(64, 64, 64, "float32"))
-    best: dict[str, list[float]] = {"xgb": [], "random": []}
+    best: dict[str, list[float]] = {"xgb": [], "xgb.store": [], "random": []}
     for model in best:
         for seed in range(2):
             policy = auto_scheduler.SketchPolicy(
@@ -268,14 +269,20 @@ def test_xgb_model_on_lowered_tir_beats_random_search() -> None:
             best[model].append(policy.best_cost)
             assert len(policy.measured) == 40  # each candidate measured once
     assert sum(best["xgb"]) < sum(best["random"]), best
+    assert sum(best["xgb.store"]) < sum(best["random"]), best
     xgb = auto_scheduler.SketchPolicy(task, program_cost_model=auto_scheduler.XGBModel(), verbose=0)
     model = xgb.model
     candidates = [sample(random.Random(0), xgb.sketches) for _ in range(2)]
     rows = model.features(candidates)
     assert rows.shape == (2, LENGTH + model.space.size)  # tir features, then sketch features
     assert rows[:, :LENGTH].any()  # the candidate lowered
+    store = auto_scheduler.SketchPolicy(task, program_cost_model="xgb.store", verbose=0).model
+    packs = store.features(candidates)
+    assert [p.shape[1] for p in packs] == [STORE_LENGTH] * 2 and all(len(p) >= 2 for p in packs)
     with pytest.raises(ValueError, match="unknown cost model 'nope'"):
         auto_scheduler.SketchPolicy(task, program_cost_model="nope")
+    with pytest.raises(ValueError, match="unknown feature kind 'nope'"):
+        auto_scheduler.XGBModel(feature="nope")
 
 
 class SyntheticOptions(auto_scheduler.TuningOptions):
@@ -332,3 +339,102 @@ def test_interleave_and_grouped_booster() -> None:
     booster.fit(rows, costs, groups=["a"] * 10 + ["b"] * 10)
     scores = booster.predict(rows)
     assert scores[9] > scores[0] and scores[19] > scores[10], scores
+
+
+class ScaledMeasurer:
+    """Measures nothing: a candidate of task k costs `scale[k]` x `synthetic_cost` (at
+    least `scale[k]` ms), the default schedule `default` x scale[k] ms. With `noisy`, the
+    default's first measurement is twice its cost (taken while the machine was busy) and
+    every candidate costs 1.5x the default; with `fails`, the default's first measurement
+    fails (a build timeout)."""
+
+    def __init__(
+        self, scale: dict[str, float], default: float, noisy: bool = False, fails: bool = False
+    ) -> None:
+        self.scale, self.default, self.noisy, self.fails = scale, default, noisy, fails
+        self.defaults_measured: dict[str, int] = {}
+
+    def measure(self, task: object, policy: object, states: list[State]) -> tuple[list, list]:
+        key = task.workload_key  # type: ignore[attr-defined]
+        costs = []
+        for state in states:
+            if state.is_default:
+                count = self.defaults_measured[key] = self.defaults_measured.get(key, 0) + 1
+                noise = 2.0 if self.noisy and count == 1 else 1.0
+                failed = self.fails and count == 1
+                costs.append(math.inf if failed else self.scale[key] * self.default * 1e-3 * noise)
+            elif self.noisy:
+                costs.append(self.scale[key] * self.default * 1e-3 * 1.5)
+            else:
+                costs.append(self.scale[key] * synthetic_cost(state))
+        return states, [
+            auto_scheduler.MeasureResult([c], 0 if math.isfinite(c) else 2, 0, 0) for c in costs
+        ]
+
+    def close(self) -> None:
+        pass
+
+
+def relay_like_tasks() -> list[auto_scheduler.SearchTask]:
+    """Matmul tasks with a default schedule, as `extract_tasks` makes of relay kernels."""
+    tasks = []
+    for shape in [(64, 64, 64), (32, 64, 64), (16, 64, 64)]:
+        task = auto_scheduler.SearchTask(func=as_test_matmul, args=(*shape, "float32"))
+        task.default_schedule = task.compute_dag.create_schedule
+        tasks.append(task)
+    return tasks
+
+
+def scaled_options(trials: int, measurer: ScaledMeasurer) -> auto_scheduler.TuningOptions:
+    class Options(auto_scheduler.TuningOptions):
+        def measurer(self) -> ScaledMeasurer:  # type: ignore[override]
+            return measurer
+
+    return Options(trials, num_measures_per_round=8, verbose=0)
+
+
+def test_task_scheduler_gives_the_trials_to_the_kernels_that_hold_the_time() -> None:
+    """With each kernel's default measured, no task gets a warm-up round: the one holding
+    most of the model's time gets most trials, one holding 1 % of it none."""
+    pytest.importorskip("xgboost")
+    tasks = relay_like_tasks()
+    scale = {t.workload_key: s for t, s in zip(tasks, [10.0, 3.0, 0.1], strict=True)}
+    measurer = ScaledMeasurer(scale, default=1.2)
+    scheduler = auto_scheduler.TaskScheduler(tasks, eps_greedy=0.0)
+    scheduler.tune(scaled_options(48, measurer), "sketch.xgb.store")
+    assert sum(scheduler.task_cts) == 48
+    assert scheduler.task_cts[2] == 0 and scheduler.task_cts[0] >= 32, scheduler.task_cts
+    assert all(p.model.feature == "store" for p in scheduler.policies)
+    # a time budget that is already spent: only the defaults are measured
+    spent = auto_scheduler.TaskScheduler(tasks, eps_greedy=0.0)
+    spent.tune(scaled_options(48, ScaledMeasurer(scale, 1.2)), time_budget_s=0)
+    assert spent.task_cts == [0, 0, 0] and all(np.isfinite(spent.best_costs))
+
+
+def test_task_scheduler_verifies_winners_against_their_default() -> None:
+    """A default timed while the machine was busy looks twice as slow, and the searched
+    candidates, 1.5x its true cost, seem to beat it; measuring the best and the default side
+    by side at the end keeps the default."""
+    pytest.importorskip("xgboost")
+    tasks = relay_like_tasks()[:1]
+    measurer = ScaledMeasurer({tasks[0].workload_key: 1.0}, default=1.0, noisy=True)
+    scheduler = auto_scheduler.TaskScheduler(tasks)
+    scheduler.tune(scaled_options(16, measurer))
+    policy = scheduler.policies[0]
+    assert measurer.defaults_measured[tasks[0].workload_key] == 2
+    assert policy.best_state is not None and policy.best_state.is_default
+    assert scheduler.best_costs[0] == pytest.approx(1e-3)
+
+
+def test_a_default_that_fails_to_measure_is_measured_again() -> None:
+    """A failed baseline (a build timeout on a busy machine) would make the kernel look
+    infinitely slow, its gradient would take every round and any candidate would replace
+    the default; the default is measured again."""
+    tasks = relay_like_tasks()
+    scale = {t.workload_key: s for t, s in zip(tasks, [10.0, 3.0, 0.1], strict=True)}
+    measurer = ScaledMeasurer(scale, default=1.2, fails=True)
+    scheduler = auto_scheduler.TaskScheduler(tasks, eps_greedy=0.0)
+    scheduler.tune(scaled_options(16, measurer), "sketch.random")
+    assert set(measurer.defaults_measured.values()) == {2}
+    assert scheduler.best_costs[2] == pytest.approx(0.1 * 1.2e-3)  # its default, measured
+    assert scheduler.task_cts[2] == 0

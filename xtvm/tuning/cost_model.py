@@ -7,7 +7,8 @@ fit on the measured configs, labelled with their throughput relative to the best
 error is 0), and ranks unmeasured configs. `loss="rank"` fits a pairwise ranking (only the
 order matters to a tuner), `"reg"` a regression of the throughput. `Booster` is that model on
 any feature matrix (the auto-scheduler's `XGBModel` uses it too), `schedule_features` the
-features of any schedule.
+features of any schedule. `PackSumBooster` is Ansor's model on per-store features
+(`schedule_store_features`): a score per store, summed per kernel.
 """
 
 from __future__ import annotations
@@ -15,27 +16,56 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+from xdsl.dialects.builtin import ModuleOp
 
 from xtvm import te
 from xtvm.dialects.registry import shared_context
 from xtvm.passes.convert_te_to_tir import ConvertTeToTirPass
 from xtvm.te.lower import schedule_to_module
-from xtvm.tuning.features import LENGTH, tir_features
+from xtvm.tuning.features import LENGTH, STORE_LENGTH, store_features, tir_features
 from xtvm.tuning.task import Task
 
 FEATURE_TYPES = ("tir", "knob")
 
 
-def schedule_features(s: te.Schedule, args: Sequence[te.Tensor]) -> np.ndarray:
-    """`tir_features` of a schedule's loops as convert-te-to-tir makes them (no tensorize, no
-    verifier: the build checks those, and this runs for many more candidates than are
-    built); zeros when it does not lower."""
+def lowered(s: te.Schedule, args: Sequence[te.Tensor]) -> ModuleOp | None:
+    """A schedule's loops as convert-te-to-tir makes them (no tensorize, no verifier: the
+    build checks those, and this runs for many more candidates than are built); None when it
+    does not lower."""
     try:
         module = schedule_to_module(s, list(args), "main")
         ConvertTeToTirPass().apply(shared_context().xdsl_context, module)
-        return tir_features(module)
+        return module
     except Exception:
-        return np.zeros(LENGTH, dtype=np.float32)
+        return None
+
+
+def schedule_features(s: te.Schedule, args: Sequence[te.Tensor]) -> np.ndarray:
+    """`tir_features` of a schedule's lowered loops; zeros when it does not lower."""
+    module = lowered(s, args)
+    return tir_features(module) if module is not None else np.zeros(LENGTH, dtype=np.float32)
+
+
+def schedule_store_features(s: te.Schedule, args: Sequence[te.Tensor]) -> np.ndarray:
+    """`store_features` of a schedule's lowered loops (a row per store); one row of zeros
+    when it does not lower."""
+    module = lowered(s, args)
+    if module is None:
+        return np.zeros((1, STORE_LENGTH), dtype=np.float32)
+    return store_features(module)
+
+
+def relative_throughput(costs: Sequence[float], groups: Sequence[object] | None) -> np.ndarray:
+    """Each cost's throughput over the best of its group (all one group without `groups`);
+    0 for an error (an infinite cost)."""
+    throughput = np.array([0.0 if not np.isfinite(c) else 1.0 / c for c in costs])
+    keys = [None] * len(costs) if groups is None else list(groups)
+    label = np.zeros(len(costs))
+    for key in dict.fromkeys(keys):
+        rows = [k for k, g in enumerate(keys) if g == key]
+        best = throughput[rows].max()
+        label[rows] = throughput[rows] / best if best > 0 else 0.0
+    return label
 
 
 class Booster:
@@ -70,24 +100,17 @@ class Booster:
         """Fit on measured rows (`costs` in seconds, infinity for an error). With `groups`
         (a task per row), throughput is relative to the best of each group and a ranking
         compares rows of one group only: costs of different tasks do not compare."""
-        throughput = np.array([0.0 if not np.isfinite(c) else 1.0 / c for c in costs])
-        if len(costs) < 2 or throughput.max() <= 0:
+        label = relative_throughput(costs, groups)
+        if len(costs) < 2 or label.max() <= 0:
             return
         if groups is None:
-            data = self.xgb.DMatrix(matrix, label=throughput / throughput.max())
+            data = self.xgb.DMatrix(matrix, label=label)
         else:
             keys = list(dict.fromkeys(groups))
             place = {key: k for k, key in enumerate(keys)}
             order = sorted(range(len(costs)), key=lambda k: place[groups[k]])
-            label = np.zeros(len(costs))
-            sizes = []
-            for key in keys:
-                rows = [k for k in order if groups[k] == key]
-                best = throughput[rows].max()
-                label[rows] = throughput[rows] / best if best > 0 else 0.0
-                sizes.append(len(rows))
             data = self.xgb.DMatrix(np.asarray(matrix)[order], label=label[order])
-            data.set_group(sizes)
+            data.set_group([sum(g == key for g in groups) for key in keys])
         self.booster = self.xgb.train(self.params, data, self.rounds)
 
     @property
@@ -99,6 +122,64 @@ class Booster:
         if self.booster is None or len(matrix) == 0:
             return np.zeros(len(matrix))
         return self.booster.predict(self.xgb.DMatrix(matrix))  # type: ignore[attr-defined]
+
+
+class PackSumBooster:
+    """Ansor's per-store model: trees score each row of a kernel (one per buffer store,
+    `store_features`) and a kernel's score is the sum of its rows' scores, fit by squared
+    error to its throughput relative to the best (of its group, with `groups`), weighted by
+    that throughput so that the fast kernels are fit best."""
+
+    def __init__(self, num_threads: int = 1, rounds: int = 80, seed: int = 0) -> None:
+        import xgboost  # the project's dependency; imported when a model is made
+
+        self.xgb = xgboost
+        self.params = {
+            "max_depth": 6,
+            "gamma": 1e-4,
+            "min_child_weight": 0,
+            "eta": 0.2,
+            "lambda": 1.0,
+            "base_score": 0.0,
+            "nthread": num_threads,
+            "seed": seed,
+            "verbosity": 0,
+        }
+        self.rounds = rounds
+        self.booster: object | None = None
+
+    def fit(
+        self,
+        packs: Sequence[np.ndarray],
+        costs: Sequence[float],
+        groups: Sequence[object] | None = None,
+    ) -> None:
+        """Fit on measured kernels: `packs[k]` the rows of kernel k, `costs[k]` its seconds
+        (infinity for an error)."""
+        label = relative_throughput(costs, groups)
+        if len(costs) < 2 or label.max() <= 0:
+            return
+        ids = np.repeat(np.arange(len(packs)), [len(p) for p in packs])
+        weight = np.maximum(label, 0.1)  # errors still count, a little
+
+        def pack_sum_square_error(preds: np.ndarray, _: object) -> tuple[np.ndarray, np.ndarray]:
+            sums = np.bincount(ids, weights=preds, minlength=len(packs))
+            return (sums[ids] - label[ids]) * weight[ids], weight[ids]
+
+        data = self.xgb.DMatrix(np.concatenate(packs), label=label[ids])
+        self.booster = self.xgb.train(self.params, data, self.rounds, obj=pack_sum_square_error)
+
+    @property
+    def trained(self) -> bool:
+        return self.booster is not None
+
+    def predict(self, packs: Sequence[np.ndarray]) -> np.ndarray:
+        """Each kernel's score, the sum of its rows' (zeros before the first fit)."""
+        if self.booster is None or not packs:
+            return np.zeros(len(packs))
+        ids = np.repeat(np.arange(len(packs)), [len(p) for p in packs])
+        rows = self.booster.predict(self.xgb.DMatrix(np.concatenate(packs)))  # type: ignore[attr-defined]
+        return np.bincount(ids, weights=rows, minlength=len(packs))
 
 
 class XGBoostCostModel:
@@ -155,4 +236,10 @@ class XGBoostCostModel:
         return self.model.predict(self.matrix(indices))
 
 
-__all__ = ["Booster", "XGBoostCostModel", "schedule_features"]
+__all__ = [
+    "Booster",
+    "PackSumBooster",
+    "XGBoostCostModel",
+    "schedule_features",
+    "schedule_store_features",
+]

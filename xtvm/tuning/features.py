@@ -9,6 +9,16 @@ a template-free search), so `tir_features` takes only the module.
 
 A vector is `GLOBAL` figures, then `PER_BUFFER` figures for each of `MAX_BUFFERS` buffers
 (the kernel's arguments in order, then the local buffers together); counts are log2(1 + x).
+
+`store_features` describes the kernel as Ansor does, one row per buffer store: the loops
+around the store (their count, trip count, innermost extent, vector lanes, unrolled and
+parallel extents), the arithmetic that computes the stored value (float ops per iteration and
+in all, loads, guards, flop per byte moved and per byte touched), and for the stored buffer and
+the `STORE_BUFFERS - 1` most accessed buffers it loads: bytes moved and touched, cache lines,
+the strides along the innermost and vectorized loops, and how often and how soon an element is
+reused. A cost model predicts a score per row and sums a kernel's rows: a kernel of several
+stages (a padding, an accumulator's initialisation, the reduction, a cache write-back) is
+described stage by stage instead of by its hottest loop nest.
 """
 
 from __future__ import annotations
@@ -19,7 +29,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from xdsl.dialects import arith, func, memref
-from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp
+from xdsl.dialects.builtin import AnyFloat, IntegerAttr, MemRefType, ModuleOp
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
 from xtvm.dialects import tir
@@ -47,6 +57,8 @@ PER_BUFFER = (
 )
 LENGTH = len(GLOBAL) + len(PER_BUFFER) * (MAX_BUFFERS + 1)
 FLOAT_OPS = (arith.AddfOp, arith.SubfOp, arith.MulfOp, arith.DivfOp, arith.MaximumfOp)
+DIVISIONS = (arith.DivUIOp, arith.DivSIOp, arith.FloorDivSIOp, arith.RemUIOp, arith.RemSIOp)
+REMAINDERS = (arith.RemUIOp, arith.RemSIOp)
 INNER_LOOPS = 3  # the loops whose reuse and footprint count (a register tile's depth)
 
 
@@ -91,8 +103,9 @@ def constant(value: SSAValue) -> int | None:
 
 
 def coefficients(value: SSAValue, memo: dict[SSAValue, dict[SSAValue, int] | None]) -> dict | None:
-    """`value` as a linear form of loop variables {var: coefficient} (constant terms dropped);
-    None when it is not one (a division, a load)."""
+    """`value` as a linear form of loop variables {var: coefficient} (constant terms dropped;
+    a division or remainder by a constant by its usual step); None when it is not one (a
+    load)."""
     if value in memo:
         return memo[value]
     result: dict[SSAValue, int] | None
@@ -108,6 +121,16 @@ def coefficients(value: SSAValue, memo: dict[SSAValue, dict[SSAValue, int] | Non
         if result is not None and b is not None:
             for var, c in b.items():
                 result[var] = result.get(var, 0) + sign * c
+    elif isinstance(owner, DIVISIONS) and constant(owner.rhs):
+        # a fused loop split back: along a loop, the step of most iterations (x / c steps by
+        # a // c when x steps by a, x % c by a while a < c)
+        a, c = coefficients(owner.lhs, memo), abs(constant(owner.rhs) or 1)
+        if a is None:
+            result = None
+        elif isinstance(owner, REMAINDERS):
+            result = {v: k if abs(k) < c else 0 for v, k in a.items()}
+        else:
+            result = {v: k // c for v, k in a.items()}
     elif isinstance(owner, arith.MuliOp):
         a, b = coefficients(owner.lhs, memo), coefficients(owner.rhs, memo)
         scale_b, scale_a = constant(owner.rhs), constant(owner.lhs)
@@ -231,4 +254,218 @@ def tir_features(module: ModuleOp) -> np.ndarray:
     return np.asarray(values, dtype=np.float32)
 
 
-__all__ = ["GLOBAL", "LENGTH", "MAX_BUFFERS", "PER_BUFFER", "tir_features"]
+STORE_BUFFERS = 3  # the stored buffer, then the most accessed buffers its value loads
+STORE = (
+    "loops",
+    "trip_count",
+    "innermost_extent",
+    "innermost_vectorized",
+    "innermost_unrolled",
+    "vector_lanes",
+    "unrolled",
+    "parallel_extent",
+    "parallel_loops",
+    "trip_per_thread",
+    "float_ops_per_iteration",
+    "float_ops",
+    "adds_and_muls",
+    "loads_per_iteration",
+    "guards",
+    "accumulates",
+    "stores_to_local",
+    "intensity_moved",
+    "intensity_touched",
+    "stores_in_kernel",
+)
+STORE_BUFFER = (
+    "present",
+    "written",
+    "bytes_moved",
+    "bytes_touched",
+    "cache_lines",
+    "innermost_stride",
+    "vector_stride",
+    "unit_stride",
+    "reuse_count",
+    "reuse_distance",
+    "reuse_bytes",
+)
+STORE_LENGTH = len(STORE) + len(STORE_BUFFER) * STORE_BUFFERS
+CACHE_LINE = 64  # bytes
+ADDS_AND_MULS = (arith.AddfOp, arith.SubfOp, arith.MulfOp)
+
+
+@dataclass
+class Store:
+    """A buffer store, the loops around it and what computes its value."""
+
+    op: memref.StoreOp
+    loops: list[Loop]
+    loads: list[memref.LoadOp] = field(default_factory=list)
+    float_ops: int = 0
+    adds_and_muls: int = 0
+    guards: int = 0
+
+
+def element_bytes(buffer: SSAValue) -> int:
+    typ = buffer.type
+    return max(typ.element_type.bitwidth // 8, 1) if isinstance(typ, MemRefType) else 4  # type: ignore[attr-defined]
+
+
+def collect_stores(ops: Sequence[Operation], loops: list[Loop], stores: list[Store]) -> None:
+    """Every memref.store under `ops` with the loops around it (outermost first)."""
+    for op in ops:
+        if isinstance(op, tir.ForOp):
+            lower, upper = constant(op.lower_bound), constant(op.upper_bound)
+            extent = (upper - lower) if lower is not None and upper is not None else 16
+            loop = Loop(op.induction_variable, max(extent, 1), op.kind.data)
+            collect_stores(list(op.body.block.ops), [*loops, loop], stores)
+            continue
+        if isinstance(op, memref.StoreOp):
+            stores.append(trace_value(Store(op, loops)))
+        for region in op.regions:
+            for block in region.blocks:
+                collect_stores(list(block.ops), loops, stores)
+
+
+def trace_value(store: Store) -> Store:
+    """Count the float ops, loads and guards that compute the stored value (its operands
+    followed back, a guard's branches walked whole; index arithmetic is not followed)."""
+    seen: set[Operation] = set()
+    owner = store.op.value.owner
+    pending: list[Operation] = [owner] if isinstance(owner, Operation) else []
+    while pending:
+        op = pending.pop()
+        if op in seen:
+            continue
+        seen.add(op)
+        if isinstance(op, memref.LoadOp):
+            store.loads.append(op)
+            continue
+        if isinstance(op, FLOAT_OPS):
+            store.float_ops += 1
+            store.adds_and_muls += isinstance(op, ADDS_AND_MULS)
+        if op.regions:  # a guard (scf.if): what its branches compute
+            store.guards += 1
+            pending.extend(inner for region in op.regions for inner in region.walk())
+        if any(isinstance(r.type, AnyFloat) for r in op.results):  # not index arithmetic
+            pending.extend(v.owner for v in op.operands if isinstance(v.owner, Operation))
+    return store
+
+
+def access_figures(
+    buffer: SSAValue, accesses: Sequence[Sequence[int | None]], loops: Sequence[Loop], written: bool
+) -> tuple[list[float], float]:
+    """STORE_BUFFER figures of a buffer accessed with `accesses` (address strides along each of
+    `loops`) once per iteration of the loops each, and the bytes it touches."""
+    width = element_bytes(buffer)
+    trip = math.prod(loop.extent for loop in loops)
+    strides = accesses[0]  # the accesses of a buffer in one statement walk it alike
+    moving = [s != 0 for s in strides]
+    touched = math.prod(loop.extent for loop, move in zip(loops, moving, strict=True) if move)
+    innermost = strides[-1] if strides else 0
+    vector = next(
+        (s for loop, s in zip(loops, strides, strict=True) if loop.kind == "vectorized"), 0
+    )
+    step = next((s for s in reversed(strides) if s != 0), None)
+    per_line = CACHE_LINE // width if step is None else max(1, CACHE_LINE // (abs(step) * width))
+    reuse = trip // max(touched, 1)
+    # the innermost loop that does not move the address reuses; its inner loops run between
+    reuse_at = next((k for k in reversed(range(len(loops))) if strides[k] == 0), None)
+    distance = (
+        math.prod(loop.extent for loop in loops[reuse_at + 1 :]) if reuse_at is not None else 0
+    )
+    figures = [
+        1.0,
+        float(written),
+        log2p(trip * width * len(accesses)),
+        log2p(touched * width),
+        log2p(touched / per_line),
+        log2p(abs(innermost)) if innermost is not None else -1.0,
+        log2p(abs(vector)) if vector is not None else -1.0,
+        float(innermost == 1),
+        log2p(reuse),
+        log2p(distance),
+        log2p(distance * width * len(accesses)),
+    ]
+    return figures, float(touched * width)
+
+
+def store_row(store: Store, arguments: Sequence[SSAValue], count: int, memo: dict) -> list[float]:
+    """The STORE_LENGTH figures of one store."""
+    loops = store.loops
+    trip = math.prod(loop.extent for loop in loops)
+    inner = loops[-1] if loops else None
+    parallel = [loop.extent for loop in loops if loop.kind == "parallel"]
+    target = store.op.memref
+
+    def strides(op: memref.LoadOp | memref.StoreOp) -> list[int | None]:
+        typ = op.memref.type
+        shape = list(typ.get_shape()) if isinstance(typ, MemRefType) else []
+        return address_strides(list(op.indices), shape, loops, memo)
+
+    by_buffer: dict[SSAValue, list[list[int | None]]] = {}
+    for load in store.loads:
+        by_buffer.setdefault(load.memref, []).append(strides(load))
+    accumulates = target in by_buffer
+    stored = [strides(store.op), *by_buffer.pop(target, [])]
+    width = element_bytes(target)
+    moved = trip * width * (1 + len(store.loads))
+    figures, touched = access_figures(target, stored, loops, True)
+    buffers = [figures]
+    for buffer, found in sorted(by_buffer.items(), key=lambda item: -len(item[1])):
+        figures, footprint = access_figures(buffer, found, loops, False)
+        buffers.append(figures)
+        touched += footprint
+    flops = store.float_ops * trip
+    values = [
+        float(len(loops)),
+        log2p(trip),
+        log2p(inner.extent if inner else 1),
+        float(inner is not None and inner.kind == "vectorized"),
+        float(inner is not None and inner.kind == "unrolled"),
+        log2p(math.prod(loop.extent for loop in loops if loop.kind == "vectorized")),
+        log2p(math.prod(loop.extent for loop in loops if loop.kind == "unrolled")),
+        log2p(math.prod(parallel)),
+        float(len(parallel)),
+        log2p(trip / math.prod(parallel)),
+        float(store.float_ops),
+        log2p(flops),
+        float(store.adds_and_muls),
+        float(len(store.loads)),
+        float(store.guards),
+        float(accumulates),
+        float(target not in arguments),
+        flops / moved,
+        flops / touched if touched else 0.0,
+        log2p(count),
+    ]
+    for figures in buffers[:STORE_BUFFERS]:
+        values.extend(figures)
+    values.extend([0.0] * (STORE_LENGTH - len(values)))
+    return values
+
+
+def store_features(module: ModuleOp) -> np.ndarray:
+    """One row of `STORE_LENGTH` float32s per buffer store of the first function of a tir
+    module (a kernel without stores has one row of zeros)."""
+    kernel = next(op for op in module.walk() if isinstance(op, func.FuncOp) and op.body.blocks)
+    stores: list[Store] = []
+    collect_stores(list(kernel.body.block.ops), [], stores)
+    arguments = list(kernel.body.block.args)
+    memo: dict = {}
+    rows = [store_row(store, arguments, len(stores), memo) for store in stores]
+    return np.asarray(rows or [[0.0] * STORE_LENGTH], dtype=np.float32)
+
+
+__all__ = [
+    "GLOBAL",
+    "LENGTH",
+    "MAX_BUFFERS",
+    "PER_BUFFER",
+    "STORE",
+    "STORE_BUFFER",
+    "STORE_LENGTH",
+    "store_features",
+    "tir_features",
+]

@@ -28,10 +28,16 @@ import numpy as np
 
 from xtvm.tuning.auto_scheduler.loop_state import DEFAULT_STATE, SplitStep
 from xtvm.tuning.auto_scheduler.sketch import Candidate, Sketch
-from xtvm.tuning.cost_model import Booster, schedule_features
+from xtvm.tuning.cost_model import (
+    Booster,
+    PackSumBooster,
+    schedule_features,
+    schedule_store_features,
+)
 from xtvm.tuning.features import LENGTH
 
 MIN_SAMPLES = 8
+FEATURES = ("kernel", "store")  # XGBModel's tir features: one vector a kernel, or a row a store
 LEVELS = 4  # tiling levels a split makes at most
 
 
@@ -206,13 +212,22 @@ class XGBModel:
         seed: int = 0,
         shared: SharedModel | None = None,
         near_default: bool = False,
+        feature: str = "kernel",
     ) -> None:
+        if feature not in FEATURES:
+            raise ValueError(f"unknown feature kind '{feature}' ({', '.join(FEATURES)})")
+        if feature == "store" and (shared is not None or near_default):
+            raise ValueError("a shared model and near_default need feature='kernel'")
+        self.feature = feature
         self.num_warmup_sample = num_warmup_sample
         self.rerank_factor = rerank_factor
         self.rng = random.Random(seed)
         self.shared = shared
         self.near_default = near_default
-        self.trees = Booster(loss, seed=seed)  # on tir and sketch features: the shortlist
+        # the shortlist's trees: on a kernel's tir and sketch features, or summed per store
+        self.trees: Booster | PackSumBooster = (
+            Booster(loss, seed=seed) if feature == "kernel" else PackSumBooster(seed=seed)
+        )
         self.screen = Booster(loss, seed=seed)  # on sketch features: the evolution
         self.candidates: list[Candidate] = []
         self.costs: list[float] = []
@@ -232,15 +247,20 @@ class XGBModel:
         if self.shared is not None and math.isfinite(cost):
             self.shared.update(self.task.workload_key, self.default[None, :], [cost])
 
-    def features(self, candidates: Sequence[Candidate]) -> np.ndarray:
-        """Each candidate's tir features, then its sketch features (cached)."""
+    def features(self, candidates: Sequence[Candidate]) -> Any:
+        """Each candidate's tir features then its sketch features (a matrix), or with
+        `feature="store"` its per-store rows (a list of matrices); cached."""
         for c in candidates:
             if c not in self._features:
                 s, args = self.task.instantiate(c.state(self.sketches))
-                self._features[c] = np.concatenate(
-                    [schedule_features(s, args), self.space.features([c])[0]]
-                )
-        return np.stack([self._features[c] for c in candidates])
+                if self.feature == "store":
+                    self._features[c] = schedule_store_features(s, args)
+                else:
+                    self._features[c] = np.concatenate(
+                        [schedule_features(s, args), self.space.features([c])[0]]
+                    )
+        found = [self._features[c] for c in candidates]
+        return found if self.feature == "store" else np.stack(found)
 
     def update(self, candidates: Sequence[Candidate], costs: Sequence[float]) -> None:
         """Add measured candidates (seconds; infinity for a failure) and refit (the shared

@@ -13,6 +13,7 @@ tir), `"ridge"` (sketch features only) or `"random"` (random search), or a model
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 import sys
@@ -92,14 +93,20 @@ class ProgramMeasurer:
 
 
 def make_model(spec: object, task: TaskLike, sketches: Sequence[Any], seed: int) -> Any:
-    """The cost model `spec` names ("xgb", "ridge", "random"), or `spec` itself, bound to
-    the task."""
+    """The cost model `spec` names ("xgb", "xgb.kernel" or "xgb.store": its features one
+    vector a kernel or a row a store; "ridge", "random"), or `spec` itself, bound to the
+    task."""
     if spec == "ridge":
         return RidgeModel(FeatureSpace(sketches), seed=seed)
     if isinstance(spec, str):
-        models = {"xgb": XGBModel, "random": RandomModel}
+        models = {
+            "xgb": XGBModel,
+            "xgb.kernel": XGBModel,
+            "xgb.store": functools.partial(XGBModel, feature="store"),
+            "random": RandomModel,
+        }
         if spec not in models:
-            raise ValueError(f"unknown cost model '{spec}' (xgb, ridge, random)")
+            raise ValueError(f"unknown cost model '{spec}' ({', '.join([*models, 'ridge'])})")
         spec = models[spec](seed=seed)
     if hasattr(spec, "attach"):
         return spec.attach(task, sketches)
@@ -147,13 +154,18 @@ class SketchPolicy:
         self.model.update(found, costs)
 
     def measure_default(self, measurer: ProgramMeasurer) -> None:
-        """Measure the compiler's default schedule of a relay kernel once (not a trial): the
-        baseline that a searched candidate must beat to be applied."""
+        """Measure the compiler's default schedule of a relay kernel (not a trial): the
+        baseline that a searched candidate must beat to be applied. The model builds with
+        it, so a failure is transient (a build timeout on a loaded machine): measured again
+        once; an infinite baseline would make every slow candidate look like a win."""
         if getattr(self.task, "default_schedule", None) is None or DEFAULT_STATE in self.measured:
             return
-        _, results = measurer.measure(self.task, self, [DEFAULT_STATE])
-        self._note(DEFAULT_STATE, cost_of(results[0]))
-        self._noted_default(cost_of(results[0]))
+        for _ in range(2):
+            _, results = measurer.measure(self.task, self, [DEFAULT_STATE])
+            self._note(DEFAULT_STATE, cost_of(results[0]))
+            if math.isfinite(cost_of(results[0])):
+                break
+        self._noted_default(self.measured[DEFAULT_STATE])
 
     def _noted_default(self, cost: float) -> None:
         if hasattr(self.model, "note_default"):  # the model seeds its first round near it
