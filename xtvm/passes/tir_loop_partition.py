@@ -25,6 +25,7 @@ its tile, where branches cut down to every tap grew it 2-6x more.
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -251,8 +252,8 @@ def version_body(cut: Cut, decided: tuple[int, int, bool], constant: EntryConsta
         mark_border(op)
 
 
-def partition(cut: Cut, constant: EntryConstants) -> None:
-    """Replace `cut.loop` by its decided and undecided segments."""
+def partition(cut: Cut, constant: EntryConstants) -> list[Operation]:
+    """Replace `cut.loop` by its decided and undecided segments; the ops now in its place."""
     loop = cut.loop
     lower, upper = constant_value(loop.lower_bound), constant_value(loop.upper_bound)
     assert lower is not None and upper is not None
@@ -266,13 +267,15 @@ def partition(cut: Cut, constant: EntryConstants) -> None:
     border = cut.first_unknown < cut.first_false
     if cut.kind == "select" and loop.kind.data == "parallel" and len(decided) == 1 and border:
         version_body(cut, decided[0], constant)
-        return
+        return [loop]
+    clones: list[Operation] = []
     for start, stop, outcome in segments:
         if start >= stop:
             continue
         clone = loop.clone()
         clone.operands = (constant(start), constant(stop))
         Rewriter.insert_op(clone, InsertPoint.before(loop))
+        clones.append(clone)
         if outcome is not None:
             cmp = list(clone.walk())[position]
             value = arith.ConstantOp(IntegerAttr(int(outcome), IntegerType(1)))
@@ -282,32 +285,44 @@ def partition(cut: Cut, constant: EntryConstants) -> None:
             # again, down to the reduction's, grew a depthwise conv2d's code 2-6x.
             mark_border(clone)
     Rewriter.erase_op(loop)
+    return clones
 
 
 def partition_function(function: func.FuncOp) -> bool:
     """Cut the loops of `function` until no guard can leave a loop; whether any was cut."""
-    changed = False
     # Guards that no loop around them decides in part stay so: a cut clones only the loop
     # around its own guard (new ops, looked at afresh). Not asking again made unrolled
     # recurrent layers (thousands of guards) quadratic: 307 of 378 s of an LSTM's build.
+    # The guards wait in walk order; a cut puts those of the ops replacing its loop first,
+    # as a fresh walk would meet them (walking the whole function again after each cut was
+    # most of what remained of an LSTM's loop partition).
     settled: set[arith.CmpiOp] = set()
-    for _ in range(MAX_PARTITIONS):
-        cut = None
-        for op in function.walk():
-            if not isinstance(op, arith.CmpiOp) or op in settled or BORDER in op.attributes:
-                continue
-            kind = guard_kind(op)
-            cut = find_cut(op, kind) if kind is not None else None
-            if cut is not None:
-                break
-            settled.add(op)
+    pending = deque(op for op in function.walk() if isinstance(op, arith.CmpiOp))
+    dead: set[Operation] = set()
+    cuts = 0
+    while pending and cuts < MAX_PARTITIONS:
+        op = pending.popleft()
+        if op in dead or op in settled or BORDER in op.attributes:
+            continue
+        kind = guard_kind(op)
+        cut = find_cut(op, kind) if kind is not None else None
         if cut is None:
-            break
-        partition(cut, EntryConstants(function))
-        changed = True
+            settled.add(op)
+            continue
+        dead.update(inner for inner in cut.loop.walk() if isinstance(inner, arith.CmpiOp))
+        roots = partition(cut, EntryConstants(function))
+        fresh = [
+            inner
+            for root in roots
+            for inner in root.walk()
+            if isinstance(inner, arith.CmpiOp) and inner not in settled
+        ]
+        dead.difference_update(fresh)  # a versioned loop keeps some of its ops
+        pending.extendleft(reversed(fresh))
+        cuts += 1
     for op in function.walk():
         op.attributes.pop(BORDER, None)
-    return changed
+    return cuts > 0
 
 
 @dataclass(frozen=True)
