@@ -19,7 +19,9 @@ On 2 shared cores (load 7-11, 15 runs, two rounds): xtvm / onnxruntime at one th
 1.18 (mobilenet_v2; 1.24 and 1.40 before the NHWC depthwise conv2d read its input without a
 padded copy), 0.82 and 0.85 (mobilenet_v3_small; 1.16 and 1.09 before), max relative
 difference 6e-6; two-thread figures swing with the other load on the machine. HardSwish and
-HardSigmoid fuse into their conv2d kernels.
+HardSigmoid fuse into their conv2d kernels. Since the depthwise padding is a clamped select
+with a border split (no branch per tap), relay.build takes 4.8-5.0 CPU seconds for
+mobilenet_v2 (6.7-6.9 with branches) and 6.1-6.6 for mobilenet_v3_small (6.7-7.0).
 
     python benchmarks/mobile.py                       # all workloads, 10 runs each
     python benchmarks/mobile.py mobilenet_v2 --repeat 5

@@ -9,10 +9,14 @@ imported before the first test, so registrations done at import are the baseline
 test order; each test and each test module is then checked to leave every registry as it found
 it. One that does not is failed with what it changed, and the registries are restored so that
 the leak does not reach later tests.
+
+The suite verifies the IR after every pass of `run_passes` (`XTVM_VERIFY_EACH_PASS`), so that a
+pass breaking an invariant fails its tests by name; builds outside the tests verify at the end.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import pytest
@@ -30,6 +34,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    os.environ.setdefault("XTVM_VERIFY_EACH_PASS", "1")
     registries.import_all()
 
 

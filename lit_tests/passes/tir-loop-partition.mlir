@@ -161,3 +161,57 @@ func.func @threads_stay(%A: memref<13xf32>, %x: f32) {
   }
   func.return
 }
+
+// -----
+
+// A clamped padding read (`select(inside, A[clamp(i)], 0)`, te.ClampedSelect) over a parallel
+// row loop: the loop is not cut (one parallel loop) but its body versioned, the interior rows
+// y in [1, 7) reading without a select; the border rows keep theirs, and the reduction loop
+// inside them is not cut.
+// CHECK-LABEL: func.func @padded_rows
+// CHECK:         tir.for %[[Y:.*]] = %c0 to %c8 parallel {
+// CHECK-NEXT:      %[[LO:.*]] = arith.cmpi sge, %[[Y]], %c1 : index
+// CHECK-NEXT:      scf.if %[[LO]] {
+// CHECK-NEXT:        %[[HI:.*]] = arith.cmpi slt, %[[Y]], %c7 : index
+// CHECK-NEXT:        scf.if %[[HI]] {
+// CHECK-NOT:           arith.select
+// CHECK:               tir.for %{{.*}} = %c0 to %c3 serial {
+// CHECK-NOT:             arith.select
+// CHECK:             } else {
+// CHECK:               tir.for %{{.*}} = %c0 to %c3 serial {
+// CHECK:                 arith.select
+// CHECK:         } else {
+// CHECK:           tir.for %{{.*}} = %c0 to %c3 serial {
+// CHECK:             arith.select
+// CHECK-NOT:     tir.for
+// CHECK:         func.return
+func.func @padded_rows(%A: memref<8xf32>, %B: memref<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c7 = arith.constant 7 : index
+  %c8 = arith.constant 8 : index
+  %zero = arith.constant 0.0 : f32
+  tir.for %y = %c0 to %c8 parallel {
+    %acc = memref.alloc() : memref<1xf32>
+    memref.store %zero, %acc[%c0] : memref<1xf32>
+    tir.for %r = %c0 to %c3 serial {
+      %t = arith.addi %y, %r : index
+      %i = arith.subi %t, %c1 : index
+      %lo = arith.cmpi sge, %i, %c0 : index
+      %hi = arith.cmpi slt, %i, %c8 : index
+      %in = arith.andi %lo, %hi : i1
+      %m = arith.maxsi %i, %c0 : index
+      %j = arith.minsi %m, %c7 : index
+      %v = memref.load %A[%j] : memref<8xf32>
+      %s = arith.select %in, %v, %zero : f32
+      %a = memref.load %acc[%c0] : memref<1xf32>
+      %n = arith.addf %a, %s : f32
+      memref.store %n, %acc[%c0] : memref<1xf32>
+    }
+    %o = memref.load %acc[%c0] : memref<1xf32>
+    memref.store %o, %B[%y] : memref<8xf32>
+    memref.dealloc %acc : memref<1xf32>
+  }
+  func.return
+}

@@ -141,3 +141,53 @@ def test_cpu_pipeline_tiled_matmul(n: int, m: int) -> None:
 def test_gpu_pipeline() -> None:
     module = assert_pipeline_preserves(tvm.lower(*gpu_softmax_row(5, 7), name="kernel").xdsl, GPU)
     assert count(module, tir.LaunchOp) == 1
+
+
+class _DropReturns(ModulePass):
+    """Leaves every function without its terminator (an invalid module)."""
+
+    name = "test-drop-returns"
+
+    def apply(self, ctx: object, op: ModuleOp) -> None:
+        for ret in [o for o in op.walk() if isinstance(o, func.ReturnOp)]:
+            ret.detach()
+            ret.erase()
+
+
+class _AddReturns(ModulePass):
+    """Puts the terminators back (a later pass repairing what an earlier one broke)."""
+
+    name = "test-add-returns"
+
+    def apply(self, ctx: object, op: ModuleOp) -> None:
+        for function in [o for o in op.walk() if isinstance(o, func.FuncOp)]:
+            function.body.block.add_op(func.ReturnOp())
+
+
+@pytest.mark.parametrize("each", ["0", "1"])
+def test_run_passes_verifies_after_each_pass_or_at_the_end(
+    each: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`run_passes` verifies the module after its last pass, and after every pass with
+    XTVM_VERIFY_EACH_PASS (as the suite runs): a pass breaking the IR is caught at once, even
+    if a later one repairs it; without the flag only a module left invalid fails."""
+    from xdsl.utils.exceptions import VerifyException
+
+    from xtvm.driver.relay_graph import run_passes
+
+    monkeypatch.setenv("XTVM_VERIFY_EACH_PASS", each)
+
+    def module() -> ModuleOp:
+        return ModuleOp([func.FuncOp("f", ((), ()), None)])
+
+    m = module()
+    m.ops.first.body.block.add_op(func.ReturnOp())  # type: ignore[union-attr]
+    with pytest.raises(VerifyException):
+        run_passes(m, [_DropReturns()])
+    m = module()
+    m.ops.first.body.block.add_op(func.ReturnOp())  # type: ignore[union-attr]
+    if each == "1":
+        with pytest.raises(VerifyException):
+            run_passes(m, [_DropReturns(), _AddReturns()])
+    else:
+        run_passes(m, [_DropReturns(), _AddReturns()])

@@ -4,6 +4,7 @@ JSON for the graph executor (xtvm/runtime/graph_executor.py)."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -129,10 +130,22 @@ def bind_params(module: ModuleOp, params: Mapping[str, np.ndarray]) -> None:
     )
 
 
+def verify_each_pass() -> bool:
+    """Whether `run_passes` verifies the module after every pass (`XTVM_VERIFY_EACH_PASS=1`,
+    as the tests run), not only after the last: verifying was a third of an LSTM's build."""
+    return os.environ.get("XTVM_VERIFY_EACH_PASS", "") not in ("", "0")
+
+
 def run_passes(module: ModuleOp, passes: tuple[ModulePass, ...] | list[ModulePass]) -> None:
+    """Apply `passes` in order; the module is verified after the last (after each one with
+    `verify_each_pass`, so that a broken invariant names the pass that broke it)."""
     ctx = shared_context()
+    each = verify_each_pass()
     for p in passes:
         p.apply(ctx.xdsl_context, module)
+        if each:
+            module.verify()
+    if passes and not each:
         module.verify()
 
 

@@ -432,6 +432,12 @@ class LoopVectorizer:
             return
         if self.linear(op, lanes):
             return
+        if isinstance(op, arith.SelectOp) and isinstance(lanes[0], Uniform):
+            # One condition for every lane (a clamped padding read's): a scalar i1 selects
+            # whole vectors (no vector form of i1 broadcasts in xDSL's verifier).
+            true, false = (self.as_vector(v) for v in op.operands[1:])
+            self.values[op.result] = Varying(self.add(arith.SelectOp(op.cond, true, false)))
+            return
         operands = [self.as_vector(v) for v in op.operands]
         result_types = [self.vector_type(r.type) for r in op.results]
         new = type(op).create(

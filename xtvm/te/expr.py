@@ -342,6 +342,12 @@ class Select(PrimExpr):
         self.dtype = self.true_value.dtype
 
 
+class ClampedSelect(Select):
+    """A Select whose values read their tensors only at indices clamped into bounds, so that
+    both may be evaluated: it lowers to `arith.select` instead of a branch around each read
+    (a padded read with no `scf.if` for tir-loop-partition to cut the loops around)."""
+
+
 @dataclass(eq=False)
 class Cast(PrimExpr):
     dtype: str
@@ -834,7 +840,7 @@ def substitute(expr: PrimExpr, axes: Mapping[int, PrimExpr]) -> PrimExpr:
         if isinstance(node, Compare):
             return Compare(node.op, sub(node.a), sub(node.b))
         if isinstance(node, Select):
-            return Select(sub(node.condition), sub(node.true_value), sub(node.false_value))
+            return type(node)(sub(node.condition), sub(node.true_value), sub(node.false_value))
         if isinstance(node, Cast):
             return Cast(node.dtype, sub(node.value))
         if isinstance(node, Call):

@@ -28,6 +28,7 @@ from xtvm.te.expr import (
     Broadcast,
     Call,
     Cast,
+    ClampedSelect,
     Compare,
     Const,
     IterVar,
@@ -202,7 +203,8 @@ class ExprEmitter:
         taken branch is evaluated, so a padding condition keeps reads inside the tensor."""
         cond = self.convert((yield self, expr.condition), i1)
         branches = (expr.true_value, expr.false_value)
-        if not any(isinstance(n, Read) for b in branches for n in walk(b)):
+        reads = any(isinstance(n, Read) for b in branches for n in walk(b))
+        if isinstance(expr, ClampedSelect) or not reads:
             t = yield self, expr.true_value
             f = yield self, expr.false_value
             t, f = self.unify(t, f)

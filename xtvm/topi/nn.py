@@ -15,7 +15,7 @@ import numpy as np
 
 from xtvm import te
 from xtvm.dialects.relay import Layout
-from xtvm.te.expr import PrimExpr
+from xtvm.te.expr import ClampedSelect, PrimExpr, as_expr
 from xtvm.topi.elementwise import elementwise
 from xtvm.topi.tensor import TensorLike, accumulator, is_float, lowest, static_shape
 
@@ -56,15 +56,20 @@ def pad(
     value: float = 0.0,
     mode: str = "constant",
     name: str = "pad_temp",
+    clamped: bool = False,
 ) -> te.Tensor:
-    """`x` padded by `before`/`after` per axis (negative amounts crop), numpy's modes."""
+    """`x` padded by `before`/`after` per axis (negative amounts crop), numpy's modes.
+
+    `clamped` (constant mode): the read of `x` is clamped into bounds and the fill chosen by
+    a `te.ClampedSelect`, so that a consumer computing the padding inline selects instead of
+    branching around each read."""
     shape = static_shape(x)
     out = [d + b + a for d, b, a in zip(shape, before, after, strict=True)]
     fill = np.array(value).astype(x.dtype).item()
 
     def source(i: PrimExpr, b: int, d: int) -> Index:
         j = i - b if b else i
-        if mode == "edge":
+        if mode == "edge" or (clamped and b):
             return te.min(te.max(j, 0), d - 1)
         if mode == "reflect":
             return te.if_then_else(j < 0, -j, te.if_then_else(j >= d, 2 * (d - 1) - j, j))
@@ -75,9 +80,14 @@ def pad(
         value = x(*sources)
         if mode != "constant":
             return value
-        inside = [j >= 0 for j, b in zip(sources, before, strict=True) if b > 0]
-        inside += [j < d for j, d, a in zip(sources, shape, after, strict=True) if a > 0]
-        return te.if_then_else(te.all(*inside), value, fill) if inside else value
+        unclamped = [v - b if b else v for v, b in zip(i, before, strict=True)]
+        inside = [j >= 0 for j, b in zip(unclamped, before, strict=True) if b > 0]
+        inside += [j < d for j, d, a in zip(unclamped, shape, after, strict=True) if a > 0]
+        if not inside:
+            return value
+        if clamped:
+            return ClampedSelect(te.all(*inside), value, as_expr(fill, value.dtype))
+        return te.if_then_else(te.all(*inside), value, fill)
 
     return te.compute(out, body, name=name, tag="injective,pad")
 
@@ -108,7 +118,6 @@ def conv2d(
     nhwc = data_layout == "NHWC"
     before = (0, pt, pl, 0) if nhwc else (0, 0, pt, pl)
     after = (0, pb, pr, 0) if nhwc else (0, 0, pb, pr)
-    padded = pad(data, before, after) if any(padding) else data
     layout = Layout.parse(kernel_layout)
     k_sizes = layout.primal_sizes(static_shape(kernel))
     out_channels, in_per_group, kh, kw = (k_sizes[a] for a in "OIHW")
@@ -135,6 +144,10 @@ def conv2d(
         return tap(y, strides[0], ry, dilation[0]), tap(x, strides[1], rx, dilation[1])
 
     kind = "depthwise_conv2d" if groups > 1 and in_per_group == 1 else "conv2d"
+    # An NHWC depthwise conv2d reads its padding inline (`schedule.reads_padding_inline`):
+    # clamped reads and a select, one copy of the loop nest instead of partitioned ones.
+    clamped = kind == "depthwise_conv2d" and nhwc
+    padded = pad(data, before, after, clamped=clamped) if any(padding) else data
     workload = (
         "conv2d",
         static_shape(data),

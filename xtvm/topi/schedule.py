@@ -662,20 +662,13 @@ def group_row_tile(per_group_out: int) -> int:
 
 
 def reads_padding_inline(conv: te.Tensor) -> bool:
-    """Whether a conv2d reads its padding through bounds checks instead of a padded copy: an
-    NHWC depthwise one, strided or 3x3. It is bound by memory, not arithmetic (one product
-    per input load), and the copy triples its traffic (MobileNetV2's 112x112x96 stride-2
-    layer: 148 us with the copy, 62 us without; 56x56x144 stride 1: 92 -> 61 us).
-    tir-loop-partition takes the checks out of the interior at 2-6x the kernel's code; a
-    larger window at stride 1 (MobileNetV3's 5x5) gains least for the most code, and keeps
-    the copy."""
-    tag = conv.op.tag  # type: ignore[attr-defined]
-    if not tag.endswith("depthwise_conv2d_nhwc"):
-        return False
-    workload = conv.op.attrs["workload"]  # type: ignore[attr-defined]
-    kernel, strides, kernel_layout = workload[2], workload[3], workload[8]
-    window = max(kernel[kernel_layout.index("H")], kernel[kernel_layout.index("W")])
-    return max(strides) > 1 or window <= 3
+    """Whether a conv2d reads its padding inline instead of from a padded copy: an NHWC
+    depthwise one. It is bound by memory, not arithmetic (one product per input load), and
+    the copy triples its traffic (MobileNetV2's 112x112x96 stride-2 layer: 148 us with the
+    copy, 62 us without; 56x56x144 stride 1: 92 -> 61 us). Its compute clamps the reads
+    (`topi.nn.pad(clamped=True)`): a select per load, one copy of the loop nest, where a
+    branch per load made tir-loop-partition grow the kernel's code 2-6x."""
+    return conv.op.tag.endswith("depthwise_conv2d_nhwc")  # type: ignore[attr-defined]
 
 
 def rows_outside(conv: te.Tensor) -> bool:
