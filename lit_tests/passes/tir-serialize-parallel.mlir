@@ -23,25 +23,27 @@ func.func @small(%A: memref<16x64xf32>, %B: memref<16x64xf32>) {
 
 // -----
 
-// 256 x 256 x 3 ops (the inner bound is a tile edge: its interval's top, 64, counts) is
+// 1024 rows x 4 tiles x 64 x 3 ops, about 800,000 (the inner bound is a tile edge: its
+// interval's top, 64, counts), is
 // enough work to stay parallel.
 // CHECK-LABEL: func.func @large
 // CHECK:         tir.for %{{.*}} = %{{.*}} to %{{.*}} parallel {
-func.func @large(%A: memref<256x256xf32>) {
+func.func @large(%A: memref<1024x256xf32>) {
   %c0 = arith.constant 0 : index
   %c4 = arith.constant 4 : index
   %c64 = arith.constant 64 : index
   %c256 = arith.constant 256 : index
-  tir.for %i = %c0 to %c256 parallel {
+  %c1024 = arith.constant 1024 : index
+  tir.for %i = %c0 to %c1024 parallel {
     tir.for %jo = %c0 to %c4 serial {
       %base = arith.muli %jo, %c64 : index
       %rest = arith.subi %c256, %base : index
       %edge = arith.minsi %rest, %c64 : index
       tir.for %ji = %c0 to %edge serial {
         %j = arith.addi %base, %ji : index
-        %a = memref.load %A[%i, %j] : memref<256x256xf32>
+        %a = memref.load %A[%i, %j] : memref<1024x256xf32>
         %b = arith.addf %a, %a : f32
-        memref.store %b, %A[%i, %j] : memref<256x256xf32>
+        memref.store %b, %A[%i, %j] : memref<1024x256xf32>
       }
     }
   }

@@ -145,7 +145,7 @@ def add_model(shape: tuple[int, ...]) -> tuple[tvm.IRModule, np.ndarray, np.ndar
 
 
 @pytest.mark.parametrize(
-    ("shape", "parallel"), [((4, 16), False), ((2, 3, 5), False), ((256, 1024), True)]
+    ("shape", "parallel"), [((4, 16), False), ((2, 3, 5), False), ((1024, 1024), True)]
 )
 @pytest.mark.parametrize("threads", [1, 2, 3])
 def test_relay_build_forks_threads_only_for_large_kernels(

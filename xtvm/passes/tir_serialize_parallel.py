@@ -27,10 +27,12 @@ from xdsl.passes import ModulePass
 from xtvm.dialects import tir
 from xtvm.passes.tir_bounds import Bounds, constant_value
 
-# Ops of work below which a parallel loop runs serially. Measured on MobileNetV2's and
-# ResNet's kernels (benchmarks/threads.py): a fork and join of libgomp's pool cost about as
-# much as 40,000 ops of a vectorized body on one core.
-MIN_PARALLEL_WORK = 40_000
+# Ops of work below which a parallel loop runs serially: a kernel of about 6 us on one core
+# (the estimate runs at 15-50 ops/ns, index arithmetic included). Per-kernel timings of
+# MobileNetV3 at 2 threads against 1 with spinning workers (`benchmarks/threads.py
+# --calibrate`, 2 shared cores at load 3): 25,000-90,000 ops ran 0.46-0.73x as fast,
+# 410,000-780,000 ops 1.26-1.45x; a fork and join costs about 2 us when the workers spin.
+MIN_PARALLEL_WORK = 250_000
 UNBOUNDED = float("inf")
 
 
