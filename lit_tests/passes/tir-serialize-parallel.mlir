@@ -24,8 +24,7 @@ func.func @small(%A: memref<16x64xf32>, %B: memref<16x64xf32>) {
 // -----
 
 // 1024 rows x 4 tiles x 64 x 3 ops, about 800,000 (the inner bound is a tile edge: its
-// interval's top, 64, counts), is
-// enough work to stay parallel.
+// interval's top, 64, counts), is enough work to stay parallel.
 // CHECK-LABEL: func.func @large
 // CHECK:         tir.for %{{.*}} = %{{.*}} to %{{.*}} parallel {
 func.func @large(%A: memref<1024x256xf32>) {

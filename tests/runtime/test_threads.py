@@ -163,3 +163,22 @@ def test_relay_build_forks_threads_only_for_large_kernels(
     module = graph_executor.GraphModule(factory["default"](tvm.cpu()))
     module.run(x=a, y=b)
     np.testing.assert_allclose(module.get_output(0).numpy(), np.exp(a) + b, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # fork() of a threaded process
+def test_forked_child_runs_parallel_loops() -> None:
+    """A child of fork() has none of the parent's workers: its loops still finish, right."""
+    f = parallel_kernel(300, 8)
+    a = RNG.standard_normal((300, 8)).astype(np.float32)
+    set_num_threads(2)
+    run(f, a)  # the parent's workers exist
+    pid = os.fork()
+    if pid == 0:  # the child: exit 0 only with the right numbers
+        code = 1
+        try:
+            if all(np.allclose(run(f, a), expected(a), rtol=1e-5, atol=1e-4) for _ in range(5)):
+                code = 0
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0

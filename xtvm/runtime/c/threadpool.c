@@ -11,8 +11,10 @@
      up yet: a late worker finds the counter spent and goes back to waiting (a fork-join team
      such as libgomp's waits at its closing barrier for every thread, a whole time slice when
      one is descheduled).
-   - Idle workers spin for a bounded time (SPIN_NS: the gap between two kernels of a graph),
-     then sleep on a futex; a launch wakes sleepers with one system call.
+   - Idle workers poll for a bounded time (SPIN_NS: the gap between two kernels of a graph),
+     yielding their core between polls to anything else runnable on it (the caller, when the
+     scheduler put the woken worker on the caller's core), then sleep on a futex; a launch
+     wakes sleepers with one system call.
    - One launch at a time: a second thread launching meanwhile (or a parallel loop inside a
      parallel body) runs its loop serially.
 
@@ -86,8 +88,10 @@ static void run_chunks(xtvm_chunk_fn body, void *data, int64_t upper, int64_t ch
   }
 }
 
+int32_t xtvm_get_num_threads(void);
+
 static void *worker(void *arg) {
-  (void)arg;
+  int index = (int)(intptr_t)arg; /* workers 0 .. threads - 2 take part in a job */
   uint32_t seen = atomic_load(&pool.generation);
   for (;;) {
     /* Wait for a new job: spin a while, then sleep. */
@@ -97,16 +101,22 @@ static void *worker(void *arg) {
       int polls = 0;
       while ((current = atomic_load(&pool.generation)) == seen) {
         cpu_relax();
-        if (++polls % 64 == 0 && now_ns() > deadline) {
+        if (++polls % 16 != 0) continue;
+        if (now_ns() > deadline) {
           atomic_fetch_add(&pool.sleepers, 1);
           futex_wait(&pool.generation, seen);
           atomic_fetch_sub(&pool.sleepers, 1);
           deadline = now_ns() + SPIN_NS;
+        } else {
+          /* Give the core to whatever else is runnable on it: the caller itself, when the
+             scheduler put this worker on its core, or another process. */
+          sched_yield();
         }
       }
     }
     seen = current;
     /* Join the job unless it is over (its caller may have returned: touch nothing of it). */
+    if (index >= xtvm_get_num_threads() - 1) continue; /* the count went down since */
     atomic_fetch_add(&pool.inside, 1);
     if (!atomic_load(&pool.finished) && atomic_load(&pool.generation) == seen)
       run_chunks(atomic_load(&pool.body), atomic_load(&pool.data), atomic_load(&pool.upper),
@@ -141,6 +151,18 @@ int32_t xtvm_get_num_threads(void) {
   return wanted ? wanted : default_threads();
 }
 
+/* A child process of fork() has none of the workers: it starts its own. */
+static void after_fork_in_child(void) {
+  pthread_mutex_init(&pool.launch, NULL);
+  pool.started = 0;
+  atomic_store(&pool.sleepers, 0);
+  atomic_store(&pool.inside, 0);
+  atomic_store(&pool.finished, 1);
+}
+
+static pthread_once_t fork_handler_once = PTHREAD_ONCE_INIT;
+static void install_fork_handler(void) { pthread_atfork(NULL, NULL, after_fork_in_child); }
+
 /* Run body over [lower, upper) in chunks on the pool and this thread. */
 void xtvm_parallel_for(xtvm_chunk_fn body, void *data, int64_t lower, int64_t upper) {
   if (upper <= lower) return;
@@ -149,12 +171,13 @@ void xtvm_parallel_for(xtvm_chunk_fn body, void *data, int64_t lower, int64_t up
     body(data, lower, upper);
     return;
   }
+  pthread_once(&fork_handler_once, install_fork_handler);
   while (pool.started < threads - 1) {
     pthread_t thread;
     pthread_attr_t attr;
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    int failed = pthread_create(&thread, &attr, worker, NULL);
+    int failed = pthread_create(&thread, &attr, worker, (void *)(intptr_t)pool.started);
     pthread_attr_destroy(&attr);
     if (failed) break;
     pool.started++;
