@@ -182,3 +182,27 @@ def test_forked_child_runs_parallel_loops() -> None:
             os._exit(code)
     _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0
+
+
+def test_without_a_c_compiler_only_parallel_code_is_refused(tmp_path: Path) -> None:
+    """The JIT builds the pool with the system compiler: without one, serial kernels still
+    run and set_num_threads works; a parallel one is a clear error, not a crash."""
+    script = (
+        "import numpy as np, xtvm as tvm; from xtvm import te; "
+        "from xtvm.runtime.threads import set_num_threads, get_num_threads; "
+        "set_num_threads(2); assert get_num_threads() == 2; "
+        "A = te.placeholder((64,), name='A'); C = te.compute((64,), lambda i: A[i] * 2.0); "
+        "s = te.create_schedule(C.op); f = tvm.build(s, [A, C], 'llvm', name='k'); "
+        "c = tvm.nd.empty((64,)); f(tvm.nd.array(np.ones(64, 'float32')), c); "
+        "assert (c.numpy() == 2).all(); s[C].parallel(C.op.axis[0]); "
+        "tvm.build(s, [A, C], 'llvm', name='p')(tvm.nd.array(np.ones(64, 'float32')), c)"
+    )
+    env = os.environ | {"CC": str(tmp_path / "no-cc"), "XTVM_CACHE_DIR": str(tmp_path / "c")}
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines()[-1] == (
+        f"xtvm.runtime.threads.ThreadPoolError: no C compiler '{tmp_path / 'no-cc'}' to build "
+        "xtvm's thread pool (set CC)"
+    )

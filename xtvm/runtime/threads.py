@@ -25,6 +25,7 @@ import os
 import subprocess
 import tempfile
 import threading
+from contextlib import suppress
 from functools import cache
 from pathlib import Path
 
@@ -140,7 +141,10 @@ def num_threads() -> int:
 
 def get_num_threads() -> int:
     """The threads parallel loops run on now (the calling thread included)."""
-    return int(pool_runtime().xtvm_get_num_threads())
+    with POOLS_LOCK:
+        if POOLS:
+            return int(POOLS[0].xtvm_get_num_threads())
+    return _count if _count is not None else num_threads()
 
 
 def set_num_threads(count: int) -> None:
@@ -154,7 +158,8 @@ def set_num_threads(count: int) -> None:
         value = -1
     if value < 1:
         raise ValueError(f"the number of threads must be a positive integer, got {count!r}")
-    pool_runtime()
+    with suppress(ThreadPoolError):  # no compiler: exported libraries' pools still count
+        pool_runtime()
     with POOLS_LOCK:
         _count = value
         for library in POOLS:

@@ -77,7 +77,8 @@ class CompiledLLVM:
 
     def _address(self, name: str) -> int:
         if self._engine is None:
-            pool_runtime()
+            if any(f.name == "xtvm_parallel_for" for f in self.module.functions):
+                pool_runtime()  # only parallel code needs the pool (and a C compiler for it)
             engine = llb.create_mcjit_compiler(self.module, self.machine)
             engine.finalize_object()
             self._engine = engine
