@@ -324,7 +324,7 @@ def export_aot(
         inputs = [tmp_dir / "runner.c", tmp_dir / "weights.S", tmp_dir / "kernels.o", *objects]
         inputs += [*packed, POOL_SOURCE]  # the thread pool its parallel loops run on
         libraries = external.libraries if external is not None else ()
-        flags = ("-O2", "-fPIC", "-pthread", "-Wl,-z,nodelete")  # the pool's threads run its code
+        flags = ("-O2", "-fPIC", "-pthread")
         link_shared(path, inputs, libraries, flags, AOTError)
     header_file.write_text(header_text)
     return header_file

@@ -17,6 +17,7 @@ may use), `set_num_threads` (`xtvm.runtime.set_num_threads`, `xtvm-run --threads
 
 from __future__ import annotations
 
+import _ctypes
 import ctypes
 import ctypes.util
 import hashlib
@@ -25,6 +26,8 @@ import os
 import subprocess
 import tempfile
 import threading
+import weakref
+from collections.abc import Callable
 from contextlib import suppress
 from functools import cache
 from pathlib import Path
@@ -35,8 +38,12 @@ from xtvm.ir import cache as user_cache
 
 POOL_SOURCE = Path(__file__).parent / "c" / "threadpool.c"
 POOL_FLAGS = ("-O2", "-fPIC", "-shared", "-pthread")
-# Pools of loaded libraries (and the JIT's), which set_num_threads updates.
-POOLS: list[ctypes.CDLL] = []
+SetCount = Callable[[int], None]
+GetCount = Callable[[], int]
+# The count's setter and getter of the pool of each loaded library (and the JIT's).
+POOLS: weakref.WeakKeyDictionary[ctypes.CDLL, tuple[SetCount, GetCount]] = (
+    weakref.WeakKeyDictionary()
+)
 POOLS_LOCK = threading.Lock()
 _count: int | None = None  # what set_num_threads chose last (None: num_threads())
 
@@ -114,13 +121,15 @@ def openmp_runtime() -> ctypes.CDLL:
 
 
 def register_pool(library: ctypes.CDLL) -> None:
-    """Let `set_num_threads` reach the pool of `library` (given the current count now)."""
-    library.xtvm_set_num_threads.argtypes = [ctypes.c_int32]
-    library.xtvm_get_num_threads.restype = ctypes.c_int32
+    """Let `set_num_threads` reach the pool of `library` (given the current count now), for
+    as long as the library is loaded: only its functions are kept, not the library, which
+    the RPC server unloads once unused (the pool's workers stop as it goes)."""
+    dlsym = _ctypes.dlsym  # type: ignore[attr-defined]
+    setter = ctypes.CFUNCTYPE(None, ctypes.c_int32)(dlsym(library._handle, "xtvm_set_num_threads"))
+    getter = ctypes.CFUNCTYPE(ctypes.c_int32)(dlsym(library._handle, "xtvm_get_num_threads"))
     with POOLS_LOCK:
-        if not any(p._handle == library._handle for p in POOLS):
-            POOLS.append(library)
-        library.xtvm_set_num_threads(_count if _count is not None else num_threads())
+        POOLS[library] = (setter, getter)
+        setter(_count if _count is not None else num_threads())
 
 
 def num_threads() -> int:
@@ -142,8 +151,8 @@ def num_threads() -> int:
 def get_num_threads() -> int:
     """The threads parallel loops run on now (the calling thread included)."""
     with POOLS_LOCK:
-        if POOLS:
-            return int(POOLS[0].xtvm_get_num_threads())
+        for _, getter in POOLS.values():
+            return int(getter())
     return _count if _count is not None else num_threads()
 
 
@@ -162,6 +171,6 @@ def set_num_threads(count: int) -> None:
         pool_runtime()
     with POOLS_LOCK:
         _count = value
-        for library in POOLS:
-            library.xtvm_set_num_threads(value)
+        for setter, _ in POOLS.values():
+            setter(value)
     openmp_runtime().omp_set_num_threads(ctypes.c_int(value))

@@ -112,8 +112,7 @@ class CompiledLLVM:
             obj.write_bytes(self.object_code())
             inputs = [obj, *(extra_objects or []), *write_packed(Path(tmp), self.metadata)]
             inputs.append(POOL_SOURCE)
-            # -z nodelete: the pool's threads run its code, so it must never be unloaded
-            flags = ("-O2", "-fPIC", "-pthread", "-Wl,-z,nodelete")
+            flags = ("-O2", "-fPIC", "-pthread")
             link_shared(Path(path), inputs, flags=flags, error=LinkError)
 
 

@@ -18,7 +18,8 @@
    - One launch at a time: a second thread launching meanwhile (or a parallel loop inside a
      parallel body) runs its loop serially.
 
-   The thread count is process-wide: `xtvm_set_num_threads` (the caller counts as one), by
+   The workers stop and are joined when the library is unloaded. The thread count is
+   process-wide: `xtvm_set_num_threads` (the caller counts as one), by
    default `XTVM_NUM_THREADS`, else the cores this process may use. Workers start on the
    first launch that needs them. */
 #define _GNU_SOURCE
@@ -52,7 +53,9 @@ static struct {
   _Atomic uint32_t generation; /* bumped per job; workers sleep on it */
   _Atomic int sleepers;
   _Atomic int wanted;  /* threads a job uses, the caller included */
+  _Atomic int stop;    /* set as the library unloads: workers return */
   int started;         /* workers created so far (under `launch`) */
+  pthread_t workers[MAX_THREADS];
 } pool = {.launch = PTHREAD_MUTEX_INITIALIZER, .finished = 1, .wanted = 0};
 
 static void futex_wait(_Atomic uint32_t *address, uint32_t value) {
@@ -99,7 +102,7 @@ static void *worker(void *arg) {
     if (current == seen) {
       int64_t deadline = now_ns() + SPIN_NS;
       int polls = 0;
-      while ((current = atomic_load(&pool.generation)) == seen) {
+      while ((current = atomic_load(&pool.generation)) == seen && !atomic_load(&pool.stop)) {
         cpu_relax();
         if (++polls % 16 != 0) continue;
         if (now_ns() > deadline) {
@@ -151,6 +154,17 @@ int32_t xtvm_get_num_threads(void) {
   return wanted ? wanted : default_threads();
 }
 
+/* As the library unloads (or the process exits): the workers return and are joined, so that
+   no thread runs this library's code once it is gone. */
+__attribute__((destructor)) static void stop_workers(void) {
+  if (pool.started == 0) return;
+  atomic_store(&pool.stop, 1);
+  atomic_fetch_add(&pool.generation, 1);
+  futex_wake_all(&pool.generation);
+  for (int i = 0; i < pool.started; i++) pthread_join(pool.workers[i], NULL);
+  pool.started = 0;
+}
+
 /* A child process of fork() has none of the workers: it starts its own. */
 static void after_fork_in_child(void) {
   pthread_mutex_init(&pool.launch, NULL);
@@ -173,13 +187,8 @@ void xtvm_parallel_for(xtvm_chunk_fn body, void *data, int64_t lower, int64_t up
   }
   pthread_once(&fork_handler_once, install_fork_handler);
   while (pool.started < threads - 1) {
-    pthread_t thread;
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    int failed = pthread_create(&thread, &attr, worker, (void *)(intptr_t)pool.started);
-    pthread_attr_destroy(&attr);
-    if (failed) break;
+    void *index = (void *)(intptr_t)pool.started;
+    if (pthread_create(&pool.workers[pool.started], NULL, worker, index) != 0) break;
     pool.started++;
   }
   int64_t total = upper - lower, pieces = (int64_t)threads * CHUNKS_PER_THREAD;
