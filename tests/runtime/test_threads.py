@@ -206,4 +206,3 @@ def test_without_a_c_compiler_only_parallel_code_is_refused(tmp_path: Path) -> N
         f"xtvm.runtime.threads.ThreadPoolError: no C compiler '{tmp_path / 'no-cc'}' to build "
         "xtvm's thread pool (set CC)"
     )
-
