@@ -18,11 +18,12 @@
    - One launch at a time: a second thread launching meanwhile (or a parallel loop inside a
      parallel body) runs its loop serially.
 
-   The workers stop and are joined when the library is unloaded. The thread count is
+   A library whose pool has started workers pins itself (never unloaded). The thread count is
    process-wide: `xtvm_set_num_threads` (the caller counts as one), by
    default `XTVM_NUM_THREADS`, else the cores this process may use. Workers start on the
    first launch that needs them. */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <linux/futex.h>
 #include <pthread.h>
@@ -53,7 +54,6 @@ static struct {
   _Atomic uint32_t generation; /* bumped per job; workers sleep on it */
   _Atomic int sleepers;
   _Atomic int wanted;  /* threads a job uses, the caller included */
-  _Atomic int stop;    /* set as the library unloads: workers return */
   int started;         /* workers created so far (under `launch`) */
   pthread_t workers[MAX_THREADS];
 } pool = {.launch = PTHREAD_MUTEX_INITIALIZER, .finished = 1, .wanted = 0};
@@ -102,7 +102,7 @@ static void *worker(void *arg) {
     if (current == seen) {
       int64_t deadline = now_ns() + SPIN_NS;
       int polls = 0;
-      while ((current = atomic_load(&pool.generation)) == seen && !atomic_load(&pool.stop)) {
+      while ((current = atomic_load(&pool.generation)) == seen) {
         cpu_relax();
         if (++polls % 16 != 0) continue;
         if (now_ns() > deadline) {
@@ -154,15 +154,14 @@ int32_t xtvm_get_num_threads(void) {
   return wanted ? wanted : default_threads();
 }
 
-/* As the library unloads (or the process exits): the workers return and are joined, so that
-   no thread runs this library's code once it is gone. */
-__attribute__((destructor)) static void stop_workers(void) {
-  if (pool.started == 0) return;
-  atomic_store(&pool.stop, 1);
-  atomic_fetch_add(&pool.generation, 1);
-  futex_wake_all(&pool.generation);
-  for (int i = 0; i < pool.started; i++) pthread_join(pool.workers[i], NULL);
-  pool.started = 0;
+/* Once it has workers, this library must stay loaded (they run its code): it pins itself,
+   so that a library that never started any can still be unloaded. (Stopping and joining the
+   workers in a destructor deadlocks: dlclose holds the loader's lock that exiting threads
+   take.) */
+static void pin_library(void) {
+  Dl_info info;
+  if (dladdr((void *)pin_library, &info) && info.dli_fname)
+    dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
 }
 
 /* A child process of fork() has none of the workers: it starts its own. */
@@ -186,6 +185,7 @@ void xtvm_parallel_for(xtvm_chunk_fn body, void *data, int64_t lower, int64_t up
     return;
   }
   pthread_once(&fork_handler_once, install_fork_handler);
+  if (pool.started == 0 && threads > 1) pin_library();
   while (pool.started < threads - 1) {
     void *index = (void *)(intptr_t)pool.started;
     if (pthread_create(&pool.workers[pool.started], NULL, worker, index) != 0) break;
