@@ -148,6 +148,14 @@ def time_against_ort(
     return module.get_output(0).numpy(), expected
 
 
+def max_rel_diff(got: np.ndarray, expected: np.ndarray) -> float | None:
+    """The largest difference of two outputs relative to the largest expected value (None
+    when their shapes differ)."""
+    if got.shape != expected.shape:
+        return None
+    return float(np.abs(got - expected).max() / np.abs(expected).max())
+
+
 class CompileTimeout(Exception):
     pass
 

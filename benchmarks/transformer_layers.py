@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 import onnx
-from models import child_rows, latency_table, time_against_ort
+from models import child_rows, latency_table, max_rel_diff, time_against_ort
 from onnx import TensorProto, helper, numpy_helper
 
 HIDDEN, HEADS, FFN = 768, 12, 3072
@@ -190,11 +190,7 @@ def measure(
     module.set_input("x", x)
 
     got, expected = time_against_ort(row, module, model, "x", x, repeat)
-    row["max_rel_diff"] = (
-        float(np.abs(got - expected).max() / np.abs(expected).max())
-        if got.shape == expected.shape
-        else None
-    )
+    row["max_rel_diff"] = max_rel_diff(got, expected)
     return row
 
 

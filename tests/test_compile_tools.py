@@ -78,16 +78,15 @@ def test_run_prints_small_outputs_whole_and_large_ones_summarised() -> None:
 def test_run_threads(
     library: Path, tmp_path: Path, threads: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """`--threads N` sets the OpenMP thread count the model runs with (in the thread running
-    it: OpenMP keeps one per thread); results are the same."""
+    """`--threads N` sets the thread count the model runs with; results are the same."""
     from xtvm.runtime import graph_executor
-    from xtvm.runtime.threads import openmp_runtime
+    from xtvm.runtime.threads import get_num_threads
 
     counts = []
     load_factory = graph_executor.load_factory
 
     def counting_load_factory(path: str | Path) -> object:
-        counts.append(openmp_runtime().omp_get_max_threads())
+        counts.append(get_num_threads())
         return load_factory(path)
 
     monkeypatch.setattr(graph_executor, "load_factory", counting_load_factory)

@@ -1,4 +1,4 @@
-// tir to LLVM IR: the kernel ABI, counted loops, parallel loops on the OpenMP runtime,
+// tir to LLVM IR: the kernel ABI, counted loops, parallel loops on xtvm's thread pool,
 // dynamic dimensions, stack and heap buffers, guards, libm calls and masked vector accesses.
 // RUN: xtvm-translate %s --target llvm | filecheck %s
 // RUN: xtvm-translate %s --target 'llvm -mcpu=haswell' --emit asm | filecheck %s --check-prefix=ASM
@@ -62,10 +62,10 @@ func.func @running_max(%X: memref<64xf32>, %Y: memref<1xf32>) {
   func.return
 }
 
-// A parallel loop is outlined and run by GOMP_parallel over a struct of the values it uses;
-// the threads claim chunks from a shared counter in it until none is left.
+// A parallel loop is outlined into a body over a chunk [begin, end) of its iterations, and
+// xtvm's thread pool runs the chunks over [0, n), the body given a struct of the values it uses.
 // CHECK-LABEL: define i32 @"rows"(float* noalias %"A", i64 %"A_dim0")
-// CHECK:         call void @"GOMP_parallel"(void (i8*)* @"rows_parallel_1", i8* %{{.*}}, i32 0, i32 0)
+// CHECK:         call void @"xtvm_parallel_for"(void (i8*, i64, i64)* @"rows_parallel_1", i8* %{{.*}}, i64 0, i64 %"A_dim0")
 func.func @rows(%A: memref<?x8xf32>) {
   %c0 = arith.constant 0 : index
   %c8 = arith.constant 8 : index
@@ -137,12 +137,9 @@ func.func @rows(%A: memref<?x8xf32>) {
 // CHECK-NOT:     call float @"{{expf|tanhf|erff}}"
 
 // Outlined parallel bodies follow the kernels (see @rows above).
-// CHECK-LABEL: define internal void @"rows_parallel_1"(i8* %".1")
-// CHECK:         call i32 @"omp_get_num_threads"()
-// CHECK:       i.claim:
-// CHECK-NEXT:    %[[START:.*]] = atomicrmw add i64* %{{.*}}, i64 %{{.*}} monotonic
-// CHECK-NEXT:    %[[MORE:.*]] = icmp slt i64 %[[START]], %{{.*}}
-// CHECK-NEXT:    br i1 %[[MORE]], label %"i.chunk", label %"i.done"
+// CHECK-LABEL: define internal void @"rows_parallel_1"(i8* %".1", i64 %".2", i64 %".3")
+// CHECK-NOT:     atomicrmw
+// CHECK:         icmp slt i64 %{{.*}}, %".3"
 // CHECK:         call float @"tanhf"(float
 
 // The site caches are freed by a static destructor (at exit, or when a shared library is

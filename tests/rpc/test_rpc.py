@@ -135,8 +135,8 @@ def mapping(name: str) -> set[int]:
 
 @pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="no /proc")
 def test_freed_modules_are_unloaded(server: Served, kernels: Path, tmp_path: Path) -> None:
-    """Freeing a module and all made from it unloads the library (one with parallel kernels
-    too, whose OpenMP runtime must stay); `remove` deletes the file."""
+    """Freeing a module and all made from it unloads the library; `remove` deletes the
+    file."""
     mod, params = small_cnn(RNG)
     relay.build(mod, target="llvm", params=params).export_library(tmp_path / "cnn.so")
     tag = uuid.uuid4().hex
@@ -161,8 +161,8 @@ def test_freed_modules_are_unloaded(server: Served, kernels: Path, tmp_path: Pat
             del out
             np.testing.assert_array_equal(a.numpy(), [2, 2, 2, 2])  # sends the queued free
             assert not mapping(f"add-{tag}.so") and not mapping(f"cnn-{tag}.so")
-            # libgomp, which the library brought, stays: its idle threads live on in it
-            assert "libgomp" in Path(f"/proc/{session}/maps").read_text()
+            # (A library whose thread pool started workers would stay: they run its code. This
+            # small CNN's kernels run serially, so it goes.)
         remote.remove(f"add-{tag}.so")
         with pytest.raises(rpc.RPCError, match=r"FileNotFoundError.*no file"):
             remote.load_module(f"add-{tag}.so")

@@ -36,6 +36,7 @@ from xtvm.ir.symbols import c_string_literal, symbol_error
 from xtvm.runtime.graph_executor import entry_bytes, plan_memory
 from xtvm.runtime.module import LAST_ERROR_SYMBOL, MODEL_METADATA_SYMBOL, Param, signatures_of
 from xtvm.runtime.params import assembly_string, layout, save_params
+from xtvm.runtime.threads import POOL_SOURCE
 
 ALIGN = 64
 WEIGHTS_SYMBOL = "xtvm_model_weights"
@@ -321,8 +322,9 @@ def export_aot(
         (tmp_dir / "weights.S").write_text(weights_assembly(tmp_dir / "weights.bin"))
         objects = external.write_objects(tmp_dir) if external is not None else []
         inputs = [tmp_dir / "runner.c", tmp_dir / "weights.S", tmp_dir / "kernels.o", *objects]
-        inputs += packed
+        inputs += [*packed, POOL_SOURCE]  # the thread pool its parallel loops run on
         libraries = external.libraries if external is not None else ()
-        link_shared(path, inputs, libraries, ("-O2", "-fPIC"), AOTError)
+        flags = ("-O2", "-fPIC", "-pthread")
+        link_shared(path, inputs, libraries, flags, AOTError)
     header_file.write_text(header_text)
     return header_file

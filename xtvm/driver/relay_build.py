@@ -40,6 +40,7 @@ from xtvm.driver.relay_graph import (  # noqa: F401  (relay.build's names for th
     run_passes,
     split_kernels,
 )
+from xtvm.passes import tir_serialize_parallel
 from xtvm.passes.convert_relay_to_te import ConvertRelayToTePass
 from xtvm.passes.convert_te_to_tir import ConvertTeToTirPass
 from xtvm.passes.relay_alter_dense_layout import RelayAlterDenseLayoutPass
@@ -72,7 +73,12 @@ def lower_for_build(
     main, kernels = split_kernels(module)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", VectorizeRemark)
-        run_passes(kernels, [ConvertTeToTirPass(), *TIR_PASSES])
+        serialize = tir_serialize_parallel.TirSerializeParallelPass(
+            tir_serialize_parallel.MIN_PARALLEL_WORK  # read now: benchmarks/threads.py sets it
+        )
+        # The kernels' schedules are xtvm's own: parallel loops too small for the thread pool
+        # run serially (a user's `tvm.build` keeps the parallel loops it asked for).
+        run_passes(kernels, [ConvertTeToTirPass(), *TIR_PASSES, serialize])
     return main, kernels
 
 

@@ -56,6 +56,7 @@ OWN_PASSES = {
     "scf-for-loop-unroll": "ScfForLoopUnrollPass",
     "tir-loop-partition": "TirLoopPartitionPass",
     "tir-lower-intrinsics": "TirLowerIntrinsicsPass",
+    "tir-serialize-parallel": "TirSerializeParallelPass",
     "tir-simplify": "TirSimplifyPass",
     "tir-split-host-device": "TirSplitHostDevicePass",
     "tir-storage-flatten": "TirStorageFlattenPass",

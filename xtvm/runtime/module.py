@@ -522,10 +522,12 @@ def load_library(path: str | Path) -> Module:
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"no such library: {path}")
-    from xtvm.runtime.threads import openmp_runtime
+    from xtvm.runtime.threads import openmp_runtime, register_pool
 
-    openmp_runtime()
+    openmp_runtime()  # before a library that links it (oneDNN's runtime) loads it unset
     library = ctypes.CDLL(str(path.resolve()))
+    if symbol_address(library, "xtvm_set_num_threads"):
+        register_pool(library)  # its own copy of the thread pool
     model = symbol_text(library, MODEL_METADATA_SYMBOL)
     text = symbol_text(library, METADATA_SYMBOL)
     if text is None and model is None:

@@ -1,39 +1,106 @@
-"""Threads of compiled CPU code: libgomp loaded once into the process, and its thread count.
+"""Threads of compiled CPU code: xtvm's thread pool (`runtime/c/threadpool.c`) and its count.
 
-The OpenMP runtime (libgomp) that parallel loops call is loaded into the process once, and
-its thread count is set from `XTVM_NUM_THREADS` (default: all cores); `set_num_threads`
-changes it later for the calling thread.
+A parallel loop of a compiled kernel calls `xtvm_parallel_for`, which runs chunks of the loop
+on the calling thread and the pool's workers. The pool is xtvm's own rather than libgomp's
+because of shared machines: libgomp's team waits at the end of every parallel loop for all its
+threads, so when another process holds a core, each kernel waited a whole time slice for a
+descheduled worker (light ResNet-50 took 0.65-2.3 s at 2 threads against 0.1 s at 1; even a
+quiet MobileNetV3 ran 9x slower at 2 threads, PERFORMANCE.md). xtvm's pool waits only for the
+chunks its workers claimed, spins for a bounded 0.1 ms between loops and then sleeps.
 
-Its threads sleep between parallel loops instead of spinning (`OMP_WAIT_POLICY=passive`,
-unless the environment chooses a policy or GOMP_SPINCOUNT): libgomp's default spins for
-about 300,000 iterations at every barrier, and when another process holds a core, a spinning
-thread burns the slice its descheduled partner needs; light ResNet-50 at 2 threads then took
-0.65-1.35 s where 1 thread took 0.1 s (PERFORMANCE.md). libgomp reads the policy once, when
-it is loaded: a process that loaded it earlier (through another library) keeps its own.
+The JIT uses one pool per process, built from its C source with the system compiler on first
+use (kept in the per-user cache). A library written by `export_library` carries its own copy
+(it runs without Python); `load_library` registers it here so that `set_num_threads` reaches
+it. The count is process-wide: `XTVM_NUM_THREADS` at start (default: all cores this process
+may use), `set_num_threads` (`xtvm.runtime.set_num_threads`, `xtvm-run --threads`) later.
 """
 
 from __future__ import annotations
 
+import _ctypes
 import ctypes
 import ctypes.util
+import hashlib
 import operator
 import os
+import subprocess
+import tempfile
+import threading
+import weakref
+from collections.abc import Callable
+from contextlib import suppress
 from functools import cache
+from pathlib import Path
 
 import llvmlite.binding as llb
+
+from xtvm.ir import cache as user_cache
+
+POOL_SOURCE = Path(__file__).parent / "c" / "threadpool.c"
+POOL_FLAGS = ("-O2", "-fPIC", "-shared", "-pthread")
+SetCount = Callable[[int], None]
+GetCount = Callable[[], int]
+# The count's setter and getter of the pool of each loaded library (and the JIT's).
+POOLS: weakref.WeakKeyDictionary[ctypes.CDLL, tuple[SetCount, GetCount]] = (
+    weakref.WeakKeyDictionary()
+)
+POOLS_LOCK = threading.Lock()
+_count: int | None = None  # what set_num_threads chose last (None: num_threads())
+
 
 WAIT_POLICY_VARIABLES = ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")
 
 
+class ThreadPoolError(RuntimeError):
+    """The thread pool's C source could not be compiled (no C compiler)."""
+
+
+def build_pool_library() -> Path:
+    """The pool's shared library: from the per-user cache when it holds one built from this
+    source, else compiled now (and cached)."""
+    source = POOL_SOURCE.read_bytes()
+    compiler = os.environ.get("CC", "gcc")
+    key = hashlib.sha256(source + compiler.encode() + " ".join(POOL_FLAGS).encode()).hexdigest()
+    name = f"threadpool-{key[:32]}.so"
+    if user_cache.read(name) is not None:
+        return user_cache.cache_dir() / name
+    with tempfile.TemporaryDirectory(prefix="xtvm-threads-") as tmp:
+        built = Path(tmp) / name
+        command = [compiler, *POOL_FLAGS, "-o", str(built), str(POOL_SOURCE)]
+        try:
+            done = subprocess.run(command, capture_output=True, text=True, check=False)
+        except FileNotFoundError:
+            raise ThreadPoolError(
+                f"no C compiler '{compiler}' to build xtvm's thread pool (set CC)"
+            ) from None
+        if done.returncode:
+            raise ThreadPoolError(f"{' '.join(command)} failed:\n{done.stderr}")
+        data = built.read_bytes()
+    cached = user_cache.write(name, data)
+    if cached is not None:
+        return cached
+    private = Path(tempfile.mkdtemp(prefix="xtvm-threads-")) / name
+    private.write_bytes(data)
+    return private
+
+
+@cache
+def pool_runtime() -> ctypes.CDLL:
+    """The JIT's thread pool, loaded into the process (JIT code resolves xtvm_parallel_for
+    from it)."""
+    path = str(build_pool_library())
+    llb.load_library_permanently(path)
+    library = ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
+    register_pool(library)
+    return library
+
+
 @cache
 def openmp_runtime() -> ctypes.CDLL:
-    """libgomp, loaded into the process (JIT code resolves GOMP_parallel from it).
-
-    It reads its settings from the environment as it loads: the thread count every thread
-    starts with (`num_threads()`) and, unless the environment chooses a wait policy or spin
-    count, the passive policy. The environment is restored afterwards (child processes do
-    not inherit these).
-    """
+    """libgomp, loaded into the process for the code that still runs on OpenMP (oneDNN, the C
+    backend's `omp` pragmas), with `num_threads()` threads and, unless the environment chooses
+    a wait policy or spin count, the passive policy (libgomp reads both as it loads; the
+    environment is restored afterwards). `set_num_threads` sets its count too."""
     settings = {"OMP_NUM_THREADS": str(num_threads())}
     if not any(os.environ.get(name, "").strip() for name in WAIT_POLICY_VARIABLES):
         settings["OMP_WAIT_POLICY"] = "passive"
@@ -49,8 +116,20 @@ def openmp_runtime() -> ctypes.CDLL:
                 del os.environ[name]
             else:
                 os.environ[name] = value
-    set_num_threads(num_threads(), library)  # where libgomp was loaded before
+    library.omp_set_num_threads(ctypes.c_int(_count or num_threads()))  # if loaded before
     return library
+
+
+def register_pool(library: ctypes.CDLL) -> None:
+    """Let `set_num_threads` reach the pool of `library` (given the current count now), for
+    as long as the library is loaded: only its functions are kept, not the library, which
+    the RPC server unloads once unused (the pool's workers stop as it goes)."""
+    dlsym = _ctypes.dlsym  # type: ignore[attr-defined]
+    setter = ctypes.CFUNCTYPE(None, ctypes.c_int32)(dlsym(library._handle, "xtvm_set_num_threads"))
+    getter = ctypes.CFUNCTYPE(ctypes.c_int32)(dlsym(library._handle, "xtvm_get_num_threads"))
+    with POOLS_LOCK:
+        POOLS[library] = (setter, getter)
+        setter(_count if _count is not None else num_threads())
 
 
 def num_threads() -> int:
@@ -69,14 +148,29 @@ def num_threads() -> int:
     return len(os.sched_getaffinity(0))
 
 
-def set_num_threads(count: int, library: ctypes.CDLL | None = None) -> None:
-    """Set the size of the thread pool parallel loops run on, from the next parallel loop on
-    (`xtvm.runtime.set_num_threads`, `xtvm-run --threads`). OpenMP keeps the count per
-    thread: it applies to the kernels this thread calls; other threads keep theirs."""
+def get_num_threads() -> int:
+    """The threads parallel loops run on now (the calling thread included)."""
+    with POOLS_LOCK:
+        for _, getter in POOLS.values():
+            return int(getter())
+    return _count if _count is not None else num_threads()
+
+
+def set_num_threads(count: int) -> None:
+    """Run parallel loops on `count` threads (the calling one included) from the next parallel
+    loop on, in every thread of the process (`xtvm-run --threads`); OpenMP code (oneDNN) gets
+    the count for the calling thread."""
+    global _count
     try:
         value = -1 if isinstance(count, bool) else operator.index(count)  # numpy ints too
     except TypeError:
         value = -1
     if value < 1:
         raise ValueError(f"the number of threads must be a positive integer, got {count!r}")
-    (library or openmp_runtime()).omp_set_num_threads(ctypes.c_int(value))
+    with suppress(ThreadPoolError):  # no compiler: exported libraries' pools still count
+        pool_runtime()
+    with POOLS_LOCK:
+        _count = value
+        for setter, _ in POOLS.values():
+            setter(value)
+    openmp_runtime().omp_set_num_threads(ctypes.c_int(value))

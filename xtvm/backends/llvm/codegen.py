@@ -11,10 +11,11 @@ or that `aligned_alloc` cannot give is an error, not a wrap or a crash.
 
 Loops: `serial`, `vectorized` and `unrolled` loops become plain counted loops (LLVM's loop
 vectorizer and unroller take it from there; `tir-vectorize`/`tir-unroll` do it explicitly);
-a `parallel` loop is outlined into a function over a chunk of its iterations and run by the
-OpenMP runtime (`GOMP_parallel`, libgomp), whose thread count `XTVM_NUM_THREADS` sets; a
-parallel loop nested in another runs serially in its thread. Thread-bound loops run serially
-on the CPU. Buffers a kernel allocates live on the stack when small, on the heap otherwise.
+a `parallel` loop is outlined into a function over a chunk of its iterations and run by
+xtvm's thread pool (`xtvm_parallel_for`, `xtvm/runtime/threads.py`), whose thread count
+`XTVM_NUM_THREADS` sets; a parallel loop nested in another runs serially in its thread.
+Thread-bound loops run serially on the CPU. Buffers a kernel allocates live on the stack
+when small, on the heap otherwise.
 """
 
 from __future__ import annotations
@@ -655,21 +656,14 @@ def captured_values(op: Operation) -> list[SSAValue]:
     return list(seen)
 
 
-CHUNKS_PER_THREAD = 8  # chunks a parallel loop is claimed in, per thread
-
-
 def emit_parallel(e: FunctionEmitter, op: tir.ForOp) -> None:
-    """Outline the loop into `void body(void *captures)` run on every thread by GOMP_parallel.
-
-    The threads claim chunks of [lower, upper) from a shared counter (an atomic add), about
-    CHUNKS_PER_THREAD each, until none is left (OpenMP's dynamic schedule). A fixed share per
-    thread would make every thread wait for one whose core another process holds; this way
-    the running threads take over its remaining chunks.
-    """
+    """Outline the loop's body into `void body(void *captures, i64 begin, i64 end)` over a
+    chunk of its iterations, run by xtvm's thread pool (`xtvm_parallel_for`,
+    `xtvm/runtime/c/threadpool.c`): the pool hands out chunks to whichever threads run, so a
+    thread whose core another process holds does not hold up the loop."""
     owner, b = e.owner, e.builder
     captures = captured_values(op)
-    # The counter: the next iteration not yet claimed.
-    fields: list[ir.Value] = [e.get(op.lower_bound), e.get(op.upper_bound), e.get(op.lower_bound)]
+    fields: list[ir.Value] = []
     layout: list[tuple[SSAValue, list[int]]] = []
     for value in captures:
         current = e.get(value)
@@ -691,7 +685,8 @@ def emit_parallel(e: FunctionEmitter, op: tir.ForOp) -> None:
 
     owner.outlined += 1
     name = f"{e.function.name}_parallel_{owner.outlined}"
-    outlined = ir.Function(owner.module, ir.FunctionType(ir.VoidType(), [I8_PTR]), name)
+    chunk_type = ir.FunctionType(ir.VoidType(), [I8_PTR, I64, I64])
+    outlined = ir.Function(owner.module, chunk_type, name)
     outlined.linkage = "internal"
     outlined.attributes.add("nounwind")
     inner = FunctionEmitter(owner, outlined, ir.IRBuilder(outlined.append_basic_block("entry")))
@@ -703,11 +698,9 @@ def emit_parallel(e: FunctionEmitter, op: tir.ForOp) -> None:
     def load(position: int) -> ir.Value:
         return ib.load(ib.gep(data, [ir.Constant(I32, 0), ir.Constant(I32, position)]))
 
-    lower, upper = load(0), load(1)
-    counter = ib.gep(data, [ir.Constant(I32, 0), ir.Constant(I32, 2)])
     failed_position = ir.Constant(I32, len(fields) - 1)
     inner.failed_flag = ib.gep(data, [ir.Constant(I32, 0), failed_position])
-    position = 3
+    position = 0
     for value, dynamic in layout:
         current = e.get(value)
         if isinstance(current, Buffer):
@@ -730,36 +723,21 @@ def emit_parallel(e: FunctionEmitter, op: tir.ForOp) -> None:
             inner.values[value] = load(position)
             position += 1
 
-    threads = ib.sext(ib.call(owner.declare("omp_get_num_threads", I32, []), []), I64)
-    total = ib.sub(upper, lower)
-    pieces = ib.mul(threads, ir.Constant(I64, CHUNKS_PER_THREAD))
-    chunk = ib.sdiv(ib.add(total, ib.sub(pieces, ir.Constant(I64, 1))), pieces)
-    chunk = ib.select(ib.icmp_signed("<", chunk, ir.Constant(I64, 1)), ir.Constant(I64, 1), chunk)
-    name = op.induction_variable.name_hint or "i"
-    claim = outlined.append_basic_block(f"{name}.claim")
-    run = outlined.append_basic_block(f"{name}.chunk")
-    done = outlined.append_basic_block(f"{name}.done")
-    ib.branch(claim)
-    ib.position_at_end(claim)
-    start = ib.atomic_rmw("add", counter, chunk, "monotonic")
-    ib.cbranch(ib.icmp_signed("<", start, upper), run, done)
-    ib.position_at_end(run)
-    end = ib.add(start, chunk)
-    end = ib.select(ib.icmp_signed("<", end, upper), end, upper)
-
     def body(iv: ir.Value, _: list[ir.Value]) -> list[ir.Value]:
         inner.values[op.induction_variable] = iv
         inner.emit_block(op.body.block)
         return []
 
-    inner.counted_loop(start, end, ir.Constant(I64, 1), name, body)
-    ib.branch(claim)
-    ib.position_at_end(done)
+    begin, end = outlined.args[1], outlined.args[2]
+    inner.counted_loop(
+        begin, end, ir.Constant(I64, 1), op.induction_variable.name_hint or "i", body
+    )
     inner.free_heap()
     ib.ret_void()
 
-    gomp = owner.declare("GOMP_parallel", ir.VoidType(), [outlined.type, I8_PTR, I32, I32])
-    b.call(gomp, [outlined, b.bitcast(slot, I8_PTR), ir.Constant(I32, 0), ir.Constant(I32, 0)])
+    launch = owner.declare("xtvm_parallel_for", ir.VoidType(), [outlined.type, I8_PTR, I64, I64])
+    lower, upper = e.get(op.lower_bound), e.get(op.upper_bound)
+    b.call(launch, [outlined, b.bitcast(slot, I8_PTR), lower, upper])
     failed = b.load(b.gep(slot, [ir.Constant(I32, 0), failed_position]))
     e.check(b.icmp_unsigned("==", failed, ir.Constant(I32, 0)))
 

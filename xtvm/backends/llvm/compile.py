@@ -29,7 +29,7 @@ from xtvm.runtime.module import (
     signatures_of,
 )
 from xtvm.runtime.packed_call import PackedCall, bind_packed_calls
-from xtvm.runtime.threads import openmp_runtime
+from xtvm.runtime.threads import POOL_SOURCE, pool_runtime
 
 
 class LinkError(RuntimeError):
@@ -77,7 +77,8 @@ class CompiledLLVM:
 
     def _address(self, name: str) -> int:
         if self._engine is None:
-            openmp_runtime()
+            if any(f.name == "xtvm_parallel_for" for f in self.module.functions):
+                pool_runtime()  # only parallel code needs the pool (and a C compiler for it)
             engine = llb.create_mcjit_compiler(self.module, self.machine)
             engine.finalize_object()
             self._engine = engine
@@ -98,8 +99,9 @@ class CompiledLLVM:
         return self.machine.emit_object(self.module)
 
     def export_library(self, path: str | Path, extra_objects: list[Path] | None = None) -> None:
-        """Link the object code into a shared library (with libgomp and libm), with the
-        kernels' packed entries (`xtvm.backends.packed`)."""
+        """Link the object code into a shared library (with libm and its own copy of the
+        thread pool, `runtime/c/threadpool.c`), with the kernels' packed entries
+        (`xtvm.backends.packed`)."""
         if any(k.startswith("packed ") for k in self.callbacks):
             raise LinkError(
                 "a kernel calling tvm.tir.call_packed (a Python function) cannot be exported "
@@ -109,7 +111,9 @@ class CompiledLLVM:
             obj = Path(tmp) / "module.o"
             obj.write_bytes(self.object_code())
             inputs = [obj, *(extra_objects or []), *write_packed(Path(tmp), self.metadata)]
-            link_shared(Path(path), inputs, flags=("-O2", "-fPIC"), error=LinkError)
+            inputs.append(POOL_SOURCE)
+            flags = ("-O2", "-fPIC", "-pthread")
+            link_shared(Path(path), inputs, flags=flags, error=LinkError)
 
 
 def compile_module(

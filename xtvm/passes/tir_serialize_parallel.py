@@ -1,0 +1,97 @@
+"""`tir-serialize-parallel`: run parallel loops too small to pay for their threads serially.
+
+A `parallel` loop costs a fork and a join of the thread pool each time it runs: waking the
+sleeping threads and waiting for the last of them, tens of microseconds on a quiet machine and
+a scheduler time slice when another process holds a core. Most kernels of a mobile CNN do less
+work than that (MobileNetV2 ran slower at 2 threads than at 1). This pass estimates the work
+of each outermost parallel loop, its trip count times the ops of its body with every inner
+loop's trip count multiplied in, and makes it `serial` when that is under `min-work` ops: the
+kernel then runs on the calling thread alone.
+
+Trip counts come from the loop bounds' intervals (`tir_bounds.Bounds`, so a tile edge
+`min(32, n - i)` counts as 32); a loop whose bounds have no interval counts as unbounded and
+its parallel loop stays parallel. `scf.if` counts both branches. Parallel loops nested in a
+serialized one become serial too (codegen would otherwise fork them).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import scf
+from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.ir import Operation
+from xdsl.passes import ModulePass
+
+from xtvm.dialects import tir
+from xtvm.passes.tir_bounds import Bounds, constant_value
+
+# Ops of work below which a parallel loop runs serially: a kernel of about 6 us on one core
+# (the estimate runs at 15-50 ops/ns, index arithmetic included). Per-kernel timings of
+# MobileNetV3 at 2 threads against 1 with spinning workers (`benchmarks/threads.py
+# --calibrate`, 2 shared cores at load 3): 25,000-90,000 ops ran 0.46-0.73x as fast,
+# 410,000-780,000 ops 1.26-1.45x; a fork and join costs about 2 us when the workers spin.
+MIN_PARALLEL_WORK = 250_000
+UNBOUNDED = float("inf")
+
+
+def trip_count(loop: tir.ForOp | scf.ForOp, bounds: Bounds) -> float:
+    """The most iterations `loop` runs (inf when its bounds have no interval)."""
+    if isinstance(loop, tir.ForOp):
+        lower, upper, step = bounds.of(loop.lower_bound), bounds.of(loop.upper_bound), 1
+    else:
+        lower, upper = bounds.of(loop.lb), bounds.of(loop.ub)
+        step = constant_value(loop.step)
+        if step is None or step <= 0:
+            return UNBOUNDED
+    if lower is None or upper is None:
+        return UNBOUNDED
+    return max(0, -(-(upper.hi - lower.lo) // step))
+
+
+def work(op: Operation, bounds: Bounds) -> float:
+    """Ops `op` executes: 1 for a plain op, a loop's body times its trip count."""
+    inner = sum(work(o, bounds) for r in op.regions for b in r.blocks for o in b.ops)
+    if isinstance(op, tir.ForOp | scf.ForOp):
+        trips = trip_count(op, bounds)
+        return 0 if trips == 0 else trips * inner
+    return 1 + inner
+
+
+def parallel_work(loop: tir.ForOp) -> float:
+    """The estimated ops of parallel loop `loop` (its serial and parallel work alike)."""
+    return work(loop, Bounds())
+
+
+def outermost_parallel(op: Operation) -> list[tir.ForOp]:
+    """The parallel loops of `op` not nested in another parallel loop (those codegen forks)."""
+    found: list[tir.ForOp] = []
+    for region in op.regions:
+        for block in region.blocks:
+            for inner in block.ops:
+                if isinstance(inner, tir.ForOp) and inner.kind.data == "parallel":
+                    found.append(inner)
+                else:
+                    found.extend(outermost_parallel(inner))
+    return found
+
+
+@dataclass(frozen=True)
+class TirSerializeParallelPass(ModulePass):
+    """Make a parallel loop `serial` when its estimated work is under `min-work` ops.
+
+    `tir.for %i = %c0 to %c4 parallel { <10 ops> }` (40 ops) becomes a serial loop;
+    one of 100,000 iterations stays parallel.
+    """
+
+    name = "tir-serialize-parallel"
+    min_work: int = MIN_PARALLEL_WORK
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for loop in outermost_parallel(op):
+            trips = trip_count(loop, Bounds())
+            if trips <= 1 or parallel_work(loop) < self.min_work:
+                for inner in loop.walk():  # and the parallel loops inside it
+                    if isinstance(inner, tir.ForOp) and inner.kind.data == "parallel":
+                        inner.kind = StringAttr("serial")
