@@ -243,8 +243,9 @@ class FastParser(_Parser):
 
     def __init__(self, parse_table: Any, callbacks: Any, debug: bool = False):
         super().__init__(parse_table, callbacks, debug)
-        # id(rule) -> (length, callback, origin name, rule); the rule keeps its id unique
-        self.reductions: dict[int, tuple[int, Any, str, Rule]] = {}
+        # id(rule) -> (length, callback, origin name, whether a span's rule, rule); the rule
+        # keeps its id unique
+        self.reductions: dict[int, tuple[int, Any, str, bool, Rule]] = {}
 
     def parse_from_state(self, state: ParserState, last_token: Token | None = None) -> Any:
         conf = state.parse_conf
@@ -253,6 +254,11 @@ class FastParser(_Parser):
         state_stack = state.state_stack
         value_stack = state.value_stack
         reductions = self.reductions
+        # A lexer that reads spans (see xtvm/ir/lexer.py) is told of each reduction of a
+        # span's rule.
+        lexer = getattr(state.lexer, "lexer", None)
+        end_span = getattr(lexer, "end_span", None)
+        span_rules = {rule for rule, _ in getattr(lexer, "spans", {}).values()}
         token = last_token
         try:
             for token in state.lexer.lex(state):
@@ -270,9 +276,12 @@ class FastParser(_Parser):
                         break
                     reduction = reductions.get(id(arg))
                     if reduction is None:
-                        reduction = (len(arg.expansion), callbacks[arg], arg.origin.name, arg)
+                        origin = arg.origin.name
+                        span = end_span is not None and origin in span_rules
+                        size = len(arg.expansion)
+                        reduction = (size, callbacks[arg], origin, span, arg)
                         reductions[id(arg)] = reduction
-                    size, callback, origin, _ = reduction
+                    size, callback, origin, span, _ = reduction
                     if size:
                         children = value_stack[-size:]
                         del state_stack[-size:]
@@ -280,6 +289,8 @@ class FastParser(_Parser):
                     else:
                         children = []
                     value = callback(children)
+                    if span:
+                        end_span(len(state_stack), origin, value)  # type: ignore[misc]
                     state_stack.append(states[state_stack[-1]][origin][1])
                     value_stack.append(value)
             if token is not None:

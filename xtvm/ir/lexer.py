@@ -39,8 +39,36 @@ NON_IDENTIFIER = {
     "FILE_METADATA",
     "COMMENT",
     "CUSTOM_OP_PLACEHOLDER",
+    "SEEN_FUNCTION_TYPE",
+    "SEEN_PROPERTIES",
 }
 CONTEXT_ONLY = ("OPAQUE_BODY", "LOC_OPAQUE", "FILE_METADATA")
+
+# Spans. A generic op's properties and trailing function type are a third to a half of its
+# tokens, and a large input repeats the same few texts. In a state that accepts a span's
+# terminal, the lexer matches the span's text with an expression; if that exact text was
+# parsed into a value (the span's rule was reduced over exactly that text) earlier in this
+# input, the whole text is one token carrying that value. Identical text read from a state
+# that accepts the same rule gives the same tokens, hence the same value: the expressions only
+# propose where a span ends, and end it only where no token can run on past it.
+_STRING = r'"(?:[^"\\\n]|\\["\\nt]|\\[0-9A-Fa-f]{2})*+"'
+_ANGLE = r"<(?:->|[^<>\"]|" + _STRING + r")*+>"
+for _ in range(2):  # <...> bodies nested three deep
+    _ANGLE = r"<(?:->|[^<>\"]|" + _STRING + "|" + _ANGLE + r")*+>"
+_TYPE_LIST = r"\((?:[^()<>\"]|" + _ANGLE + r")*+\)"
+SPANS = {
+    "SEEN_FUNCTION_TYPE": (
+        "function_type",
+        _TYPE_LIST
+        + r"[ \t]*->[ \t]*(?:"
+        + _TYPE_LIST
+        + r"|(?>[A-Za-z_!][\w$.]*)(?:"
+        + _ANGLE
+        + r")?(?![\w$.<]))",
+    ),
+    "SEEN_PROPERTIES": ("properties", r"<\{(?:->|[^{}<>\"]|" + _STRING + "|" + _ANGLE + r")*+\}>"),
+}
+MAX_SPANS = 1 << 14  # distinct span texts remembered per input
 
 # Whitespace and comments before a token are part of its match: one match per token. The most
 # frequent tokens come first; `?`, `+` and `-` (SIGN, a PUNCT) last, after DIMS and numbers.
@@ -103,7 +131,17 @@ class FastContextualLexer(Lexer):
         }
         self.ident_cache: dict[str, list[str]] = {}
         self.last_token: Token | None = None
-        self.specials_by_state: dict[Any, tuple[tuple[str, re.Pattern[str]], ...]] = {}
+        self.specials_by_state: dict[Any, tuple[tuple[str, re.Pattern[str], str | None], ...]] = {}
+        self.spans = {
+            name: (rule, re.compile(rx))
+            for name, (rule, rx) in SPANS.items()
+            if name in self.terminals
+        }
+        # Span texts read in this input -> their values; and the spans being read, innermost
+        # last, as (parser stack depth at their start, start position, rule).
+        self.seen: dict[str, Any] = {}
+        self.span_marks: list[tuple[int, int, str]] = []
+        self.prev_end = 0  # where the token before the last one yielded ends
         # The dialects of the ops whose regions enclose the current position, innermost last:
         # an op name without a dialect (`return` in func.func) is looked up in them, as MLIR
         # and xDSL do. `pending` is the dialect of the last op name, which a `{` opens.
@@ -122,6 +160,7 @@ class FastContextualLexer(Lexer):
     def lex(self, lexer_state: LexerState, parser_state: Any) -> Iterator[Token]:
         text_slice = lexer_state.text
         text: str = text_slice.text
+        self.last_text = text
         pos = text_slice.start
         end = text_slice.end
         line_ctr = lexer_state.line_ctr
@@ -136,6 +175,8 @@ class FastContextualLexer(Lexer):
         new_str = str.__new__  # a Token made as lark's Token._future_new makes it, inline
         self.dialect_stack = ["builtin"]
         self.pending_dialect = "builtin"
+        seen = self.seen = {}
+        marks = self.span_marks = []
         while pos < end:
             position = state_stack[-1]
             accepts = states[position]
@@ -145,18 +186,24 @@ class FastContextualLexer(Lexer):
             multiline = False  # only context-only terminals span lines
             specials = specials_by_state.get(position)
             if specials is None:
-                specials = tuple(
-                    (n, re.compile(rx)) for n, rx in self.special.items() if n in accepts
-                )
+                specials = self.specials_for(accepts)
                 specials_by_state[position] = specials
+            span_value: Any = None
+            prev_end = pos
             if specials:
                 pos, line, line_start = skip_space(text, pos, line, line_start)
-                for name, rx in specials:
+                for name, rx, span_rule in specials:
                     m = rx.match(text, pos)
-                    if m:
-                        token_type, value = name, m.group()
-                        multiline = True
-                        break
+                    if m is None:
+                        continue
+                    if span_rule is not None:
+                        span_value = seen.get(m.group())
+                        if span_value is None:
+                            marks.append((len(state_stack), pos, span_rule))
+                            continue
+                    token_type, value = name, m.group()
+                    multiline = True
+                    break
             if token_type is None:
                 m = match_master(text, pos)
                 if m is None:
@@ -230,15 +277,36 @@ class FastContextualLexer(Lexer):
             token.end_line = line
             token.end_column = pos - line_start + 1
             token.end_pos = pos
+            if span_value is not None:
+                token.value = span_value
             callback = callbacks.get(token_type)
             if callback is not None:
                 token = callback(token)
             lexer_state.last_token = token
             self.last_token = token
+            self.prev_end = prev_end
             yield token
         line_ctr.char_pos = pos
         line_ctr.line = line
         line_ctr.line_start_pos = line_start
+
+    def specials_for(self, accepts: Any) -> tuple[tuple[str, re.Pattern[str], str | None], ...]:
+        """The context-only terminals and spans a parser state accepts, with their
+        expressions (and, for a span, its rule)."""
+        found = [(n, re.compile(rx), None) for n, rx in self.special.items() if n in accepts]
+        found += [(n, rx, rule) for n, (rule, rx) in self.spans.items() if n in accepts]
+        return tuple(found)
+
+    def end_span(self, depth: int, rule: str, value: Any) -> None:
+        """The parser reduced `rule` to `value` at stack depth `depth`: if a span of that rule
+        started there, remember its text (up to the token before the lookahead)."""
+        marks = self.span_marks
+        while marks and marks[-1][0] > depth:
+            marks.pop()  # spans whose rule was not reduced where they started
+        if marks and marks[-1][0] == depth and marks[-1][2] == rule:
+            start = marks.pop()[1]
+            if value is not None and len(self.seen) < MAX_SPANS:
+                self.seen[self.last_text[start : self.prev_end]] = value
 
     def op_name(self, token_type: str, value: str, accepts: Any) -> tuple[str, str]:
         """An op name in op position: a name without a dialect is looked up in the dialects

@@ -307,10 +307,22 @@ class IRBuilder(Transformer):
     def attr_alias_def(self, children: list[Any]) -> None:
         token, attr = children
         self.attr_aliases[str(token)] = attr
+        self.forget_spans()
 
     def type_alias_def(self, children: list[Any]) -> None:
         token, typ = children
         self.type_aliases[str(token)] = typ
+        self.forget_spans()
+
+    def forget_spans(self) -> None:
+        """Texts read before an alias (re)definition may mean something else after it."""
+        seen = getattr(self.lexer, "seen", None)
+        if seen is not None:
+            seen.clear()
+
+    def seen_span(self, children: list[Token]) -> Any:
+        """The value of a span the lexer recognised as read before (xtvm/ir/lexer.py)."""
+        return children[0].value
 
     def file_metadata(self, children: list[Any]) -> None:
         raise self.error(children[0], "file metadata sections ({-# ... #-}) are not supported")
