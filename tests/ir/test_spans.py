@@ -4,15 +4,19 @@ reading the text token by token gives."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 from xdsl.dialects.builtin import IntegerType, ModuleOp, NameLoc, NoneAttr, StringAttr
 
 from xtvm.dialects.registry import default_context
+from xtvm.ir import lexer
+from xtvm.ir.context import IRContext
 from xtvm.ir.diagnostics import DiagnosticError
 from xtvm.ir.parser import IRBuilder
 from xtvm.ir.printer import print_ir
+from xtvm.testing.fuzz import grammar_vocabulary, mutants, seed_texts
 
 ADD = '"arith.addi"(%a, %b) <{overflowFlags = #arith.overflow<none>}> : (i32, i32) -> i32'
 CONST = '"arith.constant"() <{value = 7 : i32}> : () -> i32'
@@ -104,3 +108,25 @@ def test_an_alias_defined_again_is_not_served_from_an_earlier_span() -> None:
     assert isinstance(module, ModuleOp)
     types = [str(op.results[0].type) for op in module.walk() if op.name == "arith.constant"]
     assert types == ["i32", "i64"]
+
+
+def outcome(ctx: IRContext, text: str) -> str:
+    """What reading `text` gives: the IR in the generic form, or the located diagnostics."""
+    try:
+        return print_ir(ctx.parse(text, "in.mlir"), ctx, generic=True)
+    except DiagnosticError as exc:
+        return exc.render()
+
+
+def test_spans_change_no_outcome(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every lit input and xDSL test input, and mutants of them, read with and without spans:
+    the same IR or the same diagnostics."""
+    root = Path(__file__).resolve().parents[2]
+    seeds = seed_texts([root / "lit_tests", root / "tests" / "ir" / "xdsl_inputs"])
+    ctx = default_context()
+    texts = seeds + list(mutants(seeds, grammar_vocabulary(ctx), 300, seed=11))
+    with_spans = [outcome(ctx, text) for text in texts]
+    monkeypatch.setattr(lexer, "MAX_SPANS", 0)
+    without = [outcome(ctx, text) for text in texts]
+    differing = [t for t, a, b in zip(texts, with_spans, without, strict=True) if a != b]
+    assert not differing, differing[0]
