@@ -23,7 +23,7 @@ from typing import Any
 
 import lark
 from lark import Lark, Tree
-from lark.exceptions import UnexpectedInput, UnexpectedToken
+from lark.exceptions import UnexpectedInput
 from lark.grammar import NonTerminal, Rule, RuleOptions, Terminal
 from lark.lark import _LOAD_ALLOWED_OPTIONS, LarkOptions
 from lark.lexer import Lexer, PatternRE, PatternStr, TerminalDef, Token
@@ -237,56 +237,21 @@ class CompactLALRParser(LALR_Parser):
 
 
 class FastParser(_Parser):
-    """lark's LALR driver loop (`parse_from_state`) with the work per token inlined: the state
-    and value stacks as locals, and for each rule its length, callback and origin looked up
-    once. It behaves as lark's: the same stacks, callbacks and errors."""
+    """lark's LALR driver, handing the whole loop to a lexer that runs it merged with its own
+    (`drive`, see xtvm/ir/lexer.py): one loop per token instead of a generator feeding a loop.
+    With any other lexer it is lark's own loop."""
 
     def __init__(self, parse_table: Any, callbacks: Any, debug: bool = False):
         super().__init__(parse_table, callbacks, debug)
-        # id(rule) -> (length, callback, origin name, rule); the rule keeps its id unique
-        self.reductions: dict[int, tuple[int, Any, str, Rule]] = {}
+        # id(rule) -> what the lexer's loop keeps per rule (its length, callback, origin...)
+        self.reductions: dict[int, tuple[Any, ...]] = {}
 
     def parse_from_state(self, state: ParserState, last_token: Token | None = None) -> Any:
-        conf = state.parse_conf
-        states = conf.states
-        callbacks = conf.callbacks
-        state_stack = state.state_stack
-        value_stack = state.value_stack
-        reductions = self.reductions
-        token = last_token
+        drive = getattr(getattr(state.lexer, "lexer", None), "drive", None)
+        if drive is None or last_token is not None:
+            return super().parse_from_state(state, last_token)
         try:
-            for token in state.lexer.lex(state):
-                kind = token.type
-                while True:
-                    try:
-                        action, arg = states[state_stack[-1]][kind]
-                    except KeyError:
-                        expected = {s for s in states[state_stack[-1]] if s.isupper()}
-                        raise UnexpectedToken(token, expected, state=state) from None
-                    if action is Shift:
-                        state_stack.append(arg)
-                        callback = callbacks.get(kind)
-                        value_stack.append(token if callback is None else callback(token))
-                        break
-                    reduction = reductions.get(id(arg))
-                    if reduction is None:
-                        reduction = (len(arg.expansion), callbacks[arg], arg.origin.name, arg)
-                        reductions[id(arg)] = reduction
-                    size, callback, origin, _ = reduction
-                    if size:
-                        children = value_stack[-size:]
-                        del state_stack[-size:]
-                        del value_stack[-size:]
-                    else:
-                        children = []
-                    value = callback(children)
-                    state_stack.append(states[state_stack[-1]][origin][1])
-                    value_stack.append(value)
-            if token is not None:
-                end_token = Token.new_borrow_pos("$END", "", token)
-            else:
-                end_token = Token("$END", "", 0, 1, 1)
-            return state.feed_token(end_token, True)
+            return drive(state, self.reductions)
         except UnexpectedInput as e:
             with suppress(NameError):
                 e.interactive_parser = InteractiveParser(self, state, state.lexer)
@@ -342,14 +307,25 @@ def child_filter_indices(wrapper: Any) -> tuple[list[tuple[int, bool, int]], int
 def compile_child_filter(
     to_include: list[tuple[int, bool, int]], append_none: int, node_builder: Any
 ) -> Any:
-    """`ChildFilterLALR(to_include, append_none, node_builder)` as one list display."""
+    """`ChildFilterLALR(to_include, append_none, node_builder)` as one list display.
+
+    As lark's, a rule whose first child is inlined (`x*` is left-recursive) extends that
+    child's list in place: copying it would make a list of n items cost n**2.
+    """
     items: list[str] = []
     for index, inline, nones in to_include:
         items += ["None"] * nones
         items.append(f"*c[{int(index)}].children" if inline else f"c[{int(index)}]")
     items += ["None"] * append_none
+    if items and items[0].startswith("*"):
+        body = f"    f = {items[0][1:]}\n"
+        if items[1:]:
+            body += f"    f += ({', '.join(items[1:])},)\n"
+        body += "    return build(f)\n"
+    else:
+        body = f"    return build([{', '.join(items)}])\n"
     namespace: dict[str, Any] = {"build": node_builder}
-    exec(f"def child_filter(c):\n    return build([{', '.join(items)}])\n", namespace)
+    exec(f"def child_filter(c):\n{body}", namespace)
     return namespace["child_filter"]
 
 

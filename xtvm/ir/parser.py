@@ -79,6 +79,9 @@ MLIRLexer._unescaped_characters_regex = re.compile(
 I1 = IntegerType(1)
 INDEX = IndexType()
 NONE_TYPE = NoneType()
+FileLineColLoc = builtin.FileLineColLoc
+LOC_FIELDS = tuple(name for name, _ in FileLineColLoc.get_irdl_definition().parameters)
+assert LOC_FIELDS == ("filename", "line", "column"), LOC_FIELDS
 
 
 def symbol_name(token: str) -> str:
@@ -141,6 +144,7 @@ class IRBuilder(Transformer):
         self.ctx = ctx
         self.allow_unregistered = False
         self.opaque_cache: dict[tuple[str, str], Attribute] = {}
+        self.op_classes: dict[str, type[Operation]] = {}  # registered ops, by name
         self.lexer: Any = None
         self.reset(SourceFile("<input>", ""))
 
@@ -223,9 +227,11 @@ class IRBuilder(Transformer):
         if name in scope.values:
             raise self.error(token, f"redefinition of SSA value '{name}'")
         scope.values[name] = value
-        if SSAValue.is_valid_name(hint) and not hint.isdigit():
+        if not hint.isdigit() and SSAValue.is_valid_name(hint):
             value.name_hint = hint
         for s in reversed(self.scopes):
+            if not s.forward:
+                continue
             entry = s.forward.pop(name, None)
             if entry is None:
                 continue
@@ -266,10 +272,18 @@ class IRBuilder(Transformer):
     def record(self, op: Operation, token: Token) -> Operation:
         """Locate `op` at its name token, as MLIR does (a trailing `loc(...)` overrides it)."""
         if token.line is not None:
-            op.location = builtin.FileLineColLoc(
-                self.filename_attr, self.int_attr_of(token.line), self.int_attr_of(token.column)
-            )
+            op.location = self.location_attr(token)
         return op
+
+    def location_attr(self, token: Token) -> builtin.FileLineColLoc:
+        """The location of `token` as an attribute. Its parts are valid by construction, so
+        it is made without xDSL's verifier (a tenth of the cost of a small op)."""
+        loc = FileLineColLoc.__new__(FileLineColLoc)
+        setattr_ = object.__setattr__
+        setattr_(loc, LOC_FIELDS[0], self.filename_attr)
+        setattr_(loc, LOC_FIELDS[1], self.int_attr_of(token.line))
+        setattr_(loc, LOC_FIELDS[2], self.int_attr_of(token.column))
+        return loc
 
     def int_attr_of(self, value: int) -> builtin.IntAttr:
         attr = self.int_attrs.get(value)
@@ -307,10 +321,22 @@ class IRBuilder(Transformer):
     def attr_alias_def(self, children: list[Any]) -> None:
         token, attr = children
         self.attr_aliases[str(token)] = attr
+        self.forget_spans()
 
     def type_alias_def(self, children: list[Any]) -> None:
         token, typ = children
         self.type_aliases[str(token)] = typ
+        self.forget_spans()
+
+    def forget_spans(self) -> None:
+        """Texts read before an alias (re)definition may mean something else after it."""
+        seen = getattr(self.lexer, "seen", None)
+        if seen is not None:
+            seen.clear()
+
+    def seen_span(self, children: list[Token]) -> Any:
+        """The value of a span the lexer recognised as read before (xtvm/ir/lexer.py)."""
+        return children[0].value
 
     def file_metadata(self, children: list[Any]) -> None:
         raise self.error(children[0], "file metadata sections ({-# ... #-}) are not supported")
@@ -362,9 +388,6 @@ class IRBuilder(Transformer):
         token, count = children
         return (token, 1 if count is None else int(count))
 
-    def op_body(self, children: list[Any]) -> Operation:
-        return children[0]
-
     def custom_op(self, children: list[Any]) -> Operation:
         return children[0]
 
@@ -382,8 +405,13 @@ class IRBuilder(Transformer):
         return self.error(token, f"unknown operation '{name}'")
 
     def op_class(self, token: Token, name: str) -> type[Operation]:
+        op_type = self.op_classes.get(name)
+        if op_type is not None:
+            return op_type
         op_type = self.ctx.get_optional_op(name)
-        if op_type is None:
+        if op_type is not None:
+            self.op_classes[name] = op_type
+        else:
             if self.allow_unregistered:
                 return builtin.UnregisteredOp.with_name(name)
             raise self.error(token, f"unknown operation '{name}'")
@@ -406,17 +434,17 @@ class IRBuilder(Transformer):
         if attributes:
             self.attributes_as_properties(op_type, properties, attributes)
         try:
-            op = op_type.create(
+            return op_type.create(
                 operands=operands,
                 result_types=fn_type.outputs.data,
                 properties=properties,
                 attributes=attributes,
-                regions=regions or [],
-                successors=successors or [],
+                regions=regions or (),
+                successors=successors or (),
+                location=None if name_tok.line is None else self.location_attr(name_tok),
             )
         except (VerifyException, ValueError, TypeError) as exc:
             raise self.error(name_tok, f"'{name}' op {exc}") from None
-        return self.record(op, name_tok)
 
     @staticmethod
     def attributes_as_properties(
