@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import threading
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -165,14 +166,15 @@ def test_relay_build_forks_threads_only_for_large_kernels(
     np.testing.assert_allclose(module.get_output(0).numpy(), np.exp(a) + b, rtol=1e-5, atol=1e-5)
 
 
-@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # fork() of a threaded process
 def test_forked_child_runs_parallel_loops() -> None:
     """A child of fork() has none of the parent's workers: its loops still finish, right."""
     f = parallel_kernel(300, 8)
     a = RNG.standard_normal((300, 8)).astype(np.float32)
     set_num_threads(2)
     run(f, a)  # the parent's workers exist
-    pid = os.fork()
+    with warnings.catch_warnings():  # fork() of a threaded process warns; that is the point
+        warnings.simplefilter("ignore", DeprecationWarning)
+        pid = os.fork()
     if pid == 0:  # the child: exit 0 only with the right numbers
         code = 1
         try:
