@@ -14,7 +14,6 @@ node per input, weight and constant, a `tvm_op` node per call, and the constants
 
 from __future__ import annotations
 
-import json
 import tempfile
 import warnings
 from collections.abc import Mapping
@@ -34,6 +33,7 @@ from xtvm.driver.relay_graph import (  # noqa: F401  (relay.build's names for th
     bind_params,
     checked_main,
     constant_for,
+    graph_factory,
     graph_of,
     inline_global_calls,
     module_of,
@@ -54,7 +54,6 @@ from xtvm.passes.relay_simplify_inference import RelaySimplifyInferencePass
 from xtvm.passes.tir_vectorize import VectorizeRemark
 from xtvm.runtime.graph_executor import GraphExecutorFactory
 from xtvm.runtime.module import Module, metadata_json, signatures_of
-from xtvm.runtime.params import write_embedding
 from xtvm.topi.schedule import VECTOR_LANES
 
 FOLD_MAX_GROWTH = 4  # Winograd's kernel transform: 3x3 -> 6x6
@@ -190,21 +189,11 @@ def build(
 
     def export_kernels(path: Path, extra_objects: list[Path] | None = None) -> None:
         if external is None:
-            compiled.export_library(path, extra_objects)
+            compiled.export_library(path, extra_objects or ())
             return
-        from xtvm.backends.packed import write_packed
-        from xtvm.backends.toolchain import link_shared
-
         with tempfile.TemporaryDirectory(prefix="xtvm-export-") as tmp:
-            kernels_object = Path(tmp) / "kernels.o"
-            kernels_object.write_bytes(compiled.object_code())
-            objects = [
-                kernels_object,
-                *(extra_objects or []),
-                *external.library.write_objects(Path(tmp)),
-                *write_packed(Path(tmp), compiled.metadata),
-            ]
-            link_shared(path, objects, external.library.libraries, ("-O2", "-fPIC"))
+            objects = [*(extra_objects or []), *external.library.write_objects(Path(tmp))]
+            compiled.export_library(path, objects, external.library.libraries)
 
     lib = Module(
         signatures,
@@ -218,14 +207,12 @@ def build(
     if external is not None:
         lib.imported_modules.append(external.library.module)
 
-    def export(path: Path, graph_json: str, weights: Mapping[str, np.ndarray]) -> None:
-        # The weights go to a file the assembler embeds (`.incbin`), never through LLVM IR.
-        with tempfile.TemporaryDirectory(prefix="xtvm-graph-") as tmp:
-            export_kernels(path, [write_embedding(Path(tmp), graph_json, weights)])
-
-    unbound = {k: np.asarray(getattr(v, "_data", v)) for k, v in (params or {}).items()}
-    graph_inputs = {n["name"] for n in graph["nodes"] if n["op"] == "null"}
-    all_params = {k: v for k, v in unbound.items() if k in graph_inputs} | constants
-    factory = GraphExecutorFactory(json.dumps(graph), lib, all_params, export, kernels)
-    factory.external = None if external is None else external.library
-    return factory
+    return graph_factory(
+        graph,
+        constants,
+        lib,
+        params,
+        export_kernels,
+        kernels,
+        None if external is None else external.library,
+    )

@@ -14,20 +14,18 @@ either way.
 
 from __future__ import annotations
 
-import json
 import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
 from xtvm.backends.c.codegen import imported_sources, render_c
 from xtvm.backends.packed import packed_source
 from xtvm.backends.toolchain import link_shared
 from xtvm.driver.relay_external import ExternalBuild
-from xtvm.driver.relay_graph import graph_of, run_passes, split_kernels
+from xtvm.driver.relay_graph import graph_factory, graph_of, run_passes, split_kernels
 from xtvm.ir.symbols import c_string_literal
 from xtvm.passes.convert_te_to_tir import ConvertTeToTirPass
 from xtvm.passes.tir_loop_partition import TirLoopPartitionPass
@@ -40,7 +38,6 @@ from xtvm.runtime.module import (
     metadata_json,
     signatures_of,
 )
-from xtvm.runtime.params import write_embedding
 
 FLAGS = ("-O3", "-march=native", "-fopenmp", "-fPIC", "-std=gnu99")
 
@@ -107,13 +104,6 @@ def build_c_graph(
         last_error=loaded._last_error,
     )
 
-    def export(path: Path, graph_json: str, weights: Mapping[str, np.ndarray]) -> None:
-        with tempfile.TemporaryDirectory(prefix="xtvm-graph-") as tmp:
-            link(path, [write_embedding(Path(tmp), graph_json, weights)])
-
-    unbound = {k: np.asarray(getattr(v, "_data", v)) for k, v in (params or {}).items()}
-    graph_inputs = {n["name"] for n in graph["nodes"] if n["op"] == "null"}
-    all_params = {k: v for k, v in unbound.items() if k in graph_inputs} | constants
-    factory = GraphExecutorFactory(json.dumps(graph), lib, all_params, export, kernels)
-    factory.external = None if external is None else external.library
-    return factory
+    return graph_factory(
+        graph, constants, lib, params, link, kernels, None if external is None else external.library
+    )

@@ -4,8 +4,11 @@ JSON for the graph executor (xtvm/runtime/graph_executor.py)."""
 
 from __future__ import annotations
 
+import json
 import os
-from collections.abc import Mapping
+import tempfile
+from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
@@ -32,10 +35,12 @@ from xtvm.passes.tir_simplify import TirSimplifyPass
 from xtvm.passes.tir_vector_accumulate import TirVectorAccumulatePass
 from xtvm.passes.tir_vector_transpose import TirVectorTransposePass
 from xtvm.passes.tir_vectorize import TirVectorizePass
-from xtvm.runtime.graph_executor import plan_memory
+from xtvm.runtime.graph_executor import GraphExecutorFactory, plan_memory
+from xtvm.runtime.params import write_embedding
 
 if TYPE_CHECKING:
-    pass
+    from xtvm.backends.external.library import ExternalLibrary
+    from xtvm.runtime.module import Module
 
 # Loops it cannot vectorize, tir-vectorize leaves scalar with a remark (silenced here).
 TIR_PASSES: tuple[ModulePass, ...] = (
@@ -328,3 +333,29 @@ def graph_of(main: func.FuncOp) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     plan = plan_memory(graph)
     graph["attrs"]["storage_id"] = ["list_int", plan.storage_ids]
     return graph, constants
+
+
+def graph_factory(
+    graph: dict[str, Any],
+    constants: dict[str, np.ndarray],
+    lib: Module,
+    params: Mapping[str, Any] | None,
+    link: Callable[[Path, list[Path]], None],
+    kernels: ModuleOp,
+    external: ExternalLibrary | None,
+) -> GraphExecutorFactory:
+    """The factory `relay.build` returns: the graph, its kernels' library `lib` (`external` the
+    external codegens' one), the weights the graph reads (of `params` and the folded
+    `constants`), and an exporter that `link`s graph and weights into the library as an
+    embedded object (`.incbin`), never through the IR."""
+
+    def export(path: Path, graph_json: str, weights: Mapping[str, np.ndarray]) -> None:
+        with tempfile.TemporaryDirectory(prefix="xtvm-graph-") as tmp:
+            link(path, [write_embedding(Path(tmp), graph_json, weights)])
+
+    unbound = {k: np.asarray(getattr(v, "_data", v)) for k, v in (params or {}).items()}
+    graph_inputs = {n["name"] for n in graph["nodes"] if n["op"] == "null"}
+    all_params = {k: v for k, v in unbound.items() if k in graph_inputs} | constants
+    factory = GraphExecutorFactory(json.dumps(graph), lib, all_params, export, kernels)
+    factory.external = external
+    return factory

@@ -9,7 +9,7 @@ import ctypes.util
 import tempfile
 import threading
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -98,10 +98,15 @@ class CompiledLLVM:
     def object_code(self) -> bytes:
         return self.machine.emit_object(self.module)
 
-    def export_library(self, path: str | Path, extra_objects: list[Path] | None = None) -> None:
+    def export_library(
+        self,
+        path: str | Path,
+        extra_objects: Sequence[Path] = (),
+        libraries: Sequence[str] = (),
+    ) -> None:
         """Link the object code into a shared library (with libm and its own copy of the
         thread pool, `runtime/c/threadpool.c`), with the kernels' packed entries
-        (`xtvm.backends.packed`)."""
+        (`xtvm.backends.packed`), `extra_objects` and `-l` of each of `libraries`."""
         if any(k.startswith("packed ") for k in self.callbacks):
             raise LinkError(
                 "a kernel calling tvm.tir.call_packed (a Python function) cannot be exported "
@@ -110,10 +115,10 @@ class CompiledLLVM:
         with tempfile.TemporaryDirectory() as tmp:
             obj = Path(tmp) / "module.o"
             obj.write_bytes(self.object_code())
-            inputs = [obj, *(extra_objects or []), *write_packed(Path(tmp), self.metadata)]
+            inputs = [obj, *extra_objects, *write_packed(Path(tmp), self.metadata)]
             inputs.append(POOL_SOURCE)
             flags = ("-O2", "-fPIC", "-pthread")
-            link_shared(Path(path), inputs, flags=flags, error=LinkError)
+            link_shared(Path(path), inputs, libraries, flags=flags, error=LinkError)
 
 
 def compile_module(
