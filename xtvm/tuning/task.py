@@ -151,6 +151,7 @@ class Task:
         self.args = tuple(args)
         self.target = str(target) if target is not None else "llvm"
         self._space: ConfigSpace | None = None
+        self.calls = 1  # kernels of the model with this workload (`extract_from_program`)
 
     @property
     def workload(self) -> Workload:
@@ -230,14 +231,17 @@ TUNED_SCHEDULES.append(schedule_kernel)
 
 
 class TracingContext(DispatchContext):
-    """Notes the workload of every query (in order, each once); answers none of them."""
+    """Notes the workload of every query (in order, each once) and how often it was asked;
+    answers none of them."""
 
     def __init__(self) -> None:
         super().__init__()
         self.workloads: dict[Workload, str] = {}
+        self.calls: dict[Workload, int] = {}
 
     def _query(self, target: str, workload: Workload) -> ConfigSpace | None:
         self.workloads.setdefault(workload, target)
+        self.calls[workload] = self.calls.get(workload, 0) + 1
         return None
 
 
@@ -250,7 +254,8 @@ def extract_from_program(
     """A task for each tunable kernel of a relay module (`IRModule`, its xdsl module, or
     its main function `mod["main"]`): the kernels relay.build makes of it for `target`, one
     task per distinct workload (dense and matmul, batch_matmul, conv2d). `ops` keeps only
-    the tasks of those ops (names such as `nn.dense` or `conv2d`)."""
+    the tasks of those ops (names such as `nn.dense` or `conv2d`). A task's `calls` is how
+    many of the model's kernels have its workload (a weight for `tune_model`)."""
     from xdsl.dialects.builtin import ModuleOp
 
     from xtvm.driver.relay_build import lower_to_te
@@ -268,7 +273,9 @@ def extract_from_program(
         name = workload[0]
         if wanted is not None and not any(name.startswith(op) for op in wanted):
             continue
-        tasks.append(create(name, workload[1:], target_text))
+        task = create(name, workload[1:], target_text)
+        task.calls = tracing.calls[workload]
+        tasks.append(task)
     return tasks
 
 
