@@ -9,7 +9,8 @@ task's default config first (the schedule an untuned build gets), then gives rou
 (`NeighbourTuner` by default) searches outward from the default config. After the budget
 (trials or seconds) the best config of each task that beat its default is measured again
 next to the default (`verify`): the default stays unless its rival wins both side by side
-and by the least measurement of each (a shared machine mostly adds time). `best_log` gets
+and over all measurements of each, each measurement counting its fastest repeat (load on a
+shared machine only adds time to a run). `best_log` gets
 one record per task, the decided one, for `apply_history_best`: a build with it is never
 slower than the default build as measured. `log` resumes: its records of a task are not
 measured again.
@@ -27,7 +28,7 @@ from typing import Any
 
 from xtvm.tuning.measure import MeasureInput, MeasureResult, create_measure_batch
 from xtvm.tuning.measure import measure_option as default_measure_option
-from xtvm.tuning.record import Record, cost_of, encode, load_from_file, record_key
+from xtvm.tuning.record import Record, encode, fastest, load_from_file, record_key
 from xtvm.tuning.task import Task, target_kind
 from xtvm.tuning.tuner import GATuner, NeighbourTuner, RandomTuner, Tuner, XGBTuner
 
@@ -54,16 +55,18 @@ class TaskResult:
 
     @property
     def default_cost(self) -> float:
-        return math.inf if self.default is None else cost_of(self.default[1])
+        """The default's least seconds a run."""
+        return math.inf if self.default is None else fastest(self.default[1])
 
     @property
     def chosen_cost(self) -> float:
-        return math.inf if self.chosen is None else cost_of(self.chosen[1])
+        """The chosen config's least seconds a run."""
+        return math.inf if self.chosen is None else fastest(self.chosen[1])
 
 
 def least(a: Record, b: Record) -> Record:
     """The measurement of the two (of one config) with the lesser cost."""
-    return a if cost_of(a[1]) <= cost_of(b[1]) else b
+    return a if fastest(a[1]) <= fastest(b[1]) else b
 
 
 def tune_model(
@@ -179,8 +182,8 @@ def verify(r: TaskResult, run: Callable[[TaskResult, Sequence[Any]], list[Record
     again_default, again_best = run(r, [r.default[0].config, best[0].config])
     r.default = least(r.default, again_default)
     rival = least(best, again_best)
-    wins = cost_of(again_best[1]) < cost_of(again_default[1])  # side by side, and overall
-    r.chosen = rival if wins and cost_of(rival[1]) < r.default_cost else r.default
+    wins = fastest(again_best[1]) < fastest(again_default[1])  # side by side, and overall
+    r.chosen = rival if wins and fastest(rival[1]) < fastest(r.default[1]) else r.default
 
 
 __all__ = ["TUNERS", "TaskResult", "tune_model"]

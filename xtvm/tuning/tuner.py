@@ -35,7 +35,7 @@ from xtvm.tuning.measure import (
 from xtvm.tuning.measure import (
     measure_option as default_measure_option,
 )
-from xtvm.tuning.record import Record, cost_of, record_key
+from xtvm.tuning.record import Record, cost_of, fastest, record_key
 from xtvm.tuning.space import ConfigEntity, ConfigSpace
 from xtvm.tuning.task import Task, target_kind
 
@@ -387,4 +387,4 @@ class NeighbourTuner(Tuner):
 
     def update(self, inputs: Sequence[MeasureInput], results: Sequence[MeasureResult]) -> None:
         for inp, result in zip(inputs, results, strict=True):
-            self.costs[inp.config.index] = cost_of(result)
+            self.costs[inp.config.index] = fastest(result)  # the search follows the least
