@@ -341,12 +341,11 @@ def test_xtvm_tune_minutes_tunes_the_whole_model_from_its_defaults(
 ) -> None:
     from xtvm.tools import tune as xtvm_tune
 
-    model, weight = matmul_model(tmp_path, np.random.default_rng(3))
+    model, _ = matmul_model(tmp_path, np.random.default_rng(3))
     log, best = tmp_path / "records.json", tmp_path / "best.json"
     argv = [str(model), "--log", str(log), "--quiet", "--number", "1", "--repeat", "1"]
-    assert (
-        xtvm_tune.main([*argv, "--minutes", "0.01", "--trials", "3", "--distill", str(best)]) == 0
-    )
+    budget = ["--minutes", "0.01", "--trials", "3", "--distill", str(best)]
+    assert xtvm_tune.main([*argv, *budget]) == 0
     out = capsys.readouterr().out
     assert "1 tunable kernels" in out and "default" in out and "chosen" in out
     (record,) = autotvm.record.load_from_file(best)
