@@ -334,3 +334,26 @@ def test_xtvm_tune_then_compile_with_records(
     module.run()
     np.testing.assert_allclose(module.get_output(0).numpy(), x @ weight, rtol=1e-4, atol=1e-4)
     assert xtvm_compile.main([str(model), "--tuning-records", str(tmp_path / "none")]) == 1
+
+
+def test_xtvm_tune_minutes_tunes_the_whole_model_from_its_defaults(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from xtvm.tools import tune as xtvm_tune
+
+    model, _ = matmul_model(tmp_path, np.random.default_rng(3))
+    log, best = tmp_path / "records.json", tmp_path / "best.json"
+    argv = [str(model), "--log", str(log), "--quiet", "--number", "1", "--repeat", "1"]
+    budget = ["--minutes", "0.01", "--trials", "3", "--distill", str(best)]
+    assert xtvm_tune.main([*argv, *budget]) == 0
+    out = capsys.readouterr().out
+    assert "1 tunable kernels" in out and "default" in out and "chosen" in out
+    (record,) = autotvm.record.load_from_file(best)
+    measured = list(autotvm.record.load_from_file(log))
+    task = measured[0][0].task
+    assert measured[0][0].config.index == task.default_index()  # the default came first
+    assert record[0].task.workload == task.workload
+    assert xtvm_tune.main([*argv, "--minutes", "0"]) == 1
+    assert "--minutes must be positive" in capsys.readouterr().err
+    assert xtvm_tune.main([*argv, "--minutes", "1", "--tuner", "grid"]) == 1
+    assert "not grid" in capsys.readouterr().err

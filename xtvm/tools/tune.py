@@ -2,6 +2,7 @@
 
     xtvm-tune model.onnx --trials 64 --log records.json [--tuner xgb|ga|random|grid]
               [--ray ADDRESS [--ray-workers N]]
+    xtvm-tune model.onnx --minutes 10 --log records.json --distill best.json
     xtvm-compile model.onnx --tuning-records records.json -o model.so
 
 Each tunable kernel relay.build makes of the model (dense and matmul, batch_matmul,
@@ -12,6 +13,12 @@ resumes) and count toward `--trials`. `--distill OUT` writes the best record of 
 kernel to OUT at the end. `--ray ADDRESS` builds and times the candidates on a Ray cluster
 (`ray.init(address=ADDRESS)`; `local` starts a local instance) with `--ray-workers`
 measuring actors (`RayBuilder`, `RayRunner`; `pip install 'xtvm[distributed]'`).
+
+With `--minutes M` the kernels are tuned together from their default schedules
+(`autotvm.tune_model`): defaults measured first, trials going to the kernels that hold the
+time, `--trials` measurements in all (default: as many as M minutes allow), the tuner
+`neighbour` unless `--tuner` names another; `--distill OUT` then gets each kernel's decided
+record (its default unless a searched config beat it measured again next to it).
 """
 
 from __future__ import annotations
@@ -24,7 +31,7 @@ from pathlib import Path
 from xtvm.tools.cli import run_tool
 from xtvm.tools.compile import ToolError, add_model_arguments, load_model
 
-TUNERS = ("xgb", "ga", "random", "grid")
+TUNERS = ("xgb", "ga", "random", "grid", "neighbour")
 
 
 def build_argparser() -> argparse.ArgumentParser:
@@ -33,8 +40,11 @@ def build_argparser() -> argparse.ArgumentParser:
     )
     p.add_argument("input", help="an .onnx model or a relay .mlir file with @main")
     p.add_argument("--log", required=True, help="records file (JSON lines), appended to")
-    p.add_argument("--trials", type=int, default=32, help="configs measured per kernel")
-    p.add_argument("--tuner", choices=TUNERS, default="xgb", help="search (default: xgb)")
+    p.add_argument(
+        "--trials", type=int, help="configs measured per kernel (32), or in all with --minutes"
+    )
+    p.add_argument("--tuner", choices=TUNERS, help="search (xgb; neighbour with --minutes)")
+    p.add_argument("--minutes", type=float, help="tune the whole model within M minutes")
     p.add_argument("--target", default="llvm", help="target string (default: llvm, the host)")
     p.add_argument("--early-stopping", type=int, help="stop a kernel after N trials no better")
     p.add_argument("--number", type=int, default=4, help="runs per measurement")
@@ -53,6 +63,8 @@ def build_argparser() -> argparse.ArgumentParser:
 def make_tuner(name: str, task: object, seed: int) -> object:
     from xtvm import autotvm
 
+    if name == "neighbour":
+        return autotvm.NeighbourTuner(task, seed=seed)  # type: ignore[arg-type]
     if name == "xgb":
         return autotvm.XGBTuner(task, plan_size=16, seed=seed)  # type: ignore[arg-type]
     if name == "ga":
@@ -91,8 +103,10 @@ def measure_option(args: argparse.Namespace) -> dict[str, object]:
 def run(args: argparse.Namespace) -> int:
     from xtvm import autotvm
 
-    if args.trials < 1:
+    if args.trials is not None and args.trials < 1:
         raise ToolError("--trials must be at least 1")
+    if args.minutes is not None and not args.minutes > 0:
+        raise ToolError("--minutes must be positive")
     log = Path(args.log)
     if not log.resolve().parent.is_dir():
         raise ToolError(f"cannot write '{log}': no such directory")
@@ -101,6 +115,10 @@ def run(args: argparse.Namespace) -> int:
     history = list(autotvm.record.load_from_file(log, args.target)) if log.is_file() else []
     print(f"{len(tasks)} tunable kernels, {len(history)} records in '{log}'")
     option = measure_option(args)
+    if args.minutes is not None:
+        return tune_whole_model(args, tasks, option, log)
+    args.tuner = args.tuner or "xgb"
+    args.trials = args.trials or 32
     for k, task in enumerate(tasks):
         tuner = make_tuner(args.tuner, task, args.seed)
         resumed = tuner.load_history(history)  # type: ignore[attr-defined]
@@ -123,6 +141,38 @@ def run(args: argparse.Namespace) -> int:
     if args.distill:
         count = autotvm.record.distill(log, args.distill)
         print(f"wrote the best of {count} kernels to '{args.distill}'")
+    return 0
+
+
+def tune_whole_model(
+    args: argparse.Namespace, tasks: Sequence[object], option: dict[str, object], log: Path
+) -> int:
+    """`--minutes`: every kernel from its default, together (`autotvm.tune_model`)."""
+    from xtvm import autotvm
+    from xtvm.tuning.model_tuner import TUNERS as MODEL_TUNERS
+
+    tuner = args.tuner or "neighbour"
+    if tuner not in MODEL_TUNERS:
+        raise ToolError(f"--minutes tunes with {', '.join(MODEL_TUNERS)}, not {tuner}")
+    results = autotvm.tune_model(
+        tasks,  # type: ignore[arg-type]
+        option,
+        n_trial=args.trials or 1_000_000,
+        time_budget_s=60 * args.minutes,
+        log=log,
+        best_log=args.distill,
+        tuner=tuner,
+        seed=args.seed,
+        verbose=not args.quiet,
+    )
+    for r in results:
+        speedup = r.default_cost / r.chosen_cost if r.chosen is not None else float("nan")
+        print(
+            f"{r.task.name} {r.task.args}: {len(r.history)} measured, default "
+            f"{r.default_cost * 1e3:.3f} ms, chosen {r.chosen_cost * 1e3:.3f} ms ({speedup:.2f}x)"
+        )
+    if args.distill:
+        print(f"wrote the chosen config of {len(results)} kernels to '{args.distill}'")
     return 0
 
 

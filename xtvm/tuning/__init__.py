@@ -31,11 +31,19 @@ from xtvm.tuning.measure import (
     RPCRunner,
     measure_option,
 )
+from xtvm.tuning.model_tuner import tune_model
 from xtvm.tuning.ray_measure import RayBuilder, RayRunner
 from xtvm.tuning.record import ApplyHistoryBest, apply_history_best
 from xtvm.tuning.space import ConfigEntity, ConfigSpace, FallbackConfigEntity
 from xtvm.tuning.task import ApplyConfig, DispatchContext, get_config, template
-from xtvm.tuning.tuner import GATuner, GridSearchTuner, RandomTuner, Tuner, XGBTuner
+from xtvm.tuning.tuner import (
+    GATuner,
+    GridSearchTuner,
+    NeighbourTuner,
+    RandomTuner,
+    Tuner,
+    XGBTuner,
+)
 
 __all__ = [
     "ApplyConfig",
@@ -51,6 +59,7 @@ __all__ = [
     "MeasureErrorNo",
     "MeasureInput",
     "MeasureResult",
+    "NeighbourTuner",
     "RPCRunner",
     "RandomTuner",
     "RayBuilder",
@@ -70,5 +79,6 @@ __all__ = [
     "task",
     "template",
     "templates",
+    "tune_model",
     "tuner",
 ]

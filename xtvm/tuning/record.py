@@ -101,6 +101,12 @@ def cost_of(result: MeasureResult) -> float:
     return sum(result.costs) / len(result.costs)
 
 
+def fastest(result: MeasureResult) -> float:
+    """The least seconds of a result's repeats (load on a shared machine only adds time to
+    a run); infinity for an error."""
+    return min(result.costs) if cost_of(result) < float("inf") else float("inf")
+
+
 def record_key(inp: MeasureInput) -> tuple[str, Workload]:
     return target_kind(inp.target), inp.task.workload
 

@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from xtvm import te
-from xtvm.topi.dispatch import TUNED_SCHEDULES
+from xtvm.topi.dispatch import TUNED_KERNELS, TUNED_SCHEDULES
 from xtvm.tuning.space import ConfigEntity, ConfigSpace, FallbackConfigEntity
 
 Workload = tuple[Any, ...]
@@ -151,6 +151,7 @@ class Task:
         self.args = tuple(args)
         self.target = str(target) if target is not None else "llvm"
         self._space: ConfigSpace | None = None
+        self.calls = 1  # kernels of the model with this workload (`extract_from_program`)
 
     @property
     def workload(self) -> Workload:
@@ -230,14 +231,30 @@ TUNED_SCHEDULES.append(schedule_kernel)
 
 
 class TracingContext(DispatchContext):
-    """Notes the workload of every query (in order, each once); answers none of them."""
+    """Notes the workload of every query (in order, each once) and the kernels that asked
+    for it (by name: a whole-kernel hook of `xtvm.topi.dispatch` says which kernel is being
+    scheduled, while the context is entered); answers none of them."""
 
     def __init__(self) -> None:
         super().__init__()
         self.workloads: dict[Workload, str] = {}
+        self.kernels: dict[Workload, set[str]] = {}
+        self.kernel = ""
+
+    def _note_kernel(self, name: str, *_: object) -> None:
+        self.kernel = name
+
+    def __enter__(self) -> DispatchContext:
+        TUNED_KERNELS.insert(0, self._note_kernel)
+        return super().__enter__()
+
+    def __exit__(self, *exc: object) -> None:
+        TUNED_KERNELS.remove(self._note_kernel)
+        super().__exit__(*exc)
 
     def _query(self, target: str, workload: Workload) -> ConfigSpace | None:
         self.workloads.setdefault(workload, target)
+        self.kernels.setdefault(workload, set()).add(self.kernel)
         return None
 
 
@@ -250,7 +267,9 @@ def extract_from_program(
     """A task for each tunable kernel of a relay module (`IRModule`, its xdsl module, or
     its main function `mod["main"]`): the kernels relay.build makes of it for `target`, one
     task per distinct workload (dense and matmul, batch_matmul, conv2d). `ops` keeps only
-    the tasks of those ops (names such as `nn.dense` or `conv2d`)."""
+    the tasks of those ops (names such as `nn.dense` or `conv2d`). A task's `calls` is how
+    many calls of the model's kernels have its workload (a weight for `tune_model`)."""
+    from xdsl.dialects import func
     from xdsl.dialects.builtin import ModuleOp
 
     from xtvm.driver.relay_build import lower_to_te
@@ -260,15 +279,23 @@ def extract_from_program(
 
     target_text = str(target) if target is not None else "llvm"
     with TracingContext() as tracing:
-        lower_to_te(mod, params, target_text)
+        lowered = lower_to_te(mod, params, target_text)
     assert isinstance(tracing, TracingContext)
+    # identical kernels are built once and called from several places: count the calls
+    calls: dict[str, int] = {}
+    for op in lowered.walk():
+        if isinstance(op, func.CallOp):
+            callee = op.callee.string_value()
+            calls[callee] = calls.get(callee, 0) + 1
     wanted = None if ops is None else {str(op).split(".")[-1] for op in ops}
     tasks = []
     for workload in tracing.workloads:
         name = workload[0]
         if wanted is not None and not any(name.startswith(op) for op in wanted):
             continue
-        tasks.append(create(name, workload[1:], target_text))
+        task = create(name, workload[1:], target_text)
+        task.calls = max(1, sum(calls.get(k, 0) for k in tracing.kernels[workload]))
+        tasks.append(task)
     return tasks
 
 

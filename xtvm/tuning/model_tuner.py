@@ -1,0 +1,189 @@
+"""Tuning all the kernels of a model with AutoTVM templates, starting from their defaults.
+
+`tune_model(tasks, measure_option=, n_trial=, time_budget_s=, log=, best_log=)` takes the
+tasks of `autotvm.task.extract_from_program` (each weighted by its `calls`), measures every
+task's default config first (the schedule an untuned build gets), then gives rounds of
+`per_round` trials to the task expected to save most of the model's time: the largest
+`calls * best cost / (rounds + 1)`, the optimistic part of the auto-scheduler's gradient
+(`TaskScheduler`), so that the kernels holding the time get the trials. Each task's tuner
+(`NeighbourTuner` by default) searches outward from the default config. After the budget
+(trials or seconds) the best config of each task that beat its default is measured again
+next to the default (`verify`): the default stays unless its rival wins both side by side
+and over all measurements of each, each measurement counting its fastest repeat (load on a
+shared machine only adds time to a run). `best_log` gets
+one record per task, the decided one, for `apply_history_best`: a build with it is never
+slower than the default build as measured. `log` resumes: its records of a task are not
+measured again.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from xtvm.tuning.measure import MeasureInput, MeasureResult, create_measure_batch
+from xtvm.tuning.measure import measure_option as default_measure_option
+from xtvm.tuning.record import Record, encode, fastest, load_from_file, record_key
+from xtvm.tuning.task import Task, target_kind
+from xtvm.tuning.tuner import GATuner, NeighbourTuner, RandomTuner, Tuner, XGBTuner
+
+Measure = Callable[[Sequence[MeasureInput]], list[MeasureResult]]
+TUNERS: dict[str, Callable[[Task, int], Tuner]] = {
+    "neighbour": lambda task, seed: NeighbourTuner(task, seed=seed),
+    "xgb": lambda task, seed: XGBTuner(task, plan_size=8, seed=seed),
+    "ga": lambda task, seed: GATuner(task, pop_size=8, elite_num=2, seed=seed),
+    "random": lambda task, seed: RandomTuner(task, seed=seed),
+}
+
+
+@dataclass
+class TaskResult:
+    """What tuning did for one task: its trials, default and chosen record."""
+
+    task: Task
+    tuner: Tuner
+    default_index: int | None = None  # the default config's point of the space
+    rounds: int = 0
+    default: Record | None = None  # the default config's (least) measurement
+    chosen: Record | None = None  # what `best_log` holds: the default unless beaten
+    history: list[Record] = field(default_factory=list)
+
+    @property
+    def default_cost(self) -> float:
+        """The default's least seconds a run."""
+        return math.inf if self.default is None else fastest(self.default[1])
+
+    @property
+    def chosen_cost(self) -> float:
+        """The chosen config's least seconds a run."""
+        return math.inf if self.chosen is None else fastest(self.chosen[1])
+
+
+def least(a: Record, b: Record) -> Record:
+    """The measurement of the two (of one config) with the lesser cost."""
+    return a if fastest(a[1]) <= fastest(b[1]) else b
+
+
+def tune_model(
+    tasks: Sequence[Task],
+    measure_option: dict[str, Any] | None = None,
+    n_trial: int = 1000,
+    time_budget_s: float | None = None,
+    log: str | Path | None = None,
+    best_log: str | Path | None = None,
+    per_round: int = 4,
+    tuner: str = "neighbour",
+    weights: Sequence[float] | None = None,
+    seed: int = 0,
+    measure: Measure | None = None,
+    verbose: bool = False,
+) -> list[TaskResult]:
+    """Tune `tasks` together (see the module docstring); `measure` replaces the measuring
+    of `measure_option` (tests give made-up costs). Returns one `TaskResult` per task."""
+    if tuner not in TUNERS:
+        raise ValueError(f"unknown tuner '{tuner}' ({', '.join(TUNERS)})")
+    if per_round < 1 or n_trial < 0:
+        raise ValueError("per_round must be at least 1 and n_trial not negative")
+    weights = list(weights) if weights is not None else [float(t.calls) for t in tasks]
+    if len(weights) != len(tasks):
+        raise ValueError(f"{len(weights)} weights for {len(tasks)} tasks")
+    results = [
+        TaskResult(t, TUNERS[tuner](t, seed + k), t.default_index()) for k, t in enumerate(tasks)
+    ]
+    history = list(load_from_file(log)) if log is not None and Path(log).is_file() else []
+    option = None
+    if measure is None:
+        option = measure_option or default_measure_option()
+        measure = create_measure_batch(option)
+    deadline = math.inf if time_budget_s is None else time.monotonic() + time_budget_s
+    trials = 0
+
+    def run(r: TaskResult, configs: Sequence[Any]) -> list[Record]:
+        nonlocal trials
+        inputs = [MeasureInput(r.task.target, r.task, c) for c in configs]
+        measured = list(zip(inputs, measure(inputs), strict=True))
+        trials += len(measured)
+        if log is not None:
+            with Path(log).open("a") as out:
+                out.writelines(encode(*m) + "\n" for m in measured)
+        return measured
+
+    def note(r: TaskResult, measured: Sequence[Record]) -> None:
+        for inp, result in measured:
+            r.tuner.note(inp, result)
+            if inp.config.index == r.default_index:
+                r.default = least(r.default, (inp, result)) if r.default else (inp, result)
+        r.tuner.update([m[0] for m in measured], [m[1] for m in measured])
+        r.history += measured
+        r.rounds += 1
+
+    try:
+        for r in results:  # resume, then the defaults: the baseline of every task
+            key = (target_kind(r.task.target), r.task.workload)
+            old = [h for h in history if record_key(h[0]) == key]
+            if old:
+                r.tuner.load_history(old)
+                r.history += old
+                for inp, result in old:
+                    if inp.config.index == r.default_index:
+                        r.default = least(r.default, (inp, result)) if r.default else (inp, result)
+            if r.default_index is not None and r.default_index not in r.tuner.visited:
+                note(r, run(r, [r.task.config_space.get(r.default_index)]))
+                r.tuner.visited.add(r.default_index)
+
+        def gain(k: int) -> float:
+            best = results[k].tuner.best_cost
+            if not math.isfinite(best):
+                return math.inf  # nothing measured works yet
+            return weights[k] * best / (results[k].rounds + 1)
+
+        while trials < n_trial and time.monotonic() < deadline:
+            live = [k for k, r in enumerate(results) if r.tuner.has_next()]
+            if not live:
+                break
+            k = max(live, key=lambda k: (gain(k), -k))
+            configs = results[k].tuner.next_batch(min(per_round, n_trial - trials))
+            if not configs:
+                results[k].tuner.visited.update(range(len(results[k].tuner.space)))
+                continue
+            note(results[k], run(results[k], configs))
+            if verbose:
+                r = results[k]
+                sys.stdout.write(
+                    f"[{trials}] {r.task.name}{r.task.args}: best {r.tuner.best_cost * 1e3:.3f} "
+                    f"ms, default {r.default_cost * 1e3:.3f} ms\n"
+                )
+        for r in results:
+            verify(r, run)
+    finally:
+        if option is not None:
+            option["runner"].close()
+    if best_log is not None:
+        chosen = [r.chosen for r in results if r.chosen is not None]
+        Path(best_log).write_text("".join(encode(*c) + "\n" for c in chosen))
+    return results
+
+
+def verify(r: TaskResult, run: Callable[[TaskResult, Sequence[Any]], list[Record]]) -> None:
+    """Decide `r.chosen`: the searched best only where it still beats the default when both
+    are measured again, one after the other, and its least measurement beats the default's
+    (a lucky first measurement of a config does not replace the default)."""
+    best = r.tuner.best_measure_pair
+    if best is None:
+        return
+    if r.default is None or best[0].config.index == r.default[0].config.index:
+        r.chosen = least(best, r.default) if r.default else best
+        return
+    again_default, again_best = run(r, [r.default[0].config, best[0].config])
+    r.default = least(r.default, again_default)
+    rival = least(best, again_best)
+    wins = fastest(again_best[1]) < fastest(again_default[1])  # side by side, and overall
+    r.chosen = rival if wins and fastest(rival[1]) < fastest(r.default[1]) else r.default
+
+
+__all__ = ["TUNERS", "TaskResult", "tune_model"]
