@@ -19,9 +19,7 @@
 CPU tests (init values, rfactor, argmax by a tuple reducer) unchanged, built for llvm and
 checked against numpy; then xtvm's own tests of rfactor.
 
-Changed: `import tvm.topi.testing` and `from tvm.driver.build_module import
-schedule_to_module` are left out (only test_reduce_storage_reuse, CUDA only, uses them).
-Skipped, GPU only: reductions bound to GPU threads (cross-thread and warp reductions,
+Imports as TVM's (`tvm.topi.testing`, `tvm.driver.build_module.schedule_to_module`). Skipped, GPU only: reductions bound to GPU threads (cross-thread and warp reductions,
 `set_store_predicate`) and test_reduce_storage_reuse.
 """
 import numpy as np
@@ -29,7 +27,9 @@ import pytest
 
 import xtvm as tvm
 from xtvm import te, topi
+from xtvm.driver.build_module import schedule_to_module
 import xtvm.testing
+import xtvm.topi.testing
 
 
 @pytest.mark.skip(reason="GPU only: reductions bound to GPU threads (cross-thread reduction)")
