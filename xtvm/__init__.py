@@ -25,6 +25,7 @@ API_MODULES = {
     "relay": "xtvm.api.relay",
     "transform": "xtvm.api.transform",
     "nd": "xtvm.runtime.ndarray",
+    "container": "xtvm.runtime.container",
     "parser": "xtvm.api.parser",
     "tir": "xtvm.api.tir",
     "autotvm": "xtvm.tuning",
