@@ -126,3 +126,13 @@ def test_conv2d_prints_channels_and_kernel_size() -> None:
     text = f.astext()
     assert "channels=2" in text and "kernel_size=[3, 3]" in text
     tvm.ir.assert_structural_equal(relay.parse_expr(text), f, map_free_vars=True)
+
+
+def test_slash_in_local_names() -> None:
+    """TVM's identifiers take `/` past their first character (names from TensorFlow)."""
+    x, y = relay.var("base/x", shape=(2,)), relay.var("base/y", shape=(2,))
+    e = relay.divide(x, y)
+    text = e.astext()
+    assert "%base/x" in text and "%base/y" in text
+    tvm.ir.assert_structural_equal(relay.parse_expr(text), e, map_free_vars=True)
+    assert "%_lead" not in relay.var("/lead").astext() and "%lead" in relay.var("/lead").astext()

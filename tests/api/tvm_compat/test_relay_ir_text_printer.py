@@ -19,7 +19,7 @@
 
 `expr.astext()` and `mod.astext()` print TVM's Relay text and `relay.parse_expr`/`fromtext`
 read it back; `print(mod)` shows xtvm's own IR. Deliberate differences, skipped below with
-their reason: name hints keep only identifier characters; symbolic dimensions are not metadata
+their reason: symbolic dimensions are not metadata
 entries (constants are, in TVM's `#[metadata]` section); spans are not provided.
 """
 
@@ -307,7 +307,6 @@ def test_optional_info():
     assert txt.count("/* ty=int32 */") == 3
 
 
-@pytest.mark.skip(reason="name hints keep only identifier characters ('/' prints as '_')")
 def test_slash_in_identifier():
     x = relay.var("base/x")
     y = relay.var("base/y")

@@ -197,7 +197,8 @@ class TextPrinter:
     def var(self, v: Var) -> str:
         name = self.names.get(id(v))
         if name is None:
-            base = re.sub(r"[^A-Za-z0-9_]", "_", v.name_hint) or "v"
+            # TVM's identifiers: letters, digits, `_`, and `/` past the first character
+            base = re.sub(r"[^A-Za-z0-9_/]", "_", v.name_hint).lstrip("/") or "v"
             base = f"v{base}" if base[0].isdigit() else base
             name, n = f"%{base}", 0
             while name in self.taken:
