@@ -201,5 +201,9 @@ def __getattr__(name: str) -> object:
     raise AttributeError(f"module 'xtvm.relay' has no attribute '{name}'")
 
 
-# The Relay text parser, which `IRModule.import_from_std` reaches through `expr.HOOKS`.
+# The Relay text parser, which `IRModule.import_from_std` reaches through `expr.HOOKS`; and
+# `relay.expr`, which in TVM also holds the reference expressions (adt.py defines them).
+from xtvm.api.relay import expr as _expr  # noqa: E402
 from xtvm.api.relay import text as _text  # noqa: E402, F401
+
+_expr.RefCreate, _expr.RefRead, _expr.RefWrite = RefCreate, RefRead, RefWrite  # type: ignore[attr-defined]

@@ -765,16 +765,3 @@ def function_type(typ: FunctionType) -> FuncType:
     results = [from_xdsl(t) for t in typ.outputs.data]
     ret = results[0] if len(results) == 1 else TupleType(tuple(results))
     return FuncType([from_xdsl(t) for t in typ.inputs.data], ret)
-
-
-# TVM's `relay.expr` also holds the reference expressions, which live in adt.py (they build
-# on the expressions here).
-_ADT_NAMES = ("RefCreate", "RefRead", "RefWrite")
-
-
-def __getattr__(name: str) -> Any:
-    if name in _ADT_NAMES:
-        from xtvm.api.relay import adt
-
-        return getattr(adt, name)
-    raise AttributeError(f"module '{__name__}' has no attribute '{name}'")
