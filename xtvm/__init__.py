@@ -25,10 +25,13 @@ API_MODULES = {
     "relay": "xtvm.api.relay",
     "transform": "xtvm.api.transform",
     "nd": "xtvm.runtime.ndarray",
+    "container": "xtvm.runtime.container",
     "parser": "xtvm.api.parser",
     "tir": "xtvm.api.tir",
     "autotvm": "xtvm.tuning",
     "auto_scheduler": "xtvm.tuning.auto_scheduler",
+    # TVM's module inside a package that is xtvm's own (`tvm.driver` is xtvm.driver).
+    "driver.build_module": "xtvm.api.build",
 }
 # Public attribute -> (module, name).
 API_NAMES = {
@@ -62,10 +65,14 @@ SUBPACKAGES = ("ir", "target", "runtime", "topi", "testing", "contrib", "rpc", "
 
 def _target(fullname: str) -> str | None:
     """The implementing module of an aliased name such as `xtvm.relay.transform`."""
-    head, _, rest = fullname.removeprefix(f"{__name__}.").partition(".")
-    if not fullname.startswith(f"{__name__}.") or head not in API_MODULES:
+    if not fullname.startswith(f"{__name__}."):
         return None
-    return API_MODULES[head] + (f".{rest}" if rest else "")
+    parts = fullname.removeprefix(f"{__name__}.").split(".")
+    for cut in range(len(parts), 0, -1):  # the longest aliased prefix
+        real = API_MODULES.get(".".join(parts[:cut]))
+        if real is not None:
+            return ".".join([real, *parts[cut:]])
+    return None
 
 
 class _AliasFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):

@@ -39,3 +39,37 @@ func.func @main(%x: tensor<i32>) -> tensor<i32> {
   %c = func.call @count(%p) : (tensor<i32>) -> tensor<i32>
   func.return %c : tensor<i32>
 }
+
+// -----
+
+// An external codegen's function marked inline becomes a function literal at its call, as in
+// TVM: a copy named `<caller>_lifted` (the API's name for a literal), the original erased.
+// CHECK-NOT:     func.func @ext
+// CHECK-LABEL: func.func @main_lifted
+// CHECK-SAME:    compiler = "ccompiler"
+// CHECK:         relay.abs
+// CHECK-LABEL: func.func @main
+// CHECK-NEXT:    func.call @main_lifted
+func.func @ext(%a: tensor<4xf32>) -> tensor<4xf32> attributes {compiler = "ccompiler", inline = 1 : i64} {
+  %s = relay.abs %a : (tensor<4xf32>) -> tensor<4xf32>
+  func.return %s : tensor<4xf32>
+}
+func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %t = func.call @ext(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  func.return %t : tensor<4xf32>
+}
+
+// -----
+
+// One named by its global_symbol is that literal's outlined form: called as it is.
+// CHECK-LABEL: func.func @tvmgen_default_ccompiler_main_0
+// CHECK-LABEL: func.func @main
+// CHECK-NEXT:    func.call @tvmgen_default_ccompiler_main_0
+func.func @tvmgen_default_ccompiler_main_0(%a: tensor<4xf32>) -> tensor<4xf32> attributes {compiler = "ccompiler", global_symbol = "tvmgen_default_ccompiler_main_0", inline = 1 : i64} {
+  %s = relay.abs %a : (tensor<4xf32>) -> tensor<4xf32>
+  func.return %s : tensor<4xf32>
+}
+func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %t = func.call @tvmgen_default_ccompiler_main_0(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  func.return %t : tensor<4xf32>
+}

@@ -305,3 +305,14 @@ def test_mutator_rewrites_inside_match_and_refs(prelude: Prelude) -> None:
     out = run(mod)
     assert int(out[0].numpy()) == 12 and int(out[1].numpy()) == 5
     assert [v.name_hint for v in relay.analysis.free_vars(body)] == ["xs", "x"]
+
+
+def test_references_are_in_relay_expr() -> None:
+    """TVM's scripts build references from `relay.expr`, as from `relay`."""
+    assert (relay.expr.RefCreate, relay.expr.RefRead, relay.expr.RefWrite) == (
+        relay.RefCreate,
+        relay.RefRead,
+        relay.RefWrite,
+    )
+    with pytest.raises(AttributeError, match="no attribute 'Nope'"):
+        relay.expr.Nope  # noqa: B018

@@ -8,6 +8,7 @@ from typing import Any
 from xtvm.api.ir_module import IRModule
 from xtvm.driver import build as driver
 from xtvm.runtime.module import Module
+from xtvm.te import lower as te_lower
 from xtvm.te.expr import Tensor, Var
 from xtvm.te.schedule import Schedule
 
@@ -44,3 +45,17 @@ def build(
     if binds:
         raise ValueError("build: binds are not supported; pass the buffers as arguments")
     return driver.build(inputs, args, None if target is None else str(target), name)
+
+
+def schedule_to_module(
+    sch: Schedule,
+    args: Sequence[Tensor | Var] | None = None,
+    name: str = "main",
+    binds: object = None,
+) -> IRModule:
+    """The schedule as a module before tir's passes (`tvm.driver.build_module`'s)."""
+    if binds:
+        raise ValueError("schedule_to_module: binds are not supported")
+    if args is None:
+        raise ValueError("schedule_to_module: give the argument tensors, (s, [A, B, C])")
+    return IRModule(te_lower.schedule_to_module(sch, args, name))

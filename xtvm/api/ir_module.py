@@ -313,7 +313,9 @@ class IRModule:
             functions = list(self.items())
         except (TypeError, ConversionError):
             return print_ir(self._module, api_context())
-        return TextPrinter().module(
+        printer = TextPrinter()
+        printer.show_meta_data = show_meta_data
+        return printer.module(
             ((gv.name_hint, fn) for gv, fn in functions), list(self._type_defs.values())
         )
 
@@ -465,10 +467,12 @@ def base_case_type(expr: Expr) -> Type | None:
     return expr.checked_type if has_type(expr) else None
 
 
-def expr_text(expr: Expr) -> str:
+def expr_text(expr: Expr, show_meta_data: bool = True) -> str:
     """TVM's Relay text of `expr`: a function as `fn`, any other expression after `free_var`
     declarations of its free variables."""
-    return TextPrinter().expression(expr)
+    printer = TextPrinter()
+    printer.show_meta_data = show_meta_data
+    return printer.expression(expr)
 
 
 HOOKS["text"] = expr_text

@@ -16,9 +16,7 @@ def parse(
     `init_module`, the text extends it."""
     from xtvm.api.relay.text import parse as parse_relay_text
 
-    if init_meta_table:
-        raise NotImplementedError("parse: meta tables are not supported")
-    return parse_relay_text(source, source_name, init_module)
+    return parse_relay_text(source, source_name, init_module, init_meta_table)  # type: ignore[arg-type]
 
 
 def parse_expr(source: str, source_name: str = "from_string") -> Expr:

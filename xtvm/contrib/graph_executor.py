@@ -11,6 +11,7 @@ import json
 import threading
 from typing import TYPE_CHECKING, Any
 
+from xtvm.runtime.container import Map, ShapeTuple, String
 from xtvm.runtime.graph_executor import GraphExecutor
 from xtvm.runtime.module import Module
 from xtvm.runtime.ndarray import Device, NDArray
@@ -86,15 +87,15 @@ class GraphModule:
         order = self.module.input_order
         return order.index(name) if name in order else -1
 
-    def get_input_info(self) -> tuple[dict[str, tuple[int, ...]], dict[str, str]]:
-        """The shape and the dtype of every input (weights included), by name."""
+    def get_input_info(self) -> tuple[Map, Map]:
+        """The shape (`ShapeTuple`) and the dtype (`String`) of every input, weights
+        included, by name: TVM's two `Map`s."""
         if not isinstance(self.module, GraphExecutor):
             return self.module.get_input_info()  # a remote executor (rpc)
-        shapes: dict[str, tuple[int, ...]] = {}
-        dtypes: dict[str, str] = {}
+        shapes, dtypes = Map(), Map()
         for name in self.module.input_order:
             entry = self.module.entries[self.module.inputs[name]]
-            shapes[name], dtypes[name] = tuple(entry.shape), str(entry.dtype)
+            shapes[name], dtypes[name] = ShapeTuple(entry.shape), String(entry.dtype)
         return shapes, dtypes
 
     def get_input(self, key: str | int) -> NDArray:

@@ -2,18 +2,21 @@
 
 A function is inlined when it carries a nonzero `inline` attribute, is not recursive, calls
 only functions that are inlined themselves, and is not an external codegen's (`compiler`).
+An external codegen's function marked `inline` becomes, as in TVM, a function literal at the
+call: xtvm's IR holds a literal as a function of its own, named by its `global_symbol` or
+`<caller>_lifted` (the API's names), so the call moves to such a copy.
 Functions are processed callees first; an inlined function nobody calls any more is erased,
 unless nothing called it to begin with (an entry such as @main stays).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, UnitAttr
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, SymbolRefAttr, UnitAttr
 from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -93,17 +96,62 @@ class RelayInlinePass(ModulePass):
                 )
             return verdicts[name]
 
+        taken = set(functions)
+
+        def literal_copy(caller: str, callee: func.FuncOp) -> str:
+            """A copy of `callee` named as the API names the literal it stands for: its
+            `global_symbol`, else `<caller>_lifted` (a function already named by its symbol
+            is that literal's outlined form, and is called as it is)."""
+            symbol = callee.attributes.get("global_symbol")
+            base = symbol.data if isinstance(symbol, StringAttr) else f"{caller}_lifted"
+            if base == callee.sym_name.data:
+                return base
+            unique, n = base, 0
+            while unique in taken:
+                n += 1
+                unique = f"{base}_{n}"
+            taken.add(unique)
+            copy = callee.clone()
+            copy.sym_name = StringAttr(unique)
+            op.body.block.insert_op_before(copy, functions[caller])
+            return unique
+
         for name in post_order(graph):
             for call in [c for c in functions[name].walk() if isinstance(c, func.CallOp)]:
                 target = call.callee.root_reference.data
-                if target in functions and can_inline(target):
+                if target not in functions:
+                    continue
+                if can_inline(target):
                     inline_call(call, functions[target])
+                elif is_external_literal(functions[target], recursive, graph, can_inline):
+                    # TVM inlines an external codegen's function as a function literal, which
+                    # xtvm's IR holds as a function of its own, named for its caller
+                    call.callee = SymbolRefAttr(literal_copy(name, functions[target]))
         still_called = (
             set().union(*(callees(f) for f in functions.values())) if functions else set()
         )
         for name, f in functions.items():
-            if can_inline(name) and name in called and name not in still_called:
+            inlined = can_inline(name) or is_external_literal(f, recursive, graph, can_inline)
+            if inlined and name in called and name not in still_called:
                 op.body.block.erase_op(f)
+
+
+def is_external_literal(
+    f: func.FuncOp,
+    recursive: set[str],
+    graph: Mapping[str, set[str]],
+    can_inline: Callable[[str], bool],
+) -> bool:
+    """An external codegen's function (`compiler`) marked `inline`: TVM puts it in place as a
+    function literal rather than splicing its body."""
+    name = f.sym_name.data
+    return (
+        "compiler" in f.attributes
+        and is_marked(f)
+        and name not in recursive
+        and bool(f.body.blocks)
+        and all(can_inline(c) for c in graph[name])
+    )
 
 
 def post_order(graph: Mapping[str, set[str]]) -> list[str]:

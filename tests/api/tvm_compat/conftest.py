@@ -1,6 +1,7 @@
 """TVM's tests register global functions (`tvm.register_func`) and operators
-(`relay.op.op.register`) and leave them; each test here removes the ones it registered, so that
-no test depends on another's."""
+(`relay.op.op.register`) and leave them, and TVM's `te.decl_tensor_intrin` has no registry to
+leave an entry in (xtvm's does); each test here removes what it registered, so that no test
+depends on another's."""
 
 from collections.abc import Iterator
 
@@ -8,13 +9,15 @@ import pytest
 
 from xtvm.api.relay.op.op import registered_names, unregister_new
 from xtvm.runtime.registry import list_global_func_names, remove_global_func
+from xtvm.testing.registries import preserved
 
 
 @pytest.fixture(autouse=True)
 def _forget_registered_functions() -> Iterator[None]:
     before = set(list_global_func_names())
     ops_before = registered_names()
-    yield
+    with preserved():
+        yield
     for name in set(list_global_func_names()) - before:
         remove_global_func(name)
     unregister_new(ops_before)

@@ -19,22 +19,24 @@
 CPU tests (init values, rfactor, argmax by a tuple reducer) unchanged, built for llvm and
 checked against numpy; then xtvm's own tests of rfactor.
 
-Changed: `import tvm.topi.testing` and `from tvm.driver.build_module import
-schedule_to_module` are left out (only test_reduce_storage_reuse, CUDA only, uses them).
-Skipped, GPU only: reductions bound to GPU threads (cross-thread and warp reductions,
+Imports as TVM's (`tvm.topi.testing`, `tvm.driver.build_module.schedule_to_module`). Skipped, GPU only: reductions bound to GPU threads (cross-thread and warp reductions,
 `set_store_predicate`) and test_reduce_storage_reuse.
 """
+
 import numpy as np
 import pytest
 
 import xtvm as tvm
 from xtvm import te, topi
+from xtvm.driver.build_module import schedule_to_module
 import xtvm.testing
+import xtvm.topi.testing
 
 
 @pytest.mark.skip(reason="GPU only: reductions bound to GPU threads (cross-thread reduction)")
 def test_reduce_prims():
     pass
+
 
 def test_init_imm():
     """Test initial values which are immutable in reduction ops."""
@@ -47,6 +49,7 @@ def test_init_imm():
     )
     # schedule
     schedule_s = te.create_schedule(result_b.op)
+
     # one line to build the function.
     def check_target(target="llvm"):
         if not tvm.runtime.enabled(target):
@@ -84,6 +87,7 @@ def test_init():
 
     # schedule
     schedule = te.create_schedule(result_b.op)
+
     # one line to build the function.
     def check_target(target="llvm"):
         if not tvm.runtime.enabled(target):
@@ -120,6 +124,7 @@ def test_rfactor():
     axis_kf, _ = schedule[placeholder_b].split(axis_k, nparts=4)
     rfactor_bf = schedule.rfactor(placeholder_b, axis_kf)
     schedule[rfactor_bf].parallel(rfactor_bf.op.axis[0])
+
     # one line to build the function.
     def check_target(target="llvm"):
         if not tvm.testing.device_enabled(target):
@@ -160,6 +165,7 @@ def test_rfactor_init():
     axis_kf, _ = schedule[result_b].split(axis_k, nparts=4)
     rfactor_bf = schedule.rfactor(result_b, axis_kf, 1)
     schedule[rfactor_bf].parallel(rfactor_bf.op.axis[0])
+
     # one line to build the function.
     def check_target(target="llvm"):
         if not tvm.runtime.enabled(target):
@@ -196,6 +202,7 @@ def test_rfactor_factor_axis():
     axis_kf, _ = schedule[placeholder_b].split(axis_k, nparts=4)
     rfactor_bf = schedule.rfactor(placeholder_b, axis_kf, 0)
     schedule[rfactor_bf].parallel(rfactor_bf.op.axis[0])
+
     # one line to build the function.
     def check_target(target="llvm"):
         if not tvm.testing.device_enabled(target):
@@ -213,13 +220,19 @@ def test_rfactor_factor_axis():
     check_target()
 
 
-@pytest.mark.skip(reason="GPU only: rfactor with the reduce axis bound to threadIdx (cross-thread reduction, set_store_predicate)")
+@pytest.mark.skip(
+    reason="GPU only: rfactor with the reduce axis bound to threadIdx (cross-thread reduction, set_store_predicate)"
+)
 def test_rfactor_threads():
     pass
 
-@pytest.mark.skip(reason="GPU only: rfactor with the reduce axis bound to threadIdx (cross-thread reduction, set_store_predicate)")
+
+@pytest.mark.skip(
+    reason="GPU only: rfactor with the reduce axis bound to threadIdx (cross-thread reduction, set_store_predicate)"
+)
 def test_rfactor_elemwise_threads():
     pass
+
 
 def test_argmax():
     """Test argmax."""
@@ -268,22 +281,28 @@ def test_argmax():
     check_target()
 
 
-@pytest.mark.skip(reason="GPU only: rfactor of a tuple reducer bound to threadIdx (cross-thread reduction)")
+@pytest.mark.skip(
+    reason="GPU only: rfactor of a tuple reducer bound to threadIdx (cross-thread reduction)"
+)
 def test_rfactor_argmax():
     pass
+
 
 @pytest.mark.skip(reason="GPU only: warp reductions")
 def test_warp_reduction1():
     pass
 
+
 @pytest.mark.skip(reason="GPU only: warp reductions")
 def test_warp_reduction2():
     pass
 
-@pytest.mark.skip(reason="CUDA only: tir.transform passes on schedule_to_module's PrimFunc, topi.testing")
+
+@pytest.mark.skip(
+    reason="CUDA only: tir.transform passes on schedule_to_module's PrimFunc, topi.testing"
+)
 def test_reduce_storage_reuse():
     pass
-
 
 
 # xtvm's own: rfactor

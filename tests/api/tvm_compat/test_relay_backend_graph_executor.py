@@ -20,8 +20,7 @@
 Deliberate differences, skipped below with their reason: `run()` refuses inputs and weights
 that were never given a value (TVM runs on uninitialised memory), which the tests that build
 without setting inputs or params meet; the graph JSON is xtvm's own (its storage ids and fused
-nodes are not TVM's); TVM's memory-planning internals, texture scopes and FFI containers
-(`tvm.container.Map`) have no counterpart.
+nodes are not TVM's); TVM's memory-planning internals and texture scopes have no counterpart.
 """
 
 import numpy as np
@@ -455,7 +454,6 @@ def test_graph_executor_nested_tuples():
     tvm.testing.assert_allclose(out[1][1][1].numpy(), data[3])
 
 
-@pytest.mark.skip(reason="TVM's FFI containers (tvm.container.Map, ShapeTuple) have no counterpart")
 def test_graph_executor_api():
     dname_0, dname_1 = "data_0", "data_1"
     data_0, data_1 = [relay.var(c, shape=(1, 1), dtype="float32") for c in [dname_0, dname_1]]

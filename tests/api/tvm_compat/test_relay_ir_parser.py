@@ -18,9 +18,9 @@
 """TVM v0.13's tests/python/relay/test_ir_parser.py, run with `import xtvm as tvm`.
 
 Deliberate differences, skipped below with their reason: relay types have scalar dtypes (no vector dtypes such as `int8x4`); the parser type-checks each operator call whose operand
-types are known as it reads it (a call of a function value is checked where it is used), so an ill-typed program is an error at its token; constants that
-are not scalars print as `meta[relay.Constant][i]`, which only meta-free text reads back; TVM's
-node reflection (`tvm.ir.make_node`) and meta tables have no counterpart.
+types are known as it reads it (a call of a function value is checked where it is used), so an ill-typed program is an error at its token; `tvm.ir.make_node` makes only `DictAttrs`, and
+a call of a function (not an operator) carries no attributes. Constants that are not scalars
+print as `meta[relay.Constant][i]` with TVM's `#[metadata]` section, and read back.
 """
 
 from typing import Union
@@ -901,9 +901,6 @@ def inline_params(mod, params):
     return mod
 
 
-@pytest.mark.skip(
-    reason="non-scalar constants print as meta references, which the parser does not read"
-)
 def test_mlp_inlined_params():
     mod, params = relay.testing.mlp.get_workload(1)
     mod = inline_params(mod, params)
@@ -964,7 +961,10 @@ def test_load_prelude():
     tvm.relay.parse(mod.astext())
 
 
-@pytest.mark.skip(reason="TVM's node reflection (tvm.ir.make_node) has no counterpart")
+@pytest.mark.skip(
+    reason="attributes on a call of a function (not an operator), such as TVM's registered "
+    "attrs.TestAttrs made by tvm.ir.make_node, are not kept: only DictAttrs are made by key"
+)
 def test_call_attrs():
     def get_func(shape, dtype):
         x0 = relay.var("data", shape=shape, dtype=dtype)
@@ -1014,7 +1014,6 @@ def test_tokenize_inf():
     mod = relay.transform.AnnotateSpans()(mod)
 
 
-@pytest.mark.skip(reason="TVM's node reflection (tvm.ir.make_node) has no counterpart")
 def test_func_attrs():
     attrs = tvm.ir.make_node("DictAttrs", **{"Primitive": 1, "relay.reshape_only": 1})
     x = relay.var("x", shape=(2, 3))
@@ -1022,7 +1021,6 @@ def test_func_attrs():
     assert_parses_as(func.astext(), func)
 
 
-@pytest.mark.skip(reason="meta tables are not supported")
 def test_init_module_and_metatable():
     init_metatable = {"relay.Constant": [relay.const(np.random.rand(2, 3), dtype="float32")]}
     init_module = tvm.relay.fromtext(

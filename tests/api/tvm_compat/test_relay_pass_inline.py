@@ -18,9 +18,9 @@
 """TVM v0.13's tests/python/relay/test_pass_inline.py, run with `import xtvm as tvm`.
 
 Differences: a function literal called in a body is outlined into a module function (named
-`<caller>_lifted`), so a module holding one does not compare equal to a module where TVM
-keeps the literal in place (the `_extern_compiler` cases, whose external functions TVM keeps
-as literals); and relay values are tensors, so an `If` cannot choose between functions.
+`<caller>_lifted`, as Inline names an external function it turns into a literal), and one
+inlined through two levels keeps its first caller's name (one `_extern_compiler` case); and
+relay values are tensors, so an `If` cannot choose between functions.
 """
 
 import pytest
@@ -198,7 +198,10 @@ def test_call_chain_inline_multiple_levels():
     assert tvm.ir.structural_equal(mod, expected(), map_free_vars=True)
 
 
-@pytest.mark.skip(reason="xtvm outlines called function literals into module functions")
+@pytest.mark.skip(
+    reason="xtvm outlines a function literal into a module function named for the function "
+    "it is written in (`main_lifted`); one inlined there from @g1 keeps the name `g1_lifted`"
+)
 def test_call_chain_inline_multiple_levels_extern_compiler():
     """Test when only leaf call is inlined.
 
@@ -363,7 +366,6 @@ def test_recursive_not_called():
     assert tvm.ir.structural_equal(mod, ref_mod, map_free_vars=True)
 
 
-@pytest.mark.skip(reason="xtvm outlines called function literals into module functions")
 def test_recursive_not_called_extern_compiler():
     def get_mod():
         mod, sum_up = get_recursive_count_loop()
@@ -442,7 +444,6 @@ def test_globalvar_as_call_arg():
     assert tvm.ir.structural_equal(mod, expected(), map_free_vars=True)
 
 
-@pytest.mark.skip(reason="xtvm outlines called function literals into module functions")
 def test_globalvar_as_call_arg_extern_compiler():
     def get_mod():
         mod = tvm.IRModule({})
@@ -775,7 +776,6 @@ def test_callee_not_inline_leaf_inline():
     assert tvm.ir.structural_equal(mod, expected(), map_free_vars=True)
 
 
-@pytest.mark.skip(reason="xtvm outlines called function literals into module functions")
 def test_callee_not_inline_leaf_inline_extern_compiler():
     """Test entry function with inline
 

@@ -20,9 +20,8 @@ tests that pass unchanged, then the skipped ones with their reason, then xtvm's 
 `te.comm_reducer` computing numbers (checked against numpy), tuple reducers (argmax) included.
 
 Skipped: `tvm.ir.save_json` / `load_json` (test_tensor_reduce, test_scan_multi_out), the
-`InferBound` schedule internals (test_tuple_with_different_deps), `topi.nn.pooling.pool2d`
-(test_tensor_pool) and access masks such as "wr" with `tvm.tir.ir_builder` pointers
-(test_tensor_compute1, test_tensor_compute2).
+`InferBound` schedule internals (test_tuple_with_different_deps) and tensor intrinsics called
+inside `te.compute` (TVM's TensorComputeOp: test_tensor_compute1, test_tensor_compute2).
 """
 
 import numpy as np
@@ -31,6 +30,7 @@ import pytest
 import xtvm as tvm
 import xtvm.testing
 from xtvm import te
+from xtvm.topi.nn.pooling import pool2d
 from xtvm.testing.registries import preserved
 
 
@@ -167,12 +167,12 @@ def test_tensor_reduce_multiout_with_cond():
     T0, T1 = te.compute((m,), lambda i: mysum((idx[i, k], val[i, k]), axis=k, where=cond), name="T")
 
 
-@pytest.mark.skip(reason="tensor intrinsics whose pointers use the 'wr' access mask")
+@pytest.mark.skip(reason="a tensor intrinsic called inside te.compute (TensorComputeOp)")
 def test_tensor_compute1():
     pass
 
 
-@pytest.mark.skip(reason="tensor intrinsics whose pointers use the 'wr' access mask")
+@pytest.mark.skip(reason="a tensor intrinsic called inside te.compute (TensorComputeOp)")
 def test_tensor_compute2():
     pass
 
@@ -213,9 +213,33 @@ def test_tuple_with_different_deps():
     pass
 
 
-@pytest.mark.skip(reason="topi.nn.pooling.pool2d is not provided (see test_tensorized_pool_calls)")
 def test_tensor_pool():
-    pass
+    def intrin_pool():
+        A = te.placeholder((64, 16, 16), name="A")
+        kh = te.reduce_axis((0, 3), name="kh")
+        kw = te.reduce_axis((0, 3), name="kw")
+        P = te.compute(
+            (64, 14, 14),
+            lambda c, oh, ow: tvm.te.max(A[c, oh + kh, ow + kw], axis=[kh, kw]),
+            name="p",
+        )
+
+        def intrin_func(ins, outs):
+            dinp = ins[0]
+            dout = outs[0]
+            return tvm.tir.call_packed("op", dinp, dout)
+
+        return te.decl_tensor_intrin(P.op, intrin_func, default_buffer_params={"offset_factor": 1})
+
+    A = te.placeholder((1, 64, 16, 16), name="A")
+    P = pool2d(
+        data=A, kernel=(3, 3), stride=(1, 1), dilation=(1, 1), padding=(0, 0, 0, 0), pool_type="max"
+    )
+    s = te.create_schedule(P.op)
+    _, oh, _, _ = P.op.axis
+    intrin = intrin_pool()
+    s[P].tensorize(oh, intrin)
+    tvm.lower(s, [A, P])
 
 
 def test_tensorized_pool_calls():

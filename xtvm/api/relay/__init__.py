@@ -7,7 +7,7 @@ them with `relay.transform` and run them with `relay.create_executor`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from xtvm.api.ir_module import IRModule
 from xtvm.api.relay import (
@@ -81,17 +81,26 @@ def param(name: str, shape: Sequence[int], dtype: str = "float32") -> ParamRef:
 
 
 def fromtext(
-    text: str, source_name: str = "from_string", init_module: IRModule | None = None
+    text: str,
+    source_name: str = "from_string",
+    init_module: IRModule | None = None,
+    init_meta_table: Mapping[str, Sequence[object]] | None = None,
 ) -> IRModule:
-    """An IRModule from TVM's Relay text format (`def @main(%x: Tensor[...]) { ... }`)."""
+    """An IRModule from TVM's Relay text format (`def @main(%x: Tensor[...]) { ... }`);
+    `meta[relay.Constant][i]` references name its `#[metadata]` section or `init_meta_table`."""
     from xtvm.api.relay.text import parse
 
-    return parse(text, source_name, init_module)
+    return parse(text, source_name, init_module, init_meta_table)
 
 
-def parse(text: str, source_name: str = "from_string") -> IRModule:
+def parse(
+    text: str,
+    source_name: str = "from_string",
+    init_module: IRModule | None = None,
+    init_meta_table: Mapping[str, Sequence[object]] | None = None,
+) -> IRModule:
     """`relay.parse`: an IRModule from TVM's Relay text, as `tvm.parser.parse`."""
-    return fromtext(text, source_name)
+    return fromtext(text, source_name, init_module, init_meta_table)
 
 
 def parse_expr(text: str, source_name: str = "from_string") -> Expr:
@@ -192,5 +201,9 @@ def __getattr__(name: str) -> object:
     raise AttributeError(f"module 'xtvm.relay' has no attribute '{name}'")
 
 
-# The Relay text parser, which `IRModule.import_from_std` reaches through `expr.HOOKS`.
+# The Relay text parser, which `IRModule.import_from_std` reaches through `expr.HOOKS`; and
+# `relay.expr`, which in TVM also holds the reference expressions (adt.py defines them).
+from xtvm.api.relay import expr as _expr  # noqa: E402
 from xtvm.api.relay import text as _text  # noqa: E402, F401
+
+_expr.RefCreate, _expr.RefRead, _expr.RefWrite = RefCreate, RefRead, RefWrite  # type: ignore[attr-defined]

@@ -180,12 +180,15 @@ class Expr:
         assert self._checked is not None
         return self._checked
 
-    def astext(self) -> str:
-        """The xtvm IR text of this expression (as a function of its free variables)."""
-        return HOOKS["text"](self)
+    def astext(self, show_meta_data: bool = True, annotate: object = None) -> str:
+        """TVM's Relay text of this expression, ending with the `#[metadata]` section of the
+        constants it references unless `show_meta_data` is false (as `str(expr)`)."""
+        if annotate is not None:
+            raise NotImplementedError("astext: annotate callbacks are not supported")
+        return HOOKS["text"](self, show_meta_data)
 
     def __str__(self) -> str:
-        return self.astext()
+        return self.astext(show_meta_data=False)
 
     def xdsl_module(self) -> ModuleOp:
         """xtvm's IR of this expression: a module whose `@main` is it (a function) or computes

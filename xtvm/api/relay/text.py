@@ -1,10 +1,10 @@
 """TVM's Relay text format read into an IRModule, so existing Relay programs come in unchanged.
 
-The input is what TVM's `mod.astext()` prints for meta-free programs (`#[version = "0.0.5"]`,
-`def @main(%x: Tensor[(1, 3), float32]) { %0 = nn.relu(%x); ... }`). lark parses it with
-`text.lark`; the tree is then built through the Python API (`relay.nn.conv2d`, ...), so
-an op call is checked exactly as if written in Python. Every error, syntax or semantic, is a
-`DiagnosticError` located at the offending token.
+The input is what TVM's `mod.astext()` prints, its metadata section included (metadata.py):
+`#[version = "0.0.5"]`, `def @main(%x: Tensor[(1, 3), float32]) { %0 = nn.relu(%x); ... }`.
+lark parses it with `text.lark`; the tree is then built through the Python API
+(`relay.nn.conv2d`, ...), so an op call is checked exactly as if written in Python. Every
+error, syntax or semantic, is a `DiagnosticError` located at the offending token.
 """
 
 from __future__ import annotations
@@ -55,6 +55,13 @@ from xtvm.api.relay.expr import (
     Var,
     const,
     has_type,
+)
+from xtvm.api.relay.metadata import (
+    MetadataError,
+    MetaTable,
+    checked_table,
+    decode_section,
+    split_section,
 )
 from xtvm.api.relay.op_table import operator_table
 from xtvm.api.relay.ty import (
@@ -150,32 +157,54 @@ def strip_comments(text: str) -> str:
 
 
 def parse(
-    text: str, source_name: str = "from_string", init_module: IRModule | None = None
+    text: str,
+    source_name: str = "from_string",
+    init_module: IRModule | None = None,
+    init_meta_table: Mapping[str, Sequence[object]] | None = None,
 ) -> IRModule:
     """An IRModule from TVM's Relay text; any error is a located `tvm.error.DiagnosticError`.
-    With `init_module`, the text extends a copy of it: it may use its types and functions."""
+    With `init_module`, the text extends a copy of it: it may use its types and functions.
+    `meta[relay.Constant][i]` names the text's `#[metadata]` section, or `init_meta_table`."""
     source = SourceFile(source_name, text)
     with tvm_errors(source):
-        tree = relay_text_parser().parse(strip_comments(text), start="start")
-        return ModuleBuilder(source, init_module).build(tree)
+        program, meta = read_metadata(text, init_meta_table)
+        tree = relay_text_parser().parse(strip_comments(program), start="start")
+        return ModuleBuilder(source, init_module, meta).build(tree)
     raise AssertionError("unreachable")
 
 
 def parse_expr(text: str, source_name: str = "from_string") -> Expr:
     """An expression from TVM's Relay text (what `expr.astext()` prints: `free_var %x: ...;`
-    declarations, bindings, then the expression)."""
+    declarations, bindings, then the expression, then any `#[metadata]` section)."""
     source = SourceFile(source_name, text)
     with tvm_errors(source):
-        tree = relay_text_parser().parse(strip_comments(text), start="expression")
+        program, meta = read_metadata(text, None)
+        tree = relay_text_parser().parse(strip_comments(program), start="expression")
         body = tree.children[-1]
         assert isinstance(body, Tree)
-        builder = ModuleBuilder(source)
+        builder = ModuleBuilder(source, None, meta)
         builder.open_globals = True
         for node in tree.children[:-1]:
             if isinstance(node, Tree):
                 builder.type_definition(node, IRModule())
         return builder.body(body, Scope())
     raise AssertionError("unreachable")
+
+
+def read_metadata(
+    text: str, init_meta_table: Mapping[str, Sequence[object]] | None
+) -> tuple[str, MetaTable]:
+    """The program part of `text` and the meta table its references name: the text's own
+    `#[metadata]` section, else the one given; a malformed section is a DiagnosticError."""
+    program, section = split_section(text)
+    try:
+        table = checked_table(init_meta_table)
+        if section is not None:
+            table = decode_section(section)
+    except MetadataError as err:
+        where = "#[metadata]" if section is not None else "init_meta_table"
+        raise DiagnosticError.at(None, f"{where}: {err}") from None
+    return program, table
 
 
 @contextmanager
@@ -194,6 +223,7 @@ def tvm_errors(source: SourceFile) -> Iterator[None]:
         raise TVMDiagnosticError(exc.diagnostics) from None
 
 
+META_REFERENCE = re.compile(r"meta\[([^\]]*)\]\[([0-9]+)\]")
 # Infix operators of the text and the operators they call.
 BINARY_OPERATORS = {
     "+": "add",
@@ -285,8 +315,14 @@ class ModuleBuilder:
     own type is inferred; each `GlobalVar` is created once and typed from its function.
     """
 
-    def __init__(self, source: SourceFile, init_module: IRModule | None = None) -> None:
+    def __init__(
+        self,
+        source: SourceFile,
+        init_module: IRModule | None = None,
+        meta: MetaTable | None = None,
+    ) -> None:
         self.source = source
+        self.meta = meta or {}
         self.init_module = init_module
         self.global_vars: dict[str, GlobalVar] = {}
         self.open_globals = False  # an expression may name functions of a module not given
@@ -596,12 +632,25 @@ class ModuleBuilder:
             except ValueError:
                 raise self.error(node, f"unknown operator '{node.children[0]}'") from None
         if kind == "meta":
+            return self.meta_constant(node)
+        raise self.error(node, f"unsupported expression '{kind}'")
+
+    def meta_constant(self, node: Tree) -> Constant:
+        """The constant `meta[relay.Constant][i]` names in the meta table."""
+        text = str(node.children[0])
+        match = META_REFERENCE.fullmatch(text)
+        assert match is not None  # the token's own pattern
+        kind, index = match.group(1), int(match.group(2))
+        if kind != "relay.Constant":
+            raise self.error(node, f"{text}: only relay.Constant meta references are supported")
+        table = self.meta.get(kind, [])
+        if index >= len(table):
             raise self.error(
                 node,
-                f"meta-data constants are not supported ({node.children[0]}): "
-                "only meta-free programs can be read",
+                f"{text} is not in the meta table ({len(table)} constants); the text needs "
+                "its #[metadata] section or a meta table given to parse",
             )
-        raise self.error(node, f"unsupported expression '{kind}'")
+        return table[index]
 
     def constant(self, node: Tree, value: int | float, dtype: str) -> Constant:
         text = str(node.children[0])

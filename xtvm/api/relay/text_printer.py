@@ -17,6 +17,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
 
 import numpy as np
+from xdsl.dialects.builtin import BFloat16Type
+from xdsl.ir import TypeAttribute
 
 from xtvm.api.relay.adt import (
     Constructor,
@@ -46,7 +48,9 @@ from xtvm.api.relay.expr import (
     has_type,
     post_order,
 )
+from xtvm.api.relay.metadata import SECTION, encode_section
 from xtvm.api.relay.ty import FuncType, RefType, TensorType, TupleType, Type, TypeCall
+from xtvm.ir.numpy_types import numpy_dtype
 
 VERSION = '#[version = "0.0.5"]'
 
@@ -66,6 +70,23 @@ def default_attrs(op_name: str) -> dict[str, str]:
         return {}
     params = inspect.signature(fn).parameters.values()
     return {p.name: value_text(p.default) for p in params if p.default is not p.empty}
+
+
+def conv2d_weight_attrs(call: Call) -> dict[str, object]:
+    """`channels` and `kernel_size` of a conv2d call, which xtvm's op keeps in its weight's
+    type: TVM prints them (an untyped weight reads back only with them)."""
+    weight = call.args[1]
+    layout = str(call.attrs.get("kernel_layout", "OIHW"))
+    typ = weight.checked_type if has_type(weight) else None
+    if not isinstance(typ, TensorType) or len(layout) != len(typ.shape):
+        return {}
+    if not all(axis in layout for axis in "OHW"):
+        return {}
+    dims = [int(d) if isinstance(d, int) or hasattr(d, "value") else None for d in typ.shape]
+    o, h, w = (dims[layout.index(axis)] for axis in "OHW")
+    if o is None or h is None or w is None:
+        return {}
+    return {"channels": o, "kernel_size": (h, w)}
 
 
 def type_text(typ: Type) -> str:
@@ -143,6 +164,10 @@ def value_text(value: object) -> str:
         return "[" + ", ".join(value_text(v) for v in value) + "]"
     if value is None:
         return "None"
+    if isinstance(value, BFloat16Type):
+        return '"bfloat16"'
+    if isinstance(value, TypeAttribute):  # a dtype attribute (cast's), as its TVM name
+        return value_text(numpy_dtype(value).name)
     if hasattr(value, "value") and not isinstance(value, int | float):
         return value_text(value.value)  # a tir.IntImm function attribute
     return repr(value)
@@ -156,6 +181,8 @@ class TextPrinter:
         self.taken: set[str] = set()
         self.counter = 0
         self.meta: list[Constant] = []
+        self.meta_index: dict[int, int] = {}
+        self.show_meta_data = True  # end with the `#[metadata]` section the references name
         # a module is printed type-checked, as after TVM's InferType: constants and each
         # body's result carry their `/* ty= */` too (a bare expression's do not)
         self.typed = False
@@ -170,7 +197,8 @@ class TextPrinter:
     def var(self, v: Var) -> str:
         name = self.names.get(id(v))
         if name is None:
-            base = re.sub(r"[^A-Za-z0-9_]", "_", v.name_hint) or "v"
+            # TVM's identifiers: letters, digits, `_`, and `/` past the first character
+            base = re.sub(r"[^A-Za-z0-9_/]", "_", v.name_hint).lstrip("/") or "v"
             base = f"v{base}" if base[0].isdigit() else base
             name, n = f"%{base}", 0
             while name in self.taken:
@@ -198,7 +226,13 @@ class TextPrinter:
             self.count_uses(fn)
             parts.append(f"def @{name}{self.signature(fn)} {{\n{self.body(fn.body, {}, '  ')}\n}}")
             parts.append("")
-        return "\n".join(parts).rstrip() + "\n"
+        return self.with_metadata("\n".join(parts).rstrip() + "\n")
+
+    def with_metadata(self, text: str) -> str:
+        """`text` followed by the metadata section of the constants it references."""
+        if not self.meta or not self.show_meta_data:
+            return text
+        return f"{text.rstrip()}\n\n{SECTION}\n{encode_section(self.meta)}\n"
 
     def signature(self, fn: Function) -> str:
         params = f"[{', '.join(map(str, fn.type_params))}]" if fn.type_params else ""
@@ -218,7 +252,7 @@ class TextPrinter:
         lines = [VERSION]
         lines += [f"free_var {self.declaration(v)};" for v in free_vars(expr)]
         lines.append(self.body(expr, {}, ""))
-        return "\n".join(lines)
+        return self.with_metadata("\n".join(lines))
 
     # -- bodies ------------------------------------------------------------------------------
 
@@ -264,8 +298,10 @@ class TextPrinter:
             for name, fill in (("zeros", 0), ("ones", 1)):
                 if data.size and bool((data == fill).all()):  # as TVM's op, which reads back
                     return f'{name}(shape={value_text(list(data.shape))}, dtype="{data.dtype}")'
-            self.meta.append(e)
-            return f"meta[relay.Constant][{len(self.meta) - 1}]"
+            if id(e) not in self.meta_index:  # a constant used twice is one entry, as in TVM
+                self.meta_index[id(e)] = len(self.meta)
+                self.meta.append(e)
+            return f"meta[relay.Constant][{self.meta_index[id(e)]}]"
         if isinstance(e, ParamRef):
             return f'param["{e.name}"]'
         if isinstance(e, Tuple):
@@ -335,6 +371,8 @@ class TextPrinter:
         if isinstance(e.op, Op):
             callee = e.op.name
             attrs = e.attrs if has_type(e) else (e.kwargs or {})
+            if callee == "nn.conv2d":
+                attrs = {**attrs, **conv2d_weight_attrs(e)}
             defaults = default_attrs(callee)
             texts = {k: value_text(v) for k, v in attrs.items()}
             args += [f"{k}={t}" for k, t in texts.items() if defaults.get(k) != t]
