@@ -173,6 +173,7 @@ class Group:
     num_nodes: int = 1
     has_anchor: bool = False
     reads_twice: bool = False  # a member has several uses (see inlined_copies)
+    members: list[int] = field(default_factory=list)  # the nodes' indices, kept at the root
 
     def find_root(self) -> Group:
         root = self
@@ -205,6 +206,7 @@ class GraphPartitioner:
                 n.pattern,
                 has_anchor=n.pattern == OUT_ELEMWISE_FUSABLE,
                 reads_twice=len(n.outputs) > 1,
+                members=[n.index],
             )
             for n in self.nodes
         ]
@@ -290,11 +292,12 @@ class GraphPartitioner:
         taking_part = {self.groups[n.index].find_root() for n in [src, *self.paths(src, sink)]}
         if not any(group.reads_twice for group in taking_part):
             return 1
-        members = {n.index for n in self.nodes if self.groups[n.index].find_root() in taking_part}
+        # Only the merged groups' nodes are visited (walking every node of the function made
+        # fusion quadratic in its size: an unrolled LSTM has tens of thousands of ops).
+        members = {index for group in taking_part for index in group.members}
         copies: dict[int, int] = {}
-        for node in reversed(self.nodes):  # consumers before producers
-            if node.index not in members:
-                continue
+        for index in sorted(members, reverse=True):  # consumers before producers
+            node = self.nodes[index]
             inside = [c.index for c, _ in node.outputs if c.index in members]
             read_outside = node.extern_ref or len(inside) < len(node.outputs) or not node.outputs
             copies[node.index] = int(read_outside) + sum(copies[i] for i in inside)
@@ -307,6 +310,8 @@ class GraphPartitioner:
             return
         parent.num_nodes += child.num_nodes
         parent.reads_twice = parent.reads_twice or child.reads_twice
+        parent.members.extend(child.members)
+        child.members = []
         child.parent = parent
         if child.has_anchor:
             parent.has_anchor = True
