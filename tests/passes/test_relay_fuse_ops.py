@@ -395,3 +395,43 @@ def test_counting_copies_reads_only_the_merged_groups() -> None:
     nodes.reads = 0
     assert partitioner.inlined_copies(negative, add) == 2  # `y + y` computes the negative twice
     assert nodes.reads <= 3
+
+
+def test_outline_group_orders_by_positions_taken_before_outlining() -> None:
+    # The pass numbers the block's ops once; after a first group is outlined (ops erased, a
+    # call added) the numbers still order the next group's ops and its constant.
+    module = CTX.parse(
+        """
+func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %a = relay.exp %x : (tensor<4xf32>) -> tensor<4xf32>
+  %b = relay.sqrt %a : (tensor<4xf32>) -> tensor<4xf32>
+  %one = relay.const dense<1.0> : tensor<f32>
+  %c = relay.add %b, %one : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  %d = relay.negative %c : (tensor<4xf32>) -> tensor<4xf32>
+  func.return %d : tensor<4xf32>
+}
+"""
+    )
+    inputs = random_inputs(module)
+    before = evaluate(module, inputs)
+    main = module.body.block.first_op
+    assert isinstance(main, func.FuncOp)
+    exp, sqrt, _, add, negative, _ = list(main.body.block.ops)
+    position = {op: index for index, op in enumerate(main.body.block.ops)}
+    outline_group([exp, sqrt], "fused_exp_sqrt", main, position)
+    outline_group([add, negative], "fused_add_negative", main, position)
+    sort_block(main.body.block)
+    assert verify_diagnostics(module, {}) == [], print_ir(module, CTX)
+    assert primitive_groups(module) == [
+        ["relay.exp", "relay.sqrt"],
+        ["relay.add", "relay.negative"],
+    ]
+    second = [f for f in module.body.block.ops if isinstance(f, func.FuncOp)][1]
+    assert [op.name for op in second.body.block.ops] == [
+        "relay.const",
+        "relay.add",
+        "relay.negative",
+        "func.return",
+    ]
+    assert main_ops(module) == ["func.call", "func.call", "func.return"]
+    np.testing.assert_allclose(evaluate(module, inputs)[0], before[0], rtol=1e-6)

@@ -32,7 +32,7 @@ by an external `compiler` are left alone.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
@@ -369,13 +369,19 @@ def stays_inline(ops: Sequence[Operation]) -> bool:
     return not any(use.operation not in members for op in ops for r in op.results for use in r.uses)
 
 
-def outline_group(ops: Sequence[Operation], name: str, before: func.FuncOp) -> func.CallOp:
+def outline_group(
+    ops: Sequence[Operation],
+    name: str,
+    before: func.FuncOp,
+    position: Mapping[Operation, int] | None = None,
+) -> func.CallOp:
     """Move `ops` (in program order, all in one block) into a new primitive function `@name`.
 
     The function is inserted before `before`. Its arguments are the values the ops read from
     outside, its results those read outside (one or several); a `relay.const` used only by these
     ops moves along. The ops are replaced by one `func.call` placed at the last of them; the
-    caller keeps its block topologically sorted afterwards (`sort_block`).
+    caller keeps its block topologically sorted afterwards (`sort_block`). `position`, the
+    ops' indices in the block, orders them without walking the whole block for each group.
     """
     block = ops[-1].parent_block()
     assert block is not None
@@ -388,7 +394,10 @@ def outline_group(ops: Sequence[Operation], name: str, before: func.FuncOp) -> f
             users = {block.find_ancestor_op_in_block(u.operation) for u in const.result.uses}
             if users <= members:
                 members.add(const)
-    body_ops = [op for op in block.ops if op in members]
+    if position is not None and all(op in position for op in members):
+        body_ops = sorted(members, key=position.__getitem__)
+    else:
+        body_ops = [op for op in block.ops if op in members]
 
     inputs: list[SSAValue] = []
     for op in body_ops:
@@ -494,8 +503,10 @@ class RelayFuseOpsPass(ModulePass):
             if not is_candidate(function):
                 continue
             block = function.body.block
+            # Outlining erases ops and adds calls but keeps the other ops in their order.
+            position = {op: index for index, op in enumerate(block.ops)}
             for group in fuse_groups(block, self.max_depth):
                 if stays_inline(group):
                     continue
-                outline_group(group, unique_name(fused_name(group), taken), function)
+                outline_group(group, unique_name(fused_name(group), taken), function, position)
             sort_block(block)
