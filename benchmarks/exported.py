@@ -18,7 +18,8 @@ exports at `--size full`, xtvm / onnxruntime 1.32:
     efficientnet.dynamo (EfficientNet-B0)  0.86-1.16
     mobilenetv3.dynamo (MobileNetV3-small) 1.22
     lstm.dynamo (2 layers, bidirectional, 512 hidden, 64 steps)  0.99-1.43, 66 s to build
-    (50 CPU seconds since tir-loop-partition keeps a worklist and passes verify once)
+    (50 CPU seconds since tir-loop-partition keeps a worklist and passes verify once; 43-44
+    since relay-fuse-ops stopped walking the whole function per merge and per group)
 
 All outputs within 2.1e-6 of onnxruntime's (relative to the largest).
 

@@ -345,3 +345,93 @@ def test_values_read_twice_do_not_multiply_a_kernel() -> None:
     np.testing.assert_allclose(
         module.get_output(0).numpy(), np.maximum(data - 0.5, 0), rtol=1e-5, atol=1e-6
     )
+
+
+class CountingNodes(list):  # type: ignore[type-arg]
+    """A node list that counts how many nodes were read from it."""
+
+    reads = 0
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        for node in super().__iter__():
+            self.reads += 1
+            yield node
+
+    def __reversed__(self):  # type: ignore[no-untyped-def]
+        for node in super().__reversed__():
+            self.reads += 1
+            yield node
+
+    def __getitem__(self, index):  # type: ignore[no-untyped-def]
+        self.reads += 1
+        return super().__getitem__(index)
+
+
+def test_counting_copies_reads_only_the_merged_groups() -> None:
+    # 200 independent `negative -> y + y -> exp` chains, each fused on its own: counting the
+    # copies of a merge visits the nodes of its groups, not every node of the function (an
+    # unrolled LSTM made that quadratic).
+    from xtvm.passes.relay_fuse_ops import GraphPartitioner, build_graph
+
+    chains, t = 200, "tensor<2xf32>"
+    lines = [f"func.func @main(%x: {t}) -> ({', '.join([t] * chains)}) {{"]
+    for i in range(chains):
+        lines += [
+            f"  %n{i} = relay.negative %x : ({t}) -> {t}",
+            f"  %a{i} = relay.add %n{i}, %n{i} : ({t}, {t}) -> {t}",
+            f"  %e{i} = relay.exp %a{i} : ({t}) -> {t}",
+        ]
+    lines.append(
+        f"  func.return {', '.join(f'%e{i}' for i in range(chains))} : {', '.join([t] * chains)}"
+    )
+    lines.append("}")
+    module = CTX.parse("\n".join(lines))
+    (main,) = module.body.block.ops
+    assert isinstance(main, func.FuncOp)
+    nodes = CountingNodes(build_graph(main.body.block))
+    partitioner = GraphPartitioner(nodes, 256)
+    assert len({id(g.find_root()) for g in partitioner.partition()}) == chains
+    negative, add = nodes[0], nodes[1]
+    nodes.reads = 0
+    assert partitioner.inlined_copies(negative, add) == 2  # `y + y` computes the negative twice
+    assert nodes.reads <= 3
+
+
+def test_outline_group_orders_by_positions_taken_before_outlining() -> None:
+    # The pass numbers the block's ops once; after a first group is outlined (ops erased, a
+    # call added) the numbers still order the next group's ops and its constant.
+    module = CTX.parse(
+        """
+func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %a = relay.exp %x : (tensor<4xf32>) -> tensor<4xf32>
+  %b = relay.sqrt %a : (tensor<4xf32>) -> tensor<4xf32>
+  %one = relay.const dense<1.0> : tensor<f32>
+  %c = relay.add %b, %one : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  %d = relay.negative %c : (tensor<4xf32>) -> tensor<4xf32>
+  func.return %d : tensor<4xf32>
+}
+"""
+    )
+    inputs = random_inputs(module)
+    before = evaluate(module, inputs)
+    main = module.body.block.first_op
+    assert isinstance(main, func.FuncOp)
+    exp, sqrt, _, add, negative, _ = list(main.body.block.ops)
+    position = {op: index for index, op in enumerate(main.body.block.ops)}
+    outline_group([exp, sqrt], "fused_exp_sqrt", main, position)
+    outline_group([add, negative], "fused_add_negative", main, position)
+    sort_block(main.body.block)
+    assert verify_diagnostics(module, {}) == [], print_ir(module, CTX)
+    assert primitive_groups(module) == [
+        ["relay.exp", "relay.sqrt"],
+        ["relay.add", "relay.negative"],
+    ]
+    second = [f for f in module.body.block.ops if isinstance(f, func.FuncOp)][1]
+    assert [op.name for op in second.body.block.ops] == [
+        "relay.const",
+        "relay.add",
+        "relay.negative",
+        "func.return",
+    ]
+    assert main_ops(module) == ["func.call", "func.call", "func.return"]
+    np.testing.assert_allclose(evaluate(module, inputs)[0], before[0], rtol=1e-6)

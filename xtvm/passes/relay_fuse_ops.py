@@ -32,7 +32,7 @@ by an external `compiler` are left alone.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
@@ -173,6 +173,7 @@ class Group:
     num_nodes: int = 1
     has_anchor: bool = False
     reads_twice: bool = False  # a member has several uses (see inlined_copies)
+    members: list[int] = field(default_factory=list)  # the nodes' indices, kept at the root
 
     def find_root(self) -> Group:
         root = self
@@ -205,6 +206,7 @@ class GraphPartitioner:
                 n.pattern,
                 has_anchor=n.pattern == OUT_ELEMWISE_FUSABLE,
                 reads_twice=len(n.outputs) > 1,
+                members=[n.index],
             )
             for n in self.nodes
         ]
@@ -290,11 +292,12 @@ class GraphPartitioner:
         taking_part = {self.groups[n.index].find_root() for n in [src, *self.paths(src, sink)]}
         if not any(group.reads_twice for group in taking_part):
             return 1
-        members = {n.index for n in self.nodes if self.groups[n.index].find_root() in taking_part}
+        # Only the merged groups' nodes are visited (walking every node of the function made
+        # fusion quadratic in its size: an unrolled LSTM has tens of thousands of ops).
+        members = {index for group in taking_part for index in group.members}
         copies: dict[int, int] = {}
-        for node in reversed(self.nodes):  # consumers before producers
-            if node.index not in members:
-                continue
+        for index in sorted(members, reverse=True):  # consumers before producers
+            node = self.nodes[index]
             inside = [c.index for c, _ in node.outputs if c.index in members]
             read_outside = node.extern_ref or len(inside) < len(node.outputs) or not node.outputs
             copies[node.index] = int(read_outside) + sum(copies[i] for i in inside)
@@ -307,6 +310,8 @@ class GraphPartitioner:
             return
         parent.num_nodes += child.num_nodes
         parent.reads_twice = parent.reads_twice or child.reads_twice
+        parent.members.extend(child.members)
+        child.members = []
         child.parent = parent
         if child.has_anchor:
             parent.has_anchor = True
@@ -364,13 +369,19 @@ def stays_inline(ops: Sequence[Operation]) -> bool:
     return not any(use.operation not in members for op in ops for r in op.results for use in r.uses)
 
 
-def outline_group(ops: Sequence[Operation], name: str, before: func.FuncOp) -> func.CallOp:
+def outline_group(
+    ops: Sequence[Operation],
+    name: str,
+    before: func.FuncOp,
+    position: Mapping[Operation, int] | None = None,
+) -> func.CallOp:
     """Move `ops` (in program order, all in one block) into a new primitive function `@name`.
 
     The function is inserted before `before`. Its arguments are the values the ops read from
     outside, its results those read outside (one or several); a `relay.const` used only by these
     ops moves along. The ops are replaced by one `func.call` placed at the last of them; the
-    caller keeps its block topologically sorted afterwards (`sort_block`).
+    caller keeps its block topologically sorted afterwards (`sort_block`). `position`, the
+    ops' indices in the block, orders them without walking the whole block for each group.
     """
     block = ops[-1].parent_block()
     assert block is not None
@@ -383,7 +394,10 @@ def outline_group(ops: Sequence[Operation], name: str, before: func.FuncOp) -> f
             users = {block.find_ancestor_op_in_block(u.operation) for u in const.result.uses}
             if users <= members:
                 members.add(const)
-    body_ops = [op for op in block.ops if op in members]
+    if position is not None and all(op in position for op in members):
+        body_ops = sorted(members, key=position.__getitem__)
+    else:
+        body_ops = [op for op in block.ops if op in members]
 
     inputs: list[SSAValue] = []
     for op in body_ops:
@@ -489,8 +503,10 @@ class RelayFuseOpsPass(ModulePass):
             if not is_candidate(function):
                 continue
             block = function.body.block
+            # Outlining erases ops and adds calls but keeps the other ops in their order.
+            position = {op: index for index, op in enumerate(block.ops)}
             for group in fuse_groups(block, self.max_depth):
                 if stays_inline(group):
                     continue
-                outline_group(group, unique_name(fused_name(group), taken), function)
+                outline_group(group, unique_name(fused_name(group), taken), function, position)
             sort_block(block)
