@@ -72,8 +72,16 @@ def combine(branches: list[Product]) -> None:
     bias add when every branch has one, and a column slice per branch."""
     first = branches[0]
     axis = 0 if rows_first(first) else 1
-    weights = [relay.numpy_from_dense(b.operands[1].owner.value) for b in branches]  # type: ignore[union-attr]
-    weight = relay.ConstOp(np.ascontiguousarray(np.concatenate(weights, axis=axis)))
+    weights = [relay.numpy_from_dense(b.operands[1].owner.value, copy=False) for b in branches]  # type: ignore[union-attr]
+    shape = list(weights[0].shape)
+    shape[axis] = sum(w.shape[axis] for w in weights)
+
+    def fill(out: np.ndarray) -> None:
+        np.concatenate(weights, axis=axis, out=out)
+
+    # written once, straight into the constant's bytes (not as an array and its copy)
+    weight = relay.ConstOp(relay.filled_bytes(shape, weights[0].dtype, fill))
+    del weights  # views of the constants erase_branch drops
     if isinstance(first, relay.DenseOp):
         product: Operation = relay.DenseOp(first.operands[0], weight.result)
     else:
@@ -117,7 +125,7 @@ def erase_branch(product: Product) -> None:
         Rewriter.erase_op(op)
         for const in consts:
             if not const.result.uses:
-                Rewriter.erase_op(const)
+                relay.erase_constant(const)
 
 
 @dataclass(frozen=True)
