@@ -102,8 +102,9 @@ def lower_to_te(
     if release_params:
         assert isinstance(params, dict)
         params.clear()
-    bind_params(module, bound)
-    del bound  # the module's constants are now the weights' only owners
+    # released, the weights' only owners are `bound` and then the module's constants
+    bind_params(module, bound, consume=release_params)
+    del bound
     kind = target.split()[0]
     # On the CPU, conv2d runs NHWC: its schedule vectorizes output channels, which stay
     # contiguous at any stride (NCHW vectorizes columns, strided loads when the stride is 2).
