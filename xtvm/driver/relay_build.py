@@ -168,7 +168,7 @@ def build(
     they are bound into the module, whose constants are then their only owners, so that a
     weight a pass replaces (transposed, padded, concatenated) is freed at once rather than
     held beside its new layout until the build returns (xtvm-compile: GPT-2's peak memory
-    from 2.07x its weights to ...)."""
+    from 2.07x its weights to 1.69x)."""
     from xtvm.backends.llvm import compile_module
     from xtvm.backends.llvm.compile import jit_last_error
 
