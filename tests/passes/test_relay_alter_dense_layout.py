@@ -15,7 +15,7 @@ from xdsl.dialects.builtin import ModuleOp
 import xtvm as tvm
 from xtvm import relay as tvm_relay
 from xtvm.dialects import relay, tir
-from xtvm.driver.relay_build import lower_for_build
+from xtvm.driver.relay_build import lower_for_build, lower_to_te
 from xtvm.passes.relay_alter_dense_layout import RelayAlterDenseLayoutPass, padded_columns
 from xtvm.runtime.relay_interpreter import evaluate
 from xtvm.testing.passes import run
@@ -216,3 +216,27 @@ def test_laying_out_a_transposed_weight_holds_one_new_copy() -> None:
         tracemalloc.stop()
     assert padded <= peak < 1.5 * padded, (peak, padded)
     assert count(module, relay.TransposeOp) == 0
+
+
+def test_released_params_are_freed_once_laid_out() -> None:
+    """With `release_params` (xtvm-compile) the module's constants are the weights' only
+    owners: each weight relay-alter-dense-layout pads is freed once its padded copy exists,
+    so the build holds the weights about once, not beside all their new layouts (2x)."""
+    x = tvm_relay.var("x", shape=(1, 16, 300))
+    shapes = [(300, 1001), (1001, 300), (300, 1001), (1001, 300)]  # every one padded
+    y = x
+    for i, shape in enumerate(shapes):
+        y = tvm_relay.nn.matmul(y, tvm_relay.var(f"w{i}", shape=shape))
+    mod = tvm.IRModule.from_expr(tvm_relay.Function(tvm_relay.analysis.free_vars(y), y))
+    total = sum(r * c * 4 for r, c in shapes)  # 4.8 MB
+    tracemalloc.start()
+    try:
+        params = {f"w{i}": rand(*shape) for i, shape in enumerate(shapes)}
+        module = lower_to_te(mod, params, release_params=True)
+        held, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert params == {}
+    assert count(module, relay.MatmulOp) == 0  # in kernels now
+    assert held < 1.3 * total, (held, total)  # the padded weights
+    assert peak < 1.6 * total, (peak, total)  # the params beside their padded copies: 2.1x

@@ -5,13 +5,16 @@ matches onnxruntime."""
 
 from __future__ import annotations
 
+import gc
 import math
+import tracemalloc
 
 import numpy as np
 import onnx
 import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
+from xdsl.rewriter import Rewriter
 
 import xtvm as tvm
 from xtvm import relay as tvm_relay
@@ -140,3 +143,31 @@ def test_attention_matches_onnxruntime_with_one_projection_kernel() -> None:
     session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
     (expected,) = session.run(None, {"x": x})
     np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-4)
+
+
+def test_combined_weights_replace_their_parts_in_memory() -> None:
+    """The combined weight is written once, and the constants it replaces are dropped at once
+    (not left to the cycle collector): the pass leaves the module's memory as it found it."""
+    columns = [384, 384, 384]
+    total = 256 * sum(columns) * 4  # 1.2 MB of f32 weights
+    tracemalloc.start()
+    try:
+        mod, _, _ = branches("matmul", (1, 16, 256), columns, [False, False, False])
+        module = mod.xdsl.clone()
+        del mod
+        for const in [op for op in module.walk() if isinstance(op, relay.ConstOp)]:
+            own = relay.ConstOp(relay.numpy_from_dense(const.value))  # bytes of the module's own
+            Rewriter.replace_op(const, own)
+        del const, own
+        gc.collect()
+        gc.disable()  # the erased constants' cycles would only go when the collector runs
+        before, _ = tracemalloc.get_traced_memory()
+        tracemalloc.reset_peak()
+        run(module, RelayCombineParallelDensePass())
+        after, peak = tracemalloc.get_traced_memory()
+    finally:
+        gc.enable()
+        tracemalloc.stop()
+    assert count(module, relay.MatmulOp) == 1
+    assert after - before < 0.2 * total, (after - before, total)  # the parts kept: 1x more
+    assert peak - before < 1.2 * total, (peak - before, total)  # copies of the parts: 2x

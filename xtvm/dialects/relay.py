@@ -184,6 +184,18 @@ def viewed_bytes(array: np.ndarray) -> bytes | None:
     return base if np.frombuffer(base, np.uint8).ctypes.data == array.ctypes.data else None
 
 
+def erase_constant(op: Operation) -> None:
+    """Erase `op`, a constant nothing reads any more, and drop its value now: an erased op
+    lives on in a reference cycle (op and result) until the cycle collector runs, and a pass
+    that replaces weights (combined, padded) would hold the old bytes beside the new ones."""
+    assert isinstance(op, ConstOp) and not op.result.uses
+    if op.parent is not None:
+        op.parent.erase_op(op)
+    else:
+        op.erase()
+    op.properties.pop("value", None)
+
+
 def numpy_from_dense(attr: DenseIntOrFPElementsAttr, copy: bool = True) -> np.ndarray:
     """The value of a `dense<...>` attribute as a numpy array of its element type (without
     `copy`, where the types allow, a read-only view of the attribute's bytes)."""

@@ -98,14 +98,31 @@ def constant_for(name: str, value: np.ndarray, typ: Attribute) -> relay.ConstOp:
     return relay.ConstOp(value)
 
 
-def bind_params(module: ModuleOp, params: Mapping[str, np.ndarray]) -> None:
+def bind_params(
+    module: ModuleOp, params: Mapping[str, np.ndarray], *, consume: bool = False
+) -> None:
     """Replace each `relay.param["name"]`, and each argument of `@main` named in `params` (TVM's
-    bind_params_by_name), by a `relay.const` of the given value, so that passes fold them."""
+    bind_params_by_name), by a `relay.const` of the given value, so that passes fold them.
+
+    With `consume`, `params` (a dict) loses each value as it is bound: a weight the constant
+    copies (one not viewing whole `bytes`) is then held once, not beside its copy."""
+    bound: dict[str, np.ndarray] = {}  # views of the constants' bytes: shared by later uses
+
+    def constant(name: str, typ: Attribute) -> relay.ConstOp:
+        value = bound.get(name)
+        if value is None:
+            value = np.asarray(params.pop(name) if consume else params[name])  # type: ignore[attr-defined]
+        const = constant_for(name, value, typ)
+        bound[name] = relay.numpy_from_dense(const.value, copy=False)
+        return const
+
     for op in list(module.walk()):
-        if not isinstance(op, relay.ParamOp) or op.param_name.data not in params:
+        if not isinstance(op, relay.ParamOp):
             continue
         name = op.param_name.data
-        const = constant_for(name, np.asarray(params[name]), op.results[0].type)
+        if name not in params and name not in bound:
+            continue
+        const = constant(name, op.results[0].type)
         assert op.parent is not None
         op.parent.insert_op_before(const, op)
         op.results[0].replace_all_uses_with(const.results[0])
@@ -118,13 +135,12 @@ def bind_params(module: ModuleOp, params: Mapping[str, np.ndarray]) -> None:
         return
     block = main.body.block
     names = dict(zip(block.args, relay.input_names(main), strict=True))
-    bound = [a for a in block.args if names[a] in params]
-    if not bound:
+    arguments = [a for a in block.args if names[a] in params or names[a] in bound]
+    if not arguments:
         return
-    kept = [a.index for a in block.args if a not in bound]
-    for arg in bound:
-        name = names[arg]
-        const = constant_for(name, np.asarray(params[name]), arg.type)
+    kept = [a.index for a in block.args if a not in arguments]
+    for arg in arguments:
+        const = constant(names[arg], arg.type)
         block.insert_op_before(const, block.first_op)  # type: ignore[arg-type]
         arg.replace_all_uses_with(const.results[0])
         block.erase_arg(arg)

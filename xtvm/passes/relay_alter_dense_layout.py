@@ -141,10 +141,7 @@ def release(op: Operation | None) -> None:
         Rewriter.erase_op(op)
         op = source
     if isinstance(op, relay.ConstOp) and not op.result.uses:
-        Rewriter.erase_op(op)
-        # An erased op lives on in a reference cycle (op and result) until the cycle collector
-        # runs: its value goes now, not after the passes that follow have added theirs.
-        op.properties.pop("value", None)
+        relay.erase_constant(op)
 
 
 def fold_transposed(op: relay.DenseOp | relay.MatmulOp, folded: dict[SSAValue, SSAValue]) -> None:

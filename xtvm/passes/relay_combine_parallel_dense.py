@@ -67,13 +67,26 @@ def bias_of(op: Product) -> tuple[relay.AddOp, np.ndarray] | None:
     return add, relay.numpy_from_dense(other.owner.value)
 
 
+def concatenated(parts: list[np.ndarray], axis: int) -> np.ndarray:
+    """`parts` joined along `axis`, written once, straight into the bytes of the constant that
+    will hold it (not as an array and its copy)."""
+    shape = list(parts[0].shape)
+    shape[axis] = sum(part.shape[axis] for part in parts)
+
+    def fill(out: np.ndarray) -> None:
+        np.concatenate(parts, axis=axis, out=out)
+
+    return relay.filled_bytes(shape, parts[0].dtype, fill)
+
+
 def combine(branches: list[Product]) -> None:
     """Replace `branches` (in program order) by one product on the concatenated weights, a
     bias add when every branch has one, and a column slice per branch."""
     first = branches[0]
     axis = 0 if rows_first(first) else 1
-    weights = [relay.numpy_from_dense(b.operands[1].owner.value) for b in branches]  # type: ignore[union-attr]
-    weight = relay.ConstOp(np.ascontiguousarray(np.concatenate(weights, axis=axis)))
+    weights = [relay.numpy_from_dense(b.operands[1].owner.value, copy=False) for b in branches]  # type: ignore[union-attr]
+    weight = relay.ConstOp(concatenated(weights, axis))
+    weights.clear()  # views of the constants erase_branch drops
     if isinstance(first, relay.DenseOp):
         product: Operation = relay.DenseOp(first.operands[0], weight.result)
     else:
@@ -117,7 +130,7 @@ def erase_branch(product: Product) -> None:
         Rewriter.erase_op(op)
         for const in consts:
             if not const.result.uses:
-                Rewriter.erase_op(const)
+                relay.erase_constant(const)
 
 
 @dataclass(frozen=True)

@@ -174,7 +174,8 @@ def run(args: argparse.Namespace) -> int:
         tuned = autotvm.apply_history_best(args.tuning_records)
     try:
         with tuned:
-            factory = build(module, target, params)  # type: ignore[arg-type]
+            # the weights go over to the build: each is freed once a pass has replaced it
+            factory = build(module, target, params, release_params=True)  # type: ignore[arg-type]
     except DiagnosticError as exc:  # rendered as it is, with the source line of a relay file
         if Path(args.input).suffix == ".onnx":
             raise
