@@ -16,6 +16,7 @@ import xtvm as tvm
 from xtvm import relay as tvm_relay
 from xtvm.dialects import relay, tir
 from xtvm.driver.relay_build import lower_for_build, lower_to_te
+from xtvm.passes import tir_serialize_parallel
 from xtvm.passes.relay_alter_dense_layout import RelayAlterDenseLayoutPass, padded_columns
 from xtvm.runtime.relay_interpreter import evaluate
 from xtvm.testing.passes import run
@@ -117,6 +118,8 @@ def test_product_walks_a_weight_larger_than_the_cache_once(
     # made 0 bytes) and the rows fit in L2: each weight block is read from memory once while
     # the row blocks pass. Rows outside when they outgrow L2 (8192 x 64 floats).
     monkeypatch.setattr(schedule, "WEIGHT_STREAM_BYTES", 0)
+    # 64 rows are too little work for the thread pool: keep the loop parallel to see its order
+    monkeypatch.setattr(tir_serialize_parallel, "MIN_PARALLEL_WORK", 0)
     w, x = rand(64, 96), rand(1, rows, 64)
     mod = product("matmul", x.shape, w)
     (name,) = parallel_loops(mod)

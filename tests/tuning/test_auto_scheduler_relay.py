@@ -17,6 +17,7 @@ from xtvm import auto_scheduler, relay
 from xtvm.driver.build import lower
 from xtvm.driver.relay_build import lower_for_build
 from xtvm.driver.relay_graph import TIR_PASSES, run_passes
+from xtvm.passes.tir_serialize_parallel import MIN_PARALLEL_WORK, TirSerializeParallelPass
 from xtvm.testing.relay import run_factory, tuning_model
 
 RUNNER = {"number": 2, "repeat": 1, "min_repeat_ms": 0, "timeout": 20}
@@ -85,7 +86,8 @@ def test_extract_tasks_tune_and_build_with_the_best_records(
     alone = lower(s, args, name="fused_nn_batch_matmul")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        run_passes(alone, TIR_PASSES)
+        # relay.build runs loops too small for the thread pool serially, tuned or not
+        run_passes(alone, [*TIR_PASSES, TirSerializeParallelPass(MIN_PARALLEL_WORK)])
     assert str(alone.body.block.first_op) == tuned
     assert tuned != default
 

@@ -64,12 +64,10 @@ def test_tuple_inputs_tutorial():
         rhs = tvm.tir.Select((x[1] >= y[1]), x[1], y[1])
         return lhs, rhs
 
-
     # our identity element also need to be a tuple, so `fidentity` accepts
     # two types as inputs.
     def fidentity(t0, t1):
         return tvm.tir.const(-1, t0), tvm.te.min_value(t1)
-
 
     argmax = te.comm_reducer(fcombine, fidentity, name="argmax")
 
