@@ -27,12 +27,13 @@ from xdsl.passes import ModulePass
 from xtvm.dialects import tir
 from xtvm.passes.tir_bounds import Bounds, constant_value
 
-# Ops of work below which a parallel loop runs serially: a kernel of about 6 us on one core
-# (the estimate runs at 15-50 ops/ns, index arithmetic included). Per-kernel timings of
-# MobileNetV3 at 2 threads against 1 with spinning workers (`benchmarks/threads.py
-# --calibrate`, 2 shared cores at load 3): 25,000-90,000 ops ran 0.46-0.73x as fast,
-# 410,000-780,000 ops 1.26-1.45x; a fork and join costs about 2 us when the workers spin.
-MIN_PARALLEL_WORK = 250_000
+# Ops of work below which a parallel loop runs serially: a kernel of about 1 us on one core
+# (the estimate runs at 15-50 ops/ns, index arithmetic included). With xtvm's thread pool on
+# a quiet 2-core machine, SqueezeNet at 2 threads took 2.84 ms with 250,000 here (1t: 2.90)
+# and 1.57-1.65 ms with 0-50,000 (onnxruntime 1.69); with one core kept busy, 2.61 ms at
+# 50,000 against 2.65 at 250,000. (`benchmarks/threads.py --calibrate` prints per-kernel
+# speed-ups by estimated work.)
+MIN_PARALLEL_WORK = 50_000
 UNBOUNDED = float("inf")
 
 
