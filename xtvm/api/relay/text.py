@@ -13,6 +13,7 @@ import ast
 import difflib
 import inspect
 import re
+import typing
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -114,6 +115,9 @@ TOKEN_NAMES = {
 }
 
 NUMBER_SUFFIX = re.compile(r"(?P<kind>[fiu])(?P<bits>[0-9]*)$")
+
+
+E = typing.TypeVar("E", bound=Expr)  # an expression kind, kept through a check
 
 
 @cache
@@ -530,11 +534,7 @@ class ModuleBuilder:
         fn = Function(params, self.body(body, scope), result, type_params, attrs=attrs)
         if any(p.type_annotation is None for p in params):
             return fn  # typed where it is used, as TVM's InferType would
-        try:
-            fn.checked_type  # noqa: B018  (infers and checks the declared result type)
-        except RelayTypeError as exc:
-            raise self.error(node, str(exc)) from None
-        return fn
+        return self.checked(fn, node)  # infers and checks the declared result type
 
     def body(self, node: Tree, scope: Scope) -> Expr:
         """The body's final expression; `let` bindings wrap it as relay `Let`s."""
@@ -690,11 +690,7 @@ class ModuleBuilder:
         item = TupleGetItem(base, index)
         if not has_type(base):
             return item  # typed where the base's type is known (a pattern variable)
-        try:
-            item.checked_type  # noqa: B018
-        except RelayTypeError as exc:
-            raise self.error(index_token, str(exc)) from None
-        return item
+        return self.checked(item, index_token)
 
     def call(self, node: Tree, scope: Scope) -> Expr:
         callee_node, args_node = node.children
@@ -728,19 +724,20 @@ class ModuleBuilder:
         call = Call(callee, args)  # type: ignore[arg-type]  (a Var holding a function)
         if self.open_globals or not all(has_type(a) for a in [*args, callee]):
             return call  # an expression is type-checked where it is used, as in TVM
+        return self.checked(call, callee_node)
+
+    def checked(self, expr: E, node: Tree | Token) -> E:
+        """`expr`, type-checked now: a type error is reported at `node`."""
         try:
-            call.checked_type  # noqa: B018
+            expr.checked_type  # noqa: B018  (inference is the check)
         except RelayTypeError as exc:
-            raise self.error(callee_node, str(exc)) from None
-        return call
+            raise self.error(node, str(exc)) from None
+        return expr
 
     def typed(self, expr: Expr, node: Tree) -> Expr:
         """`expr`, type-checked now when its operands' types are known."""
         if all(has_type(c) for c in expr.children()):
-            try:
-                expr.checked_type  # noqa: B018
-            except RelayTypeError as exc:
-                raise self.error(node, str(exc)) from None
+            self.checked(expr, node)
         return expr
 
     def match(self, node: Tree, scope: Scope) -> Match:
