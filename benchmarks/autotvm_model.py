@@ -46,15 +46,13 @@ import time
 from pathlib import Path
 
 import numpy as np
-from models import interleaved_samples, light_model
+from models import graph_module, interleaved_samples, light_model
 
 
 def main() -> None:
-    import xtvm as tvm
     from xtvm import autotvm, relay
     from xtvm.api.relay import testing
     from xtvm.api.relay.frontend import from_onnx
-    from xtvm.contrib import graph_executor
     from xtvm.driver.relay_build import lower_for_build
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -93,14 +91,9 @@ def main() -> None:
     )
     tuning_s = time.perf_counter() - start
 
-    def graph(lib: object) -> graph_executor.GraphModule:
-        module = graph_executor.GraphModule(lib["default"](tvm.cpu()))  # type: ignore[index]
-        module.set_input(data, x)
-        return module
-
-    default = graph(relay.build(mod, target="llvm", params=params))
+    default = graph_module(relay.build(mod, target="llvm", params=params), x, data)
     with autotvm.apply_history_best(best_log):
-        tuned = graph(relay.build(mod, target="llvm", params=params))
+        tuned = graph_module(relay.build(mod, target="llvm", params=params), x, data)
         kernels = str(lower_for_build(mod, params, "llvm")[1])
         same = kernels == str(lower_for_build(mod, params, "llvm")[1])
     ms = [

@@ -102,6 +102,16 @@ class PeakRss:
         self.peak = max(self.peak, rss_mib())
 
 
+def graph_module(factory: Any, value: np.ndarray, name: str) -> Any:
+    """A CPU graph executor of `relay.build`'s `factory`, with input `name` set to `value`."""
+    import xtvm as tvm
+    from xtvm.contrib import graph_executor
+
+    module = graph_executor.GraphModule(factory["default"](tvm.cpu()))
+    module.set_input(name, value)
+    return module
+
+
 def light_model(name: str) -> tuple[onnx.ModelProto, str, np.ndarray]:
     """Light model `name` with random weights and no final Softmax, its data input's name and
     a random value for it."""
