@@ -154,6 +154,9 @@ def run_graph_json(graph_json: str, kernels: ModuleOp, params: dict[str, Any], *
             entries[row_ptr[nid]][...] = {**params, **inputs}[node["name"]]
             continue
         args = [entries[row_ptr[n] + i] for n, i, _ in node["inputs"]]
+        if node["attrs"]["func_name"] == "__nop":  # a reshape: the input's buffer
+            entries[row_ptr[nid]] = args[0].reshape(entries[row_ptr[nid]].shape)
+            continue
         call(node["attrs"]["func_name"], *args, *entries[row_ptr[nid] : row_ptr[nid + 1]])
     return [entries[row_ptr[n] + i] for n, i, _ in graph["heads"]]
 
@@ -382,7 +385,7 @@ def test_cnn_graph_executor_through_the_driver_calls(fake_gpu: Any) -> None:
     runner.set_input("x", tvm.nd.array(x, tvm.cuda(0)))
     runner.run()
     np.testing.assert_allclose(runner.get_output(0).numpy(), expected[0], rtol=1e-4, atol=1e-4)
-    assert fake.launches >= 6
+    assert fake.launches >= 5  # batch_flatten launches nothing: its node is a __nop
     assert fake.memsets >= 2  # the initial values of conv2d's and dense's accumulations
     # the same graph through graph_executor.create
     graph_json, lib, weights = factory

@@ -223,6 +223,82 @@ def test_every_loader_gives_the_outputs_of_the_built_factory(tmp_path: Path) -> 
     np.testing.assert_array_equal(got, expected)
 
 
+def reshape_net() -> tvm.IRModule:
+    """A function of reshapes only (its graph node a `__nop`), whose input feeds another kernel
+    too; its output is the graph's first, the reshape of an input the second."""
+    x = relay.var("x", shape=(4, 6))
+    a = relay.exp(x)
+    body = relay.Tuple([relay.reshape(relay.expand_dims(a, 0), (6, 4)), relay.reshape(x, (24,))])
+    return tvm.IRModule.from_expr(relay.Function([x], relay.Tuple([*body, relay.sqrt(a)])))
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="no gcc")
+def test_a_reshape_runs_nothing_and_shares_its_input_storage_in_every_runtime(
+    tmp_path: Path,
+) -> None:
+    factory = relay.build(reshape_net(), target="llvm")
+    graph = json.loads(factory.get_graph_json())
+    names = [n["attrs"]["func_name"] for n in graph["nodes"] if n["op"] == "tvm_op"]
+    assert names.count("__nop") == 2
+    storage = graph["attrs"]["storage_id"][1]
+    row_ptr = graph["node_row_ptr"]
+    for nid, node in enumerate(graph["nodes"]):
+        if node["op"] == "tvm_op" and node["attrs"]["func_name"] == "__nop":
+            (src, index, _), dst = node["inputs"][0], row_ptr[nid]
+            assert storage[row_ptr[src] + index] == storage[dst]
+    x = RNG.standard_normal((4, 6)).astype("float32")
+    expected = [np.exp(x).reshape(6, 4), x.reshape(24), np.sqrt(np.exp(x))]
+
+    module = graph_executor.GraphModule(factory["default"](tvm.cpu()))
+    module.run(x=x)
+    for k, value in enumerate(expected):
+        np.testing.assert_allclose(module.get_output(k).numpy(), value, rtol=1e-6)
+
+    path = tmp_path / "net.so"
+    factory.export_library(path)
+    got = np.empty((6, 4), "float32")
+    assert run_c(c_runner(tmp_path), path, x, got) == "ok"
+    np.testing.assert_allclose(got, expected[0], rtol=1e-6)
+
+    aot = tmp_path / "aot.so"
+    export_aot(factory, aot)
+    runner = ctypes.CDLL(str(aot))
+    outputs = [np.zeros_like(value) for value in expected]
+    status = runner.xtvm_model_run(
+        (ctypes.c_void_p * 1)(x.ctypes.data),
+        (ctypes.c_void_p * 3)(*(o.ctypes.data for o in outputs)),
+    )
+    assert status == 0
+    for got_value, value in zip(outputs, expected, strict=True):
+        np.testing.assert_allclose(got_value, value, rtol=1e-6)
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="no gcc")
+def test_the_c_runtime_refuses_a_nop_that_does_not_share_storage(tmp_path: Path) -> None:
+    factory = relay.build(reshape_net(), target="llvm")
+    graph = json.loads(factory.get_graph_json())
+    old = json.dumps(graph["attrs"]["storage_id"])
+    ids = graph["attrs"]["storage_id"][1]
+    graph["attrs"]["storage_id"][1] = list(range(len(ids)))
+    new = json.dumps(graph["attrs"]["storage_id"])
+    path = tmp_path / "net.so"
+    factory.export_library(path)
+    data = path.read_bytes()
+    assert data.count(old.encode()) == 1 and len(old) == len(new)
+    path.write_bytes(data.replace(old.encode(), new.encode()))
+    x = np.zeros((4, 6), "float32")
+    message = run_c(c_runner(tmp_path), path, x, np.empty((6, 4), "float32"))
+    assert "(__nop) does not share its input's storage" in message
+
+
+def test_a_nop_node_of_two_inputs_is_refused() -> None:
+    graph = json.loads(relay.build(reshape_net(), target="llvm").get_graph_json())
+    nop = next(n for n in graph["nodes"] if n.get("attrs", {}).get("func_name") == "__nop")
+    nop["inputs"].append([0, 0, 0])
+    with pytest.raises(ValueError, match="must have one input and one output"):
+        tvm.contrib.graph_executor.create(json.dumps(graph), tvm.runtime.Module({}, id), None)
+
+
 @pytest.mark.skipif(shutil.which("gcc") is None, reason="no gcc")
 @pytest.mark.parametrize(
     ("old", "new", "message"),

@@ -121,17 +121,24 @@ class GraphModule:
         repeats_to_cooldown: int = 1,
         **kwargs: Any,
     ) -> Any:
-        """Seconds per `run()` (TVM's BenchmarkResult: mean, median, min, max, std); keyword
-        arguments are inputs, set once before timing (with `end_to_end`, set on every run)."""
+        """Seconds per `run()` (TVM's BenchmarkResult: mean, median, min, max, std), timed by
+        the executor's `time_evaluator` as in TVM; keyword arguments are inputs, set once
+        before timing (with `end_to_end`, set on every run)."""
         if func_name != "run":
             raise ValueError(f"benchmark: a graph module times 'run', not '{func_name}'")
-        if kwargs:
-            self.set_input(**kwargs)
         if end_to_end and kwargs:
             from xtvm.runtime.module import time_function
 
             return time_function(lambda: self.run(**kwargs), number, repeat, min_repeat_ms or 0)
-        return self._executor().benchmark(number=number, repeat=repeat)
+        if kwargs:
+            self.set_input(**kwargs)
+        executor = self._executor()
+        if not hasattr(executor, "time_evaluator"):  # a cuda graph's executor
+            return executor.benchmark(number=number, repeat=repeat)
+        evaluator = executor.time_evaluator(
+            func_name, device, number=number, repeat=repeat, min_repeat_ms=min_repeat_ms or 0
+        )
+        return evaluator()
 
     def __getitem__(self, name: str) -> Any:
         return getattr(self, name)

@@ -33,7 +33,7 @@ from xtvm.backends.llvm.compile import CompiledLLVM
 from xtvm.backends.packed import write_packed
 from xtvm.backends.toolchain import link_shared
 from xtvm.ir.symbols import c_string_literal, symbol_error
-from xtvm.runtime.graph_executor import entry_bytes, plan_memory
+from xtvm.runtime.graph_executor import NOP, entry_bytes, plan_memory
 from xtvm.runtime.module import LAST_ERROR_SYMBOL, MODEL_METADATA_SYMBOL, Param, signatures_of
 from xtvm.runtime.params import assembly_string, layout, save_params
 from xtvm.runtime.threads import POOL_SOURCE
@@ -135,6 +135,12 @@ def generate(
         if node["op"] != "tvm_op":
             continue
         fname = node["attrs"]["func_name"]
+        if fname == NOP:  # the output shares its input's storage, or is an output buffer
+            (n, i, _), out = node["inputs"][0], row_ptr[nid]
+            if where[out] != where[row_ptr[n] + i]:
+                size = entry_bytes(list(shapes[out]), dtypes[out])
+                calls.append(f"  memcpy({where[out]}, {where[row_ptr[n] + i]}, {size});")
+            continue
         signature = signatures.get(fname)
         if signature is None:
             raise AOTError(f"kernel '{fname}' is not in the factory's kernels")

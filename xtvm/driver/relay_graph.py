@@ -20,6 +20,7 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     TensorType,
     TupleType,
+    UnitAttr,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
@@ -35,7 +36,7 @@ from xtvm.passes.tir_simplify import TirSimplifyPass
 from xtvm.passes.tir_vector_accumulate import TirVectorAccumulatePass
 from xtvm.passes.tir_vector_transpose import TirVectorTransposePass
 from xtvm.passes.tir_vectorize import TirVectorizePass
-from xtvm.runtime.graph_executor import GraphExecutorFactory, plan_memory
+from xtvm.runtime.graph_executor import NOP, GraphExecutorFactory, plan_memory
 from xtvm.runtime.params import write_embedding
 
 if TYPE_CHECKING:
@@ -255,11 +256,31 @@ def split_kernels(module: ModuleOp) -> tuple[func.FuncOp, ModuleOp]:
             kernels.append(f)
     if main is None:
         raise BuildError("relay.build: the module has no @main")
+    mark_nops(main, kernels)
     # Kernels are public: the runtime module exposes public functions only.
     for k in kernels:
         assert isinstance(k, func.FuncOp)
         k.sym_visibility = None
     return main, ModuleOp(kernels)
+
+
+def mark_nops(main: func.FuncOp, kernels: list[Operation]) -> None:
+    """Mark `reshape_only` each call of @main to a kernel that only reshapes: its graph node
+    becomes a `__nop` whose output shares its input's storage. (The kernel stays compiled,
+    for whoever calls it by name.)"""
+    nops = {
+        k.sym_name.data
+        for k in kernels
+        if isinstance(k, func.FuncOp) and "reshape_only" in k.attributes
+    }
+    for call in main.walk():
+        if (
+            isinstance(call, func.CallOp)
+            and call.callee.string_value() in nops
+            and len(call.operands) == 1
+            and len(call.results) == 1
+        ):
+            call.attributes["reshape_only"] = UnitAttr()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -321,7 +342,7 @@ def graph_of(main: func.FuncOp) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
                     "op": "tvm_op",
                     "name": name,
                     "attrs": {
-                        "func_name": name,
+                        "func_name": NOP if "reshape_only" in op.attributes else name,
                         "num_inputs": str(len(inputs)),
                         "num_outputs": str(len(op.results)),
                         "flatten_data": "0",

@@ -56,7 +56,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType, TupleType
+from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType, TupleType, UnitAttr
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -401,6 +401,22 @@ def fold_field_reads(tuple_op: Operation) -> None:
 # The pass
 
 
+RESHAPES = (relay.ReshapeOp, relay.SqueezeOp, relay.ExpandDimsOp, relay.BatchFlattenOp)
+
+
+def reshape_only(function: func.FuncOp) -> bool:
+    """A function of one tensor in and one out that only reshapes: its kernel copies the
+    elements in order, so a graph may give its output the input's buffer and run nothing
+    (marked `reshape_only`, TVM's `relay.reshape_only`)."""
+    body = list(function.body.block.ops)
+    return (
+        len(function.args) == 1
+        and len(function.function_type.outputs) == 1
+        and len(body) > 1
+        and all(isinstance(op, RESHAPES) for op in body[:-1])
+    )
+
+
 def is_primitive(function: func.FuncOp) -> bool:
     """A fused function of relay ops to lower to a kernel; an external codegen's function (a
     partitioned one is `primitive` too, as in TVM) goes to its codegen instead."""
@@ -467,6 +483,8 @@ class ConvertRelayToTePass(ModulePass):
             kernel = kernels.get(function_plan.key)
             if kernel is None:
                 built = KernelBuilder(function, function_plan, self.target).build()
+                if reshape_only(function):
+                    built.attributes["reshape_only"] = UnitAttr()
                 Rewriter.insert_op(built, InsertPoint.before(function))
                 kernel = kernels[function_plan.key] = name
             for call in calls.get(name, []):

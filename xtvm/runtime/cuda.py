@@ -40,10 +40,12 @@ from xtvm.runtime.cuda_driver import (
     synchronize,
 )
 from xtvm.runtime.graph_executor import (
+    NOP,
     check_all_set,
     input_array,
     input_name,
     plan_memory,
+    read_inputs,
 )
 from xtvm.runtime.module import ArgumentError, Module, Param
 from xtvm.runtime.ndarray import Device, DeviceArray, NDArray
@@ -358,13 +360,13 @@ class CUDAGraphExecutor:
             self.entries.append(DeviceArray(shape, dtype, dev, storages[sid]))
         self.inputs = {nodes[n]["name"]: row_ptr[n] for n in self.graph["arg_nodes"]}
         self.input_order = [nodes[n]["name"] for n in self.graph["arg_nodes"]]
-        self.unset = set(self.input_order)  # inputs never given a value
+        self.unset = read_inputs(self.graph)  # inputs never given a value that a run reads
         self.outputs = [row_ptr[n] + i for n, i, _ in self.graph["heads"]]
         # Each call: its kernel's name, buffers and temporaries (allocated once, here).
         self.calls: list[tuple[str, list[int], list[DeviceBuffer]]] = []
         for nid, node in enumerate(nodes):
-            if node["op"] != "tvm_op":
-                continue
+            if node["op"] != "tvm_op" or node["attrs"]["func_name"] == NOP:
+                continue  # a __nop's output shares its input's buffer
             name = node["attrs"]["func_name"]
             entries = [row_ptr[n] + i for n, i, _ in node["inputs"]]
             entries += list(range(row_ptr[nid], row_ptr[nid + 1]))

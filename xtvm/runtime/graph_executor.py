@@ -14,6 +14,7 @@ reads them back, the params as views of the loaded library (copied once, into th
 
 from __future__ import annotations
 
+import bisect
 import ctypes
 import json
 import time
@@ -63,24 +64,54 @@ class MemoryPlan:
         return self.naive_bytes - self.planned_bytes
 
 
+NOP = "__nop"
+"""The `func_name` of a node that runs nothing: its output is its input's buffer, reshaped
+(TVM's graph executor does the same for a function of reshapes only)."""
+
+
+def alias_roots(graph: Mapping[str, Any], sizes: Sequence[int]) -> list[int]:
+    """For every entry, the entry whose buffer it is: itself, or for the output of a `__nop`
+    node, the root of that node's input. ValueError for a `__nop` that is not one input and
+    one output of the same byte size."""
+    row_ptr = graph["node_row_ptr"]
+    roots = list(range(len(sizes)))
+    for nid, node in enumerate(graph["nodes"]):
+        if node["op"] != "tvm_op" or node["attrs"]["func_name"] != NOP:
+            continue
+        inputs = node["inputs"]
+        out = row_ptr[nid]
+        if len(inputs) != 1 or row_ptr[nid + 1] - out != 1:
+            raise ValueError(f"graph node {nid} ({NOP}) must have one input and one output")
+        source = row_ptr[inputs[0][0]] + inputs[0][1]
+        if sizes[source] != sizes[out]:
+            raise ValueError(
+                f"graph node {nid} ({NOP}) changes the size of its input: "
+                f"{sizes[source]} -> {sizes[out]} bytes"
+            )
+        roots[out] = roots[source]
+    return roots
+
+
 def plan_memory(graph: Mapping[str, Any]) -> MemoryPlan:
     """Storage for every entry: inputs and outputs alone, intermediates pooled by liveness.
 
     Nodes run in order; after node k allocates its outputs, the entries it read for the last
     time are released. A request takes the smallest free storage that holds it, else grows
     the largest free one, else opens a new storage (TVM's GraphPlanMemory, without the size
-    ratio cap).
+    ratio cap). The output of a `__nop` node shares its input's storage, which then lives
+    until the last use of either (and is an output's if either is one).
     """
     nodes = graph["nodes"]
     row_ptr = graph["node_row_ptr"]
     shapes = graph["attrs"]["shape"][1]
     dtypes = graph["attrs"]["dltype"][1]
     sizes = [entry_bytes(s, d) for s, d in zip(shapes, dtypes, strict=True)]
-    heads = {row_ptr[n] + i for n, i, _ in graph["heads"]}
-    last_use: dict[int, int] = {}
+    roots = alias_roots(graph, sizes)
+    heads = {roots[row_ptr[n] + i] for n, i, _ in graph["heads"]}
+    last_use: dict[int, int] = {}  # by root
     for nid, node in enumerate(nodes):
         for n, i, _ in node["inputs"]:
-            last_use[row_ptr[n] + i] = nid
+            last_use[roots[row_ptr[n] + i]] = nid
     storage_ids = [-1] * len(sizes)
     storage_bytes: list[int] = []
     free: list[int] = []
@@ -96,6 +127,9 @@ def plan_memory(graph: Mapping[str, Any]) -> MemoryPlan:
                 storage_ids[eid] = new_storage(sizes[eid])
             continue
         for eid in outputs:
+            if roots[eid] != eid:  # a __nop's output: its input's storage
+                storage_ids[eid] = storage_ids[roots[eid]]
+                continue
             if eid in heads:
                 storage_ids[eid] = new_storage(sizes[eid])
                 continue
@@ -111,15 +145,23 @@ def plan_memory(graph: Mapping[str, Any]) -> MemoryPlan:
                 free.remove(sid)
             storage_ids[eid] = sid
         released = {
-            row_ptr[n] + i
+            roots[row_ptr[n] + i]
             for n, i, _ in node["inputs"]
-            if last_use.get(row_ptr[n] + i) == nid and nodes[n]["op"] != "null"
+            if last_use.get(roots[row_ptr[n] + i]) == nid
         }
-        released |= {eid for eid in outputs if eid not in last_use}
-        for eid in sorted(released):
-            if eid not in heads and storage_ids[eid] not in free:
-                free.append(storage_ids[eid])
-    return MemoryPlan(storage_ids, storage_bytes, sum(sizes))
+        released |= {roots[eid] for eid in outputs if roots[eid] not in last_use}
+        for root in sorted(released):
+            if nodes[node_of(row_ptr, root)]["op"] == "null" or root in heads:
+                continue
+            if storage_ids[root] not in free:
+                free.append(storage_ids[root])
+    naive = sum(size for eid, size in enumerate(sizes) if roots[eid] == eid)
+    return MemoryPlan(storage_ids, storage_bytes, naive)
+
+
+def node_of(row_ptr: Sequence[int], eid: int) -> int:
+    """The node whose output entry `eid` is."""
+    return bisect.bisect_right(row_ptr, eid) - 1
 
 
 # ---------------------------------------------------------------------------------------------
@@ -160,6 +202,15 @@ def input_array(
             f"input '{key}': expected shape {list(shape)}, got {list(array.shape)}"
         )
     return array
+
+
+def read_inputs(graph: Mapping[str, Any]) -> set[str]:
+    """The names of the inputs that a node reads or that are outputs: a run needs a value
+    for these (an input nothing reads may stay unset)."""
+    nodes = graph["nodes"]
+    read = {n for node in nodes for n, _, _ in node["inputs"]}
+    read |= {n for n, _, _ in graph["heads"]}
+    return {nodes[n]["name"] for n in graph["arg_nodes"] if n in read}
 
 
 def check_all_set(unset: set[str], order: Sequence[str]) -> None:
@@ -207,20 +258,41 @@ class Profile:
         return "\n".join(lines)
 
 
-class ExecutorBase:
+class ExecutorBase(Module):
     """TVM's graph executor interface over buffers by entry: `set_input`, `run`, `get_output`,
     `get_input` (views of the buffers, as TVM's). A subclass fills `entries` (one array per
     entry), `inputs` (input name -> entry), `input_order`, `outputs` (entries) and defines
-    `execute` (one run on the buffers)."""
+    `execute` (one run on the buffers).
+
+    It is a runtime `Module` as TVM's executor is: `m.module["run"]` is its function, and
+    `m.module.time_evaluator("run", dev)` times it through `Module.time_evaluator`."""
 
     entries: list[np.ndarray]
     inputs: dict[str, int]
     input_order: list[str]
     outputs: list[int]
     device: Device
+    FUNCTIONS = ("run", "set_input", "get_output", "get_input", "get_num_inputs")
+    FUNCTIONS += ("get_num_outputs",)
 
-    def __init__(self) -> None:
-        self.unset = set(self.input_order)  # inputs never given a value
+    def __init__(self, needed: set[str] | None = None) -> None:
+        """`needed`: the inputs a run reads (all if None); only those must be set."""
+        super().__init__({}, self._no_address, type_key="GraphExecutor")
+        self.unset = set(self.input_order) if needed is None else needed & set(self.input_order)
+
+    @staticmethod
+    def _no_address(name: str) -> int:
+        raise AttributeError(f"a graph executor has no compiled function '{name}'")
+
+    def get_function(self, name: str) -> Any:  # type: ignore[override]
+        """The executor's functions by TVM's names (`run`, `set_input`, `get_output`, ...)."""
+        if name not in self.FUNCTIONS:
+            known = ", ".join(self.FUNCTIONS)
+            raise AttributeError(f"a graph executor has no function '{name}' (functions: {known})")
+        return getattr(self, name)
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.FUNCTIONS
 
     def set_input(self, key: str | int | None = None, value: Any = None, **params: Any) -> None:
         """Copy `value` into input `key` (a name or an index); keywords set several."""
@@ -268,25 +340,8 @@ class ExecutorBase:
             return out.copyfrom(value)
         return NDArray(value, self.device)
 
-    def benchmark(self, number: int = 10, repeat: int = 3) -> Any:
-        from xtvm.runtime.module import time_function
-
-        return time_function(lambda: self.run(), number=number, repeat=repeat)
-
-    def time_evaluator(
-        self,
-        name: str,
-        dev: object = None,
-        number: int = 10,
-        repeat: int = 1,
-        min_repeat_ms: float = 0,
-    ) -> Callable[..., Any]:
-        """TVM's `module.time_evaluator("run", dev)`: a function timing `run()`."""
-        from xtvm.runtime.module import time_function
-
-        if name != "run":
-            raise ValueError(f"time_evaluator: a graph executor times 'run', not '{name}'")
-        return lambda: time_function(self.run, number, repeat, min_repeat_ms)
+    def __repr__(self) -> str:
+        return f"GraphExecutor({len(self.input_order)} inputs, {len(self.outputs)} outputs)"
 
 
 class GraphExecutor(ExecutorBase):
@@ -314,14 +369,16 @@ class GraphExecutor(ExecutorBase):
         self.calls: list[tuple[Callable[..., int | None], list[Any], PackedFunc]] = []
         self.call_names: list[str] = []  # the kernel each call runs
         for nid, node in enumerate(nodes):
-            if node["op"] != "tvm_op":
+            if node["op"] != "tvm_op" or node["attrs"]["func_name"] == NOP:
                 continue
             self.call_names.append(node["attrs"]["func_name"])
             kernel = lib.get_function(node["attrs"]["func_name"])
             args = [self.entries[row_ptr[n] + i] for n, i, _ in node["inputs"]]
             args += self.entries[row_ptr[nid] : row_ptr[nid + 1]]
             self.calls.append((kernel._raw, kernel.convert(args), kernel))
-        super().__init__()
+        super().__init__(read_inputs(graph))
+        linked = lib.linked_params or {}
+        self.set_input(**{name: linked[name] for name in self.input_order if name in linked})
 
     def execute(self) -> None:
         for raw, args, kernel in self.calls:
@@ -389,6 +446,7 @@ class GraphExecutorFactory:
         self.graph_json = graph_json
         self.lib = lib
         self.params = params
+        lib.linked_params = params  # an executor made from `lib` alone has them too
         self.kernels = kernels  # the tir module compiled into `lib` (None once loaded)
         self.external: Any = None  # the compiled external functions (BYOC), linked on export
         self._exporter = exporter
@@ -403,7 +461,8 @@ class GraphExecutorFactory:
 
     def create(self, dev: Device | None = None) -> GraphExecutor:
         executor = GraphExecutor(self.graph_json, self.lib, dev)
-        executor.set_input(**self.params)
+        if self.lib.linked_params is not self.params:  # else set on creation
+            executor.set_input(**self.params)
         return executor
 
     def get_graph_json(self) -> str:

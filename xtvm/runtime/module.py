@@ -15,7 +15,7 @@ import ctypes
 import json
 import statistics
 import time
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -414,6 +414,9 @@ class Module:
     model_metadata: str | None = None  # an AOT library's inputs and outputs (JSON)
     # What `lib["default"]` gives for such a library (set by xtvm/runtime/loader.py).
     default_factory: Callable[[], Any] | None = None
+    # The weights relay.build bound, by graph input name: a graph executor created on this
+    # library starts with them (as on a TVM library built with link-params).
+    linked_params: Mapping[str, Any] | None = None
 
     def __call__(self, *args: Any) -> None:
         """Call the entry function (the only one, or the one `build` was asked to name)."""
@@ -460,9 +463,14 @@ class Module:
         repeat: int = 1,
         min_repeat_ms: float = 0,
     ) -> Callable[..., BenchmarkResult]:
+        """A function that times `name` called with its arguments: `repeat` results of the
+        mean seconds over `number` calls (kernels called directly, their arguments converted
+        once)."""
         function = self.get_function(name)
 
         def evaluate(*args: Any) -> BenchmarkResult:
+            if not isinstance(function, PackedFunc):  # an executor's function ("run")
+                return time_function(lambda: function(*args), number, repeat, min_repeat_ms)
             converted = function.convert(args)
             raw = function._function
             return time_function(lambda: raw(*converted), number, repeat, min_repeat_ms)

@@ -17,10 +17,10 @@
 # ruff: noqa
 """TVM v0.13's tests/python/relay/test_backend_graph_executor.py, run with `import xtvm as tvm`.
 
-Deliberate differences, skipped below with their reason: `run()` refuses inputs and weights
-that were never given a value (TVM runs on uninitialised memory), which the tests that build
-without setting inputs or params meet; the graph JSON is xtvm's own (its storage ids and fused
-nodes are not TVM's); TVM's memory-planning internals and texture scopes have no counterpart.
+Deliberate differences, skipped below with their reason: `run()` refuses an input that a node
+reads and that was never given a value (TVM runs on uninitialised memory); TVM's
+memory-planning internals and texture scopes have no counterpart. A library from `relay.build`
+carries its weights, so `graph_executor.create(graph, lib.lib, dev)` starts with them set.
 """
 
 import numpy as np
@@ -291,7 +291,6 @@ def test_plan_2d_memory():
     )
 
 
-@pytest.mark.skip(reason="checks TVM's own graph JSON layout (storage ids, __nop nodes)")
 def test_reshape_nop():
     # test that reshape can be turned into nop
     x = relay.var("x", shape=(10, 4))
@@ -400,7 +399,6 @@ def test_compile_nested_tuples():
         ref = ref + 1
 
 
-@pytest.mark.skip(reason="run() without a value for input 'x' is an error in xtvm")
 def test_compile_return_empty_tuple():
     x = relay.var("x", shape=[16], dtype="float32")
     mod = tvm.IRModule.from_expr(relay.Function([x], relay.Tuple([])))
@@ -484,9 +482,6 @@ def test_graph_executor_api():
 
 
 @tvm.testing.requires_llvm
-@pytest.mark.skip(
-    reason="the weights of graph_executor.create(graph, lib) are never set: an error in xtvm"
-)
 def test_benchmark():
     mod, params = mlp.get_workload(1)
     lib = relay.build(mod, target="llvm", params=params)
@@ -511,9 +506,6 @@ def test_benchmark():
 
 
 @tvm.testing.parametrize_targets("cuda", "llvm")
-@pytest.mark.skip(
-    reason="the weights of graph_executor.create(graph, lib) are never set: an error in xtvm"
-)
 def test_benchmark_end_to_end(dev, target):
     mod, params = mlp.get_workload(1)
     lib = relay.build(mod, target=target, params=params)

@@ -675,6 +675,19 @@ xtvm_graph *xtvm_graph_create(xtvm_module *module, char *error) {
     const json_value *node = &nodes->items[nid];
     if (!json_is(json_get(node, "op"), "tvm_op")) continue;
     const json_value *fname = json_get(json_get(node, "attrs"), "func_name");
+    if (json_is(fname, "__nop")) { /* its output is its input's buffer: nothing runs */
+      const json_value *in = json_at(json_get(node, "inputs"), 0);
+      int64_t src = int_at(row_ptr, (size_t)int_at(in, 0, -1), -1) + int_at(in, 1, 0);
+      int64_t dst = int_at(row_ptr, nid, -1);
+      if (src < 0 || src >= g->num_entries || dst < 0 || dst >= g->num_entries ||
+          g->entries[src].data != g->entries[dst].data ||
+          xtvm_tensor_bytes(&g->entries[src]) != xtvm_tensor_bytes(&g->entries[dst])) {
+        snprintf(error, XTVM_ERROR_SIZE,
+                 "graph node %d (__nop) does not share its input's storage", (int)nid);
+        goto fail;
+      }
+      continue;
+    }
     xtvm_kernel *kernel =
         fname && fname->type == JSON_STRING ? xtvm_module_kernel(module, fname->string) : NULL;
     if (!kernel) {
