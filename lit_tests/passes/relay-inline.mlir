@@ -73,3 +73,32 @@ func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
   %t = func.call @tvmgen_default_ccompiler_main_0(%x) : (tensor<4xf32>) -> tensor<4xf32>
   func.return %t : tensor<4xf32>
 }
+
+// -----
+
+// A function that calls an external codegen's inline function is inlined itself; the literal
+// its body brings along belongs to the caller it lands in (`main_lifted`), as in TVM, and the
+// copy named for the inlined function goes with it.
+// CHECK-NOT:     func.func @ext
+// CHECK-NOT:     func.func @mid
+// CHECK-LABEL: func.func @main_lifted
+// CHECK-SAME:    compiler = "ccompiler"
+// CHECK-LABEL: func.func @main
+// CHECK-SAME:    (%[[X:.*]]: tensor<4xf32>)
+// CHECK-NEXT:    %[[L:.*]] = func.call @main_lifted(%[[X]])
+// CHECK-NEXT:    %[[S:.*]] = relay.add %[[X]], %[[L]]
+// CHECK-NEXT:    func.return %[[S]]
+// CHECK-NOT:     func.func @mid_lifted
+func.func @ext(%a: tensor<4xf32>) -> tensor<4xf32> attributes {compiler = "ccompiler", inline = 1 : i64} {
+  %s = relay.abs %a : (tensor<4xf32>) -> tensor<4xf32>
+  func.return %s : tensor<4xf32>
+}
+func.func @mid(%a: tensor<4xf32>) -> tensor<4xf32> attributes {inline = 1 : i64} {
+  %e = func.call @ext(%a) : (tensor<4xf32>) -> tensor<4xf32>
+  %s = relay.add %a, %e : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  func.return %s : tensor<4xf32>
+}
+func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %t = func.call @mid(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  func.return %t : tensor<4xf32>
+}

@@ -204,6 +204,15 @@ class IRModule:
         if isinstance(key, GlobalVar) and key.type_annotation is None:
             key.type_annotation = fn.checked_type  # calls of `key` built later are typed
 
+    def remove(self, key: str | GlobalVar) -> None:
+        """Take function `key` out of the module (TVM's `IRModule.remove`)."""
+        name = self._name(key)
+        if name not in self:
+            raise KeyError(f"no function @{name} in the module")
+        if self._high.pop(name, None) is None:
+            self._module.body.block.erase_op(self._function_op(name))  # type: ignore[arg-type]
+        self._cache.pop(name, None)
+
     def update_func(self, var: GlobalVar, fn: Function) -> None:
         self[var] = fn
 
@@ -407,8 +416,8 @@ def needs_interpreter(fn: Function) -> bool:
             return True
         if isinstance(node, Var) and not plain(node.checked_type):
             return True
-        if isinstance(node, Call) and isinstance(node.op, Var):
-            return True
+        if isinstance(node, Call) and not isinstance(node.op, Op | Function | GlobalVar):
+            return True  # a call of a computed function value (a variable, an If, ...)
         if isinstance(node, Call) and isinstance(node.op, Op) and node.op.registered_from_python:
             return True  # no dialect op; it type-checks and the interpreter says why it can't run
     return False

@@ -92,7 +92,11 @@ class RelayInlinePass(ModulePass):
                     and is_marked(f)
                     and "compiler" not in f.attributes
                     and bool(f.body.blocks)
-                    and all(can_inline(c) for c in graph[name])
+                    and all(
+                        can_inline(c)
+                        or is_external_literal(functions[c], recursive, graph, can_inline)
+                        for c in graph[name]
+                    )
                 )
             return verdicts[name]
 
@@ -114,8 +118,10 @@ class RelayInlinePass(ModulePass):
             copy = callee.clone()
             copy.sym_name = StringAttr(unique)
             op.body.block.insert_op_before(copy, functions[caller])
+            copies[unique] = (caller, callee)
             return unique
 
+        copies: dict[str, tuple[str, func.FuncOp]] = {}  # literal copy -> (caller, original)
         for name in post_order(graph):
             for call in [c for c in functions[name].walk() if isinstance(c, func.CallOp)]:
                 target = call.callee.root_reference.data
@@ -127,12 +133,22 @@ class RelayInlinePass(ModulePass):
                     # TVM inlines an external codegen's function as a function literal, which
                     # xtvm's IR holds as a function of its own, named for its caller
                     call.callee = SymbolRefAttr(literal_copy(name, functions[target]))
-        still_called = (
-            set().union(*(callees(f) for f in functions.values())) if functions else set()
-        )
+            # a literal that an inlined body brought along is now this function's literal
+            for call in [c for c in functions[name].walk() if isinstance(c, func.CallOp)]:
+                target = call.callee.root_reference.data
+                if target in copies and copies[target][0] != name:
+                    call.callee = SymbolRefAttr(literal_copy(name, copies[target][1]))
+        every = [f for f in op.ops if isinstance(f, func.FuncOp)]
+        still_called = set().union(*(callees(f) for f in every)) if every else set()
         for name, f in functions.items():
             inlined = can_inline(name) or is_external_literal(f, recursive, graph, can_inline)
             if inlined and name in called and name not in still_called:
+                op.body.block.erase_op(f)
+        # a literal left behind in a function inlined elsewhere (and erased) goes too
+        every = [f for f in op.ops if isinstance(f, func.FuncOp)]
+        still_called = set().union(*(callees(f) for f in every)) if every else set()
+        for f in every:
+            if f.sym_name.data in copies and f.sym_name.data not in still_called:
                 op.body.block.erase_op(f)
 
 

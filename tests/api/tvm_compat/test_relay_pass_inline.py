@@ -17,13 +17,10 @@
 # ruff: noqa
 """TVM v0.13's tests/python/relay/test_pass_inline.py, run with `import xtvm as tvm`.
 
-Differences: a function literal called in a body is outlined into a module function (named
-`<caller>_lifted`, as Inline names an external function it turns into a literal), and one
-inlined through two levels keeps its first caller's name (one `_extern_compiler` case); and
-relay values are tensors, so an `If` cannot choose between functions.
+No differences remain. (xtvm's IR holds a function literal as a module function named
+`<caller>_lifted`, which the API reads back as the literal.)
 """
 
-import pytest
 import xtvm as tvm
 from xtvm import relay
 
@@ -198,10 +195,6 @@ def test_call_chain_inline_multiple_levels():
     assert tvm.ir.structural_equal(mod, expected(), map_free_vars=True)
 
 
-@pytest.mark.skip(
-    reason="xtvm outlines a function literal into a module function named for the function "
-    "it is written in (`main_lifted`); one inlined there from @g1 keeps the name `g1_lifted`"
-)
 def test_call_chain_inline_multiple_levels_extern_compiler():
     """Test when only leaf call is inlined.
 
@@ -510,7 +503,6 @@ def test_globalvar_as_call_arg_extern_compiler():
     assert tvm.ir.structural_equal(mod, expected(), map_free_vars=True)
 
 
-@pytest.mark.skip(reason="an If choosing between functions: relay values are tensors in xtvm")
 def test_inline_globalvar_without_args():
     def get_mod():
         mod = tvm.IRModule({})
@@ -542,7 +534,6 @@ def test_inline_globalvar_without_args():
     assert tvm.ir.structural_equal(mod, expected(), map_free_vars=True)
 
 
-@pytest.mark.skip(reason="an If choosing between functions: relay values are tensors in xtvm")
 def test_inline_globalvar_without_args_extern_compiler():
     def get_mod():
         mod = tvm.IRModule({})

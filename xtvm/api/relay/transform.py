@@ -33,7 +33,8 @@ from xdsl.passes import ModulePass as XdslModulePass
 from xdsl.utils.exceptions import PassFailedException, VerifyException
 
 from xtvm.api.ir_module import IRModule, api_context
-from xtvm.api.relay.expr import Expr, Function, GlobalVar
+from xtvm.api.relay.expr import Call, Expr, Function, GlobalVar, post_order
+from xtvm.api.relay.expr_functor import ExprMutator, bind
 from xtvm.api.relay.ty import Type
 from xtvm.api.transform import (
     ModulePass,
@@ -107,7 +108,73 @@ def _pass(name: str, **options: Any) -> Callable[[], XdslModulePass]:
 
 def Inline() -> Pass:
     """Inline the global functions marked `Inline` into their callers (TVM's InlineGlobals)."""
-    return RelayPass("InlineGlobals", 1, _pass("relay-inline"))
+    return InlinePass("InlineGlobals", 1, _pass("relay-inline"))
+
+
+class InlinePass(RelayPass):
+    """relay-inline over the relay dialect, then the same inlining in the functions kept as
+    expressions (a call of an `If` that picks a function, ...): a call of a marked function
+    becomes its body on the arguments (an external codegen's, a call of its literal), a marked
+    function used as a value becomes its literal, and a marked function that was used and no
+    longer is leaves the module."""
+
+    def transform_module(self, mod: IRModule, ctx: PassContext) -> IRModule:
+        result = super().transform_module(mod, ctx)
+        interpreted = [gv for gv, _ in result.items() if result.is_interpreted(gv.name_hint)]
+        if not interpreted:
+            return result
+        marked = {
+            gv.name_hint: fn
+            for gv, fn in result.items()
+            if _inline_mark(fn) and not _calls(fn, gv.name_hint)
+        }
+        used_before = {name for gv, _ in result.items() for name in _globals_of(result, gv)}
+        for gv in interpreted:
+            result[gv] = _GlobalInliner(marked).visit(result[gv])
+        still_used = {name for gv, _ in result.items() for name in _globals_of(result, gv)}
+        for name in marked:
+            if name in used_before and name not in still_used:
+                result.remove(name)
+        return result
+
+
+def _inline_mark(fn: Function) -> bool:
+    mark = fn.attrs.get("Inline")
+    return bool(int(getattr(mark, "value", mark) or 0))
+
+
+def _calls(fn: Function, name: str) -> bool:
+    from xtvm.api.ir_module import with_callees  # set once ir_module has loaded
+
+    return any(
+        isinstance(n, GlobalVar) and n.name_hint == name for n in post_order(fn, with_callees)
+    )
+
+
+def _globals_of(mod: IRModule, gv: GlobalVar) -> set[str]:
+    """The global functions that function `gv` of `mod` names (calls or values)."""
+    from xtvm.api.ir_module import with_callees  # set once ir_module has loaded
+
+    fn = mod[gv]
+    return {n.name_hint for n in post_order(fn, with_callees) if isinstance(n, GlobalVar)}
+
+
+class _GlobalInliner(ExprMutator):
+    def __init__(self, marked: Mapping[str, Function]) -> None:
+        super().__init__()
+        self.marked = marked
+
+    def visit_call(self, call: Call) -> Expr:
+        if isinstance(call.op, GlobalVar) and call.op.name_hint in self.marked:
+            fn = self.marked[call.op.name_hint]
+            args = [self.visit(a) for a in call.args]
+            if "Compiler" in fn.attrs:  # TVM keeps an external codegen's function whole
+                return Call(fn, args, call.attrs, call._type_args, call.span, call.annotations)
+            return self.visit(bind(fn.body, dict(zip(fn.params, args, strict=True))))
+        return super().visit_call(call)
+
+    def visit_global_var(self, gv: GlobalVar) -> Expr:
+        return self.marked.get(gv.name_hint, gv)
 
 
 def InferType() -> Pass:
