@@ -559,3 +559,26 @@ def test_create_executor_params_bind_main_arguments() -> None:
     unknown = relay.create_executor("graph", mod=mod, params={"bias": weight})
     with pytest.raises(ValueError, match="params name no argument or weight of @main: 'bias'"):
         unknown.evaluate()
+
+
+def test_a_let_bound_function_that_calls_itself_is_typed_and_runs() -> None:
+    """TVM's while loop: `let %loop = fn (i, s) { if (i < 10) { %loop(i + 1, s + x) } else
+    { s } }; %loop(0, zeros_like(x))`, whose variable is used inside its own value."""
+    x = relay.var("x", shape=(2,))
+    i = relay.var("i", shape=(), dtype="int32")
+    s = relay.var("s", shape=(2,))
+    loop = relay.var("while_loop")
+    step = loop(i + relay.const(1, "int32"), s + x)
+    body = relay.Function([i, s], relay.If(relay.less(i, relay.const(10, "int32")), step, s))
+    mod = tvm.IRModule.from_expr(
+        relay.Function(
+            [x], relay.Let(loop, body, loop(relay.const(0, "int32"), relay.zeros_like(x)))
+        )
+    )
+    assert (
+        str(loop.checked_type)
+        == "fn (Tensor[(), int32], Tensor[(2), float32]) -> Tensor[(2), float32]"
+    )
+    value = np.array([1.5, -2.0], "float32")
+    got = relay.create_executor(mod=mod).evaluate()(value).numpy()
+    np.testing.assert_allclose(got, 10 * value)

@@ -38,6 +38,9 @@ from xtvm.passes.byoc_targets import registered_targets, supported_targets
 COMPILER_ATTR = "compiler"
 """On a relay op: the codegen that runs it. On a func.func: the codegen it was outlined for."""
 
+FROM_IF_ATTR = "from_if"
+"""On a relay.where: the select an `If` of the API was lowered to."""
+
 DEFAULT_COMPILER = "default"
 """The `compiler` of relay ops left to the host."""
 
@@ -65,6 +68,8 @@ def choose_compiler(op: relay.RelayOp, targets: Sequence[str]) -> str | None:
     """The codegen for `op`, `default` for the host, None for ops that stay unannotated."""
     if isinstance(op, relay.ConstOp | relay.ParamOp):
         return None
+    if isinstance(op, relay.WhereOp) and FROM_IF_ATTR in op.attributes:
+        return None  # an If: TVM annotates its branches, not the If itself
     if isinstance(op, relay.TupleGetItemOp):
         return producer_compiler(op.tuple)
     if isinstance(op, relay.TupleOp):

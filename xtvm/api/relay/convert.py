@@ -54,6 +54,7 @@ from xtvm.api.relay.expr import (
 )
 from xtvm.api.relay.ty import TensorType, from_xdsl
 from xtvm.dialects import relay as dialect
+from xtvm.passes.relay_annotate_target import FROM_IF_ATTR
 from xtvm.passes.relay_merge_compiler_regions import REGION_ATTR
 from xtvm.passes.relay_partition_graph import OUTPUT_ATTR
 from xtvm.te.expr import IntImm
@@ -248,7 +249,9 @@ class FunctionLowering:
             fields_then = then if isinstance(then, list) else self.fields(then)
             fields_other = other if isinstance(other, list) else self.fields(self.one(other))
             return [self.select(cond, t, o) for t, o in zip(fields_then, fields_other, strict=True)]
-        return self.add(dialect.WhereOp(cond, then, self.one(other))).results[0]
+        select = dialect.WhereOp(cond, then, self.one(other))
+        select.attributes[FROM_IF_ATTR] = UnitAttr()
+        return self.add(select).results[0]
 
     def fields(self, value: SSAValue) -> list[Value]:
         count = len(value.type.types.data)  # type: ignore[attr-defined]

@@ -171,7 +171,10 @@ class Interpreter:
             return self.eval(e.tuple_value, env, memo)[e.index]
         if isinstance(e, Let):
             inner = dict(env)
-            inner[id(e.var)] = self.eval(e.value, env, memo)
+            if isinstance(e.value, Function):  # its closure sees itself: a recursive let
+                inner[id(e.var)] = Closure(e.value, inner)
+            else:
+                inner[id(e.var)] = self.eval(e.value, env, memo)
             return self.eval(e.body, inner, memo)
         if isinstance(e, If):
             cond = self.eval(e.cond, env, memo)

@@ -205,16 +205,25 @@ class Inference:
         self.types: dict[int, Type] = {}
         self.deferred: list[tuple[Expr, Callable[[], Type | None], IncompleteType]] = []
         self.instantiated: dict[int, list[Type]] = {}
+        self.forward: set[int] = set()  # nodes given a type variable before their rule ran
 
     def type_of(self, node: Expr) -> Type:
         if node._checked is not None:
             return node._checked
+        if id(node) not in self.types:  # used before typed: a recursive let's variable
+            self.types[id(node)] = IncompleteType()
+            self.forward.add(id(node))
         return self.types[id(node)]
 
     def run(self, root: Expr) -> None:
         order = post_order(root, children)
         for node in order:
-            if node._checked is None and id(node) not in self.types:
+            if node._checked is not None:
+                continue
+            if id(node) in self.forward:
+                self.forward.discard(id(node))
+                self.solver.unify(self.types[id(node)], self.rule(node), describe(node))
+            elif id(node) not in self.types:
                 self.types[id(node)] = self.rule(node)
         self.retry_deferred()
         self.finish(order)
