@@ -568,3 +568,19 @@ def test_arguments_in_any_order_with_a_float_scalar() -> None:
     np.testing.assert_allclose(c.numpy(), a * b + 0.5)
     text = str(tvm.lower(te.create_schedule(C.op), [C, A, bias, B], simple_mode=True))
     assert "@main(%C: memref<?xf32>, %A: memref<?xf32>, %bias: f32, %B: memref<?xf32>)" in text
+
+
+def test_a_lowered_module_names_its_kernels_and_refuses_primfunc_nodes_clearly() -> None:
+    """`tvm.lower(...)["main"]` is TVM's PrimFunc; xtvm's kernel stays in its tir dialect, so
+    asking for it is a TVMError saying so (it was a TypeError from deep inside), while the
+    module still lists its functions and builds."""
+    a = te.placeholder((4, 3), name="A")
+    c = te.compute((4, 3), lambda i, j: a[i, j] * 2, name="C")
+    mod = tvm.lower(te.create_schedule(c.op), [a, c])
+    assert [gv.name_hint for gv in mod.get_global_vars()] == ["main"] and "main" in mod
+    with pytest.raises(tvm.error.TVMError, match="@main is a tir function"):
+        mod["main"]
+    value = np.arange(12, dtype="float32").reshape(4, 3)
+    out = tvm.nd.empty((4, 3))
+    tvm.build(mod)["main"](tvm.nd.array(value), out)
+    np.testing.assert_allclose(out.numpy(), value * 2)

@@ -17,10 +17,11 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import MemRefType, ModuleOp
 
 from xtvm.dialects.registry import shared_context
 from xtvm.ir.context import IRContext
+from xtvm.ir.errors import TVMError
 from xtvm.ir.printer import print_ir
 from xtvm.passes.relay_annotate_target import COMPOSITE_ATTR
 
@@ -178,6 +179,12 @@ class IRModule:
         op = self._function_op(name)
         if op is None:
             raise KeyError(f"no function @{name} in the module")
+        if is_tir_function(op):
+            raise TVMError(
+                f"@{name} is a tir function (what tvm.lower gives): xtvm keeps it in its tir "
+                "dialect, not as TVM's PrimFunc nodes; print(mod) shows it and tvm.build(mod) "
+                "compiles it"
+            )
         cached = self._cache.get(name)
         if cached is None or cached[0] is not op:
             globals_ = {gv.name_hint: gv for gv in self.get_global_vars()}
@@ -306,7 +313,9 @@ class IRModule:
 
     def get_global_vars(self) -> list[GlobalVar]:
         return [
-            GlobalVar(op.sym_name.data, function_type(op.function_type))
+            GlobalVar(
+                op.sym_name.data, None if is_tir_function(op) else function_type(op.function_type)
+            )
             for op in self._module.ops
             if isinstance(op, func.FuncOp) and not is_literal(op)
         ] + [self.get_global_var(name) for name in self._high]
@@ -396,6 +405,11 @@ def dialect_type(typ: Type) -> bool:
     if isinstance(typ, TupleType):
         return all(dialect_type(f) for f in typ.fields)
     return isinstance(typ, TensorType)
+
+
+def is_tir_function(op: func.FuncOp) -> bool:
+    """A function of buffers (memrefs): a lowered tir kernel, not a relay function."""
+    return any(isinstance(t, MemRefType) for t in op.function_type.inputs.data)
 
 
 def needs_interpreter(fn: Function) -> bool:
