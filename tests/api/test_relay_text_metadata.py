@@ -136,3 +136,49 @@ def test_slash_in_local_names() -> None:
     assert "%base/x" in text and "%base/y" in text
     tvm.ir.assert_structural_equal(relay.parse_expr(text), e, map_free_vars=True)
     assert "%_lead" not in relay.var("/lead").astext() and "%lead" in relay.var("/lead").astext()
+
+
+def size_var_function() -> tuple[relay.Function, object, object]:
+    n, m = tvm.te.size_var("n"), tvm.te.size_var("m", "int64")
+    x = relay.var("x", shape=(n, 3))
+    y = relay.var("y", shape=(m, n))
+    c = relay.const(np.arange(6, dtype="float32").reshape(2, 3))
+    return relay.Function([x, y], relay.Tuple([x + relay.const(1.0), y, c])), n, m
+
+
+def test_size_variables_print_as_meta_references_and_read_back() -> None:
+    """TVM prints a `te.size_var` dimension as `meta[tir.SizeVar][i]`, its name and dtype in
+    the metadata section (beside the constants); the text reads back to the same shapes."""
+    f, _, _ = size_var_function()
+    text = f.astext()
+    assert "Tensor[(meta[tir.SizeVar][0], 3), float32]" in text
+    assert "Tensor[(meta[tir.SizeVar][1], meta[tir.SizeVar][0]), float32]" in text
+    assert "meta[relay.Constant][0]" in text
+    assert "meta[tir.SizeVar][0]" in str(f) and "type_key" not in str(f)
+    back = relay.parse_expr(text)
+    tvm.ir.assert_structural_equal(back, f, map_free_vars=True)
+    dims = [p.type_annotation.shape for p in back.params]
+    assert (dims[0][0].name, dims[0][0].dtype) == ("n", "int32")
+    assert (dims[1][0].name, dims[1][0].dtype) == ("m", "int64")
+    assert dims[0][0] is dims[1][1]  # one variable, as in the printed program
+    np.testing.assert_array_equal(back.body.fields[2].data.numpy(), f.body.fields[2].data.numpy())
+    # a module holds its functions in xtvm's IR, whose dynamic dimensions keep no names
+    mod = tvm.IRModule.from_expr(f)
+    assert "Tensor[(?, ?), float32]" in mod.astext()
+
+
+def test_size_variables_from_a_meta_table_and_bad_ones() -> None:
+    n = tvm.te.size_var("n")
+    text = '#[version = "0.0.5"]\nfn (%x: Tensor[(meta[tir.SizeVar][0], 2), float32]) { %x }'
+    parsed = tvm.relay.parse(
+        text.replace("fn (", "def @main(", 1), "from_string", None, {"tir.SizeVar": [n]}
+    )
+    assert not isinstance(parsed["main"].params[0].type_annotation.shape[0], int)
+    with pytest.raises(tvm.error.DiagnosticError, match=r"not in the meta table"):
+        tvm.relay.parse(text.replace("fn (", "def @main(", 1))
+    section = json.loads(size_var_function()[0].astext().split("#[metadata]")[1])
+    var_node = next(node for node in section["nodes"] if node["type_key"] == "tir.SizeVar")
+    var_node["attrs"]["dtype"] = "float32"
+    bad = text.replace("fn (", "def @main(", 1) + "\n#[metadata]\n" + json.dumps(section)
+    with pytest.raises(tvm.error.DiagnosticError, match="size variable is malformed"):
+        tvm.relay.parse(bad)

@@ -19,8 +19,7 @@
 
 `expr.astext()` and `mod.astext()` print TVM's Relay text and `relay.parse_expr`/`fromtext`
 read it back; `print(mod)` shows xtvm's own IR. Deliberate differences, skipped below with
-their reason: symbolic dimensions are not metadata
-entries (constants are, in TVM's `#[metadata]` section); spans are not provided.
+their reason: spans are not provided.
 """
 
 import xtvm as tvm
@@ -112,10 +111,6 @@ def test_mod():
     show(text)
 
 
-@pytest.mark.skip(
-    reason="a te.size_var dimension prints as ?, not as a meta[tir.SizeVar][0] entry (the "
-    "metadata section holds relay.Constant tables only), and conv2d over ? does not read back"
-)
 def test_meta_data():
     n, c, h, w = te.size_var("n"), 10, 224, 224
     x = relay.var("x", shape=(n, c, h, w))

@@ -1,9 +1,10 @@
 """The metadata section of TVM's Relay text: the constants that `meta[relay.Constant][i]`
-references name, as TVM writes them after `#[metadata]` (its node JSON, each tensor a
-base64 NDArray blob), so `mod.astext()` reads back and TVM's printed programs read in.
+references name, and the size variables of shapes (`meta[tir.SizeVar][i]`), as TVM writes them
+after `#[metadata]` (its node JSON, each tensor a base64 NDArray blob), so `mod.astext()` reads
+back and TVM's printed programs read in.
 
-Only `relay.Constant` tables are understood; the JSON is read with `json` and every blob's
-header is checked against its length before any data is used.
+Only `relay.Constant` and `tir.SizeVar` tables are understood; the JSON is read with `json` and
+every blob's header is checked against its length before any data is used.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from xtvm.api.relay.expr import Constant
+from xtvm.te.expr import Var, size_var
 
 SECTION = "#[metadata]"
 MAGIC = 0xDD5E40F096B4A13F  # TVM's NDArray serialisation magic
@@ -30,7 +32,8 @@ class MetadataError(ValueError):
     """A metadata section that is not TVM's format (or names what xtvm cannot read)."""
 
 
-MetaTable = dict[str, list[Constant]]
+MetaTable = dict[str, list[Any]]  # relay.Constant: Constants, tir.SizeVar: te Vars
+KINDS = ("relay.Constant", "tir.SizeVar")
 
 
 def split_section(text: str) -> tuple[str, str | None]:
@@ -87,19 +90,42 @@ def decode_array(blob: str) -> np.ndarray:
     return np.frombuffer(raw, dtype, offset=end).reshape(shape).astype(dtype.newbyteorder("="))
 
 
-def encode_section(constants: Sequence[Constant]) -> str:
-    """The `#[metadata]` JSON of `constants`, as TVM's save_json writes it."""
-    nodes: list[dict[str, Any]] = [
-        {"type_key": ""},
-        {"type_key": "Map", "keys": ["relay.Constant"], "data": [2]},
-        {"type_key": "Array", "data": list(range(3, 3 + len(constants)))},
-    ]
-    for i in range(len(constants)):
-        nodes.append(
-            {
-                "type_key": "relay.Constant",
-                "attrs": {"_checked_type_": "0", "data": str(i), "span": "0"},
-            }
+def encode_section(constants: Sequence[Constant], size_vars: Sequence[Var] = ()) -> str:
+    """The `#[metadata]` JSON of `constants` and `size_vars`, as TVM's save_json writes it."""
+    nodes: list[dict[str, Any]] = [{"type_key": ""}, {"type_key": "Map", "keys": [], "data": []}]
+
+    def table(kind: str, entries: list[dict[str, Any]]) -> None:
+        nodes[1]["keys"].append(kind)
+        nodes[1]["data"].append(len(nodes))
+        first = len(nodes) + 1
+        nodes.append({"type_key": "Array", "data": list(range(first, first + len(entries)))})
+        nodes.extend(entries)
+
+    if constants:
+        attrs = [
+            {"_checked_type_": "0", "data": str(i), "span": "0"} for i in range(len(constants))
+        ]
+        table("relay.Constant", [{"type_key": "relay.Constant", "attrs": a} for a in attrs])
+    if size_vars:
+        vars_at = len(nodes) + 1
+        types_at = vars_at + len(size_vars)  # each var's PrimType, after the vars
+        table(
+            "tir.SizeVar",
+            [
+                {
+                    "type_key": "tir.SizeVar",
+                    "attrs": {
+                        "dtype": v.dtype,
+                        "name": v.name,
+                        "span": "0",
+                        "type_annotation": str(types_at + k),
+                    },
+                }
+                for k, v in enumerate(size_vars)
+            ],
+        )
+        nodes.extend(
+            {"type_key": "PrimType", "attrs": {"dtype": v.dtype, "span": "0"}} for v in size_vars
         )
     section = {
         "root": 1,
@@ -123,19 +149,29 @@ def decode_section(text: str) -> MetaTable:
             raise MetadataError("the metadata root is not a map")
         out: MetaTable = {}
         for key, index in zip(table["keys"], table["data"], strict=True):
-            if key != "relay.Constant":
-                raise MetadataError(f"metadata of '{key}' cannot be read (only relay.Constant)")
+            if key not in KINDS:
+                raise MetadataError(
+                    f"metadata of '{key}' cannot be read (only {' and '.join(KINDS)})"
+                )
             entries = nodes[int(index)]
             if entries.get("type_key") != "Array":
                 raise MetadataError(f"metadata '{key}' is not an array")
-            constants = []
+            items: list[Any] = []
             for item in entries.get("data", []):
                 node = nodes[int(item)]
-                if node.get("type_key") != "relay.Constant":
-                    raise MetadataError(f"a metadata entry is a '{node.get('type_key')}'")
+                if node.get("type_key") != key:
+                    raise MetadataError(
+                        f"a metadata entry of '{key}' is a '{node.get('type_key')}'"
+                    )
+                if key == "tir.SizeVar":
+                    name, dtype = node["attrs"]["name"], node["attrs"].get("dtype", "int32")
+                    if not isinstance(name, str) or dtype not in ("int32", "int64"):
+                        raise MetadataError(f"a metadata size variable is malformed: {node}")
+                    items.append(size_var(name, dtype))
+                    continue
                 blob = arrays[int(node["attrs"]["data"])]
-                constants.append(Constant(decode_array(blob)))
-            out[key] = constants
+                items.append(Constant(decode_array(blob)))
+            out[key] = items
         return out
     except MetadataError:
         raise
@@ -146,8 +182,11 @@ def decode_section(text: str) -> MetaTable:
 def checked_table(table: Mapping[str, Sequence[object]] | None) -> MetaTable:
     """A meta table given to `tvm.parser.parse`: lists of constants by kind."""
     out: MetaTable = {}
+    kinds = {"relay.Constant": Constant, "tir.SizeVar": Var}
     for key, items in (table or {}).items():
-        if key != "relay.Constant" or not all(isinstance(c, Constant) for c in items):
-            raise MetadataError(f"meta table '{key}': only lists of relay.Constant are supported")
-        out[key] = list(items)  # type: ignore[arg-type]
+        if key not in kinds or not all(isinstance(c, kinds[key]) for c in items):
+            raise MetadataError(
+                f"meta table '{key}': only lists of relay.Constant or tir.SizeVar are supported"
+            )
+        out[key] = list(items)
     return out

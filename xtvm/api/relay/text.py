@@ -637,18 +637,21 @@ class ModuleBuilder:
 
     def meta_constant(self, node: Tree) -> Constant:
         """The constant `meta[relay.Constant][i]` names in the meta table."""
-        text = str(node.children[0])
+        return self.meta_entry(node, str(node.children[0]), "relay.Constant")  # type: ignore[return-value]
+
+    def meta_entry(self, where: Tree | Token, text: str, wanted: str) -> object:
+        """The entry of the meta table a `meta[<wanted>][i]` reference names."""
         match = META_REFERENCE.fullmatch(text)
         assert match is not None  # the token's own pattern
         kind, index = match.group(1), int(match.group(2))
-        if kind != "relay.Constant":
-            raise self.error(node, f"{text}: only relay.Constant meta references are supported")
+        if kind != wanted:
+            raise self.error(where, f"{text}: only {wanted} meta references are supported here")
         table = self.meta.get(kind, [])
         if index >= len(table):
             raise self.error(
-                node,
-                f"{text} is not in the meta table ({len(table)} constants); the text needs "
-                "its #[metadata] section or a meta table given to parse",
+                where,
+                f"{text} is not in the meta table ({len(table)} entries of {kind}); the text "
+                "needs its #[metadata] section or a meta table given to parse",
             )
         return table[index]
 
@@ -895,6 +898,9 @@ class ModuleBuilder:
             assert isinstance(dim, Token)
             if dim.type == "DYNAMIC":
                 dims.append(Any())  # relay.Any()
+                continue
+            if dim.type == "META":  # a size variable: `meta[tir.SizeVar][i]`
+                dims.append(self.meta_entry(dim, str(dim), "tir.SizeVar"))  # type: ignore[arg-type]
                 continue
             value = number_value(str(dim))[0]
             if not isinstance(value, int) or value < 0:

@@ -13,7 +13,8 @@ import inspect
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextvars import ContextVar
 from functools import cache
 
 import numpy as np
@@ -51,6 +52,7 @@ from xtvm.api.relay.expr import (
 from xtvm.api.relay.metadata import SECTION, encode_section
 from xtvm.api.relay.ty import FuncType, RefType, TensorType, TupleType, Type, TypeCall
 from xtvm.ir.numpy_types import numpy_dtype
+from xtvm.te.expr import Var as TeVar
 
 VERSION = '#[version = "0.0.5"]'
 
@@ -89,11 +91,31 @@ def conv2d_weight_attrs(call: Call) -> dict[str, object]:
     return {"channels": o, "kernel_size": (h, w)}
 
 
+# The size variables the text being printed names (`meta[tir.SizeVar][i]`); None outside a
+# printer's run, where a size variable prints as `?`.
+SIZE_VARS: ContextVar[list[TeVar] | None] = ContextVar("size_vars", default=None)
+
+
+def dim_text(d: object) -> str:
+    """A dimension: its value, `meta[tir.SizeVar][i]` for a `te.size_var` (as TVM prints
+    one), `?` for `relay.Any()`."""
+    if isinstance(d, int):
+        return str(d)
+    table = SIZE_VARS.get()
+    if not isinstance(d, TeVar) or table is None:
+        return "?"
+    index = next((k for k, v in enumerate(table) if v is d), None)
+    if index is None:
+        index = len(table)
+        table.append(d)
+    return f"meta[tir.SizeVar][{index}]"
+
+
 def type_text(typ: Type) -> str:
     if isinstance(typ, TensorType):
         if not typ.shape:
             return str(typ.dtype)
-        dims = ", ".join("?" if not isinstance(d, int) else str(d) for d in typ.shape)
+        dims = ", ".join(dim_text(d) for d in typ.shape)
         return f"Tensor[({dims}), {typ.dtype}]"
     if isinstance(typ, TupleType):
         fields = [type_text(t) for t in typ.fields]
@@ -182,6 +204,7 @@ class TextPrinter:
         self.counter = 0
         self.meta: list[Constant] = []
         self.meta_index: dict[int, int] = {}
+        self.size_vars: list[TeVar] = []  # the shapes' size variables, in order of appearance
         self.show_meta_data = True  # end with the `#[metadata]` section the references name
         # a module is printed type-checked, as after TVM's InferType: constants and each
         # body's result carry their `/* ty= */` too (a bare expression's do not)
@@ -217,6 +240,13 @@ class TextPrinter:
     def module(
         self, functions: Iterable[tuple[str, Function]], types: Sequence[TypeData] = ()
     ) -> str:
+        token = SIZE_VARS.set(self.size_vars)
+        try:
+            return self._module(functions, types)
+        finally:
+            SIZE_VARS.reset(token)
+
+    def _module(self, functions: Iterable[tuple[str, Function]], types: Sequence[TypeData]) -> str:
         parts = [VERSION]
         for data in types:
             parts += [type_data_text(data), ""]
@@ -229,10 +259,12 @@ class TextPrinter:
         return self.with_metadata("\n".join(parts).rstrip() + "\n")
 
     def with_metadata(self, text: str) -> str:
-        """`text` followed by the metadata section of the constants it references."""
-        if not self.meta or not self.show_meta_data:
+        """`text` followed by the metadata section of the constants and size variables it
+        references."""
+        if not (self.meta or self.size_vars) or not self.show_meta_data:
             return text
-        return f"{text.rstrip()}\n\n{SECTION}\n{encode_section(self.meta)}\n"
+        section = encode_section(self.meta, self.size_vars)
+        return f"{text.rstrip()}\n\n{SECTION}\n{section}\n"
 
     def signature(self, fn: Function) -> str:
         params = f"[{', '.join(map(str, fn.type_params))}]" if fn.type_params else ""
@@ -248,6 +280,13 @@ class TextPrinter:
         """TVM's `expr.astext()`: the version, `free_var` lines, then the expression."""
         from xtvm.api.relay.analysis import free_vars
 
+        token = SIZE_VARS.set(self.size_vars)
+        try:
+            return self._expression(expr, free_vars)
+        finally:
+            SIZE_VARS.reset(token)
+
+    def _expression(self, expr: Expr, free_vars: Callable[[Expr], list[Var]]) -> str:
         self.count_uses(expr)
         lines = [VERSION]
         lines += [f"free_var {self.declaration(v)};" for v in free_vars(expr)]
