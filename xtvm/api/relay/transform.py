@@ -280,7 +280,36 @@ def AnnotateTarget(targets: str | Sequence[str], include_non_call_ops: bool = Tr
             composite_targets=tuple(n for n in names if n not in known),
         )()
 
-    return RelayPass("AnnotateTarget", 0, make)
+    return AnnotateTargetPass("AnnotateTarget", 0, make, names, include_non_call_ops)
+
+
+class AnnotateTargetPass(RelayPass):
+    """relay-annotate-target over the relay dialect, then the same annotation of the functions
+    kept as expressions (with references or function values: annotate_target.py)."""
+
+    def __init__(
+        self,
+        tvm_name: str,
+        opt_level: int,
+        make: Callable[[], XdslModulePass],
+        targets: Sequence[str],
+        include_non_call_ops: bool,
+    ) -> None:
+        super().__init__(tvm_name, opt_level, make)
+        self.targets = list(targets)
+        self.include_non_call_ops = include_non_call_ops
+
+    def transform_module(self, mod: IRModule, ctx: PassContext) -> IRModule:
+        from xtvm.api.relay.annotate_target import annotate_function
+        from xtvm.passes.byoc_targets import registered_targets
+
+        result = super().transform_module(mod, ctx)
+        known = registered_targets()
+        targets = [t for t in self.targets if t in known]
+        for gv, fn in list(result.items()):
+            if result.is_interpreted(gv.name_hint):
+                result[gv] = annotate_function(fn, targets, self.include_non_call_ops)
+        return result
 
 
 def MergeCompilerRegions() -> Pass:
