@@ -600,13 +600,13 @@ def cpu_conv2d(s: te.Schedule, t: te.Tensor, tiles: ConvTiles | None = None) -> 
             loops = [n, f, y_outer, x_outer]
             tile, vector = y_inner, x_inner
             last_parallel = y_outer if y_outer is not None else f
-        elif tiles is None and whole_plane(t):
+        elif tiles is None and whole_plane(t) and plane_rows(per_group_out) >= 4:
             # A 1x1 conv2d on a plane narrower than a vector (7x7): the tile is a few output
             # channels by the whole plane, one vector of H*W contiguous elements per channel.
             group = None
             if per_group_out < extent(f):
                 group, f = outer.split(f, factor=per_group_out)
-            rows = plane_rows(per_group_out, extent(y) * extent(x))
+            rows = plane_rows(per_group_out)
             f_outer, f_inner = outer.split(f, factor=rows)
             plane_outer, plane = split_inner(outer, outer.fuse(y, x), VECTOR_LANES)
             loops = [n, group, f_outer]
@@ -701,9 +701,10 @@ def whole_plane(conv: te.Tensor) -> bool:
     )
 
 
-def plane_rows(per_group_out: int, plane: int) -> int:
-    """Output channels of a whole-plane tile: as many as keep about 16 vector registers of
-    accumulators, dividing the channels per group (one at worst)."""
+def plane_rows(per_group_out: int) -> int:
+    """Output channels of a whole-plane tile, one accumulator register each: the most up to
+    12 that divide the channels per group (a tile of fewer than 4 leaves the FMA units
+    waiting: such a conv2d keeps the row tile)."""
     return next(r for r in range(12, 0, -1) if per_group_out % r == 0)
 
 
