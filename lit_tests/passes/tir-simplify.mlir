@@ -266,3 +266,57 @@ func.func @dead_branch(%A: memref<16xf32>, %x: f32) {
   }
   func.return
 }
+
+// -----
+
+// A clamped padding read in tiles inside the border: the column 2 * x + r - 1 of x in [1, 8)
+// and r in [0, 3) lies in [1, 15], so max(col, 0) and min(col, 15) are col itself; the row
+// 2 * i + r - 1 is only known to be >= 1 inside the branch on i >= 1 (the interior rows of a
+// parallel loop's split body), and keeps its clamp in the other branch.
+// CHECK-LABEL: func.func @decided_clamps
+// CHECK:         scf.if
+// CHECK-NOT:     arith.maxsi
+// CHECK-NOT:     arith.minsi
+// CHECK:         } else {
+// CHECK:         arith.maxsi
+// CHECK-NOT:     arith.maxsi
+// CHECK:         func.return
+func.func @decided_clamps(%A: memref<16x16xf32>, %B: memref<8x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c8 = arith.constant 8 : index
+  %c15 = arith.constant 15 : index
+  tir.for %i = %c0 to %c8 serial {
+    %inside = arith.cmpi sge, %i, %c1 : index
+    scf.if %inside {
+      tir.for %x = %c1 to %c8 serial {
+        tir.for %r = %c0 to %c3 serial {
+          %i2 = arith.muli %i, %c2 : index
+          %ir = arith.addi %i2, %r : index
+          %row = arith.subi %ir, %c1 : index
+          %row_lo = arith.maxsi %row, %c0 : index
+          %row_in = arith.minsi %row_lo, %c15 : index
+          %x2 = arith.muli %x, %c2 : index
+          %xr = arith.addi %x2, %r : index
+          %col = arith.subi %xr, %c1 : index
+          %col_lo = arith.maxsi %col, %c0 : index
+          %col_in = arith.minsi %col_lo, %c15 : index
+          %v = memref.load %A[%row_in, %col_in] : memref<16x16xf32>
+          memref.store %v, %B[%i, %x] : memref<8x8xf32>
+        }
+      }
+    } else {
+      tir.for %r = %c0 to %c3 serial {
+        %i2 = arith.muli %i, %c2 : index
+        %ir = arith.addi %i2, %r : index
+        %row = arith.subi %ir, %c1 : index
+        %row_lo = arith.maxsi %row, %c0 : index
+        %v = memref.load %A[%row_lo, %c0] : memref<16x16xf32>
+        memref.store %v, %B[%i, %c0] : memref<8x8xf32>
+      }
+    }
+  }
+  func.return
+}

@@ -298,3 +298,56 @@ func.func @sliding_store(%A: memref<4xf32>, %C: memref<8xf32>) {
   }
   func.return
 }
+
+// -----
+
+// A loop over whole rows of a 7x7 plane (rows and columns fused, split by 16): the lanes'
+// (i // 7, i % 7) are consecutive elements of the row-major buffer, one vector access from
+// the first lane's element on (row 0, column 16), running past the end of its row. A
+// buffer whose rows are not 7 wide is indexed otherwise: that access stays a remark.
+// CHECK-LABEL: func.func @whole_rows
+// CHECK-SAME:    (%[[A:.*]]: memref<2x7x7xf32>, %[[B:.*]]: memref<2x7x7xf32>)
+// CHECK:         %[[C:.*]] = arith.constant 1 : index
+// CHECK:         %[[BASE:.*]] = arith.muli %{{.*}}, %c16 : index
+// CHECK-NEXT:    %[[ROW:.*]] = arith.constant 0 : index
+// CHECK-NEXT:    %[[X:.*]] = vector.load %[[A]][%[[C]], %[[ROW]], %[[BASE]]] : memref<2x7x7xf32>, vector<16xf32>
+// CHECK:         vector.store %{{.*}}, %[[B]][%[[C]], %{{.*}}, %[[BASE]]] : memref<2x7x7xf32>, vector<16xf32>
+func.func @whole_rows(%A: memref<2x7x7xf32>, %B: memref<2x7x7xf32>) {
+  %c0 = arith.constant 0 : index
+  %c = arith.constant 1 : index
+  %o = arith.constant 1 : index
+  %c7 = arith.constant 7 : index
+  %c16 = arith.constant 16 : index
+  %base = arith.muli %o, %c16 : index
+  tir.for %v = %c0 to %c16 vectorized {
+    %i = arith.addi %base, %v : index
+    %y = arith.divui %i, %c7 : index
+    %x = arith.remui %i, %c7 : index
+    %a = memref.load %A[%c, %y, %x] : memref<2x7x7xf32>
+    %b = arith.addf %a, %a : f32
+    memref.store %b, %B[%c, %y, %x] : memref<2x7x7xf32>
+  }
+  func.return
+}
+
+// -----
+
+// REMARK: not vectorized: strided access: an outer index varies across lanes
+// CHECK-LABEL: func.func @rows_of_another_width
+// CHECK:         tir.for
+func.func @rows_of_another_width(%A: memref<7x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %o = arith.constant 0 : index
+  %c7 = arith.constant 7 : index
+  %c16 = arith.constant 16 : index
+  %base = arith.muli %o, %c16 : index
+  tir.for %v = %c0 to %c16 vectorized {
+    %i = arith.addi %base, %v : index
+    %y = arith.divui %i, %c7 : index
+    %x = arith.remui %i, %c7 : index
+    %a = memref.load %A[%y, %x] : memref<7x8xf32>
+    %b = arith.addf %a, %a : f32
+    memref.store %b, %A[%y, %x] : memref<7x8xf32>
+  }
+  func.return
+}

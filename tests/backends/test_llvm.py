@@ -439,6 +439,7 @@ def test_depthwise_conv2d_tile_of_rows_by_strided_columns(
         ((2, 8, 9, 16), (3, 3), (2, 1), (0, 1, 2, 0)),
         ((1, 56, 56, 144), (3, 3), (1, 1), (1, 1, 1, 1)),  # MobileNetV2's
         ((1, 28, 28, 192), (3, 3), (1, 1), (1, 1, 1, 1)),
+        ((1, 112, 112, 96), (3, 3), (2, 2), (1, 1, 1, 1)),  # MobileNetV2's stride 2
     ],
 )
 def test_nhwc_depthwise_conv2d_reads_its_input_through_bounds_checks(
@@ -452,7 +453,7 @@ def test_nhwc_depthwise_conv2d_reads_its_input_through_bounds_checks(
     and 2, uneven padding, and rows, columns and channels that no tile divides. Its padding
     reads are clamped selects, no branches, in a few copies of the tile (tir-loop-partition
     cut branches down to every tap: 15 copies of the input load for 56x56x144); where rows
-    are the parallel loop, one copy, the interior, reads without a select."""
+    are the parallel loop, one copy, the interior, reads without a select or a clamp."""
     from xtvm.driver.relay_build import lower_for_build
 
     channels = shape[3]
@@ -490,8 +491,18 @@ def test_nhwc_depthwise_conv2d_reads_its_input_through_bounds_checks(
         if any(u.operation.name == "arith.select" for u in load.results[0].uses)
     ]
     assert not any(op.name == "scf.if" and op.results for op in kernels.walk())
-    if h == 56:  # rows as the parallel loop: its interior rows and columns read plainly
+    if h >= 56:  # rows as the parallel loop: its interior rows and columns read plainly
         assert len(selected) < len(loads), (len(selected), len(loads))
+        # ... with no clamp either: the interior's bounds are decided (the interior rows'
+        # branch, i >= 1, and the columns' tiles past the first), so the address is affine
+        clamps = ("arith.maxsi", "arith.minsi")
+        plain = [
+            load
+            for load in loads
+            if load not in selected
+            and not any(getattr(i.owner, "name", None) in clamps for i in load.operands[1:])
+        ]
+        assert plain, [str(load) for load in loads]
 
 
 @pytest.mark.parametrize("shape", [(1, 3, 20, 32), (2, 1, 3, 48), (1, 4, 5, 16), (1, 7, 2, 64)])

@@ -435,3 +435,51 @@ func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
     ]
     assert main_ops(module) == ["func.call", "func.call", "func.return"]
     np.testing.assert_allclose(evaluate(module, inputs)[0], before[0], rtol=1e-6)
+
+
+S = "tensor<1x8x6x6xf32>"
+S5 = "tensor<1x2x4x6x6xf32>"
+S5T = "tensor<1x4x2x6x6xf32>"
+
+
+def shuffle_then_conv(weight: str, attrs: str, extra_use: bool = False) -> str:
+    """ShuffleNet's channel shuffle (reshape, transpose, reshape) feeding a conv2d."""
+    out = "%z" if not extra_use else "%both"
+    tail = f"  %both = relay.add %z, %s : ({S}, {S}) -> {S}\n" if extra_use else ""
+    return f"""
+func.func @main(%x: {S}, %w: {weight}) -> {S} {{
+  %r = relay.reshape %x {{newshape = array<i64: 1, 2, 4, 6, 6>}} : ({S}) -> {S5}
+  %t = relay.transpose %r {{axes = array<i64: 0, 2, 1, 3, 4>}} : ({S5}) -> {S5T}
+  %s = relay.reshape %t {{newshape = array<i64: 1, 8, 6, 6>}} : ({S5T}) -> {S}
+  %c = relay.nn.conv2d %s, %w {attrs} : ({S}, {weight}) -> {S}
+  %one = relay.const dense<1.0> : tensor<f32>
+  %z = relay.add %c, %one : ({S}, tensor<f32>) -> {S}
+{tail}  func.return {out} : {S}
+}}
+"""
+
+
+SHUFFLE = ["relay.reshape", "relay.transpose", "relay.reshape"]
+DEPTHWISE = "{groups = 8 : i64, padding = array<i64: 1, 1, 1, 1>}"
+
+
+def test_channel_shuffle_joins_the_padded_copy_of_a_depthwise_conv2d() -> None:
+    # The conv2d copies its padded input anyway: the shuffle's reads join that copy.
+    check_fusion(
+        shuffle_then_conv("tensor<8x1x3x3xf32>", DEPTHWISE),
+        [[*SHUFFLE, "relay.nn.conv2d", "relay.add"]],
+    )
+
+
+def test_injective_ops_stay_out_of_other_conv2d() -> None:
+    # TVM's rule elsewhere: a grouped (not depthwise) conv2d, an unpadded depthwise one (no
+    # copy to join) and a shuffle read by another op too keep the shuffle a kernel of its own.
+    for weight, attrs in [
+        ("tensor<8x2x3x3xf32>", "{groups = 4 : i64, padding = array<i64: 1, 1, 1, 1>}"),
+        ("tensor<8x1x1x1xf32>", "{groups = 8 : i64}"),
+    ]:
+        check_fusion(shuffle_then_conv(weight, attrs), [SHUFFLE, ["relay.nn.conv2d", "relay.add"]])
+    check_fusion(
+        shuffle_then_conv("tensor<8x1x3x3xf32>", DEPTHWISE, extra_use=True),
+        [SHUFFLE, ["relay.nn.conv2d", "relay.add", "relay.add"]],
+    )

@@ -109,3 +109,26 @@ def test_lit_cases_compute_the_same() -> None:
         remarks = [w for w in caught if issubclass(w.category, VectorizeRemark)]
         assert bool(remarks) == ("// REMARK: " in chunk), chunk
         assert_same_behaviour(before, module)
+
+
+def whole_plane(h: int, w: int, factor: int) -> ModuleOp:
+    """A loop over whole rows (rows and columns fused, then split): row-major, contiguous."""
+    A = te.placeholder((3, h, w), name="A")
+    B = te.compute((3, h, w), lambda c, y, x: A[c, y, x] * 2.0 + A[c, 0, 0], name="B")
+    s = te.create_schedule(B.op)
+    _c, y, x = B.op.axis
+    _o, inner = s[B].split(s[B].fuse(y, x), factor=factor)
+    s[B].vectorize(inner)
+    return tvm.lower(s, [A, B], name="kernel").xdsl
+
+
+@pytest.mark.parametrize(("h", "w", "factor"), [(7, 7, 16), (4, 4, 16), (5, 3, 4)])
+def test_loop_over_whole_rows_is_one_contiguous_vector(h: int, w: int, factor: int) -> None:
+    # The lanes' (row, column) = (i // w, i % w) cross rows, yet address consecutive
+    # elements: one vector access from the first lane's element, no gather.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", VectorizeRemark)
+        module = pipeline_checked(whole_plane(h, w, factor), TirLoopPartitionPass())
+    loads = [op for op in module.walk() if isinstance(op, vector.LoadOp)]
+    assert {op.result.type.get_shape()[0] for op in loads} <= {factor, h * w % factor}
+    assert count(module, vector.StoreOp) >= 1

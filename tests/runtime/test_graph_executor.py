@@ -12,6 +12,7 @@ import pytest
 import xtvm as tvm
 from xtvm import relay, te
 from xtvm.contrib import graph_executor
+from xtvm.driver.relay_build import lower_for_build
 from xtvm.runtime.graph_executor import (
     GraphInputError,
     load_factory,
@@ -70,6 +71,9 @@ def test_conv_net_matches_the_interpreter() -> None:
         (64, 2, 6),  # 32 per group: 16 rows
         (20, 4, 7),  # 5 per group: no row tile divides, a guarded tile of 8
         (24, 24, 8),  # depthwise
+        (544, 4, 7),  # whole 7x7 planes: vectors of 16 across rows, a 1-lane tail
+        (12, 3, 5),  # whole 5x5 planes: 16 + 9 lanes
+        (32, 2, 4),  # one vector per plane
     ],
 )
 def test_grouped_conv2d_matches_the_interpreter(channels: int, groups: int, size: int) -> None:
@@ -85,6 +89,24 @@ def test_grouped_conv2d_matches_the_interpreter(channels: int, groups: int, size
     module.run(x=data)
     (expected,) = interpret(mod, {}, data, weight)
     np.testing.assert_allclose(module.get_output(0).numpy(), expected, rtol=1e-4, atol=1e-4)
+
+
+def test_grouped_conv2d_on_a_small_plane_runs_whole_planes() -> None:
+    # ShuffleNet's 7x7 stage: 1x1 grouped conv2d, a scale and shift, a residual add and relu.
+    # Each channel's 49 outputs are three 16-lane vectors and one lane, not 7-lane rows.
+    x = relay.var("x", shape=(1, 64, 7, 7))
+    w = relay.const(rand(64, 16, 1, 1))
+    scale, shift = relay.const(rand(64, 1, 1)), relay.const(rand(64, 1, 1))
+    y = relay.nn.conv2d(x, w, groups=4) * scale + shift
+    mod = tvm.IRModule.from_expr(relay.Function([x], relay.nn.relu(y + x)))
+    data = rand(1, 64, 7, 7)
+    module = graph_executor.GraphModule(relay.build(mod, target="llvm")["default"](tvm.cpu(0)))
+    module.run(x=data)
+    (expected,) = interpret(mod, {}, data)
+    np.testing.assert_allclose(module.get_output(0).numpy(), expected, rtol=1e-4, atol=1e-4)
+    _, kernels = lower_for_build(mod)
+    text = str(kernels)
+    assert "vector<16xf32>" in text and "vector<7xf32>" not in text
 
 
 @pytest.mark.parametrize("channels", [20, 80])

@@ -243,7 +243,9 @@ class GraphPartitioner:
             if dom.pattern <= INJECTIVE or dom.pattern == COMM_REDUCE:
                 self.fuse_if(node, sink, broadcast_path)
         elif group.pattern in (INJECTIVE, TUPLE):
-            if phase == 1:  # after sweep 0, so that conv2d groups are complete
+            if phase == 1 and group.pattern == INJECTIVE and feeds_padded_copy(node, sink):
+                self.fuse_if(node, sink, lambda kind, is_sink: is_sink or kind <= INJECTIVE)
+            elif phase == 1:  # after sweep 0, so that conv2d groups are complete
                 self.fuse_if(node, sink, lambda kind, is_sink: kind <= INJECTIVE)
         # A reduction only merges as the sink of others.
 
@@ -316,6 +318,28 @@ class GraphPartitioner:
         if child.has_anchor:
             parent.has_anchor = True
             parent.pattern = max(parent.pattern, child.pattern)
+
+
+def feeds_padded_copy(node: Node, sink: Node) -> bool:
+    """Whether `node` (injective) is the data of `sink`, an NCHW depthwise conv2d with padding,
+    and read by nothing else. Such a conv2d copies its padded input before its loops
+    (`schedule.padding_at_root`): the injective ops before it (ShuffleNet's channel shuffle,
+    a reshape, transpose and reshape) join that copy instead of making one of their own.
+    Not in TVM, whose injective ops never fuse into a conv2d."""
+    conv = sink.op
+    if not isinstance(conv, relay.Conv2dOp) or len(node.outputs) != 1 or node.extern_ref:
+        return False
+    if conv.operands[0] is not node.op.results[0] or conv.operands[1] is node.op.results[0]:
+        return False
+    layouts = (conv.data_layout.data, conv.kernel_layout.data)
+    if layouts != ("NCHW", "OIHW") or not any(relay.array_values(conv.padding)):
+        return False
+    weight = conv.operands[1].type
+    return (
+        isinstance(weight, TensorType)
+        and int(weight.get_shape()[1]) == 1
+        and int(conv.groups.value.data) > 1
+    )
 
 
 def broadcast_path(kind: OpPattern, is_sink: bool) -> bool:

@@ -6,6 +6,7 @@ every loop variable. From those ranges (`tir_bounds.Bounds`) the pass
 
 - folds any integer op whose value is fixed (`%r = arith.remui %c13, %c4` -> 1, a comparison
   the ranges decide, as the guard `i < 12` of a split that divides);
+- drops a `max`/`min` the ranges decide (a clamped padding read in a tile inside the border);
 - simplifies `(a * c + b) / c` to `a` and `(a * c + b) % c` to `b` when `0 <= b < c` is
   provable (the index splitting and fusing leave behind);
 - replaces a loop that runs once by its body and erases one that never runs or does nothing;
@@ -22,9 +23,9 @@ import math
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import arith
+from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, ModuleOp
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -43,6 +44,7 @@ from xtvm.dialects import tir
 from xtvm.passes.canonicalize import CanonicalizationRewritePattern
 from xtvm.passes.tir_bounds import (
     Bounds,
+    Interval,
     LinearForm,
     constant_value,
     form_bounds,
@@ -100,6 +102,55 @@ class FoldKnownInteger(RewritePattern):
         interval = Bounds().of(result)
         if interval is not None and interval.constant is not None:
             rewriter.replace(op, arith.ConstantOp(IntegerAttr(interval.constant, result.type)))
+
+
+class DropDecidedClamp(RewritePattern):
+    """`max(a, b)` -> `a` when `a >= b` over the loop ranges (and `min` alike): a clamped
+    padding read's bounds in the interior pieces loop partition cuts off the border (the
+    column `2 * x + rx - 1` of a stride-2 depthwise conv2d's interior tiles is in range)."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if not isinstance(op, arith.MaxSIOp | arith.MinSIOp):
+            return
+        bounds = Bounds(memo=branch_assumptions(op))
+        lhs, rhs = bounds.of(op.lhs), bounds.of(op.rhs)
+        if lhs is None or rhs is None:
+            return
+        larger = isinstance(op, arith.MaxSIOp)
+        if (lhs.lo >= rhs.hi) if larger else (lhs.hi <= rhs.lo):
+            rewriter.replace(op, [], [op.lhs])
+        elif (rhs.lo >= lhs.hi) if larger else (rhs.hi <= lhs.lo):
+            rewriter.replace(op, [], [op.rhs])
+
+
+# `iv <pred> c` narrows iv to (lowest, highest) offsets from c: sge c -> [c, ...], ...
+NARROWING = {"sge": (0, None), "sgt": (1, None), "sle": (None, 0), "slt": (None, -1)}
+NEGATED = {"sge": "slt", "sgt": "sle", "sle": "sgt", "slt": "sge"}
+
+
+def branch_assumptions(op: Operation) -> dict[SSAValue, Interval | None]:
+    """Loop variables' ranges narrowed by the `scf.if` branches around `op` whose condition
+    compares one with a constant (the interior rows' branch of a parallel loop's split body,
+    `i >= 1`): seeds for `Bounds` at `op`."""
+    narrowed: dict[SSAValue, Interval | None] = {}
+    child, parent = op, op.parent_op()
+    while parent is not None:
+        if isinstance(parent, scf.IfOp) and isinstance(cond := parent.cond.owner, arith.CmpiOp):
+            iv, bound = cond.lhs, constant_value(cond.rhs)
+            predicate = arith.CMPI_COMPARISON_OPERATIONS[cond.predicate.value.data]
+            if isinstance(iv, BlockArgument) and bound is not None and predicate in NARROWING:
+                within_then = child.parent_region() is parent.true_region
+                if not within_then:
+                    predicate = NEGATED[predicate]
+                current = narrowed.get(iv) or Bounds().of(iv)
+                if current is not None:
+                    low, high = NARROWING[predicate]
+                    lo = current.lo if low is None else max(current.lo, bound + low)
+                    hi = current.hi if high is None else min(current.hi, bound + high)
+                    if lo <= hi:
+                        narrowed[iv] = Interval(lo, hi)
+        child, parent = parent, parent.parent_op()
+    return narrowed
 
 
 class SimplifyDivisionOfMultiple(RewritePattern):
@@ -224,6 +275,7 @@ class HoistLoopInvariant(RewritePattern):
 def simplify_patterns() -> list[RewritePattern]:
     return [
         FoldKnownInteger(),
+        DropDecidedClamp(),
         SimplifyDivisionOfMultiple(),
         InlineSingleIterationLoop(),
         EraseEmptyLoop(),

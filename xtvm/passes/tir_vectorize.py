@@ -114,7 +114,18 @@ class Varying:
     value: SSAValue
 
 
-Lane = Uniform | Linear | Varying
+@dataclass(frozen=True)
+class Wrapped:
+    """`(base + lane) // width` (a row) or `(base + lane) % width` (a `column`): a fused loop
+    over whole rows of `width` elements (a 7x7 plane), contiguous in a buffer whose last
+    dimension is `width` when both index it, row then column."""
+
+    base: SSAValue
+    width: int
+    column: bool
+
+
+Lane = Uniform | Linear | Varying | Wrapped
 
 
 @dataclass(frozen=True)
@@ -244,9 +255,16 @@ class LoopVectorizer:
 
     def as_vector(self, value: SSAValue) -> SSAValue:
         """`value` with one element per lane, broadcasting or stepping what is scalar."""
-        lane = self.lane(value)
+        return self.lane_vector(self.lane(value))
+
+    def lane_vector(self, lane: Lane) -> SSAValue:
         if isinstance(lane, Varying):
             return lane.value
+        if isinstance(lane, Wrapped):
+            steps = self.lane_vector(Linear(lane.base, 1))
+            width = self.lane_vector(Uniform(self.add(index_constant(lane.width))))
+            split = arith.RemUIOp if lane.column else arith.DivUIOp
+            return self.add(split(steps, width))
         base = lane.value if isinstance(lane, Uniform) else lane.base
         key = (base, self.block)
         if key not in self.broadcasts:
@@ -302,12 +320,41 @@ class LoopVectorizer:
         lanes = [self.lane(i) for i in op.indices]
         if all(isinstance(lane, Uniform) for lane in lanes):
             return None
+        wrapped = self.whole_rows(op, lanes)
+        if wrapped is not None:
+            return wrapped
         *outer, last = lanes
         if not all(isinstance(lane, Uniform) for lane in outer):
             raise NotVectorizable(op, "strided access: an outer index varies across lanes")
         if not isinstance(last, Linear) or last.stride != 1:
             raise NotVectorizable(op, "gather or scatter: the index is not contiguous")
         return [lane.value for lane in outer] + [last.base]  # type: ignore[union-attr]
+
+    def whole_rows(
+        self, op: memref.LoadOp | memref.StoreOp, lanes: list[Lane]
+    ) -> list[SSAValue] | None:
+        """Indices of an access whose last two indices are the row and column of a fused
+        loop over whole rows of the buffer (`Wrapped`): its lanes are consecutive elements
+        of the row-major buffer, read from the first lane's element on (a vector that runs on
+        past the end of a row). None for any other access."""
+        if len(lanes) < 2:
+            return None
+        *outer, row, column = lanes
+        shape = op.memref.type.get_shape()  # type: ignore[attr-defined]
+        if not (
+            isinstance(row, Wrapped)
+            and isinstance(column, Wrapped)
+            and not row.column
+            and column.column
+            and row.base is column.base
+            and row.width == column.width == shape[-1]
+            and all(isinstance(lane, Uniform) for lane in outer)
+        ):
+            return None
+        # Row 0, column `base`: the same element as row base // width, column base % width,
+        # in address arithmetic LLVM sees through (accumulators a constant distance apart).
+        first = [self.add(index_constant(0)), row.base]
+        return [lane.value for lane in outer] + first  # type: ignore[union-attr]
 
     def transposed(self, op: memref.LoadOp) -> tuple[int, list[SSAValue]] | None:
         """(dimension, indices) of a load whose lanes step by one along an outer dimension of
@@ -430,7 +477,7 @@ class LoopVectorizer:
         if all(isinstance(lane, Uniform) for lane in lanes):
             self.scalar_clone(op)
             return
-        if self.linear(op, lanes):
+        if self.wrapped(op, lanes) or self.linear(op, lanes):
             return
         if isinstance(op, arith.SelectOp) and isinstance(lanes[0], Uniform):
             # One condition for every lane (a clamped padding read's): a scalar i1 selects
@@ -454,9 +501,30 @@ class LoopVectorizer:
         for old, result in zip(op.results, new.results, strict=True):
             self.values[old] = Varying(result)
 
+    def wrapped(self, op: Operation, lanes: list[Lane]) -> bool:
+        """Keep the row and column of a contiguous index split by a constant width
+        (`Wrapped`) scalar, and through adding or subtracting 0 (a tile's start at 0)."""
+        if isinstance(op, arith.DivUIOp | arith.RemUIOp):
+            step, by = lanes
+            width = constant_value(by.value) if isinstance(by, Uniform) else None
+            if not isinstance(step, Linear) or step.stride != 1 or not width or width < 0:
+                return False
+            self.values[op.result] = Wrapped(step.base, width, isinstance(op, arith.RemUIOp))
+            return True
+        if isinstance(op, arith.AddiOp | arith.SubiOp):
+            a, b = lanes
+            if isinstance(op, arith.AddiOp) and isinstance(a, Uniform):
+                a, b = b, a
+            if isinstance(a, Wrapped) and isinstance(b, Uniform) and constant_value(b.value) == 0:
+                self.values[op.result] = a
+                return True
+        return False
+
     def linear(self, op: Operation, lanes: list[Lane]) -> bool:
         """Keep `base + stride * lane` scalar through index adds, subtracts and scalings."""
         if not isinstance(op, arith.AddiOp | arith.SubiOp | arith.MuliOp):
+            return False
+        if any(isinstance(x, Wrapped) for x in lanes):
             return False
         if not isinstance(op.result.type, IndexType) or any(isinstance(x, Varying) for x in lanes):
             return False

@@ -210,8 +210,29 @@ def shared_buffer(thread: dict[str, Any], key: int, shape: tuple[int, ...], dtyp
     return buffers[key]
 
 
+def row_major_window(array: np.ndarray, indices: tuple[int, ...], lanes: int) -> np.ndarray:
+    """The `lanes` elements of a row-major buffer from `indices` on, as a writable view: a
+    vector that runs past the end of its row reads on into the next (tir-vectorize's loops
+    over whole rows of a plane)."""
+    *outer, last = indices
+    if last + lanes <= array.shape[-1]:
+        return array[(*outer, slice(last, last + lanes))]
+    if not array.flags.c_contiguous:
+        raise TirInterpreterError("a vector across rows of a buffer that is not row-major")
+    offset = 0
+    for index, dim in zip(indices, array.shape, strict=True):
+        offset = offset * dim + index
+    flat = array.reshape(-1)
+    if offset < 0 or offset + lanes > flat.size:
+        raise TirInterpreterError(
+            f"a vector of {lanes} lanes at {list(indices)} runs out of its buffer"
+        )
+    return flat[offset : offset + lanes]
+
+
 HELPERS: dict[str, Any] = {
     "np": np,
+    "row_major_window": row_major_window,
     "wrap": wrap,
     "unsigned": unsigned,
     "div_trunc": div_trunc,
@@ -483,7 +504,7 @@ class Translator:
                 return
             if isinstance(op, vector.StoreOp):
                 target = self.vector_slice(op.base, op.indices, op.vector.type)
-                self.emit(depth, f"{target} = {self.name(op.vector)}")
+                self.emit(depth, f"{target}[:] = {self.name(op.vector)}")
                 return
             if isinstance(op, memref.DeallocOp):
                 return
@@ -560,8 +581,8 @@ class Translator:
         """`base[i, ..., j:j + lanes]`: the elements a 1-d vector load or store touches."""
         assert isinstance(typ, VectorType)
         lanes = typ.get_shape()[-1]
-        *outer, last = (self.name(i) for i in indices)
-        return f"{self.name(base)}[{', '.join([*outer, f'{last}:{last} + {lanes}'])}]"
+        names = [self.name(i) for i in indices]
+        return f"row_major_window({self.name(base)}, ({', '.join(names)},), {lanes})"
 
     def vector_expression(self, op: Operation) -> str | None:
         """An op producing or reducing a vector: numpy arrays of the element dtype."""

@@ -586,7 +586,7 @@ def cpu_conv2d(s: te.Schedule, t: te.Tensor, tiles: ConvTiles | None = None) -> 
     if not reads_padding_inline(t):
         padding_at_root(s, s[t])
     outer, inner = register_tiled(s, t)
-    depthwise = False
+    depthwise, plane, plane_outer = False, None, None
     if tag.endswith("nchw"):
         n, f, y, x = outer.op.axis
         per_group_out = t.op.attrs.get("per_group_out", extent(f))  # type: ignore[attr-defined]
@@ -600,6 +600,17 @@ def cpu_conv2d(s: te.Schedule, t: te.Tensor, tiles: ConvTiles | None = None) -> 
             loops = [n, f, y_outer, x_outer]
             tile, vector = y_inner, x_inner
             last_parallel = y_outer if y_outer is not None else f
+        elif tiles is None and whole_plane(t) and plane_rows(per_group_out) >= 4:
+            # A 1x1 conv2d on a plane narrower than a vector (7x7): the tile is a few output
+            # channels by the whole plane, one vector of H*W contiguous elements per channel.
+            group = None
+            if per_group_out < extent(f):
+                group, f = outer.split(f, factor=per_group_out)
+            rows = plane_rows(per_group_out)
+            f_outer, f_inner = outer.split(f, factor=rows)
+            plane_outer, plane = split_inner(outer, outer.fuse(y, x), VECTOR_LANES)
+            loops = [n, group, f_outer]
+            tile, vector, last_parallel = f_inner, plane, f_outer
         else:
             group, rows = None, CONV_CHANNEL_TILE
             if per_group_out < extent(f):
@@ -627,7 +638,7 @@ def cpu_conv2d(s: te.Schedule, t: te.Tensor, tiles: ConvTiles | None = None) -> 
         loops = [n, y, f_outer, x_outer] if outside else [n, f_outer, y, x_outer]
         tile, vector, last_parallel = x_inner, f_inner, y
     loops = [a for a in loops if a is not None]
-    outer.reorder(*loops, tile, vector)
+    outer.reorder(*loops, *(a for a in (plane_outer,) if a is not None), tile, vector)
     head = loops[: loops.index(last_parallel) + 1]  # fused and parallel
     parallel = fused(outer, head)
     assert parallel is not None
@@ -636,6 +647,20 @@ def cpu_conv2d(s: te.Schedule, t: te.Tensor, tiles: ConvTiles | None = None) -> 
     rest = loops[len(head) :]
     scope = rest[-1] if rest else parallel
     inner.compute_at(outer, scope)
+    if tag.endswith("nchw") and vector is plane:
+        # Vectors of the plane outside the reduction, so that loop partition cuts off the
+        # last, partial one; channels unrolled inside: one accumulator register each.
+        n_c, f_c, y_c, x_c = inner.op.axis
+        inner.reorder(n_c, f_c, y_c, x_c)
+        chunk, lanes = split_inner(inner, inner.fuse(y_c, x_c), VECTOR_LANES)
+        inner.reorder(
+            n_c, *(a for a in (chunk,) if a is not None), *inner.op.reduce_axis, f_c, lanes
+        )
+        if chunk is not None:
+            inner.unroll(chunk)  # constant offsets: the accumulators stay in registers
+        inner.unroll(f_c)
+        inner.vectorize(lanes)
+        return
     if tag.endswith("nchw"):
         n_c, f_c, y_c, x_c = inner.op.axis
         inner_tile, inner_vector = (y_c, x_c) if depthwise else (f_c, x_c)
@@ -653,6 +678,34 @@ def cpu_conv2d(s: te.Schedule, t: te.Tensor, tiles: ConvTiles | None = None) -> 
     inner.reorder(*spatial, *reduce_axes, inner_tile, inner_vector)
     inner.unroll(inner_tile)
     inner.vectorize(inner_vector)
+
+
+def whole_plane(conv: te.Tensor) -> bool:
+    """Whether an NCHW conv2d is 1x1, stride 1, unpadded, on a plane narrower than a vector
+    whose H*W fit one vectorized loop (MAX_VECTOR_EXTENT): its rows are then one contiguous
+    run in both input and output, and a tile of whole planes fills vectors (ShuffleNet's 7x7
+    stage: 7-lane rows ran at half speed, a 49-lane plane is three full vectors and one
+    lane)."""
+    workload = conv.op.attrs.get("workload")  # type: ignore[attr-defined]
+    if workload is None or workload[7] != "NCHW":
+        return False
+    _, _, height, width = (int(d) for d in conv.shape)  # type: ignore[arg-type]
+    unit = all(extent(a) == 1 for a in conv.op.reduce_axis if a.var.name != "rc")  # type: ignore[attr-defined]
+    return (
+        unit
+        and tuple(workload[3]) == (1, 1)
+        and not any(workload[4])
+        and 1 < height
+        and width < VECTOR_LANES
+        and height * width <= MAX_VECTOR_EXTENT
+    )
+
+
+def plane_rows(per_group_out: int) -> int:
+    """Output channels of a whole-plane tile, one accumulator register each: the most up to
+    12 that divide the channels per group (a tile of fewer than 4 leaves the FMA units
+    waiting: such a conv2d keeps the row tile)."""
+    return next(r for r in range(12, 0, -1) if per_group_out % r == 0)
 
 
 def group_row_tile(per_group_out: int) -> int:

@@ -23,10 +23,57 @@ def injective(shape: Sequence[int], body: object, name: str) -> te.Tensor:
 
 
 def reshape(x: TensorLike, shape: Sequence[int], name: str = "T_reshape") -> te.Tensor:
+    """Each run of output axes reads the run of input axes with the same number of elements
+    (`aligned_runs`), so an axis both shapes keep is read as it is: ShuffleNet's channel
+    shuffle, 112 channels split as 4 x 28 over 56 x 56 pixels, keeps its rows contiguous
+    (vectorized), where one linear index divided back for every element was scalar."""
     source = static_shape(x)
     if list(source) == list(shape):
         return injective(shape, lambda *i: x(*i), name)
-    return injective(shape, lambda *i: x(*unravel(ravel(i, shape), source)), name)
+    runs = aligned_runs(source, shape)
+
+    def body(*i: PrimExpr) -> PrimExpr:
+        at: list[Index] = []
+        for src, dst in runs:
+            if len(src) == len(dst) == 1:
+                at.append(i[dst.start])
+            else:
+                at += unravel(
+                    ravel(i[dst.start : dst.stop], shape[dst.start : dst.stop]),
+                    source[src.start : src.stop],
+                )
+        return x(*at)
+
+    return injective(shape, body, name)
+
+
+def aligned_runs(source: Sequence[int], shape: Sequence[int]) -> list[tuple[range, range]]:
+    """Consecutive (input axes, output axes) runs of a reshape with equal element counts,
+    each as short as can be; one run of all axes where the shapes share no boundary (or hold
+    no element)."""
+    whole = [(range(len(source)), range(len(shape)))]
+    if 0 in source or 0 in shape:
+        return whole
+    runs: list[tuple[range, range]] = []
+    i = j = 0
+    while i < len(source) and j < len(shape):
+        start_i, start_j = i, j
+        have, want = source[i], shape[j]
+        i, j = i + 1, j + 1
+        while have != want:
+            if have < want and i < len(source):
+                have, i = have * source[i], i + 1
+            elif have > want and j < len(shape):
+                want, j = want * shape[j], j + 1
+            else:
+                return whole
+        runs.append((range(start_i, i), range(start_j, j)))
+    if not runs:
+        return whole
+    # trailing axes of one element join the last run
+    last_src, last_dst = runs[-1]
+    runs[-1] = (range(last_src.start, len(source)), range(last_dst.start, len(shape)))
+    return runs
 
 
 def transpose(x: TensorLike, perm: Sequence[int]) -> te.Tensor:
