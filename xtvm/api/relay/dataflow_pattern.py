@@ -34,6 +34,7 @@ from xtvm.api.relay.expr import (
 )
 from xtvm.api.relay.expr_functor import ExprMutator
 from xtvm.api.relay.ty import TensorType, Type
+from xtvm.api.structural_equal import structural_equal
 
 Memo = dict[int, tuple["DFPattern", Any]]
 COMMUTATIVE = ("add", "multiply")
@@ -93,7 +94,7 @@ class DFPattern:
 
 
 class ExprPattern(DFPattern):
-    """Matches one expression (or operator), by identity."""
+    """Matches one expression (or operator): itself, or one structurally equal to it."""
 
     def __init__(self, expr: Expr | Op) -> None:
         self.expr = expr
@@ -408,8 +409,14 @@ class Matcher:
     def _visit(self, p: DFPattern, expr: Expr | Op) -> bool:
         if isinstance(p, WildcardPattern):
             return True
-        if isinstance(p, ExprPattern):
-            return p.expr is expr
+        if isinstance(p, ExprPattern):  # structurally, as TVM: `is_expr(relay.const(0))`
+            if p.expr is expr:
+                return True
+            return (
+                isinstance(p.expr, Expr)
+                and isinstance(expr, Expr)
+                and structural_equal(p.expr, expr)
+            )
         if isinstance(p, VarPattern):
             return isinstance(expr, Var) and (not p.name or p.name == expr.name_hint)
         if isinstance(p, ConstantPattern):
@@ -533,8 +540,10 @@ class Matcher:
         return ipdom
 
     def _call(self, p: CallPattern, expr: Expr | Op) -> bool:
-        if not isinstance(expr, Call) or not self.match(p.op, expr.op):
+        if not isinstance(expr, Call):
             return False
+        if not self.match(p.op, expr.op):
+            return self._associated(p, expr)
         if p.args is None:
             return True
         if len(p.args) == 1 and isinstance(p.args[0], TuplePattern) and isinstance(expr.op, Op):
@@ -548,6 +557,48 @@ class Matcher:
         if isinstance(expr.op, Op) and expr.op.name in COMMUTATIVE and len(p.args) == 2:
             return self._all(p.args, expr.args[::-1])
         return False
+
+    def _associated(self, p: CallPattern, expr: Call) -> bool:
+        """TVM's reassociation: `(a * b) / c` matches `a * (b / c)` (either factor), and
+        `(a / b) * c` matches `(a * c) / b`."""
+        name = _pattern_op(p)
+        if p.args is None or len(p.args) != 2 or not isinstance(expr.op, Op):
+            return False
+        inner = [
+            a if isinstance(a, CallPattern) and a.args and len(a.args) == 2 else None
+            for a in p.args
+        ]
+        args_ops = [
+            a.op.name if isinstance(a, Call) and isinstance(a.op, Op) else "" for a in expr.args
+        ]
+        first = inner[0]
+        if name == "divide" and first is not None and _pattern_op(first) == "multiply":
+            if expr.op.name == "multiply" and "divide" in args_ops:
+                assert first.args is not None
+                for i in range(2):
+                    div = CallPattern(p.op, [first.args[i], p.args[1]])
+                    mul = CallPattern(first.op, [first.args[1 - i], div])
+                    saved = self._save()
+                    if self.match(mul, expr):
+                        return True
+                    self._restore(saved)
+            return False
+        if name == "multiply":
+            for i, arg in enumerate(inner):
+                if arg is None or _pattern_op(arg) != "divide":
+                    continue
+                if expr.op.name == "divide" and "multiply" in args_ops:
+                    assert arg.args is not None
+                    mul = CallPattern(p.op, [arg.args[0], p.args[1 - i]])
+                    return self.match(CallPattern(arg.op, [mul, arg.args[1]]), expr)
+        return False
+
+
+def _pattern_op(p: CallPattern) -> str:
+    """The name of the operator a call pattern calls, if it is one."""
+    if isinstance(p.op, ExprPattern) and isinstance(p.op.expr, Op):
+        return p.op.expr.name
+    return ""
 
 
 def _lca(
@@ -822,16 +873,16 @@ class _Rewriter(ExprMutator):
 
 
 def rewrite(callbacks: DFPatternCallback | Sequence[DFPatternCallback], expr: Expr) -> Expr:
-    """Apply each callback where its pattern matches, repeating until nothing changes (or
-    once, for a callback with `rewrite_once`)."""
+    """Apply the callbacks in turn where their patterns match, repeating the round until
+    nothing changes (or once, when the last callback has `rewrite_once`), as TVM: a rewrite by
+    a later callback may make an earlier one's pattern match."""
     cbs = [callbacks] if isinstance(callbacks, DFPatternCallback) else list(callbacks)
-    for cb in cbs:
-        for _ in range(100):
-            new = _Rewriter(cb).visit(expr)
-            done = new is expr or cb.rewrite_once
-            expr = new
-            if done:
-                break
+    for _ in range(100):
+        last = expr
+        for cb in cbs:
+            expr = _Rewriter(cb).visit(expr)
+        if expr is last or not cbs or cbs[-1].rewrite_once:
+            break
     return expr
 
 

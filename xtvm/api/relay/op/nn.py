@@ -14,7 +14,9 @@ from xtvm.api.relay.expr import (
     Call,
     Constant,
     Expr,
+    RelayTypeError,
     const,
+    deferred_until_typed,
     derive_builders,
     has_type,
     infer_untyped,
@@ -76,7 +78,7 @@ def infer_conv_weight(
     if has_type(weight):
         return
     if channels is None or kernel_size is None:
-        raise ValueError("conv2d: an untyped weight needs channels= and kernel_size=")
+        raise RelayTypeError("conv2d: an untyped weight needs channels= and kernel_size=")
     typ = tensor_type(data)
     in_channels = d.Layout.parse(data_layout).primal_sizes(typ.shape)["C"]
     kh, kw = pair(kernel_size)
@@ -88,13 +90,14 @@ def infer_conv_weight(
 
 def check_unused(data: Expr, out_dtype: str = "", out_layout: str = "", layout: str = "") -> None:
     """Reject what xtvm cannot honour instead of silently ignoring it."""
-    typ = data.checked_type
+    typ = data.checked_type if out_dtype else None
     if out_dtype and isinstance(typ, TensorType) and out_dtype != typ.dtype:
         raise ValueError(f"out_dtype {out_dtype} differs from the input dtype {typ.dtype}")
     if out_layout and out_layout != layout:
         raise ValueError(f"out_layout {out_layout} differs from the layout {layout}")
 
 
+@deferred_until_typed(d.Conv2dOp)
 def conv2d(
     data: Expr,
     weight: Expr,
@@ -131,6 +134,7 @@ def conv2d(
     return call
 
 
+@deferred_until_typed(d.Conv2dWinogradOp)
 def contrib_conv2d_winograd_without_weight_transform(
     data: Expr,
     weight: Expr,
@@ -164,6 +168,7 @@ def contrib_conv2d_winograd_without_weight_transform(
     return call
 
 
+@deferred_until_typed(d.Conv2dTransposeOp)
 def conv2d_transpose(
     data: Expr,
     weight: Expr,
@@ -197,6 +202,7 @@ def conv2d_transpose(
     )
 
 
+@deferred_until_typed(d.DenseOp)
 def dense(data: Expr, weight: Expr, units: int | None = None, out_dtype: str = "") -> Call:
     check_unused(data, out_dtype)
     if not has_type(weight) and units is not None:
@@ -209,6 +215,7 @@ def dense(data: Expr, weight: Expr, units: int | None = None, out_dtype: str = "
     return call
 
 
+@deferred_until_typed(d.MatmulOp)
 def matmul(
     tensor_a: Expr,
     tensor_b: Expr,
@@ -223,6 +230,7 @@ def matmul(
     )
 
 
+@deferred_until_typed(d.BatchMatmulOp)
 def batch_matmul(
     tensor_a: Expr,
     tensor_b: Expr,
@@ -236,16 +244,19 @@ def batch_matmul(
     )
 
 
+@deferred_until_typed(d.BiasAddOp)
 def bias_add(data: Expr, bias: Expr, axis: int = 1) -> Call:
     infer_vector(data, axis, bias)
     return make_call(d.BiasAddOp, data, bias, axis=axis)
 
 
+@deferred_until_typed(d.PreluOp)
 def prelu(data: Expr, alpha: Expr, axis: int = 1) -> Call:
     infer_vector(data, axis, alpha)
     return make_call(d.PreluOp, data, alpha, axis=axis)
 
 
+@deferred_until_typed(d.BatchNormOp)
 def batch_norm(
     data: Expr,
     gamma: Expr,
@@ -273,6 +284,7 @@ def batch_norm(
     )
 
 
+@deferred_until_typed(d.LayerNormOp)
 def layer_norm(
     data: Expr,
     gamma: Expr,
