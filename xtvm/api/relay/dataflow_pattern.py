@@ -697,8 +697,12 @@ def _name_of(root: Expr, inputs: Mapping[int, Var]) -> str:
     for e in post_order(root, children):  # type: ignore[arg-type]
         if id(e) in inputs:
             continue
-        if isinstance(e, Call):
-            parts.append(e.op.name + "_" if isinstance(e.op, Op) else "Call_")
+        if isinstance(e, Call) and isinstance(e.op, Op):
+            variadic = e.op.op_class is not None and e.op.op_class.VARIADIC
+            # a variadic op's tensors are TVM's tuple, named before the call as TVM visits it
+            parts.append(("Tuple_" if variadic else "") + e.op.name + "_")
+        elif isinstance(e, Call):
+            parts.append("Call_")
         elif isinstance(e, Function):
             parts.append("Function")
         elif isinstance(e, Tuple):
@@ -743,22 +747,21 @@ def _group_matches(
         params: list[Var] = []
         n = 0
         for p in _pattern_order(pattern):
-            if p.children() or id(p) not in memo:
+            if id(p) not in memo:
                 continue
-            matched = memo[id(p)][1]
-            if (
-                isinstance(matched, Op | Function)
-                or _embed_const(matched, p)
-                or id(matched) in matcher.fuzzy
-            ):
-                continue
-            if id(matched) in inputs:
-                continue
-            v = Var(f"FunctionVar_{len(groups)}_{n}")
-            n += 1
-            inputs[id(matched)] = v
-            args.append(matched)
-            params.append(v)
+            for matched in _inputs_of(p, memo[id(p)][1]):
+                if (
+                    isinstance(matched, Op | Function)
+                    or _embed_const(matched, p)
+                    or id(matched) in matcher.fuzzy
+                    or id(matched) in inputs
+                ):
+                    continue
+                v = Var(f"FunctionVar_{len(groups)}_{n}")
+                n += 1
+                inputs[id(matched)] = v
+                args.append(matched)
+                params.append(v)
         # the matched nodes between the root and the inputs
         inner: set[int] = set()
         stack = [node]
@@ -780,14 +783,20 @@ def _group_matches(
         body = _Substitute(inputs).visit(node)
         fn_attrs = {"PartitionedFromPattern": _name_of(node, inputs), **dict(attrs)}
         fn = Function(params, body, attrs=fn_attrs)
-        for v, a in zip(params, args, strict=True):
-            try:
-                v.type_annotation = a.checked_type
-            except RelayTypeError:  # an input of unknown type stays untyped
-                pass
         groups.append(_Group(node, fn, args, inner))
         taken |= inner
     return groups
+
+
+def _inputs_of(p: DFPattern, matched: Expr) -> Sequence[Expr]:
+    """What a pattern node's match gives the partitioned function as parameters: a leaf's
+    match, or, as TVM, every field of a tuple (every argument of a call) that a pattern with
+    any fields (arguments) matched."""
+    if isinstance(p, TuplePattern) and p.fields is None and isinstance(matched, Tuple):
+        return matched.fields
+    if isinstance(p, CallPattern) and p.args is None and isinstance(matched, Call):
+        return matched.args
+    return () if p.children() else (matched,)
 
 
 class _Partitioner(ExprMutator):
@@ -809,11 +818,8 @@ def partition(
     check: Callable[[Expr], bool] = lambda _e: True,
 ) -> Expr:
     """`expr` with each instance of `pattern` (for which `check` holds) replaced by a call of
-    a function holding it, with `attrs` and `PartitionedFromPattern` set.
-
-    Unlike TVM's, a parameter has its argument's type where that is known: xtvm infers a
-    function's types from its parameters', not from the calls of it.
-    """
+    a function holding it, with `attrs` and `PartitionedFromPattern` set. Its parameters are
+    untyped, as TVM's: type inference gives them their arguments' types."""
     if isinstance(expr, Function):
         return Function(
             expr.params,
@@ -857,19 +863,35 @@ class _NodeMap(dict):  # type: ignore[type-arg]
 
 
 class _Rewriter(ExprMutator):
-    def __init__(self, callback: DFPatternCallback) -> None:
+    """One round of a callback, as TVM's: its pattern is matched on the graph as it was at the
+    start of the round (`root`: a dominator's users are all of its users), and the callback
+    gets what each pattern node matched as rewritten so far; a rewritten node replaces the
+    original at every use."""
+
+    def __init__(self, callback: DFPatternCallback, root: Expr) -> None:
         super().__init__()
         self.cb = callback
+        self.matcher = Matcher(root)
 
     def visit(self, expr: Any) -> Any:
+        key = id(expr)
+        if key in self.memo_map:
+            return self.memo_map[key][1]
         post = super().visit(expr)
-        if not isinstance(post, Expr) or self.cb.pattern is None:
-            return post
-        matcher = Matcher(post)
-        if matcher.match(self.cb.pattern, post):
-            node_map = _NodeMap({k: [v[1]] for k, v in matcher.memo.items()})
-            return self.cb.callback(expr, post, node_map)
-        return post
+        result = post
+        if isinstance(expr, Expr) and not isinstance(expr, Op) and self.cb.pattern is not None:
+            self.matcher.memo, self.matcher.fuzzy = {}, {}
+            if self.matcher.match(self.cb.pattern, expr):
+                node_map = _NodeMap(
+                    {k: [self._rewritten(v[1])] for k, v in self.matcher.memo.items()}
+                )
+                result = self.cb.callback(expr, post, node_map)
+        self.memo_map[key] = (expr, result)
+        return result
+
+    def _rewritten(self, node: Any) -> Any:
+        seen = self.memo_map.get(id(node))
+        return node if seen is None else seen[1]
 
 
 def rewrite(callbacks: DFPatternCallback | Sequence[DFPatternCallback], expr: Expr) -> Expr:
@@ -880,7 +902,7 @@ def rewrite(callbacks: DFPatternCallback | Sequence[DFPatternCallback], expr: Ex
     for _ in range(100):
         last = expr
         for cb in cbs:
-            expr = _Rewriter(cb).visit(expr)
+            expr = _Rewriter(cb, expr).visit(expr)
         if expr is last or not cbs or cbs[-1].rewrite_once:
             break
     return expr

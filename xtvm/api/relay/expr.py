@@ -60,92 +60,6 @@ def broadcast_type(name: str, args: Sequence[Type]) -> TensorType:
 # Operators and attributes
 
 
-class Op:
-    """A relay operator, named as in TVM (`nn.conv2d`); `op_class` is its xDSL op."""
-
-    _registry: dict[str, Op] = {}
-
-    def __init__(self, name: str, op_class: type[dialect.RelayOp] | None) -> None:
-        self.name = name
-        self.op_class = op_class
-        # An operator registered from Python (`relay.op.op.register`): its type relation,
-        # "Identity", "Broadcast" or a function of (argument types, attrs); it has no
-        # implementation, so it type-checks but neither builds nor runs.
-        self.type_rel: str | Callable[..., Any] | None = None
-        self.num_inputs = -1
-        self.arguments: list[tuple[str, str, str]] = []
-        self.support_level = 10
-        self.attrs_type_key = ""
-        self.description = ""
-
-    @property
-    def registered_from_python(self) -> bool:
-        return self.op_class is None and self.name not in (COMPILER_BEGIN, COMPILER_END)
-
-    def set_num_inputs(self, n: int) -> None:
-        self.num_inputs = int(n)
-
-    def add_argument(self, name: str, type_key: str, description: str) -> None:
-        self.arguments.append((name, type_key, description))
-
-    def add_type_rel(self, name: str, rel: Callable[..., Any] | None = None) -> None:
-        """The type relation: "Identity" or "Broadcast" (TVM's), or `rel(arg_types, attrs)`
-        returning the result type."""
-        if rel is None and name not in ("Identity", "Broadcast"):
-            raise ValueError(f"unknown type relation '{name}' (Identity, Broadcast, or a function)")
-        self.type_rel = rel if rel is not None else name
-
-    def set_support_level(self, level: int) -> None:
-        self.support_level = int(level)
-
-    def set_attrs_type_key(self, key: str) -> None:
-        self.attrs_type_key = key
-
-    def relate(self, args: Sequence[Type], attrs: Attrs) -> Type:
-        """The result type of a call of this Python-registered operator."""
-        if self.num_inputs >= 0 and len(args) != self.num_inputs:
-            raise OpTypeError(f"{self.name} takes {self.num_inputs} arguments, got {len(args)}")
-        if self.type_rel is None:
-            raise OpTypeError(f"operator {self.name} has no type relation (add_type_rel)")
-        if self.type_rel == "Identity":
-            return args[0]
-        if self.type_rel == "Broadcast":
-            return broadcast_type(self.name, args)
-        assert callable(self.type_rel)
-        try:
-            result = self.type_rel(list(args), attrs.properties or None)
-        except Exception as exc:  # the relation's own check: TVM reports it as a TVMError
-            raise OpTypeError(f"type relation of {self.name} failed: {exc}") from None
-        if not isinstance(result, Type):
-            raise OpTypeError(f"type relation of {self.name} returned {result!r}, not a type")
-        return result
-
-    @staticmethod
-    def get(name: str) -> Op:
-        """The operator named `name`; ValueError for an unknown name."""
-        if not Op._registry:
-            for op_class in dialect.Relay.operations:
-                assert issubclass(op_class, dialect.RelayOp)
-                tvm_name = op_class.name.removeprefix("relay.")
-                Op._registry[tvm_name] = Op(tvm_name, op_class)
-            for annotation in (COMPILER_BEGIN, COMPILER_END):
-                Op._registry[annotation] = Op(annotation, None)
-        op = Op._registry.get(name)
-        if op is None:
-            raise ValueError(f"unknown relay operator '{name}'")
-        return op
-
-    @staticmethod
-    def of(op_class: type[Operation]) -> Op:
-        return Op.get(op_class.name.removeprefix("relay."))
-
-    def astext(self) -> str:
-        return f'#[version = "0.0.5"]\n{self.name}'
-
-    def __repr__(self) -> str:
-        return f"Op({self.name})"
-
-
 COMPILER_BEGIN = "annotation.compiler_begin"
 COMPILER_END = "annotation.compiler_end"
 
@@ -285,6 +199,99 @@ class Expr:
 
     def __iter__(self) -> Iterator[TupleGetItem]:
         return (self[i] for i in range(len(self)))
+
+
+class Op(Expr):
+    """A relay operator, named as in TVM (`nn.conv2d`); `op_class` is its xDSL op. It is an
+    expression, as TVM's (a tuple may hold one), but has no type of its own."""
+
+    _registry: dict[str, Op] = {}
+
+    def __init__(self, name: str, op_class: type[dialect.RelayOp] | None) -> None:
+        self.name = name
+        self.op_class = op_class
+        # An operator registered from Python (`relay.op.op.register`): its type relation,
+        # "Identity", "Broadcast" or a function of (argument types, attrs); it has no
+        # implementation, so it type-checks but neither builds nor runs.
+        self.type_rel: str | Callable[..., Any] | None = None
+        self.num_inputs = -1
+        self.arguments: list[tuple[str, str, str]] = []
+        self.support_level = 10
+        self.attrs_type_key = ""
+        self.description = ""
+
+    @property
+    def registered_from_python(self) -> bool:
+        return self.op_class is None and self.name not in (COMPILER_BEGIN, COMPILER_END)
+
+    def set_num_inputs(self, n: int) -> None:
+        self.num_inputs = int(n)
+
+    def add_argument(self, name: str, type_key: str, description: str) -> None:
+        self.arguments.append((name, type_key, description))
+
+    def add_type_rel(self, name: str, rel: Callable[..., Any] | None = None) -> None:
+        """The type relation: "Identity" or "Broadcast" (TVM's), or `rel(arg_types, attrs)`
+        returning the result type."""
+        if rel is None and name not in ("Identity", "Broadcast"):
+            raise ValueError(f"unknown type relation '{name}' (Identity, Broadcast, or a function)")
+        self.type_rel = rel if rel is not None else name
+
+    def set_support_level(self, level: int) -> None:
+        self.support_level = int(level)
+
+    def set_attrs_type_key(self, key: str) -> None:
+        self.attrs_type_key = key
+
+    def relate(self, args: Sequence[Type], attrs: Attrs) -> Type:
+        """The result type of a call of this Python-registered operator."""
+        if self.num_inputs >= 0 and len(args) != self.num_inputs:
+            raise OpTypeError(f"{self.name} takes {self.num_inputs} arguments, got {len(args)}")
+        if self.type_rel is None:
+            raise OpTypeError(f"operator {self.name} has no type relation (add_type_rel)")
+        if self.type_rel == "Identity":
+            return args[0]
+        if self.type_rel == "Broadcast":
+            return broadcast_type(self.name, args)
+        assert callable(self.type_rel)
+        try:
+            result = self.type_rel(list(args), attrs.properties or None)
+        except Exception as exc:  # the relation's own check: TVM reports it as a TVMError
+            raise OpTypeError(f"type relation of {self.name} failed: {exc}") from None
+        if not isinstance(result, Type):
+            raise OpTypeError(f"type relation of {self.name} returned {result!r}, not a type")
+        return result
+
+    @staticmethod
+    def get(name: str) -> Op:
+        """The operator named `name`; ValueError for an unknown name."""
+        if not Op._registry:
+            for op_class in dialect.Relay.operations:
+                assert issubclass(op_class, dialect.RelayOp)
+                tvm_name = op_class.name.removeprefix("relay.")
+                Op._registry[tvm_name] = Op(tvm_name, op_class)
+            for annotation in (COMPILER_BEGIN, COMPILER_END):
+                Op._registry[annotation] = Op(annotation, None)
+        op = Op._registry.get(name)
+        if op is None:
+            raise ValueError(f"unknown relay operator '{name}'")
+        return op
+
+    @staticmethod
+    def of(op_class: type[Operation]) -> Op:
+        return Op.get(op_class.name.removeprefix("relay."))
+
+    def infer(self) -> Type:
+        raise RelayTypeError(f"operator {self.name} has no type outside a call")
+
+    def astext(self, show_meta_data: bool = True, annotate: object = None) -> str:
+        return f'#[version = "0.0.5"]\n{self.name}'
+
+    def __str__(self) -> str:
+        return self.name
+
+    def __repr__(self) -> str:
+        return f"Op({self.name})"
 
 
 class Id:
@@ -793,6 +800,7 @@ def deferred_until_typed(
                     raise RelayTypeError(f"{op_class.name}: {exc}") from None
                 if not isinstance(built, Call) or built.op is not call.op:
                     raise RelayTypeError(f"the builder of {op_class.name} made {built!r}")
+                call.args = built.args  # the operands as the builder made them (cast, ...)
                 return built.attrs, built.checked_type
 
             def remake(new: Sequence[Expr]) -> Call:

@@ -22,7 +22,7 @@ from xtvm.api.relay.expr import (
     infer_untyped,
     make_call,
 )
-from xtvm.api.relay.op.tensor import ones_like
+from xtvm.api.relay.op.tensor import cast, ones_like
 from xtvm.api.relay.ty import TensorType
 from xtvm.dialects import relay as d
 
@@ -88,6 +88,15 @@ def infer_conv_weight(
     infer_untyped(weight, TensorType([sizes[c] for c in kernel_layout], typ.dtype))
 
 
+def accumulate_in(out_dtype: str, *operands: Expr) -> list[Expr]:
+    """The operands of a product op computing in `out_dtype` (TVM's `out_dtype`: int8 data
+    accumulated in int32, float16 in float32): each cast to it, as TVM's kernels cast every
+    element before multiplying, so the arithmetic is the same."""
+    if not out_dtype:
+        return list(operands)
+    return [x if tensor_type(x).dtype == out_dtype else cast(x, out_dtype) for x in operands]
+
+
 def check_unused(data: Expr, out_dtype: str = "", out_layout: str = "", layout: str = "") -> None:
     """Reject what xtvm cannot honour instead of silently ignoring it."""
     typ = data.checked_type if out_dtype else None
@@ -112,8 +121,9 @@ def conv2d(
     out_layout: str = "",
     out_dtype: str = "",
 ) -> Call:
-    check_unused(data, out_dtype, out_layout, data_layout)
+    check_unused(data, "", out_layout, data_layout)
     infer_conv_weight(data, weight, channels, kernel_size, groups, data_layout, kernel_layout)
+    data, weight = accumulate_in(out_dtype, data, weight)
     call = make_call(
         d.Conv2dOp,
         data,
@@ -184,12 +194,13 @@ def conv2d_transpose(
     output_padding: IntOrSeq = (0, 0),
     out_dtype: str = "",
 ) -> Call:
-    check_unused(data, out_dtype, out_layout, data_layout)
+    check_unused(data, "", out_layout, data_layout)
     if data_layout != "NCHW" or kernel_layout != "IOHW":
         raise ValueError("conv2d_transpose supports data_layout NCHW with kernel_layout IOHW")
     infer_conv_weight(
         data, weight, channels, kernel_size, groups, data_layout, kernel_layout, transpose=True
     )
+    data, weight = accumulate_in(out_dtype, data, weight)
     return make_call(
         d.Conv2dTransposeOp,
         data,
@@ -204,10 +215,10 @@ def conv2d_transpose(
 
 @deferred_until_typed(d.DenseOp)
 def dense(data: Expr, weight: Expr, units: int | None = None, out_dtype: str = "") -> Call:
-    check_unused(data, out_dtype)
     if not has_type(weight) and units is not None:
         typ = tensor_type(data)
         infer_untyped(weight, TensorType((int(units), typ.shape[-1]), typ.dtype))
+    data, weight = accumulate_in(out_dtype, data, weight)
     call = make_call(d.DenseOp, data, weight)
     wshape = weight.checked_type.shape  # type: ignore[attr-defined]
     if units is not None and int(units) != wshape[0]:
@@ -224,7 +235,7 @@ def matmul(
     transpose_a: bool = False,
     transpose_b: bool = False,
 ) -> Call:
-    check_unused(tensor_a, out_dtype)
+    tensor_a, tensor_b = accumulate_in(out_dtype, tensor_a, tensor_b)
     return make_call(
         d.MatmulOp, tensor_a, tensor_b, transpose_a=transpose_a, transpose_b=transpose_b
     )
@@ -238,7 +249,7 @@ def batch_matmul(
     transpose_a: bool = False,
     transpose_b: bool = True,
 ) -> Call:
-    check_unused(tensor_a, out_dtype)
+    tensor_a, tensor_b = accumulate_in(out_dtype, tensor_a, tensor_b)
     return make_call(
         d.BatchMatmulOp, tensor_a, tensor_b, transpose_a=transpose_a, transpose_b=transpose_b
     )
