@@ -66,8 +66,10 @@ from xdsl.dialects.builtin import (
     StringAttr,
     TensorType,
     TupleType,
+    f32,
     f64,
     i1,
+    i32,
     i64,
 )
 from xdsl.ir import Attribute, Dialect, Operation, SSAValue
@@ -2544,6 +2546,243 @@ TriluOp = relay_op(
     bool_def("upper", True),
     rule=trilu_type,
     pattern=OpPattern.INJECTIVE,
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# Quantized operators (TVM's relay.qnn): integer tensors with a float scale and an int32 zero
+# point per tensor (scalars) or per channel along `axis` (vectors), given as operands as TVM
+# gives them. relay-qnn-canonicalize rewrites each into the ordinary ops above.
+
+
+def qnn_params(op: type[RelayOp], pairs: Sequence[tuple[str, TensorType, TensorType]]) -> None:
+    """Check (scale, zero point) operand pairs: float32 and int32 scalars or vectors."""
+    for what, scale, zero_point in pairs:
+        if scale.get_element_type() != f32 or scale.get_num_dims() > 1:
+            raise op.error(f"{what} scale must be a float32 scalar or vector, got {scale}")
+        if zero_point.get_element_type() != i32 or zero_point.get_num_dims() > 1:
+            raise op.error(f"{what} zero point must be an int32 scalar or vector, got {zero_point}")
+
+
+def quantized(op: type[RelayOp], typ: TensorType, what: str) -> None:
+    elem = typ.get_element_type()
+    if not isinstance(elem, IntegerType) or elem.width.data not in (8, 16, 32):
+        raise op.error(f"{what} must be an 8, 16 or 32-bit integer tensor, got {typ}")
+
+
+def quantize_type(
+    op: type[RelayOp], p: Props, data: TensorType, scale: TensorType, zero_point: TensorType
+) -> Attribute:
+    if not is_float(data.get_element_type()):
+        raise op.error(f"data must be a float tensor, got {data}")
+    qnn_params(op, [("output", scale, zero_point)])
+    out = TensorType(p.required("out_dtype"), data.get_shape())
+    quantized(op, out, "out_dtype")
+    return out
+
+
+QuantizeOp = relay_op(
+    "qnn.quantize",
+    RelayOp,
+    """Float to integer: clip(round(data / output_scale) + output_zero_point) in out_dtype.
+
+    `%q = relay.qnn.quantize %x, %s, %z {out_dtype = i8}
+        : (tensor<4xf32>, tensor<f32>, tensor<i32>) -> tensor<4xi8>`
+    """,
+    int_def("axis", -1),
+    dtype_def("out_dtype", IntegerType, "int8"),
+    operands=("data", "output_scale", "output_zero_point"),
+    rule=quantize_type,
+    class_name="QuantizeOp",
+)
+
+
+def dequantize_type(
+    op: type[RelayOp], p: Props, data: TensorType, scale: TensorType, zero_point: TensorType
+) -> Attribute:
+    quantized(op, data, "data")
+    qnn_params(op, [("input", scale, zero_point)])
+    return TensorType(f32, data.get_shape())
+
+
+DequantizeOp = relay_op(
+    "qnn.dequantize",
+    RelayOp,
+    """Integer to float: (data - input_zero_point) * input_scale.
+
+    `%x = relay.qnn.dequantize %q, %s, %z
+        : (tensor<4xi8>, tensor<f32>, tensor<i32>) -> tensor<4xf32>`
+    """,
+    int_def("axis", -1),
+    operands=("data", "input_scale", "input_zero_point"),
+    rule=dequantize_type,
+    class_name="DequantizeOp",
+)
+
+
+def requantize_type(
+    op: type[RelayOp],
+    p: Props,
+    data: TensorType,
+    input_scale: TensorType,
+    input_zero_point: TensorType,
+    output_scale: TensorType,
+    output_zero_point: TensorType,
+) -> Attribute:
+    quantized(op, data, "data")
+    qnn_params(op, [("input", input_scale, input_zero_point)])
+    qnn_params(op, [("output", output_scale, output_zero_point)])
+    rounding = p.required("rounding")
+    assert isinstance(rounding, StringAttr)
+    if rounding.data not in ("None", "UPWARD", "TONEAREST"):
+        raise op.error(f"rounding must be UPWARD or TONEAREST, got {rounding.data}")
+    out = TensorType(p.required("out_dtype"), data.get_shape())
+    quantized(op, out, "out_dtype")
+    return out
+
+
+RequantizeOp = relay_op(
+    "qnn.requantize",
+    RelayOp,
+    """An integer tensor from one (scale, zero point) to another, rounding as `rounding` says
+    (UPWARD: halves up, the default; TONEAREST: halves away from zero).
+
+    `%r = relay.qnn.requantize %q, %s, %z, %s2, %z2 {out_dtype = i8}
+        : (tensor<4xi32>, tensor<f32>, tensor<i32>, tensor<f32>, tensor<i32>) -> tensor<4xi8>`
+    """,
+    int_def("axis", -1),
+    str_def("rounding", "None"),
+    str_def("compute_dtype", "None"),
+    dtype_def("out_dtype", IntegerType, "int8"),
+    operands=(
+        "data",
+        "input_scale",
+        "input_zero_point",
+        "output_scale",
+        "output_zero_point",
+    ),
+    rule=requantize_type,
+    class_name="RequantizeOp",
+)
+
+
+def qnn_binary_type(
+    op: type[RelayOp],
+    p: Props,
+    lhs: TensorType,
+    rhs: TensorType,
+    lhs_scale: TensorType,
+    lhs_zero_point: TensorType,
+    rhs_scale: TensorType,
+    rhs_zero_point: TensorType,
+    output_scale: TensorType,
+    output_zero_point: TensorType,
+) -> Attribute:
+    quantized(op, lhs, "lhs")
+    qnn_params(
+        op,
+        [
+            ("lhs", lhs_scale, lhs_zero_point),
+            ("rhs", rhs_scale, rhs_zero_point),
+            ("output", output_scale, output_zero_point),
+        ],
+    )
+    return TensorType(lhs.get_element_type(), broadcast_shape(op, lhs, rhs))
+
+
+class QnnBinaryOp(RelayOp, ABC):
+    """A quantized elementwise op of two tensors of one integer type, each with its own scale
+    and zero point, giving a tensor of that type in the output's."""
+
+    OPERANDS: ClassVar[tuple[str, ...]] = (
+        "lhs",
+        "rhs",
+        "lhs_scale",
+        "lhs_zero_point",
+        "rhs_scale",
+        "rhs_zero_point",
+        "output_scale",
+        "output_zero_point",
+    )
+    ATTRS: ClassVar[tuple[AttrDef, ...]] = (int_def("lhs_axis", -1), int_def("rhs_axis", -1))
+    RULE = staticmethod(qnn_binary_type)
+    SYNTAX: ClassVar[str] = (
+        "%y = relay.{name} %a, %b, %sa, %za, %sb, %zb, %s, %z : (tensor<4xi8>, tensor<4xi8>, "
+        "tensor<f32>, tensor<i32>, tensor<f32>, tensor<i32>, tensor<f32>, tensor<i32>) "
+        "-> tensor<4xi8>"
+    )
+
+
+QnnAddOp = relay_op("qnn.add", QnnBinaryOp, "Quantized sum.", class_name="QnnAddOp")
+QnnMulOp = relay_op("qnn.mul", QnnBinaryOp, "Quantized product.", class_name="QnnMulOp")
+
+
+def qnn_product_type(
+    rule: Callable[..., Attribute],
+) -> Callable[..., Attribute]:
+    """The type rule of a quantized conv2d or dense: the float op's shape, in out_dtype."""
+
+    def typed(
+        op: type[RelayOp],
+        p: Props,
+        data: TensorType,
+        weight: TensorType,
+        input_zero_point: TensorType,
+        kernel_zero_point: TensorType,
+        input_scale: TensorType,
+        kernel_scale: TensorType,
+    ) -> Attribute:
+        quantized(op, data, "data")
+        quantized(op, weight, "weight")
+        qnn_params(
+            op,
+            [("input", input_scale, input_zero_point), ("kernel", kernel_scale, kernel_zero_point)],
+        )
+        shape = rule(op, p, data, TensorType(data.get_element_type(), weight.get_shape()))
+        assert isinstance(shape, TensorType)
+        out = TensorType(p.required("out_dtype"), shape.get_shape())
+        quantized(op, out, "out_dtype")
+        return out
+
+    return typed
+
+
+QNN_PRODUCT_OPERANDS = (
+    "data",
+    "weight",
+    "input_zero_point",
+    "kernel_zero_point",
+    "input_scale",
+    "kernel_scale",
+)
+
+QnnConv2dOp = relay_op(
+    "qnn.conv2d",
+    RelayOp,
+    """2-d convolution of integer tensors less their zero points, accumulated in out_dtype.
+
+    `%y = relay.qnn.conv2d %x, %w, %zx, %zw, %sx, %sw {out_dtype = i32} : (tensor<1x3x8x8xi8>,
+        tensor<4x3x3x3xi8>, tensor<i32>, tensor<i32>, tensor<f32>, tensor<f32>)
+        -> tensor<1x4x6x6xi32>`
+    """,
+    *Conv2dOp.ATTRS,
+    dtype_def("out_dtype", IntegerType, "int32"),
+    operands=QNN_PRODUCT_OPERANDS,
+    rule=qnn_product_type(conv2d_type),
+    class_name="QnnConv2dOp",
+)
+QnnDenseOp = relay_op(
+    "qnn.dense",
+    RelayOp,
+    """Fully connected layer of integer tensors less their zero points, accumulated in out_dtype.
+
+    `%y = relay.qnn.dense %x, %w, %zx, %zw, %sx, %sw {out_dtype = i32} : (tensor<2x5xi8>,
+        tensor<3x5xi8>, tensor<i32>, tensor<i32>, tensor<f32>, tensor<f32>) -> tensor<2x3xi32>`
+    """,
+    dtype_def("out_dtype", IntegerType, "int32"),
+    operands=QNN_PRODUCT_OPERANDS,
+    rule=qnn_product_type(dense_type),
+    class_name="QnnDenseOp",
 )
 
 
