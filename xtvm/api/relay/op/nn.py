@@ -135,13 +135,20 @@ def conv2d(
         data_layout=data_layout,
         kernel_layout=kernel_layout,
     )
+    check_conv_weight(weight, kernel_layout, channels, kernel_size)
+    return call
+
+
+def check_conv_weight(
+    weight: Expr, kernel_layout: str, channels: int | None, kernel_size: IntOrSeq | None
+) -> None:
+    """`channels` and `kernel_size`, where given, against the (typed) weight's shape."""
     wshape = weight.checked_type.shape  # type: ignore[attr-defined]
     sizes = d.Layout.parse(kernel_layout).primal_sizes(wshape)
     if channels is not None and int(channels) != sizes["O"]:
         raise ValueError(f"channels={channels} differs from the weight's {wshape}")
     if kernel_size is not None and pair(kernel_size) != (sizes["H"], sizes["W"]):
         raise ValueError(f"kernel_size={kernel_size} differs from the weight's {wshape}")
-    return call
 
 
 @deferred_until_typed(d.Conv2dWinogradOp)

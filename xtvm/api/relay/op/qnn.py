@@ -10,7 +10,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 from xtvm.api.relay.expr import Call, Expr, as_expr, has_type, make_call
-from xtvm.api.relay.op.nn import IntOrSeq, pad_tuple, pair
+from xtvm.api.relay.op.nn import IntOrSeq, check_conv_weight, pad_tuple, pair
 from xtvm.api.relay.op.transform import concatenate as plain_concatenate
 from xtvm.api.relay.ty import TensorType
 from xtvm.dialects import relay as d
@@ -196,14 +196,7 @@ def conv2d(
         out_dtype=out_dtype,
     )
     if has_type(kernel):
-        shape = kernel.checked_type.shape  # type: ignore[attr-defined]
-        sizes = d.Layout.parse(kernel_layout).primal_sizes(shape)
-        if (channels is not None and int(channels) != sizes["O"]) or (
-            kernel_size is not None and pair(kernel_size) != (sizes["H"], sizes["W"])
-        ):
-            raise ValueError(
-                f"channels={channels}, kernel_size={kernel_size} differ from the kernel's {shape}"
-            )
+        check_conv_weight(kernel, kernel_layout, channels, kernel_size)
     return call
 
 
