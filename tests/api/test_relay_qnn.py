@@ -156,6 +156,9 @@ def test_qnn_concatenate_requantizes_each_input() -> None:
     run = relay.create_executor("graph", mod=mod).evaluate()
     result = run(np.array([3, 4], "uint8"), np.array([20, 11], "uint8"))
     np.testing.assert_array_equal(result.numpy(), np.array([3, 4, 5, 1], "uint8"))
+    text = mod.astext()
+    assert "qnn.concatenate((%a, %b), (" in text  # an op of its own, with TVM's tuple operands
+    assert tvm.ir.structural_equal(tvm.parser.parse(text), mod)
 
 
 def test_bad_operands_are_clear_errors() -> None:

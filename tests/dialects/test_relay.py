@@ -473,6 +473,14 @@ CASES: list[tuple[str, list[Attribute], Body, str]] = [
         "tensor<1x4x8x8xi32>",
     ),
     (
+        "qnn.concatenate",
+        [t(2, elem=UI8), t(3, elem=UI8), t(), t(elem=i32)],
+        lambda a, b, s, z: relay.QnnConcatenateOp(
+            relay.TupleOp(a, b), relay.TupleOp(s, s), relay.TupleOp(z, z), s, z
+        ),
+        "tensor<5xui8>",
+    ),
+    (
         "qnn.dense",
         [
             t(2, 5, elem=IntegerType(8)),

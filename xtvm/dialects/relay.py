@@ -706,6 +706,7 @@ def relay_op(
     rule: TypeRule | None = None,
     pattern: OpPattern | None = None,
     class_name: str = "",
+    operand_types: Mapping[str, type[Attribute]] | None = None,
     **class_vars: Any,
 ) -> type[RelayOp]:
     """Declare op `relay.<name>`: one row of the relay op table.
@@ -715,7 +716,8 @@ def relay_op(
     `rule` and `pattern` replace the family's and `attrs` follow its attributes. A `variadic`
     op has one operand, a list of tensors, and its rule sees the raw operand types. The class
     is named `<Name>Op` after the last part of `name` (`nn.max_pool2d` is MaxPool2dOp) unless
-    `class_name` says otherwise; `class_vars` are extra class attributes (a family's switches
+    `class_name` says otherwise; `operand_types` gives operands that are not tensors their
+    type (a tuple); `class_vars` are extra class attributes (a family's switches
     such as ELEMENTS, classmethods the op's users call).
     """
     if family.SYNTAX and " = relay." not in doc:
@@ -726,8 +728,9 @@ def relay_op(
     class_name = class_name or "".join(w.capitalize() for w in short.split("_")) + "Op"
     operand_names = tuple(family.OPERANDS if operands is None else operands)
     all_attrs = (*family.ATTRS, *attrs)
+    kinds = dict(operand_types or {})  # operands that are not tensors (tuples)
     fields: dict[str, Any] = {
-        n: var_operand_def(TensorType) if variadic else operand_def(TensorType)
+        n: var_operand_def(TensorType) if variadic else operand_def(kinds.get(n, TensorType))
         for n in operand_names
     }
     fields["result"] = result_def(result)
@@ -2785,5 +2788,49 @@ QnnDenseOp = relay_op(
     class_name="QnnDenseOp",
 )
 
+
+def qnn_concatenate_types(
+    cls: type[RelayOp], operand_types: Sequence[Attribute], properties: Mapping[str, Attribute]
+) -> list[Attribute]:
+    """The type of a quantized concatenate: tuples of tensors, scales and zero points of one
+    length, then the output's scale and zero point."""
+    if len(operand_types) != 5:
+        raise cls.error(f"takes 5 operands, got {len(operand_types)}")
+    groups = []
+    for what, typ in zip(
+        ("data", "input_scales", "input_zero_points"), operand_types, strict=False
+    ):
+        if not isinstance(typ, TupleType) or not typ.types.data:
+            raise cls.error(f"{what} must be a non-empty tuple of tensors, got {typ}")
+        groups.append(cls.tensors(typ.types.data, [f"{what} {i}" for i in range(len(typ.types))]))
+    data, scales, zero_points = groups
+    if not len(data) == len(scales) == len(zero_points):
+        raise cls.error(
+            f"{len(data)} tensors, {len(scales)} scales and {len(zero_points)} zero points"
+        )
+    for i, tensor in enumerate(data):
+        quantized(cls, tensor, f"data {i}")
+    output = cls.tensors(operand_types[3:], ["output_scale", "output_zero_point"])
+    pairs = [(f"input {i}", s, z) for i, (s, z) in enumerate(zip(scales, zero_points, strict=True))]
+    qnn_params(cls, [*pairs, ("output", output[0], output[1])])
+    return [concatenate_type(cls, cls.props(properties), data)]
+
+
+QnnConcatenateOp = relay_op(
+    "qnn.concatenate",
+    RelayOp,
+    """Quantized tensors joined along `axis`, each first requantized to the output's scale and
+    zero point.
+
+    `%y = relay.qnn.concatenate %t, %s, %z, %so, %zo {axis = 0 : i64}
+        : (tuple<tensor<2xui8>, tensor<3xui8>>, tuple<tensor<f32>, tensor<f32>>,
+        tuple<tensor<i32>, tensor<i32>>, tensor<f32>, tensor<i32>) -> tensor<5xui8>`
+    """,
+    int_def("axis", 0),
+    operands=("data", "input_scales", "input_zero_points", "output_scale", "output_zero_point"),
+    operand_types={"data": TupleType, "input_scales": TupleType, "input_zero_points": TupleType},
+    class_name="QnnConcatenateOp",
+    infer_result_types=classmethod(qnn_concatenate_types),
+)
 
 Relay = Dialect("relay", [ConstOp, ParamOp, TupleOp, TupleGetItemOp, *OPS], [])

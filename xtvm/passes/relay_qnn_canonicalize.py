@@ -10,6 +10,7 @@ Each becomes integer and float arithmetic with the same results as TVM's:
 - qnn.conv2d and qnn.dense: the float op's arithmetic on int32 tensors less their zero points
   (TVM's four-term expansion computes the same sum; padding the shifted data with zeros is
   padding the data with its zero point);
+- qnn.concatenate: each input requantized to the output's parameters, then concatenated;
 - qnn.add: both operands requantized to the output's parameters, summed, less one output
   zero point; qnn.mul: the product of the shifted operands requantized from the product of
   their scales.
@@ -22,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from xdsl.context import Context
-from xdsl.dialects.builtin import IntegerType, ModuleOp, StringAttr, TensorType
+from xdsl.dialects.builtin import IntegerType, ModuleOp, StringAttr, TensorType, TupleType
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -64,6 +65,15 @@ class Builder:
         if not trailing:
             return value
         return self(relay.ExpandDimsOp(value, axis=1, num_newaxis=trailing))
+
+    def fields(self, value: SSAValue) -> list[SSAValue]:
+        """The fields of a tuple value: a tuple op's operands, or one get-item each."""
+        owner = value.owner
+        if isinstance(owner, relay.TupleOp):
+            return list(owner.operands)
+        typ = value.type
+        assert isinstance(typ, TupleType)
+        return [self(relay.TupleGetItemOp(value, i)) for i in range(len(typ.types))]
 
     def shifted(self, value: SSAValue, zero_point: SSAValue, axis: int) -> SSAValue:
         """`value - zero_point` in int32."""
@@ -156,6 +166,16 @@ class CanonicalizeQnn(RewritePattern):
             result = b.saturated(value, dtype_name(op.properties["out_dtype"]))
         elif isinstance(op, relay.QnnAddOp | relay.QnnMulOp):
             result = self.binary(b, op)
+        elif isinstance(op, relay.QnnConcatenateOp):
+            data, scales, zero_points = (b.fields(v) for v in op.operands[:3])
+            out_scale, out_zp = op.operands[3:]
+            parts = [
+                b.saturated(
+                    b.requantized(x, (s, out_scale), (z, out_zp), -1, "UPWARD"), element_name(x)
+                )
+                for x, s, z in zip(data, scales, zero_points, strict=True)
+            ]
+            result = b(relay.ConcatenateOp(parts, axis=integer(op, "axis")))
         elif isinstance(op, relay.QnnConv2dOp | relay.QnnDenseOp):
             data, weight, in_zp, kernel_zp = op.operands[:4]
             out_dtype = dtype_name(op.properties["out_dtype"])

@@ -1371,10 +1371,6 @@ def test_duplicate_merge_and_tuplegetitem():
     assert tvm.ir.structural_equal(partitioned, ref_mod, map_free_vars=True)
 
 
-@pytest.mark.skip(
-    reason="xtvm builds qnn.concatenate as TVM canonicalizes it (a requantize per input, then a "
-    "concatenate): there is no qnn.concatenate call with tuple arguments to partition"
-)
 def test_constant_tuples():
     @tvm.ir.register_op_attr("qnn.concatenate", "target.const_tuples")
     def add(expr):  # pylint: disable=unused-variable

@@ -9,10 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
-from xtvm.api.relay.expr import Call, Expr, as_expr, has_type, make_call
+from xtvm.api.relay.expr import Call, Expr, Tuple, as_expr, has_type, make_call
 from xtvm.api.relay.op.nn import IntOrSeq, check_conv_weight, pad_tuple, pair
-from xtvm.api.relay.op.transform import concatenate as plain_concatenate
-from xtvm.api.relay.ty import TensorType
 from xtvm.dialects import relay as d
 
 
@@ -237,30 +235,25 @@ def concatenate(
     output_zero_point: Expr,
     axis: int,
 ) -> Call:
-    """The tensors, each requantized to the output's scale and zero point, joined along
-    `axis`: what TVM's canonicalization makes of `qnn.concatenate`, built at once."""
-    tensors, scales, zero_points = (_fields(x) for x in (data, input_scales, input_zero_points))
-    if not len(tensors) == len(scales) == len(zero_points):
+    """The tensors of the tuple `data`, each requantized to the output's scale and zero point,
+    joined along `axis`; scales and zero points are tuples as long as `data`."""
+    tuples = [_tuple(x) for x in (data, input_scales, input_zero_points)]
+    sizes = [len(t.fields) for t in tuples if isinstance(t, Tuple)]
+    if len(set(sizes)) > 1:
         raise ValueError(
-            f"qnn.concatenate: {len(tensors)} tensors, {len(scales)} scales and "
-            f"{len(zero_points)} zero points"
+            f"qnn.concatenate: {sizes[0]} tensors, {sizes[1]} scales and {sizes[-1]} zero points"
         )
-    if not tensors:
-        raise ValueError("qnn.concatenate needs at least one tensor")
-    typ = tensors[0].checked_type
-    dtype = typ.dtype if isinstance(typ, TensorType) else "int8"
-    parts = [
-        requantize(t, s, z, output_scale, output_zero_point, out_dtype=dtype)
-        for t, s, z in zip(tensors, scales, zero_points, strict=True)
-    ]
-    return plain_concatenate(parts, axis)
+    return make_call(
+        d.QnnConcatenateOp,
+        *tuples,
+        as_expr(output_scale),
+        as_expr(output_zero_point),
+        axis=axis,
+    )
 
 
-def _fields(value: Sequence[Expr] | Expr) -> list[Expr]:
-    """The expressions of a tuple: its fields, or each field of a tuple-typed expression."""
-    fields = getattr(value, "fields", None)
-    if fields is not None:
-        return list(fields)
+def _tuple(value: Sequence[Expr] | Expr) -> Expr:
+    """A tuple expression: one given, or one of the expressions given."""
     if isinstance(value, Expr):
-        return list(value)  # TupleGetItems; a TypeError for a non-tuple
-    return [as_expr(v) for v in value]
+        return value
+    return Tuple([as_expr(v) for v in value])
