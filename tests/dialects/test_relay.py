@@ -431,6 +431,68 @@ CASES: list[tuple[str, list[Attribute], Body, str]] = [
     ("cumsum", [t(2, 5)], lambda x: relay.CumsumOp(x, 1, exclusive=True), "tensor<2x5xf32>"),
     ("cumsum_flat", [t(2, 5)], relay.CumsumOp, "tensor<10xf32>"),
     ("trilu", [t(2, 3, 4)], lambda x: relay.TriluOp(x, k=1, upper=False), "tensor<2x3x4xf32>"),
+    # Quantized ops: scales f32 and zero points i32, scalars or per-channel vectors
+    (
+        "qnn.quantize",
+        [t(2, 3), t(), t(elem=i32)],
+        lambda x, s, z: relay.QuantizeOp(x, s, z, out_dtype="uint8"),
+        "tensor<2x3xui8>",
+    ),
+    (
+        "qnn.dequantize",
+        [t(2, 3, elem=UI8), t(3), t(3, elem=i32)],
+        lambda q, s, z: relay.DequantizeOp(q, s, z, axis=1),
+        "tensor<2x3xf32>",
+    ),
+    (
+        "qnn.requantize",
+        [t(4, elem=i32), t(), t(elem=i32), t(), t(elem=i32)],
+        lambda q, s, z, s2, z2: relay.RequantizeOp(q, s, z, s2, z2, rounding="TONEAREST"),
+        "tensor<4xi8>",
+    ),
+    *[
+        (
+            name,
+            [t(2, 1, elem=UI8), t(3, elem=UI8), *[t(), t(elem=i32)] * 3],
+            cls,
+            "tensor<2x3xui8>",
+        )
+        for name, cls in [("qnn.add", relay.QnnAddOp), ("qnn.mul", relay.QnnMulOp)]
+    ],
+    (
+        "qnn.conv2d",
+        [
+            t(1, 3, 8, 8, elem=UI8),
+            t(4, 3, 3, 3, elem=IntegerType(8)),
+            t(elem=i32),
+            t(4, elem=i32),
+            t(),
+            t(4),
+        ],
+        lambda x, w, zx, zw, sx, sw: relay.QnnConv2dOp(x, w, zx, zw, sx, sw, padding=(1, 1, 1, 1)),
+        "tensor<1x4x8x8xi32>",
+    ),
+    (
+        "qnn.concatenate",
+        [t(2, elem=UI8), t(3, elem=UI8), t(), t(elem=i32)],
+        lambda a, b, s, z: relay.QnnConcatenateOp(
+            relay.TupleOp(a, b), relay.TupleOp(s, s), relay.TupleOp(z, z), s, z
+        ),
+        "tensor<5xui8>",
+    ),
+    (
+        "qnn.dense",
+        [
+            t(2, 5, elem=IntegerType(8)),
+            t(3, 5, elem=IntegerType(8)),
+            t(elem=i32),
+            t(elem=i32),
+            t(),
+            t(),
+        ],
+        relay.QnnDenseOp,
+        "tensor<2x3xi32>",
+    ),
 ]
 
 

@@ -198,8 +198,20 @@ def same_attrs(a: Call, b: Call) -> bool:
     if has_type(a) and has_type(b):
         return a.attrs == b.attrs
     if a.kwargs is not None and b.kwargs is not None:
-        return a.kwargs == b.kwargs
+        return a.kwargs.keys() == b.kwargs.keys() and all(
+            same_value(a.kwargs[k], b.kwargs[k]) for k in a.kwargs
+        )
     return a._attrs == b._attrs
+
+
+def same_value(a: object, b: object) -> bool:
+    """Two attribute values as a builder was given them; floats to 1e-9, as TVM compares
+    double attributes (an epsilon read back from a float32 constant equals 1e-5)."""
+    if isinstance(a, float) or isinstance(b, float):
+        return isinstance(a, int | float) and isinstance(b, int | float) and abs(a - b) < 1e-9
+    if isinstance(a, list | tuple) and isinstance(b, list | tuple):
+        return len(a) == len(b) and all(same_value(x, y) for x, y in zip(a, b, strict=True))
+    return bool(a == b)
 
 
 def same_type_data(a: TypeData, b: TypeData) -> bool:
@@ -233,6 +245,8 @@ def structural_equal(
         return all(StructuralEqual(map_free_vars).equal(lhs[n], rhs[n]) for n in names)
     if isinstance(lhs, Type) or isinstance(rhs, Type):
         return isinstance(lhs, Type) and isinstance(rhs, Type) and types_equal(lhs, rhs)
+    if isinstance(lhs, int | float | str) or isinstance(rhs, int | float | str):
+        return type(lhs) is type(rhs) and lhs == rhs  # plain values, as TVM's IntImm/String
     if isinstance(lhs, list | tuple) or isinstance(rhs, list | tuple):
         return (
             isinstance(lhs, list | tuple)

@@ -66,8 +66,10 @@ from xdsl.dialects.builtin import (
     StringAttr,
     TensorType,
     TupleType,
+    f32,
     f64,
     i1,
+    i32,
     i64,
 )
 from xdsl.ir import Attribute, Dialect, Operation, SSAValue
@@ -704,6 +706,7 @@ def relay_op(
     rule: TypeRule | None = None,
     pattern: OpPattern | None = None,
     class_name: str = "",
+    operand_types: Mapping[str, type[Attribute]] | None = None,
     **class_vars: Any,
 ) -> type[RelayOp]:
     """Declare op `relay.<name>`: one row of the relay op table.
@@ -713,7 +716,8 @@ def relay_op(
     `rule` and `pattern` replace the family's and `attrs` follow its attributes. A `variadic`
     op has one operand, a list of tensors, and its rule sees the raw operand types. The class
     is named `<Name>Op` after the last part of `name` (`nn.max_pool2d` is MaxPool2dOp) unless
-    `class_name` says otherwise; `class_vars` are extra class attributes (a family's switches
+    `class_name` says otherwise; `operand_types` gives operands that are not tensors their
+    type (a tuple); `class_vars` are extra class attributes (a family's switches
     such as ELEMENTS, classmethods the op's users call).
     """
     if family.SYNTAX and " = relay." not in doc:
@@ -724,8 +728,9 @@ def relay_op(
     class_name = class_name or "".join(w.capitalize() for w in short.split("_")) + "Op"
     operand_names = tuple(family.OPERANDS if operands is None else operands)
     all_attrs = (*family.ATTRS, *attrs)
+    kinds = dict(operand_types or {})  # operands that are not tensors (tuples)
     fields: dict[str, Any] = {
-        n: var_operand_def(TensorType) if variadic else operand_def(TensorType)
+        n: var_operand_def(TensorType) if variadic else operand_def(kinds.get(n, TensorType))
         for n in operand_names
     }
     fields["result"] = result_def(result)
@@ -2546,5 +2551,286 @@ TriluOp = relay_op(
     pattern=OpPattern.INJECTIVE,
 )
 
+
+# ---------------------------------------------------------------------------------------------
+# Quantized operators (TVM's relay.qnn): integer tensors with a float scale and an int32 zero
+# point per tensor (scalars) or per channel along `axis` (vectors), given as operands as TVM
+# gives them. relay-qnn-canonicalize rewrites each into the ordinary ops above.
+
+
+def qnn_params(op: type[RelayOp], pairs: Sequence[tuple[str, TensorType, TensorType]]) -> None:
+    """Check (scale, zero point) operand pairs: float32 and int32 scalars or vectors."""
+    for what, scale, zero_point in pairs:
+        if scale.get_element_type() != f32 or scale.get_num_dims() > 1:
+            raise op.error(f"{what} scale must be a float32 scalar or vector, got {scale}")
+        if zero_point.get_element_type() != i32 or zero_point.get_num_dims() > 1:
+            raise op.error(f"{what} zero point must be an int32 scalar or vector, got {zero_point}")
+
+
+def quantized(op: type[RelayOp], typ: TensorType, what: str) -> None:
+    elem = typ.get_element_type()
+    if not isinstance(elem, IntegerType) or elem.width.data not in (8, 16, 32):
+        raise op.error(f"{what} must be an 8, 16 or 32-bit integer tensor, got {typ}")
+
+
+def quantize_type(
+    op: type[RelayOp], p: Props, data: TensorType, scale: TensorType, zero_point: TensorType
+) -> Attribute:
+    if not is_float(data.get_element_type()):
+        raise op.error(f"data must be a float tensor, got {data}")
+    qnn_params(op, [("output", scale, zero_point)])
+    out = TensorType(p.required("out_dtype"), data.get_shape())
+    quantized(op, out, "out_dtype")
+    return out
+
+
+QuantizeOp = relay_op(
+    "qnn.quantize",
+    RelayOp,
+    """Float to integer: clip(round(data / output_scale) + output_zero_point) in out_dtype.
+
+    `%q = relay.qnn.quantize %x, %s, %z {out_dtype = i8}
+        : (tensor<4xf32>, tensor<f32>, tensor<i32>) -> tensor<4xi8>`
+    """,
+    int_def("axis", -1),
+    dtype_def("out_dtype", IntegerType, "int8"),
+    operands=("data", "output_scale", "output_zero_point"),
+    rule=quantize_type,
+    class_name="QuantizeOp",
+)
+
+
+def dequantize_type(
+    op: type[RelayOp], p: Props, data: TensorType, scale: TensorType, zero_point: TensorType
+) -> Attribute:
+    quantized(op, data, "data")
+    qnn_params(op, [("input", scale, zero_point)])
+    return TensorType(f32, data.get_shape())
+
+
+DequantizeOp = relay_op(
+    "qnn.dequantize",
+    RelayOp,
+    """Integer to float: (data - input_zero_point) * input_scale.
+
+    `%x = relay.qnn.dequantize %q, %s, %z
+        : (tensor<4xi8>, tensor<f32>, tensor<i32>) -> tensor<4xf32>`
+    """,
+    int_def("axis", -1),
+    operands=("data", "input_scale", "input_zero_point"),
+    rule=dequantize_type,
+    class_name="DequantizeOp",
+)
+
+
+def requantize_type(
+    op: type[RelayOp],
+    p: Props,
+    data: TensorType,
+    input_scale: TensorType,
+    input_zero_point: TensorType,
+    output_scale: TensorType,
+    output_zero_point: TensorType,
+) -> Attribute:
+    quantized(op, data, "data")
+    qnn_params(op, [("input", input_scale, input_zero_point)])
+    qnn_params(op, [("output", output_scale, output_zero_point)])
+    rounding = p.required("rounding")
+    assert isinstance(rounding, StringAttr)
+    if rounding.data not in ("None", "UPWARD", "TONEAREST"):
+        raise op.error(f"rounding must be UPWARD or TONEAREST, got {rounding.data}")
+    out = TensorType(p.required("out_dtype"), data.get_shape())
+    quantized(op, out, "out_dtype")
+    return out
+
+
+RequantizeOp = relay_op(
+    "qnn.requantize",
+    RelayOp,
+    """An integer tensor from one (scale, zero point) to another, rounding as `rounding` says
+    (UPWARD: halves up, the default; TONEAREST: halves away from zero).
+
+    `%r = relay.qnn.requantize %q, %s, %z, %s2, %z2 {out_dtype = i8}
+        : (tensor<4xi32>, tensor<f32>, tensor<i32>, tensor<f32>, tensor<i32>) -> tensor<4xi8>`
+    """,
+    int_def("axis", -1),
+    str_def("rounding", "None"),
+    str_def("compute_dtype", "None"),
+    dtype_def("out_dtype", IntegerType, "int8"),
+    operands=(
+        "data",
+        "input_scale",
+        "input_zero_point",
+        "output_scale",
+        "output_zero_point",
+    ),
+    rule=requantize_type,
+    class_name="RequantizeOp",
+)
+
+
+def qnn_binary_type(
+    op: type[RelayOp],
+    p: Props,
+    lhs: TensorType,
+    rhs: TensorType,
+    lhs_scale: TensorType,
+    lhs_zero_point: TensorType,
+    rhs_scale: TensorType,
+    rhs_zero_point: TensorType,
+    output_scale: TensorType,
+    output_zero_point: TensorType,
+) -> Attribute:
+    quantized(op, lhs, "lhs")
+    qnn_params(
+        op,
+        [
+            ("lhs", lhs_scale, lhs_zero_point),
+            ("rhs", rhs_scale, rhs_zero_point),
+            ("output", output_scale, output_zero_point),
+        ],
+    )
+    return TensorType(lhs.get_element_type(), broadcast_shape(op, lhs, rhs))
+
+
+class QnnBinaryOp(RelayOp, ABC):
+    """A quantized elementwise op of two tensors of one integer type, each with its own scale
+    and zero point, giving a tensor of that type in the output's."""
+
+    OPERANDS: ClassVar[tuple[str, ...]] = (
+        "lhs",
+        "rhs",
+        "lhs_scale",
+        "lhs_zero_point",
+        "rhs_scale",
+        "rhs_zero_point",
+        "output_scale",
+        "output_zero_point",
+    )
+    ATTRS: ClassVar[tuple[AttrDef, ...]] = (int_def("lhs_axis", -1), int_def("rhs_axis", -1))
+    RULE = staticmethod(qnn_binary_type)
+    SYNTAX: ClassVar[str] = (
+        "%y = relay.{name} %a, %b, %sa, %za, %sb, %zb, %s, %z : (tensor<4xi8>, tensor<4xi8>, "
+        "tensor<f32>, tensor<i32>, tensor<f32>, tensor<i32>, tensor<f32>, tensor<i32>) "
+        "-> tensor<4xi8>"
+    )
+
+
+QnnAddOp = relay_op("qnn.add", QnnBinaryOp, "Quantized sum.", class_name="QnnAddOp")
+QnnMulOp = relay_op("qnn.mul", QnnBinaryOp, "Quantized product.", class_name="QnnMulOp")
+
+
+def qnn_product_type(
+    rule: Callable[..., Attribute],
+) -> Callable[..., Attribute]:
+    """The type rule of a quantized conv2d or dense: the float op's shape, in out_dtype."""
+
+    def typed(
+        op: type[RelayOp],
+        p: Props,
+        data: TensorType,
+        weight: TensorType,
+        input_zero_point: TensorType,
+        kernel_zero_point: TensorType,
+        input_scale: TensorType,
+        kernel_scale: TensorType,
+    ) -> Attribute:
+        quantized(op, data, "data")
+        quantized(op, weight, "weight")
+        qnn_params(
+            op,
+            [("input", input_scale, input_zero_point), ("kernel", kernel_scale, kernel_zero_point)],
+        )
+        shape = rule(op, p, data, TensorType(data.get_element_type(), weight.get_shape()))
+        assert isinstance(shape, TensorType)
+        out = TensorType(p.required("out_dtype"), shape.get_shape())
+        quantized(op, out, "out_dtype")
+        return out
+
+    return typed
+
+
+QNN_PRODUCT_OPERANDS = (
+    "data",
+    "weight",
+    "input_zero_point",
+    "kernel_zero_point",
+    "input_scale",
+    "kernel_scale",
+)
+
+QnnConv2dOp = relay_op(
+    "qnn.conv2d",
+    RelayOp,
+    """2-d convolution of integer tensors less their zero points, accumulated in out_dtype.
+
+    `%y = relay.qnn.conv2d %x, %w, %zx, %zw, %sx, %sw {out_dtype = i32} : (tensor<1x3x8x8xi8>,
+        tensor<4x3x3x3xi8>, tensor<i32>, tensor<i32>, tensor<f32>, tensor<f32>)
+        -> tensor<1x4x6x6xi32>`
+    """,
+    *Conv2dOp.ATTRS,
+    dtype_def("out_dtype", IntegerType, "int32"),
+    operands=QNN_PRODUCT_OPERANDS,
+    rule=qnn_product_type(conv2d_type),
+    class_name="QnnConv2dOp",
+)
+QnnDenseOp = relay_op(
+    "qnn.dense",
+    RelayOp,
+    """Fully connected layer of integer tensors less their zero points, accumulated in out_dtype.
+
+    `%y = relay.qnn.dense %x, %w, %zx, %zw, %sx, %sw {out_dtype = i32} : (tensor<2x5xi8>,
+        tensor<3x5xi8>, tensor<i32>, tensor<i32>, tensor<f32>, tensor<f32>) -> tensor<2x3xi32>`
+    """,
+    dtype_def("out_dtype", IntegerType, "int32"),
+    operands=QNN_PRODUCT_OPERANDS,
+    rule=qnn_product_type(dense_type),
+    class_name="QnnDenseOp",
+)
+
+
+def qnn_concatenate_types(
+    cls: type[RelayOp], operand_types: Sequence[Attribute], properties: Mapping[str, Attribute]
+) -> list[Attribute]:
+    """The type of a quantized concatenate: tuples of tensors, scales and zero points of one
+    length, then the output's scale and zero point."""
+    if len(operand_types) != 5:
+        raise cls.error(f"takes 5 operands, got {len(operand_types)}")
+    groups = []
+    for what, typ in zip(
+        ("data", "input_scales", "input_zero_points"), operand_types, strict=False
+    ):
+        if not isinstance(typ, TupleType) or not typ.types.data:
+            raise cls.error(f"{what} must be a non-empty tuple of tensors, got {typ}")
+        groups.append(cls.tensors(typ.types.data, [f"{what} {i}" for i in range(len(typ.types))]))
+    data, scales, zero_points = groups
+    if not len(data) == len(scales) == len(zero_points):
+        raise cls.error(
+            f"{len(data)} tensors, {len(scales)} scales and {len(zero_points)} zero points"
+        )
+    for i, tensor in enumerate(data):
+        quantized(cls, tensor, f"data {i}")
+    output = cls.tensors(operand_types[3:], ["output_scale", "output_zero_point"])
+    pairs = [(f"input {i}", s, z) for i, (s, z) in enumerate(zip(scales, zero_points, strict=True))]
+    qnn_params(cls, [*pairs, ("output", output[0], output[1])])
+    return [concatenate_type(cls, cls.props(properties), data)]
+
+
+QnnConcatenateOp = relay_op(
+    "qnn.concatenate",
+    RelayOp,
+    """Quantized tensors joined along `axis`, each first requantized to the output's scale and
+    zero point.
+
+    `%y = relay.qnn.concatenate %t, %s, %z, %so, %zo {axis = 0 : i64}
+        : (tuple<tensor<2xui8>, tensor<3xui8>>, tuple<tensor<f32>, tensor<f32>>,
+        tuple<tensor<i32>, tensor<i32>>, tensor<f32>, tensor<i32>) -> tensor<5xui8>`
+    """,
+    int_def("axis", 0),
+    operands=("data", "input_scales", "input_zero_points", "output_scale", "output_zero_point"),
+    operand_types={"data": TupleType, "input_scales": TupleType, "input_zero_points": TupleType},
+    class_name="QnnConcatenateOp",
+    infer_result_types=classmethod(qnn_concatenate_types),
+)
 
 Relay = Dialect("relay", [ConstOp, ParamOp, TupleOp, TupleGetItemOp, *OPS], [])

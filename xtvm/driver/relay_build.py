@@ -50,6 +50,7 @@ from xtvm.passes.relay_combine_parallel_dense import RelayCombineParallelDensePa
 from xtvm.passes.relay_convert_layout import RelayConvertLayoutPass
 from xtvm.passes.relay_fold_constant import RelayFoldConstantPass
 from xtvm.passes.relay_fuse_ops import RelayFuseOpsPass
+from xtvm.passes.relay_qnn_canonicalize import RelayQnnCanonicalizePass
 from xtvm.passes.relay_simplify_inference import RelaySimplifyInferencePass
 from xtvm.passes.tir_vectorize import VectorizeRemark
 from xtvm.runtime.graph_executor import GraphExecutorFactory
@@ -120,6 +121,7 @@ def lower_to_te(
         [
             # the CPU runs nn.layer_norm as one kernel (cpu_layer_norm), spelt out or not
             *([RelayCombineLayerNormPass()] if cpu else []),
+            RelayQnnCanonicalizePass(),  # TVM's QNN Legalize and CanonicalizeOps
             RelaySimplifyInferencePass(layer_norm=not cpu),
             *(
                 [

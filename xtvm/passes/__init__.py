@@ -49,6 +49,7 @@ OWN_PASSES = {
     "relay-infer-types": "RelayInferTypesPass",
     "relay-inline": "RelayInlinePass",
     "relay-merge-compiler-regions": "RelayMergeCompilerRegionsPass",
+    "relay-qnn-canonicalize": "RelayQnnCanonicalizePass",
     "relay-partition-graph": "RelayPartitionGraphPass",
     "relay-print-dot": "RelayPrintDotPass",
     "relay-simplify-expr": "RelaySimplifyExprPass",

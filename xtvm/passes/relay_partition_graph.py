@@ -95,6 +95,22 @@ def output_rank(value: SSAValue) -> int:
     return rank.value.data if isinstance(rank, IntegerAttr) else 1 << 62
 
 
+def constant_ops(owner: object) -> list[Operation] | None:
+    """The ops computing a constant or a tuple of constants, operands first (what a partition
+    copies in place of taking a parameter), or None for any other value."""
+    if isinstance(owner, relay.ConstOp):
+        return [owner]
+    if not isinstance(owner, relay.TupleOp):
+        return None
+    ops: list[Operation] = []
+    for value in owner.operands:
+        inner = constant_ops(value.owner)
+        if inner is None:
+            return None
+        ops.extend(o for o in inner if o not in ops)
+    return [*ops, owner]
+
+
 @dataclass
 class RegionOutliner:
     """Outlines one region of a host block into a function and calls it."""
@@ -112,18 +128,19 @@ class RegionOutliner:
     def host_op(self, user: Operation) -> Operation | None:
         return self.block.find_ancestor_op_in_block(user)
 
-    def interface(self) -> tuple[list[SSAValue], list[relay.ConstOp], list[SSAValue]]:
-        """The region's inputs, the constants it copies, and the outputs the host reads."""
+    def interface(self) -> tuple[list[SSAValue], list[Operation], list[SSAValue]]:
+        """The region's inputs, the constants (and tuples of constants, as TVM) it copies,
+        and the outputs the host reads."""
         inputs: list[SSAValue] = []
-        consts: list[relay.ConstOp] = []
+        consts: list[Operation] = []
         for op in self.ops:
             for value in op.operands:
                 owner = value.owner
                 if isinstance(owner, Operation) and self.inside(owner):
                     continue
-                if isinstance(owner, relay.ConstOp):
-                    if owner not in consts:
-                        consts.append(owner)
+                copied = constant_ops(owner)
+                if copied is not None:
+                    consts.extend(c for c in copied if c not in consts)
                 elif value not in inputs:
                     inputs.append(value)
         outputs = [
@@ -139,7 +156,7 @@ class RegionOutliner:
         name: str,
         codegen: str,
         inputs: list[SSAValue],
-        consts: list[relay.ConstOp],
+        consts: list[Operation],
         outputs: list[SSAValue],
     ) -> func.FuncOp:
         """A function computing `outputs` from `inputs` with copies of the region's ops."""
@@ -233,8 +250,8 @@ class RelayPartitionGraphPass(ModulePass):
                     callee = outliner.function(name, codegen, inputs, consts, outputs)
                     outliner.replace_by_call(callee, inputs, outputs)
                     outlined.append(callee)
-                    for const in consts:
-                        if not const.result.uses:
+                    for const in reversed(consts):  # a tuple before its constants
+                        if not any(r.uses for r in const.results):
                             block.erase_op(const)
             for inner in host.body.walk():
                 strip_annotations(inner)

@@ -1371,7 +1371,6 @@ def test_duplicate_merge_and_tuplegetitem():
     assert tvm.ir.structural_equal(partitioned, ref_mod, map_free_vars=True)
 
 
-@pytest.mark.skip(reason="xtvm has no QNN operators (relay.qnn)")
 def test_constant_tuples():
     @tvm.ir.register_op_attr("qnn.concatenate", "target.const_tuples")
     def add(expr):  # pylint: disable=unused-variable

@@ -34,6 +34,7 @@ from xtvm.api.relay.expr import (
 )
 from xtvm.api.relay.expr_functor import ExprMutator
 from xtvm.api.relay.ty import TensorType, Type
+from xtvm.api.structural_equal import structural_equal
 
 Memo = dict[int, tuple["DFPattern", Any]]
 COMMUTATIVE = ("add", "multiply")
@@ -93,7 +94,7 @@ class DFPattern:
 
 
 class ExprPattern(DFPattern):
-    """Matches one expression (or operator), by identity."""
+    """Matches one expression (or operator): itself, or one structurally equal to it."""
 
     def __init__(self, expr: Expr | Op) -> None:
         self.expr = expr
@@ -408,8 +409,14 @@ class Matcher:
     def _visit(self, p: DFPattern, expr: Expr | Op) -> bool:
         if isinstance(p, WildcardPattern):
             return True
-        if isinstance(p, ExprPattern):
-            return p.expr is expr
+        if isinstance(p, ExprPattern):  # structurally, as TVM: `is_expr(relay.const(0))`
+            if p.expr is expr:
+                return True
+            return (
+                isinstance(p.expr, Expr)
+                and isinstance(expr, Expr)
+                and structural_equal(p.expr, expr)
+            )
         if isinstance(p, VarPattern):
             return isinstance(expr, Var) and (not p.name or p.name == expr.name_hint)
         if isinstance(p, ConstantPattern):
@@ -533,8 +540,10 @@ class Matcher:
         return ipdom
 
     def _call(self, p: CallPattern, expr: Expr | Op) -> bool:
-        if not isinstance(expr, Call) or not self.match(p.op, expr.op):
+        if not isinstance(expr, Call):
             return False
+        if not self.match(p.op, expr.op):
+            return self._associated(p, expr)
         if p.args is None:
             return True
         if len(p.args) == 1 and isinstance(p.args[0], TuplePattern) and isinstance(expr.op, Op):
@@ -548,6 +557,48 @@ class Matcher:
         if isinstance(expr.op, Op) and expr.op.name in COMMUTATIVE and len(p.args) == 2:
             return self._all(p.args, expr.args[::-1])
         return False
+
+    def _associated(self, p: CallPattern, expr: Call) -> bool:
+        """TVM's reassociation: `(a * b) / c` matches `a * (b / c)` (either factor), and
+        `(a / b) * c` matches `(a * c) / b`."""
+        name = _pattern_op(p)
+        if p.args is None or len(p.args) != 2 or not isinstance(expr.op, Op):
+            return False
+        inner = [
+            a if isinstance(a, CallPattern) and a.args and len(a.args) == 2 else None
+            for a in p.args
+        ]
+        args_ops = [
+            a.op.name if isinstance(a, Call) and isinstance(a.op, Op) else "" for a in expr.args
+        ]
+        first = inner[0]
+        if name == "divide" and first is not None and _pattern_op(first) == "multiply":
+            if expr.op.name == "multiply" and "divide" in args_ops:
+                assert first.args is not None
+                for i in range(2):
+                    div = CallPattern(p.op, [first.args[i], p.args[1]])
+                    mul = CallPattern(first.op, [first.args[1 - i], div])
+                    saved = self._save()
+                    if self.match(mul, expr):
+                        return True
+                    self._restore(saved)
+            return False
+        if name == "multiply":
+            for i, arg in enumerate(inner):
+                if arg is None or _pattern_op(arg) != "divide":
+                    continue
+                if expr.op.name == "divide" and "multiply" in args_ops:
+                    assert arg.args is not None
+                    mul = CallPattern(p.op, [arg.args[0], p.args[1 - i]])
+                    return self.match(CallPattern(arg.op, [mul, arg.args[1]]), expr)
+        return False
+
+
+def _pattern_op(p: CallPattern) -> str:
+    """The name of the operator a call pattern calls, if it is one."""
+    if isinstance(p.op, ExprPattern) and isinstance(p.op.expr, Op):
+        return p.op.expr.name
+    return ""
 
 
 def _lca(
@@ -646,8 +697,12 @@ def _name_of(root: Expr, inputs: Mapping[int, Var]) -> str:
     for e in post_order(root, children):  # type: ignore[arg-type]
         if id(e) in inputs:
             continue
-        if isinstance(e, Call):
-            parts.append(e.op.name + "_" if isinstance(e.op, Op) else "Call_")
+        if isinstance(e, Call) and isinstance(e.op, Op):
+            variadic = e.op.op_class is not None and e.op.op_class.VARIADIC
+            # a variadic op's tensors are TVM's tuple, named before the call as TVM visits it
+            parts.append(("Tuple_" if variadic else "") + e.op.name + "_")
+        elif isinstance(e, Call):
+            parts.append("Call_")
         elif isinstance(e, Function):
             parts.append("Function")
         elif isinstance(e, Tuple):
@@ -692,22 +747,21 @@ def _group_matches(
         params: list[Var] = []
         n = 0
         for p in _pattern_order(pattern):
-            if p.children() or id(p) not in memo:
+            if id(p) not in memo:
                 continue
-            matched = memo[id(p)][1]
-            if (
-                isinstance(matched, Op | Function)
-                or _embed_const(matched, p)
-                or id(matched) in matcher.fuzzy
-            ):
-                continue
-            if id(matched) in inputs:
-                continue
-            v = Var(f"FunctionVar_{len(groups)}_{n}")
-            n += 1
-            inputs[id(matched)] = v
-            args.append(matched)
-            params.append(v)
+            for matched in _inputs_of(p, memo[id(p)][1]):
+                if (
+                    isinstance(matched, Op | Function)
+                    or _embed_const(matched, p)
+                    or id(matched) in matcher.fuzzy
+                    or id(matched) in inputs
+                ):
+                    continue
+                v = Var(f"FunctionVar_{len(groups)}_{n}")
+                n += 1
+                inputs[id(matched)] = v
+                args.append(matched)
+                params.append(v)
         # the matched nodes between the root and the inputs
         inner: set[int] = set()
         stack = [node]
@@ -729,14 +783,20 @@ def _group_matches(
         body = _Substitute(inputs).visit(node)
         fn_attrs = {"PartitionedFromPattern": _name_of(node, inputs), **dict(attrs)}
         fn = Function(params, body, attrs=fn_attrs)
-        for v, a in zip(params, args, strict=True):
-            try:
-                v.type_annotation = a.checked_type
-            except RelayTypeError:  # an input of unknown type stays untyped
-                pass
         groups.append(_Group(node, fn, args, inner))
         taken |= inner
     return groups
+
+
+def _inputs_of(p: DFPattern, matched: Expr) -> Sequence[Expr]:
+    """What a pattern node's match gives the partitioned function as parameters: a leaf's
+    match, or, as TVM, every field of a tuple (every argument of a call) that a pattern with
+    any fields (arguments) matched."""
+    if isinstance(p, TuplePattern) and p.fields is None and isinstance(matched, Tuple):
+        return matched.fields
+    if isinstance(p, CallPattern) and p.args is None and isinstance(matched, Call):
+        return matched.args
+    return () if p.children() else (matched,)
 
 
 class _Partitioner(ExprMutator):
@@ -758,11 +818,8 @@ def partition(
     check: Callable[[Expr], bool] = lambda _e: True,
 ) -> Expr:
     """`expr` with each instance of `pattern` (for which `check` holds) replaced by a call of
-    a function holding it, with `attrs` and `PartitionedFromPattern` set.
-
-    Unlike TVM's, a parameter has its argument's type where that is known: xtvm infers a
-    function's types from its parameters', not from the calls of it.
-    """
+    a function holding it, with `attrs` and `PartitionedFromPattern` set. Its parameters are
+    untyped, as TVM's: type inference gives them their arguments' types."""
     if isinstance(expr, Function):
         return Function(
             expr.params,
@@ -806,32 +863,48 @@ class _NodeMap(dict):  # type: ignore[type-arg]
 
 
 class _Rewriter(ExprMutator):
-    def __init__(self, callback: DFPatternCallback) -> None:
+    """One round of a callback, as TVM's: its pattern is matched on the graph as it was at the
+    start of the round (`root`: a dominator's users are all of its users), and the callback
+    gets what each pattern node matched as rewritten so far; a rewritten node replaces the
+    original at every use."""
+
+    def __init__(self, callback: DFPatternCallback, root: Expr) -> None:
         super().__init__()
         self.cb = callback
+        self.matcher = Matcher(root)
 
     def visit(self, expr: Any) -> Any:
+        key = id(expr)
+        if key in self.memo_map:
+            return self.memo_map[key][1]
         post = super().visit(expr)
-        if not isinstance(post, Expr) or self.cb.pattern is None:
-            return post
-        matcher = Matcher(post)
-        if matcher.match(self.cb.pattern, post):
-            node_map = _NodeMap({k: [v[1]] for k, v in matcher.memo.items()})
-            return self.cb.callback(expr, post, node_map)
-        return post
+        result = post
+        if isinstance(expr, Expr) and not isinstance(expr, Op) and self.cb.pattern is not None:
+            self.matcher.memo, self.matcher.fuzzy = {}, {}
+            if self.matcher.match(self.cb.pattern, expr):
+                node_map = _NodeMap(
+                    {k: [self._rewritten(v[1])] for k, v in self.matcher.memo.items()}
+                )
+                result = self.cb.callback(expr, post, node_map)
+        self.memo_map[key] = (expr, result)
+        return result
+
+    def _rewritten(self, node: Any) -> Any:
+        seen = self.memo_map.get(id(node))
+        return node if seen is None else seen[1]
 
 
 def rewrite(callbacks: DFPatternCallback | Sequence[DFPatternCallback], expr: Expr) -> Expr:
-    """Apply each callback where its pattern matches, repeating until nothing changes (or
-    once, for a callback with `rewrite_once`)."""
+    """Apply the callbacks in turn where their patterns match, repeating the round until
+    nothing changes (or once, when the last callback has `rewrite_once`), as TVM: a rewrite by
+    a later callback may make an earlier one's pattern match."""
     cbs = [callbacks] if isinstance(callbacks, DFPatternCallback) else list(callbacks)
-    for cb in cbs:
-        for _ in range(100):
-            new = _Rewriter(cb).visit(expr)
-            done = new is expr or cb.rewrite_once
-            expr = new
-            if done:
-                break
+    for _ in range(100):
+        last = expr
+        for cb in cbs:
+            expr = _Rewriter(cb, expr).visit(expr)
+        if expr is last or not cbs or cbs[-1].rewrite_once:
+            break
     return expr
 
 

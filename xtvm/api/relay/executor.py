@@ -14,11 +14,14 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
 
 from xtvm.api.ir_module import IRModule
 from xtvm.api.relay.expr import Call, Expr, Function, GlobalVar, ParamRef, Var, post_order
 from xtvm.api.relay.interpreter import ConstructorValue, Interpreter, ValueExpr
 from xtvm.api.relay.ty import TensorType, TupleType
+from xtvm.passes.relay_qnn_canonicalize import RelayQnnCanonicalizePass
 from xtvm.runtime import ndarray as nd
 from xtvm.runtime.relay_interpreter import evaluate
 
@@ -118,7 +121,7 @@ class Executor:
                 )
                 for p in main.params
             ]
-            outputs = iter(evaluate(mod.xdsl, arrays, params=weights))
+            outputs = iter(evaluate(canonical_qnn(mod.xdsl), arrays, params=weights))
             return _regroup(outputs, main.checked_type.ret_type, self.device)  # type: ignore[attr-defined]
 
         return run
@@ -140,6 +143,16 @@ class Executor:
             return as_result(interp.run(main(*[relay_value(v) for v in values])), self.device)
 
         return run
+
+
+def canonical_qnn(module: ModuleOp) -> ModuleOp:
+    """`module` with its quantized ops as ordinary ones (the reference interpreter's), as
+    `relay.build` makes them; itself when it has none."""
+    if not any(op.name.startswith("relay.qnn.") for op in module.walk()):
+        return module
+    module = module.clone()
+    RelayQnnCanonicalizePass().apply(Context(), module)
+    return module
 
 
 def relay_value(value: object) -> Expr:

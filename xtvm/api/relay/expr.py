@@ -13,6 +13,7 @@ comes from the params table at build or run time.
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
@@ -57,92 +58,6 @@ def broadcast_type(name: str, args: Sequence[Type]) -> TensorType:
 
 # ---------------------------------------------------------------------------------------------
 # Operators and attributes
-
-
-class Op:
-    """A relay operator, named as in TVM (`nn.conv2d`); `op_class` is its xDSL op."""
-
-    _registry: dict[str, Op] = {}
-
-    def __init__(self, name: str, op_class: type[dialect.RelayOp] | None) -> None:
-        self.name = name
-        self.op_class = op_class
-        # An operator registered from Python (`relay.op.op.register`): its type relation,
-        # "Identity", "Broadcast" or a function of (argument types, attrs); it has no
-        # implementation, so it type-checks but neither builds nor runs.
-        self.type_rel: str | Callable[..., Any] | None = None
-        self.num_inputs = -1
-        self.arguments: list[tuple[str, str, str]] = []
-        self.support_level = 10
-        self.attrs_type_key = ""
-        self.description = ""
-
-    @property
-    def registered_from_python(self) -> bool:
-        return self.op_class is None and self.name not in (COMPILER_BEGIN, COMPILER_END)
-
-    def set_num_inputs(self, n: int) -> None:
-        self.num_inputs = int(n)
-
-    def add_argument(self, name: str, type_key: str, description: str) -> None:
-        self.arguments.append((name, type_key, description))
-
-    def add_type_rel(self, name: str, rel: Callable[..., Any] | None = None) -> None:
-        """The type relation: "Identity" or "Broadcast" (TVM's), or `rel(arg_types, attrs)`
-        returning the result type."""
-        if rel is None and name not in ("Identity", "Broadcast"):
-            raise ValueError(f"unknown type relation '{name}' (Identity, Broadcast, or a function)")
-        self.type_rel = rel if rel is not None else name
-
-    def set_support_level(self, level: int) -> None:
-        self.support_level = int(level)
-
-    def set_attrs_type_key(self, key: str) -> None:
-        self.attrs_type_key = key
-
-    def relate(self, args: Sequence[Type], attrs: Attrs) -> Type:
-        """The result type of a call of this Python-registered operator."""
-        if self.num_inputs >= 0 and len(args) != self.num_inputs:
-            raise OpTypeError(f"{self.name} takes {self.num_inputs} arguments, got {len(args)}")
-        if self.type_rel is None:
-            raise OpTypeError(f"operator {self.name} has no type relation (add_type_rel)")
-        if self.type_rel == "Identity":
-            return args[0]
-        if self.type_rel == "Broadcast":
-            return broadcast_type(self.name, args)
-        assert callable(self.type_rel)
-        try:
-            result = self.type_rel(list(args), attrs.properties or None)
-        except Exception as exc:  # the relation's own check: TVM reports it as a TVMError
-            raise OpTypeError(f"type relation of {self.name} failed: {exc}") from None
-        if not isinstance(result, Type):
-            raise OpTypeError(f"type relation of {self.name} returned {result!r}, not a type")
-        return result
-
-    @staticmethod
-    def get(name: str) -> Op:
-        """The operator named `name`; ValueError for an unknown name."""
-        if not Op._registry:
-            for op_class in dialect.Relay.operations:
-                assert issubclass(op_class, dialect.RelayOp)
-                tvm_name = op_class.name.removeprefix("relay.")
-                Op._registry[tvm_name] = Op(tvm_name, op_class)
-            for annotation in (COMPILER_BEGIN, COMPILER_END):
-                Op._registry[annotation] = Op(annotation, None)
-        op = Op._registry.get(name)
-        if op is None:
-            raise ValueError(f"unknown relay operator '{name}'")
-        return op
-
-    @staticmethod
-    def of(op_class: type[Operation]) -> Op:
-        return Op.get(op_class.name.removeprefix("relay."))
-
-    def astext(self) -> str:
-        return f'#[version = "0.0.5"]\n{self.name}'
-
-    def __repr__(self) -> str:
-        return f"Op({self.name})"
 
 
 COMPILER_BEGIN = "annotation.compiler_begin"
@@ -259,7 +174,10 @@ class Expr:
         return HOOKS["negative"](self)
 
     def __getitem__(self, index: int) -> TupleGetItem:
-        """Field `index` of a tuple-typed expression (TVM's TupleWrapper indexing)."""
+        """Field `index` of a tuple-typed expression (TVM's TupleWrapper indexing); of one whose
+        type is not known yet (`nn.batch_norm` of untyped variables), checked when it is."""
+        if index >= 0 and not has_type(self):
+            return TupleGetItem(self, index)
         typ = self.checked_type
         if not isinstance(typ, TupleType):
             raise TypeError(f"only tuple-typed expressions can be indexed, this one is {typ}")
@@ -281,6 +199,99 @@ class Expr:
 
     def __iter__(self) -> Iterator[TupleGetItem]:
         return (self[i] for i in range(len(self)))
+
+
+class Op(Expr):
+    """A relay operator, named as in TVM (`nn.conv2d`); `op_class` is its xDSL op. It is an
+    expression, as TVM's (a tuple may hold one), but has no type of its own."""
+
+    _registry: dict[str, Op] = {}
+
+    def __init__(self, name: str, op_class: type[dialect.RelayOp] | None) -> None:
+        self.name = name
+        self.op_class = op_class
+        # An operator registered from Python (`relay.op.op.register`): its type relation,
+        # "Identity", "Broadcast" or a function of (argument types, attrs); it has no
+        # implementation, so it type-checks but neither builds nor runs.
+        self.type_rel: str | Callable[..., Any] | None = None
+        self.num_inputs = -1
+        self.arguments: list[tuple[str, str, str]] = []
+        self.support_level = 10
+        self.attrs_type_key = ""
+        self.description = ""
+
+    @property
+    def registered_from_python(self) -> bool:
+        return self.op_class is None and self.name not in (COMPILER_BEGIN, COMPILER_END)
+
+    def set_num_inputs(self, n: int) -> None:
+        self.num_inputs = int(n)
+
+    def add_argument(self, name: str, type_key: str, description: str) -> None:
+        self.arguments.append((name, type_key, description))
+
+    def add_type_rel(self, name: str, rel: Callable[..., Any] | None = None) -> None:
+        """The type relation: "Identity" or "Broadcast" (TVM's), or `rel(arg_types, attrs)`
+        returning the result type."""
+        if rel is None and name not in ("Identity", "Broadcast"):
+            raise ValueError(f"unknown type relation '{name}' (Identity, Broadcast, or a function)")
+        self.type_rel = rel if rel is not None else name
+
+    def set_support_level(self, level: int) -> None:
+        self.support_level = int(level)
+
+    def set_attrs_type_key(self, key: str) -> None:
+        self.attrs_type_key = key
+
+    def relate(self, args: Sequence[Type], attrs: Attrs) -> Type:
+        """The result type of a call of this Python-registered operator."""
+        if self.num_inputs >= 0 and len(args) != self.num_inputs:
+            raise OpTypeError(f"{self.name} takes {self.num_inputs} arguments, got {len(args)}")
+        if self.type_rel is None:
+            raise OpTypeError(f"operator {self.name} has no type relation (add_type_rel)")
+        if self.type_rel == "Identity":
+            return args[0]
+        if self.type_rel == "Broadcast":
+            return broadcast_type(self.name, args)
+        assert callable(self.type_rel)
+        try:
+            result = self.type_rel(list(args), attrs.properties or None)
+        except Exception as exc:  # the relation's own check: TVM reports it as a TVMError
+            raise OpTypeError(f"type relation of {self.name} failed: {exc}") from None
+        if not isinstance(result, Type):
+            raise OpTypeError(f"type relation of {self.name} returned {result!r}, not a type")
+        return result
+
+    @staticmethod
+    def get(name: str) -> Op:
+        """The operator named `name`; ValueError for an unknown name."""
+        if not Op._registry:
+            for op_class in dialect.Relay.operations:
+                assert issubclass(op_class, dialect.RelayOp)
+                tvm_name = op_class.name.removeprefix("relay.")
+                Op._registry[tvm_name] = Op(tvm_name, op_class)
+            for annotation in (COMPILER_BEGIN, COMPILER_END):
+                Op._registry[annotation] = Op(annotation, None)
+        op = Op._registry.get(name)
+        if op is None:
+            raise ValueError(f"unknown relay operator '{name}'")
+        return op
+
+    @staticmethod
+    def of(op_class: type[Operation]) -> Op:
+        return Op.get(op_class.name.removeprefix("relay."))
+
+    def infer(self) -> Type:
+        raise RelayTypeError(f"operator {self.name} has no type outside a call")
+
+    def astext(self, show_meta_data: bool = True, annotate: object = None) -> str:
+        return f'#[version = "0.0.5"]\n{self.name}'
+
+    def __str__(self) -> str:
+        return self.name
+
+    def __repr__(self) -> str:
+        return f"Op({self.name})"
 
 
 class Id:
@@ -410,7 +421,7 @@ class Call(Expr):
         # An operator call on operands whose types are not known yet (an untyped variable, a
         # call of a global function not yet in a module): its attributes and type are made on
         # first use, as TVM's InferType does later (`make_call` sets this).
-        self._pending: tuple[type[dialect.RelayOp], tuple[Any, ...], dict[str, Any]] | None = None
+        self._pending: PendingCall | None = None
         self.kwargs: dict[str, Any] | None = None  # the builder's arguments, when one made it
         callee = getattr(op, "type_annotation", None) if isinstance(op, GlobalVar) else None
         if (
@@ -435,8 +446,15 @@ class Call(Expr):
 
     @property
     def attrs(self) -> Attrs:
+        """The op's attributes; while its operands' types are unknown (so the op's own
+        attributes cannot be made yet), the arguments its builder was given."""
         if self._pending is not None:
-            self.checked_type  # noqa: B018  (builds the attributes)
+            try:
+                self.checked_type  # noqa: B018  (builds the attributes)
+            except RelayTypeError:
+                if self.kwargs is None:
+                    raise
+                return GivenAttrs(self.kwargs)
         return self._attrs
 
     @attrs.setter
@@ -448,9 +466,8 @@ class Call(Expr):
 
     def infer(self) -> Type:
         if self._pending is not None:
-            op_class, args, kwargs = self._pending
-            properties, typ = build_call(op_class, args, kwargs)
-            self._attrs, self._pending = Attrs(properties), None
+            attrs, typ = self._pending.resolve()
+            self._attrs, self._pending = attrs, None
             return typ
         if isinstance(self.op, Op):
             if self.op.registered_from_python:
@@ -676,11 +693,126 @@ def make_call(op_class: type[dialect.RelayOp], *args: Expr | Sequence[Expr], **k
     call = Call(Op.of(op_class), flat)
     call.kwargs = dict(kwargs)
     if not all(has_type(a) for a in flat):
-        call._pending = (op_class, args, kwargs)
+
+        def resolve() -> tuple[Attrs, Type]:
+            properties, typ = build_call(op_class, args, kwargs)
+            return Attrs(properties), typ
+
+        call._pending = PendingCall(
+            resolve, lambda operands: make_call(op_class, *regroup(args, operands), **kwargs)
+        )
         return call
     properties, call._checked = build_call(op_class, args, kwargs)
     call.attrs = Attrs(properties)
     return call
+
+
+class GivenAttrs(Attrs):
+    """The attributes of a call whose op's own are not made yet: its builder's arguments, read
+    by key or by name as `Attrs` are."""
+
+    def __init__(self, given: Mapping[str, Any]) -> None:
+        super().__init__()
+        self._given = dict(given)
+
+    @property
+    def properties(self) -> dict[str, Attribute]:
+        raise RelayTypeError("the call's attributes are made once its operands' types are known")
+
+    def __getitem__(self, key: str) -> Any:
+        return self._given[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._given)
+
+    def __len__(self) -> int:
+        return len(self._given)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, GivenAttrs) and self._given == other._given
+
+    def __hash__(self) -> int:
+        return hash(tuple(sorted(self._given)))
+
+    def __repr__(self) -> str:
+        return repr(self._given)
+
+
+class PendingCall:
+    """How a call made before its operands' types were known gets its attributes and type
+    (`resolve`, once they are) and is made again on other operands (`remake`, by a mutator)."""
+
+    def __init__(
+        self,
+        resolve: Callable[[], tuple[Attrs, Type]],
+        remake: Callable[[Sequence[Expr]], Call],
+    ) -> None:
+        self.resolve = resolve
+        self.remake = remake
+
+
+def regroup(structured: Sequence[Any], flat: Sequence[Expr]) -> list[Any]:
+    """`flat` in the shape of `structured` (expressions and lists of them)."""
+    grouped: list[Any] = []
+    position = 0
+    for arg in structured:
+        if isinstance(arg, list | tuple):
+            grouped.append(list(flat[position : position + len(arg)]))
+            position += len(arg)
+        else:
+            grouped.append(flat[position])
+            position += 1
+    return grouped
+
+
+def deferred_until_typed(
+    op_class: type[dialect.RelayOp],
+) -> Callable[[Callable[..., Call]], Callable[..., Call]]:
+    """Decorate the builder of a call of `op_class` whose checks read its operands' types
+    (conv2d's weight layout, dense's `units`): on operands whose types are not known yet (an
+    untyped `relay.var`), it makes the call now and runs the builder once they are, as TVM
+    builds a call untyped and type-checks it in InferType. Its attributes are meanwhile the
+    builder's arguments (`Call.kwargs`, defaults included)."""
+
+    def decorate(builder: Callable[..., Call]) -> Callable[..., Call]:
+        signature = inspect.signature(builder)
+
+        @functools.wraps(builder)
+        def build(*args: Any, **kwargs: Any) -> Call:
+            try:
+                return builder(*args, **kwargs)
+            except ValueError:  # RelayTypeError included
+                bound = signature.bind(*args, **kwargs)
+                operands = [v for v in bound.arguments.values() if isinstance(v, Expr)]
+                if all(has_type(o) for o in operands):
+                    raise
+            bound.apply_defaults()
+            names = [k for k, v in bound.arguments.items() if isinstance(v, Expr)]
+            call = Call(Op.of(op_class), operands)
+            call.kwargs = {k: v for k, v in bound.arguments.items() if k not in names}
+
+            def resolve() -> tuple[Attrs, Type]:
+                try:
+                    built = builder(*bound.args, **bound.kwargs)
+                except RelayTypeError:
+                    raise
+                except ValueError as exc:  # ill-typed operands, found once they are typed
+                    raise RelayTypeError(f"{op_class.name}: {exc}") from None
+                if not isinstance(built, Call) or built.op is not call.op:
+                    raise RelayTypeError(f"the builder of {op_class.name} made {built!r}")
+                call.args = built.args  # the operands as the builder made them (cast, ...)
+                return built.attrs, built.checked_type
+
+            def remake(new: Sequence[Expr]) -> Call:
+                given = bound.arguments | dict(zip(names, new, strict=True))
+                return build(**given)
+
+            call._pending = PendingCall(resolve, remake)
+            return call
+
+        return build
+
+    return decorate
 
 
 def build_call(

@@ -27,7 +27,6 @@ from xtvm.api.relay.expr import (
     Var,
     as_expr,
     has_type,
-    make_call,
 )
 
 DEEP_RECURSION = 50_000
@@ -202,14 +201,7 @@ class ExprMutator(ExprFunctor):
 
     def visit_call(self, call: Call) -> Expr:
         if call._pending is not None and not has_type(call):  # its attributes are not made yet
-            op_class, structured, kwargs = call._pending
-            rebuilt = [
-                [self.visit(as_expr(x)) for x in a]
-                if isinstance(a, list | tuple)
-                else self.visit(as_expr(a))
-                for a in structured
-            ]
-            return make_call(op_class, *rebuilt, **kwargs)
+            return call._pending.remake([self.visit(a) for a in call.args])
         op = self.visit(call.op)
         args = [self.visit(a) for a in call.args]
         if op is call.op and all(a is b for a, b in zip(args, call.args, strict=True)):

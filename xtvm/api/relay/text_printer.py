@@ -410,7 +410,7 @@ class TextPrinter:
         if isinstance(e.op, Op):
             callee = e.op.name
             attrs = e.attrs if has_type(e) else (e.kwargs or {})
-            if callee == "nn.conv2d":
+            if callee in ("nn.conv2d", "qnn.conv2d"):
                 attrs = {**attrs, **conv2d_weight_attrs(e)}
             defaults = default_attrs(callee)
             texts = {k: value_text(v) for k, v in attrs.items()}

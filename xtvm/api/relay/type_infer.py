@@ -343,9 +343,9 @@ class Inference:
             if arg._checked is None:
                 typ = self.solver.resolve(self.types[id(arg)])
                 if not complete(typ):
-                    if node._pending is None:
+                    if node._pending is None or not isinstance(arg, Var):
                         return None
-                    continue  # the op's builder may type it (a conv2d weight)
+                    continue  # the op's builder may type an untyped variable (a conv2d weight)
                 arg._checked = typ
         try:
             result = node.infer()

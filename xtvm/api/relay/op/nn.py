@@ -14,13 +14,15 @@ from xtvm.api.relay.expr import (
     Call,
     Constant,
     Expr,
+    RelayTypeError,
     const,
+    deferred_until_typed,
     derive_builders,
     has_type,
     infer_untyped,
     make_call,
 )
-from xtvm.api.relay.op.tensor import ones_like
+from xtvm.api.relay.op.tensor import cast, ones_like
 from xtvm.api.relay.ty import TensorType
 from xtvm.dialects import relay as d
 
@@ -76,7 +78,7 @@ def infer_conv_weight(
     if has_type(weight):
         return
     if channels is None or kernel_size is None:
-        raise ValueError("conv2d: an untyped weight needs channels= and kernel_size=")
+        raise RelayTypeError("conv2d: an untyped weight needs channels= and kernel_size=")
     typ = tensor_type(data)
     in_channels = d.Layout.parse(data_layout).primal_sizes(typ.shape)["C"]
     kh, kw = pair(kernel_size)
@@ -86,15 +88,25 @@ def infer_conv_weight(
     infer_untyped(weight, TensorType([sizes[c] for c in kernel_layout], typ.dtype))
 
 
+def accumulate_in(out_dtype: str, *operands: Expr) -> list[Expr]:
+    """The operands of a product op computing in `out_dtype` (TVM's `out_dtype`: int8 data
+    accumulated in int32, float16 in float32): each cast to it, as TVM's kernels cast every
+    element before multiplying, so the arithmetic is the same."""
+    if not out_dtype:
+        return list(operands)
+    return [x if tensor_type(x).dtype == out_dtype else cast(x, out_dtype) for x in operands]
+
+
 def check_unused(data: Expr, out_dtype: str = "", out_layout: str = "", layout: str = "") -> None:
     """Reject what xtvm cannot honour instead of silently ignoring it."""
-    typ = data.checked_type
+    typ = data.checked_type if out_dtype else None
     if out_dtype and isinstance(typ, TensorType) and out_dtype != typ.dtype:
         raise ValueError(f"out_dtype {out_dtype} differs from the input dtype {typ.dtype}")
     if out_layout and out_layout != layout:
         raise ValueError(f"out_layout {out_layout} differs from the layout {layout}")
 
 
+@deferred_until_typed(d.Conv2dOp)
 def conv2d(
     data: Expr,
     weight: Expr,
@@ -109,8 +121,9 @@ def conv2d(
     out_layout: str = "",
     out_dtype: str = "",
 ) -> Call:
-    check_unused(data, out_dtype, out_layout, data_layout)
+    check_unused(data, "", out_layout, data_layout)
     infer_conv_weight(data, weight, channels, kernel_size, groups, data_layout, kernel_layout)
+    data, weight = accumulate_in(out_dtype, data, weight)
     call = make_call(
         d.Conv2dOp,
         data,
@@ -122,15 +135,23 @@ def conv2d(
         data_layout=data_layout,
         kernel_layout=kernel_layout,
     )
+    check_conv_weight(weight, kernel_layout, channels, kernel_size)
+    return call
+
+
+def check_conv_weight(
+    weight: Expr, kernel_layout: str, channels: int | None, kernel_size: IntOrSeq | None
+) -> None:
+    """`channels` and `kernel_size`, where given, against the (typed) weight's shape."""
     wshape = weight.checked_type.shape  # type: ignore[attr-defined]
     sizes = d.Layout.parse(kernel_layout).primal_sizes(wshape)
     if channels is not None and int(channels) != sizes["O"]:
         raise ValueError(f"channels={channels} differs from the weight's {wshape}")
     if kernel_size is not None and pair(kernel_size) != (sizes["H"], sizes["W"]):
         raise ValueError(f"kernel_size={kernel_size} differs from the weight's {wshape}")
-    return call
 
 
+@deferred_until_typed(d.Conv2dWinogradOp)
 def contrib_conv2d_winograd_without_weight_transform(
     data: Expr,
     weight: Expr,
@@ -164,6 +185,7 @@ def contrib_conv2d_winograd_without_weight_transform(
     return call
 
 
+@deferred_until_typed(d.Conv2dTransposeOp)
 def conv2d_transpose(
     data: Expr,
     weight: Expr,
@@ -179,12 +201,13 @@ def conv2d_transpose(
     output_padding: IntOrSeq = (0, 0),
     out_dtype: str = "",
 ) -> Call:
-    check_unused(data, out_dtype, out_layout, data_layout)
+    check_unused(data, "", out_layout, data_layout)
     if data_layout != "NCHW" or kernel_layout != "IOHW":
         raise ValueError("conv2d_transpose supports data_layout NCHW with kernel_layout IOHW")
     infer_conv_weight(
         data, weight, channels, kernel_size, groups, data_layout, kernel_layout, transpose=True
     )
+    data, weight = accumulate_in(out_dtype, data, weight)
     return make_call(
         d.Conv2dTransposeOp,
         data,
@@ -197,11 +220,12 @@ def conv2d_transpose(
     )
 
 
+@deferred_until_typed(d.DenseOp)
 def dense(data: Expr, weight: Expr, units: int | None = None, out_dtype: str = "") -> Call:
-    check_unused(data, out_dtype)
     if not has_type(weight) and units is not None:
         typ = tensor_type(data)
         infer_untyped(weight, TensorType((int(units), typ.shape[-1]), typ.dtype))
+    data, weight = accumulate_in(out_dtype, data, weight)
     call = make_call(d.DenseOp, data, weight)
     wshape = weight.checked_type.shape  # type: ignore[attr-defined]
     if units is not None and int(units) != wshape[0]:
@@ -209,6 +233,7 @@ def dense(data: Expr, weight: Expr, units: int | None = None, out_dtype: str = "
     return call
 
 
+@deferred_until_typed(d.MatmulOp)
 def matmul(
     tensor_a: Expr,
     tensor_b: Expr,
@@ -217,12 +242,13 @@ def matmul(
     transpose_a: bool = False,
     transpose_b: bool = False,
 ) -> Call:
-    check_unused(tensor_a, out_dtype)
+    tensor_a, tensor_b = accumulate_in(out_dtype, tensor_a, tensor_b)
     return make_call(
         d.MatmulOp, tensor_a, tensor_b, transpose_a=transpose_a, transpose_b=transpose_b
     )
 
 
+@deferred_until_typed(d.BatchMatmulOp)
 def batch_matmul(
     tensor_a: Expr,
     tensor_b: Expr,
@@ -230,22 +256,25 @@ def batch_matmul(
     transpose_a: bool = False,
     transpose_b: bool = True,
 ) -> Call:
-    check_unused(tensor_a, out_dtype)
+    tensor_a, tensor_b = accumulate_in(out_dtype, tensor_a, tensor_b)
     return make_call(
         d.BatchMatmulOp, tensor_a, tensor_b, transpose_a=transpose_a, transpose_b=transpose_b
     )
 
 
+@deferred_until_typed(d.BiasAddOp)
 def bias_add(data: Expr, bias: Expr, axis: int = 1) -> Call:
     infer_vector(data, axis, bias)
     return make_call(d.BiasAddOp, data, bias, axis=axis)
 
 
+@deferred_until_typed(d.PreluOp)
 def prelu(data: Expr, alpha: Expr, axis: int = 1) -> Call:
     infer_vector(data, axis, alpha)
     return make_call(d.PreluOp, data, alpha, axis=axis)
 
 
+@deferred_until_typed(d.BatchNormOp)
 def batch_norm(
     data: Expr,
     gamma: Expr,
@@ -273,6 +302,7 @@ def batch_norm(
     )
 
 
+@deferred_until_typed(d.LayerNormOp)
 def layer_norm(
     data: Expr,
     gamma: Expr,
