@@ -184,3 +184,24 @@ def test_a_legalize_hook_that_rewrites_is_refused() -> None:
     with pytest.raises(TVMError, match="legalizes no operator"):
         with TempOpAttr("qnn.dense", "FTVMQnnLegalize", lambda attrs, inputs, types: 1):
             pass
+
+
+def test_quantized_chain_builds_for_c_and_lowers_for_cuda() -> None:
+    """Every build pipeline canonicalizes QNN first: C runs it, CUDA lowers it to kernels."""
+    from xtvm.driver.relay_build_cuda import lower_for_cuda
+
+    x = relay.var("x", shape=(1, 3, 6, 6), dtype="uint8")
+    w = relay.var("w", shape=(4, 3, 3, 3), dtype="int8")
+    mod = tvm.IRModule.from_expr(relay.Function([x, w], chain(x, w)))
+    xv = RNG.integers(0, 256, (1, 3, 6, 6)).astype("uint8")
+    wv = RNG.integers(-128, 128, (4, 3, 3, 3)).astype("int8")
+
+    lib = relay.build(mod, "c")
+    module = graph_executor.GraphModule(lib["default"](tvm.cpu()))
+    module.set_input(x=xv, w=wv)
+    module.run()
+    np.testing.assert_array_equal(module.get_output(0).numpy(), chain_ref(xv, wv))
+
+    main, kernels = lower_for_cuda(mod)
+    assert "qnn." not in str(main) + str(kernels)
+    assert "tir.kernel" in str(kernels) or "gpu" in str(kernels)

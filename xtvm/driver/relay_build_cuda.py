@@ -38,6 +38,7 @@ from xtvm.passes.convert_relay_to_te import ConvertRelayToTePass
 from xtvm.passes.convert_te_to_tir import ConvertTeToTirPass
 from xtvm.passes.relay_fold_constant import RelayFoldConstantPass
 from xtvm.passes.relay_fuse_ops import RelayFuseOpsPass
+from xtvm.passes.relay_qnn_canonicalize import RelayQnnCanonicalizePass
 from xtvm.passes.relay_simplify_inference import RelaySimplifyInferencePass
 from xtvm.passes.tir_loop_partition import TirLoopPartitionPass
 from xtvm.passes.tir_simplify import TirSimplifyPass
@@ -76,6 +77,7 @@ def lower_for_cuda(
     run_passes(
         module,
         [
+            RelayQnnCanonicalizePass(),  # TVM's QNN Legalize and CanonicalizeOps
             RelaySimplifyInferencePass(),
             RelayFoldConstantPass(),
             RelayFuseOpsPass(),
