@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from xtvm.rpc.runner import time_on_device
+from xtvm.runtime.module import CLOCKS
 from xtvm.tuning.space import ConfigEntity
 from xtvm.tuning.task import Task
 
@@ -236,7 +237,9 @@ def failed_build(build: BuildResult) -> MeasureResult | None:
 
 class LocalRunner:
     """Time each built candidate in a worker process: `repeat` measurements of `number`
-    runs each (longer while under `min_repeat_ms`), at most `timeout` seconds a candidate."""
+    runs each (longer while under `min_repeat_ms`), at most `timeout` seconds a candidate.
+    `clock="thread"` times the worker thread's CPU time (`time_function`): at one thread on
+    a shared machine, the candidates compare by what they cost, not by the load."""
 
     def __init__(
         self,
@@ -245,12 +248,16 @@ class LocalRunner:
         min_repeat_ms: float = 0,
         timeout: float = 10,
         cooldown_interval: float = 0.0,
+        clock: str = "wall",
     ) -> None:
         self.number = number
         self.repeat = repeat
         self.min_repeat_ms = min_repeat_ms
         self.timeout = timeout
         self.cooldown_interval = cooldown_interval
+        if clock not in CLOCKS:
+            raise ValueError(f"unknown clock '{clock}' ({', '.join(CLOCKS)})")
+        self.clock = clock
         self._worker: subprocess.Popen[bytes] | None = None
         self._fresh = False  # the worker has not answered yet (it is still importing)
 
@@ -298,6 +305,7 @@ class LocalRunner:
             "number": self.number,
             "repeat": self.repeat,
             "min_repeat_ms": self.min_repeat_ms,
+            "clock": self.clock,
         }
         worker = self._start()
         assert worker.stdin is not None and worker.stdout is not None
@@ -402,6 +410,7 @@ def serve_runs() -> None:
                 number=request["number"],
                 repeat=request["repeat"],
                 min_repeat_ms=request["min_repeat_ms"],
+                clock=request.get("clock", "wall"),
             )
             reply: dict[str, Any] = {"costs": timer(*arrays).results}
         except Exception:
