@@ -3,8 +3,9 @@
 A live comparison (`tuning.py`) is one trajectory per tuner, timed on a shared machine. This
 replays the records of such runs instead (`tuning.py` prints where its logs are): the space
 is the configs the records measured, each costing what it measured (its mean, as the tuners
-rank), and for each of `--seeds` seeds XGBTuner (each `--features` type and `--loss`) and
-random search take configs from it one plan at a time. Printed for each: the mean number of
+rank), and for each of `--seeds` seeds XGBTuner (each `--features` type, `--loss` and
+`--pools` size: the unmeasured configs it ranks, all or a sample) and random search take
+configs from it one plan at a time. Printed for each: the mean number of
 trials to reach the best config of the records, and to come within 5 % of it.
 
     python benchmarks/autotvm_replay.py /tmp/xtvm-tuning-XXXX/attention.*.json
@@ -26,14 +27,21 @@ from xtvm.tuning.record import cost_of
 
 
 class ReplayTuner(autotvm.XGBTuner):
-    """XGBTuner whose pool is the replayed configs not measured yet."""
+    """XGBTuner whose pool is the replayed configs not measured yet: all of them, or a
+    random `sample` of them (as XGBTuner samples a large space)."""
 
-    def __init__(self, task: Any, known: Sequence[int], **kwargs: Any) -> None:
+    def __init__(
+        self, task: Any, known: Sequence[int], sample: int | None = None, **kwargs: Any
+    ) -> None:
         super().__init__(task, **kwargs)
         self.known = list(known)
+        self.sample = sample
 
     def pool(self) -> list[int]:
-        return [i for i in self.known if i not in self.visited]
+        left = [i for i in self.known if i not in self.visited]
+        if self.sample is None or len(left) <= self.sample:
+            return left
+        return sorted(self.rng.sample(left, self.sample))
 
     def has_next(self) -> bool:
         return any(i not in self.visited for i in self.known)
@@ -68,6 +76,9 @@ def main() -> None:
     parser.add_argument("--plan-size", type=int, default=8)
     parser.add_argument("--features", nargs="+", default=["tir", "knob", "tir+knob"])
     parser.add_argument("--loss", nargs="+", default=["rank"])
+    parser.add_argument(
+        "--pools", nargs="+", type=int, default=[0, 64], help="pool sizes (0: all unmeasured)"
+    )
     options = parser.parse_args()
     costs: dict[int, float] = {}
     task = None
@@ -92,23 +103,25 @@ def main() -> None:
         rows.setdefault("random", []).append(found)
         for feature in options.features:
             for loss in options.loss:
-                tuner = ReplayTuner(
-                    task,
-                    known,
-                    plan_size=options.plan_size,
-                    feature_type=feature,
-                    loss_type=loss,
-                    seed=seed,
-                )
-                curve = replay(tuner, costs, len(known))
-                rows.setdefault(f"xgb {feature} {loss}", []).append(
-                    (trials_to(curve, best), trials_to(curve, best * 1.05))
-                )
-    print(f"{'tuner':<22} {'to best':>8} {'to 5 %':>7}  (mean trials of {options.seeds} seeds)")
+                for pool in options.pools:
+                    tuner = ReplayTuner(
+                        task,
+                        known,
+                        pool or None,
+                        plan_size=options.plan_size,
+                        feature_type=feature,
+                        loss_type=loss,
+                        seed=seed,
+                    )
+                    curve = replay(tuner, costs, len(known))
+                    rows.setdefault(f"xgb {feature} {loss} {pool or 'all'}", []).append(
+                        (trials_to(curve, best), trials_to(curve, best * 1.05))
+                    )
+    print(f"{'tuner':<26} {'to best':>8} {'to 5 %':>7}  (mean trials of {options.seeds} seeds)")
     for name, found in rows.items():
         to_best = np.mean([f[0] for f in found])
         within = np.mean([f[1] for f in found])
-        print(f"{name:<22} {to_best:>8.1f} {within:>7.1f}")
+        print(f"{name:<26} {to_best:>8.1f} {within:>7.1f}")
 
 
 if __name__ == "__main__":
