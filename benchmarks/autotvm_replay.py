@@ -9,6 +9,11 @@ configs from it one plan at a time. Printed for each: the mean number of
 trials to reach the best config of the records, and to come within 5 % of it.
 
     python benchmarks/autotvm_replay.py /tmp/xtvm-tuning-XXXX/attention.*.json
+
+Attention's batch_matmul, 215 configs (a tuning.py run's 200 XGBTuner trials and 30 random),
+3 seeds, mean trials to the best / to within 5 % of it: random 149 / 75; tir features, rank
+loss, every unmeasured config ranked 29 / 23, a sample of 64 ranked 34 / 26; knob features
+34 / 32 and 39 / 38; tir+knob the same as tir. The set is biased to what the model chose.
 """
 
 from __future__ import annotations
