@@ -29,6 +29,10 @@ of the peak) of the default and of the best after 64 trials, model / random sear
     attention    default  98.9 (37 %)  xgb 106.3 (40 %)  random 102.6 (39 %)
                  after 200:            xgb 108.0 (41 %)  random  97.7 (37 %)
 
+After 200 model trials (another run): bert_dense 203.7 (76 %), matmul_512 239.6 (88 %),
+odd_7x13 216.5 (80 %, default 225.2: the same within noise); 185, 166 and 170 of the 200
+configs measured, the others' code identical to one measured; 27, 39 and 55 trials a minute.
+
 On attention random search did not reach the model's 200-trial best in 200 trials; the model
 reached random's 200-trial best at trial 20. Its tile vectorizes k (the second operand is
 read transposed), so every output ends in a horizontal sum: about 40 % of the peak at best.
