@@ -91,7 +91,7 @@ def test_fallback_config_is_the_default_schedule(op: str, shape: tuple[int, int,
 def test_tune_log_reload_and_apply_history_best(tmp_path: Path) -> None:
     m, k, n = 32, 32, 64
     task = autotvm.task.create("matmul.llvm", args=(m, k, n), target="llvm")
-    assert len(task.config_space) == 6 * 7 * 5 * 2 and task.flop == 2 * m * k * n
+    assert len(task.config_space) == 6 * 7 * 5 * 2 * 2 and task.flop == 2 * m * k * n
     log = tmp_path / "matmul.log"
     option = autotvm.measure_option(
         builder=autotvm.LocalBuilder(), runner=autotvm.LocalRunner(**MEASURE)
@@ -141,6 +141,28 @@ def test_tune_log_reload_and_apply_history_best(tmp_path: Path) -> None:
     assert primitives(s) != primitives(default)  # the grid's first tiles are not the default
     assert primitives(other) == primitives(templates.matmul(m, k, 32)[0])
     run_matmul(s, args, m, k, n)
+
+
+@pytest.mark.parametrize("shape", [(16, 24, 64), (12, 8, 40)])
+def test_packed_weight_panels_compute_the_product(shape: tuple[int, int, int]) -> None:
+    # every tile of rows by columns (guarded where they do not divide), the weight's column
+    # panels packed: numpy's product
+    m, k, n = shape
+    task = autotvm.task.create("matmul.llvm", args=shape, target="llvm")
+    configs = [c for c in task.config_space if c["pack"].val and c["tile_k"].size[-1] == 4]
+    assert len(configs) >= 8
+    for config in configs[:: max(1, len(configs) // 8)]:
+        s, args = task.instantiate(config)
+        assert any(isinstance(p, CachePrimitive) for p in s.primitives)
+        run_matmul(s, args, m, k, n)
+    timer = tvm.build(*task.instantiate(configs[0]), target="llvm")
+    a, b, c = (np.zeros(t, "float32") for t in ((m, k), (k, n), (m, n)))
+    costs = timer.time_evaluator(timer.entry_name, number=2, repeat=2, clock="thread")(a, b, c)
+    assert len(costs.results) == 2 and min(costs.results) > 0
+    with pytest.raises(ValueError, match="unknown clock 'cpu'"):
+        timer.time_evaluator(timer.entry_name, clock="cpu")(a, b, c)
+    with pytest.raises(ValueError, match="unknown clock 'cpu'"):
+        autotvm.LocalRunner(clock="cpu")
 
 
 @autotvm.template("test.flaky_matmul")

@@ -412,6 +412,36 @@ def test_schedule_primitive_errors() -> None:
         tvm.lower(s, [A, _, D, E])
 
 
+def test_compute_at_a_loop_outside_the_reader() -> None:
+    # B's panel packed once per column block, read by the register tile computed at each row
+    # block inside it: the box is what the tile reads over all row blocks (TVM allows it).
+    A, B, C = matmul(12, 16, 8)
+    s = te.create_schedule(C.op)
+    CC = s.cache_write(C, "local")
+    io, ii = s[C].split(C.op.axis[0], factor=4)
+    jo, ji = s[C].split(C.op.axis[1], factor=8)
+    s[C].reorder(jo, io, ii, ji)
+    s[CC].compute_at(s[C], io)
+    BB = s.cache_read(B, "global", [CC])
+    s[BB].compute_at(s[C], jo)
+    a, b = rand(12, 8), rand(8, 16)
+    (c,) = run(s, [A, B, C], a, b)
+    np.testing.assert_allclose(c, a @ b, rtol=1e-5, atol=1e-5)
+    text = tvm.lower(s, [A, B, C]).astext()
+    # the panel: all 8 rows of k by the block's 8 columns, allocated in the column loop
+    assert text.index("tir.for %j_outer") < text.index('memref<8x8xf32, "global">')
+    assert text.index('memref<8x8xf32, "global">') < text.index("tir.for %i_outer")
+    # attached outside a loop that holds no reader: still an error
+    s = te.create_schedule(C.op)
+    CC = s.cache_write(C, "local")
+    io, ii = s[C].split(C.op.axis[0], factor=4)
+    s[CC].compute_at(s[C], io)
+    BB = s.cache_read(B, "global", [CC])
+    s[BB].compute_at(s[C], ii)
+    with pytest.raises(tvm.error.TVMError, match=r"stage 'C' does not read stage 'B\.global'"):
+        tvm.lower(s, [A, B, C])
+
+
 def test_registered_scope_is_accepted() -> None:
     from xtvm.dialects import te as te_dialect
 

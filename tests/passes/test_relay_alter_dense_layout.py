@@ -153,6 +153,25 @@ def test_default_product_walks_a_weight_larger_than_l2_once(
     np.testing.assert_allclose(got, x @ w, rtol=1e-4, atol=1e-4)
 
 
+def test_default_product_packs_the_column_panels_of_a_wide_weight(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # BERT's feed-forward weight scaled down: walked columns outside (the cache made 0
+    # bytes), with rows of 1024 floats (a page each), each 32-column panel of it is copied
+    # into a contiguous buffer once per column block, inside the parallel loop, and the row
+    # blocks inside read it.
+    monkeypatch.setattr(schedule, "WEIGHT_STREAM_BYTES", 0)
+    monkeypatch.setattr(tir_serialize_parallel, "MIN_PARALLEL_WORK", 0)
+    w, x = rand(64, 1024), rand(1, 24, 64)
+    mod = product("matmul", x.shape, w)
+    _, kernels = lower_for_build(mod)
+    text = str(kernels)
+    assert 'memref<64x32xf32, "global">' in text
+    assert text.index("parallel") < text.index('memref<64x32xf32, "global">')
+    (got,) = run_factory(tvm_relay.build(mod, "llvm"), x=x)
+    np.testing.assert_allclose(got, x @ w, rtol=1e-4, atol=1e-4)
+
+
 # ---------------------------------------------------------------------------------------------
 # A tied embedding: the output projection reads the token embedding transposed
 

@@ -54,9 +54,15 @@ def build(
         return build_source(module, kind, name)
     if kind not in CPU_TARGETS:
         raise ValueError(f"build: unknown target '{target}' (targets: llvm, c, cuda)")
+    optimize_cpu_tir(module)
+    return compile_cpu(module, target, name)
+
+
+def optimize_cpu_tir(module: ModuleOp) -> None:
+    """The tir passes `build` runs on a kernel for a CPU target, in place: the final loops,
+    from which `compile_cpu` emits LLVM IR (a tuner compares candidates by them)."""
     import warnings
 
-    from xtvm.backends.llvm import build_module
     from xtvm.driver.relay_graph import TIR_PASSES, run_passes
     from xtvm.passes.tir_unroll import TirUnrollPass
     from xtvm.passes.tir_vectorize import VectorizeRemark
@@ -64,6 +70,12 @@ def build(
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", VectorizeRemark)  # such loops stay scalar: correct
         run_passes(module, [*TIR_PASSES, TirUnrollPass()])
+
+
+def compile_cpu(module: ModuleOp, target: str | None, name: str) -> Module:
+    """The runtime module of a tir module `optimize_cpu_tir` has run on, its entry `name`."""
+    from xtvm.backends.llvm import build_module
+
     compiled = build_module(module, target)
     if name in compiled.signatures:
         compiled.entry_name = name

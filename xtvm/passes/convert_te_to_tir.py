@@ -1012,13 +1012,14 @@ class KernelLowering:
             readers = self.readers_of(stage)
             if not readers and stage.value not in self.outputs and is_sibling(stage, self.stages):
                 continue  # an unused output of a multi-output compute: nothing to compute
-            if parent not in readers:
+            reader = parent if parent in readers else self.attached_reader(stage, readers)
+            if reader is None:
                 raise located_error(
                     attach.op,
                     f"stage '{parent.name}' does not read stage '{stage.name}': compute_at "
-                    "needs a consumer",
+                    "needs a consumer, or a stage computed inside that loop which reads it",
                 )
-            others = [r.name for r in readers if r is not parent]
+            others = [r.name for r in readers if r is not reader]
             if others:
                 raise located_error(
                     attach.op,
@@ -1026,6 +1027,25 @@ class KernelLowering:
                     f"needs '{parent.name}' to be its only reader",
                 )
             self.attached.setdefault((parent.name, attach.axis), []).append(stage)
+
+    def attached_reader(self, stage: Stage, readers: Sequence[Stage]) -> Stage | None:
+        """The reader of `stage` computed (by compute_at) inside the loop `stage` is attached
+        at, when `stage` is attached at a loop of its reader's parent (TVM's bound inference
+        allows that: a packed copy of a weight panel computed at a column block and read by
+        the register tile computed at each row block inside it); None when there is none."""
+        attach = stage.attach
+        assert isinstance(attach, Attach)
+        parent = self.stages[attach.parent]
+        for reader in readers:
+            inside = reader.attach
+            if (
+                isinstance(inside, Attach)
+                and inside.parent == attach.parent
+                and inside.axis in parent.leaves
+                and parent.leaves.index(inside.axis) >= parent.leaves.index(attach.axis)
+            ):
+                return reader
+        return None
 
     # -- buffers ---------------------------------------------------------------------------
 
@@ -1282,8 +1302,23 @@ class KernelLowering:
         values: dict[str, SSAValue],
     ) -> Box:
         """The box of `child`'s tensor that `parent` reads while the loops of `axis` and
-        outside it are fixed and the loops inside run (TVM's bound inference)."""
+        outside it are fixed and the loops inside run (TVM's bound inference); where
+        `child`'s reader is a stage computed inside that loop, what the reader reads over
+        the whole box of it computed there (its reduction entire)."""
         stage = parent.stage
+        readers = self.readers_of(child)
+        if stage not in readers:
+            reader = self.attached_reader(child, readers)
+            assert reader is not None  # check_attachments made sure
+            region = self.infer_box(reader, parent, axis, builder, values)
+            spatial = [
+                (low, low + Lin(extent - 1)) if isinstance(extent, int) else None
+                for low, extent in zip(region.lower, region.extents, strict=True)
+            ]
+            reduce = [full(e) for e in reader.reduce_extents]
+            found: list[list[Interval]] = []
+            self.collect_reads(reader, spatial, reduce, child.value, found)
+            return self.box_of(child, found, builder)
         fixed = stage.leaves.index(axis)
         ranges: dict[str, Interval] = {}
         for position, leaf in enumerate(stage.leaves):
@@ -1318,9 +1353,12 @@ class KernelLowering:
         lower = parent.box.lower if parent.box else [Lin()] * len(stage.roots)
         spatial = [shift(ranges[r], low) for r, low in zip(stage.roots, lower, strict=True)]
         reduce = [ranges[r] for r in stage.reduce_roots]
-        found: list[list[Interval]] = []
+        found = []
         self.collect_reads(stage, spatial, reduce, child.value, found)
+        return self.box_of(child, found, builder)
 
+    def box_of(self, child: Stage, found: list[list[Interval]], builder: BlockBuilder) -> Box:
+        """The box of `child`'s tensor that holds every read of `found` (index ranges)."""
         box = Box([], [], [], [])
         for dim, extent in enumerate(child.extents):
             interval: Interval = found[0][dim]

@@ -2,7 +2,8 @@
 
 TVM's `XGBoostCostModel`: a config is described by the features of its lowered tir
 (`features.tir_features`: loop extents, parallel and vector loops, arithmetic per byte,
-per-buffer strides and reuse) or by its knob values (`feature_type="knob"`); the model is
+per-buffer strides and reuse), by its knob values (`feature_type="knob"`), or both
+(`"tir+knob"`, as the auto-scheduler's per-kernel features add the tile sizes); the model is
 fit on the measured configs, labelled with their throughput relative to the best one (an
 error is 0), and ranks unmeasured configs. `loss="rank"` fits a pairwise ranking (only the
 order matters to a tuner), `"reg"` a regression of the throughput. `Booster` is that model on
@@ -25,7 +26,7 @@ from xtvm.te.lower import schedule_to_module
 from xtvm.tuning.features import LENGTH, STORE_LENGTH, store_features, tir_features
 from xtvm.tuning.task import Task
 
-FEATURE_TYPES = ("tir", "knob")
+FEATURE_TYPES = ("tir", "knob", "tir+knob")
 
 
 def lowered(s: te.Schedule, args: Sequence[te.Tensor]) -> ModuleOp | None:
@@ -195,7 +196,9 @@ class XGBoostCostModel:
         seed: int = 0,
     ) -> None:
         if feature_type not in FEATURE_TYPES:
-            raise ValueError(f"unknown feature type '{feature_type}' (one of tir, knob)")
+            raise ValueError(
+                f"unknown feature type '{feature_type}' (one of {', '.join(FEATURE_TYPES)})"
+            )
         self.model = Booster(loss, num_threads, rounds, seed)
         self.task = task
         self.feature_type = feature_type
@@ -207,13 +210,16 @@ class XGBoostCostModel:
         if found is not None:
             return found
         config = self.task.config_space.get(index)
+        knobs = np.asarray(config.get_flatten_feature(), dtype=np.float32)
         if self.feature_type == "knob":
-            found = np.asarray(config.get_flatten_feature(), dtype=np.float32)
+            found = knobs
         else:
             try:
                 found = schedule_features(*self.task.instantiate(config))
             except Exception:  # a config the template rejects: no loops to describe
                 found = np.zeros(LENGTH, dtype=np.float32)
+            if self.feature_type == "tir+knob":
+                found = np.concatenate([found, knobs])
         self._features[index] = found
         return found
 

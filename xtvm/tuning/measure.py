@@ -9,12 +9,20 @@ seconds: a candidate
 that fails, crashes its process or runs too long gives a `MeasureResult` with an error code
 (`MeasureErrorNo`) and the tuning goes on (a dead or stuck worker is replaced).
 
+Candidates whose final code is identical are measured once: the builder hashes the target and
+the kernel's tir after every pass (`optimize_cpu_tir`, what LLVM IR is emitted from) and skips
+code generation and linking of a hash already built; `create_measure_batch` gives such a
+candidate a copy of the first one's measurement, marked with `duplicate_of` (that config's
+index) and `code_hash`. Different knobs often lower alike (a column-block order of a single
+block, a tile the pass pipeline unrolls the same), and a trial costs about a second of build.
+
 Messages between processes are JSON. Children inherit the environment: `XTVM_NUM_THREADS`
 sets the threads a candidate is timed with.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import multiprocessing
 import os
@@ -24,7 +32,7 @@ import sys
 import tempfile
 import time
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Iterable, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
 from multiprocessing.connection import Connection
@@ -32,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from xtvm.rpc.runner import time_on_device
+from xtvm.runtime.module import CLOCKS
 from xtvm.tuning.space import ConfigEntity
 from xtvm.tuning.task import Task
 
@@ -71,17 +80,35 @@ class MeasureResult:
     all_cost: float
     timestamp: float
     error_msg: str = ""
+    code_hash: str = ""  # of the candidate's final code ("" when not known)
+    duplicate_of: int | None = None  # the config whose measurement of the same code this is
 
 
 @dataclass
 class BuildResult:
-    """A built candidate's library and its arguments ([shape, dtype] each), or an error."""
+    """A built candidate's library and its arguments ([shape, dtype] each), or an error;
+    `duplicate` when its code (`code_hash`) was built already, so nothing was built."""
 
     filename: str | None
     arg_info: list[list[Any]] = field(default_factory=list)
     error_no: int = MeasureErrorNo.NO_ERROR
     error_msg: str = ""
     time_cost: float = 0.0
+    code_hash: str = ""
+    duplicate: bool = False
+
+    @classmethod
+    def of_reply(cls, reply: dict[str, Any], filename: str | None, seconds: float) -> BuildResult:
+        """The result of a builder's JSON reply (`build_candidate`'s)."""
+        return cls(
+            filename,
+            reply.get("arg_info", []),
+            reply.get("error_no", MeasureErrorNo.NO_ERROR),
+            reply.get("error", ""),
+            seconds,
+            reply.get("code_hash", ""),
+            bool(reply.get("duplicate", False)),
+        )
 
 
 def receive(conn: Connection, timeout: float) -> dict[str, Any] | None:
@@ -110,17 +137,28 @@ class LocalBuilder:
         self.directory = Path(tempfile.mkdtemp(prefix="xtvm-autotvm-"))
         self._count = 0
 
-    def build(self, inputs: Sequence[MeasureInput]) -> list[BuildResult]:
-        return [self.build_one(inp) for inp in inputs]
+    def build(
+        self, inputs: Sequence[MeasureInput], known: Collection[str] = ()
+    ) -> list[BuildResult]:
+        """Build each candidate, in order; one whose code hash is in `known`, or is that of
+        an earlier candidate of `inputs`, is not built (`duplicate`)."""
+        seen = set(known)
+        results = []
+        for inp in inputs:
+            result = self.build_one(inp, seen)
+            if result.code_hash and result.error_no == MeasureErrorNo.NO_ERROR:
+                seen.add(result.code_hash)
+            results.append(result)
+        return results
 
-    def build_one(self, inp: MeasureInput) -> BuildResult:
+    def build_one(self, inp: MeasureInput, known: Collection[str] = ()) -> BuildResult:
         self._count += 1
         path = self.directory / f"candidate{self._count}.so"
         start = time.perf_counter()
         context = multiprocessing.get_context("fork")
         receiver, sender = context.Pipe(duplex=False)
         process = context.Process(
-            target=build_in_child, args=(inp, str(path), sender, self.build_func)
+            target=build_in_child, args=(inp, str(path), sender, self.build_func, known)
         )
         process.start()
         sender.close()
@@ -135,33 +173,45 @@ class LocalBuilder:
                 "error_no": MeasureErrorNo.COMPILE_HOST,
                 "error": f"the build process died (exit code {process.exitcode})",
             }
-        return BuildResult(
-            reply.get("filename"),
-            reply.get("arg_info", []),
-            reply.get("error_no", MeasureErrorNo.NO_ERROR),
-            reply.get("error", ""),
-            time.perf_counter() - start,
-        )
+        return BuildResult.of_reply(reply, reply.get("filename"), time.perf_counter() - start)
+
+
+def code_hash(target: str, module: object) -> str:
+    """The hash of a kernel's final tir (printed) and its target: equal hashes, equal code."""
+    return hashlib.sha256(f"{target}\n{module}".encode()).hexdigest()
 
 
 def build_candidate(
-    inp: MeasureInput, path: str, build_func: Callable[..., object] | None = None
+    inp: MeasureInput,
+    path: str,
+    build_func: Callable[..., object] | None = None,
+    known: Collection[str] = (),
 ) -> dict[str, Any]:
     """Instantiate, compile and export one candidate to `path`: the JSON-able reply of a
-    builder (`filename` and `arg_info`, or `error_no` and `error`)."""
-    from xtvm.driver.build import build
+    builder (`filename`, `arg_info` and `code_hash`, or `error_no` and `error`). A CPU
+    candidate whose code hash is in `known` is not compiled: `{"code_hash", "duplicate"}`."""
+    from xtvm.driver.build import CPU_TARGETS, build, compile_cpu, lower, optimize_cpu_tir
 
     try:
         s, args = inp.task.instantiate(inp.config)
     except Exception:
         return {"error_no": MeasureErrorNo.INSTANTIATION_ERROR, "error": traceback.format_exc()}
+    reply: dict[str, Any] = {}
     try:
-        module = build(s, args, target=inp.target, name=ENTRY)
+        if inp.target.split()[0] in CPU_TARGETS:
+            tir = lower(s, args, name=ENTRY)
+            optimize_cpu_tir(tir)
+            reply["code_hash"] = code_hash(inp.target, tir)
+            if reply["code_hash"] in known:
+                return {**reply, "duplicate": True}
+            module = compile_cpu(tir, inp.target, ENTRY)
+        else:
+            module = build(s, args, target=inp.target, name=ENTRY)
         module.export_library(path, build_func)
     except Exception:
         return {"error_no": MeasureErrorNo.COMPILE_HOST, "error": traceback.format_exc()}
     info = [[[int(d) for d in t.shape], str(t.dtype)] for t in args]
-    return {"filename": path, "arg_info": info}
+    return {**reply, "filename": path, "arg_info": info}
 
 
 def build_in_child(
@@ -169,22 +219,27 @@ def build_in_child(
     path: str,
     conn: Connection,
     build_func: Callable[..., object] | None = None,
+    known: Collection[str] = (),
 ) -> None:
     """`build_candidate` in a forked child; the reply goes back as JSON."""
-    conn.send_bytes(json.dumps(build_candidate(inp, path, build_func)).encode())
+    conn.send_bytes(json.dumps(build_candidate(inp, path, build_func, known)).encode())
     conn.close()
 
 
 def failed_build(build: BuildResult) -> MeasureResult | None:
     """The result of a candidate whose build failed (its error), or None when it built."""
     if build.error_no != MeasureErrorNo.NO_ERROR or build.filename is None:
-        return MeasureResult([], int(build.error_no), build.time_cost, time.time(), build.error_msg)
+        return MeasureResult(
+            [], int(build.error_no), build.time_cost, time.time(), build.error_msg, build.code_hash
+        )
     return None
 
 
 class LocalRunner:
     """Time each built candidate in a worker process: `repeat` measurements of `number`
-    runs each (longer while under `min_repeat_ms`), at most `timeout` seconds a candidate."""
+    runs each (longer while under `min_repeat_ms`), at most `timeout` seconds a candidate.
+    `clock="thread"` times the worker thread's CPU time (`time_function`): at one thread on
+    a shared machine, the candidates compare by what they cost, not by the load."""
 
     def __init__(
         self,
@@ -193,12 +248,16 @@ class LocalRunner:
         min_repeat_ms: float = 0,
         timeout: float = 10,
         cooldown_interval: float = 0.0,
+        clock: str = "wall",
     ) -> None:
         self.number = number
         self.repeat = repeat
         self.min_repeat_ms = min_repeat_ms
         self.timeout = timeout
         self.cooldown_interval = cooldown_interval
+        if clock not in CLOCKS:
+            raise ValueError(f"unknown clock '{clock}' ({', '.join(CLOCKS)})")
+        self.clock = clock
         self._worker: subprocess.Popen[bytes] | None = None
         self._fresh = False  # the worker has not answered yet (it is still importing)
 
@@ -246,6 +305,7 @@ class LocalRunner:
             "number": self.number,
             "repeat": self.repeat,
             "min_repeat_ms": self.min_repeat_ms,
+            "clock": self.clock,
         }
         worker = self._start()
         assert worker.stdin is not None and worker.stdout is not None
@@ -276,6 +336,7 @@ class LocalRunner:
             elapsed,
             time.time(),
             reply.get("error", ""),
+            build.code_hash,
         )
 
 
@@ -322,7 +383,9 @@ class RPCRunner(LocalRunner):
         codes = {"": MeasureErrorNo.NO_ERROR, "timeout": MeasureErrorNo.RUN_TIMEOUT}
         error_no = codes.get(timing.failure, MeasureErrorNo.RUNTIME_DEVICE)
         elapsed = build.time_cost + time.perf_counter() - start
-        return MeasureResult(timing.costs, int(error_no), elapsed, time.time(), timing.message)
+        return MeasureResult(
+            timing.costs, int(error_no), elapsed, time.time(), timing.message, build.code_hash
+        )
 
 
 def serve_runs() -> None:
@@ -347,6 +410,7 @@ def serve_runs() -> None:
                 number=request["number"],
                 repeat=request["repeat"],
                 min_repeat_ms=request["min_repeat_ms"],
+                clock=request.get("clock", "wall"),
             )
             reply: dict[str, Any] = {"costs": timer(*arrays).results}
         except Exception:
@@ -362,14 +426,59 @@ def measure_option(
     return {"builder": builder or LocalBuilder(), "runner": runner or LocalRunner()}
 
 
+MeasuredCode = MutableMapping[str, tuple[int, MeasureResult]]
+
+
+def remember(measured: MeasuredCode, records: Iterable[tuple[MeasureInput, MeasureResult]]) -> None:
+    """Enter recorded measurements with a code hash in `measured` (a resumed tuning does not
+    measure their code again); the first record of a code wins."""
+    for inp, result in records:
+        if result.code_hash:
+            index = inp.config.index if result.duplicate_of is None else result.duplicate_of
+            measured.setdefault(result.code_hash, (index, result))
+
+
+def reuse(result: MeasureResult, index: int, build: BuildResult) -> MeasureResult:
+    """The measurement of config `index` as that of another config with the same code."""
+    return MeasureResult(
+        list(result.costs),
+        result.error_no,
+        build.time_cost,
+        time.time(),
+        result.error_msg,
+        build.code_hash,
+        index,
+    )
+
+
 def create_measure_batch(
     option: dict[str, Any],
 ) -> Callable[[Sequence[MeasureInput]], list[MeasureResult]]:
+    """Build then run a batch of candidates; a candidate whose code was measured already (in
+    `option["measured"]`, code hash -> (config index, result), which this fills) or earlier
+    in the batch gets that measurement (`reuse`) instead of its own."""
     builder: LocalBuilder = option["builder"]
     runner: LocalRunner = option["runner"]
+    measured: MeasuredCode = option.setdefault("measured", {})
 
     def measure(inputs: Sequence[MeasureInput]) -> list[MeasureResult]:
-        return runner.run(inputs, builder.build(inputs))
+        builds = builder.build(inputs, known=set(measured))
+        run, first = [], set()  # the candidates to run: each new code once
+        for k, build in enumerate(builds):
+            code = build.code_hash
+            if not code or (code not in measured and code not in first):
+                run.append(k)
+                first.add(code)
+        ran = runner.run([inputs[k] for k in run], [builds[k] for k in run])
+        results: dict[int, MeasureResult] = dict(zip(run, ran, strict=True))
+        for k in run:
+            if builds[k].code_hash:
+                measured[builds[k].code_hash] = (inputs[k].config.index, results[k])
+        for k, build in enumerate(builds):
+            if k not in results:
+                index, result = measured[build.code_hash]
+                results[k] = reuse(result, index, build)
+        return [results[k] for k in range(len(builds))]
 
     return measure
 

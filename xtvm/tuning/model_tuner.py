@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from xtvm.tuning.measure import MeasureInput, MeasureResult, create_measure_batch
+from xtvm.tuning.measure import MeasureInput, MeasureResult, create_measure_batch, remember
 from xtvm.tuning.measure import measure_option as default_measure_option
 from xtvm.tuning.record import Record, encode, fastest, load_from_file, record_key
 from xtvm.tuning.task import Task, target_kind
@@ -97,16 +97,18 @@ def tune_model(
     ]
     history = list(load_from_file(log)) if log is not None and Path(log).is_file() else []
     option = None
+    again = measure  # measures the final pairs anew (not copied from earlier measurements)
     if measure is None:
         option = measure_option or default_measure_option()
         measure = create_measure_batch(option)
+        again = create_measure_batch({**option, "measured": {}})
     deadline = math.inf if time_budget_s is None else time.monotonic() + time_budget_s
     trials = 0
 
-    def run(r: TaskResult, configs: Sequence[Any]) -> list[Record]:
+    def run(r: TaskResult, configs: Sequence[Any], fresh: bool = False) -> list[Record]:
         nonlocal trials
         inputs = [MeasureInput(r.task.target, r.task, c) for c in configs]
-        measured = list(zip(inputs, measure(inputs), strict=True))
+        measured = list(zip(inputs, (again if fresh else measure)(inputs), strict=True))
         trials += len(measured)
         if log is not None:
             with Path(log).open("a") as out:
@@ -129,6 +131,8 @@ def tune_model(
             if old:
                 r.tuner.load_history(old)
                 r.history += old
+                if option is not None:
+                    remember(option.setdefault("measured", {}), old)
                 for inp, result in old:
                     if inp.config.index == r.default_index:
                         r.default = least(r.default, (inp, result)) if r.default else (inp, result)
@@ -169,7 +173,7 @@ def tune_model(
     return results
 
 
-def verify(r: TaskResult, run: Callable[[TaskResult, Sequence[Any]], list[Record]]) -> None:
+def verify(r: TaskResult, run: Callable[..., list[Record]]) -> None:
     """Decide `r.chosen`: the searched best only where it still beats the default when both
     are measured again, one after the other, and its least measurement beats the default's
     (a lucky first measurement of a config does not replace the default)."""
@@ -179,7 +183,7 @@ def verify(r: TaskResult, run: Callable[[TaskResult, Sequence[Any]], list[Record
     if r.default is None or best[0].config.index == r.default[0].config.index:
         r.chosen = least(best, r.default) if r.default else best
         return
-    again_default, again_best = run(r, [r.default[0].config, best[0].config])
+    again_default, again_best = run(r, [r.default[0].config, best[0].config], fresh=True)
     r.default = least(r.default, again_default)
     rival = least(best, again_best)
     wins = fastest(again_best[1]) < fastest(again_default[1])  # side by side, and overall

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +73,7 @@ def build_remote(
     inp: MeasureInput,
     workload: tuple[str, list[Any]] | None,
     build_func: Callable[..., object] | None,
+    known: Collection[str] = (),
 ) -> dict[str, Any]:
     """The body of a build task: the builder's reply, the library's bytes in `library`."""
     if workload is not None:
@@ -80,7 +81,7 @@ def build_remote(
 
         register_workload_tensors(*workload)
     with tempfile.TemporaryDirectory(prefix="xtvm-ray-build-") as tmp:
-        reply = build_candidate(inp, str(Path(tmp) / "candidate.so"), build_func)
+        reply = build_candidate(inp, str(Path(tmp) / "candidate.so"), build_func, known)
         if "filename" in reply:
             reply["library"] = Path(reply.pop("filename")).read_bytes()
     return reply
@@ -115,7 +116,11 @@ class RayBuilder:
             self._n_parallel = max(1, int(cpus))
         return self._n_parallel
 
-    def build(self, inputs: Sequence[MeasureInput]) -> list[BuildResult]:
+    def build(
+        self, inputs: Sequence[MeasureInput], known: Collection[str] = ()
+    ) -> list[BuildResult]:
+        """Build the candidates in parallel; one whose code hash is in `known` is not."""
+        known = frozenset(known)
         ray = ray_module(self.address)
         if self._task is None:
             self._task = ray.remote(build_remote).options(
@@ -128,7 +133,7 @@ class RayBuilder:
         while submitted < len(inputs) or pending:
             while submitted < len(inputs) and len(pending) < parallel:
                 inp = inputs[submitted]
-                ref = self._task.remote(inp, workload_of(inp), self.build_func)
+                ref = self._task.remote(inp, workload_of(inp), self.build_func, known)
                 pending[ref] = (submitted, time.perf_counter())
                 submitted += 1
             ready, _ = ray.wait(list(pending), num_returns=1, timeout=POLL_S)
@@ -159,13 +164,7 @@ class RayBuilder:
             path = self.directory / f"candidate{self._count}.so"
             path.write_bytes(reply["library"])
             filename = str(path)
-        return BuildResult(
-            filename,
-            reply.get("arg_info", []),
-            reply.get("error_no", MeasureErrorNo.NO_ERROR),
-            reply.get("error", ""),
-            time.perf_counter() - start,
-        )
+        return BuildResult.of_reply(reply, filename, time.perf_counter() - start)
 
 
 class MeasureWorker:
@@ -285,6 +284,7 @@ class RayRunner(LocalRunner):
             build.time_cost + elapsed,
             time.time(),
             reply.get("error", ""),
+            build.code_hash,
         )
 
     def close(self) -> None:

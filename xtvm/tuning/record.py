@@ -8,7 +8,10 @@ error code and message, total seconds, timestamp):
      "workload": ["matmul.cpu", 64, 64, 64, "float32"],
      "config": {"index": 5, "entity": [["tile_y", "sp", [-1, 8]], ...]},
      "result": {"costs": [1.2e-05], "error_no": 0, "error_msg": "", "all_cost": 0.6,
-                "timestamp": 1700000000.0}}
+                "timestamp": 1700000000.0, "code_hash": "9f2c..."}}
+
+A candidate whose final code equals one already measured is not measured again: its result
+copies that one's and names it, `"duplicate_of": <config index>`.
 
 The target is the full string the candidate was built for (`llvm -mcpu=skylake-avx512`).
 `apply_history_best(records)` makes templates built inside it, and the kernels of
@@ -49,19 +52,33 @@ def encode(inp: MeasureInput, result: MeasureResult) -> str:
 
 
 def result_to_json(result: MeasureResult) -> dict[str, object]:
-    """A measurement as the `result` object of a record (auto_scheduler's records too)."""
-    return {
+    """A measurement as the `result` object of a record (auto_scheduler's records too), with
+    the hash of the candidate's code when known and, for a candidate not measured because its
+    code was, `duplicate_of`: the config index whose measurement it copies."""
+    data: dict[str, object] = {
         "costs": result.costs,
         "error_no": int(result.error_no),
         "error_msg": result.error_msg,
         "all_cost": result.all_cost,
         "timestamp": result.timestamp,
     }
+    if result.code_hash:
+        data["code_hash"] = result.code_hash
+    if result.duplicate_of is not None:
+        data["duplicate_of"] = result.duplicate_of
+    return data
 
 
 def result_from_json(r: dict[str, Any]) -> MeasureResult:
+    duplicate_of = r.get("duplicate_of")
     return MeasureResult(
-        r["costs"], r["error_no"], r["all_cost"], r["timestamp"], r.get("error_msg", "")
+        r["costs"],
+        r["error_no"],
+        r["all_cost"],
+        r["timestamp"],
+        r.get("error_msg", ""),
+        str(r.get("code_hash", "")),
+        None if duplicate_of is None else int(duplicate_of),
     )
 
 

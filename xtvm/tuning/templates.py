@@ -4,8 +4,9 @@ conv2d.
 - `matmul.llvm` (a [m, k] x b [k, n]) and `dense.llvm` (data [m, k] x weight [n, k]
   transposed) take `(m, k, n, dtype)`; `batch_matmul.llvm` takes the operand shapes and
   transposes `(x_shape, y_shape, transpose_a, transpose_b, dtype)`. Their knobs are
-  `cpu_dense`'s tile: rows (`tile_y`), columns (`tile_x`), reduction step (`tile_k`), and
-  whether column blocks go outermost (`columns_first`).
+  `cpu_dense`'s tile: rows (`tile_y`), columns (`tile_x`), reduction step (`tile_k`),
+  whether column blocks go outermost (`columns_first`) and, where the columns are contiguous
+  in the weight, whether each column panel of it is packed (`pack`).
 - `conv2d_nchw.llvm` and `conv2d_nhwc.llvm` take `(data_shape, kernel_shape, strides,
   padding, dilation, kernel_layout, dtype)` of an ungrouped conv2d, and so do
   `depthwise_conv2d_{nchw,nhwc}.llvm` of a depthwise one (a group per input channel);
@@ -52,6 +53,7 @@ from xtvm.topi.schedule import (
     extent,
     group_row_tile,
     nhwc_tile_factor,
+    packs_weight,
     register_tiled,
     rows_outside,
     split_exact,
@@ -103,6 +105,13 @@ def schedule_product(s: te.Schedule, out: te.Tensor) -> None:
     cfg.define_knob("columns_first", [False, True])
     if cfg.is_fallback:
         cfg["columns_first"] = OtherOptionEntity(weight_outgrows_cache(out, batched))  # type: ignore[index]
+    pack = False
+    if contiguous:  # a packed panel of the weight's columns (see tile_product)
+        cfg.define_knob("pack", [False, True])
+        if cfg.is_fallback:
+            default = packs_weight(out, weight_outgrows_cache(out, batched))
+            cfg["pack"] = OtherOptionEntity(default)  # type: ignore[index]
+        pack = bool(cfg["pack"].val)
     outer, inner = register_tiled(s, out)
     tile_product(
         outer,
@@ -114,6 +123,7 @@ def schedule_product(s: te.Schedule, out: te.Tensor) -> None:
         cfg["columns_first"].val,
         cfg["tile_k"].size[-1],
         split_exact,
+        pack,
     )
 
 

@@ -31,6 +31,7 @@ from xtvm.tuning.measure import (
     MeasureInput,
     MeasureResult,
     create_measure_batch,
+    remember,
 )
 from xtvm.tuning.measure import (
     measure_option as default_measure_option,
@@ -54,6 +55,7 @@ class Tuner:
         self.best_measure_pair: tuple[MeasureInput, MeasureResult] | None = None
         self.trial = 0  # configs measured so far
         self.visited: set[int] = set()
+        self.history: list[Record] = []  # records taken by `load_history`
 
     def has_next(self) -> bool:
         return len(self.visited) < len(self.space)
@@ -95,6 +97,7 @@ class Tuner:
                 continue  # the template's knobs changed since
             taken.append((inp, result))
             self.note(inp, result)
+        self.history += taken
         if taken:
             self.update([r[0] for r in taken], [r[1] for r in taken])
         return len(taken)
@@ -107,6 +110,7 @@ class Tuner:
         callbacks: Sequence[Callback] = (),
     ) -> None:
         option = measure_option or default_measure_option()
+        remember(option.setdefault("measured", {}), self.history)  # their code is measured
         measure = create_measure_batch(option)
         batch_size = option["builder"].n_parallel
         best_trial = 0
@@ -130,7 +134,7 @@ class Tuner:
 
 
 class GridSearchTuner(Tuner):
-    """Every config in index order."""
+    """Every config in index order (but those `load_history` took)."""
 
     def __init__(self, task: Task) -> None:
         super().__init__(task)
@@ -139,8 +143,7 @@ class GridSearchTuner(Tuner):
     def next_batch(self, batch_size: int) -> list[ConfigEntity]:
         configs = []
         while len(configs) < batch_size and self.counter < len(self.space):
-            configs.append(self.space.get(self.counter))
-            self.visited.add(self.counter)
+            self.take(self.counter, configs)  # not one measured before (a resumed run)
             self.counter += 1
         return configs
 

@@ -20,8 +20,9 @@ from xdsl.dialects.builtin import ModuleOp
 from xtvm.backends.llvm.codegen import RELEASE_SYMBOL, emit_module
 from xtvm.backends.llvm.target import LLVMTarget, initialize_llvm
 from xtvm.backends.packed import write_packed
-from xtvm.backends.toolchain import link_shared
+from xtvm.backends.toolchain import cached_object, link_shared
 from xtvm.runtime.module import (
+    EXPORT_LINKER,
     LAST_ERROR_SYMBOL,
     METADATA_SYMBOL,
     Module,
@@ -115,9 +116,11 @@ class CompiledLLVM:
         with tempfile.TemporaryDirectory() as tmp:
             obj = Path(tmp) / "module.o"
             obj.write_bytes(self.object_code())
-            inputs = [obj, *extra_objects, *write_packed(Path(tmp), self.metadata)]
-            inputs.append(POOL_SOURCE)
+            sources = [*write_packed(Path(tmp), self.metadata), POOL_SOURCE]
             flags = ("-O2", "-fPIC", "-pthread")
+            if EXPORT_LINKER.get() is None:  # the system compiler: objects from the cache
+                sources = [cached_object(s, flags, LinkError) for s in sources]
+            inputs = [obj, *extra_objects, *sources]
             link_shared(Path(path), inputs, libraries, flags=flags, error=LinkError)
 
 
