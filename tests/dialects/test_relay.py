@@ -151,6 +151,7 @@ CASES: list[tuple[str, list[Attribute], Body, str]] = [
         (name, [t(3, 5)], cls, "tensor<3x5xf32>")
         for name, cls in [
             ("negative", relay.NegativeOp),
+            ("copy", relay.CopyOp),
             ("abs", relay.AbsOp),
             ("exp", relay.ExpOp),
             ("log", relay.LogOp),
@@ -430,6 +431,7 @@ CASES: list[tuple[str, list[Attribute], Body, str]] = [
     ),
     ("cumsum", [t(2, 5)], lambda x: relay.CumsumOp(x, 1, exclusive=True), "tensor<2x5xf32>"),
     ("cumsum_flat", [t(2, 5)], relay.CumsumOp, "tensor<10xf32>"),
+    ("cumprod", [t(2, 5)], lambda x: relay.CumprodOp(x, 1), "tensor<2x5xf32>"),
     ("trilu", [t(2, 3, 4)], lambda x: relay.TriluOp(x, k=1, upper=False), "tensor<2x3x4xf32>"),
 ]
 

@@ -453,6 +453,7 @@ CASES: list[Case] = [
     ),
     # Elementwise unary ops
     Case("negative", [X], relay.NegativeOp, np.negative),
+    Case("copy", [X], relay.CopyOp, np.copy),
     Case("abs", [rand(7, dtype="int32", low=-9, high=9)], relay.AbsOp, np.abs),
     Case("exp", [X], relay.ExpOp, np.exp, tol=1e-5),
     Case("log", [rand(3, 5, **POSITIVE)], relay.LogOp, np.log),
@@ -1027,6 +1028,12 @@ CASES: list[Case] = [
         lambda x: np.stack([x[:k].sum(axis=0) for k in range(3)]),
     ),
     Case("cumsum_flat", [X], relay.CumsumOp, lambda x: np.cumsum(x.ravel())),
+    Case(
+        "cumprod_exclusive",
+        [X],
+        lambda x: relay.CumprodOp(x, 1, exclusive=True),
+        lambda x: np.concatenate([np.ones_like(x[:, :1]), np.cumprod(x, axis=1)[:, :-1]], 1),
+    ),
     Case(
         "trilu_lower",
         [rand(2, 3, 4)],

@@ -1067,6 +1067,7 @@ class FloatUnaryOp(UnaryOp, ABC):
 
 
 NegativeOp = relay_op("negative", UnaryOp, "Elementwise negation.")
+CopyOp = relay_op("copy", UnaryOp, "A copy of the tensor in new storage.")
 AbsOp = relay_op("abs", UnaryOp, "Elementwise absolute value.")
 ExpOp = relay_op("exp", FloatUnaryOp, "Elementwise e**x.")
 LogOp = relay_op("log", FloatUnaryOp, "Elementwise natural logarithm.")
@@ -2516,6 +2517,18 @@ CumsumOp = relay_op(
 
     `%y = relay.cumsum %x {axis = 1 : i64, exclusive = true} : (tensor<2x5xf32>)
         -> tensor<2x5xf32>`
+    """,
+    int_def("axis", None),
+    bool_def("exclusive", False),
+    rule=cumsum_type,
+)
+CumprodOp = relay_op(
+    "cumprod",
+    RelayOp,
+    """Running product along `axis` (of the flattened data if absent); exclusive leaves out
+    the element itself.
+
+    `%y = relay.cumprod %x {axis = 1 : i64} : (tensor<2x5xf32>) -> tensor<2x5xf32>`
     """,
     int_def("axis", None),
     bool_def("exclusive", False),

@@ -367,6 +367,7 @@ NUMPY: dict[type[relay.RelayOp], Callable[..., Any]] = {
     relay.LogicalOrOp: np.logical_or,
     relay.WhereOp: np.where,
     relay.NegativeOp: np.negative,
+    relay.CopyOp: np.copy,
     relay.AbsOp: np.abs,
     relay.ExpOp: np.exp,
     relay.LogOp: np.log,
@@ -978,11 +979,24 @@ def scatter_elements(
 
 @numpy_rule(relay.CumsumOp)
 def cumsum(x: np.ndarray, axis: int | None, exclusive: bool) -> np.ndarray:
+    return running(np.cumsum, 0, x, axis, exclusive)
+
+
+@numpy_rule(relay.CumprodOp)
+def cumprod(x: np.ndarray, axis: int | None, exclusive: bool) -> np.ndarray:
+    return running(np.cumprod, 1, x, axis, exclusive)
+
+
+def running(
+    scan: Callable[..., np.ndarray], identity: int, x: np.ndarray, axis: int | None, exclusive: bool
+) -> np.ndarray:
+    """`scan` (np.cumsum, np.cumprod) along `axis` (of the flattened data if None),
+    accumulated wide; exclusive shifts by one, starting from `identity`."""
     data = x.ravel() if axis is None else x
     axis = 0 if axis is None else axis % x.ndim
-    total = np.cumsum(data, axis=axis, dtype=acc_dtype(x.dtype) if x.dtype.kind == "f" else None)
-    if exclusive:  # shifted by one along the axis, starting from 0
-        shifted = np.zeros_like(total)
+    total = scan(data, axis=axis, dtype=acc_dtype(x.dtype) if x.dtype.kind == "f" else None)
+    if exclusive:
+        shifted = np.full_like(total, identity)
         head = [slice(None)] * total.ndim
         tail = [slice(None)] * total.ndim
         head[axis], tail[axis] = slice(1, None), slice(None, -1)

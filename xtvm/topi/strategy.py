@@ -221,7 +221,7 @@ def take(op: relay.TakeOp, x: Sequence[TensorLike]) -> Value:
 
 def cumsum(op: relay.CumsumOp, x: Sequence[TensorLike]) -> Value:
     axis = None if op.axis is None else axis_of(op, len(x[0].shape))
-    return indexing.cumsum(x[0], axis, bool(integer(op.exclusive)))
+    return indexing.cumsum(x[0], axis, bool(integer(op.exclusive)), op.name.removeprefix("relay."))
 
 
 def cast(op: relay.CastOp, x: Sequence[TensorLike]) -> Value:
@@ -257,6 +257,7 @@ STRATEGIES: dict[type[relay.RelayOp], Strategy] = {
     relay.WhereOp: row(lambda op, x: elementwise.where(*x)),
     # Elementwise unary ops
     relay.NegativeOp: row(unary("negative")),
+    relay.CopyOp: row(unary("copy")),
     relay.AbsOp: row(unary("abs")),
     relay.ExpOp: row(unary("exp")),
     relay.LogOp: row(unary("log")),
@@ -360,6 +361,7 @@ STRATEGIES: dict[type[relay.RelayOp], Strategy] = {
         lambda op, x: indexing.scatter_elements(*x, axis_of(op, len(x[0].shape)), op.reduction.data)
     ),
     relay.CumsumOp: row(cumsum),
+    relay.CumprodOp: row(cumsum),
     relay.TriluOp: row(lambda op, x: indexing.trilu(x[0], integer(op.k), bool(integer(op.upper)))),
 }
 
