@@ -314,6 +314,18 @@ CASES: list[tuple[str, list[Attribute], Body, str]] = [
         "tensor<1x2x7x4xf32>",
     ),
     (
+        "resize1d",
+        [t(1, 2, 5)],
+        lambda x: relay.Resize1dOp(x, (9,), method="cubic"),
+        "tensor<1x2x9xf32>",
+    ),
+    (
+        "resize3d_ndhwc",
+        [t(1, 2, 3, 4, 5)],
+        lambda x: relay.Resize3dOp(x, (4, 6, 8), layout="NDHWC"),
+        "tensor<1x4x6x8x5xf32>",
+    ),
+    (
         "upsampling",
         [t(1, 2, 3, 5)],
         lambda x: relay.UpsamplingOp(x, 2.0, 1.5, method="bilinear", align_corners=True),
@@ -962,9 +974,9 @@ INVALID: list[tuple[str, list[Attribute], Body, str]] = [
     (
         "resize2d_method",
         [t(1, 2, 3, 3)],
-        lambda x: relay.Resize2dOp(x, (4, 4), method="cubic"),
+        lambda x: relay.Resize2dOp(x, (4, 4), method="bicubic"),
         '\'relay.image.resize2d\' op method must be one of "nearest_neighbor", "linear", '
-        'got "cubic"',
+        '"cubic", got "bicubic"',
     ),
     (
         "resize2d_linear_integers",

@@ -45,6 +45,7 @@ from xtvm.runtime.relay_interpreter import (
     UnsupportedOpError,
     evaluate,
 )
+from xtvm.topi import testing as topi_testing
 
 RNG = np.random.default_rng(20240611)
 
@@ -313,6 +314,13 @@ GROUP_X, GROUP_W = rand(1, 6, 7, 5), rand(9, 2, 3, 2)
 POOL_X = rand(2, 3, 9, 7)
 IMG = rand(1, 2, 5, 3)
 WINOGRAD_W = rand(3, 3, 16, 24)  # HWIO, transformed for the winograd case
+
+RESIZE_OPS = {1: relay.Resize1dOp, 2: relay.Resize2dOp, 3: relay.Resize3dOp}
+RESIZE_REFS = {
+    1: topi_testing.resize1d_python,
+    2: topi_testing.resize2d_python,
+    3: topi_testing.resize3d_python,
+}
 
 CASES: list[Case] = [
     # Constants, parameters, tuples
@@ -814,6 +822,29 @@ CASES: list[Case] = [
         [nhwc(IMG)],
         lambda x: relay.Resize2dOp(x, (3, 7), layout="NHWC", method="nearest_neighbor"),
         lambda x: nhwc(resize_ref(nchw(x), (3, 7), "nearest_neighbor", "half_pixel")),
+    ),
+    *(
+        Case(
+            f"resize{rank}d_{method}_{mode}",
+            [rand(1, 2, *shape)],
+            lambda x, rank=rank, method=method, mode=mode, shape=shape: RESIZE_OPS[rank](
+                x,
+                tuple(2 * n + 1 for n in shape),
+                method=method,
+                coordinate_transformation_mode=mode,
+            ),
+            lambda x, rank=rank, method=method, mode=mode, shape=shape: RESIZE_REFS[rank](
+                x,
+                tuple((2 * n + 1) / n for n in shape),
+                method=method,
+                coordinate_transformation_mode=mode,
+                layout=("NCW", "NCHW", "NCDHW")[rank - 1],
+            ),
+            tol=1e-5,
+        )
+        for rank, shape in ((1, (5,)), (2, (3, 4)), (3, (2, 3, 2)))
+        for method in ("nearest_neighbor", "linear", "cubic")
+        for mode in ("half_pixel", "align_corners", "asymmetric")
     ),
     Case(
         "resize2d_by_hand",
