@@ -9,7 +9,12 @@ from collections.abc import Sequence
 import numpy as np
 
 __all__ = [
+    "conv2d_nchw_python",
+    "conv2d_nhwc_python",
+    "dilate_python",
+    "l2_normalize_python",
     "log_softmax_python",
+    "lrn_python",
     "resize1d_python",
     "resize2d_python",
     "resize3d_python",
@@ -128,3 +133,106 @@ def resize3d_python(
     """`data` (NCDHW or NDHWC) resized by `scale` along D, H and W, as
     `relay.image.resize3d` does."""
     return _resize_python(data, scale, layout, method, coordinate_transformation_mode)
+
+
+def dilate_python(
+    input_np: np.ndarray,
+    strides: Sequence[int],
+    dilation_value: float = 0.0,
+    out_dtype: str | None = None,
+) -> np.ndarray:
+    """`input_np` with strides[i] - 1 copies of `dilation_value` between neighbours along
+    each axis i (how TVM's tests build dilated kernels)."""
+    if len(strides) != input_np.ndim:
+        raise ValueError(f"dilate_python: {len(strides)} strides for a {input_np.ndim}-d input")
+    shape = tuple((n - 1) * s + 1 for n, s in zip(input_np.shape, strides, strict=True))
+    out = np.full(shape, dilation_value, dtype=out_dtype or input_np.dtype)
+    out[tuple(slice(None, None, s) for s in strides)] = input_np
+    return out
+
+
+def lrn_python(
+    a_np: np.ndarray, size: int, axis: int, bias: float, alpha: float, beta: float
+) -> np.ndarray:
+    """Local response normalisation: each value over (bias + alpha / size * the sum of the
+    squares in a window of `size` along `axis`) ** beta."""
+    radius = size // 2
+    squares = np.moveaxis(a_np.astype(np.float64) ** 2, axis, -1)
+    n = squares.shape[-1]
+    window = np.zeros_like(squares)
+    for j in range(n):
+        window[..., j] = squares[..., max(j - radius, 0) : min(j + radius + 1, n)].sum(axis=-1)
+    scale = (bias + alpha * np.moveaxis(window, -1, axis) / size) ** beta
+    return (a_np / scale).astype(a_np.dtype)
+
+
+def l2_normalize_python(
+    a_np: np.ndarray, eps: float, axis: Sequence[int] | None = None
+) -> np.ndarray:
+    """`a_np` divided by its L2 norm along `axis`, the squared norm floored at `eps`."""
+    axes = None if axis is None else tuple(axis)
+    squared = np.sum(a_np.astype(np.float64) ** 2, axis=axes, keepdims=True)
+    return (a_np / np.sqrt(np.maximum(squared, eps))).astype(a_np.dtype)
+
+
+def _pads(padding: int | Sequence[int], kernel: tuple[int, int]) -> tuple[int, int, int, int]:
+    """(top, left, bottom, right) from TVM's 1, 2 or 4 numbers or "SAME"/"VALID"."""
+    if isinstance(padding, str):
+        if padding == "VALID":
+            return 0, 0, 0, 0
+        if padding == "SAME":
+            ph, pw = kernel[0] - 1, kernel[1] - 1
+            return ph // 2, pw // 2, ph - ph // 2, pw - pw // 2
+        raise ValueError(f"unknown padding {padding!r}")
+    if isinstance(padding, int):
+        return (padding,) * 4
+    if len(padding) == 2:
+        return padding[0], padding[1], padding[0], padding[1]
+    return tuple(padding)  # type: ignore[return-value]
+
+
+def conv2d_nchw_python(
+    a_np: np.ndarray,
+    w_np: np.ndarray,
+    stride: int | Sequence[int],
+    padding: int | Sequence[int],
+    groups: int = 1,
+) -> np.ndarray:
+    """2-d convolution of NCHW data with an OIHW kernel (O = out channels, I = in channels
+    per group), summed in float64 for floats and int64 for integers."""
+    sh, sw = (stride, stride) if isinstance(stride, int) else stride
+    n, c, h, w = a_np.shape
+    o, i, kh, kw = w_np.shape
+    if c != i * groups or o % groups:
+        raise ValueError(f"conv2d_nchw_python: {c} channels, kernel {w_np.shape}, {groups} groups")
+    top, left, bottom, right = _pads(padding, (kh, kw))
+    wide = np.float64 if a_np.dtype.kind == "f" else np.int64
+    padded = np.pad(a_np.astype(wide), ((0, 0), (0, 0), (top, bottom), (left, right)))
+    oh = (h + top + bottom - kh) // sh + 1
+    ow = (w + left + right - kw) // sw + 1
+    out = np.zeros((n, o, oh, ow), dtype=wide)
+    per_group = o // groups
+    for g in range(groups):
+        x = padded[:, g * i : (g + 1) * i]
+        k = w_np[g * per_group : (g + 1) * per_group].astype(wide)
+        for dy in range(kh):
+            for dx in range(kw):
+                window = x[:, :, dy : dy + sh * (oh - 1) + 1 : sh, dx : dx + sw * (ow - 1) + 1 : sw]
+                out[:, g * per_group : (g + 1) * per_group] += np.einsum(
+                    "nchw,oc->nohw", window, k[:, :, dy, dx]
+                )
+    return out.astype(a_np.dtype if a_np.dtype.kind == "f" else np.result_type(a_np, w_np))
+
+
+def conv2d_nhwc_python(
+    a_np: np.ndarray,
+    w_np: np.ndarray,
+    stride: int | Sequence[int],
+    padding: int | Sequence[int],
+    groups: int = 1,
+) -> np.ndarray:
+    """2-d convolution of NHWC data with an HWIO kernel (the NCHW one, transposed)."""
+    out = conv2d_nchw_python(
+        a_np.transpose(0, 3, 1, 2), w_np.transpose(3, 2, 0, 1), stride, padding, groups
+    )
+    return out.transpose(0, 2, 3, 1)

@@ -1,7 +1,8 @@
 """Neural-network operators under TVM's names and signatures: `relay.nn.conv2d`, ...
 
 Arguments TVM accepts but that change nothing for static shapes (`channels`, `kernel_size`,
-`out_layout`, `out_dtype` equal to the input dtype) are accepted and checked; padding takes
+`out_layout`) are accepted and checked; an `out_dtype` wider than the operands' (int8 to
+int32, float16 to float32) computes in it, as TVM does; padding takes
 TVM's 1, 2 or 4 numbers. The builder of an op whose TVM signature is the op's own
 (`relay.nn.softmax(data, axis)`) comes from the op's row in the relay dialect.
 """
@@ -21,7 +22,7 @@ from xtvm.api.relay.expr import (
     make_call,
 )
 from xtvm.api.relay.op.tensor import ones_like
-from xtvm.api.relay.ty import TensorType
+from xtvm.api.relay.ty import TensorType, dtype_name
 from xtvm.dialects import relay as d
 
 IntOrSeq = int | Sequence[int]
@@ -88,11 +89,22 @@ def infer_conv_weight(
 
 def check_unused(data: Expr, out_dtype: str = "", out_layout: str = "", layout: str = "") -> None:
     """Reject what xtvm cannot honour instead of silently ignoring it."""
-    typ = data.checked_type
-    if out_dtype and isinstance(typ, TensorType) and out_dtype != typ.dtype:
-        raise ValueError(f"out_dtype {out_dtype} differs from the input dtype {typ.dtype}")
     if out_layout and out_layout != layout:
         raise ValueError(f"out_layout {out_layout} differs from the layout {layout}")
+
+
+def widened(data: Expr, weight: Expr, out_dtype: str) -> tuple[Expr, Expr]:
+    """The operands of a product computed in `out_dtype` (TVM's mixed precision: int8 or
+    uint8 operands accumulated in int32, float16 in float32): both cast to it, which gives
+    the same sums. Without `out_dtype` they must agree."""
+    if not out_dtype:
+        return data, weight
+    out = dtype_name(out_dtype)
+    cast = [
+        x if tensor_type(x).dtype == out else make_call(d.CastOp, x, dtype=out)
+        for x in (data, weight)
+    ]
+    return cast[0], cast[1]
 
 
 def conv2d(
@@ -111,6 +123,7 @@ def conv2d(
 ) -> Call:
     check_unused(data, out_dtype, out_layout, data_layout)
     infer_conv_weight(data, weight, channels, kernel_size, groups, data_layout, kernel_layout)
+    data, weight = widened(data, weight, out_dtype)
     call = make_call(
         d.Conv2dOp,
         data,
@@ -185,6 +198,7 @@ def conv2d_transpose(
     infer_conv_weight(
         data, weight, channels, kernel_size, groups, data_layout, kernel_layout, transpose=True
     )
+    data, weight = widened(data, weight, out_dtype)
     return make_call(
         d.Conv2dTransposeOp,
         data,
@@ -202,6 +216,7 @@ def dense(data: Expr, weight: Expr, units: int | None = None, out_dtype: str = "
     if not has_type(weight) and units is not None:
         typ = tensor_type(data)
         infer_untyped(weight, TensorType((int(units), typ.shape[-1]), typ.dtype))
+    data, weight = widened(data, weight, out_dtype)
     call = make_call(d.DenseOp, data, weight)
     wshape = weight.checked_type.shape  # type: ignore[attr-defined]
     if units is not None and int(units) != wshape[0]:
@@ -217,7 +232,7 @@ def matmul(
     transpose_a: bool = False,
     transpose_b: bool = False,
 ) -> Call:
-    check_unused(tensor_a, out_dtype)
+    tensor_a, tensor_b = widened(tensor_a, tensor_b, out_dtype)
     return make_call(
         d.MatmulOp, tensor_a, tensor_b, transpose_a=transpose_a, transpose_b=transpose_b
     )
@@ -230,7 +245,7 @@ def batch_matmul(
     transpose_a: bool = False,
     transpose_b: bool = True,
 ) -> Call:
-    check_unused(tensor_a, out_dtype)
+    tensor_a, tensor_b = widened(tensor_a, tensor_b, out_dtype)
     return make_call(
         d.BatchMatmulOp, tensor_a, tensor_b, transpose_a=transpose_a, transpose_b=transpose_b
     )
@@ -312,6 +327,18 @@ def lrn(
         beta=float(beta),
         bias=float(bias),
     )
+
+
+def l2_normalize(data: Expr, eps: float, axis: Sequence[int] | None = None) -> Expr:
+    """`data` over the L2 norm along `axis` (all axes if None), the squared norm floored at
+    `eps`: x / sqrt(max(sum(x * x), eps)), composed of those ops."""
+    from xtvm.api.relay.expr import const
+    from xtvm.api.relay.op.reduce import sum as reduce_sum
+    from xtvm.api.relay.op.tensor import divide, maximum, multiply, sqrt
+
+    squares = reduce_sum(multiply(data, data), axis=axis, keepdims=True)
+    floor = const(float(eps), tensor_type(data).dtype)
+    return divide(data, sqrt(maximum(squares, floor)))
 
 
 def _pool2d(
