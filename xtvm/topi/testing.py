@@ -9,16 +9,20 @@ from collections.abc import Sequence
 import numpy as np
 
 __all__ = [
+    "batch_matmul",
     "conv2d_nchw_python",
     "conv2d_nhwc_python",
     "dilate_python",
     "l2_normalize_python",
     "log_softmax_python",
     "lrn_python",
+    "one_hot",
     "resize1d_python",
     "resize2d_python",
     "resize3d_python",
+    "sequence_mask",
     "softmax_python",
+    "strided_slice_python",
 ]
 
 
@@ -236,3 +240,66 @@ def conv2d_nhwc_python(
         a_np.transpose(0, 3, 1, 2), w_np.transpose(3, 2, 0, 1), stride, padding, groups
     )
     return out.transpose(0, 2, 3, 1)
+
+
+def batch_matmul(
+    x: np.ndarray,
+    y: np.ndarray,
+    out_dtype: str | None = None,
+    trans_x: bool = False,
+    trans_y: bool = True,
+) -> np.ndarray:
+    """Batched x @ y (each operand optionally transposed in its last two axes); a batch of 1
+    broadcasts against the other's."""
+    a = np.swapaxes(x, -1, -2) if trans_x else x
+    b = np.swapaxes(y, -1, -2) if trans_y else y
+    return np.matmul(a, b).astype(out_dtype or x.dtype)
+
+
+def one_hot(
+    indices: np.ndarray, on_value: object, off_value: object, depth: int, axis: int, dtype: str
+) -> np.ndarray:
+    """A new axis `axis` of size `depth` holding on_value at each index, off_value elsewhere."""
+    axis = axis % (indices.ndim + 1) if axis < 0 else axis
+    out = np.full((*indices.shape, depth), off_value, dtype=dtype)
+    for position in np.ndindex(indices.shape):
+        if 0 <= indices[position] < depth:
+            out[(*position, indices[position])] = on_value
+    return np.moveaxis(out, -1, axis)
+
+
+def sequence_mask(
+    data: np.ndarray, valid_length: np.ndarray, mask_value: float, axis: int
+) -> np.ndarray:
+    """`data` with the time steps (along `axis`, 0 or 1; the batch is the other) at or past
+    each sequence's valid length set to `mask_value`."""
+    out = data.copy()
+    for batch, length in enumerate(valid_length):
+        index = [slice(None)] * data.ndim
+        index[1 - axis] = batch
+        index[axis] = slice(int(length), None)
+        out[tuple(index)] = mask_value
+    return out
+
+
+def strided_slice_python(
+    data: np.ndarray,
+    begin: Sequence[int],
+    end: Sequence[int],
+    strides: Sequence[int] | None = None,
+    slice_mode: str = "end",
+    axes: Sequence[int] | None = None,
+) -> np.ndarray:
+    """numpy slicing as TVM's strided_slice reads its arguments: `axes` (all by default)
+    sliced from begin to end ("end"), or by begin and a size ("size", -1: to the end)."""
+    axes = list(range(len(begin))) if axes is None else list(axes)
+    strides = [1] * len(begin) if not strides else list(strides)
+    if len(strides) < len(begin):
+        strides += [1] * (len(begin) - len(strides))
+    index = [slice(None)] * data.ndim
+    for axis, b, e, s in zip(axes, begin, end, strides, strict=False):
+        if slice_mode == "size":
+            s = 1
+            e = data.shape[axis] if e < 0 else b + e
+        index[axis] = slice(b, e, s)
+    return data[tuple(index)]

@@ -4,7 +4,20 @@ from xtvm.api.relay.expr import Op
 from xtvm.api.relay.op import _make as _make  # TVM's relay.op._make
 from xtvm.api.relay.op import annotation, image, nn
 from xtvm.api.relay.op import op as op
-from xtvm.api.relay.op.composed import arange, meshgrid, repeat, reshape_like, reverse, stack
+from xtvm.api.relay.op.composed import (
+    arange,
+    broadcast_to_like,
+    collapse_sum_like,
+    collapse_sum_to,
+    meshgrid,
+    one_hot,
+    repeat,
+    reshape_like,
+    reverse,
+    reverse_reshape,
+    sequence_mask,
+    stack,
+)
 from xtvm.api.relay.op.reduce import (
     all,
     any,
@@ -111,9 +124,12 @@ __all__ = [
     "argmin",
     "atan",
     "broadcast_to",
+    "broadcast_to_like",
     "cast",
     "ceil",
     "clip",
+    "collapse_sum_like",
+    "collapse_sum_to",
     "concatenate",
     "copy",
     "cos",
@@ -160,6 +176,7 @@ __all__ = [
     "negative",
     "nn",
     "not_equal",
+    "one_hot",
     "ones",
     "ones_like",
     "power",
@@ -168,11 +185,13 @@ __all__ = [
     "reshape",
     "reshape_like",
     "reverse",
+    "reverse_reshape",
     "right_shift",
     "round",
     "rsqrt",
     "scatter_elements",
     "scatter_nd",
+    "sequence_mask",
     "shape_of",
     "sigmoid",
     "sign",

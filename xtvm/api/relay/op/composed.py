@@ -1,6 +1,8 @@
 """TVM's transform operators that xtvm builds from other ops: with static shapes, `stack`,
-`repeat`, `reverse`, `reshape_like`, `meshgrid` and `arange` are each a few expand_dims,
-broadcasts, reshapes, takes or a constant. They type-check and compute as TVM's; the printed
+`repeat`, `reverse`, `reshape_like`, `reverse_reshape`, `meshgrid`, `arange`,
+`broadcast_to_like`, `collapse_sum_like`/`collapse_sum_to`, `one_hot`, `sequence_mask` and
+`segment_sum` are each a few expand_dims, broadcasts, reshapes, takes, sums, selects or a
+constant. They type-check and compute as TVM's; the printed
 program shows the ops they are made of."""
 
 from __future__ import annotations
@@ -10,7 +12,17 @@ from collections.abc import Sequence
 import numpy as np
 
 from xtvm.api.relay.expr import Constant, Expr, Tuple, TupleGetItem, const
-from xtvm.api.relay.op.transform import broadcast_to, concatenate, expand_dims, reshape, take
+from xtvm.api.relay.op.reduce import sum as reduce_sum
+from xtvm.api.relay.op.tensor import cast, equal, less
+from xtvm.api.relay.op.transform import (
+    broadcast_to,
+    concatenate,
+    expand_dims,
+    reshape,
+    resolve_codes,
+    take,
+    where,
+)
 from xtvm.api.relay.ty import TensorType, TupleType, dtype_name
 
 
@@ -134,3 +146,67 @@ def arange(
         _scalar(start, "start"), _scalar(stop, "stop"), 1 if step is None else _scalar(step, "step")
     )
     return const(values.astype(dtype_name(dtype)))
+
+
+def broadcast_to_like(data: Expr, broadcast_type: Expr) -> Expr:
+    """`data` broadcast to the shape of `broadcast_type`."""
+    return broadcast_to(data, known_shape(broadcast_type, "broadcast_to_like"))
+
+
+def collapse_sum_to(data: Expr, shape: Sequence[int] | Expr) -> Expr:
+    """`data` summed down to `shape` (the inverse of broadcasting to its own shape)."""
+    if isinstance(shape, Constant):
+        shape = [int(s) for s in shape.data.numpy().reshape(-1)]
+    elif isinstance(shape, Expr):
+        raise TypeError("collapse_sum_to: the shape must be constant (xtvm needs static shapes)")
+    source, target = known_shape(data, "collapse_sum_to"), tuple(int(s) for s in shape)
+    lead = len(source) - len(target)
+    if lead < 0 or any(t not in (1, s) for s, t in zip(source[lead:], target, strict=True)):
+        raise ValueError(f"collapse_sum_to: {source} does not broadcast from {target}")
+    axes = list(range(lead)) + [
+        lead + i for i, (s, t) in enumerate(zip(source[lead:], target, strict=True)) if t != s
+    ]
+    return reshape(reduce_sum(data, axis=axes), target) if axes else data
+
+
+def collapse_sum_like(data: Expr, collapse_type: Expr) -> Expr:
+    """`data` summed down to the shape of `collapse_type`."""
+    return collapse_sum_to(data, known_shape(collapse_type, "collapse_sum_like"))
+
+
+def reverse_reshape(data: Expr, newshape: Sequence[int]) -> Expr:
+    """reshape with its special codes (0 copies, -1 infers) read from the right."""
+    dims = known_shape(data, "reverse_reshape")[::-1]
+    return reshape(data, resolve_codes(dims, list(newshape)[::-1])[::-1])
+
+
+def one_hot(
+    indices: Expr, on_value: Expr, off_value: Expr, depth: int, axis: int, dtype: str
+) -> Expr:
+    """A tensor with a new axis `axis` of size `depth`: `on_value` where its position equals
+    the index, `off_value` elsewhere."""
+    rank = len(known_shape(indices, "one_hot"))
+    axis = axis % (rank + 1) if axis < 0 else axis
+    positions = [1] * (rank + 1)
+    positions[axis] = int(depth)
+    index_type = indices.checked_type.dtype  # type: ignore[union-attr]
+    grid = const(np.arange(int(depth), dtype=index_type).reshape(positions))
+    hit = equal(expand_dims(indices, axis), grid)
+    return where(hit, cast(on_value, dtype), cast(off_value, dtype))
+
+
+def sequence_mask(data: Expr, valid_length: Expr, mask_value: float = 0.0, axis: int = 0) -> Expr:
+    """`data` (time and batch on axes 0 and 1, `axis` the time one) with the steps at or
+    beyond each batch's `valid_length` set to `mask_value`."""
+    shape = known_shape(data, "sequence_mask")
+    if axis not in (0, 1) or len(shape) < 2:
+        raise ValueError(f"sequence_mask: axis must be 0 or 1 of a tensor of rank >= 2, got {axis}")
+    steps = [1] * len(shape)
+    steps[axis] = shape[axis]
+    lengths = [1] * len(shape)
+    lengths[1 - axis] = shape[1 - axis]
+    length_type = valid_length.checked_type.dtype  # type: ignore[union-attr]
+    time = const(np.arange(shape[axis], dtype=length_type).reshape(steps))
+    keep = less(time, reshape(valid_length, lengths))
+    dtype = data.checked_type.dtype  # type: ignore[union-attr]
+    return where(keep, data, const(np.array(mask_value, dtype=dtype)))

@@ -29,6 +29,12 @@ def expand_special(data: Expr, newshape: list[int]) -> list[int]:
     dims = [getattr(dim, "value", dim) for dim in typ.shape]  # type: ignore[union-attr]
     if not all(isinstance(dim, int) for dim in dims):
         raise ValueError(f"reshape: codes -2, -3 and -4 need a static input shape, got {typ}")
+    return resolve_codes(dims, newshape)
+
+
+def resolve_codes(dims: Sequence[int], newshape: Sequence[int]) -> list[int]:
+    """`newshape` with TVM's codes 0, -2, -3 and -4 resolved against input shape `dims`
+    (-1 is left for the op to infer)."""
     out: list[int] = []
     src, i = 0, 0
     while i < len(newshape):
@@ -59,6 +65,20 @@ def expand_special(data: Expr, newshape: list[int]) -> list[int]:
             src += 1
         i += 1
     return out
+
+
+def broadcast_to(data: Expr, shape: Sequence[int] | Expr) -> Call:
+    """Broadcast to `shape`: numbers, or a constant tensor of them (as TVM's
+    `relay.const([2, 3], "int64")`)."""
+    from xtvm.api.relay.expr import Constant
+
+    if isinstance(shape, Constant):
+        shape = [int(s) for s in shape.data.numpy().reshape(-1)]
+    elif isinstance(shape, Expr):
+        raise TypeError(
+            "broadcast_to: a shape computed at run time is dynamic; xtvm needs static shapes"
+        )
+    return make_call(d.BroadcastToOp, data, shape=[int(s) for s in shape])
 
 
 def concatenate(data: Sequence[Expr] | Tuple, axis: int) -> Call:
