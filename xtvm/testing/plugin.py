@@ -19,8 +19,19 @@ def _parametrized(metafunc: pytest.Metafunc, name: str) -> bool:
     return False
 
 
+def _has_fixture(metafunc: pytest.Metafunc, name: str) -> bool:
+    """Whether the test's module or class defines a fixture `name` itself (the plugin's
+    `dev` aside)."""
+    defs = metafunc.definition._fixtureinfo.name2fixturedefs.get(name, ())
+    return any(d.func.__module__ != __name__ for d in defs)
+
+
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    if "target" in metafunc.fixturenames and not _parametrized(metafunc, "target"):
+    if (
+        "target" in metafunc.fixturenames
+        and not _parametrized(metafunc, "target")
+        and not _has_fixture(metafunc, "target")
+    ):
         names = [target for target, _ in enabled_targets()]
         metafunc.parametrize("target", names, scope="function")
 

@@ -13,6 +13,7 @@ __all__ = [
     "conv2d_nchw_python",
     "conv2d_nhwc_python",
     "dilate_python",
+    "gather_nd",
     "l2_normalize_python",
     "log_softmax_python",
     "lrn_python",
@@ -84,14 +85,21 @@ def _resize_channels_first(
         [_taps(_source(o, n, m, mode), n, method, mode) for o in range(m)]
         for n, m in zip(spatial, out_sizes, strict=True)
     ]
+    # Per axis: each output index's taps as (indices, weights) arrays of output x taps.
+    tables = []
+    for mixes in per_axis:
+        indices = np.array([[i for i, _ in taps] for taps in mixes])
+        weights = np.array([[w for _, w in taps] for taps in mixes])
+        tables.append((indices, weights))
     out = np.zeros(data.shape[:2] + tuple(out_sizes), dtype=np.float64)
-    for position in itertools.product(*(range(m) for m in out_sizes)):
-        mixes = [per_axis[a][o] for a, o in enumerate(position)]
-        for combo in itertools.product(*mixes):
-            weight = math.prod(w for _, w in combo)
-            out[(slice(None), slice(None), *position)] += (
-                weight * data[(slice(None), slice(None), *(i for i, _ in combo))]
-            )
+    # Every combination of one tap per axis: the input at those indices times the product of
+    # the weights (the interpolation's definition, not a pass per axis).
+    for combo in itertools.product(*(range(idx.shape[1]) for idx, _ in tables)):
+        grid = np.ix_(*(idx[:, t] for (idx, _), t in zip(tables, combo, strict=True)))
+        weight = math.prod(
+            np.ix_(*(w[:, t] for (_, w), t in zip(tables, combo, strict=True)))  # type: ignore[arg-type]
+        )
+        out += data[(slice(None), slice(None), *grid)] * weight
     return out.astype(data.dtype)
 
 
@@ -303,3 +311,15 @@ def strided_slice_python(
             e = data.shape[axis] if e < 0 else b + e
         index[axis] = slice(b, e, s)
     return data[tuple(index)]
+
+
+def gather_nd(data: np.ndarray, indices: np.ndarray, batch_dims: int = 0) -> np.ndarray:
+    """relay.gather_nd: index tuples laid along axis 0 of `indices`; the first `batch_dims`
+    axes of data and of indices[0] are shared batch axes."""
+    m = indices.shape[0]
+    out_shape = indices.shape[1:] + data.shape[batch_dims + m :]
+    out = np.empty(out_shape, dtype=data.dtype)
+    for position in np.ndindex(indices.shape[1:]):
+        at = tuple(indices[(slice(None), *position)])
+        out[position] = data[(*position[:batch_dims], *at)]
+    return out
