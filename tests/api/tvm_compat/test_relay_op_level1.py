@@ -22,6 +22,7 @@ same reference interpreter as "graph"); test_concatenate1 concatenates tensors o
 dimensions, not 5, to keep the suite's time down. Tests xtvm does not run are listed in
 UNSUPPORTED with the reason (tests/api/tvm_compat/conftest.py skips them).
 """
+
 import numpy as np
 import pytest
 import xtvm as tvm

@@ -23,6 +23,7 @@ same reference interpreter as "graph"); the import of `topi.cuda.conv3d_winograd
 conv3d). Tests xtvm does not run are listed in UNSUPPORTED with the reason
 (tests/api/tvm_compat/conftest.py skips them).
 """
+
 """ Support level2 operator test cases.
 """
 import sys

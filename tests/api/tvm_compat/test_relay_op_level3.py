@@ -23,6 +23,7 @@ relay gradient pass); `ref_funcs` (TVM's tests/python/relay/utils) is `xtvm.topi
 which has the gather_nd reference. Tests xtvm does not run are listed in UNSUPPORTED with the
 reason (tests/api/tvm_compat/conftest.py skips them).
 """
+
 """ Support level3 operator test cases.
 """
 import sys
@@ -1458,9 +1459,9 @@ def _verify_infiniteness_ops(relay_op, ref_op, target="llvm", dev=None):
 
         data = np.random.uniform(size=shape).astype(dtype)
         if dtype.startswith("float"):
-            data.ravel()[
-                np.random.choice(data.size, int(data.size * 0.5), replace=False)
-            ] = np.infty
+            data.ravel()[np.random.choice(data.size, int(data.size * 0.5), replace=False)] = (
+                np.infty
+            )
             data.ravel()[np.random.choice(data.size, int(data.size * 0.5), replace=False)] = np.nan
 
         op_res = create_executor(target=target, device=dev).evaluate(y, {x: data})
@@ -1581,7 +1582,6 @@ def test_sparse_to_dense(target, dev, executor_kind):
 
 
 class TestSparseReshape:
-
     sparse_indices_np, sparse_values_np, prev_shape_np, new_shape_np = tvm.testing.parameters(
         (
             np.array([[0, 0, 0], [0, 0, 1], [0, 1, 0], [1, 0, 0], [1, 2, 3]], dtype=np.int32),
@@ -1896,9 +1896,9 @@ def verify_func(target, dev, func, data, ref_res, rtol=1e-5, atol=1e-7, kinds=["
         mod = tvm.ir.IRModule.from_expr(func)
         op_res = relay.create_executor(kind, mod=mod, device=dev, target=target).evaluate()(*data)
         if isinstance(op_res, tvm.runtime.container.ADT):
-            assert len(op_res) == len(
-                ref_res
-            ), "Outputs from TVM and Python implementation must be equal "
+            assert len(op_res) == len(ref_res), (
+                "Outputs from TVM and Python implementation must be equal "
+            )
             for op_result, ref_result in zip(op_res, ref_res):
                 tvm.testing.assert_allclose(op_result.numpy(), ref_result, rtol=rtol, atol=atol)
         else:

@@ -21,6 +21,7 @@ Differences: `executor_kind` is "graph" only (xtvm has no Relay VM; its "vm" exe
 same reference interpreter). Tests xtvm does not run are listed in UNSUPPORTED with the reason
 (tests/api/tvm_compat/conftest.py skips them).
 """
+
 """ Support level5 operator test cases.
 """
 import math
