@@ -1013,6 +1013,14 @@ CASES: dict[type[relay.RelayOp], list[Case]] = {
     ]
     + [
         Case(
+            "add_negative_indices",
+            [f32(3, 5), i64(3, 4), f32(3, 4)],
+            lambda g, x, i, u: g(relay.ScatterElementsOp(x, i, u, 1, "add")),
+            indexed([(), (-5, 5)]),
+        )
+    ]
+    + [
+        Case(
             "update_axis0_int",
             [i32(4, 3), i64(3, 3), i32(3, 3)],
             lambda g, x, i, u: g(relay.ScatterElementsOp(x, i, u, 0)),

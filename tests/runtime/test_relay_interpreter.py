@@ -1053,6 +1053,12 @@ CASES: list[Case] = [
         for mode in relay.SCATTER_MODES
     ),
     Case(
+        "scatter_elements_negative_indices",
+        [X, np.array([[-1, 0, -5], [1, -4, 2]], dtype=np.int32), rand(2, 3)],
+        lambda x, i, u: relay.ScatterElementsOp(x, i, u, 1, "add"),
+        lambda x, i, u: scatter_elements_ref(x, i % x.shape[1], u, 1, "add"),
+    ),
+    Case(
         "cumsum_exclusive",
         [X],
         lambda x: relay.CumsumOp(x, 0, exclusive=True),

@@ -1013,7 +1013,10 @@ def gather(op: relay.GatherOp, x: np.ndarray, indices: np.ndarray) -> np.ndarray
 def scatter_elements(
     op: relay.ScatterElementsOp, x: np.ndarray, indices: np.ndarray, updates: np.ndarray
 ) -> np.ndarray:
-    at = element_positions(indices, op.axis.value.data % x.ndim)
+    axis = op.axis.value.data % x.ndim
+    # A negative index counts from the end of the axis, as in TVM; below -size is an error.
+    indices = np.where(indices < 0, indices + x.shape[axis], indices)
+    at = element_positions(indices, axis)
     # numpy's assignment with repeated positions keeps the last write, as the op's update does.
     return scatter(op, x, indices, at, updates, op.reduction.data)
 

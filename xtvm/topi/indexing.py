@@ -132,7 +132,9 @@ def scatter_elements(
 
     def hit(i: Sequence[PrimExpr], p: Sequence[Index]) -> PrimExpr:
         inside = [i[k] < index_shape[k] for k in short]
-        return te.all(*inside, as_index(indices(*at(i, p))).equal(i[axis]))
+        index = as_index(indices(*at(i, p)))
+        index = te.if_then_else(index < 0, index + shape[axis], index)  # from the end, as TVM
+        return te.all(*inside, index.equal(i[axis]))
 
     def read_update(i: Sequence[PrimExpr], p: Sequence[Index]) -> PrimExpr:
         return updates(*at(i, p))
