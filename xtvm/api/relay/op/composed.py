@@ -1,8 +1,8 @@
 """TVM's transform operators that xtvm builds from other ops: with static shapes, `stack`,
 `repeat`, `reverse`, `reshape_like`, `reverse_reshape`, `meshgrid`, `arange`,
 `broadcast_to_like`, `collapse_sum_like`/`collapse_sum_to`, `one_hot` and `sequence_mask`
-are each a few expand_dims, broadcasts, reshapes, takes, sums, selects or a constant. They type-check and compute as TVM's; the printed
-program shows the ops they are made of."""
+are each a few expand_dims, broadcasts, reshapes, takes, sums, selects or a constant. They
+type-check and compute as TVM's; the printed program shows the ops they are made of."""
 
 from __future__ import annotations
 
