@@ -32,6 +32,7 @@ API_MODULES = {
     "auto_scheduler": "xtvm.tuning.auto_scheduler",
     # TVM's module inside a package that is xtvm's own (`tvm.driver` is xtvm.driver).
     "driver.build_module": "xtvm.api.build",
+    "ir.module": "xtvm.api.ir_module",
 }
 # Public attribute -> (module, name).
 API_NAMES = {

@@ -151,6 +151,7 @@ CASES: list[tuple[str, list[Attribute], Body, str]] = [
         (name, [t(3, 5)], cls, "tensor<3x5xf32>")
         for name, cls in [
             ("negative", relay.NegativeOp),
+            ("copy", relay.CopyOp),
             ("abs", relay.AbsOp),
             ("exp", relay.ExpOp),
             ("log", relay.LogOp),
@@ -313,6 +314,18 @@ CASES: list[tuple[str, list[Attribute], Body, str]] = [
         "tensor<1x2x7x4xf32>",
     ),
     (
+        "resize1d",
+        [t(1, 2, 5)],
+        lambda x: relay.Resize1dOp(x, (9,), method="cubic"),
+        "tensor<1x2x9xf32>",
+    ),
+    (
+        "resize3d_ndhwc",
+        [t(1, 2, 3, 4, 5)],
+        lambda x: relay.Resize3dOp(x, (4, 6, 8), layout="NDHWC"),
+        "tensor<1x4x6x8x5xf32>",
+    ),
+    (
         "upsampling",
         [t(1, 2, 3, 5)],
         lambda x: relay.UpsamplingOp(x, 2.0, 1.5, method="bilinear", align_corners=True),
@@ -430,6 +443,7 @@ CASES: list[tuple[str, list[Attribute], Body, str]] = [
     ),
     ("cumsum", [t(2, 5)], lambda x: relay.CumsumOp(x, 1, exclusive=True), "tensor<2x5xf32>"),
     ("cumsum_flat", [t(2, 5)], relay.CumsumOp, "tensor<10xf32>"),
+    ("cumprod", [t(2, 5)], lambda x: relay.CumprodOp(x, 1), "tensor<2x5xf32>"),
     ("trilu", [t(2, 3, 4)], lambda x: relay.TriluOp(x, k=1, upper=False), "tensor<2x3x4xf32>"),
     # Quantized ops: scales f32 and zero points i32, scalars or per-channel vectors
     (
@@ -1022,9 +1036,9 @@ INVALID: list[tuple[str, list[Attribute], Body, str]] = [
     (
         "resize2d_method",
         [t(1, 2, 3, 3)],
-        lambda x: relay.Resize2dOp(x, (4, 4), method="cubic"),
+        lambda x: relay.Resize2dOp(x, (4, 4), method="bicubic"),
         '\'relay.image.resize2d\' op method must be one of "nearest_neighbor", "linear", '
-        'got "cubic"',
+        '"cubic", got "bicubic"',
     ),
     (
         "resize2d_linear_integers",

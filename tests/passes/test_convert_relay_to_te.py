@@ -392,6 +392,7 @@ CASES: dict[type[relay.RelayOp], list[Case]] = {
             lambda g, x, y: g(relay.WhereOp(g(relay.LessOp(x, y)), x, y)),
         ),
     ],
+    relay.CopyOp: [*unary_case(relay.CopyOp)],
     relay.NegativeOp: [
         *unary_case(relay.NegativeOp),
         Case("int", [i32(7, 3)], lambda g, x: g(relay.NegativeOp(x))),
@@ -762,6 +763,15 @@ CASES: dict[type[relay.RelayOp], list[Case]] = {
         ),
         Case("bilinear_half_pixel", [f32(1, 2, 3, 4)], lambda g, x: g(relay.Resize2dOp(x, (7, 5)))),
         Case(
+            "bicubic_asymmetric",
+            [f32(1, 2, 3, 4)],
+            lambda g, x: g(
+                relay.Resize2dOp(
+                    x, (7, 5), method="cubic", coordinate_transformation_mode="asymmetric"
+                )
+            ),
+        ),
+        Case(
             "bilinear_align_corners_nhwc",
             [f32(1, 3, 4, 2)],
             lambda g, x: g(
@@ -769,6 +779,36 @@ CASES: dict[type[relay.RelayOp], list[Case]] = {
                     x, (5, 7), layout="NHWC", coordinate_transformation_mode="align_corners"
                 )
             ),
+        ),
+    ],
+    relay.Resize1dOp: [
+        Case("cubic", [f32(1, 2, 5)], lambda g, x: g(relay.Resize1dOp(x, (11,), method="cubic"))),
+        Case(
+            "cubic_exclude_nwc",
+            [f32(2, 6, 3)],
+            lambda g, x: g(
+                relay.Resize1dOp(x, (4,), layout="NWC", method="cubic", cubic_exclude=1)
+            ),
+        ),
+        Case(
+            "nearest_align_corners",
+            [f32(1, 2, 5)],
+            lambda g, x: g(
+                relay.Resize1dOp(
+                    x,
+                    (25,),
+                    method="nearest_neighbor",
+                    coordinate_transformation_mode="align_corners",
+                )
+            ),
+        ),
+    ],
+    relay.Resize3dOp: [
+        Case("trilinear", [f32(1, 2, 2, 3, 4)], lambda g, x: g(relay.Resize3dOp(x, (3, 5, 7)))),
+        Case(
+            "cubic_ndhwc",
+            [f32(1, 3, 2, 4, 2)],
+            lambda g, x: g(relay.Resize3dOp(x, (5, 3, 6), layout="NDHWC", method="cubic")),
         ),
     ],
     relay.UpsamplingOp: [
@@ -973,6 +1013,14 @@ CASES: dict[type[relay.RelayOp], list[Case]] = {
     ]
     + [
         Case(
+            "add_negative_indices",
+            [f32(3, 5), i64(3, 4), f32(3, 4)],
+            lambda g, x, i, u: g(relay.ScatterElementsOp(x, i, u, 1, "add")),
+            indexed([(), (-5, 5)]),
+        )
+    ]
+    + [
+        Case(
             "update_axis0_int",
             [i32(4, 3), i64(3, 3), i32(3, 3)],
             lambda g, x, i, u: g(relay.ScatterElementsOp(x, i, u, 0)),
@@ -983,6 +1031,10 @@ CASES: dict[type[relay.RelayOp], list[Case]] = {
         Case("axis1", [f32(3, 7)], lambda g, x: g(relay.CumsumOp(x, 1))),
         Case("exclusive_int", [i32(4, 3)], lambda g, x: g(relay.CumsumOp(x, 0, exclusive=True))),
         Case("flattened", [f32(2, 3)], lambda g, x: g(relay.CumsumOp(x))),
+    ],
+    relay.CumprodOp: [
+        Case("axis1", [f32(3, 7)], lambda g, x: g(relay.CumprodOp(x, 1))),
+        Case("exclusive_int", [i32(4, 3)], lambda g, x: g(relay.CumprodOp(x, 0, exclusive=True))),
     ],
     relay.TriluOp: [
         Case("upper", [f32(4, 5)], lambda g, x: g(relay.TriluOp(x))),

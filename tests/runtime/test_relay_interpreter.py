@@ -45,6 +45,7 @@ from xtvm.runtime.relay_interpreter import (
     UnsupportedOpError,
     evaluate,
 )
+from xtvm.topi import testing as topi_testing
 
 RNG = np.random.default_rng(20240611)
 
@@ -314,6 +315,13 @@ POOL_X = rand(2, 3, 9, 7)
 IMG = rand(1, 2, 5, 3)
 WINOGRAD_W = rand(3, 3, 16, 24)  # HWIO, transformed for the winograd case
 
+RESIZE_OPS = {1: relay.Resize1dOp, 2: relay.Resize2dOp, 3: relay.Resize3dOp}
+RESIZE_REFS = {
+    1: topi_testing.resize1d_python,
+    2: topi_testing.resize2d_python,
+    3: topi_testing.resize3d_python,
+}
+
 CASES: list[Case] = [
     # Constants, parameters, tuples
     Case(
@@ -453,6 +461,7 @@ CASES: list[Case] = [
     ),
     # Elementwise unary ops
     Case("negative", [X], relay.NegativeOp, np.negative),
+    Case("copy", [X], relay.CopyOp, np.copy),
     Case("abs", [rand(7, dtype="int32", low=-9, high=9)], relay.AbsOp, np.abs),
     Case("exp", [X], relay.ExpOp, np.exp, tol=1e-5),
     Case("log", [rand(3, 5, **POSITIVE)], relay.LogOp, np.log),
@@ -814,6 +823,29 @@ CASES: list[Case] = [
         lambda x: relay.Resize2dOp(x, (3, 7), layout="NHWC", method="nearest_neighbor"),
         lambda x: nhwc(resize_ref(nchw(x), (3, 7), "nearest_neighbor", "half_pixel")),
     ),
+    *(
+        Case(
+            f"resize{rank}d_{method}_{mode}",
+            [rand(1, 2, *shape)],
+            lambda x, rank=rank, method=method, mode=mode, shape=shape: RESIZE_OPS[rank](
+                x,
+                tuple(2 * n + 1 for n in shape),
+                method=method,
+                coordinate_transformation_mode=mode,
+            ),
+            lambda x, rank=rank, method=method, mode=mode, shape=shape: RESIZE_REFS[rank](
+                x,
+                tuple((2 * n + 1) / n for n in shape),
+                method=method,
+                coordinate_transformation_mode=mode,
+                layout=("NCW", "NCHW", "NCDHW")[rank - 1],
+            ),
+            tol=1e-5,
+        )
+        for rank, shape in ((1, (5,)), (2, (3, 4)), (3, (2, 3, 2)))
+        for method in ("nearest_neighbor", "linear", "cubic")
+        for mode in ("half_pixel", "align_corners", "asymmetric")
+    ),
     Case(
         "resize2d_by_hand",
         [np.array([[[[1.0, 2.0], [3.0, 4.0]]]], dtype=np.float32)],
@@ -1021,12 +1053,24 @@ CASES: list[Case] = [
         for mode in relay.SCATTER_MODES
     ),
     Case(
+        "scatter_elements_negative_indices",
+        [X, np.array([[-1, 0, -5], [1, -4, 2]], dtype=np.int32), rand(2, 3)],
+        lambda x, i, u: relay.ScatterElementsOp(x, i, u, 1, "add"),
+        lambda x, i, u: scatter_elements_ref(x, i % x.shape[1], u, 1, "add"),
+    ),
+    Case(
         "cumsum_exclusive",
         [X],
         lambda x: relay.CumsumOp(x, 0, exclusive=True),
         lambda x: np.stack([x[:k].sum(axis=0) for k in range(3)]),
     ),
     Case("cumsum_flat", [X], relay.CumsumOp, lambda x: np.cumsum(x.ravel())),
+    Case(
+        "cumprod_exclusive",
+        [X],
+        lambda x: relay.CumprodOp(x, 1, exclusive=True),
+        lambda x: np.concatenate([np.ones_like(x[:, :1]), np.cumprod(x, axis=1)[:, :-1]], 1),
+    ),
     Case(
         "trilu_lower",
         [rand(2, 3, 4)],

@@ -1072,6 +1072,7 @@ class FloatUnaryOp(UnaryOp, ABC):
 
 
 NegativeOp = relay_op("negative", UnaryOp, "Elementwise negation.")
+CopyOp = relay_op("copy", UnaryOp, "A copy of the tensor in new storage.")
 AbsOp = relay_op("abs", UnaryOp, "Elementwise absolute value.")
 ExpOp = relay_op("exp", FloatUnaryOp, "Elementwise e**x.")
 LogOp = relay_op("log", FloatUnaryOp, "Elementwise natural logarithm.")
@@ -1763,41 +1764,85 @@ PadOp = relay_op(
 )
 
 
-RESIZE_METHODS = ("nearest_neighbor", "linear")
+RESIZE_METHODS = ("nearest_neighbor", "linear", "cubic")
 COORDINATE_MODES = ("half_pixel", "align_corners", "asymmetric")
 ROUNDING_METHODS = ("", "round", "floor", "ceil", "round_prefer_floor", "round_prefer_ceil")
+# The layouts of resize1d, resize2d and resize3d: batch, channels and 1 to 3 spatial axes.
+RESIZE_LAYOUTS = {1: ("NCW", "NWC"), 2: ("NCHW", "NHWC"), 3: ("NCDHW", "NDHWC")}
 
 
-def resize2d_type(op: type[RelayOp], p: Props, data: TensorType) -> Attribute:
-    oh, ow = p.positive("size", 2)
+def resize_axes(op: type[RelayOp], layout: str, rank: int) -> list[int]:
+    """The spatial axes (depth, height, width as present) of a resize's `layout`."""
+    if layout not in RESIZE_LAYOUTS[rank]:
+        allowed = " or ".join(f'"{name}"' for name in RESIZE_LAYOUTS[rank])
+        raise op.error(f'layout must be {allowed}, got "{layout}"')
+    return [layout.index(axis) for axis in "DHW"[3 - rank :]]
+
+
+def resize_type(op: type[RelayOp], p: Props, data: TensorType) -> Attribute:
+    rank: int = op.SPATIAL  # type: ignore[attr-defined]
+    size = p.positive("size", rank)
     method = p.choice("method", RESIZE_METHODS)
     p.choice("coordinate_transformation_mode", COORDINATE_MODES)
     p.choice("rounding_method", ROUNDING_METHODS)
-    shape, h_axis, w_axis = spatial_data(op, p, data)
-    if method == "linear" and not is_float(data.get_element_type()):
-        raise op.error(f"linear resize needs a float type, got {data.get_element_type()}")
-    shape[h_axis], shape[w_axis] = oh, ow
+    p.number("cubic_alpha")
+    p.integer("cubic_exclude")
+    axes = resize_axes(op, p.text("layout"), rank)
+    if data.get_num_dims() != rank + 2:
+        raise op.error(f"data must be {rank + 2}-d, got {fmt_shape(data.get_shape())}")
+    if method != "nearest_neighbor" and not is_float(data.get_element_type()):
+        raise op.error(f"{method} resize needs a float type, got {data.get_element_type()}")
+    shape = list(data.get_shape())
+    for axis, extent in zip(axes, size, strict=True):
+        shape[axis] = extent
     return TensorType(data.get_element_type(), shape)
 
 
-Resize2dOp = relay_op(
-    "image.resize2d",
-    RelayOp,
-    """Resize the spatial axes to `size` by nearest neighbour or bilinear interpolation.
+def resize_op(rank: int, layout: str, example: str) -> type[RelayOp]:
+    axes = ("width axis", "height and width axes", "depth, height and width axes")[rank - 1]
+    return relay_op(
+        f"image.resize{rank}d",
+        RelayOp,
+        f"""Resize the {axes} to `size` by nearest neighbour, linear or cubic interpolation.
 
-    `%y = relay.image.resize2d %x {size = array<i64: 6, 9>, method = "nearest_neighbor"}
-        : (tensor<1x2x3x4xf32>) -> tensor<1x2x6x9xf32>`
+    Cubic is Keys' kernel with `cubic_alpha`; `cubic_exclude` drops the taps outside the
+    input and renormalises.
+
+    `{example}`
 
     rounding_method "" means TVM's default for nearest_neighbor: round for align_corners,
     floor otherwise.
     """,
-    ints_def("size"),
-    str_def("layout", "NCHW"),
-    str_def("method", "linear"),
-    str_def("coordinate_transformation_mode", "half_pixel"),
-    str_def("rounding_method", ""),
-    rule=resize2d_type,
-    pattern=OpPattern.INJECTIVE,
+        ints_def("size"),
+        str_def("layout", layout),
+        str_def("method", "linear"),
+        str_def("coordinate_transformation_mode", "half_pixel"),
+        str_def("rounding_method", ""),
+        float_def("cubic_alpha", -0.5),
+        int_def("cubic_exclude", 0),
+        rule=resize_type,
+        pattern=OpPattern.INJECTIVE,
+        SPATIAL=rank,
+    )
+
+
+Resize1dOp = resize_op(
+    1,
+    "NCW",
+    '%y = relay.image.resize1d %x {size = array<i64: 8>, method = "cubic"}\n'
+    "        : (tensor<1x2x4xf32>) -> tensor<1x2x8xf32>",
+)
+Resize2dOp = resize_op(
+    2,
+    "NCHW",
+    '%y = relay.image.resize2d %x {size = array<i64: 6, 9>, method = "nearest_neighbor"}\n'
+    "        : (tensor<1x2x3x4xf32>) -> tensor<1x2x6x9xf32>",
+)
+Resize3dOp = resize_op(
+    3,
+    "NCDHW",
+    "%y = relay.image.resize3d %x {size = array<i64: 4, 6, 9>}\n"
+    "        : (tensor<1x2x2x3x4xf32>) -> tensor<1x2x4x6x9xf32>",
 )
 
 
@@ -2521,6 +2566,18 @@ CumsumOp = relay_op(
 
     `%y = relay.cumsum %x {axis = 1 : i64, exclusive = true} : (tensor<2x5xf32>)
         -> tensor<2x5xf32>`
+    """,
+    int_def("axis", None),
+    bool_def("exclusive", False),
+    rule=cumsum_type,
+)
+CumprodOp = relay_op(
+    "cumprod",
+    RelayOp,
+    """Running product along `axis` (of the flattened data if absent); exclusive leaves out
+    the element itself.
+
+    `%y = relay.cumprod %x {axis = 1 : i64} : (tensor<2x5xf32>) -> tensor<2x5xf32>`
     """,
     int_def("axis", None),
     bool_def("exclusive", False),

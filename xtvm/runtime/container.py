@@ -4,9 +4,18 @@ built-in type it stands for, so it compares and hashes as that type."""
 
 from __future__ import annotations
 
+import abc
 from typing import Any
 
-__all__ = ["Map", "ShapeTuple", "String"]
+__all__ = ["ADT", "Map", "ShapeTuple", "String"]
+
+
+class ADT(abc.ABC):  # noqa: B024  (a type to test values against, nothing to implement)
+    """A tuple value (TVM's `ADT`): executors return a relay tuple as a Python tuple, so
+    `isinstance(value, ADT)` holds for tuples."""
+
+
+ADT.register(tuple)
 
 
 class ShapeTuple(tuple[int, ...]):

@@ -367,6 +367,7 @@ NUMPY: dict[type[relay.RelayOp], Callable[..., Any]] = {
     relay.LogicalOrOp: np.logical_or,
     relay.WhereOp: np.where,
     relay.NegativeOp: np.negative,
+    relay.CopyOp: np.copy,
     relay.AbsOp: np.abs,
     relay.ExpOp: np.exp,
     relay.LogOp: np.log,
@@ -708,17 +709,24 @@ def pad(x: np.ndarray, pad_width: Sequence[int], pad_value: float, pad_mode: str
 
 
 def source_coords(out_size: int, in_size: int, mode: str) -> np.ndarray:
-    """The input coordinate each output index samples (TVM's coordinate transformations)."""
-    o = np.arange(out_size, dtype=np.float64)
+    """The input coordinate each output index samples (TVM's coordinate transformations),
+    computed in float32 as TVM's resize does: a coordinate such as 3 * (4 / 24) lands just
+    above 0.5, and nearest-neighbour rounding goes up there as TVM's does."""
+    f32 = np.float32
+    o = np.arange(out_size, dtype=f32)
     if mode == "align_corners":
-        return o * ((in_size - 1) / (out_size - 1)) if out_size > 1 else np.zeros(out_size)
-    scale = in_size / out_size
-    return (o + 0.5) * scale - 0.5 if mode == "half_pixel" else o * scale
+        if out_size == 1:
+            return np.zeros(out_size)
+        return (o * (f32(in_size - 1) / f32(out_size - 1))).astype(np.float64)
+    scale = f32(in_size) / f32(out_size)
+    coords = (o + f32(0.5)) * scale - f32(0.5) if mode == "half_pixel" else o * scale
+    return coords.astype(np.float64)
 
 
 def nearest_index(coords: np.ndarray, rounding: str, in_size: int) -> np.ndarray:
     rounded = {
-        "round": np.rint,  # ties to even, like TVM's round
+        # TVM's round is LLVM's: ties away from zero (coordinates here are >= -0.5)
+        "round": lambda c: np.sign(c) * np.floor(np.abs(c) + 0.5),
         "floor": lambda c: np.floor(c + 1e-5),
         "ceil": lambda c: np.ceil(c - 1e-5),
         "round_prefer_floor": lambda c: np.ceil(c - 0.5),
@@ -727,43 +735,77 @@ def nearest_index(coords: np.ndarray, rounding: str, in_size: int) -> np.ndarray
     return np.clip(rounded.astype(np.int64), 0, in_size - 1)
 
 
+def cubic_weights(t: np.ndarray, alpha: float) -> np.ndarray:
+    """Keys' cubic convolution weights of the taps at -1, 0, 1, 2 for fractions `t`."""
+    t2, t3 = t * t, t * t * t
+    return np.stack(
+        [
+            alpha * (t3 - 2 * t2 + t),
+            (alpha + 2) * t3 - (alpha + 3) * t2 + 1,
+            -(alpha + 2) * t3 + (2 * alpha + 3) * t2 - alpha * t,
+            -alpha * t3 + alpha * t2,
+        ],
+        axis=-1,
+    )
+
+
+def resize_axis(
+    x: np.ndarray,
+    axis: int,
+    out_size: int,
+    method: str,
+    mode: str,
+    rounding: str,
+    alpha: float = -0.5,
+    exclude: bool = False,
+) -> np.ndarray:
+    """`x` resized along `axis` to `out_size` (interpolation is separable, so a resize is one
+    of these per spatial axis)."""
+    in_size = x.shape[axis]
+    coords = source_coords(out_size, in_size, mode)
+    if method == "nearest_neighbor":
+        rounding = rounding or ("round" if mode == "align_corners" else "floor")
+        return np.take(x, nearest_index(coords, rounding, in_size), axis=axis)
+    base = np.floor(coords)
+    frac = coords - base
+    if method == "linear":
+        offsets, weights = np.arange(2), np.stack([1 - frac, frac], axis=-1)
+    else:
+        offsets, weights = np.arange(-1, 3), cubic_weights(frac, alpha)
+    taps = base.astype(np.int64)[:, None] + offsets[None, :]
+    if method == "cubic" and exclude:  # taps outside the input count for nothing
+        weights = np.where((taps >= 0) & (taps < in_size), weights, 0.0)
+        weights = weights / weights.sum(axis=-1, keepdims=True)
+    taps = np.clip(taps, 0, in_size - 1)
+    wide = np.moveaxis(x.astype(acc_dtype(x.dtype)), axis, -1)
+    out = (wide[..., taps] * weights).sum(axis=-1)
+    return np.moveaxis(out, -1, axis)
+
+
 def resize_nchw(
     x: np.ndarray, size: Sequence[int], method: str, mode: str, rounding: str
 ) -> np.ndarray:
-    h, w = x.shape[2:]
-    ys, xs = source_coords(size[0], h, mode), source_coords(size[1], w, mode)
-    if method == "nearest_neighbor":
-        rounding = rounding or ("round" if mode == "align_corners" else "floor")
-        iy, ix = nearest_index(ys, rounding, h), nearest_index(xs, rounding, w)
-        return x[:, :, iy[:, None], ix[None, :]]
-    y0, x0 = np.floor(ys), np.floor(xs)
-    ly, lx = (ys - y0)[:, None], (xs - x0)[None, :]
-    y0i, x0i = y0.astype(np.int64), x0.astype(np.int64)
-    ya, yb = np.clip(y0i, 0, h - 1), np.clip(y0i + 1, 0, h - 1)
-    xa, xb = np.clip(x0i, 0, w - 1), np.clip(x0i + 1, 0, w - 1)
-    wide = x.astype(acc_dtype(x.dtype))
-    top = (
-        wide[:, :, ya[:, None], xa[None, :]] * (1 - lx) + wide[:, :, ya[:, None], xb[None, :]] * lx
-    )
-    bot = (
-        wide[:, :, yb[:, None], xa[None, :]] * (1 - lx) + wide[:, :, yb[:, None], xb[None, :]] * lx
-    )
-    return top * (1 - ly) + bot * ly
+    for axis, extent in zip((2, 3), size, strict=True):
+        x = resize_axis(x, axis, extent, method, mode, rounding)
+    return x
 
 
-@numpy_rule(relay.Resize2dOp)
-def resize2d(
-    x: np.ndarray,
-    size: Sequence[int],
-    layout: str,
-    method: str,
-    coordinate_transformation_mode: str,
-    rounding_method: str,
-) -> np.ndarray:
-    out = resize_nchw(
-        to_nchw(x, layout), size, method, coordinate_transformation_mode, rounding_method
-    )
-    return from_nchw(out, layout)
+@rule(relay.Resize1dOp, relay.Resize2dOp, relay.Resize3dOp)
+def resize(op: relay.RelayOp, x: np.ndarray) -> np.ndarray:
+    a = op.attr_values()
+    axes = relay.resize_axes(type(op), a["layout"], len(a["size"]))
+    for axis, extent in zip(axes, a["size"], strict=True):
+        x = resize_axis(
+            x,
+            axis,
+            extent,
+            a["method"],
+            a["coordinate_transformation_mode"],
+            a["rounding_method"],
+            a["cubic_alpha"],
+            bool(a["cubic_exclude"]),
+        )
+    return x.astype(numpy_dtype(op.result.type.get_element_type()))  # type: ignore[attr-defined]
 
 
 @rule(relay.UpsamplingOp)
@@ -971,18 +1013,34 @@ def gather(op: relay.GatherOp, x: np.ndarray, indices: np.ndarray) -> np.ndarray
 def scatter_elements(
     op: relay.ScatterElementsOp, x: np.ndarray, indices: np.ndarray, updates: np.ndarray
 ) -> np.ndarray:
-    at = element_positions(indices, op.axis.value.data % x.ndim)
+    axis = op.axis.value.data % x.ndim
+    # A negative index counts from the end of the axis, as in TVM; below -size is an error.
+    indices = np.where(indices < 0, indices + x.shape[axis], indices)
+    at = element_positions(indices, axis)
     # numpy's assignment with repeated positions keeps the last write, as the op's update does.
     return scatter(op, x, indices, at, updates, op.reduction.data)
 
 
 @numpy_rule(relay.CumsumOp)
 def cumsum(x: np.ndarray, axis: int | None, exclusive: bool) -> np.ndarray:
+    return running(np.cumsum, 0, x, axis, exclusive)
+
+
+@numpy_rule(relay.CumprodOp)
+def cumprod(x: np.ndarray, axis: int | None, exclusive: bool) -> np.ndarray:
+    return running(np.cumprod, 1, x, axis, exclusive)
+
+
+def running(
+    scan: Callable[..., np.ndarray], identity: int, x: np.ndarray, axis: int | None, exclusive: bool
+) -> np.ndarray:
+    """`scan` (np.cumsum, np.cumprod) along `axis` (of the flattened data if None),
+    accumulated wide; exclusive shifts by one, starting from `identity`."""
     data = x.ravel() if axis is None else x
     axis = 0 if axis is None else axis % x.ndim
-    total = np.cumsum(data, axis=axis, dtype=acc_dtype(x.dtype) if x.dtype.kind == "f" else None)
-    if exclusive:  # shifted by one along the axis, starting from 0
-        shifted = np.zeros_like(total)
+    total = scan(data, axis=axis, dtype=acc_dtype(x.dtype) if x.dtype.kind == "f" else None)
+    if exclusive:
+        shifted = np.full_like(total, identity)
         head = [slice(None)] * total.ndim
         tail = [slice(None)] * total.ndim
         head[axis], tail[axis] = slice(1, None), slice(None, -1)

@@ -9,6 +9,7 @@ memories storage scopes that te's `cache_read`/`cache_write` accept and its intr
 intrinsics, and keeps the description for the accel backend (`xtvm.backends.accel`).
 """
 
+from xtvm.target import codegen
 from xtvm.target.accel import (
     AccelTarget,
     Dma,
@@ -45,6 +46,7 @@ __all__ = [
     "TargetKind",
     "arm_cpu",
     "bifrost",
+    "codegen",
     "create",
     "cuda",
     "generic_func",

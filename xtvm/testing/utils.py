@@ -106,13 +106,38 @@ def _publish(name: str, fixture: Any) -> None:
     frame.f_globals[name] = fixture
 
 
+def _in_class_body() -> bool:
+    """Whether the nearest caller outside this module is a class body."""
+    frame = inspect.currentframe()
+    while frame is not None and frame.f_globals.get("__name__") == __name__:
+        frame = frame.f_back
+    return (
+        frame is not None
+        and "__qualname__" in frame.f_locals
+        and frame.f_locals is not (frame.f_globals)
+    )
+
+
+def _field(
+    value_sets: Sequence[Sequence[object]], position: int, index_name: str
+) -> Callable[..., object]:
+    def field(*args: object, **kwargs: int) -> object:
+        return value_sets[kwargs[index_name]][position]
+
+    return field
+
+
 def parameter(*values: object, ids: Sequence[str] | None = None) -> Any:
     """A fixture taking each of `values` in turn (TVM's `tvm.testing.parameter`)."""
 
     def as_fixture(request: pytest.FixtureRequest) -> object:
         return request.param
 
-    return pytest.fixture(as_fixture, params=list(values), ids=ids)
+    def as_method(self: object, request: pytest.FixtureRequest) -> object:
+        return request.param
+
+    function = as_method if _in_class_body() else as_fixture
+    return pytest.fixture(function, params=list(values), ids=ids)
 
 
 def parameters(*value_sets: Sequence[object], ids: Sequence[str] | None = None) -> tuple[Any, ...]:
@@ -123,15 +148,15 @@ def parameters(*value_sets: Sequence[object], ids: Sequence[str] | None = None) 
         return request.param
 
     _publish(index_name, pytest.fixture(index, params=range(len(value_sets)), ids=ids))
+    # pytest reads a fixture's dependencies from its signature: each field needs the index.
+    # In a class body the fixture is a method, so its signature starts with `self`.
+    signature = [inspect.Parameter(index_name, inspect.Parameter.KEYWORD_ONLY)]
+    if _in_class_body():
+        signature.insert(0, inspect.Parameter("self", inspect.Parameter.POSITIONAL_ONLY))
     fixtures = []
     for position in range(len(value_sets[0])):
-
-        def field(position: int = position, **kwargs: int) -> object:
-            return value_sets[kwargs[index_name]][position]
-
-        # pytest reads a fixture's dependencies from its signature: this one needs the index.
-        kind = inspect.Parameter.KEYWORD_ONLY
-        field.__signature__ = inspect.Signature([inspect.Parameter(index_name, kind)])  # type: ignore[attr-defined]
+        field = _field(value_sets, position, index_name)
+        field.__signature__ = inspect.Signature(signature)  # type: ignore[attr-defined]
         fixtures.append(pytest.fixture(field))
     return tuple(fixtures)
 

@@ -143,6 +143,7 @@ def sign(x: PrimExpr) -> PrimExpr:
 
 UNARY: dict[str, Callable[[PrimExpr], PrimExpr]] = {
     "negative": lambda x: -x,
+    "copy": lambda x: x,
     "abs": te.abs,
     "exp": te.exp,
     "log": te.log,

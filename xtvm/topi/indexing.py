@@ -132,7 +132,9 @@ def scatter_elements(
 
     def hit(i: Sequence[PrimExpr], p: Sequence[Index]) -> PrimExpr:
         inside = [i[k] < index_shape[k] for k in short]
-        return te.all(*inside, as_index(indices(*at(i, p))).equal(i[axis]))
+        index = as_index(indices(*at(i, p)))
+        index = te.if_then_else(index < 0, index + shape[axis], index)  # from the end, as TVM
+        return te.all(*inside, index.equal(i[axis]))
 
     def read_update(i: Sequence[PrimExpr], p: Sequence[Index]) -> PrimExpr:
         return updates(*at(i, p))
@@ -142,24 +144,26 @@ def scatter_elements(
     )
 
 
-def cumsum(data: TensorLike, axis: int | None, exclusive: bool) -> te.Tensor:
-    """The running sum along `axis` (of the flattened data when None), accumulated wide."""
+def cumsum(data: TensorLike, axis: int | None, exclusive: bool, name: str = "cumsum") -> te.Tensor:
+    """The running sum along `axis` (of the flattened data when None), accumulated wide
+    (`name` "cumprod": the running product)."""
     shape = static_shape(data)
     if axis is None:
-        flat = injective([math.prod(shape)], lambda j: data(*unravel(j, shape)), "T_cumsum_flat")
-        return cumsum(flat, 0, exclusive)
+        flat = injective([math.prod(shape)], lambda j: data(*unravel(j, shape)), f"T_{name}_flat")
+        return cumsum(flat, 0, exclusive, name)
     k = te.reduce_axis((0, shape[axis]), "k")
+    reducer = te.prod if name == "cumprod" else te.sum
 
     def body(*i: PrimExpr) -> PrimExpr:
         at = list(i)
         at[axis] = k
         before = k < i[axis] if exclusive else k <= i[axis]
-        return te.sum(wide(data(*at)), axis=k, where=before)
+        return reducer(wide(data(*at)), axis=k, where=before)
 
-    total = te.compute(list(shape), body, name="T_cumsum", tag="comm_reduce")
+    total = te.compute(list(shape), body, name=f"T_{name}", tag="comm_reduce")
     if total.dtype == data.dtype:
         return total
-    return injective(shape, lambda *i: total(*i).astype(data.dtype), "T_cumsum_cast")
+    return injective(shape, lambda *i: total(*i).astype(data.dtype), f"T_{name}_cast")
 
 
 def trilu(data: TensorLike, k: int, upper: bool) -> te.Tensor:

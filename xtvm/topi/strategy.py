@@ -175,14 +175,18 @@ def lrn(op: relay.LrnOp, x: Sequence[TensorLike]) -> Value:
     )
 
 
-def resize2d(op: relay.Resize2dOp, x: Sequence[TensorLike]) -> Value:
-    return nn.resize2d(
+def resize(op: relay.RelayOp, x: Sequence[TensorLike]) -> Value:
+    """image.resize1d, resize2d and resize3d."""
+    a = op.attr_values()
+    return nn.resize(
         x[0],
-        ints(op.size),
-        op.layout.data,
-        op.method.data,
-        op.coordinate_transformation_mode.data,
-        op.rounding_method.data,
+        a["size"],
+        relay.resize_axes(type(op), a["layout"], len(a["size"])),
+        a["method"],
+        a["coordinate_transformation_mode"],
+        a["rounding_method"],
+        a["cubic_alpha"],
+        bool(a["cubic_exclude"]),
     )
 
 
@@ -221,7 +225,7 @@ def take(op: relay.TakeOp, x: Sequence[TensorLike]) -> Value:
 
 def cumsum(op: relay.CumsumOp, x: Sequence[TensorLike]) -> Value:
     axis = None if op.axis is None else axis_of(op, len(x[0].shape))
-    return indexing.cumsum(x[0], axis, bool(integer(op.exclusive)))
+    return indexing.cumsum(x[0], axis, bool(integer(op.exclusive)), op.name.removeprefix("relay."))
 
 
 def cast(op: relay.CastOp, x: Sequence[TensorLike]) -> Value:
@@ -257,6 +261,7 @@ STRATEGIES: dict[type[relay.RelayOp], Strategy] = {
     relay.WhereOp: row(lambda op, x: elementwise.where(*x)),
     # Elementwise unary ops
     relay.NegativeOp: row(unary("negative")),
+    relay.CopyOp: row(unary("copy")),
     relay.AbsOp: row(unary("abs")),
     relay.ExpOp: row(unary("exp")),
     relay.LogOp: row(unary("log")),
@@ -327,7 +332,9 @@ STRATEGIES: dict[type[relay.RelayOp], Strategy] = {
     relay.GlobalAvgPool2dOp: row(lambda op, x: nn.global_pool2d(x[0], "avg", op.layout.data)),
     relay.GlobalMaxPool2dOp: row(lambda op, x: nn.global_pool2d(x[0], "max", op.layout.data)),
     relay.PadOp: row(pad),
-    relay.Resize2dOp: row(resize2d),
+    relay.Resize1dOp: row(resize),
+    relay.Resize2dOp: row(resize),
+    relay.Resize3dOp: row(resize),
     relay.UpsamplingOp: row(upsampling),
     # Reductions
     relay.SumOp: row(reducer(reduction.sum)),
@@ -360,6 +367,7 @@ STRATEGIES: dict[type[relay.RelayOp], Strategy] = {
         lambda op, x: indexing.scatter_elements(*x, axis_of(op, len(x[0].shape)), op.reduction.data)
     ),
     relay.CumsumOp: row(cumsum),
+    relay.CumprodOp: row(cumsum),
     relay.TriluOp: row(lambda op, x: indexing.trilu(x[0], integer(op.k), bool(integer(op.upper)))),
 }
 

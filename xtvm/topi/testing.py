@@ -2,9 +2,29 @@
 
 from __future__ import annotations
 
+import itertools
+import math
+from collections.abc import Sequence
+
 import numpy as np
 
-__all__ = ["log_softmax_python", "softmax_python"]
+__all__ = [
+    "batch_matmul",
+    "conv2d_nchw_python",
+    "conv2d_nhwc_python",
+    "dilate_python",
+    "gather_nd",
+    "l2_normalize_python",
+    "log_softmax_python",
+    "lrn_python",
+    "one_hot",
+    "resize1d_python",
+    "resize2d_python",
+    "resize3d_python",
+    "sequence_mask",
+    "softmax_python",
+    "strided_slice_python",
+]
 
 
 def softmax_python(a_np: np.ndarray, axis: int = 1) -> np.ndarray:
@@ -18,3 +38,288 @@ def log_softmax_python(a_np: np.ndarray, axis: int = 1) -> np.ndarray:
     """Log of the softmax along `axis`, without forming the softmax itself."""
     shifted = a_np - np.max(a_np, axis=axis, keepdims=True)
     return (shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))).astype(a_np.dtype)
+
+
+def _source(o: int, in_size: int, out_size: int, mode: str) -> float:
+    """The input coordinate output index `o` samples (TVM's coordinate transformations)."""
+    if mode == "align_corners":
+        return o * (in_size - 1) / (out_size - 1) if out_size > 1 else 0.0
+    if mode == "half_pixel":
+        return (o + 0.5) * in_size / out_size - 0.5
+    if mode == "asymmetric":
+        return o * in_size / out_size
+    raise ValueError(f"unknown coordinate transformation mode {mode!r}")
+
+
+def _taps(c: float, in_size: int, method: str, mode: str) -> list[tuple[int, float]]:
+    """(input index, weight) pairs that one output coordinate `c` mixes along an axis."""
+    clamp = lambda i: min(max(i, 0), in_size - 1)  # noqa: E731
+    if method == "nearest_neighbor":
+        return [(clamp(math.floor(c + 0.5) if mode == "align_corners" else math.floor(c)), 1.0)]
+    base = math.floor(c)
+    t = c - base
+    if method == "linear":
+        return [(clamp(base), 1.0 - t), (clamp(base + 1), t)]
+    if method == "cubic":  # Keys' kernel, a = -0.5, written as the distance to each tap
+        a = -0.5
+
+        def kernel(x: float) -> float:
+            x = abs(x)
+            if x <= 1:
+                return (a + 2) * x**3 - (a + 3) * x**2 + 1
+            if x < 2:
+                return a * x**3 - 5 * a * x**2 + 8 * a * x - 4 * a
+            return 0.0
+
+        return [(clamp(base + k), kernel(t - k)) for k in (-1, 0, 1, 2)]
+    raise ValueError(f"unknown resize method {method!r}")
+
+
+def _resize_channels_first(
+    data: np.ndarray, scale: Sequence[float], method: str, mode: str
+) -> np.ndarray:
+    """Resize the trailing spatial axes of an N, C, spatial... array by `scale`."""
+    spatial = data.shape[2:]
+    out_sizes = [round(n * s) for n, s in zip(spatial, scale, strict=True)]
+    per_axis = [
+        [_taps(_source(o, n, m, mode), n, method, mode) for o in range(m)]
+        for n, m in zip(spatial, out_sizes, strict=True)
+    ]
+    # Per axis: each output index's taps as (indices, weights) arrays of output x taps.
+    tables = []
+    for mixes in per_axis:
+        indices = np.array([[i for i, _ in taps] for taps in mixes])
+        weights = np.array([[w for _, w in taps] for taps in mixes])
+        tables.append((indices, weights))
+    out = np.zeros(data.shape[:2] + tuple(out_sizes), dtype=np.float64)
+    # Every combination of one tap per axis: the input at those indices times the product of
+    # the weights (the interpolation's definition, not a pass per axis).
+    for combo in itertools.product(*(range(idx.shape[1]) for idx, _ in tables)):
+        grid = np.ix_(*(idx[:, t] for (idx, _), t in zip(tables, combo, strict=True)))
+        weight = math.prod(
+            np.ix_(*(w[:, t] for (_, w), t in zip(tables, combo, strict=True)))  # type: ignore[arg-type]
+        )
+        out += data[(slice(None), slice(None), *grid)] * weight
+    return out.astype(data.dtype)
+
+
+def _resize_python(
+    data: np.ndarray, scale: Sequence[float], layout: str, method: str, mode: str
+) -> np.ndarray:
+    if layout[1] == "C":
+        return _resize_channels_first(data, scale, method, mode)
+    to_first = (0, data.ndim - 1, *range(1, data.ndim - 1))
+    out = _resize_channels_first(data.transpose(to_first), scale, method, mode)
+    return out.transpose((0, *range(2, data.ndim), 1))
+
+
+def resize1d_python(
+    data: np.ndarray,
+    scale: Sequence[float],
+    layout: str = "NCW",
+    method: str = "nearest_neighbor",
+    coordinate_transformation_mode: str = "align_corners",
+) -> np.ndarray:
+    """`data` (NCW or NWC) resized by `scale` along W, as `relay.image.resize1d` does."""
+    return _resize_python(data, scale, layout, method, coordinate_transformation_mode)
+
+
+def resize2d_python(
+    data: np.ndarray,
+    scale: Sequence[float],
+    layout: str = "NCHW",
+    method: str = "nearest_neighbor",
+    coordinate_transformation_mode: str = "align_corners",
+) -> np.ndarray:
+    """`data` (NCHW or NHWC) resized by `scale` along H and W, as `relay.image.resize2d`."""
+    return _resize_python(data, scale, layout, method, coordinate_transformation_mode)
+
+
+def resize3d_python(
+    data: np.ndarray,
+    scale: Sequence[float],
+    layout: str = "NCDHW",
+    method: str = "nearest_neighbor",
+    coordinate_transformation_mode: str = "align_corners",
+) -> np.ndarray:
+    """`data` (NCDHW or NDHWC) resized by `scale` along D, H and W, as
+    `relay.image.resize3d` does."""
+    return _resize_python(data, scale, layout, method, coordinate_transformation_mode)
+
+
+def dilate_python(
+    input_np: np.ndarray,
+    strides: Sequence[int],
+    dilation_value: float = 0.0,
+    out_dtype: str | None = None,
+) -> np.ndarray:
+    """`input_np` with strides[i] - 1 copies of `dilation_value` between neighbours along
+    each axis i (how TVM's tests build dilated kernels)."""
+    if len(strides) != input_np.ndim:
+        raise ValueError(f"dilate_python: {len(strides)} strides for a {input_np.ndim}-d input")
+    shape = tuple((n - 1) * s + 1 for n, s in zip(input_np.shape, strides, strict=True))
+    out = np.full(shape, dilation_value, dtype=out_dtype or input_np.dtype)
+    out[tuple(slice(None, None, s) for s in strides)] = input_np
+    return out
+
+
+def lrn_python(
+    a_np: np.ndarray, size: int, axis: int, bias: float, alpha: float, beta: float
+) -> np.ndarray:
+    """Local response normalisation: each value over (bias + alpha / size * the sum of the
+    squares in a window of `size` along `axis`) ** beta."""
+    radius = size // 2
+    squares = np.moveaxis(a_np.astype(np.float64) ** 2, axis, -1)
+    n = squares.shape[-1]
+    window = np.zeros_like(squares)
+    for j in range(n):
+        window[..., j] = squares[..., max(j - radius, 0) : min(j + radius + 1, n)].sum(axis=-1)
+    scale = (bias + alpha * np.moveaxis(window, -1, axis) / size) ** beta
+    return (a_np / scale).astype(a_np.dtype)
+
+
+def l2_normalize_python(
+    a_np: np.ndarray, eps: float, axis: Sequence[int] | None = None
+) -> np.ndarray:
+    """`a_np` divided by its L2 norm along `axis`, the squared norm floored at `eps`."""
+    axes = None if axis is None else tuple(axis)
+    squared = np.sum(a_np.astype(np.float64) ** 2, axis=axes, keepdims=True)
+    return (a_np / np.sqrt(np.maximum(squared, eps))).astype(a_np.dtype)
+
+
+def _pads(padding: int | Sequence[int], kernel: tuple[int, int]) -> tuple[int, int, int, int]:
+    """(top, left, bottom, right) from TVM's 1, 2 or 4 numbers or "SAME"/"VALID"."""
+    if isinstance(padding, str):
+        if padding == "VALID":
+            return 0, 0, 0, 0
+        if padding == "SAME":
+            ph, pw = kernel[0] - 1, kernel[1] - 1
+            return ph // 2, pw // 2, ph - ph // 2, pw - pw // 2
+        raise ValueError(f"unknown padding {padding!r}")
+    if isinstance(padding, int):
+        return (padding,) * 4
+    if len(padding) == 2:
+        return padding[0], padding[1], padding[0], padding[1]
+    return tuple(padding)  # type: ignore[return-value]
+
+
+def conv2d_nchw_python(
+    a_np: np.ndarray,
+    w_np: np.ndarray,
+    stride: int | Sequence[int],
+    padding: int | Sequence[int],
+    groups: int = 1,
+) -> np.ndarray:
+    """2-d convolution of NCHW data with an OIHW kernel (O = out channels, I = in channels
+    per group), summed in float64 for floats and int64 for integers."""
+    sh, sw = (stride, stride) if isinstance(stride, int) else stride
+    n, c, h, w = a_np.shape
+    o, i, kh, kw = w_np.shape
+    if c != i * groups or o % groups:
+        raise ValueError(f"conv2d_nchw_python: {c} channels, kernel {w_np.shape}, {groups} groups")
+    top, left, bottom, right = _pads(padding, (kh, kw))
+    wide = np.float64 if a_np.dtype.kind == "f" else np.int64
+    padded = np.pad(a_np.astype(wide), ((0, 0), (0, 0), (top, bottom), (left, right)))
+    oh = (h + top + bottom - kh) // sh + 1
+    ow = (w + left + right - kw) // sw + 1
+    out = np.zeros((n, o, oh, ow), dtype=wide)
+    per_group = o // groups
+    for g in range(groups):
+        x = padded[:, g * i : (g + 1) * i]
+        k = w_np[g * per_group : (g + 1) * per_group].astype(wide)
+        for dy in range(kh):
+            for dx in range(kw):
+                window = x[:, :, dy : dy + sh * (oh - 1) + 1 : sh, dx : dx + sw * (ow - 1) + 1 : sw]
+                out[:, g * per_group : (g + 1) * per_group] += np.einsum(
+                    "nchw,oc->nohw", window, k[:, :, dy, dx]
+                )
+    return out.astype(a_np.dtype if a_np.dtype.kind == "f" else np.result_type(a_np, w_np))
+
+
+def conv2d_nhwc_python(
+    a_np: np.ndarray,
+    w_np: np.ndarray,
+    stride: int | Sequence[int],
+    padding: int | Sequence[int],
+    groups: int = 1,
+) -> np.ndarray:
+    """2-d convolution of NHWC data with an HWIO kernel (the NCHW one, transposed)."""
+    out = conv2d_nchw_python(
+        a_np.transpose(0, 3, 1, 2), w_np.transpose(3, 2, 0, 1), stride, padding, groups
+    )
+    return out.transpose(0, 2, 3, 1)
+
+
+def batch_matmul(
+    x: np.ndarray,
+    y: np.ndarray,
+    out_dtype: str | None = None,
+    trans_x: bool = False,
+    trans_y: bool = True,
+) -> np.ndarray:
+    """Batched x @ y (each operand optionally transposed in its last two axes); a batch of 1
+    broadcasts against the other's."""
+    a = np.swapaxes(x, -1, -2) if trans_x else x
+    b = np.swapaxes(y, -1, -2) if trans_y else y
+    return np.matmul(a, b).astype(out_dtype or x.dtype)
+
+
+def one_hot(
+    indices: np.ndarray, on_value: object, off_value: object, depth: int, axis: int, dtype: str
+) -> np.ndarray:
+    """A new axis `axis` of size `depth` holding on_value at each index, off_value elsewhere."""
+    axis = axis % (indices.ndim + 1) if axis < 0 else axis
+    out = np.full((*indices.shape, depth), off_value, dtype=dtype)
+    for position in np.ndindex(indices.shape):
+        if 0 <= indices[position] < depth:
+            out[(*position, indices[position])] = on_value
+    return np.moveaxis(out, -1, axis)
+
+
+def sequence_mask(
+    data: np.ndarray, valid_length: np.ndarray, mask_value: float, axis: int
+) -> np.ndarray:
+    """`data` with the time steps (along `axis`, 0 or 1; the batch is the other) at or past
+    each sequence's valid length set to `mask_value`."""
+    out = data.copy()
+    for batch, length in enumerate(valid_length):
+        index = [slice(None)] * data.ndim
+        index[1 - axis] = batch
+        index[axis] = slice(int(length), None)
+        out[tuple(index)] = mask_value
+    return out
+
+
+def strided_slice_python(
+    data: np.ndarray,
+    begin: Sequence[int],
+    end: Sequence[int],
+    strides: Sequence[int] | None = None,
+    slice_mode: str = "end",
+    axes: Sequence[int] | None = None,
+) -> np.ndarray:
+    """numpy slicing as TVM's strided_slice reads its arguments: `axes` (all by default)
+    sliced from begin to end ("end"), or by begin and a size ("size", -1: to the end)."""
+    axes = list(range(len(begin))) if axes is None else list(axes)
+    strides = [1] * len(begin) if not strides else list(strides)
+    if len(strides) < len(begin):
+        strides += [1] * (len(begin) - len(strides))
+    index = [slice(None)] * data.ndim
+    for axis, b, e, s in zip(axes, begin, end, strides, strict=False):
+        if slice_mode == "size":
+            s = 1
+            e = data.shape[axis] if e < 0 else b + e
+        index[axis] = slice(b, e, s)
+    return data[tuple(index)]
+
+
+def gather_nd(data: np.ndarray, indices: np.ndarray, batch_dims: int = 0) -> np.ndarray:
+    """relay.gather_nd: index tuples laid along axis 0 of `indices`; the first `batch_dims`
+    axes of data and of indices[0] are shared batch axes."""
+    m = indices.shape[0]
+    out_shape = indices.shape[1:] + data.shape[batch_dims + m :]
+    out = np.empty(out_shape, dtype=data.dtype)
+    for position in np.ndindex(indices.shape[1:]):
+        at = tuple(indices[(slice(None), *position)])
+        out[position] = data[(*position[:batch_dims], *at)]
+    return out

@@ -192,9 +192,9 @@ def build(*args: object, **kwargs: object) -> object:
 
 
 def __getattr__(name: str) -> object:
-    """`relay.build_module`, `relay.testing`, `relay.qnn` and `relay.vm` (which says there is
-    no VM), imported on first use as `build` is."""
-    if name in ("build_module", "testing", "vm", "prelude", "qnn"):
+    """`relay.backend`, `relay.build_module`, `relay.testing`, `relay.qnn` and `relay.vm`
+    (which says there is no VM), imported on first use as `build` is."""
+    if name in ("backend", "build_module", "testing", "vm", "prelude", "qnn"):
         import importlib
 
         return importlib.import_module(f"{__name__}.{name}")

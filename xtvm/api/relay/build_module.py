@@ -23,7 +23,10 @@ __all__ = ["BindError", "BuildError", "GraphExecutorFactory", "bind_params_by_na
 def build(mod: Any, *args: Any, **kwargs: Any) -> Any:
     """`relay.build` (xtvm/driver/relay_build.py); a module with functions only the
     interpreter runs (polymorphism, ADTs, references, function values) is refused, as TVM's
-    graph executor refuses them."""
+    graph executor refuses them. A `relay.Function` is built as the module of which it is
+    `main`, as TVM still accepts."""
+    if isinstance(mod, Function):
+        mod = IRModule.from_expr(mod)
     if isinstance(mod, IRModule) and mod.has_interpreted:
         names = ", ".join(
             f"@{gv.name_hint}" for gv in mod.get_global_vars() if mod.is_interpreted(gv.name_hint)

@@ -19,6 +19,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 from xtvm.api.ir_module import IRModule
 from xtvm.api.relay.expr import Call, Expr, Function, GlobalVar, ParamRef, Var, post_order
+from xtvm.api.relay.expr_functor import bind
 from xtvm.api.relay.interpreter import ConstructorValue, Interpreter, ValueExpr
 from xtvm.api.relay.ty import TensorType, TupleType
 from xtvm.passes.relay_qnn_canonicalize import RelayQnnCanonicalizePass
@@ -55,11 +56,16 @@ class Executor:
         self.target = target
         self.params = {k: as_array(v, None) for k, v in (params or {}).items()}
 
-    def evaluate(
-        self, expr: Expr | None = None, binds: Mapping[object, object] | None = None
-    ) -> Callable[..., Result]:
+    def evaluate(self, expr: Expr | None = None, binds: Mapping[Var, object] | None = None) -> Any:
+        """A callable running `expr` (a function, a global of the module, or the module's
+        `main` when None); an expression of another kind is evaluated and its value returned,
+        with the variables of `binds` given their values, as in TVM."""
         if binds:
-            raise ValueError("evaluate: binds are not supported; pass the values as arguments")
+            if expr is None:
+                raise ValueError("evaluate: binds need an expression to bind in")
+            expr = bind(expr, binds)
+        if expr is not None and not isinstance(expr, Function | GlobalVar):
+            return self.evaluate(Function([], expr))()
         if expr is None:
             mod = self.mod
         elif isinstance(expr, GlobalVar):  # the module's function of that name
@@ -113,11 +119,11 @@ class Executor:
             if len(inputs) != len(free):
                 bound_text = f" ({', '.join(bound)} bound by params)" if bound else ""
                 raise TypeError(f"@main takes {len(free)} arguments{bound_text}, got {len(inputs)}")
-            given = dict(zip(arg_names, inputs, strict=True))
+            # By position: parameters may share a name (`relay.var("x")` twice).
+            given = iter(inputs)
             arrays = [
                 as_array(
-                    bound[p.name_hint] if p.name_hint in bound else given[p.name_hint],
-                    p.checked_type,
+                    bound[p.name_hint] if p.name_hint in bound else next(given), p.checked_type
                 )
                 for p in main.params
             ]

@@ -9,6 +9,9 @@ that the default schedules recognise.
 
 from __future__ import annotations
 
+import functools
+import itertools
+import operator
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -586,24 +589,26 @@ def global_pool2d(data: TensorLike, kind: str, layout: str) -> te.Tensor:
 
 
 def source_coordinate(o: PrimExpr, out_size: int, in_size: int, mode: str) -> PrimExpr:
-    """The float64 input coordinate output index `o` samples (TVM's transformations)."""
-    x = o.astype("float64")
+    """The input coordinate output index `o` samples (TVM's transformations), computed in
+    float32 as TVM's resize computes it and widened to float64."""
+    x = o.astype("float32")
     if mode == "align_corners":
-        return x * ((in_size - 1) / (out_size - 1)) if out_size > 1 else x * 0.0
-    scale = in_size / out_size
-    return (x + 0.5) * scale - 0.5 if mode == "half_pixel" else x * scale
+        if out_size == 1:
+            return (x * 0.0).astype("float64")
+        ratio = te.const(float(np.float32(in_size - 1) / np.float32(out_size - 1)), "float32")
+        return (x * ratio).astype("float64")
+    scale = te.const(float(np.float32(in_size) / np.float32(out_size)), "float32")
+    half = te.const(0.5, "float32")
+    return ((x + half) * scale - half if mode == "half_pixel" else x * scale).astype("float64")
 
 
-def round_half_even(c: PrimExpr) -> PrimExpr:
-    """numpy's rint: round to nearest, ties to even."""
-    f = te.floor(c)
-    d = c - f
-    tie = f + f % 2.0
-    return te.if_then_else(d > 0.5, f + 1.0, te.if_then_else(d < 0.5, f, tie))
+def round_half_away(c: PrimExpr) -> PrimExpr:
+    """TVM's round (LLVM's llvm.round): to nearest, ties away from zero."""
+    return te.if_then_else(c < 0.0, -te.floor(0.5 - c), te.floor(c + 0.5))
 
 
 ROUNDING: dict[str, Callable[[PrimExpr], PrimExpr]] = {
-    "round": round_half_even,
+    "round": round_half_away,
     "floor": lambda c: te.floor(c + 1e-5),
     "ceil": lambda c: te.ceil(c - 1e-5),
     "round_prefer_floor": lambda c: te.ceil(c - 0.5),
@@ -619,43 +624,87 @@ def resize2d(
     data: TensorLike, size: Sequence[int], layout: str, method: str, mode: str, rounding: str
 ) -> te.Tensor:
     """Nearest-neighbour or bilinear resize of the spatial axes to `size`."""
-    shape = static_shape(data)
-    h_axis, w_axis = spatial(layout)
-    h, w = shape[h_axis], shape[w_axis]
-    out = list(shape)
-    out[h_axis], out[w_axis] = size
+    return resize(data, size, list(spatial(layout)), method, mode, rounding)
 
-    def at(i: Sequence[PrimExpr], y: PrimExpr, x: PrimExpr) -> PrimExpr:
-        where = list(i)
-        where[h_axis], where[w_axis] = y, x
-        return data(*where)
+
+def cubic_weights(t: PrimExpr, alpha: float) -> list[PrimExpr]:
+    """Keys' cubic convolution weights of the taps at -1, 0, 1, 2 for the fraction `t`."""
+    t2, t3 = t * t, t * t * t
+    return [
+        (t3 - t2 * 2.0 + t) * alpha,
+        t3 * (alpha + 2) - t2 * (alpha + 3) + 1.0,
+        t3 * -(alpha + 2) + t2 * (2 * alpha + 3) - t * alpha,
+        t3 * -alpha + t2 * alpha,
+    ]
+
+
+def resize(
+    data: TensorLike,
+    size: Sequence[int],
+    axes: Sequence[int],
+    method: str,
+    mode: str,
+    rounding: str,
+    alpha: float = -0.5,
+    exclude: bool = False,
+) -> te.Tensor:
+    """Resize spatial `axes` of `data` to `size` by nearest neighbour, (multi)linear or cubic
+    interpolation: each output samples the product of per-axis taps, computed in float64."""
+    shape = static_shape(data)
+    out = list(shape)
+    for axis, extent in zip(axes, size, strict=True):
+        out[axis] = extent
 
     if method == "nearest_neighbor":
         rule = ROUNDING[rounding or ("round" if mode == "align_corners" else "floor")]
 
         def nearest(*i: PrimExpr) -> PrimExpr:
-            y = clamp_index(rule(source_coordinate(i[h_axis], size[0], h, mode)), h)
-            x = clamp_index(rule(source_coordinate(i[w_axis], size[1], w, mode)), w)
-            return at(i, y, x)
+            where = list(i)
+            for axis, extent in zip(axes, size, strict=True):
+                c = source_coordinate(i[axis], extent, shape[axis], mode)
+                where[axis] = clamp_index(rule(c), shape[axis])
+            return data(*where)
 
         return te.compute(out, nearest, name="resize_nearest", tag="injective")
 
-    def bilinear(*i: PrimExpr) -> PrimExpr:
-        ys = source_coordinate(i[h_axis], size[0], h, mode)
-        xs = source_coordinate(i[w_axis], size[1], w, mode)
-        y0, x0 = te.floor(ys), te.floor(xs)
-        ly, lx = ys - y0, xs - x0
-        ya, yb = clamp_index(y0, h), clamp_index(y0 + 1.0, h)
-        xa, xb = clamp_index(x0, w), clamp_index(x0 + 1.0, w)
+    offsets = (0, 1) if method == "linear" else (-1, 0, 1, 2)
 
-        def sample(y: PrimExpr, x: PrimExpr) -> PrimExpr:
-            return at(i, y, x).astype("float64")
+    def interpolate(*i: PrimExpr) -> PrimExpr:
+        per_axis = []  # (axis, [(index, weight) per tap])
+        for axis, extent in zip(axes, size, strict=True):
+            c = source_coordinate(i[axis], extent, shape[axis], mode)
+            base = te.floor(c)
+            t = c - base
+            weights = [1.0 - t, t] if method == "linear" else cubic_weights(t, alpha)
+            taps = [base + float(o) for o in offsets]
+            if method == "cubic" and exclude:
+                inside = [
+                    te.if_then_else(te.all(tap >= 0.0, tap <= float(shape[axis] - 1)), w, 0.0)
+                    for tap, w in zip(taps, weights, strict=True)
+                ]
+                total = functools.reduce(operator.add, inside)
+                weights = [w / total for w in inside]
+            per_axis.append(
+                (
+                    axis,
+                    [
+                        (clamp_index(tap, shape[axis]), w)
+                        for tap, w in zip(taps, weights, strict=True)
+                    ],
+                )
+            )
+        terms = []
+        for combo in itertools.product(*(taps for _, taps in per_axis)):
+            where = list(i)
+            weight: PrimExpr | None = None
+            for (axis, _), (index, w) in zip(per_axis, combo, strict=True):
+                where[axis] = index
+                weight = w if weight is None else weight * w
+            terms.append(data(*where).astype("float64") * weight)
+        return functools.reduce(operator.add, terms).astype(data.dtype)
 
-        top = sample(ya, xa) * (1.0 - lx) + sample(ya, xb) * lx
-        bottom = sample(yb, xa) * (1.0 - lx) + sample(yb, xb) * lx
-        return (top * (1.0 - ly) + bottom * ly).astype(data.dtype)
-
-    return te.compute(out, bilinear, name="resize_bilinear", tag="injective")
+    name = "resize_bilinear" if method == "linear" and len(axes) == 2 else f"resize_{method}"
+    return te.compute(out, interpolate, name=name, tag="injective")
 
 
 def upsampling(

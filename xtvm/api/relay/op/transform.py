@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xtvm.api.relay.expr import Call, Expr, Tuple, derive_builders, make_call
+from xtvm.api.relay.ty import dtype_name
 from xtvm.dialects import relay as d
 
 
@@ -16,8 +17,68 @@ def reshape(data: Expr, newshape: int | Sequence[int]) -> Call:
     """Reshape; 0 copies an input dimension and -1 is inferred, as in TVM."""
     shape = [newshape] if isinstance(newshape, int) else [int(s) for s in newshape]
     if any(s < -1 for s in shape):
-        raise ValueError(f"reshape: special values below -1 are not supported, got {shape}")
+        shape = expand_special(data, shape)
     return make_call(d.ReshapeOp, data, newshape=shape)
+
+
+def expand_special(data: Expr, newshape: list[int]) -> list[int]:
+    """TVM's reshape codes below -1 resolved against the input's static shape: -2 copies all
+    remaining input dimensions, -3 merges the next two, -4 splits the next one into the two
+    values that follow (one may be -1)."""
+    typ = data.checked_type
+    dims = [getattr(dim, "value", dim) for dim in typ.shape]  # type: ignore[union-attr]
+    if not all(isinstance(dim, int) for dim in dims):
+        raise ValueError(f"reshape: codes -2, -3 and -4 need a static input shape, got {typ}")
+    return resolve_codes(dims, newshape)
+
+
+def resolve_codes(dims: Sequence[int], newshape: Sequence[int]) -> list[int]:
+    """`newshape` with TVM's codes 0, -2, -3 and -4 resolved against input shape `dims`
+    (-1 is left for the op to infer)."""
+    out: list[int] = []
+    src, i = 0, 0
+    while i < len(newshape):
+        code = newshape[i]
+        if code == -2:
+            out += dims[src:]
+            src = len(dims)
+        elif code == -3:
+            if src + 1 >= len(dims):
+                raise ValueError(f"reshape: -3 needs two input dimensions at {src} of {dims}")
+            out.append(dims[src] * dims[src + 1])
+            src += 2
+        elif code == -4:
+            if i + 2 >= len(newshape) or src >= len(dims):
+                raise ValueError(f"reshape: -4 needs two values after it, got {newshape}")
+            first, second = newshape[i + 1], newshape[i + 2]
+            first = dims[src] // second if first == -1 else first
+            second = dims[src] // first if second == -1 else second
+            if first * second != dims[src]:
+                raise ValueError(f"reshape: -4 cannot split {dims[src]} into {first} x {second}")
+            out += [first, second]
+            src += 1
+            i += 2
+        elif code < -4:
+            raise ValueError(f"reshape: unknown code {code} in {newshape}")
+        else:  # a size, 0 (copy) or -1 (inferred): the op resolves them
+            out.append(dims[src] if code == 0 else code)
+            src += 1
+        i += 1
+    return out
+
+
+def broadcast_to(data: Expr, shape: Sequence[int] | Expr) -> Call:
+    """Broadcast to `shape`: numbers, or a constant tensor of them (as TVM's
+    `relay.const([2, 3], "int64")`)."""
+    from xtvm.api.relay.expr import Constant
+
+    if isinstance(shape, Constant):
+        shape = [int(s) for s in shape.data.numpy().reshape(-1)]
+    elif isinstance(shape, Expr):
+        raise TypeError(
+            "broadcast_to: a shape computed at run time is dynamic; xtvm needs static shapes"
+        )
+    return make_call(d.BroadcastToOp, data, shape=[int(s) for s in shape])
 
 
 def concatenate(data: Sequence[Expr] | Tuple, axis: int) -> Call:
@@ -82,10 +143,23 @@ def gather(data: Expr, axis: int, indices: Expr) -> Call:
 def cumsum(
     data: Expr, axis: int | None = None, dtype: str | None = None, exclusive: bool = False
 ) -> Call:
-    """Running sum; `dtype` other than the data's is not supported (cast first)."""
-    if dtype is not None and dtype != data.checked_type.dtype:  # type: ignore[union-attr]
-        raise ValueError("cumsum: dtype other than the data's is not supported; cast first")
-    return make_call(d.CumsumOp, data, axis=axis, exclusive=exclusive)
+    """Running sum, in `dtype` (the data's by default)."""
+    return _running(d.CumsumOp, data, axis, dtype, exclusive)
+
+
+def cumprod(
+    data: Expr, axis: int | None = None, dtype: str | None = None, exclusive: bool = False
+) -> Call:
+    """Running product, in `dtype` (the data's by default)."""
+    return _running(d.CumprodOp, data, axis, dtype, exclusive)
+
+
+def _running(
+    op: type[d.RelayOp], data: Expr, axis: int | None, dtype: str | None, exclusive: bool
+) -> Call:
+    if dtype is not None and dtype_name(dtype) != data.checked_type.dtype:  # type: ignore[union-attr]
+        data = make_call(d.CastOp, data, dtype=dtype_name(dtype))
+    return make_call(op, data, axis=axis, exclusive=exclusive)
 
 
 derive_builders(globals(), "", skip=(d.ElementwiseBinaryOp, d.UnaryOp, d.ShapeQueryOp, d.ReduceOp))

@@ -34,6 +34,14 @@ def run_infer_type(expr: Expr) -> Expr:
     return expr
 
 
+def check_grad(func: Expr, *args: object, **kwargs: object) -> None:
+    """TVM's numerical gradient check of `relay.transform.gradient`: xtvm has no gradient
+    pass, so it says so."""
+    from xtvm.ir.errors import TVMError
+
+    raise TVMError("xtvm has no relay gradient pass (relay.transform.gradient) to check")
+
+
 from xtvm.api.relay.testing import (  # noqa: E402
     dcgan,
     densenet,
@@ -51,6 +59,7 @@ from xtvm.api.relay.testing.init import create_workload  # noqa: E402
 from xtvm.api.relay.testing.nat import count, make_nat_expr, make_nat_value  # noqa: E402
 
 __all__ = [
+    "check_grad",
     "count",
     "create_workload",
     "dcgan",

@@ -1,0 +1,211 @@
+"""TVM's transform operators that xtvm builds from other ops: with static shapes, `stack`,
+`repeat`, `reverse`, `reshape_like`, `reverse_reshape`, `meshgrid`, `arange`,
+`broadcast_to_like`, `collapse_sum_like`/`collapse_sum_to`, `one_hot` and `sequence_mask`
+are each a few expand_dims, broadcasts, reshapes, takes, sums, selects or a constant. They
+type-check and compute as TVM's; the printed program shows the ops they are made of."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from xtvm.api.relay.expr import Constant, Expr, Tuple, TupleGetItem, const
+from xtvm.api.relay.op.reduce import sum as reduce_sum
+from xtvm.api.relay.op.tensor import cast, equal, less
+from xtvm.api.relay.op.transform import (
+    broadcast_to,
+    concatenate,
+    expand_dims,
+    reshape,
+    resolve_codes,
+    take,
+    where,
+)
+from xtvm.api.relay.ty import TensorType, TupleType, dtype_name
+
+
+def known_shape(data: Expr, op: str) -> tuple[int, ...]:
+    """The static shape of tensor `data`; a symbolic dimension is a `TypeError` naming `op`."""
+    typ = data.checked_type
+    if not isinstance(typ, TensorType):
+        raise TypeError(f"{op}: expected a tensor, got {typ}")
+    dims = []
+    for dim in typ.shape:
+        value = getattr(dim, "value", dim)
+        if not isinstance(value, int | np.integer):
+            raise TypeError(f"{op}: needs static shapes, got dimension {dim} of {typ}")
+        dims.append(int(value))
+    return tuple(dims)
+
+
+def _fields(data: Expr | Sequence[Expr], op: str) -> list[Expr]:
+    if isinstance(data, Tuple):
+        return list(data.fields)
+    if isinstance(data, Expr):
+        typ = data.checked_type
+        if not isinstance(typ, TupleType):
+            raise TypeError(f"{op}: expected a tuple of tensors, got {typ}")
+        return [TupleGetItem(data, i) for i in range(len(typ.fields))]
+    return list(data)
+
+
+def stack(data: Expr | Sequence[Expr], axis: int) -> Expr:
+    """The tensors of `data` (a list, a tuple literal or a tuple-typed expression) joined
+    along a new axis `axis`."""
+    fields = _fields(data, "stack")
+    if not fields:
+        raise ValueError("stack: needs at least one tensor")
+    rank = len(known_shape(fields[0], "stack"))
+    if not -rank - 1 <= axis <= rank:
+        raise ValueError(f"stack: axis {axis} is out of range for rank {rank} + 1")
+    axis %= rank + 1
+    return concatenate([expand_dims(f, axis) for f in fields], axis)
+
+
+def repeat(data: Expr, repeats: int, axis: int) -> Expr:
+    """Each element of `data` repeated `repeats` times along `axis` (numpy's repeat)."""
+    shape = known_shape(data, "repeat")
+    if repeats < 1:
+        raise ValueError(f"repeat: repeats must be positive, got {repeats}")
+    if not -len(shape) <= axis < len(shape):
+        raise ValueError(f"repeat: axis {axis} is out of range for rank {len(shape)}")
+    axis %= len(shape)
+    wide = (*shape[: axis + 1], repeats, *shape[axis + 1 :])
+    out = (*shape[:axis], shape[axis] * repeats, *shape[axis + 1 :])
+    return reshape(broadcast_to(expand_dims(data, axis + 1), wide), out)
+
+
+def reverse(data: Expr, axis: int) -> Expr:
+    """`data` with the order of axis `axis` reversed."""
+    shape = known_shape(data, "reverse")
+    if not -len(shape) <= axis < len(shape):
+        raise ValueError(f"reverse: axis {axis} is out of range for rank {len(shape)}")
+    indices = const(np.arange(shape[axis] - 1, -1, -1, dtype="int32"))
+    return take(data, indices, axis=axis % len(shape))
+
+
+def reshape_like(
+    data: Expr,
+    shape_like: Expr,
+    lhs_begin: int = 0,
+    lhs_end: int | None = None,
+    rhs_begin: int = 0,
+    rhs_end: int | None = None,
+) -> Expr:
+    """`data` reshaped so that its dimensions [lhs_begin, lhs_end) become those of
+    `shape_like` in [rhs_begin, rhs_end)."""
+    lhs, rhs = known_shape(data, "reshape_like"), known_shape(shape_like, "reshape_like")
+    lhs_cut = slice(lhs_begin, lhs_end)
+    start, stop, _ = lhs_cut.indices(len(lhs))
+    new = (*lhs[:start], *rhs[slice(rhs_begin, rhs_end)], *lhs[stop:])
+    return reshape(data, new)
+
+
+def meshgrid(data: Expr | Sequence[Expr], indexing: str = "ij") -> Expr:
+    """Coordinate grids of the 1-d (or scalar) tensors of `data`, as numpy's meshgrid: a
+    tuple of one tensor per input; `indexing` "xy" swaps the first two grid axes."""
+    if indexing not in ("ij", "xy"):
+        raise ValueError(f"meshgrid: indexing must be 'ij' or 'xy', got {indexing!r}")
+    fields = _fields(data, "meshgrid")
+    sizes = []
+    for f in fields:
+        shape = known_shape(f, "meshgrid")
+        if len(shape) > 1:
+            raise ValueError(f"meshgrid: inputs must be 0-d or 1-d, got shape {shape}")
+        sizes.append(shape[0] if shape else 1)
+    order = list(range(len(fields)))
+    if indexing == "xy" and len(fields) >= 2:
+        order[0], order[1] = 1, 0
+    grid = tuple(sizes[i] for i in order)
+    grids = []
+    for i, f in enumerate(fields):
+        at = order.index(i)
+        along = [1] * len(grid)
+        along[at] = sizes[i]
+        grids.append(broadcast_to(reshape(f, along), grid))
+    return Tuple(grids)
+
+
+def _scalar(value: object, name: str) -> float | int:
+    if isinstance(value, Constant):
+        return value.data.numpy().item()
+    if isinstance(value, Expr):
+        raise TypeError(f"arange: {name} must be a constant (xtvm needs static shapes)")
+    return value  # type: ignore[return-value]
+
+
+def arange(
+    start: object, stop: object = None, step: object = None, dtype: str = "float32"
+) -> Constant:
+    """The values start, start + step, ... below stop (numpy's arange), from constants."""
+    if stop is None:
+        start, stop = 0, start
+    values = np.arange(
+        _scalar(start, "start"), _scalar(stop, "stop"), 1 if step is None else _scalar(step, "step")
+    )
+    return const(values.astype(dtype_name(dtype)))
+
+
+def broadcast_to_like(data: Expr, broadcast_type: Expr) -> Expr:
+    """`data` broadcast to the shape of `broadcast_type`."""
+    return broadcast_to(data, known_shape(broadcast_type, "broadcast_to_like"))
+
+
+def collapse_sum_to(data: Expr, shape: Sequence[int] | Expr) -> Expr:
+    """`data` summed down to `shape` (the inverse of broadcasting to its own shape)."""
+    if isinstance(shape, Constant):
+        shape = [int(s) for s in shape.data.numpy().reshape(-1)]
+    elif isinstance(shape, Expr):
+        raise TypeError("collapse_sum_to: the shape must be constant (xtvm needs static shapes)")
+    source, target = known_shape(data, "collapse_sum_to"), tuple(int(s) for s in shape)
+    lead = len(source) - len(target)
+    if lead < 0 or any(t not in (1, s) for s, t in zip(source[lead:], target, strict=True)):
+        raise ValueError(f"collapse_sum_to: {source} does not broadcast from {target}")
+    axes = list(range(lead)) + [
+        lead + i for i, (s, t) in enumerate(zip(source[lead:], target, strict=True)) if t != s
+    ]
+    return reshape(reduce_sum(data, axis=axes), target) if axes else data
+
+
+def collapse_sum_like(data: Expr, collapse_type: Expr) -> Expr:
+    """`data` summed down to the shape of `collapse_type`."""
+    return collapse_sum_to(data, known_shape(collapse_type, "collapse_sum_like"))
+
+
+def reverse_reshape(data: Expr, newshape: Sequence[int]) -> Expr:
+    """reshape with its special codes (0 copies, -1 infers) read from the right."""
+    dims = known_shape(data, "reverse_reshape")[::-1]
+    return reshape(data, resolve_codes(dims, list(newshape)[::-1])[::-1])
+
+
+def one_hot(
+    indices: Expr, on_value: Expr, off_value: Expr, depth: int, axis: int, dtype: str
+) -> Expr:
+    """A tensor with a new axis `axis` of size `depth`: `on_value` where its position equals
+    the index, `off_value` elsewhere."""
+    rank = len(known_shape(indices, "one_hot"))
+    axis = axis % (rank + 1) if axis < 0 else axis
+    positions = [1] * (rank + 1)
+    positions[axis] = int(depth)
+    index_type = indices.checked_type.dtype  # type: ignore[union-attr]
+    grid = const(np.arange(int(depth), dtype=index_type).reshape(positions))
+    hit = equal(expand_dims(indices, axis), grid)
+    return where(hit, cast(on_value, dtype), cast(off_value, dtype))
+
+
+def sequence_mask(data: Expr, valid_length: Expr, mask_value: float = 0.0, axis: int = 0) -> Expr:
+    """`data` (time and batch on axes 0 and 1, `axis` the time one) with the steps at or
+    beyond each batch's `valid_length` set to `mask_value`."""
+    shape = known_shape(data, "sequence_mask")
+    if axis not in (0, 1) or len(shape) < 2:
+        raise ValueError(f"sequence_mask: axis must be 0 or 1 of a tensor of rank >= 2, got {axis}")
+    steps = [1] * len(shape)
+    steps[axis] = shape[axis]
+    lengths = [1] * len(shape)
+    lengths[1 - axis] = shape[1 - axis]
+    length_type = valid_length.checked_type.dtype  # type: ignore[union-attr]
+    time = const(np.arange(shape[axis], dtype=length_type).reshape(steps))
+    keep = less(time, reshape(valid_length, lengths))
+    dtype = data.checked_type.dtype  # type: ignore[union-attr]
+    return where(keep, data, const(np.array(mask_value, dtype=dtype)))
