@@ -30,6 +30,7 @@ from xtvm.relay.testing import run_infer_type
 from xtvm.contrib import graph_executor
 from xtvm.relay.testing.temp_op_attr import TempOpAttr
 
+
 # We use llvm target for testing functionality. `llvm` points to an older Intel
 # generation machine, that legalizes to a simple lowering. Therefore, the
 # legalization is overwritten such that it can be skipped and we use the
@@ -235,7 +236,6 @@ def verify(ref_func, qnn_func, data_shape, data_dtype, kernel_shape, kernel_dtyp
 
 def test_no_zero_point():
     with TempOpAttr("qnn.conv2d", "FTVMQnnLegalize", legalize_qnn_conv2d):
-
         # uint8 input
         data_shape = (2, 1, 2, 4)
         data_dtype = "uint8"
@@ -287,7 +287,6 @@ def test_no_zero_point():
 
 def test_kernel_zero_point():
     with TempOpAttr("qnn.conv2d", "FTVMQnnLegalize", legalize_qnn_conv2d):
-
         # uint8 input
         data_shape = (2, 4, 2, 4)
         data_dtype = "uint8"
@@ -339,7 +338,6 @@ def test_kernel_zero_point():
 
 def test_input_zero_point():
     with TempOpAttr("qnn.conv2d", "FTVMQnnLegalize", legalize_qnn_conv2d):
-
         # uint8 input
         data_shape = (2, 4, 2, 4)
         data_dtype = "uint8"
@@ -391,7 +389,6 @@ def test_input_zero_point():
 
 def test_both_zero_point():
     with TempOpAttr("qnn.conv2d", "FTVMQnnLegalize", legalize_qnn_conv2d):
-
         # uint8 input
         data_shape = (2, 4, 2, 4)
         data_dtype = "uint8"
@@ -443,7 +440,6 @@ def test_both_zero_point():
 
 def test_dynamic_zero_point():
     with TempOpAttr("qnn.conv2d", "FTVMQnnLegalize", legalize_qnn_conv2d):
-
         # uint8 input with non static zero points.
         data_shape = (2, 4, 2, 4)
         data_dtype = "uint8"
@@ -499,7 +495,6 @@ def test_dynamic_zero_point():
 
 def test_layout():
     with TempOpAttr("qnn.conv2d", "FTVMQnnLegalize", legalize_qnn_conv2d):
-
         # uint8 input
         data_shape = (2, 2, 4, 4)  # NHWC
         data_dtype = "uint8"
@@ -552,7 +547,6 @@ def test_layout():
 
 def test_padding():
     with TempOpAttr("qnn.conv2d", "FTVMQnnLegalize", legalize_qnn_conv2d):
-
         # uint8 input
         data_shape = (1, 4, 2, 2)
         data_dtype = "uint8"
@@ -628,7 +622,6 @@ def test_padding():
 
 def test_dilation():
     with TempOpAttr("qnn.conv2d", "FTVMQnnLegalize", legalize_qnn_conv2d):
-
         # Non-zero kernel point - fall back to simpler lowering.
         data_shape = (2, 4, 4, 4)
         data_dtype = "uint8"
@@ -680,7 +673,6 @@ def test_dilation():
 
 def test_const_folding():
     with TempOpAttr("qnn.conv2d", "FTVMQnnLegalize", legalize_qnn_conv2d):
-
         data_shape = (2, 4, 2, 4)
         data_dtype = "uint8"
         kernel_shape = (3, 4, 2, 2)
@@ -713,7 +705,6 @@ def test_const_folding():
 
 def test_kernel_size_1x1():
     with TempOpAttr("qnn.conv2d", "FTVMQnnLegalize", legalize_qnn_conv2d):
-
         # uint8 input
         data_shape = (2, 4, 2, 4)
         data_dtype = "uint8"
@@ -742,7 +733,6 @@ def test_kernel_size_1x1():
 
 def test_kernel_size_1x1_strides_2():
     with TempOpAttr("qnn.conv2d", "FTVMQnnLegalize", legalize_qnn_conv2d):
-
         # uint8 input
         data_shape = (2, 4, 2, 4)
         data_dtype = "uint8"
@@ -771,7 +761,6 @@ def test_kernel_size_1x1_strides_2():
 
 def test_tflite_large_irregular():
     with TempOpAttr("qnn.conv2d", "FTVMQnnLegalize", legalize_qnn_conv2d):
-
         # uint8 input
         data_shape = (1, 1024, 1, 1)
         data_dtype = "uint8"
@@ -811,7 +800,6 @@ def test_tflite_large_irregular():
 
 def test_tflite_output_multiplier_greater_than_one():
     with TempOpAttr("qnn.conv2d", "FTVMQnnLegalize", legalize_qnn_conv2d):
-
         # uint8 input
         data_shape = (2, 1, 2, 4)
         data_dtype = "uint8"
@@ -856,7 +844,6 @@ def test_tflite_output_multiplier_greater_than_one():
 
 def test_tflite_anistropic_strides():
     with TempOpAttr("qnn.conv2d", "FTVMQnnLegalize", legalize_qnn_conv2d):
-
         # uint8 input
         data_shape = (1, 1, 3, 6)
         data_dtype = "uint8"
@@ -919,7 +906,6 @@ def test_tflite_anistropic_strides():
 
 def test_broadcast_layout():
     with TempOpAttr("qnn.conv2d", "FTVMQnnLegalize", legalize_qnn_conv2d):
-
         # Test broadcast support for NHWC layout.
         data_shape = (1, 229, 229, 3)  # NHWC
         data_dtype = "uint8"
@@ -957,10 +943,11 @@ def test_broadcast_layout():
             graph, lib, params = relay.build(mod, "llvm -mcpu=skylake-avx512")
 
 
-@pytest.mark.skip(reason="xtvm's conv2d does not take TVM's depthwise OIHW kernel of shape (channels, multiplier, kh, kw)")
+@pytest.mark.skip(
+    reason="xtvm's conv2d does not take TVM's depthwise OIHW kernel of shape (channels, multiplier, kh, kw)"
+)
 def test_depthwise_depth_multiplier():
     with TempOpAttr("qnn.conv2d", "FTVMQnnLegalize", legalize_qnn_conv2d):
-
         # uint8 input, NCHW and OIHW
         # Depthwise multiplier = 1
         data_shape = (2, 4, 16, 16)

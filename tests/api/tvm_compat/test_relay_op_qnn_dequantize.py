@@ -148,7 +148,9 @@ def test_per_tensor_vector_args():
     )
 
 
-@pytest.mark.skip(reason="needs relay.build_config and scales given as inputs at run time (TVM's dynamic dequantize)")
+@pytest.mark.skip(
+    reason="needs relay.build_config and scales given as inputs at run time (TVM's dynamic dequantize)"
+)
 def test_dynamic_dequantize():
     x = relay.var("x", shape=(1, 2, 3, 4), dtype="int8")
     scale_var = relay.var("scale", shape=(), dtype="float32")

@@ -30,6 +30,7 @@ from xtvm import relay
 from xtvm.contrib import graph_executor
 import xtvm.topi.testing
 
+
 # "unquantize" a quantized tensor
 def recover(data, scale, zp):
     return scale * (np.asarray(data) - zp)

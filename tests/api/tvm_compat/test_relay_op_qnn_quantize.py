@@ -154,7 +154,9 @@ def test_channelwise_axis_1():
     )
 
 
-@pytest.mark.skip(reason="needs relay.build_config and scales given as inputs at run time (TVM's dynamic quantize)")
+@pytest.mark.skip(
+    reason="needs relay.build_config and scales given as inputs at run time (TVM's dynamic quantize)"
+)
 def test_dynamic_quantize():
     x = relay.var("x", shape=(1, 2, 3, 4), dtype="float32")
     scale_var = relay.var("scale", shape=(), dtype="float32")
