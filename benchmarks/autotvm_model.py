@@ -56,7 +56,9 @@ def main() -> None:
     from xtvm.driver.relay_build import lower_for_build
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("model", nargs="?", default="resnet-18", help="resnet-N or a light model")
+    parser.add_argument(
+        "model", nargs="?", default="resnet-18", help="resnet-N, mobilenet or a light model"
+    )
     parser.add_argument("--minutes", type=float, default=12, help="tuning time budget")
     parser.add_argument("--trials", type=int, default=10000, help="measurements in all")
     parser.add_argument("--per-round", type=int, default=4, help="trials per task round")
@@ -67,8 +69,12 @@ def main() -> None:
     log = options.log or Path(tempfile.mkdtemp()) / "records.json"
     best_log = log.with_suffix(".best.json")
 
-    if options.model.startswith("resnet-"):
-        mod, params = testing.resnet.get_workload(num_layers=int(options.model[7:]), batch_size=1)
+    if options.model.startswith("resnet-") or options.model == "mobilenet":
+        if options.model == "mobilenet":
+            mod, params = testing.mobilenet.get_workload(batch_size=1)
+        else:
+            layers = int(options.model[7:])
+            mod, params = testing.resnet.get_workload(num_layers=layers, batch_size=1)
         data, x = "data", np.random.default_rng(1).uniform(-1, 1, (1, 3, 224, 224))
         x = x.astype("float32")
     else:
@@ -96,13 +102,15 @@ def main() -> None:
         tuned = graph_module(relay.build(mod, target="llvm", params=params), x, data)
         kernels = str(lower_for_build(mod, params, "llvm")[1])
         same = kernels == str(lower_for_build(mod, params, "llvm")[1])
+        rebuilt = graph_module(relay.build(mod, target="llvm", params=params), x, data)
     ms = [
         1e3 * statistics.median(t)
         for t in interleaved_samples([default.run, tuned.run], options.repeat)
     ]
-    default.run()
-    tuned.run()
+    for module in (default, tuned, rebuilt):
+        module.run()
     difference = np.abs(tuned.get_output(0).numpy() - default.get_output(0).numpy()).max()
+    identical = np.array_equal(tuned.get_output(0).numpy(), rebuilt.get_output(0).numpy())
 
     trials = sum(len(r.history) for r in results)
     seconds = [r.all_cost for res in results for _, r in res.history if r.all_cost > 0]
@@ -119,7 +127,7 @@ def main() -> None:
             f"{r.chosen_cost * 1e3:9.3f} {ratio:5.2f}"
         )
     print(f"kernel time saved (calls x (default - chosen)): {saved * 1e3:.2f} ms")
-    print(f"a rebuild lowers alike: {same}")
+    print(f"a rebuild lowers alike: {same}; its outputs are identical: {identical}")
     print(f"{'build':10} {'ms':>8} {'vs default':>11}")
     for name, value in zip(("default", "tuned"), ms, strict=True):
         print(f"{name:10} {value:8.3f} {ms[0] / value:10.2f}x")

@@ -12,11 +12,14 @@ conv2d.
   `group_conv2d_{nchw,nhwc}.llvm` take `groups` before `kernel_layout`. Their knobs are
   `cpu_conv2d`'s tile: output channels (`tile_f`, within a group when grouped) or, depthwise
   NCHW, output rows (`tile_y`); output columns (`tile_x`) and, NHWC, whether rows go outside
-  the channel blocks (`rows_outside`).
+  the channel blocks (`rows_outside`). All but depthwise NCHW also have TVM's x86 conv2d
+  knobs (`define_conv_knobs`): output rows added to the tile (`tile_oh`), input channels per
+  reduction block (`tile_ic`) and the kernel columns unrolled in it (`unroll_kw`).
 - `conv2d_winograd_nhwc.llvm` takes `(data_shape, kernel_shape, tile_size, padding, dtype)`
   of a winograd conv2d (the transformed kernel, as relay.build has it). Its knobs are the
-  register tile of the batched product: rows of tiles (`tile_r`), output channels (`tile_k`)
-  and reduction steps unrolled (`tile_rc`).
+  register tile of the batched product: rows of tiles (`tile_r`, any divisor of the padded
+  count up to 16), output channels (`tile_k`) and reduction steps unrolled (`tile_rc`), and
+  whether channel blocks go outside the row blocks (`columns_outside`).
 
 The fallback config (outside any tuning context) is the default schedule's choice, so an
 untuned template builds today's default schedule. Each template's schedule is also a kernel
