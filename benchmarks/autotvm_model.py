@@ -36,6 +36,11 @@ with `--minutes 0 --repeat 40`:
   1.00-1.08x; the pointwise conv2d kernels (most of the time) run at about 89 % of the peak.
   Kernel time saved 0.05 ms of about 5 ms; the whole-model timings were noise at that load
   (fastest runs 7.7 against 12.8 ms for near-identical builds).
+- squeezenet (onnx light model, odd 55/27/13 shapes), `--minutes 15` alone at load 7-14:
+  330 measurements; winograd 13x13 1.40x and 1.37x, a 1x1 conv2d 1.24x; kernel time saved
+  0.15 ms (2 calls each); its last conv2d (1000 classes, 30 % of the time) runs at 96 % of
+  the peak. Whole model, fastest interleaved run 2.91 -> 2.74 ms (1.06x), medians 7.04 ->
+  7.00 ms; identical outputs from a rebuild.
 """
 
 from __future__ import annotations
