@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import NamedTuple
 
 from xtvm import te
 from xtvm.dialects.tir import MAX_LOAD_STRIDE
@@ -99,7 +100,18 @@ def split_exact(stage: te.Stage, axis: IterVar, factor: int) -> tuple[IterVar | 
 
 
 Splitter = Callable[[te.Stage, IterVar, int], tuple[IterVar | None, IterVar]]
-ConvTiles = tuple[int, int, bool]  # output channels, output columns, rows outside (NHWC)
+
+
+class ConvTiles(NamedTuple):
+    """A tuned conv2d register tile and reduction order (AutoTVM's conv2d templates); the
+    defaults of the last three are the default schedule's."""
+
+    channels: int  # output channels of the tile (within a group), or depthwise NCHW rows
+    columns: int  # output columns of the tile
+    rows_outside: bool = False  # NHWC: rows outside the channel blocks
+    rows: int = 1  # output rows in the tile (not depthwise NCHW), unrolled with the columns
+    rc_block: int = 0  # input channels of a reduction block (TVM's ic_bn); 0: not split
+    unroll_kw: bool = False  # kernel columns inside the block, unrolled (TVM's unroll_kw)
 
 
 def nhwc_tile(
@@ -594,6 +606,33 @@ def split_tile(
     return [split_exact(stage, a, t) for a, t in zip(axes, tiles[:2], strict=True)]
 
 
+def conv_reduction(inner: te.Stage, nhwc: bool, tiles: ConvTiles | None) -> list[IterVar]:
+    """The reduce loops of a conv2d's register tile, outermost first: NCHW (rc, ry, rx), NHWC
+    (ry, rx, rc) — input channels innermost: the tile walks one HWIO weight slab (a kernel
+    position) at a time instead of all nine per channel, 8x fewer pages per step (TLB misses
+    halved the speed of 512-channel layers). A tuned `rc_block` splits the input channels
+    into blocks outside the kernel window (TVM's ic_chunk, kh, kw, ic_block), and
+    `unroll_kw` moves the kernel columns inside the block, unrolled."""
+    reduce_axes = list(inner.op.reduce_axis)
+    if nhwc:
+        reduce_axes.sort(key=lambda axis: axis.name == "rc")
+    rc = next((a for a in reduce_axes if a.name == "rc"), None)
+    if tiles is None or rc is None or extent(rc) <= 1 or not (tiles.rc_block or tiles.unroll_kw):
+        return reduce_axes
+    window = [a for a in reduce_axes if a is not rc]
+    block_outer, block = split_exact(inner, rc, tiles.rc_block or extent(rc))
+    rx = window[-1] if tiles.unroll_kw and window else None
+    order = [
+        *(a for a in (block_outer,) if a is not None),
+        *(a for a in window if a is not rx),
+        block,
+        *(a for a in (rx,) if a is not None),
+    ]
+    if rx is not None:
+        inner.unroll(rx)
+    return order
+
+
 def padding_at_root(s: te.Schedule, stage: te.Stage) -> None:
     """A pad stage inlined into `stage` is computed on its own (parallel, vectorized) instead,
     so that the reduction's inner loop reads a plain buffer with no bounds select."""
@@ -610,7 +649,9 @@ def cpu_conv2d(s: te.Schedule, t: te.Tensor, tiles: ConvTiles | None = None) -> 
     tail's stage) and computed at the tile, reduce loops outside the tile; (batch, channel
     blocks, rows) fused and parallel. A padding stage is computed at root. `tiles` (channels
     within a group, or rows of a depthwise NCHW tile; columns; rows outside, NHWC) replaces the
-    chosen tile (AutoTVM's conv2d templates): each axis split by exactly that factor."""
+    chosen tile (AutoTVM's conv2d templates): each axis split by exactly that factor; its
+    `rows` add output rows to the tile (unrolled) and `rc_block` / `unroll_kw` reorder the
+    reduction (`conv_reduction`)."""
     if s[t].scheduled:
         return
     tag = t.op.tag  # type: ignore[attr-defined]
@@ -621,6 +662,7 @@ def cpu_conv2d(s: te.Schedule, t: te.Tensor, tiles: ConvTiles | None = None) -> 
         padding_at_root(s, s[t])
     outer, inner = register_tiled(s, t)
     depthwise, plane, plane_outer = False, None, None
+    row_tile: IterVar | None = None  # output rows in the tile (ConvTiles.rows)
     if tag.endswith("nchw"):
         n, f, y, x = outer.op.axis
         per_group_out = t.op.attrs.get("per_group_out", extent(f))  # type: ignore[attr-defined]
@@ -640,8 +682,7 @@ def cpu_conv2d(s: te.Schedule, t: te.Tensor, tiles: ConvTiles | None = None) -> 
             group = None
             if per_group_out < extent(f):
                 group, f = outer.split(f, factor=per_group_out)
-            rows = plane_rows(per_group_out)
-            f_outer, f_inner = outer.split(f, factor=rows)
+            f_outer, f_inner = outer.split(f, factor=plane_rows(per_group_out))
             plane_outer, plane = split_inner(outer, outer.fuse(y, x), VECTOR_LANES)
             loops = [n, group, f_outer]
             tile, vector, last_parallel = f_inner, plane, f_outer
@@ -655,6 +696,7 @@ def cpu_conv2d(s: te.Schedule, t: te.Tensor, tiles: ConvTiles | None = None) -> 
             (f_outer, f_inner), (x_outer, x_inner) = split_tile(
                 outer, (f, x), (rows, CONV_COLUMN_TILE), tiles
             )
+            y, row_tile = split_rows(outer, y, tiles)
             loops = [n, group, f_outer, y, x_outer]
             tile, vector, last_parallel = f_inner, x_inner, y
     else:
@@ -669,10 +711,16 @@ def cpu_conv2d(s: te.Schedule, t: te.Tensor, tiles: ConvTiles | None = None) -> 
         # rows outside when the input is the larger operand and outgrows the cache, so that
         # a row's input stays in cache while the channel blocks pass.
         outside = rows_outside(t) if tiles is None else tiles[2]
+        y, row_tile = split_rows(outer, y, tiles)
         loops = [n, y, f_outer, x_outer] if outside else [n, f_outer, y, x_outer]
         tile, vector, last_parallel = x_inner, f_inner, y
+    nhwc = tag.endswith("nhwc")
     loops = [a for a in loops if a is not None]
-    outer.reorder(*loops, *(a for a in (plane_outer,) if a is not None), tile, vector)
+    if row_tile is not None:  # NCHW: channels, rows, vector of columns; NHWC: rows, columns, vector
+        tile_axes = [row_tile, tile] if nhwc else [tile, row_tile]
+    else:
+        tile_axes = [a for a in (plane_outer, tile) if a is not None]
+    outer.reorder(*loops, *tile_axes, vector)
     head = loops[: loops.index(last_parallel) + 1]  # fused and parallel
     parallel = fused(outer, head)
     assert parallel is not None
@@ -681,7 +729,7 @@ def cpu_conv2d(s: te.Schedule, t: te.Tensor, tiles: ConvTiles | None = None) -> 
     rest = loops[len(head) :]
     scope = rest[-1] if rest else parallel
     inner.compute_at(outer, scope)
-    if tag.endswith("nchw") and vector is plane:
+    if not nhwc and vector is plane:
         # Vectors of the plane outside the reduction, so that loop partition cuts off the
         # last, partial one; channels unrolled inside: one accumulator register each.
         n_c, f_c, y_c, x_c = inner.op.axis
@@ -695,7 +743,7 @@ def cpu_conv2d(s: te.Schedule, t: te.Tensor, tiles: ConvTiles | None = None) -> 
         inner.unroll(f_c)
         inner.vectorize(lanes)
         return
-    if tag.endswith("nchw"):
+    if not nhwc:
         n_c, f_c, y_c, x_c = inner.op.axis
         inner_tile, inner_vector = (y_c, x_c) if depthwise else (f_c, x_c)
         spatial = [n_c, f_c] if depthwise else [n_c, y_c]
@@ -703,15 +751,25 @@ def cpu_conv2d(s: te.Schedule, t: te.Tensor, tiles: ConvTiles | None = None) -> 
         n_c, y_c, x_c, f_c = inner.op.axis
         inner_tile, inner_vector = x_c, f_c
         spatial = [n_c, y_c]
-    reduce_axes = list(inner.op.reduce_axis)
-    if tag.endswith("nhwc"):
-        # Input channels innermost: the tile walks one HWIO weight slab (a kernel position)
-        # at a time instead of all nine per channel, 8x fewer pages per step (TLB misses
-        # halved the speed of 512-channel layers).
-        reduce_axes.sort(key=lambda axis: axis.name == "rc")
-    inner.reorder(*spatial, *reduce_axes, inner_tile, inner_vector)
-    inner.unroll(inner_tile)
+    inner_tiles = [inner_tile]
+    if row_tile is not None:
+        spatial = [n_c]
+        inner_tiles = [y_c, inner_tile] if nhwc else [inner_tile, y_c]
+    reduce_axes = conv_reduction(inner, nhwc, tiles)
+    inner.reorder(*spatial, *reduce_axes, *inner_tiles, inner_vector)
+    for axis in inner_tiles:
+        inner.unroll(axis)
     inner.vectorize(inner_vector)
+
+
+def split_rows(
+    stage: te.Stage, y: IterVar, tiles: ConvTiles | None
+) -> tuple[IterVar, IterVar | None]:
+    """(row blocks, rows of the tile) of a conv2d's output rows split by a tuned `rows`;
+    (y, None) when the tile has one row."""
+    if tiles is None or tiles.rows <= 1 or tiles.rows >= extent(y):
+        return y, None
+    return stage.split(y, factor=tiles.rows)
 
 
 def whole_plane(conv: te.Tensor) -> bool:
@@ -782,7 +840,14 @@ def stage_named(s: te.Schedule, reads: list[te.Tensor], prefix: str) -> te.Stage
     return next(s[r] for r in reads if isinstance(r.op, ComputeOp) and r.op.name.startswith(prefix))
 
 
-WinogradTiles = tuple[int, int, int]  # the product's rows, columns, reduction steps unrolled
+class WinogradTiles(NamedTuple):
+    """A tuned register tile of a winograd conv2d's batched product (AutoTVM's
+    `conv2d_winograd_nhwc.llvm`); `columns_outside` defaults to the default schedule's order."""
+
+    rows: int  # rows (input tiles) of the register tile
+    columns: int  # output channels of the register tile
+    unroll: int  # reduction steps unrolled
+    columns_outside: bool = False  # channel blocks outside row blocks, both parallel
 
 
 def cpu_conv2d_winograd(s: te.Schedule, t: te.Tensor, tiles: WinogradTiles | None = None) -> None:
@@ -822,13 +887,21 @@ def cpu_conv2d_winograd(s: te.Schedule, t: te.Tensor, tiles: WinogradTiles | Non
 
     local = s[s.cache_write(t, "local")]
     nu, mu, r, k = product.op.axis
-    rows, columns_tile, unroll = tiles or (winograd.ROWS, winograd.COLUMNS, winograd.K_UNROLL)
+    rows, columns_tile, unroll, columns_outside = tiles or WinogradTiles(
+        winograd.ROWS, winograd.COLUMNS, winograd.K_UNROLL
+    )
     r_outer, r_inner = product.split(r, factor=rows)
     split = split_inner if tiles is None else split_exact
     k_outer, k_inner = split(product, k, columns_tile)
     loops = [a for a in (k_outer,) if a is not None]
-    product.reorder(nu, mu, r_outer, *loops, r_inner, k_inner)
-    parallel = product.fuse(nu, mu, r_outer)
+    if columns_outside and loops:
+        # Each block of a position's weights stays in cache while the row blocks pass.
+        product.reorder(nu, mu, *loops, r_outer, r_inner, k_inner)
+        loops = [product.fuse(nu, mu, *loops, r_outer)]
+        parallel = loops[0]
+    else:
+        product.reorder(nu, mu, r_outer, *loops, r_inner, k_inner)
+        parallel = product.fuse(nu, mu, r_outer)
     product.parallel(parallel)
     product.vectorize(k_inner)
     local.compute_at(product, loops[-1] if loops else parallel)

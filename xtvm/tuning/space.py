@@ -253,8 +253,9 @@ class ConfigEntity(ConfigSpace):
         self._entity_map = dict(entity_map)
 
     def _add(self, name: str, candidates: list[Entity]) -> None:
-        if name not in self._entity_map:
-            raise KeyError(f"config {self.index} has no knob '{name}' (the template changed?)")
+        # A knob added to the template after this config was recorded takes its first
+        # candidate, which templates keep as the old schedule: older records stay valid.
+        self._entity_map.setdefault(name, candidates[0])
 
     def __len__(self) -> int:
         return 1

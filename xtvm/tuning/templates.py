@@ -13,11 +13,14 @@ conv2d.
   `group_conv2d_{nchw,nhwc}.llvm` take `groups` before `kernel_layout`. Their knobs are
   `cpu_conv2d`'s tile: output channels (`tile_f`, within a group when grouped) or, depthwise
   NCHW, output rows (`tile_y`); output columns (`tile_x`) and, NHWC, whether rows go outside
-  the channel blocks (`rows_outside`).
+  the channel blocks (`rows_outside`). All but depthwise NCHW also have TVM's x86 conv2d
+  knobs (`define_conv_knobs`): output rows added to the tile (`tile_oh`), input channels per
+  reduction block (`tile_ic`) and the kernel columns unrolled in it (`unroll_kw`).
 - `conv2d_winograd_nhwc.llvm` takes `(data_shape, kernel_shape, tile_size, padding, dtype)`
   of a winograd conv2d (the transformed kernel, as relay.build has it). Its knobs are the
-  register tile of the batched product: rows of tiles (`tile_r`), output channels (`tile_k`)
-  and reduction steps unrolled (`tile_rc`).
+  register tile of the batched product: rows of tiles (`tile_r`, any divisor of the padded
+  count up to 16), output channels (`tile_k`) and reduction steps unrolled (`tile_rc`), and
+  whether channel blocks go outside the row blocks (`columns_outside`).
 
 The fallback config (outside any tuning context) is the default schedule's choice, so an
 untuned template builds today's default schedule. Each template's schedule is also a kernel
@@ -47,6 +50,8 @@ from xtvm.topi.schedule import (
     NHWC_COLUMNS,
     ROW_TILE,
     VECTOR_LANES,
+    ConvTiles,
+    WinogradTiles,
     column_contiguous,
     cpu_conv2d,
     cpu_conv2d_winograd,
@@ -66,6 +71,7 @@ from xtvm.tuning.task import KERNEL_SCHEDULES, KERNEL_WORKLOADS, Workload, get_c
 
 MAX_TILE = 64  # largest rows, columns or channels of a tile the templates try
 MAX_K_TILE = 16  # largest reduction step (unrolled, or a vector of k)
+MAX_TILE_ROWS = 4  # most output rows of a conv2d register tile (TVM's oh_factor)
 PRODUCTS = ("dense", "matmul", "batch_matmul")
 
 
@@ -160,7 +166,32 @@ def schedule_conv2d(s: te.Schedule, out: te.Tensor) -> None:
         if cfg.is_fallback:
             cfg["rows_outside"] = OtherOptionEntity(rows_outside(out))  # type: ignore[index]
     outside = bool(cfg["rows_outside"].val) if nhwc else False
-    cpu_conv2d(s, out, (cfg[first].size[-1], cfg["tile_x"].size[-1], outside))
+    tiles = ConvTiles(cfg[first].size[-1], cfg["tile_x"].size[-1], outside)
+    if first == "tile_f":
+        tiles = define_conv_knobs(cfg, out, tiles, nhwc)
+    cpu_conv2d(s, out, tiles)
+
+
+def define_conv_knobs(cfg: ConfigSpace, out: te.Tensor, tiles: ConvTiles, nhwc: bool) -> ConvTiles:
+    """`tiles` with the knobs beyond the channels x columns tile of a conv2d (not depthwise
+    NCHW), as TVM's x86 conv2d templates have them: output rows in the tile (`tile_oh`, its
+    oh_factor), input channels per reduction block (`tile_ic`, its ic_bn; 0 keeps the default
+    order) and the kernel columns unrolled inside the block (`unroll_kw`). Their first
+    candidates are the default schedule."""
+    rows = extent(out.op.axis[1 if nhwc else 2])  # type: ignore[attr-defined]
+    reduce = {a.name: extent(a) for a in out.op.reduce_axis}  # type: ignore[attr-defined]
+    channels = reduce.get("rc", 1)
+    # A block of all the channels is NHWC's default order; in NCHW it moves them innermost.
+    blocks = [f for f in range(2, min(channels, MAX_TILE) + 1) if channels % f == 0]
+    blocks = [f for f in blocks if f < channels or not nhwc]
+    cfg.define_knob("tile_oh", [r for r in range(1, MAX_TILE_ROWS + 1) if r == 1 or r < rows])
+    cfg.define_knob("tile_ic", [0, *blocks])
+    cfg.define_knob("unroll_kw", [False, True] if channels > 1 and reduce["rx"] > 1 else [False])
+    return tiles._replace(
+        rows=int(cfg["tile_oh"].val),
+        rc_block=int(cfg["tile_ic"].val),
+        unroll_kw=bool(cfg["unroll_kw"].val),
+    )
 
 
 def schedule_winograd(s: te.Schedule, product: te.Tensor) -> None:
@@ -171,15 +202,19 @@ def schedule_winograd(s: te.Schedule, product: te.Tensor) -> None:
     (rc,) = product.op.reduce_axis  # type: ignore[attr-defined]
     cfg: ConfigSpace = get_config()
     cfg.add_flop(2 * math.prod(int(d) for d in product.shape) * extent(rc))  # type: ignore[arg-type]
-    rows = [f for f in range(1, winograd.ROWS + 1) if winograd.ROWS % f == 0]
-    cfg.define_split("tile_r", extent(r), policy="candidate", candidate=[[-1, f] for f in rows])
-    if cfg.is_fallback:
-        cfg["tile_r"] = SplitEntity([-1, winograd.ROWS])  # type: ignore[index]
+    # the rows are padded to a multiple of winograd.ROWS; any divisor of that count tiles it
+    define_tile(cfg, "tile_r", extent(r), winograd.ROWS, MAX_K_TILE)
     columns = extent(k)
     define_tile(cfg, "tile_k", columns, tile_factor(columns, winograd.COLUMNS) or columns, MAX_TILE)
     steps = extent(rc)
     define_tile(cfg, "tile_rc", steps, tile_factor(steps, winograd.K_UNROLL) or steps, MAX_K_TILE)
-    tiles = (cfg["tile_r"].size[-1], cfg["tile_k"].size[-1], cfg["tile_rc"].size[-1])
+    cfg.define_knob("columns_outside", [False, True])
+    tiles = WinogradTiles(
+        cfg["tile_r"].size[-1],
+        cfg["tile_k"].size[-1],
+        cfg["tile_rc"].size[-1],
+        bool(cfg["columns_outside"].val),
+    )
     cpu_conv2d_winograd(s, product, tiles)
 
 
