@@ -14,6 +14,9 @@ live: a store near the top of a loop body ends the walk.
 
 from __future__ import annotations
 
+from collections import deque
+from collections.abc import Iterator
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -25,6 +28,7 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
 )
 from xdsl.traits import (
+    EffectInstance,
     IsTerminator,
     MemoryEffect,
     MemoryEffectKind,
@@ -33,20 +37,37 @@ from xdsl.traits import (
 )
 from xdsl.transforms.dead_code_elimination import LiveSet
 
+RECURSIVE_EFFECTS = RecursiveMemoryEffect.get_effects.__func__  # type: ignore[attr-defined]
 
-def observable(root: Operation, op: Operation) -> bool:
-    """Whether `op` (nested in `root`, or `root` itself) has an effect beyond `root`'s results
-    or effects unknown: what makes xDSL's `result_only_effects(root)` false. A write, a free,
+
+def recursive(trait: MemoryEffect) -> bool:
+    """Whether `trait` gives the effects of the ops nested in its op (RecursiveMemoryEffect's
+    own `get_effects`, not overridden)."""
+    return getattr(type(trait).get_effects, "__func__", None) is RECURSIVE_EFFECTS
+
+
+def effect_sets(op: Operation) -> Iterator[AbstractSet[EffectInstance] | None]:
+    """The effects xDSL's `get_effects(op)` unites, set by set (None: unknown), breadth
+    first: an op's own effects before those of the ops nested in it, so that a loop body's
+    store is met before the branches beside it are searched."""
+    queue = deque([op])
+    while queue:
+        current = queue.popleft()
+        traits = current.get_traits_of_type(MemoryEffect)
+        if not traits:
+            yield None
+        for trait in traits:
+            if recursive(trait):
+                queue.extend(c for r in current.regions for b in r.blocks for c in b.ops)
+            else:
+                yield trait.get_effects(current)
+
+
+def observable(root: Operation) -> bool:
+    """Whether `root` or an op nested in it has an effect beyond `root`'s results, or
+    effects unknown: what makes xDSL's `result_only_effects(root)` false. A write, a free,
     or an allocation of a value defined outside `root` is observable; a read is not."""
-    traits = op.get_traits_of_type(MemoryEffect)
-    if not traits:
-        return True
-    for trait in traits:
-        if type(trait).get_effects is RecursiveMemoryEffect.get_effects:
-            if any(observable(root, c) for r in op.regions for b in r.blocks for c in b.ops):
-                return True
-            continue
-        effects = trait.get_effects(op)
+    for effects in effect_sets(root):
         if effects is None:
             return True
         for e in effects:
@@ -61,16 +82,7 @@ def observable(root: Operation, op: Operation) -> bool:
 
 def side_effect_free(op: Operation) -> bool:
     """xDSL's `is_side_effect_free`: `op` and all it holds have no memory effect (all known)."""
-    traits = op.get_traits_of_type(MemoryEffect)
-    if not traits:
-        return False
-    for trait in traits:
-        if type(trait).get_effects is RecursiveMemoryEffect.get_effects:
-            if not all(side_effect_free(c) for r in op.regions for b in r.blocks for c in b.ops):
-                return False
-        elif trait.get_effects(op) != set():
-            return False
-    return True
+    return all(effects is not None and not effects for effects in effect_sets(op))
 
 
 def would_be_trivially_dead(op: Operation) -> bool:
@@ -78,7 +90,7 @@ def would_be_trivially_dead(op: Operation) -> bool:
     return (
         not op.has_trait(IsTerminator, value_if_unregistered=False)
         and not op.has_trait(SymbolOpInterface, value_if_unregistered=False)
-        and not observable(op, op)
+        and not observable(op)
     )
 
 
@@ -114,9 +126,11 @@ class FastLiveSet(LiveSet):
             self.propagate_region_liveness(region)
         if self.is_live(op):
             return
-        if not would_be_trivially_dead(op) or any(
+        # A live user first: it spares a search of a nest's effects (an scf.if chain of
+        # loads, yielding to an if that stores, has none to find).
+        if any(
             self.is_live(use.operation) for result in op.results for use in result.uses
-        ):
+        ) or not would_be_trivially_dead(op):
             self.set_live(op)
 
 
