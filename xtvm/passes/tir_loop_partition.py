@@ -336,8 +336,12 @@ def partition(
             ops = list(piece.walk()) if piece is not loop else walked
             if branch is not None:
                 take_branch(ops[walked.index(branch)], outcome)  # type: ignore[arg-type]
-            value = arith.ConstantOp(IntegerAttr(int(outcome), IntegerType(1)))
-            Rewriter.replace_op(ops[position], value)
+            cmp = ops[position]
+            if cmp.results[0].uses:
+                value = arith.ConstantOp(IntegerAttr(int(outcome), IntegerType(1)))
+                Rewriter.replace_op(cmp, value)
+            else:  # it decided that branch only: gone, not cloned into every later segment
+                Rewriter.erase_op(cmp)
         elif cut.kind == "select":
             # A border (padding) segment keeps its selects: cutting the loops inside it
             # again, down to the reduction's, grew a depthwise conv2d's code 2-6x.
