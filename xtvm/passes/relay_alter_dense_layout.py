@@ -157,6 +157,11 @@ def gather_from(
     gathers = [use.operation for use in source.result.uses if use.operation is not old]
     if not gathers or not all(row_gather(g) for g in gathers):
         return
+    # The laid-out constant was put before the product; the gathers may come earlier.
+    const = laid_out.owner
+    assert isinstance(const, relay.ConstOp)
+    const.detach()
+    Rewriter.insert_op(const, InsertPoint.before(source))
     for gather in gathers:
         assert isinstance(gather, relay.TakeOp)
         data = laid_out
