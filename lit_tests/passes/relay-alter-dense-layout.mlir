@@ -51,17 +51,19 @@ func.func @unchanged(%x: tensor<1x4xf32>, %y: tensor<8x4xf32>, %w: tensor<40x4xf
 
 // A weight that is a transpose of a constant (a tied embedding read by the output projection,
 // which relay-fold-constant{keep_weight_transposes} leaves here) is laid out from the constant
-// directly: padded, the transpose gone; the constant stays for its other reader. A product of
-// one row gets the transposed constant folded instead of a transpose kernel.
+// directly: padded, the transpose gone. Its row gather reads the padded layout (a column of
+// its real columns, transposed back), defined before it, so the constant itself goes. A
+// product of one row gets the transposed constant folded instead of a transpose kernel.
 // CHECK-LABEL: func.func @tied
-// CHECK-NEXT:    %[[E:.*]] = relay.const dense<{{.*}}> : tensor<40x3xf32>
-// CHECK-NEXT:    %[[G:.*]] = relay.take %[[E]], %i
-// CHECK-NEXT:    %[[F:.*]] = relay.const dense<2.500000e-01> : tensor<3x40xf32>
 // CHECK-NEXT:    %[[W:.*]] = relay.const dense<{{.*}}> : tensor<3x64xf32>
+// CHECK-NEXT:    %[[R:.*]] = relay.strided_slice %[[W]] {begin = array<i64: 0>, end = array<i64: 40>, axes = array<i64: 1>} : (tensor<3x64xf32>) -> tensor<3x40xf32>
+// CHECK-NEXT:    %[[C:.*]] = relay.take %[[R]], %i {axis = 1 : i64} : (tensor<3x40xf32>, tensor<2xi64>) -> tensor<3x2xf32>
+// CHECK-NEXT:    %[[G:.*]] = relay.transpose %[[C]] {axes = array<i64: 1, 0>} : (tensor<3x2xf32>) -> tensor<2x3xf32>
+// CHECK-NEXT:    %[[F:.*]] = relay.const dense<2.500000e-01> : tensor<3x40xf32>
 // CHECK-NEXT:    %[[M:.*]] = relay.nn.matmul %x, %[[W]] : (tensor<8x3xf32>, tensor<3x64xf32>) -> tensor<8x64xf32>
 // CHECK-NEXT:    %[[S:.*]] = relay.strided_slice %[[M]] {begin = array<i64: 0>, end = array<i64: 40>, axes = array<i64: 1>}
 // CHECK-NEXT:    %[[O:.*]] = relay.nn.matmul %y, %[[F]] : (tensor<1x3xf32>, tensor<3x40xf32>) -> tensor<1x40xf32>
-// CHECK-NOT:     relay.transpose
+// CHECK-NOT:     tensor<40x3xf32>
 // CHECK:         func.return %[[G]], %[[S]], %[[O]]
 func.func @tied(%i: tensor<2xi64>, %x: tensor<8x3xf32>, %y: tensor<1x3xf32>) -> (tensor<2x3xf32>, tensor<8x40xf32>, tensor<1x40xf32>) {
   %e = relay.const dense<0.25> : tensor<40x3xf32>

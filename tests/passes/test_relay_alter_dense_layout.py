@@ -5,6 +5,7 @@ weight compute the same values after the pass, in the interpreter and compiled, 
 from __future__ import annotations
 
 import tracemalloc
+from typing import Any
 
 import numpy as np
 import onnx
@@ -211,6 +212,56 @@ def test_tied_embedding_matches_onnxruntime_without_a_transpose_kernel() -> None
     ids = RNG.integers(0, 1000, 8)
     x = rand(1, 8, 24)
     got = run_factory(tvm_relay.build(mod, "llvm", params=params), ids=ids, x=x)
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    for g, e in zip(got, session.run(None, {"ids": ids, "x": x}), strict=True):
+        np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-5 * np.abs(e).max())
+
+
+def tied_gemm(rows: int, vocabulary: int, width: int) -> onnx.ModelProto:
+    """`tied_embedding` with the projection as Gemm(transB=1) of the embedding itself (an
+    `nn.dense` reading it as [n, k], no Transpose)."""
+    model = tied_embedding(rows, vocabulary, width)
+    graph = model.graph
+    matmul = graph.node[2]
+    graph.node.remove(graph.node[1])
+    graph.node.remove(matmul)
+    graph.node.extend(
+        [
+            helper.make_node("Reshape", ["x", "rows_by_width"], ["x2"]),
+            helper.make_node("Gemm", ["x2", "wte"], ["y2"], transB=1),
+            helper.make_node("Reshape", ["y2", "out_shape"], ["y"]),
+        ]
+    )
+    graph.initializer.extend(
+        [
+            numpy_helper.from_array(np.array([rows, width], np.int64), "rows_by_width"),
+            numpy_helper.from_array(np.array([1, rows, vocabulary], np.int64), "out_shape"),
+        ]
+    )
+    return model
+
+
+@pytest.mark.parametrize("make", [tied_embedding, tied_gemm])
+@pytest.mark.parametrize("vocabulary", [1000, 96])  # padded to 1024 columns; whole tiles
+def test_tied_embedding_keeps_one_weight(make: Any, vocabulary: int) -> None:
+    """The gather of a tied embedding reads the product's laid-out (padded) weight: the
+    library holds one constant of the embedding's size, not the embedding beside its layout,
+    and the rows gathered (negative ids counting from the real end, not from the padding)
+    match onnxruntime. (`fold_limit=0`: the importer keeps the Transpose of a weight as large
+    as GPT-2's, 38M elements, as an op; a small one it would fold into a second weight.)"""
+    ort = pytest.importorskip("onnxruntime")
+    from xtvm.api.relay.frontend import from_onnx
+
+    rows, width = 8, 24
+    model = make(rows, vocabulary, width)
+    mod, params = from_onnx(model, fold_limit=0)
+    factory = tvm_relay.build(mod, "llvm", params=params)
+    sizes = sorted(v.numpy().size for v in factory.get_params().values())
+    big = [s for s in sizes if s >= vocabulary * width]
+    assert big == [width * padded_columns(vocabulary)], sizes
+    ids = np.array([0, vocabulary - 1, -1, -vocabulary, 5, 7, vocabulary // 2, 3], np.int64)
+    x = rand(1, rows, width)
+    got = run_factory(factory, ids=ids, x=x)
     session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
     for g, e in zip(got, session.run(None, {"ids": ids, "x": x}), strict=True):
         np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-5 * np.abs(e).max())

@@ -88,3 +88,58 @@ def test_nothing_to_do_leaves_the_module_alone() -> None:
     text = str(module)
     run(module, TirLoopPartitionPass())
     assert str(module) == text
+
+
+# ---------------------------------------------------------------------------------------------
+# A concatenate's chain of branches: each segment keeps only the branch it takes
+
+
+def concatenate_kernels(inputs: int) -> ModuleOp:
+    """The kernel of a concatenate of `inputs` rows (an LSTM's outputs), as tir: a loop over
+    the rows holding a chain of `inputs` scf.if branches, before loop partitioning."""
+    from xtvm import relay
+    from xtvm.driver.relay_build import lower_to_te
+    from xtvm.driver.relay_graph import split_kernels
+    from xtvm.passes.convert_te_to_tir import ConvertTeToTirPass
+
+    xs = [relay.var(f"x{i}", shape=(1, 1, 16)) for i in range(inputs)]
+    y = relay.transpose(relay.concatenate(xs, axis=0), [1, 0, 2])
+    mod = tvm.IRModule.from_expr(relay.Function(xs, y))
+    _, kernels = split_kernels(lower_to_te(mod, {}))
+    run(kernels, ConvertTeToTirPass(), TirSimplifyPass())
+    return kernels
+
+
+def test_concatenate_chain_cut_clones_little(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Cutting a chain of 32 branches clones a few times the kernel's ops, not the rest of
+    the chain at every cut (6851 ops cloned for a kernel of 228: about n/2 times), and the
+    cut kernel computes the concatenation."""
+    from xdsl.ir import Operation
+
+    clone = Operation.clone
+    cloned = [0]
+
+    def counted(self: Operation, *args: object, **kwargs: object) -> Operation:
+        cloned[0] += 1
+        return clone(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Operation, "clone", counted)
+    kernels = concatenate_kernels(32)
+    size = sum(1 for _ in kernels.walk())
+    cloned[0] = 0
+    run(kernels, TirLoopPartitionPass())
+    assert count(kernels, scf.IfOp) == 0
+    assert cloned[0] < 6 * size, (cloned[0], size)
+    monkeypatch.undo()
+
+    import numpy as np
+
+    from xtvm import relay
+    from xtvm.testing.relay import run_factory
+
+    xs = [relay.var(f"x{i}", shape=(1, 1, 16)) for i in range(24)]
+    y = relay.transpose(relay.concatenate(xs, axis=0), [1, 0, 2])
+    mod = tvm.IRModule.from_expr(relay.Function(xs, y))
+    values = {f"x{i}": np.full((1, 1, 16), i, np.float32) for i in range(24)}
+    (got,) = run_factory(relay.build(mod, "llvm"), **values)
+    np.testing.assert_array_equal(got, np.concatenate(list(values.values())).transpose(1, 0, 2))

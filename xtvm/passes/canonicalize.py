@@ -17,7 +17,6 @@ from xdsl.dialects import arith, builtin
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
     PatternRewriter,
     PatternRewriteWalker,
     RewritePattern,
@@ -28,7 +27,8 @@ from xdsl.transforms.canonicalization_patterns.arith import (
     FoldConstConstOp,
     FoldConstsByReassociation,
 )
-from xdsl.transforms.dead_code_elimination import region_dce
+
+from xtvm.passes.dead_code import greedy, region_dce
 
 
 def float_attr(value: float, typ: builtin.AnyFloat) -> builtin.FloatAttr:
@@ -107,7 +107,7 @@ class CanonicalizationRewritePattern(RewritePattern):
         if len(patterns) == 1:
             patterns[0].match_and_rewrite(op, rewriter)
         elif patterns:
-            GreedyRewritePatternApplier(patterns).match_and_rewrite(op, rewriter)
+            greedy(patterns).match_and_rewrite(op, rewriter)
 
 
 @dataclass(frozen=True)
@@ -121,7 +121,5 @@ class CanonicalizePass(ModulePass):
     name = "canonicalize"
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
-        pattern = GreedyRewritePatternApplier(
-            [CanonicalizationRewritePattern()], ctx=ctx, folding_enabled=True
-        )
+        pattern = greedy([CanonicalizationRewritePattern()], ctx, folding=True)
         PatternRewriteWalker(pattern, post_walk_func=region_dce).rewrite_module(op)

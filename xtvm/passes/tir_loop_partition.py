@@ -33,11 +33,12 @@ from xdsl.dialects import arith, func, memref, scf
 from xdsl.dialects.builtin import IntegerAttr, IntegerType, ModuleOp, UnitAttr
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
+from xdsl.pattern_rewriter import PatternRewriteWalker
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xtvm.dialects import tir
 from xtvm.passes.canonicalize import CanonicalizationRewritePattern
+from xtvm.passes.dead_code import greedy
 from xtvm.passes.tir_bounds import (
     CMPI_PREDICATES,
     Bounds,
@@ -252,12 +253,57 @@ def version_body(cut: Cut, decided: tuple[int, int, bool], constant: EntryConsta
         mark_border(op)
 
 
-def partition(cut: Cut, constant: EntryConstants) -> list[Operation]:
-    """Replace `cut.loop` by its decided and undecided segments; the ops now in its place."""
+def decided_branch(cut: Cut) -> scf.IfOp | None:
+    """The scf.if whose condition is `cut.cmp` itself, if any."""
+    if cut.kind != "branch":
+        return None
+    for use in cut.cmp.result.uses:
+        if isinstance(use.operation, scf.IfOp) and use.index == 0:
+            return use.operation
+    return None
+
+
+def clone_without(loop: tir.ForOp, region: Region) -> tir.ForOp:
+    """A clone of `loop` in which `region` (nested in it) is empty: its blocks are set aside
+    while cloning, so that they are never copied."""
+    blocks = list(region.blocks)
+    for block in blocks:
+        region.detach_block(block)
+    try:
+        return loop.clone()
+    finally:
+        for block in blocks:
+            region.add_block(block)
+
+
+def take_branch(branch: scf.IfOp, outcome: bool) -> None:
+    """Replace `branch` by the ops of the region `outcome` chooses, its results by the values
+    that region yields (nothing for an absent else)."""
+    region = branch.true_region if outcome else branch.false_region
+    yielded: list[SSAValue] = []
+    if region.blocks:
+        for op in list(region.block.ops):
+            op.detach()
+            if isinstance(op, scf.YieldOp):
+                yielded = list(op.operands)
+                op.erase()
+            else:
+                Rewriter.insert_op(op, InsertPoint.before(branch))
+    for result, value in zip(branch.results, yielded, strict=True):
+        result.replace_all_uses_with(value)
+    Rewriter.erase_op(branch)
+
+
+def partition(
+    cut: Cut, constant: EntryConstants, walked: list[Operation]
+) -> tuple[list[Operation], bool]:
+    """Replace `cut.loop` by its decided and undecided segments (`walked`: the loop's ops in
+    walk order); the ops now in its place (the loop itself last), and whether the ops of
+    `walked` still in the loop are still in walk order (not so in a versioned loop)."""
     loop = cut.loop
     lower, upper = constant_value(loop.lower_bound), constant_value(loop.upper_bound)
     assert lower is not None and upper is not None
-    position = [op for op in loop.walk()].index(cut.cmp)
+    position = walked.index(cut.cmp)
     segments = [
         (lower, cut.first_unknown, not cut.negated),
         (cut.first_unknown, cut.first_false, None),
@@ -267,25 +313,40 @@ def partition(cut: Cut, constant: EntryConstants) -> list[Operation]:
     border = cut.first_unknown < cut.first_false
     if cut.kind == "select" and loop.kind.data == "parallel" and len(decided) == 1 and border:
         version_body(cut, decided[0], constant)
-        return [loop]
-    clones: list[Operation] = []
-    for start, stop, outcome in segments:
-        if start >= stop:
-            continue
-        clone = loop.clone()
-        clone.operands = (constant(start), constant(stop))
-        Rewriter.insert_op(clone, InsertPoint.before(loop))
-        clones.append(clone)
+        return [loop], False
+    # The last segment is the loop itself, its bounds narrowed: one clone fewer per cut.
+    # Where the guard decides an scf.if, a decided segment holds only the branch taken: the
+    # other is neither cloned nor kept. A concatenate of 64 inputs (an LSTM's outputs) is a
+    # chain of 64 branches cut 64 times; cloning the whole chain each time was quadratic.
+    kept = [s for s in segments if s[0] < s[1]]
+    branch = decided_branch(cut)
+    pieces: list[Operation] = []
+    for i, (start, stop, outcome) in enumerate(kept):
+        if i == len(kept) - 1:
+            piece = loop
+        elif branch is not None and outcome is not None:
+            piece = clone_without(loop, branch.false_region if outcome else branch.true_region)
+        else:
+            piece = loop.clone()
+        if piece is not loop:
+            Rewriter.insert_op(piece, InsertPoint.before(loop))
+        piece.operands = (constant(start), constant(stop))
+        pieces.append(piece)
         if outcome is not None:
-            cmp = list(clone.walk())[position]
-            value = arith.ConstantOp(IntegerAttr(int(outcome), IntegerType(1)))
-            Rewriter.replace_op(cmp, value)
+            ops = list(piece.walk()) if piece is not loop else walked
+            if branch is not None:
+                take_branch(ops[walked.index(branch)], outcome)  # type: ignore[arg-type]
+            cmp = ops[position]
+            if cmp.results[0].uses:
+                value = arith.ConstantOp(IntegerAttr(int(outcome), IntegerType(1)))
+                Rewriter.replace_op(cmp, value)
+            else:  # it decided that branch only: gone, not cloned into every later segment
+                Rewriter.erase_op(cmp)
         elif cut.kind == "select":
             # A border (padding) segment keeps its selects: cutting the loops inside it
             # again, down to the reduction's, grew a depthwise conv2d's code 2-6x.
-            mark_border(clone)
-    Rewriter.erase_op(loop)
-    return clones
+            mark_border(piece)
+    return pieces, True
 
 
 def partition_function(function: func.FuncOp) -> bool:
@@ -309,12 +370,21 @@ def partition_function(function: func.FuncOp) -> bool:
         if cut is None:
             settled.add(op)
             continue
-        dead.update(inner for inner in cut.loop.walk() if isinstance(inner, arith.CmpiOp))
-        roots = partition(cut, EntryConstants(function))
+        loop = cut.loop
+        walked = list(loop.walk())  # the one walk of the loop per cut: it may be large
+        dead.update(inner for inner in walked if isinstance(inner, arith.CmpiOp))
+        roots, in_order = partition(cut, EntryConstants(function), walked)
+        # The loop itself is one of them: its settled guards are looked at again, as a
+        # clone's would be (narrower bounds may decide them).
+        settled.difference_update(walked)
         fresh = [
             inner
             for root in roots
-            for inner in root.walk()
+            for inner in (
+                (op for op in walked if loop.is_ancestor(op))
+                if root is loop and in_order
+                else root.walk()
+            )
             if isinstance(inner, arith.CmpiOp) and inner not in settled
         ]
         dead.difference_update(fresh)  # a versioned loop keeps some of its ops
@@ -337,13 +407,15 @@ class TirLoopPartitionPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         functions = [f for f in op.walk() if isinstance(f, func.FuncOp)]
-        if not any([partition_function(f) for f in functions]):
-            return
+        cut = [f for f in functions if partition_function(f)]
         # Fold the decided guards away; drop segments left empty and loops of one iteration.
+        # Only in the functions cut: the others have nothing decided (walking them too was
+        # a third of this pass on an LSTM's kernels).
         patterns = [
             CanonicalizationRewritePattern(),
             EraseEmptyLoop(),
             InlineSingleIterationLoop(),
         ]
-        applier = GreedyRewritePatternApplier(patterns, ctx=ctx, folding_enabled=True)
-        PatternRewriteWalker(applier).rewrite_module(op)
+        applier = greedy(patterns, ctx, folding=True)
+        for function in cut:
+            PatternRewriteWalker(applier).rewrite_region(function.body)

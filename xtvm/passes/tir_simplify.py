@@ -28,20 +28,19 @@ from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, ModuleOp
 from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
     PatternRewriter,
     PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
 from xdsl.rewriter import InsertPoint
-from xdsl.traits import is_side_effect_free, is_speculatable
+from xdsl.traits import is_speculatable
 from xdsl.transforms.common_subexpression_elimination import cse
-from xdsl.transforms.dead_code_elimination import region_dce
 from xdsl.transforms.loop_invariant_code_motion import can_be_hoisted
 
 from xtvm.dialects import tir
 from xtvm.passes.canonicalize import CanonicalizationRewritePattern
+from xtvm.passes.dead_code import greedy, region_dce, side_effect_free
 from xtvm.passes.tir_bounds import (
     Bounds,
     Interval,
@@ -266,7 +265,7 @@ class HoistLoopInvariant(RewritePattern):
             return
         # In block order, so that a chain of invariant ops moves out in one sweep.
         for child in list(op.body.block.ops):
-            pure = is_side_effect_free(child) and is_speculatable(child)
+            pure = side_effect_free(child) and is_speculatable(child)
             if (pure or is_speculatable_division(child)) and can_be_hoisted(child, op.body):
                 child.detach()
                 rewriter.insert(child, InsertPoint.before(op))
@@ -287,7 +286,7 @@ def simplify_patterns() -> list[RewritePattern]:
 
 def simplify(ctx: Context, module: ModuleOp) -> None:
     """Run the simplification patterns, cse, and the patterns again on what cse merged."""
-    applier = GreedyRewritePatternApplier(simplify_patterns(), ctx=ctx, folding_enabled=True)
+    applier = greedy(simplify_patterns(), ctx, folding=True)
     walker = PatternRewriteWalker(applier, post_walk_func=region_dce)
     walker.rewrite_module(module)
     cse(module)
