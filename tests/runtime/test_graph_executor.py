@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -13,7 +14,9 @@ import xtvm as tvm
 from xtvm import relay, te
 from xtvm.contrib import graph_executor
 from xtvm.driver.relay_build import lower_for_build
+from xtvm.runtime.call_list import CallList, call_runner
 from xtvm.runtime.graph_executor import (
+    GraphExecutor,
     GraphInputError,
     load_factory,
     plan_memory,
@@ -386,8 +389,111 @@ def test_a_kernel_error_status_stops_the_run_with_its_message() -> None:
     _, args, kernel = executor.calls[0]
     failing = ctypes.CFUNCTYPE(ctypes.c_int32, *([ctypes.c_void_p] * len(args)))(lambda *_: 3)
     executor.calls[0] = (failing, args, kernel)
+    executor.call_list = CallList(executor.calls)
+    assert executor.call_list.native == (call_runner() is not None)
     kernel.returns_status, kernel._last_error = True, lambda: "kernel said no"
     with pytest.raises(KernelError, match="kernel said no"):
         module.run()
     with pytest.raises(KernelError, match="kernel said no"):
         executor.profile(1)
+
+
+def multi_kernel_module() -> tuple[graph_executor.GraphModule, np.ndarray, np.ndarray]:
+    """A graph of several kernels (conv, pool, dense, softmax, elementwise) and its inputs."""
+    x = relay.var("x", shape=(1, 3, 8, 8))
+    w = relay.var("w", shape=(6, 3, 3, 3))
+    d = relay.var("d", shape=(4, 6))
+    y = relay.nn.relu(relay.nn.conv2d(x, w, padding=(1, 1)))
+    y = relay.nn.batch_flatten(relay.nn.global_avg_pool2d(y))
+    out = relay.nn.softmax(relay.nn.dense(y, d)) * relay.exp(relay.nn.dense(y, d))
+    mod = tvm.IRModule.from_expr(relay.Function([x, w, d], out))
+    params = {"w": rand(6, 3, 3, 3), "d": rand(4, 6)}
+    lib = relay.build(mod, target="llvm", params=params)
+    return graph_executor.GraphModule(lib["default"](tvm.cpu())), rand(1, 3, 8, 8), rand(1, 3, 8, 8)
+
+
+def python_loop(executor: GraphExecutor) -> None:
+    """One run by calling each kernel from Python (what run() did before the native table)."""
+    for raw, args, kernel in executor.calls:
+        kernel.check(raw(*args))
+
+
+def test_native_call_list_gives_the_python_loops_outputs() -> None:
+    """run() walks the kernel calls in one native call; the outputs are bit for bit those of
+    calling each kernel from Python, run after run with new inputs copied into the buffers."""
+    if call_runner() is None:
+        pytest.skip("no C compiler for the call runner")
+    module, first, second = multi_kernel_module()
+    executor = module._executor()
+    assert len(executor.calls) >= 3
+    assert executor.call_list.native
+    assert [table is not None for _, table, _ in executor.call_list.segments] == [True]
+    results = []
+    for data in (first, second, first):
+        module.set_input("x", data)
+        python_loop(executor)
+        expected = module.get_output(0).numpy().copy()
+        executor.entries[executor.outputs[0]][...] = np.nan
+        module.run()
+        np.testing.assert_array_equal(module.get_output(0).numpy(), expected)
+        results.append(expected)
+    assert not np.array_equal(results[0], results[1])
+
+
+def test_a_failing_kernel_in_the_native_table_stops_the_run_there() -> None:
+    """A kernel in the middle of the table returning an error status raises its KernelError
+    (the message it left) and the calls after it do not run, as from Python."""
+    import ctypes
+
+    from xtvm.runtime.module import KernelError
+
+    module, data, _ = multi_kernel_module()
+    module.set_input("x", data)
+    executor = module._executor()
+    ran: list[int] = []
+
+    def recorder(position: int, status: int) -> Any:
+        raw, args, _ = executor.calls[position]
+        argtypes = [ctypes.c_void_p] * len(args)
+        return ctypes.CFUNCTYPE(ctypes.c_int32, *argtypes)(
+            lambda *a: ran.append(position) or raw(*a) or status
+        )
+
+    failing = len(executor.calls) // 2
+    wrapped = [
+        (recorder(i, 7 if i == failing else 0), args, kernel)
+        for i, (_, args, kernel) in enumerate(executor.calls)
+    ]
+    kernel = wrapped[failing][2]
+    kernel._last_error = lambda: f"{kernel.name}: bad input"
+    executor.calls = wrapped
+    executor.call_list = CallList(wrapped)
+    assert executor.call_list.native == (call_runner() is not None)
+    with pytest.raises(KernelError, match=f"^{kernel.name}: bad input$"):
+        module.run()
+    assert ran == list(range(failing + 1))
+
+
+def test_without_a_c_compiler_the_calls_run_from_python(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """With no C compiler to build the call runner, the executor runs each kernel from Python
+    and gives the same outputs."""
+    module, data, _ = multi_kernel_module()
+    module.set_input("x", data)
+    module.run()
+    expected = module.get_output(0).numpy().copy()
+    executor = module._executor()
+    monkeypatch.setenv("CC", str(tmp_path / "no-cc"))
+    monkeypatch.setenv("XTVM_CACHE_DIR", str(tmp_path / "cache"))
+    call_runner.cache_clear()
+    try:
+        assert call_runner() is None
+        fallback = GraphExecutor(json.dumps(executor.graph), executor.lib)
+    finally:
+        call_runner.cache_clear()
+    assert not fallback.call_list.native
+    assert all(table is None for _, table, _ in fallback.call_list.segments)
+    fallback.set_input("x", data)
+    fallback.run()
+    np.testing.assert_array_equal(fallback.get_output(0).numpy(), expected)

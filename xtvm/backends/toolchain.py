@@ -9,15 +9,16 @@ from __future__ import annotations
 
 import hashlib
 import os
-import subprocess
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
 from xtvm.ir import cache as user_cache
+from xtvm.runtime import native
+from xtvm.runtime.native import NativeBuildError
 
 
-class CompileError(RuntimeError):
+class CompileError(NativeBuildError):
     """The C compiler rejected the generated source, or is missing."""
 
 
@@ -28,16 +29,8 @@ def run_c_compiler(
     compiler: str | None = None,
 ) -> None:
     """Run `compiler arguments` (default `$CC`); a missing compiler or a failure raises `error`
-    naming `what`."""
-    hint = "" if compiler else " (set CC)"
-    compiler = compiler or os.environ.get("CC", "gcc")
-    command = [compiler, *arguments]
-    try:
-        result = subprocess.run(command, capture_output=True, text=True, check=False)
-    except FileNotFoundError:
-        raise error(f"no C compiler '{compiler}' to build {what}{hint}") from None
-    if result.returncode:
-        raise error(f"{' '.join(command)} failed:\n{result.stderr}")
+    naming `what` (`CompileError` unless told)."""
+    native.run_c_compiler(arguments, what, error, compiler)
 
 
 def link_shared(

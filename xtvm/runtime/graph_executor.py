@@ -5,7 +5,8 @@ nodes (a kernel call: inputs, then one output buffer per result, written in plac
 creation every buffer is allocated once: inputs and weights each get their own, intermediates
 share a pool planned by liveness (a buffer is free again after the last node reading it, and
 taken by the next tensor of a fitting size), and each kernel's C argument list is converted
-once, so `run()` is a loop of direct ctypes calls.
+once, so `run()` is one native call walking a table of kernel calls (`call_list`; a loop of
+ctypes calls without a C compiler).
 
 A library written by `GraphExecutorFactory.export_library` embeds the graph JSON and the
 params (`xtvm_graph_json`, `xtvm_graph_params`, see `xtvm.runtime.params`): `load_factory(path)`
@@ -26,6 +27,7 @@ from typing import Any
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
+from xtvm.runtime.call_list import CallList
 from xtvm.runtime.module import (
     GRAPH_SYMBOL,
     PARAMS_SIZE_SYMBOL,
@@ -376,15 +378,14 @@ class GraphExecutor(ExecutorBase):
             args = [self.entries[row_ptr[n] + i] for n, i, _ in node["inputs"]]
             args += self.entries[row_ptr[nid] : row_ptr[nid + 1]]
             self.calls.append((kernel._raw, kernel.convert(args), kernel))
+        # The buffers never move (set_input copies into them): the calls run from one table.
+        self.call_list = CallList(self.calls)
         super().__init__(read_inputs(graph))
         linked = lib.linked_params or {}
         self.set_input(**{name: linked[name] for name in self.input_order if name in linked})
 
     def execute(self) -> None:
-        for raw, args, kernel in self.calls:
-            status = raw(*args)
-            if status:
-                kernel.check(status)
+        self.call_list.run()
 
     def profile(self, runs: int = 10) -> Profile:
         """Time every kernel call over `runs` runs of the graph (after one warm-up run)."""

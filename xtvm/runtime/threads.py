@@ -20,11 +20,8 @@ from __future__ import annotations
 import _ctypes
 import ctypes
 import ctypes.util
-import hashlib
 import operator
 import os
-import subprocess
-import tempfile
 import threading
 import weakref
 from collections.abc import Callable
@@ -34,7 +31,7 @@ from pathlib import Path
 
 import llvmlite.binding as llb
 
-from xtvm.ir import cache as user_cache
+from xtvm.runtime.native import NativeBuildError, build_c_library
 
 POOL_SOURCE = Path(__file__).parent / "c" / "threadpool.c"
 POOL_FLAGS = ("-O2", "-fPIC", "-shared", "-pthread")
@@ -51,37 +48,14 @@ _count: int | None = None  # what set_num_threads chose last (None: num_threads(
 WAIT_POLICY_VARIABLES = ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")
 
 
-class ThreadPoolError(RuntimeError):
+class ThreadPoolError(NativeBuildError):
     """The thread pool's C source could not be compiled (no C compiler)."""
 
 
 def build_pool_library() -> Path:
     """The pool's shared library: from the per-user cache when it holds one built from this
     source, else compiled now (and cached)."""
-    source = POOL_SOURCE.read_bytes()
-    compiler = os.environ.get("CC", "gcc")
-    key = hashlib.sha256(source + compiler.encode() + " ".join(POOL_FLAGS).encode()).hexdigest()
-    name = f"threadpool-{key[:32]}.so"
-    if user_cache.read(name) is not None:
-        return user_cache.cache_dir() / name
-    with tempfile.TemporaryDirectory(prefix="xtvm-threads-") as tmp:
-        built = Path(tmp) / name
-        command = [compiler, *POOL_FLAGS, "-o", str(built), str(POOL_SOURCE)]
-        try:
-            done = subprocess.run(command, capture_output=True, text=True, check=False)
-        except FileNotFoundError:
-            raise ThreadPoolError(
-                f"no C compiler '{compiler}' to build xtvm's thread pool (set CC)"
-            ) from None
-        if done.returncode:
-            raise ThreadPoolError(f"{' '.join(command)} failed:\n{done.stderr}")
-        data = built.read_bytes()
-    cached = user_cache.write(name, data)
-    if cached is not None:
-        return cached
-    private = Path(tempfile.mkdtemp(prefix="xtvm-threads-")) / name
-    private.write_bytes(data)
-    return private
+    return build_c_library(POOL_SOURCE, POOL_FLAGS, "xtvm's thread pool", ThreadPoolError)
 
 
 @cache
