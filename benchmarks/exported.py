@@ -23,6 +23,9 @@ exports at `--size full`, xtvm / onnxruntime 1.32:
     on a quiet machine since a loop partition keeps only the branch a segment takes and
     dead-code checks stop at the first effect). Quiet machine: 17.3 ms against onnxruntime's
     16.8 (1.03), of which the kernels are 14.3 ms: the rest is the executor's 1045 calls.
+    Since run() makes them from one native table (runtime/call_list.py), interleaved in one
+    process on the shared machine: 14.7-16.2 ms against 15.6-18.5 ms through the Python loop
+    of ctypes calls (0.4-0.9 us a call), onnxruntime 16.1-19.9 (ratio 0.81-0.92, was 0.93-0.97).
 
 All outputs within 2.1e-6 of onnxruntime's (relative to the largest).
 
