@@ -329,7 +329,7 @@ class IRModule:
         """
         try:
             functions = list(self.items())
-        except (TypeError, ConversionError):
+        except (TypeError, ConversionError, TVMError):
             return print_ir(self._module, api_context())
         printer = TextPrinter()
         printer.show_meta_data = show_meta_data

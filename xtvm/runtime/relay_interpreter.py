@@ -194,8 +194,11 @@ class RelayInterpreter:
             return
         rule = RULES.get(type(op))
         if rule is None:
+            # QNN ops are defined by their canonical form: relay-qnn-canonicalize rewrites
+            # them into the ordinary ops this interpreter runs (create_executor does so).
+            hint = "; run relay-qnn-canonicalize first" if op.name.startswith("relay.qnn.") else ""
             raise UnsupportedOpError(
-                f"no interpreter rule for '{op.name}' (in @{name}{located(op)})"
+                f"no interpreter rule for '{op.name}' (in @{name}{located(op)}){hint}"
             )
         results = rule(self, op, [env[v] for v in op.operands])
         for result, value in zip(op.results, results, strict=True):
