@@ -310,7 +310,11 @@ def test_syntax_error_is_located_with_a_caret() -> None:
         ("nn.relux(%x)", "unknown operator 'nn.relux'; did you mean 'nn.relu'?", 3),
         ("nn.softmax(%x, axes=0)", "'nn.softmax' has no attribute 'axes'", 3),
         ("add(%x, %y)", "undefined variable %y", 11),
-        ("add(%x, meta[relay.Constant][0])", "is not in the meta table (0 entries of relay.Constant)", 11),
+        (
+            "add(%x, meta[relay.Constant][0])",
+            "is not in the meta table (0 entries of relay.Constant)",
+            11,
+        ),
         ("@nope(%x)", "undefined function @nope", 3),
         ("add(%x, %x).0", "no field 0", 15),
     ],
