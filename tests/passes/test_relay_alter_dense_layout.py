@@ -154,7 +154,7 @@ def test_default_product_walks_a_weight_larger_than_l2_once(
     np.testing.assert_allclose(got, x @ w, rtol=1e-4, atol=1e-4)
 
 
-def test_default_product_packs_the_column_panels_of_a_wide_weight(
+def test_product_packs_the_column_panels_of_a_wide_weight_when_asked(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # BERT's feed-forward weight scaled down: walked columns outside (the cache made 0
@@ -165,6 +165,9 @@ def test_default_product_packs_the_column_panels_of_a_wide_weight(
     monkeypatch.setattr(tir_serialize_parallel, "MIN_PARALLEL_WORK", 0)
     w, x = rand(64, 1024), rand(1, 24, 64)
     mod = product("matmul", x.shape, w)
+    _, kernels = lower_for_build(mod)
+    assert 'memref<64x32xf32, "global">' not in str(kernels)  # off by default: see packs_weight
+    monkeypatch.setattr(schedule, "PACK_WIDE_WEIGHTS", True)
     _, kernels = lower_for_build(mod)
     text = str(kernels)
     assert 'memref<64x32xf32, "global">' in text

@@ -56,6 +56,7 @@ ROWS_OUTSIDE_BYTES = 1 << 20  # an NHWC conv2d input this large walks rows outsi
 ROW_TILE, COLUMN_TILE = 8, 32  # register tile of a product with contiguous columns
 WEIGHT_STREAM_BYTES = 1 << 20  # a product's weight larger is read once, columns outside (L2)
 PAGE_BYTES = 4096  # a weight row this long puts each k step of a column panel on its own page
+PACK_WIDE_WEIGHTS = False  # packs_weight: a default panel copy of wide weights
 K_UNROLL = 4  # reduction steps unrolled in that tile
 K_ROW_TILE, K_COLUMN_TILE = 2, 8  # tile of a product vectorized along k
 CONV_CHANNEL_TILE, CONV_COLUMN_TILE = 8, 16  # NCHW conv2d register tile
@@ -499,9 +500,15 @@ def packs_weight(t: te.Tensor, columns_first: bool) -> bool:
     the weight (k by a tile's columns) into a contiguous buffer by default: when the weight
     is walked columns outside (`weight_outgrows_cache`) and its rows are a page or longer.
     Unpacked, every k step of a panel then reads another page, more than the TLB holds, and
-    defeats the prefetcher: BERT's 768 x 3072 feed-forward weight ran at 40 GFLOP/s on one
-    Zen 5 core, packed at 220 (about 80 % of its FMA peak)."""
-    return columns_first and 4 * extent(t.op.axis[-1]) >= PAGE_BYTES  # type: ignore[attr-defined]
+    defeats the prefetcher: BERT's 768 x 3072 feed-forward weight, a kernel on its own, ran
+    at 40 GFLOP/s on one Zen 5 core, packed at 220 (about 80 % of its FMA peak).
+
+    Off unless PACK_WIDE_WEIGHTS: inside whole models the copy made every such product slower
+    (BERT-base 110 -> 116 ms, a small Llama 32.5 -> 40.5 ms of kernels at 1 thread), as the
+    weights are laid out at compile time and stay in cache between row blocks; the matmul
+    and dense templates keep it as their `pack` knob."""
+    wide = 4 * extent(t.op.axis[-1]) >= PAGE_BYTES  # type: ignore[attr-defined]
+    return PACK_WIDE_WEIGHTS and columns_first and wide
 
 
 def column_operand(stage: te.Stage) -> te.Tensor | None:
