@@ -13,6 +13,7 @@ from xdsl.builder import ImplicitBuilder
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     Builtin,
     IndexType,
     IntegerType,
@@ -444,6 +445,25 @@ CASES: list[tuple[str, list[Attribute], Body, str]] = [
     ("cumsum", [t(2, 5)], lambda x: relay.CumsumOp(x, 1, exclusive=True), "tensor<2x5xf32>"),
     ("cumsum_flat", [t(2, 5)], relay.CumsumOp, "tensor<10xf32>"),
     ("cumprod", [t(2, 5)], lambda x: relay.CumprodOp(x, 1), "tensor<2x5xf32>"),
+    (
+        "sparse_reshape",
+        [t(5, 3, elem=i32), t(3, elem=i32), t(2, elem=i32)],
+        relay.SparseReshapeOp,
+        "tuple<tensor<5x2xi32>, tensor<2xi32>>",
+    ),
+    (
+        "sparse_reshape_dynamic",
+        [t(DYNAMIC_INDEX, DYNAMIC_INDEX, elem=i64), t(DYNAMIC_INDEX, elem=i64), t(3, elem=i64)],
+        relay.SparseReshapeOp,
+        "tuple<tensor<?x3xi64>, tensor<3xi64>>",
+    ),
+    (
+        "segment_sum",
+        [t(6, 5), t(4, elem=i32)],
+        lambda x, s: relay.SegmentSumOp(x, s, num_segments=3),
+        "tensor<3x5xf32>",
+    ),
+    ("segment_sum_counted", [t(6, 5), t(6, elem=i64)], relay.SegmentSumOp, "tensor<?x5xf32>"),
     ("trilu", [t(2, 3, 4)], lambda x: relay.TriluOp(x, k=1, upper=False), "tensor<2x3x4xf32>"),
     # Quantized ops: scales f32 and zero points i32, scalars or per-channel vectors
     (
@@ -1204,6 +1224,37 @@ INVALID: list[tuple[str, list[Attribute], Body, str]] = [
         [t(3, 3), t(2, 4, elem=i64), t(2, 4)],
         relay.ScatterElementsOp,
         "'relay.scatter_elements' op indices shape 2x4 exceeds data shape 3x3 off axis 0",
+    ),
+    (
+        "sparse_reshape_rank",
+        [t(5, elem=i32), t(3, elem=i32), t(2, elem=i32)],
+        relay.SparseReshapeOp,
+        "'relay.sparse_reshape' op sparse_indices must have rank 2, got 5",
+    ),
+    (
+        "sparse_reshape_columns",
+        [t(5, 2, elem=i32), t(3, elem=i32), t(2, elem=i32)],
+        relay.SparseReshapeOp,
+        "'relay.sparse_reshape' op sparse_indices has 2 columns but prev_shape has 3 dims",
+    ),
+    (
+        "sparse_reshape_float_shape",
+        [t(5, 3, elem=i32), t(3), t(2, elem=i32)],
+        relay.SparseReshapeOp,
+        "'relay.sparse_reshape' op prev_shape must have an integer element type, got f32",
+    ),
+    (
+        "segment_sum_ids_too_long",
+        [t(3, 5), t(4, elem=i32)],
+        relay.SegmentSumOp,
+        "'relay.segment_sum' op segment_ids must be a vector no longer than data's axis 0, "
+        "got 4 for data 3x5",
+    ),
+    (
+        "segment_sum_count",
+        [t(3, 5), t(3, elem=i32)],
+        lambda x, s: relay.SegmentSumOp(x, s, num_segments=0),
+        "'relay.segment_sum' op num_segments must be positive, got 0",
     ),
     (
         "cumsum_axis",

@@ -1036,6 +1036,32 @@ CASES: dict[type[relay.RelayOp], list[Case]] = {
         Case("axis1", [f32(3, 7)], lambda g, x: g(relay.CumprodOp(x, 1))),
         Case("exclusive_int", [i32(4, 3)], lambda g, x: g(relay.CumprodOp(x, 0, exclusive=True))),
     ],
+    relay.SegmentSumOp: [
+        Case(
+            "counted",
+            [f32(6, 4, 3), i32(5)],
+            lambda g, x, s: g(relay.SegmentSumOp(x, s, num_segments=7)),
+            indexed([(), (0, 7)]),
+        ),
+    ],
+    relay.SparseReshapeOp: [
+        Case(
+            f"{name}",
+            [i64(5, len(prev)), i64(len(prev)), i64(len(new))],
+            lambda g, i, p, n: g(relay.SparseReshapeOp(i, p, n)),
+            lambda _, prev=prev, new=new: [
+                np.array([[0, 0, 0], [0, 0, 1], [0, 1, 0], [1, 0, 0], [1, 2, 3]])[:, : len(prev)],
+                np.array(prev, "int64"),
+                np.array(new, "int64"),
+            ],
+        )
+        for name, prev, new in [
+            ("inferred", [2, 3, 6], [9, -1]),
+            ("same", [2, 3, 6], [2, -1, 6]),
+            ("flat", [2, 3, 6], [-1]),
+            ("split", [4, 6], [2, 2, -1, 3]),
+        ]
+    ],
     relay.TriluOp: [
         Case("upper", [f32(4, 5)], lambda g, x: g(relay.TriluOp(x))),
         Case("lower_k", [f32(2, 3, 4)], lambda g, x: g(relay.TriluOp(x, k=-1, upper=False))),

@@ -1072,6 +1072,37 @@ CASES: list[Case] = [
         lambda x: np.concatenate([np.ones_like(x[:, :1]), np.cumprod(x, axis=1)[:, :-1]], 1),
     ),
     Case(
+        "sparse_reshape",
+        [
+            np.array([[0, 0, 0], [0, 0, 1], [0, 1, 0], [1, 0, 0], [1, 2, 3]], np.int32),
+            np.array([2, 3, 6], np.int32),
+            np.array([9, -1], np.int32),
+        ],
+        relay.SparseReshapeOp,
+        lambda i, p, n: (
+            np.array([[0, 0], [0, 1], [1, 2], [4, 2], [8, 1]], np.int32),
+            np.array([9, 4], np.int32),
+        ),
+    ),
+    Case(
+        "sparse_reshape_same_shape_keeps_indices",
+        [np.array([[0, 100], [3, 7]], np.int64), np.array([50, 20]), np.array([-1, 20])],
+        relay.SparseReshapeOp,
+        lambda i, p, n: (i, p),
+    ),
+    Case(
+        "segment_sum",
+        [X, np.array([2, 0, 2], np.int32)],
+        lambda x, s: relay.SegmentSumOp(x, s, num_segments=3),
+        lambda x, s: np.stack([x[1], np.zeros(5, np.float32), x[0] + x[2]]),
+    ),
+    Case(
+        "segment_sum_short_ids",
+        [X, np.array([1, 1], np.int64)],
+        lambda x, s: relay.SegmentSumOp(x, s, num_segments=3),
+        lambda x, s: np.stack([np.zeros(5, np.float32), x[0] + x[1], np.zeros(5, np.float32)]),
+    ),
+    Case(
         "trilu_lower",
         [rand(2, 3, 4)],
         lambda x: relay.TriluOp(x, k=1, upper=False),
@@ -1246,6 +1277,33 @@ def test_outputs_are_fresh_arrays():
     (y,) = evaluate(module, [x])
     np.testing.assert_array_equal(y, x)
     assert not np.shares_memory(x, y)
+
+
+@pytest.mark.parametrize(
+    ("prev", "new", "message"),
+    [
+        ([2, 3], [-1, -1], "bad shapes"),
+        ([2, 3], [4, -1], "cannot reshape"),
+        ([2, 3], [7], "cannot reshape"),
+    ],
+)
+def test_sparse_reshape_bad_shapes_are_errors(prev: list[int], new: list[int], message: str):
+    indices = np.zeros((1, 2), np.int64)
+    module = build(
+        [tensor_type(indices), tensor_type(np.array(prev)), tensor_type(np.array(new))],
+        relay.SparseReshapeOp,
+    )
+    with pytest.raises(RelayInterpreterError, match=message):
+        evaluate(module, [indices, np.array(prev), np.array(new)])
+
+
+def test_segment_ids_out_of_range_are_an_error():
+    module = build(
+        [tensor_type(X), tensor_type(np.array([0, 3]))],
+        lambda x, s: relay.SegmentSumOp(x, s, num_segments=3),
+    )
+    with pytest.raises(RelayInterpreterError, match=r"segment ids must lie in \[0, 3\)"):
+        evaluate(module, [X, np.array([0, 3])])
 
 
 def test_take_fast_out_of_range_is_an_error():

@@ -51,6 +51,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     I64,
     BFloat16Type,
     BoolAttr,
@@ -2582,6 +2583,73 @@ CumprodOp = relay_op(
     int_def("axis", None),
     bool_def("exclusive", False),
     rule=cumsum_type,
+)
+
+
+def sparse_reshape_type(
+    op: type[RelayOp], p: Props, indices: TensorType, prev_shape: TensorType, new_shape: TensorType
+) -> Attribute:
+    shape = index_tensor(op, indices, "sparse_indices")
+    for what, t in (("prev_shape", prev_shape), ("new_shape", new_shape)):
+        if index_tensor(op, t, what) and t.get_num_dims() != 1:
+            raise op.error(f"{what} must have rank 1, got {fmt_shape(t.get_shape())}")
+    if len(shape) != 2:
+        raise op.error(f"sparse_indices must have rank 2, got {fmt_shape(shape)}")
+    if shape[1] != DYNAMIC_INDEX and prev_shape.get_shape()[0] not in (shape[1], DYNAMIC_INDEX):
+        raise op.error(
+            f"sparse_indices has {shape[1]} columns but prev_shape has "
+            f"{prev_shape.get_shape()[0]} dims"
+        )
+    rank = new_shape.get_shape()[0]
+    return TupleType((TensorType(indices.get_element_type(), [shape[0], rank]), new_shape))
+
+
+SparseReshapeOp = relay_op(
+    "sparse_reshape",
+    RelayOp,
+    """The indices of a sparse (COO) tensor of shape prev_shape reshaped to new_shape (one
+    entry may be -1, inferred), and the new shape with that entry filled in.
+
+    `%t = relay.sparse_reshape %i, %p, %n : (tensor<5x3xi32>, tensor<3xi32>, tensor<2xi32>)
+        -> tuple<tensor<5x2xi32>, tensor<2xi32>>`
+    """,
+    operands=("sparse_indices", "prev_shape", "new_shape"),
+    result=TupleType,
+    rule=sparse_reshape_type,
+)
+
+
+def segment_sum_type(
+    op: type[RelayOp], p: Props, data: TensorType, segment_ids: TensorType
+) -> Attribute:
+    ids = index_tensor(op, segment_ids, "segment_ids")
+    num = p.get("num_segments")
+    count = DYNAMIC_INDEX if num is None else p.integer("num_segments")
+    if num is not None and count < 1:
+        raise op.error(f"num_segments must be positive, got {count}")
+    shape = tuple(data.get_shape())
+    known = len(ids) == 1 and shape and DYNAMIC_INDEX not in (ids[0], shape[0])
+    if len(ids) != 1 or not shape or (known and ids[0] > shape[0]):
+        raise op.error(
+            f"segment_ids must be a vector no longer than data's axis 0, got {fmt_shape(ids)} "
+            f"for data {fmt_shape(shape)}"
+        )
+    return TensorType(data.get_element_type(), [count, *shape[1:]])
+
+
+SegmentSumOp = relay_op(
+    "segment_sum",
+    RelayOp,
+    """Sums of data's rows (axis 0) grouped by segment id: y[s] = sum of data[i] with
+    segment_ids[i] = s; num_segments rows, or max(segment_ids) + 1 when absent. Rows of data
+    past the last segment id are left out, as in TVM.
+
+    `%y = relay.segment_sum %x, %s {num_segments = 4 : i64}
+        : (tensor<6x5xf32>, tensor<6xi32>) -> tensor<4x5xf32>`
+    """,
+    int_def("num_segments", None),
+    operands=("data", "segment_ids"),
+    rule=segment_sum_type,
 )
 
 

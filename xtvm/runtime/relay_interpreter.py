@@ -1021,6 +1021,60 @@ def scatter_elements(
     return scatter(op, x, indices, at, updates, op.reduction.data)
 
 
+def strides(dims: list[int]) -> np.ndarray:
+    """Row-major strides of a shape, in int64."""
+    return np.array([math.prod(dims[i + 1 :]) for i in range(len(dims))], np.int64)
+
+
+@rule(relay.SparseReshapeOp)
+def sparse_reshape(
+    op: relay.SparseReshapeOp, indices: np.ndarray, prev: np.ndarray, new: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    prev_dims = [int(v) for v in prev]
+    new_dims = [int(v) for v in new]
+    if indices.shape[1] != len(prev_dims):
+        raise RelayInterpreterError(
+            f"'{op.name}': {indices.shape[1]} index columns for a shape of rank {len(prev_dims)}"
+        )
+    total = math.prod(prev_dims)
+    known = math.prod(v for v in new_dims if v != -1)
+    holes = new_dims.count(-1)
+    if holes > 1 or any(v < -1 for v in new_dims) or any(v < 0 for v in prev_dims):
+        raise RelayInterpreterError(f"'{op.name}': bad shapes {prev_dims} -> {new_dims}")
+    if holes:
+        if known == 0 or total % known:
+            raise RelayInterpreterError(f"'{op.name}': cannot reshape {prev_dims} to {new_dims}")
+        new_dims[new_dims.index(-1)] = total // known
+    if math.prod(new_dims) != total:
+        raise RelayInterpreterError(f"'{op.name}': cannot reshape {prev_dims} to {new_dims}")
+    if new_dims == prev_dims:  # TVM hands the indices back as they are
+        return indices.copy(), np.array(new_dims, dtype=new.dtype)
+    # TVM's arithmetic, row-major strides without bounds checks (an index past its dimension
+    # carries into the one before, as TVM's kernel computes it)
+    flat = indices.astype(np.int64) @ strides(prev_dims)
+    out = np.empty((len(indices), len(new_dims)), np.int64)
+    for i, stride in enumerate(strides(new_dims)):
+        out[:, i] = flat // stride if stride else 0
+        flat = flat % stride if stride else flat
+    return out.astype(indices.dtype), np.array(new_dims, dtype=new.dtype)
+
+
+@rule(relay.SegmentSumOp)
+def segment_sum(op: relay.SegmentSumOp, x: np.ndarray, ids: np.ndarray) -> np.ndarray:
+    count = op.attr_values()["num_segments"]
+    if count is None:
+        if not ids.size:
+            raise RelayInterpreterError(f"'{op.name}': no segment ids to count segments from")
+        count = int(ids.max()) + 1
+    if ids.size and (ids.min() < 0 or ids.max() >= count):
+        raise RelayInterpreterError(
+            f"'{op.name}': segment ids must lie in [0, {count}), got {ids.min()}..{ids.max()}"
+        )
+    out = np.zeros((count, *x.shape[1:]), dtype=x.dtype)
+    np.add.at(out, ids.astype(np.int64), x[: len(ids)])
+    return out
+
+
 @numpy_rule(relay.CumsumOp)
 def cumsum(x: np.ndarray, axis: int | None, exclusive: bool) -> np.ndarray:
     return running(np.cumsum, 0, x, axis, exclusive)

@@ -228,6 +228,12 @@ def cumsum(op: relay.CumsumOp, x: Sequence[TensorLike]) -> Value:
     return indexing.cumsum(x[0], axis, bool(integer(op.exclusive)), op.name.removeprefix("relay."))
 
 
+def segment_sum(op: relay.SegmentSumOp, x: Sequence[TensorLike]) -> Value:
+    # without num_segments the count is `?`, which relay.build refuses before lowering
+    count = op.result.type.get_shape()[0]  # type: ignore[attr-defined]
+    return indexing.segment_sum(x[0], x[1], count)
+
+
 def cast(op: relay.CastOp, x: Sequence[TensorLike]) -> Value:
     dtype = numpy_dtype(op.dtype)
     return elementwise.cast(x[0], "bool" if dtype.kind == "b" else dtype.name)
@@ -368,6 +374,8 @@ STRATEGIES: dict[type[relay.RelayOp], Strategy] = {
     ),
     relay.CumsumOp: row(cumsum),
     relay.CumprodOp: row(cumsum),
+    relay.SegmentSumOp: row(segment_sum),
+    relay.SparseReshapeOp: row(lambda op, x: indexing.sparse_reshape(*x)),
     relay.TriluOp: row(lambda op, x: indexing.trilu(x[0], integer(op.k), bool(integer(op.upper)))),
 }
 

@@ -162,4 +162,16 @@ def _running(
     return make_call(op, data, axis=axis, exclusive=exclusive)
 
 
+def sparse_reshape(sparse_indices: Expr, prev_shape: Expr, new_shape: Expr) -> Call:
+    """(new sparse indices, new shape) of a COO tensor reshaped; index the result with [0],
+    [1] or take `.astuple()`, as in TVM."""
+    return make_call(d.SparseReshapeOp, sparse_indices, prev_shape, new_shape)
+
+
+def segment_sum(data: Expr, segment_ids: Expr, num_segments: int | None = None) -> Call:
+    """Sums of data's rows by segment id; max(segment_ids) + 1 segments when not given."""
+    count = None if num_segments is None else int(num_segments)
+    return make_call(d.SegmentSumOp, data, segment_ids, num_segments=count)
+
+
 derive_builders(globals(), "", skip=(d.ElementwiseBinaryOp, d.UnaryOp, d.ShapeQueryOp, d.ReduceOp))
