@@ -852,10 +852,12 @@ CASES: dict[type[relay.RelayOp], list[Case]] = {
         Case("flattened", [f32(3, 4, 5)], reduce(relay.ArgmaxOp)),
         Case("ties_keepdims", [i32(4, 6)], reduce(relay.ArgmaxOp, axis=0, keepdims=True)),
         Case("bool", [b1(4, 6)], reduce(relay.ArgmaxOp, axis=1)),
+        Case("axes", [f32(3, 4, 5)], reduce(relay.ArgmaxOp, axis=(2, 0))),
     ],
     relay.ArgminOp: [
         Case("axis", [f32(7, 13)], reduce(relay.ArgminOp, axis=0)),
         Case("flattened_keepdims", [i32(3, 4)], reduce(relay.ArgminOp, keepdims=True)),
+        Case("axes_keepdims", [f32(3, 4, 5)], reduce(relay.ArgminOp, axis=(0, 1), keepdims=True)),
     ],
     relay.ReshapeOp: [
         Case("infer", [f32(2, 3, 4)], lambda g, x: g(relay.ReshapeOp(x, (0, -1)))),

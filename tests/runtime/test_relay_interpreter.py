@@ -896,6 +896,18 @@ CASES: list[Case] = [
     ),
     Case("argmax_all", [X], relay.ArgmaxOp, lambda x: np.argmax(x)),
     Case(
+        "argmax_axes_offset_within_them",
+        [rand(3, 5, 2)],
+        lambda x: relay.ArgmaxOp(x, axis=[2, 0]),
+        lambda x: np.array([np.argmax(x[:, j, :]) for j in range(5)]),
+    ),
+    Case(
+        "argmin_axes_keepdims",
+        [rand(2, 3, 4)],
+        lambda x: relay.ArgminOp(x, axis=[1, 2], keepdims=True),
+        lambda x: np.array([np.argmin(x[i]) for i in range(2)]).reshape(2, 1, 1),
+    ),
+    Case(
         "argmin_keepdims",
         [rand(3, 5, 2)],
         lambda x: relay.ArgminOp(x, axis=-2, keepdims=True),

@@ -1921,7 +1921,8 @@ class ReduceOp(RelayOp, ABC):
 
 
 class ArgReduceOp(ReduceOp, ABC):
-    """The i32 index of the extreme element along one axis (of the flattened data if none)."""
+    """The i32 index of the extreme element over `axis` (all axes if absent): over several
+    axes, the row-major offset within the reduced axes taken in increasing order, as TVM's."""
 
     SYNTAX: ClassVar[str] = (
         "%y = relay.{name} %x {{axis = array<i64: 1>}} : (tensor<2x3x{t}>) -> tensor<2xi32>"
@@ -1929,9 +1930,8 @@ class ArgReduceOp(ReduceOp, ABC):
 
     @classmethod
     def reduced_axes(cls, p: Props, rank: int) -> tuple[int, ...]:
-        axes = p.opt_ints("axis")
-        if axes is not None and len(axes) != 1:
-            raise cls.error(f"takes one axis (or none for all), got {fmt_list(axes)}")
+        if p.opt_ints("axis") == ():
+            raise cls.error("takes one axis or more (or none for all), got []")
         return super().reduced_axes(p, rank)
 
     @classmethod
@@ -1944,8 +1944,8 @@ MeanOp = relay_op("mean", ReduceOp, "Arithmetic mean over axes.")
 MaxOp = relay_op("max", ReduceOp, "Maximum over axes.")
 MinOp = relay_op("min", ReduceOp, "Minimum over axes.")
 ProdOp = relay_op("prod", ReduceOp, "Product over axes.")
-ArgmaxOp = relay_op("argmax", ArgReduceOp, "Index of the first maximum along an axis.")
-ArgminOp = relay_op("argmin", ArgReduceOp, "Index of the first minimum along an axis.")
+ArgmaxOp = relay_op("argmax", ArgReduceOp, "Index of the first maximum over axes.")
+ArgminOp = relay_op("argmin", ArgReduceOp, "Index of the first minimum over axes.")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -83,10 +83,15 @@ def prod(x: TensorLike, axes: Sequence[int] | None, keepdims: bool) -> te.Tensor
     return reduce(x, axes, keepdims, lambda v, k: te.prod(v, axis=k), "T_prod")
 
 
-def arg_extreme(x: TensorLike, axis: int | None, keepdims: bool, largest: bool) -> te.Tensor:
-    """argmax (largest) or argmin as i32: along `axis`, or of the flattened tensor."""
+def arg_extreme(
+    x: TensorLike, axes: Sequence[int] | None, keepdims: bool, largest: bool
+) -> te.Tensor:
+    """argmax (largest) or argmin as i32 over `axes` (all when None): the row-major offset
+    within the reduced axes, in increasing order."""
     shape = static_shape(x)
-    axes = tuple(range(len(shape))) if axis is None else (axis % len(shape),)
+    axes = (
+        tuple(range(len(shape))) if axes is None else tuple(sorted({a % len(shape) for a in axes}))
+    )
     extreme = reduce(
         x,
         axes,

@@ -88,7 +88,7 @@ def arg_reducer(largest: bool) -> Compute:
         axes = reduce_axes(op)  # type: ignore[arg-type]
         keep = bool(integer(op.keepdims))  # type: ignore[attr-defined]
         data = elementwise.cast(x[0], "int32") if x[0].dtype == "bool" else x[0]
-        return reduction.arg_extreme(data, None if axes is None else axes[0], keep, largest)
+        return reduction.arg_extreme(data, axes, keep, largest)
 
     return compute
 
