@@ -417,6 +417,20 @@ CASES: list[tuple[str, list[Attribute], Body, str]] = [
         lambda x: relay.LayoutTransformOp(x, "NCHW4c", "NHWC"),
         "tensor<1x3x5x8xf32>",
     ),
+    (
+        "image.dilation2d",
+        [t(1, 3, 4, 4), t(3, 2, 2)],
+        lambda x, w: relay.Dilation2dOp(x, w, padding=(0, 0, 1, 1)),
+        "tensor<1x3x4x4xf32>",
+    ),
+    (
+        "image.dilation2d_nhwc",
+        [t(2, 9, 7, 3), t(2, 3, 3)],
+        lambda x, w: relay.Dilation2dOp(
+            x, w, strides=(2, 1), dilations=(2, 2), data_layout="NHWC", kernel_layout="HWI"
+        ),
+        "tensor<2x4x3x3xf32>",
+    ),
     # Gather, scatter and scans
     ("gather_nd", [t(4, 5, 6), t(2, 3, elem=i64)], relay.GatherNdOp, "tensor<3x6xf32>"),
     (
@@ -1250,6 +1264,24 @@ INVALID: list[tuple[str, list[Attribute], Body, str]] = [
         [t(3, 5), t(3, elem=i32)],
         lambda x, s: relay.SegmentSumOp(x, s, num_segments=0),
         "'relay.segment_sum' op num_segments must be positive, got 0",
+    ),
+    (
+        "image.dilation2d_channels",
+        [t(1, 3, 4, 4), t(2, 2, 2)],
+        relay.Dilation2dOp,
+        "'relay.image.dilation2d' op data has 3 channels but weight has 2",
+    ),
+    (
+        "image.dilation2d_kernel_layout",
+        [t(1, 3, 4, 4), t(3, 2, 2)],
+        lambda x, w: relay.Dilation2dOp(x, w, kernel_layout="OIHW"),
+        '\'relay.image.dilation2d\' op kernel_layout must be one of "IHW", "HWI", got "OIHW"',
+    ),
+    (
+        "image.dilation2d_too_large",
+        [t(1, 3, 2, 2), t(3, 3, 3)],
+        relay.Dilation2dOp,
+        "'relay.image.dilation2d' op dilated kernel 3x3 is larger than padded input 2x2",
     ),
     (
         "cumsum_axis",

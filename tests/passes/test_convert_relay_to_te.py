@@ -1038,6 +1038,22 @@ CASES: dict[type[relay.RelayOp], list[Case]] = {
         Case("axis1", [f32(3, 7)], lambda g, x: g(relay.CumprodOp(x, 1))),
         Case("exclusive_int", [i32(4, 3)], lambda g, x: g(relay.CumprodOp(x, 0, exclusive=True))),
     ],
+    relay.Dilation2dOp: [
+        Case(
+            "nchw_padded",
+            [f32(2, 3, 5, 6), f32(3, 2, 3)],
+            lambda g, x, w: g(relay.Dilation2dOp(x, w, padding=(1, 0, 0, 2))),
+        ),
+        Case(
+            "nhwc_strided_dilated",
+            [f32(1, 9, 8, 2), f32(2, 2, 2)],
+            lambda g, x, w: g(
+                relay.Dilation2dOp(
+                    x, w, strides=(2, 3), dilations=(2, 1), data_layout="NHWC", kernel_layout="HWI"
+                )
+            ),
+        ),
+    ],
     relay.SegmentSumOp: [
         Case(
             "counted",

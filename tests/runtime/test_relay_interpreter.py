@@ -105,6 +105,19 @@ class Case:
 # Independent references: direct loops over the definitions, small shapes only
 
 
+def dilation2d_ref(x: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """The NHWC/HWI case above, strides (2, 1), padding (1, 0, 0, 1), dilations 2: zero
+    padding, as TVM pads."""
+    xp = np.pad(x, [(0, 0), (1, 0), (0, 1), (0, 0)])
+    oh, ow = (xp.shape[1] - 3) // 2 + 1, xp.shape[2] - 3 + 1
+    out = np.empty((1, oh, ow, x.shape[3]), x.dtype)
+    for i, j, c in np.ndindex(oh, ow, x.shape[3]):
+        out[0, i, j, c] = max(
+            xp[0, 2 * i + 2 * a, j + 2 * b, c] + w[a, b, c] for a in range(2) for b in range(2)
+        )
+    return out
+
+
 def conv2d_ref(
     x: np.ndarray,
     w: np.ndarray,
@@ -1082,6 +1095,20 @@ CASES: list[Case] = [
         [X],
         lambda x: relay.CumprodOp(x, 1, exclusive=True),
         lambda x: np.concatenate([np.ones_like(x[:, :1]), np.cumprod(x, axis=1)[:, :-1]], 1),
+    ),
+    Case(
+        "dilation2d_nhwc_strided_dilated",
+        [rand(1, 7, 6, 2), rand(2, 2, 2)],
+        lambda x, w: relay.Dilation2dOp(
+            x,
+            w,
+            strides=(2, 1),
+            padding=(1, 0, 0, 1),
+            dilations=(2, 2),
+            data_layout="NHWC",
+            kernel_layout="HWI",
+        ),
+        lambda x, w: dilation2d_ref(x, w),
     ),
     Case(
         "sparse_reshape",

@@ -1321,6 +1321,54 @@ Conv2dOp = relay_op(
 )
 
 
+DILATION2D_KERNELS = {"IHW": (0, 1, 2), "HWI": (2, 0, 1)}  # axes of (channel, height, width)
+
+
+def dilation2d_type(op: type[RelayOp], p: Props, data: TensorType, weight: TensorType) -> Attribute:
+    elem = op.same_element([data, weight], ["data", "weight"])
+    strides, dilations = p.positive("strides", 2), p.positive("dilations", 2)
+    padding = p.padding()
+    c_axis, h_axis, w_axis = spatial_axes(op, p.choice("data_layout", ("NCHW", "NHWC")))
+    kernel = DILATION2D_KERNELS[p.choice("kernel_layout", tuple(DILATION2D_KERNELS))]
+    if data.get_num_dims() != 4 or weight.get_num_dims() != 3:
+        raise op.error(
+            f"data must be 4-d and weight 3-d, got {fmt_shape(data.get_shape())} and "
+            f"{fmt_shape(weight.get_shape())}"
+        )
+    shape = list(data.get_shape())
+    channels, kh, kw = (weight.get_shape()[a] for a in kernel)
+    if DYNAMIC_INDEX not in (shape[c_axis], channels) and shape[c_axis] != channels:
+        raise op.error(f"data has {shape[c_axis]} channels but weight has {channels}")
+    size = (shape[h_axis], shape[w_axis])
+    if DYNAMIC_INDEX not in size:
+        window = ((kh, kw), strides, dilations, padding, False)
+        shape[h_axis], shape[w_axis] = windows_out(op, "kernel", size, *window)
+    return TensorType(elem, shape)
+
+
+Dilation2dOp = relay_op(
+    "image.dilation2d",
+    RelayOp,
+    """Morphological (grey-scale) dilation, per channel: the maximum over the window of the
+    data (zero-padded, as TVM pads) plus the structuring element (weight).
+
+    `%y = relay.image.dilation2d %x, %w {padding = array<i64: 0, 0, 1, 1>}
+        : (tensor<1x3x4x4xf32>, tensor<3x2x2xf32>) -> tensor<1x3x4x4xf32>`
+
+    weight is (channels, height, width) for kernel_layout IHW, (height, width, channels) for
+    HWI; data is NCHW or NHWC.
+    """,
+    ints_def("strides", (1, 1)),
+    ints_def("padding", (0, 0, 0, 0)),
+    ints_def("dilations", (1, 1)),
+    str_def("data_layout", "NCHW"),
+    str_def("kernel_layout", "IHW"),
+    operands=("data", "weight"),
+    rule=dilation2d_type,
+    pattern=OpPattern.OUT_ELEMWISE_FUSABLE,
+)
+
+
 def conv2d_winograd_type(
     op: type[RelayOp], p: Props, data: TensorType, weight: TensorType
 ) -> Attribute:

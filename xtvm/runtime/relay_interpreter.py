@@ -534,6 +534,29 @@ def conv2d(op: relay.Conv2dOp, x: np.ndarray, w: np.ndarray) -> np.ndarray:
     return y.transpose(0, 2, 3, 1) if nhwc else y
 
 
+@numpy_rule(relay.Dilation2dOp)
+def dilation2d(
+    x: np.ndarray,
+    w: np.ndarray,
+    strides: Sequence[int],
+    padding: Sequence[int],
+    dilations: Sequence[int],
+    data_layout: str,
+    kernel_layout: str,
+) -> np.ndarray:
+    """max over the window of x (zero-padded, as TVM) + w, per channel."""
+    nhwc = data_layout == "NHWC"
+    if nhwc:
+        x = x.transpose(0, 3, 1, 2)
+    if kernel_layout == "HWI":
+        w = w.transpose(2, 0, 1)
+    pt, pl, pb, pr = padding
+    win = windows(pad_or_crop(x, pt, pb, pl, pr), w.shape[1:], strides, dilations)
+    # win: [n, c, oh, ow, kh, kw]
+    y = (win + w[None, :, None, None]).max(axis=(4, 5)).astype(x.dtype)
+    return y.transpose(0, 2, 3, 1) if nhwc else y
+
+
 @numpy_rule(relay.Conv2dWinogradOp)
 def conv2d_winograd(x: np.ndarray, u: np.ndarray, tile_size: int, padding: Any) -> np.ndarray:
     return winograd.conv2d_nhwc(x, u, tile_size, padding)

@@ -308,6 +308,17 @@ STRATEGIES: dict[type[relay.RelayOp], Strategy] = {
     # Convolution and matrix products
     relay.Conv2dOp: row(conv2d, CONV2D),
     relay.Conv2dTransposeOp: row(conv2d_transpose, CONV2D),
+    relay.Dilation2dOp: row(
+        lambda op, x: nn.dilation2d(
+            x[0],
+            x[1],
+            ints(op.strides),
+            ints(op.padding),
+            ints(op.dilations),
+            op.data_layout.data == "NHWC",
+            op.kernel_layout.data == "HWI",
+        )
+    ),
     relay.Conv2dWinogradOp: row(
         lambda op, x: winograd.conv2d_winograd_nhwc(
             x[0], x[1], integer(op.tile_size), ints(op.padding)

@@ -716,3 +716,42 @@ def upsampling(
     resize_method = "linear" if method == "bilinear" else "nearest_neighbor"
     size = (out_shape[h_axis], out_shape[w_axis])
     return resize2d(data, size, layout, resize_method, mode, "")
+
+
+def dilation2d(
+    x: TensorLike,
+    w: TensorLike,
+    strides: Sequence[int],
+    padding: Sequence[int],
+    dilations: Sequence[int],
+    nhwc: bool,
+    kernel_hwi: bool,
+) -> te.Tensor:
+    """Morphological dilation: out = max over the window of the zero-padded x plus w (TVM's
+    padding value), per channel; x NCHW or NHWC, w (C, KH, KW) or (KH, KW, C)."""
+    shape = static_shape(x)
+    kh, kw = static_shape(w)[:2] if kernel_hwi else static_shape(w)[1:]
+    c_axis, h_axis, w_axis = (3, 1, 2) if nhwc else (1, 2, 3)
+    pt, pl, pb, pr = padding
+    before, after = [0] * 4, [0] * 4
+    before[h_axis], before[w_axis], after[h_axis], after[w_axis] = pt, pl, pb, pr
+    padded = pad(x, before, after) if any(padding) else x
+    out = list(shape)
+    for axis, k, s, d, extra in (
+        (h_axis, kh, strides[0], dilations[0], pt + pb),
+        (w_axis, kw, strides[1], dilations[1], pl + pr),
+    ):
+        out[axis] = (shape[axis] + extra - d * (k - 1) - 1) // s + 1
+    ry = te.reduce_axis((0, kh), "ry")
+    rx = te.reduce_axis((0, kw), "rx")
+
+    def body(*i: PrimExpr) -> PrimExpr:
+        at = list(i)
+        at[h_axis] = i[h_axis] * strides[0] + ry * dilations[0]
+        at[w_axis] = i[w_axis] * strides[1] + rx * dilations[1]
+        c = i[c_axis]
+        weight = w(ry, rx, c) if kernel_hwi else w(c, ry, rx)
+        return te.max(padded(*at) + weight, axis=[ry, rx])
+
+    layout = "nhwc" if nhwc else "nchw"
+    return te.compute(out, body, name=f"T_dilation2d_{layout}", tag=f"dilation2d_{layout}")
