@@ -418,6 +418,22 @@ CASES: list[tuple[str, list[Attribute], Body, str]] = [
         "tensor<1x3x5x8xf32>",
     ),
     (
+        "nn.deformable_conv2d",
+        [t(1, 4, 8, 8), t(1, 36, 8, 8), t(6, 2, 3, 3)],
+        lambda x, o, w: relay.DeformableConv2dOp(
+            x, o, w, padding=(1, 1, 1, 1), deformable_groups=2, groups=2
+        ),
+        "tensor<1x6x8x8xf32>",
+    ),
+    (
+        "nn.deformable_conv2d_nhwc",
+        [t(2, 9, 9, 3), t(2, 4, 4, 8), t(2, 2, 3, 5)],
+        lambda x, o, w: relay.DeformableConv2dOp(
+            x, o, w, strides=(2, 2), data_layout="NHWC", kernel_layout="HWIO"
+        ),
+        "tensor<2x4x4x5xf32>",
+    ),
+    (
         "image.dilation2d",
         [t(1, 3, 4, 4), t(3, 2, 2)],
         lambda x, w: relay.Dilation2dOp(x, w, padding=(0, 0, 1, 1)),
@@ -1264,6 +1280,27 @@ INVALID: list[tuple[str, list[Attribute], Body, str]] = [
         [t(3, 5), t(3, elem=i32)],
         lambda x, s: relay.SegmentSumOp(x, s, num_segments=0),
         "'relay.segment_sum' op num_segments must be positive, got 0",
+    ),
+    (
+        "nn.deformable_conv2d_offset",
+        [t(1, 4, 8, 8), t(1, 18, 8, 8), t(4, 4, 3, 3)],
+        relay.DeformableConv2dOp,
+        "'relay.nn.deformable_conv2d' op offset must have shape 1x18x6x6 (2 x kernel "
+        "positions x deformable groups per output pixel), got 1x18x8x8",
+    ),
+    (
+        "nn.deformable_conv2d_kernel_layout",
+        [t(1, 4, 8, 8), t(1, 18, 6, 6), t(3, 3, 4, 4)],
+        lambda x, o, w: relay.DeformableConv2dOp(x, o, w, kernel_layout="HWIO"),
+        "'relay.nn.deformable_conv2d' op kernel_layout must be \"OIHW\" with data_layout "
+        '"NCHW", got "HWIO"',
+    ),
+    (
+        "nn.deformable_conv2d_groups",
+        [t(1, 4, 8, 8), t(1, 54, 6, 6), t(4, 4, 3, 3)],
+        lambda x, o, w: relay.DeformableConv2dOp(x, o, w, deformable_groups=3),
+        "'relay.nn.deformable_conv2d' op deformable_groups 3 must be positive and divide the "
+        "4 input channels",
     ),
     (
         "image.dilation2d_channels",

@@ -1038,6 +1038,34 @@ CASES: dict[type[relay.RelayOp], list[Case]] = {
         Case("axis1", [f32(3, 7)], lambda g, x: g(relay.CumprodOp(x, 1))),
         Case("exclusive_int", [i32(4, 3)], lambda g, x: g(relay.CumprodOp(x, 0, exclusive=True))),
     ],
+    relay.DeformableConv2dOp: [
+        Case(
+            "nchw_groups",
+            [f32(1, 4, 6, 5), f32(1, 2 * 9 * 2, 6, 5), f32(4, 2, 3, 3)],
+            lambda g, x, o, w: g(
+                relay.DeformableConv2dOp(
+                    x, o, w, padding=(1, 1, 1, 1), deformable_groups=2, groups=2
+                )
+            ),
+            lambda inputs: [RNG.uniform(-2, 2, s).astype(d) for s, d in inputs],
+        ),
+        Case(
+            "nhwc_strided",
+            [f32(1, 7, 6, 2), f32(1, 3, 3, 2 * 4), f32(2, 2, 2, 3)],
+            lambda g, x, o, w: g(
+                relay.DeformableConv2dOp(
+                    x,
+                    o,
+                    w,
+                    strides=(2, 2),
+                    dilation=(2, 1),
+                    data_layout="NHWC",
+                    kernel_layout="HWIO",
+                )
+            ),
+            lambda inputs: [RNG.uniform(-2, 2, s).astype(d) for s, d in inputs],
+        ),
+    ],
     relay.Dilation2dOp: [
         Case(
             "nchw_padded",

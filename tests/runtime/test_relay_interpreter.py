@@ -1097,6 +1097,17 @@ CASES: list[Case] = [
         lambda x: np.concatenate([np.ones_like(x[:, :1]), np.cumprod(x, axis=1)[:, :-1]], 1),
     ),
     Case(
+        "deformable_conv2d_strided_two_groups",
+        [rand(1, 4, 7, 6), rand(1, 2 * 4 * 2, 4, 3, low=-1.5, high=1.5), rand(3, 4, 2, 2)],
+        lambda x, o, w: relay.DeformableConv2dOp(
+            x, o, w, strides=(2, 2), padding=(1, 1, 1, 1), dilation=(1, 2), deformable_groups=2
+        ),
+        lambda x, o, w: topi_testing.deformable_conv2d_nchw_python(
+            x, o, w, (2, 2), (1, 1), (1, 2), deformable_groups=2, groups=1
+        ),
+        tol=1e-4,
+    ),
+    Case(
         "dilation2d_nhwc_strided_dilated",
         [rand(1, 7, 6, 2), rand(2, 2, 2)],
         lambda x, w: relay.Dilation2dOp(

@@ -1321,6 +1321,68 @@ Conv2dOp = relay_op(
 )
 
 
+DEFORMABLE_LAYOUTS = {"NCHW": "OIHW", "NHWC": "HWIO"}  # TVM's kernels: data -> kernel
+
+
+def deformable_conv2d_type(
+    op: type[RelayOp], p: Props, data: TensorType, offset: TensorType, weight: TensorType
+) -> Attribute:
+    layout = p.choice("data_layout", tuple(DEFORMABLE_LAYOUTS))
+    if p.text("kernel_layout") != DEFORMABLE_LAYOUTS[layout]:
+        raise op.error(
+            f'kernel_layout must be "{DEFORMABLE_LAYOUTS[layout]}" with data_layout '
+            f'"{layout}", got "{p.text("kernel_layout")}"'
+        )
+    out = conv2d_type(op, p, data, weight)
+    assert isinstance(out, TensorType)
+    op.same_element([data, offset], ["data", "offset"])
+    groups = p.integer("deformable_groups")
+    c_axis = spatial_axes(op, layout)[0]
+    if groups < 1 or data.get_shape()[c_axis] % groups:
+        raise op.error(
+            f"deformable_groups {groups} must be positive and divide the "
+            f"{data.get_shape()[c_axis]} input channels"
+        )
+    sizes = Layout.parse(p.text("kernel_layout")).primal_sizes(weight.get_shape())
+    expected = list(out.get_shape())
+    expected[c_axis] = 2 * sizes["H"] * sizes["W"] * groups
+    if tuple(offset.get_shape()) != tuple(expected):
+        raise op.error(
+            f"offset must have shape {fmt_shape(expected)} (2 x kernel positions x "
+            f"deformable groups per output pixel), got {fmt_shape(offset.get_shape())}"
+        )
+    return out
+
+
+DeformableConv2dOp = relay_op(
+    "nn.deformable_conv2d",
+    RelayOp,
+    """Deformable 2-d convolution: each kernel tap reads the data bilinearly at its place
+    moved by a learned (dy, dx) offset per output pixel (zero outside the data).
+
+    `%y = relay.nn.deformable_conv2d %x, %o, %w {padding = array<i64: 1, 1, 1, 1>}
+        : (tensor<1x4x8x8xf32>, tensor<1x18x8x8xf32>, tensor<4x4x3x3xf32>)
+        -> tensor<1x4x8x8xf32>`
+
+    offset holds, per output pixel, (dy, dx) pairs for each deformable group and kernel
+    position (group-major, then row-major taps), on the channel axis of the data layout;
+    channels of the data are split evenly among the deformable groups. NCHW data goes with
+    an OIHW kernel, NHWC with HWIO.
+    """,
+    ints_def("strides", (1, 1)),
+    ints_def("padding", (0, 0, 0, 0)),
+    ints_def("dilation", (1, 1)),
+    int_def("deformable_groups", 1),
+    int_def("groups", 1),
+    str_def("data_layout", "NCHW"),
+    str_def("kernel_layout", "OIHW"),
+    operands=("data", "offset", "weight"),
+    rule=deformable_conv2d_type,
+    pattern=OpPattern.OUT_ELEMWISE_FUSABLE,
+    kernel_layout_of=classmethod(conv_kernel_layout),
+)
+
+
 DILATION2D_KERNELS = {"IHW": (0, 1, 2), "HWI": (2, 0, 1)}  # axes of (channel, height, width)
 
 

@@ -534,6 +534,58 @@ def conv2d(op: relay.Conv2dOp, x: np.ndarray, w: np.ndarray) -> np.ndarray:
     return y.transpose(0, 2, 3, 1) if nhwc else y
 
 
+def bilinear_taps(x: np.ndarray, y: np.ndarray, xs: np.ndarray) -> np.ndarray:
+    """x [n, c, h, w] sampled bilinearly at rows `y` and columns `xs` (arrays [n, c, ...]):
+    corners outside the data count as zero, and so does a point outside [0, h) x [0, w)."""
+    n, c, h, w = x.shape
+    lead = tuple(np.arange(k).reshape((k,) + (1,) * (y.ndim - 1 - i)) for i, k in enumerate((n, c)))
+    y0, x0 = np.floor(y), np.floor(xs)
+    out = np.zeros(y.shape, acc_dtype(x.dtype))
+    for yp, wy in ((y0, 1 - (y - y0)), (y0 + 1, y - y0)):
+        for xp, wx in ((x0, 1 - (xs - x0)), (x0 + 1, xs - x0)):
+            inside = (yp >= 0) & (yp < h) & (xp >= 0) & (xp < w)
+            rows = np.clip(yp, 0, h - 1).astype(np.int64)
+            cols = np.clip(xp, 0, w - 1).astype(np.int64)
+            out += np.where(inside, wy * wx * x[lead[0], lead[1], rows, cols], 0)
+    return np.where((y < 0) | (xs < 0) | (y >= h) | (xs >= w), 0, out)
+
+
+@rule(relay.DeformableConv2dOp)
+def deformable_conv2d(
+    op: relay.DeformableConv2dOp, x: np.ndarray, offset: np.ndarray, w: np.ndarray
+) -> np.ndarray:
+    a = op.attr_values()
+    nhwc = a["data_layout"] == "NHWC"
+    if nhwc:
+        x, offset = x.transpose(0, 3, 1, 2), offset.transpose(0, 3, 1, 2)
+    w = transform_layout(w, relay.Layout.parse(a["kernel_layout"]), OIHW)
+    (sh, sw), (dh, dw) = a["strides"], a["dilation"]
+    top, left = a["padding"][:2]
+    n, c = x.shape[:2]
+    o, cg, kh, kw = w.shape
+    oh, ow = offset.shape[2:]
+    groups, dg = a["groups"], a["deformable_groups"]
+    moves = offset.reshape(n, dg, kh, kw, 2, oh, ow).repeat(c // dg, axis=1)
+    rows = (np.arange(oh) * sh - top)[None, :] + (np.arange(kh) * dh)[:, None]  # [kh, oh]
+    cols = (np.arange(ow) * sw - left)[None, :] + (np.arange(kw) * dw)[:, None]  # [kw, ow]
+    y = rows[:, None, :, None] + moves[:, :, :, :, 0]  # [n, c, kh, kw, oh, ow]
+    xs = cols[None, :, None, :] + moves[:, :, :, :, 1]
+    taps = bilinear_taps(x, y.astype(offset.dtype), xs.astype(offset.dtype))
+    og = o // groups
+    out = np.concatenate(
+        [
+            np.einsum(
+                "ncijyx,fcij->nfyx",
+                taps[:, g * cg : (g + 1) * cg],
+                w[g * og : (g + 1) * og].astype(taps.dtype),
+            )
+            for g in range(groups)
+        ],
+        axis=1,
+    ).astype(x.dtype)
+    return out.transpose(0, 2, 3, 1) if nhwc else out
+
+
 @numpy_rule(relay.Dilation2dOp)
 def dilation2d(
     x: np.ndarray,

@@ -234,6 +234,29 @@ def segment_sum(op: relay.SegmentSumOp, x: Sequence[TensorLike]) -> Value:
     return indexing.segment_sum(x[0], x[1], count)
 
 
+def deformable_conv2d(op: relay.DeformableConv2dOp, x: Sequence[TensorLike]) -> Value:
+    """NHWC data (with an HWIO kernel) computed as NCHW between transposes."""
+    nhwc = op.data_layout.data == "NHWC"
+    data, offset, weight = x
+    if nhwc:
+        data, offset = (
+            transform.transpose(data, (0, 3, 1, 2)),
+            transform.transpose(offset, (0, 3, 1, 2)),
+        )
+        weight = transform.transpose(weight, (3, 2, 0, 1))
+    out = nn.deformable_conv2d_nchw(
+        data,
+        offset,
+        weight,
+        ints(op.strides),
+        ints(op.padding),
+        ints(op.dilation),
+        integer(op.deformable_groups),
+        integer(op.groups),
+    )
+    return transform.transpose(out, (0, 2, 3, 1)) if nhwc else out
+
+
 def cast(op: relay.CastOp, x: Sequence[TensorLike]) -> Value:
     dtype = numpy_dtype(op.dtype)
     return elementwise.cast(x[0], "bool" if dtype.kind == "b" else dtype.name)
@@ -308,6 +331,7 @@ STRATEGIES: dict[type[relay.RelayOp], Strategy] = {
     # Convolution and matrix products
     relay.Conv2dOp: row(conv2d, CONV2D),
     relay.Conv2dTransposeOp: row(conv2d_transpose, CONV2D),
+    relay.DeformableConv2dOp: row(deformable_conv2d),
     relay.Dilation2dOp: row(
         lambda op, x: nn.dilation2d(
             x[0],

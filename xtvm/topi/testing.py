@@ -12,6 +12,8 @@ __all__ = [
     "batch_matmul",
     "conv2d_nchw_python",
     "conv2d_nhwc_python",
+    "deformable_conv2d_nchw_python",
+    "deformable_conv2d_nhwc_python",
     "dilate_python",
     "gather_nd",
     "l2_normalize_python",
@@ -323,3 +325,74 @@ def gather_nd(data: np.ndarray, indices: np.ndarray, batch_dims: int = 0) -> np.
         at = tuple(indices[(slice(None), *position)])
         out[position] = data[(*position[:batch_dims], *at)]
     return out
+
+
+def _sample(image: np.ndarray, y: float, x: float) -> float:
+    """image [h, w] at the real point (y, x), bilinearly; zero outside [0, h) x [0, w) and
+    for the corners that fall outside."""
+    h, w = image.shape
+    if not (0 <= y < h and 0 <= x < w):
+        return 0.0
+    y0, x0 = math.floor(y), math.floor(x)
+    total = 0.0
+    for yy, x_ in itertools.product((y0, y0 + 1), (x0, x0 + 1)):
+        if yy < h and x_ < w:
+            total += (1 - abs(y - yy)) * (1 - abs(x - x_)) * float(image[yy, x_])
+    return total
+
+
+def deformable_conv2d_nchw_python(
+    a_np: np.ndarray,
+    offset_np: np.ndarray,
+    w_np: np.ndarray,
+    stride: int | Sequence[int],
+    padding: int | Sequence[int],
+    dilation: int | Sequence[int],
+    deformable_groups: int,
+    groups: int,
+) -> np.ndarray:
+    """Deformable convolution of a_np [n, c, h, w] by w_np [o, c, kh, kw] (groups == 1),
+    each tap read at its place moved by offset_np [n, dg * kh * kw * 2, oh, ow]."""
+    if groups != 1:
+        raise ValueError("deformable_conv2d_nchw_python: only groups == 1")
+    sh, sw = (stride, stride) if isinstance(stride, int) else stride
+    dh, dw = (dilation, dilation) if isinstance(dilation, int) else dilation
+    pads = [padding] * 2 if isinstance(padding, int) else list(padding)
+    top, left = pads[0], pads[1]
+    n, c = a_np.shape[:2]
+    kh, kw = w_np.shape[2:]
+    oh, ow = offset_np.shape[2:]
+    per_group = c // deformable_groups
+    taps = np.zeros((n, c, kh, kw, oh, ow))
+    for b, ch, i, j, y, x in itertools.product(*map(range, (n, c, kh, kw, oh, ow))):
+        base = ((ch // per_group) * kh * kw + i * kw + j) * 2
+        dy, dx = offset_np[b, base, y, x], offset_np[b, base + 1, y, x]
+        row = y * sh - top + i * dh + dy
+        col = x * sw - left + j * dw + dx
+        taps[b, ch, i, j, y, x] = _sample(a_np[b, ch], row, col)
+    out = np.tensordot(taps, w_np.astype(np.float64), axes=([1, 2, 3], [1, 2, 3]))
+    return out.transpose(0, 3, 1, 2).astype(a_np.dtype)
+
+
+def deformable_conv2d_nhwc_python(
+    a_np: np.ndarray,
+    offset_np: np.ndarray,
+    w_np: np.ndarray,
+    stride: int | Sequence[int],
+    padding: int | Sequence[int],
+    dilation: int | Sequence[int],
+    deformable_groups: int,
+    groups: int,
+) -> np.ndarray:
+    """The NHWC form: a_np [n, h, w, c], offset_np [n, oh, ow, ...], w_np HWIO."""
+    out = deformable_conv2d_nchw_python(
+        a_np.transpose(0, 3, 1, 2),
+        offset_np.transpose(0, 3, 1, 2),
+        w_np.transpose(3, 2, 0, 1),
+        stride,
+        padding,
+        dilation,
+        deformable_groups,
+        groups,
+    )
+    return out.transpose(0, 2, 3, 1)

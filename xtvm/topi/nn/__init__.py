@@ -755,3 +755,60 @@ def dilation2d(
 
     layout = "nhwc" if nhwc else "nchw"
     return te.compute(out, body, name=f"T_dilation2d_{layout}", tag=f"dilation2d_{layout}")
+
+
+def bilinear_tap(x: TensorLike, n: PrimExpr, c: PrimExpr, y: PrimExpr, xs: PrimExpr) -> PrimExpr:
+    """x [n, c, h, w] read bilinearly at the real point (y, xs): corners outside the data
+    count as zero, and so does a point outside [0, h) x [0, w) (TVM's deformable sampling)."""
+    h, w = static_shape(x)[2:]
+    y0, x0 = te.floor(y), te.floor(xs)
+    total: PrimExpr = te.const(0, y.dtype)
+    for yp, wy in ((y0, 1 - (y - y0)), (y0 + 1, y - y0)):
+        for xp, wx in ((x0, 1 - (xs - x0)), (x0 + 1, xs - x0)):
+            row, col = yp.astype("int32"), xp.astype("int32")
+            inside = te.all(row >= 0, row < h, col >= 0, col < w)
+            read = x(n, c, te.min(te.max(row, 0), h - 1), te.min(te.max(col, 0), w - 1))
+            total = total + te.if_then_else(inside, wy * wx * read, te.const(0, y.dtype))
+    outside = te.any(y < 0, xs < 0, y >= h, xs >= w)
+    return te.if_then_else(outside, te.const(0, y.dtype), total)
+
+
+def deformable_conv2d_nchw(
+    x: TensorLike,
+    offset: TensorLike,
+    w: TensorLike,
+    strides: Sequence[int],
+    padding: Sequence[int],
+    dilation: Sequence[int],
+    deformable_groups: int,
+    groups: int,
+) -> te.Tensor:
+    """Deformable convolution, NCHW data and OIHW kernel: the taps sampled where the offsets
+    move them ([n, c, kh, kw, oh, ow], one stage), then a grouped sum of products."""
+    n, c = static_shape(x)[:2]
+    o, cg, kh, kw = static_shape(w)
+    oh, ow = static_shape(offset)[2:]
+    per_group = c // deformable_groups
+    (sh, sw), (dh, dw), (top, left) = strides, dilation, padding[:2]
+
+    def sample(
+        b: PrimExpr, ch: PrimExpr, i: PrimExpr, j: PrimExpr, y: PrimExpr, xx: PrimExpr
+    ) -> PrimExpr:
+        base = ((ch // per_group) * (kh * kw) + i * kw + j) * 2
+        row = (y * sh - top + i * dh).astype(offset.dtype) + offset(b, base, y, xx)
+        col = (xx * sw - left + j * dw).astype(offset.dtype) + offset(b, base + 1, y, xx)
+        return bilinear_tap(x, b, ch, row, col)
+
+    taps = te.compute([n, c, kh, kw, oh, ow], sample, name="T_deformable_taps", tag="injective")
+    rc = te.reduce_axis((0, cg), "rc")
+    ry = te.reduce_axis((0, kh), "ry")
+    rx = te.reduce_axis((0, kw), "rx")
+    og = o // groups
+    return te.compute(
+        [n, o, oh, ow],
+        lambda b, f, y, xx: dot(
+            taps(b, f // og * cg + rc, ry, rx, y, xx), w(f, rc, ry, rx), [rc, ry, rx]
+        ),
+        name="T_deformable_conv2d_nchw",
+        tag="deformable_conv2d_nchw",
+    )

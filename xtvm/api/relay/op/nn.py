@@ -151,6 +151,57 @@ def check_conv_weight(
         raise ValueError(f"kernel_size={kernel_size} differs from the weight's {wshape}")
 
 
+@deferred_until_typed(d.DeformableConv2dOp)
+def deformable_conv2d(
+    data: Expr,
+    offset: Expr,
+    weight: Expr,
+    strides: IntOrSeq = (1, 1),
+    padding: IntOrSeq = (0, 0),
+    dilation: IntOrSeq = (1, 1),
+    deformable_groups: int = 1,
+    groups: int = 1,
+    channels: int | None = None,
+    kernel_size: IntOrSeq = (3, 3),
+    data_layout: str = "NCHW",
+    kernel_layout: str = "OIHW",
+    out_layout: str = "",
+    out_dtype: str = "",
+) -> Call:
+    """TVM's deformable convolution; an untyped weight or offset gets its shape from
+    `channels`, `kernel_size` and the output size, as TVM's type relation gives it."""
+    check_unused(data, out_dtype, out_layout, data_layout)
+    infer_conv_weight(data, weight, channels, kernel_size, groups, data_layout, kernel_layout)
+    if not has_type(offset):
+        typ = tensor_type(data)
+        layout = d.Layout.parse(data_layout)
+        sizes = layout.primal_sizes(typ.shape)
+        kh, kw = pair(kernel_size)
+        top, left, bottom, right = pad_tuple(padding)
+        (sh, sw), (dh, dw) = pair(strides), pair(dilation)
+        sizes.update(
+            C=2 * kh * kw * deformable_groups,
+            H=d.window_out(sizes["H"], top, bottom, kh, sh, dh, False),
+            W=d.window_out(sizes["W"], left, right, kw, sw, dw, False),
+        )
+        infer_untyped(offset, TensorType([sizes[c] for c in data_layout], typ.dtype))
+    call = make_call(
+        d.DeformableConv2dOp,
+        data,
+        offset,
+        weight,
+        strides=pair(strides),
+        padding=pad_tuple(padding),
+        dilation=pair(dilation),
+        deformable_groups=deformable_groups,
+        groups=groups,
+        data_layout=data_layout,
+        kernel_layout=kernel_layout,
+    )
+    check_conv_weight(weight, kernel_layout, channels, kernel_size)
+    return call
+
+
 @deferred_until_typed(d.Conv2dWinogradOp)
 def contrib_conv2d_winograd_without_weight_transform(
     data: Expr,
