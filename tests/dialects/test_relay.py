@@ -489,6 +489,13 @@ CASES: list[tuple[str, list[Attribute], Body, str]] = [
         "tuple<tensor<?x3xi64>, tensor<3xi64>>",
     ),
     (
+        "stft",
+        [t(2, 9), t(3, elem=i32)],
+        lambda x, w: relay.StftOp(x, w, 4, 2, 3, onesided=False),
+        "tensor<2x4x3x2xf32>",
+    ),
+    ("stft_vector", [t(6), t(3)], lambda x, w: relay.StftOp(x, w, 3, 3, 3), "tensor<2x2x2xf32>"),
+    (
         "segment_sum",
         [t(6, 5), t(4, elem=i32)],
         lambda x, s: relay.SegmentSumOp(x, s, num_segments=3),
@@ -1267,6 +1274,24 @@ INVALID: list[tuple[str, list[Attribute], Body, str]] = [
         [t(5, 3, elem=i32), t(3), t(2, elem=i32)],
         relay.SparseReshapeOp,
         "'relay.sparse_reshape' op prev_shape must have an integer element type, got f32",
+    ),
+    (
+        "stft_win_length",
+        [t(2, 9), t(5)],
+        lambda x, w: relay.StftOp(x, w, 4, 2, 5),
+        "'relay.stft' op n_fft 4 and hop_length 2 must be positive and win_length 5 in [1, n_fft]",
+    ),
+    (
+        "stft_short_window",
+        [t(2, 9), t(2)],
+        lambda x, w: relay.StftOp(x, w, 4, 2, 3),
+        "'relay.stft' op window must be a vector of win_length 3 or more, got tensor<2xf32>",
+    ),
+    (
+        "stft_short_data",
+        [t(2, 3), t(4)],
+        lambda x, w: relay.StftOp(x, w, 4, 2, 4),
+        "'relay.stft' op data length 3 is shorter than n_fft 4",
     ),
     (
         "segment_sum_ids_too_long",

@@ -1108,6 +1108,14 @@ CASES: dict[type[relay.RelayOp], list[Case]] = {
             ("split", [4, 6], [2, 2, -1, 3]),
         ]
     ],
+    relay.StftOp: [
+        Case(
+            "batch_normalized_twosided",
+            [f32(2, 11), f32(4)],
+            lambda g, x, w: g(relay.StftOp(x, w, 4, 2, 3, normalized=True, onesided=False)),
+        ),
+        Case("vector_int_window", [f32(9), i32(3)], lambda g, x, w: g(relay.StftOp(x, w, 3, 3, 3))),
+    ],
     relay.TriluOp: [
         Case("upper", [f32(4, 5)], lambda g, x: g(relay.TriluOp(x))),
         Case("lower_k", [f32(2, 3, 4)], lambda g, x: g(relay.TriluOp(x, k=-1, upper=False))),

@@ -105,6 +105,17 @@ class Case:
 # Independent references: direct loops over the definitions, small shapes only
 
 
+def stft_ref(x: np.ndarray, w: np.ndarray, n_fft: int, hop: int, win: int) -> np.ndarray:
+    """TVM's kernel, loop by loop: onesided, normalized, the angle over win_length."""
+    frames = (x.shape[-1] - n_fft) // hop + 1
+    out = np.zeros((x.shape[0], n_fft // 2 + 1, frames, 2))
+    for b, r, f, k in np.ndindex(*out.shape[:3], win):
+        value = w[k] * x[b, f * hop + k]
+        out[b, r, f, 0] += value * math.cos(2 * math.pi * r * k / win) / math.sqrt(n_fft)
+        out[b, r, f, 1] -= value * math.sin(2 * math.pi * r * k / win) / math.sqrt(n_fft)
+    return out
+
+
 def dilation2d_ref(x: np.ndarray, w: np.ndarray) -> np.ndarray:
     """The NHWC/HWI case above, strides (2, 1), padding (1, 0, 0, 1), dilations 2: zero
     padding, as TVM pads."""
@@ -1120,6 +1131,13 @@ CASES: list[Case] = [
             kernel_layout="HWI",
         ),
         lambda x, w: dilation2d_ref(x, w),
+    ),
+    Case(
+        "stft_window_shorter_than_n_fft",
+        [rand(2, 10), rand(4)],
+        lambda x, w: relay.StftOp(x, w, 4, 3, 3, normalized=True),
+        lambda x, w: stft_ref(x, w, n_fft=4, hop=3, win=3),
+        tol=1e-4,
     ),
     Case(
         "sparse_reshape",

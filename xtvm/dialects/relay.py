@@ -2763,6 +2763,49 @@ SegmentSumOp = relay_op(
 )
 
 
+def stft_type(op: type[RelayOp], p: Props, data: TensorType, window: TensorType) -> Attribute:
+    n_fft, hop, win = (p.integer(n) for n in ("n_fft", "hop_length", "win_length"))
+    if n_fft < 1 or hop < 1 or not 1 <= win <= n_fft:
+        raise op.error(
+            f"n_fft {n_fft} and hop_length {hop} must be positive and win_length {win} in "
+            f"[1, n_fft]"
+        )
+    if not is_float(data.get_element_type()) or data.get_num_dims() not in (1, 2):
+        raise op.error(f"data must be a float vector or batch of them, got {data}")
+    size = window.get_shape()[0] if window.get_num_dims() == 1 else 0
+    if size != DYNAMIC_INDEX and size < win:
+        raise op.error(f"window must be a vector of win_length {win} or more, got {window}")
+    length = data.get_shape()[-1]
+    frames = DYNAMIC_INDEX if length == DYNAMIC_INDEX else (length - n_fft) // hop + 1
+    if length != DYNAMIC_INDEX and length < n_fft:
+        raise op.error(f"data length {length} is shorter than n_fft {n_fft}")
+    rows = n_fft // 2 + 1 if p.flag("onesided") else n_fft
+    p.flag("normalized")
+    return TensorType(data.get_element_type(), [*data.get_shape()[:-1], rows, frames, 2])
+
+
+StftOp = relay_op(
+    "stft",
+    RelayOp,
+    """Short-time Fourier transform of each row of data, as TVM's kernel computes it: frame
+    f's bin r is the sum over k < win_length of window[k] * data[f * hop_length + k] *
+    exp(-2 pi i r k / win_length), divided by sqrt(n_fft) when normalized; (real, imag) last.
+
+    `%y = relay.stft %x, %w {n_fft = 3 : i64, hop_length = 3 : i64, win_length = 3 : i64}
+        : (tensor<1x6xf32>, tensor<3xi32>) -> tensor<1x2x2x2xf32>`
+
+    onesided keeps the bins 0 to n_fft / 2; data is 1-d or 2-d (a batch of rows).
+    """,
+    int_def("n_fft"),
+    int_def("hop_length"),
+    int_def("win_length"),
+    bool_def("normalized", False),
+    bool_def("onesided", True),
+    operands=("data", "window"),
+    rule=stft_type,
+)
+
+
 def trilu_type(op: type[RelayOp], p: Props, data: TensorType) -> Attribute:
     p.integer("k")
     p.flag("upper")

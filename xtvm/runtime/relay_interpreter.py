@@ -1157,6 +1157,30 @@ def segment_sum(op: relay.SegmentSumOp, x: np.ndarray, ids: np.ndarray) -> np.nd
     return out
 
 
+@numpy_rule(relay.StftOp)
+def stft(
+    x: np.ndarray,
+    window: np.ndarray,
+    n_fft: int,
+    hop_length: int,
+    win_length: int,
+    normalized: bool,
+    onesided: bool,
+) -> np.ndarray:
+    """TVM's kernel: frames of win_length samples every hop_length, the DFT angle taken over
+    win_length, the scale over n_fft."""
+    frames = (x.shape[-1] - n_fft) // hop_length + 1
+    k = np.arange(win_length)
+    taps = x[..., np.arange(frames)[:, None] * hop_length + k].astype(np.float64)
+    taps = taps * window[:win_length].astype(np.float64)
+    rows = n_fft // 2 + 1 if onesided else n_fft
+    angle = 2 * np.pi * np.arange(rows)[:, None] * k / win_length
+    real = np.einsum("...fk,rk->...rf", taps, np.cos(angle))
+    imag = -np.einsum("...fk,rk->...rf", taps, np.sin(angle))
+    out = np.stack([real, imag], axis=-1)
+    return (out / np.sqrt(n_fft) if normalized else out).astype(x.dtype)
+
+
 @numpy_rule(relay.CumsumOp)
 def cumsum(x: np.ndarray, axis: int | None, exclusive: bool) -> np.ndarray:
     return running(np.cumsum, 0, x, axis, exclusive)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from xtvm import te
 from xtvm.dialects import relay
 from xtvm.ir.numpy_types import numpy_dtype
-from xtvm.topi import elementwise, indexing, nn, reduction, transform, winograd
+from xtvm.topi import elementwise, indexing, nn, reduction, signal, transform, winograd
 from xtvm.topi.schedule import CONV2D, DEFAULT, DENSE, LAYER_NORM, WINOGRAD, ScheduleFn
 from xtvm.topi.tensor import TensorLike
 
@@ -411,6 +411,17 @@ STRATEGIES: dict[type[relay.RelayOp], Strategy] = {
     relay.CumprodOp: row(cumsum),
     relay.SegmentSumOp: row(segment_sum),
     relay.SparseReshapeOp: row(lambda op, x: indexing.sparse_reshape(*x)),
+    relay.StftOp: row(
+        lambda op, x: signal.stft(
+            x[0],
+            x[1],
+            integer(op.n_fft),
+            integer(op.hop_length),
+            integer(op.win_length),
+            bool(integer(op.normalized)),
+            bool(integer(op.onesided)),
+        )
+    ),
     relay.TriluOp: row(lambda op, x: indexing.trilu(x[0], integer(op.k), bool(integer(op.upper)))),
 }
 
