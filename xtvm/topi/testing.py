@@ -18,6 +18,7 @@ __all__ = [
     "gather_nd",
     "l2_normalize_python",
     "log_softmax_python",
+    "nll_loss",
     "lrn_python",
     "one_hot",
     "resize1d_python",
@@ -396,3 +397,26 @@ def deformable_conv2d_nhwc_python(
         groups,
     )
     return out.transpose(0, 2, 3, 1)
+
+
+def nll_loss(
+    predictions: np.ndarray,
+    targets: np.ndarray,
+    weights: np.ndarray,
+    reduction: str = "mean",
+    ignore_index: int = -100,
+) -> np.ndarray:
+    """Negative log likelihood: -predictions[n, t, ...] * weights[t] per target t (zero for
+    ignore_index); summed, averaged over the weights counted, or per target ("none")."""
+    loss = np.zeros(targets.shape, predictions.dtype)
+    counted = np.zeros(targets.shape, predictions.dtype)
+    for at in np.ndindex(*targets.shape):
+        t = int(targets[at])
+        if t != ignore_index:
+            counted[at] = weights[t]
+            loss[at] = -predictions[(at[0], t, *at[1:])] * weights[t]
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return np.array(loss.sum(), predictions.dtype)
+    return np.array(loss.sum() / counted.sum(), predictions.dtype)

@@ -22,6 +22,8 @@ from xtvm.api.relay.expr import (
     infer_untyped,
     make_call,
 )
+from xtvm.api.relay.op import tensor, transform
+from xtvm.api.relay.op.reduce import sum as reduce_sum
 from xtvm.api.relay.op.tensor import cast, ones_like
 from xtvm.api.relay.ty import TensorType
 from xtvm.dialects import relay as d
@@ -149,6 +151,34 @@ def check_conv_weight(
         raise ValueError(f"channels={channels} differs from the weight's {wshape}")
     if kernel_size is not None and pair(kernel_size) != (sizes["H"], sizes["W"]):
         raise ValueError(f"kernel_size={kernel_size} differs from the weight's {wshape}")
+
+
+def nll_loss(
+    predictions: Expr,
+    targets: Expr,
+    weights: Expr,
+    reduction: str = "mean",
+    ignore_index: int = -100,
+) -> Expr:
+    """TVM's negative log likelihood loss, composed of a gather and selects: -predictions
+    [n, t, ...] * weights[t] at each target t (zero where t is ignore_index), summed, or
+    summed and divided by the weights counted (mean), or as it is (none)."""
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f'nll_loss: reduction must be "mean", "sum" or "none", got "{reduction}"')
+    dtype = tensor_type(targets).dtype
+    kept = tensor.not_equal(targets, const(ignore_index, dtype))
+    safe = transform.where(kept, targets, const(0, dtype))  # ignored targets read class 0
+    picked = transform.squeeze(
+        transform.gather(predictions, 1, transform.expand_dims(safe, 1)), axis=[1]
+    )
+    weight = transform.take(weights, safe)
+    zero = const(0, tensor_type(predictions).dtype)
+    loss = transform.where(kept, tensor.negative(tensor.multiply(picked, weight)), zero)
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return reduce_sum(loss)
+    return tensor.divide(reduce_sum(loss), reduce_sum(transform.where(kept, weight, zero)))
 
 
 @deferred_until_typed(d.DeformableConv2dOp)

@@ -1,0 +1,118 @@
+"""relay.build on TVM's sparse_reshape, segment_sum, stft, image.dilation2d,
+nn.deformable_conv2d, nll_loss and argmax over several axes: the graph executor's results
+against numpy references written from the definitions."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import xtvm as tvm
+from xtvm import relay
+from xtvm.contrib import graph_executor
+from xtvm.topi import testing as topi_testing
+
+RNG = np.random.default_rng(7)
+
+
+def built(func: relay.Function, *args: np.ndarray) -> list[np.ndarray]:
+    lib = relay.build(tvm.IRModule.from_expr(func), target="llvm")
+    module = graph_executor.GraphModule(lib["default"](tvm.cpu()))
+    for k, value in enumerate(args):
+        module.set_input(k, value)
+    module.run()
+    return [module.get_output(k).numpy() for k in range(module.get_num_outputs())]
+
+
+def variables(*arrays: np.ndarray) -> list[relay.Var]:
+    return [relay.var(f"v{k}", shape=a.shape, dtype=str(a.dtype)) for k, a in enumerate(arrays)]
+
+
+def test_sparse_reshape_fills_the_inferred_dimension():
+    indices = np.array([[0, 0, 0], [0, 0, 1], [0, 1, 0], [1, 0, 0], [1, 2, 3]], np.int64)
+    prev, new = np.array([2, 3, 6], np.int64), np.array([9, -1], np.int64)
+    i, p, n = variables(indices, prev, new)
+    out = built(
+        relay.Function([i, p, n], relay.sparse_reshape(i, p, n).astuple()), indices, prev, new
+    )
+    np.testing.assert_array_equal(out[0], [[0, 0], [0, 1], [1, 2], [4, 2], [8, 1]])
+    np.testing.assert_array_equal(out[1], [9, 4])
+
+
+def test_segment_sum_with_num_segments():
+    data = RNG.uniform(size=(6, 3)).astype("float32")
+    ids = np.array([3, 0, 3, 1, 0], np.int32)
+    x, s = variables(data, ids)
+    (out,) = built(relay.Function([x, s], relay.segment_sum(x, s, 5)), data, ids)
+    want = np.zeros((5, 3), np.float32)
+    for row, seg in enumerate(ids):
+        want[seg] += data[row]
+    np.testing.assert_allclose(out, want, rtol=1e-6)
+
+
+def test_segment_sum_without_num_segments_needs_the_interpreter():
+    x = relay.var("x", shape=(4, 2))
+    s = relay.var("s", shape=(4,), dtype="int32")
+    with pytest.raises(Exception, match="dynamic dimension"):
+        relay.build(tvm.IRModule.from_expr(relay.Function([x, s], relay.segment_sum(x, s))))
+
+
+def test_stft_matches_the_dft_of_each_frame():
+    data = RNG.uniform(size=(2, 12)).astype("float32")
+    window = np.array([1.0, 0.5, 0.25, 0.5], np.float32)
+    x, w = variables(data, window)
+    func = relay.Function([x, w], relay.stft(x, 4, 2, 4, w, normalized=True, onesided=True))
+    (out,) = built(func, data, window)
+    frames = np.stack([data[:, f * 2 : f * 2 + 4] * window for f in range(5)], axis=1)
+    spectrum = np.fft.rfft(frames, axis=-1).transpose(0, 2, 1) / 2.0  # sqrt(n_fft) = 2
+    np.testing.assert_allclose(out[..., 0], spectrum.real, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(out[..., 1], spectrum.imag, rtol=1e-5, atol=1e-5)
+
+
+def test_dilation2d_nhwc():
+    data = RNG.uniform(size=(1, 5, 6, 2)).astype("float32")
+    kernel = RNG.uniform(size=(2, 3, 2)).astype("float32")
+    x, w = variables(data, kernel)
+    y = relay.image.dilation2d(
+        x, w, strides=[2, 1], padding=[1, 1], data_layout="NHWC", kernel_layout="HWI"
+    )
+    (out,) = built(relay.Function([x, w], y), data, kernel)
+    padded = np.pad(data, [(0, 0), (1, 1), (1, 1), (0, 0)])
+    want = np.empty(out.shape, np.float32)
+    for i, j, c in np.ndindex(*out.shape[1:]):
+        window = padded[0, 2 * i : 2 * i + 2, j : j + 3, c]
+        want[0, i, j, c] = (window + kernel[:, :, c]).max()
+    np.testing.assert_allclose(out, want, rtol=1e-6)
+
+
+def test_deformable_conv2d_against_the_reference():
+    data = RNG.uniform(size=(1, 4, 6, 6)).astype("float32")
+    offset = RNG.uniform(-1, 1, size=(1, 2 * 9 * 2, 6, 6)).astype("float32")
+    kernel = RNG.uniform(size=(3, 4, 3, 3)).astype("float32")
+    x, o, w = variables(data, offset, kernel)
+    y = relay.nn.deformable_conv2d(
+        x, o, w, padding=(1, 1), deformable_groups=2, channels=3, kernel_size=(3, 3)
+    )
+    (out,) = built(relay.Function([x, o, w], y), data, offset, kernel)
+    want = topi_testing.deformable_conv2d_nchw_python(data, offset, kernel, 1, 1, 1, 2, 1)
+    np.testing.assert_allclose(out, want, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_nll_loss_with_an_ignored_target(reduction: str):
+    predictions = RNG.uniform(size=(4, 3, 2)).astype("float32")
+    targets = np.array([[0, 2], [-100, 1], [1, 1], [2, -100]], np.int32)
+    weights = RNG.uniform(size=(3,)).astype("float32")
+    p, t, w = variables(predictions, targets, weights)
+    func = relay.Function([p, t, w], relay.nn.nll_loss(p, t, w, reduction, -100))
+    (out,) = built(func, predictions, targets, weights)
+    want = topi_testing.nll_loss(predictions, targets, weights, reduction, -100)
+    np.testing.assert_allclose(out, want, rtol=1e-5)
+
+
+def test_argmax_over_two_axes_is_the_offset_within_them():
+    data = RNG.uniform(size=(3, 4, 5)).astype("float32")
+    (x,) = variables(data)
+    (out,) = built(relay.Function([x], relay.argmax(x, axis=(2, 0))), data)
+    want = [np.argmax(data[:, j, :]) for j in range(4)]  # row-major over (axis 0, axis 2)
+    np.testing.assert_array_equal(out, want)
