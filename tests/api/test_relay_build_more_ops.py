@@ -1,4 +1,4 @@
-"""relay.build on TVM's sparse_reshape, segment_sum, stft, image.dilation2d,
+"""relay.build on TVM's sparse_reshape, segment_sum, stft, image.dilation2d, crop_and_resize,
 nn.deformable_conv2d, nll_loss and argmax over several axes: the graph executor's results
 against numpy references written from the definitions."""
 
@@ -116,3 +116,15 @@ def test_argmax_over_two_axes_is_the_offset_within_them():
     (out,) = built(relay.Function([x], relay.argmax(x, axis=(2, 0))), data)
     want = [np.argmax(data[:, j, :]) for j in range(4)]  # row-major over (axis 0, axis 2)
     np.testing.assert_array_equal(out, want)
+
+
+@pytest.mark.parametrize("method", ["bilinear", "nearest_neighbor"])
+def test_crop_and_resize_boxes_partly_outside(method: str):
+    image = RNG.uniform(size=(2, 9, 8, 3)).astype("float32")
+    boxes = np.array([[0.1, 0.2, 0.8, 0.9], [-0.2, 0.3, 0.6, 1.3]], np.float32)
+    indices = np.array([1, 0], np.int32)
+    x, b, i = variables(image, boxes, indices)
+    y = relay.image.crop_and_resize(x, b, i, [4, 5], "NHWC", method, -1.0)
+    (out,) = built(relay.Function([x, b, i], y), image, boxes, indices)
+    want = topi_testing.crop_and_resize_python(image, boxes, indices, [4, 5], "NHWC", method, -1.0)
+    np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-6)

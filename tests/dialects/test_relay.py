@@ -418,6 +418,18 @@ CASES: list[tuple[str, list[Attribute], Body, str]] = [
         "tensor<1x3x5x8xf32>",
     ),
     (
+        "image.crop_and_resize",
+        [t(2, 3, 8, 8), t(5, 4), t(5, elem=i32)],
+        lambda x, b, i: relay.CropAndResizeOp(x, b, i, (3, 4)),
+        "tensor<5x3x3x4xf32>",
+    ),
+    (
+        "image.crop_and_resize_nhwc",
+        [t(2, 8, 8, 3), t(5, 4), t(5, elem=i64)],
+        lambda x, b, i: relay.CropAndResizeOp(x, b, i, (1, 2), "NHWC", "nearest_neighbor", 1.0),
+        "tensor<5x1x2x3xf32>",
+    ),
+    (
         "nn.deformable_conv2d",
         [t(1, 4, 8, 8), t(1, 36, 8, 8), t(6, 2, 3, 3)],
         lambda x, o, w: relay.DeformableConv2dOp(
@@ -1305,6 +1317,20 @@ INVALID: list[tuple[str, list[Attribute], Body, str]] = [
         [t(3, 5), t(3, elem=i32)],
         lambda x, s: relay.SegmentSumOp(x, s, num_segments=0),
         "'relay.segment_sum' op num_segments must be positive, got 0",
+    ),
+    (
+        "image.crop_and_resize_boxes",
+        [t(2, 3, 8, 8), t(5, 3), t(5, elem=i32)],
+        lambda x, b, i: relay.CropAndResizeOp(x, b, i, (3, 4)),
+        "'relay.image.crop_and_resize' op boxes must be (boxes, 4): y1, x1, y2, x2, got "
+        "tensor<5x3xf32>",
+    ),
+    (
+        "image.crop_and_resize_indices",
+        [t(2, 3, 8, 8), t(5, 4), t(4, elem=i32)],
+        lambda x, b, i: relay.CropAndResizeOp(x, b, i, (3, 4)),
+        "'relay.image.crop_and_resize' op box_indices must be a vector of one image index per "
+        "box, got tensor<4xi32>",
     ),
     (
         "nn.deformable_conv2d_offset",

@@ -1038,6 +1038,25 @@ CASES: dict[type[relay.RelayOp], list[Case]] = {
         Case("axis1", [f32(3, 7)], lambda g, x: g(relay.CumprodOp(x, 1))),
         Case("exclusive_int", [i32(4, 3)], lambda g, x: g(relay.CumprodOp(x, 0, exclusive=True))),
     ],
+    relay.CropAndResizeOp: [
+        Case(
+            f"{layout}_{method}",
+            [f32(2, 3, 9, 7) if layout == "NCHW" else f32(2, 9, 7, 3), f32(4, 4), i32(4)],
+            lambda g, x, b, i, layout=layout, method=method, size=size: g(
+                relay.CropAndResizeOp(x, b, i, (size, 5), layout, method, -1.0)
+            ),
+            lambda inputs: [
+                RNG.uniform(size=inputs[0][0]).astype("float32"),
+                RNG.uniform(-0.2, 1.2, size=(4, 4)).astype("float32"),
+                np.array([1, 0, 1, 1], "int32"),
+            ],
+        )
+        for layout, method, size in [
+            ("NCHW", "bilinear", 4),
+            ("NHWC", "nearest_neighbor", 1),
+            ("NHWC", "bilinear", 3),
+        ]
+    ],
     relay.DeformableConv2dOp: [
         Case(
             "nchw_groups",

@@ -1321,6 +1321,50 @@ Conv2dOp = relay_op(
 )
 
 
+def crop_and_resize_type(
+    op: type[RelayOp], p: Props, data: TensorType, boxes: TensorType, box_indices: TensorType
+) -> Attribute:
+    _, h_axis, w_axis = spatial_axes(op, p.choice("layout", ("NCHW", "NHWC")))
+    p.choice("method", ("bilinear", "nearest_neighbor"))
+    p.number("extrapolation_value")
+    size = p.positive("crop_size", 2)
+    if data.get_num_dims() != 4 or not is_float(data.get_element_type()):
+        raise op.error(f"data must be a 4-d float tensor, got {data}")
+    op.same_element([data, boxes], ["data", "boxes"])
+    count = boxes.get_shape()[0] if boxes.get_num_dims() == 2 else DYNAMIC_INDEX
+    if boxes.get_num_dims() != 2 or boxes.get_shape()[1] not in (4, DYNAMIC_INDEX):
+        raise op.error(f"boxes must be (boxes, 4): y1, x1, y2, x2, got {boxes}")
+    index_shape = index_tensor(op, box_indices, "box_indices")
+    known = len(index_shape) == 1 and DYNAMIC_INDEX not in (count, index_shape[0])
+    if len(index_shape) != 1 or (known and count != index_shape[0]):
+        raise op.error(
+            f"box_indices must be a vector of one image index per box, got {box_indices}"
+        )
+    shape = list(data.get_shape())
+    shape[0], shape[h_axis], shape[w_axis] = count, *size
+    return TensorType(data.get_element_type(), shape)
+
+
+CropAndResizeOp = relay_op(
+    "image.crop_and_resize",
+    RelayOp,
+    """Crops of the images, each resized to crop_size (TensorFlow's crop_and_resize): box
+    (y1, x1, y2, x2), in coordinates normalised to [0, 1], of image box_indices[b], sampled
+    bilinearly or at the nearest pixel; samples outside the image take extrapolation_value.
+
+    `%y = relay.image.crop_and_resize %x, %b, %i {crop_size = array<i64: 3, 4>}
+        : (tensor<2x3x8x8xf32>, tensor<5x4xf32>, tensor<5xi32>) -> tensor<5x3x3x4xf32>`
+    """,
+    ints_def("crop_size"),
+    str_def("layout", "NCHW"),
+    str_def("method", "bilinear"),
+    float_def("extrapolation_value", 0.0),
+    operands=("data", "boxes", "box_indices"),
+    rule=crop_and_resize_type,
+    pattern=OpPattern.INJECTIVE,
+)
+
+
 DEFORMABLE_LAYOUTS = {"NCHW": "OIHW", "NHWC": "HWIO"}  # TVM's kernels: data -> kernel
 
 

@@ -586,6 +586,54 @@ def deformable_conv2d(
     return out.transpose(0, 2, 3, 1) if nhwc else out
 
 
+def crop_positions(start: np.ndarray, end: np.ndarray, size: int, extent: int) -> np.ndarray:
+    """TensorFlow's crop_and_resize sample positions [boxes, size] along an axis of `extent`
+    pixels, from box edges `start` and `end` (normalised to [0, 1])."""
+    if size == 1:
+        return (0.5 * (start + end) * (extent - 1))[:, None]
+    step = (end - start) * (extent - 1) / (size - 1)
+    return start[:, None] * (extent - 1) + np.arange(size) * step[:, None]
+
+
+@numpy_rule(relay.CropAndResizeOp)
+def crop_and_resize(
+    x: np.ndarray,
+    boxes: np.ndarray,
+    box_indices: np.ndarray,
+    crop_size: Sequence[int],
+    layout: str,
+    method: str,
+    extrapolation_value: float,
+) -> np.ndarray:
+    nhwc = layout == "NHWC"
+    image = x.transpose(0, 3, 1, 2) if nhwc else x
+    h, w = image.shape[2:]
+    if box_indices.size and (box_indices.min() < 0 or box_indices.max() >= image.shape[0]):
+        raise RelayInterpreterError(f"crop_and_resize: box index out of [0, {image.shape[0]})")
+    ys = crop_positions(boxes[:, 0], boxes[:, 2], crop_size[0], h)[:, :, None]  # [b, ch, 1]
+    xs = crop_positions(boxes[:, 1], boxes[:, 3], crop_size[1], w)[:, None, :]  # [b, 1, cw]
+    source = image[box_indices.astype(np.int64)]  # [b, c, h, w]
+    b = np.arange(len(boxes))[:, None, None, None]
+    c = np.arange(image.shape[1])[None, :, None, None]
+
+    def read(rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        rows = np.clip(rows, 0, h - 1).astype(np.int64)[:, None]
+        cols = np.clip(cols, 0, w - 1).astype(np.int64)[:, None]
+        return source[b, c, rows, cols]
+
+    if method == "nearest_neighbor":
+        out = read(np.round(ys), np.round(xs))
+    else:
+        y0, x0 = np.floor(ys), np.floor(xs)
+        dy, dx = (ys - y0)[:, None], (xs - x0)[:, None]
+        top = read(y0, x0) * (1 - dx) + read(y0, x0 + 1) * dx
+        bottom = read(y0 + 1, x0) * (1 - dx) + read(y0 + 1, x0 + 1) * dx
+        out = top * (1 - dy) + bottom * dy
+    outside = ((ys < 0) | (ys > h - 1) | (xs < 0) | (xs > w - 1))[:, None]
+    out = np.where(outside, extrapolation_value, out).astype(x.dtype)
+    return out.transpose(0, 2, 3, 1) if nhwc else out
+
+
 @numpy_rule(relay.Dilation2dOp)
 def dilation2d(
     x: np.ndarray,

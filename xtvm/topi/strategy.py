@@ -331,6 +331,15 @@ STRATEGIES: dict[type[relay.RelayOp], Strategy] = {
     # Convolution and matrix products
     relay.Conv2dOp: row(conv2d, CONV2D),
     relay.Conv2dTransposeOp: row(conv2d_transpose, CONV2D),
+    relay.CropAndResizeOp: row(
+        lambda op, x: nn.crop_and_resize(
+            *x,
+            ints(op.crop_size),
+            op.layout.data == "NHWC",
+            op.method.data,
+            number(op.extrapolation_value),
+        )
+    ),
     relay.DeformableConv2dOp: row(deformable_conv2d),
     relay.Dilation2dOp: row(
         lambda op, x: nn.dilation2d(

@@ -12,6 +12,7 @@ __all__ = [
     "batch_matmul",
     "conv2d_nchw_python",
     "conv2d_nhwc_python",
+    "crop_and_resize_python",
     "deformable_conv2d_nchw_python",
     "deformable_conv2d_nhwc_python",
     "dilate_python",
@@ -420,3 +421,43 @@ def nll_loss(
     if reduction == "sum":
         return np.array(loss.sum(), predictions.dtype)
     return np.array(loss.sum() / counted.sum(), predictions.dtype)
+
+
+def crop_and_resize_python(
+    image: np.ndarray,
+    boxes: np.ndarray,
+    box_indices: np.ndarray,
+    crop_size: Sequence[int],
+    layout: str,
+    method: str = "bilinear",
+    extrapolation_value: float = 0.0,
+) -> np.ndarray:
+    """TensorFlow's crop_and_resize, point by point: box (y1, x1, y2, x2) of image
+    box_indices[b] sampled on a crop_size grid spanning it (its centre for a size of 1)."""
+    nhwc = layout == "NHWC"
+    data = image.transpose(0, 3, 1, 2) if nhwc else image
+    _, channels, h, w = data.shape
+    ch, cw = (int(v) for v in crop_size)
+    out = np.empty((len(boxes), channels, ch, cw), image.dtype)
+
+    def place(start: float, end: float, k: int, size: int, extent: int) -> float:
+        if size == 1:
+            return 0.5 * (start + end) * (extent - 1)
+        return start * (extent - 1) + k * (end - start) * (extent - 1) / (size - 1)
+
+    for b, (y1, x1, y2, x2) in enumerate(boxes):
+        img = data[int(box_indices[b])]
+        for i, j in itertools.product(range(ch), range(cw)):
+            y, x = place(y1, y2, i, ch, h), place(x1, x2, j, cw, w)
+            if not (0 <= y <= h - 1 and 0 <= x <= w - 1):
+                out[b, :, i, j] = extrapolation_value
+            elif method == "nearest_neighbor":
+                out[b, :, i, j] = img[:, round(y), round(x)]
+            else:
+                top, left = math.floor(y), math.floor(x)
+                bottom, right = min(top + 1, h - 1), min(left + 1, w - 1)
+                dy, dx = y - top, x - left
+                upper = img[:, top, left] * (1 - dx) + img[:, top, right] * dx
+                lower = img[:, bottom, left] * (1 - dx) + img[:, bottom, right] * dx
+                out[b, :, i, j] = upper * (1 - dy) + lower * dy
+    return out.transpose(0, 2, 3, 1) if nhwc else out

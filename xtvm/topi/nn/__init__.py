@@ -19,7 +19,7 @@ import numpy as np
 from xtvm import te
 from xtvm.dialects.relay import Layout
 from xtvm.te.expr import ClampedSelect, PrimExpr, as_expr
-from xtvm.topi.elementwise import elementwise
+from xtvm.topi.elementwise import elementwise, round_half_even
 from xtvm.topi.tensor import TensorLike, accumulator, is_float, lowest, static_shape
 
 Index = PrimExpr | int
@@ -811,4 +811,58 @@ def deformable_conv2d_nchw(
         ),
         name="T_deformable_conv2d_nchw",
         tag="deformable_conv2d_nchw",
+    )
+
+
+def crop_and_resize(
+    x: TensorLike,
+    boxes: TensorLike,
+    box_indices: TensorLike,
+    crop_size: Sequence[int],
+    nhwc: bool,
+    method: str,
+    extrapolation_value: float,
+) -> te.Tensor:
+    """TensorFlow's crop_and_resize: box (y1, x1, y2, x2) of image box_indices[b] sampled on
+    a crop_size grid (bilinear or nearest, reads clamped to the image), extrapolation_value
+    outside the image."""
+    shape = static_shape(x)
+    h, w = (shape[1], shape[2]) if nhwc else (shape[2], shape[3])
+    dtype = x.dtype
+
+    def read(n: PrimExpr, c: PrimExpr, row: PrimExpr, col: PrimExpr) -> PrimExpr:
+        row = te.min(te.max(row.astype("int32"), 0), h - 1)
+        col = te.min(te.max(col.astype("int32"), 0), w - 1)
+        return x(n, row, col, c) if nhwc else x(n, c, row, col)
+
+    def place(b: PrimExpr, k: PrimExpr, start: int, size: int, extent: int) -> PrimExpr:
+        lo, hi = boxes(b, start).astype(dtype), boxes(b, start + 2).astype(dtype)
+        if size == 1:
+            return (lo + hi) * te.const(0.5 * (extent - 1), dtype)
+        step = (hi - lo) * te.const((extent - 1) / (size - 1), dtype)
+        return lo * te.const(extent - 1, dtype) + k.astype(dtype) * step
+
+    def body(b: PrimExpr, i: PrimExpr, j: PrimExpr, c: PrimExpr) -> PrimExpr:
+        n = box_indices(b)
+        y, xs = place(b, i, 0, crop_size[0], h), place(b, j, 1, crop_size[1], w)
+        if method == "nearest_neighbor":
+            value = read(n, c, round_half_even(y), round_half_even(xs))
+        else:
+            y0, x0 = te.floor(y), te.floor(xs)
+            dy, dx = y - y0, xs - x0
+            top = read(n, c, y0, x0) * (1 - dx) + read(n, c, y0, x0 + 1) * dx
+            bottom = read(n, c, y0 + 1, x0) * (1 - dx) + read(n, c, y0 + 1, x0 + 1) * dx
+            value = top * (1 - dy) + bottom * dy
+        outside = te.any(y < 0, y > h - 1, xs < 0, xs > w - 1)
+        return te.if_then_else(outside, te.const(extrapolation_value, dtype), value)
+
+    count = static_shape(boxes)[0]
+    if nhwc:
+        out_shape = [count, *crop_size, shape[3]]
+        return te.compute(out_shape, body, name="T_crop_and_resize", tag="injective")
+    return te.compute(
+        [count, shape[1], *crop_size],
+        lambda b, c, i, j: body(b, i, j, c),
+        name="T_crop_and_resize",
+        tag="injective",
     )

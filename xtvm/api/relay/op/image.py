@@ -1,5 +1,5 @@
 """Image operators: `relay.image.resize1d`, `resize2d` and `resize3d` (nearest_neighbor,
-linear and cubic methods) and `dilation2d`."""
+linear and cubic methods), `crop_and_resize` and `dilation2d`."""
 
 from __future__ import annotations
 
@@ -49,6 +49,32 @@ def _resize_builder(op: type[d.RelayOp], default_layout: str) -> Callable[..., C
 resize1d = _resize_builder(d.Resize1dOp, "NCW")
 resize2d = _resize_builder(d.Resize2dOp, "NCHW")
 resize3d = _resize_builder(d.Resize3dOp, "NCDHW")
+
+
+def crop_and_resize(
+    data: Expr,
+    boxes: Expr,
+    box_indices: Expr,
+    crop_size: Sequence[int],
+    layout: str = "NCHW",
+    method: str = "bilinear",
+    extrapolation_value: float = 0.0,
+    out_dtype: str | None = None,
+) -> Call:
+    """TensorFlow's crop_and_resize: boxes (y1, x1, y2, x2) of images box_indices, each
+    resized to crop_size."""
+    if out_dtype not in (None, "", data.checked_type.dtype):  # type: ignore[union-attr]
+        raise ValueError("crop_and_resize: out_dtype other than the data's is not supported")
+    return make_call(
+        d.CropAndResizeOp,
+        data,
+        boxes,
+        box_indices,
+        crop_size=[int(s) for s in crop_size],
+        layout=layout,
+        method=method,
+        extrapolation_value=float(extrapolation_value),
+    )
 
 
 def _pair_of(name: str, values: int | Sequence[int]) -> tuple[int, int]:
