@@ -126,6 +126,7 @@ CASES: list[tuple[str, list[Attribute], Body, str]] = [
         for name, cls in [
             ("floor_divide", relay.FloorDivideOp),
             ("floor_mod", relay.FloorModOp),
+            ("mod", relay.ModOp),
             ("left_shift", relay.LeftShiftOp),
             ("right_shift", relay.RightShiftOp),
         ]

@@ -358,6 +358,10 @@ CASES: dict[type[relay.RelayOp], list[Case]] = {
         Case("floats", [f32(7, 13), f32(13)], lambda g, x, y: g(relay.FloorModOp(x, y))),
         Case("ints", [i32(5, 7), i32(7)], lambda g, x, y: g(relay.FloorModOp(x, y)), nonzero),
     ],
+    relay.ModOp: [
+        Case("floats", [f32(7, 13), f32(13)], lambda g, x, y: g(relay.ModOp(x, y))),
+        Case("ints", [i32(5, 7), i32(7)], lambda g, x, y: g(relay.ModOp(x, y)), nonzero),
+    ],
     relay.LeftShiftOp: [
         Case(
             "ints",

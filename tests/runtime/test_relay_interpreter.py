@@ -442,6 +442,18 @@ CASES: list[Case] = [
         lambda a, b: np.array([1.5, 0.5, -0.5, -1.5, 0.0]),
     ),
     Case(
+        "mod_int_sign_of_dividend",
+        [np.array([7, -7, 7, -7, 6, -6, 0], dtype=np.int32), np.int32([2, 2, -2, -2, 3, 4, -5])],
+        relay.ModOp,
+        lambda a, b: np.array([1, -1, 1, -1, 0, -2, 0]),
+    ),
+    Case(
+        "mod_float",
+        [np.float32([7.5, -7.5, 7.5, -7.5, 3.0]), np.float32([2.0, 2.0, -2.0, -2.0, 1.5])],
+        relay.ModOp,
+        lambda a, b: np.array([1.5, -1.5, 1.5, -1.5, 0.0]),
+    ),
+    Case(
         "floor_mod_broadcast",
         [rand(3, 1, dtype="int64", low=-20, high=20), np.array([3, -4, 7], dtype=np.int64)],
         relay.FloorModOp,

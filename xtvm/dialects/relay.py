@@ -1007,6 +1007,9 @@ FloorDivideOp = relay_op(
 FloorModOp = relay_op(
     "floor_mod", ElementwiseBinaryOp, "Remainder with the sign of the divisor (`%`)."
 )
+ModOp = relay_op(
+    "mod", ElementwiseBinaryOp, "Remainder with the sign of the dividend (C's `%`, TVM's mod)."
+)
 LeftShiftOp = relay_op(
     "left_shift", ElementwiseBinaryOp, "Elementwise `lhs << rhs` on integers.", ELEMENTS="int"
 )

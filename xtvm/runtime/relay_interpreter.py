@@ -361,6 +361,7 @@ NUMPY: dict[type[relay.RelayOp], Callable[..., Any]] = {
     relay.NotEqualOp: np.not_equal,
     relay.FloorDivideOp: np.floor_divide,
     relay.FloorModOp: np.mod,
+    relay.ModOp: np.fmod,
     relay.LeftShiftOp: np.left_shift,
     relay.RightShiftOp: np.right_shift,
     relay.LogicalAndOp: np.logical_and,

@@ -283,6 +283,7 @@ STRATEGIES: dict[type[relay.RelayOp], Strategy] = {
     relay.NotEqualOp: row(binary("not_equal")),
     relay.FloorDivideOp: row(binary("floor_divide")),
     relay.FloorModOp: row(binary("floor_mod")),
+    relay.ModOp: row(binary("mod")),
     relay.LeftShiftOp: row(binary("left_shift")),
     relay.RightShiftOp: row(binary("right_shift")),
     relay.LogicalAndOp: row(binary("logical_and")),
