@@ -343,6 +343,12 @@ CASES: list[tuple[str, list[Attribute], Body, str]] = [
     ("argmax", [t(3, 5)], lambda x: relay.ArgmaxOp(x, axis=1), "tensor<3xi32>"),
     ("argmin", [t(3, 5)], lambda x: relay.ArgminOp(x, keepdims=True), "tensor<1x1xi32>"),
     ("argmax_axes", [t(3, 5, 2)], lambda x: relay.ArgmaxOp(x, axis=[2, 0]), "tensor<5xi32>"),
+    (
+        "argmin_last",
+        [t(3, 5)],
+        lambda x: relay.ArgminOp(x, axis=0, select_last_index=True),
+        "tensor<5xi32>",
+    ),
     # Shape manipulation
     ("reshape", [t(2, 3, 5)], lambda x: relay.ReshapeOp(x, (0, -1)), "tensor<2x15xf32>"),
     ("reshape_infer", [t(2, 3, 5)], lambda x: relay.ReshapeOp(x, (-1, 3, 1)), "tensor<10x3x1xf32>"),

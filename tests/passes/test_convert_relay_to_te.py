@@ -857,6 +857,12 @@ CASES: dict[type[relay.RelayOp], list[Case]] = {
         Case("ties_keepdims", [i32(4, 6)], reduce(relay.ArgmaxOp, axis=0, keepdims=True)),
         Case("bool", [b1(4, 6)], reduce(relay.ArgmaxOp, axis=1)),
         Case("axes", [f32(3, 4, 5)], reduce(relay.ArgmaxOp, axis=(2, 0))),
+        Case(
+            "last_of_ties",
+            [i32(4, 6)],
+            reduce(relay.ArgmaxOp, axis=(0,), select_last_index=True),
+            lambda inputs: [RNG.integers(0, 2, (4, 6)).astype("int32")],
+        ),
     ],
     relay.ArgminOp: [
         Case("axis", [f32(7, 13)], reduce(relay.ArgminOp, axis=0)),

@@ -932,6 +932,12 @@ CASES: list[Case] = [
     ),
     Case("argmax_all", [X], relay.ArgmaxOp, lambda x: np.argmax(x)),
     Case(
+        "argmax_last_of_ties",
+        [np.array([[1, 5, 5], [7, 7, 0]], dtype=np.int32)],
+        lambda x: relay.ArgmaxOp(x, axis=1, select_last_index=True),
+        lambda x: np.array([2, 1]),
+    ),
+    Case(
         "argmax_axes_offset_within_them",
         [rand(3, 5, 2)],
         lambda x: relay.ArgmaxOp(x, axis=[2, 0]),

@@ -2079,7 +2079,13 @@ class ReduceOp(RelayOp, ABC):
 
 class ArgReduceOp(ReduceOp, ABC):
     """The i32 index of the extreme element over `axis` (all axes if absent): over several
-    axes, the row-major offset within the reduced axes taken in increasing order, as TVM's."""
+    axes, the row-major offset within the reduced axes taken in increasing order, as TVM's;
+    of its first occurrence, or of its last with select_last_index."""
+
+    ATTRS: ClassVar[tuple[AttrDef, ...]] = (
+        *ReduceOp.ATTRS,
+        bool_def("select_last_index", False),
+    )
 
     SYNTAX: ClassVar[str] = (
         "%y = relay.{name} %x {{axis = array<i64: 1>}} : (tensor<2x3x{t}>) -> tensor<2xi32>"

@@ -968,12 +968,17 @@ def arg_reduce(fn: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
     """`fn` (np.argmax, np.argmin) over the axes, as one axis: the reduced axes, in increasing
     order, moved last and flattened, so the index is the row-major offset within them."""
 
-    def apply(x: np.ndarray, axis: tuple[int, ...] | None, keepdims: bool) -> np.ndarray:
+    def apply(
+        x: np.ndarray, axis: tuple[int, ...] | None, keepdims: bool, select_last_index: bool
+    ) -> np.ndarray:
         axes = sorted({a % x.ndim for a in (range(x.ndim) if axis is None else axis)})
         kept = [a for a in range(x.ndim) if a not in axes]
         moved = x.transpose(kept + axes)
         flat = moved.reshape(*moved.shape[: len(kept)], -1)
-        index = fn(flat, axis=-1)
+        if select_last_index:  # the first from the end
+            index = flat.shape[-1] - 1 - fn(flat[..., ::-1], axis=-1)
+        else:
+            index = fn(flat, axis=-1)
         if keepdims:
             index = index.reshape([1 if a in axes else n for a, n in enumerate(x.shape)])
         return index

@@ -88,7 +88,8 @@ def arg_reducer(largest: bool) -> Compute:
         axes = reduce_axes(op)  # type: ignore[arg-type]
         keep = bool(integer(op.keepdims))  # type: ignore[attr-defined]
         data = elementwise.cast(x[0], "int32") if x[0].dtype == "bool" else x[0]
-        return reduction.arg_extreme(data, axes, keep, largest)
+        last = bool(integer(op.select_last_index))  # type: ignore[attr-defined]
+        return reduction.arg_extreme(data, axes, keep, largest, last)
 
     return compute
 
