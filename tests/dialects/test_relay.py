@@ -496,6 +496,14 @@ CASES: list[tuple[str, list[Attribute], Body, str]] = [
     ("cumsum_flat", [t(2, 5)], relay.CumsumOp, "tensor<10xf32>"),
     ("cumprod", [t(2, 5)], lambda x: relay.CumprodOp(x, 1), "tensor<2x5xf32>"),
     (
+        "reverse_sequence",
+        [t(4, 3), t(3, elem=i32)],
+        lambda x, n: relay.ReverseSequenceOp(x, n, seq_axis=0, batch_axis=1),
+        "tensor<4x3xf32>",
+    ),
+    ("unravel_index", [t(4, elem=i64), t(2, elem=i64)], relay.UnravelIndexOp, "tensor<2x4xi64>"),
+    ("unravel_index_scalar", [t(elem=i32), t(3, elem=i32)], relay.UnravelIndexOp, "tensor<3xi32>"),
+    (
         "sparse_reshape",
         [t(5, 3, elem=i32), t(3, elem=i32), t(2, elem=i32)],
         relay.SparseReshapeOp,
@@ -1275,6 +1283,19 @@ INVALID: list[tuple[str, list[Attribute], Body, str]] = [
         [t(3, 3), t(2, 4, elem=i64), t(2, 4)],
         relay.ScatterElementsOp,
         "'relay.scatter_elements' op indices shape 2x4 exceeds data shape 3x3 off axis 0",
+    ),
+    (
+        "reverse_sequence_same_axes",
+        [t(4, 3), t(3, elem=i32)],
+        lambda x, n: relay.ReverseSequenceOp(x, n, seq_axis=-1, batch_axis=1),
+        "'relay.reverse_sequence' op seq_axis and batch_axis must differ, both are 1",
+    ),
+    (
+        "unravel_index_matrix",
+        [t(2, 2, elem=i32), t(3, elem=i32)],
+        relay.UnravelIndexOp,
+        "'relay.unravel_index' op indices must be a scalar or vector and shape a vector, got 2x2 "
+        "and 3",
     ),
     (
         "sparse_reshape_rank",

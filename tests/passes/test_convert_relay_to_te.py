@@ -1111,6 +1111,28 @@ CASES: dict[type[relay.RelayOp], list[Case]] = {
             ),
         ),
     ],
+    relay.ReverseSequenceOp: [
+        Case(
+            "seq0_batch2",
+            [f32(5, 2, 3), i32(3)],
+            lambda g, x, n: g(relay.ReverseSequenceOp(x, n, seq_axis=0, batch_axis=-1)),
+            indexed([(), (-1, 8)]),
+        ),
+    ],
+    relay.UnravelIndexOp: [
+        Case(
+            "vector",
+            [i64(6), i64(3)],
+            lambda g, i, s: g(relay.UnravelIndexOp(i, s)),
+            indexed([(0, 200), (1, 7)]),
+        ),
+        Case(
+            "scalar",
+            [i32(), i32(2)],
+            lambda g, i, s: g(relay.UnravelIndexOp(i, s)),
+            indexed([(0, 50), (1, 9)]),
+        ),
+    ],
     relay.SegmentSumOp: [
         Case(
             "counted",

@@ -1158,6 +1158,18 @@ CASES: list[Case] = [
         tol=1e-4,
     ),
     Case(
+        "reverse_sequence_lengths_capped",
+        [np.arange(12, dtype=np.float32).reshape(3, 4), np.array([0, 3, 9], np.int64)],
+        lambda x, n: relay.ReverseSequenceOp(x, n, seq_axis=1, batch_axis=0),
+        lambda x, n: np.array([[0, 1, 2, 3], [6, 5, 4, 7], [11, 10, 9, 8]], np.float32),
+    ),
+    Case(
+        "unravel_index_wraps",
+        [np.array([0, 5, 7, 13], np.int32), np.array([2, 3], np.int32)],
+        relay.UnravelIndexOp,
+        lambda i, s: np.array([[0, 1, 0, 0], [0, 2, 1, 1]]),  # 7 and 13 wrap past 2 x 3
+    ),
+    Case(
         "sparse_reshape",
         [
             np.array([[0, 0, 0], [0, 0, 1], [0, 1, 0], [1, 0, 0], [1, 2, 3]], np.int32),

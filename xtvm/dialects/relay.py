@@ -2749,6 +2749,67 @@ CumprodOp = relay_op(
 )
 
 
+def reverse_sequence_type(
+    op: type[RelayOp], p: Props, data: TensorType, lengths: TensorType
+) -> Attribute:
+    rank = data.get_num_dims()
+    seq, batch = p.axis("seq_axis", rank), p.axis("batch_axis", rank)
+    if seq == batch:
+        raise op.error(f"seq_axis and batch_axis must differ, both are {seq}")
+    size = data.get_shape()[batch]
+    shape = index_tensor(op, lengths, "seq_lengths")
+    if len(shape) != 1 or (DYNAMIC_INDEX not in (size, shape[0]) and size != shape[0]):
+        raise op.error(
+            f"seq_lengths must be a vector of one length per batch entry ({size}), got "
+            f"{fmt_shape(shape)}"
+        )
+    return data
+
+
+ReverseSequenceOp = relay_op(
+    "reverse_sequence",
+    RelayOp,
+    """Reverse the first seq_lengths[b] elements along seq_axis of each batch entry b along
+    batch_axis (a length of 1 or less changes nothing; one past the axis reverses it all).
+
+    `%y = relay.reverse_sequence %x, %l {seq_axis = 0 : i64, batch_axis = 1 : i64}
+        : (tensor<4x3xf32>, tensor<3xi32>) -> tensor<4x3xf32>`
+    """,
+    int_def("seq_axis", 1),
+    int_def("batch_axis", 0),
+    operands=("data", "seq_lengths"),
+    rule=reverse_sequence_type,
+    pattern=OpPattern.INJECTIVE,
+)
+
+
+def unravel_index_type(
+    op: type[RelayOp], p: Props, indices: TensorType, shape: TensorType
+) -> Attribute:
+    index_shape = index_tensor(op, indices)
+    dims = index_tensor(op, shape, "shape")
+    if len(index_shape) > 1 or len(dims) != 1:
+        raise op.error(
+            f"indices must be a scalar or vector and shape a vector, got {fmt_shape(index_shape)} "
+            f"and {fmt_shape(dims)}"
+        )
+    return TensorType(indices.get_element_type(), [dims[0], *index_shape])
+
+
+UnravelIndexOp = relay_op(
+    "unravel_index",
+    RelayOp,
+    """The coordinates, in a row-major array of `shape`, of each flat index: row i is
+    (index // the product of shape[i + 1:]) mod shape[i] (out-of-range indices wrap).
+
+    `%y = relay.unravel_index %i, %s : (tensor<4xi64>, tensor<2xi64>) -> tensor<2x4xi64>`
+    """,
+    operands=("indices", "shape"),
+    rule=unravel_index_type,
+    pattern=OpPattern.INJECTIVE,
+)
+
+
 def sparse_reshape_type(
     op: type[RelayOp], p: Props, indices: TensorType, prev_shape: TensorType, new_shape: TensorType
 ) -> Attribute:

@@ -1157,6 +1157,33 @@ def scatter_elements(
     return scatter(op, x, indices, at, updates, op.reduction.data)
 
 
+@numpy_rule(relay.ReverseSequenceOp)
+def reverse_sequence(
+    x: np.ndarray, lengths: np.ndarray, seq_axis: int, batch_axis: int
+) -> np.ndarray:
+    seq, batch = seq_axis % x.ndim, batch_axis % x.ndim
+    out = x.copy()
+    for b, length in enumerate(lengths):
+        n = min(int(length), x.shape[seq])
+        if n > 1:
+            at: list[Any] = [slice(None)] * x.ndim
+            at[batch], at[seq] = b, slice(0, n)
+            out[tuple(at)] = np.flip(x[tuple(at)], axis=seq - (batch < seq))
+    return out
+
+
+@rule(relay.UnravelIndexOp)
+def unravel_index(op: relay.UnravelIndexOp, indices: np.ndarray, shape: np.ndarray) -> np.ndarray:
+    dims = shape.astype(np.int64)
+    if (dims <= 0).any():
+        raise RelayInterpreterError(f"'{op.name}': shape {dims.tolist()} has a dimension below 1")
+    flat = indices.astype(np.int64)
+    rows = [
+        np.floor_divide(flat, math.prod(dims[i + 1 :].tolist())) % d for i, d in enumerate(dims)
+    ]
+    return np.stack(rows).astype(indices.dtype)
+
+
 def strides(dims: list[int]) -> np.ndarray:
     """Row-major strides of a shape, in int64."""
     return np.array([math.prod(dims[i + 1 :]) for i in range(len(dims))], np.int64)

@@ -178,6 +178,41 @@ def trilu(data: TensorLike, k: int, upper: bool) -> te.Tensor:
     return injective(static_shape(data), body, "T_trilu")
 
 
+def reverse_sequence(
+    data: TensorLike, lengths: TensorLike, seq_axis: int, batch_axis: int
+) -> te.Tensor:
+    """TVM's: position j along seq_axis reads length - 1 - j when j < length (length being
+    seq_lengths of the batch entry, capped at the axis size), itself otherwise or when the
+    length is 1 or less."""
+    shape = static_shape(data)
+
+    def body(*i: PrimExpr) -> PrimExpr:
+        j = i[seq_axis]
+        length = te.min(as_index(lengths(i[batch_axis])), shape[seq_axis])
+        at = list(i)
+        at[seq_axis] = te.if_then_else(te.any(length <= 1, length <= j), j, length - 1 - j)
+        return data(*at)
+
+    return injective(shape, body, "T_reverse_sequence")
+
+
+def unravel_index(indices: TensorLike, shape: TensorLike) -> te.Tensor:
+    """Row i: (index // the product of shape[i + 1:]) floor-mod shape[i]."""
+    rank = static_shape(shape)[0]
+    lead = static_shape(indices)
+    dims = [shape(k) for k in range(rank)]
+
+    def body(i: PrimExpr, *n: PrimExpr) -> PrimExpr:
+        index = indices(*n)
+        out = index
+        for k in range(rank - 1, -1, -1):
+            stride = product([te.const(1, index.dtype), *dims[k + 1 :]])
+            out = te.if_then_else(i.equal(k), te.floormod(te.floordiv(index, stride), dims[k]), out)
+        return out
+
+    return injective([rank, *lead], body, "T_unravel_index")
+
+
 def segment_sum(data: TensorLike, segment_ids: TensorLike, num_segments: int) -> te.Tensor:
     """out[s, t..] = the sum of data[p, t..] over the positions p with segment_ids[p] = s."""
     shape = static_shape(data)

@@ -421,6 +421,15 @@ STRATEGIES: dict[type[relay.RelayOp], Strategy] = {
     relay.CumsumOp: row(cumsum),
     relay.CumprodOp: row(cumsum),
     relay.SegmentSumOp: row(segment_sum),
+    relay.ReverseSequenceOp: row(
+        lambda op, x: indexing.reverse_sequence(
+            x[0],
+            x[1],
+            integer(op.seq_axis) % len(x[0].shape),
+            integer(op.batch_axis) % len(x[0].shape),
+        )
+    ),
+    relay.UnravelIndexOp: row(lambda op, x: indexing.unravel_index(x[0], x[1])),
     relay.SparseReshapeOp: row(lambda op, x: indexing.sparse_reshape(*x)),
     relay.StftOp: row(
         lambda op, x: signal.stft(

@@ -99,6 +99,7 @@ from xtvm.api.relay.op.transform import (
     gather_nd,
     layout_transform,
     reshape,
+    reverse_sequence,
     scatter_elements,
     scatter_nd,
     segment_sum,
@@ -111,6 +112,7 @@ from xtvm.api.relay.op.transform import (
     tile,
     transpose,
     trilu,
+    unravel_index,
     where,
 )
 
@@ -191,6 +193,7 @@ __all__ = [
     "reshape_like",
     "reverse",
     "reverse_reshape",
+    "reverse_sequence",
     "right_shift",
     "round",
     "rsqrt",
@@ -219,6 +222,7 @@ __all__ = [
     "transpose",
     "trilu",
     "trunc",
+    "unravel_index",
     "variance",
     "where",
     "zeros",
