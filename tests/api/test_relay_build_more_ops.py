@@ -1,6 +1,6 @@
-"""relay.build on TVM's sparse_reshape, segment_sum, stft, image.dilation2d, crop_and_resize,
-nn.deformable_conv2d, nll_loss and argmax over several axes: the graph executor's results
-against numpy references written from the definitions."""
+"""relay.build on TVM's sparse_reshape, sparse_to_dense, segment_sum, stft, image.dilation2d,
+crop_and_resize, nn.deformable_conv2d, nll_loss and argmax over several axes: the graph
+executor's results against numpy references written from the definitions."""
 
 from __future__ import annotations
 
@@ -128,3 +128,15 @@ def test_crop_and_resize_boxes_partly_outside(method: str):
     (out,) = built(relay.Function([x, b, i], y), image, boxes, indices)
     want = topi_testing.crop_and_resize_python(image, boxes, indices, [4, 5], "NHWC", method, -1.0)
     np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-6)
+
+
+def test_sparse_to_dense_rows_of_coordinates_and_a_default():
+    indices = np.array([[0, 1], [2, 0], [1, 3]], np.int32)
+    values = np.array([1.5, -2.0, 4.0], np.float32)
+    i, v = variables(indices, values)
+    fill = relay.var("fill", shape=(), dtype="float32")
+    y = relay.sparse_to_dense(i, [3, 4], v, fill)
+    (out,) = built(relay.Function([i, v, fill], y), indices, values, np.float32(7.0))
+    want = np.full((3, 4), 7.0, np.float32)
+    want[0, 1], want[2, 0], want[1, 3] = 1.5, -2.0, 4.0
+    np.testing.assert_array_equal(out, want)

@@ -16,6 +16,7 @@ from xtvm.api.relay.op.composed import (
     reverse,
     reverse_reshape,
     sequence_mask,
+    sparse_to_dense,
     stack,
 )
 from xtvm.api.relay.op.reduce import (
@@ -206,6 +207,7 @@ __all__ = [
     "sign",
     "sin",
     "sparse_reshape",
+    "sparse_to_dense",
     "split",
     "sqrt",
     "squeeze",

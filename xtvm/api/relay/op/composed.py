@@ -1,8 +1,9 @@
 """TVM's transform operators that xtvm builds from other ops: with static shapes, `stack`,
 `repeat`, `reverse`, `reshape_like`, `reverse_reshape`, `meshgrid`, `arange`,
-`broadcast_to_like`, `collapse_sum_like`/`collapse_sum_to`, `one_hot` and `sequence_mask`
-are each a few expand_dims, broadcasts, reshapes, takes, sums, selects or a constant. They
-type-check and compute as TVM's; the printed program shows the ops they are made of."""
+`broadcast_to_like`, `collapse_sum_like`/`collapse_sum_to`, `one_hot`, `sequence_mask` and
+`sparse_to_dense` are each a few expand_dims, broadcasts, reshapes, takes, sums, selects,
+scatters or a constant. They type-check and compute as TVM's; the printed program shows
+the ops they are made of."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from xtvm.api.relay.expr import Constant, Expr, Tuple, TupleGetItem, const
+from xtvm.api.relay.op import transform
 from xtvm.api.relay.op.reduce import sum as reduce_sum
 from xtvm.api.relay.op.tensor import cast, equal, less
 from xtvm.api.relay.op.transform import (
@@ -209,3 +211,33 @@ def sequence_mask(data: Expr, valid_length: Expr, mask_value: float = 0.0, axis:
     keep = less(time, reshape(valid_length, lengths))
     dtype = data.checked_type.dtype  # type: ignore[union-attr]
     return where(keep, data, const(np.array(mask_value, dtype=dtype)))
+
+
+def sparse_to_dense(
+    sparse_indices: Expr,
+    output_shape: Sequence[int],
+    sparse_values: Expr,
+    default_value: Expr | None = None,
+) -> Expr:
+    """A dense tensor of `output_shape` filled with `default_value` (0 when absent), with
+    `sparse_values` (one per index, or a scalar for all) at `sparse_indices` (a scalar, a
+    vector of indices of a 1-d output, or one row of coordinates per value): a scatter_nd."""
+    if isinstance(output_shape, Expr):
+        raise TypeError("sparse_to_dense: output_shape must be a list of ints (static)")
+    shape = [int(d) for d in output_shape]
+    index_shape = known_shape(sparse_indices, "sparse_to_dense")
+    count = index_shape[0] if index_shape else 1
+    if len(index_shape) > 2:
+        raise TypeError(
+            f"sparse_to_dense: sparse_indices must have rank 2 or less, got {index_shape}"
+        )
+    if len(index_shape) == 2:
+        indices = transform.transpose(sparse_indices, [1, 0])  # scatter_nd's (M, N) layout
+    else:
+        indices = reshape(sparse_indices, [1, count])
+    values = sparse_values
+    if known_shape(sparse_values, "sparse_to_dense") != (count,):
+        values = broadcast_to(sparse_values, [count])
+    dtype = values.checked_type.dtype  # type: ignore[attr-defined]
+    fill = const(0, dtype) if default_value is None else default_value
+    return transform.scatter_nd(broadcast_to(fill, shape), indices, values, "update")
