@@ -1,6 +1,6 @@
-"""relay.build on TVM's sparse_reshape, sparse_to_dense, segment_sum, stft, image.dilation2d,
-crop_and_resize, nn.deformable_conv2d, nll_loss and argmax over several axes: the graph
-executor's results against numpy references written from the definitions."""
+"""relay.build on TVM's sparse_reshape, sparse_to_dense, adv_index, segment_sum, stft,
+image.dilation2d, crop_and_resize, nn.deformable_conv2d, nll_loss and argmax over several
+axes: the graph executor's results against numpy references written from the definitions."""
 
 from __future__ import annotations
 
@@ -140,3 +140,12 @@ def test_sparse_to_dense_rows_of_coordinates_and_a_default():
     want = np.full((3, 4), 7.0, np.float32)
     want[0, 1], want[2, 0], want[1, 3] = 1.5, -2.0, 4.0
     np.testing.assert_array_equal(out, want)
+
+
+def test_adv_index_broadcasts_the_index_tensors():
+    data = RNG.uniform(size=(6, 5, 4)).astype("float32")
+    rows = np.array([[0], [5], [2]], np.int64)
+    cols = np.array([[1, 4]], np.int32)
+    d, r, c = variables(data, rows, cols)
+    (out,) = built(relay.Function([d, r, c], relay.adv_index([d, r, c])), data, rows, cols)
+    np.testing.assert_array_equal(out, data[rows, cols])

@@ -60,7 +60,6 @@ UNSUPPORTED = {
     "TestInferTypePrelu::test_infer_type_prelu[graph-3-float32-llvm]": "prelu's alpha left untyped: xtvm infers it only from an annotation",
     "TestInferTypePrelu::test_infer_type_prelu[graph-6-float32-llvm]": "prelu's alpha left untyped: xtvm infers it only from an annotation",
     "TestInferTypePrelu::test_infer_type_prelu[graph-7-float32-llvm]": "prelu's alpha left untyped: xtvm infers it only from an annotation",
-    "test_adv_index[graph-llvm]": "xtvm has no relay adv_index yet",
     "test_scatter_nd[graph-llvm]": "scatter_nd with updates broadcast over indices is not supported",
     "test_unique[llvm]": "xtvm has no relay unique yet",
     "test_trilu_shape_i64": "xtvm.runtime.relay_interpreter.ArgumentError: argument 'x' (#0) of @main: expected tensor<2x1xf32> (float32 ar",

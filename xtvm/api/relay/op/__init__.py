@@ -5,6 +5,7 @@ from xtvm.api.relay.op import _make as _make  # TVM's relay.op._make
 from xtvm.api.relay.op import annotation, image, nn
 from xtvm.api.relay.op import op as op
 from xtvm.api.relay.op.composed import (
+    adv_index,
     arange,
     broadcast_to_like,
     collapse_sum_like,
@@ -123,6 +124,7 @@ __all__ = [
     "Op",
     "abs",
     "add",
+    "adv_index",
     "all",
     "annotation",
     "any",

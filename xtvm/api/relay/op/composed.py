@@ -1,9 +1,9 @@
 """TVM's transform operators that xtvm builds from other ops: with static shapes, `stack`,
 `repeat`, `reverse`, `reshape_like`, `reverse_reshape`, `meshgrid`, `arange`,
-`broadcast_to_like`, `collapse_sum_like`/`collapse_sum_to`, `one_hot`, `sequence_mask` and
-`sparse_to_dense` are each a few expand_dims, broadcasts, reshapes, takes, sums, selects,
-scatters or a constant. They type-check and compute as TVM's; the printed program shows
-the ops they are made of."""
+`broadcast_to_like`, `collapse_sum_like`/`collapse_sum_to`, `one_hot`, `sequence_mask`,
+`sparse_to_dense` and `adv_index` are each a few expand_dims, broadcasts, reshapes, takes,
+sums, selects, scatters or a constant. They type-check and compute as TVM's; the printed
+program shows the ops they are made of."""
 
 from __future__ import annotations
 
@@ -241,3 +241,25 @@ def sparse_to_dense(
     dtype = values.checked_type.dtype  # type: ignore[attr-defined]
     fill = const(0, dtype) if default_value is None else default_value
     return transform.scatter_nd(broadcast_to(fill, shape), indices, values, "update")
+
+
+def adv_index(inputs: Sequence[Expr]) -> Expr:
+    """numpy's advanced indexing `data[i_0, ..., i_{k-1}]`: the index tensors broadcast
+    together, each point's row-major offset into data's first k axes taken from data viewed
+    as (their product, the other axes...)."""
+    data, *indices = list(inputs)
+    if not indices:
+        raise ValueError("adv_index: needs data and at least one index tensor")
+    shape = known_shape(data, "adv_index")
+    if len(indices) > len(shape):
+        raise ValueError(f"adv_index: {len(indices)} index tensors for data of rank {len(shape)}")
+    lead = np.broadcast_shapes(*(known_shape(i, "adv_index") for i in indices))
+    offset: Expr | None = None
+    for axis, index in enumerate(indices):
+        stride = int(np.prod(shape[axis + 1 : len(indices)], dtype=np.int64))
+        wide = broadcast_to(cast(index, "int64"), list(lead))
+        term = wide if stride == 1 else wide * const(stride, "int64")
+        offset = term if offset is None else offset + term
+    assert offset is not None
+    rows = reshape(data, [-1, *shape[len(indices) :]])
+    return take(rows, offset, axis=0)
