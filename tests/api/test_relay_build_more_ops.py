@@ -1,6 +1,7 @@
-"""relay.build on TVM's sparse_reshape, sparse_to_dense, adv_index, segment_sum, stft,
-image.dilation2d, crop_and_resize, nn.deformable_conv2d, nll_loss and argmax over several
-axes: the graph executor's results against numpy references written from the definitions."""
+"""relay.build on TVM's sparse_reshape, sparse_to_dense, adv_index, matrix_set_diag,
+segment_sum, stft, image.dilation2d, crop_and_resize, nn.deformable_conv2d, nll_loss and
+argmax over several axes: the graph executor's results against numpy references written from
+the definitions."""
 
 from __future__ import annotations
 
@@ -149,3 +150,14 @@ def test_adv_index_broadcasts_the_index_tensors():
     d, r, c = variables(data, rows, cols)
     (out,) = built(relay.Function([d, r, c], relay.adv_index([d, r, c])), data, rows, cols)
     np.testing.assert_array_equal(out, data[rows, cols])
+
+
+def test_matrix_set_diag_band_as_tensorflow_documents_it():
+    data = np.full((1, 3, 4), 7, np.int32)
+    bands = np.array([[[0, 9, 1], [6, 5, 8], [1, 2, 3], [4, 5, 0]]], np.int32)
+    d, b = variables(data, bands)
+    y = relay.matrix_set_diag(d, b, (-1, 2), "RIGHT_LEFT")
+    (out,) = built(relay.Function([d, b], y), data, bands)
+    want = [[[1, 6, 9, 7], [4, 2, 5, 1], [7, 5, 3, 8]]]  # TensorFlow's documented example
+    np.testing.assert_array_equal(out, want)
+    np.testing.assert_array_equal(topi_testing.matrix_set_diag(data, bands, (-1, 2)), want)

@@ -20,6 +20,7 @@ __all__ = [
     "l2_normalize_python",
     "log_softmax_python",
     "lrn_python",
+    "matrix_set_diag",
     "nll_loss",
     "one_hot",
     "resize1d_python",
@@ -461,3 +462,23 @@ def crop_and_resize_python(
                 lower = img[:, bottom, left] * (1 - dx) + img[:, bottom, right] * dx
                 out[b, :, i, j] = upper * (1 - dy) + lower * dy
     return out.transpose(0, 2, 3, 1) if nhwc else out
+
+
+def matrix_set_diag(
+    data: np.ndarray, diagonal: np.ndarray, k: int | Sequence[int] = 0, align: str = "RIGHT_LEFT"
+) -> np.ndarray:
+    """TensorFlow's MatrixSetDiagV3, diagonal by diagonal: band (low, high), diagonals stored
+    from high down, each padded to the longest on the side `align` names (superdiagonals
+    first, subdiagonals second)."""
+    low, high = (k, k) if isinstance(k, int) else (int(k[0]), int(k[1]))
+    out = data.copy()
+    rows, cols = data.shape[-2:]
+    lengths = {d: min(rows + min(0, d), cols - max(0, d)) for d in range(low, high + 1)}
+    longest = max(lengths.values())
+    band = diagonal if low != high else diagonal[..., None, :]
+    for d, length in lengths.items():
+        side = align.split("_")[0 if d >= 0 else 1]
+        offset = longest - length if side == "RIGHT" else 0
+        for t in range(length):
+            out[..., t + max(0, -d), t + max(0, d)] = band[..., high - d, offset + t]
+    return out

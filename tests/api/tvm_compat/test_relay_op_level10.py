@@ -41,7 +41,6 @@ UNSUPPORTED = {
     "test_checkpoint_alpha_equal_tuple": "xtvm has no relay automatic differentiation (transform.gradient)",
     "test_slice_like[graph]": "xtvm has no relay slice_like yet",
     "test_adaptive_pool": "xtvm has no relay adaptive_max_pool1d yet",
-    "test_matrix_set_diag[graph]": "xtvm has no relay matrix_set_diag yet",
 }
 
 

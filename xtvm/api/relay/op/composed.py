@@ -1,9 +1,9 @@
 """TVM's transform operators that xtvm builds from other ops: with static shapes, `stack`,
 `repeat`, `reverse`, `reshape_like`, `reverse_reshape`, `meshgrid`, `arange`,
 `broadcast_to_like`, `collapse_sum_like`/`collapse_sum_to`, `one_hot`, `sequence_mask`,
-`sparse_to_dense` and `adv_index` are each a few expand_dims, broadcasts, reshapes, takes,
-sums, selects, scatters or a constant. They type-check and compute as TVM's; the printed
-program shows the ops they are made of."""
+`sparse_to_dense`, `adv_index` and `matrix_set_diag` are each a few expand_dims,
+broadcasts, reshapes, takes, sums, selects, scatters or a constant. They type-check and
+compute as TVM's; the printed program shows the ops they are made of."""
 
 from __future__ import annotations
 
@@ -263,3 +263,39 @@ def adv_index(inputs: Sequence[Expr]) -> Expr:
     assert offset is not None
     rows = reshape(data, [-1, *shape[len(indices) :]])
     return take(rows, offset, axis=0)
+
+
+def diagonal_layout(
+    rows: int, cols: int, k: int | tuple[int, int], align: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """Where each (row, col) of a matrix reads its new value in the diagonals array flattened
+    over its last axes (TensorFlow's MatrixSetDiagV3 layout: diagonals from the highest k
+    down, each padded to the longest, super/subdiagonals aligned as `align` says), and which
+    of them lie on a set diagonal."""
+    low, high = (k, k) if isinstance(k, int) else (int(k[0]), int(k[1]))
+    if align not in ("RIGHT_LEFT", "LEFT_RIGHT", "LEFT_LEFT", "RIGHT_RIGHT"):
+        raise ValueError(f"matrix_set_diag: unknown align '{align}'")
+    longest = max(min(rows + min(0, d), cols - max(0, d)) for d in range(low, high + 1))
+    index = np.zeros((rows, cols), np.int64)
+    on = np.zeros((rows, cols), bool)
+    for i, j in np.ndindex(rows, cols):
+        d = j - i
+        if low <= d <= high:
+            length = min(rows + min(0, d), cols - max(0, d))
+            right = align.split("_")[0 if d >= 0 else 1] == "RIGHT"
+            offset = longest - length if right else 0
+            index[i, j] = (high - d) * longest + offset + (i if d >= 0 else j)
+            on[i, j] = True
+    return index, on
+
+
+def matrix_set_diag(
+    data: Expr, diagonal: Expr, k: int | tuple[int, int] = 0, align: str = "RIGHT_LEFT"
+) -> Expr:
+    """`data` with its diagonal k (or the band of diagonals k = (low, high)) replaced by
+    `diagonal`, composed as a take from the flattened diagonals and a select."""
+    shape = known_shape(data, "matrix_set_diag")
+    index, on = diagonal_layout(shape[-2], shape[-1], k, align)
+    flat = reshape(diagonal, [*shape[:-2], -1])  # data's batch axes, then the diagonals
+    values = take(flat, const(index), axis=-1)
+    return where(const(on), values, data)
