@@ -161,3 +161,37 @@ def test_matrix_set_diag_band_as_tensorflow_documents_it():
     want = [[[1, 6, 9, 7], [4, 2, 5, 1], [7, 5, 3, 8]]]  # TensorFlow's documented example
     np.testing.assert_array_equal(out, want)
     np.testing.assert_array_equal(topi_testing.matrix_set_diag(data, bands, (-1, 2)), want)
+
+
+@pytest.mark.parametrize(
+    ("pool", "kind", "window"),
+    [
+        (relay.nn.max_pool1d, "max", {"pool_size": 3, "strides": 2, "padding": (1, 2)}),
+        (relay.nn.avg_pool1d, "avg", {"pool_size": (2,), "strides": (1,), "dilation": (2,)}),
+    ],
+)
+def test_pool1d_as_tvm_pools(pool: object, kind: str, window: dict[str, object]):
+    data = RNG.uniform(size=(2, 3, 11)).astype("float32")
+    (x,) = variables(data)
+    (out,) = built(relay.Function([x], pool(x, **window)), data)  # type: ignore[operator]
+    size = window["pool_size"]
+    pad = window.get("padding", (0, 0))
+    want = topi_testing.poolnd_python(
+        data,
+        [size if isinstance(size, int) else size[0]],
+        [window["strides"] if isinstance(window["strides"], int) else window["strides"][0]],
+        [window.get("dilation", (1,))[0]],
+        [pad[0]],
+        [pad[1]],
+        kind,
+        count_include_pad=False,
+    )
+    np.testing.assert_allclose(out, want, rtol=1e-5)
+
+
+def test_global_pool1d_nwc():
+    data = RNG.uniform(size=(2, 7, 3)).astype("float32")
+    (x,) = variables(data)
+    y = relay.nn.global_max_pool1d(x, layout="NWC")
+    (out,) = built(relay.Function([x], y), data)
+    np.testing.assert_allclose(out, data.max(axis=1, keepdims=True))

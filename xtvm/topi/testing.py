@@ -23,6 +23,7 @@ __all__ = [
     "matrix_set_diag",
     "nll_loss",
     "one_hot",
+    "poolnd_python",
     "resize1d_python",
     "resize2d_python",
     "resize3d_python",
@@ -481,4 +482,54 @@ def matrix_set_diag(
         offset = longest - length if side == "RIGHT" else 0
         for t in range(length):
             out[..., t + max(0, -d), t + max(0, d)] = band[..., high - d, offset + t]
+    return out
+
+
+def poolnd_python(
+    np_data: np.ndarray,
+    kernel: Sequence[int],
+    strides: Sequence[int],
+    dilation: Sequence[int],
+    padding_before: Sequence[int],
+    padding_after: Sequence[int],
+    pool_type: str,
+    count_include_pad: bool = True,
+    ceil_mode: bool = False,
+    dtype: str = "float32",
+    layout: str | None = None,
+) -> np.ndarray:
+    """Max or average pooling over the trailing len(kernel) axes of channels-first data,
+    window by window: padding never wins a max; an average divides by the window's size
+    (count_include_pad) or by the data elements it covers."""
+    if layout is not None and layout[1] != "C":
+        raise ValueError(f"poolnd_python: channels-first layouts only, got {layout}")
+    spatial = np_data.shape[2:]
+    spans = [(k - 1) * d + 1 for k, d in zip(kernel, dilation, strict=True)]
+    out_sizes = []
+    for size, span, s, b, a in zip(
+        spatial, spans, strides, padding_before, padding_after, strict=True
+    ):
+        room = size + b + a - span
+        count = (-(-room // s) if ceil_mode else room // s) + 1
+        if ceil_mode and (count - 1) * s >= size + b:  # a window must start inside
+            count -= 1
+        out_sizes.append(count)
+    out = np.zeros((*np_data.shape[:2], *out_sizes), dtype)
+    for at in itertools.product(*map(range, out_sizes)):
+        taps = []
+        for offsets in itertools.product(*map(range, kernel)):
+            pos = [
+                o * s - b + k * d
+                for o, s, b, k, d in zip(
+                    at, strides, padding_before, offsets, dilation, strict=True
+                )
+            ]
+            taps.append(pos)
+        inside = [p for p in taps if all(0 <= q < n for q, n in zip(p, spatial, strict=True))]
+        values = np.stack([np_data[(slice(None), slice(None), *p)] for p in inside], axis=-1)
+        if pool_type == "max":
+            out[(slice(None), slice(None), *at)] = values.max(axis=-1)
+        else:
+            count = math.prod(kernel) if count_include_pad else len(inside)
+            out[(slice(None), slice(None), *at)] = values.astype(np.float64).sum(axis=-1) / count
     return out

@@ -59,7 +59,7 @@ UNSUPPORTED = {
     "test_upsampling_infer_type": "symbolic dimensions (te.var / relay.Any) are not inferred through this op",
     "test_upsampling3d_infer_type": "xtvm has no relay upsampling3d yet",
     "test_pool2d": "xtvm's Relay text leaves out attributes at their default, or ones it does not keep",
-    "test_pool1d": "xtvm has no relay max_pool1d yet",
+    "test_pool1d": "xtvm's Relay text leaves out attributes at their default, or ones it does not keep",
     "test_pool3d": "xtvm has no relay max_pool3d yet",
     "test_flatten_infer_type[graph]": "symbolic dimensions (te.var / relay.Any) are not inferred through this op",
     "test_pad_infer_type": "symbolic dimensions (te.var / relay.Any) are not inferred through this op",

@@ -8,7 +8,8 @@ TVM's 1, 2 or 4 numbers. The builder of an op whose TVM signature is the op's ow
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from xtvm.api.relay.expr import (
     Call,
@@ -476,6 +477,80 @@ def avg_pool2d(
     window = (pool_size, strides, dilation, padding)
     extra = {"ceil_mode": ceil_mode, "count_include_pad": count_include_pad}
     return _pool2d(d.AvgPool2dOp, data, window, layout, out_layout, **extra)
+
+
+def _one_d(layout: str) -> tuple[str, int]:
+    """The 2-d layout a 1-d pool runs in (a height of 1 inserted) and where that axis goes."""
+    if layout not in ("NCW", "NWC"):
+        raise ValueError(f'1-d pooling: layout must be "NCW" or "NWC", got "{layout}"')
+    return ("NCHW", 2) if layout == "NCW" else ("NHWC", 1)
+
+
+def _single(name: str, value: IntOrSeq) -> int:
+    values = [value] if isinstance(value, int) else [int(v) for v in value]
+    if len(values) != 1:
+        raise ValueError(f"1-d pooling: {name} must have one value, got {values}")
+    return values[0]
+
+
+def _pool1d(pool2d: Callable[..., Call], data: Expr, layout: str, **attrs: Any) -> Expr:
+    """A 1-d pool as the 2-d one over a height of 1: TVM's pool1d in xtvm's pool2d."""
+    layout2d, axis = _one_d(layout)
+    for name in ("pool_size", "strides", "dilation"):
+        if name in attrs:
+            attrs[name] = (1, _single(name, attrs[name]))
+    if "padding" in attrs:
+        pad = [attrs["padding"]] if isinstance(attrs["padding"], int) else list(attrs["padding"])
+        if len(pad) not in (1, 2):
+            raise ValueError(f"1-d pooling: padding must have 1 or 2 values, got {pad}")
+        before, after = pad[0], pad[-1]
+        attrs["padding"] = (0, int(before), 0, int(after))
+    out = pool2d(transform.expand_dims(data, axis), layout=layout2d, **attrs)
+    return transform.squeeze(out, axis=[axis])
+
+
+def max_pool1d(
+    data: Expr,
+    pool_size: IntOrSeq = (1,),
+    strides: IntOrSeq = (1,),
+    dilation: IntOrSeq = (1,),
+    padding: IntOrSeq = (0,),
+    layout: str = "NCW",
+    out_layout: str = "",
+    ceil_mode: bool = False,
+) -> Expr:
+    """TVM's max_pool1d, composed as max_pool2d over a height of 1."""
+    check_unused(data, "", out_layout, layout)
+    window = {"pool_size": pool_size, "strides": strides, "dilation": dilation}
+    return _pool1d(max_pool2d, data, layout, **window, padding=padding, ceil_mode=ceil_mode)
+
+
+def avg_pool1d(
+    data: Expr,
+    pool_size: IntOrSeq = (1,),
+    strides: IntOrSeq = (1,),
+    dilation: IntOrSeq = (1,),
+    padding: IntOrSeq = (0,),
+    layout: str = "NCW",
+    out_layout: str = "",
+    ceil_mode: bool = False,
+    count_include_pad: bool = False,
+) -> Expr:
+    """TVM's avg_pool1d, composed as avg_pool2d over a height of 1."""
+    check_unused(data, "", out_layout, layout)
+    window = {"pool_size": pool_size, "strides": strides, "dilation": dilation}
+    flags = {"ceil_mode": ceil_mode, "count_include_pad": count_include_pad}
+    return _pool1d(avg_pool2d, data, layout, **window, padding=padding, **flags)
+
+
+def global_max_pool1d(data: Expr, layout: str = "NCW", out_layout: str = "") -> Expr:
+    check_unused(data, "", out_layout, layout)
+    return _pool1d(global_max_pool2d, data, layout)
+
+
+def global_avg_pool1d(data: Expr, layout: str = "NCW", out_layout: str = "") -> Expr:
+    check_unused(data, "", out_layout, layout)
+    return _pool1d(global_avg_pool2d, data, layout)
 
 
 def global_avg_pool2d(data: Expr, layout: str = "NCHW", out_layout: str = "") -> Call:
