@@ -195,3 +195,33 @@ def test_global_pool1d_nwc():
     y = relay.nn.global_max_pool1d(x, layout="NWC")
     (out,) = built(relay.Function([x], y), data)
     np.testing.assert_allclose(out, data.max(axis=1, keepdims=True))
+
+
+@pytest.mark.parametrize("layout", ["NCW", "NWC"])
+def test_conv1d_with_an_untyped_weight(layout: str):
+    data = RNG.uniform(-1, 1, size=(2, 4, 13)).astype("float32")  # NCW
+    kernel = RNG.uniform(-1, 1, size=(5, 4, 3)).astype("float32")  # OIW
+    want = topi_testing.conv1d_ncw_python(data, kernel, 2, (1, 2), 2)
+    if layout == "NWC":
+        data, kernel, want = (
+            data.transpose(0, 2, 1),
+            kernel.transpose(2, 1, 0),
+            want.transpose(0, 2, 1),
+        )
+    (x,) = variables(data)
+    w = relay.var("w")
+    y = relay.nn.conv1d(
+        x,
+        w,
+        strides=2,
+        padding=(1, 2),
+        dilation=2,
+        channels=5,
+        kernel_size=3,
+        data_layout=layout,
+        kernel_layout="OIW" if layout == "NCW" else "WIO",
+    )
+    (out,) = built(
+        relay.Function([x, w], y), np.ascontiguousarray(data), np.ascontiguousarray(kernel)
+    )
+    np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-5)

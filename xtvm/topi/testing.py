@@ -10,6 +10,7 @@ import numpy as np
 
 __all__ = [
     "batch_matmul",
+    "conv1d_ncw_python",
     "conv2d_nchw_python",
     "conv2d_nhwc_python",
     "crop_and_resize_python",
@@ -532,4 +533,25 @@ def poolnd_python(
         else:
             count = math.prod(kernel) if count_include_pad else len(inside)
             out[(slice(None), slice(None), *at)] = values.astype(np.float64).sum(axis=-1) / count
+    return out
+
+
+def conv1d_ncw_python(
+    a_np: np.ndarray,
+    w_np: np.ndarray,
+    stride: int | Sequence[int],
+    padding: int | Sequence[int],
+    dilation: int | Sequence[int],
+) -> np.ndarray:
+    """1-d cross-correlation of a_np [n, c, w] with w_np [o, c, k], tap by tap."""
+    (s,) = [stride] if isinstance(stride, int) else list(stride)
+    (d,) = [dilation] if isinstance(dilation, int) else list(dilation)
+    pads = [padding] if isinstance(padding, int) else list(padding)
+    padded = np.pad(a_np, [(0, 0), (0, 0), (pads[0], pads[-1])])
+    k = w_np.shape[2]
+    width = (padded.shape[2] - (k - 1) * d - 1) // s + 1
+    out = np.zeros((a_np.shape[0], w_np.shape[0], width), a_np.dtype)
+    for x in range(width):
+        window = padded[:, :, x * s : x * s + (k - 1) * d + 1 : d]  # [n, c, k]
+        out[:, :, x] = np.einsum("nck,ock->no", window, w_np)
     return out

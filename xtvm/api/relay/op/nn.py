@@ -142,6 +142,58 @@ def conv2d(
     return call
 
 
+CONV1D_LAYOUTS = {  # 1-d layouts -> the 2-d ones they run in, and where height goes
+    ("NCW", "OIW"): ("NCHW", "OIHW", 2, 2),
+    ("NWC", "WIO"): ("NHWC", "HWIO", 1, 0),
+}
+
+
+def conv1d(
+    data: Expr,
+    weight: Expr,
+    strides: IntOrSeq = 1,
+    padding: IntOrSeq = 0,
+    dilation: IntOrSeq = 1,
+    groups: int = 1,
+    channels: int | None = None,
+    kernel_size: IntOrSeq | None = None,
+    data_layout: str = "NCW",
+    kernel_layout: str = "OIW",
+    out_layout: str = "",
+    out_dtype: str = "",
+) -> Expr:
+    """TVM's conv1d, composed as conv2d over a height of 1 (NCW with OIW, or NWC with WIO);
+    an untyped weight gets its shape from `channels` and `kernel_size`."""
+    check_unused(data, "", out_layout, data_layout)
+    if (data_layout, kernel_layout) not in CONV1D_LAYOUTS:
+        raise ValueError(f"conv1d: layouts NCW/OIW or NWC/WIO, got {data_layout}/{kernel_layout}")
+    layout2d, kernel2d, axis, kernel_axis = CONV1D_LAYOUTS[(data_layout, kernel_layout)]
+    if not has_type(weight):
+        if channels is None or kernel_size is None:
+            raise RelayTypeError("conv1d: an untyped weight needs channels= and kernel_size=")
+        typ = tensor_type(data)
+        sizes = {"O": int(channels), "W": _single_int("kernel_size", kernel_size)}
+        sizes["I"] = int(typ.shape[1 if data_layout == "NCW" else 2]) // groups
+        infer_untyped(weight, TensorType([sizes[c] for c in kernel_layout], typ.dtype))
+    pad = [padding] if isinstance(padding, int) else [int(p) for p in padding]
+    if len(pad) not in (1, 2):
+        raise ValueError(f"conv1d: padding must have 1 or 2 values, got {pad}")
+    out = conv2d(
+        transform.expand_dims(data, axis),
+        transform.expand_dims(weight, kernel_axis),
+        strides=(1, _single_int("strides", strides)),
+        padding=(0, pad[0], 0, pad[-1]),
+        dilation=(1, _single_int("dilation", dilation)),
+        groups=groups,
+        channels=channels,
+        kernel_size=None if kernel_size is None else (1, _single_int("kernel_size", kernel_size)),
+        data_layout=layout2d,
+        kernel_layout=kernel2d,
+        out_dtype=out_dtype,
+    )
+    return transform.squeeze(out, axis=[axis])
+
+
 def check_conv_weight(
     weight: Expr, kernel_layout: str, channels: int | None, kernel_size: IntOrSeq | None
 ) -> None:
@@ -486,10 +538,11 @@ def _one_d(layout: str) -> tuple[str, int]:
     return ("NCHW", 2) if layout == "NCW" else ("NHWC", 1)
 
 
-def _single(name: str, value: IntOrSeq) -> int:
+def _single_int(name: str, value: IntOrSeq) -> int:
+    """A 1-d op's size: an int or a one-element sequence."""
     values = [value] if isinstance(value, int) else [int(v) for v in value]
     if len(values) != 1:
-        raise ValueError(f"1-d pooling: {name} must have one value, got {values}")
+        raise ValueError(f"{name} must have one value for a 1-d op, got {values}")
     return values[0]
 
 
@@ -498,7 +551,7 @@ def _pool1d(pool2d: Callable[..., Call], data: Expr, layout: str, **attrs: Any) 
     layout2d, axis = _one_d(layout)
     for name in ("pool_size", "strides", "dilation"):
         if name in attrs:
-            attrs[name] = (1, _single(name, attrs[name]))
+            attrs[name] = (1, _single_int(name, attrs[name]))
     if "padding" in attrs:
         pad = [attrs["padding"]] if isinstance(attrs["padding"], int) else list(attrs["padding"])
         if len(pad) not in (1, 2):
