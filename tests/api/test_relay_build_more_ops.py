@@ -1,7 +1,7 @@
 """relay.build on TVM's sparse_reshape, sparse_to_dense, adv_index, matrix_set_diag,
-segment_sum, stft, image.dilation2d, crop_and_resize, nn.deformable_conv2d, nll_loss and
-argmax over several axes: the graph executor's results against numpy references written from
-the definitions."""
+segment_sum, stft, image.dilation2d, crop_and_resize, nn.deformable_conv2d, nll_loss,
+conv1d, pool1d, upsampling3d and argmax over several axes: the graph executor's results
+against numpy references written from the definitions."""
 
 from __future__ import annotations
 
@@ -225,3 +225,12 @@ def test_conv1d_with_an_untyped_weight(layout: str):
         relay.Function([x, w], y), np.ascontiguousarray(data), np.ascontiguousarray(kernel)
     )
     np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-5)
+
+
+def test_upsampling3d_trilinear_ndhwc():
+    data = RNG.uniform(size=(1, 2, 3, 4, 2)).astype("float32")
+    (x,) = variables(data)
+    y = relay.nn.upsampling3d(x, 2, 1.5, 2, "NDHWC", "trilinear", "align_corners")
+    (out,) = built(relay.Function([x], y), data)
+    want = topi_testing.resize3d_python(data, (2, 1.5, 2), "NDHWC", "linear", "align_corners")
+    np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-6)

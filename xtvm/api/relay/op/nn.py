@@ -665,4 +665,40 @@ def upsampling(
     )
 
 
+def upsampling3d(
+    data: Expr,
+    scale_d: float,
+    scale_h: float,
+    scale_w: float,
+    layout: str = "NCDHW",
+    method: str = "nearest_neighbor",
+    coordinate_transformation_mode: str = "half_pixel",
+    output_shape: Sequence[int] | None = None,
+) -> Call:
+    """TVM's upsampling3d: a resize3d to the depth, height and width scaled and rounded
+    (trilinear is resize3d's linear), composed as that resize3d."""
+    if layout not in ("NCDHW", "NDHWC"):
+        raise ValueError(f'upsampling3d: layout must be "NCDHW" or "NDHWC", got "{layout}"')
+    if method not in ("nearest_neighbor", "trilinear"):
+        raise ValueError(
+            f'upsampling3d: method must be "nearest_neighbor" or "trilinear", not {method}'
+        )
+    shape = tensor_type(data).shape
+    axes = (2, 3, 4) if layout == "NCDHW" else (1, 2, 3)
+    if not all(isinstance(shape[a], int) for a in axes):
+        raise RelayTypeError(f"upsampling3d: needs static depth, height and width, got {shape}")
+    scales = (scale_d, scale_h, scale_w)
+    size = [round(int(shape[a]) * float(k)) for a, k in zip(axes, scales, strict=True)]
+    if output_shape is not None and list(output_shape) != size:
+        raise ValueError(f"upsampling3d: output_shape {output_shape} differs from {size}")
+    return make_call(
+        d.Resize3dOp,
+        data,
+        size=size,
+        layout=layout,
+        method="linear" if method == "trilinear" else method,
+        coordinate_transformation_mode=coordinate_transformation_mode,
+    )
+
+
 derive_builders(globals(), "nn.")
