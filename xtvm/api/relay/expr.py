@@ -25,7 +25,15 @@ from xdsl.dialects.builtin import TupleType as XTupleType
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
-from xtvm.api.relay.ty import FuncType, TensorType, TupleType, Type, dtype_name, from_xdsl
+from xtvm.api.relay.ty import (
+    FuncType,
+    IncompleteType,
+    TensorType,
+    TupleType,
+    Type,
+    dtype_name,
+    from_xdsl,
+)
 from xtvm.dialects import relay as dialect
 from xtvm.dialects.relay_attrs import Attrs
 from xtvm.ir import traversal
@@ -317,8 +325,13 @@ class Var(Expr):
     def children(self) -> Sequence[Expr]:
         return (self.bound_value,) if self.bound_value is not None else ()
 
+    def annotated_unknown(self) -> bool:
+        """Whether the annotation is `relay.IncompleteType()`: a type left to inference, as
+        when there is none."""
+        return isinstance(self.type_annotation, IncompleteType)
+
     def infer(self) -> Type:
-        if self.type_annotation is not None:
+        if self.type_annotation is not None and not self.annotated_unknown():
             return self.type_annotation
         if self.bound_value is not None:
             return self.bound_value.checked_type
@@ -620,7 +633,8 @@ def post_order(root: Expr, children: Callable[[Expr], Sequence[Expr]] | None = N
 def infer_untyped(expr: Expr, typ: Type) -> None:
     """Give `typ` to `expr` if it is a variable without a type, as TVM's InferType solves an
     untyped operand (a conv2d weight from `channels` and `kernel_size`, ...)."""
-    if isinstance(expr, Var) and expr.type_annotation is None and expr.bound_value is None:
+    untyped = isinstance(expr, Var) and (expr.type_annotation is None or expr.annotated_unknown())
+    if untyped and expr.bound_value is None:  # type: ignore[union-attr]
         if expr._checked is None:
             expr._checked = typ
 
