@@ -1,7 +1,7 @@
 """relay.build on TVM's sparse_reshape, sparse_to_dense, adv_index, matrix_set_diag,
 segment_sum, stft, image.dilation2d, crop_and_resize, nn.deformable_conv2d, nll_loss,
-conv1d, pool1d, upsampling3d and argmax over several axes: the graph executor's results
-against numpy references written from the definitions."""
+conv1d, pool1d, upsampling3d, l2_normalize and argmax over several axes: the graph
+executor's results against numpy references written from the definitions."""
 
 from __future__ import annotations
 
@@ -234,3 +234,12 @@ def test_upsampling3d_trilinear_ndhwc():
     (out,) = built(relay.Function([x], y), data)
     want = topi_testing.resize3d_python(data, (2, 1.5, 2), "NDHWC", "linear", "align_corners")
     np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-6)
+
+
+def test_l2_normalize_and_squeeze_of_one_axis():
+    data = RNG.uniform(-1, 1, size=(2, 3, 1)).astype("float32")
+    (x,) = variables(data)
+    y = relay.squeeze(relay.nn.l2_normalize(x, eps=0.01, axis=[1]), axis=2)
+    (out,) = built(relay.Function([x], y), data)
+    norm = np.sqrt(np.maximum((data.astype(np.float64) ** 2).sum(axis=1, keepdims=True), 0.01))
+    np.testing.assert_allclose(out, (data / norm)[:, :, 0], rtol=1e-5)

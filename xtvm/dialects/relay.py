@@ -115,9 +115,11 @@ class OpPattern(enum.IntEnum):
 # Attribute and type helpers
 
 
-def int_array(values: Sequence[int]) -> DenseArrayBase:
-    """`array<i64: ...>`, the form of every integer-list property."""
-    return DenseArrayBase.from_list(i64, [int(v) for v in values])
+def int_array(values: Sequence[int] | int) -> DenseArrayBase:
+    """`array<i64: ...>`, the form of every integer-list property; a lone integer is a list
+    of one, as TVM's builders take `axis=2` for `axis=[2]`."""
+    listed = [values] if isinstance(values, int | np.integer) else values
+    return DenseArrayBase.from_list(i64, [int(v) for v in listed])
 
 
 def int_attr(value: int) -> IntegerAttr:

@@ -186,10 +186,10 @@ def lrn_python(
 
 
 def l2_normalize_python(
-    a_np: np.ndarray, eps: float, axis: Sequence[int] | None = None
+    a_np: np.ndarray, eps: float, axis: int | Sequence[int] | None = None
 ) -> np.ndarray:
     """`a_np` divided by its L2 norm along `axis`, the squared norm floored at `eps`."""
-    axes = None if axis is None else tuple(axis)
+    axes = None if axis is None else (axis,) if isinstance(axis, int) else tuple(axis)
     squared = np.sum(a_np.astype(np.float64) ** 2, axis=axes, keepdims=True)
     return (a_np / np.sqrt(np.maximum(squared, eps))).astype(a_np.dtype)
 

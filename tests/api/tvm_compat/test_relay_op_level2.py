@@ -64,7 +64,6 @@ UNSUPPORTED = {
     "test_pad_infer_type": "symbolic dimensions (te.var / relay.Any) are not inferred through this op",
     "test_pad_run": "xtvm.runtime.relay_interpreter.ArgumentError: argument 'x' (#0) of @main: expected tensor<4x10x7x7xf32> (float",
     "test_pad_value_in_array": "xtvm's Target has no split",
-    "test_l2_normalize[graph]": "TypeError: 'int' object is not iterable",
     "TestConv2DInt8Intrinsics::test_uses_intrinsic[0-0-dtypes0-llvm]": "checks the x86 int8 instructions TVM's x86 conv2d schedule emits",
     "TestConv2DInt8Intrinsics::test_uses_intrinsic[0-0-dtypes1-llvm]": "checks the x86 int8 instructions TVM's x86 conv2d schedule emits",
     "TestConv2DInt8Intrinsics::test_uses_intrinsic[1-0-dtypes0-llvm]": "checks the x86 int8 instructions TVM's x86 conv2d schedule emits",

@@ -665,6 +665,14 @@ def upsampling(
     )
 
 
+def l2_normalize(data: Expr, eps: float, axis: int | Sequence[int] | None = None) -> Expr:
+    """TVM's l2_normalize: data / sqrt(max(sum of squares over `axis`, eps)), composed of
+    those ops (all axes when `axis` is None)."""
+    squares = reduce_sum(tensor.multiply(data, data), axis=axis, keepdims=True)
+    floor = const(float(eps), tensor_type(data).dtype)
+    return tensor.divide(data, tensor.sqrt(tensor.maximum(squares, floor)))
+
+
 def upsampling3d(
     data: Expr,
     scale_d: float,
