@@ -46,7 +46,8 @@ class RelayTypeError(ValueError):
 
 
 class OpTypeError(RelayTypeError, TVMError):
-    """The type relation of an operator registered from Python rejected a call."""
+    """An operator's type relation rejected a call (a built-in op's or one registered from
+    Python): a TVMError, as TVM's type checker raises."""
 
 
 def broadcast_type(name: str, args: Sequence[Type]) -> TensorType:
@@ -491,7 +492,7 @@ class Call(Expr):
             try:
                 results = self.op.op_class.infer_result_types(types, self.attrs.properties)
             except VerifyException as exc:
-                raise RelayTypeError(str(exc)) from None
+                raise OpTypeError(str(exc)) from None
             return from_xdsl(results[0])
         callee = self.op.checked_type
         if not isinstance(callee, FuncType):
@@ -849,7 +850,7 @@ def build_call(
     try:
         op = op_class(*values, **kwargs)
     except VerifyException as exc:
-        raise RelayTypeError(str(exc)) from None
+        raise OpTypeError(str(exc)) from None
     result = op.result_types[0]
     op.drop_all_references()
     for t in result.types.data if isinstance(result, XTupleType) else (result,):
