@@ -495,6 +495,13 @@ CASES: list[tuple[str, list[Attribute], Body, str]] = [
     ("cumsum", [t(2, 5)], lambda x: relay.CumsumOp(x, 1, exclusive=True), "tensor<2x5xf32>"),
     ("cumsum_flat", [t(2, 5)], relay.CumsumOp, "tensor<10xf32>"),
     ("cumprod", [t(2, 5)], lambda x: relay.CumprodOp(x, 1), "tensor<2x5xf32>"),
+    ("slice_like", [t(3, 4, 5), t(1, 2)], relay.SliceLikeOp, "tensor<1x2x5xf32>"),
+    (
+        "slice_like_axes",
+        [t(3, 4, 5), t(1, 2, 3)],
+        lambda x, y: relay.SliceLikeOp(x, y, axes=[-1, -3]),
+        "tensor<1x4x3xf32>",
+    ),
     (
         "reverse_sequence",
         [t(4, 3), t(3, elem=i32)],
@@ -1283,6 +1290,12 @@ INVALID: list[tuple[str, list[Attribute], Body, str]] = [
         [t(3, 3), t(2, 4, elem=i64), t(2, 4)],
         relay.ScatterElementsOp,
         "'relay.scatter_elements' op indices shape 2x4 exceeds data shape 3x3 off axis 0",
+    ),
+    (
+        "slice_like_longer",
+        [t(3, 4), t(3, 5)],
+        relay.SliceLikeOp,
+        "'relay.slice_like' op shape_like's axis 1 (5) is longer than data's (4)",
     ),
     (
         "reverse_sequence_same_axes",

@@ -1111,6 +1111,9 @@ CASES: dict[type[relay.RelayOp], list[Case]] = {
             ),
         ),
     ],
+    relay.SliceLikeOp: [
+        Case("leading", [f32(4, 5, 3), f32(2, 3)], lambda g, x, y: g(relay.SliceLikeOp(x, y))),
+    ],
     relay.ReverseSequenceOp: [
         Case(
             "seq0_batch2",

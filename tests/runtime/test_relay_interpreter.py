@@ -1158,6 +1158,12 @@ CASES: list[Case] = [
         tol=1e-4,
     ),
     Case(
+        "slice_like_axes",
+        [rand(3, 4, 5), rand(2, 2, 2)],
+        lambda x, y: relay.SliceLikeOp(x, y, axes=[0, 2]),
+        lambda x, y: x[:2, :, :2],
+    ),
+    Case(
         "reverse_sequence_lengths_capped",
         [np.arange(12, dtype=np.float32).reshape(3, 4), np.array([0, 3, 9], np.int64)],
         lambda x, n: relay.ReverseSequenceOp(x, n, seq_axis=1, batch_axis=0),

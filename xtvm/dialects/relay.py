@@ -2751,6 +2751,41 @@ CumprodOp = relay_op(
 )
 
 
+def slice_like_type(op: type[RelayOp], p: Props, data: TensorType, like: TensorType) -> Attribute:
+    shape, target = list(data.get_shape()), like.get_shape()
+    axes = p.opt_ints("axes")
+    picked = (
+        range(min(len(shape), len(target)))
+        if axes is None
+        else normalize_axes(op, axes, len(shape))
+    )
+    for axis in picked:
+        if axis >= len(target):
+            raise op.error(f"axis {axis} is past shape_like's rank {len(target)}")
+        if DYNAMIC_INDEX not in (shape[axis], target[axis]) and target[axis] > shape[axis]:
+            raise op.error(
+                f"shape_like's axis {axis} ({target[axis]}) is longer than data's ({shape[axis]})"
+            )
+        shape[axis] = target[axis]
+    return TensorType(data.get_element_type(), shape)
+
+
+SliceLikeOp = relay_op(
+    "slice_like",
+    RelayOp,
+    """The leading part of data with the sizes of shape_like on `axes` (its first
+    rank(shape_like) axes when absent).
+
+    `%y = relay.slice_like %x, %l {axes = array<i64: 1>}
+        : (tensor<3x4x5xf32>, tensor<2x2xf32>) -> tensor<3x2x5xf32>`
+    """,
+    ints_def("axes", None),
+    operands=("data", "shape_like"),
+    rule=slice_like_type,
+    pattern=OpPattern.INJECTIVE,
+)
+
+
 def reverse_sequence_type(
     op: type[RelayOp], p: Props, data: TensorType, lengths: TensorType
 ) -> Attribute:

@@ -1157,6 +1157,12 @@ def scatter_elements(
     return scatter(op, x, indices, at, updates, op.reduction.data)
 
 
+@rule(relay.SliceLikeOp)
+def slice_like(op: relay.SliceLikeOp, x: np.ndarray, like: np.ndarray) -> np.ndarray:
+    shape = op.result.type.get_shape()  # type: ignore[attr-defined]
+    return x[tuple(slice(0, like.shape[k] if n == -1 else n) for k, n in enumerate(shape))].copy()
+
+
 @numpy_rule(relay.ReverseSequenceOp)
 def reverse_sequence(
     x: np.ndarray, lengths: np.ndarray, seq_axis: int, batch_axis: int

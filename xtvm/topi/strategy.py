@@ -421,6 +421,11 @@ STRATEGIES: dict[type[relay.RelayOp], Strategy] = {
     relay.CumsumOp: row(cumsum),
     relay.CumprodOp: row(cumsum),
     relay.SegmentSumOp: row(segment_sum),
+    relay.SliceLikeOp: row(
+        lambda op, x: te.compute(
+            result_shape(op), lambda *i: x[0](*i), name="T_slice_like", tag="injective"
+        )
+    ),
     relay.ReverseSequenceOp: row(
         lambda op, x: indexing.reverse_sequence(
             x[0],
