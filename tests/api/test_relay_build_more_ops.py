@@ -1,7 +1,7 @@
 """relay.build on TVM's sparse_reshape, sparse_to_dense, adv_index, matrix_set_diag,
 segment_sum, stft, image.dilation2d, crop_and_resize, nn.deformable_conv2d, nll_loss,
-conv1d, pool1d, upsampling3d, l2_normalize and argmax over several axes: the graph
-executor's results against numpy references written from the definitions."""
+conv1d, pool1d, upsampling3d, l2_normalize, fixed_point_multiply and multi-axis argmax:
+the graph executor's results against numpy references written from the definitions."""
 
 from __future__ import annotations
 
@@ -243,3 +243,15 @@ def test_l2_normalize_and_squeeze_of_one_axis():
     (out,) = built(relay.Function([x], y), data)
     norm = np.sqrt(np.maximum((data.astype(np.float64) ** 2).sum(axis=1, keepdims=True), 0.01))
     np.testing.assert_allclose(out, (data / norm)[:, :, 0], rtol=1e-5)
+
+
+@pytest.mark.parametrize(
+    ("multiplier", "shift"), [(1073741824, -3), (1518500250, 2), (2**30 + 7, 0)]
+)
+def test_fixed_point_multiply_rounds_half_up(multiplier: int, shift: int):
+    data = np.array([23, -23, 0, 1, -1, 2**20, -(2**20), 12345], np.int32)
+    (x,) = variables(data)
+    (out,) = built(relay.Function([x], relay.fixed_point_multiply(x, multiplier, shift)), data)
+    right = 31 + max(-shift, 0)
+    want = [((int(v) << max(shift, 0)) * multiplier + (1 << (right - 1))) >> right for v in data]
+    np.testing.assert_array_equal(out, want)

@@ -1,7 +1,8 @@
 """TVM's transform operators that xtvm builds from other ops: with static shapes, `stack`,
 `repeat`, `reverse`, `reshape_like`, `reverse_reshape`, `meshgrid`, `arange`,
 `broadcast_to_like`, `collapse_sum_like`/`collapse_sum_to`, `one_hot`, `sequence_mask`,
-`sparse_to_dense`, `adv_index` and `matrix_set_diag` are each a few expand_dims,
+`sparse_to_dense`, `adv_index`, `matrix_set_diag` and `fixed_point_multiply` are each a
+few expand_dims,
 broadcasts, reshapes, takes, sums, selects, scatters or a constant. They type-check and
 compute as TVM's; the printed program shows the ops they are made of."""
 
@@ -12,7 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from xtvm.api.relay.expr import Constant, Expr, Tuple, TupleGetItem, const
-from xtvm.api.relay.op import transform
+from xtvm.api.relay.op import tensor, transform
 from xtvm.api.relay.op.reduce import sum as reduce_sum
 from xtvm.api.relay.op.tensor import cast, equal, less
 from xtvm.api.relay.op.transform import (
@@ -299,3 +300,23 @@ def matrix_set_diag(
     flat = reshape(diagonal, [*shape[:-2], -1])  # data's batch axes, then the diagonals
     values = take(flat, const(index), axis=-1)
     return where(const(on), values, data)
+
+
+def fixed_point_multiply(data: Expr, multiplier: int, shift: int) -> Expr:
+    """TVM's fixed_point_multiply (tir's q_multiply_shift with 31 fraction bits): in int64,
+    data shifted left by max(shift, 0), times `multiplier`, plus half of 2^(31 + max(-shift,
+    0)) and shifted right by that power (rounding half up), then cast back."""
+    dtype = data.checked_type.dtype  # type: ignore[attr-defined]
+    if dtype != "int32":
+        raise TypeError(f"fixed_point_multiply: data must be int32, got {dtype}")
+    if not 0 <= int(multiplier) < 2**31 or not -31 <= int(shift) <= 31:
+        raise ValueError(
+            f"fixed_point_multiply: multiplier {multiplier} or shift {shift} is out of range"
+        )
+    wide = cast(data, "int64")
+    if shift > 0:
+        wide = tensor.left_shift(wide, const(int(shift), "int64"))
+    total = 31 + max(-int(shift), 0)
+    product = tensor.multiply(wide, const(int(multiplier), "int64"))
+    rounded = tensor.add(product, const(1 << (total - 1), "int64"))
+    return cast(tensor.right_shift(rounded, const(total, "int64")), "int32")
