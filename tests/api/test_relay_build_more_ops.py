@@ -1,7 +1,8 @@
 """relay.build on TVM's sparse_reshape, sparse_to_dense, adv_index, matrix_set_diag,
 segment_sum, stft, image.dilation2d, crop_and_resize, nn.deformable_conv2d, nll_loss,
-conv1d, pool1d, upsampling3d, l2_normalize, fixed_point_multiply and multi-axis argmax:
-the graph executor's results against numpy references written from the definitions."""
+conv1d, pool1d, upsampling3d, l2_normalize, fixed_point_multiply, sliding_window and
+multi-axis argmax: the graph executor's results against numpy references written from the
+definitions."""
 
 from __future__ import annotations
 
@@ -255,3 +256,11 @@ def test_fixed_point_multiply_rounds_half_up(multiplier: int, shift: int):
     right = 31 + max(-shift, 0)
     want = [((int(v) << max(shift, 0)) * multiplier + (1 << (right - 1))) >> right for v in data]
     np.testing.assert_array_equal(out, want)
+
+
+def test_sliding_window_matches_numpy_windows():
+    data = RNG.uniform(size=(2, 5, 7)).astype("float32")
+    (x,) = variables(data)
+    (out,) = built(relay.Function([x], relay.sliding_window(x, 1, [2, 3], [2, 2])), data)
+    view = np.lib.stride_tricks.sliding_window_view(data, (2, 3), axis=(1, 2))[:, ::2, ::2]
+    np.testing.assert_array_equal(out, view)

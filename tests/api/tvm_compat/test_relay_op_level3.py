@@ -42,7 +42,6 @@ from xtvm.topi import testing as ref_funcs  # TVM's tests/python/relay/utils/ref
 
 # Tests xtvm does not run, with the reason (tests/api/tvm_compat/conftest.py skips them).
 UNSUPPORTED = {
-    "test_sliding_window": "xtvm has no relay sliding_window yet",
     "test_reinterpret": "xtvm has no relay reinterpret yet",
     "test_approximate_transcendental": "xtvm has no relay reinterpret yet",
     "test_transpose_infer_type": "xtvm's Relay text leaves out attributes at their default, or ones it does not keep",

@@ -19,6 +19,7 @@ from xtvm.api.relay.op.composed import (
     reverse,
     reverse_reshape,
     sequence_mask,
+    sliding_window,
     sparse_to_dense,
     stack,
 )
@@ -214,6 +215,7 @@ __all__ = [
     "sign",
     "sin",
     "slice_like",
+    "sliding_window",
     "sparse_reshape",
     "sparse_to_dense",
     "split",

@@ -1,8 +1,8 @@
 """TVM's transform operators that xtvm builds from other ops: with static shapes, `stack`,
 `repeat`, `reverse`, `reshape_like`, `reverse_reshape`, `meshgrid`, `arange`,
 `broadcast_to_like`, `collapse_sum_like`/`collapse_sum_to`, `one_hot`, `sequence_mask`,
-`sparse_to_dense`, `adv_index`, `matrix_set_diag` and `fixed_point_multiply` are each a
-few expand_dims,
+`sparse_to_dense`, `adv_index`, `matrix_set_diag`, `fixed_point_multiply` and
+`sliding_window` are each a few expand_dims,
 broadcasts, reshapes, takes, sums, selects, scatters or a constant. They type-check and
 compute as TVM's; the printed program shows the ops they are made of."""
 
@@ -320,3 +320,32 @@ def fixed_point_multiply(data: Expr, multiplier: int, shift: int) -> Expr:
     product = tensor.multiply(wide, const(int(multiplier), "int64"))
     rounded = tensor.add(product, const(1 << (total - 1), "int64"))
     return cast(tensor.right_shift(rounded, const(total, "int64")), "int32")
+
+
+def sliding_window(
+    data: Expr, axis: int, window_shape: Sequence[int], strides: Sequence[int]
+) -> Expr:
+    """TVM's sliding_window: every placement of a window over data's axes from `axis` on,
+    shaped (data's axes before `axis`, placements per axis, window_shape); composed as one
+    take of constant offsets from data flattened from `axis` on."""
+    shape = known_shape(data, "sliding_window")
+    axis = axis + len(shape) if axis < 0 else axis
+    window, step = [int(w) for w in window_shape], [int(s) for s in strides]
+    tail = shape[axis:]
+    if not 0 <= axis < len(shape) or not len(window) == len(step) == len(tail):
+        raise ValueError(
+            f"sliding_window: window_shape and strides need one entry per axis from {axis} of "
+            f"a rank-{len(shape)} tensor, got {window} and {step}"
+        )
+    if any(s < 1 or w < 1 or w > n for w, s, n in zip(window, step, tail, strict=True)):
+        raise ValueError(f"sliding_window: window {window}, strides {step} do not fit {tail}")
+    places = [(n - w) // s + 1 for n, w, s in zip(tail, window, step, strict=True)]
+    starts = np.ix_(*(np.arange(p) * s for p, s in zip(places, step, strict=True)))
+    offsets = np.ix_(*(np.arange(w) for w in window))
+    grid = [
+        start.reshape(start.shape + (1,) * len(window))
+        + offset.reshape((1,) * len(places) + offset.shape)
+        for start, offset in zip(starts, offsets, strict=True)
+    ]
+    flat = np.ravel_multi_index(grid, tail).astype(np.int64)
+    return take(reshape(data, [*shape[:axis], -1]), const(flat), axis=axis)
