@@ -425,6 +425,18 @@ CASES: list[tuple[str, list[Attribute], Body, str]] = [
         "tensor<1x3x5x8xf32>",
     ),
     (
+        "nn.depth_to_space",
+        [t(1, 8, 3, 3)],
+        lambda x: relay.DepthToSpaceOp(x, 2, mode="CDR"),
+        "tensor<1x2x6x6xf32>",
+    ),
+    (
+        "nn.space_to_depth_nhwc",
+        [t(1, 6, 4, 3)],
+        lambda x: relay.SpaceToDepthOp(x, 2, "NHWC"),
+        "tensor<1x3x2x12xf32>",
+    ),
+    (
         "image.crop_and_resize",
         [t(2, 3, 8, 8), t(5, 4), t(5, elem=i32)],
         lambda x, b, i: relay.CropAndResizeOp(x, b, i, (3, 4)),
@@ -1358,6 +1370,18 @@ INVALID: list[tuple[str, list[Attribute], Body, str]] = [
         [t(3, 5), t(3, elem=i32)],
         lambda x, s: relay.SegmentSumOp(x, s, num_segments=0),
         "'relay.segment_sum' op num_segments must be positive, got 0",
+    ),
+    (
+        "nn.depth_to_space_channels",
+        [t(1, 6, 3, 3)],
+        lambda x: relay.DepthToSpaceOp(x, 2),
+        "'relay.nn.depth_to_space' op channels 6 are not a multiple of 2x2",
+    ),
+    (
+        "nn.space_to_depth_size",
+        [t(1, 2, 5, 4)],
+        lambda x: relay.SpaceToDepthOp(x, 2),
+        "'relay.nn.space_to_depth' op height and width 5x4 are not multiples of 2",
     ),
     (
         "image.crop_and_resize_boxes",

@@ -1048,6 +1048,18 @@ CASES: dict[type[relay.RelayOp], list[Case]] = {
         Case("axis1", [f32(3, 7)], lambda g, x: g(relay.CumprodOp(x, 1))),
         Case("exclusive_int", [i32(4, 3)], lambda g, x: g(relay.CumprodOp(x, 0, exclusive=True))),
     ],
+    relay.DepthToSpaceOp: [
+        Case("dcr", [f32(2, 12, 3, 2)], lambda g, x: g(relay.DepthToSpaceOp(x, 2))),
+        Case(
+            "cdr_nhwc",
+            [f32(1, 2, 3, 18)],
+            lambda g, x: g(relay.DepthToSpaceOp(x, 3, "NHWC", "CDR")),
+        ),
+    ],
+    relay.SpaceToDepthOp: [
+        Case("nchw", [f32(2, 3, 4, 6)], lambda g, x: g(relay.SpaceToDepthOp(x, 2))),
+        Case("nhwc", [f32(1, 6, 3, 2)], lambda g, x: g(relay.SpaceToDepthOp(x, 3, "NHWC"))),
+    ],
     relay.CropAndResizeOp: [
         Case(
             f"{layout}_{method}",

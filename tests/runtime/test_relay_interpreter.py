@@ -1158,6 +1158,30 @@ CASES: list[Case] = [
         tol=1e-4,
     ),
     Case(
+        "depth_to_space_cdr",
+        [rand(1, 8, 2, 3)],
+        lambda x: relay.DepthToSpaceOp(x, 2, mode="CDR"),
+        lambda x: topi_testing.depth_to_space_python(x, 2, "CDR"),
+    ),
+    Case(
+        "space_to_depth",
+        [rand(2, 3, 4, 6)],
+        lambda x: relay.SpaceToDepthOp(x, 2),
+        lambda x: topi_testing.space_to_depth_python(x, 2),
+    ),
+    Case(
+        "crop_and_resize_nearest_outside",
+        [
+            rand(2, 3, 7, 6),
+            np.float32([[0.1, -0.2, 0.9, 0.7], [0.5, 0.5, 1.3, 0.2]]),
+            np.int32([1, 0]),
+        ],
+        lambda x, b, i: relay.CropAndResizeOp(x, b, i, (4, 3), "NCHW", "nearest_neighbor", 9.0),
+        lambda x, b, i: topi_testing.crop_and_resize_python(
+            x, b, i, (4, 3), "NCHW", "nearest_neighbor", 9.0
+        ),
+    ),
+    Case(
         "slice_like_axes",
         [rand(3, 4, 5), rand(2, 2, 2)],
         lambda x, y: relay.SliceLikeOp(x, y, axes=[0, 2]),

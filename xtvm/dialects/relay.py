@@ -1432,6 +1432,62 @@ DeformableConv2dOp = relay_op(
 )
 
 
+def block_rearrange_type(op: type[RelayOp], p: Props, data: TensorType) -> Attribute:
+    """depth_to_space / space_to_depth: channels traded for b x b spatial blocks."""
+    block = p.integer("block_size")
+    c_axis, h_axis, w_axis = spatial_axes(op, p.choice("layout", ("NCHW", "NHWC")))
+    if "mode" in op.get_irdl_definition().properties:
+        p.choice("mode", ("DCR", "CDR"))
+    if block < 1 or data.get_num_dims() != 4:
+        raise op.error(f"needs 4-d data and a positive block_size, got {data} and {block}")
+    shape = list(data.get_shape())
+    if op.name.endswith("depth_to_space"):
+        if shape[c_axis] % (block * block):
+            raise op.error(f"channels {shape[c_axis]} are not a multiple of {block}x{block}")
+        shape[c_axis] //= block * block
+        shape[h_axis], shape[w_axis] = shape[h_axis] * block, shape[w_axis] * block
+    else:
+        if shape[h_axis] % block or shape[w_axis] % block:
+            raise op.error(
+                f"height and width {shape[h_axis]}x{shape[w_axis]} are not multiples of {block}"
+            )
+        shape[c_axis] *= block * block
+        shape[h_axis], shape[w_axis] = shape[h_axis] // block, shape[w_axis] // block
+    return TensorType(data.get_element_type(), shape)
+
+
+DepthToSpaceOp = relay_op(
+    "nn.depth_to_space",
+    RelayOp,
+    """Move channels into block_size x block_size spatial blocks: output pixel (y, x)'s
+    channel c reads input channel (y % b * b + x % b) * C / b^2 + c (DCR) or
+    c * b^2 + y % b * b + x % b (CDR, ONNX's CRD) at (y / b, x / b).
+
+    `%y = relay.nn.depth_to_space %x {block_size = 2 : i64}
+        : (tensor<1x8x3x3xf32>) -> tensor<1x2x6x6xf32>`
+    """,
+    int_def("block_size"),
+    str_def("layout", "NCHW"),
+    str_def("mode", "DCR"),
+    rule=block_rearrange_type,
+    pattern=OpPattern.INJECTIVE,
+)
+SpaceToDepthOp = relay_op(
+    "nn.space_to_depth",
+    RelayOp,
+    """Move block_size x block_size spatial blocks into channels: output channel
+    (by * b + bx) * C + c at (h, w) reads input channel c at (h * b + by, w * b + bx).
+
+    `%y = relay.nn.space_to_depth %x {block_size = 2 : i64}
+        : (tensor<1x2x6x6xf32>) -> tensor<1x8x3x3xf32>`
+    """,
+    int_def("block_size"),
+    str_def("layout", "NCHW"),
+    rule=block_rearrange_type,
+    pattern=OpPattern.INJECTIVE,
+)
+
+
 DILATION2D_KERNELS = {"IHW": (0, 1, 2), "HWI": (2, 0, 1)}  # axes of (channel, height, width)
 
 

@@ -635,6 +635,24 @@ def crop_and_resize(
     return out.transpose(0, 2, 3, 1) if nhwc else out
 
 
+@rule(relay.DepthToSpaceOp, relay.SpaceToDepthOp)
+def block_rearrange(op: relay.RelayOp, x: np.ndarray) -> np.ndarray:
+    a = op.attr_values()
+    b, nhwc = a["block_size"], a["layout"] == "NHWC"
+    data = x.transpose(0, 3, 1, 2) if nhwc else x
+    n, c, h, w = data.shape
+    if isinstance(op, relay.SpaceToDepthOp):
+        blocks = data.reshape(n, c, h // b, b, w // b, b).transpose(0, 3, 5, 1, 2, 4)
+        out = blocks.reshape(n, c * b * b, h // b, w // b)
+    elif a["mode"] == "DCR":
+        blocks = data.reshape(n, b, b, c // (b * b), h, w).transpose(0, 3, 4, 1, 5, 2)
+        out = blocks.reshape(n, c // (b * b), h * b, w * b)
+    else:
+        blocks = data.reshape(n, c // (b * b), b, b, h, w).transpose(0, 1, 4, 2, 5, 3)
+        out = blocks.reshape(n, c // (b * b), h * b, w * b)
+    return out.transpose(0, 2, 3, 1) if nhwc else out
+
+
 @numpy_rule(relay.Dilation2dOp)
 def dilation2d(
     x: np.ndarray,

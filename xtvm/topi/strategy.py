@@ -343,6 +343,16 @@ STRATEGIES: dict[type[relay.RelayOp], Strategy] = {
         )
     ),
     relay.DeformableConv2dOp: row(deformable_conv2d),
+    relay.DepthToSpaceOp: row(
+        lambda op, x: transform.depth_to_space(
+            x[0], integer(op.block_size), op.layout.data == "NHWC", op.mode.data
+        )
+    ),
+    relay.SpaceToDepthOp: row(
+        lambda op, x: transform.space_to_depth(
+            x[0], integer(op.block_size), op.layout.data == "NHWC"
+        )
+    ),
     relay.Dilation2dOp: row(
         lambda op, x: nn.dilation2d(
             x[0],

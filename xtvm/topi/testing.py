@@ -16,6 +16,7 @@ __all__ = [
     "crop_and_resize_python",
     "deformable_conv2d_nchw_python",
     "deformable_conv2d_nhwc_python",
+    "depth_to_space_python",
     "dilate_python",
     "gather_nd",
     "l2_normalize_python",
@@ -30,6 +31,7 @@ __all__ = [
     "resize3d_python",
     "sequence_mask",
     "softmax_python",
+    "space_to_depth_python",
     "strided_slice_python",
 ]
 
@@ -554,4 +556,29 @@ def conv1d_ncw_python(
     for x in range(width):
         window = padded[:, :, x * s : x * s + (k - 1) * d + 1 : d]  # [n, c, k]
         out[:, :, x] = np.einsum("nck,ock->no", window, w_np)
+    return out
+
+
+def depth_to_space_python(data: np.ndarray, block_size: int, mode: str = "DCR") -> np.ndarray:
+    """NCHW depth_to_space, pixel by pixel: output (c, y, x) reads input channel
+    (y % b * b + x % b) * C / b^2 + c (DCR) or c * b^2 + y % b * b + x % b (CDR)."""
+    n, c, h, w = data.shape
+    b = block_size
+    out = np.empty((n, c // (b * b), h * b, w * b), data.dtype)
+    for ch, y, x in itertools.product(range(c // (b * b)), range(h * b), range(w * b)):
+        offset = (y % b) * b + x % b
+        source = offset * (c // (b * b)) + ch if mode == "DCR" else ch * b * b + offset
+        out[:, ch, y, x] = data[:, source, y // b, x // b]
+    return out
+
+
+def space_to_depth_python(data: np.ndarray, block_size: int) -> np.ndarray:
+    """NCHW space_to_depth, pixel by pixel: output channel (by * b + bx) * C + c at (y, x)
+    reads input channel c at (y * b + by, x * b + bx)."""
+    n, c, h, w = data.shape
+    b = block_size
+    out = np.empty((n, c * b * b, h // b, w // b), data.dtype)
+    for oc, y, x in itertools.product(range(c * b * b), range(h // b), range(w // b)):
+        k = oc // c
+        out[:, oc, y, x] = data[:, oc % c, y * b + k // b, x * b + k % b]
     return out
