@@ -13,6 +13,7 @@ from xdsl.builder import ImplicitBuilder
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     Builtin,
     IndexType,
     IntegerType,
@@ -125,6 +126,7 @@ CASES: list[tuple[str, list[Attribute], Body, str]] = [
         for name, cls in [
             ("floor_divide", relay.FloorDivideOp),
             ("floor_mod", relay.FloorModOp),
+            ("mod", relay.ModOp),
             ("left_shift", relay.LeftShiftOp),
             ("right_shift", relay.RightShiftOp),
         ]
@@ -340,6 +342,13 @@ CASES: list[tuple[str, list[Attribute], Body, str]] = [
     ("prod", [t(3, 5)], lambda x: relay.ProdOp(x, axis=0), "tensor<5xf32>"),
     ("argmax", [t(3, 5)], lambda x: relay.ArgmaxOp(x, axis=1), "tensor<3xi32>"),
     ("argmin", [t(3, 5)], lambda x: relay.ArgminOp(x, keepdims=True), "tensor<1x1xi32>"),
+    ("argmax_axes", [t(3, 5, 2)], lambda x: relay.ArgmaxOp(x, axis=[2, 0]), "tensor<5xi32>"),
+    (
+        "argmin_last",
+        [t(3, 5)],
+        lambda x: relay.ArgminOp(x, axis=0, select_last_index=True),
+        "tensor<5xi32>",
+    ),
     # Shape manipulation
     ("reshape", [t(2, 3, 5)], lambda x: relay.ReshapeOp(x, (0, -1)), "tensor<2x15xf32>"),
     ("reshape_infer", [t(2, 3, 5)], lambda x: relay.ReshapeOp(x, (-1, 3, 1)), "tensor<10x3x1xf32>"),
@@ -415,6 +424,60 @@ CASES: list[tuple[str, list[Attribute], Body, str]] = [
         lambda x: relay.LayoutTransformOp(x, "NCHW4c", "NHWC"),
         "tensor<1x3x5x8xf32>",
     ),
+    (
+        "nn.depth_to_space",
+        [t(1, 8, 3, 3)],
+        lambda x: relay.DepthToSpaceOp(x, 2, mode="CDR"),
+        "tensor<1x2x6x6xf32>",
+    ),
+    (
+        "nn.space_to_depth_nhwc",
+        [t(1, 6, 4, 3)],
+        lambda x: relay.SpaceToDepthOp(x, 2, "NHWC"),
+        "tensor<1x3x2x12xf32>",
+    ),
+    (
+        "image.crop_and_resize",
+        [t(2, 3, 8, 8), t(5, 4), t(5, elem=i32)],
+        lambda x, b, i: relay.CropAndResizeOp(x, b, i, (3, 4)),
+        "tensor<5x3x3x4xf32>",
+    ),
+    (
+        "image.crop_and_resize_nhwc",
+        [t(2, 8, 8, 3), t(5, 4), t(5, elem=i64)],
+        lambda x, b, i: relay.CropAndResizeOp(x, b, i, (1, 2), "NHWC", "nearest_neighbor", 1.0),
+        "tensor<5x1x2x3xf32>",
+    ),
+    (
+        "nn.deformable_conv2d",
+        [t(1, 4, 8, 8), t(1, 36, 8, 8), t(6, 2, 3, 3)],
+        lambda x, o, w: relay.DeformableConv2dOp(
+            x, o, w, padding=(1, 1, 1, 1), deformable_groups=2, groups=2
+        ),
+        "tensor<1x6x8x8xf32>",
+    ),
+    (
+        "nn.deformable_conv2d_nhwc",
+        [t(2, 9, 9, 3), t(2, 4, 4, 8), t(2, 2, 3, 5)],
+        lambda x, o, w: relay.DeformableConv2dOp(
+            x, o, w, strides=(2, 2), data_layout="NHWC", kernel_layout="HWIO"
+        ),
+        "tensor<2x4x4x5xf32>",
+    ),
+    (
+        "image.dilation2d",
+        [t(1, 3, 4, 4), t(3, 2, 2)],
+        lambda x, w: relay.Dilation2dOp(x, w, padding=(0, 0, 1, 1)),
+        "tensor<1x3x4x4xf32>",
+    ),
+    (
+        "image.dilation2d_nhwc",
+        [t(2, 9, 7, 3), t(2, 3, 3)],
+        lambda x, w: relay.Dilation2dOp(
+            x, w, strides=(2, 1), dilations=(2, 2), data_layout="NHWC", kernel_layout="HWI"
+        ),
+        "tensor<2x4x3x3xf32>",
+    ),
     # Gather, scatter and scans
     ("gather_nd", [t(4, 5, 6), t(2, 3, elem=i64)], relay.GatherNdOp, "tensor<3x6xf32>"),
     (
@@ -444,6 +507,47 @@ CASES: list[tuple[str, list[Attribute], Body, str]] = [
     ("cumsum", [t(2, 5)], lambda x: relay.CumsumOp(x, 1, exclusive=True), "tensor<2x5xf32>"),
     ("cumsum_flat", [t(2, 5)], relay.CumsumOp, "tensor<10xf32>"),
     ("cumprod", [t(2, 5)], lambda x: relay.CumprodOp(x, 1), "tensor<2x5xf32>"),
+    ("slice_like", [t(3, 4, 5), t(1, 2)], relay.SliceLikeOp, "tensor<1x2x5xf32>"),
+    (
+        "slice_like_axes",
+        [t(3, 4, 5), t(1, 2, 3)],
+        lambda x, y: relay.SliceLikeOp(x, y, axes=[-1, -3]),
+        "tensor<1x4x3xf32>",
+    ),
+    (
+        "reverse_sequence",
+        [t(4, 3), t(3, elem=i32)],
+        lambda x, n: relay.ReverseSequenceOp(x, n, seq_axis=0, batch_axis=1),
+        "tensor<4x3xf32>",
+    ),
+    ("unravel_index", [t(4, elem=i64), t(2, elem=i64)], relay.UnravelIndexOp, "tensor<2x4xi64>"),
+    ("unravel_index_scalar", [t(elem=i32), t(3, elem=i32)], relay.UnravelIndexOp, "tensor<3xi32>"),
+    (
+        "sparse_reshape",
+        [t(5, 3, elem=i32), t(3, elem=i32), t(2, elem=i32)],
+        relay.SparseReshapeOp,
+        "tuple<tensor<5x2xi32>, tensor<2xi32>>",
+    ),
+    (
+        "sparse_reshape_dynamic",
+        [t(DYNAMIC_INDEX, DYNAMIC_INDEX, elem=i64), t(DYNAMIC_INDEX, elem=i64), t(3, elem=i64)],
+        relay.SparseReshapeOp,
+        "tuple<tensor<?x3xi64>, tensor<3xi64>>",
+    ),
+    (
+        "stft",
+        [t(2, 9), t(3, elem=i32)],
+        lambda x, w: relay.StftOp(x, w, 4, 2, 3, onesided=False),
+        "tensor<2x4x3x2xf32>",
+    ),
+    ("stft_vector", [t(6), t(3)], lambda x, w: relay.StftOp(x, w, 3, 3, 3), "tensor<2x2x2xf32>"),
+    (
+        "segment_sum",
+        [t(6, 5), t(4, elem=i32)],
+        lambda x, s: relay.SegmentSumOp(x, s, num_segments=3),
+        "tensor<3x5xf32>",
+    ),
+    ("segment_sum_counted", [t(6, 5), t(6, elem=i64)], relay.SegmentSumOp, "tensor<?x5xf32>"),
     ("trilu", [t(2, 3, 4)], lambda x: relay.TriluOp(x, k=1, upper=False), "tensor<2x3x4xf32>"),
     # Quantized ops: scales f32 and zero points i32, scalars or per-channel vectors
     (
@@ -964,7 +1068,7 @@ INVALID: list[tuple[str, list[Attribute], Body, str]] = [
         "argmin_no_axes",
         [t(3, 5)],
         lambda x: relay.ArgminOp(x, axis=[]),
-        "'relay.argmin' op takes one axis (or none for all), got []",
+        "'relay.argmin' op takes one axis or more (or none for all), got []",
     ),
     (
         "batch_matmul_batch",
@@ -1064,12 +1168,6 @@ INVALID: list[tuple[str, list[Attribute], Body, str]] = [
         [t(3, 5)],
         lambda x: relay.MeanOp(x, axis=[2]),
         "'relay.mean' op axis 2 is out of range for rank 2",
-    ),
-    (
-        "argmax_axes",
-        [t(3, 5)],
-        lambda x: relay.ArgmaxOp(x, axis=[0, 1]),
-        "'relay.argmax' op takes one axis (or none for all), got [0, 1]",
     ),
     (
         "reshape_count",
@@ -1204,6 +1302,139 @@ INVALID: list[tuple[str, list[Attribute], Body, str]] = [
         [t(3, 3), t(2, 4, elem=i64), t(2, 4)],
         relay.ScatterElementsOp,
         "'relay.scatter_elements' op indices shape 2x4 exceeds data shape 3x3 off axis 0",
+    ),
+    (
+        "slice_like_longer",
+        [t(3, 4), t(3, 5)],
+        relay.SliceLikeOp,
+        "'relay.slice_like' op shape_like's axis 1 (5) is longer than data's (4)",
+    ),
+    (
+        "reverse_sequence_same_axes",
+        [t(4, 3), t(3, elem=i32)],
+        lambda x, n: relay.ReverseSequenceOp(x, n, seq_axis=-1, batch_axis=1),
+        "'relay.reverse_sequence' op seq_axis and batch_axis must differ, both are 1",
+    ),
+    (
+        "unravel_index_matrix",
+        [t(2, 2, elem=i32), t(3, elem=i32)],
+        relay.UnravelIndexOp,
+        "'relay.unravel_index' op indices must be a scalar or vector and shape a vector, got 2x2 "
+        "and 3",
+    ),
+    (
+        "sparse_reshape_rank",
+        [t(5, elem=i32), t(3, elem=i32), t(2, elem=i32)],
+        relay.SparseReshapeOp,
+        "'relay.sparse_reshape' op sparse_indices must have rank 2, got 5",
+    ),
+    (
+        "sparse_reshape_columns",
+        [t(5, 2, elem=i32), t(3, elem=i32), t(2, elem=i32)],
+        relay.SparseReshapeOp,
+        "'relay.sparse_reshape' op sparse_indices has 2 columns but prev_shape has 3 dims",
+    ),
+    (
+        "sparse_reshape_float_shape",
+        [t(5, 3, elem=i32), t(3), t(2, elem=i32)],
+        relay.SparseReshapeOp,
+        "'relay.sparse_reshape' op prev_shape must have an integer element type, got f32",
+    ),
+    (
+        "stft_win_length",
+        [t(2, 9), t(5)],
+        lambda x, w: relay.StftOp(x, w, 4, 2, 5),
+        "'relay.stft' op n_fft 4 and hop_length 2 must be positive and win_length 5 in [1, n_fft]",
+    ),
+    (
+        "stft_short_window",
+        [t(2, 9), t(2)],
+        lambda x, w: relay.StftOp(x, w, 4, 2, 3),
+        "'relay.stft' op window must be a vector of win_length 3 or more, got tensor<2xf32>",
+    ),
+    (
+        "stft_short_data",
+        [t(2, 3), t(4)],
+        lambda x, w: relay.StftOp(x, w, 4, 2, 4),
+        "'relay.stft' op data length 3 is shorter than n_fft 4",
+    ),
+    (
+        "segment_sum_ids_too_long",
+        [t(3, 5), t(4, elem=i32)],
+        relay.SegmentSumOp,
+        "'relay.segment_sum' op segment_ids must be a vector no longer than data's axis 0, "
+        "got 4 for data 3x5",
+    ),
+    (
+        "segment_sum_count",
+        [t(3, 5), t(3, elem=i32)],
+        lambda x, s: relay.SegmentSumOp(x, s, num_segments=0),
+        "'relay.segment_sum' op num_segments must be positive, got 0",
+    ),
+    (
+        "nn.depth_to_space_channels",
+        [t(1, 6, 3, 3)],
+        lambda x: relay.DepthToSpaceOp(x, 2),
+        "'relay.nn.depth_to_space' op channels 6 are not a multiple of 2x2",
+    ),
+    (
+        "nn.space_to_depth_size",
+        [t(1, 2, 5, 4)],
+        lambda x: relay.SpaceToDepthOp(x, 2),
+        "'relay.nn.space_to_depth' op height and width 5x4 are not multiples of 2",
+    ),
+    (
+        "image.crop_and_resize_boxes",
+        [t(2, 3, 8, 8), t(5, 3), t(5, elem=i32)],
+        lambda x, b, i: relay.CropAndResizeOp(x, b, i, (3, 4)),
+        "'relay.image.crop_and_resize' op boxes must be (boxes, 4): y1, x1, y2, x2, got "
+        "tensor<5x3xf32>",
+    ),
+    (
+        "image.crop_and_resize_indices",
+        [t(2, 3, 8, 8), t(5, 4), t(4, elem=i32)],
+        lambda x, b, i: relay.CropAndResizeOp(x, b, i, (3, 4)),
+        "'relay.image.crop_and_resize' op box_indices must be a vector of one image index per "
+        "box, got tensor<4xi32>",
+    ),
+    (
+        "nn.deformable_conv2d_offset",
+        [t(1, 4, 8, 8), t(1, 18, 8, 8), t(4, 4, 3, 3)],
+        relay.DeformableConv2dOp,
+        "'relay.nn.deformable_conv2d' op offset must have shape 1x18x6x6 (2 x kernel "
+        "positions x deformable groups per output pixel), got 1x18x8x8",
+    ),
+    (
+        "nn.deformable_conv2d_kernel_layout",
+        [t(1, 4, 8, 8), t(1, 18, 6, 6), t(3, 3, 4, 4)],
+        lambda x, o, w: relay.DeformableConv2dOp(x, o, w, kernel_layout="HWIO"),
+        "'relay.nn.deformable_conv2d' op kernel_layout must be \"OIHW\" with data_layout "
+        '"NCHW", got "HWIO"',
+    ),
+    (
+        "nn.deformable_conv2d_groups",
+        [t(1, 4, 8, 8), t(1, 54, 6, 6), t(4, 4, 3, 3)],
+        lambda x, o, w: relay.DeformableConv2dOp(x, o, w, deformable_groups=3),
+        "'relay.nn.deformable_conv2d' op deformable_groups 3 must be positive and divide the "
+        "4 input channels",
+    ),
+    (
+        "image.dilation2d_channels",
+        [t(1, 3, 4, 4), t(2, 2, 2)],
+        relay.Dilation2dOp,
+        "'relay.image.dilation2d' op data has 3 channels but weight has 2",
+    ),
+    (
+        "image.dilation2d_kernel_layout",
+        [t(1, 3, 4, 4), t(3, 2, 2)],
+        lambda x, w: relay.Dilation2dOp(x, w, kernel_layout="OIHW"),
+        '\'relay.image.dilation2d\' op kernel_layout must be one of "IHW", "HWI", got "OIHW"',
+    ),
+    (
+        "image.dilation2d_too_large",
+        [t(1, 3, 2, 2), t(3, 3, 3)],
+        relay.Dilation2dOp,
+        "'relay.image.dilation2d' op dilated kernel 3x3 is larger than padded input 2x2",
     ),
     (
         "cumsum_axis",

@@ -358,6 +358,10 @@ CASES: dict[type[relay.RelayOp], list[Case]] = {
         Case("floats", [f32(7, 13), f32(13)], lambda g, x, y: g(relay.FloorModOp(x, y))),
         Case("ints", [i32(5, 7), i32(7)], lambda g, x, y: g(relay.FloorModOp(x, y)), nonzero),
     ],
+    relay.ModOp: [
+        Case("floats", [f32(7, 13), f32(13)], lambda g, x, y: g(relay.ModOp(x, y))),
+        Case("ints", [i32(5, 7), i32(7)], lambda g, x, y: g(relay.ModOp(x, y)), nonzero),
+    ],
     relay.LeftShiftOp: [
         Case(
             "ints",
@@ -852,10 +856,18 @@ CASES: dict[type[relay.RelayOp], list[Case]] = {
         Case("flattened", [f32(3, 4, 5)], reduce(relay.ArgmaxOp)),
         Case("ties_keepdims", [i32(4, 6)], reduce(relay.ArgmaxOp, axis=0, keepdims=True)),
         Case("bool", [b1(4, 6)], reduce(relay.ArgmaxOp, axis=1)),
+        Case("axes", [f32(3, 4, 5)], reduce(relay.ArgmaxOp, axis=(2, 0))),
+        Case(
+            "last_of_ties",
+            [i32(4, 6)],
+            reduce(relay.ArgmaxOp, axis=(0,), select_last_index=True),
+            lambda inputs: [RNG.integers(0, 2, (4, 6)).astype("int32")],
+        ),
     ],
     relay.ArgminOp: [
         Case("axis", [f32(7, 13)], reduce(relay.ArgminOp, axis=0)),
         Case("flattened_keepdims", [i32(3, 4)], reduce(relay.ArgminOp, keepdims=True)),
+        Case("axes_keepdims", [f32(3, 4, 5)], reduce(relay.ArgminOp, axis=(0, 1), keepdims=True)),
     ],
     relay.ReshapeOp: [
         Case("infer", [f32(2, 3, 4)], lambda g, x: g(relay.ReshapeOp(x, (0, -1)))),
@@ -1035,6 +1047,140 @@ CASES: dict[type[relay.RelayOp], list[Case]] = {
     relay.CumprodOp: [
         Case("axis1", [f32(3, 7)], lambda g, x: g(relay.CumprodOp(x, 1))),
         Case("exclusive_int", [i32(4, 3)], lambda g, x: g(relay.CumprodOp(x, 0, exclusive=True))),
+    ],
+    relay.DepthToSpaceOp: [
+        Case("dcr", [f32(2, 12, 3, 2)], lambda g, x: g(relay.DepthToSpaceOp(x, 2))),
+        Case(
+            "cdr_nhwc",
+            [f32(1, 2, 3, 18)],
+            lambda g, x: g(relay.DepthToSpaceOp(x, 3, "NHWC", "CDR")),
+        ),
+    ],
+    relay.SpaceToDepthOp: [
+        Case("nchw", [f32(2, 3, 4, 6)], lambda g, x: g(relay.SpaceToDepthOp(x, 2))),
+        Case("nhwc", [f32(1, 6, 3, 2)], lambda g, x: g(relay.SpaceToDepthOp(x, 3, "NHWC"))),
+    ],
+    relay.CropAndResizeOp: [
+        Case(
+            f"{layout}_{method}",
+            [f32(2, 3, 9, 7) if layout == "NCHW" else f32(2, 9, 7, 3), f32(4, 4), i32(4)],
+            lambda g, x, b, i, layout=layout, method=method, size=size: g(
+                relay.CropAndResizeOp(x, b, i, (size, 5), layout, method, -1.0)
+            ),
+            lambda inputs: [
+                RNG.uniform(size=inputs[0][0]).astype("float32"),
+                RNG.uniform(-0.2, 1.2, size=(4, 4)).astype("float32"),
+                np.array([1, 0, 1, 1], "int32"),
+            ],
+        )
+        for layout, method, size in [
+            ("NCHW", "bilinear", 4),
+            ("NHWC", "nearest_neighbor", 1),
+            ("NHWC", "bilinear", 3),
+        ]
+    ],
+    relay.DeformableConv2dOp: [
+        Case(
+            "nchw_groups",
+            [f32(1, 4, 6, 5), f32(1, 2 * 9 * 2, 6, 5), f32(4, 2, 3, 3)],
+            lambda g, x, o, w: g(
+                relay.DeformableConv2dOp(
+                    x, o, w, padding=(1, 1, 1, 1), deformable_groups=2, groups=2
+                )
+            ),
+            lambda inputs: [RNG.uniform(-2, 2, s).astype(d) for s, d in inputs],
+        ),
+        Case(
+            "nhwc_strided",
+            [f32(1, 7, 6, 2), f32(1, 3, 3, 2 * 4), f32(2, 2, 2, 3)],
+            lambda g, x, o, w: g(
+                relay.DeformableConv2dOp(
+                    x,
+                    o,
+                    w,
+                    strides=(2, 2),
+                    dilation=(2, 1),
+                    data_layout="NHWC",
+                    kernel_layout="HWIO",
+                )
+            ),
+            lambda inputs: [RNG.uniform(-2, 2, s).astype(d) for s, d in inputs],
+        ),
+    ],
+    relay.Dilation2dOp: [
+        Case(
+            "nchw_padded",
+            [f32(2, 3, 5, 6), f32(3, 2, 3)],
+            lambda g, x, w: g(relay.Dilation2dOp(x, w, padding=(1, 0, 0, 2))),
+        ),
+        Case(
+            "nhwc_strided_dilated",
+            [f32(1, 9, 8, 2), f32(2, 2, 2)],
+            lambda g, x, w: g(
+                relay.Dilation2dOp(
+                    x, w, strides=(2, 3), dilations=(2, 1), data_layout="NHWC", kernel_layout="HWI"
+                )
+            ),
+        ),
+    ],
+    relay.SliceLikeOp: [
+        Case("leading", [f32(4, 5, 3), f32(2, 3)], lambda g, x, y: g(relay.SliceLikeOp(x, y))),
+    ],
+    relay.ReverseSequenceOp: [
+        Case(
+            "seq0_batch2",
+            [f32(5, 2, 3), i32(3)],
+            lambda g, x, n: g(relay.ReverseSequenceOp(x, n, seq_axis=0, batch_axis=-1)),
+            indexed([(), (-1, 8)]),
+        ),
+    ],
+    relay.UnravelIndexOp: [
+        Case(
+            "vector",
+            [i64(6), i64(3)],
+            lambda g, i, s: g(relay.UnravelIndexOp(i, s)),
+            indexed([(0, 200), (1, 7)]),
+        ),
+        Case(
+            "scalar",
+            [i32(), i32(2)],
+            lambda g, i, s: g(relay.UnravelIndexOp(i, s)),
+            indexed([(0, 50), (1, 9)]),
+        ),
+    ],
+    relay.SegmentSumOp: [
+        Case(
+            "counted",
+            [f32(6, 4, 3), i32(5)],
+            lambda g, x, s: g(relay.SegmentSumOp(x, s, num_segments=7)),
+            indexed([(), (0, 7)]),
+        ),
+    ],
+    relay.SparseReshapeOp: [
+        Case(
+            f"{name}",
+            [i64(5, len(prev)), i64(len(prev)), i64(len(new))],
+            lambda g, i, p, n: g(relay.SparseReshapeOp(i, p, n)),
+            lambda _, prev=prev, new=new: [
+                np.array([[0, 0, 0], [0, 0, 1], [0, 1, 0], [1, 0, 0], [1, 2, 3]])[:, : len(prev)],
+                np.array(prev, "int64"),
+                np.array(new, "int64"),
+            ],
+        )
+        for name, prev, new in [
+            ("inferred", [2, 3, 6], [9, -1]),
+            ("same", [2, 3, 6], [2, -1, 6]),
+            ("flat", [2, 3, 6], [-1]),
+            ("split", [4, 6], [2, 2, -1, 3]),
+        ]
+    ],
+    relay.StftOp: [
+        Case(
+            "batch_normalized_twosided",
+            [f32(2, 11), f32(4)],
+            lambda g, x, w: g(relay.StftOp(x, w, 4, 2, 3, normalized=True, onesided=False)),
+        ),
+        Case("vector_int_window", [f32(9), i32(3)], lambda g, x, w: g(relay.StftOp(x, w, 3, 3, 3))),
     ],
     relay.TriluOp: [
         Case("upper", [f32(4, 5)], lambda g, x: g(relay.TriluOp(x))),

@@ -106,6 +106,30 @@ class Case:
 # Independent references: direct loops over the definitions, small shapes only
 
 
+def stft_ref(x: np.ndarray, w: np.ndarray, n_fft: int, hop: int, win: int) -> np.ndarray:
+    """TVM's kernel, loop by loop: onesided, normalized, the angle over win_length."""
+    frames = (x.shape[-1] - n_fft) // hop + 1
+    out = np.zeros((x.shape[0], n_fft // 2 + 1, frames, 2))
+    for b, r, f, k in np.ndindex(*out.shape[:3], win):
+        value = w[k] * x[b, f * hop + k]
+        out[b, r, f, 0] += value * math.cos(2 * math.pi * r * k / win) / math.sqrt(n_fft)
+        out[b, r, f, 1] -= value * math.sin(2 * math.pi * r * k / win) / math.sqrt(n_fft)
+    return out
+
+
+def dilation2d_ref(x: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """The NHWC/HWI case above, strides (2, 1), padding (1, 0, 0, 1), dilations 2: zero
+    padding, as TVM pads."""
+    xp = np.pad(x, [(0, 0), (1, 0), (0, 1), (0, 0)])
+    oh, ow = (xp.shape[1] - 3) // 2 + 1, xp.shape[2] - 3 + 1
+    out = np.empty((1, oh, ow, x.shape[3]), x.dtype)
+    for i, j, c in np.ndindex(oh, ow, x.shape[3]):
+        out[0, i, j, c] = max(
+            xp[0, 2 * i + 2 * a, j + 2 * b, c] + w[a, b, c] for a in range(2) for b in range(2)
+        )
+    return out
+
+
 def conv2d_ref(
     x: np.ndarray,
     w: np.ndarray,
@@ -417,6 +441,18 @@ CASES: list[Case] = [
         [np.float32([7.5, -7.5, 7.5, -7.5, 3.0]), np.float32([2.0, 2.0, -2.0, -2.0, 1.5])],
         relay.FloorModOp,
         lambda a, b: np.array([1.5, 0.5, -0.5, -1.5, 0.0]),
+    ),
+    Case(
+        "mod_int_sign_of_dividend",
+        [np.array([7, -7, 7, -7, 6, -6, 0], dtype=np.int32), np.int32([2, 2, -2, -2, 3, 4, -5])],
+        relay.ModOp,
+        lambda a, b: np.array([1, -1, 1, -1, 0, -2, 0]),
+    ),
+    Case(
+        "mod_float",
+        [np.float32([7.5, -7.5, 7.5, -7.5, 3.0]), np.float32([2.0, 2.0, -2.0, -2.0, 1.5])],
+        relay.ModOp,
+        lambda a, b: np.array([1.5, -1.5, 1.5, -1.5, 0.0]),
     ),
     Case(
         "floor_mod_broadcast",
@@ -897,6 +933,24 @@ CASES: list[Case] = [
     ),
     Case("argmax_all", [X], relay.ArgmaxOp, lambda x: np.argmax(x)),
     Case(
+        "argmax_last_of_ties",
+        [np.array([[1, 5, 5], [7, 7, 0]], dtype=np.int32)],
+        lambda x: relay.ArgmaxOp(x, axis=1, select_last_index=True),
+        lambda x: np.array([2, 1]),
+    ),
+    Case(
+        "argmax_axes_offset_within_them",
+        [rand(3, 5, 2)],
+        lambda x: relay.ArgmaxOp(x, axis=[2, 0]),
+        lambda x: np.array([np.argmax(x[:, j, :]) for j in range(5)]),
+    ),
+    Case(
+        "argmin_axes_keepdims",
+        [rand(2, 3, 4)],
+        lambda x: relay.ArgminOp(x, axis=[1, 2], keepdims=True),
+        lambda x: np.array([np.argmin(x[i]) for i in range(2)]).reshape(2, 1, 1),
+    ),
+    Case(
         "argmin_keepdims",
         [rand(3, 5, 2)],
         lambda x: relay.ArgminOp(x, axis=-2, keepdims=True),
@@ -1071,6 +1125,111 @@ CASES: list[Case] = [
         [X],
         lambda x: relay.CumprodOp(x, 1, exclusive=True),
         lambda x: np.concatenate([np.ones_like(x[:, :1]), np.cumprod(x, axis=1)[:, :-1]], 1),
+    ),
+    Case(
+        "deformable_conv2d_strided_two_groups",
+        [rand(1, 4, 7, 6), rand(1, 2 * 4 * 2, 4, 3, low=-1.5, high=1.5), rand(3, 4, 2, 2)],
+        lambda x, o, w: relay.DeformableConv2dOp(
+            x, o, w, strides=(2, 2), padding=(1, 1, 1, 1), dilation=(1, 2), deformable_groups=2
+        ),
+        lambda x, o, w: topi_testing.deformable_conv2d_nchw_python(
+            x, o, w, (2, 2), (1, 1), (1, 2), deformable_groups=2, groups=1
+        ),
+        tol=1e-4,
+    ),
+    Case(
+        "dilation2d_nhwc_strided_dilated",
+        [rand(1, 7, 6, 2), rand(2, 2, 2)],
+        lambda x, w: relay.Dilation2dOp(
+            x,
+            w,
+            strides=(2, 1),
+            padding=(1, 0, 0, 1),
+            dilations=(2, 2),
+            data_layout="NHWC",
+            kernel_layout="HWI",
+        ),
+        lambda x, w: dilation2d_ref(x, w),
+    ),
+    Case(
+        "stft_window_shorter_than_n_fft",
+        [rand(2, 10), rand(4)],
+        lambda x, w: relay.StftOp(x, w, 4, 3, 3, normalized=True),
+        lambda x, w: stft_ref(x, w, n_fft=4, hop=3, win=3),
+        tol=1e-4,
+    ),
+    Case(
+        "depth_to_space_cdr",
+        [rand(1, 8, 2, 3)],
+        lambda x: relay.DepthToSpaceOp(x, 2, mode="CDR"),
+        lambda x: topi_testing.depth_to_space_python(x, 2, "CDR"),
+    ),
+    Case(
+        "space_to_depth",
+        [rand(2, 3, 4, 6)],
+        lambda x: relay.SpaceToDepthOp(x, 2),
+        lambda x: topi_testing.space_to_depth_python(x, 2),
+    ),
+    Case(
+        "crop_and_resize_nearest_outside",
+        [
+            rand(2, 3, 7, 6),
+            np.float32([[0.1, -0.2, 0.9, 0.7], [0.5, 0.5, 1.3, 0.2]]),
+            np.int32([1, 0]),
+        ],
+        lambda x, b, i: relay.CropAndResizeOp(x, b, i, (4, 3), "NCHW", "nearest_neighbor", 9.0),
+        lambda x, b, i: topi_testing.crop_and_resize_python(
+            x, b, i, (4, 3), "NCHW", "nearest_neighbor", 9.0
+        ),
+    ),
+    Case(
+        "slice_like_axes",
+        [rand(3, 4, 5), rand(2, 2, 2)],
+        lambda x, y: relay.SliceLikeOp(x, y, axes=[0, 2]),
+        lambda x, y: x[:2, :, :2],
+    ),
+    Case(
+        "reverse_sequence_lengths_capped",
+        [np.arange(12, dtype=np.float32).reshape(3, 4), np.array([0, 3, 9], np.int64)],
+        lambda x, n: relay.ReverseSequenceOp(x, n, seq_axis=1, batch_axis=0),
+        lambda x, n: np.array([[0, 1, 2, 3], [6, 5, 4, 7], [11, 10, 9, 8]], np.float32),
+    ),
+    Case(
+        "unravel_index_wraps",
+        [np.array([0, 5, 7, 13], np.int32), np.array([2, 3], np.int32)],
+        relay.UnravelIndexOp,
+        lambda i, s: np.array([[0, 1, 0, 0], [0, 2, 1, 1]]),  # 7 and 13 wrap past 2 x 3
+    ),
+    Case(
+        "sparse_reshape",
+        [
+            np.array([[0, 0, 0], [0, 0, 1], [0, 1, 0], [1, 0, 0], [1, 2, 3]], np.int32),
+            np.array([2, 3, 6], np.int32),
+            np.array([9, -1], np.int32),
+        ],
+        relay.SparseReshapeOp,
+        lambda i, p, n: (
+            np.array([[0, 0], [0, 1], [1, 2], [4, 2], [8, 1]], np.int32),
+            np.array([9, 4], np.int32),
+        ),
+    ),
+    Case(
+        "sparse_reshape_same_shape_keeps_indices",
+        [np.array([[0, 100], [3, 7]], np.int64), np.array([50, 20]), np.array([-1, 20])],
+        relay.SparseReshapeOp,
+        lambda i, p, n: (i, p),
+    ),
+    Case(
+        "segment_sum",
+        [X, np.array([2, 0, 2], np.int32)],
+        lambda x, s: relay.SegmentSumOp(x, s, num_segments=3),
+        lambda x, s: np.stack([x[1], np.zeros(5, np.float32), x[0] + x[2]]),
+    ),
+    Case(
+        "segment_sum_short_ids",
+        [X, np.array([1, 1], np.int64)],
+        lambda x, s: relay.SegmentSumOp(x, s, num_segments=3),
+        lambda x, s: np.stack([np.zeros(5, np.float32), x[0] + x[1], np.zeros(5, np.float32)]),
     ),
     Case(
         "trilu_lower",
@@ -1265,6 +1424,33 @@ def test_outputs_are_fresh_arrays():
     (y,) = evaluate(module, [x])
     np.testing.assert_array_equal(y, x)
     assert not np.shares_memory(x, y)
+
+
+@pytest.mark.parametrize(
+    ("prev", "new", "message"),
+    [
+        ([2, 3], [-1, -1], "bad shapes"),
+        ([2, 3], [4, -1], "cannot reshape"),
+        ([2, 3], [7], "cannot reshape"),
+    ],
+)
+def test_sparse_reshape_bad_shapes_are_errors(prev: list[int], new: list[int], message: str):
+    indices = np.zeros((1, 2), np.int64)
+    module = build(
+        [tensor_type(indices), tensor_type(np.array(prev)), tensor_type(np.array(new))],
+        relay.SparseReshapeOp,
+    )
+    with pytest.raises(RelayInterpreterError, match=message):
+        evaluate(module, [indices, np.array(prev), np.array(new)])
+
+
+def test_segment_ids_out_of_range_are_an_error():
+    module = build(
+        [tensor_type(X), tensor_type(np.array([0, 3]))],
+        lambda x, s: relay.SegmentSumOp(x, s, num_segments=3),
+    )
+    with pytest.raises(RelayInterpreterError, match=r"segment ids must lie in \[0, 3\)"):
+        evaluate(module, [X, np.array([0, 3])])
 
 
 def test_take_fast_out_of_range_is_an_error():

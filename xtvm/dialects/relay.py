@@ -51,6 +51,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     I64,
     BFloat16Type,
     BoolAttr,
@@ -114,9 +115,11 @@ class OpPattern(enum.IntEnum):
 # Attribute and type helpers
 
 
-def int_array(values: Sequence[int]) -> DenseArrayBase:
-    """`array<i64: ...>`, the form of every integer-list property."""
-    return DenseArrayBase.from_list(i64, [int(v) for v in values])
+def int_array(values: Sequence[int] | int) -> DenseArrayBase:
+    """`array<i64: ...>`, the form of every integer-list property; a lone integer is a list
+    of one, as TVM's builders take `axis=2` for `axis=[2]`."""
+    listed = [values] if isinstance(values, int | np.integer) else values
+    return DenseArrayBase.from_list(i64, [int(v) for v in listed])
 
 
 def int_attr(value: int) -> IntegerAttr:
@@ -1006,6 +1009,9 @@ FloorDivideOp = relay_op(
 FloorModOp = relay_op(
     "floor_mod", ElementwiseBinaryOp, "Remainder with the sign of the divisor (`%`)."
 )
+ModOp = relay_op(
+    "mod", ElementwiseBinaryOp, "Remainder with the sign of the dividend (C's `%`, TVM's mod)."
+)
 LeftShiftOp = relay_op(
     "left_shift", ElementwiseBinaryOp, "Elementwise `lhs << rhs` on integers.", ELEMENTS="int"
 )
@@ -1317,6 +1323,216 @@ Conv2dOp = relay_op(
     rule=conv2d_type,
     pattern=OpPattern.OUT_ELEMWISE_FUSABLE,
     kernel_layout_of=classmethod(conv_kernel_layout),
+)
+
+
+def crop_and_resize_type(
+    op: type[RelayOp], p: Props, data: TensorType, boxes: TensorType, box_indices: TensorType
+) -> Attribute:
+    _, h_axis, w_axis = spatial_axes(op, p.choice("layout", ("NCHW", "NHWC")))
+    p.choice("method", ("bilinear", "nearest_neighbor"))
+    p.number("extrapolation_value")
+    size = p.positive("crop_size", 2)
+    if data.get_num_dims() != 4 or not is_float(data.get_element_type()):
+        raise op.error(f"data must be a 4-d float tensor, got {data}")
+    op.same_element([data, boxes], ["data", "boxes"])
+    count = boxes.get_shape()[0] if boxes.get_num_dims() == 2 else DYNAMIC_INDEX
+    if boxes.get_num_dims() != 2 or boxes.get_shape()[1] not in (4, DYNAMIC_INDEX):
+        raise op.error(f"boxes must be (boxes, 4): y1, x1, y2, x2, got {boxes}")
+    index_shape = index_tensor(op, box_indices, "box_indices")
+    known = len(index_shape) == 1 and DYNAMIC_INDEX not in (count, index_shape[0])
+    if len(index_shape) != 1 or (known and count != index_shape[0]):
+        raise op.error(
+            f"box_indices must be a vector of one image index per box, got {box_indices}"
+        )
+    shape = list(data.get_shape())
+    shape[0], shape[h_axis], shape[w_axis] = count, *size
+    return TensorType(data.get_element_type(), shape)
+
+
+CropAndResizeOp = relay_op(
+    "image.crop_and_resize",
+    RelayOp,
+    """Crops of the images, each resized to crop_size (TensorFlow's crop_and_resize): box
+    (y1, x1, y2, x2), in coordinates normalised to [0, 1], of image box_indices[b], sampled
+    bilinearly or at the nearest pixel; samples outside the image take extrapolation_value.
+
+    `%y = relay.image.crop_and_resize %x, %b, %i {crop_size = array<i64: 3, 4>}
+        : (tensor<2x3x8x8xf32>, tensor<5x4xf32>, tensor<5xi32>) -> tensor<5x3x3x4xf32>`
+    """,
+    ints_def("crop_size"),
+    str_def("layout", "NCHW"),
+    str_def("method", "bilinear"),
+    float_def("extrapolation_value", 0.0),
+    operands=("data", "boxes", "box_indices"),
+    rule=crop_and_resize_type,
+    pattern=OpPattern.INJECTIVE,
+)
+
+
+DEFORMABLE_LAYOUTS = {"NCHW": "OIHW", "NHWC": "HWIO"}  # TVM's kernels: data -> kernel
+
+
+def deformable_conv2d_type(
+    op: type[RelayOp], p: Props, data: TensorType, offset: TensorType, weight: TensorType
+) -> Attribute:
+    layout = p.choice("data_layout", tuple(DEFORMABLE_LAYOUTS))
+    if p.text("kernel_layout") != DEFORMABLE_LAYOUTS[layout]:
+        raise op.error(
+            f'kernel_layout must be "{DEFORMABLE_LAYOUTS[layout]}" with data_layout '
+            f'"{layout}", got "{p.text("kernel_layout")}"'
+        )
+    out = conv2d_type(op, p, data, weight)
+    assert isinstance(out, TensorType)
+    op.same_element([data, offset], ["data", "offset"])
+    groups = p.integer("deformable_groups")
+    c_axis = spatial_axes(op, layout)[0]
+    if groups < 1 or data.get_shape()[c_axis] % groups:
+        raise op.error(
+            f"deformable_groups {groups} must be positive and divide the "
+            f"{data.get_shape()[c_axis]} input channels"
+        )
+    sizes = Layout.parse(p.text("kernel_layout")).primal_sizes(weight.get_shape())
+    expected = list(out.get_shape())
+    expected[c_axis] = 2 * sizes["H"] * sizes["W"] * groups
+    if tuple(offset.get_shape()) != tuple(expected):
+        raise op.error(
+            f"offset must have shape {fmt_shape(expected)} (2 x kernel positions x "
+            f"deformable groups per output pixel), got {fmt_shape(offset.get_shape())}"
+        )
+    return out
+
+
+DeformableConv2dOp = relay_op(
+    "nn.deformable_conv2d",
+    RelayOp,
+    """Deformable 2-d convolution: each kernel tap reads the data bilinearly at its place
+    moved by a learned (dy, dx) offset per output pixel (zero outside the data).
+
+    `%y = relay.nn.deformable_conv2d %x, %o, %w {padding = array<i64: 1, 1, 1, 1>}
+        : (tensor<1x4x8x8xf32>, tensor<1x18x8x8xf32>, tensor<4x4x3x3xf32>)
+        -> tensor<1x4x8x8xf32>`
+
+    offset holds, per output pixel, (dy, dx) pairs for each deformable group and kernel
+    position (group-major, then row-major taps), on the channel axis of the data layout;
+    channels of the data are split evenly among the deformable groups. NCHW data goes with
+    an OIHW kernel, NHWC with HWIO.
+    """,
+    ints_def("strides", (1, 1)),
+    ints_def("padding", (0, 0, 0, 0)),
+    ints_def("dilation", (1, 1)),
+    int_def("deformable_groups", 1),
+    int_def("groups", 1),
+    str_def("data_layout", "NCHW"),
+    str_def("kernel_layout", "OIHW"),
+    operands=("data", "offset", "weight"),
+    rule=deformable_conv2d_type,
+    pattern=OpPattern.OUT_ELEMWISE_FUSABLE,
+    kernel_layout_of=classmethod(conv_kernel_layout),
+)
+
+
+def block_rearrange_type(op: type[RelayOp], p: Props, data: TensorType) -> Attribute:
+    """depth_to_space / space_to_depth: channels traded for b x b spatial blocks."""
+    block = p.integer("block_size")
+    c_axis, h_axis, w_axis = spatial_axes(op, p.choice("layout", ("NCHW", "NHWC")))
+    if "mode" in op.get_irdl_definition().properties:
+        p.choice("mode", ("DCR", "CDR"))
+    if block < 1 or data.get_num_dims() != 4:
+        raise op.error(f"needs 4-d data and a positive block_size, got {data} and {block}")
+    shape = list(data.get_shape())
+    if op.name.endswith("depth_to_space"):
+        if shape[c_axis] % (block * block):
+            raise op.error(f"channels {shape[c_axis]} are not a multiple of {block}x{block}")
+        shape[c_axis] //= block * block
+        shape[h_axis], shape[w_axis] = shape[h_axis] * block, shape[w_axis] * block
+    else:
+        if shape[h_axis] % block or shape[w_axis] % block:
+            raise op.error(
+                f"height and width {shape[h_axis]}x{shape[w_axis]} are not multiples of {block}"
+            )
+        shape[c_axis] *= block * block
+        shape[h_axis], shape[w_axis] = shape[h_axis] // block, shape[w_axis] // block
+    return TensorType(data.get_element_type(), shape)
+
+
+DepthToSpaceOp = relay_op(
+    "nn.depth_to_space",
+    RelayOp,
+    """Move channels into block_size x block_size spatial blocks: output pixel (y, x)'s
+    channel c reads input channel (y % b * b + x % b) * C / b^2 + c (DCR) or
+    c * b^2 + y % b * b + x % b (CDR, ONNX's CRD) at (y / b, x / b).
+
+    `%y = relay.nn.depth_to_space %x {block_size = 2 : i64}
+        : (tensor<1x8x3x3xf32>) -> tensor<1x2x6x6xf32>`
+    """,
+    int_def("block_size"),
+    str_def("layout", "NCHW"),
+    str_def("mode", "DCR"),
+    rule=block_rearrange_type,
+    pattern=OpPattern.INJECTIVE,
+)
+SpaceToDepthOp = relay_op(
+    "nn.space_to_depth",
+    RelayOp,
+    """Move block_size x block_size spatial blocks into channels: output channel
+    (by * b + bx) * C + c at (h, w) reads input channel c at (h * b + by, w * b + bx).
+
+    `%y = relay.nn.space_to_depth %x {block_size = 2 : i64}
+        : (tensor<1x2x6x6xf32>) -> tensor<1x8x3x3xf32>`
+    """,
+    int_def("block_size"),
+    str_def("layout", "NCHW"),
+    rule=block_rearrange_type,
+    pattern=OpPattern.INJECTIVE,
+)
+
+
+DILATION2D_KERNELS = {"IHW": (0, 1, 2), "HWI": (2, 0, 1)}  # axes of (channel, height, width)
+
+
+def dilation2d_type(op: type[RelayOp], p: Props, data: TensorType, weight: TensorType) -> Attribute:
+    elem = op.same_element([data, weight], ["data", "weight"])
+    strides, dilations = p.positive("strides", 2), p.positive("dilations", 2)
+    padding = p.padding()
+    c_axis, h_axis, w_axis = spatial_axes(op, p.choice("data_layout", ("NCHW", "NHWC")))
+    kernel = DILATION2D_KERNELS[p.choice("kernel_layout", tuple(DILATION2D_KERNELS))]
+    if data.get_num_dims() != 4 or weight.get_num_dims() != 3:
+        raise op.error(
+            f"data must be 4-d and weight 3-d, got {fmt_shape(data.get_shape())} and "
+            f"{fmt_shape(weight.get_shape())}"
+        )
+    shape = list(data.get_shape())
+    channels, kh, kw = (weight.get_shape()[a] for a in kernel)
+    if DYNAMIC_INDEX not in (shape[c_axis], channels) and shape[c_axis] != channels:
+        raise op.error(f"data has {shape[c_axis]} channels but weight has {channels}")
+    size = (shape[h_axis], shape[w_axis])
+    if DYNAMIC_INDEX not in size:
+        window = ((kh, kw), strides, dilations, padding, False)
+        shape[h_axis], shape[w_axis] = windows_out(op, "kernel", size, *window)
+    return TensorType(elem, shape)
+
+
+Dilation2dOp = relay_op(
+    "image.dilation2d",
+    RelayOp,
+    """Morphological (grey-scale) dilation, per channel: the maximum over the window of the
+    data (zero-padded, as TVM pads) plus the structuring element (weight).
+
+    `%y = relay.image.dilation2d %x, %w {padding = array<i64: 0, 0, 1, 1>}
+        : (tensor<1x3x4x4xf32>, tensor<3x2x2xf32>) -> tensor<1x3x4x4xf32>`
+
+    weight is (channels, height, width) for kernel_layout IHW, (height, width, channels) for
+    HWI; data is NCHW or NHWC.
+    """,
+    ints_def("strides", (1, 1)),
+    ints_def("padding", (0, 0, 0, 0)),
+    ints_def("dilations", (1, 1)),
+    str_def("data_layout", "NCHW"),
+    str_def("kernel_layout", "IHW"),
+    operands=("data", "weight"),
+    rule=dilation2d_type,
+    pattern=OpPattern.OUT_ELEMWISE_FUSABLE,
 )
 
 
@@ -1920,7 +2136,14 @@ class ReduceOp(RelayOp, ABC):
 
 
 class ArgReduceOp(ReduceOp, ABC):
-    """The i32 index of the extreme element along one axis (of the flattened data if none)."""
+    """The i32 index of the extreme element over `axis` (all axes if absent): over several
+    axes, the row-major offset within the reduced axes taken in increasing order, as TVM's;
+    of its first occurrence, or of its last with select_last_index."""
+
+    ATTRS: ClassVar[tuple[AttrDef, ...]] = (
+        *ReduceOp.ATTRS,
+        bool_def("select_last_index", False),
+    )
 
     SYNTAX: ClassVar[str] = (
         "%y = relay.{name} %x {{axis = array<i64: 1>}} : (tensor<2x3x{t}>) -> tensor<2xi32>"
@@ -1928,9 +2151,8 @@ class ArgReduceOp(ReduceOp, ABC):
 
     @classmethod
     def reduced_axes(cls, p: Props, rank: int) -> tuple[int, ...]:
-        axes = p.opt_ints("axis")
-        if axes is not None and len(axes) != 1:
-            raise cls.error(f"takes one axis (or none for all), got {fmt_list(axes)}")
+        if p.opt_ints("axis") == ():
+            raise cls.error("takes one axis or more (or none for all), got []")
         return super().reduced_axes(p, rank)
 
     @classmethod
@@ -1943,8 +2165,8 @@ MeanOp = relay_op("mean", ReduceOp, "Arithmetic mean over axes.")
 MaxOp = relay_op("max", ReduceOp, "Maximum over axes.")
 MinOp = relay_op("min", ReduceOp, "Minimum over axes.")
 ProdOp = relay_op("prod", ReduceOp, "Product over axes.")
-ArgmaxOp = relay_op("argmax", ArgReduceOp, "Index of the first maximum along an axis.")
-ArgminOp = relay_op("argmin", ArgReduceOp, "Index of the first minimum along an axis.")
+ArgmaxOp = relay_op("argmax", ArgReduceOp, "Index of the first maximum over axes.")
+ArgminOp = relay_op("argmin", ArgReduceOp, "Index of the first minimum over axes.")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -2582,6 +2804,212 @@ CumprodOp = relay_op(
     int_def("axis", None),
     bool_def("exclusive", False),
     rule=cumsum_type,
+)
+
+
+def slice_like_type(op: type[RelayOp], p: Props, data: TensorType, like: TensorType) -> Attribute:
+    shape, target = list(data.get_shape()), like.get_shape()
+    axes = p.opt_ints("axes")
+    picked = (
+        range(min(len(shape), len(target)))
+        if axes is None
+        else normalize_axes(op, axes, len(shape))
+    )
+    for axis in picked:
+        if axis >= len(target):
+            raise op.error(f"axis {axis} is past shape_like's rank {len(target)}")
+        if DYNAMIC_INDEX not in (shape[axis], target[axis]) and target[axis] > shape[axis]:
+            raise op.error(
+                f"shape_like's axis {axis} ({target[axis]}) is longer than data's ({shape[axis]})"
+            )
+        shape[axis] = target[axis]
+    return TensorType(data.get_element_type(), shape)
+
+
+SliceLikeOp = relay_op(
+    "slice_like",
+    RelayOp,
+    """The leading part of data with the sizes of shape_like on `axes` (its first
+    rank(shape_like) axes when absent).
+
+    `%y = relay.slice_like %x, %l {axes = array<i64: 1>}
+        : (tensor<3x4x5xf32>, tensor<2x2xf32>) -> tensor<3x2x5xf32>`
+    """,
+    ints_def("axes", None),
+    operands=("data", "shape_like"),
+    rule=slice_like_type,
+    pattern=OpPattern.INJECTIVE,
+)
+
+
+def reverse_sequence_type(
+    op: type[RelayOp], p: Props, data: TensorType, lengths: TensorType
+) -> Attribute:
+    rank = data.get_num_dims()
+    seq, batch = p.axis("seq_axis", rank), p.axis("batch_axis", rank)
+    if seq == batch:
+        raise op.error(f"seq_axis and batch_axis must differ, both are {seq}")
+    size = data.get_shape()[batch]
+    shape = index_tensor(op, lengths, "seq_lengths")
+    if len(shape) != 1 or (DYNAMIC_INDEX not in (size, shape[0]) and size != shape[0]):
+        raise op.error(
+            f"seq_lengths must be a vector of one length per batch entry ({size}), got "
+            f"{fmt_shape(shape)}"
+        )
+    return data
+
+
+ReverseSequenceOp = relay_op(
+    "reverse_sequence",
+    RelayOp,
+    """Reverse the first seq_lengths[b] elements along seq_axis of each batch entry b along
+    batch_axis (a length of 1 or less changes nothing; one past the axis reverses it all).
+
+    `%y = relay.reverse_sequence %x, %l {seq_axis = 0 : i64, batch_axis = 1 : i64}
+        : (tensor<4x3xf32>, tensor<3xi32>) -> tensor<4x3xf32>`
+    """,
+    int_def("seq_axis", 1),
+    int_def("batch_axis", 0),
+    operands=("data", "seq_lengths"),
+    rule=reverse_sequence_type,
+    pattern=OpPattern.INJECTIVE,
+)
+
+
+def unravel_index_type(
+    op: type[RelayOp], p: Props, indices: TensorType, shape: TensorType
+) -> Attribute:
+    index_shape = index_tensor(op, indices)
+    dims = index_tensor(op, shape, "shape")
+    if len(index_shape) > 1 or len(dims) != 1:
+        raise op.error(
+            f"indices must be a scalar or vector and shape a vector, got {fmt_shape(index_shape)} "
+            f"and {fmt_shape(dims)}"
+        )
+    return TensorType(indices.get_element_type(), [dims[0], *index_shape])
+
+
+UnravelIndexOp = relay_op(
+    "unravel_index",
+    RelayOp,
+    """The coordinates, in a row-major array of `shape`, of each flat index: row i is
+    (index // the product of shape[i + 1:]) mod shape[i] (out-of-range indices wrap).
+
+    `%y = relay.unravel_index %i, %s : (tensor<4xi64>, tensor<2xi64>) -> tensor<2x4xi64>`
+    """,
+    operands=("indices", "shape"),
+    rule=unravel_index_type,
+    pattern=OpPattern.INJECTIVE,
+)
+
+
+def sparse_reshape_type(
+    op: type[RelayOp], p: Props, indices: TensorType, prev_shape: TensorType, new_shape: TensorType
+) -> Attribute:
+    shape = index_tensor(op, indices, "sparse_indices")
+    for what, t in (("prev_shape", prev_shape), ("new_shape", new_shape)):
+        if index_tensor(op, t, what) and t.get_num_dims() != 1:
+            raise op.error(f"{what} must have rank 1, got {fmt_shape(t.get_shape())}")
+    if len(shape) != 2:
+        raise op.error(f"sparse_indices must have rank 2, got {fmt_shape(shape)}")
+    if shape[1] != DYNAMIC_INDEX and prev_shape.get_shape()[0] not in (shape[1], DYNAMIC_INDEX):
+        raise op.error(
+            f"sparse_indices has {shape[1]} columns but prev_shape has "
+            f"{prev_shape.get_shape()[0]} dims"
+        )
+    rank = new_shape.get_shape()[0]
+    return TupleType((TensorType(indices.get_element_type(), [shape[0], rank]), new_shape))
+
+
+SparseReshapeOp = relay_op(
+    "sparse_reshape",
+    RelayOp,
+    """The indices of a sparse (COO) tensor of shape prev_shape reshaped to new_shape (one
+    entry may be -1, inferred), and the new shape with that entry filled in.
+
+    `%t = relay.sparse_reshape %i, %p, %n : (tensor<5x3xi32>, tensor<3xi32>, tensor<2xi32>)
+        -> tuple<tensor<5x2xi32>, tensor<2xi32>>`
+    """,
+    operands=("sparse_indices", "prev_shape", "new_shape"),
+    result=TupleType,
+    rule=sparse_reshape_type,
+)
+
+
+def segment_sum_type(
+    op: type[RelayOp], p: Props, data: TensorType, segment_ids: TensorType
+) -> Attribute:
+    ids = index_tensor(op, segment_ids, "segment_ids")
+    num = p.get("num_segments")
+    count = DYNAMIC_INDEX if num is None else p.integer("num_segments")
+    if num is not None and count < 1:
+        raise op.error(f"num_segments must be positive, got {count}")
+    shape = tuple(data.get_shape())
+    known = len(ids) == 1 and shape and DYNAMIC_INDEX not in (ids[0], shape[0])
+    if len(ids) != 1 or not shape or (known and ids[0] > shape[0]):
+        raise op.error(
+            f"segment_ids must be a vector no longer than data's axis 0, got {fmt_shape(ids)} "
+            f"for data {fmt_shape(shape)}"
+        )
+    return TensorType(data.get_element_type(), [count, *shape[1:]])
+
+
+SegmentSumOp = relay_op(
+    "segment_sum",
+    RelayOp,
+    """Sums of data's rows (axis 0) grouped by segment id: y[s] = sum of data[i] with
+    segment_ids[i] = s; num_segments rows, or max(segment_ids) + 1 when absent. Rows of data
+    past the last segment id are left out, as in TVM.
+
+    `%y = relay.segment_sum %x, %s {num_segments = 4 : i64}
+        : (tensor<6x5xf32>, tensor<6xi32>) -> tensor<4x5xf32>`
+    """,
+    int_def("num_segments", None),
+    operands=("data", "segment_ids"),
+    rule=segment_sum_type,
+)
+
+
+def stft_type(op: type[RelayOp], p: Props, data: TensorType, window: TensorType) -> Attribute:
+    n_fft, hop, win = (p.integer(n) for n in ("n_fft", "hop_length", "win_length"))
+    if n_fft < 1 or hop < 1 or not 1 <= win <= n_fft:
+        raise op.error(
+            f"n_fft {n_fft} and hop_length {hop} must be positive and win_length {win} in "
+            f"[1, n_fft]"
+        )
+    if not is_float(data.get_element_type()) or data.get_num_dims() not in (1, 2):
+        raise op.error(f"data must be a float vector or batch of them, got {data}")
+    size = window.get_shape()[0] if window.get_num_dims() == 1 else 0
+    if size != DYNAMIC_INDEX and size < win:
+        raise op.error(f"window must be a vector of win_length {win} or more, got {window}")
+    length = data.get_shape()[-1]
+    frames = DYNAMIC_INDEX if length == DYNAMIC_INDEX else (length - n_fft) // hop + 1
+    if length != DYNAMIC_INDEX and length < n_fft:
+        raise op.error(f"data length {length} is shorter than n_fft {n_fft}")
+    rows = n_fft // 2 + 1 if p.flag("onesided") else n_fft
+    p.flag("normalized")
+    return TensorType(data.get_element_type(), [*data.get_shape()[:-1], rows, frames, 2])
+
+
+StftOp = relay_op(
+    "stft",
+    RelayOp,
+    """Short-time Fourier transform of each row of data, as TVM's kernel computes it: frame
+    f's bin r is the sum over k < win_length of window[k] * data[f * hop_length + k] *
+    exp(-2 pi i r k / win_length), divided by sqrt(n_fft) when normalized; (real, imag) last.
+
+    `%y = relay.stft %x, %w {n_fft = 3 : i64, hop_length = 3 : i64, win_length = 3 : i64}
+        : (tensor<1x6xf32>, tensor<3xi32>) -> tensor<1x2x2x2xf32>`
+
+    onesided keeps the bins 0 to n_fft / 2; data is 1-d or 2-d (a batch of rows).
+    """,
+    int_def("n_fft"),
+    int_def("hop_length"),
+    int_def("win_length"),
+    bool_def("normalized", False),
+    bool_def("onesided", True),
+    operands=("data", "window"),
+    rule=stft_type,
 )
 
 

@@ -364,6 +364,7 @@ NUMPY: dict[type[relay.RelayOp], Callable[..., Any]] = {
     relay.NotEqualOp: np.not_equal,
     relay.FloorDivideOp: np.floor_divide,
     relay.FloorModOp: np.mod,
+    relay.ModOp: np.fmod,
     relay.LeftShiftOp: np.left_shift,
     relay.RightShiftOp: np.right_shift,
     relay.LogicalAndOp: np.logical_and,
@@ -534,6 +535,147 @@ def conv2d(op: relay.Conv2dOp, x: np.ndarray, w: np.ndarray) -> np.ndarray:
     y = conv2d_nchw(
         x, w, ints(op.strides), ints(op.padding), ints(op.dilation), op.groups.value.data
     )
+    return y.transpose(0, 2, 3, 1) if nhwc else y
+
+
+def bilinear_taps(x: np.ndarray, y: np.ndarray, xs: np.ndarray) -> np.ndarray:
+    """x [n, c, h, w] sampled bilinearly at rows `y` and columns `xs` (arrays [n, c, ...]):
+    corners outside the data count as zero, and so does a point outside [0, h) x [0, w)."""
+    n, c, h, w = x.shape
+    lead = tuple(np.arange(k).reshape((k,) + (1,) * (y.ndim - 1 - i)) for i, k in enumerate((n, c)))
+    y0, x0 = np.floor(y), np.floor(xs)
+    out = np.zeros(y.shape, acc_dtype(x.dtype))
+    for yp, wy in ((y0, 1 - (y - y0)), (y0 + 1, y - y0)):
+        for xp, wx in ((x0, 1 - (xs - x0)), (x0 + 1, xs - x0)):
+            inside = (yp >= 0) & (yp < h) & (xp >= 0) & (xp < w)
+            rows = np.clip(yp, 0, h - 1).astype(np.int64)
+            cols = np.clip(xp, 0, w - 1).astype(np.int64)
+            out += np.where(inside, wy * wx * x[lead[0], lead[1], rows, cols], 0)
+    return np.where((y < 0) | (xs < 0) | (y >= h) | (xs >= w), 0, out)
+
+
+@rule(relay.DeformableConv2dOp)
+def deformable_conv2d(
+    op: relay.DeformableConv2dOp, x: np.ndarray, offset: np.ndarray, w: np.ndarray
+) -> np.ndarray:
+    a = op.attr_values()
+    nhwc = a["data_layout"] == "NHWC"
+    if nhwc:
+        x, offset = x.transpose(0, 3, 1, 2), offset.transpose(0, 3, 1, 2)
+    w = transform_layout(w, relay.Layout.parse(a["kernel_layout"]), OIHW)
+    (sh, sw), (dh, dw) = a["strides"], a["dilation"]
+    top, left = a["padding"][:2]
+    n, c = x.shape[:2]
+    o, cg, kh, kw = w.shape
+    oh, ow = offset.shape[2:]
+    groups, dg = a["groups"], a["deformable_groups"]
+    moves = offset.reshape(n, dg, kh, kw, 2, oh, ow).repeat(c // dg, axis=1)
+    rows = (np.arange(oh) * sh - top)[None, :] + (np.arange(kh) * dh)[:, None]  # [kh, oh]
+    cols = (np.arange(ow) * sw - left)[None, :] + (np.arange(kw) * dw)[:, None]  # [kw, ow]
+    y = rows[:, None, :, None] + moves[:, :, :, :, 0]  # [n, c, kh, kw, oh, ow]
+    xs = cols[None, :, None, :] + moves[:, :, :, :, 1]
+    taps = bilinear_taps(x, y.astype(offset.dtype), xs.astype(offset.dtype))
+    og = o // groups
+    out = np.concatenate(
+        [
+            np.einsum(
+                "ncijyx,fcij->nfyx",
+                taps[:, g * cg : (g + 1) * cg],
+                w[g * og : (g + 1) * og].astype(taps.dtype),
+            )
+            for g in range(groups)
+        ],
+        axis=1,
+    ).astype(x.dtype)
+    return out.transpose(0, 2, 3, 1) if nhwc else out
+
+
+def crop_positions(start: np.ndarray, end: np.ndarray, size: int, extent: int) -> np.ndarray:
+    """TensorFlow's crop_and_resize sample positions [boxes, size] along an axis of `extent`
+    pixels, from box edges `start` and `end` (normalised to [0, 1])."""
+    if size == 1:
+        return (0.5 * (start + end) * (extent - 1))[:, None]
+    step = (end - start) * (extent - 1) / (size - 1)
+    return start[:, None] * (extent - 1) + np.arange(size) * step[:, None]
+
+
+@numpy_rule(relay.CropAndResizeOp)
+def crop_and_resize(
+    x: np.ndarray,
+    boxes: np.ndarray,
+    box_indices: np.ndarray,
+    crop_size: Sequence[int],
+    layout: str,
+    method: str,
+    extrapolation_value: float,
+) -> np.ndarray:
+    nhwc = layout == "NHWC"
+    image = x.transpose(0, 3, 1, 2) if nhwc else x
+    h, w = image.shape[2:]
+    if box_indices.size and (box_indices.min() < 0 or box_indices.max() >= image.shape[0]):
+        raise RelayInterpreterError(f"crop_and_resize: box index out of [0, {image.shape[0]})")
+    ys = crop_positions(boxes[:, 0], boxes[:, 2], crop_size[0], h)[:, :, None]  # [b, ch, 1]
+    xs = crop_positions(boxes[:, 1], boxes[:, 3], crop_size[1], w)[:, None, :]  # [b, 1, cw]
+    source = image[box_indices.astype(np.int64)]  # [b, c, h, w]
+    b = np.arange(len(boxes))[:, None, None, None]
+    c = np.arange(image.shape[1])[None, :, None, None]
+
+    def read(rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        rows = np.clip(rows, 0, h - 1).astype(np.int64)[:, None]
+        cols = np.clip(cols, 0, w - 1).astype(np.int64)[:, None]
+        return source[b, c, rows, cols]
+
+    if method == "nearest_neighbor":
+        out = read(np.round(ys), np.round(xs))
+    else:
+        y0, x0 = np.floor(ys), np.floor(xs)
+        dy, dx = (ys - y0)[:, None], (xs - x0)[:, None]
+        top = read(y0, x0) * (1 - dx) + read(y0, x0 + 1) * dx
+        bottom = read(y0 + 1, x0) * (1 - dx) + read(y0 + 1, x0 + 1) * dx
+        out = top * (1 - dy) + bottom * dy
+    outside = ((ys < 0) | (ys > h - 1) | (xs < 0) | (xs > w - 1))[:, None]
+    out = np.where(outside, extrapolation_value, out).astype(x.dtype)
+    return out.transpose(0, 2, 3, 1) if nhwc else out
+
+
+@rule(relay.DepthToSpaceOp, relay.SpaceToDepthOp)
+def block_rearrange(op: relay.RelayOp, x: np.ndarray) -> np.ndarray:
+    a = op.attr_values()
+    b, nhwc = a["block_size"], a["layout"] == "NHWC"
+    data = x.transpose(0, 3, 1, 2) if nhwc else x
+    n, c, h, w = data.shape
+    if isinstance(op, relay.SpaceToDepthOp):
+        blocks = data.reshape(n, c, h // b, b, w // b, b).transpose(0, 3, 5, 1, 2, 4)
+        out = blocks.reshape(n, c * b * b, h // b, w // b)
+    elif a["mode"] == "DCR":
+        blocks = data.reshape(n, b, b, c // (b * b), h, w).transpose(0, 3, 4, 1, 5, 2)
+        out = blocks.reshape(n, c // (b * b), h * b, w * b)
+    else:
+        blocks = data.reshape(n, c // (b * b), b, b, h, w).transpose(0, 1, 4, 2, 5, 3)
+        out = blocks.reshape(n, c // (b * b), h * b, w * b)
+    return out.transpose(0, 2, 3, 1) if nhwc else out
+
+
+@numpy_rule(relay.Dilation2dOp)
+def dilation2d(
+    x: np.ndarray,
+    w: np.ndarray,
+    strides: Sequence[int],
+    padding: Sequence[int],
+    dilations: Sequence[int],
+    data_layout: str,
+    kernel_layout: str,
+) -> np.ndarray:
+    """max over the window of x (zero-padded, as TVM) + w, per channel."""
+    nhwc = data_layout == "NHWC"
+    if nhwc:
+        x = x.transpose(0, 3, 1, 2)
+    if kernel_layout == "HWI":
+        w = w.transpose(2, 0, 1)
+    pt, pl, pb, pr = padding
+    win = windows(pad_or_crop(x, pt, pb, pl, pr), w.shape[1:], strides, dilations)
+    # win: [n, c, oh, ow, kh, kw]
+    y = (win + w[None, :, None, None]).max(axis=(4, 5)).astype(x.dtype)
     return y.transpose(0, 2, 3, 1) if nhwc else y
 
 
@@ -844,11 +986,23 @@ RULES.update(
 
 
 def arg_reduce(fn: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
-    def apply(x: np.ndarray, axis: tuple[int, ...] | None, keepdims: bool) -> np.ndarray:
-        if axis is None:
-            index = np.asarray(fn(x))
-            return index.reshape([1] * x.ndim) if keepdims else index
-        return fn(x, axis=axis[0], keepdims=keepdims)
+    """`fn` (np.argmax, np.argmin) over the axes, as one axis: the reduced axes, in increasing
+    order, moved last and flattened, so the index is the row-major offset within them."""
+
+    def apply(
+        x: np.ndarray, axis: tuple[int, ...] | None, keepdims: bool, select_last_index: bool
+    ) -> np.ndarray:
+        axes = sorted({a % x.ndim for a in (range(x.ndim) if axis is None else axis)})
+        kept = [a for a in range(x.ndim) if a not in axes]
+        moved = x.transpose(kept + axes)
+        flat = moved.reshape(*moved.shape[: len(kept)], -1)
+        if select_last_index:  # the first from the end
+            index = flat.shape[-1] - 1 - fn(flat[..., ::-1], axis=-1)
+        else:
+            index = fn(flat, axis=-1)
+        if keepdims:
+            index = index.reshape([1 if a in axes else n for a, n in enumerate(x.shape)])
+        return index
 
     return apply
 
@@ -1022,6 +1176,117 @@ def scatter_elements(
     at = element_positions(indices, axis)
     # numpy's assignment with repeated positions keeps the last write, as the op's update does.
     return scatter(op, x, indices, at, updates, op.reduction.data)
+
+
+@rule(relay.SliceLikeOp)
+def slice_like(op: relay.SliceLikeOp, x: np.ndarray, like: np.ndarray) -> np.ndarray:
+    shape = op.result.type.get_shape()  # type: ignore[attr-defined]
+    return x[tuple(slice(0, like.shape[k] if n == -1 else n) for k, n in enumerate(shape))].copy()
+
+
+@numpy_rule(relay.ReverseSequenceOp)
+def reverse_sequence(
+    x: np.ndarray, lengths: np.ndarray, seq_axis: int, batch_axis: int
+) -> np.ndarray:
+    seq, batch = seq_axis % x.ndim, batch_axis % x.ndim
+    out = x.copy()
+    for b, length in enumerate(lengths):
+        n = min(int(length), x.shape[seq])
+        if n > 1:
+            at: list[Any] = [slice(None)] * x.ndim
+            at[batch], at[seq] = b, slice(0, n)
+            out[tuple(at)] = np.flip(x[tuple(at)], axis=seq - (batch < seq))
+    return out
+
+
+@rule(relay.UnravelIndexOp)
+def unravel_index(op: relay.UnravelIndexOp, indices: np.ndarray, shape: np.ndarray) -> np.ndarray:
+    dims = shape.astype(np.int64)
+    if (dims <= 0).any():
+        raise RelayInterpreterError(f"'{op.name}': shape {dims.tolist()} has a dimension below 1")
+    flat = indices.astype(np.int64)
+    rows = [
+        np.floor_divide(flat, math.prod(dims[i + 1 :].tolist())) % d for i, d in enumerate(dims)
+    ]
+    return np.stack(rows).astype(indices.dtype)
+
+
+def strides(dims: list[int]) -> np.ndarray:
+    """Row-major strides of a shape, in int64."""
+    return np.array([math.prod(dims[i + 1 :]) for i in range(len(dims))], np.int64)
+
+
+@rule(relay.SparseReshapeOp)
+def sparse_reshape(
+    op: relay.SparseReshapeOp, indices: np.ndarray, prev: np.ndarray, new: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    prev_dims = [int(v) for v in prev]
+    new_dims = [int(v) for v in new]
+    if indices.shape[1] != len(prev_dims):
+        raise RelayInterpreterError(
+            f"'{op.name}': {indices.shape[1]} index columns for a shape of rank {len(prev_dims)}"
+        )
+    total = math.prod(prev_dims)
+    known = math.prod(v for v in new_dims if v != -1)
+    holes = new_dims.count(-1)
+    if holes > 1 or any(v < -1 for v in new_dims) or any(v < 0 for v in prev_dims):
+        raise RelayInterpreterError(f"'{op.name}': bad shapes {prev_dims} -> {new_dims}")
+    if holes:
+        if known == 0 or total % known:
+            raise RelayInterpreterError(f"'{op.name}': cannot reshape {prev_dims} to {new_dims}")
+        new_dims[new_dims.index(-1)] = total // known
+    if math.prod(new_dims) != total:
+        raise RelayInterpreterError(f"'{op.name}': cannot reshape {prev_dims} to {new_dims}")
+    if new_dims == prev_dims:  # TVM hands the indices back as they are
+        return indices.copy(), np.array(new_dims, dtype=new.dtype)
+    # TVM's arithmetic, row-major strides without bounds checks (an index past its dimension
+    # carries into the one before, as TVM's kernel computes it)
+    flat = indices.astype(np.int64) @ strides(prev_dims)
+    out = np.empty((len(indices), len(new_dims)), np.int64)
+    for i, stride in enumerate(strides(new_dims)):
+        out[:, i] = flat // stride if stride else 0
+        flat = flat % stride if stride else flat
+    return out.astype(indices.dtype), np.array(new_dims, dtype=new.dtype)
+
+
+@rule(relay.SegmentSumOp)
+def segment_sum(op: relay.SegmentSumOp, x: np.ndarray, ids: np.ndarray) -> np.ndarray:
+    count = op.attr_values()["num_segments"]
+    if count is None:
+        if not ids.size:
+            raise RelayInterpreterError(f"'{op.name}': no segment ids to count segments from")
+        count = int(ids.max()) + 1
+    if ids.size and (ids.min() < 0 or ids.max() >= count):
+        raise RelayInterpreterError(
+            f"'{op.name}': segment ids must lie in [0, {count}), got {ids.min()}..{ids.max()}"
+        )
+    out = np.zeros((count, *x.shape[1:]), dtype=x.dtype)
+    np.add.at(out, ids.astype(np.int64), x[: len(ids)])
+    return out
+
+
+@numpy_rule(relay.StftOp)
+def stft(
+    x: np.ndarray,
+    window: np.ndarray,
+    n_fft: int,
+    hop_length: int,
+    win_length: int,
+    normalized: bool,
+    onesided: bool,
+) -> np.ndarray:
+    """TVM's kernel: frames of win_length samples every hop_length, the DFT angle taken over
+    win_length, the scale over n_fft."""
+    frames = (x.shape[-1] - n_fft) // hop_length + 1
+    k = np.arange(win_length)
+    taps = x[..., np.arange(frames)[:, None] * hop_length + k].astype(np.float64)
+    taps = taps * window[:win_length].astype(np.float64)
+    rows = n_fft // 2 + 1 if onesided else n_fft
+    angle = 2 * np.pi * np.arange(rows)[:, None] * k / win_length
+    real = np.einsum("...fk,rk->...rf", taps, np.cos(angle))
+    imag = -np.einsum("...fk,rk->...rf", taps, np.sin(angle))
+    out = np.stack([real, imag], axis=-1)
+    return (out / np.sqrt(n_fft) if normalized else out).astype(x.dtype)
 
 
 @numpy_rule(relay.CumsumOp)

@@ -87,6 +87,7 @@ BINARY: dict[str, Scalar] = {
     "not_equal": lambda a, b: a.equal(b).equal(False),
     "floor_divide": floor_divide,
     "floor_mod": floor_mod,
+    "mod": lambda a, b: te.fmod(a, b) if is_float(a.dtype) else te.truncmod(a, b),
     "left_shift": lambda a, b: a * two_to_the(b),  # wraps as the shift does
     "right_shift": lambda a, b: a // two_to_the(b),  # floor division: arithmetic shift
     # On bools these see 0/1 integers (`on_bools`); the result is tested `!= 0`.

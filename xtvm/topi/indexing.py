@@ -1,5 +1,6 @@
 """TOPI's gathers, scatters and scans: gather_nd, gather, scatter_nd, scatter_elements,
-cumsum and trilu, each as plain `te.compute` stages (a default schedule suffices).
+segment_sum, cumsum, trilu and sparse_reshape, each as plain `te.compute` stages (a default
+schedule suffices).
 
 Gathers read the data at an index read from the indices tensor. A scatter is a reduction over
 the update positions: each output element combines the updates whose index hits it (sum,
@@ -175,3 +176,99 @@ def trilu(data: TensorLike, k: int, upper: bool) -> te.Tensor:
         return te.if_then_else(keep, data(*i), te.const(0, data.dtype))
 
     return injective(static_shape(data), body, "T_trilu")
+
+
+def reverse_sequence(
+    data: TensorLike, lengths: TensorLike, seq_axis: int, batch_axis: int
+) -> te.Tensor:
+    """TVM's: position j along seq_axis reads length - 1 - j when j < length (length being
+    seq_lengths of the batch entry, capped at the axis size), itself otherwise or when the
+    length is 1 or less."""
+    shape = static_shape(data)
+
+    def body(*i: PrimExpr) -> PrimExpr:
+        j = i[seq_axis]
+        length = te.min(as_index(lengths(i[batch_axis])), shape[seq_axis])
+        at = list(i)
+        at[seq_axis] = te.if_then_else(te.any(length <= 1, length <= j), j, length - 1 - j)
+        return data(*at)
+
+    return injective(shape, body, "T_reverse_sequence")
+
+
+def unravel_index(indices: TensorLike, shape: TensorLike) -> te.Tensor:
+    """Row i: (index // the product of shape[i + 1:]) floor-mod shape[i]."""
+    rank = static_shape(shape)[0]
+    lead = static_shape(indices)
+    dims = [shape(k) for k in range(rank)]
+
+    def body(i: PrimExpr, *n: PrimExpr) -> PrimExpr:
+        index = indices(*n)
+        out = index
+        for k in range(rank - 1, -1, -1):
+            stride = product([te.const(1, index.dtype), *dims[k + 1 :]])
+            out = te.if_then_else(i.equal(k), te.floormod(te.floordiv(index, stride), dims[k]), out)
+        return out
+
+    return injective([rank, *lead], body, "T_unravel_index")
+
+
+def segment_sum(data: TensorLike, segment_ids: TensorLike, num_segments: int) -> te.Tensor:
+    """out[s, t..] = the sum of data[p, t..] over the positions p with segment_ids[p] = s."""
+    shape = static_shape(data)
+    p = te.reduce_axis((0, static_shape(segment_ids)[0]), "p")
+    return te.compute(
+        [num_segments, *shape[1:]],
+        lambda s, *t: te.sum(data(p, *t), axis=p, where=as_index(segment_ids(p)).equal(s)),  # type: ignore[operator]
+        name="T_segment_sum",
+        tag="comm_reduce",
+    )
+
+
+def product(values: Sequence[PrimExpr]) -> PrimExpr:
+    """The product of a non-empty list of expressions."""
+    return math.prod(values[1:], start=values[0])
+
+
+def sparse_reshape(
+    indices: TensorLike, prev_shape: TensorLike, new_shape: TensorLike
+) -> tuple[te.Tensor, te.Tensor]:
+    """TVM's sparse_reshape, with the ranks known: the new shape with its -1 filled in, and
+    each index row's row-major offset in prev_shape split along the new shape (the indices
+    unchanged where the two shapes are equal). Offsets are computed in int64."""
+    rows, rank = static_shape(indices)
+    new_rank = static_shape(new_shape)[0]
+    one = te.const(1, "int64")
+    prev = [prev_shape(j).astype("int64") for j in range(rank)]
+    new = [new_shape(j).astype("int64") for j in range(new_rank)]
+    total = product([one, *prev])
+    known = product([one, *(te.if_then_else(v.equal(-1), one, v) for v in new)])
+    filled = [te.if_then_else(v.equal(-1), total // te.max(known, one), v) for v in new]
+
+    def pick(at: PrimExpr, values: Sequence[PrimExpr]) -> PrimExpr:
+        out = values[-1]
+        for k in range(len(values) - 2, -1, -1):
+            out = te.if_then_else(at.equal(k), values[k], out)
+        return out
+
+    out_shape = injective(
+        [new_rank], lambda i: pick(i, filled).astype(new_shape.dtype), "T_sparse_reshape_shape"
+    )
+    strides = [product([one, *filled[k + 1 :]]) for k in range(new_rank)]
+
+    def body(r: PrimExpr, i: PrimExpr) -> PrimExpr:
+        offset = sum(
+            (indices(r, j).astype("int64") * product([one, *prev[j + 1 :]]) for j in range(rank)),
+            start=one * 0,
+        )
+        # the i-th coordinate: the offset modulo the stride of dimension i - 1 (none for the
+        # first, as TVM), divided by the stride of dimension i
+        outer = te.max(pick(i, [one, *strides[:-1]]), one)
+        remainder = te.if_then_else(i.equal(0), offset, offset % outer)
+        split = remainder // te.max(pick(i, strides), one)
+        if rank == new_rank:
+            same = te.all(*(a.equal(b) for a, b in zip(prev, filled, strict=True)))
+            split = te.if_then_else(same, indices(r, i).astype("int64"), split)
+        return split.astype(indices.dtype)
+
+    return injective([rows, new_rank], body, "T_sparse_reshape"), out_shape

@@ -83,10 +83,16 @@ def prod(x: TensorLike, axes: Sequence[int] | None, keepdims: bool) -> te.Tensor
     return reduce(x, axes, keepdims, lambda v, k: te.prod(v, axis=k), "T_prod")
 
 
-def arg_extreme(x: TensorLike, axis: int | None, keepdims: bool, largest: bool) -> te.Tensor:
-    """argmax (largest) or argmin as i32: along `axis`, or of the flattened tensor."""
+def arg_extreme(
+    x: TensorLike, axes: Sequence[int] | None, keepdims: bool, largest: bool, last: bool = False
+) -> te.Tensor:
+    """argmax (largest) or argmin as i32 over `axes` (all when None): the row-major offset
+    within the reduced axes, in increasing order, of the first extreme (the last with
+    `last`)."""
     shape = static_shape(x)
-    axes = tuple(range(len(shape))) if axis is None else (axis % len(shape),)
+    axes = (
+        tuple(range(len(shape))) if axes is None else tuple(sorted({a % len(shape) for a in axes}))
+    )
     extreme = reduce(
         x,
         axes,
@@ -116,6 +122,8 @@ def arg_extreme(x: TensorLike, axis: int | None, keepdims: bool, largest: bool) 
                 at_extreme.append(index)
         position = ravel([rv[a] for a in axes], positions)
         hit = x(*at).equal(extreme(*at_extreme))
+        if last:
+            return te.max(te.if_then_else(hit, position, -1), axis=list(rv.values()))
         return te.min(te.if_then_else(hit, position, not_found), axis=list(rv.values()))
 
     name = "T_argmax" if largest else "T_argmin"

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from xtvm import te
 from xtvm.dialects import relay
 from xtvm.ir.numpy_types import numpy_dtype
-from xtvm.topi import elementwise, indexing, nn, reduction, transform, winograd
+from xtvm.topi import elementwise, indexing, nn, reduction, signal, transform, winograd
 from xtvm.topi.schedule import CONV2D, DEFAULT, DENSE, LAYER_NORM, WINOGRAD, ScheduleFn
 from xtvm.topi.tensor import TensorLike
 
@@ -88,7 +88,8 @@ def arg_reducer(largest: bool) -> Compute:
         axes = reduce_axes(op)  # type: ignore[arg-type]
         keep = bool(integer(op.keepdims))  # type: ignore[attr-defined]
         data = elementwise.cast(x[0], "int32") if x[0].dtype == "bool" else x[0]
-        return reduction.arg_extreme(data, None if axes is None else axes[0], keep, largest)
+        last = bool(integer(op.select_last_index))  # type: ignore[attr-defined]
+        return reduction.arg_extreme(data, axes, keep, largest, last)
 
     return compute
 
@@ -228,6 +229,35 @@ def cumsum(op: relay.CumsumOp, x: Sequence[TensorLike]) -> Value:
     return indexing.cumsum(x[0], axis, bool(integer(op.exclusive)), op.name.removeprefix("relay."))
 
 
+def segment_sum(op: relay.SegmentSumOp, x: Sequence[TensorLike]) -> Value:
+    # without num_segments the count is `?`, which relay.build refuses before lowering
+    count = op.result.type.get_shape()[0]  # type: ignore[attr-defined]
+    return indexing.segment_sum(x[0], x[1], count)
+
+
+def deformable_conv2d(op: relay.DeformableConv2dOp, x: Sequence[TensorLike]) -> Value:
+    """NHWC data (with an HWIO kernel) computed as NCHW between transposes."""
+    nhwc = op.data_layout.data == "NHWC"
+    data, offset, weight = x
+    if nhwc:
+        data, offset = (
+            transform.transpose(data, (0, 3, 1, 2)),
+            transform.transpose(offset, (0, 3, 1, 2)),
+        )
+        weight = transform.transpose(weight, (3, 2, 0, 1))
+    out = nn.deformable_conv2d_nchw(
+        data,
+        offset,
+        weight,
+        ints(op.strides),
+        ints(op.padding),
+        ints(op.dilation),
+        integer(op.deformable_groups),
+        integer(op.groups),
+    )
+    return transform.transpose(out, (0, 2, 3, 1)) if nhwc else out
+
+
 def cast(op: relay.CastOp, x: Sequence[TensorLike]) -> Value:
     dtype = numpy_dtype(op.dtype)
     return elementwise.cast(x[0], "bool" if dtype.kind == "b" else dtype.name)
@@ -254,6 +284,7 @@ STRATEGIES: dict[type[relay.RelayOp], Strategy] = {
     relay.NotEqualOp: row(binary("not_equal")),
     relay.FloorDivideOp: row(binary("floor_divide")),
     relay.FloorModOp: row(binary("floor_mod")),
+    relay.ModOp: row(binary("mod")),
     relay.LeftShiftOp: row(binary("left_shift")),
     relay.RightShiftOp: row(binary("right_shift")),
     relay.LogicalAndOp: row(binary("logical_and")),
@@ -302,6 +333,37 @@ STRATEGIES: dict[type[relay.RelayOp], Strategy] = {
     # Convolution and matrix products
     relay.Conv2dOp: row(conv2d, CONV2D),
     relay.Conv2dTransposeOp: row(conv2d_transpose, CONV2D),
+    relay.CropAndResizeOp: row(
+        lambda op, x: nn.crop_and_resize(
+            *x,
+            ints(op.crop_size),
+            op.layout.data == "NHWC",
+            op.method.data,
+            number(op.extrapolation_value),
+        )
+    ),
+    relay.DeformableConv2dOp: row(deformable_conv2d),
+    relay.DepthToSpaceOp: row(
+        lambda op, x: transform.depth_to_space(
+            x[0], integer(op.block_size), op.layout.data == "NHWC", op.mode.data
+        )
+    ),
+    relay.SpaceToDepthOp: row(
+        lambda op, x: transform.space_to_depth(
+            x[0], integer(op.block_size), op.layout.data == "NHWC"
+        )
+    ),
+    relay.Dilation2dOp: row(
+        lambda op, x: nn.dilation2d(
+            x[0],
+            x[1],
+            ints(op.strides),
+            ints(op.padding),
+            ints(op.dilations),
+            op.data_layout.data == "NHWC",
+            op.kernel_layout.data == "HWI",
+        )
+    ),
     relay.Conv2dWinogradOp: row(
         lambda op, x: winograd.conv2d_winograd_nhwc(
             x[0], x[1], integer(op.tile_size), ints(op.padding)
@@ -368,6 +430,33 @@ STRATEGIES: dict[type[relay.RelayOp], Strategy] = {
     ),
     relay.CumsumOp: row(cumsum),
     relay.CumprodOp: row(cumsum),
+    relay.SegmentSumOp: row(segment_sum),
+    relay.SliceLikeOp: row(
+        lambda op, x: te.compute(
+            result_shape(op), lambda *i: x[0](*i), name="T_slice_like", tag="injective"
+        )
+    ),
+    relay.ReverseSequenceOp: row(
+        lambda op, x: indexing.reverse_sequence(
+            x[0],
+            x[1],
+            integer(op.seq_axis) % len(x[0].shape),
+            integer(op.batch_axis) % len(x[0].shape),
+        )
+    ),
+    relay.UnravelIndexOp: row(lambda op, x: indexing.unravel_index(x[0], x[1])),
+    relay.SparseReshapeOp: row(lambda op, x: indexing.sparse_reshape(*x)),
+    relay.StftOp: row(
+        lambda op, x: signal.stft(
+            x[0],
+            x[1],
+            integer(op.n_fft),
+            integer(op.hop_length),
+            integer(op.win_length),
+            bool(integer(op.normalized)),
+            bool(integer(op.onesided)),
+        )
+    ),
     relay.TriluOp: row(lambda op, x: indexing.trilu(x[0], integer(op.k), bool(integer(op.upper)))),
 }
 

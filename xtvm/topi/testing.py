@@ -10,19 +10,28 @@ import numpy as np
 
 __all__ = [
     "batch_matmul",
+    "conv1d_ncw_python",
     "conv2d_nchw_python",
     "conv2d_nhwc_python",
+    "crop_and_resize_python",
+    "deformable_conv2d_nchw_python",
+    "deformable_conv2d_nhwc_python",
+    "depth_to_space_python",
     "dilate_python",
     "gather_nd",
     "l2_normalize_python",
     "log_softmax_python",
     "lrn_python",
+    "matrix_set_diag",
+    "nll_loss",
     "one_hot",
+    "poolnd_python",
     "resize1d_python",
     "resize2d_python",
     "resize3d_python",
     "sequence_mask",
     "softmax_python",
+    "space_to_depth_python",
     "strided_slice_python",
 ]
 
@@ -179,10 +188,10 @@ def lrn_python(
 
 
 def l2_normalize_python(
-    a_np: np.ndarray, eps: float, axis: Sequence[int] | None = None
+    a_np: np.ndarray, eps: float, axis: int | Sequence[int] | None = None
 ) -> np.ndarray:
     """`a_np` divided by its L2 norm along `axis`, the squared norm floored at `eps`."""
-    axes = None if axis is None else tuple(axis)
+    axes = None if axis is None else (axis,) if isinstance(axis, int) else tuple(axis)
     squared = np.sum(a_np.astype(np.float64) ** 2, axis=axes, keepdims=True)
     return (a_np / np.sqrt(np.maximum(squared, eps))).astype(a_np.dtype)
 
@@ -322,4 +331,254 @@ def gather_nd(data: np.ndarray, indices: np.ndarray, batch_dims: int = 0) -> np.
     for position in np.ndindex(indices.shape[1:]):
         at = tuple(indices[(slice(None), *position)])
         out[position] = data[(*position[:batch_dims], *at)]
+    return out
+
+
+def _sample(image: np.ndarray, y: float, x: float) -> float:
+    """image [h, w] at the real point (y, x), bilinearly; zero outside [0, h) x [0, w) and
+    for the corners that fall outside."""
+    h, w = image.shape
+    if not (0 <= y < h and 0 <= x < w):
+        return 0.0
+    y0, x0 = math.floor(y), math.floor(x)
+    total = 0.0
+    for yy, x_ in itertools.product((y0, y0 + 1), (x0, x0 + 1)):
+        if yy < h and x_ < w:
+            total += (1 - abs(y - yy)) * (1 - abs(x - x_)) * float(image[yy, x_])
+    return total
+
+
+def deformable_conv2d_nchw_python(
+    a_np: np.ndarray,
+    offset_np: np.ndarray,
+    w_np: np.ndarray,
+    stride: int | Sequence[int],
+    padding: int | Sequence[int],
+    dilation: int | Sequence[int],
+    deformable_groups: int,
+    groups: int,
+) -> np.ndarray:
+    """Deformable convolution of a_np [n, c, h, w] by w_np [o, c, kh, kw] (groups == 1),
+    each tap read at its place moved by offset_np [n, dg * kh * kw * 2, oh, ow]."""
+    if groups != 1:
+        raise ValueError("deformable_conv2d_nchw_python: only groups == 1")
+    sh, sw = (stride, stride) if isinstance(stride, int) else stride
+    dh, dw = (dilation, dilation) if isinstance(dilation, int) else dilation
+    pads = [padding] * 2 if isinstance(padding, int) else list(padding)
+    top, left = pads[0], pads[1]
+    n, c = a_np.shape[:2]
+    kh, kw = w_np.shape[2:]
+    oh, ow = offset_np.shape[2:]
+    per_group = c // deformable_groups
+    taps = np.zeros((n, c, kh, kw, oh, ow))
+    for b, ch, i, j, y, x in itertools.product(*map(range, (n, c, kh, kw, oh, ow))):
+        base = ((ch // per_group) * kh * kw + i * kw + j) * 2
+        dy, dx = offset_np[b, base, y, x], offset_np[b, base + 1, y, x]
+        row = y * sh - top + i * dh + dy
+        col = x * sw - left + j * dw + dx
+        taps[b, ch, i, j, y, x] = _sample(a_np[b, ch], row, col)
+    out = np.tensordot(taps, w_np.astype(np.float64), axes=([1, 2, 3], [1, 2, 3]))
+    return out.transpose(0, 3, 1, 2).astype(a_np.dtype)
+
+
+def deformable_conv2d_nhwc_python(
+    a_np: np.ndarray,
+    offset_np: np.ndarray,
+    w_np: np.ndarray,
+    stride: int | Sequence[int],
+    padding: int | Sequence[int],
+    dilation: int | Sequence[int],
+    deformable_groups: int,
+    groups: int,
+) -> np.ndarray:
+    """The NHWC form: a_np [n, h, w, c], offset_np [n, oh, ow, ...], w_np HWIO."""
+    out = deformable_conv2d_nchw_python(
+        a_np.transpose(0, 3, 1, 2),
+        offset_np.transpose(0, 3, 1, 2),
+        w_np.transpose(3, 2, 0, 1),
+        stride,
+        padding,
+        dilation,
+        deformable_groups,
+        groups,
+    )
+    return out.transpose(0, 2, 3, 1)
+
+
+def nll_loss(
+    predictions: np.ndarray,
+    targets: np.ndarray,
+    weights: np.ndarray,
+    reduction: str = "mean",
+    ignore_index: int = -100,
+) -> np.ndarray:
+    """Negative log likelihood: -predictions[n, t, ...] * weights[t] per target t (zero for
+    ignore_index); summed, averaged over the weights counted, or per target ("none")."""
+    loss = np.zeros(targets.shape, predictions.dtype)
+    counted = np.zeros(targets.shape, predictions.dtype)
+    for at in np.ndindex(*targets.shape):
+        t = int(targets[at])
+        if t != ignore_index:
+            counted[at] = weights[t]
+            loss[at] = -predictions[(at[0], t, *at[1:])] * weights[t]
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return np.array(loss.sum(), predictions.dtype)
+    return np.array(loss.sum() / counted.sum(), predictions.dtype)
+
+
+def crop_and_resize_python(
+    image: np.ndarray,
+    boxes: np.ndarray,
+    box_indices: np.ndarray,
+    crop_size: Sequence[int],
+    layout: str,
+    method: str = "bilinear",
+    extrapolation_value: float = 0.0,
+) -> np.ndarray:
+    """TensorFlow's crop_and_resize, point by point: box (y1, x1, y2, x2) of image
+    box_indices[b] sampled on a crop_size grid spanning it (its centre for a size of 1)."""
+    nhwc = layout == "NHWC"
+    data = image.transpose(0, 3, 1, 2) if nhwc else image
+    _, channels, h, w = data.shape
+    ch, cw = (int(v) for v in crop_size)
+    out = np.empty((len(boxes), channels, ch, cw), image.dtype)
+
+    def place(start: float, end: float, k: int, size: int, extent: int) -> float:
+        if size == 1:
+            return 0.5 * (start + end) * (extent - 1)
+        return start * (extent - 1) + k * (end - start) * (extent - 1) / (size - 1)
+
+    for b, (y1, x1, y2, x2) in enumerate(boxes):
+        img = data[int(box_indices[b])]
+        for i, j in itertools.product(range(ch), range(cw)):
+            y, x = place(y1, y2, i, ch, h), place(x1, x2, j, cw, w)
+            if not (0 <= y <= h - 1 and 0 <= x <= w - 1):
+                out[b, :, i, j] = extrapolation_value
+            elif method == "nearest_neighbor":
+                out[b, :, i, j] = img[:, round(y), round(x)]
+            else:
+                top, left = math.floor(y), math.floor(x)
+                bottom, right = min(top + 1, h - 1), min(left + 1, w - 1)
+                dy, dx = y - top, x - left
+                upper = img[:, top, left] * (1 - dx) + img[:, top, right] * dx
+                lower = img[:, bottom, left] * (1 - dx) + img[:, bottom, right] * dx
+                out[b, :, i, j] = upper * (1 - dy) + lower * dy
+    return out.transpose(0, 2, 3, 1) if nhwc else out
+
+
+def matrix_set_diag(
+    data: np.ndarray, diagonal: np.ndarray, k: int | Sequence[int] = 0, align: str = "RIGHT_LEFT"
+) -> np.ndarray:
+    """TensorFlow's MatrixSetDiagV3, diagonal by diagonal: band (low, high), diagonals stored
+    from high down, each padded to the longest on the side `align` names (superdiagonals
+    first, subdiagonals second)."""
+    low, high = (k, k) if isinstance(k, int) else (int(k[0]), int(k[1]))
+    out = data.copy()
+    rows, cols = data.shape[-2:]
+    lengths = {d: min(rows + min(0, d), cols - max(0, d)) for d in range(low, high + 1)}
+    longest = max(lengths.values())
+    band = diagonal if low != high else diagonal[..., None, :]
+    for d, length in lengths.items():
+        side = align.split("_")[0 if d >= 0 else 1]
+        offset = longest - length if side == "RIGHT" else 0
+        for t in range(length):
+            out[..., t + max(0, -d), t + max(0, d)] = band[..., high - d, offset + t]
+    return out
+
+
+def poolnd_python(
+    np_data: np.ndarray,
+    kernel: Sequence[int],
+    strides: Sequence[int],
+    dilation: Sequence[int],
+    padding_before: Sequence[int],
+    padding_after: Sequence[int],
+    pool_type: str,
+    count_include_pad: bool = True,
+    ceil_mode: bool = False,
+    dtype: str = "float32",
+    layout: str | None = None,
+) -> np.ndarray:
+    """Max or average pooling over the trailing len(kernel) axes of channels-first data,
+    window by window: padding never wins a max; an average divides by the window's size
+    (count_include_pad) or by the data elements it covers."""
+    if layout is not None and layout[1] != "C":
+        raise ValueError(f"poolnd_python: channels-first layouts only, got {layout}")
+    spatial = np_data.shape[2:]
+    spans = [(k - 1) * d + 1 for k, d in zip(kernel, dilation, strict=True)]
+    out_sizes = []
+    for size, span, s, b, a in zip(
+        spatial, spans, strides, padding_before, padding_after, strict=True
+    ):
+        room = size + b + a - span
+        count = (-(-room // s) if ceil_mode else room // s) + 1
+        if ceil_mode and (count - 1) * s >= size + b:  # a window must start inside
+            count -= 1
+        out_sizes.append(count)
+    out = np.zeros((*np_data.shape[:2], *out_sizes), dtype)
+    for at in itertools.product(*map(range, out_sizes)):
+        taps = []
+        for offsets in itertools.product(*map(range, kernel)):
+            pos = [
+                o * s - b + k * d
+                for o, s, b, k, d in zip(
+                    at, strides, padding_before, offsets, dilation, strict=True
+                )
+            ]
+            taps.append(pos)
+        inside = [p for p in taps if all(0 <= q < n for q, n in zip(p, spatial, strict=True))]
+        values = np.stack([np_data[(slice(None), slice(None), *p)] for p in inside], axis=-1)
+        if pool_type == "max":
+            out[(slice(None), slice(None), *at)] = values.max(axis=-1)
+        else:
+            count = math.prod(kernel) if count_include_pad else len(inside)
+            out[(slice(None), slice(None), *at)] = values.astype(np.float64).sum(axis=-1) / count
+    return out
+
+
+def conv1d_ncw_python(
+    a_np: np.ndarray,
+    w_np: np.ndarray,
+    stride: int | Sequence[int],
+    padding: int | Sequence[int],
+    dilation: int | Sequence[int],
+) -> np.ndarray:
+    """1-d cross-correlation of a_np [n, c, w] with w_np [o, c, k], tap by tap."""
+    (s,) = [stride] if isinstance(stride, int) else list(stride)
+    (d,) = [dilation] if isinstance(dilation, int) else list(dilation)
+    pads = [padding] if isinstance(padding, int) else list(padding)
+    padded = np.pad(a_np, [(0, 0), (0, 0), (pads[0], pads[-1])])
+    k = w_np.shape[2]
+    width = (padded.shape[2] - (k - 1) * d - 1) // s + 1
+    out = np.zeros((a_np.shape[0], w_np.shape[0], width), a_np.dtype)
+    for x in range(width):
+        window = padded[:, :, x * s : x * s + (k - 1) * d + 1 : d]  # [n, c, k]
+        out[:, :, x] = np.einsum("nck,ock->no", window, w_np)
+    return out
+
+
+def depth_to_space_python(data: np.ndarray, block_size: int, mode: str = "DCR") -> np.ndarray:
+    """NCHW depth_to_space, pixel by pixel: output (c, y, x) reads input channel
+    (y % b * b + x % b) * C / b^2 + c (DCR) or c * b^2 + y % b * b + x % b (CDR)."""
+    n, c, h, w = data.shape
+    b = block_size
+    out = np.empty((n, c // (b * b), h * b, w * b), data.dtype)
+    for ch, y, x in itertools.product(range(c // (b * b)), range(h * b), range(w * b)):
+        offset = (y % b) * b + x % b
+        source = offset * (c // (b * b)) + ch if mode == "DCR" else ch * b * b + offset
+        out[:, ch, y, x] = data[:, source, y // b, x // b]
+    return out
+
+
+def space_to_depth_python(data: np.ndarray, block_size: int) -> np.ndarray:
+    """NCHW space_to_depth, pixel by pixel: output channel (by * b + bx) * C + c at (y, x)
+    reads input channel c at (y * b + by, x * b + bx)."""
+    n, c, h, w = data.shape
+    b = block_size
+    out = np.empty((n, c * b * b, h // b, w // b), data.dtype)
+    for oc, y, x in itertools.product(range(c * b * b), range(h // b), range(w // b)):
+        k = oc // c
+        out[:, oc, y, x] = data[:, oc % c, y * b + k // b, x * b + k % b]
     return out

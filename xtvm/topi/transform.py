@@ -216,3 +216,43 @@ def layout_transform(x: TensorLike, src: str, dst: str) -> te.Tensor:
         return x(*source.indices(primal))
 
     return injective(out, body, "T_layout_trans")
+
+
+def depth_to_space(x: TensorLike, block: int, nhwc: bool, mode: str) -> te.Tensor:
+    """Channels into block x block spatial blocks (DCR: block-major channels, CDR:
+    channel-major)."""
+    shape = static_shape(x)
+    c_axis, h_axis, w_axis = (3, 1, 2) if nhwc else (1, 2, 3)
+    per_block = shape[c_axis] // (block * block)
+    out = list(shape)
+    out[c_axis], out[h_axis], out[w_axis] = per_block, shape[h_axis] * block, shape[w_axis] * block
+
+    def body(*i: PrimExpr) -> PrimExpr:
+        c, y, xx = i[c_axis], i[h_axis], i[w_axis]
+        offset = (y % block) * block + xx % block
+        channel = offset * per_block + c if mode == "DCR" else c * (block * block) + offset
+        at = list(i)
+        at[c_axis], at[h_axis], at[w_axis] = channel, y // block, xx // block
+        return x(*at)
+
+    return te.compute(out, body, name="T_depth_to_space", tag="injective")
+
+
+def space_to_depth(x: TensorLike, block: int, nhwc: bool) -> te.Tensor:
+    """block x block spatial blocks into channels, block-major."""
+    shape = static_shape(x)
+    c_axis, h_axis, w_axis = (3, 1, 2) if nhwc else (1, 2, 3)
+    channels = shape[c_axis]
+    out = list(shape)
+    out[c_axis] = channels * block * block
+    out[h_axis], out[w_axis] = shape[h_axis] // block, shape[w_axis] // block
+
+    def body(*i: PrimExpr) -> PrimExpr:
+        oc, h, w = i[c_axis], i[h_axis], i[w_axis]
+        k = oc // channels
+        at = list(i)
+        at[c_axis] = oc % channels
+        at[h_axis], at[w_axis] = h * block + k // block, w * block + k % block
+        return x(*at)
+
+    return te.compute(out, body, name="T_space_to_depth", tag="injective")

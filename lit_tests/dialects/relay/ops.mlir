@@ -383,3 +383,41 @@ func.func @gather_scatter_scan(%x: tensor<4x5x6xf32>, %i: tensor<2x3xi64>, %j: t
   %tl = relay.trilu %x {k = -1 : i64, upper = false} : (tensor<4x5x6xf32>) -> tensor<4x5x6xf32>
   func.return %g, %gb, %s, %e, %se, %c, %cf, %t, %tl : tensor<3x6xf32>, tensor<4x2x6xf32>, tensor<4x5x6xf32>, tensor<4x5x2xf32>, tensor<4x5x6xf32>, tensor<4x5x6xf32>, tensor<18xf32>, tensor<4x5x6xf32>, tensor<4x5x6xf32>
 }
+
+// TVM 0.13's further ops: deformable_conv2d, dilation2d, crop_and_resize, depth_to_space,
+// space_to_depth, sparse_reshape (a tuple), segment_sum (a '?' count without num_segments),
+// stft, reverse_sequence, unravel_index, slice_like, argmax over several axes (last
+// index), mod.
+// CHECK-LABEL: func.func @tvm_more_ops(
+// CHECK-NEXT:    %dc = relay.nn.deformable_conv2d %x, %o, %w {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x4x8x8xf32>, tensor<1x18x8x8xf32>, tensor<4x4x3x3xf32>) -> tensor<1x4x8x8xf32>
+// CHECK-NEXT:    %di = relay.image.dilation2d %x, %k {dilations = array<i64: 2, 2>} : (tensor<1x4x8x8xf32>, tensor<4x2x2xf32>) -> tensor<1x4x6x6xf32>
+// CHECK-NEXT:    %cr = relay.image.crop_and_resize %x, %b, %bi {crop_size = array<i64: 2, 3>, method = "nearest_neighbor"} : (tensor<1x4x8x8xf32>, tensor<3x4xf32>, tensor<3xi32>) -> tensor<3x4x2x3xf32>
+// CHECK-NEXT:    %d2s = relay.nn.depth_to_space %x {block_size = 2 : i64, mode = "CDR"} : (tensor<1x4x8x8xf32>) -> tensor<1x1x16x16xf32>
+// CHECK-NEXT:    %s2d = relay.nn.space_to_depth %x {block_size = 2 : i64} : (tensor<1x4x8x8xf32>) -> tensor<1x16x4x4xf32>
+// CHECK-NEXT:    %sr = relay.sparse_reshape %si, %ps, %ns : (tensor<5x3xi64>, tensor<3xi64>, tensor<2xi64>) -> tuple<tensor<5x2xi64>, tensor<2xi64>>
+// CHECK-NEXT:    %ss = relay.segment_sum %b, %bi {num_segments = 4 : i64} : (tensor<3x4xf32>, tensor<3xi32>) -> tensor<4x4xf32>
+// CHECK-NEXT:    %sd = relay.segment_sum %b, %bi : (tensor<3x4xf32>, tensor<3xi32>) -> tensor<?x4xf32>
+// CHECK-NEXT:    %st = relay.stft %sig, %win {n_fft = 4 : i64, hop_length = 2 : i64, win_length = 4 : i64, onesided = false} : (tensor<2x9xf32>, tensor<4xf32>) -> tensor<2x4x3x2xf32>
+// CHECK-NEXT:    %rs = relay.reverse_sequence %b, %seq {seq_axis = 0 : i64, batch_axis = 1 : i64} : (tensor<3x4xf32>, tensor<4xi32>) -> tensor<3x4xf32>
+// CHECK-NEXT:    %ui = relay.unravel_index %flat, %dims : (tensor<5xi64>, tensor<2xi64>) -> tensor<2x5xi64>
+// CHECK-NEXT:    %sl = relay.slice_like %b, %like {axes = array<i64: 1>} : (tensor<3x4xf32>, tensor<1x2xf32>) -> tensor<3x2xf32>
+// CHECK-NEXT:    %am = relay.argmax %x {axis = array<i64: 3, 1>, select_last_index = true} : (tensor<1x4x8x8xf32>) -> tensor<1x8xi32>
+// CHECK-NEXT:    %md = relay.mod %b, %b : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+// CHECK-NEXT:    func.return
+func.func @tvm_more_ops(%x: tensor<1x4x8x8xf32>, %o: tensor<1x18x8x8xf32>, %w: tensor<4x4x3x3xf32>, %k: tensor<4x2x2xf32>, %b: tensor<3x4xf32>, %bi: tensor<3xi32>, %si: tensor<5x3xi64>, %ps: tensor<3xi64>, %ns: tensor<2xi64>, %ids: tensor<6xi32>, %sig: tensor<2x9xf32>, %win: tensor<4xf32>, %seq: tensor<4xi32>, %flat: tensor<5xi64>, %dims: tensor<2xi64>, %like: tensor<1x2xf32>) {
+  %dc = relay.nn.deformable_conv2d %x, %o, %w {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x4x8x8xf32>, tensor<1x18x8x8xf32>, tensor<4x4x3x3xf32>) -> tensor<1x4x8x8xf32>
+  %di = relay.image.dilation2d %x, %k {dilations = array<i64: 2, 2>} : (tensor<1x4x8x8xf32>, tensor<4x2x2xf32>) -> tensor<1x4x6x6xf32>
+  %cr = relay.image.crop_and_resize %x, %b, %bi {crop_size = array<i64: 2, 3>, method = "nearest_neighbor"} : (tensor<1x4x8x8xf32>, tensor<3x4xf32>, tensor<3xi32>) -> tensor<3x4x2x3xf32>
+  %d2s = relay.nn.depth_to_space %x {block_size = 2 : i64, mode = "CDR"} : (tensor<1x4x8x8xf32>) -> tensor<1x1x16x16xf32>
+  %s2d = relay.nn.space_to_depth %x {block_size = 2 : i64} : (tensor<1x4x8x8xf32>) -> tensor<1x16x4x4xf32>
+  %sr = relay.sparse_reshape %si, %ps, %ns : (tensor<5x3xi64>, tensor<3xi64>, tensor<2xi64>) -> tuple<tensor<5x2xi64>, tensor<2xi64>>
+  %ss = relay.segment_sum %b, %bi {num_segments = 4 : i64} : (tensor<3x4xf32>, tensor<3xi32>) -> tensor<4x4xf32>
+  %sd = relay.segment_sum %b, %bi : (tensor<3x4xf32>, tensor<3xi32>) -> tensor<?x4xf32>
+  %st = relay.stft %sig, %win {n_fft = 4 : i64, hop_length = 2 : i64, win_length = 4 : i64, onesided = false} : (tensor<2x9xf32>, tensor<4xf32>) -> tensor<2x4x3x2xf32>
+  %rs = relay.reverse_sequence %b, %seq {seq_axis = 0 : i64, batch_axis = 1 : i64} : (tensor<3x4xf32>, tensor<4xi32>) -> tensor<3x4xf32>
+  %ui = relay.unravel_index %flat, %dims : (tensor<5xi64>, tensor<2xi64>) -> tensor<2x5xi64>
+  %sl = relay.slice_like %b, %like {axes = array<i64: 1>} : (tensor<3x4xf32>, tensor<1x2xf32>) -> tensor<3x2xf32>
+  %am = relay.argmax %x {axis = array<i64: 3, 1>, select_last_index = true} : (tensor<1x4x8x8xf32>) -> tensor<1x8xi32>
+  %md = relay.mod %b, %b : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+  func.return
+}

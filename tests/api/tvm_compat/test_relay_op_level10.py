@@ -37,13 +37,9 @@ from xtvm.relay.testing import run_infer_type
 
 # Tests xtvm does not run, with the reason (tests/api/tvm_compat/conftest.py skips them).
 UNSUPPORTED = {
-    "test_checkpoint[graph]": "xtvm has no relay checkpoint yet",
-    "test_checkpoint_alpha_equal": "xtvm has no relay checkpoint yet",
-    "test_checkpoint_alpha_equal_tuple": "xtvm has no relay checkpoint yet",
-    "test_slice_like[graph]": "xtvm has no relay slice_like yet",
+    "test_checkpoint_alpha_equal": "xtvm has no relay automatic differentiation (transform.gradient)",
+    "test_checkpoint_alpha_equal_tuple": "xtvm has no relay automatic differentiation (transform.gradient)",
     "test_adaptive_pool": "xtvm has no relay adaptive_max_pool1d yet",
-    "test_matrix_set_diag[graph]": "xtvm has no relay matrix_set_diag yet",
-    "test_nll_loss[graph-llvm]": "xtvm has no relay nll_loss yet",
 }
 
 

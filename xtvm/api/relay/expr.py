@@ -25,7 +25,15 @@ from xdsl.dialects.builtin import TupleType as XTupleType
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
-from xtvm.api.relay.ty import FuncType, TensorType, TupleType, Type, dtype_name, from_xdsl
+from xtvm.api.relay.ty import (
+    FuncType,
+    IncompleteType,
+    TensorType,
+    TupleType,
+    Type,
+    dtype_name,
+    from_xdsl,
+)
 from xtvm.dialects import relay as dialect
 from xtvm.dialects.relay_attrs import Attrs
 from xtvm.ir import traversal
@@ -38,7 +46,8 @@ class RelayTypeError(ValueError):
 
 
 class OpTypeError(RelayTypeError, TVMError):
-    """The type relation of an operator registered from Python rejected a call."""
+    """An operator's type relation rejected a call (a built-in op's or one registered from
+    Python): a TVMError, as TVM's type checker raises."""
 
 
 def broadcast_type(name: str, args: Sequence[Type]) -> TensorType:
@@ -317,8 +326,13 @@ class Var(Expr):
     def children(self) -> Sequence[Expr]:
         return (self.bound_value,) if self.bound_value is not None else ()
 
+    def annotated_unknown(self) -> bool:
+        """Whether the annotation is `relay.IncompleteType()`: a type left to inference, as
+        when there is none."""
+        return isinstance(self.type_annotation, IncompleteType)
+
     def infer(self) -> Type:
-        if self.type_annotation is not None:
+        if self.type_annotation is not None and not self.annotated_unknown():
             return self.type_annotation
         if self.bound_value is not None:
             return self.bound_value.checked_type
@@ -478,7 +492,7 @@ class Call(Expr):
             try:
                 results = self.op.op_class.infer_result_types(types, self.attrs.properties)
             except VerifyException as exc:
-                raise RelayTypeError(str(exc)) from None
+                raise OpTypeError(str(exc)) from None
             return from_xdsl(results[0])
         callee = self.op.checked_type
         if not isinstance(callee, FuncType):
@@ -620,7 +634,8 @@ def post_order(root: Expr, children: Callable[[Expr], Sequence[Expr]] | None = N
 def infer_untyped(expr: Expr, typ: Type) -> None:
     """Give `typ` to `expr` if it is a variable without a type, as TVM's InferType solves an
     untyped operand (a conv2d weight from `channels` and `kernel_size`, ...)."""
-    if isinstance(expr, Var) and expr.type_annotation is None and expr.bound_value is None:
+    untyped = isinstance(expr, Var) and (expr.type_annotation is None or expr.annotated_unknown())
+    if untyped and expr.bound_value is None:  # type: ignore[union-attr]
         if expr._checked is None:
             expr._checked = typ
 
@@ -835,7 +850,7 @@ def build_call(
     try:
         op = op_class(*values, **kwargs)
     except VerifyException as exc:
-        raise RelayTypeError(str(exc)) from None
+        raise OpTypeError(str(exc)) from None
     result = op.result_types[0]
     op.drop_all_references()
     for t in result.types.data if isinstance(result, XTupleType) else (result,):

@@ -718,11 +718,7 @@ def arg_reduce(op: type[relay.ArgReduceOp]) -> Converter:
         axis = norm_axis(c.int_attr("axis", 0), len(shape))
         keep = bool(c.int_attr("keepdims", 1))
         last = bool(c.int_attr("select_last_index", 0))
-        if last:
-            x = c.emit(relay.StridedSliceOp(x, [-1], [-(shape[axis] + 1)], [-1], axes=[axis]))
-        idx = c.emit(op(x, [axis], keepdims=keep))
-        if last:
-            idx = c.emit(relay.SubtractOp(scalar(c, shape[axis] - 1, np.dtype(np.int32)), idx))
+        idx = c.emit(op(x, [axis], keepdims=keep, select_last_index=last))
         return [c.emit(relay.CastOp(idx, np.int64))]
 
     return convert

@@ -19,7 +19,7 @@ import numpy as np
 from xtvm import te
 from xtvm.dialects.relay import Layout
 from xtvm.te.expr import ClampedSelect, PrimExpr, as_expr
-from xtvm.topi.elementwise import elementwise
+from xtvm.topi.elementwise import elementwise, round_half_even
 from xtvm.topi.tensor import TensorLike, accumulator, is_float, lowest, static_shape
 
 Index = PrimExpr | int
@@ -716,3 +716,153 @@ def upsampling(
     resize_method = "linear" if method == "bilinear" else "nearest_neighbor"
     size = (out_shape[h_axis], out_shape[w_axis])
     return resize2d(data, size, layout, resize_method, mode, "")
+
+
+def dilation2d(
+    x: TensorLike,
+    w: TensorLike,
+    strides: Sequence[int],
+    padding: Sequence[int],
+    dilations: Sequence[int],
+    nhwc: bool,
+    kernel_hwi: bool,
+) -> te.Tensor:
+    """Morphological dilation: out = max over the window of the zero-padded x plus w (TVM's
+    padding value), per channel; x NCHW or NHWC, w (C, KH, KW) or (KH, KW, C)."""
+    shape = static_shape(x)
+    kh, kw = static_shape(w)[:2] if kernel_hwi else static_shape(w)[1:]
+    c_axis, h_axis, w_axis = (3, 1, 2) if nhwc else (1, 2, 3)
+    pt, pl, pb, pr = padding
+    before, after = [0] * 4, [0] * 4
+    before[h_axis], before[w_axis], after[h_axis], after[w_axis] = pt, pl, pb, pr
+    padded = pad(x, before, after) if any(padding) else x
+    out = list(shape)
+    for axis, k, s, d, extra in (
+        (h_axis, kh, strides[0], dilations[0], pt + pb),
+        (w_axis, kw, strides[1], dilations[1], pl + pr),
+    ):
+        out[axis] = (shape[axis] + extra - d * (k - 1) - 1) // s + 1
+    ry = te.reduce_axis((0, kh), "ry")
+    rx = te.reduce_axis((0, kw), "rx")
+
+    def body(*i: PrimExpr) -> PrimExpr:
+        at = list(i)
+        at[h_axis] = i[h_axis] * strides[0] + ry * dilations[0]
+        at[w_axis] = i[w_axis] * strides[1] + rx * dilations[1]
+        c = i[c_axis]
+        weight = w(ry, rx, c) if kernel_hwi else w(c, ry, rx)
+        return te.max(padded(*at) + weight, axis=[ry, rx])
+
+    layout = "nhwc" if nhwc else "nchw"
+    return te.compute(out, body, name=f"T_dilation2d_{layout}", tag=f"dilation2d_{layout}")
+
+
+def bilinear_tap(x: TensorLike, n: PrimExpr, c: PrimExpr, y: PrimExpr, xs: PrimExpr) -> PrimExpr:
+    """x [n, c, h, w] read bilinearly at the real point (y, xs): corners outside the data
+    count as zero, and so does a point outside [0, h) x [0, w) (TVM's deformable sampling)."""
+    h, w = static_shape(x)[2:]
+    y0, x0 = te.floor(y), te.floor(xs)
+    total: PrimExpr = te.const(0, y.dtype)
+    for yp, wy in ((y0, 1 - (y - y0)), (y0 + 1, y - y0)):
+        for xp, wx in ((x0, 1 - (xs - x0)), (x0 + 1, xs - x0)):
+            row, col = yp.astype("int32"), xp.astype("int32")
+            inside = te.all(row >= 0, row < h, col >= 0, col < w)
+            read = x(n, c, te.min(te.max(row, 0), h - 1), te.min(te.max(col, 0), w - 1))
+            total = total + te.if_then_else(inside, wy * wx * read, te.const(0, y.dtype))
+    outside = te.any(y < 0, xs < 0, y >= h, xs >= w)
+    return te.if_then_else(outside, te.const(0, y.dtype), total)
+
+
+def deformable_conv2d_nchw(
+    x: TensorLike,
+    offset: TensorLike,
+    w: TensorLike,
+    strides: Sequence[int],
+    padding: Sequence[int],
+    dilation: Sequence[int],
+    deformable_groups: int,
+    groups: int,
+) -> te.Tensor:
+    """Deformable convolution, NCHW data and OIHW kernel: the taps sampled where the offsets
+    move them ([n, c, kh, kw, oh, ow], one stage), then a grouped sum of products."""
+    n, c = static_shape(x)[:2]
+    o, cg, kh, kw = static_shape(w)
+    oh, ow = static_shape(offset)[2:]
+    per_group = c // deformable_groups
+    (sh, sw), (dh, dw), (top, left) = strides, dilation, padding[:2]
+
+    def sample(
+        b: PrimExpr, ch: PrimExpr, i: PrimExpr, j: PrimExpr, y: PrimExpr, xx: PrimExpr
+    ) -> PrimExpr:
+        base = ((ch // per_group) * (kh * kw) + i * kw + j) * 2
+        row = (y * sh - top + i * dh).astype(offset.dtype) + offset(b, base, y, xx)
+        col = (xx * sw - left + j * dw).astype(offset.dtype) + offset(b, base + 1, y, xx)
+        return bilinear_tap(x, b, ch, row, col)
+
+    taps = te.compute([n, c, kh, kw, oh, ow], sample, name="T_deformable_taps", tag="injective")
+    rc = te.reduce_axis((0, cg), "rc")
+    ry = te.reduce_axis((0, kh), "ry")
+    rx = te.reduce_axis((0, kw), "rx")
+    og = o // groups
+    return te.compute(
+        [n, o, oh, ow],
+        lambda b, f, y, xx: dot(
+            taps(b, f // og * cg + rc, ry, rx, y, xx), w(f, rc, ry, rx), [rc, ry, rx]
+        ),
+        name="T_deformable_conv2d_nchw",
+        tag="deformable_conv2d_nchw",
+    )
+
+
+def crop_and_resize(
+    x: TensorLike,
+    boxes: TensorLike,
+    box_indices: TensorLike,
+    crop_size: Sequence[int],
+    nhwc: bool,
+    method: str,
+    extrapolation_value: float,
+) -> te.Tensor:
+    """TensorFlow's crop_and_resize: box (y1, x1, y2, x2) of image box_indices[b] sampled on
+    a crop_size grid (bilinear or nearest, reads clamped to the image), extrapolation_value
+    outside the image."""
+    shape = static_shape(x)
+    h, w = (shape[1], shape[2]) if nhwc else (shape[2], shape[3])
+    dtype = x.dtype
+
+    def read(n: PrimExpr, c: PrimExpr, row: PrimExpr, col: PrimExpr) -> PrimExpr:
+        row = te.min(te.max(row.astype("int32"), 0), h - 1)
+        col = te.min(te.max(col.astype("int32"), 0), w - 1)
+        return x(n, row, col, c) if nhwc else x(n, c, row, col)
+
+    def place(b: PrimExpr, k: PrimExpr, start: int, size: int, extent: int) -> PrimExpr:
+        lo, hi = boxes(b, start).astype(dtype), boxes(b, start + 2).astype(dtype)
+        if size == 1:
+            return (lo + hi) * te.const(0.5 * (extent - 1), dtype)
+        step = (hi - lo) * te.const((extent - 1) / (size - 1), dtype)
+        return lo * te.const(extent - 1, dtype) + k.astype(dtype) * step
+
+    def body(b: PrimExpr, i: PrimExpr, j: PrimExpr, c: PrimExpr) -> PrimExpr:
+        n = box_indices(b)
+        y, xs = place(b, i, 0, crop_size[0], h), place(b, j, 1, crop_size[1], w)
+        if method == "nearest_neighbor":
+            value = read(n, c, round_half_even(y), round_half_even(xs))
+        else:
+            y0, x0 = te.floor(y), te.floor(xs)
+            dy, dx = y - y0, xs - x0
+            top = read(n, c, y0, x0) * (1 - dx) + read(n, c, y0, x0 + 1) * dx
+            bottom = read(n, c, y0 + 1, x0) * (1 - dx) + read(n, c, y0 + 1, x0 + 1) * dx
+            value = top * (1 - dy) + bottom * dy
+        outside = te.any(y < 0, y > h - 1, xs < 0, xs > w - 1)
+        return te.if_then_else(outside, te.const(extrapolation_value, dtype), value)
+
+    count = static_shape(boxes)[0]
+    if nhwc:
+        out_shape = [count, *crop_size, shape[3]]
+        return te.compute(out_shape, body, name="T_crop_and_resize", tag="injective")
+    return te.compute(
+        [count, shape[1], *crop_size],
+        lambda b, c, i, j: body(b, i, j, c),
+        name="T_crop_and_resize",
+        tag="injective",
+    )

@@ -1,8 +1,10 @@
 """TVM's transform operators that xtvm builds from other ops: with static shapes, `stack`,
 `repeat`, `reverse`, `reshape_like`, `reverse_reshape`, `meshgrid`, `arange`,
-`broadcast_to_like`, `collapse_sum_like`/`collapse_sum_to`, `one_hot` and `sequence_mask`
-are each a few expand_dims, broadcasts, reshapes, takes, sums, selects or a constant. They
-type-check and compute as TVM's; the printed program shows the ops they are made of."""
+`broadcast_to_like`, `collapse_sum_like`/`collapse_sum_to`, `one_hot`, `sequence_mask`,
+`sparse_to_dense`, `adv_index`, `matrix_set_diag`, `fixed_point_multiply` and
+`sliding_window` are each a few expand_dims,
+broadcasts, reshapes, takes, sums, selects, scatters or a constant. They type-check and
+compute as TVM's; the printed program shows the ops they are made of."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from xtvm.api.relay.expr import Constant, Expr, Tuple, TupleGetItem, const
+from xtvm.api.relay.op import tensor, transform
 from xtvm.api.relay.op.reduce import sum as reduce_sum
 from xtvm.api.relay.op.tensor import cast, equal, less
 from xtvm.api.relay.op.transform import (
@@ -209,3 +212,140 @@ def sequence_mask(data: Expr, valid_length: Expr, mask_value: float = 0.0, axis:
     keep = less(time, reshape(valid_length, lengths))
     dtype = data.checked_type.dtype  # type: ignore[union-attr]
     return where(keep, data, const(np.array(mask_value, dtype=dtype)))
+
+
+def sparse_to_dense(
+    sparse_indices: Expr,
+    output_shape: Sequence[int],
+    sparse_values: Expr,
+    default_value: Expr | None = None,
+) -> Expr:
+    """A dense tensor of `output_shape` filled with `default_value` (0 when absent), with
+    `sparse_values` (one per index, or a scalar for all) at `sparse_indices` (a scalar, a
+    vector of indices of a 1-d output, or one row of coordinates per value): a scatter_nd."""
+    if isinstance(output_shape, Expr):
+        raise TypeError("sparse_to_dense: output_shape must be a list of ints (static)")
+    shape = [int(d) for d in output_shape]
+    index_shape = known_shape(sparse_indices, "sparse_to_dense")
+    count = index_shape[0] if index_shape else 1
+    if len(index_shape) > 2:
+        raise TypeError(
+            f"sparse_to_dense: sparse_indices must have rank 2 or less, got {index_shape}"
+        )
+    if len(index_shape) == 2:
+        indices = transform.transpose(sparse_indices, [1, 0])  # scatter_nd's (M, N) layout
+    else:
+        indices = reshape(sparse_indices, [1, count])
+    values = sparse_values
+    if known_shape(sparse_values, "sparse_to_dense") != (count,):
+        values = broadcast_to(sparse_values, [count])
+    dtype = values.checked_type.dtype  # type: ignore[attr-defined]
+    fill = const(0, dtype) if default_value is None else default_value
+    return transform.scatter_nd(broadcast_to(fill, shape), indices, values, "update")
+
+
+def adv_index(inputs: Sequence[Expr]) -> Expr:
+    """numpy's advanced indexing `data[i_0, ..., i_{k-1}]`: the index tensors broadcast
+    together, each point's row-major offset into data's first k axes taken from data viewed
+    as (their product, the other axes...)."""
+    data, *indices = list(inputs)
+    if not indices:
+        raise ValueError("adv_index: needs data and at least one index tensor")
+    shape = known_shape(data, "adv_index")
+    if len(indices) > len(shape):
+        raise ValueError(f"adv_index: {len(indices)} index tensors for data of rank {len(shape)}")
+    lead = np.broadcast_shapes(*(known_shape(i, "adv_index") for i in indices))
+    offset: Expr | None = None
+    for axis, index in enumerate(indices):
+        stride = int(np.prod(shape[axis + 1 : len(indices)], dtype=np.int64))
+        wide = broadcast_to(cast(index, "int64"), list(lead))
+        term = wide if stride == 1 else wide * const(stride, "int64")
+        offset = term if offset is None else offset + term
+    assert offset is not None
+    rows = reshape(data, [-1, *shape[len(indices) :]])
+    return take(rows, offset, axis=0)
+
+
+def diagonal_layout(
+    rows: int, cols: int, k: int | tuple[int, int], align: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """Where each (row, col) of a matrix reads its new value in the diagonals array flattened
+    over its last axes (TensorFlow's MatrixSetDiagV3 layout: diagonals from the highest k
+    down, each padded to the longest, super/subdiagonals aligned as `align` says), and which
+    of them lie on a set diagonal."""
+    low, high = (k, k) if isinstance(k, int) else (int(k[0]), int(k[1]))
+    if align not in ("RIGHT_LEFT", "LEFT_RIGHT", "LEFT_LEFT", "RIGHT_RIGHT"):
+        raise ValueError(f"matrix_set_diag: unknown align '{align}'")
+    longest = max(min(rows + min(0, d), cols - max(0, d)) for d in range(low, high + 1))
+    index = np.zeros((rows, cols), np.int64)
+    on = np.zeros((rows, cols), bool)
+    for i, j in np.ndindex(rows, cols):
+        d = j - i
+        if low <= d <= high:
+            length = min(rows + min(0, d), cols - max(0, d))
+            right = align.split("_")[0 if d >= 0 else 1] == "RIGHT"
+            offset = longest - length if right else 0
+            index[i, j] = (high - d) * longest + offset + (i if d >= 0 else j)
+            on[i, j] = True
+    return index, on
+
+
+def matrix_set_diag(
+    data: Expr, diagonal: Expr, k: int | tuple[int, int] = 0, align: str = "RIGHT_LEFT"
+) -> Expr:
+    """`data` with its diagonal k (or the band of diagonals k = (low, high)) replaced by
+    `diagonal`, composed as a take from the flattened diagonals and a select."""
+    shape = known_shape(data, "matrix_set_diag")
+    index, on = diagonal_layout(shape[-2], shape[-1], k, align)
+    flat = reshape(diagonal, [*shape[:-2], -1])  # data's batch axes, then the diagonals
+    values = take(flat, const(index), axis=-1)
+    return where(const(on), values, data)
+
+
+def fixed_point_multiply(data: Expr, multiplier: int, shift: int) -> Expr:
+    """TVM's fixed_point_multiply (tir's q_multiply_shift with 31 fraction bits): in int64,
+    data shifted left by max(shift, 0), times `multiplier`, plus half of 2^(31 + max(-shift,
+    0)) and shifted right by that power (rounding half up), then cast back."""
+    dtype = data.checked_type.dtype  # type: ignore[attr-defined]
+    if dtype != "int32":
+        raise TypeError(f"fixed_point_multiply: data must be int32, got {dtype}")
+    if not 0 <= int(multiplier) < 2**31 or not -31 <= int(shift) <= 31:
+        raise ValueError(
+            f"fixed_point_multiply: multiplier {multiplier} or shift {shift} is out of range"
+        )
+    wide = cast(data, "int64")
+    if shift > 0:
+        wide = tensor.left_shift(wide, const(int(shift), "int64"))
+    total = 31 + max(-int(shift), 0)
+    product = tensor.multiply(wide, const(int(multiplier), "int64"))
+    rounded = tensor.add(product, const(1 << (total - 1), "int64"))
+    return cast(tensor.right_shift(rounded, const(total, "int64")), "int32")
+
+
+def sliding_window(
+    data: Expr, axis: int, window_shape: Sequence[int], strides: Sequence[int]
+) -> Expr:
+    """TVM's sliding_window: every placement of a window over data's axes from `axis` on,
+    shaped (data's axes before `axis`, placements per axis, window_shape); composed as one
+    take of constant offsets from data flattened from `axis` on."""
+    shape = known_shape(data, "sliding_window")
+    axis = axis + len(shape) if axis < 0 else axis
+    window, step = [int(w) for w in window_shape], [int(s) for s in strides]
+    tail = shape[axis:]
+    if not 0 <= axis < len(shape) or not len(window) == len(step) == len(tail):
+        raise ValueError(
+            f"sliding_window: window_shape and strides need one entry per axis from {axis} of "
+            f"a rank-{len(shape)} tensor, got {window} and {step}"
+        )
+    if any(s < 1 or w < 1 or w > n for w, s, n in zip(window, step, tail, strict=True)):
+        raise ValueError(f"sliding_window: window {window}, strides {step} do not fit {tail}")
+    places = [(n - w) // s + 1 for n, w, s in zip(tail, window, step, strict=True)]
+    starts = np.ix_(*(np.arange(p) * s for p, s in zip(places, step, strict=True)))
+    offsets = np.ix_(*(np.arange(w) for w in window))
+    grid = [
+        start.reshape(start.shape + (1,) * len(window))
+        + offset.reshape((1,) * len(places) + offset.shape)
+        for start, offset in zip(starts, offsets, strict=True)
+    ]
+    flat = np.ravel_multi_index(grid, tail).astype(np.int64)
+    return take(reshape(data, [*shape[:axis], -1]), const(flat), axis=axis)

@@ -8,7 +8,8 @@ TVM's 1, 2 or 4 numbers. The builder of an op whose TVM signature is the op's ow
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from xtvm.api.relay.expr import (
     Call,
@@ -22,6 +23,8 @@ from xtvm.api.relay.expr import (
     infer_untyped,
     make_call,
 )
+from xtvm.api.relay.op import tensor, transform
+from xtvm.api.relay.op.reduce import sum as reduce_sum
 from xtvm.api.relay.op.tensor import cast, ones_like
 from xtvm.api.relay.ty import TensorType
 from xtvm.dialects import relay as d
@@ -139,6 +142,58 @@ def conv2d(
     return call
 
 
+CONV1D_LAYOUTS = {  # 1-d layouts -> the 2-d ones they run in, and where height goes
+    ("NCW", "OIW"): ("NCHW", "OIHW", 2, 2),
+    ("NWC", "WIO"): ("NHWC", "HWIO", 1, 0),
+}
+
+
+def conv1d(
+    data: Expr,
+    weight: Expr,
+    strides: IntOrSeq = 1,
+    padding: IntOrSeq = 0,
+    dilation: IntOrSeq = 1,
+    groups: int = 1,
+    channels: int | None = None,
+    kernel_size: IntOrSeq | None = None,
+    data_layout: str = "NCW",
+    kernel_layout: str = "OIW",
+    out_layout: str = "",
+    out_dtype: str = "",
+) -> Expr:
+    """TVM's conv1d, composed as conv2d over a height of 1 (NCW with OIW, or NWC with WIO);
+    an untyped weight gets its shape from `channels` and `kernel_size`."""
+    check_unused(data, "", out_layout, data_layout)
+    if (data_layout, kernel_layout) not in CONV1D_LAYOUTS:
+        raise ValueError(f"conv1d: layouts NCW/OIW or NWC/WIO, got {data_layout}/{kernel_layout}")
+    layout2d, kernel2d, axis, kernel_axis = CONV1D_LAYOUTS[(data_layout, kernel_layout)]
+    if not has_type(weight):
+        if channels is None or kernel_size is None:
+            raise RelayTypeError("conv1d: an untyped weight needs channels= and kernel_size=")
+        typ = tensor_type(data)
+        sizes = {"O": int(channels), "W": _single_int("kernel_size", kernel_size)}
+        sizes["I"] = int(typ.shape[1 if data_layout == "NCW" else 2]) // groups
+        infer_untyped(weight, TensorType([sizes[c] for c in kernel_layout], typ.dtype))
+    pad = [padding] if isinstance(padding, int) else [int(p) for p in padding]
+    if len(pad) not in (1, 2):
+        raise ValueError(f"conv1d: padding must have 1 or 2 values, got {pad}")
+    out = conv2d(
+        transform.expand_dims(data, axis),
+        transform.expand_dims(weight, kernel_axis),
+        strides=(1, _single_int("strides", strides)),
+        padding=(0, pad[0], 0, pad[-1]),
+        dilation=(1, _single_int("dilation", dilation)),
+        groups=groups,
+        channels=channels,
+        kernel_size=None if kernel_size is None else (1, _single_int("kernel_size", kernel_size)),
+        data_layout=layout2d,
+        kernel_layout=kernel2d,
+        out_dtype=out_dtype,
+    )
+    return transform.squeeze(out, axis=[axis])
+
+
 def check_conv_weight(
     weight: Expr, kernel_layout: str, channels: int | None, kernel_size: IntOrSeq | None
 ) -> None:
@@ -149,6 +204,85 @@ def check_conv_weight(
         raise ValueError(f"channels={channels} differs from the weight's {wshape}")
     if kernel_size is not None and pair(kernel_size) != (sizes["H"], sizes["W"]):
         raise ValueError(f"kernel_size={kernel_size} differs from the weight's {wshape}")
+
+
+def nll_loss(
+    predictions: Expr,
+    targets: Expr,
+    weights: Expr,
+    reduction: str = "mean",
+    ignore_index: int = -100,
+) -> Expr:
+    """TVM's negative log likelihood loss, composed of a gather and selects: -predictions
+    [n, t, ...] * weights[t] at each target t (zero where t is ignore_index), summed, or
+    summed and divided by the weights counted (mean), or as it is (none)."""
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f'nll_loss: reduction must be "mean", "sum" or "none", got "{reduction}"')
+    dtype = tensor_type(targets).dtype
+    kept = tensor.not_equal(targets, const(ignore_index, dtype))
+    safe = transform.where(kept, targets, const(0, dtype))  # ignored targets read class 0
+    picked = transform.squeeze(
+        transform.gather(predictions, 1, transform.expand_dims(safe, 1)), axis=[1]
+    )
+    weight = transform.take(weights, safe)
+    zero = const(0, tensor_type(predictions).dtype)
+    loss = transform.where(kept, tensor.negative(tensor.multiply(picked, weight)), zero)
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return reduce_sum(loss)
+    return tensor.divide(reduce_sum(loss), reduce_sum(transform.where(kept, weight, zero)))
+
+
+@deferred_until_typed(d.DeformableConv2dOp)
+def deformable_conv2d(
+    data: Expr,
+    offset: Expr,
+    weight: Expr,
+    strides: IntOrSeq = (1, 1),
+    padding: IntOrSeq = (0, 0),
+    dilation: IntOrSeq = (1, 1),
+    deformable_groups: int = 1,
+    groups: int = 1,
+    channels: int | None = None,
+    kernel_size: IntOrSeq = (3, 3),
+    data_layout: str = "NCHW",
+    kernel_layout: str = "OIHW",
+    out_layout: str = "",
+    out_dtype: str = "",
+) -> Call:
+    """TVM's deformable convolution; an untyped weight or offset gets its shape from
+    `channels`, `kernel_size` and the output size, as TVM's type relation gives it."""
+    check_unused(data, out_dtype, out_layout, data_layout)
+    infer_conv_weight(data, weight, channels, kernel_size, groups, data_layout, kernel_layout)
+    if not has_type(offset):
+        typ = tensor_type(data)
+        layout = d.Layout.parse(data_layout)
+        sizes = layout.primal_sizes(typ.shape)
+        kh, kw = pair(kernel_size)
+        top, left, bottom, right = pad_tuple(padding)
+        (sh, sw), (dh, dw) = pair(strides), pair(dilation)
+        sizes.update(
+            C=2 * kh * kw * deformable_groups,
+            H=d.window_out(sizes["H"], top, bottom, kh, sh, dh, False),
+            W=d.window_out(sizes["W"], left, right, kw, sw, dw, False),
+        )
+        infer_untyped(offset, TensorType([sizes[c] for c in data_layout], typ.dtype))
+    call = make_call(
+        d.DeformableConv2dOp,
+        data,
+        offset,
+        weight,
+        strides=pair(strides),
+        padding=pad_tuple(padding),
+        dilation=pair(dilation),
+        deformable_groups=deformable_groups,
+        groups=groups,
+        data_layout=data_layout,
+        kernel_layout=kernel_layout,
+    )
+    check_conv_weight(weight, kernel_layout, channels, kernel_size)
+    return call
 
 
 @deferred_until_typed(d.Conv2dWinogradOp)
@@ -397,6 +531,81 @@ def avg_pool2d(
     return _pool2d(d.AvgPool2dOp, data, window, layout, out_layout, **extra)
 
 
+def _one_d(layout: str) -> tuple[str, int]:
+    """The 2-d layout a 1-d pool runs in (a height of 1 inserted) and where that axis goes."""
+    if layout not in ("NCW", "NWC"):
+        raise ValueError(f'1-d pooling: layout must be "NCW" or "NWC", got "{layout}"')
+    return ("NCHW", 2) if layout == "NCW" else ("NHWC", 1)
+
+
+def _single_int(name: str, value: IntOrSeq) -> int:
+    """A 1-d op's size: an int or a one-element sequence."""
+    values = [value] if isinstance(value, int) else [int(v) for v in value]
+    if len(values) != 1:
+        raise ValueError(f"{name} must have one value for a 1-d op, got {values}")
+    return values[0]
+
+
+def _pool1d(pool2d: Callable[..., Call], data: Expr, layout: str, **attrs: Any) -> Expr:
+    """A 1-d pool as the 2-d one over a height of 1: TVM's pool1d in xtvm's pool2d."""
+    layout2d, axis = _one_d(layout)
+    for name in ("pool_size", "strides", "dilation"):
+        if name in attrs:
+            attrs[name] = (1, _single_int(name, attrs[name]))
+    if "padding" in attrs:
+        pad = [attrs["padding"]] if isinstance(attrs["padding"], int) else list(attrs["padding"])
+        if len(pad) not in (1, 2):
+            raise ValueError(f"1-d pooling: padding must have 1 or 2 values, got {pad}")
+        before, after = pad[0], pad[-1]
+        attrs["padding"] = (0, int(before), 0, int(after))
+    out = pool2d(transform.expand_dims(data, axis), layout=layout2d, **attrs)
+    return transform.squeeze(out, axis=[axis])
+
+
+def max_pool1d(
+    data: Expr,
+    pool_size: IntOrSeq = (1,),
+    strides: IntOrSeq = (1,),
+    dilation: IntOrSeq = (1,),
+    padding: IntOrSeq = (0,),
+    layout: str = "NCW",
+    out_layout: str = "",
+    ceil_mode: bool = False,
+) -> Expr:
+    """TVM's max_pool1d, composed as max_pool2d over a height of 1."""
+    check_unused(data, "", out_layout, layout)
+    window = {"pool_size": pool_size, "strides": strides, "dilation": dilation}
+    return _pool1d(max_pool2d, data, layout, **window, padding=padding, ceil_mode=ceil_mode)
+
+
+def avg_pool1d(
+    data: Expr,
+    pool_size: IntOrSeq = (1,),
+    strides: IntOrSeq = (1,),
+    dilation: IntOrSeq = (1,),
+    padding: IntOrSeq = (0,),
+    layout: str = "NCW",
+    out_layout: str = "",
+    ceil_mode: bool = False,
+    count_include_pad: bool = False,
+) -> Expr:
+    """TVM's avg_pool1d, composed as avg_pool2d over a height of 1."""
+    check_unused(data, "", out_layout, layout)
+    window = {"pool_size": pool_size, "strides": strides, "dilation": dilation}
+    flags = {"ceil_mode": ceil_mode, "count_include_pad": count_include_pad}
+    return _pool1d(avg_pool2d, data, layout, **window, padding=padding, **flags)
+
+
+def global_max_pool1d(data: Expr, layout: str = "NCW", out_layout: str = "") -> Expr:
+    check_unused(data, "", out_layout, layout)
+    return _pool1d(global_max_pool2d, data, layout)
+
+
+def global_avg_pool1d(data: Expr, layout: str = "NCW", out_layout: str = "") -> Expr:
+    check_unused(data, "", out_layout, layout)
+    return _pool1d(global_avg_pool2d, data, layout)
+
+
 def global_avg_pool2d(data: Expr, layout: str = "NCHW", out_layout: str = "") -> Call:
     check_unused(data, "", out_layout, layout)
     return make_call(d.GlobalAvgPool2dOp, data, layout=layout)
@@ -453,6 +662,50 @@ def upsampling(
         layout=layout,
         method=method,
         align_corners=align_corners,
+    )
+
+
+def l2_normalize(data: Expr, eps: float, axis: int | Sequence[int] | None = None) -> Expr:
+    """TVM's l2_normalize: data / sqrt(max(sum of squares over `axis`, eps)), composed of
+    those ops (all axes when `axis` is None)."""
+    squares = reduce_sum(tensor.multiply(data, data), axis=axis, keepdims=True)
+    floor = const(float(eps), tensor_type(data).dtype)
+    return tensor.divide(data, tensor.sqrt(tensor.maximum(squares, floor)))
+
+
+def upsampling3d(
+    data: Expr,
+    scale_d: float,
+    scale_h: float,
+    scale_w: float,
+    layout: str = "NCDHW",
+    method: str = "nearest_neighbor",
+    coordinate_transformation_mode: str = "half_pixel",
+    output_shape: Sequence[int] | None = None,
+) -> Call:
+    """TVM's upsampling3d: a resize3d to the depth, height and width scaled and rounded
+    (trilinear is resize3d's linear), composed as that resize3d."""
+    if layout not in ("NCDHW", "NDHWC"):
+        raise ValueError(f'upsampling3d: layout must be "NCDHW" or "NDHWC", got "{layout}"')
+    if method not in ("nearest_neighbor", "trilinear"):
+        raise ValueError(
+            f'upsampling3d: method must be "nearest_neighbor" or "trilinear", not {method}'
+        )
+    shape = tensor_type(data).shape
+    axes = (2, 3, 4) if layout == "NCDHW" else (1, 2, 3)
+    if not all(isinstance(shape[a], int) for a in axes):
+        raise RelayTypeError(f"upsampling3d: needs static depth, height and width, got {shape}")
+    scales = (scale_d, scale_h, scale_w)
+    size = [round(int(shape[a]) * float(k)) for a, k in zip(axes, scales, strict=True)]
+    if output_shape is not None and list(output_shape) != size:
+        raise ValueError(f"upsampling3d: output_shape {output_shape} differs from {size}")
+    return make_call(
+        d.Resize3dOp,
+        data,
+        size=size,
+        layout=layout,
+        method="linear" if method == "trilinear" else method,
+        coordinate_transformation_mode=coordinate_transformation_mode,
     )
 
 

@@ -24,10 +24,15 @@ def reduce_axes(data: Expr, axis: Axis, exclude: bool) -> int | Sequence[int] | 
 
 
 def _reduce(
-    op_class: type[d.ReduceOp], data: Expr, axis: Axis, keepdims: bool, exclude: bool
+    op_class: type[d.ReduceOp],
+    data: Expr,
+    axis: Axis,
+    keepdims: bool,
+    exclude: bool,
+    **attrs: object,
 ) -> Call:
     axes = reduce_axes(data, axis, exclude)
-    return make_call(op_class, data, axis=axes, keepdims=keepdims)
+    return make_call(op_class, data, axis=axes, keepdims=keepdims, **attrs)
 
 
 def sum(data: Expr, axis: Axis = None, keepdims: bool = False, exclude: bool = False) -> Call:
@@ -57,9 +62,9 @@ def argmax(
     exclude: bool = False,
     select_last_index: bool = False,
 ) -> Call:
-    if select_last_index:
-        raise ValueError("argmax: select_last_index is not supported")
-    return _reduce(d.ArgmaxOp, data, axis, keepdims, exclude)
+    return _reduce(
+        d.ArgmaxOp, data, axis, keepdims, exclude, select_last_index=bool(select_last_index)
+    )
 
 
 def argmin(
@@ -69,9 +74,9 @@ def argmin(
     exclude: bool = False,
     select_last_index: bool = False,
 ) -> Call:
-    if select_last_index:
-        raise ValueError("argmin: select_last_index is not supported")
-    return _reduce(d.ArgminOp, data, axis, keepdims, exclude)
+    return _reduce(
+        d.ArgminOp, data, axis, keepdims, exclude, select_last_index=bool(select_last_index)
+    )
 
 
 # TVM's statistical and boolean reductions, composed of the ops above: they type-check and

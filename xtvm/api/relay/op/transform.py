@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xtvm.api.relay.expr import Call, Expr, Tuple, derive_builders, make_call
+import numpy as np
+
+from xtvm.api.relay.expr import Call, Expr, Tuple, const, derive_builders, make_call
 from xtvm.api.relay.ty import dtype_name
 from xtvm.dialects import relay as d
 
@@ -160,6 +162,43 @@ def _running(
     if dtype is not None and dtype_name(dtype) != data.checked_type.dtype:  # type: ignore[union-attr]
         data = make_call(d.CastOp, data, dtype=dtype_name(dtype))
     return make_call(op, data, axis=axis, exclusive=exclusive)
+
+
+def sparse_reshape(sparse_indices: Expr, prev_shape: Expr, new_shape: Expr) -> Call:
+    """(new sparse indices, new shape) of a COO tensor reshaped; index the result with [0],
+    [1] or take `.astuple()`, as in TVM."""
+    return make_call(d.SparseReshapeOp, sparse_indices, prev_shape, new_shape)
+
+
+def segment_sum(data: Expr, segment_ids: Expr, num_segments: int | None = None) -> Call:
+    """Sums of data's rows by segment id; max(segment_ids) + 1 segments when not given."""
+    count = None if num_segments is None else int(num_segments)
+    return make_call(d.SegmentSumOp, data, segment_ids, num_segments=count)
+
+
+def stft(
+    data: Expr,
+    n_fft: int,
+    hop_length: int | None = None,
+    win_length: int | None = None,
+    window: Expr | None = None,
+    normalized: bool = False,
+    onesided: bool = True,
+) -> Call:
+    """TVM's STFT: hop_length n_fft / 4, win_length n_fft and a window of ones by default."""
+    hop = n_fft // 4 if hop_length is None else hop_length
+    win = n_fft if win_length is None else win_length
+    ones = window if window is not None else const(np.ones(n_fft, "int32"))
+    return make_call(
+        d.StftOp,
+        data,
+        ones,
+        n_fft=int(n_fft),
+        hop_length=int(hop),
+        win_length=int(win),
+        normalized=bool(normalized),
+        onesided=bool(onesided),
+    )
 
 
 derive_builders(globals(), "", skip=(d.ElementwiseBinaryOp, d.UnaryOp, d.ShapeQueryOp, d.ReduceOp))
