@@ -31,7 +31,7 @@ func.func @conv(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<4xf
 // tuple_get_item index and the custom-form brackets become an `index` property.
 // CHECK-LABEL: "func.func"() <{sym_name = "props"
 // CHECK-NEXT:  ^bb0(%x: tensor<2x6xf32>, %img: tensor<1x8x2x2xf32>):
-// CHECK-NEXT:    %a = "relay.argmax"(%x) <{axis = array<i64: 1>, keepdims = false}> : (tensor<2x6xf32>) -> tensor<2xi32>
+// CHECK-NEXT:    %a = "relay.argmax"(%x) <{axis = array<i64: 1>, keepdims = false, select_last_index = false}> : (tensor<2x6xf32>) -> tensor<2xi32>
 // CHECK-NEXT:    %m = "relay.mean"(%x) <{axis = array<i64: 1>, keepdims = true}> : (tensor<2x6xf32>) -> tensor<2x1xf32>
 // CHECK-NEXT:    %c = "relay.clip"(%x) <{a_min = -1.000000e+00 : f64, a_max = 1.000000e+00 : f64}> : (tensor<2x6xf32>) -> tensor<2x6xf32>
 // CHECK-NEXT:    %s = "relay.split"(%c) <{indices_or_sections = array<i64: 4>, axis = 1 : i64}> : (tensor<2x6xf32>) -> tuple<tensor<2x4xf32>, tensor<2x2xf32>>
