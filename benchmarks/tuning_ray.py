@@ -8,9 +8,10 @@ minute, and the speed-up of 2 workers over 1.
 
     python benchmarks/tuning_ray.py --candidates 16
 
-On the 2 shared cores at a load of 10-11 (other work held them): 2 workers measured 0.96x as
-many 128^3 candidates per minute as 1 (about 200 a minute each), and 1.26x as many 256^3 ones
-(355 against 282). A machine with free cores is needed to see the scaling.
+On the 2 cores with nothing else running (load about 1), `--size 256`: 48 candidates, 403 ->
+737 and 405 -> 759 a minute (1.83x and 1.87x); 16 candidates, 537 -> 955 (1.78x, the
+warm-up weighs more). At a load of 10-11 the same gave 0.96-1.26x: the scaling needs free
+cores.
 """
 
 from __future__ import annotations
