@@ -7,13 +7,9 @@ LLVM backend and the AOT writer link shared libraries with it.
 
 from __future__ import annotations
 
-import hashlib
-import os
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from xtvm.ir import cache as user_cache
 from xtvm.runtime import native
 from xtvm.runtime.native import NativeBuildError
 
@@ -62,22 +58,7 @@ def cached_object(
     source: Path, flags: Sequence[str], error: type[Exception] = CompileError
 ) -> Path:
     """`source` (a self-contained C file: system headers only) compiled to an object with
-    `flags`, kept in the per-user cache under the hash of its text, the compiler and the flags:
-    a tuner exports a library per candidate, each with the same thread pool and nearly the same
-    packed entries, and compiling those was most of a link."""
-    compiler = os.environ.get("CC", "gcc")
-    text = source.read_bytes()
-    key = hashlib.sha256(b"\0".join([text, compiler.encode(), " ".join(flags).encode()]))
-    name = f"object-{key.hexdigest()[:32]}.o"
-    if user_cache.read(name) is not None:
-        return user_cache.cache_dir() / name
-    with tempfile.TemporaryDirectory(prefix="xtvm-object-") as tmp:
-        built = Path(tmp) / name
-        run_c_compiler([*flags, "-c", "-o", str(built), str(source)], str(source), error)
-        data = built.read_bytes()
-    cached = user_cache.write(name, data)
-    if cached is not None:
-        return cached
-    private = Path(tempfile.mkdtemp(prefix="xtvm-object-")) / name  # no trusted cache
-    private.write_bytes(data)
-    return private
+    `flags`, kept in the per-user cache (`native.cached_build`): a tuner exports a library per
+    candidate, each with the same thread pool and nearly the same packed entries, and
+    compiling those was most of a link."""
+    return native.cached_build(source, [*flags, "-c"], ".o", str(source), error)

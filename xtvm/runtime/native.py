@@ -51,15 +51,29 @@ def build_c_library(
     """The shared library of `source_path` built with `flags`: from the per-user cache when it
     holds one built from this source, else compiled now (and cached). `what` names it in the
     `error` raised when it cannot be built."""
+    return cached_build(source_path, flags, ".so", what, error)
+
+
+def cached_build(
+    source_path: Path,
+    arguments: Sequence[str],
+    suffix: str,
+    what: str,
+    error: type[Exception] = NativeBuildError,
+) -> Path:
+    """`source_path` compiled with `arguments` into a file ending in `suffix` (a shared
+    library, or an object with `-c`), kept in the per-user cache under the hash of the source,
+    the compiler and the arguments, so that later builds and processes reuse it; without a
+    trusted cache, a private copy."""
     source = source_path.read_bytes()
     compiler = os.environ.get("CC", "gcc")
-    key = hashlib.sha256(source + compiler.encode() + " ".join(flags).encode()).hexdigest()
-    name = f"{source_path.stem}-{key[:32]}.so"
+    key = hashlib.sha256(source + compiler.encode() + " ".join(arguments).encode()).hexdigest()
+    name = f"{source_path.stem}-{key[:32]}{suffix}"
     if user_cache.read(name) is not None:
         return user_cache.cache_dir() / name
     with tempfile.TemporaryDirectory(prefix="xtvm-native-") as tmp:
         built = Path(tmp) / name
-        run_c_compiler([*flags, "-o", str(built), str(source_path)], what, error)
+        run_c_compiler([*arguments, "-o", str(built), str(source_path)], what, error)
         data = built.read_bytes()
     cached = user_cache.write(name, data)
     if cached is not None:
