@@ -346,6 +346,7 @@ class Layout:
 # Properties: constraints and typed access with defaults filled in
 
 INTS = DenseArrayBase.constr(I64)
+FLOATS = DenseArrayBase.constr(f64)
 INT = IntegerAttr[I64]
 BOOL = BoolAttr
 FALSE = IntegerAttr(0, i1)
@@ -377,6 +378,12 @@ class Props:
         if not isinstance(value, DenseArrayBase):
             raise self.op.error(f"property '{name}' must be an array<i64: ...>, got {value}")
         return array_values(value)
+
+    def floats(self, name: str) -> tuple[float, ...]:
+        value = self.required(name)
+        if not isinstance(value, DenseArrayBase):
+            raise self.op.error(f"property '{name}' must be an array<f64: ...>, got {value}")
+        return tuple(float(v) for v in value.get_values())
 
     def opt_ints(self, name: str) -> tuple[int, ...] | None:
         return None if self.get(name) is None else self.ints(name)
@@ -664,6 +671,17 @@ class AttrDef:
 def ints_def(name: str, default: Any = REQUIRED) -> AttrDef:
     """An `array<i64: ...>` attribute, given as a sequence of ints."""
     return AttrDef(name, INTS, int_array, default, "Sequence[int]")
+
+
+def float_array(values: Sequence[float] | float) -> DenseArrayBase:
+    """`array<f64: ...>`, the form of a float-list property (multibox_prior's sizes)."""
+    listed = [values] if isinstance(values, int | float | np.number) else values
+    return DenseArrayBase.from_list(f64, [float(v) for v in listed])
+
+
+def floats_def(name: str, default: Any = REQUIRED) -> AttrDef:
+    """An `array<f64: ...>` attribute, given as a sequence of numbers."""
+    return AttrDef(name, FLOATS, float_array, default, "Sequence[float]")
 
 
 def int_def(name: str, default: Any = REQUIRED) -> AttrDef:
@@ -3317,5 +3335,317 @@ QnnConcatenateOp = relay_op(
     class_name="QnnConcatenateOp",
     infer_result_types=classmethod(qnn_concatenate_types),
 )
+
+# ---------------------------------------------------------------------------------------------
+# Vision (TVM's relay.vision, op level 5): anchors, box filtering and suppression, roi pooling
+
+
+def float_tensor(op: type[RelayOp], typ: TensorType, what: str, rank: int) -> tuple[int, ...]:
+    """The shape of a float operand of `rank` dimensions, or an error naming the op."""
+    if typ.get_num_dims() != rank or not is_float(typ.get_element_type()):
+        raise op.error(f"{what} must be a {rank}-d float tensor, got {typ}")
+    return tuple(typ.get_shape())
+
+
+def scalar_operand(op: type[RelayOp], typ: TensorType, what: str, integer: bool) -> None:
+    """A 0-d (or one-element) operand of an integer or a float type."""
+    kind = is_int(typ.get_element_type()) if integer else is_float(typ.get_element_type())
+    if math.prod(typ.get_shape()) != 1 or not kind:
+        want = "an integer" if integer else "a float"
+        raise op.error(f"{what} must be a scalar of {want} type, got {typ}")
+
+
+def multibox_prior_type(op: type[RelayOp], p: Props, data: TensorType) -> Attribute:
+    sizes, ratios = p.floats("sizes"), p.floats("ratios")
+    if not sizes or not ratios or any(v <= 0 for v in (*sizes, *ratios)):
+        raise op.error(f"sizes and ratios must be positive and non-empty, got {sizes}, {ratios}")
+    for name in ("steps", "offsets"):
+        if len(p.floats(name)) != 2:
+            raise op.error(f"{name} must have 2 values (height, width), got {p.floats(name)}")
+    p.flag("clip")
+    _, _, h, w = float_tensor(op, data, "data", 4)
+    return TensorType(data.get_element_type(), [1, h * w * (len(sizes) + len(ratios) - 1), 4])
+
+
+MultiboxPriorOp = relay_op(
+    "vision.multibox_prior",
+    RelayOp,
+    """SSD's prior (anchor) boxes of a feature map: for each pixel, one box per size at the
+    first ratio and one per further ratio at the first size, as (left, top, right, bottom)
+    normalised to [0, 1] (clipped when clip).
+
+    `%y = relay.vision.multibox_prior %x {sizes = array<f64: 0.5>}
+        : (tensor<1x3x4x4xf32>) -> tensor<1x16x4xf32>`
+    """,
+    floats_def("sizes", (1.0,)),
+    floats_def("ratios", (1.0,)),
+    floats_def("steps", (-1.0, -1.0)),
+    floats_def("offsets", (0.5, 0.5)),
+    bool_def("clip", False),
+    rule=multibox_prior_type,
+    pattern=OpPattern.OPAQUE,
+)
+
+
+def yolo_reorg_type(op: type[RelayOp], p: Props, data: TensorType) -> Attribute:
+    stride = p.integer("stride")
+    if data.get_num_dims() != 4:
+        raise op.error(f"data must be 4-d (NCHW), got {data}")
+    n, c, h, w = data.get_shape()
+    if (
+        stride < 1
+        or any(d % stride for d in (h, w) if d != DYNAMIC_INDEX)
+        or (c != DYNAMIC_INDEX and c % (stride * stride))
+    ):
+        raise op.error(
+            f"stride {stride} must be positive, its square must divide the {c} channels and "
+            f"it must divide height and width {h}x{w}"
+        )
+
+    def scaled(d: int, factor: int, divide: bool) -> int:
+        if d == DYNAMIC_INDEX:
+            return DYNAMIC_INDEX
+        return d // factor if divide else d * factor
+
+    shape = [n, scaled(c, stride * stride, False), scaled(h, stride, True), scaled(w, stride, True)]
+    return TensorType(data.get_element_type(), shape)
+
+
+YoloReorgOp = relay_op(
+    "vision.yolo_reorg",
+    RelayOp,
+    """YOLOv2's reorg: the data read as (n, c / stride^2, h * stride, w * stride) in row-major
+    order is rearranged stride by stride into (n, c * stride^2, h / stride, w / stride) (the
+    layer of darknet it comes from, not a depth_to_space).
+
+    `%y = relay.vision.yolo_reorg %x {stride = 2 : i64} : (tensor<1x4x6x6xf32>)
+        -> tensor<1x16x3x3xf32>`
+    """,
+    int_def("stride", 1),
+    rule=yolo_reorg_type,
+    pattern=OpPattern.INJECTIVE,
+)
+
+
+def roi_type(op: type[RelayOp], p: Props, data: TensorType, rois: TensorType) -> Attribute:
+    """roi_align and roi_pool: one pooled_size map per region of interest."""
+    _, h_axis, w_axis = spatial_axes(op, p.choice("layout", ("NCHW", "NHWC")))
+    pooled = p.positive("pooled_size", 2)
+    if p.number("spatial_scale") <= 0:
+        raise op.error(f"spatial_scale must be positive, got {p.number('spatial_scale')}")
+    float_tensor(op, data, "data", 4)
+    count, fields = float_tensor(op, rois, "rois", 2)
+    op.same_element([data, rois], ["data", "rois"])
+    if fields != 5:
+        raise op.error(f"rois must be (rois, 5): batch index, x1, y1, x2, y2, got {rois}")
+    shape = list(data.get_shape())
+    shape[0], shape[h_axis], shape[w_axis] = count, *pooled
+    return TensorType(data.get_element_type(), shape)
+
+
+def roi_pool_type(op: type[RelayOp], p: Props, data: TensorType, rois: TensorType) -> Attribute:
+    p.choice("layout", ("NCHW",))
+    return roi_type(op, p, data, rois)
+
+
+def roi_align_type(op: type[RelayOp], p: Props, data: TensorType, rois: TensorType) -> Attribute:
+    p.choice("mode", ("avg", "max"))
+    p.integer("sample_ratio")
+    return roi_type(op, p, data, rois)
+
+
+RoiAlignOp = relay_op(
+    "vision.roi_align",
+    RelayOp,
+    """Region-of-interest align (Mask R-CNN): each region (batch index, x1, y1, x2, y2), scaled
+    by spatial_scale, is cut into pooled_size bins; a bin averages (or takes the max of) its
+    bilinear samples, sample_ratio per axis, or ceil(bin size) when sample_ratio <= 0.
+
+    `%y = relay.vision.roi_align %x, %r {pooled_size = array<i64: 2, 2>, spatial_scale = 1.0
+        : f64} : (tensor<1x3x8x8xf32>, tensor<4x5xf32>) -> tensor<4x3x2x2xf32>`
+    """,
+    ints_def("pooled_size"),
+    float_def("spatial_scale"),
+    int_def("sample_ratio", -1),
+    str_def("layout", "NCHW"),
+    str_def("mode", "avg"),
+    operands=("data", "rois"),
+    rule=roi_align_type,
+    pattern=OpPattern.OPAQUE,
+)
+
+
+RoiPoolOp = relay_op(
+    "vision.roi_pool",
+    RelayOp,
+    """Region-of-interest max pooling (Fast R-CNN): each region (batch index, x1, y1, x2, y2),
+    scaled by spatial_scale and rounded, is cut into pooled_size bins; a bin is the max of its
+    pixels (0 when it holds none).
+
+    `%y = relay.vision.roi_pool %x, %r {pooled_size = array<i64: 2, 2>, spatial_scale = 1.0
+        : f64} : (tensor<1x3x8x8xf32>, tensor<4x5xf32>) -> tensor<4x3x2x2xf32>`
+    """,
+    ints_def("pooled_size"),
+    float_def("spatial_scale"),
+    str_def("layout", "NCHW"),
+    operands=("data", "rois"),
+    rule=roi_pool_type,
+    pattern=OpPattern.OPAQUE,
+)
+
+
+def box_fields(op: type[RelayOp], p: Props, elements: int, names: Sequence[str]) -> None:
+    """Each index property among `names` is -1 (absent, where allowed) or in [0, elements)."""
+    for name in names:
+        index = p.integer(name)
+        low = -1 if name == "id_index" else 0
+        if not low <= index < elements:
+            raise op.error(f"{name} {index} is out of range for boxes of {elements} values")
+
+
+def get_valid_counts_type(op: type[RelayOp], p: Props, data: TensorType) -> Attribute:
+    batch, anchors, elements = float_tensor(op, data, "data", 3)
+    box_fields(op, p, elements, ("id_index", "score_index"))
+    p.number("score_threshold")
+    return TupleType(
+        (
+            TensorType(i32, [batch]),
+            data,
+            TensorType(i32, [batch, anchors]),
+        )
+    )
+
+
+GetValidCountsOp = relay_op(
+    "vision.get_valid_counts",
+    RelayOp,
+    """Boxes whose score exceeds score_threshold (and whose class id, when id_index >= 0, is
+    not negative), moved to the front in order: a tuple (count per batch, the boxes with -1
+    after the valid ones, their indices in the input with -1 after them).
+
+    `%t = relay.vision.get_valid_counts %x {score_threshold = 0.5 : f64}
+        : (tensor<1x4x6xf32>) -> tuple<tensor<1xi32>, tensor<1x4x6xf32>, tensor<1x4xi32>>`
+
+    score_threshold is a property (TVM takes a tensor; a constant one converts).
+    """,
+    float_def("score_threshold"),
+    int_def("id_index", 0),
+    int_def("score_index", 1),
+    result=TupleType,
+    rule=get_valid_counts_type,
+    pattern=OpPattern.OPAQUE,
+)
+
+
+def nms_type(
+    op: type[RelayOp],
+    p: Props,
+    data: TensorType,
+    valid_count: TensorType,
+    indices: TensorType,
+    max_output_size: TensorType,
+    iou_threshold: TensorType,
+) -> Attribute:
+    batch, anchors, elements = float_tensor(op, data, "data", 3)
+    box_fields(op, p, elements, ("id_index", "score_index"))
+    if not 0 <= p.integer("coord_start") <= elements - 4:
+        raise op.error(f"coord_start {p.integer('coord_start')} leaves no 4 coordinates")
+    p.integer("top_k")
+    p.flag("force_suppress")
+    p.flag("invalid_to_bottom")
+    if index_tensor(op, valid_count, "valid_count") != (batch,):
+        raise op.error(f"valid_count must have shape ({batch}), got {valid_count}")
+    if index_tensor(op, indices, "indices") != (batch, anchors):
+        raise op.error(f"indices must have shape ({batch}x{anchors}), got {indices}")
+    scalar_operand(op, max_output_size, "max_output_size", integer=True)
+    scalar_operand(op, iou_threshold, "iou_threshold", integer=False)
+    if not p.flag("return_indices"):
+        return data
+    return TupleType((TensorType(i32, [batch, anchors]), TensorType(i32, [batch, 1])))
+
+
+NonMaxSuppressionOp = relay_op(
+    "vision.non_max_suppression",
+    RelayOp,
+    """Greedy non-maximum suppression per batch, as TVM's: the first valid_count boxes by
+    descending score (the top_k best when top_k > 0); a box scoring above 0 is kept unless
+    its IoU with a kept box of its class (any class when force_suppress) reaches
+    iou_threshold, and none past max_output_size (all when negative). With return_indices,
+    a tuple (the kept boxes' entries of indices, then -1; their count); else the boxes in
+    score order, the dropped ones -1 (moved to the end when invalid_to_bottom).
+
+    `%y = relay.vision.non_max_suppression %x, %v, %i, %m, %t {return_indices = false}
+        : (tensor<1x4x6xf32>, tensor<1xi32>, tensor<1x4xi32>, tensor<i32>, tensor<f32>)
+        -> tensor<1x4x6xf32>`
+    """,
+    bool_def("force_suppress", False),
+    int_def("top_k", -1),
+    int_def("coord_start", 2),
+    int_def("score_index", 1),
+    int_def("id_index", 0),
+    bool_def("return_indices", True),
+    bool_def("invalid_to_bottom", False),
+    operands=("data", "valid_count", "indices", "max_output_size", "iou_threshold"),
+    result=Attribute,
+    rule=nms_type,
+    pattern=OpPattern.OPAQUE,
+)
+
+
+def all_class_nms_type(
+    op: type[RelayOp],
+    p: Props,
+    boxes: TensorType,
+    scores: TensorType,
+    max_output_boxes_per_class: TensorType,
+    iou_threshold: TensorType,
+    score_threshold: TensorType,
+) -> Attribute:
+    batch, count, corners = float_tensor(op, boxes, "boxes", 3)
+    if corners != 4:
+        raise op.error(f"boxes must be (batch, boxes, 4), got {boxes}")
+    s_batch, classes, s_count = float_tensor(op, scores, "scores", 3)
+    if (s_batch, s_count) != (batch, count):
+        raise op.error(f"scores must be ({batch}, classes, {count}), got {scores}")
+    scalar_operand(op, max_output_boxes_per_class, "max_output_boxes_per_class", integer=True)
+    scalar_operand(op, iou_threshold, "iou_threshold", integer=False)
+    scalar_operand(op, score_threshold, "score_threshold", integer=False)
+    if p.choice("output_format", ("onnx", "tensorflow")) == "onnx":
+        return TupleType((TensorType(i64, [batch * classes * count, 3]), TensorType(i64, [1])))
+    return TupleType(
+        (
+            TensorType(i64, [batch, classes * count, 2]),
+            TensorType(scores.get_element_type(), [batch, classes * count]),
+            TensorType(i64, [batch]),
+        )
+    )
+
+
+AllClassNonMaxSuppressionOp = relay_op(
+    "vision.all_class_non_max_suppression",
+    RelayOp,
+    """Non-maximum suppression of each class apart (ONNX NonMaxSuppression, TensorFlow's
+    combined_non_max_suppression): boxes (y1, x1, y2, x2) scoring above score_threshold, best
+    first, each dropped when its IoU with a kept box reaches iou_threshold, at most
+    max_output_boxes_per_class kept per class. "onnx" format: rows (batch, class, box), the
+    first count of them valid; "tensorflow": per batch (class, box) rows, their scores, count.
+
+    `%t = relay.vision.all_class_non_max_suppression %b, %s, %m, %i, %t
+        : (tensor<1x5x4xf32>, tensor<1x2x5xf32>, tensor<i32>, tensor<f32>, tensor<f32>)
+        -> tuple<tensor<10x3xi64>, tensor<1xi64>>`
+    """,
+    str_def("output_format", "onnx"),
+    operands=(
+        "boxes",
+        "scores",
+        "max_output_boxes_per_class",
+        "iou_threshold",
+        "score_threshold",
+    ),
+    result=TupleType,
+    rule=all_class_nms_type,
+    pattern=OpPattern.OPAQUE,
+)
+
 
 Relay = Dialect("relay", [ConstOp, ParamOp, TupleOp, TupleGetItemOp, *OPS], [])

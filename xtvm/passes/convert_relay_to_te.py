@@ -69,6 +69,7 @@ from xtvm.passes.relay_fuse_ops import fused_name, outline_group, sort_block, un
 from xtvm.te.expr import ComputeOp
 from xtvm.te.lower import sanitize, schedule_to_module
 from xtvm.te.schedule import post_order_ops
+from xtvm.te.stmt import ExternOp
 from xtvm.topi import elementwise
 from xtvm.topi.dispatch import schedule_tuned, schedule_tuned_kernel
 from xtvm.topi.schedule import DEFAULT, TARGETS
@@ -319,9 +320,12 @@ class KernelBuilder:
         s = te.create_schedule([t.op for t in outputs])
         output_ops = {id(t.op) for t in outputs}
         for stage in s.stages:
-            if id(stage.op) not in output_ops and not stage.op.reduce_axis:
+            extern = isinstance(stage.op, ExternOp)
+            if id(stage.op) not in output_ops and not stage.op.reduce_axis and not extern:
                 stage.compute_inline()
         for stage in s.stages:
+            if isinstance(stage.op, ExternOp):  # its statements are its schedule
+                continue
             if stage.attach == "inline" or schedule_tuned(s, stage.op.output(0), self.target):
                 continue
             owner = self.owners.get(id(stage.op))

@@ -1320,3 +1320,252 @@ def running(
 @numpy_rule(relay.TriluOp)
 def trilu(x: np.ndarray, k: int, upper: bool) -> np.ndarray:
     return np.triu(x, k) if upper else np.tril(x, k)
+
+
+# ---------------------------------------------------------------------------------------------
+# Vision (relay.vision)
+
+
+@numpy_rule(relay.MultiboxPriorOp)
+def multibox_prior(
+    x: np.ndarray,
+    sizes: Sequence[float],
+    ratios: Sequence[float],
+    steps: Sequence[float],
+    offsets: Sequence[float],
+    clip: bool,
+) -> np.ndarray:
+    h, w = x.shape[2:]
+    step_h = steps[0] if steps[0] > 0 else 1.0 / h
+    step_w = steps[1] if steps[1] > 0 else 1.0 / w
+    half_w = [s * h / w / 2 for s in sizes] + [
+        sizes[0] * h / w * math.sqrt(r) / 2 for r in ratios[1:]
+    ]
+    half_h = [s / 2 for s in sizes] + [sizes[0] / math.sqrt(r) / 2 for r in ratios[1:]]
+    cy = ((np.arange(h) + offsets[0]) * step_h)[:, None, None]
+    cx = ((np.arange(w) + offsets[1]) * step_w)[None, :, None]
+    hw, hh = np.array(half_w)[None, None, :], np.array(half_h)[None, None, :]
+    shape = (h, w, len(half_w))
+    boxes = np.stack(
+        [np.broadcast_to(v, shape) for v in (cx - hw, cy - hh, cx + hw, cy + hh)], axis=-1
+    )
+    out = np.clip(boxes, 0, 1) if clip else boxes
+    return out.reshape(1, -1, 4).astype(x.dtype)
+
+
+@numpy_rule(relay.YoloReorgOp)
+def yolo_reorg(x: np.ndarray, stride: int) -> np.ndarray:
+    n, c, h, w = x.shape
+    out_c = c // (stride * stride)
+    view = x.reshape(n, out_c, h * stride, w * stride)
+    k = np.arange(c)[None, :, None, None]
+    rows = np.arange(h)[None, None, :, None] * stride + (k // out_c) // stride
+    cols = np.arange(w)[None, None, None, :] * stride + (k // out_c) % stride
+    picked = view[np.arange(n)[:, None, None, None], k % out_c, rows, cols]
+    return picked.reshape(n, c * stride * stride, h // stride, w // stride)
+
+
+def roi_samples(plane: np.ndarray, ys: np.ndarray, xs: np.ndarray) -> np.ndarray:
+    """Bilinear samples [channels, len(ys), len(xs)] of plane [channels, h, w] at the grid
+    ys x xs; 0 more than a pixel outside, a corner past the last row or column weighs 0."""
+    h, w = plane.shape[1:]
+    y, x = np.clip(ys, 0, h - 1)[:, None], np.clip(xs, 0, w - 1)[None, :]
+    y0, x0 = np.floor(y).astype(np.int64), np.floor(x).astype(np.int64)
+    dy, dx = y - y0, x - x0
+    y1, x1 = np.minimum(y0 + 1, h - 1), np.minimum(x0 + 1, w - 1)
+    has_y1, has_x1 = (y0 + 1 < h), (x0 + 1 < w)
+    value = (
+        plane[:, y0, x0] * ((1 - dy) * (1 - dx))
+        + plane[:, y0, x1] * ((1 - dy) * dx * has_x1)
+        + plane[:, y1, x0] * (dy * (1 - dx) * has_y1)
+        + plane[:, y1, x1] * (dy * dx * has_y1 * has_x1)
+    )
+    outside = ((ys < -1) | (ys > h))[:, None] | ((xs < -1) | (xs > w))[None, :]
+    return np.where(outside[None], 0.0, value)
+
+
+@numpy_rule(relay.RoiAlignOp)
+def roi_align(
+    x: np.ndarray,
+    rois: np.ndarray,
+    pooled_size: Sequence[int],
+    spatial_scale: float,
+    sample_ratio: int,
+    layout: str,
+    mode: str,
+) -> np.ndarray:
+    nhwc = layout == "NHWC"
+    data = x.transpose(0, 3, 1, 2) if nhwc else x
+    ph, pw = pooled_size
+    out = np.zeros((len(rois), data.shape[1], ph, pw), x.dtype)
+    for n, roi in enumerate(rois.astype(np.float32)):
+        b = int(roi[0])
+        if not 0 <= b < data.shape[0]:
+            raise RelayInterpreterError(f"roi_align: batch index {b} out of [0, {data.shape[0]})")
+        x1, y1, x2, y2 = roi[1:] * np.float32(spatial_scale)
+        roi_h, roi_w = max(y2 - y1, 1.0), max(x2 - x1, 1.0)
+        bin_h, bin_w = roi_h / ph, roi_w / pw
+        gh = sample_ratio if sample_ratio > 0 else math.ceil(bin_h)
+        gw = sample_ratio if sample_ratio > 0 else math.ceil(bin_w)
+        ys = y1 + (np.arange(ph)[:, None] * bin_h + (np.arange(gh) + 0.5) * bin_h / gh).ravel()
+        xs = x1 + (np.arange(pw)[:, None] * bin_w + (np.arange(gw) + 0.5) * bin_w / gw).ravel()
+        samples = roi_samples(data[b], ys, xs).reshape(-1, ph, gh, pw, gw)
+        pooled = samples.max(axis=(2, 4)) if mode == "max" else samples.mean(axis=(2, 4))
+        out[n] = pooled
+    return out.transpose(0, 2, 3, 1) if nhwc else out
+
+
+@numpy_rule(relay.RoiPoolOp)
+def roi_pool(
+    x: np.ndarray, rois: np.ndarray, pooled_size: Sequence[int], spatial_scale: float, layout: str
+) -> np.ndarray:
+    ph, pw = pooled_size
+    h, w = x.shape[2:]
+    out = np.zeros((len(rois), x.shape[1], ph, pw), x.dtype)
+    for n, roi in enumerate(rois):
+        b = int(roi[0])
+        if not 0 <= b < x.shape[0]:
+            raise RelayInterpreterError(f"roi_pool: batch index {b} out of [0, {x.shape[0]})")
+        x1, y1, x2, y2 = np.round(roi[1:] * np.float32(spatial_scale)).astype(np.int64)
+        bin_h = np.float32(max(y2 - y1 + 1, 1)) / np.float32(ph)
+        bin_w = np.float32(max(x2 - x1 + 1, 1)) / np.float32(pw)
+        steps_h, steps_w = np.arange(ph + 1, dtype=np.float32), np.arange(pw + 1, dtype=np.float32)
+        hs = np.clip(np.floor(steps_h[:-1] * bin_h).astype(np.int64) + y1, 0, h)
+        he = np.clip(np.ceil(steps_h[1:] * bin_h).astype(np.int64) + y1, 0, h)
+        ws = np.clip(np.floor(steps_w[:-1] * bin_w).astype(np.int64) + x1, 0, w)
+        we = np.clip(np.ceil(steps_w[1:] * bin_w).astype(np.int64) + x1, 0, w)
+        for i in range(ph):
+            for j in range(pw):
+                if he[i] > hs[i] and we[j] > ws[j]:
+                    out[n, :, i, j] = x[b, :, hs[i] : he[i], ws[j] : we[j]].max(axis=(1, 2))
+    return out
+
+
+@numpy_rule(relay.GetValidCountsOp)
+def get_valid_counts(
+    x: np.ndarray, score_threshold: float, id_index: int, score_index: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    keep = x[:, :, score_index] > np.float32(score_threshold)
+    if id_index >= 0:
+        keep &= x[:, :, id_index] >= 0
+    counts = keep.sum(axis=1).astype(np.int32)
+    out = np.full_like(x, -1)
+    indices = np.full(keep.shape, -1, np.int32)
+    for b in range(x.shape[0]):
+        (where,) = np.nonzero(keep[b])
+        out[b, : len(where)] = x[b, where]
+        indices[b, : len(where)] = where
+    return counts, out, indices
+
+
+def box_iou(a: np.ndarray, b: np.ndarray) -> float:
+    """IoU of boxes (corners in either order); 0 when the union is empty."""
+    a_lo, a_hi = np.minimum(a[:2], a[2:]), np.maximum(a[:2], a[2:])
+    b_lo, b_hi = np.minimum(b[:2], b[2:]), np.maximum(b[:2], b[2:])
+    inter = float(np.prod(np.maximum(np.minimum(a_hi, b_hi) - np.maximum(a_lo, b_lo), 0)))
+    union = float(np.prod(a_hi - a_lo) + np.prod(b_hi - b_lo)) - inter
+    return 0.0 if union <= 0 else inter / union
+
+
+@rule(relay.NonMaxSuppressionOp)
+def non_max_suppression(
+    op: relay.NonMaxSuppressionOp,
+    x: np.ndarray,
+    valid_count: np.ndarray,
+    indices: np.ndarray,
+    max_output_size: np.ndarray,
+    iou_threshold: np.ndarray,
+) -> Value:
+    a = op.attr_values()
+    score, ident, start = a["score_index"], a["id_index"], a["coord_start"]
+    limit, threshold = int(max_output_size.reshape(-1)[0]), float(iou_threshold.reshape(-1)[0])
+    batch, anchors, _ = x.shape
+    boxes = np.full_like(x, -1)
+    picked = np.full((batch, anchors), -1, np.int64)
+    for b in range(batch):
+        n = min(max(int(valid_count[b]), 0), anchors)
+        if threshold <= 0:
+            boxes[b, :n], picked[b, :n] = x[b, :n], np.arange(n)
+            continue
+        order = np.argsort(-x[b, :n, score], kind="stable")
+        keep = n if a["top_k"] <= 0 else min(n, a["top_k"])
+        boxes[b, :keep], picked[b, :keep] = x[b, order[:keep]], order[:keep]
+        kept = 0
+        for j in range(n):
+            if kept == limit:
+                boxes[b, j], picked[b, j] = -1, -1
+            elif boxes[b, j, score] > 0:
+                for k in range(j):
+                    other = boxes[b, k]
+                    if other[score] <= 0 or (ident >= 0 and other[ident] < 0):
+                        continue
+                    if (
+                        ident >= 0
+                        and not a["force_suppress"]
+                        and other[ident] != boxes[b, j, ident]
+                    ):
+                        continue
+                    if (
+                        box_iou(boxes[b, j, start : start + 4], other[start : start + 4])
+                        >= threshold
+                    ):
+                        boxes[b, j], picked[b, j] = -1, -1
+                        break
+                else:
+                    kept += 1
+    if not a["return_indices"]:
+        if not a["invalid_to_bottom"]:
+            return boxes
+        moved = np.full_like(boxes, -1)
+        for b in range(batch):
+            valid = boxes[b, boxes[b, :, 0] >= 0]
+            moved[b, : len(valid)] = valid
+        return moved
+    out = np.full((batch, anchors), -1, np.int32)
+    count = np.zeros((batch, 1), np.int32)
+    for b in range(batch):
+        entries = [int(indices[b, p]) for p in picked[b] if p >= 0]
+        entries = [0 if abs(e) > anchors else e for e in entries if e >= 0 or abs(e) > anchors]
+        out[b, : len(entries)] = entries
+        count[b, 0] = len(entries)
+    return out, count
+
+
+@rule(relay.AllClassNonMaxSuppressionOp)
+def all_class_non_max_suppression(
+    op: relay.AllClassNonMaxSuppressionOp,
+    boxes: np.ndarray,
+    scores: np.ndarray,
+    max_per_class: np.ndarray,
+    iou_threshold: np.ndarray,
+    score_threshold: np.ndarray,
+) -> Value:
+    limit = int(max_per_class.reshape(-1)[0])
+    threshold, low = float(iou_threshold.reshape(-1)[0]), float(score_threshold.reshape(-1)[0])
+    batch, classes, count = scores.shape
+    selected: list[list[tuple[int, int, float]]] = []
+    for b in range(batch):
+        rows: list[tuple[int, int, float]] = []
+        for c in range(classes):
+            order = [i for i in np.argsort(-scores[b, c], kind="stable") if scores[b, c, i] > low]
+            kept: list[int] = []
+            for i in order:
+                if limit > 0 and len(kept) >= limit:
+                    break
+                if all(box_iou(boxes[b, i], boxes[b, k]) < threshold for k in kept):
+                    kept.append(int(i))
+            rows += [(c, k, float(scores[b, c, k])) for k in kept]
+        selected.append(rows)
+    if op.output_format.data == "onnx":
+        flat = np.zeros((batch * classes * count, 3), np.int64)
+        found = [(b, c, k) for b, rows in enumerate(selected) for c, k, _ in rows]
+        flat[: len(found)] = np.array(found, np.int64).reshape(-1, 3)
+        return flat, np.array([len(found)], np.int64)
+    pairs = np.zeros((batch, classes * count, 2), np.int64)
+    kept_scores = np.zeros((batch, classes * count), scores.dtype)
+    totals = np.zeros(batch, np.int64)
+    for b, rows in enumerate(selected):
+        totals[b] = len(rows)
+        for r, (c, k, s) in enumerate(rows):
+            pairs[b, r], kept_scores[b, r] = (c, k), s
+    return pairs, kept_scores, totals

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from xtvm import te
 from xtvm.dialects import relay
 from xtvm.ir.numpy_types import numpy_dtype
-from xtvm.topi import elementwise, indexing, nn, reduction, signal, transform, winograd
+from xtvm.topi import elementwise, indexing, nn, reduction, signal, transform, vision, winograd
 from xtvm.topi.schedule import CONV2D, DEFAULT, DENSE, LAYER_NORM, WINOGRAD, ScheduleFn
 from xtvm.topi.tensor import TensorLike
 
@@ -263,6 +263,51 @@ def cast(op: relay.CastOp, x: Sequence[TensorLike]) -> Value:
     return elementwise.cast(x[0], "bool" if dtype.kind == "b" else dtype.name)
 
 
+def floats(attr: object) -> tuple[float, ...]:
+    return tuple(float(v) for v in attr.get_values())  # type: ignore[attr-defined]
+
+
+def flag(attr: object) -> bool:
+    return bool(integer(attr))
+
+
+def multibox_prior(op: relay.MultiboxPriorOp, x: Sequence[TensorLike]) -> Value:
+    return vision.multibox_prior(
+        x[0],
+        floats(op.sizes),
+        floats(op.ratios),
+        floats(op.steps),
+        floats(op.offsets),
+        flag(op.clip),
+    )
+
+
+def roi_align(op: relay.RoiAlignOp, x: Sequence[TensorLike]) -> Value:
+    return vision.roi_align(
+        x[0],
+        x[1],
+        ints(op.pooled_size),
+        number(op.spatial_scale),
+        integer(op.sample_ratio),
+        op.layout.data,
+        op.mode.data,
+    )
+
+
+def non_max_suppression(op: relay.NonMaxSuppressionOp, x: Sequence[TensorLike]) -> Value:
+    out = vision.non_max_suppression(
+        *x,
+        flag(op.force_suppress),
+        integer(op.top_k),
+        integer(op.coord_start),
+        integer(op.score_index),
+        integer(op.id_index),
+        flag(op.return_indices),
+        flag(op.invalid_to_bottom),
+    )
+    return tuple(out) if isinstance(out, list) else out
+
+
 def row(compute: Callable[..., Value], schedules: Mapping[str, ScheduleFn] = DEFAULT) -> Strategy:
     return Strategy(compute, schedules)
 
@@ -458,6 +503,24 @@ STRATEGIES: dict[type[relay.RelayOp], Strategy] = {
         )
     ),
     relay.TriluOp: row(lambda op, x: indexing.trilu(x[0], integer(op.k), bool(integer(op.upper)))),
+    # Vision: index maps, and te.extern stages (their loops are fixed; nothing schedules them)
+    relay.MultiboxPriorOp: row(multibox_prior),
+    relay.YoloReorgOp: row(lambda op, x: vision.yolo_reorg(x[0], integer(op.stride))),
+    relay.RoiAlignOp: row(roi_align),
+    relay.RoiPoolOp: row(
+        lambda op, x: vision.roi_pool(x[0], x[1], ints(op.pooled_size), number(op.spatial_scale))
+    ),
+    relay.GetValidCountsOp: row(
+        lambda op, x: tuple(
+            vision.get_valid_counts(
+                x[0], number(op.score_threshold), integer(op.id_index), integer(op.score_index)
+            )
+        )
+    ),
+    relay.NonMaxSuppressionOp: row(non_max_suppression),
+    relay.AllClassNonMaxSuppressionOp: row(
+        lambda op, x: tuple(vision.all_class_non_max_suppression(*x, op.output_format.data))
+    ),
 }
 
 

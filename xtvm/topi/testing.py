@@ -26,9 +26,13 @@ __all__ = [
     "nll_loss",
     "one_hot",
     "poolnd_python",
+    "reorg_python",
     "resize1d_python",
     "resize2d_python",
     "resize3d_python",
+    "roi_align_nchw_python",
+    "roi_align_nhwc_python",
+    "roi_pool_nchw_python",
     "sequence_mask",
     "softmax_python",
     "space_to_depth_python",
@@ -581,4 +585,113 @@ def space_to_depth_python(data: np.ndarray, block_size: int) -> np.ndarray:
     for oc, y, x in itertools.product(range(c * b * b), range(h // b), range(w // b)):
         k = oc // c
         out[:, oc, y, x] = data[:, oc % c, y * b + k // b, x * b + k % b]
+    return out
+
+
+def reorg_python(a_np: np.ndarray, stride: int) -> np.ndarray:
+    """YOLOv2's reorg, element by element: output element f, counted over the input's
+    (b, k, j, i), reads channel k % (c / s^2)'s pixel (j s + o // s, i s + o % s) (o = k //
+    (c / s^2)) of the input viewed as (b, c / s^2, h s, w s)."""
+    batch, channels, height, width = a_np.shape
+    out_c = channels // (stride * stride)
+    flat = a_np.reshape(-1)
+    out = np.empty(flat.size, a_np.dtype)
+    f = 0
+    for b, k, j, i in itertools.product(range(batch), range(channels), range(height), range(width)):
+        offset = k // out_c
+        x, y = i * stride + offset % stride, j * stride + offset // stride
+        out[f] = flat[x + width * stride * (y + height * stride * (k % out_c + out_c * b))]
+        f += 1
+    return out.reshape(batch, channels * stride * stride, height // stride, width // stride)
+
+
+def _roi_bilinear(plane: np.ndarray, y: float, x: float) -> float:
+    """Bilinear sample of a 2-d plane; 0 more than one pixel outside it."""
+    height, width = plane.shape
+    if y < -1 or y > height or x < -1 or x > width:
+        return 0.0
+    y, x = min(max(y, 0.0), height - 1), min(max(x, 0.0), width - 1)
+    y0, x0 = math.floor(y), math.floor(x)
+    dy, dx = y - y0, x - x0
+    total = 0.0
+    for yy, wy in ((y0, 1 - dy), (y0 + 1, dy)):
+        for xx, wx in ((x0, 1 - dx), (x0 + 1, dx)):
+            if yy < height and xx < width:
+                total += wy * wx * float(plane[yy, xx])
+    return total
+
+
+def roi_align_nchw_python(
+    a_np: np.ndarray,
+    rois_np: np.ndarray,
+    pooled_size: int | Sequence[int],
+    spatial_scale: float,
+    sample_ratio: int,
+    mode: str | bytes = "avg",
+) -> np.ndarray:
+    """Mask R-CNN's roi_align: region (batch, x1, y1, x2, y2) scaled, cut into pooled bins;
+    a bin averages (or takes the max of) its samples_h x samples_w bilinear samples (the
+    sample ratio, or ceil(bin size) when it is <= 0)."""
+    kind = mode.decode() if isinstance(mode, bytes) else {0: "avg", 1: "max"}.get(mode, mode)  # type: ignore[call-overload]
+    if kind not in ("avg", "max"):
+        raise ValueError(f"roi_align: mode must be avg or max, got {mode!r}")
+    ph_n, pw_n = (pooled_size, pooled_size) if isinstance(pooled_size, int) else pooled_size
+    channels = a_np.shape[1]
+    out = np.zeros((rois_np.shape[0], channels, ph_n, pw_n), a_np.dtype)
+    for n, roi in enumerate(rois_np):
+        b = int(roi[0])
+        x1, y1, x2, y2 = (float(v) * spatial_scale for v in roi[1:])
+        roi_h, roi_w = max(y2 - y1, 1.0), max(x2 - x1, 1.0)
+        bin_h, bin_w = roi_h / ph_n, roi_w / pw_n
+        grid_h = sample_ratio if sample_ratio > 0 else math.ceil(bin_h)
+        grid_w = sample_ratio if sample_ratio > 0 else math.ceil(bin_w)
+        for c, ph, pw in itertools.product(range(channels), range(ph_n), range(pw_n)):
+            samples = [
+                _roi_bilinear(
+                    a_np[b, c],
+                    y1 + ph * bin_h + (iy + 0.5) * bin_h / grid_h,
+                    x1 + pw * bin_w + (ix + 0.5) * bin_w / grid_w,
+                )
+                for iy in range(grid_h)
+                for ix in range(grid_w)
+            ]
+            out[n, c, ph, pw] = max(samples) if kind == "max" else sum(samples) / len(samples)
+    return out
+
+
+def roi_align_nhwc_python(
+    a_np: np.ndarray,
+    rois_np: np.ndarray,
+    pooled_size: int | Sequence[int],
+    spatial_scale: float,
+    sample_ratio: int,
+    mode: str | bytes = "avg",
+) -> np.ndarray:
+    """roi_align of NHWC data (see roi_align_nchw_python), NHWC out."""
+    nchw = roi_align_nchw_python(
+        a_np.transpose(0, 3, 1, 2), rois_np, pooled_size, spatial_scale, sample_ratio, mode
+    )
+    return np.ascontiguousarray(nchw.transpose(0, 2, 3, 1))
+
+
+def roi_pool_nchw_python(
+    a_np: np.ndarray, rois_np: np.ndarray, pooled_size: int | Sequence[int], spatial_scale: float
+) -> np.ndarray:
+    """Fast R-CNN's roi_pool: corners scaled and rounded (half to even), the region's
+    roi + 1 pixels cut into bins (floor start, ceil end, clipped); a bin's max, 0 if empty."""
+    ph_n, pw_n = (pooled_size, pooled_size) if isinstance(pooled_size, int) else pooled_size
+    _, channels, height, width = a_np.shape
+    out = np.zeros((rois_np.shape[0], channels, ph_n, pw_n), a_np.dtype)
+    for n, roi in enumerate(rois_np):
+        b = int(roi[0])
+        x1, y1, x2, y2 = (round(float(v) * spatial_scale) for v in roi[1:])
+        bin_h = max(y2 - y1 + 1, 1) / ph_n
+        bin_w = max(x2 - x1 + 1, 1) / pw_n
+        for ph, pw in itertools.product(range(ph_n), range(pw_n)):
+            h0 = min(max(math.floor(ph * bin_h) + y1, 0), height)
+            h1 = min(max(math.ceil((ph + 1) * bin_h) + y1, 0), height)
+            w0 = min(max(math.floor(pw * bin_w) + x1, 0), width)
+            w1 = min(max(math.ceil((pw + 1) * bin_w) + x1, 0), width)
+            if h1 > h0 and w1 > w0:
+                out[n, :, ph, pw] = a_np[b, :, h0:h1, w0:w1].max(axis=(1, 2))
     return out

@@ -42,20 +42,13 @@ UNSUPPORTED = {
     "test_resize1d_infer_type": "symbolic dimensions (te.var / relay.Any) are not inferred through this op",
     "test_resize2d_infer_type": "symbolic dimensions (te.var / relay.Any) are not inferred through this op",
     "test_resize3d_infer_type": "symbolic dimensions (te.var / relay.Any) are not inferred through this op",
-    "test_multibox_prior[graph]": "xtvm has no relay vision yet",
-    "test_get_valid_counts": "xtvm has no relay vision yet",
-    "test_non_max_suppression[graph]": "xtvm has no relay vision yet",
     "test_multibox_transform_loc[graph]": "xtvm has no relay vision yet",
-    "test_roi_align[graph]": "xtvm's topi.testing has no roi_align_nchw_python reference (its op is missing too)",
-    "test_roi_pool[graph]": "xtvm has no relay vision yet",
     "test_proposal[graph]": "xtvm has no relay vision yet",
-    "test_yolo_reorg_infer_shape": "xtvm has no relay vision yet",
-    "test_yolo_reorg[graph]": "xtvm's topi.testing has no reorg_python reference (its op is missing too)",
+    "test_yolo_reorg_infer_shape": "symbolic dimensions (te.size_var) are not inferred through this op (c * 100 and h / 2 stay unknown)",
     "test_affine_grid[graph]": "xtvm has no relay affine_grid yet",
     "test_grid_sample[graph]": "xtvm has no relay grid_sample yet",
     "test_space_to_batch_nd[graph]": "xtvm's topi.testing has no space_to_batch_nd_python reference (its op is missing too)",
     "test_batch_to_space_nd[graph]": "xtvm's topi.testing has no batch_to_space_nd_python reference (its op is missing too)",
-    "test_all_class_non_max_suppression[graph]": "xtvm has no relay vision yet",
 }
 
 

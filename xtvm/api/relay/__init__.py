@@ -53,7 +53,7 @@ from xtvm.api.relay.expr import (
 )
 from xtvm.api.relay.expr_functor import ExprFunctor, ExprMutator, ExprVisitor, bind
 from xtvm.api.relay.op import *  # noqa: F403  (TVM exposes every operator at relay.*)
-from xtvm.api.relay.op import annotation, image, nn
+from xtvm.api.relay.op import annotation, image, nn, vision
 from xtvm.api.relay.scope_builder import ScopeBuilder
 from xtvm.api.relay.ty import (
     Any,
@@ -171,6 +171,7 @@ __all__ = [
     "scalar_type",
     "transform",
     "var",
+    "vision",
     *op.__all__,
 ]
 

@@ -408,6 +408,33 @@ class TupleGetItem(Expr):
         return typ.fields[self.index]
 
 
+class TupleWrapper:
+    """TVM's `relay.expr.TupleWrapper`: a tuple-typed expression with its field count, which
+    indexes, iterates and prints as the tuple does (xtvm's builders return the expression
+    itself, which does all that; this wraps one where a script builds it by hand)."""
+
+    def __init__(self, tuple_value: Expr, size: int) -> None:
+        self.tuple_value = tuple_value
+        self.size = size
+
+    def astuple(self) -> Expr:
+        return self.tuple_value
+
+    def astext(self) -> str:
+        return self.tuple_value.astext()  # type: ignore[attr-defined]
+
+    def __getitem__(self, index: int) -> TupleGetItem:
+        if not -self.size <= index < self.size:
+            raise IndexError(f"tuple index {index} out of range for {self.size} fields")
+        return TupleGetItem(self.tuple_value, index % self.size)
+
+    def __len__(self) -> int:
+        return self.size
+
+    def __iter__(self) -> Iterator[TupleGetItem]:
+        return (self[k] for k in range(self.size))
+
+
 class Call(Expr):
     """A call of an operator (`Op`), a global function (`GlobalVar`) or a `Function`.
 

@@ -2,7 +2,7 @@
 
 from xtvm.api.relay.expr import Op
 from xtvm.api.relay.op import _make as _make  # TVM's relay.op._make
-from xtvm.api.relay.op import annotation, image, nn
+from xtvm.api.relay.op import annotation, image, nn, vision
 from xtvm.api.relay.op import op as op
 from xtvm.api.relay.op.composed import (
     adv_index,
@@ -236,6 +236,7 @@ __all__ = [
     "trunc",
     "unravel_index",
     "variance",
+    "vision",
     "where",
     "zeros",
     "zeros_like",

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from xtvm.api.relay.op import annotation, image, nn, reduce, tensor, transform
+from xtvm.api.relay.op import annotation, image, nn, reduce, tensor, transform, vision
 
 
 def __getattr__(name: str) -> Any:
-    for namespace in (tensor, transform, reduce, nn, image, annotation):
+    for namespace in (tensor, transform, reduce, nn, image, vision, annotation):
         builder = getattr(namespace, name, None)
         if callable(builder) and not name.startswith("_"):
             return builder
