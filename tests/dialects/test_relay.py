@@ -611,6 +611,62 @@ CASES: list[tuple[str, list[Attribute], Body, str]] = [
         relay.QnnDenseOp,
         "tensor<2x3xi32>",
     ),
+    (
+        "vision.multibox_prior",
+        [t(1, 3, 4, 5)],
+        lambda x: relay.MultiboxPriorOp(x, (0.5, 0.3), (1.0, 2.0, 0.5), clip=True),
+        "tensor<1x80x4xf32>",
+    ),
+    (
+        "vision.yolo_reorg",
+        [t(2, 8, 6, 4)],
+        lambda x: relay.YoloReorgOp(x, 2),
+        "tensor<2x32x3x2xf32>",
+    ),
+    (
+        "vision.roi_align_nhwc",
+        [t(2, 8, 8, 3), t(5, 5)],
+        lambda x, r: relay.RoiAlignOp(x, r, (2, 3), 0.5, 2, "NHWC", "max"),
+        "tensor<5x2x3x3xf32>",
+    ),
+    (
+        "vision.roi_pool",
+        [t(2, 3, 8, 8), t(4, 5)],
+        lambda x, r: relay.RoiPoolOp(x, r, (3, 3), 1.0),
+        "tensor<4x3x3x3xf32>",
+    ),
+    (
+        "vision.get_valid_counts",
+        [t(2, 7, 6)],
+        lambda x: relay.GetValidCountsOp(x, 0.3, -1, 0),
+        "tuple<tensor<2xi32>, tensor<2x7x6xf32>, tensor<2x7xi32>>",
+    ),
+    (
+        "vision.non_max_suppression",
+        [t(2, 7, 6), t(2, elem=i32), t(2, 7, elem=i32), t(elem=i32), t()],
+        lambda *a: relay.NonMaxSuppressionOp(*a, top_k=3),
+        "tuple<tensor<2x7xi32>, tensor<2x1xi32>>",
+    ),
+    (
+        "vision.non_max_suppression_boxes",
+        [t(1, 7, 5), t(1, elem=i32), t(1, 7, elem=i32), t(elem=i32), t()],
+        lambda *a: relay.NonMaxSuppressionOp(
+            *a, coord_start=1, score_index=0, id_index=-1, return_indices=False
+        ),
+        "tensor<1x7x5xf32>",
+    ),
+    (
+        "vision.all_class_non_max_suppression",
+        [t(2, 6, 4), t(2, 3, 6), t(elem=i64), t(), t()],
+        relay.AllClassNonMaxSuppressionOp,
+        "tuple<tensor<36x3xi64>, tensor<1xi64>>",
+    ),
+    (
+        "vision.all_class_non_max_suppression_tf",
+        [t(2, 6, 4), t(2, 3, 6), t(elem=i32), t(), t()],
+        lambda *a: relay.AllClassNonMaxSuppressionOp(*a, output_format="tensorflow"),
+        "tuple<tensor<2x18x2xi64>, tensor<2x18xf32>, tensor<2xi64>>",
+    ),
 ]
 
 
@@ -1501,6 +1557,58 @@ INVALID: list[tuple[str, list[Attribute], Body, str]] = [
         [TensorType(IndexType(), [3]), TensorType(IndexType(), [3])],
         relay.AddOp,
         "'relay.add' op lhs element type must be an integer or float type, got index",
+    ),
+    (
+        "vision.yolo_reorg_channels",
+        [t(1, 6, 4, 4)],
+        lambda x: relay.YoloReorgOp(x, 2),
+        "'relay.vision.yolo_reorg' op stride 2 must be positive, its square must divide the 6 "
+        "channels and it must divide height and width 4x4",
+    ),
+    (
+        "vision.multibox_prior_steps",
+        [t(1, 3, 4, 4)],
+        lambda x: relay.MultiboxPriorOp(x, steps=(0.5,)),
+        "'relay.vision.multibox_prior' op steps must have 2 values (height, width), got (0.5,)",
+    ),
+    (
+        "vision.roi_align_rois",
+        [t(1, 3, 8, 8), t(4, 4)],
+        lambda x, r: relay.RoiAlignOp(x, r, (2, 2), 1.0),
+        "'relay.vision.roi_align' op rois must be (rois, 5): batch index, x1, y1, x2, y2, got "
+        "tensor<4x4xf32>",
+    ),
+    (
+        "vision.roi_pool_layout",
+        [t(1, 8, 8, 3), t(4, 5)],
+        lambda x, r: relay.RoiPoolOp(x, r, (2, 2), 1.0, "NHWC"),
+        '\'relay.vision.roi_pool\' op layout must be one of "NCHW", got "NHWC"',
+    ),
+    (
+        "vision.get_valid_counts_index",
+        [t(1, 4, 5)],
+        lambda x: relay.GetValidCountsOp(x, 0.0, 0, 5),
+        "'relay.vision.get_valid_counts' op score_index 5 is out of range for boxes of 5 values",
+    ),
+    (
+        "vision.non_max_suppression_threshold",
+        [t(1, 7, 6), t(1, elem=i32), t(1, 7, elem=i32), t(elem=i32), t(2)],
+        relay.NonMaxSuppressionOp,
+        "'relay.vision.non_max_suppression' op iou_threshold must be a scalar of a float type, "
+        "got tensor<2xf32>",
+    ),
+    (
+        "vision.non_max_suppression_indices",
+        [t(1, 7, 6), t(1, elem=i32), t(1, 6, elem=i32), t(elem=i32), t()],
+        relay.NonMaxSuppressionOp,
+        "'relay.vision.non_max_suppression' op indices must have shape (1x7), got tensor<1x6xi32>",
+    ),
+    (
+        "vision.all_class_non_max_suppression_scores",
+        [t(1, 6, 4), t(1, 2, 5), t(elem=i64), t(), t()],
+        relay.AllClassNonMaxSuppressionOp,
+        "'relay.vision.all_class_non_max_suppression' op scores must be (1, classes, 6), got "
+        "tensor<1x2x5xf32>",
     ),
 ]
 

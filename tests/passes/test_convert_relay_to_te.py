@@ -1187,7 +1187,121 @@ CASES: dict[type[relay.RelayOp], list[Case]] = {
         Case("lower_k", [f32(2, 3, 4)], lambda g, x: g(relay.TriluOp(x, k=-1, upper=False))),
         Case("upper_k_int", [i32(3, 3)], lambda g, x: g(relay.TriluOp(x, k=2))),
     ],
+    relay.MultiboxPriorOp: [
+        Case(
+            "ratios_clip",
+            [f32(1, 2, 3, 5)],
+            lambda g, x: g(relay.MultiboxPriorOp(x, (0.5, 0.25), (1.0, 2.0, 0.5), clip=True)),
+        ),
+        Case(
+            "steps",
+            [f32(2, 1, 4, 2)],
+            lambda g, x: g(relay.MultiboxPriorOp(x, (0.7,), (1.0, 3.0), (0.2, 0.4), (0.3, 0.6))),
+        ),
+    ],
+    relay.YoloReorgOp: [
+        Case("stride2", [f32(2, 8, 4, 6)], lambda g, x: g(relay.YoloReorgOp(x, 2))),
+        Case("stride3_int", [i32(1, 9, 3, 6)], lambda g, x: g(relay.YoloReorgOp(x, 3))),
+    ],
+    relay.RoiAlignOp: [
+        Case(
+            f"{layout}_{mode}_{ratio}",
+            [f32(2, 3, 9, 7) if layout == "NCHW" else f32(2, 9, 7, 3), f32(5, 5)],
+            lambda g, x, r, layout=layout, mode=mode, ratio=ratio: g(
+                relay.RoiAlignOp(x, r, (3, 2), 0.5, ratio, layout, mode)
+            ),
+            lambda inputs: [random_input(*inputs[0]), rois(5, 2, 18.0)],
+        )
+        for layout, mode, ratio in [("NCHW", "avg", -1), ("NHWC", "max", 2), ("NCHW", "max", 0)]
+    ],
+    relay.RoiPoolOp: [
+        Case(
+            "scaled",
+            [f32(2, 3, 9, 7), f32(6, 5)],
+            lambda g, x, r: g(relay.RoiPoolOp(x, r, (3, 2), 0.5)),
+            lambda inputs: [random_input(*inputs[0]), rois(6, 2, 18.0)],
+        ),
+    ],
+    relay.GetValidCountsOp: [
+        Case(
+            f"id{id_index}",
+            [f32(3, 9, 6)],
+            lambda g, x, id_index=id_index: fields(
+                g, g(relay.GetValidCountsOp(x, 0.1, id_index, 1)), 3
+            ),
+        )
+        for id_index in (0, -1)
+    ],
+    relay.NonMaxSuppressionOp: [
+        Case(
+            f"{name}",
+            [f32(2, 8, 6), i32(2), i32(2, 8), i32(), f32()],
+            lambda g, *a, attrs=attrs: (
+                fields(g, g(relay.NonMaxSuppressionOp(*a, **attrs)), 2)
+                if attrs.get("return_indices", True)
+                else g(relay.NonMaxSuppressionOp(*a, **attrs))
+            ),
+            lambda inputs, limit=limit: nms_inputs(limit),
+        )
+        for name, limit, attrs in [
+            ("indices", -1, {}),
+            ("forced_top_k_limit", 2, {"force_suppress": True, "top_k": 5}),
+            ("boxes_to_bottom", 3, {"return_indices": False, "invalid_to_bottom": True}),
+            ("boxes_in_place", -1, {"return_indices": False}),
+        ]
+    ],
+    relay.AllClassNonMaxSuppressionOp: [
+        Case(
+            output_format,
+            [f32(2, 7, 4), f32(2, 3, 7), i32(), f32(), f32()],
+            lambda g, *a, output_format=output_format, count=count: fields(
+                g, g(relay.AllClassNonMaxSuppressionOp(*a, output_format=output_format)), count
+            ),
+            lambda inputs: [
+                corner_boxes((2, 7)),
+                RNG.uniform(size=(2, 3, 7)).astype(F32),
+                np.array(3, "int32"),
+                np.array(0.3, F32),
+                np.array(0.2, F32),
+            ],
+        )
+        for output_format, count in [("onnx", 2), ("tensorflow", 3)]
+    ],
 }
+
+
+def fields(g: Graph, value: SSAValue, count: int) -> list[SSAValue]:
+    """The fields of a tuple-typed value, each returned."""
+    return [g(relay.TupleGetItemOp(value, k)) for k in range(count)]
+
+
+def corner_boxes(lead: tuple[int, ...], scale: float = 10.0) -> np.ndarray:
+    """Random boxes (x1, y1, x2, y2) with x1 < x2 and y1 < y2, overlapping often."""
+    low = RNG.uniform(0, scale, size=(*lead, 2))
+    size = RNG.uniform(1, scale / 2, size=(*lead, 2))
+    return np.concatenate([low, low + size], axis=-1).astype(F32)
+
+
+def rois(count: int, batch: int, extent: float) -> np.ndarray:
+    """Regions (batch index, x1, y1, x2, y2), some reaching outside the map."""
+    corners = RNG.uniform(-2, extent, size=(count, 4)).astype(F32)
+    return np.concatenate([RNG.integers(0, batch, (count, 1)).astype(F32), corners], axis=1)
+
+
+def nms_inputs(limit: int) -> list[np.ndarray]:
+    """Boxes (class, score, corners) with scores of both signs and classes 0-2, a valid
+    count per batch and the boxes' indices."""
+    boxes = np.concatenate(
+        [
+            RNG.integers(0, 3, (2, 8, 1)).astype(F32),
+            RNG.uniform(-0.2, 1, (2, 8, 1)).astype(F32),
+            corner_boxes((2, 8)),
+        ],
+        axis=-1,
+    )
+    indices = np.stack([RNG.permutation(8) for _ in range(2)]).astype("int32")
+    return [boxes, np.int32([8, 6]), indices, np.array(limit, "int32"), np.array(0.3, F32)]
+
 
 # Ops without a strategy row, and why.
 EXCLUDED = {

@@ -347,6 +347,49 @@ RESIZE_REFS = {
     3: topi_testing.resize3d_python,
 }
 
+# ---------------------------------------------------------------------------------------------
+# Vision inputs and the prior-box reference
+
+
+def multibox_prior_ref(
+    h: int,
+    w: int,
+    sizes: Sequence[float],
+    ratios: Sequence[float],
+    steps: Sequence[float],
+    offsets: Sequence[float],
+) -> np.ndarray:
+    """SSD's prior boxes, one at a time, clipped to [0, 1]."""
+    boxes = []
+    for i, j in product(range(h), range(w)):
+        cy, cx = (i + offsets[0]) * steps[0], (j + offsets[1]) * steps[1]
+        shapes = [(s, 1.0) for s in sizes] + [(sizes[0], r) for r in ratios[1:]]
+        for size, ratio in shapes:
+            half_w = size * h / w * math.sqrt(ratio) / 2
+            half_h = size / math.sqrt(ratio) / 2
+            boxes.append([cx - half_w, cy - half_h, cx + half_w, cy + half_h])
+    return np.clip(np.float32(boxes), 0, 1)[None]
+
+
+ROIS = np.float32([[1, 1.5, 2.0, 9.0, 11.5], [0, -3.0, 4.0, 6.0, 5.0], [1, 10.0, 12.0, 11.0, 13.0]])
+VALID_BOXES = np.float32(
+    [[[0, 0.9, 1, 2, 3, 4], [-1, 0.8, 1, 2, 3, 4], [1, 0.2, 1, 2, 3, 4], [2, 0.6, 5, 6, 7, 8]]]
+)
+NMS_BOXES = np.float32(
+    [
+        [
+            [0, 0.8, 1, 20, 25, 45],
+            [1, 0.7, 30, 60, 50, 80],
+            [0, 0.4, 4, 21, 19, 40],
+            [2, 0.9, 35, 61, 52, 79],
+            [1, 0.5, 100, 60, 70, 110],
+        ]
+    ]
+)
+CLASS_BOXES = np.float32([[[0, 0, 1, 1], [0, 0.1, 1, 1.1], [0, 5, 1, 6]]])
+CLASS_SCORES = np.float32([[[0.9, 0.8, 0.7], [0.1, 0.95, 0.3]]])
+
+
 CASES: list[Case] = [
     # Constants, parameters, tuples
     Case(
@@ -1246,6 +1289,94 @@ CASES: list[Case] = [
             .reshape(1, 8, 3, 5)
             .reshape(1, 4, 2, 3, 5)
             .transpose(0, 1, 3, 4, 2)
+        ),
+    ),
+    # Vision: direct loops (topi.testing's references) or results worked out by hand
+    Case(
+        "multibox_prior",
+        [rand(1, 2, 3, 4)],
+        lambda x: relay.MultiboxPriorOp(x, (0.4, 0.2), (1.0, 4.0), (0.3, 0.25), (0.5, 0.4), True),
+        lambda x: multibox_prior_ref(3, 4, (0.4, 0.2), (1.0, 4.0), (0.3, 0.25), (0.5, 0.4)),
+    ),
+    Case(
+        "yolo_reorg",
+        [rand(2, 8, 4, 6)],
+        lambda x: relay.YoloReorgOp(x, 2),
+        lambda x: topi_testing.reorg_python(x, 2),
+    ),
+    Case(
+        "roi_align_avg_adaptive",
+        [rand(2, 3, 7, 6), ROIS],
+        lambda x, r: relay.RoiAlignOp(x, r, (2, 3), 0.5),
+        lambda x, r: topi_testing.roi_align_nchw_python(x, r, (2, 3), 0.5, -1, "avg"),
+    ),
+    Case(
+        "roi_align_max_nhwc",
+        [rand(2, 7, 6, 3), ROIS],
+        lambda x, r: relay.RoiAlignOp(x, r, (3, 2), 0.5, 2, "NHWC", "max"),
+        lambda x, r: topi_testing.roi_align_nhwc_python(x, r, (3, 2), 0.5, 2, "max"),
+    ),
+    Case(
+        "roi_pool",
+        [rand(2, 3, 7, 6), ROIS],
+        lambda x, r: relay.RoiPoolOp(x, r, (2, 3), 0.5),
+        lambda x, r: topi_testing.roi_pool_nchw_python(x, r, (2, 3), 0.5),
+    ),
+    Case(
+        "get_valid_counts",
+        [VALID_BOXES],
+        lambda x: relay.TupleOp(
+            *(relay.TupleGetItemOp(relay.GetValidCountsOp(x, 0.5), k) for k in range(3))
+        ),
+        lambda x: (
+            np.int32([2]),
+            np.concatenate([x[:, [0, 3]], np.full((1, 2, 6), -1, np.float32)], axis=1),
+            np.int32([[0, 3, -1, -1]]),
+        ),
+    ),
+    Case(
+        "non_max_suppression_by_class_to_bottom",
+        [NMS_BOXES, np.int32([4]), np.int32([[4, 3, 2, 1, 0]]), np.int32(-1), np.float32(0.4)],
+        lambda *a: relay.NonMaxSuppressionOp(*a, return_indices=False, invalid_to_bottom=True),
+        lambda x, *_: np.concatenate([x[:, [3, 0, 1]], np.full((1, 2, 6), -1, np.float32)], axis=1),
+    ),
+    Case(
+        "non_max_suppression_forced_indices",
+        [NMS_BOXES, np.int32([4]), np.int32([[4, 3, 2, 1, 0]]), np.int32(-1), np.float32(0.5)],
+        lambda *a: relay.TupleOp(
+            *(
+                relay.TupleGetItemOp(relay.NonMaxSuppressionOp(*a, force_suppress=True), k)
+                for k in range(2)
+            )
+        ),
+        lambda *_: (np.int32([[1, 4, 2, -1, -1]]), np.int32([[3]])),
+    ),
+    Case(
+        "all_class_non_max_suppression",
+        [CLASS_BOXES, CLASS_SCORES, np.int64(2), np.float32(0.5), np.float32(0.2)],
+        lambda *a: relay.TupleOp(
+            *(relay.TupleGetItemOp(relay.AllClassNonMaxSuppressionOp(*a), k) for k in range(2))
+        ),
+        lambda *_: (
+            np.int64([[0, 0, 0], [0, 0, 2], [0, 1, 1], [0, 1, 2], [0, 0, 0], [0, 0, 0]]),
+            np.int64([4]),
+        ),
+    ),
+    Case(
+        "all_class_non_max_suppression_tensorflow",
+        [CLASS_BOXES, CLASS_SCORES, np.int32(1), np.float32(0.5), np.float32(0.2)],
+        lambda *a: relay.TupleOp(
+            *(
+                relay.TupleGetItemOp(
+                    relay.AllClassNonMaxSuppressionOp(*a, output_format="tensorflow"), k
+                )
+                for k in range(3)
+            )
+        ),
+        lambda *_: (
+            np.int64([[[0, 0], [1, 1], [0, 0], [0, 0], [0, 0], [0, 0]]]),
+            np.float32([[0.9, 0.95, 0, 0, 0, 0]]),
+            np.int64([2]),
         ),
     ),
 ]

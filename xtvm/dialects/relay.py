@@ -3459,7 +3459,8 @@ RoiAlignOp = relay_op(
     RelayOp,
     """Region-of-interest align (Mask R-CNN): each region (batch index, x1, y1, x2, y2), scaled
     by spatial_scale, is cut into pooled_size bins; a bin averages (or takes the max of) its
-    bilinear samples, sample_ratio per axis, or ceil(bin size) when sample_ratio <= 0.
+    bilinear samples, sample_ratio per axis, or ceil(bin size) when sample_ratio <= 0. A
+    region whose batch index is outside the batch pools to 0.
 
     `%y = relay.vision.roi_align %x, %r {pooled_size = array<i64: 2, 2>, spatial_scale = 1.0
         : f64} : (tensor<1x3x8x8xf32>, tensor<4x5xf32>) -> tensor<4x3x2x2xf32>`
@@ -3480,7 +3481,7 @@ RoiPoolOp = relay_op(
     RelayOp,
     """Region-of-interest max pooling (Fast R-CNN): each region (batch index, x1, y1, x2, y2),
     scaled by spatial_scale and rounded, is cut into pooled_size bins; a bin is the max of its
-    pixels (0 when it holds none).
+    pixels (0 when it holds none). A region whose batch index is outside the batch pools to 0.
 
     `%y = relay.vision.roi_pool %x, %r {pooled_size = array<i64: 2, 2>, spatial_scale = 1.0
         : f64} : (tensor<1x3x8x8xf32>, tensor<4x5xf32>) -> tensor<4x3x2x2xf32>`
@@ -3630,7 +3631,7 @@ AllClassNonMaxSuppressionOp = relay_op(
     max_output_boxes_per_class kept per class. "onnx" format: rows (batch, class, box), the
     first count of them valid; "tensorflow": per batch (class, box) rows, their scores, count.
 
-    `%t = relay.vision.all_class_non_max_suppression %b, %s, %m, %i, %t
+    `%y = relay.vision.all_class_non_max_suppression %b, %s, %m, %i, %t
         : (tensor<1x5x4xf32>, tensor<1x2x5xf32>, tensor<i32>, tensor<f32>, tensor<f32>)
         -> tuple<tensor<10x3xi64>, tensor<1xi64>>`
     """,

@@ -319,9 +319,17 @@ class KernelBuilder:
         """Inline injective intermediates; schedule every other stage by its op's strategy."""
         s = te.create_schedule([t.op for t in outputs])
         output_ops = {id(t.op) for t in outputs}
+        # an extern stage reads whole buffers: it and what it reads stay at the root
+        buffered = {id(stage.op) for stage in s.stages if isinstance(stage.op, ExternOp)}
+        buffered |= {
+            id(t.op)
+            for stage in s.stages
+            if isinstance(stage.op, ExternOp)
+            for t in stage.op.input_tensors
+        }
         for stage in s.stages:
-            extern = isinstance(stage.op, ExternOp)
-            if id(stage.op) not in output_ops and not stage.op.reduce_axis and not extern:
+            kept = id(stage.op) in output_ops or id(stage.op) in buffered
+            if not kept and not stage.op.reduce_axis:
                 stage.compute_inline()
         for stage in s.stages:
             if isinstance(stage.op, ExternOp):  # its statements are its schedule

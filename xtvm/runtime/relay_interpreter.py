@@ -1401,7 +1401,7 @@ def roi_align(
     for n, roi in enumerate(rois.astype(np.float32)):
         b = int(roi[0])
         if not 0 <= b < data.shape[0]:
-            raise RelayInterpreterError(f"roi_align: batch index {b} out of [0, {data.shape[0]})")
+            continue  # a region of no image pools to 0
         x1, y1, x2, y2 = roi[1:] * np.float32(spatial_scale)
         roi_h, roi_w = max(y2 - y1, 1.0), max(x2 - x1, 1.0)
         bin_h, bin_w = roi_h / ph, roi_w / pw
@@ -1425,7 +1425,7 @@ def roi_pool(
     for n, roi in enumerate(rois):
         b = int(roi[0])
         if not 0 <= b < x.shape[0]:
-            raise RelayInterpreterError(f"roi_pool: batch index {b} out of [0, {x.shape[0]})")
+            continue  # a region of no image pools to 0
         x1, y1, x2, y2 = np.round(roi[1:] * np.float32(spatial_scale)).astype(np.int64)
         bin_h = np.float32(max(y2 - y1 + 1, 1)) / np.float32(ph)
         bin_w = np.float32(max(x2 - x1 + 1, 1)) / np.float32(pw)

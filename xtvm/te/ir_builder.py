@@ -102,6 +102,8 @@ class BufferVar:
 
     def _vector_index(self, indices: tuple[PrimExpr, ...]) -> tuple[tuple[PrimExpr, ...], int]:
         """A unit-stride Ramp as the last index addresses that many consecutive elements."""
+        if not indices:  # a 0-d buffer
+            return indices, 1
         *outer, last = indices
         if not any(isinstance(i, Ramp) for i in indices):
             return indices, 1

@@ -152,11 +152,14 @@ def roi_align(
                 grid_h = ib.let("grid_h", te.ceil(bin_h).astype("int32"))
                 grid_w = ib.let("grid_w", te.ceil(bin_w).astype("int32"))
             samples = ib.let("samples", te.max(grid_h * grid_w, 1).astype(dtype))
+            batch = static_shape(data)[0]
+            known = te.all(b >= 0, b < batch)  # a region of no image pools to 0
             with ib.for_range(0, channels, name="c") as c:
                 with ib.for_range(0, pooled_h, name="ph") as ph:
                     with ib.for_range(0, pooled_w, name="pw") as pw:
                         acc[0] = zero if mode == "avg" else te.min_value(dtype)
-                        with ib.for_range(0, grid_h, name="iy") as iy:
+                        grid = te.if_then_else(known, grid_h, te.const(0, "int32"))
+                        with ib.for_range(0, grid, name="iy") as iy:
                             with ib.for_range(0, grid_w, name="ix") as ix:
                                 y = ib.let(
                                     "y",
@@ -176,7 +179,7 @@ def roi_align(
                                 else:
                                     acc[0] = te.max(acc[0], v)
                         index = (n, ph, pw, c) if nhwc else (n, c, ph, pw)
-                        out[index] = acc[0]
+                        out[index] = te.if_then_else(known, acc[0], zero)
         return ib.get()
 
     return te.extern(shape, [data, rois], body, name="T_roi_align", dtype=dtype, tag="roi_align")
@@ -223,7 +226,7 @@ def roi_pool(
     map); a bin is the max of its pixels, 0 when empty."""
     data, rois = materialized(data), materialized(rois)
     count = static_shape(rois)[0]
-    _, channels, height, width = static_shape(data)
+    batch, channels, height, width = static_shape(data)
     pooled_h, pooled_w = pooled_size
     dtype = data.dtype
 
@@ -257,6 +260,8 @@ def roi_pool(
                     we = ib.let("we", clipped(w1, start_w, width))
                     with ib.for_range(0, channels, name="c") as c:
                         acc[0] = te.min_value(dtype)
+                        known = te.all(b >= 0, b < batch)  # a region of no image pools to 0
+                        he = te.if_then_else(known, he, hs)
                         with ib.for_range(hs, he, name="y") as y:
                             with ib.for_range(ws, we, name="x") as xx:
                                 acc[0] = te.max(acc[0], x[b, c, y, xx])
@@ -341,20 +346,17 @@ def sort_by_score(
     count: PrimExpr,
     score: object,
 ) -> None:
-    """order[0:count] = 0..count-1 sorted by descending score(i), ties by index (a stable
-    insertion sort: NMS inputs are small, and the order must match a stable argsort)."""
+    """order[0:count] = 0..count-1 by descending score(i), ties by index (a stable argsort,
+    as TVM's): item i goes to its rank, the number of items before it in that order."""
+    rank = ib.allocate("int32", (1,), name="rank", scope="local")
     with ib.for_range(0, count, name="s") as s:
-        order[s] = s
-    with ib.for_range(1, count, name="s") as s:
-        item = ib.let("item", order[s])
-        pos = ib.allocate("int32", (1,), name="pos", scope="local")
-        pos[0] = s
-        with ib.while_loop(
-            te.all(pos[0] > 0, score(order[te.max(pos[0] - 1, 0)]) < score(item))  # type: ignore[operator]
-        ):
-            order[pos[0]] = order[pos[0] - 1]
-            pos[0] = pos[0] - 1
-        order[pos[0]] = item
+        rank[0] = 0
+        mine = ib.let("mine", score(s))  # type: ignore[operator]
+        with ib.for_range(0, count, name="t") as t:
+            theirs = score(t)  # type: ignore[operator]
+            ahead = te.any(theirs > mine, te.all(theirs == mine, t < s))
+            rank[0] = rank[0] + ahead.astype("int32")
+        order[rank[0]] = s
 
 
 def non_max_suppression(
@@ -453,7 +455,7 @@ def non_max_suppression(
                     entry = ib.let("entry", index[b, picked[j]])
                     wild = te.any(entry > anchors, entry < -anchors)
                     with ib.if_scope(te.any(entry >= 0, wild)):
-                        out[b, slot[0]] = te.if_then_else(wild, 0, entry)
+                        out[b, slot[0]] = te.if_then_else(wild, te.const(0, "int32"), entry)
                         slot[0] = slot[0] + 1
             total[b, 0] = slot[0]
             return

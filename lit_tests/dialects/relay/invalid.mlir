@@ -425,3 +425,19 @@ func.func @shape_of_float(%x: tensor<4xf32>) {
   %z = relay.shape_of %x {dtype = f32} : (tensor<4xf32>) -> tensor<1xf32>
   func.return
 }
+
+// -----
+
+func.func @nms_result(%d: tensor<1x5x6xf32>, %v: tensor<1xi32>, %i: tensor<1x5xi32>, %m: tensor<i32>, %t: tensor<f32>) {
+  // expected-error@+1 {{'relay.vision.non_max_suppression' op result type tensor<1x5x6xf32> does not match the inferred type tuple<tensor<1x5xi32>, tensor<1x1xi32>>}}
+  %z = relay.vision.non_max_suppression %d, %v, %i, %m, %t : (tensor<1x5x6xf32>, tensor<1xi32>, tensor<1x5xi32>, tensor<i32>, tensor<f32>) -> tensor<1x5x6xf32>
+  func.return
+}
+
+// -----
+
+func.func @roi_align_mode(%x: tensor<1x4x6x6xf32>, %r: tensor<3x5xf32>) {
+  // expected-error@+1 {{'relay.vision.roi_align' op mode must be one of "avg", "max", got "sum"}}
+  %z = relay.vision.roi_align %x, %r {pooled_size = array<i64: 2, 2>, spatial_scale = 1.0 : f64, mode = "sum"} : (tensor<1x4x6x6xf32>, tensor<3x5xf32>) -> tensor<3x4x2x2xf32>
+  func.return
+}

@@ -421,3 +421,26 @@ func.func @tvm_more_ops(%x: tensor<1x4x8x8xf32>, %o: tensor<1x18x8x8xf32>, %w: t
   %md = relay.mod %b, %b : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
   func.return
 }
+
+// TVM 0.13's vision ops (relay.vision): float lists print as array<f64>, non_max_suppression's
+// result is a tensor or, with return_indices (the default), a tuple.
+// CHECK-LABEL: func.func @vision_ops(
+// CHECK-NEXT:    %mp = relay.vision.multibox_prior %x {sizes = array<f64: 5.000000e-01, 2.500000e-01>, ratios = array<f64: 1.000000e+00, 2.000000e+00>, clip = true} : (tensor<1x4x6x6xf32>) -> tensor<1x108x4xf32>
+// CHECK-NEXT:    %yr = relay.vision.yolo_reorg %x {stride = 2 : i64} : (tensor<1x4x6x6xf32>) -> tensor<1x16x3x3xf32>
+// CHECK-NEXT:    %ra = relay.vision.roi_align %x, %r {pooled_size = array<i64: 2, 2>, spatial_scale = 5.000000e-01 : f64, sample_ratio = 2 : i64, mode = "max"} : (tensor<1x4x6x6xf32>, tensor<3x5xf32>) -> tensor<3x4x2x2xf32>
+// CHECK-NEXT:    %rp = relay.vision.roi_pool %x, %r {pooled_size = array<i64: 3, 3>, spatial_scale = 1.000000e+00 : f64} : (tensor<1x4x6x6xf32>, tensor<3x5xf32>) -> tensor<3x4x3x3xf32>
+// CHECK-NEXT:    %gv = relay.vision.get_valid_counts %d {score_threshold = 2.500000e-01 : f64, id_index = -1 : i64} : (tensor<1x5x6xf32>) -> tuple<tensor<1xi32>, tensor<1x5x6xf32>, tensor<1x5xi32>>
+// CHECK-NEXT:    %nb = relay.vision.non_max_suppression %d, %v, %i, %m, %t {top_k = 3 : i64, return_indices = false} : (tensor<1x5x6xf32>, tensor<1xi32>, tensor<1x5xi32>, tensor<i32>, tensor<f32>) -> tensor<1x5x6xf32>
+// CHECK-NEXT:    %ni = relay.vision.non_max_suppression %d, %v, %i, %m, %t {force_suppress = true} : (tensor<1x5x6xf32>, tensor<1xi32>, tensor<1x5xi32>, tensor<i32>, tensor<f32>) -> tuple<tensor<1x5xi32>, tensor<1x1xi32>>
+// CHECK-NEXT:    %ac = relay.vision.all_class_non_max_suppression %b, %s, %m, %t, %t {output_format = "tensorflow"} : (tensor<1x5x4xf32>, tensor<1x2x5xf32>, tensor<i32>, tensor<f32>, tensor<f32>) -> tuple<tensor<1x10x2xi64>, tensor<1x10xf32>, tensor<1xi64>>
+func.func @vision_ops(%x: tensor<1x4x6x6xf32>, %r: tensor<3x5xf32>, %d: tensor<1x5x6xf32>, %v: tensor<1xi32>, %i: tensor<1x5xi32>, %m: tensor<i32>, %t: tensor<f32>, %b: tensor<1x5x4xf32>, %s: tensor<1x2x5xf32>) {
+  %mp = relay.vision.multibox_prior %x {sizes = array<f64: 0.5, 0.25>, ratios = array<f64: 1.0, 2.0>, clip = true} : (tensor<1x4x6x6xf32>) -> tensor<1x108x4xf32>
+  %yr = relay.vision.yolo_reorg %x {stride = 2 : i64} : (tensor<1x4x6x6xf32>) -> tensor<1x16x3x3xf32>
+  %ra = relay.vision.roi_align %x, %r {pooled_size = array<i64: 2, 2>, spatial_scale = 0.5 : f64, sample_ratio = 2 : i64, mode = "max"} : (tensor<1x4x6x6xf32>, tensor<3x5xf32>) -> tensor<3x4x2x2xf32>
+  %rp = relay.vision.roi_pool %x, %r {pooled_size = array<i64: 3, 3>, spatial_scale = 1.0 : f64} : (tensor<1x4x6x6xf32>, tensor<3x5xf32>) -> tensor<3x4x3x3xf32>
+  %gv = relay.vision.get_valid_counts %d {score_threshold = 0.25 : f64, id_index = -1 : i64} : (tensor<1x5x6xf32>) -> tuple<tensor<1xi32>, tensor<1x5x6xf32>, tensor<1x5xi32>>
+  %nb = relay.vision.non_max_suppression %d, %v, %i, %m, %t {top_k = 3 : i64, return_indices = false} : (tensor<1x5x6xf32>, tensor<1xi32>, tensor<1x5xi32>, tensor<i32>, tensor<f32>) -> tensor<1x5x6xf32>
+  %ni = relay.vision.non_max_suppression %d, %v, %i, %m, %t {force_suppress = true} : (tensor<1x5x6xf32>, tensor<1xi32>, tensor<1x5xi32>, tensor<i32>, tensor<f32>) -> tuple<tensor<1x5xi32>, tensor<1x1xi32>>
+  %ac = relay.vision.all_class_non_max_suppression %b, %s, %m, %t, %t {output_format = "tensorflow"} : (tensor<1x5x4xf32>, tensor<1x2x5xf32>, tensor<i32>, tensor<f32>, tensor<f32>) -> tuple<tensor<1x10x2xi64>, tensor<1x10xf32>, tensor<1xi64>>
+  func.return
+}
