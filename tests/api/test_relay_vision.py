@@ -112,6 +112,31 @@ def test_get_valid_counts_then_non_max_suppression():
     np.testing.assert_array_equal(first, want)
 
 
+def test_ssd_decoding_then_suppression():
+    """TVM's multibox_transform_loc example: anchor 0 decodes to class 1 (0.7), anchors 1 and
+    2 to class 0; anchor 2 lies outside the unit square and clips to its corner. NMS sorts
+    them by score and keeps all three."""
+    cls_prob = np.float32([[[0.2, 0.5, 0.3], [0.25, 0.3, 0.45], [0.7, 0.1, 0.2]]])
+    loc = np.float32([[0.1, -0.2, 0.3, 0.2, 0.2, 0.4, 0.5, -0.3, 0.7, -0.2, -0.4, -0.8]])
+    anchors = np.float32([[[-0.1, -0.1, 0.1, 0.1], [-0.2, -0.2, 0.2, 0.2], [1.2, 1.2, 1.5, 1.5]]])
+    c, p, a = variables(cls_prob, loc, anchors)
+    mtl = relay.vision.multibox_transform_loc(c, p, a)
+    nms = relay.vision.non_max_suppression(mtl[0], mtl[1], mtl[0], return_indices=False)
+    rows, count, kept = built(
+        relay.Function([c, p, a], relay.Tuple([mtl[0], mtl[1], nms])), cls_prob, loc, anchors
+    )
+    assert count.tolist() == [3]
+    want = [
+        [1, 0.7, 0, 0, 0.10818365, 0.10008108],
+        [0, 0.45, 1, 1, 1, 1],
+        [0, 0.3, 0, 0, 0.22903419, 0.20435292],
+    ]
+    np.testing.assert_allclose(kept[0], want, rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(
+        rows[0, 0], [1, 0.7, 0, 0, 0.10818365, 0.10008108], rtol=1e-5, atol=1e-7
+    )
+
+
 def test_all_class_non_max_suppression_onnx_and_tensorflow():
     boxes = np.float32([[[0, 0, 1, 1], [0, 0.1, 1, 1.1], [0, 5, 1, 6], [0, 10, 1, 11]]])
     scores = np.float32([[[0.9, 0.8, 0.7, 0.1], [0.1, 0.95, 0.3, 0.6]]])

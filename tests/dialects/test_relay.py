@@ -656,6 +656,12 @@ CASES: list[tuple[str, list[Attribute], Body, str]] = [
         "tensor<1x7x5xf32>",
     ),
     (
+        "vision.multibox_transform_loc",
+        [t(2, 3, 5), t(2, 20), t(1, 5, 4)],
+        lambda c, p, a: relay.MultiboxTransformLocOp(c, p, a, False, 0.2, (0.1, 0.1, 0.3, 0.3)),
+        "tuple<tensor<2x5x6xf32>, tensor<2xi32>>",
+    ),
+    (
         "vision.all_class_non_max_suppression",
         [t(2, 6, 4), t(2, 3, 6), t(elem=i64), t(), t()],
         relay.AllClassNonMaxSuppressionOp,
@@ -1602,6 +1608,13 @@ INVALID: list[tuple[str, list[Attribute], Body, str]] = [
         [t(1, 7, 6), t(1, elem=i32), t(1, 6, elem=i32), t(elem=i32), t()],
         relay.NonMaxSuppressionOp,
         "'relay.vision.non_max_suppression' op indices must have shape (1x7), got tensor<1x6xi32>",
+    ),
+    (
+        "vision.multibox_transform_loc_anchor",
+        [t(1, 3, 5), t(1, 20), t(1, 4, 4)],
+        relay.MultiboxTransformLocOp,
+        "'relay.vision.multibox_transform_loc' op anchor must be (1, 5, 4) for 5 anchors, got "
+        "tensor<1x4x4xf32>",
     ),
     (
         "vision.all_class_non_max_suppression_scores",

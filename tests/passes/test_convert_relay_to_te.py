@@ -1250,6 +1250,21 @@ CASES: dict[type[relay.RelayOp], list[Case]] = {
             ("boxes_in_place", -1, {"return_indices": False}),
         ]
     ],
+    relay.MultiboxTransformLocOp: [
+        Case(
+            f"clip_{clip}",
+            [f32(2, 4, 6), f32(2, 24), f32(1, 6, 4)],
+            lambda g, c, p, a, clip=clip: fields(
+                g, g(relay.MultiboxTransformLocOp(c, p, a, clip, 0.3)), 2
+            ),
+            lambda inputs: [
+                RNG.uniform(size=(2, 4, 6)).astype(F32),
+                RNG.uniform(-1, 1, size=(2, 24)).astype(F32),
+                corner_boxes((1, 6), 1.0),
+            ],
+        )
+        for clip in (True, False)
+    ],
     relay.AllClassNonMaxSuppressionOp: [
         Case(
             output_format,
@@ -1278,7 +1293,7 @@ def fields(g: Graph, value: SSAValue, count: int) -> list[SSAValue]:
 def corner_boxes(lead: tuple[int, ...], scale: float = 10.0) -> np.ndarray:
     """Random boxes (x1, y1, x2, y2) with x1 < x2 and y1 < y2, overlapping often."""
     low = RNG.uniform(0, scale, size=(*lead, 2))
-    size = RNG.uniform(1, scale / 2, size=(*lead, 2))
+    size = RNG.uniform(scale / 10, scale / 2, size=(*lead, 2))
     return np.concatenate([low, low + size], axis=-1).astype(F32)
 
 

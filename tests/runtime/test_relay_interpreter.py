@@ -1352,6 +1352,24 @@ CASES: list[Case] = [
         lambda *_: (np.int32([[1, 4, 2, -1, -1]]), np.int32([[3]])),
     ),
     Case(
+        "multibox_transform_loc",
+        [
+            np.float32([[[0.2, 0.9], [0.5, 0.05], [0.3, 0.05]]]),
+            np.float32([[1, 0, 0, 0, 0, 0, 0, 0]]),
+            np.float32([[[0.1, 0.2, 0.5, 0.6], [0, 0, 1, 1]]]),
+        ],
+        lambda c, p, a: relay.TupleOp(
+            *(
+                relay.TupleGetItemOp(relay.MultiboxTransformLocOp(c, p, a, threshold=0.1), k)
+                for k in range(2)
+            )
+        ),
+        lambda *_: (
+            np.float32([[[0, 0.5, 0.14, 0.2, 0.54, 0.6], [-1] * 6]]),
+            np.int32([1]),
+        ),
+    ),
+    Case(
         "all_class_non_max_suppression",
         [CLASS_BOXES, CLASS_SCORES, np.int64(2), np.float32(0.5), np.float32(0.2)],
         lambda *a: relay.TupleOp(

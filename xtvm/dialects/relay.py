@@ -3556,7 +3556,8 @@ def nms_type(
     p.flag("invalid_to_bottom")
     if index_tensor(op, valid_count, "valid_count") != (batch,):
         raise op.error(f"valid_count must have shape ({batch}), got {valid_count}")
-    if index_tensor(op, indices, "indices") != (batch, anchors):
+    # indices are read only for return_indices (TVM's type relation does not check them)
+    if p.flag("return_indices") and index_tensor(op, indices, "indices") != (batch, anchors):
         raise op.error(f"indices must have shape ({batch}x{anchors}), got {indices}")
     scalar_operand(op, max_output_size, "max_output_size", integer=True)
     scalar_operand(op, iou_threshold, "iou_threshold", integer=False)
@@ -3645,6 +3646,49 @@ AllClassNonMaxSuppressionOp = relay_op(
     ),
     result=TupleType,
     rule=all_class_nms_type,
+    pattern=OpPattern.OPAQUE,
+)
+
+
+def multibox_transform_loc_type(
+    op: type[RelayOp], p: Props, cls_prob: TensorType, loc_pred: TensorType, anchor: TensorType
+) -> Attribute:
+    batch, _, anchors = float_tensor(op, cls_prob, "cls_prob", 3)
+    float_tensor(op, loc_pred, "loc_pred", 2)
+    float_tensor(op, anchor, "anchor", 3)
+    op.same_element([cls_prob, loc_pred, anchor], op.OPERANDS)
+    if tuple(anchor.get_shape())[1:] != (anchors, 4) or anchors < 1:
+        raise op.error(f"anchor must be (1, {anchors}, 4) for {anchors} anchors, got {anchor}")
+    if tuple(loc_pred.get_shape()) != (batch, anchors * 4):
+        raise op.error(f"loc_pred must be ({batch}, {anchors * 4}), got {loc_pred}")
+    if len(p.floats("variances")) != 4:
+        raise op.error(f"variances must have 4 values, got {p.floats('variances')}")
+    p.flag("clip")
+    p.number("threshold")
+    return TupleType(
+        (TensorType(cls_prob.get_element_type(), [batch, anchors, 6]), TensorType(i32, [batch]))
+    )
+
+
+MultiboxTransformLocOp = relay_op(
+    "vision.multibox_transform_loc",
+    RelayOp,
+    """SSD's box decoding: for each anchor, its best class but the background (class 0) of
+    cls_prob (batch, classes, anchors), kept when its probability reaches threshold, as a row
+    (class - 1, probability, x1, y1, x2, y2) of the anchor moved by loc_pred scaled by
+    variances (clipped to [0, 1] when clip); a tuple (the rows in anchor order then -1 rows,
+    their count per batch).
+
+    `%t = relay.vision.multibox_transform_loc %c, %l, %a
+        : (tensor<1x3x5xf32>, tensor<1x20xf32>, tensor<1x5x4xf32>)
+        -> tuple<tensor<1x5x6xf32>, tensor<1xi32>>`
+    """,
+    bool_def("clip", True),
+    float_def("threshold", 0.01),
+    floats_def("variances", (0.1, 0.1, 0.2, 0.2)),
+    operands=("cls_prob", "loc_pred", "anchor"),
+    result=TupleType,
+    rule=multibox_transform_loc_type,
     pattern=OpPattern.OPAQUE,
 )
 

@@ -1569,3 +1569,36 @@ def all_class_non_max_suppression(
         for r, (c, k, s) in enumerate(rows):
             pairs[b, r], kept_scores[b, r] = (c, k), s
     return pairs, kept_scores, totals
+
+
+@numpy_rule(relay.MultiboxTransformLocOp)
+def multibox_transform_loc(
+    cls_prob: np.ndarray,
+    loc_pred: np.ndarray,
+    anchor: np.ndarray,
+    clip: bool,
+    threshold: float,
+    variances: Sequence[float],
+) -> tuple[np.ndarray, np.ndarray]:
+    batch, _, anchors = cls_prob.shape
+    rows = np.full((batch, anchors, 6), -1, cls_prob.dtype)
+    counts = np.zeros(batch, np.int32)
+    left, top, right, bottom = (anchor[0, :, k] for k in range(4))
+    width, height = right - left, bottom - top
+    v = np.float32(variances)
+    for b in range(batch):
+        loc = loc_pred[b].reshape(anchors, 4)
+        cx = loc[:, 0] * v[0] * width + (left + right) / 2
+        cy = loc[:, 1] * v[1] * height + (top + bottom) / 2
+        half_w = np.exp(loc[:, 2] * v[2]) * width / 2
+        half_h = np.exp(loc[:, 3] * v[3]) * height / 2
+        corners = np.stack([cx - half_w, cy - half_h, cx + half_w, cy + half_h], axis=1)
+        corners = np.clip(corners, 0, 1) if clip else corners
+        best = cls_prob[b, 1:].argmax(axis=0) + 1  # the first of equal scores, as a strict >
+        score = cls_prob[b, best, np.arange(anchors)]
+        keep = np.nonzero(score >= np.float32(threshold))[0]
+        counts[b] = len(keep)
+        rows[b, : len(keep), 0] = best[keep] - 1
+        rows[b, : len(keep), 1] = score[keep]
+        rows[b, : len(keep), 2:] = corners[keep]
+    return rows, counts

@@ -518,6 +518,13 @@ STRATEGIES: dict[type[relay.RelayOp], Strategy] = {
         )
     ),
     relay.NonMaxSuppressionOp: row(non_max_suppression),
+    relay.MultiboxTransformLocOp: row(
+        lambda op, x: tuple(
+            vision.multibox_transform_loc(
+                *x, flag(op.clip), number(op.threshold), floats(op.variances)
+            )
+        )
+    ),
     relay.AllClassNonMaxSuppressionOp: row(
         lambda op, x: tuple(vision.all_class_non_max_suppression(*x, op.output_format.data))
     ),

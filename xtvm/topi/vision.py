@@ -569,3 +569,63 @@ def all_class_non_max_suppression(
         dtypes = ["int64", dtype, "int64"]
     outs = te.extern(shapes, ins, body, name="T_all_class_nms", dtype=dtypes)
     return list(outs)  # type: ignore[arg-type]
+
+
+def multibox_transform_loc(
+    cls_prob: TensorLike,
+    loc_pred: TensorLike,
+    anchor: TensorLike,
+    clip: bool,
+    threshold: float,
+    variances: Sequence[float],
+) -> list[te.Tensor]:
+    """SSD's box decoding (see the relay op): rows (class - 1, score, corners) of the
+    anchors whose best non-background class scores at least threshold, then -1 rows."""
+    ins = [materialized(t) for t in (cls_prob, loc_pred, anchor)]
+    batch, classes, anchors = static_shape(ins[0])
+    dtype = ins[0].dtype
+
+    def body(bufs: list[Buffer], outs: list[Buffer]) -> Stmt:
+        ib = create()
+        prob, loc, box = (ib.buffer_ptr(b) for b in bufs)
+        rows, count = ib.buffer_ptr(outs[0]), ib.buffer_ptr(outs[1])
+        best = ib.allocate(dtype, (1,), name="best", scope="local")
+        which = ib.allocate("int32", (1,), name="which", scope="local")
+        with ib.for_range(0, batch, name="b") as b:
+            count[b] = 0
+            with ib.for_range(0, anchors, name="j") as j:
+                with ib.for_range(0, 6, name="e") as e:
+                    rows[b, j, e] = te.const(-1, dtype)
+            with ib.for_range(0, anchors, name="j") as j:
+                best[0] = te.const(-1, dtype)
+                which[0] = 0
+                with ib.for_range(1, classes, name="k") as k:
+                    with ib.if_scope(prob[b, k, j] > best[0]):
+                        best[0] = prob[b, k, j]
+                        which[0] = k
+                with ib.if_scope(te.all(which[0] > 0, best[0] >= threshold)):
+                    at = ib.let("at", count[b])
+                    rows[b, at, 0] = (which[0] - 1).astype(dtype)
+                    rows[b, at, 1] = best[0]
+                    left, top, right, bottom = (box[0, j, k] for k in range(4))
+                    width, height = right - left, bottom - top
+                    cx = loc[b, j * 4] * variances[0] * width + (left + right) / 2.0
+                    cy = loc[b, j * 4 + 1] * variances[1] * height + (top + bottom) / 2.0
+                    half_w = te.exp(loc[b, j * 4 + 2] * variances[2]) * width / 2.0
+                    half_h = te.exp(loc[b, j * 4 + 3] * variances[3]) * height / 2.0
+                    corners = (cx - half_w, cy - half_h, cx + half_w, cy + half_h)
+                    for k, value in enumerate(corners):
+                        if clip:
+                            value = te.max(te.const(0, dtype), te.min(te.const(1, dtype), value))
+                        rows[b, at, 2 + k] = value
+                    count[b] = at + 1
+        return ib.get()
+
+    outs = te.extern(
+        [[batch, anchors, 6], [batch]],
+        ins,
+        body,
+        name="T_multibox_transform_loc",
+        dtype=[dtype, "int32"],
+    )
+    return list(outs)  # type: ignore[arg-type]

@@ -432,8 +432,9 @@ func.func @tvm_more_ops(%x: tensor<1x4x8x8xf32>, %o: tensor<1x18x8x8xf32>, %w: t
 // CHECK-NEXT:    %gv = relay.vision.get_valid_counts %d {score_threshold = 2.500000e-01 : f64, id_index = -1 : i64} : (tensor<1x5x6xf32>) -> tuple<tensor<1xi32>, tensor<1x5x6xf32>, tensor<1x5xi32>>
 // CHECK-NEXT:    %nb = relay.vision.non_max_suppression %d, %v, %i, %m, %t {top_k = 3 : i64, return_indices = false} : (tensor<1x5x6xf32>, tensor<1xi32>, tensor<1x5xi32>, tensor<i32>, tensor<f32>) -> tensor<1x5x6xf32>
 // CHECK-NEXT:    %ni = relay.vision.non_max_suppression %d, %v, %i, %m, %t {force_suppress = true} : (tensor<1x5x6xf32>, tensor<1xi32>, tensor<1x5xi32>, tensor<i32>, tensor<f32>) -> tuple<tensor<1x5xi32>, tensor<1x1xi32>>
+// CHECK-NEXT:    %mt = relay.vision.multibox_transform_loc %s, %l, %a {clip = false, variances = array<f64: 1.000000e-01, 1.000000e-01, 3.000000e-01, 3.000000e-01>} : (tensor<1x2x5xf32>, tensor<1x20xf32>, tensor<1x5x4xf32>) -> tuple<tensor<1x5x6xf32>, tensor<1xi32>>
 // CHECK-NEXT:    %ac = relay.vision.all_class_non_max_suppression %b, %s, %m, %t, %t {output_format = "tensorflow"} : (tensor<1x5x4xf32>, tensor<1x2x5xf32>, tensor<i32>, tensor<f32>, tensor<f32>) -> tuple<tensor<1x10x2xi64>, tensor<1x10xf32>, tensor<1xi64>>
-func.func @vision_ops(%x: tensor<1x4x6x6xf32>, %r: tensor<3x5xf32>, %d: tensor<1x5x6xf32>, %v: tensor<1xi32>, %i: tensor<1x5xi32>, %m: tensor<i32>, %t: tensor<f32>, %b: tensor<1x5x4xf32>, %s: tensor<1x2x5xf32>) {
+func.func @vision_ops(%x: tensor<1x4x6x6xf32>, %r: tensor<3x5xf32>, %d: tensor<1x5x6xf32>, %v: tensor<1xi32>, %i: tensor<1x5xi32>, %m: tensor<i32>, %t: tensor<f32>, %b: tensor<1x5x4xf32>, %s: tensor<1x2x5xf32>, %l: tensor<1x20xf32>, %a: tensor<1x5x4xf32>) {
   %mp = relay.vision.multibox_prior %x {sizes = array<f64: 0.5, 0.25>, ratios = array<f64: 1.0, 2.0>, clip = true} : (tensor<1x4x6x6xf32>) -> tensor<1x108x4xf32>
   %yr = relay.vision.yolo_reorg %x {stride = 2 : i64} : (tensor<1x4x6x6xf32>) -> tensor<1x16x3x3xf32>
   %ra = relay.vision.roi_align %x, %r {pooled_size = array<i64: 2, 2>, spatial_scale = 0.5 : f64, sample_ratio = 2 : i64, mode = "max"} : (tensor<1x4x6x6xf32>, tensor<3x5xf32>) -> tensor<3x4x2x2xf32>
@@ -441,6 +442,7 @@ func.func @vision_ops(%x: tensor<1x4x6x6xf32>, %r: tensor<3x5xf32>, %d: tensor<1
   %gv = relay.vision.get_valid_counts %d {score_threshold = 0.25 : f64, id_index = -1 : i64} : (tensor<1x5x6xf32>) -> tuple<tensor<1xi32>, tensor<1x5x6xf32>, tensor<1x5xi32>>
   %nb = relay.vision.non_max_suppression %d, %v, %i, %m, %t {top_k = 3 : i64, return_indices = false} : (tensor<1x5x6xf32>, tensor<1xi32>, tensor<1x5xi32>, tensor<i32>, tensor<f32>) -> tensor<1x5x6xf32>
   %ni = relay.vision.non_max_suppression %d, %v, %i, %m, %t {force_suppress = true} : (tensor<1x5x6xf32>, tensor<1xi32>, tensor<1x5xi32>, tensor<i32>, tensor<f32>) -> tuple<tensor<1x5xi32>, tensor<1x1xi32>>
+  %mt = relay.vision.multibox_transform_loc %s, %l, %a {clip = false, variances = array<f64: 0.1, 0.1, 0.3, 0.3>} : (tensor<1x2x5xf32>, tensor<1x20xf32>, tensor<1x5x4xf32>) -> tuple<tensor<1x5x6xf32>, tensor<1xi32>>
   %ac = relay.vision.all_class_non_max_suppression %b, %s, %m, %t, %t {output_format = "tensorflow"} : (tensor<1x5x4xf32>, tensor<1x2x5xf32>, tensor<i32>, tensor<f32>, tensor<f32>) -> tuple<tensor<1x10x2xi64>, tensor<1x10xf32>, tensor<1xi64>>
   func.return
 }

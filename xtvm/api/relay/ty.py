@@ -49,6 +49,10 @@ class StaticDim(int):
     dtype = "int64"
 
 
+# TVM's dtype strings without a width: its DataType reads "int" as int32 (numpy: int64)
+TVM_SHORT_DTYPES = {"int": "int32", "uint": "uint32", "float": "float32"}
+
+
 @dataclass(frozen=True)
 class TensorType(Type):
     """A tensor of `shape` and `dtype` ("float32", "int64", "bool", ...). A dimension is an
@@ -74,7 +78,7 @@ class TensorType(Type):
                     "te.size_var"
                 )
         object.__setattr__(self, "shape", tuple(dims))
-        object.__setattr__(self, "dtype", dtype_name(dtype))
+        object.__setattr__(self, "dtype", dtype_name(TVM_SHORT_DTYPES.get(str(dtype), dtype)))
 
     @property
     def is_static(self) -> bool:

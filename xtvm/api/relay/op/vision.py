@@ -1,4 +1,4 @@
-"""TVM's `relay.vision` operators: `multibox_prior`, `get_valid_counts`,
+"""TVM's `relay.vision` operators: `multibox_prior`, `multibox_transform_loc`, `get_valid_counts`,
 `non_max_suppression`, `all_class_non_max_suppression`, `roi_align`, `roi_pool` and
 `yolo_reorg`, with TVM's signatures (a number given for a scalar tensor operand becomes a
 constant, as TVM's builders do)."""
@@ -35,6 +35,26 @@ def multibox_prior(
         steps=[float(s) for s in steps],
         offsets=[float(o) for o in offsets],
         clip=bool(clip),
+    )
+
+
+def multibox_transform_loc(
+    cls_prob: Expr,
+    loc_pred: Expr,
+    anchor: Expr,
+    clip: bool = True,
+    threshold: float = 0.01,
+    variances: Sequence[float] = (0.1, 0.1, 0.2, 0.2),
+) -> Call:
+    """SSD's box decoding: (rows (class, score, corners), count per batch)."""
+    return make_call(
+        d.MultiboxTransformLocOp,
+        cls_prob,
+        loc_pred,
+        anchor,
+        clip=bool(clip),
+        threshold=float(threshold),
+        variances=[float(v) for v in variances],
     )
 
 
