@@ -208,3 +208,73 @@ def test_vision_calls_read_back_from_relay_text():
 def test_bad_vision_calls_are_refused(build: object, message: str):
     with pytest.raises((tvm.error.TVMError, ValueError), match=re.escape(message)):
         build()  # type: ignore[operator]
+
+
+PROPOSAL_CLS = np.float32(
+    [
+        [
+            [[0.3, 0.6, 0.2], [0.4, 0.7, 0.5], [0.1, 0.4, 0.3]],
+            [[0.7, 0.5, 0.3], [0.6, 0.4, 0.8], [0.9, 0.2, 0.5]],
+        ]
+    ]
+)
+PROPOSAL_DELTAS = np.float32(
+    [
+        [
+            [[0.5, 1.0, 0.6], [0.8, 1.2, 2.0], [0.9, 1.0, 0.8]],
+            [[0.5, 1.0, 0.7], [0.8, 1.2, 1.6], [2.1, 1.5, 0.7]],
+            [[1.0, 0.5, 0.7], [1.5, 0.9, 1.6], [1.4, 1.5, 0.8]],
+            [[1.0, 0.5, 0.6], [1.5, 0.9, 2.0], [1.8, 1.0, 0.9]],
+        ]
+    ]
+)
+
+
+@pytest.mark.parametrize(
+    ("iou_loss", "want"),
+    [
+        (
+            False,
+            [
+                [0.0, 0.0, 2.8451548, 28.38012, 18.154846],
+                [0.0, 0.0, 15.354933, 41.96971, 41.245064],
+                [0.0, 18.019852, 1.0538368, 51.98015, 25.946163],
+                [0.0, 27.320923, -1.266357, 55.0, 24.666357],
+            ],
+        ),
+        (
+            True,
+            [
+                [0.0, -5.25, -2.5, 21.75, 19.0],
+                [0.0, 11.25, -2.0, 37.25, 18.5],
+                [0.0, 26.849998, -2.3000002, 53.45, 18.6],
+                [0.0, -4.95, 13.799999, 22.25, 35.5],
+            ],
+        ),
+    ],
+)
+def test_proposal(iou_loss: bool, want: list[list[float]]):
+    """TVM's proposal example: 9 cells of one anchor; small boxes grow by rpn_min_size / 2."""
+    info = np.float32([[48.0, 48.0, 1.0]])
+    c, d, i = variables(PROPOSAL_CLS, PROPOSAL_DELTAS, info)
+    z = relay.vision.proposal(c, d, i, (0.5,), (0.5,), 16, 0.7, 200, 4, 16, iou_loss)
+    (got,) = built(relay.Function([c, d, i], z), PROPOSAL_CLS, PROPOSAL_DELTAS, info)
+    np.testing.assert_allclose(got, want, rtol=1e-4)
+
+
+def test_proposal_repeats_survivors_up_to_the_row_count():
+    """Two images, the second small: its boxes are clipped to it and grown to rpn_min_size;
+    the survivors of each image fill its 6 rows in turn, as the interpreter has them."""
+    cls_prob = np.concatenate([PROPOSAL_CLS, PROPOSAL_CLS[:, ::-1]])
+    deltas = np.concatenate([PROPOSAL_DELTAS, PROPOSAL_DELTAS * 0])
+    info = np.float32([[48.0, 48.0, 1.0], [8.0, 8.0, 0.5]])
+    c, d, i = variables(cls_prob, deltas, info)
+    z = relay.vision.proposal(c, d, i, (1.0,), (1.0,), 16, 0.3, -1, 6, 4, False)
+    func = relay.Function([c, d, i], z)
+    (got,) = built(func, cls_prob, deltas, info)
+    want = relay.create_executor("graph").evaluate(func)(cls_prob, deltas, info).numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-5)
+    assert got[:6, 0].tolist() == [0] * 6 and got[6:, 0].tolist() == [1] * 6
+    survivors = len({tuple(row) for row in got[6:, 1:].tolist()})
+    assert survivors < 6  # fewer boxes than rows: they repeat in order
+    np.testing.assert_array_equal(got[6 + survivors :], got[6 : 12 - survivors])

@@ -662,6 +662,12 @@ CASES: list[tuple[str, list[Attribute], Body, str]] = [
         "tuple<tensor<2x5x6xf32>, tensor<2xi32>>",
     ),
     (
+        "vision.proposal",
+        [t(2, 12, 3, 4), t(2, 24, 3, 4), t(2, 3)],
+        lambda c, d, i: relay.ProposalOp(c, d, i, (1.0, 2.0), rpn_post_nms_top_n=7),
+        "tensor<14x5xf32>",
+    ),
+    (
         "vision.all_class_non_max_suppression",
         [t(2, 6, 4), t(2, 3, 6), t(elem=i64), t(), t()],
         relay.AllClassNonMaxSuppressionOp,
@@ -1615,6 +1621,13 @@ INVALID: list[tuple[str, list[Attribute], Body, str]] = [
         relay.MultiboxTransformLocOp,
         "'relay.vision.multibox_transform_loc' op anchor must be (1, 5, 4) for 5 anchors, got "
         "tensor<1x4x4xf32>",
+    ),
+    (
+        "vision.proposal_anchors",
+        [t(1, 4, 3, 3), t(1, 8, 3, 3), t(1, 3)],
+        relay.ProposalOp,
+        "'relay.vision.proposal' op cls_prob must have 2 x 12 anchors (scales x ratios) "
+        "channels, got tensor<1x4x3x3xf32>",
     ),
     (
         "vision.all_class_non_max_suppression_scores",

@@ -1265,6 +1265,22 @@ CASES: dict[type[relay.RelayOp], list[Case]] = {
         )
         for clip in (True, False)
     ],
+    relay.ProposalOp: [
+        Case(
+            f"iou_loss_{iou_loss}",
+            [f32(2, 4, 3, 4), f32(2, 8, 3, 4), f32(2, 3)],
+            lambda g, c, d, i, iou_loss=iou_loss: g(
+                relay.ProposalOp(c, d, i, (1.0,), (0.5, 2.0), 8, 0.5, 9, 6, 4, iou_loss)
+            ),
+            lambda inputs: [
+                RNG.uniform(size=(2, 4, 3, 4)).astype(F32),
+                RNG.uniform(-1, 1, size=(2, 8, 3, 4)).astype(F32),
+                np.float32([[24, 32, 1.0], [20, 30, 0.5]]),
+            ],
+            rtol=1e-4,
+        )
+        for iou_loss in (False, True)
+    ],
     relay.AllClassNonMaxSuppressionOp: [
         Case(
             output_format,

@@ -1370,6 +1370,19 @@ CASES: list[Case] = [
         ),
     ),
     Case(
+        "proposal_iou_loss",
+        [
+            np.float32([[[[0.3, 0.6]], [[0.7, 0.9]]]]),
+            np.float32([[[[1.0, 0.0]], [[2.0, 0.0]], [[-1.0, 0.0]], [[3.0, 0.0]]]]),
+            np.float32([[30.0, 30.0, 1.0]]),
+        ],
+        lambda c, d, i: relay.ProposalOp(c, d, i, (1.0,), (1.0,), 16, 0.7, -1, 3, 4, True),
+        # anchors (0, 0, 15, 15) and (16, 0, 31, 15) moved by the offsets, clipped to 29;
+        # the second cell lies past the image's map (30 / 16 = 1 cell) and scores -1, so the
+        # first comes first; they do not overlap and fill the 3 rows in turn
+        lambda *_: np.float32([[0, 1, 2, 14, 18], [0, 16, 0, 29, 15], [0, 1, 2, 14, 18]]),
+    ),
+    Case(
         "all_class_non_max_suppression",
         [CLASS_BOXES, CLASS_SCORES, np.int64(2), np.float32(0.5), np.float32(0.2)],
         lambda *a: relay.TupleOp(

@@ -3693,4 +3693,59 @@ MultiboxTransformLocOp = relay_op(
 )
 
 
+def proposal_type(
+    op: type[RelayOp], p: Props, cls_prob: TensorType, bbox_pred: TensorType, im_info: TensorType
+) -> Attribute:
+    scales, ratios = p.floats("scales"), p.floats("ratios")
+    if not scales or not ratios or any(v <= 0 for v in (*scales, *ratios)):
+        raise op.error(f"scales and ratios must be positive and non-empty, got {scales}, {ratios}")
+    for name in ("feature_stride", "rpn_post_nms_top_n"):
+        if p.integer(name) < 1:
+            raise op.error(f"{name} must be positive, got {p.integer(name)}")
+    p.integer("rpn_pre_nms_top_n")
+    p.integer("rpn_min_size")
+    p.number("threshold")
+    p.flag("iou_loss")
+    batch, channels, h, w = float_tensor(op, cls_prob, "cls_prob", 4)
+    anchors = len(scales) * len(ratios)
+    if channels != 2 * anchors:
+        raise op.error(
+            f"cls_prob must have 2 x {anchors} anchors (scales x ratios) channels, got {cls_prob}"
+        )
+    if tuple(float_tensor(op, bbox_pred, "bbox_pred", 4)) != (batch, 4 * anchors, h, w):
+        raise op.error(f"bbox_pred must be ({batch}, {4 * anchors}, {h}, {w}), got {bbox_pred}")
+    if tuple(float_tensor(op, im_info, "im_info", 2)) != (batch, 3):
+        raise op.error(f"im_info must be ({batch}, 3): height, width, scale, got {im_info}")
+    op.same_element([cls_prob, bbox_pred, im_info], op.OPERANDS)
+    return TensorType(bbox_pred.get_element_type(), [batch * p.integer("rpn_post_nms_top_n"), 5])
+
+
+ProposalOp = relay_op(
+    "vision.proposal",
+    RelayOp,
+    """Faster R-CNN's region proposals: anchors (scales x ratios, feature_stride apart) moved
+    by bbox_pred (or offset, iou_loss), clipped to the image of im_info (height, width,
+    scale); one smaller than rpn_min_size x scale, or off the image's feature map, scores
+    -1. The rpn_pre_nms_top_n best (all when <= 0) go through non-maximum suppression
+    (IoU > threshold, +1 pixel areas); the survivors, repeated in order up to
+    rpn_post_nms_top_n, are rows (batch index, x1, y1, x2, y2).
+
+    `%y = relay.vision.proposal %c, %b, %i {scales = array<f64: 0.5>, ratios = array<f64:
+        0.5>, rpn_post_nms_top_n = 4 : i64} : (tensor<1x2x3x3xf32>, tensor<1x4x3x3xf32>,
+        tensor<1x3xf32>) -> tensor<4x5xf32>`
+    """,
+    floats_def("scales", (4.0, 8.0, 16.0, 32.0)),
+    floats_def("ratios", (0.5, 1.0, 2.0)),
+    int_def("feature_stride", 16),
+    float_def("threshold", 0.7),
+    int_def("rpn_pre_nms_top_n", 6000),
+    int_def("rpn_post_nms_top_n", 300),
+    int_def("rpn_min_size", 16),
+    bool_def("iou_loss", False),
+    operands=("cls_prob", "bbox_pred", "im_info"),
+    rule=proposal_type,
+    pattern=OpPattern.OPAQUE,
+)
+
+
 Relay = Dialect("relay", [ConstOp, ParamOp, TupleOp, TupleGetItemOp, *OPS], [])

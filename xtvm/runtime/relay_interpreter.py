@@ -1602,3 +1602,90 @@ def multibox_transform_loc(
         rows[b, : len(keep), 1] = score[keep]
         rows[b, : len(keep), 2:] = corners[keep]
     return rows, counts
+
+
+@numpy_rule(relay.ProposalOp)
+def proposal(
+    cls_prob: np.ndarray,
+    bbox_pred: np.ndarray,
+    im_info: np.ndarray,
+    scales: Sequence[float],
+    ratios: Sequence[float],
+    feature_stride: int,
+    threshold: float,
+    rpn_pre_nms_top_n: int,
+    rpn_post_nms_top_n: int,
+    rpn_min_size: int,
+    iou_loss: bool,
+) -> np.ndarray:
+    batch, _, h, w = cls_prob.shape
+    ratio = np.repeat(np.float64(ratios), len(scales))
+    scale = np.tile(np.float64(scales), len(ratios))
+    widths = np.floor(np.sqrt(np.floor(feature_stride**2 / ratio)) + 0.5) * scale
+    heights = np.floor(widths / scale * ratio + 0.5) * scale
+    centre = 0.5 * (feature_stride - 1.0)
+    half_w, half_h = 0.5 * (widths - 1), 0.5 * (heights - 1)
+    corners = [centre - half_w, centre - half_h, centre + half_w, centre + half_h]
+    base = np.stack(corners, axis=1).astype(np.float32)  # [anchors, 4]
+    count = len(base)
+    shift_x = (np.arange(w) * feature_stride)[None, :, None]
+    shift_y = (np.arange(h) * feature_stride)[:, None, None]
+    n = h * w * count
+    top = min(rpn_pre_nms_top_n, n) if rpn_pre_nms_top_n > 0 else n
+    out = np.zeros((batch * rpn_post_nms_top_n, 5), bbox_pred.dtype)
+    for b in range(batch):
+        im_h, im_w, im_scale = im_info[b]
+        x1, y1 = base[:, 0] + shift_x, base[:, 1] + shift_y  # [h, w, anchors]
+        x2, y2 = base[:, 2] + shift_x, base[:, 3] + shift_y
+        d = bbox_pred[b].reshape(count, 4, h, w).transpose(1, 2, 3, 0)  # [4, h, w, anchors]
+        if iou_loss:
+            pred = [x1 + d[0], y1 + d[1], x2 + d[2], y2 + d[3]]
+        else:
+            bw, bh = x2 - x1 + 1, y2 - y1 + 1
+            cx, cy = d[0] * bw + x1 + 0.5 * (bw - 1), d[1] * bh + y1 + 0.5 * (bh - 1)
+            pw, ph = np.exp(d[2]) * bw, np.exp(d[3]) * bh
+            pred = [
+                cx - 0.5 * (pw - 1),
+                cy - 0.5 * (ph - 1),
+                cx + 0.5 * (pw - 1),
+                cy + 0.5 * (ph - 1),
+            ]
+        limits = [im_w, im_h, im_w, im_h]
+        boxes = np.stack(
+            [np.maximum(np.minimum(p, lim - 1), 0) for p, lim in zip(pred, limits, strict=True)],
+            axis=-1,
+        ).astype(np.float32)
+        score = cls_prob[b, count:].transpose(1, 2, 0).copy()  # [h, w, anchors]
+        off_map = (np.arange(h)[:, None] >= int(im_h / feature_stride)) | (
+            np.arange(w)[None, :] >= int(im_w / feature_stride)
+        )
+        score[off_map] = -1
+        smallest = np.float32(im_scale * rpn_min_size)
+        small = (boxes[..., 2] - boxes[..., 0] + 1 < smallest) | (
+            boxes[..., 3] - boxes[..., 1] + 1 < smallest
+        )
+        boxes[small] += np.float32([-1, -1, 1, 1]) * (smallest / 2)
+        score[small] = -1
+        flat_boxes, flat_score = boxes.reshape(-1, 4), score.reshape(-1)
+        ranked = flat_boxes[np.argsort(-flat_score, kind="stable")[:top]]
+        removed = np.zeros(top, bool)
+        area = (ranked[:, 2] - ranked[:, 0] + 1) * (ranked[:, 3] - ranked[:, 1] + 1)
+        for i in range(top):
+            if removed[i]:
+                continue
+            iw = np.maximum(
+                np.minimum(ranked[i, 2], ranked[:, 2]) - np.maximum(ranked[i, 0], ranked[:, 0]) + 1,
+                0,
+            )
+            ih = np.maximum(
+                np.minimum(ranked[i, 3], ranked[:, 3]) - np.maximum(ranked[i, 1], ranked[:, 1]) + 1,
+                0,
+            )
+            inter = iw * ih
+            overlap = inter / (area[i] + area - inter)
+            removed[i + 1 :] |= overlap[i + 1 :] > threshold
+        survivors = ranked[~removed]
+        picked = survivors[np.arange(rpn_post_nms_top_n) % len(survivors)]
+        rows = slice(b * rpn_post_nms_top_n, (b + 1) * rpn_post_nms_top_n)
+        out[rows, 0], out[rows, 1:] = b, picked
+    return out

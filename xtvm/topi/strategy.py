@@ -525,6 +525,19 @@ STRATEGIES: dict[type[relay.RelayOp], Strategy] = {
             )
         )
     ),
+    relay.ProposalOp: row(
+        lambda op, x: vision.proposal(
+            *x,
+            floats(op.scales),
+            floats(op.ratios),
+            integer(op.feature_stride),
+            number(op.threshold),
+            integer(op.rpn_pre_nms_top_n),
+            integer(op.rpn_post_nms_top_n),
+            integer(op.rpn_min_size),
+            flag(op.iou_loss),
+        )
+    ),
     relay.AllClassNonMaxSuppressionOp: row(
         lambda op, x: tuple(vision.all_class_non_max_suppression(*x, op.output_format.data))
     ),

@@ -629,3 +629,150 @@ def multibox_transform_loc(
         dtype=[dtype, "int32"],
     )
     return list(outs)  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------------------------------------
+# Region proposals (Faster R-CNN)
+
+
+def proposal_anchors(
+    scales: Sequence[float], ratios: Sequence[float], stride: int
+) -> list[tuple[float, float, float, float]]:
+    """The base anchors (x1, y1, x2, y2) of one feature-map cell, ratio-major: a stride x
+    stride box reshaped to each ratio (sizes rounded to whole pixels), scaled."""
+    centre = 0.5 * (stride - 1.0)
+    anchors = []
+    for ratio in ratios:
+        for scale in scales:
+            width = math.floor(math.sqrt(math.floor(stride * stride / ratio)) + 0.5) * scale
+            height = math.floor(width / scale * ratio + 0.5) * scale
+            anchors.append(
+                (
+                    centre - 0.5 * (width - 1.0),
+                    centre - 0.5 * (height - 1.0),
+                    centre + 0.5 * (width - 1.0),
+                    centre + 0.5 * (height - 1.0),
+                )
+            )
+    return anchors
+
+
+def proposal(
+    cls_prob: TensorLike,
+    bbox_pred: TensorLike,
+    im_info: TensorLike,
+    scales: Sequence[float],
+    ratios: Sequence[float],
+    feature_stride: int,
+    threshold: float,
+    pre_nms_top_n: int,
+    post_nms_top_n: int,
+    min_size: int,
+    iou_loss: bool,
+) -> te.Tensor:
+    """TVM's proposal (see the relay op), per batch: boxes of every anchor and cell, their
+    stable descending score order, non-maximum suppression of the best pre_nms_top_n, and
+    the survivors written cyclically into post_nms_top_n rows."""
+    ins = [materialized(t) for t in (cls_prob, bbox_pred, im_info)]
+    batch, _, height, width = static_shape(ins[0])
+    base = proposal_anchors(scales, ratios, feature_stride)
+    count = len(base)
+    boxes_n = height * width * count
+    top = min(pre_nms_top_n, boxes_n) if pre_nms_top_n > 0 else boxes_n
+    dtype = ins[1].dtype
+
+    def c(value: float) -> PrimExpr:
+        return te.const(value, dtype)
+
+    def body(bufs: list[Buffer], outs: list[Buffer]) -> Stmt:
+        ib = create()
+        score_in, delta, info = (ib.buffer_ptr(b) for b in bufs)
+        out = ib.buffer_ptr(outs[0])
+        boxes = ib.allocate(dtype, (boxes_n, 5), name="boxes")
+        order = ib.allocate("int32", (boxes_n,), name="order")
+        removed = ib.allocate("int32", (top,), name="removed")
+        written = ib.allocate("int32", (1,), name="written", scope="local")
+        kept = ib.allocate("int32", (1,), name="kept", scope="local")
+        with ib.for_range(0, batch * post_nms_top_n, name="r") as r:
+            for e in range(5):
+                out[r, e] = c(0)
+        with ib.for_range(0, batch, name="b") as b:
+            im_h, im_w = info[b, 0], info[b, 1]
+            smallest = ib.let("smallest", info[b, 2] * float(min_size))
+            rows_h = ib.let("rows_h", (im_h / float(feature_stride)).astype("int32"))
+            rows_w = ib.let("rows_w", (im_w / float(feature_stride)).astype("int32"))
+            with ib.for_range(0, height, name="h") as h:
+                with ib.for_range(0, width, name="w") as w:
+                    for k, (a0, a1, a2, a3) in enumerate(base):
+                        at = (h * width + w) * count + k
+                        x1 = c(a0) + (w * feature_stride).astype(dtype)
+                        y1 = c(a1) + (h * feature_stride).astype(dtype)
+                        x2 = c(a2) + (w * feature_stride).astype(dtype)
+                        y2 = c(a3) + (h * feature_stride).astype(dtype)
+                        d = [delta[b, k * 4 + i, h, w] for i in range(4)]
+                        if iou_loss:
+                            pred = [x1 + d[0], y1 + d[1], x2 + d[2], y2 + d[3]]
+                        else:
+                            bw, bh = x2 - x1 + 1.0, y2 - y1 + 1.0
+                            cx = d[0] * bw + (x1 + 0.5 * (bw - 1.0))
+                            cy = d[1] * bh + (y1 + 0.5 * (bh - 1.0))
+                            pw, ph = te.exp(d[2]) * bw, te.exp(d[3]) * bh
+                            pred = [
+                                cx - 0.5 * (pw - 1.0),
+                                cy - 0.5 * (ph - 1.0),
+                                cx + 0.5 * (pw - 1.0),
+                                cy + 0.5 * (ph - 1.0),
+                            ]
+                        limits = [im_w, im_h, im_w, im_h]
+                        for e in range(4):
+                            boxes[at, e] = te.max(te.min(pred[e], limits[e] - 1.0), c(0))
+                        outside = te.any(h >= rows_h, w >= rows_w)
+                        boxes[at, 4] = te.if_then_else(outside, c(-1), score_in[b, count + k, h, w])
+                        small = te.any(
+                            boxes[at, 2] - boxes[at, 0] + 1.0 < smallest,
+                            boxes[at, 3] - boxes[at, 1] + 1.0 < smallest,
+                        )
+                        with ib.if_scope(small):
+                            half = smallest / 2.0
+                            boxes[at, 0] = boxes[at, 0] - half
+                            boxes[at, 1] = boxes[at, 1] - half
+                            boxes[at, 2] = boxes[at, 2] + half
+                            boxes[at, 3] = boxes[at, 3] + half
+                            boxes[at, 4] = c(-1)
+            sort_by_score(ib, order, te.const(boxes_n, "int32"), lambda i: boxes[i, 4])
+            with ib.for_range(0, top, name="i") as i:
+                removed[i] = 0
+            with ib.for_range(0, top, name="l") as l_:
+                with ib.if_scope(removed[l_] == 0):
+                    with ib.for_range(l_ + 1, top, name="i") as i:
+                        overlap = pixel_iou(boxes, order[l_], order[i])
+                        with ib.if_scope(overlap > threshold):
+                            removed[i] = 1
+            kept[0] = 0
+            with ib.for_range(0, top, name="j") as j:
+                kept[0] = kept[0] + (removed[j] == 0).astype("int32")
+            written[0] = 0
+            rounds = (post_nms_top_n + kept[0] - 1) // te.max(kept[0], 1)
+            with ib.for_range(0, rounds, name="round") as _:
+                with ib.for_range(0, top, name="j") as j:
+                    with ib.if_scope(te.all(written[0] < post_nms_top_n, removed[j] == 0)):
+                        row = b * post_nms_top_n + written[0]
+                        out[row, 0] = b.astype(dtype)
+                        for e in range(4):
+                            out[row, e + 1] = boxes[order[j], e]
+                        written[0] = written[0] + 1
+        return ib.get()
+
+    shape = [batch * post_nms_top_n, 5]
+    return te.extern(shape, ins, body, name="T_proposal", dtype=dtype, tag="proposal")  # type: ignore[return-value]
+
+
+def pixel_iou(boxes: BufferVar, a: PrimExpr, b: PrimExpr) -> PrimExpr:
+    """IoU of boxes a and b counted in pixels (a box spans x2 - x1 + 1 of them)."""
+    zero = te.const(0, boxes.dtype)
+    w = te.max(zero, te.min(boxes[a, 2], boxes[b, 2]) - te.max(boxes[a, 0], boxes[b, 0]) + 1.0)
+    h = te.max(zero, te.min(boxes[a, 3], boxes[b, 3]) - te.max(boxes[a, 1], boxes[b, 1]) + 1.0)
+    inter = w * h
+    area_a = (boxes[a, 2] - boxes[a, 0] + 1.0) * (boxes[a, 3] - boxes[a, 1] + 1.0)
+    area_b = (boxes[b, 2] - boxes[b, 0] + 1.0) * (boxes[b, 3] - boxes[b, 1] + 1.0)
+    return inter / (area_a + area_b - inter)

@@ -433,8 +433,9 @@ func.func @tvm_more_ops(%x: tensor<1x4x8x8xf32>, %o: tensor<1x18x8x8xf32>, %w: t
 // CHECK-NEXT:    %nb = relay.vision.non_max_suppression %d, %v, %i, %m, %t {top_k = 3 : i64, return_indices = false} : (tensor<1x5x6xf32>, tensor<1xi32>, tensor<1x5xi32>, tensor<i32>, tensor<f32>) -> tensor<1x5x6xf32>
 // CHECK-NEXT:    %ni = relay.vision.non_max_suppression %d, %v, %i, %m, %t {force_suppress = true} : (tensor<1x5x6xf32>, tensor<1xi32>, tensor<1x5xi32>, tensor<i32>, tensor<f32>) -> tuple<tensor<1x5xi32>, tensor<1x1xi32>>
 // CHECK-NEXT:    %mt = relay.vision.multibox_transform_loc %s, %l, %a {clip = false, variances = array<f64: 1.000000e-01, 1.000000e-01, 3.000000e-01, 3.000000e-01>} : (tensor<1x2x5xf32>, tensor<1x20xf32>, tensor<1x5x4xf32>) -> tuple<tensor<1x5x6xf32>, tensor<1xi32>>
+// CHECK-NEXT:    %pr = relay.vision.proposal %pc, %pb, %pi {scales = array<f64: 1.000000e+00>, ratios = array<f64: 5.000000e-01, 2.000000e+00>, feature_stride = 8 : i64, rpn_post_nms_top_n = 3 : i64, iou_loss = true} : (tensor<1x4x3x3xf32>, tensor<1x8x3x3xf32>, tensor<1x3xf32>) -> tensor<3x5xf32>
 // CHECK-NEXT:    %ac = relay.vision.all_class_non_max_suppression %b, %s, %m, %t, %t {output_format = "tensorflow"} : (tensor<1x5x4xf32>, tensor<1x2x5xf32>, tensor<i32>, tensor<f32>, tensor<f32>) -> tuple<tensor<1x10x2xi64>, tensor<1x10xf32>, tensor<1xi64>>
-func.func @vision_ops(%x: tensor<1x4x6x6xf32>, %r: tensor<3x5xf32>, %d: tensor<1x5x6xf32>, %v: tensor<1xi32>, %i: tensor<1x5xi32>, %m: tensor<i32>, %t: tensor<f32>, %b: tensor<1x5x4xf32>, %s: tensor<1x2x5xf32>, %l: tensor<1x20xf32>, %a: tensor<1x5x4xf32>) {
+func.func @vision_ops(%x: tensor<1x4x6x6xf32>, %r: tensor<3x5xf32>, %d: tensor<1x5x6xf32>, %v: tensor<1xi32>, %i: tensor<1x5xi32>, %m: tensor<i32>, %t: tensor<f32>, %b: tensor<1x5x4xf32>, %s: tensor<1x2x5xf32>, %l: tensor<1x20xf32>, %a: tensor<1x5x4xf32>, %pc: tensor<1x4x3x3xf32>, %pb: tensor<1x8x3x3xf32>, %pi: tensor<1x3xf32>) {
   %mp = relay.vision.multibox_prior %x {sizes = array<f64: 0.5, 0.25>, ratios = array<f64: 1.0, 2.0>, clip = true} : (tensor<1x4x6x6xf32>) -> tensor<1x108x4xf32>
   %yr = relay.vision.yolo_reorg %x {stride = 2 : i64} : (tensor<1x4x6x6xf32>) -> tensor<1x16x3x3xf32>
   %ra = relay.vision.roi_align %x, %r {pooled_size = array<i64: 2, 2>, spatial_scale = 0.5 : f64, sample_ratio = 2 : i64, mode = "max"} : (tensor<1x4x6x6xf32>, tensor<3x5xf32>) -> tensor<3x4x2x2xf32>
@@ -443,6 +444,7 @@ func.func @vision_ops(%x: tensor<1x4x6x6xf32>, %r: tensor<3x5xf32>, %d: tensor<1
   %nb = relay.vision.non_max_suppression %d, %v, %i, %m, %t {top_k = 3 : i64, return_indices = false} : (tensor<1x5x6xf32>, tensor<1xi32>, tensor<1x5xi32>, tensor<i32>, tensor<f32>) -> tensor<1x5x6xf32>
   %ni = relay.vision.non_max_suppression %d, %v, %i, %m, %t {force_suppress = true} : (tensor<1x5x6xf32>, tensor<1xi32>, tensor<1x5xi32>, tensor<i32>, tensor<f32>) -> tuple<tensor<1x5xi32>, tensor<1x1xi32>>
   %mt = relay.vision.multibox_transform_loc %s, %l, %a {clip = false, variances = array<f64: 0.1, 0.1, 0.3, 0.3>} : (tensor<1x2x5xf32>, tensor<1x20xf32>, tensor<1x5x4xf32>) -> tuple<tensor<1x5x6xf32>, tensor<1xi32>>
+  %pr = relay.vision.proposal %pc, %pb, %pi {scales = array<f64: 1.0>, ratios = array<f64: 0.5, 2.0>, feature_stride = 8 : i64, rpn_post_nms_top_n = 3 : i64, iou_loss = true} : (tensor<1x4x3x3xf32>, tensor<1x8x3x3xf32>, tensor<1x3xf32>) -> tensor<3x5xf32>
   %ac = relay.vision.all_class_non_max_suppression %b, %s, %m, %t, %t {output_format = "tensorflow"} : (tensor<1x5x4xf32>, tensor<1x2x5xf32>, tensor<i32>, tensor<f32>, tensor<f32>) -> tuple<tensor<1x10x2xi64>, tensor<1x10xf32>, tensor<1xi64>>
   func.return
 }

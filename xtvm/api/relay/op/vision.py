@@ -1,6 +1,6 @@
 """TVM's `relay.vision` operators: `multibox_prior`, `multibox_transform_loc`, `get_valid_counts`,
-`non_max_suppression`, `all_class_non_max_suppression`, `roi_align`, `roi_pool` and
-`yolo_reorg`, with TVM's signatures (a number given for a scalar tensor operand becomes a
+`non_max_suppression`, `all_class_non_max_suppression`, `roi_align`, `roi_pool`, `proposal`
+and `yolo_reorg`, with TVM's signatures (a number given for a scalar tensor operand becomes a
 constant, as TVM's builders do)."""
 
 from __future__ import annotations
@@ -171,6 +171,37 @@ def roi_pool(
         pooled_size=pair(pooled_size),
         spatial_scale=float(spatial_scale),
         layout=layout,
+    )
+
+
+def proposal(
+    cls_prob: Expr,
+    bbox_pred: Expr,
+    im_info: Expr,
+    scales: Sequence[float],
+    ratios: Sequence[float],
+    feature_stride: int,
+    threshold: float,
+    rpn_pre_nms_top_n: int,
+    rpn_post_nms_top_n: int,
+    rpn_min_size: int,
+    iou_loss: bool,
+) -> Call:
+    """Faster R-CNN's region proposals: (batch * rpn_post_nms_top_n, 5) rows (batch index,
+    x1, y1, x2, y2)."""
+    return make_call(
+        d.ProposalOp,
+        cls_prob,
+        bbox_pred,
+        im_info,
+        scales=[float(s) for s in scales],
+        ratios=[float(r) for r in ratios],
+        feature_stride=int(feature_stride),
+        threshold=float(threshold),
+        rpn_pre_nms_top_n=int(rpn_pre_nms_top_n),
+        rpn_post_nms_top_n=int(rpn_post_nms_top_n),
+        rpn_min_size=int(rpn_min_size),
+        iou_loss=bool(iou_loss),
     )
 
 
