@@ -3451,6 +3451,7 @@ def roi_pool_type(op: type[RelayOp], p: Props, data: TensorType, rois: TensorTyp
 def roi_align_type(op: type[RelayOp], p: Props, data: TensorType, rois: TensorType) -> Attribute:
     p.choice("mode", ("avg", "max"))
     p.integer("sample_ratio")
+    p.flag("aligned")
     return roi_type(op, p, data, rois)
 
 
@@ -3460,7 +3461,9 @@ RoiAlignOp = relay_op(
     """Region-of-interest align (Mask R-CNN): each region (batch index, x1, y1, x2, y2), scaled
     by spatial_scale, is cut into pooled_size bins; a bin averages (or takes the max of) its
     bilinear samples, sample_ratio per axis, or ceil(bin size) when sample_ratio <= 0. A
-    region whose batch index is outside the batch pools to 0.
+    region whose batch index is outside the batch pools to 0. aligned (an xtvm addition,
+    ONNX's half_pixel) shifts the scaled corners by -0.5 pixel and keeps a region's size
+    below one pixel, where TVM's raises it to 1.
 
     `%y = relay.vision.roi_align %x, %r {pooled_size = array<i64: 2, 2>, spatial_scale = 1.0
         : f64} : (tensor<1x3x8x8xf32>, tensor<4x5xf32>) -> tensor<4x3x2x2xf32>`
@@ -3470,6 +3473,7 @@ RoiAlignOp = relay_op(
     int_def("sample_ratio", -1),
     str_def("layout", "NCHW"),
     str_def("mode", "avg"),
+    bool_def("aligned", False),
     operands=("data", "rois"),
     rule=roi_align_type,
     pattern=OpPattern.OPAQUE,

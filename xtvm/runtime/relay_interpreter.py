@@ -1393,20 +1393,22 @@ def roi_align(
     sample_ratio: int,
     layout: str,
     mode: str,
+    aligned: bool,
 ) -> np.ndarray:
     nhwc = layout == "NHWC"
     data = x.transpose(0, 3, 1, 2) if nhwc else x
     ph, pw = pooled_size
     out = np.zeros((len(rois), data.shape[1], ph, pw), x.dtype)
+    shift = np.float32(0.5 if aligned else 0.0)
     for n, roi in enumerate(rois.astype(np.float32)):
         b = int(roi[0])
-        if not 0 <= b < data.shape[0]:
-            continue  # a region of no image pools to 0
-        x1, y1, x2, y2 = roi[1:] * np.float32(spatial_scale)
-        roi_h, roi_w = max(y2 - y1, 1.0), max(x2 - x1, 1.0)
+        x1, y1, x2, y2 = roi[1:] * np.float32(spatial_scale) - shift
+        roi_h, roi_w = (y2 - y1, x2 - x1) if aligned else (max(y2 - y1, 1.0), max(x2 - x1, 1.0))
         bin_h, bin_w = roi_h / ph, roi_w / pw
         gh = sample_ratio if sample_ratio > 0 else math.ceil(bin_h)
         gw = sample_ratio if sample_ratio > 0 else math.ceil(bin_w)
+        if not 0 <= b < data.shape[0] or gh <= 0 or gw <= 0:
+            continue  # a region of no image, or of no samples, pools to 0
         ys = y1 + (np.arange(ph)[:, None] * bin_h + (np.arange(gh) + 0.5) * bin_h / gh).ravel()
         xs = x1 + (np.arange(pw)[:, None] * bin_w + (np.arange(gw) + 0.5) * bin_w / gw).ravel()
         samples = roi_samples(data[b], ys, xs).reshape(-1, ph, gh, pw, gw)

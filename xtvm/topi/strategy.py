@@ -291,6 +291,7 @@ def roi_align(op: relay.RoiAlignOp, x: Sequence[TensorLike]) -> Value:
         integer(op.sample_ratio),
         op.layout.data,
         op.mode.data,
+        flag(op.aligned),
     )
 
 

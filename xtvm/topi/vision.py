@@ -119,9 +119,11 @@ def roi_align(
     sample_ratio: int,
     layout: str,
     mode: str,
+    aligned: bool = False,
 ) -> te.Tensor:
     """Mask R-CNN's roi_align (see the relay op): per region, per bin, the average or max of
-    its bilinear samples; a sample more than a pixel outside the map reads 0."""
+    its bilinear samples; a sample more than a pixel outside the map reads 0. `aligned`
+    shifts the scaled corners by -0.5 and keeps regions under a pixel (ONNX's half_pixel)."""
     data, rois = materialized(data), materialized(rois)
     nhwc = layout == "NHWC"
     count = static_shape(rois)[0]
@@ -139,10 +141,15 @@ def roi_align(
         acc = ib.allocate(dtype, (1,), name="acc", scope="local")
         with ib.for_range(0, count, name="n") as n:
             b = ib.let("b", r[n, 0].astype("int32"))
-            start_w = ib.let("start_w", r[n, 1] * spatial_scale)
-            start_h = ib.let("start_h", r[n, 2] * spatial_scale)
-            roi_w = ib.let("roi_w", te.max(r[n, 3] * spatial_scale - start_w, one))
-            roi_h = ib.let("roi_h", te.max(r[n, 4] * spatial_scale - start_h, one))
+            shift = 0.5 if aligned else 0.0
+            start_w = ib.let("start_w", r[n, 1] * spatial_scale - shift)
+            start_h = ib.let("start_h", r[n, 2] * spatial_scale - shift)
+            width_, height_ = (
+                r[n, 3] * spatial_scale - shift - start_w,
+                r[n, 4] * spatial_scale - shift - start_h,
+            )
+            roi_w = ib.let("roi_w", width_ if aligned else te.max(width_, one))
+            roi_h = ib.let("roi_h", height_ if aligned else te.max(height_, one))
             bin_h = ib.let("bin_h", roi_h / float(pooled_h))
             bin_w = ib.let("bin_w", roi_w / float(pooled_w))
             if sample_ratio > 0:
@@ -153,7 +160,8 @@ def roi_align(
                 grid_w = ib.let("grid_w", te.ceil(bin_w).astype("int32"))
             samples = ib.let("samples", te.max(grid_h * grid_w, 1).astype(dtype))
             batch = static_shape(data)[0]
-            known = te.all(b >= 0, b < batch)  # a region of no image pools to 0
+            # a region of no image, or (aligned) of no samples, pools to 0
+            known = te.all(b >= 0, b < batch, grid_h > 0, grid_w > 0)
             with ib.for_range(0, channels, name="c") as c:
                 with ib.for_range(0, pooled_h, name="ph") as ph:
                     with ib.for_range(0, pooled_w, name="pw") as pw:

@@ -140,8 +140,10 @@ def roi_align(
     sample_ratio: int = -1,
     layout: str = "NCHW",
     mode: str = "avg",
+    aligned: bool = False,
 ) -> Call:
-    """Mask R-CNN's roi_align of regions (batch index, x1, y1, x2, y2)."""
+    """Mask R-CNN's roi_align of regions (batch index, x1, y1, x2, y2); `aligned` (an xtvm
+    addition) is ONNX's half_pixel: corners shifted by -0.5, sizes below a pixel kept."""
     return make_call(
         d.RoiAlignOp,
         data,
@@ -151,6 +153,7 @@ def roi_align(
         sample_ratio=int(sample_ratio),
         layout=layout,
         mode=mode.decode() if isinstance(mode, bytes) else mode,
+        aligned=bool(aligned),
     )
 
 
