@@ -23,6 +23,9 @@ XFAIL: dict[str, str] = {
     r"^test_batchnorm_.*_training_mode_": "training-mode BatchNormalization (inference only)",
     r"^test_training_dropout(_default)?(_mask)?_cpu$": "random dropout in training mode",
     r"^test_einsum_batch_diagonal_": "einsum with ellipsis and repeated indices (diagonals)",
+    # its reference takes the largest weighted corner of each sample (onnxruntime's max,
+    # which onnxruntime itself warns about), not the largest sample: refused at import
+    r"^test_roialign_mode_max_": "RoiAlign max mode: the reference's max differs from roi_align",
     # The expanded function body (plain MatMul, Softmax, ...) fails the same way: float16
     # kernels compiled by LLVM round differently from numpy's float16 steps, here 2 of 192
     # elements one ulp (0.0012) off against rtol 1e-3; the interpreter passes.
