@@ -6,7 +6,7 @@ ir_builder, as TVM writes them."""
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from xtvm import te
 from xtvm.te.expr import PrimExpr
@@ -92,10 +92,11 @@ def yolo_reorg(data: TensorLike, stride: int) -> te.Tensor:
 # Region-of-interest pooling
 
 
-def roi_reader(
-    data: BufferVar, layout: str, channels_last: bool
-) -> tuple[int, int, int, int, object]:
-    """The batch, channels, height and width of a 4-d buffer and a pixel reader."""
+PixelReader = Callable[[PrimExpr, PrimExpr, PrimExpr, PrimExpr], PrimExpr]  # (b, c, y, x)
+
+
+def roi_reader(data: BufferVar, channels_last: bool) -> tuple[int, int, int, int, PixelReader]:
+    """The batch, channels, height and width of a 4-d buffer and its pixel reader."""
     shape = [int(d) for d in data.asobject().shape]  # type: ignore[arg-type]
     if channels_last:
         n, h, w, c = shape
@@ -136,7 +137,7 @@ def roi_align(
     def body(ins: list[Buffer], outs: list[Buffer]) -> Stmt:
         ib = create()
         x, r, out = (ib.buffer_ptr(b) for b in (ins[0], ins[1], outs[0]))
-        _, channels, height, width, at = roi_reader(x, layout, nhwc)
+        _, channels, height, width, at = roi_reader(x, nhwc)
         zero, one = te.const(0, dtype), te.const(1, dtype)
         acc = ib.allocate(dtype, (1,), name="acc", scope="local")
         with ib.for_range(0, count, name="n") as n:
@@ -195,7 +196,7 @@ def roi_align(
 
 def bilinear(
     ib: IRBuilder,
-    at: object,
+    at: PixelReader,
     b: PrimExpr,
     c: PrimExpr,
     y: PrimExpr,
@@ -216,12 +217,11 @@ def bilinear(
     y1, x1 = te.min(y0 + 1, height - 1), te.min(x0 + 1, width - 1)
     has_y1 = (y0 + 1 < height).astype(dtype)
     has_x1 = (x0 + 1 < width).astype(dtype)
-    read = at  # type: ignore[assignment]
     value = (
-        (1.0 - dy) * (1.0 - dx) * read(b, c, y0, x0)  # type: ignore[operator]
-        + (1.0 - dy) * dx * has_x1 * read(b, c, y0, x1)  # type: ignore[operator]
-        + dy * (1.0 - dx) * has_y1 * read(b, c, y1, x0)  # type: ignore[operator]
-        + dy * dx * has_y1 * has_x1 * read(b, c, y1, x1)  # type: ignore[operator]
+        (1.0 - dy) * (1.0 - dx) * at(b, c, y0, x0)
+        + (1.0 - dy) * dx * has_x1 * at(b, c, y0, x1)
+        + dy * (1.0 - dx) * has_y1 * at(b, c, y1, x0)
+        + dy * dx * has_y1 * has_x1 * at(b, c, y1, x1)
     )
     return te.if_then_else(outside, zero, value)
 
@@ -352,16 +352,16 @@ def sort_by_score(
     ib: IRBuilder,
     order: BufferVar,
     count: PrimExpr,
-    score: object,
+    score: Callable[[PrimExpr], PrimExpr],
 ) -> None:
     """order[0:count] = 0..count-1 by descending score(i), ties by index (a stable argsort,
     as TVM's): item i goes to its rank, the number of items before it in that order."""
     rank = ib.allocate("int32", (1,), name="rank", scope="local")
     with ib.for_range(0, count, name="s") as s:
         rank[0] = 0
-        mine = ib.let("mine", score(s))  # type: ignore[operator]
+        mine = ib.let("mine", score(s))
         with ib.for_range(0, count, name="t") as t:
-            theirs = score(t)  # type: ignore[operator]
+            theirs = score(t)
             ahead = te.any(theirs > mine, te.all(theirs == mine, t < s))
             rank[0] = rank[0] + ahead.astype("int32")
         order[rank[0]] = s
