@@ -4,6 +4,8 @@ library; `relay.build` runs small kernels serially and keeps large ones parallel
 
 from __future__ import annotations
 
+import ctypes
+import itertools
 import os
 import subprocess
 import sys
@@ -63,6 +65,40 @@ def test_parallel_loop_matches_numpy_at_any_thread_count(rows: int, threads: int
     assert get_num_threads() == threads
     for _ in range(3):  # the pool's threads are reused from one loop to the next
         np.testing.assert_allclose(run(f, a), expected(a), rtol=1e-5, atol=1e-4)
+
+
+ChunkBody = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)
+
+
+@pytest.mark.parametrize(("lower", "upper"), [(0, 1), (0, 2), (3, 10), (0, 100), (-7, 1000)])
+@pytest.mark.parametrize("threads", [2, 3, 5])
+def test_each_thread_has_its_own_slice_of_a_loop(lower: int, upper: int, threads: int) -> None:
+    """The pool cuts a loop into one slice per thread (the iterations a thread runs at every
+    launch, unless another took them over): its chunks cover every iteration once and none
+    crosses from one slice into the next."""
+    from xtvm.runtime.threads import pool_runtime
+
+    chunks: list[tuple[int, int]] = []
+    lock = threading.Lock()
+
+    def body(_: int | None, begin: int, end: int) -> None:
+        with lock:
+            chunks.append((begin, end))
+
+    callback = ChunkBody(body)
+    set_num_threads(threads)
+    launch = pool_runtime().xtvm_parallel_for
+    launch.argtypes = [ChunkBody, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64]
+    launch.restype = None
+    for _ in range(3):
+        chunks.clear()
+        launch(callback, None, lower, upper)
+        covered = sorted(chunks)
+        assert covered[0][0] == lower and covered[-1][1] == upper
+        assert all(a[1] == b[0] for a, b in itertools.pairwise(covered))
+        total, team = upper - lower, min(threads, upper - lower)
+        cuts = {lower + t * total // team for t in range(1, team)}
+        assert not any(begin < cut < end for begin, end in covered for cut in cuts)
 
 
 def test_parallel_loops_launched_from_several_threads_at_once() -> None:
