@@ -182,14 +182,16 @@ def add_model(shape: tuple[int, ...]) -> tuple[tvm.IRModule, np.ndarray, np.ndar
 
 
 @pytest.mark.parametrize(
-    ("shape", "parallel"), [((4, 16), False), ((2, 3, 5), False), ((1024, 1024), True)]
+    ("shape", "parallel"),
+    [((4, 16), False), ((2, 3, 5), False), ((768, 64), True), ((1024, 1024), True)],
 )
 @pytest.mark.parametrize("threads", [1, 2, 3])
 def test_relay_build_forks_threads_only_for_large_kernels(
     shape: tuple[int, ...], parallel: bool, threads: int
 ) -> None:
     """The kernel of a small elementwise op runs on the caller alone (no launch of the pool
-    in its code); a large one is run by the pool. Both give numpy's numbers."""
+    in its code); a large one is run by the pool, as is exp(x) + y over 768 x 64 (an exp
+    counts as the polynomial it is, not as one op). Both give numpy's numbers."""
     from xtvm.contrib import graph_executor
 
     mod, a, b = add_model(shape)
@@ -244,3 +246,26 @@ def test_without_a_c_compiler_only_parallel_code_is_refused(tmp_path: Path) -> N
         f"xtvm.runtime.threads.ThreadPoolError: no C compiler '{tmp_path / 'no-cc'}' to build "
         "xtvm's thread pool (set CC)"
     )
+
+
+def test_every_stage_of_a_softmax_runs_on_the_pool() -> None:
+    """GPT-2's attention softmax (12 heads of 64 x 64): its max, exp-sum and normalising
+    loops are each parallel (the exp loops were serial when an exp of a vector of 64 counted
+    as one op, and a plain sum of the same size stays serial); numpy's numbers at 2
+    threads."""
+    from xtvm.contrib import graph_executor
+
+    x = relay.var("x", shape=(1, 12, 64, 64))
+    factory = relay.build(
+        tvm.IRModule.from_expr(relay.Function([x], relay.nn.softmax(x, axis=-1))), "llvm"
+    )
+    assert factory.get_lib().get_source().count("call void @xtvm_parallel_for") == 3
+    y = relay.var("y", shape=(1, 12, 64, 64))
+    plain = tvm.IRModule.from_expr(relay.Function([x, y], x + y))
+    assert "xtvm_parallel_for" not in relay.build(plain, "llvm").get_lib().get_source()
+    a = RNG.standard_normal((1, 12, 64, 64)).astype(np.float32)
+    set_num_threads(2)
+    module = graph_executor.GraphModule(factory["default"](tvm.cpu()))
+    module.run(x=a)
+    e = np.exp(a - a.max(-1, keepdims=True))
+    np.testing.assert_allclose(module.get_output(0).numpy(), e / e.sum(-1, keepdims=True), 1e-5)

@@ -8,6 +8,12 @@ of each outermost parallel loop, its trip count times the ops of its body with e
 loop's trip count multiplied in, and makes it `serial` when that is under `min-work` ops: the
 kernel then runs on the calling thread alone.
 
+An op counts as the native vectors it works on (a vector<64xf32> add is four AVX-512 adds),
+and an exp, log, tanh or erf as TRANSCENDENTAL_OPS of them (each is a polynomial of a few
+dozen instructions): counted as one op each, GPT-2's softmax of 12 x 64 rows of 64 ran its
+two exp loops serially (about 15 us at 1 thread, 10k "ops" each) and only the scalar max loop
+in parallel.
+
 Trip counts come from the loop bounds' intervals (`tir_bounds.Bounds`, so a tile edge
 `min(32, n - i)` counts as 32); a loop whose bounds have no interval counts as unbounded and
 its parallel loop stays parallel. `scf.if` counts both branches. Parallel loops nested in a
@@ -19,13 +25,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import scf
-from xdsl.dialects.builtin import ModuleOp, StringAttr
-from xdsl.ir import Operation
+from xdsl.dialects import math, scf
+from xdsl.dialects.builtin import ModuleOp, StringAttr, VectorType
+from xdsl.ir import Attribute, Operation
 from xdsl.passes import ModulePass
 
 from xtvm.dialects import tir
 from xtvm.passes.tir_bounds import Bounds, constant_value
+from xtvm.topi.schedule import VECTOR_LANES
 
 # Ops of work below which a parallel loop runs serially: a kernel of about 1 us on one core
 # (the estimate runs at 15-50 ops/ns, index arithmetic included). With xtvm's thread pool on
@@ -35,6 +42,25 @@ from xtvm.passes.tir_bounds import Bounds, constant_value
 # speed-ups by estimated work.)
 MIN_PARALLEL_WORK = 50_000
 UNBOUNDED = float("inf")
+NATIVE_LANES = VECTOR_LANES  # the elements of one native vector (AVX-512 f32)
+TRANSCENDENTAL_OPS = 20  # native ops of one exp, log, tanh or erf (a vector polynomial)
+TRANSCENDENTAL = (
+    math.ExpOp,
+    math.Exp2Op,
+    math.ExpM1Op,
+    math.LogOp,
+    math.Log2Op,
+    math.Log10Op,
+    math.Log1pOp,
+    math.TanhOp,
+    math.ErfOp,
+    math.PowFOp,
+    math.SinOp,
+    math.CosOp,
+    math.TanOp,
+    math.AtanOp,
+    math.Atan2Op,
+)
 
 
 def trip_count(loop: tir.ForOp | scf.ForOp, bounds: Bounds) -> float:
@@ -51,13 +77,28 @@ def trip_count(loop: tir.ForOp | scf.ForOp, bounds: Bounds) -> float:
     return max(0, -(-(upper.hi - lower.lo) // step))
 
 
+def lanes(type_: Attribute) -> int:
+    """The elements of a vector type (1 for a scalar)."""
+    if isinstance(type_, VectorType):
+        return max(1, type_.element_count())
+    return 1
+
+
+def op_cost(op: Operation) -> float:
+    """Native ops of one plain op: the native vectors of its widest operand or result,
+    TRANSCENDENTAL_OPS times that for an exp, log, tanh or erf."""
+    widest = max((lanes(v.type) for v in (*op.operands, *op.results)), default=1)
+    vectors = -(-widest // NATIVE_LANES)
+    return vectors * (TRANSCENDENTAL_OPS if isinstance(op, TRANSCENDENTAL) else 1)
+
+
 def work(op: Operation, bounds: Bounds) -> float:
-    """Ops `op` executes: 1 for a plain op, a loop's body times its trip count."""
+    """Ops `op` executes: `op_cost` for a plain op, a loop's body times its trip count."""
     inner = sum(work(o, bounds) for r in op.regions for b in r.blocks for o in b.ops)
     if isinstance(op, tir.ForOp | scf.ForOp):
         trips = trip_count(op, bounds)
         return 0 if trips == 0 else trips * inner
-    return 1 + inner
+    return op_cost(op) + inner
 
 
 def parallel_work(loop: tir.ForOp) -> float:
