@@ -8,11 +8,12 @@ of each outermost parallel loop, its trip count times the ops of its body with e
 loop's trip count multiplied in, and makes it `serial` when that is under `min-work` ops: the
 kernel then runs on the calling thread alone.
 
-An op counts as the native vectors it works on (a vector<64xf32> add is four AVX-512 adds),
-and an exp, log, tanh or erf as TRANSCENDENTAL_OPS of them (each is a polynomial of a few
-dozen instructions): counted as one op each, GPT-2's softmax of 12 x 64 rows of 64 ran its
-two exp loops serially (about 15 us at 1 thread, 10k "ops" each) and only the scalar max loop
-in parallel.
+An exp, log, tanh or erf counts as TRANSCENDENTAL_OPS ops per native vector it works on (a
+polynomial of a few dozen instructions; a vector<64xf32> is four AVX-512 vectors): counted as
+one op, GPT-2's softmax of 12 x 64 rows of 64 ran its two exp loops serially (about 15 us at
+1 thread, 10k "ops" each) and only its scalar max loop in parallel. Other ops count one,
+whatever their width, as when MIN_PARALLEL_WORK was calibrated (counting their vectors too
+would make ShuffleNet's concatenate and average pool parallel, unmeasured).
 
 Trip counts come from the loop bounds' intervals (`tir_bounds.Bounds`, so a tile edge
 `min(32, n - i)` counts as 32); a loop whose bounds have no interval counts as unbounded and
@@ -85,11 +86,12 @@ def lanes(type_: Attribute) -> int:
 
 
 def op_cost(op: Operation) -> float:
-    """Native ops of one plain op: the native vectors of its widest operand or result,
-    TRANSCENDENTAL_OPS times that for an exp, log, tanh or erf."""
+    """Ops of one plain op: 1, or for an exp, log, tanh or erf TRANSCENDENTAL_OPS times the
+    native vectors of its operand."""
+    if not isinstance(op, TRANSCENDENTAL):
+        return 1
     widest = max((lanes(v.type) for v in (*op.operands, *op.results)), default=1)
-    vectors = -(-widest // NATIVE_LANES)
-    return vectors * (TRANSCENDENTAL_OPS if isinstance(op, TRANSCENDENTAL) else 1)
+    return -(-widest // NATIVE_LANES) * TRANSCENDENTAL_OPS
 
 
 def work(op: Operation, bounds: Bounds) -> float:
