@@ -269,3 +269,21 @@ def test_every_stage_of_a_softmax_runs_on_the_pool() -> None:
     module.run(x=a)
     e = np.exp(a - a.max(-1, keepdims=True))
     np.testing.assert_allclose(module.get_output(0).numpy(), e / e.sum(-1, keepdims=True), 1e-5)
+
+
+def test_a_transposing_kernel_counts_one_load_per_gathered_lane() -> None:
+    """GPT-2's K into heads, transposed (12 x 64 x 64, each vector of 64 gathered down a
+    column): its loop runs on the pool; numpy's numbers at 2 threads."""
+    from xtvm.contrib import graph_executor
+
+    x = relay.var("x", shape=(1, 64, 768))
+    heads = relay.transpose(relay.reshape(x, (1, 64, 12, 64)), (0, 2, 3, 1))
+    y = relay.reshape(heads * relay.const(0.125), (12, 64, 64))
+    factory = relay.build(tvm.IRModule.from_expr(relay.Function([x], y)), "llvm")
+    assert "xtvm_parallel_for" in factory.get_lib().get_source()
+    a = RNG.standard_normal((1, 64, 768)).astype(np.float32)
+    set_num_threads(2)
+    module = graph_executor.GraphModule(factory["default"](tvm.cpu()))
+    module.run(x=a)
+    expected = (a.reshape(1, 64, 12, 64).transpose(0, 2, 3, 1) * 0.125).reshape(12, 64, 64)
+    np.testing.assert_array_equal(module.get_output(0).numpy(), expected)
