@@ -94,8 +94,10 @@ static int64_t now_ns(void) {
 }
 
 /* Claim and run chunks of the current job until none is left: those of slice `own` first,
-   then those left in the others. */
+   then those left in the others. The iterations done are counted off `remaining` once at
+   the end (the line the caller polls changes cores once per thread, not once per chunk). */
 static void run_chunks(xtvm_chunk_fn body, void *data, int64_t chunk, int team, int own) {
+  int64_t done = 0;
   for (int step = 0; step < team; step++) {
     slice_t *slice = &pool.slices[(own + step) % team];
     int64_t upper = atomic_load(&slice->end);
@@ -104,9 +106,10 @@ static void run_chunks(xtvm_chunk_fn body, void *data, int64_t chunk, int team, 
       if (begin >= upper) break;
       int64_t end = begin + chunk < upper ? begin + chunk : upper;
       body(data, begin, end);
-      atomic_fetch_sub(&pool.remaining, end - begin);
+      done += end - begin;
     }
   }
+  if (done) atomic_fetch_sub(&pool.remaining, done);
 }
 
 int32_t xtvm_get_num_threads(void);
