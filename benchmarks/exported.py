@@ -29,6 +29,14 @@ exports at `--size full`, xtvm / onnxruntime 1.32:
 
 All outputs within 2.1e-6 of onnxruntime's (relative to the largest).
 
+Since relay-split-to-slices (GPT-2's Q/K/V split and the LSTM's gate splits fused into their
+readers) and tir-serialize-parallel's costs of transcendentals and gathers (softmax, K's
+transpose into heads now parallel), in one process against a build without them, thread-time
+minimum of 15 runs at 1 thread, load 9-10 (outputs bit-identical): GPT-2 (torchscript) 58.6
+-> 56.5 ms (onnxruntime 65.7), LSTM 14.0 -> 13.8 ms in 789 calls instead of 1045
+(onnxruntime 14.7), ViT 13.1 and ConvNeXt 6.9 unchanged. At 2 threads the machine gave no
+second core often enough to measure (per-kernel speed-ups of 1.0 even for 1 ms products).
+
     python benchmarks/export_models.py /tmp/full --size full bert gpt2 --exporter dynamo
     python benchmarks/exported.py /tmp/full --threads 1 --repeat 5
     python benchmarks/exported.py /tmp/full bert.dynamo
