@@ -8,12 +8,12 @@
      per slice) claimed from the slice's own counter. A thread runs its own slice first (the
      caller the first), then claims the chunks left in the others: when a core is taken by
      another process, the threads that run take over the chunks of the one that does not. On
-     a quiet machine each thread runs the same iterations at every launch of a loop, so the
-     data it read or wrote last time is still in its core's cache (an LSTM cell's recurrent
-     weight, 4 MB, is read 64 times: half of it stays in each core's 2 MB L2; with one shared
-     counter, which thread got which chunk changed at every launch).
+     a quiet machine each thread runs the same iterations at every launch of a loop (with one
+     shared counter, which thread got which chunk changed at every launch), so what it read
+     or wrote there last time can still be in its core's cache when that fits, and claiming
+     a chunk touches only the thread's own counter, not a line all threads take turns on.
    - The caller waits only for chunks that were claimed, never for a worker that has not woken
-     up yet: a late worker finds the counter spent and goes back to waiting (a fork-join team
+     up yet: a late worker finds the counters spent and goes back to waiting (a fork-join team
      such as libgomp's waits at its closing barrier for every thread, a whole time slice when
      one is descheduled).
    - Idle workers poll for a bounded time (SPIN_NS: the gap between two kernels of a graph),
