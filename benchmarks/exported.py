@@ -29,15 +29,29 @@ exports at `--size full`, xtvm / onnxruntime 1.32:
 
 All outputs within 2.1e-6 of onnxruntime's (relative to the largest).
 
+Since relay-split-to-slices (GPT-2's Q/K/V split and the LSTM's gate splits fused into their
+readers) and tir-serialize-parallel's costs of transcendentals and gathers (softmax, K's
+transpose into heads now parallel), in one process against a build without them, thread-time
+minimum of 15 runs at 1 thread, load 9-10 (outputs bit-identical): GPT-2 (torchscript) 58.6
+-> 56.5 ms (onnxruntime 65.7), LSTM 14.0 -> 13.8 ms in 789 calls instead of 1045
+(onnxruntime 14.7), ViT 13.1 and ConvNeXt 6.9 unchanged. At 2 threads the machine gave no
+second core often enough to measure (per-kernel speed-ups of 1.0 even for 1 ms products).
+
     python benchmarks/export_models.py /tmp/full --size full bert gpt2 --exporter dynamo
     python benchmarks/exported.py /tmp/full --threads 1 --repeat 5
     python benchmarks/exported.py /tmp/full bert.dynamo
+    python benchmarks/exported.py /tmp/full gpt2.dynamo --kernels 15 --repeat 20
+
+`--kernels N` also prints the N slowest kernels of each model at each thread count: every
+call's fastest of `--repeat` runs (`profile(fastest=True)`), the thread counts taking turns
+for five rounds, and the speed-up from the first count to the last, with the load average.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import time
@@ -45,7 +59,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from models import PeakRss, child_rows, interleaved_samples, latency_table
+from models import PeakRss, aligned, child_rows, interleaved_samples, latency_table
 
 
 def load_inputs(path: Path) -> dict[str, np.ndarray]:
@@ -54,7 +68,7 @@ def load_inputs(path: Path) -> dict[str, np.ndarray]:
         return {k.removeprefix("in__"): arrays[k] for k in arrays.files if k.startswith("in__")}
 
 
-def measure(path: Path, repeat: int, threads: list[int]) -> dict[str, Any]:
+def measure(path: Path, repeat: int, threads: list[int], kernels: int = 0) -> dict[str, Any]:
     """All numbers for one exported model (run in its own process)."""
     import onnxruntime as ort
 
@@ -91,6 +105,9 @@ def measure(path: Path, repeat: int, threads: list[int]) -> dict[str, Any]:
             ),
         )
         row[f"xtvm_{count}t_ms"], row[f"ort_{count}t_ms"] = 1e3 * ours, 1e3 * theirs
+    if kernels:
+        row["kernels"] = kernel_times(module, threads, repeat)
+        row["load"] = os.getloadavg()[0]
     expected = session.run(None, inputs)
     module.run()
     got = [module.get_output(i).numpy() for i in range(len(expected))]
@@ -101,6 +118,47 @@ def measure(path: Path, repeat: int, threads: list[int]) -> dict[str, Any]:
         diff = max(float(np.abs(g - e).max()) for g, e in zip(got, expected, strict=True))
         row["max_rel_diff"] = diff / scale
     return row
+
+
+def kernel_times(module: Any, threads: list[int], runs: int, rounds: int = 5) -> list[Any]:
+    """[kernel, calls, {threads: seconds per run}] for every kernel: each call's fastest run
+    of `runs` (per round) and `rounds` rounds, the thread counts taking turns (so that a
+    drifting load reaches every count alike)."""
+    from xtvm.runtime.threads import set_num_threads
+
+    executor = module._executor()
+    best: dict[int, list[float]] = {n: [float("inf")] * len(executor.calls) for n in threads}
+    for _ in range(rounds):
+        for count in threads:
+            set_num_threads(count)
+            seconds = executor.profile(runs, fastest=True).seconds
+            best[count] = [min(a, b) for a, b in zip(best[count], seconds, strict=True)]
+    rows: dict[str, list[Any]] = {}
+    for position, name in enumerate(executor.call_names):
+        entry = rows.setdefault(name, [name, 0, dict.fromkeys(threads, 0.0)])
+        entry[1] += 1
+        for count in threads:
+            entry[2][count] += best[count][position]
+    return list(rows.values())
+
+
+def kernel_table(row: dict[str, Any], threads: list[int], top: int) -> str:
+    """The `top` kernels of `row` slowest at the last thread count, and the sum of all."""
+    last, first = threads[-1], threads[0]
+    kernels = sorted(row["kernels"], key=lambda k: -k[2][str(last)])
+    header = ["kernel", "calls", *(f"{n}t ms" for n in threads), f"{first}t/{last}t"]
+    lines = [header]
+    for name, calls, seconds in kernels[:top]:
+        times = [seconds[str(n)] for n in threads]
+        lines.append([name[:60], str(calls), *(f"{1e3 * t:.3f}" for t in times), speedup(times)])
+    totals = [sum(k[2][str(n)] for k in kernels) for n in threads]
+    calls = sum(k[1] for k in kernels)
+    lines.append(["all kernels", str(calls), *(f"{1e3 * t:.3f}" for t in totals), speedup(totals)])
+    return f"{row['model']} (load {row['load']:.1f}):\n" + aligned(lines)
+
+
+def speedup(times: list[float]) -> str:
+    return f"{times[0] / times[-1]:.2f}" if times[-1] > 0 else "-"
 
 
 def table(rows: list[dict[str, Any]], threads: list[int]) -> str:
@@ -120,16 +178,19 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=10, help="timed runs per measurement")
     parser.add_argument("--threads", type=int, nargs="+", default=[1, 2], help="thread counts")
     parser.add_argument("--busy", action="store_true", help="keep one core busy meanwhile")
+    parser.add_argument("--kernels", type=int, default=0, help="print the N slowest kernels")
     parser.add_argument("--one", help=argparse.SUPPRESS)  # child process: print one JSON row
     args = parser.parse_intermixed_args()
     if args.one:
-        print(json.dumps(measure(args.directory / args.one, args.repeat, args.threads)))
+        row = measure(args.directory / args.one, args.repeat, args.threads, args.kernels)
+        print(json.dumps(row))
         return 0
     names = args.models or sorted(p.stem for p in args.directory.glob("*.onnx"))
     missing = [n for n in names if not (args.directory / f"{n}.onnx").is_file()]
     if missing or not names:
         parser.error(f"no such model in {args.directory}: {', '.join(missing) or 'none at all'}")
     options = ["--repeat", str(args.repeat), "--threads", *map(str, args.threads)]
+    options += ["--kernels", str(args.kernels)]
     commands = [
         (
             [sys.executable, __file__, str(args.directory), "--one", f"{name}.onnx", *options],
@@ -137,7 +198,12 @@ def main() -> int:
         )
         for name in names
     ]
-    print(table(child_rows(commands, args.busy), args.threads))
+    rows = child_rows(commands, args.busy)
+    print(table(rows, args.threads))
+    for row in rows:
+        if row.get("kernels"):
+            print()
+            print(kernel_table(row, args.threads, args.kernels))
     return 0
 
 

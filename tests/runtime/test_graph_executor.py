@@ -398,6 +398,33 @@ def test_a_kernel_error_status_stops_the_run_with_its_message() -> None:
         executor.profile(1)
 
 
+def test_profile_gives_the_mean_or_the_fastest_run_of_each_call() -> None:
+    """A call slow once (as when another process takes its core) counts in the mean, not in
+    the minimum; no runs at all is refused."""
+    import ctypes
+    import itertools
+    import time
+
+    x = relay.var("x", shape=(4,))
+    mod = tvm.IRModule.from_expr(relay.Function([x], relay.exp(x)))
+    module = graph_executor.GraphModule(relay.build(mod, "llvm")["default"](tvm.cpu()))
+    module.set_input("x", np.ones(4, "float32"))
+    executor = module._executor()
+    raw, args, kernel = executor.calls[0]
+    delays = itertools.cycle([0.05, 0.0, 0.0])  # one of any three calls in a row is slow
+
+    def once_slow(*values: int) -> int:
+        time.sleep(next(delays))
+        return raw(*values)
+
+    slow = ctypes.CFUNCTYPE(ctypes.c_int32, *([ctypes.c_void_p] * len(args)))(once_slow)
+    executor.calls[0] = (slow, args, kernel)
+    assert module.profile(3).seconds[0] >= 0.05 / 3
+    assert module.profile(3, fastest=True).seconds[0] < 0.01
+    with pytest.raises(ValueError, match="at least one run"):
+        module.profile(0)
+
+
 def multi_kernel_module() -> tuple[graph_executor.GraphModule, np.ndarray, np.ndarray]:
     """A graph of several kernels (conv, pool, dense, softmax, elementwise) and its inputs."""
     x = relay.var("x", shape=(1, 3, 8, 8))

@@ -4,6 +4,8 @@ library; `relay.build` runs small kernels serially and keeps large ones parallel
 
 from __future__ import annotations
 
+import ctypes
+import itertools
 import os
 import subprocess
 import sys
@@ -63,6 +65,40 @@ def test_parallel_loop_matches_numpy_at_any_thread_count(rows: int, threads: int
     assert get_num_threads() == threads
     for _ in range(3):  # the pool's threads are reused from one loop to the next
         np.testing.assert_allclose(run(f, a), expected(a), rtol=1e-5, atol=1e-4)
+
+
+ChunkBody = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)
+
+
+@pytest.mark.parametrize(("lower", "upper"), [(0, 1), (0, 2), (3, 10), (0, 100), (-7, 1000)])
+@pytest.mark.parametrize("threads", [2, 3, 5])
+def test_each_thread_has_its_own_slice_of_a_loop(lower: int, upper: int, threads: int) -> None:
+    """The pool cuts a loop into one slice per thread (the iterations a thread runs at every
+    launch, unless another took them over): its chunks cover every iteration once and none
+    crosses from one slice into the next."""
+    from xtvm.runtime.threads import pool_runtime
+
+    chunks: list[tuple[int, int]] = []
+    lock = threading.Lock()
+
+    def body(_: int | None, begin: int, end: int) -> None:
+        with lock:
+            chunks.append((begin, end))
+
+    callback = ChunkBody(body)
+    set_num_threads(threads)
+    launch = pool_runtime().xtvm_parallel_for
+    launch.argtypes = [ChunkBody, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64]
+    launch.restype = None
+    for _ in range(3):
+        chunks.clear()
+        launch(callback, None, lower, upper)
+        covered = sorted(chunks)
+        assert covered[0][0] == lower and covered[-1][1] == upper
+        assert all(a[1] == b[0] for a, b in itertools.pairwise(covered))
+        total, team = upper - lower, min(threads, upper - lower)
+        cuts = {lower + t * total // team for t in range(1, team)}
+        assert not any(begin < cut < end for begin, end in covered for cut in cuts)
 
 
 def test_parallel_loops_launched_from_several_threads_at_once() -> None:
@@ -146,14 +182,16 @@ def add_model(shape: tuple[int, ...]) -> tuple[tvm.IRModule, np.ndarray, np.ndar
 
 
 @pytest.mark.parametrize(
-    ("shape", "parallel"), [((4, 16), False), ((2, 3, 5), False), ((1024, 1024), True)]
+    ("shape", "parallel"),
+    [((4, 16), False), ((2, 3, 5), False), ((768, 64), True), ((1024, 1024), True)],
 )
 @pytest.mark.parametrize("threads", [1, 2, 3])
 def test_relay_build_forks_threads_only_for_large_kernels(
     shape: tuple[int, ...], parallel: bool, threads: int
 ) -> None:
     """The kernel of a small elementwise op runs on the caller alone (no launch of the pool
-    in its code); a large one is run by the pool. Both give numpy's numbers."""
+    in its code); a large one is run by the pool, as is exp(x) + y over 768 x 64 (an exp
+    counts as the polynomial it is, not as one op). Both give numpy's numbers."""
     from xtvm.contrib import graph_executor
 
     mod, a, b = add_model(shape)
@@ -208,3 +246,44 @@ def test_without_a_c_compiler_only_parallel_code_is_refused(tmp_path: Path) -> N
         f"xtvm.runtime.threads.ThreadPoolError: no C compiler '{tmp_path / 'no-cc'}' to build "
         "xtvm's thread pool (set CC)"
     )
+
+
+def test_every_stage_of_a_softmax_runs_on_the_pool() -> None:
+    """GPT-2's attention softmax (12 heads of 64 x 64): its max, exp-sum and normalising
+    loops are each parallel (the exp loops were serial when an exp of a vector of 64 counted
+    as one op, and a plain sum of the same size stays serial); numpy's numbers at 2
+    threads."""
+    from xtvm.contrib import graph_executor
+
+    x = relay.var("x", shape=(1, 12, 64, 64))
+    factory = relay.build(
+        tvm.IRModule.from_expr(relay.Function([x], relay.nn.softmax(x, axis=-1))), "llvm"
+    )
+    assert factory.get_lib().get_source().count("call void @xtvm_parallel_for") == 3
+    y = relay.var("y", shape=(1, 12, 64, 64))
+    plain = tvm.IRModule.from_expr(relay.Function([x, y], x + y))
+    assert "xtvm_parallel_for" not in relay.build(plain, "llvm").get_lib().get_source()
+    a = RNG.standard_normal((1, 12, 64, 64)).astype(np.float32)
+    set_num_threads(2)
+    module = graph_executor.GraphModule(factory["default"](tvm.cpu()))
+    module.run(x=a)
+    e = np.exp(a - a.max(-1, keepdims=True))
+    np.testing.assert_allclose(module.get_output(0).numpy(), e / e.sum(-1, keepdims=True), 1e-5)
+
+
+def test_a_transposing_kernel_counts_one_load_per_gathered_lane() -> None:
+    """GPT-2's K into heads, transposed (12 x 64 x 64, each vector of 64 gathered down a
+    column): its loop runs on the pool; numpy's numbers at 2 threads."""
+    from xtvm.contrib import graph_executor
+
+    x = relay.var("x", shape=(1, 64, 768))
+    heads = relay.transpose(relay.reshape(x, (1, 64, 12, 64)), (0, 2, 3, 1))
+    y = relay.reshape(heads * relay.const(0.125), (12, 64, 64))
+    factory = relay.build(tvm.IRModule.from_expr(relay.Function([x], y)), "llvm")
+    assert "xtvm_parallel_for" in factory.get_lib().get_source()
+    a = RNG.standard_normal((1, 64, 768)).astype(np.float32)
+    set_num_threads(2)
+    module = graph_executor.GraphModule(factory["default"](tvm.cpu()))
+    module.run(x=a)
+    expected = (a.reshape(1, 64, 12, 64).transpose(0, 2, 3, 1) * 0.125).reshape(12, 64, 64)
+    np.testing.assert_array_equal(module.get_output(0).numpy(), expected)

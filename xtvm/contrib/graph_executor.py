@@ -104,9 +104,10 @@ class GraphModule:
     def get_output(self, index: int, out: NDArray | None = None) -> NDArray:
         return self._executor().get_output(index, out)
 
-    def profile(self, runs: int = 10) -> Any:
-        """Seconds per run of each kernel call (`print(m.profile())` for a table)."""
-        return self._executor().profile(runs)
+    def profile(self, runs: int = 10, fastest: bool = False) -> Any:
+        """Seconds per run of each kernel call, the mean or with `fastest` the minimum of
+        `runs` runs (`print(m.profile())` for a table)."""
+        return self._executor().profile(runs, fastest)
 
     def benchmark(
         self,

@@ -52,6 +52,7 @@ from xtvm.passes.relay_fold_constant import RelayFoldConstantPass
 from xtvm.passes.relay_fuse_ops import RelayFuseOpsPass
 from xtvm.passes.relay_qnn_canonicalize import RelayQnnCanonicalizePass
 from xtvm.passes.relay_simplify_inference import RelaySimplifyInferencePass
+from xtvm.passes.relay_split_to_slices import RelaySplitToSlicesPass
 from xtvm.passes.tir_vectorize import VectorizeRemark
 from xtvm.runtime.graph_executor import GraphExecutorFactory
 from xtvm.runtime.module import Module, metadata_json, signatures_of
@@ -145,6 +146,7 @@ def lower_to_te(
                     RelayCombineParallelDensePass(),
                     RelayAlterOpLayoutPass(),
                     RelayAlterDenseLayoutPass(),
+                    RelaySplitToSlicesPass(),  # GPT-2's Q/K/V parts fuse into their readers
                 ]
                 if cpu
                 else []

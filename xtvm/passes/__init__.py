@@ -54,6 +54,7 @@ OWN_PASSES = {
     "relay-print-dot": "RelayPrintDotPass",
     "relay-simplify-expr": "RelaySimplifyExprPass",
     "relay-simplify-inference": "RelaySimplifyInferencePass",
+    "relay-split-to-slices": "RelaySplitToSlicesPass",
     "scf-for-loop-unroll": "ScfForLoopUnrollPass",
     "tir-loop-partition": "TirLoopPartitionPass",
     "tir-lower-intrinsics": "TirLowerIntrinsicsPass",

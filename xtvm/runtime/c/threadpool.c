@@ -4,11 +4,16 @@
    [lower, upper) on the calling thread and the pool's workers, and returns when every chunk
    is done. It is built for a machine other processes share:
 
-   - The threads claim chunks from one counter (about CHUNKS_PER_THREAD each), so when a core
-     is taken by another process, the threads that run take over the chunks of the one that
-     does not.
+   - The loop is cut into one slice per thread, each cut into chunks (about CHUNKS_PER_THREAD
+     per slice) claimed from the slice's own counter. A thread runs its own slice first (the
+     caller the first), then claims the chunks left in the others: when a core is taken by
+     another process, the threads that run take over the chunks of the one that does not. On
+     a quiet machine each thread runs the same iterations at every launch of a loop (with one
+     shared counter, which thread got which chunk changed at every launch), so what it read
+     or wrote there last time can still be in its core's cache when that fits, and claiming
+     a chunk touches only the thread's own counter, not a line all threads take turns on.
    - The caller waits only for chunks that were claimed, never for a worker that has not woken
-     up yet: a late worker finds the counter spent and goes back to waiting (a fork-join team
+     up yet: a late worker finds the counters spent and goes back to waiting (a fork-join team
      such as libgomp's waits at its closing barrier for every thread, a whole time slice when
      one is descheduled).
    - Idle workers poll for a bounded time (SPIN_NS: the gap between two kernels of a graph),
@@ -41,14 +46,22 @@
 
 typedef void (*xtvm_chunk_fn)(void *data, int64_t begin, int64_t end);
 
+/* One thread's share of a loop: [next, end) not yet claimed (its own cache line: every
+   thread claims from its own slice at once). */
+typedef struct {
+  _Alignas(64) _Atomic int64_t next;
+  _Atomic int64_t end;
+} slice_t;
+
 static struct {
   pthread_mutex_t launch; /* held by the thread launching a loop */
   /* The current job, written before `generation` is bumped. */
   _Atomic(xtvm_chunk_fn) body;
   _Atomic(void *) data;
-  _Atomic int64_t upper, chunk;
-  _Atomic int64_t next;      /* the first iteration not yet claimed */
-  _Atomic int64_t remaining; /* iterations not yet done */
+  _Atomic int64_t chunk;
+  _Atomic int team;          /* slices of the job: the threads it was cut for */
+  slice_t slices[MAX_THREADS];
+  _Alignas(64) _Atomic int64_t remaining; /* iterations not yet done */
   _Atomic int finished;      /* set once remaining is 0: late workers keep out */
   _Atomic int inside;        /* workers between joining a job and leaving it */
   _Atomic uint32_t generation; /* bumped per job; workers sleep on it */
@@ -80,15 +93,23 @@ static int64_t now_ns(void) {
   return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
-/* Claim and run chunks of the current job until none is left. */
-static void run_chunks(xtvm_chunk_fn body, void *data, int64_t upper, int64_t chunk) {
-  for (;;) {
-    int64_t begin = atomic_fetch_add(&pool.next, chunk);
-    if (begin >= upper) return;
-    int64_t end = begin + chunk < upper ? begin + chunk : upper;
-    body(data, begin, end);
-    atomic_fetch_sub(&pool.remaining, end - begin);
+/* Claim and run chunks of the current job until none is left: those of slice `own` first,
+   then those left in the others. The iterations done are counted off `remaining` once at
+   the end (the line the caller polls changes cores once per thread, not once per chunk). */
+static void run_chunks(xtvm_chunk_fn body, void *data, int64_t chunk, int team, int own) {
+  int64_t done = 0;
+  for (int step = 0; step < team; step++) {
+    slice_t *slice = &pool.slices[(own + step) % team];
+    int64_t upper = atomic_load(&slice->end);
+    for (;;) {
+      int64_t begin = atomic_fetch_add(&slice->next, chunk);
+      if (begin >= upper) break;
+      int64_t end = begin + chunk < upper ? begin + chunk : upper;
+      body(data, begin, end);
+      done += end - begin;
+    }
   }
+  if (done) atomic_fetch_sub(&pool.remaining, done);
 }
 
 int32_t xtvm_get_num_threads(void);
@@ -121,9 +142,11 @@ static void *worker(void *arg) {
     /* Join the job unless it is over (its caller may have returned: touch nothing of it). */
     if (index >= xtvm_get_num_threads() - 1) continue; /* the count went down since */
     atomic_fetch_add(&pool.inside, 1);
-    if (!atomic_load(&pool.finished) && atomic_load(&pool.generation) == seen)
-      run_chunks(atomic_load(&pool.body), atomic_load(&pool.data), atomic_load(&pool.upper),
-                 atomic_load(&pool.chunk));
+    if (!atomic_load(&pool.finished) && atomic_load(&pool.generation) == seen) {
+      int team = atomic_load(&pool.team);
+      run_chunks(atomic_load(&pool.body), atomic_load(&pool.data), atomic_load(&pool.chunk),
+                 team, (index + 1) % team);
+    }
     atomic_fetch_sub(&pool.inside, 1);
   }
   return NULL;
@@ -191,18 +214,24 @@ void xtvm_parallel_for(xtvm_chunk_fn body, void *data, int64_t lower, int64_t up
     if (pthread_create(&pool.workers[pool.started], NULL, worker, index) != 0) break;
     pool.started++;
   }
-  int64_t total = upper - lower, pieces = (int64_t)threads * CHUNKS_PER_THREAD;
-  int64_t chunk = (total + pieces - 1) / pieces;
+  int64_t total = upper - lower;
+  int team = total < threads ? (int)total : threads;
+  int64_t share = (total + team - 1) / team; /* iterations of the largest slice */
+  int64_t chunk = (share + CHUNKS_PER_THREAD - 1) / CHUNKS_PER_THREAD;
   atomic_store(&pool.body, body);
   atomic_store(&pool.data, data);
-  atomic_store(&pool.upper, upper);
   atomic_store(&pool.chunk, chunk);
-  atomic_store(&pool.next, lower);
+  atomic_store(&pool.team, team);
+  for (int t = 0; t < team; t++) { /* slice t: [lower + t total / team, ...) */
+    atomic_store(&pool.slices[t].next, lower + total / team * t + total % team * t / team);
+    atomic_store(&pool.slices[t].end,
+                 lower + total / team * (t + 1) + total % team * (t + 1) / team);
+  }
   atomic_store(&pool.remaining, total);
   atomic_store(&pool.finished, 0);
   atomic_fetch_add(&pool.generation, 1);
   if (atomic_load(&pool.sleepers)) futex_wake_all(&pool.generation);
-  run_chunks(body, data, upper, chunk);
+  run_chunks(body, data, chunk, team, 0);
   /* Wait for the chunks others claimed (a preempted worker gets the core back sooner when
      this thread yields after a while). */
   for (int polls = 0; atomic_load(&pool.remaining) > 0; polls++) {
