@@ -51,10 +51,6 @@ UNSUPPORTED = {
     "test_proposal[graph]": "xtvm has no relay vision yet",
     "test_yolo_reorg_infer_shape": "xtvm has no relay vision yet",
     "test_yolo_reorg[graph]": "xtvm's topi.testing has no reorg_python reference (its op is missing too)",
-    "test_affine_grid[graph]": "xtvm has no relay affine_grid yet",
-    "test_grid_sample[graph]": "xtvm has no relay grid_sample yet",
-    "test_space_to_batch_nd[graph]": "xtvm's topi.testing has no space_to_batch_nd_python reference (its op is missing too)",
-    "test_batch_to_space_nd[graph]": "xtvm's topi.testing has no batch_to_space_nd_python reference (its op is missing too)",
     "test_all_class_non_max_suppression[graph]": "xtvm has no relay vision yet",
 }
 
