@@ -2624,6 +2624,8 @@ def slices_of(
     begin, end = list(p.ints("begin")), list(p.ints("end"))
     strides = list(p.opt_ints("strides") or ())
     given = p.opt_ints("axes")
+    if 0 in strides:
+        raise op.error(f"strides must not be 0, got {fmt_list(strides)}")
     if given is None:
         rank = len(shape)
         if max(len(begin), len(end), len(strides)) > rank:
@@ -2642,8 +2644,6 @@ def slices_of(
                 f"{len(end)}, {len(strides)}"
             )
         axes = normalize_axes(op, given, len(shape))
-    if 0 in strides:
-        raise op.error(f"strides must not be 0, got {fmt_list(strides)}")
     out = [slice(None)] * len(shape)
     for axis, b, e, s in zip(axes, begin, end, strides, strict=True):
         out[axis] = slice(b, e, s)
@@ -2713,6 +2713,7 @@ StridedSetOp = relay_op(
     operands=("data", "v"),
     rule=strided_set_type,
     pattern=OpPattern.INJECTIVE,
+    slices=classmethod(slices_of),
 )
 
 

@@ -1336,7 +1336,7 @@ def reinterpret(x: np.ndarray, dtype: Attribute) -> np.ndarray:
 @rule(relay.StridedSetOp)
 def strided_set(op: relay.StridedSetOp, x: np.ndarray, v: np.ndarray) -> np.ndarray:
     out = x.copy()
-    out[tuple(relay.StridedSliceOp.slices(op.properties, x.shape))] = v
+    out[tuple(relay.StridedSetOp.slices(op.properties, x.shape))] = v
     return out
 
 

@@ -16,9 +16,18 @@ from dataclasses import dataclass
 from xtvm import te
 from xtvm.dialects import relay
 from xtvm.ir.numpy_types import numpy_dtype
-from xtvm.topi import elementwise, indexing, nn, reduction, signal, transform, winograd
+from xtvm.topi import (
+    elementwise,
+    grid_sample,
+    indexing,
+    nn,
+    reduction,
+    signal,
+    transform,
+    winograd,
+)
 from xtvm.topi.schedule import CONV2D, DEFAULT, DENSE, LAYER_NORM, WINOGRAD, ScheduleFn
-from xtvm.topi.tensor import TensorLike
+from xtvm.topi.tensor import TensorLike, static_shape
 
 Value = TensorLike | tuple["Value", ...]
 Compute = Callable[[relay.RelayOp, Sequence[TensorLike]], Value]
@@ -322,6 +331,9 @@ STRATEGIES: dict[type[relay.RelayOp], Strategy] = {
     ),
     relay.ClipOp: row(lambda op, x: elementwise.clip(x[0], number(op.a_min), number(op.a_max))),
     relay.CastOp: row(cast),
+    relay.ReinterpretOp: row(
+        lambda op, x: elementwise.reinterpret(x[0], numpy_dtype(op.dtype).name)
+    ),
     # Activations
     relay.ReluOp: row(unary("relu")),
     relay.LeakyReluOp: row(lambda op, x: elementwise.leaky_relu(x[0], number(op.alpha))),
@@ -434,6 +446,30 @@ STRATEGIES: dict[type[relay.RelayOp], Strategy] = {
     relay.SliceLikeOp: row(
         lambda op, x: te.compute(
             result_shape(op), lambda *i: x[0](*i), name="T_slice_like", tag="injective"
+        )
+    ),
+    relay.StridedSetOp: row(
+        lambda op, x: transform.strided_set(
+            x[0], x[1], relay.StridedSetOp.slices(op.properties, static_shape(x[0]))
+        )
+    ),
+    relay.SpaceToBatchNdOp: row(
+        lambda op, x: transform.space_to_batch_nd(
+            x[0], ints(op.block_shape), ints(op.paddings), number(op.pad_value)
+        )
+    ),
+    relay.BatchToSpaceNdOp: row(
+        lambda op, x: transform.batch_to_space_nd(x[0], ints(op.block_shape), ints(op.crops))
+    ),
+    relay.AffineGridOp: row(lambda op, x: grid_sample.affine_grid(x[0], ints(op.target_shape))),
+    relay.GridSampleOp: row(
+        lambda op, x: grid_sample.grid_sample(
+            x[0], x[1], op.method.data, op.padding_mode.data, bool(integer(op.align_corners))
+        )
+    ),
+    relay.UniqueOp: row(
+        lambda op, x: indexing.unique(
+            x[0], bool(integer(op.sorted)), bool(integer(op.return_counts))
         )
     ),
     relay.ReverseSequenceOp: row(
