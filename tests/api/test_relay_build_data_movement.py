@@ -1,6 +1,6 @@
 """relay.build (llvm, and C where noted) on TVM's reinterpret, strided_set, strided_slice with
-short bounds, nn.space_to_batch_nd / batch_to_space_nd, image.affine_grid / grid_sample and
-unique: the graph executor's results against numpy references written from the definitions
+short bounds, nn.space_to_batch_nd / batch_to_space_nd, image.affine_grid / grid_sample,
+unique and nn.correlation: the graph executor's results against numpy references written from the definitions
 (`topi.testing`'s loops) and numpy's own functions."""
 
 from __future__ import annotations
@@ -143,3 +143,23 @@ def test_unique_against_numpy(is_sorted: bool):
     np.testing.assert_array_equal(out[2], inverse)
     np.testing.assert_array_equal(out[4][:k], counts)
     assert not out[0][k:].any() and not out[4][k:].any()
+
+
+@pytest.mark.parametrize(
+    ("kernel", "displacement", "stride1", "stride2", "padding", "multiply"),
+    [(1, 3, 1, 1, 3, True), (3, 2, 2, 2, 2, False)],
+)
+def test_correlation_against_the_loops(
+    kernel: int, displacement: int, stride1: int, stride2: int, padding: int, multiply: bool
+):
+    first = RNG.uniform(size=(2, 3, 8, 7)).astype("float32")
+    second = RNG.uniform(size=(2, 3, 8, 7)).astype("float32")
+    a, b = variables(first, second)
+    y = relay.nn.correlation(
+        a, b, kernel, displacement, stride1, stride2, padding, multiply, "NCHW"
+    )
+    (out,) = built(relay.Function([a, b], y), first, second)
+    want = topi_testing.correlation_nchw_python(
+        first, second, kernel, displacement, stride1, stride2, padding, multiply
+    )
+    np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-6)

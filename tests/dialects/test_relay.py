@@ -535,6 +535,12 @@ CASES: list[tuple[str, list[Attribute], Body, str]] = [
     ("unravel_index", [t(4, elem=i64), t(2, elem=i64)], relay.UnravelIndexOp, "tensor<2x4xi64>"),
     ("reinterpret", [t(2, 3)], lambda x: relay.ReinterpretOp(x, "int32"), "tensor<2x3xi32>"),
     (
+        "correlation",
+        [t(5, 1, 6, 4), t(5, 1, 6, 4)],
+        lambda a, b: relay.CorrelationOp(a, b, 3, 1, 2, 2, [2], False),
+        "tensor<5x1x3x2xf32>",
+    ),
+    (
         "strided_set",
         [t(8, 2), t(3, 2)],
         lambda x, v: relay.StridedSetOp(x, v, [1], [7], [2]),
@@ -1371,6 +1377,13 @@ INVALID: list[tuple[str, list[Attribute], Body, str]] = [
         [t(3, 4), t(3, 5)],
         relay.SliceLikeOp,
         "'relay.slice_like' op shape_like's axis 1 (5) is longer than data's (4)",
+    ),
+    (
+        "correlation_even_kernel",
+        [t(1, 3, 8, 8), t(1, 3, 8, 8)],
+        lambda a, b: relay.CorrelationOp(a, b, 2, 1, 1, 1, [1]),
+        "'relay.nn.correlation' op needs an odd kernel_size, max_displacement >= 0 and "
+        "positive strides, got 2, 1, 1, 1",
     ),
     (
         "reinterpret_width",

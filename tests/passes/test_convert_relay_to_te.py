@@ -1126,6 +1126,18 @@ CASES: dict[type[relay.RelayOp], list[Case]] = {
     relay.SliceLikeOp: [
         Case("leading", [f32(4, 5, 3), f32(2, 3)], lambda g, x, y: g(relay.SliceLikeOp(x, y))),
     ],
+    relay.CorrelationOp: [
+        Case(
+            "multiply",
+            [f32(2, 3, 7, 6), f32(2, 3, 7, 6)],
+            lambda g, a, b: g(relay.CorrelationOp(a, b, 3, 2, 2, 1, [3, 2])),
+        ),
+        Case(
+            "subtract_rounded_up",
+            [f32(1, 2, 6, 5), f32(1, 2, 6, 5)],
+            lambda g, a, b: g(relay.CorrelationOp(a, b, 1, 2, 3, 2, [2, 1, 3, 2], False)),
+        ),
+    ],
     relay.ReinterpretOp: [
         Case("f32_as_i32", [f32(4, 5)], lambda g, x: g(relay.ReinterpretOp(x, "int32"))),
         Case(

@@ -1194,6 +1194,23 @@ CASES: list[Case] = [
         lambda x, n: relay.ReverseSequenceOp(x, n, seq_axis=1, batch_axis=0),
         lambda x, n: np.array([[0, 1, 2, 3], [6, 5, 4, 7], [11, 10, 9, 8]], np.float32),
     ),
+    *(
+        Case(
+            f"correlation_{'multiply' if multiply else 'subtract'}_k{k}_s{s1}{s2}",
+            [rand(2, 3, 7, 6), rand(2, 3, 7, 6)],
+            lambda a, b, k=k, s1=s1, s2=s2, p=pad, m=multiply: relay.CorrelationOp(
+                a, b, k, 2, s1, s2, [p], m
+            ),
+            lambda a, b, k=k, s1=s1, s2=s2, p=pad, m=multiply: topi_testing.correlation_nchw_python(
+                a, b, k, 2, s1, s2, p, m
+            ),
+        )
+        for k, s1, s2, pad, multiply in [
+            (1, 1, 1, 2, True),
+            (3, 2, 2, 3, False),
+            (3, 3, 1, 2, True),
+        ]
+    ),
     Case(
         "reinterpret_bits",
         [np.array([1.0, -2.0, 0.0], np.float32)],

@@ -1660,6 +1660,76 @@ BatchToSpaceNdOp = relay_op(
     pattern=OpPattern.INJECTIVE,
 )
 
+
+def correlation_padding(op: type[RelayOp], p: Props) -> tuple[int, int, int, int]:
+    """(top, left, bottom, right) from 1, 2 (height, width) or 4 padding values."""
+    values = p.ints("padding")
+    if len(values) not in (1, 2, 4) or any(v < 0 for v in values):
+        raise op.error(f"padding must be 1, 2 or 4 non-negative integers, got {fmt_list(values)}")
+    if len(values) == 4:
+        return values  # type: ignore[return-value]
+    h, w = (values[0], values[0]) if len(values) == 1 else values
+    return (h, w, h, w)
+
+
+def correlation_geometry(op: type[RelayOp], p: Props, shape: Sequence[int]) -> tuple[int, int, int]:
+    """(out channels, out height, out width) of nn.correlation on data of `shape` (NCHW)."""
+    k, d = p.integer("kernel_size"), p.integer("max_displacement")
+    s1, s2 = p.integer("stride1"), p.integer("stride2")
+    if k < 1 or k % 2 == 0 or d < 0 or s1 < 1 or s2 < 1:
+        raise op.error(
+            f"needs an odd kernel_size, max_displacement >= 0 and positive strides, got "
+            f"{k}, {d}, {s1}, {s2}"
+        )
+    top, left, bottom, right = correlation_padding(op, p)
+    border = d + (k - 1) // 2
+    radius = d // s2
+    height = (shape[2] + top + bottom - 2 * border + s1 - 1) // s1
+    width = (shape[3] + left + right - 2 * border + s1 - 1) // s1
+    if height < 1 or width < 1:
+        raise op.error(
+            f"the {shape[2]}x{shape[3]} data padded is smaller than the displacement border "
+            f"{border} on each side"
+        )
+    return (2 * radius + 1) ** 2, height, width
+
+
+def correlation_type(
+    op: type[RelayOp], p: Props, data1: TensorType, data2: TensorType
+) -> Attribute:
+    elem = op.same_element([data1, data2], ["data1", "data2"])
+    p.choice("layout", ("NCHW",))
+    shape = data1.get_shape()
+    if data1.get_num_dims() != 4 or tuple(data2.get_shape()) != tuple(shape):
+        raise op.error(f"needs two NCHW tensors of one shape, got {data1} and {data2}")
+    channels, height, width = correlation_geometry(op, p, shape)
+    return TensorType(elem, [shape[0], channels, height, width])
+
+
+CorrelationOp = relay_op(
+    "nn.correlation",
+    RelayOp,
+    """FlowNet's correlation of two feature maps: for each displacement q of data2 (a
+    (2 * max_displacement / stride2 + 1)^2 grid, stride2 apart), the mean over channels and a
+    kernel_size window of data1 * data2 (is_multiply) or |data1 - data2|, both zero-padded,
+    the window at (i * stride1 + max_displacement, j * stride1 + max_displacement).
+
+    `%y = relay.nn.correlation %a, %b {kernel_size = 1 : i64, max_displacement = 1 : i64,
+        stride1 = 1 : i64, stride2 = 1 : i64, padding = array<i64: 1, 1>}
+        : (tensor<1x3x5x5xf32>, tensor<1x3x5x5xf32>) -> tensor<1x9x5x5xf32>`
+    """,
+    int_def("kernel_size"),
+    int_def("max_displacement"),
+    int_def("stride1"),
+    int_def("stride2"),
+    ints_def("padding"),
+    bool_def("is_multiply", True),
+    str_def("layout", "NCHW"),
+    operands=("data1", "data2"),
+    rule=correlation_type,
+    pattern=OpPattern.OUT_ELEMWISE_FUSABLE,
+)
+
 DILATION2D_KERNELS = {"IHW": (0, 1, 2), "HWI": (2, 0, 1)}  # axes of (channel, height, width)
 
 

@@ -1525,3 +1525,29 @@ def unique(x: np.ndarray, sorted: bool, return_counts: bool) -> tuple[np.ndarray
         found,
     )
     return (*fields, padded(counts, np.dtype(np.int32))) if return_counts else fields
+
+
+@rule(relay.CorrelationOp)
+def correlation(op: relay.CorrelationOp, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    p = op.props(op.properties)
+    channels, height, width = relay.correlation_geometry(type(op), p, a.shape)
+    top, left, bottom, right = relay.correlation_padding(type(op), p)
+    k, d = p.integer("kernel_size"), p.integer("max_displacement")
+    s1, s2 = p.integer("stride1"), p.integer("stride2")
+    radius, side = d // s2, 2 * (d // s2) + 1
+    # zeros past the padding too: windows of the last (rounded-up) row may reach beyond it
+    extra = (height * s1 + k + d, width * s1 + k + d)
+    widths = [(0, 0), (0, 0), (top, bottom + extra[0]), (left, right + extra[1])]
+    pa, pb = (np.pad(v.astype(np.float64), widths) for v in (a, b))
+    out = np.zeros((a.shape[0], channels, height, width))
+    rows, cols = slice(0, (height - 1) * s1 + 1, s1), slice(0, (width - 1) * s1 + 1, s1)
+    multiply = p.flag("is_multiply")
+    for q in range(channels):
+        dy, dx = (q // side - radius) * s2, (q % side - radius) * s2
+        for ry, rx in itertools.product(range(k), range(k)):
+            y, x = d + ry, d + rx
+            first = pa[:, :, y:, x:][:, :, rows, cols]
+            second = pb[:, :, y + dy :, x + dx :][:, :, rows, cols]
+            pair = first * second if multiply else np.abs(first - second)
+            out[:, q] += pair.sum(axis=1)
+    return (out / (k * k * a.shape[1])).astype(a.dtype)

@@ -272,6 +272,20 @@ def cast(op: relay.CastOp, x: Sequence[TensorLike]) -> Value:
     return elementwise.cast(x[0], "bool" if dtype.kind == "b" else dtype.name)
 
 
+def correlation(op: relay.CorrelationOp, x: Sequence[TensorLike]) -> Value:
+    padding = relay.correlation_padding(type(op), op.props(op.properties))
+    return nn.correlation(
+        x[0],
+        x[1],
+        integer(op.kernel_size),
+        integer(op.max_displacement),
+        (integer(op.stride1), integer(op.stride2)),
+        padding,
+        bool(integer(op.is_multiply)),
+        result_shape(op),
+    )
+
+
 def row(compute: Callable[..., Value], schedules: Mapping[str, ScheduleFn] = DEFAULT) -> Strategy:
     return Strategy(compute, schedules)
 
@@ -355,6 +369,7 @@ STRATEGIES: dict[type[relay.RelayOp], Strategy] = {
         )
     ),
     relay.DeformableConv2dOp: row(deformable_conv2d),
+    relay.CorrelationOp: row(correlation),
     relay.DepthToSpaceOp: row(
         lambda op, x: transform.depth_to_space(
             x[0], integer(op.block_size), op.layout.data == "NHWC", op.mode.data

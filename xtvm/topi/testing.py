@@ -15,6 +15,7 @@ __all__ = [
     "conv1d_ncw_python",
     "conv2d_nchw_python",
     "conv2d_nhwc_python",
+    "correlation_nchw_python",
     "crop_and_resize_python",
     "deformable_conv2d_nchw_python",
     "deformable_conv2d_nhwc_python",
@@ -483,6 +484,43 @@ def grid_sample_python(
                         value = value + weight * _grid_pixel(image, at)
             out[(n, slice(None), *point)] = value
     return out.astype(data.dtype)
+
+
+def correlation_nchw_python(
+    data1: np.ndarray,
+    data2: np.ndarray,
+    kernel_size: int,
+    max_displacement: int,
+    stride1: int,
+    stride2: int,
+    padding: int,
+    is_multiply: bool,
+) -> np.ndarray:
+    """FlowNet's correlation, element by element (TVM's output size: rounded up by stride1;
+    reads past the padding are zeros)."""
+    n, channels, height, width = data1.shape
+    border = max_displacement + (kernel_size - 1) // 2
+    radius = max_displacement // stride2
+    side = 2 * radius + 1
+    out_h = (height + 2 * padding - 2 * border + stride1 - 1) // stride1
+    out_w = (width + 2 * padding - 2 * border + stride1 - 1) // stride1
+
+    def read(data: np.ndarray, b: int, c: int, y: int, x: int) -> float:
+        y, x = y - padding, x - padding
+        return float(data[b, c, y, x]) if 0 <= y < height and 0 <= x < width else 0.0
+
+    out = np.zeros((n, side * side, out_h, out_w))
+    for b, q, i, j in np.ndindex(*out.shape):
+        y1, x1 = i * stride1 + max_displacement, j * stride1 + max_displacement
+        y2 = y1 + (q // side - radius) * stride2
+        x2 = x1 + (q % side - radius) * stride2
+        total = 0.0
+        for c, h, w in np.ndindex(channels, kernel_size, kernel_size):
+            first = read(data1, b, c, y1 + h, x1 + w)
+            second = read(data2, b, c, y2 + h, x2 + w)
+            total += first * second if is_multiply else abs(first - second)
+        out[b, q, i, j] = total
+    return (out / (kernel_size * kernel_size * channels)).astype(data1.dtype)
 
 
 def gather_nd(data: np.ndarray, indices: np.ndarray, batch_dims: int = 0) -> np.ndarray:
