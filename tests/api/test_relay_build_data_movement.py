@@ -1,7 +1,7 @@
 """relay.build (llvm, and C where noted) on TVM's reinterpret, strided_set, strided_slice with
 short bounds, nn.space_to_batch_nd / batch_to_space_nd, image.affine_grid / grid_sample,
-unique and nn.correlation: the graph executor's results against numpy references written from the definitions
-(`topi.testing`'s loops) and numpy's own functions."""
+unique and nn.correlation: the graph executor's results against numpy references written
+from the definitions (`topi.testing`'s loops) and numpy's own functions."""
 
 from __future__ import annotations
 

@@ -181,7 +181,8 @@ func.func @main() -> tensor<1x3xf32> {
   %d = relay.const dense<0.0> : tensor<1x3xf32>
   %i = relay.const dense<[[1]]> : tensor<1x1xi64>
   %u = relay.const dense<1.0> : tensor<1x3xf32>
-  %s = relay.scatter_nd %d, %i, %u : (tensor<1x3xf32>, tensor<1x1xi64>, tensor<1x3xf32>) -> tensor<1x3xf32>
+  %s = relay.scatter_nd %d, %i, %u
+    : (tensor<1x3xf32>, tensor<1x1xi64>, tensor<1x3xf32>) -> tensor<1x3xf32>
   func.return %s : tensor<1x3xf32>
 }
 """
