@@ -112,3 +112,19 @@ func.func @bind(%A: memref<?xf32>, %C: memref<?x?xf32>, %m: index) attributes {x
   memref.dealloc %T : memref<?xf32>
   func.return
 }
+
+// tir.reinterpret between a float and an integer reads the bits through a union; integers
+// changing signedness stay a C conversion.
+// CHECK-LABEL: int32_t bits(float *restrict A, int32_t *restrict B) {
+// CHECK:         float a = A[i];
+// CHECK-NEXT:    B[i] = ((union { float from; int32_t to; }){ .from = a }).to;
+func.func @bits(%A: memref<8xf32>, %B: memref<8xi32>) {
+  %c0 = arith.constant 0 : index
+  %c8 = arith.constant 8 : index
+  tir.for %i = %c0 to %c8 serial {
+    %a = memref.load %A[%i] : memref<8xf32>
+    %b = arith.bitcast %a : f32 to i32
+    memref.store %b, %B[%i] : memref<8xi32>
+  }
+  func.return
+}

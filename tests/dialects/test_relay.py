@@ -398,6 +398,18 @@ CASES: list[tuple[str, list[Attribute], Body, str]] = [
         "tensor<2x3xf32>",
     ),
     (
+        "strided_slice_short_bounds",  # TVM's: missing strides are 1, begins 0, ends the size
+        [t(5, 9, 3)],
+        lambda x: relay.StridedSliceOp(x, [1, 2], [4], strides=[2]),
+        "tensor<2x7x3xf32>",
+    ),
+    (
+        "strided_slice_dynamic",
+        [t(DYNAMIC_INDEX, 9)],
+        lambda x: relay.StridedSliceOp(x, [1, 2], [4, 5]),
+        "tensor<?x3xf32>",
+    ),
+    (
         "strided_slice_axes",
         [t(5, 9, 3)],
         lambda x: relay.StridedSliceOp(x, [2], [100], axes=[1]),
@@ -521,6 +533,57 @@ CASES: list[tuple[str, list[Attribute], Body, str]] = [
         "tensor<4x3xf32>",
     ),
     ("unravel_index", [t(4, elem=i64), t(2, elem=i64)], relay.UnravelIndexOp, "tensor<2x4xi64>"),
+    ("reinterpret", [t(2, 3)], lambda x: relay.ReinterpretOp(x, "int32"), "tensor<2x3xi32>"),
+    (
+        "correlation",
+        [t(5, 1, 6, 4), t(5, 1, 6, 4)],
+        lambda a, b: relay.CorrelationOp(a, b, 3, 1, 2, 2, [2], False),
+        "tensor<5x1x3x2xf32>",
+    ),
+    (
+        "strided_set",
+        [t(8, 2), t(3, 2)],
+        lambda x, v: relay.StridedSetOp(x, v, [1], [7], [2]),
+        "tensor<8x2xf32>",
+    ),
+    (
+        "strided_set_broadcast",
+        [t(4, 5), t(1)],
+        lambda x, v: relay.StridedSetOp(x, v, [3, 1], [0, 5], [-1, 1]),
+        "tensor<4x5xf32>",
+    ),
+    (
+        "space_to_batch_nd",
+        [t(2, 2, 4, 1)],
+        lambda x: relay.SpaceToBatchNdOp(x, [2, 2], [[0, 0], [2, 0]]),
+        "tensor<8x1x3x1xf32>",
+    ),
+    (
+        "batch_to_space_nd",
+        [t(8, 1, 3, 1)],
+        lambda x: relay.BatchToSpaceNdOp(x, [2, 2], [[0, 0], [2, 0]]),
+        "tensor<2x2x4x1xf32>",
+    ),
+    ("affine_grid", [t(3, 2, 3)], lambda x: relay.AffineGridOp(x, [4, 5]), "tensor<3x2x4x5xf32>"),
+    ("grid_sample", [t(1, 3, 4, 4), t(1, 2, 5, 6)], relay.GridSampleOp, "tensor<1x3x5x6xf32>"),
+    (
+        "grid_sample_3d",
+        [t(2, 3, 4, 4, 4), t(2, 3, 2, 5, 6)],
+        lambda x, g: relay.GridSampleOp(x, g, "nearest", "NCDHW", "reflection", False),
+        "tensor<2x3x2x5x6xf32>",
+    ),
+    (
+        "unique",
+        [t(6, elem=i32)],
+        relay.UniqueOp,
+        "tuple<tensor<6xi32>, tensor<6xi32>, tensor<6xi32>, tensor<1xi32>>",
+    ),
+    (
+        "unique_counts",
+        [t(5)],
+        lambda x: relay.UniqueOp(x, sorted=False, return_counts=True),
+        "tuple<tensor<5xf32>, tensor<5xi32>, tensor<5xi32>, tensor<1xi32>, tensor<5xi32>>",
+    ),
     ("unravel_index_scalar", [t(elem=i32), t(3, elem=i32)], relay.UnravelIndexOp, "tensor<3xi32>"),
     (
         "sparse_reshape",
@@ -1318,8 +1381,14 @@ INVALID: list[tuple[str, list[Attribute], Body, str]] = [
     (
         "strided_slice_lengths",
         [t(3, 5)],
-        lambda x: relay.StridedSliceOp(x, [0, 1], [2]),
-        "'relay.strided_slice' op begin, end and strides differ in length: 2, 1, 2",
+        lambda x: relay.StridedSliceOp(x, [0, 1], [2], axes=[0, 1]),
+        "'relay.strided_slice' op axes, begin, end and strides differ in length: 2, 2, 1, 2",
+    ),
+    (
+        "strided_slice_past_the_rank",
+        [t(3, 5)],
+        lambda x: relay.StridedSliceOp(x, [0, 1, 0], [2]),
+        "'relay.strided_slice' op 3 slice bounds for rank 2",
     ),
     (
         "gather_nd_too_many_components",
@@ -1376,6 +1445,55 @@ INVALID: list[tuple[str, list[Attribute], Body, str]] = [
         [t(3, 4), t(3, 5)],
         relay.SliceLikeOp,
         "'relay.slice_like' op shape_like's axis 1 (5) is longer than data's (4)",
+    ),
+    (
+        "correlation_even_kernel",
+        [t(1, 3, 8, 8), t(1, 3, 8, 8)],
+        lambda a, b: relay.CorrelationOp(a, b, 2, 1, 1, 1, [1]),
+        "'relay.nn.correlation' op needs an odd kernel_size, max_displacement >= 0 and "
+        "positive strides, got 2, 1, 1, 1",
+    ),
+    (
+        "reinterpret_width",
+        [t(3)],
+        lambda x: relay.ReinterpretOp(x, "int64"),
+        "'relay.reinterpret' op cannot reinterpret f32 as i64: they differ in width",
+    ),
+    (
+        "strided_set_value_shape",
+        [t(8, 2), t(4, 2)],
+        lambda x, v: relay.StridedSetOp(x, v, [1], [7], [2]),
+        "'relay.strided_set' op v of shape 4x2 does not broadcast to the slice 3x2",
+    ),
+    (
+        "space_to_batch_nd_not_multiple",
+        [t(2, 3, 4, 1)],
+        lambda x: relay.SpaceToBatchNdOp(x, [2, 2], [[0, 0], [2, 0]]),
+        "'relay.nn.space_to_batch_nd' op axis 1 padded to 3 is not a multiple of 2",
+    ),
+    (
+        "batch_to_space_nd_batch",
+        [t(6, 1, 3, 1)],
+        lambda x: relay.BatchToSpaceNdOp(x, [2, 2], [[0, 0], [0, 0]]),
+        "'relay.nn.batch_to_space_nd' op batch 6 is not a multiple of the block count 4",
+    ),
+    (
+        "affine_grid_size",
+        [t(3, 2, 3)],
+        lambda x: relay.AffineGridOp(x, [1, 5]),
+        "'relay.image.affine_grid' op target_shape must be 2 sizes above 1, got [1, 5]",
+    ),
+    (
+        "grid_sample_bicubic_3d",
+        [t(2, 3, 4, 4, 4), t(2, 3, 2, 5, 6)],
+        lambda x, g: relay.GridSampleOp(x, g, "bicubic", "NCDHW"),
+        "'relay.image.grid_sample' op bicubic sampling is 2-d only (NCHW)",
+    ),
+    (
+        "unique_matrix",
+        [t(2, 3, elem=i32)],
+        relay.UniqueOp,
+        "'relay.unique' op data must be a vector, got tensor<2x3xi32>",
     ),
     (
         "reverse_sequence_same_axes",

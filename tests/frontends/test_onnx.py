@@ -628,6 +628,22 @@ CASES = [
     Case("Expand", [node("Expand", ["x", "s"])], {"x": (3, 1)}, inits={"s": i64(2, 1, 4)}),
     Case("Tile", [node("Tile", ["x", "r"])], {"x": (2, 3)}, inits={"r": i64(2, 1)}),
     Case("Size", [node("Size", ["x"])], {"x": (2, 3, 4)}),
+    # sampling (every mode and padding: test_onnx_grid_sample.py)
+    Case(
+        "GridSample",
+        [node("GridSample", ["x", "g"], mode="bilinear", padding_mode="border")],
+        {"x": X4, "g": (RNG.random((2, 3, 5, 2)) * 2.4 - 1.2).astype(np.float32)},
+        opset=16,
+        reference="onnxruntime",
+    ),
+    Case(
+        "AffineGrid",
+        [node("AffineGrid", ["t", "s"])],
+        {"t": (2, 2, 3)},
+        opset=20,
+        inits={"s": i64(2, 3, 4, 5)},
+        reference="onnxruntime",
+    ),
     Case(
         "Size-in-graph",
         [

@@ -1126,6 +1126,98 @@ CASES: dict[type[relay.RelayOp], list[Case]] = {
     relay.SliceLikeOp: [
         Case("leading", [f32(4, 5, 3), f32(2, 3)], lambda g, x, y: g(relay.SliceLikeOp(x, y))),
     ],
+    relay.CorrelationOp: [
+        Case(
+            "multiply",
+            [f32(2, 3, 7, 6), f32(2, 3, 7, 6)],
+            lambda g, a, b: g(relay.CorrelationOp(a, b, 3, 2, 2, 1, [3, 2])),
+        ),
+        Case(
+            "subtract_rounded_up",
+            [f32(1, 2, 6, 5), f32(1, 2, 6, 5)],
+            lambda g, a, b: g(relay.CorrelationOp(a, b, 1, 2, 3, 2, [2, 1, 3, 2], False)),
+        ),
+    ],
+    relay.ReinterpretOp: [
+        Case("f32_as_i32", [f32(4, 5)], lambda g, x: g(relay.ReinterpretOp(x, "int32"))),
+        Case(
+            "i64_as_f64",
+            [i64(7)],
+            lambda g, x: g(relay.ReinterpretOp(x, "float64")),
+            indexed([(2**62, 2**62 + 2**40)]),  # normal doubles
+        ),
+    ],
+    relay.StridedSetOp: [
+        Case(
+            "strided",
+            [f32(5, 6), f32(2, 3)],
+            lambda g, x, v: g(relay.StridedSetOp(x, v, [1, 0], [5, 6], [2, 2])),
+        ),
+        Case(
+            "reversed_broadcast",
+            [f32(4, 5), f32(1)],
+            lambda g, x, v: g(relay.StridedSetOp(x, v, [3], [0], [-1])),
+        ),
+    ],
+    relay.SpaceToBatchNdOp: [
+        Case(
+            "padded",
+            [f32(2, 2, 4, 3)],
+            lambda g, x: g(relay.SpaceToBatchNdOp(x, [2, 2], [[0, 0], [1, 1]], 0.5)),
+        ),
+        Case(
+            "one_axis", [i32(3, 3, 2, 1)], lambda g, x: g(relay.SpaceToBatchNdOp(x, [3], [[0, 0]]))
+        ),
+    ],
+    relay.BatchToSpaceNdOp: [
+        Case(
+            "cropped",
+            [f32(8, 1, 3, 2)],
+            lambda g, x: g(relay.BatchToSpaceNdOp(x, [2, 2], [[0, 1], [2, 0]])),
+        ),
+    ],
+    relay.AffineGridOp: [
+        Case("grid", [f32(2, 2, 3)], lambda g, x: g(relay.AffineGridOp(x, [3, 4]))),
+    ],
+    relay.GridSampleOp: [
+        Case(
+            f"{method}_{padding}_{'aligned' if align else 'edges'}",
+            [f32(2, 3, 5, 4), f32(2, 2, 3, 6)],
+            lambda g, x, w, m=method, p=padding, a=align: g(
+                relay.GridSampleOp(x, w, m, "NCHW", p, a)
+            ),
+            uniform(-1.3, 1.3),
+        )
+        for method, padding, align in [
+            ("bilinear", "zeros", True),
+            ("nearest", "border", False),
+            ("bicubic", "reflection", True),
+            ("bicubic", "zeros", False),
+            ("bilinear", "reflection", False),
+        ]
+    ]
+    + [
+        Case(
+            "trilinear_border",
+            [f32(1, 2, 3, 4, 5), f32(1, 3, 2, 3, 4)],
+            lambda g, x, w: g(relay.GridSampleOp(x, w, "bilinear", "NCDHW", "border", True)),
+            uniform(-1.3, 1.3),
+        )
+    ],
+    relay.UniqueOp: [
+        Case(
+            "sorted_counts",
+            [i32(12)],
+            lambda g, x: g(relay.UniqueOp(x, sorted=True, return_counts=True)),
+            indexed([(0, 5)]),
+        ),
+        Case(
+            "first_occurrence",
+            [i64(9)],
+            lambda g, x: g(relay.UniqueOp(x, sorted=False)),
+            indexed([(-3, 3)]),
+        ),
+    ],
     relay.ReverseSequenceOp: [
         Case(
             "seq0_batch2",

@@ -13,7 +13,7 @@ from xtvm.ir.diagnostics import DiagnosticError
 from xtvm.ir.printer import print_ir
 from xtvm.passes.relay_fold_constant import RelayFoldConstantPass
 from xtvm.passes.relay_simplify_inference import RelaySimplifyInferencePass
-from xtvm.runtime.relay_interpreter import RULES, evaluate
+from xtvm.runtime.relay_interpreter import RULES, RelayInterpreterError, evaluate
 from xtvm.testing.passes import count, run
 
 CTX = default_context()
@@ -170,3 +170,24 @@ func.func @main() -> tensor<2xf32> {
     assert diagnostic.message == "'relay.erf' op has no interpreter rule to fold it with"
     assert diagnostic.location is not None
     assert (diagnostic.location.filename, diagnostic.location.line) == ("erf.mlir", 4)
+
+
+def test_invalid_constants_leave_the_op_to_report_when_it_runs() -> None:
+    """An index out of bounds is not folded away nor an error of the pass: the op stays, and
+    running the module reports it."""
+    module = CTX.parse(
+        """
+func.func @main() -> tensor<1x3xf32> {
+  %d = relay.const dense<0.0> : tensor<1x3xf32>
+  %i = relay.const dense<[[1]]> : tensor<1x1xi64>
+  %u = relay.const dense<1.0> : tensor<1x3xf32>
+  %s = relay.scatter_nd %d, %i, %u
+    : (tensor<1x3xf32>, tensor<1x1xi64>, tensor<1x3xf32>) -> tensor<1x3xf32>
+  func.return %s : tensor<1x3xf32>
+}
+"""
+    )
+    run(module, RelayFoldConstantPass())
+    assert count(module, relay.ScatterNdOp) == 1
+    with pytest.raises(RelayInterpreterError, match="out of bounds"):
+        evaluate(module, [])

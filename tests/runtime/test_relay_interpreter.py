@@ -1237,6 +1237,97 @@ CASES: list[Case] = [
         lambda x, n: relay.ReverseSequenceOp(x, n, seq_axis=1, batch_axis=0),
         lambda x, n: np.array([[0, 1, 2, 3], [6, 5, 4, 7], [11, 10, 9, 8]], np.float32),
     ),
+    *(
+        Case(
+            f"correlation_{'multiply' if multiply else 'subtract'}_k{k}_s{s1}{s2}",
+            [rand(2, 3, 7, 6), rand(2, 3, 7, 6)],
+            lambda a, b, k=k, s1=s1, s2=s2, p=pad, m=multiply: relay.CorrelationOp(
+                a, b, k, 2, s1, s2, [p], m
+            ),
+            lambda a, b, k=k, s1=s1, s2=s2, p=pad, m=multiply: topi_testing.correlation_nchw_python(
+                a, b, k, 2, s1, s2, p, m
+            ),
+        )
+        for k, s1, s2, pad, multiply in [
+            (1, 1, 1, 2, True),
+            (3, 2, 2, 3, False),
+            (3, 3, 1, 2, True),
+        ]
+    ),
+    Case(
+        "reinterpret_bits",
+        [np.array([1.0, -2.0, 0.0], np.float32)],
+        lambda x: relay.ReinterpretOp(x, "int32"),
+        lambda x: np.array([0x3F800000, -0x40000000, 0], np.int32),
+    ),
+    Case(
+        "strided_set_negative_stride",
+        [rand(4, 5), rand(3, 1)],
+        lambda x, v: relay.StridedSetOp(x, v, [3, 1], [0, 5], [-1, 2]),
+        lambda x, v: topi_testing.strided_set_python(x, v, [3, 1], [0, 5], [-1, 2]),
+    ),
+    Case(
+        "space_to_batch_nd_padded",
+        [rand(2, 2, 4, 3)],
+        lambda x: relay.SpaceToBatchNdOp(x, [2, 2], [[0, 0], [1, 1]], 0.5),
+        lambda x: topi_testing.space_to_batch_nd_python(x, [2, 2], [0, 1], [0, 1], 0.5),
+    ),
+    Case(
+        "batch_to_space_nd_cropped",
+        [rand(8, 1, 3, 2)],
+        lambda x: relay.BatchToSpaceNdOp(x, [2, 2], [[0, 1], [2, 0]]),
+        lambda x: topi_testing.batch_to_space_nd_python(x, [2, 2], [0, 2], [1, 0]),
+    ),
+    Case(
+        "affine_grid",
+        [rand(2, 2, 3)],
+        lambda x: relay.AffineGridOp(x, [3, 4]),
+        lambda x: topi_testing.affine_grid_python(x, [3, 4]),
+    ),
+    *(
+        Case(
+            f"grid_sample_{method}_{padding}_{'aligned' if align else 'edges'}",
+            [rand(2, 3, 5, 4), (rand(2, 2, 3, 6) * 2.6 - 1.3).astype(np.float32)],
+            lambda x, g, m=method, p=padding, a=align: relay.GridSampleOp(x, g, m, "NCHW", p, a),
+            lambda x, g, m=method, p=padding, a=align: topi_testing.grid_sample_python(
+                x, g, m, "NCHW", p, a
+            ),
+        )
+        for method in ("nearest", "bilinear", "bicubic")
+        for padding in ("zeros", "border", "reflection")
+        for align in (True, False)
+    ),
+    Case(
+        "grid_sample_3d_reflection",
+        [rand(1, 2, 3, 4, 5), (rand(1, 3, 2, 3, 4) * 2.6 - 1.3).astype(np.float32)],
+        lambda x, g: relay.GridSampleOp(x, g, "bilinear", "NCDHW", "reflection", False),
+        lambda x, g: topi_testing.grid_sample_python(
+            x, g, "bilinear", "NCDHW", "reflection", False
+        ),
+    ),
+    Case(
+        "unique_sorted_counts",
+        [np.array([4, 1, 4, 0, 1, 4, 7], np.int32)],
+        lambda x: relay.UniqueOp(x, sorted=True, return_counts=True),
+        lambda x: (
+            np.array([0, 1, 4, 7, 0, 0, 0], np.int32),
+            np.array([3, 1, 0, 6, 0, 0, 0], np.int32),
+            np.array([2, 1, 2, 0, 1, 2, 3], np.int32),
+            np.array([4], np.int32),
+            np.array([1, 2, 3, 1, 0, 0, 0], np.int32),
+        ),
+    ),
+    Case(
+        "unique_first_occurrence",
+        [np.array([4.5, 1.0, 4.5, 0.0], np.float32)],
+        lambda x: relay.UniqueOp(x, sorted=False),
+        lambda x: (
+            np.array([4.5, 1.0, 0.0, 0.0], np.float32),
+            np.array([0, 1, 3, 0], np.int32),
+            np.array([0, 1, 0, 2], np.int32),
+            np.array([3], np.int32),
+        ),
+    ),
     Case(
         "unravel_index_wraps",
         [np.array([0, 5, 7, 13], np.int32), np.array([2, 3], np.int32)],

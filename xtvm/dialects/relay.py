@@ -705,6 +705,11 @@ def dtype_attr(dtype: Attribute | str | np.dtype) -> Attribute:
     return dtype if isinstance(dtype, Attribute) else element_type(dtype)
 
 
+def flat_int_array(values: Sequence[int] | Sequence[Sequence[int]]) -> DenseArrayBase:
+    """`array<i64: ...>` of integers given flat or as pairs ((before, after) per axis)."""
+    return int_array([v for x in values for v in (x if isinstance(x, Sequence) else [x])])
+
+
 def dtype_def(name: str, constraint: Any, default: Any = REQUIRED) -> AttrDef:
     return AttrDef(name, constraint, dtype_attr, default, "Attribute | str")
 
@@ -1172,6 +1177,37 @@ CastOp = relay_op(
     ),
     rule=cast_type,
 )
+
+
+def element_bits(elem: Attribute) -> int:
+    """The width in bits of an integer or float element type."""
+    return elem.width.data if isinstance(elem, IntegerType) else elem.bitwidth  # type: ignore[attr-defined]
+
+
+def reinterpret_type(op: type[RelayOp], p: Props, data: TensorType) -> Attribute:
+    dtype, have = p.required("dtype"), data.get_element_type()
+    if not (is_float(dtype) or isinstance(dtype, IntegerType)):
+        raise op.error(f"dtype must be an integer or float type, got {dtype}")
+    if not (is_float(have) or isinstance(have, IntegerType)) or i1 in (have, dtype):
+        raise op.error(f"cannot reinterpret {have} as {dtype}: booleans have no bit pattern")
+    if element_bits(have) != element_bits(dtype):
+        raise op.error(f"cannot reinterpret {have} as {dtype}: they differ in width")
+    return TensorType(dtype, data.get_shape())
+
+
+ReinterpretOp = relay_op(
+    "reinterpret",
+    UnaryOp,
+    """The bits of every element read as `dtype` of the same width (float32 1.0 is the int32
+    0x3f800000).
+
+    `%y = relay.reinterpret %x {dtype = i32} : (tensor<4xf32>) -> tensor<4xi32>`
+    """,
+    dtype_def(
+        "dtype", base(IntegerType) | base(Float16Type) | base(Float32Type) | base(Float64Type)
+    ),
+    rule=reinterpret_type,
+)
 ReluOp = relay_op("nn.relu", UnaryOp, "Elementwise max(x, 0).")
 LeakyReluOp = relay_op(
     "nn.leaky_relu",
@@ -1388,6 +1424,72 @@ CropAndResizeOp = relay_op(
 )
 
 
+def affine_grid_type(op: type[RelayOp], p: Props, data: TensorType) -> Attribute:
+    size = p.ints("target_shape")
+    if len(size) != 2 or min(size) < 2:
+        raise op.error(f"target_shape must be 2 sizes above 1, got {fmt_list(size)}")
+    if not is_float(data.get_element_type()) or tuple(data.get_shape()[1:]) != (2, 3):
+        raise op.error(f"data must be float affine matrices (N, 2, 3), got {data}")
+    return TensorType(data.get_element_type(), [data.get_shape()[0], 2, *size])
+
+
+AffineGridOp = relay_op(
+    "image.affine_grid",
+    RelayOp,
+    """The sampling grid (N, 2, H, W) of affine matrices (N, 2, 3) for grid_sample: at
+    (i, j), with y = -1 + i * (2 - 1e-7) / (H - 1) and x likewise over W, channel k is
+    data[n, k] . (x, y, 1).
+
+    `%y = relay.image.affine_grid %t {target_shape = array<i64: 4, 5>}
+        : (tensor<2x2x3xf32>) -> tensor<2x2x4x5xf32>`
+    """,
+    ints_def("target_shape"),
+    rule=affine_grid_type,
+    pattern=OpPattern.INJECTIVE,
+)
+
+GRID_SAMPLE_LAYOUTS = {"NCHW": 2, "NCDHW": 3}  # layout -> spatial axes
+
+
+def grid_sample_type(op: type[RelayOp], p: Props, data: TensorType, grid: TensorType) -> Attribute:
+    elem = op.same_element([data, grid], ["data", "grid"])
+    rank = GRID_SAMPLE_LAYOUTS[p.choice("layout", tuple(GRID_SAMPLE_LAYOUTS))]
+    method = p.choice("method", ("nearest", "bilinear", "bicubic"))
+    p.choice("padding_mode", ("zeros", "border", "reflection"))
+    if method == "bicubic" and rank == 3:
+        raise op.error("bicubic sampling is 2-d only (NCHW)")
+    if not is_float(elem):
+        raise op.error(f"data and grid must be float tensors, got {elem}")
+    shape, where = data.get_shape(), grid.get_shape()
+    if len(shape) != rank + 2 or len(where) != rank + 2 or where[1] not in (rank, DYNAMIC_INDEX):
+        raise op.error(
+            f"needs {rank + 2}-d data and a grid (N, {rank}, ...), got {fmt_shape(shape)} and "
+            f"{fmt_shape(where)}"
+        )
+    return TensorType(elem, [shape[0], shape[1], *where[2:]])
+
+
+GridSampleOp = relay_op(
+    "image.grid_sample",
+    RelayOp,
+    """Sample data at the coordinates of grid (x, y[, z] in [-1, 1] along axis 1): -1 and 1
+    are the centres of the corner pixels when align_corners, their outer edges otherwise.
+    Out-of-range samples read zeros, the border pixel, or the coordinate reflected inside.
+
+    `%y = relay.image.grid_sample %x, %g
+        : (tensor<1x3x4x4xf32>, tensor<1x2x5x6xf32>) -> tensor<1x3x5x6xf32>`
+
+    method: nearest (round half to even), bilinear or bicubic (2-d only, a = -0.75).
+    """,
+    str_def("method", "bilinear"),
+    str_def("layout", "NCHW"),
+    str_def("padding_mode", "zeros"),
+    bool_def("align_corners", True),
+    operands=("data", "grid"),
+    rule=grid_sample_type,
+    pattern=OpPattern.INJECTIVE,
+)
+
 DEFORMABLE_LAYOUTS = {"NCHW": "OIHW", "NHWC": "HWIO"}  # TVM's kernels: data -> kernel
 
 
@@ -1505,6 +1607,146 @@ SpaceToDepthOp = relay_op(
     pattern=OpPattern.INJECTIVE,
 )
 
+
+def space_batch_type(op: type[RelayOp], p: Props, data: TensorType) -> Attribute:
+    """space_to_batch_nd / batch_to_space_nd: M spatial axes after the batch traded for
+    batch entries, block_shape[i] per axis; paddings or crops hold (before, after) pairs."""
+    to_batch = op.name.endswith("space_to_batch_nd")
+    block, pairs = p.ints("block_shape"), p.ints("paddings" if to_batch else "crops")
+    shape = list(data.get_shape())
+    if not block or any(b < 1 for b in block):
+        raise op.error(f"block_shape must be positive integers, got {fmt_list(block)}")
+    if len(pairs) != 2 * len(block) or any(v < 0 for v in pairs) or len(block) >= len(shape):
+        raise op.error(
+            f"needs data of rank above {len(block)} and a non-negative (before, after) pair per "
+            f"block axis, got {fmt_shape(shape)} and {fmt_list(pairs)}"
+        )
+    count = math.prod(block)
+    for i, b in enumerate(block):
+        dim, before, after = shape[i + 1], pairs[2 * i], pairs[2 * i + 1]
+        if dim == DYNAMIC_INDEX:
+            continue
+        if to_batch:
+            if (dim + before + after) % b:
+                raise op.error(
+                    f"axis {i + 1} padded to {dim + before + after} is not a multiple of {b}"
+                )
+            shape[i + 1] = (dim + before + after) // b
+        else:
+            if dim * b - before - after < 0:
+                raise op.error(f"crops {before}, {after} exceed axis {i + 1} of {dim * b}")
+            shape[i + 1] = dim * b - before - after
+    if shape[0] != DYNAMIC_INDEX:
+        if to_batch:
+            shape[0] *= count
+        elif shape[0] % count:
+            raise op.error(f"batch {shape[0]} is not a multiple of the block count {count}")
+        else:
+            shape[0] //= count
+    return TensorType(data.get_element_type(), shape)
+
+
+SpaceToBatchNdOp = relay_op(
+    "nn.space_to_batch_nd",
+    RelayOp,
+    """Pad the M axes after the batch with (before, after) pairs of `paddings` (by pad_value),
+    split each into blocks of block_shape and move the offsets within a block to the batch:
+    output batch (offset, flattened row-major) * N + n.
+
+    `%y = relay.nn.space_to_batch_nd %x {block_shape = array<i64: 2, 2>,
+        paddings = array<i64: 0, 0, 2, 0>, pad_value = 0.0 : f64}
+        : (tensor<2x2x4x1xf32>) -> tensor<8x1x3x1xf32>`
+    """,
+    ints_def("block_shape"),
+    AttrDef("paddings", INTS, flat_int_array, python_type="Sequence[Sequence[int]]"),
+    float_def("pad_value", 0.0),
+    rule=space_batch_type,
+    pattern=OpPattern.INJECTIVE,
+)
+BatchToSpaceNdOp = relay_op(
+    "nn.batch_to_space_nd",
+    RelayOp,
+    """The inverse of space_to_batch_nd: batch entries (offset * N + n) become block_shape
+    blocks of the M axes after the batch, then (before, after) pairs of `crops` are cut off.
+
+    `%y = relay.nn.batch_to_space_nd %x {block_shape = array<i64: 2, 2>,
+        crops = array<i64: 0, 0, 2, 0>} : (tensor<8x1x3x1xf32>) -> tensor<2x2x4x1xf32>`
+    """,
+    ints_def("block_shape"),
+    AttrDef("crops", INTS, flat_int_array, python_type="Sequence[Sequence[int]]"),
+    rule=space_batch_type,
+    pattern=OpPattern.INJECTIVE,
+)
+
+
+def correlation_padding(op: type[RelayOp], p: Props) -> tuple[int, int, int, int]:
+    """(top, left, bottom, right) from 1, 2 (height, width) or 4 padding values."""
+    values = p.ints("padding")
+    if len(values) not in (1, 2, 4) or any(v < 0 for v in values):
+        raise op.error(f"padding must be 1, 2 or 4 non-negative integers, got {fmt_list(values)}")
+    if len(values) == 4:
+        return values  # type: ignore[return-value]
+    h, w = (values[0], values[0]) if len(values) == 1 else values
+    return (h, w, h, w)
+
+
+def correlation_geometry(op: type[RelayOp], p: Props, shape: Sequence[int]) -> tuple[int, int, int]:
+    """(out channels, out height, out width) of nn.correlation on data of `shape` (NCHW)."""
+    k, d = p.integer("kernel_size"), p.integer("max_displacement")
+    s1, s2 = p.integer("stride1"), p.integer("stride2")
+    if k < 1 or k % 2 == 0 or d < 0 or s1 < 1 or s2 < 1:
+        raise op.error(
+            f"needs an odd kernel_size, max_displacement >= 0 and positive strides, got "
+            f"{k}, {d}, {s1}, {s2}"
+        )
+    top, left, bottom, right = correlation_padding(op, p)
+    border = d + (k - 1) // 2
+    radius = d // s2
+    height = (shape[2] + top + bottom - 2 * border + s1 - 1) // s1
+    width = (shape[3] + left + right - 2 * border + s1 - 1) // s1
+    if height < 1 or width < 1:
+        raise op.error(
+            f"the {shape[2]}x{shape[3]} data padded is smaller than the displacement border "
+            f"{border} on each side"
+        )
+    return (2 * radius + 1) ** 2, height, width
+
+
+def correlation_type(
+    op: type[RelayOp], p: Props, data1: TensorType, data2: TensorType
+) -> Attribute:
+    elem = op.same_element([data1, data2], ["data1", "data2"])
+    p.choice("layout", ("NCHW",))
+    shape = data1.get_shape()
+    if data1.get_num_dims() != 4 or tuple(data2.get_shape()) != tuple(shape):
+        raise op.error(f"needs two NCHW tensors of one shape, got {data1} and {data2}")
+    channels, height, width = correlation_geometry(op, p, shape)
+    return TensorType(elem, [shape[0], channels, height, width])
+
+
+CorrelationOp = relay_op(
+    "nn.correlation",
+    RelayOp,
+    """FlowNet's correlation of two feature maps: for each displacement q of data2 (a
+    (2 * max_displacement / stride2 + 1)^2 grid, stride2 apart), the mean over channels and a
+    kernel_size window of data1 * data2 (is_multiply) or |data1 - data2|, both zero-padded,
+    the window at (i * stride1 + max_displacement, j * stride1 + max_displacement).
+
+    `%y = relay.nn.correlation %a, %b {kernel_size = 1 : i64, max_displacement = 1 : i64,
+        stride1 = 1 : i64, stride2 = 1 : i64, padding = array<i64: 1, 1>}
+        : (tensor<1x3x5x5xf32>, tensor<1x3x5x5xf32>) -> tensor<1x9x5x5xf32>`
+    """,
+    int_def("kernel_size"),
+    int_def("max_displacement"),
+    int_def("stride1"),
+    int_def("stride2"),
+    ints_def("padding"),
+    bool_def("is_multiply", True),
+    str_def("layout", "NCHW"),
+    operands=("data1", "data2"),
+    rule=correlation_type,
+    pattern=OpPattern.OUT_ELEMWISE_FUSABLE,
+)
 
 DILATION2D_KERNELS = {"IHW": (0, 1, 2), "HWI": (2, 0, 1)}  # axes of (channel, height, width)
 
@@ -1975,11 +2217,6 @@ def pad_type(op: type[RelayOp], p: Props, data: TensorType) -> Attribute:
             )
         out.append(before + dim + after)
     return TensorType(data.get_element_type(), out)
-
-
-def flat_int_array(values: Sequence[int] | Sequence[Sequence[int]]) -> DenseArrayBase:
-    """`array<i64: ...>` of integers given flat or as pairs ((before, after) per axis)."""
-    return int_array([v for x in values for v in (x if isinstance(x, Sequence) else [x])])
 
 
 PadOp = relay_op(
@@ -2461,25 +2698,40 @@ NdarraySizeOp = relay_op(
 )
 
 
+PAST_END = 2**62  # a slice bound past the last index of any axis
+
+
 def slices_of(
     op: type[RelayOp], properties: Mapping[str, Attribute], shape: Sequence[int]
 ) -> list[slice]:
-    """One Python slice per axis of a tensor of `shape`."""
+    """One Python slice per axis of a tensor of `shape`. Without `axes`, begin, end and strides
+    may be shorter than the rank, as in TVM: a missing stride is 1, a missing begin the first
+    element in the stride's direction, a missing end one past the last (or, for a negative
+    stride, index 0, which TVM's end excludes)."""
     p = op.props(properties)
-    begin, end = p.ints("begin"), p.ints("end")
-    strides = p.opt_ints("strides") or (1,) * len(begin)
+    begin, end = list(p.ints("begin")), list(p.ints("end"))
+    strides = list(p.opt_ints("strides") or ())
     given = p.opt_ints("axes")
-    if len(end) != len(begin) or len(strides) != len(begin):
-        raise op.error(
-            f"begin, end and strides differ in length: {len(begin)}, {len(end)}, {len(strides)}"
-        )
-    if given is None and len(begin) > len(shape):
-        raise op.error(f"{len(begin)} slice bounds for rank {len(shape)}")
-    if given is not None and len(given) != len(begin):
-        raise op.error(f"axes has {len(given)} entries but begin has {len(begin)}")
-    axes = range(len(begin)) if given is None else normalize_axes(op, given, len(shape))
     if 0 in strides:
         raise op.error(f"strides must not be 0, got {fmt_list(strides)}")
+    if given is None:
+        rank = len(shape)
+        if max(len(begin), len(end), len(strides)) > rank:
+            raise op.error(
+                f"{max(len(begin), len(end), len(strides))} slice bounds for rank {rank}"
+            )
+        strides += [1] * (rank - len(strides))
+        begin += [0 if s > 0 else PAST_END for s in strides][len(begin) :]
+        end += [PAST_END if s > 0 else 0 for s in strides][len(end) :]
+        axes: Sequence[int] = range(rank)
+    else:
+        strides += [1] * (len(begin) - len(strides))
+        if not len(given) == len(begin) == len(end) == len(strides):
+            raise op.error(
+                f"axes, begin, end and strides differ in length: {len(given)}, {len(begin)}, "
+                f"{len(end)}, {len(strides)}"
+            )
+        axes = normalize_axes(op, given, len(shape))
     out = [slice(None)] * len(shape)
     for axis, b, e, s in zip(axes, begin, end, strides, strict=True):
         out[axis] = slice(b, e, s)
@@ -2489,7 +2741,10 @@ def slices_of(
 def strided_slice_type(op: type[RelayOp], p: Props, data: TensorType) -> Attribute:
     shape = data.get_shape()
     slices = slices_of(op, p.values, shape)
-    out = [len(range(*s.indices(d))) for s, d in zip(slices, shape, strict=True)]
+    out = [
+        DYNAMIC_INDEX if d == DYNAMIC_INDEX else len(range(*s.indices(d)))
+        for s, d in zip(slices, shape, strict=True)
+    ]
     return TensorType(data.get_element_type(), out)
 
 
@@ -2509,6 +2764,42 @@ StridedSliceOp = relay_op(
     ints_def("strides", None),
     ints_def("axes", None),
     rule=strided_slice_type,
+    pattern=OpPattern.INJECTIVE,
+    slices=classmethod(slices_of),
+)
+
+
+def strided_set_type(op: type[RelayOp], p: Props, data: TensorType, v: TensorType) -> Attribute:
+    op.same_element([data, v], ["data", "v"])
+    shape = data.get_shape()
+    if DYNAMIC_INDEX not in shape:
+        slices = slices_of(op, p.values, shape)
+        window = [len(range(*s.indices(d))) for s, d in zip(slices, shape, strict=True)]
+        value = v.get_shape()
+        fits = len(value) <= len(window) and all(
+            a in (1, b, DYNAMIC_INDEX) for a, b in zip(value[::-1], window[::-1], strict=False)
+        )
+        if not fits:
+            raise op.error(
+                f"v of shape {fmt_shape(value)} does not broadcast to the slice {fmt_shape(window)}"
+            )
+    return data
+
+
+StridedSetOp = relay_op(
+    "strided_set",
+    RelayOp,
+    """A copy of data with its strided slice (strided_slice's begin, end, strides, without
+    axes) set to v, broadcast to the slice.
+
+    `%y = relay.strided_set %x, %v {begin = array<i64: 1>, end = array<i64: 7>,
+        strides = array<i64: 2>} : (tensor<8x2xf32>, tensor<3x2xf32>) -> tensor<8x2xf32>`
+    """,
+    ints_def("begin"),
+    ints_def("end"),
+    ints_def("strides", None),
+    operands=("data", "v"),
+    rule=strided_set_type,
     pattern=OpPattern.INJECTIVE,
     slices=classmethod(slices_of),
 )
@@ -2951,6 +3242,33 @@ SparseReshapeOp = relay_op(
     operands=("sparse_indices", "prev_shape", "new_shape"),
     result=TupleType,
     rule=sparse_reshape_type,
+)
+
+
+def unique_type(op: type[RelayOp], p: Props, data: TensorType) -> Attribute:
+    if data.get_num_dims() != 1:
+        raise op.error(f"data must be a vector, got {data}")
+    (n,) = data.get_shape()
+    index = TensorType(i32, [n])
+    fields = [TensorType(data.get_element_type(), [n]), index, index, TensorType(i32, [1])]
+    return TupleType([*fields, *([index] if p.flag("return_counts") else [])])
+
+
+UniqueOp = relay_op(
+    "unique",
+    RelayOp,
+    """The distinct values of a vector, padded to its length: (unique, the index of each one's
+    first occurrence, each element's position in unique, [num_unique], and with
+    return_counts each one's count). Values are ascending when sorted, in order of first
+    occurrence otherwise; entries past num_unique are 0.
+
+    `%t = relay.unique %x {sorted = true}
+        : (tensor<6xi32>) -> tuple<tensor<6xi32>, tensor<6xi32>, tensor<6xi32>, tensor<1xi32>>`
+    """,
+    bool_def("sorted", True),
+    bool_def("return_counts", False),
+    result=TupleType,
+    rule=unique_type,
 )
 
 

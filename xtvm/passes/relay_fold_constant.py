@@ -30,7 +30,13 @@ from xtvm.ir.verify import located_error
 from xtvm.passes.external_functions import host_functions
 from xtvm.passes.relay_alter_dense_layout import weight_transpose
 from xtvm.passes.relay_dce import EraseUnusedRelayOp
-from xtvm.runtime.relay_interpreter import RULES, RelayInterpreter, Value, conform
+from xtvm.runtime.relay_interpreter import (
+    RULES,
+    RelayInterpreter,
+    RelayInterpreterError,
+    Value,
+    conform,
+)
 
 
 def element_count(typ: Attribute) -> int:
@@ -88,8 +94,13 @@ class FoldConstantOp(RewritePattern):
             raise located_error(op, f"'{op.name}' op has no interpreter rule to fold it with")
         # Read-only views of the constants: the interpreter's rules copy before they write.
         args = [relay.numpy_from_dense(p.value, copy=False) for p in producers]  # type: ignore[union-attr]
-        with np.errstate(all="ignore"):
-            values = rule(self.interpreter, op, args)
+        try:
+            with np.errstate(all="ignore"):
+                values = rule(self.interpreter, op, args)
+        except RelayInterpreterError:
+            # Invalid constants (an index out of bounds): the op stays and reports when it
+            # runs (TVM, which does not check the indices, folds nothing either).
+            return
         results = [
             materialize(conform(v, r.type, op), r.type, rewriter)
             for v, r in zip(values, op.results, strict=True)

@@ -15,6 +15,7 @@ its result type or the helpers of its class are `@rule`s, `fn(op, *operand value
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeAlias
@@ -1691,3 +1692,232 @@ def proposal(
         rows = slice(b * rpn_post_nms_top_n, (b + 1) * rpn_post_nms_top_n)
         out[rows, 0], out[rows, 1:] = b, picked
     return out
+
+
+# Data movement: reinterpret, strided_set, space/batch_to_space_nd, affine_grid, grid_sample,
+# unique
+
+
+@numpy_rule(relay.ReinterpretOp)
+def reinterpret(x: np.ndarray, dtype: Attribute) -> np.ndarray:
+    return np.ascontiguousarray(x).view(numpy_dtype(dtype))
+
+
+@rule(relay.StridedSetOp)
+def strided_set(op: relay.StridedSetOp, x: np.ndarray, v: np.ndarray) -> np.ndarray:
+    out = x.copy()
+    out[tuple(relay.StridedSetOp.slices(op.properties, x.shape))] = v
+    return out
+
+
+@numpy_rule(relay.SpaceToBatchNdOp)
+def space_to_batch_nd(
+    x: np.ndarray, block_shape: tuple[int, ...], paddings: tuple[int, ...], pad_value: float
+) -> np.ndarray:
+    m, n = len(block_shape), x.shape[0]
+    pads = [(0, 0), *zip(paddings[::2], paddings[1::2], strict=True)]
+    padded = np.pad(x, pads + [(0, 0)] * (x.ndim - 1 - m), constant_values=pad_value)
+    blocks = [s // b for s, b in zip(padded.shape[1 : m + 1], block_shape, strict=True)]
+    rest = list(padded.shape[m + 1 :])
+    split = padded.reshape(
+        [n, *(v for pair in zip(blocks, block_shape, strict=True) for v in pair), *rest]
+    )
+    # (offsets..., n, blocks..., rest...): the batch of the output is offset * N + n
+    order = [*range(2, 2 * m + 1, 2), 0, *range(1, 2 * m, 2), *range(2 * m + 1, split.ndim)]
+    return split.transpose(order).reshape([n * math.prod(block_shape), *blocks, *rest])
+
+
+@numpy_rule(relay.BatchToSpaceNdOp)
+def batch_to_space_nd(
+    x: np.ndarray, block_shape: tuple[int, ...], crops: tuple[int, ...]
+) -> np.ndarray:
+    m = len(block_shape)
+    n = x.shape[0] // math.prod(block_shape)
+    spatial, rest = list(x.shape[1 : m + 1]), list(x.shape[m + 1 :])
+    split = x.reshape([*block_shape, n, *spatial, *rest])
+    # (n, block0, offset0, block1, offset1, ..., rest...)
+    order = [m, *(a for i in range(m) for a in (m + 1 + i, i)), *range(2 * m + 1, split.ndim)]
+    full = split.transpose(order).reshape(
+        [n, *(s * b for s, b in zip(spatial, block_shape, strict=True)), *rest]
+    )
+    cut = [slice(crops[2 * i], full.shape[i + 1] - crops[2 * i + 1]) for i in range(m)]
+    return full[(slice(None), *cut)].copy()
+
+
+def affine_grid_points(size: int, dtype: np.dtype) -> np.ndarray:
+    """-1 + i * (2 - 1e-7) / (size - 1) for i < size, in `dtype` (TVM's affine_grid steps)."""
+    step = dtype.type((2.0 - 1e-7) / (size - 1))
+    return dtype.type(-1.0) + np.arange(size).astype(dtype) * step
+
+
+@numpy_rule(relay.AffineGridOp)
+def affine_grid(theta: np.ndarray, target_shape: tuple[int, ...]) -> np.ndarray:
+    ys = affine_grid_points(target_shape[0], theta.dtype)[:, None]
+    xs = affine_grid_points(target_shape[1], theta.dtype)[None, :]
+    rows = [
+        theta[:, k, 0, None, None] * xs
+        + theta[:, k, 1, None, None] * ys
+        + theta[:, k, 2, None, None]
+        for k in range(2)
+    ]
+    return np.stack(rows, axis=1).astype(theta.dtype)
+
+
+def reflect_coordinates(c: np.ndarray, size: int, align_corners: bool) -> np.ndarray:
+    """A coordinate outside [lo, lo + span] folded back in, as TVM's grid_sample reflects:
+    lo = 0 and span = size - 1 when align_corners, lo = -0.5 and span = size otherwise."""
+    lo, span = (0.0, size - 1) if align_corners else (-0.5, size)
+    distance = np.abs(lo - c)
+    times = np.trunc(distance.astype(np.int32) / span).astype(np.int32)
+    extra = distance - times * span
+    folded = np.where(times % 2 == 0, extra + lo, span - extra + lo)
+    return np.where((c >= lo) & (c <= span + lo), c, folded).astype(c.dtype)
+
+
+def grid_sample_source(
+    grid: np.ndarray, sizes: Sequence[int], align_corners: bool, padding_mode: str
+) -> list[np.ndarray]:
+    """The source coordinate along each spatial axis (depth, height, width) of every output
+    point: grid channel 0 is x (the last axis), unnormalized and padded."""
+    rank = len(sizes)
+    out = []
+    for k, size in enumerate(sizes):
+        c = grid[:, rank - 1 - k]
+        if align_corners:
+            c = (c + 1) * (size - 1) / 2
+        else:
+            c = -0.5 + (c + 1) * size / 2
+        c = c.astype(grid.dtype)
+        if padding_mode == "reflection":
+            c = reflect_coordinates(c, size, align_corners)
+        if padding_mode != "zeros":
+            c = np.clip(c, 0, size - 1).astype(grid.dtype)
+        out.append(c)
+    return out
+
+
+def pixels(data: np.ndarray, at: Sequence[np.ndarray]) -> np.ndarray:
+    """data[n, :, at...] for integer coordinates `at` of shape (N, out...), 0 outside the
+    image: (N, C, out...)."""
+    sizes = data.shape[2:]
+    inside = np.logical_and.reduce([(a >= 0) & (a < s) for a, s in zip(at, sizes, strict=True)])
+    batch = np.arange(data.shape[0]).reshape([-1] + [1] * (at[0].ndim - 1))
+    clipped = [np.clip(a, 0, s - 1) for a, s in zip(at, sizes, strict=True)]
+    values = np.moveaxis(data[(batch, slice(None), *clipped)], -1, 1)
+    return np.where(inside[:, None], values, data.dtype.type(0))
+
+
+@numpy_rule(relay.GridSampleOp)
+def grid_sample(
+    data: np.ndarray,
+    grid: np.ndarray,
+    method: str,
+    layout: str,
+    padding_mode: str,
+    align_corners: bool,
+) -> np.ndarray:
+    sizes = data.shape[2:]
+    if method == "bicubic":
+        return bicubic_sample(data, grid, padding_mode, align_corners)
+    coords = grid_sample_source(grid, sizes, align_corners, padding_mode)
+    if method == "nearest":
+        return pixels(data, [np.rint(c).astype(np.int32) for c in coords])
+    lows = [np.floor(c).astype(np.int32) for c in coords]
+    fractions = [(c - low).astype(data.dtype) for c, low in zip(coords, lows, strict=True)]
+    out = np.zeros(data.shape[:2] + grid.shape[2:], data.dtype)
+    for corner in itertools.product((0, 1), repeat=len(sizes)):
+        weight = np.ones(grid.shape[:1] + grid.shape[2:], data.dtype)
+        for f, up in zip(fractions, corner, strict=True):
+            weight = weight * (f if up else 1 - f)
+        at = [low + up for low, up in zip(lows, corner, strict=True)]
+        out += pixels(data, at) * weight[:, None]
+    return out
+
+
+def bicubic_sample(
+    data: np.ndarray, grid: np.ndarray, padding_mode: str, align_corners: bool
+) -> np.ndarray:
+    """2-d cubic convolution over the 4 x 4 pixels around each point; with border or
+    reflection padding each tap's coordinate is folded in (TVM pads taps, not points)."""
+    sizes = data.shape[2:]
+    coords = grid_sample_source(grid, sizes, align_corners, "zeros")
+    lows = [np.floor(c).astype(np.int32) for c in coords]
+    wy, wx = (  # TVM's grid_sample uses a = -0.75, as PyTorch does
+        cubic_weights((c - low).astype(data.dtype), -0.75).astype(data.dtype)
+        for c, low in zip(coords, lows, strict=True)
+    )
+
+    def tap(c: np.ndarray, size: int) -> np.ndarray:
+        if padding_mode == "zeros":
+            return c
+        value = c.astype(data.dtype)
+        if padding_mode == "reflection":
+            value = reflect_coordinates(value, size, align_corners)
+        return np.clip(value, 0, size - 1).astype(np.int32)
+
+    out = np.zeros(data.shape[:2] + grid.shape[2:], data.dtype)
+    for i in range(4):
+        y = tap(lows[0] - 1 + i, sizes[0])
+        row = sum(
+            pixels(data, [y, tap(lows[1] - 1 + j, sizes[1])]) * wx[..., j][:, None]
+            for j in range(4)
+        )
+        out += row * wy[..., i][:, None]
+    return out
+
+
+@numpy_rule(relay.UniqueOp)
+def unique(x: np.ndarray, sorted: bool, return_counts: bool) -> tuple[np.ndarray, ...]:
+    values, first, inverse, counts = np.unique(
+        x, return_index=True, return_inverse=True, return_counts=True
+    )
+    if not sorted:  # in order of first occurrence
+        order = np.argsort(first, kind="stable")
+        position = np.empty_like(order)
+        position[order] = np.arange(len(order))
+        values, first, counts, inverse = (
+            values[order],
+            first[order],
+            counts[order],
+            position[inverse],
+        )
+    found = np.array([len(values)], np.int32)
+
+    def padded(a: np.ndarray, dtype: np.dtype) -> np.ndarray:
+        out = np.zeros(len(x), dtype)
+        out[: len(a)] = a
+        return out
+
+    fields = (
+        padded(values, x.dtype),
+        padded(first, np.dtype(np.int32)),
+        inverse.reshape(-1).astype(np.int32),
+        found,
+    )
+    return (*fields, padded(counts, np.dtype(np.int32))) if return_counts else fields
+
+
+@rule(relay.CorrelationOp)
+def correlation(op: relay.CorrelationOp, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    p = op.props(op.properties)
+    channels, height, width = relay.correlation_geometry(type(op), p, a.shape)
+    top, left, bottom, right = relay.correlation_padding(type(op), p)
+    k, d = p.integer("kernel_size"), p.integer("max_displacement")
+    s1, s2 = p.integer("stride1"), p.integer("stride2")
+    radius, side = d // s2, 2 * (d // s2) + 1
+    # zeros past the padding too: windows of the last (rounded-up) row may reach beyond it
+    extra = (height * s1 + k + d, width * s1 + k + d)
+    widths = [(0, 0), (0, 0), (top, bottom + extra[0]), (left, right + extra[1])]
+    pa, pb = (np.pad(v.astype(np.float64), widths) for v in (a, b))
+    out = np.zeros((a.shape[0], channels, height, width))
+    rows, cols = slice(0, (height - 1) * s1 + 1, s1), slice(0, (width - 1) * s1 + 1, s1)
+    multiply = p.flag("is_multiply")
+    for q in range(channels):
+        dy, dx = (q // side - radius) * s2, (q % side - radius) * s2
+        for ry, rx in itertools.product(range(k), range(k)):
+            y, x = d + ry, d + rx
+            first = pa[:, :, y:, x:][:, :, rows, cols]
+            second = pb[:, :, y + dy :, x + dx :][:, :, rows, cols]
+            pair = first * second if multiply else np.abs(first - second)
+            out[:, q] += pair.sum(axis=1)
+    return (out / (k * k * a.shape[1])).astype(a.dtype)

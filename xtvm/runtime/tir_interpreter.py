@@ -705,8 +705,17 @@ class Translator:
             return f"{dtype_name(result_type)}({value})"
         if isinstance(op, arith.FPToSIOp | arith.FPToUIOp) and result_type is not None:
             return wrapped(f"int({self.name(operands[0])})", result_type)
-        if isinstance(op, arith.BitcastOp) and is_integer(op.input.type) and result_type:
+        if (
+            isinstance(op, arith.BitcastOp)
+            and result_type is not None
+            and is_integer(op.input.type)
+            and is_integer(result_type)
+        ):
             return wrapped(self.name(operands[0]), result_type)  # int32 <-> uint32
+        if isinstance(op, arith.BitcastOp) and result_type is not None:  # tir.reinterpret
+            source = dtype_name(op.input.type)
+            bits = f"{source}({self.name(operands[0])}).view({dtype_name(result_type)})"
+            return f"int({bits})" if is_integer(result_type) else bits
         if isinstance(op, memref.LoadOp):
             load = f"{self.name(op.memref)}[{self.indices(op.indices)}]"
             return f"int({load})" if is_integer(op.res.type) else load

@@ -355,6 +355,24 @@ class Cast(PrimExpr):
 
 
 @dataclass(eq=False)
+class Reinterpret(PrimExpr):
+    """The bits of `value` read as `dtype` of the same width (`tvm.tir.reinterpret`): a
+    float32 1.0 is the int32 0x3f800000."""
+
+    dtype: str
+    value: PrimExpr
+
+    def __post_init__(self) -> None:
+        self.dtype = dtype_name(self.dtype)
+        self.value = as_expr(self.value)
+        sizes = {np.dtype(self.dtype).itemsize, np.dtype(self.value.dtype).itemsize}
+        if len(sizes) != 1 or "bool" in (self.dtype, self.value.dtype):
+            raise TVMError(
+                f"reinterpret needs dtypes of one width, got {self.value.dtype} to {self.dtype}"
+            )
+
+
+@dataclass(eq=False)
 class Broadcast(PrimExpr):
     """`lanes` copies of the scalar `value` (`tvm.tir.Broadcast`)."""
 
@@ -803,7 +821,7 @@ def children(node: PrimExpr) -> list[PrimExpr]:
         return [node.a, node.b]
     if isinstance(node, Select):
         return [node.condition, node.true_value, node.false_value]
-    if isinstance(node, Cast):
+    if isinstance(node, Cast | Reinterpret):
         return [node.value]
     if isinstance(node, Call):
         return list(node.args)
@@ -841,8 +859,8 @@ def substitute(expr: PrimExpr, axes: Mapping[int, PrimExpr]) -> PrimExpr:
             return Compare(node.op, sub(node.a), sub(node.b))
         if isinstance(node, Select):
             return type(node)(sub(node.condition), sub(node.true_value), sub(node.false_value))
-        if isinstance(node, Cast):
-            return Cast(node.dtype, sub(node.value))
+        if isinstance(node, Cast | Reinterpret):
+            return type(node)(node.dtype, sub(node.value))
         if isinstance(node, Call):
             return Call(node.name, tuple(sub(a) for a in node.args))
         if isinstance(node, Read):
@@ -1166,6 +1184,11 @@ def fmod(a: object, b: object) -> PrimExpr:
     if not lhs.dtype.startswith("float"):
         raise TVMError(f"fmod needs float operands, got {lhs.dtype}; use truncmod")
     return Binary("truncmod", lhs, rhs)
+
+
+def reinterpret(dtype: str, value: object, span: object = None) -> PrimExpr:
+    """`value`'s bits read as `dtype` of the same width (TVM's `tir.reinterpret`)."""
+    return Reinterpret(dtype, as_expr(value))
 
 
 def popcount(x: object) -> PrimExpr:

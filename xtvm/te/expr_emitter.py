@@ -36,6 +36,7 @@ from xtvm.te.expr import (
     Ramp,
     Read,
     Reduce,
+    Reinterpret,
     Select,
     Tensor,
     Var,
@@ -187,6 +188,8 @@ class ExprEmitter:
             return (yield from self.select(expr))
         if isinstance(expr, Cast):
             return self.convert((yield self, expr.value), element_type(expr.dtype))
+        if isinstance(expr, Reinterpret):
+            return self.add(arith.BitcastOp((yield self, expr.value), element_type(expr.dtype)))
         if isinstance(expr, Call):
             return (yield from self.call(expr))
         if isinstance(expr, Broadcast):

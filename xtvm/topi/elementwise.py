@@ -200,6 +200,11 @@ def cast(x: TensorLike, dtype: str) -> te.Tensor:
     return elementwise(x, lambda v: v.astype(dtype), "T_cast")
 
 
+def reinterpret(x: TensorLike, dtype: str) -> te.Tensor:
+    """Each element's bits read as `dtype` of the same width."""
+    return elementwise(x, lambda v: te.reinterpret(dtype, v), "T_reinterpret")
+
+
 def gelu_op(x: TensorLike, approximate: str) -> te.Tensor:
     return elementwise(x, lambda v: gelu(v, approximate), "T_gelu")
 

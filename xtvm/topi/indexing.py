@@ -272,3 +272,63 @@ def sparse_reshape(
         return split.astype(indices.dtype)
 
     return injective([rows, new_rank], body, "T_sparse_reshape"), out_shape
+
+
+def unique(data: TensorLike, is_sorted: bool, counts: bool) -> tuple[te.Tensor, ...]:
+    """(unique, indices, inverse_indices, num_unique[, counts]) of a vector, each padded with
+    0 to its length, by comparing every pair of elements (quadratic in the length: xtvm has no
+    sort kernel). An element is a first occurrence when no earlier one equals it; its rank
+    (its position in unique) counts the first occurrences of smaller values (sorted) or
+    before its value's first occurrence (unsorted)."""
+    (n,) = static_shape(data)
+    one = te.const(1, "int32")
+
+    def axis(name: str) -> te.IterVar:
+        return te.reduce_axis((0, n), name)
+
+    def count(name: str, condition: object) -> te.Tensor:
+        """int32 (n,): at i, the j < n meeting condition(i, j)."""
+
+        def body(i: PrimExpr) -> PrimExpr:
+            j = axis("j")
+            return te.sum(one, axis=j, where=condition(i, j))  # type: ignore[operator]
+
+        return te.compute([n], body, name=f"T_unique_{name}")
+
+    earlier = count("earlier", lambda i, j: te.all(j < i, data(j).equal(data(i))))
+    first = injective([n], lambda i: earlier(i).equal(0), "T_unique_first")
+    if is_sorted:
+        rank = count("rank", lambda i, j: te.all(first(j), data(j) < data(i)))
+    else:
+
+        def position(i: PrimExpr) -> PrimExpr:
+            j = axis("j")
+            return te.min(j, axis=j, where=data(j).equal(data(i)))
+
+        at = te.compute([n], position, name="T_unique_position")
+        rank = count("rank", lambda i, j: te.all(first(j), j < at(i)))
+
+    def pick(name: str, value: object, dtype: str) -> te.Tensor:
+        """At k: value(j) of the first occurrence j of rank k (0 past the last)."""
+
+        def body(k: PrimExpr) -> PrimExpr:
+            j = axis("j")
+            where = te.all(first(j), rank(j).equal(k))
+            return te.sum(value(j), axis=j, where=where)  # type: ignore[operator]
+
+        out = te.compute([n], body, name=f"T_unique_{name}")
+        return out if out.dtype == dtype else injective([n], lambda k: out(k).astype(dtype), name)
+
+    values = pick("values", lambda j: data(j), data.dtype)
+    indices = pick("indices", lambda j: j.astype("int32"), "int32")
+
+    def found_body(i: PrimExpr) -> PrimExpr:
+        j = axis("j")
+        return te.sum(one, axis=j, where=first(j))
+
+    found = te.compute([1], found_body, name="T_unique_num")
+    fields = (values, indices, rank, found)  # an element's rank is its inverse index
+    if not counts:
+        return fields
+    tally = count("counts", lambda k, j: rank(j).equal(k))
+    return (*fields, tally)

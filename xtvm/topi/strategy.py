@@ -16,9 +16,19 @@ from dataclasses import dataclass
 from xtvm import te
 from xtvm.dialects import relay
 from xtvm.ir.numpy_types import numpy_dtype
-from xtvm.topi import elementwise, indexing, nn, reduction, signal, transform, vision, winograd
+from xtvm.topi import (
+    elementwise,
+    grid_sample,
+    indexing,
+    nn,
+    reduction,
+    signal,
+    transform,
+    vision,
+    winograd,
+)
 from xtvm.topi.schedule import CONV2D, DEFAULT, DENSE, LAYER_NORM, WINOGRAD, ScheduleFn
-from xtvm.topi.tensor import TensorLike
+from xtvm.topi.tensor import TensorLike, static_shape
 
 Value = TensorLike | tuple["Value", ...]
 Compute = Callable[[relay.RelayOp, Sequence[TensorLike]], Value]
@@ -309,6 +319,20 @@ def non_max_suppression(op: relay.NonMaxSuppressionOp, x: Sequence[TensorLike]) 
     return tuple(out) if isinstance(out, list) else out
 
 
+def correlation(op: relay.CorrelationOp, x: Sequence[TensorLike]) -> Value:
+    padding = relay.correlation_padding(type(op), op.props(op.properties))
+    return nn.correlation(
+        x[0],
+        x[1],
+        integer(op.kernel_size),
+        integer(op.max_displacement),
+        (integer(op.stride1), integer(op.stride2)),
+        padding,
+        bool(integer(op.is_multiply)),
+        result_shape(op),
+    )
+
+
 def row(compute: Callable[..., Value], schedules: Mapping[str, ScheduleFn] = DEFAULT) -> Strategy:
     return Strategy(compute, schedules)
 
@@ -368,6 +392,9 @@ STRATEGIES: dict[type[relay.RelayOp], Strategy] = {
     ),
     relay.ClipOp: row(lambda op, x: elementwise.clip(x[0], number(op.a_min), number(op.a_max))),
     relay.CastOp: row(cast),
+    relay.ReinterpretOp: row(
+        lambda op, x: elementwise.reinterpret(x[0], numpy_dtype(op.dtype).name)
+    ),
     # Activations
     relay.ReluOp: row(unary("relu")),
     relay.LeakyReluOp: row(lambda op, x: elementwise.leaky_relu(x[0], number(op.alpha))),
@@ -389,6 +416,7 @@ STRATEGIES: dict[type[relay.RelayOp], Strategy] = {
         )
     ),
     relay.DeformableConv2dOp: row(deformable_conv2d),
+    relay.CorrelationOp: row(correlation),
     relay.DepthToSpaceOp: row(
         lambda op, x: transform.depth_to_space(
             x[0], integer(op.block_size), op.layout.data == "NHWC", op.mode.data
@@ -480,6 +508,30 @@ STRATEGIES: dict[type[relay.RelayOp], Strategy] = {
     relay.SliceLikeOp: row(
         lambda op, x: te.compute(
             result_shape(op), lambda *i: x[0](*i), name="T_slice_like", tag="injective"
+        )
+    ),
+    relay.StridedSetOp: row(
+        lambda op, x: transform.strided_set(
+            x[0], x[1], relay.StridedSetOp.slices(op.properties, static_shape(x[0]))
+        )
+    ),
+    relay.SpaceToBatchNdOp: row(
+        lambda op, x: transform.space_to_batch_nd(
+            x[0], ints(op.block_shape), ints(op.paddings), number(op.pad_value)
+        )
+    ),
+    relay.BatchToSpaceNdOp: row(
+        lambda op, x: transform.batch_to_space_nd(x[0], ints(op.block_shape), ints(op.crops))
+    ),
+    relay.AffineGridOp: row(lambda op, x: grid_sample.affine_grid(x[0], ints(op.target_shape))),
+    relay.GridSampleOp: row(
+        lambda op, x: grid_sample.grid_sample(
+            x[0], x[1], op.method.data, op.padding_mode.data, bool(integer(op.align_corners))
+        )
+    ),
+    relay.UniqueOp: row(
+        lambda op, x: indexing.unique(
+            x[0], bool(integer(op.sorted)), bool(integer(op.return_counts))
         )
     ),
     relay.ReverseSequenceOp: row(

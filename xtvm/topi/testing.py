@@ -9,16 +9,20 @@ from collections.abc import Sequence
 import numpy as np
 
 __all__ = [
+    "affine_grid_python",
     "batch_matmul",
+    "batch_to_space_nd_python",
     "conv1d_ncw_python",
     "conv2d_nchw_python",
     "conv2d_nhwc_python",
+    "correlation_nchw_python",
     "crop_and_resize_python",
     "deformable_conv2d_nchw_python",
     "deformable_conv2d_nhwc_python",
     "depth_to_space_python",
     "dilate_python",
     "gather_nd",
+    "grid_sample_python",
     "l2_normalize_python",
     "log_softmax_python",
     "lrn_python",
@@ -35,7 +39,9 @@ __all__ = [
     "roi_pool_nchw_python",
     "sequence_mask",
     "softmax_python",
+    "space_to_batch_nd_python",
     "space_to_depth_python",
+    "strided_set_python",
     "strided_slice_python",
 ]
 
@@ -324,6 +330,201 @@ def strided_slice_python(
             e = data.shape[axis] if e < 0 else b + e
         index[axis] = slice(b, e, s)
     return data[tuple(index)]
+
+
+def strided_set_python(
+    data: np.ndarray,
+    v: np.ndarray,
+    begin: Sequence[int],
+    end: Sequence[int],
+    strides: Sequence[int] | None = None,
+) -> np.ndarray:
+    """A copy of data with data[begin:end:strides] (leading axes; missing entries take the
+    whole axis) set to v."""
+    strides = list(strides or [])
+    index = tuple(
+        slice(
+            begin[i] if i < len(begin) else None,
+            end[i] if i < len(end) else None,
+            strides[i] if i < len(strides) else None,
+        )
+        for i in range(data.ndim)
+    )
+    out = data.copy()
+    out[index] = v
+    return out
+
+
+def space_to_batch_nd_python(
+    data: np.ndarray,
+    block_shape: Sequence[int],
+    pad_before: Sequence[int],
+    pad_after: Sequence[int],
+    pad_value: float = 0.0,
+) -> np.ndarray:
+    """TensorFlow's space_to_batch_nd, element by element: output batch b = offset * N + n
+    (offset row-major over block_shape) at spatial p reads padded data[n, p * block + offset]."""
+    m, n = len(block_shape), data.shape[0]
+    widths = [(0, 0), *zip(pad_before, pad_after, strict=True)]
+    padded = np.pad(data, widths + [(0, 0)] * (data.ndim - 1 - m), constant_values=pad_value)
+    sizes = [padded.shape[1 + i] // b for i, b in enumerate(block_shape)]
+    out = np.empty([n * math.prod(block_shape), *sizes, *data.shape[m + 1 :]], data.dtype)
+    for offset_flat, offset in enumerate(np.ndindex(*block_shape)):
+        for batch in range(n):
+            for point in np.ndindex(*sizes):
+                at = tuple(p * b + o for p, b, o in zip(point, block_shape, offset, strict=True))
+                out[(offset_flat * n + batch, *point)] = padded[(batch, *at)]
+    return out
+
+
+def batch_to_space_nd_python(
+    data: np.ndarray, block_shape: Sequence[int], crop_begin: Sequence[int], crop_end: Sequence[int]
+) -> np.ndarray:
+    """TensorFlow's batch_to_space_nd, element by element: output (n, p) reads input batch
+    offset * N + n at p // block for offset p % block, after cropping the front by crop_begin."""
+    m = len(block_shape)
+    n = data.shape[0] // math.prod(block_shape)
+    sizes = [data.shape[1 + i] * b - crop_begin[i] - crop_end[i] for i, b in enumerate(block_shape)]
+    out = np.empty([n, *sizes, *data.shape[m + 1 :]], data.dtype)
+    for batch in range(n):
+        for point in np.ndindex(*sizes):
+            full = [p + c for p, c in zip(point, crop_begin, strict=True)]
+            offset = [f % b for f, b in zip(full, block_shape, strict=True)]
+            offset_flat = int(np.ravel_multi_index(offset, block_shape))
+            at = tuple(f // b for f, b in zip(full, block_shape, strict=True))
+            out[(batch, *point)] = data[(offset_flat * n + batch, *at)]
+    return out
+
+
+def affine_grid_python(data: np.ndarray, target_shape: Sequence[int]) -> np.ndarray:
+    """The (N, 2, H, W) grid of affine matrices data (N, 2, 3) over points from -1 to almost
+    1 (steps of (2 - 1e-7) / (size - 1), as TVM's)."""
+    height, width = target_shape
+    ys = -1 + np.arange(height) * (2.0 - 1e-7) / (height - 1)
+    xs = -1 + np.arange(width) * (2.0 - 1e-7) / (width - 1)
+    grid_y, grid_x = np.meshgrid(ys, xs, indexing="ij")
+    points = np.stack([grid_x, grid_y, np.ones_like(grid_x)])  # (3, H, W)
+    return np.einsum("nkj,jhw->nkhw", data, points).astype(data.dtype)
+
+
+def _grid_reflect(c: float, size: int, align_corners: bool) -> float:
+    lo, span = (0.0, size - 1) if align_corners else (-0.5, size)
+    if lo <= c <= span + lo:
+        return c
+    distance = abs(lo - c)
+    times = int(distance) // span if span else 0
+    extra = distance - times * span
+    return extra + lo if times % 2 == 0 else span - extra + lo
+
+
+def _grid_pixel(image: np.ndarray, at: Sequence[int]) -> float:
+    """image[c][at] (an array over channels), zero outside."""
+    inside = all(0 <= a < s for a, s in zip(at, image.shape[1:], strict=True))
+    return image[(slice(None), *at)] if inside else np.zeros(image.shape[0], image.dtype)
+
+
+def _cubic(t: float) -> list[float]:
+    a = -0.75
+    near = lambda f: ((a + 2) * f - (a + 3)) * f * f + 1  # noqa: E731
+    far = lambda f: ((a * f - 5 * a) * f + 8 * a) * f - 4 * a  # noqa: E731
+    return [far(t + 1), near(t), near(1 - t), far(2 - t)]
+
+
+def grid_sample_python(
+    data: np.ndarray,
+    grid: np.ndarray,
+    method: str = "bilinear",
+    layout: str = "NCHW",
+    padding_mode: str = "zeros",
+    align_corners: bool = True,
+) -> np.ndarray:
+    """grid_sample point by point (NCHW or NCDHW): grid channel 0 is x, 1 y, 2 z in [-1, 1];
+    nearest rounds half to even, bicubic (2-d) uses a = -0.75 with padding applied per tap."""
+    rank = data.ndim - 2
+    sizes = data.shape[2:]
+    out = np.zeros(data.shape[:2] + grid.shape[2:], "float64")
+
+    def source(c: float, size: int, pad: bool) -> float:
+        c = (c + 1) * (size - 1) / 2 if align_corners else -0.5 + (c + 1) * size / 2
+        if pad and padding_mode == "reflection":
+            c = _grid_reflect(c, size, align_corners)
+        if pad and padding_mode != "zeros":
+            c = min(max(c, 0), size - 1)
+        return c
+
+    def tap(i: int, size: int) -> int:
+        if padding_mode == "reflection":
+            return int(min(max(_grid_reflect(i, size, align_corners), 0), size - 1))
+        return int(min(max(i, 0), size - 1)) if padding_mode == "border" else i
+
+    for n in range(data.shape[0]):
+        image = data[n].astype("float64")
+        for point in np.ndindex(*grid.shape[2:]):
+            raw = [float(grid[(n, rank - 1 - k, *point)]) for k in range(rank)]
+            if method == "bicubic":
+                y, x = (source(c, s, False) for c, s in zip(raw, sizes, strict=True))
+                y0, x0 = math.floor(y), math.floor(x)
+                wy, wx = _cubic(y - y0), _cubic(x - x0)
+                value = sum(
+                    wy[i]
+                    * wx[j]
+                    * _grid_pixel(image, [tap(y0 - 1 + i, sizes[0]), tap(x0 - 1 + j, sizes[1])])
+                    for i in range(4)
+                    for j in range(4)
+                )
+            else:
+                coords = [source(c, s, True) for c, s in zip(raw, sizes, strict=True)]
+                if method == "nearest":
+                    value = _grid_pixel(image, [int(np.rint(c)) for c in coords])
+                else:
+                    lows = [math.floor(c) for c in coords]
+                    value = 0
+                    for corner in itertools.product((0, 1), repeat=rank):
+                        weight = math.prod(
+                            c - lo if up else 1 - (c - lo)
+                            for c, lo, up in zip(coords, lows, corner, strict=True)
+                        )
+                        at = [lo + up for lo, up in zip(lows, corner, strict=True)]
+                        value = value + weight * _grid_pixel(image, at)
+            out[(n, slice(None), *point)] = value
+    return out.astype(data.dtype)
+
+
+def correlation_nchw_python(
+    data1: np.ndarray,
+    data2: np.ndarray,
+    kernel_size: int,
+    max_displacement: int,
+    stride1: int,
+    stride2: int,
+    padding: int,
+    is_multiply: bool,
+) -> np.ndarray:
+    """FlowNet's correlation, element by element (TVM's output size: rounded up by stride1;
+    reads past the padding are zeros)."""
+    n, channels, height, width = data1.shape
+    border = max_displacement + (kernel_size - 1) // 2
+    radius = max_displacement // stride2
+    side = 2 * radius + 1
+    out_h = (height + 2 * padding - 2 * border + stride1 - 1) // stride1
+    out_w = (width + 2 * padding - 2 * border + stride1 - 1) // stride1
+
+    def read(data: np.ndarray, b: int, c: int, y: int, x: int) -> float:
+        y, x = y - padding, x - padding
+        return float(data[b, c, y, x]) if 0 <= y < height and 0 <= x < width else 0.0
+
+    out = np.zeros((n, side * side, out_h, out_w))
+    for b, q, i, j in np.ndindex(*out.shape):
+        y1, x1 = i * stride1 + max_displacement, j * stride1 + max_displacement
+        y2 = y1 + (q // side - radius) * stride2
+        x2 = x1 + (q % side - radius) * stride2
+        total = 0.0
+        for c, h, w in np.ndindex(channels, kernel_size, kernel_size):
+            first = read(data1, b, c, y1 + h, x1 + w)
+            second = read(data2, b, c, y2 + h, x2 + w)
+            total += first * second if is_multiply else abs(first - second)
+        out[b, q, i, j] = total
+    return (out / (kernel_size * kernel_size * channels)).astype(data1.dtype)
 
 
 def gather_nd(data: np.ndarray, indices: np.ndarray, batch_dims: int = 0) -> np.ndarray:

@@ -8,6 +8,7 @@ the element taken is read.
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Sequence
 
 from xtvm import te
@@ -256,3 +257,77 @@ def space_to_depth(x: TensorLike, block: int, nhwc: bool) -> te.Tensor:
         return x(*at)
 
     return te.compute(out, body, name="T_space_to_depth", tag="injective")
+
+
+def strided_set(x: TensorLike, v: TensorLike, slices: Sequence[slice]) -> te.Tensor:
+    """x, except at the elements of its strided slice, which read v (broadcast to the slice):
+    position i of an axis is the slice's k-th element when i = start + k * step, k < count."""
+    shape = static_shape(x)
+    value_shape = static_shape(v)
+    steps = [s.indices(d) for s, d in zip(slices, shape, strict=True)]
+    counts = [len(range(*r)) for r in steps]
+
+    def body(*i: PrimExpr) -> PrimExpr:
+        conditions, ks = [], []
+        for at, (start, _, step), count in zip(i, steps, counts, strict=True):
+            offset = at - start if step > 0 else start - at  # non-negative inside
+            conditions += [offset >= 0, offset < count * abs(step)]
+            if abs(step) != 1:
+                conditions.append((offset % abs(step)).equal(0))
+            ks.append(offset // abs(step))
+        lead = len(shape) - len(value_shape)
+        source = [0 if d == 1 else k for k, d in zip(ks[lead:], value_shape, strict=True)]
+        clamped = [te.min(te.max(k, 0), d - 1) for k, d in zip(source, value_shape, strict=True)]
+        inside = te.all(*conditions) if 0 not in counts else te.const(False, "bool")
+        return te.if_then_else(inside, v(*clamped), x(*i))
+
+    return injective(shape, body, "T_strided_set")
+
+
+def space_to_batch_nd(
+    x: TensorLike, block: Sequence[int], paddings: Sequence[int], pad_value: float
+) -> te.Tensor:
+    """Output batch offset * N + n (offset row-major over `block`) at spatial p reads the
+    padded input at (n, p * block + offset); pad_value where that falls in the padding."""
+    shape = static_shape(x)
+    n, m = shape[0], len(block)
+    befores = paddings[::2]
+    sizes = [
+        (shape[1 + i] + paddings[2 * i] + paddings[2 * i + 1]) // b for i, b in enumerate(block)
+    ]
+    out = [n * math.prod(block), *sizes, *shape[m + 1 :]]
+
+    def body(*i: PrimExpr) -> PrimExpr:
+        offset_flat, batch = i[0] // n, i[0] % n
+        at, inside = [batch], []
+        for k, b in enumerate(block):
+            stride = math.prod(block[k + 1 :])
+            offset = offset_flat // stride % b
+            source = i[1 + k] * b + offset - befores[k]
+            inside += [source >= 0, source < shape[1 + k]]
+            at.append(te.min(te.max(source, 0), shape[1 + k] - 1))
+        value = x(*at, *i[m + 1 :])
+        return te.if_then_else(te.all(*inside), value, te.const(pad_value, x.dtype))
+
+    return injective(out, body, "T_space_to_batch_nd")
+
+
+def batch_to_space_nd(x: TensorLike, block: Sequence[int], crops: Sequence[int]) -> te.Tensor:
+    """Output (n, p) reads input batch offset * N + n at (p + crop_begin) // block, with
+    offset = (p + crop_begin) % block (row-major over `block`)."""
+    shape = static_shape(x)
+    m = len(block)
+    n = shape[0] // math.prod(block)
+    sizes = [shape[1 + i] * b - crops[2 * i] - crops[2 * i + 1] for i, b in enumerate(block)]
+    out = [n, *sizes, *shape[m + 1 :]]
+
+    def body(*i: PrimExpr) -> PrimExpr:
+        offset_flat: PrimExpr | int = 0
+        at = []
+        for k, b in enumerate(block):
+            full = i[1 + k] + crops[2 * k]
+            offset_flat = offset_flat * b + full % b
+            at.append(full // b)
+        return x(offset_flat * n + i[0], *at, *i[m + 1 :])
+
+    return injective(out, body, "T_batch_to_space_nd")

@@ -155,8 +155,16 @@ func.func @concat_shape(%a: tensor<2x3xf32>, %b: tensor<3x3xf32>) {
 // -----
 
 func.func @slice_lengths(%x: tensor<2x8xf32>) {
-  // expected-error@+1 {{'relay.strided_slice' op begin, end and strides differ in length: 2, 1, 2}}
-  %y = relay.strided_slice %x {begin = array<i64: 0, 1>, end = array<i64: 7>} : (tensor<2x8xf32>) -> tensor<2x6xf32>
+  // expected-error@+1 {{'relay.strided_slice' op axes, begin, end and strides differ in length: 2, 2, 1, 2}}
+  %y = relay.strided_slice %x {begin = array<i64: 0, 1>, end = array<i64: 7>, axes = array<i64: 0, 1>} : (tensor<2x8xf32>) -> tensor<2x6xf32>
+  func.return
+}
+
+// -----
+
+func.func @slice_past_the_rank(%x: tensor<2x8xf32>) {
+  // expected-error@+1 {{'relay.strided_slice' op 3 slice bounds for rank 2}}
+  %y = relay.strided_slice %x {begin = array<i64: 0, 1, 0>, end = array<i64: 7>} : (tensor<2x8xf32>) -> tensor<2x6xf32>
   func.return
 }
 

@@ -448,3 +448,34 @@ func.func @vision_ops(%x: tensor<1x4x6x6xf32>, %r: tensor<3x5xf32>, %d: tensor<1
   %ac = relay.vision.all_class_non_max_suppression %b, %s, %m, %t, %t {output_format = "tensorflow"} : (tensor<1x5x4xf32>, tensor<1x2x5xf32>, tensor<i32>, tensor<f32>, tensor<f32>) -> tuple<tensor<1x10x2xi64>, tensor<1x10xf32>, tensor<1xi64>>
   func.return
 }
+
+// Data movement of TVM 0.13's op levels 3-5: reinterpret, strided_set, space_to_batch_nd,
+// batch_to_space_nd, affine_grid, grid_sample (default attributes unprinted), unique (a tuple
+// of four, five with counts), strided_slice with bounds shorter than the rank, correlation.
+// CHECK-LABEL: func.func @tvm_data_movement(
+// CHECK-NEXT:    %ri = relay.reinterpret %b {dtype = i32} : (tensor<3x4xf32>) -> tensor<3x4xi32>
+// CHECK-NEXT:    %ss = relay.strided_set %b, %v {begin = array<i64: 2>, end = array<i64: -4>, strides = array<i64: -1>} : (tensor<3x4xf32>, tensor<1x4xf32>) -> tensor<3x4xf32>
+// CHECK-NEXT:    %sb = relay.nn.space_to_batch_nd %x {block_shape = array<i64: 2, 2>, paddings = array<i64: 0, 0, 2, 0>, pad_value = 1.500000e+00 : f64} : (tensor<2x2x4x1xf32>) -> tensor<8x1x3x1xf32>
+// CHECK-NEXT:    %bs = relay.nn.batch_to_space_nd %sb {block_shape = array<i64: 2, 2>, crops = array<i64: 0, 0, 2, 0>} : (tensor<8x1x3x1xf32>) -> tensor<2x2x4x1xf32>
+// CHECK-NEXT:    %ag = relay.image.affine_grid %t {target_shape = array<i64: 4, 5>} : (tensor<2x2x3xf32>) -> tensor<2x2x4x5xf32>
+// CHECK-NEXT:    %gs = relay.image.grid_sample %img, %ag : (tensor<2x3x6x6xf32>, tensor<2x2x4x5xf32>) -> tensor<2x3x4x5xf32>
+// CHECK-NEXT:    %gc = relay.image.grid_sample %img, %ag {method = "bicubic", padding_mode = "reflection", align_corners = false} : (tensor<2x3x6x6xf32>, tensor<2x2x4x5xf32>) -> tensor<2x3x4x5xf32>
+// CHECK-NEXT:    %un = relay.unique %ids : (tensor<6xi32>) -> tuple<tensor<6xi32>, tensor<6xi32>, tensor<6xi32>, tensor<1xi32>>
+// CHECK-NEXT:    %uc = relay.unique %ids {sorted = false, return_counts = true} : (tensor<6xi32>) -> tuple<tensor<6xi32>, tensor<6xi32>, tensor<6xi32>, tensor<1xi32>, tensor<6xi32>>
+// CHECK-NEXT:    %sl = relay.strided_slice %x {begin = array<i64: 1>, end = array<i64: 2, 3>} : (tensor<2x2x4x1xf32>) -> tensor<1x2x4x1xf32>
+// CHECK-NEXT:    %co = relay.nn.correlation %img, %img {kernel_size = 3 : i64, max_displacement = 2 : i64, stride1 = 2 : i64, stride2 = 1 : i64, padding = array<i64: 2>, is_multiply = false} : (tensor<2x3x6x6xf32>, tensor<2x3x6x6xf32>) -> tensor<2x25x2x2xf32>
+// CHECK-NEXT:    func.return
+func.func @tvm_data_movement(%b: tensor<3x4xf32>, %v: tensor<1x4xf32>, %x: tensor<2x2x4x1xf32>, %t: tensor<2x2x3xf32>, %img: tensor<2x3x6x6xf32>, %ids: tensor<6xi32>) {
+  %ri = relay.reinterpret %b {dtype = i32} : (tensor<3x4xf32>) -> tensor<3x4xi32>
+  %ss = relay.strided_set %b, %v {begin = array<i64: 2>, end = array<i64: -4>, strides = array<i64: -1>} : (tensor<3x4xf32>, tensor<1x4xf32>) -> tensor<3x4xf32>
+  %sb = relay.nn.space_to_batch_nd %x {block_shape = array<i64: 2, 2>, paddings = array<i64: 0, 0, 2, 0>, pad_value = 1.5 : f64} : (tensor<2x2x4x1xf32>) -> tensor<8x1x3x1xf32>
+  %bs = relay.nn.batch_to_space_nd %sb {block_shape = array<i64: 2, 2>, crops = array<i64: 0, 0, 2, 0>} : (tensor<8x1x3x1xf32>) -> tensor<2x2x4x1xf32>
+  %ag = relay.image.affine_grid %t {target_shape = array<i64: 4, 5>} : (tensor<2x2x3xf32>) -> tensor<2x2x4x5xf32>
+  %gs = relay.image.grid_sample %img, %ag {method = "bilinear"} : (tensor<2x3x6x6xf32>, tensor<2x2x4x5xf32>) -> tensor<2x3x4x5xf32>
+  %gc = relay.image.grid_sample %img, %ag {method = "bicubic", padding_mode = "reflection", align_corners = false} : (tensor<2x3x6x6xf32>, tensor<2x2x4x5xf32>) -> tensor<2x3x4x5xf32>
+  %un = relay.unique %ids {sorted = true} : (tensor<6xi32>) -> tuple<tensor<6xi32>, tensor<6xi32>, tensor<6xi32>, tensor<1xi32>>
+  %uc = relay.unique %ids {sorted = false, return_counts = true} : (tensor<6xi32>) -> tuple<tensor<6xi32>, tensor<6xi32>, tensor<6xi32>, tensor<1xi32>, tensor<6xi32>>
+  %sl = relay.strided_slice %x {begin = array<i64: 1>, end = array<i64: 2, 3>} : (tensor<2x2x4x1xf32>) -> tensor<1x2x4x1xf32>
+  %co = relay.nn.correlation %img, %img {kernel_size = 3 : i64, max_displacement = 2 : i64, stride1 = 2 : i64, stride2 = 1 : i64, padding = array<i64: 2>, is_multiply = false} : (tensor<2x3x6x6xf32>, tensor<2x3x6x6xf32>) -> tensor<2x25x2x2xf32>
+  func.return
+}

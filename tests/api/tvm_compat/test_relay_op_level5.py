@@ -42,10 +42,6 @@ UNSUPPORTED = {
     "test_resize1d_infer_type": "symbolic dimensions (te.var / relay.Any) are not inferred through this op",
     "test_resize2d_infer_type": "symbolic dimensions (te.var / relay.Any) are not inferred through this op",
     "test_resize3d_infer_type": "symbolic dimensions (te.var / relay.Any) are not inferred through this op",
-    "test_affine_grid[graph]": "xtvm has no relay affine_grid yet",
-    "test_grid_sample[graph]": "xtvm has no relay grid_sample yet",
-    "test_space_to_batch_nd[graph]": "xtvm's topi.testing has no space_to_batch_nd_python reference (its op is missing too)",
-    "test_batch_to_space_nd[graph]": "xtvm's topi.testing has no batch_to_space_nd_python reference (its op is missing too)",
 }
 
 

@@ -89,6 +89,10 @@ AttrValue = int | float | bool | str | None | list["AttrValue"]
 # `nn.pad(%x, 0f, pad_width=...)` is `relay.nn.pad(x, pad_width, pad_value=0.0)`.
 SCALAR_OPERANDS: dict[str, dict[int, str]] = {"nn.pad": {1: "pad_value"}, "full": {0: "fill_value"}}
 
+# Attributes whose Python API parameter has another name: `unique(%x, sorted=False)` is
+# `relay.unique(x, is_sorted=False)`.
+ATTRIBUTE_PARAMETERS: dict[str, dict[str, str]] = {"unique": {"sorted": "is_sorted"}}
+
 # How a syntax error names what was expected (lark's punctuation names and this grammar's).
 TOKEN_NAMES = {
     "LOCAL": "%variable",
@@ -787,6 +791,8 @@ class ModuleBuilder:
             close = difflib.get_close_matches(name, list(table), n=1)
             hint = f"; did you mean '{close[0]}'?" if close else ""
             raise self.error(name_token, f"unknown operator '{name}'{hint}")
+        renamed = ATTRIBUTE_PARAMETERS.get(name, {})
+        attrs = {renamed.get(key, key): value for key, value in attrs.items()}
         positional: list[object] = list(args)
         keywords: dict[str, object] = dict(attrs)
         for position, keyword in sorted(SCALAR_OPERANDS.get(name, {}).items(), reverse=True):

@@ -304,6 +304,8 @@ class CRenderer:
     kernel_attribute: ClassVar[str | None] = None  # render only the functions marked so
     launch_bounds: ClassVar[str | None] = None  # format over a kernel's threads per block
     returns_status: ClassVar[bool] = True  # int32_t kernels: 0, or 1 with xtvm_last_error
+    # a value's bits read as another type of its width ({s}: the source type), or None
+    bit_cast: ClassVar[str | None] = "((union {{ {s} from; {t} to; }}){{ .from = {0} }}).to"
 
     # -- the module -------------------------------------------------------------------------
 
@@ -630,12 +632,17 @@ class CRenderer:
 
     def emit_arith_bitcast(self, state: FunctionState, op: arith.BitcastOp) -> None:
         """Integers of one width changing signedness (int32 <-> uint32): C converts them
-        modulo 2**width; ui and signless integers share a C type here."""
-        if not all(isinstance(t, IntegerType) for t in (op.input.type, op.result.type)):
+        modulo 2**width; ui and signless integers share a C type here. Between a float and
+        an integer (`tir.reinterpret`), the bits go through a union (`bit_cast`)."""
+        args = [self.get(state, op.input, op)]
+        if all(isinstance(t, IntegerType) for t in (op.input.type, op.result.type)):
+            self.bind(state, op, op.result, self.format("(({t}){0})", op, args))
+            return
+        if self.bit_cast is None:
             types = f"{op.input.type} to {op.result.type}"
             raise fail(op, f"the {self.language} backend cannot translate '{op.name}' of {types}")
-        args = [self.get(state, op.input, op)]
-        self.bind(state, op, op.result, self.format("(({t}){0})", op, args))
+        source = self.ctype(op.input.type, op)
+        self.bind(state, op, op.result, self.format(self.bit_cast.replace("{s}", source), op, args))
 
     def emit_arith_cmpf(self, state: FunctionState, op: arith.CmpfOp) -> None:
         predicate = arith.CMPF_COMPARISON_OPERATIONS[op.predicate.value.data]

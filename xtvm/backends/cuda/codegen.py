@@ -53,6 +53,7 @@ class CUDARenderer(CRenderer):
     """CUDA C: only the tables differ from C."""
 
     language: ClassVar[str] = "CUDA"
+    bit_cast: ClassVar[str | None] = None  # C++ has no compound literals to pun through
     prelude: ClassVar[tuple[str, ...]] = ("#include <cuda_fp16.h>", "#include <stdint.h>")
     kernel_prefix: ClassVar[str] = 'extern "C" __global__ '
     launch_bounds: ClassVar[str | None] = "__launch_bounds__({0})"

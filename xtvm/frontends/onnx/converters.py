@@ -1191,6 +1191,58 @@ def space_to_depth(c: NodeContext) -> Outputs:
     return [reshape(c, x, [n, ch * b * b, h // b, w // b])]
 
 
+GRID_SAMPLE_MODES = {"linear": "bilinear", "cubic": "bicubic"}  # opset 20's names -> TVM's
+
+
+def grid_sample(c: NodeContext) -> Outputs:
+    """GridSample: the grid (N, out..., rank) of (x, y[, z]) moved to TVM's (N, rank, out...)."""
+    rank = c.rank(0) - 2
+    if rank not in (2, 3) or c.rank(1) != rank + 2 or c.shape(1)[-1] != rank:
+        raise ConversionError(
+            f"needs 4-d or 5-d data and a grid of {rank} coordinates per point, got "
+            f"{list(c.shape(0))} and {list(c.shape(1))}"
+        )
+    mode = c.str_attr("mode", "linear" if c.opset >= 20 else "bilinear")
+    method = GRID_SAMPLE_MODES.get(mode, mode)
+    if method not in ("bilinear", "nearest", "bicubic") or (method == "bicubic" and rank == 3):
+        raise ConversionError(f"mode '{mode}' is not supported for {rank}-d sampling")
+    padding = c.str_attr("padding_mode", "zeros")
+    if padding not in ("zeros", "border", "reflection"):
+        raise ConversionError(f"padding_mode '{padding}' is not one of zeros, border, reflection")
+    grid = transpose(c, c.value(1), [0, rank + 1, *range(1, rank + 1)])
+    layout = "NCHW" if rank == 2 else "NCDHW"
+    align = bool(c.int_attr("align_corners", 0))
+    return [c.emit(relay.GridSampleOp(c.value(0), grid, method, layout, padding, align))]
+
+
+def affine_grid(c: NodeContext) -> Outputs:
+    """AffineGrid: theta (N, rank, rank + 1) applied to the normalized coordinates of every
+    point of `size` (N, C, out...): TVM's image.affine_grid for 2-d with align_corners (its
+    points from -1 step (2 - 1e-7) / (size - 1)), otherwise theta times a constant matrix of
+    the points (pixel centres, (2 i + 1) / size - 1, without align_corners)."""
+    size = [int(v) for v in c.static(1, "size")]
+    rank = len(size) - 2
+    if rank not in (2, 3) or c.shape(0)[1:] != (rank, rank + 1) or min(size[2:]) < 1:
+        raise ConversionError(
+            f"needs theta (N, {rank}, {rank + 1}) and a size of 4 or 5 positive dimensions, "
+            f"got {list(c.shape(0))} and {size}"
+        )
+    spatial, align = size[2:], bool(c.int_attr("align_corners", 0))
+    n, dtype = c.shape(0)[0], c.dtype(0)
+    if rank == 2 and align and min(spatial) > 1:
+        grid = c.emit(relay.AffineGridOp(c.value(0), spatial))
+        return [transpose(c, grid, [0, 2, 3, 1])]
+    axes = [np.linspace(-1, 1, d) if align else (2 * np.arange(d) + 1) / d - 1 for d in spatial]
+    points = np.meshgrid(*axes, indexing="ij")  # per axis, over out...
+    rows = [p.reshape(-1) for p in reversed(points)]  # x first
+    base = np.stack([*rows, np.ones_like(rows[0])]).astype(dtype)  # (rank + 1, points)
+    theta = reshape(c, c.value(0), [n, rank, rank + 1, 1])
+    products = c.emit(relay.MultiplyOp(theta, c.lift(base)))  # (N, rank, rank + 1, points)
+    summed = c.emit(relay.SumOp(products, [2]))
+    grid = reshape(c, summed, [n, rank, *spatial])
+    return [transpose(c, grid, [0, *range(2, rank + 2), 1])]
+
+
 CONVERTERS: dict[str, Converter] = {
     # Elementwise arithmetic and comparison
     "Add": binary(relay.AddOp),
@@ -1299,6 +1351,8 @@ CONVERTERS: dict[str, Converter] = {
     "Tile": tile,
     "DepthToSpace": depth_to_space,
     "SpaceToDepth": space_to_depth,
+    "GridSample": grid_sample,
+    "AffineGrid": affine_grid,
 }
 
 # Ops whose converter computes its constant outputs itself (never run through numpy folding).

@@ -866,3 +866,49 @@ def crop_and_resize(
         name="T_crop_and_resize",
         tag="injective",
     )
+
+
+def correlation(
+    a: TensorLike,
+    b: TensorLike,
+    kernel_size: int,
+    max_displacement: int,
+    strides: tuple[int, int],
+    padding: Sequence[int],
+    is_multiply: bool,
+    out_shape: Sequence[int],
+) -> te.Tensor:
+    """TVM's correlation_nchw: for displacement q, the sum over channels and a
+    kernel_size window at (i * stride1 + d, j * stride1 + d) of a * b (or |a - b|) against b
+    shifted by q's offset, both zero-padded, divided by the window's element count."""
+    _, channels, height, width = static_shape(a)
+    top, left = padding[0], padding[1]
+    stride1, stride2 = strides
+    radius = max_displacement // stride2
+    side = 2 * radius + 1
+    rc = te.reduce_axis((0, channels), "rc")
+    ry = te.reduce_axis((0, kernel_size), "ry")
+    rx = te.reduce_axis((0, kernel_size), "rx")
+    zero = te.const(0.0, a.dtype)
+
+    def padded(t: TensorLike, batch: PrimExpr, c: PrimExpr, y: PrimExpr, x: PrimExpr) -> PrimExpr:
+        y, x = y - top, x - left
+        inside = te.all(y >= 0, y < height, x >= 0, x < width)
+        at_y = te.min(te.max(y, 0), height - 1)
+        at_x = te.min(te.max(x, 0), width - 1)
+        return te.if_then_else(inside, t(batch, c, at_y, at_x), zero)
+
+    def body(batch: PrimExpr, q: PrimExpr, i: PrimExpr, j: PrimExpr) -> PrimExpr:
+        y1, x1 = i * stride1 + max_displacement, j * stride1 + max_displacement
+        y2 = y1 + (q // side - radius) * stride2
+        x2 = x1 + (q % side - radius) * stride2
+        first = padded(a, batch, rc, y1 + ry, x1 + rx)
+        second = padded(b, batch, rc, y2 + ry, x2 + rx)
+        pair = first * second if is_multiply else te.abs(first - second)
+        return te.sum(pair, axis=[rc, ry, rx])
+
+    total = te.compute(list(out_shape), body, name="T_correlation_sum", tag="correlation_nchw")
+    scale = te.const(1.0 / (kernel_size * kernel_size * channels), a.dtype)
+    return te.compute(
+        list(out_shape), lambda *i: total(*i) * scale, name="T_correlation", tag="injective"
+    )

@@ -29,6 +29,11 @@ def cast(data: Expr, dtype: str) -> Call:
     return make_call(d.CastOp, data, dtype=dtype_name(dtype))
 
 
+def reinterpret(data: Expr, dtype: str) -> Call:
+    """The bits of each element read as `dtype` of the same width."""
+    return make_call(d.ReinterpretOp, data, dtype=dtype_name(dtype))
+
+
 Shape = int | tuple[int, ...] | list[int]
 
 

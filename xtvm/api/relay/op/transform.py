@@ -107,9 +107,13 @@ def strided_slice(
     axes: Sequence[int] | None = None,
     slice_mode: str = "end",
 ) -> Call:
+    """TVM's strided_slice: begin, end and strides may be shorter than the rank (without
+    `axes`); in "size" mode `end` holds sizes (-1: to the end) and strides are 1."""
     begin, end = [int(b) for b in begin], [int(e) for e in end]
     if slice_mode == "size":
-        end = [b + e if e >= 0 else 2**62 for b, e in zip(begin, end, strict=True)]
+        starts = begin + [0] * (len(end) - len(begin))
+        end = [b + e if e >= 0 else d.PAST_END for b, e in zip(starts, end, strict=False)]
+        strides = None
     elif slice_mode != "end":
         raise ValueError(f"strided_slice: slice_mode must be 'end' or 'size', got {slice_mode!r}")
     return make_call(
@@ -120,6 +124,43 @@ def strided_slice(
         strides=None if strides is None else [int(s) for s in strides],
         axes=None if axes is None else [int(a) for a in axes],
     )
+
+
+def strided_set(
+    data: Expr,
+    v: Expr,
+    begin: Sequence[int] | Expr,
+    end: Sequence[int] | Expr,
+    strides: Sequence[int] | Expr | None = None,
+) -> Call:
+    """`data` with its strided slice set to `v`; begin, end and strides are numbers or
+    constant tensors of them, as TVM takes them (xtvm keeps them as attributes)."""
+    return make_call(
+        d.StridedSetOp,
+        data,
+        v,
+        begin=constant_ints(begin, "begin"),
+        end=constant_ints(end, "end"),
+        strides=None if strides is None else constant_ints(strides, "strides"),
+    )
+
+
+def constant_ints(value: Sequence[int] | Expr, what: str) -> list[int]:
+    """The integers of a list or of a constant tensor; a tensor computed at run time is
+    refused (xtvm's shapes are static)."""
+    from xtvm.api.relay.expr import Constant
+
+    if isinstance(value, Constant):
+        return [int(v) for v in value.data.numpy().reshape(-1)]
+    if isinstance(value, Expr):
+        raise TypeError(f"{what} must be numbers or a constant tensor; xtvm needs static shapes")
+    return [int(v) for v in value]
+
+
+def unique(data: Expr, is_sorted: bool = True, return_counts: bool = False) -> Call:
+    """(unique, indices, inverse_indices, num_unique[, counts]) of a vector, each padded to
+    its length; index the result or take `.astuple()`, as TVM's TupleWrapper."""
+    return make_call(d.UniqueOp, data, sorted=bool(is_sorted), return_counts=bool(return_counts))
 
 
 def take(
