@@ -217,8 +217,9 @@ def static_shape(value: SSAValue) -> tuple[int, ...]:
 
 
 def fmt_shape(shape: Sequence[int]) -> str:
-    """`2x3`, as shapes are written in tensor types; `scalar` for rank 0."""
-    return "x".join(str(d) for d in shape) if shape else "scalar"
+    """`2x3`, as shapes are written in tensor types (`?x3` with a symbolic size); `scalar`
+    for rank 0."""
+    return "x".join(str(d) if static_dims(d) else "?" for d in shape) if shape else "scalar"
 
 
 def fmt_list(values: Sequence[object]) -> str:
@@ -246,6 +247,18 @@ def canonical_type(typ: Attribute) -> Attribute:
     if isinstance(typ, TupleType):
         return TupleType(tuple(canonical_type(t) for t in typ.types.data))
     return typ
+
+
+def static_dims(*dims: int) -> bool:
+    """Whether none of `dims` is symbolic (`?`: a `relay.Any` or a size variable). A size
+    derived from a symbolic one is symbolic too, as TVM's type relations make it an
+    expression of the variable."""
+    return DYNAMIC_INDEX not in dims
+
+
+def derived_dim(compute: Callable[..., int], *dims: int) -> int:
+    """`compute(*dims)`, or `?` when one of `dims` is."""
+    return compute(*dims) if static_dims(*dims) else DYNAMIC_INDEX
 
 
 def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...] | None:
@@ -1951,11 +1964,12 @@ def pad_type(op: type[RelayOp], p: Props, data: TensorType) -> Attribute:
     for axis, dim in enumerate(shape):
         before, after = widths[2 * axis], widths[2 * axis + 1]
         limit = dim - 1 if mode == "reflect" else dim if mode == "edge" else None
-        if limit is not None and max(before, after) > 0 and max(before, after) > limit:
+        wide = static_dims(dim) and max(before, after) > 0
+        if limit is not None and wide and max(before, after) > limit:
             raise op.error(
                 f"{mode} padding of {max(before, after)} is too wide for axis {axis} of size {dim}"
             )
-        out.append(before + dim + after)
+        out.append(derived_dim(lambda d, b=before, a=after: b + d + a, dim))
     return TensorType(data.get_element_type(), out)
 
 
@@ -1997,7 +2011,9 @@ def resize_axes(op: type[RelayOp], layout: str, rank: int) -> list[int]:
 
 def resize_type(op: type[RelayOp], p: Props, data: TensorType) -> Attribute:
     rank: int = op.SPATIAL  # type: ignore[attr-defined]
-    size = p.positive("size", rank)
+    size = p.ints("size")
+    if len(size) != rank or any(s < 1 and static_dims(s) for s in size):
+        raise op.error(f"size must be {rank} positive integers or ?, got {fmt_list(size)}")
     method = p.choice("method", RESIZE_METHODS)
     p.choice("coordinate_transformation_mode", COORDINATE_MODES)
     p.choice("rounding_method", ROUNDING_METHODS)
@@ -2006,8 +2022,8 @@ def resize_type(op: type[RelayOp], p: Props, data: TensorType) -> Attribute:
     axes = resize_axes(op, p.text("layout"), rank)
     if data.get_num_dims() != rank + 2:
         raise op.error(f"data must be {rank + 2}-d, got {fmt_shape(data.get_shape())}")
-    if method != "nearest_neighbor" and not is_float(data.get_element_type()):
-        raise op.error(f"{method} resize needs a float type, got {data.get_element_type()}")
+    if method != "nearest_neighbor" and is_bool(data.get_element_type()):
+        raise op.error(f"{method} resize needs a number type, got {data.get_element_type()}")
     shape = list(data.get_shape())
     for axis, extent in zip(axes, size, strict=True):
         shape[axis] = extent
@@ -2022,9 +2038,13 @@ def resize_op(rank: int, layout: str, example: str) -> type[RelayOp]:
         f"""Resize the {axes} to `size` by nearest neighbour, linear or cubic interpolation.
 
     Cubic is Keys' kernel with `cubic_alpha`; `cubic_exclude` drops the taps outside the
-    input and renormalises.
+    input and renormalises. Integers are interpolated in floating point and truncated back,
+    as TVM's.
 
     `{example}`
+
+    A size may be `?` (-9223372036854775808, MLIR's dynamic size), a symbolic size TVM gives
+    as a variable: the call type-checks but cannot run.
 
     rounding_method "" means TVM's default for nearest_neighbor: round for align_corners,
     floor otherwise.
@@ -2068,8 +2088,8 @@ def upsampling_type(op: type[RelayOp], p: Props, data: TensorType) -> Attribute:
     if method == "bilinear" and not is_float(data.get_element_type()):
         raise op.error(f"bilinear upsampling needs a float type, got {data.element_type}")
     for axis, scale in ((h_axis, p.number("scale_h")), (w_axis, p.number("scale_w"))):
-        size = round(shape[axis] * scale)
-        if not scale > 0 or size < 1:
+        size = derived_dim(lambda d, k=scale: round(d * k), shape[axis])
+        if not scale > 0 or (static_dims(size) and size < 1):
             raise op.error(f"scale {scale} leaves axis {axis} of size {shape[axis]} empty")
         shape[axis] = size
     return TensorType(data.get_element_type(), shape)
@@ -2189,6 +2209,8 @@ def reshape_type(op: type[RelayOp], p: Props, data: TensorType) -> Attribute:
     total = math.prod(shape)
     if out.count(-1) > 1:
         raise op.error(f"newshape {fmt_list(newshape)} has more than one -1")
+    if not static_dims(*shape):  # sizes checked at run time; the inferred one is symbolic
+        return TensorType(data.get_element_type(), [DYNAMIC_INDEX if d == -1 else d for d in out])
     if -1 in out:
         known = math.prod(d for d in out if d != -1)
         if known == 0 or total % known:
@@ -2255,19 +2277,23 @@ def concatenate_type(op: type[RelayOp], p: Props, operand_types: Sequence[Attrib
     elem = op.same_element(tensors, names)
     first = tensors[0].get_shape()
     axis = p.axis("axis", len(first))
-    total = 0
-    for t in tensors:
-        shape = t.get_shape()
+    shapes = [t.get_shape() for t in tensors]
+    for shape in shapes:
         if len(shape) != len(first) or any(
-            a != b for i, (a, b) in enumerate(zip(shape, first, strict=True)) if i != axis
+            static_dims(a, b) and a != b
+            for i, (a, b) in enumerate(zip(shape, first, strict=True))
+            if i != axis
         ):
             raise op.error(
                 f"operand shapes differ outside axis {axis}: {fmt_shape(first)} vs "
                 f"{fmt_shape(shape)}"
             )
-        total += shape[axis]
-    out = list(first)
-    out[axis] = total
+    total = derived_dim(lambda *dims: sum(dims), *(s[axis] for s in shapes))
+    out = []
+    for i in range(len(first)):  # TVM's rule: a static size wins where the axis joined is `?`
+        sizes = [s[i] for s in shapes if static_dims(s[i])]
+        whole = len(sizes) == len(shapes) or not static_dims(total)
+        out.append(total if i == axis else sizes[0] if sizes and whole else DYNAMIC_INDEX)
     return TensorType(elem, out)
 
 
@@ -2288,19 +2314,22 @@ ConcatenateOp = relay_op(
 
 
 def split_boundaries(op: type[RelayOp], p: Props, size: int) -> list[int]:
-    """The split points along the axis, from 0 to size inclusive."""
+    """The split points along the axis, from 0 to size inclusive; those past the last index
+    are `?` on a symbolic axis."""
     spec = p.required("indices_or_sections")
     if isinstance(spec, IntegerAttr):
         sections = int(spec.value.data)
-        if sections < 1 or size % sections:
-            raise op.error(f"{sections} sections do not divide axis of size {size}")
-        step = size // sections
-        return [i * step for i in range(sections + 1)]
+        if sections < 1 or (static_dims(size) and size % sections):
+            raise op.error(f"{sections} sections do not divide axis of size {fmt_shape([size])}")
+        step = derived_dim(lambda s: s // sections, size)
+        return [0] + [derived_dim(lambda s, i=i: i * s, step) for i in range(1, sections + 1)]
     indices = list(p.ints("indices_or_sections"))
     if any(b < a for a, b in itertools.pairwise(indices)) or any(
-        not 0 <= i <= size for i in indices
+        i < 0 or (static_dims(size) and i > size) for i in indices
     ):
-        raise op.error(f"indices {fmt_list(indices)} must be ascending within [0, {size}]")
+        raise op.error(
+            f"indices {fmt_list(indices)} must be ascending within [0, {fmt_shape([size])}]"
+        )
     return [0, *indices, size]
 
 
@@ -2310,7 +2339,7 @@ def split_type(op: type[RelayOp], p: Props, data: TensorType) -> Attribute:
     fields: list[Attribute] = []
     for start, stop in itertools.pairwise(points):
         shape = list(data.get_shape())
-        shape[axis] = stop - start
+        shape[axis] = derived_dim(lambda a, b: b - a, start, stop)
         fields.append(TensorType(data.get_element_type(), shape))
     return TupleType(tuple(fields))
 
@@ -2392,7 +2421,8 @@ def batch_flatten_type(op: type[RelayOp], p: Props, data: TensorType) -> Attribu
     shape = data.get_shape()
     if not shape:
         raise op.error("data must have rank >= 1")
-    return TensorType(data.get_element_type(), [shape[0], math.prod(shape[1:])])
+    rest = derived_dim(lambda *dims: math.prod(dims), *shape[1:])
+    return TensorType(data.get_element_type(), [shape[0], rest])
 
 
 BatchFlattenOp = relay_op(
@@ -2471,7 +2501,10 @@ def slices_of(
 def strided_slice_type(op: type[RelayOp], p: Props, data: TensorType) -> Attribute:
     shape = data.get_shape()
     slices = slices_of(op, p.values, shape)
-    out = [len(range(*s.indices(d))) for s, d in zip(slices, shape, strict=True)]
+    out = [
+        derived_dim(lambda n, s=s: len(range(*s.indices(n))), d)
+        for s, d in zip(slices, shape, strict=True)
+    ]
     return TensorType(data.get_element_type(), out)
 
 

@@ -24,10 +24,11 @@ from numpy.lib.stride_tricks import sliding_window_view
 from xdsl.dialects import func
 from xdsl.dialects.builtin import DYNAMIC_INDEX, FileLineColLoc, ModuleOp, TensorType, TupleType
 from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.utils.exceptions import VerifyException
 
 from xtvm.dialects import relay
 from xtvm.ir import winograd
-from xtvm.ir.numpy_types import numpy_dtype
+from xtvm.ir.numpy_types import element_type, numpy_dtype
 
 Value: TypeAlias = "np.ndarray | tuple[Value, ...]"
 Rule = Callable[["RelayInterpreter", Any, Sequence[Any]], list[Any]]
@@ -88,6 +89,24 @@ def shape_fits(shape: Sequence[int], typ: TensorType) -> bool:
     return len(shape) == len(wanted) and all(
         w in (s, DYNAMIC_INDEX) for s, w in zip(shape, wanted, strict=True)
     )
+
+
+def run_time_shape(op: Operation, *operands: np.ndarray) -> tuple[int, ...]:
+    """The shape of `op`'s tensor result. Where its type has `?` dimensions (symbolic sizes),
+    the op's type rule runs again on its operands' run-time types to fill them in: the shape
+    function comes from the rule itself, where TVM writes one beside each relation."""
+    typ = op.results[0].type
+    assert isinstance(typ, TensorType)
+    if DYNAMIC_INDEX not in typ.get_shape():
+        return tuple(typ.get_shape())
+    assert isinstance(op, relay.RelayOp)
+    types = [TensorType(element_type(a.dtype), a.shape) for a in operands]
+    try:
+        (concrete,) = type(op).infer_result_types(types, op.properties)
+    except VerifyException as exc:
+        raise RelayInterpreterError(f"{exc}{located(op)}") from None
+    assert isinstance(concrete, TensorType)
+    return tuple(concrete.get_shape())
 
 
 def conform(value: object, typ: Attribute, op: Operation) -> Value:
@@ -802,7 +821,7 @@ def pool2d(op: relay.Pool2dOp, x: np.ndarray, is_max: bool) -> np.ndarray:
     x = to_nchw(x, layout)
     kernel, strides, dilation = ints(op.pool_size), ints(op.strides), ints(op.dilation)
     pt, pl, pb, pr = ints(op.padding)
-    _, _, oh, ow = to_nchw(np.empty(op.result.type.get_shape(), dtype=np.bool_), layout).shape
+    _, _, oh, ow = to_nchw(np.empty(run_time_shape(op, x), dtype=np.bool_), layout).shape
     h, w = x.shape[2:]
     # ceil_mode windows may run past the bottom/right padding: extend it, never counting it.
     extra_b = max(0, (oh - 1) * strides[0] + dilation[0] * (kernel[0] - 1) + 1 - (h + pt + pb))
@@ -938,6 +957,11 @@ def resize_nchw(
 @rule(relay.Resize1dOp, relay.Resize2dOp, relay.Resize3dOp)
 def resize(op: relay.RelayOp, x: np.ndarray) -> np.ndarray:
     a = op.attr_values()
+    if not relay.static_dims(*a["size"]):
+        raise RelayInterpreterError(
+            f"'{op.name}' has a symbolic size, which only type inference can take: give it "
+            f"static sizes to run it{located(op)}"
+        )
     axes = relay.resize_axes(type(op), a["layout"], len(a["size"]))
     for axis, extent in zip(axes, a["size"], strict=True):
         x = resize_axis(
@@ -956,7 +980,7 @@ def resize(op: relay.RelayOp, x: np.ndarray) -> np.ndarray:
 @rule(relay.UpsamplingOp)
 def upsampling(op: relay.UpsamplingOp, x: np.ndarray) -> np.ndarray:
     layout = op.layout.data
-    _, _, oh, ow = to_nchw(np.empty(op.result.type.get_shape(), dtype=np.bool_), layout).shape
+    _, _, oh, ow = to_nchw(np.empty(run_time_shape(op, x), dtype=np.bool_), layout).shape
     mode = "align_corners" if op.align_corners.value.data else "asymmetric"
     method = "linear" if op.method.data == "bilinear" else "nearest_neighbor"
     return from_nchw(resize_nchw(to_nchw(x, layout), (oh, ow), method, mode, ""), layout)
@@ -1020,7 +1044,7 @@ RULES.update(
 
 @rule(relay.ReshapeOp, relay.SqueezeOp, relay.ExpandDimsOp, relay.BatchFlattenOp)
 def reshape(op: relay.RelayOp, x: np.ndarray) -> np.ndarray:
-    return x.reshape(op.results[0].type.get_shape())  # type: ignore[attr-defined]
+    return x.reshape(run_time_shape(op, x))
 
 
 @rule(relay.TransposeOp)
@@ -1180,8 +1204,8 @@ def scatter_elements(
 
 @rule(relay.SliceLikeOp)
 def slice_like(op: relay.SliceLikeOp, x: np.ndarray, like: np.ndarray) -> np.ndarray:
-    shape = op.result.type.get_shape()  # type: ignore[attr-defined]
-    return x[tuple(slice(0, like.shape[k] if n == -1 else n) for k, n in enumerate(shape))].copy()
+    shape = run_time_shape(op, x, like)
+    return x[tuple(slice(0, n) for n in shape)].copy()
 
 
 @numpy_rule(relay.ReverseSequenceOp)

@@ -425,3 +425,21 @@ func.func @shape_of_float(%x: tensor<4xf32>) {
   %z = relay.shape_of %x {dtype = f32} : (tensor<4xf32>) -> tensor<1xf32>
   func.return
 }
+
+// -----
+
+// Symbolic sizes (`?`): a result type must be as symbolic as the inferred one: batch_flatten of a `?` is no 12.
+func.func @static_claim(%x: tensor<2x?x4xf32>) {
+  // expected-error@+1 {{'relay.nn.batch_flatten' op result type tensor<2x12xf32> does not match the inferred type tensor<2x?xf32>}}
+  %f = relay.nn.batch_flatten %x : (tensor<2x?x4xf32>) -> tensor<2x12xf32>
+  func.return
+}
+
+// -----
+
+// Static sizes beside a symbolic one must still agree.
+func.func @concat(%x: tensor<?x3xf32>, %y: tensor<?x2xf32>) {
+  // expected-error@+1 {{'relay.concatenate' op operand shapes differ outside axis 0: ?x3 vs ?x2}}
+  %c = relay.concatenate %x, %y : (tensor<?x3xf32>, tensor<?x2xf32>) -> tensor<?x3xf32>
+  func.return
+}

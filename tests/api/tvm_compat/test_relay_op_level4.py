@@ -39,7 +39,6 @@ UNSUPPORTED = {
     "test_strided_slice": "xtvm.api.relay.expr.RelayTypeError: 'relay.strided_slice' op begin, end and strides differ in length: 4, 4, 1",
     "test_dyn_strided_slice": "ValueError: length should not be negative",
     "test_strided_set": "xtvm has no relay strided_set yet",
-    "test_argmin_argmax_get_last_elements": "float64 data for a float32 function (xtvm checks argument dtypes)",
 }
 
 

@@ -39,9 +39,6 @@ from xtvm.relay.testing import run_infer_type
 
 # Tests xtvm does not run, with the reason (tests/api/tvm_compat/conftest.py skips them).
 UNSUPPORTED = {
-    "test_resize1d_infer_type": "symbolic dimensions (te.var / relay.Any) are not inferred through this op",
-    "test_resize2d_infer_type": "symbolic dimensions (te.var / relay.Any) are not inferred through this op",
-    "test_resize3d_infer_type": "symbolic dimensions (te.var / relay.Any) are not inferred through this op",
     "test_multibox_prior[graph]": "xtvm has no relay vision yet",
     "test_get_valid_counts": "xtvm has no relay vision yet",
     "test_non_max_suppression[graph]": "xtvm has no relay vision yet",
