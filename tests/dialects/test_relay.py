@@ -385,6 +385,14 @@ CASES: list[tuple[str, list[Attribute], Body, str]] = [
     ("batch_flatten", [t(2, 3, 5)], relay.BatchFlattenOp, "tensor<2x15xf32>"),
     # A symbolic size (`?`) makes the sizes derived from it symbolic; the others stay static.
     ("batch_flatten_symbolic", [t(2, Q, 5)], relay.BatchFlattenOp, "tensor<2x?xf32>"),
+    ("add_symbolic", [t(Q, 1), t(3, 4)], relay.AddOp, "tensor<3x4xf32>"),  # TVM's BroadcastRel
+    ("tile_symbolic", [t(Q, 4)], lambda x: relay.TileOp(x, (2, 3)), "tensor<?x12xf32>"),
+    (
+        "max_pool2d_symbolic",
+        [t(1, 3, Q, 8)],
+        lambda x: relay.MaxPool2dOp(x, (2, 2), strides=(2, 2)),
+        "tensor<1x3x?x4xf32>",
+    ),
     (
         "concatenate_symbolic_axis",  # TVM's rule: a static size wins off a `?` joined axis
         [t(Q, 3), t(2, Q)],

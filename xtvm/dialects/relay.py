@@ -262,12 +262,15 @@ def derived_dim(compute: Callable[..., int], *dims: int) -> int:
 
 
 def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...] | None:
-    """numpy's broadcast of `shapes`, or None when they do not broadcast."""
+    """numpy's broadcast of `shapes`, or None when they do not broadcast. A symbolic size
+    (`?`) broadcasts with a static one to the static one, as in TVM's BroadcastRel."""
     rank = max(len(s) for s in shapes)
     out: list[int] = []
     for i in range(rank):
         dims = {s[i - rank + len(s)] for s in shapes if i - rank + len(s) >= 0}
         dims.discard(1)
+        if len(dims) > 1:
+            dims.discard(DYNAMIC_INDEX)
         if len(dims) > 1:
             return None
         out.append(dims.pop() if dims else 1)
@@ -498,9 +501,13 @@ def windows_out(
     """Output height and width of a 2-d window sliding over a padded (height, width) input;
     an error naming the op (and calling the window `what`) when the window does not fit."""
     pt, pl, pb, pr = padding
-    oh = window_out(size[0], pt, pb, kernel[0], strides[0], dilation[0], ceil)
-    ow = window_out(size[1], pl, pr, kernel[1], strides[1], dilation[1], ceil)
-    if oh < 1 or ow < 1:
+    oh = derived_dim(
+        lambda s: window_out(s, pt, pb, kernel[0], strides[0], dilation[0], ceil), size[0]
+    )
+    ow = derived_dim(
+        lambda s: window_out(s, pl, pr, kernel[1], strides[1], dilation[1], ceil), size[1]
+    )
+    if (static_dims(oh) and oh < 1) or (static_dims(ow) and ow < 1):
         raise op.error(
             f"dilated {what} {dilation[0] * (kernel[0] - 1) + 1}x"
             f"{dilation[1] * (kernel[1] - 1) + 1} is "
@@ -1618,13 +1625,17 @@ def conv2d_transpose_type(
         )
     n, c, h, w = data.get_shape()
     i, o, kh, kw = weight.get_shape()
-    if groups < 1 or c % groups:
+    if groups < 1 or (static_dims(c) and c % groups):
         raise op.error(f"groups {groups} must be positive and divide input channels {c}")
-    if c != i:
+    if static_dims(c, i) and c != i:
         raise op.error(f"data has {c} channels but weight expects {i}")
-    oh = (h - 1) * strides[0] - pt - pb + dilation[0] * (kh - 1) + out_pad[0] + 1
-    ow = (w - 1) * strides[1] - pl - pr + dilation[1] * (kw - 1) + out_pad[1] + 1
-    if oh < 1 or ow < 1:
+    oh = derived_dim(
+        lambda h, k: (h - 1) * strides[0] - pt - pb + dilation[0] * (k - 1) + out_pad[0] + 1, h, kh
+    )
+    ow = derived_dim(
+        lambda w, k: (w - 1) * strides[1] - pl - pr + dilation[1] * (k - 1) + out_pad[1] + 1, w, kw
+    )
+    if (static_dims(oh) and oh < 1) or (static_dims(ow) and ow < 1):
         raise op.error(f"padding leaves an empty output ({oh}x{ow})")
     return TensorType(elem, [n, o * groups, oh, ow])
 
@@ -2590,7 +2601,8 @@ def tile_type(op: type[RelayOp], p: Props, data: TensorType) -> Attribute:
     rank = max(len(shape), len(reps))
     shape = [1] * (rank - len(shape)) + shape
     full = [1] * (rank - len(reps)) + list(reps)
-    return TensorType(data.get_element_type(), [d * r for d, r in zip(shape, full, strict=True)])
+    sizes = [derived_dim(lambda d, r=r: d * r, d) for d, r in zip(shape, full, strict=True)]
+    return TensorType(data.get_element_type(), sizes)
 
 
 TileOp = relay_op(
@@ -2808,7 +2820,8 @@ ScatterElementsOp = relay_op(
 def cumsum_type(op: type[RelayOp], p: Props, data: TensorType) -> Attribute:
     p.flag("exclusive")
     if p.get("axis") is None:
-        return TensorType(data.get_element_type(), [math.prod(data.get_shape())])
+        total = derived_dim(lambda *dims: math.prod(dims), *data.get_shape())
+        return TensorType(data.get_element_type(), [total])
     p.axis("axis", data.get_num_dims())
     return data
 

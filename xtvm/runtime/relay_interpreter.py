@@ -91,22 +91,37 @@ def shape_fits(shape: Sequence[int], typ: TensorType) -> bool:
     )
 
 
-def run_time_shape(op: Operation, *operands: np.ndarray) -> tuple[int, ...]:
-    """The shape of `op`'s tensor result. Where its type has `?` dimensions (symbolic sizes),
-    the op's type rule runs again on its operands' run-time types to fill them in: the shape
-    function comes from the rule itself, where TVM writes one beside each relation."""
-    typ = op.results[0].type
-    assert isinstance(typ, TensorType)
-    if DYNAMIC_INDEX not in typ.get_shape():
-        return tuple(typ.get_shape())
-    assert isinstance(op, relay.RelayOp)
-    types = [TensorType(element_type(a.dtype), a.shape) for a in operands]
+def symbolic(typ: Attribute) -> bool:
+    """Whether `typ` has a `?` size (a symbolic one), in a tuple's fields too."""
+    if isinstance(typ, TupleType):
+        return any(symbolic(t) for t in typ.types.data)
+    return isinstance(typ, TensorType) and DYNAMIC_INDEX in typ.get_shape()
+
+
+def run_time_types(op: Operation, operands: Sequence[Value]) -> list[Attribute]:
+    """`op`'s result types. Where its operand or result types have `?` sizes, the op's type
+    rule runs again on its operands' run-time types: that checks the sizes that meet (a `?`
+    added to a 3 must be 3) and fills in the result's, a shape function derived from the
+    rule itself where TVM writes one beside each relation."""
+    declared = [r.type for r in op.results]
+    if not isinstance(op, relay.RelayOp) or not any(
+        symbolic(t) for t in (*op.operand_types, *declared)
+    ):
+        return declared
+    if not all(isinstance(a, np.ndarray) for a in operands):
+        return declared
+    types = [TensorType(element_type(a.dtype), a.shape) for a in operands]  # type: ignore[union-attr]
     try:
-        (concrete,) = type(op).infer_result_types(types, op.properties)
+        return type(op).infer_result_types(types, op.properties)
     except VerifyException as exc:
-        raise RelayInterpreterError(f"{exc}{located(op)}") from None
-    assert isinstance(concrete, TensorType)
-    return tuple(concrete.get_shape())
+        raise RelayInterpreterError(f"at run time, {exc}{located(op)}") from None
+
+
+def run_time_shape(op: Operation, *operands: np.ndarray) -> tuple[int, ...]:
+    """The shape of `op`'s tensor result at run time (see `run_time_types`)."""
+    typ = run_time_types(op, operands)[0]
+    assert isinstance(typ, TensorType)
+    return tuple(typ.get_shape())
 
 
 def conform(value: object, typ: Attribute, op: Operation) -> Value:
@@ -219,9 +234,11 @@ class RelayInterpreter:
             raise UnsupportedOpError(
                 f"no interpreter rule for '{op.name}' (in @{name}{located(op)}){hint}"
             )
-        results = rule(self, op, [env[v] for v in op.operands])
-        for result, value in zip(op.results, results, strict=True):
-            env[result] = conform(value, result.type, op)
+        operands = [env[v] for v in op.operands]
+        types = run_time_types(op, operands)
+        results = rule(self, op, operands)
+        for result, value, typ in zip(op.results, results, types, strict=True):
+            env[result] = conform(value, typ, op)
 
 
 def is_select(op: Operation) -> bool:
