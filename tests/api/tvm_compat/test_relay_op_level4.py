@@ -37,7 +37,6 @@ from xtvm.relay.testing import run_infer_type
 # Tests xtvm does not run, with the reason (tests/api/tvm_compat/conftest.py skips them).
 UNSUPPORTED = {
     "test_strided_slice": "xtvm.api.relay.expr.RelayTypeError: 'relay.strided_slice' op begin, end and strides differ in length: 4, 4, 1",
-    "test_dyn_strided_slice": "ValueError: length should not be negative",
     "test_strided_set": "xtvm has no relay strided_set yet",
 }
 
