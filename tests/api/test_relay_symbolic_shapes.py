@@ -83,7 +83,7 @@ def test_symbolic_function_runs_on_concrete_data() -> None:
     body = relay.Tuple(
         [
             relay.reshape_like(half[1], relay.var("l", shape=(1, 2, 3)), 1, rhs_begin=1),
-            relay.nn.pad(v, ((0, 0), (-1, 1), (0, 0)), pad_value=relay.const(7.0)),
+            relay.nn.pad(v, ((-1, 0), (-1, 1), (0, 0)), pad_value=relay.const(7.0)),
             relay.full_like(v, relay.const(1.5)),
             relay.concatenate([v, v], 0),
         ]
@@ -92,7 +92,7 @@ def test_symbolic_function_runs_on_concrete_data() -> None:
     assert str(fn.checked_type.ret_type).startswith("(Tensor[(?, 2, 3), float32]")
     shaped, padded, filled, joined = evaluate(fn, data, np.zeros((1, 2, 3), "float32"))
     np.testing.assert_array_equal(shaped.numpy(), data.reshape(2, 12)[:, 6:].reshape(2, 2, 3))
-    expected = np.pad(data[:, 1:, :], ((0, 0), (0, 1), (0, 0)), constant_values=7.0)
+    expected = np.pad(data[1:, 1:, :], ((0, 0), (0, 1), (0, 0)), constant_values=7.0)
     np.testing.assert_array_equal(padded.numpy(), expected)
     np.testing.assert_array_equal(filled.numpy(), np.full((2, 3, 4), 1.5, "float32"))
     np.testing.assert_array_equal(joined.numpy(), np.concatenate([data, data]))
