@@ -386,6 +386,12 @@ CASES: list[tuple[str, list[Attribute], Body, str]] = [
     # A symbolic size (`?`) makes the sizes derived from it symbolic; the others stay static.
     ("batch_flatten_symbolic", [t(2, Q, 5)], relay.BatchFlattenOp, "tensor<2x?xf32>"),
     ("add_symbolic", [t(Q, 1), t(3, 4)], relay.AddOp, "tensor<3x4xf32>"),  # TVM's BroadcastRel
+    (
+        "conv2d_symbolic",  # channels checked when they are known
+        [t(Q, Q, Q, 9), t(4, 3, 3, 3)],
+        lambda x, w: relay.Conv2dOp(x, w, padding=(1, 1, 1, 1)),
+        "tensor<?x4x?x9xf32>",
+    ),
     ("tile_symbolic", [t(Q, 4)], lambda x: relay.TileOp(x, (2, 3)), "tensor<?x12xf32>"),
     (
         "max_pool2d_symbolic",

@@ -1312,9 +1312,9 @@ def conv2d_type(op: type[RelayOp], p: Props, data: TensorType, weight: TensorTyp
     except ValueError as exc:
         raise op.error(f"weight: {exc}") from None
     o, i, kh, kw = (sizes[a] for a in "OIHW")
-    if groups < 1 or o % groups:
+    if groups < 1 or (static_dims(o) and o % groups):
         raise op.error(f"groups {groups} must be positive and divide output channels {o}")
-    if shape[c_axis] != i * groups:
+    if static_dims(shape[c_axis], i) and shape[c_axis] != i * groups:  # `?`: checked at run time
         raise op.error(
             f"data has {shape[c_axis]} channels but weight expects {i * groups} "
             f"({i} per group x {groups} groups)"
