@@ -36,6 +36,8 @@ from xdsl.utils.exceptions import VerifyException
 from xtvm.dialects import relay
 from xtvm.dialects.relay import OpPattern, Relay
 
+Q = DYNAMIC_INDEX  # a symbolic size, `?`
+
 
 def t(*shape: int, elem: Attribute = f32) -> TensorType:
     return TensorType(elem, shape)
@@ -381,6 +383,77 @@ CASES: list[tuple[str, list[Attribute], Body, str]] = [
         "tensor<3x5x1x1xf32>",
     ),
     ("batch_flatten", [t(2, 3, 5)], relay.BatchFlattenOp, "tensor<2x15xf32>"),
+    # A symbolic size (`?`) makes the sizes derived from it symbolic; the others stay static.
+    ("batch_flatten_symbolic", [t(2, Q, 5)], relay.BatchFlattenOp, "tensor<2x?xf32>"),
+    ("add_symbolic", [t(Q, 1), t(3, 4)], relay.AddOp, "tensor<3x4xf32>"),  # TVM's BroadcastRel
+    (
+        "conv2d_symbolic",  # channels checked when they are known
+        [t(Q, Q, Q, 9), t(4, 3, 3, 3)],
+        lambda x, w: relay.Conv2dOp(x, w, padding=(1, 1, 1, 1)),
+        "tensor<?x4x?x9xf32>",
+    ),
+    ("tile_symbolic", [t(Q, 4)], lambda x: relay.TileOp(x, (2, 3)), "tensor<?x12xf32>"),
+    (
+        "max_pool2d_symbolic",
+        [t(1, 3, Q, 8)],
+        lambda x: relay.MaxPool2dOp(x, (2, 2), strides=(2, 2)),
+        "tensor<1x3x?x4xf32>",
+    ),
+    (
+        "concatenate_symbolic_axis",  # TVM's rule: a static size wins off a `?` joined axis
+        [t(Q, 3), t(2, Q)],
+        lambda a, b: relay.ConcatenateOp([a, b], axis=0),
+        "tensor<?x3xf32>",
+    ),
+    (
+        "concatenate_static_axis",  # ... but not off a static one (the `?` is checked late)
+        [t(1, 3), t(1, Q), t(2, 3)],
+        lambda a, b, c: relay.ConcatenateOp([a, b, c], axis=0),
+        "tensor<4x?xf32>",
+    ),
+    (
+        "pad_symbolic",
+        [t(Q, 5)],
+        lambda x: relay.PadOp(x, [(1, 2), (0, 3)], pad_mode="reflect"),
+        "tensor<?x8xf32>",
+    ),
+    ("reshape_symbolic", [t(Q, 6)], lambda x: relay.ReshapeOp(x, (0, 2, -1)), "tensor<?x2x?xf32>"),
+    (
+        "split_symbolic_indices",
+        [t(4, Q)],
+        lambda x: relay.SplitOp(x, [2, 5], axis=1),
+        "tuple<tensor<4x2xf32>, tensor<4x3xf32>, tensor<4x?xf32>>",
+    ),
+    (
+        "split_symbolic_sections",
+        [t(Q, 4)],
+        lambda x: relay.SplitOp(x, 2),
+        "tuple<tensor<?x4xf32>, tensor<?x4xf32>>",
+    ),
+    (
+        "strided_slice_symbolic",
+        [t(Q, 9)],
+        lambda x: relay.StridedSliceOp(x, [1, 1], [-1, 7]),
+        "tensor<?x6xf32>",
+    ),
+    (
+        "upsampling_symbolic",
+        [t(1, 2, Q, 5)],
+        lambda x: relay.UpsamplingOp(x, 2.0, 2.0),
+        "tensor<1x2x?x10xf32>",
+    ),
+    (
+        "resize2d_symbolic_size",  # TVM's size may be a variable
+        [t(1, 2, 3, 5)],
+        lambda x: relay.Resize2dOp(x, (Q, 4)),
+        "tensor<1x2x?x4xf32>",
+    ),
+    (
+        "resize2d_linear_integers",  # interpolated in floating point, truncated back
+        [t(1, 2, 3, 3, elem=i32)],
+        lambda x: relay.Resize2dOp(x, (4, 4)),
+        "tensor<1x2x4x4xi32>",
+    ),
     ("shape_of", [t(2, 3, 5)], relay.ShapeOfOp, "tensor<3xi32>"),
     ("shape_of_i64", [t(7, 1, elem=i1)], lambda x: relay.ShapeOfOp(x, "int64"), "tensor<2xi64>"),
     ("shape_of_scalar", [t()], relay.ShapeOfOp, "tensor<0xi32>"),
@@ -1276,10 +1349,22 @@ INVALID: list[tuple[str, list[Attribute], Body, str]] = [
         '"cubic", got "bicubic"',
     ),
     (
-        "resize2d_linear_integers",
-        [t(1, 2, 3, 3, elem=i32)],
+        "resize2d_linear_booleans",
+        [t(1, 2, 3, 3, elem=i1)],
         lambda x: relay.Resize2dOp(x, (4, 4)),
-        "'relay.image.resize2d' op linear resize needs a float type, got i32",
+        "'relay.image.resize2d' op linear resize needs a number type, got i1",
+    ),
+    (
+        "resize2d_size",
+        [t(1, 2, 3, 3)],
+        lambda x: relay.Resize2dOp(x, (4, 0)),
+        "'relay.image.resize2d' op size must be 2 positive integers or ?, got [4, 0]",
+    ),
+    (
+        "concatenate_static_sizes_differ_beside_a_symbolic_one",
+        [t(Q, 3), t(Q, 2), t(1, Q)],
+        lambda a, b, c: relay.ConcatenateOp([a, b, c], axis=0),
+        "'relay.concatenate' op operand shapes differ outside axis 0: ?x3 vs ?x2",
     ),
     (
         "upsampling_method",

@@ -766,6 +766,7 @@ CASES: dict[type[relay.RelayOp], list[Case]] = {
             ),
         ),
         Case("bilinear_half_pixel", [f32(1, 2, 3, 4)], lambda g, x: g(relay.Resize2dOp(x, (7, 5)))),
+        Case("bilinear_ints", [i32(1, 2, 3, 4)], lambda g, x: g(relay.Resize2dOp(x, (6, 8)))),
         Case(
             "bicubic_asymmetric",
             [f32(1, 2, 3, 4)],

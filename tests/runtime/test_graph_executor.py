@@ -210,9 +210,11 @@ def test_run_refuses_inputs_and_weights_without_a_value() -> None:
 
 
 def test_wrong_input_dtype_is_refused_not_cast() -> None:
+    """The runtime's executor takes its input dtypes only (TVM's `GraphModule` converts, see
+    tests/api/test_input_conversion.py)."""
     x = relay.var("x", shape=(2, 3))
     mod = tvm.IRModule.from_expr(relay.Function([x], relay.tanh(x)))
-    module = graph_executor.GraphModule(relay.build(mod)["default"](tvm.cpu()))
+    module = relay.build(mod)["default"](tvm.cpu())
     with pytest.raises(
         GraphInputError, match="input 'x': expected element type float32, got float64"
     ):

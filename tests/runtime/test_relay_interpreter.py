@@ -883,6 +883,12 @@ CASES: list[Case] = [
         lambda x: relay.Resize2dOp(x, (7, 4)),
         lambda x: resize_ref(x, (7, 4), "linear", "half_pixel"),
     ),
+    Case(  # interpolated in floating point, truncated back as TVM's (weights 1/4, 3/4: exact)
+        "resize2d_linear_integers",
+        [rand(1, 2, 3, 4, dtype="int32", low=-50, high=50)],
+        lambda x: relay.Resize2dOp(x, (6, 8)),
+        lambda x: np.trunc(resize_ref(x.astype("float64"), (6, 8), "linear", "half_pixel")),
+    ),
     Case(
         "resize2d_linear_align_corners",
         [IMG],

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from xtvm.runtime.container import Map, ShapeTuple, String
 from xtvm.runtime.graph_executor import GraphExecutor
 from xtvm.runtime.module import Module
-from xtvm.runtime.ndarray import Device, NDArray
+from xtvm.runtime.ndarray import Device, NDArray, converted
 
 if TYPE_CHECKING:
     from xtvm.rpc.client import RemoteGraphExecutor
@@ -64,12 +64,31 @@ class GraphModule:
         return executor
 
     def set_input(self, key: str | int | None = None, value: Any = None, **params: Any) -> None:
+        """Copy `value` into input `key` (a name or an index), keywords into theirs: arrays of
+        another dtype are converted as TVM's `NDArray.copyfrom` converts them (the runtime's
+        own executor takes its input dtypes only)."""
+        if key is not None:
+            value = self._converted(key, value)
+        params = {k: self._converted(k, v) for k, v in params.items()}
         executor = self._executor()
         if executor is not self.module:
             executor.set_input(key, value, **params)
             return
         with self._lock:
             executor.set_input(key, value, **params)
+
+    def _converted(self, key: str | int, value: Any) -> Any:
+        """`value` in the dtype of input `key`; as it is where the graph has no such input
+        (the executor names the error) or the executor is remote (its server converts)."""
+        module = self.module
+        if not hasattr(module, "entries") or value is None:  # a remote executor
+            return value
+        order = module.input_order
+        name = order[key] if isinstance(key, int) and 0 <= key < len(order) else key
+        if name not in module.inputs:
+            return value
+        entry = module.entries[module.inputs[name]]
+        return converted(value, entry.dtype, f"input '{name}'")
 
     def run(self, **input_dict: Any) -> None:
         if input_dict:

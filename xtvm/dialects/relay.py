@@ -217,8 +217,9 @@ def static_shape(value: SSAValue) -> tuple[int, ...]:
 
 
 def fmt_shape(shape: Sequence[int]) -> str:
-    """`2x3`, as shapes are written in tensor types; `scalar` for rank 0."""
-    return "x".join(str(d) for d in shape) if shape else "scalar"
+    """`2x3`, as shapes are written in tensor types (`?x3` with a symbolic size); `scalar`
+    for rank 0."""
+    return "x".join(str(d) if static_dims(d) else "?" for d in shape) if shape else "scalar"
 
 
 def fmt_list(values: Sequence[object]) -> str:
@@ -248,13 +249,28 @@ def canonical_type(typ: Attribute) -> Attribute:
     return typ
 
 
+def static_dims(*dims: int) -> bool:
+    """Whether none of `dims` is symbolic (`?`: a `relay.Any` or a size variable). A size
+    derived from a symbolic one is symbolic too, as TVM's type relations make it an
+    expression of the variable."""
+    return DYNAMIC_INDEX not in dims
+
+
+def derived_dim(compute: Callable[..., int], *dims: int) -> int:
+    """`compute(*dims)`, or `?` when one of `dims` is."""
+    return compute(*dims) if static_dims(*dims) else DYNAMIC_INDEX
+
+
 def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...] | None:
-    """numpy's broadcast of `shapes`, or None when they do not broadcast."""
+    """numpy's broadcast of `shapes`, or None when they do not broadcast. A symbolic size
+    (`?`) broadcasts with a static one to the static one, as in TVM's BroadcastRel."""
     rank = max(len(s) for s in shapes)
     out: list[int] = []
     for i in range(rank):
         dims = {s[i - rank + len(s)] for s in shapes if i - rank + len(s) >= 0}
         dims.discard(1)
+        if len(dims) > 1:
+            dims.discard(DYNAMIC_INDEX)
         if len(dims) > 1:
             return None
         out.append(dims.pop() if dims else 1)
@@ -492,9 +508,13 @@ def windows_out(
     """Output height and width of a 2-d window sliding over a padded (height, width) input;
     an error naming the op (and calling the window `what`) when the window does not fit."""
     pt, pl, pb, pr = padding
-    oh = window_out(size[0], pt, pb, kernel[0], strides[0], dilation[0], ceil)
-    ow = window_out(size[1], pl, pr, kernel[1], strides[1], dilation[1], ceil)
-    if oh < 1 or ow < 1:
+    oh = derived_dim(
+        lambda s: window_out(s, pt, pb, kernel[0], strides[0], dilation[0], ceil), size[0]
+    )
+    ow = derived_dim(
+        lambda s: window_out(s, pl, pr, kernel[1], strides[1], dilation[1], ceil), size[1]
+    )
+    if (static_dims(oh) and oh < 1) or (static_dims(ow) and ow < 1):
         raise op.error(
             f"dilated {what} {dilation[0] * (kernel[0] - 1) + 1}x"
             f"{dilation[1] * (kernel[1] - 1) + 1} is "
@@ -1346,9 +1366,9 @@ def conv2d_type(op: type[RelayOp], p: Props, data: TensorType, weight: TensorTyp
     except ValueError as exc:
         raise op.error(f"weight: {exc}") from None
     o, i, kh, kw = (sizes[a] for a in "OIHW")
-    if groups < 1 or o % groups:
+    if groups < 1 or (static_dims(o) and o % groups):
         raise op.error(f"groups {groups} must be positive and divide output channels {o}")
-    if shape[c_axis] != i * groups:
+    if static_dims(shape[c_axis], i) and shape[c_axis] != i * groups:  # `?`: checked at run time
         raise op.error(
             f"data has {shape[c_axis]} channels but weight expects {i * groups} "
             f"({i} per group x {groups} groups)"
@@ -1865,13 +1885,17 @@ def conv2d_transpose_type(
         )
     n, c, h, w = data.get_shape()
     i, o, kh, kw = weight.get_shape()
-    if groups < 1 or c % groups:
+    if groups < 1 or (static_dims(c) and c % groups):
         raise op.error(f"groups {groups} must be positive and divide input channels {c}")
-    if c != i:
+    if static_dims(c, i) and c != i:
         raise op.error(f"data has {c} channels but weight expects {i}")
-    oh = (h - 1) * strides[0] - pt - pb + dilation[0] * (kh - 1) + out_pad[0] + 1
-    ow = (w - 1) * strides[1] - pl - pr + dilation[1] * (kw - 1) + out_pad[1] + 1
-    if oh < 1 or ow < 1:
+    oh = derived_dim(
+        lambda h, k: (h - 1) * strides[0] - pt - pb + dilation[0] * (k - 1) + out_pad[0] + 1, h, kh
+    )
+    ow = derived_dim(
+        lambda w, k: (w - 1) * strides[1] - pl - pr + dilation[1] * (k - 1) + out_pad[1] + 1, w, kw
+    )
+    if (static_dims(oh) and oh < 1) or (static_dims(ow) and ow < 1):
         raise op.error(f"padding leaves an empty output ({oh}x{ow})")
     return TensorType(elem, [n, o * groups, oh, ow])
 
@@ -2211,11 +2235,12 @@ def pad_type(op: type[RelayOp], p: Props, data: TensorType) -> Attribute:
     for axis, dim in enumerate(shape):
         before, after = widths[2 * axis], widths[2 * axis + 1]
         limit = dim - 1 if mode == "reflect" else dim if mode == "edge" else None
-        if limit is not None and max(before, after) > 0 and max(before, after) > limit:
+        wide = static_dims(dim) and max(before, after) > 0
+        if limit is not None and wide and max(before, after) > limit:
             raise op.error(
                 f"{mode} padding of {max(before, after)} is too wide for axis {axis} of size {dim}"
             )
-        out.append(before + dim + after)
+        out.append(derived_dim(lambda d, b=before, a=after: b + d + a, dim))
     return TensorType(data.get_element_type(), out)
 
 
@@ -2252,7 +2277,9 @@ def resize_axes(op: type[RelayOp], layout: str, rank: int) -> list[int]:
 
 def resize_type(op: type[RelayOp], p: Props, data: TensorType) -> Attribute:
     rank: int = op.SPATIAL  # type: ignore[attr-defined]
-    size = p.positive("size", rank)
+    size = p.ints("size")
+    if len(size) != rank or any(s < 1 and static_dims(s) for s in size):
+        raise op.error(f"size must be {rank} positive integers or ?, got {fmt_list(size)}")
     method = p.choice("method", RESIZE_METHODS)
     p.choice("coordinate_transformation_mode", COORDINATE_MODES)
     p.choice("rounding_method", ROUNDING_METHODS)
@@ -2261,8 +2288,8 @@ def resize_type(op: type[RelayOp], p: Props, data: TensorType) -> Attribute:
     axes = resize_axes(op, p.text("layout"), rank)
     if data.get_num_dims() != rank + 2:
         raise op.error(f"data must be {rank + 2}-d, got {fmt_shape(data.get_shape())}")
-    if method != "nearest_neighbor" and not is_float(data.get_element_type()):
-        raise op.error(f"{method} resize needs a float type, got {data.get_element_type()}")
+    if method != "nearest_neighbor" and is_bool(data.get_element_type()):
+        raise op.error(f"{method} resize needs a number type, got {data.get_element_type()}")
     shape = list(data.get_shape())
     for axis, extent in zip(axes, size, strict=True):
         shape[axis] = extent
@@ -2277,9 +2304,13 @@ def resize_op(rank: int, layout: str, example: str) -> type[RelayOp]:
         f"""Resize the {axes} to `size` by nearest neighbour, linear or cubic interpolation.
 
     Cubic is Keys' kernel with `cubic_alpha`; `cubic_exclude` drops the taps outside the
-    input and renormalises.
+    input and renormalises. Integers are interpolated in floating point and truncated back,
+    as TVM's.
 
     `{example}`
+
+    A size may be `?` (-9223372036854775808, MLIR's dynamic size), a symbolic size TVM gives
+    as a variable: the call type-checks but cannot run.
 
     rounding_method "" means TVM's default for nearest_neighbor: round for align_corners,
     floor otherwise.
@@ -2323,8 +2354,8 @@ def upsampling_type(op: type[RelayOp], p: Props, data: TensorType) -> Attribute:
     if method == "bilinear" and not is_float(data.get_element_type()):
         raise op.error(f"bilinear upsampling needs a float type, got {data.element_type}")
     for axis, scale in ((h_axis, p.number("scale_h")), (w_axis, p.number("scale_w"))):
-        size = round(shape[axis] * scale)
-        if not scale > 0 or size < 1:
+        size = derived_dim(lambda d, k=scale: round(d * k), shape[axis])
+        if not scale > 0 or (static_dims(size) and size < 1):
             raise op.error(f"scale {scale} leaves axis {axis} of size {shape[axis]} empty")
         shape[axis] = size
     return TensorType(data.get_element_type(), shape)
@@ -2444,6 +2475,8 @@ def reshape_type(op: type[RelayOp], p: Props, data: TensorType) -> Attribute:
     total = math.prod(shape)
     if out.count(-1) > 1:
         raise op.error(f"newshape {fmt_list(newshape)} has more than one -1")
+    if not static_dims(*shape):  # sizes checked at run time; the inferred one is symbolic
+        return TensorType(data.get_element_type(), [DYNAMIC_INDEX if d == -1 else d for d in out])
     if -1 in out:
         known = math.prod(d for d in out if d != -1)
         if known == 0 or total % known:
@@ -2510,19 +2543,23 @@ def concatenate_type(op: type[RelayOp], p: Props, operand_types: Sequence[Attrib
     elem = op.same_element(tensors, names)
     first = tensors[0].get_shape()
     axis = p.axis("axis", len(first))
-    total = 0
-    for t in tensors:
-        shape = t.get_shape()
+    shapes = [t.get_shape() for t in tensors]
+    for shape in shapes:
         if len(shape) != len(first) or any(
-            a != b for i, (a, b) in enumerate(zip(shape, first, strict=True)) if i != axis
+            static_dims(a, b) and a != b
+            for i, (a, b) in enumerate(zip(shape, first, strict=True))
+            if i != axis
         ):
             raise op.error(
                 f"operand shapes differ outside axis {axis}: {fmt_shape(first)} vs "
                 f"{fmt_shape(shape)}"
             )
-        total += shape[axis]
-    out = list(first)
-    out[axis] = total
+    total = derived_dim(lambda *dims: sum(dims), *(s[axis] for s in shapes))
+    out = []
+    for i in range(len(first)):  # TVM's rule: a static size wins where the axis joined is `?`
+        sizes = [s[i] for s in shapes if static_dims(s[i])]
+        whole = len(sizes) == len(shapes) or not static_dims(total)
+        out.append(total if i == axis else sizes[0] if sizes and whole else DYNAMIC_INDEX)
     return TensorType(elem, out)
 
 
@@ -2543,19 +2580,22 @@ ConcatenateOp = relay_op(
 
 
 def split_boundaries(op: type[RelayOp], p: Props, size: int) -> list[int]:
-    """The split points along the axis, from 0 to size inclusive."""
+    """The split points along the axis, from 0 to size inclusive; those past the last index
+    are `?` on a symbolic axis."""
     spec = p.required("indices_or_sections")
     if isinstance(spec, IntegerAttr):
         sections = int(spec.value.data)
-        if sections < 1 or size % sections:
-            raise op.error(f"{sections} sections do not divide axis of size {size}")
-        step = size // sections
-        return [i * step for i in range(sections + 1)]
+        if sections < 1 or (static_dims(size) and size % sections):
+            raise op.error(f"{sections} sections do not divide axis of size {fmt_shape([size])}")
+        step = derived_dim(lambda s: s // sections, size)
+        return [0] + [derived_dim(lambda s, i=i: i * s, step) for i in range(1, sections + 1)]
     indices = list(p.ints("indices_or_sections"))
     if any(b < a for a, b in itertools.pairwise(indices)) or any(
-        not 0 <= i <= size for i in indices
+        i < 0 or (static_dims(size) and i > size) for i in indices
     ):
-        raise op.error(f"indices {fmt_list(indices)} must be ascending within [0, {size}]")
+        raise op.error(
+            f"indices {fmt_list(indices)} must be ascending within [0, {fmt_shape([size])}]"
+        )
     return [0, *indices, size]
 
 
@@ -2565,7 +2605,7 @@ def split_type(op: type[RelayOp], p: Props, data: TensorType) -> Attribute:
     fields: list[Attribute] = []
     for start, stop in itertools.pairwise(points):
         shape = list(data.get_shape())
-        shape[axis] = stop - start
+        shape[axis] = derived_dim(lambda a, b: b - a, start, stop)
         fields.append(TensorType(data.get_element_type(), shape))
     return TupleType(tuple(fields))
 
@@ -2647,7 +2687,8 @@ def batch_flatten_type(op: type[RelayOp], p: Props, data: TensorType) -> Attribu
     shape = data.get_shape()
     if not shape:
         raise op.error("data must have rank >= 1")
-    return TensorType(data.get_element_type(), [shape[0], math.prod(shape[1:])])
+    rest = derived_dim(lambda *dims: math.prod(dims), *shape[1:])
+    return TensorType(data.get_element_type(), [shape[0], rest])
 
 
 BatchFlattenOp = relay_op(
@@ -2742,7 +2783,7 @@ def strided_slice_type(op: type[RelayOp], p: Props, data: TensorType) -> Attribu
     shape = data.get_shape()
     slices = slices_of(op, p.values, shape)
     out = [
-        DYNAMIC_INDEX if d == DYNAMIC_INDEX else len(range(*s.indices(d)))
+        derived_dim(lambda n, s=s: len(range(*s.indices(n))), d)
         for s, d in zip(slices, shape, strict=True)
     ]
     return TensorType(data.get_element_type(), out)
@@ -2866,7 +2907,8 @@ def tile_type(op: type[RelayOp], p: Props, data: TensorType) -> Attribute:
     rank = max(len(shape), len(reps))
     shape = [1] * (rank - len(shape)) + shape
     full = [1] * (rank - len(reps)) + list(reps)
-    return TensorType(data.get_element_type(), [d * r for d, r in zip(shape, full, strict=True)])
+    sizes = [derived_dim(lambda d, r=r: d * r, d) for d, r in zip(shape, full, strict=True)]
+    return TensorType(data.get_element_type(), sizes)
 
 
 TileOp = relay_op(
@@ -3084,7 +3126,8 @@ ScatterElementsOp = relay_op(
 def cumsum_type(op: type[RelayOp], p: Props, data: TensorType) -> Attribute:
     p.flag("exclusive")
     if p.get("axis") is None:
-        return TensorType(data.get_element_type(), [math.prod(data.get_shape())])
+        total = derived_dim(lambda *dims: math.prod(dims), *data.get_shape())
+        return TensorType(data.get_element_type(), [total])
     p.axis("axis", data.get_num_dims())
     return data
 

@@ -70,6 +70,45 @@ def enabled(target: object) -> bool:
     return False
 
 
+class ConversionError(TypeError):
+    """Values that cannot become an array of the dtype asked for without being made up."""
+
+
+def converted(value: object, dtype: np.dtype | str, what: str = "array") -> np.ndarray:
+    """`value` (numpy, NDArray, a Python number or list) as a numpy array of `dtype`, converted
+    as TVM's `NDArray.copyfrom` converts what a user sets (numpy's cast: floats truncate
+    into integers, wider types narrow). Refused, as a `ConversionError` naming `what`, where
+    the result would not be the values given: non-numeric or complex data, NaN, infinities
+    or values out of range for an integer dtype, and an NDArray of another dtype (TVM copies
+    its bytes unconverted, refusing only when their sizes differ)."""
+    want = np.dtype(dtype)
+    if isinstance(value, NDArray):
+        if np.dtype(value.dtype) != want:
+            raise ConversionError(
+                f"{what}: an NDArray of {value.dtype} for {want} (an NDArray is copied as it "
+                f"is: convert it with .numpy().astype('{want}'))"
+            )
+        return value.numpy()
+    try:
+        array = np.asarray(value)
+    except ValueError as exc:  # ragged lists
+        raise ConversionError(f"{what}: {exc}") from None
+    if array.dtype == want:
+        return array
+    kinds = "biuf" + ("c" if want.kind == "c" else "")
+    if array.dtype.kind not in kinds or want.kind not in "biufc":
+        raise ConversionError(f"{what}: {array.dtype} data cannot become {want}")
+    if want.kind in "iu" and array.size:
+        info = np.iinfo(want)
+        finite = array.dtype.kind not in "f" or bool(np.isfinite(array).all())
+        if not finite or array.min() < info.min or array.max() > info.max:
+            raise ConversionError(
+                f"{what}: {array.dtype} values outside {want}'s range [{info.min}, {info.max}]"
+                + ("" if finite else " (NaN or infinity)")
+            )
+    return array.astype(want)
+
+
 class NDArray:
     """An n-dimensional array on a device; `.numpy()` gives a numpy copy."""
 
@@ -103,8 +142,8 @@ class NDArray:
         return target.copyfrom(self)
 
     def copyfrom(self, source: np.ndarray | NDArray) -> NDArray:
-        """Copy `source` (same shape) into this array."""
-        values = source.numpy() if isinstance(source, NDArray) else np.asarray(source)
+        """Copy `source` (same shape) into this array, converted to its dtype as TVM's."""
+        values = converted(source, self.dtype, "copyfrom")
         if values.shape != self.shape:
             raise ValueError(f"copyfrom: shape {values.shape} differs from {self.shape}")
         self._data[...] = values
@@ -211,7 +250,7 @@ class DeviceArray(OffHostNDArray):
     asnumpy = numpy
 
     def copyfrom(self, source: np.ndarray | NDArray) -> NDArray:
-        values = source.numpy() if isinstance(source, NDArray) else np.asarray(source)
+        values = converted(source, self._dtype, "copyfrom")
         if values.shape != self.shape:
             raise ValueError(f"copyfrom: shape {values.shape} differs from {self.shape}")
         self.buffer.upload(values.astype(self._dtype, copy=False), self.offset)

@@ -25,10 +25,11 @@ from numpy.lib.stride_tricks import sliding_window_view
 from xdsl.dialects import func
 from xdsl.dialects.builtin import DYNAMIC_INDEX, FileLineColLoc, ModuleOp, TensorType, TupleType
 from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.utils.exceptions import VerifyException
 
 from xtvm.dialects import relay
 from xtvm.ir import winograd
-from xtvm.ir.numpy_types import numpy_dtype
+from xtvm.ir.numpy_types import element_type, numpy_dtype
 
 Value: TypeAlias = "np.ndarray | tuple[Value, ...]"
 Rule = Callable[["RelayInterpreter", Any, Sequence[Any]], list[Any]]
@@ -89,6 +90,39 @@ def shape_fits(shape: Sequence[int], typ: TensorType) -> bool:
     return len(shape) == len(wanted) and all(
         w in (s, DYNAMIC_INDEX) for s, w in zip(shape, wanted, strict=True)
     )
+
+
+def symbolic(typ: Attribute) -> bool:
+    """Whether `typ` has a `?` size (a symbolic one), in a tuple's fields too."""
+    if isinstance(typ, TupleType):
+        return any(symbolic(t) for t in typ.types.data)
+    return isinstance(typ, TensorType) and DYNAMIC_INDEX in typ.get_shape()
+
+
+def run_time_types(op: Operation, operands: Sequence[Value]) -> list[Attribute]:
+    """`op`'s result types. Where its operand or result types have `?` sizes, the op's type
+    rule runs again on its operands' run-time types: that checks the sizes that meet (a `?`
+    added to a 3 must be 3) and fills in the result's, a shape function derived from the
+    rule itself where TVM writes one beside each relation."""
+    declared = [r.type for r in op.results]
+    if not isinstance(op, relay.RelayOp) or not any(
+        symbolic(t) for t in (*op.operand_types, *declared)
+    ):
+        return declared
+    if not all(isinstance(a, np.ndarray) for a in operands):
+        return declared
+    types = [TensorType(element_type(a.dtype), a.shape) for a in operands]  # type: ignore[union-attr]
+    try:
+        return type(op).infer_result_types(types, op.properties)
+    except VerifyException as exc:
+        raise RelayInterpreterError(f"at run time, {exc}{located(op)}") from None
+
+
+def run_time_shape(op: Operation, *operands: np.ndarray) -> tuple[int, ...]:
+    """The shape of `op`'s tensor result at run time (see `run_time_types`)."""
+    typ = run_time_types(op, operands)[0]
+    assert isinstance(typ, TensorType)
+    return tuple(typ.get_shape())
 
 
 def conform(value: object, typ: Attribute, op: Operation) -> Value:
@@ -201,9 +235,11 @@ class RelayInterpreter:
             raise UnsupportedOpError(
                 f"no interpreter rule for '{op.name}' (in @{name}{located(op)}){hint}"
             )
-        results = rule(self, op, [env[v] for v in op.operands])
-        for result, value in zip(op.results, results, strict=True):
-            env[result] = conform(value, result.type, op)
+        operands = [env[v] for v in op.operands]
+        types = run_time_types(op, operands)
+        results = rule(self, op, operands)
+        for result, value, typ in zip(op.results, results, types, strict=True):
+            env[result] = conform(value, typ, op)
 
 
 def is_select(op: Operation) -> bool:
@@ -803,7 +839,7 @@ def pool2d(op: relay.Pool2dOp, x: np.ndarray, is_max: bool) -> np.ndarray:
     x = to_nchw(x, layout)
     kernel, strides, dilation = ints(op.pool_size), ints(op.strides), ints(op.dilation)
     pt, pl, pb, pr = ints(op.padding)
-    _, _, oh, ow = to_nchw(np.empty(op.result.type.get_shape(), dtype=np.bool_), layout).shape
+    _, _, oh, ow = to_nchw(np.empty(run_time_shape(op, x), dtype=np.bool_), layout).shape
     h, w = x.shape[2:]
     # ceil_mode windows may run past the bottom/right padding: extend it, never counting it.
     extra_b = max(0, (oh - 1) * strides[0] + dilation[0] * (kernel[0] - 1) + 1 - (h + pt + pb))
@@ -939,6 +975,11 @@ def resize_nchw(
 @rule(relay.Resize1dOp, relay.Resize2dOp, relay.Resize3dOp)
 def resize(op: relay.RelayOp, x: np.ndarray) -> np.ndarray:
     a = op.attr_values()
+    if not relay.static_dims(*a["size"]):
+        raise RelayInterpreterError(
+            f"'{op.name}' has a symbolic size, which only type inference can take: give it "
+            f"static sizes to run it{located(op)}"
+        )
     axes = relay.resize_axes(type(op), a["layout"], len(a["size"]))
     for axis, extent in zip(axes, a["size"], strict=True):
         x = resize_axis(
@@ -957,7 +998,7 @@ def resize(op: relay.RelayOp, x: np.ndarray) -> np.ndarray:
 @rule(relay.UpsamplingOp)
 def upsampling(op: relay.UpsamplingOp, x: np.ndarray) -> np.ndarray:
     layout = op.layout.data
-    _, _, oh, ow = to_nchw(np.empty(op.result.type.get_shape(), dtype=np.bool_), layout).shape
+    _, _, oh, ow = to_nchw(np.empty(run_time_shape(op, x), dtype=np.bool_), layout).shape
     mode = "align_corners" if op.align_corners.value.data else "asymmetric"
     method = "linear" if op.method.data == "bilinear" else "nearest_neighbor"
     return from_nchw(resize_nchw(to_nchw(x, layout), (oh, ow), method, mode, ""), layout)
@@ -1021,7 +1062,7 @@ RULES.update(
 
 @rule(relay.ReshapeOp, relay.SqueezeOp, relay.ExpandDimsOp, relay.BatchFlattenOp)
 def reshape(op: relay.RelayOp, x: np.ndarray) -> np.ndarray:
-    return x.reshape(op.results[0].type.get_shape())  # type: ignore[attr-defined]
+    return x.reshape(run_time_shape(op, x))
 
 
 @rule(relay.TransposeOp)
@@ -1181,8 +1222,8 @@ def scatter_elements(
 
 @rule(relay.SliceLikeOp)
 def slice_like(op: relay.SliceLikeOp, x: np.ndarray, like: np.ndarray) -> np.ndarray:
-    shape = op.result.type.get_shape()  # type: ignore[attr-defined]
-    return x[tuple(slice(0, like.shape[k] if n == -1 else n) for k, n in enumerate(shape))].copy()
+    shape = run_time_shape(op, x, like)
+    return x[tuple(slice(0, n) for n in shape)].copy()
 
 
 @numpy_rule(relay.ReverseSequenceOp)

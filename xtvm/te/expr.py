@@ -1128,6 +1128,7 @@ atan = _intrinsic("atan")
 abs = _intrinsic("abs")
 floor = _intrinsic("floor")
 ceil = _intrinsic("ceil")
+round = _intrinsic("round")  # TVM's name: to nearest, ties to even
 
 
 def power(x: object, y: object) -> PrimExpr:

@@ -83,6 +83,7 @@ MATH = {
     "atan": math.AtanOp,
     "floor": math.FloorOp,
     "ceil": math.CeilOp,
+    "round": math.RoundEvenOp,
 }
 
 

@@ -444,8 +444,26 @@ func.func @nms_result(%d: tensor<1x5x6xf32>, %v: tensor<1xi32>, %i: tensor<1x5xi
 
 // -----
 
+// Symbolic sizes (`?`): a result type must be as symbolic as the inferred one: batch_flatten of a `?` is no 12.
+func.func @static_claim(%x: tensor<2x?x4xf32>) {
+  // expected-error@+1 {{'relay.nn.batch_flatten' op result type tensor<2x12xf32> does not match the inferred type tensor<2x?xf32>}}
+  %f = relay.nn.batch_flatten %x : (tensor<2x?x4xf32>) -> tensor<2x12xf32>
+  func.return
+}
+
+// -----
+
 func.func @roi_align_mode(%x: tensor<1x4x6x6xf32>, %r: tensor<3x5xf32>) {
   // expected-error@+1 {{'relay.vision.roi_align' op mode must be one of "avg", "max", got "sum"}}
   %z = relay.vision.roi_align %x, %r {pooled_size = array<i64: 2, 2>, spatial_scale = 1.0 : f64, mode = "sum"} : (tensor<1x4x6x6xf32>, tensor<3x5xf32>) -> tensor<3x4x2x2xf32>
+  func.return
+}
+
+// -----
+
+// Static sizes beside a symbolic one must still agree.
+func.func @concat(%x: tensor<?x3xf32>, %y: tensor<?x2xf32>) {
+  // expected-error@+1 {{'relay.concatenate' op operand shapes differ outside axis 0: ?x3 vs ?x2}}
+  %c = relay.concatenate %x, %y : (tensor<?x3xf32>, tensor<?x2xf32>) -> tensor<?x3xf32>
   func.return
 }

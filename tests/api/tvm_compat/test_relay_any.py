@@ -10,6 +10,7 @@ import pytest
 
 import xtvm as tvm
 from xtvm import relay, te
+from xtvm.runtime.relay_interpreter import RelayInterpreterError
 
 
 def test_any_and_size_var_types():
@@ -60,9 +61,20 @@ def test_build_refuses_dynamic_shapes():
         relay.build(mod, target="llvm")
 
 
-def test_shape_rule_on_dynamic_dims_is_refused():
+def test_shape_rules_carry_dynamic_dims_and_check_them_at_run_time():
     x = relay.var("x", shape=(relay.Any(), 4))
-    with pytest.raises(Exception, match="cannot compute its result shape from dynamic"):
-        relay.concatenate([x, x], axis=0)
+    assert str(relay.concatenate([x, x], axis=0).checked_type) == "Tensor[(?, 4), float32]"
+    y = relay.var("y", shape=(3, 4))
+    fn = relay.Function([x, y], x + y)
+    assert str(fn.checked_type.ret_type) == "Tensor[(3, 4), float32]"  # as TVM's BroadcastRel
+    run = relay.create_executor("debug").evaluate(fn)
+    np.testing.assert_array_equal(
+        run(np.ones((3, 4), "float32"), np.ones((3, 4), "float32")).numpy(), np.full((3, 4), 2.0)
+    )
+    with pytest.raises(
+        RelayInterpreterError,
+        match=r"at run time, 'relay\.add' op operand shapes do not broadcast: 5x4 vs 3x4",
+    ):
+        run(np.ones((5, 4), "float32"), np.ones((3, 4), "float32"))
     with pytest.raises(TypeError, match=r"neither an int nor relay\.Any"):
         relay.TensorType((1.5, 4))

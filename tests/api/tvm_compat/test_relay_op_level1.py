@@ -38,8 +38,6 @@ from xtvm.topi.utils import get_const_tuple
 
 # Tests xtvm does not run, with the reason (tests/api/tvm_compat/conftest.py skips them).
 UNSUPPORTED = {
-    "test_binary_op": "float16 operands of a float32-typed function (xtvm checks argument dtypes)",
-    "test_concatenate[graph]": "symbolic dimensions (te.var / relay.Any) are not inferred through this op",
     "test_matmul[graph]": "xtvm's Relay text leaves out attributes at their default, or ones it does not keep",
     "test_dense[graph]": "xtvm's Relay text leaves out attributes at their default, or ones it does not keep",
     "test_dense_dtype": "xtvm's Relay text leaves out attributes at their default, or ones it does not keep",

@@ -43,14 +43,6 @@ from xtvm.topi import testing as ref_funcs  # TVM's tests/python/relay/utils/ref
 # Tests xtvm does not run, with the reason (tests/api/tvm_compat/conftest.py skips them).
 UNSUPPORTED = {
     "test_transpose_infer_type": "xtvm's Relay text leaves out attributes at their default, or ones it does not keep",
-    "test_reshape_like_infer_type": "symbolic dimensions (te.var / relay.Any) are not inferred through this op",
-    "TestSplitInferType::test_split[2]": "symbolic dimensions (te.var / relay.Any) are not inferred through this op",
-    "TestSplitInferType::test_split[3]": "symbolic dimensions (te.var / relay.Any) are not inferred through this op",
-    "TestSplitInferType::test_split[4]": "symbolic dimensions (te.var / relay.Any) are not inferred through this op",
-    "TestSplitInferType::test_split[5]": "symbolic dimensions (te.var / relay.Any) are not inferred through this op",
-    "test_full_like_infer_type": "symbolic dimensions (te.var / relay.Any) are not inferred through this op",
-    "test_trilu_shape_i64": "xtvm.runtime.relay_interpreter.ArgumentError: argument 'x' (#0) of @main: expected tensor<2x1xf32> (float32 ar",
-    "test_trilu_reduce": "symbolic dimensions (te.var / relay.Any) are not inferred through this op",
 }
 
 

@@ -35,9 +35,7 @@ from xtvm.relay import transform
 from xtvm.relay.testing import run_infer_type
 
 # Tests xtvm does not run, with the reason (tests/api/tvm_compat/conftest.py skips them).
-UNSUPPORTED = {
-    "test_argmin_argmax_get_last_elements": "float64 data for a float32 function (xtvm checks argument dtypes)",
-}
+UNSUPPORTED = {}
 
 
 executor_kind = tvm.testing.parameter("graph")

@@ -38,11 +38,7 @@ from xtvm import relay, te
 from xtvm.relay.testing import run_infer_type
 
 # Tests xtvm does not run, with the reason (tests/api/tvm_compat/conftest.py skips them).
-UNSUPPORTED = {
-    "test_resize1d_infer_type": "symbolic dimensions (te.var / relay.Any) are not inferred through this op",
-    "test_resize2d_infer_type": "symbolic dimensions (te.var / relay.Any) are not inferred through this op",
-    "test_resize3d_infer_type": "symbolic dimensions (te.var / relay.Any) are not inferred through this op",
-}
+UNSUPPORTED = {}
 
 
 executor_kind = tvm.testing.parameter("graph")

@@ -241,9 +241,6 @@ def test_qnn_dense_with_bias():
         qnn_dense_driver(int32_output_with_bias_params)
 
 
-@pytest.mark.skip(
-    reason="xtvm's graph executor and interpreter refuse an input array of another dtype (here int64 or int32 data for a uint8/int8 input), where TVM converts it"
-)
 def test_qnn_dense_with_requantized_output():
     with TempOpAttr("qnn.dense", "FTVMQnnLegalize", legalize_qnn_dense):
         int8_requantized_output_with_bias_params = make_int_configuration(
@@ -252,9 +249,6 @@ def test_qnn_dense_with_requantized_output():
         qnn_dense_driver(int8_requantized_output_with_bias_params)
 
 
-@pytest.mark.skip(
-    reason="xtvm's graph executor and interpreter refuse an input array of another dtype (here int64 or int32 data for a uint8/int8 input), where TVM converts it"
-)
 def test_per_channel_weight_scale():
     with TempOpAttr("qnn.dense", "FTVMQnnLegalize", legalize_qnn_dense):
         config = make_int_configuration(use_bias=True, requantize_output=True, per_channel=True)

@@ -124,9 +124,6 @@ def test_scalar_same_scale():
                 verify(mod, (golden_data, golden_output))
 
 
-@pytest.mark.skip(
-    reason="xtvm's graph executor and interpreter refuse an input array of another dtype (here int64 or int32 data for a uint8/int8 input), where TVM converts it"
-)
 def test_downscale():
     for compute_dtype in compute_dtypes:
         for rounding in roundings:

@@ -31,14 +31,13 @@ KINDS = ("debug", "graph", "vm", "aot")
 Result = nd.NDArray | tuple["Result", ...]
 
 
-def as_array(value: object, typ: object) -> np.ndarray:
-    """An argument as a numpy array; Python numbers and lists take the declared dtype."""
-    if isinstance(value, nd.NDArray):
-        return value.numpy()
-    if isinstance(value, np.ndarray | np.generic):
-        return np.asarray(value)
-    dtype = typ.dtype if isinstance(typ, TensorType) else None
-    return np.asarray(value, dtype=dtype)
+def as_array(value: object, typ: object, what: str = "argument") -> np.ndarray:
+    """An argument as a numpy array in its parameter's dtype, converted as TVM's executors
+    convert what they are given (`NDArray.copyfrom`); the reference interpreter itself takes
+    arrays of the declared dtypes only."""
+    if isinstance(typ, TensorType):
+        return nd.converted(value, typ.dtype, what)
+    return value.numpy() if isinstance(value, nd.NDArray) else np.asarray(value)
 
 
 class Executor:
@@ -123,7 +122,9 @@ class Executor:
             given = iter(inputs)
             arrays = [
                 as_array(
-                    bound[p.name_hint] if p.name_hint in bound else next(given), p.checked_type
+                    bound[p.name_hint] if p.name_hint in bound else next(given),
+                    p.checked_type,
+                    f"argument '{p.name_hint}'",
                 )
                 for p in main.params
             ]
@@ -143,7 +144,9 @@ class Executor:
             if len(args) != len(fn.params):
                 raise TypeError(f"@main takes {len(fn.params)} arguments, got {len(args)}")
             values = [
-                as_array(a, p.checked_type) if isinstance(p.checked_type, TensorType) else a
+                as_array(a, p.checked_type, f"argument '{p.name_hint}'")
+                if isinstance(p.checked_type, TensorType)
+                else a
                 for a, p in zip(args, fn.params, strict=True)
             ]
             return as_result(interp.run(main(*[relay_value(v) for v in values])), self.device)

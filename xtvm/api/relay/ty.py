@@ -91,7 +91,7 @@ class TensorType(Type):
         return self.shape  # type: ignore[return-value]
 
     def to_xdsl(self) -> Attribute:
-        dims = [d if isinstance(d, int) else DYNAMIC_INDEX for d in self.shape]
+        dims = [dim_value(d) for d in self.shape]
         return XTensorType(element_type(self.dtype), dims)
 
     def __eq__(self, other: object) -> bool:
@@ -106,6 +106,18 @@ class TensorType(Type):
 
     def __str__(self) -> str:
         return f"Tensor[({', '.join(map(_dim_text, self.shape))}), {self.dtype}]"
+
+
+def dim_value(d: Dim) -> int:
+    """`d` as the relay dialect holds a dimension: its value, or `?` (DYNAMIC_INDEX) for a
+    symbolic one."""
+    if isinstance(d, int | np.integer):
+        return int(d)
+    if isinstance(d, Const):
+        return int(d.value)
+    if isinstance(d, Any | PrimExpr):
+        return DYNAMIC_INDEX
+    raise TypeError(f"dimension {d!r} is neither an int nor relay.Any() or a te.size_var")
 
 
 def _same_dim(a: Dim, b: Dim) -> bool:

@@ -9,6 +9,7 @@ compute as TVM's; the printed program shows the ops they are made of."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -40,6 +41,14 @@ def known_shape(data: Expr, op: str) -> tuple[int, ...]:
             raise TypeError(f"{op}: needs static shapes, got dimension {dim} of {typ}")
         dims.append(int(value))
     return tuple(dims)
+
+
+def tensor_shape(data: Expr, op: str) -> tuple[Any, ...]:
+    """The shape of tensor `data`, symbolic dimensions (`relay.Any`, size variables) included."""
+    typ = data.checked_type
+    if not isinstance(typ, TensorType):
+        raise TypeError(f"{op}: expected a tensor, got {typ}")
+    return typ.shape
 
 
 def _fields(data: Expr | Sequence[Expr], op: str) -> list[Expr]:
@@ -98,11 +107,18 @@ def reshape_like(
 ) -> Expr:
     """`data` reshaped so that its dimensions [lhs_begin, lhs_end) become those of
     `shape_like` in [rhs_begin, rhs_end)."""
-    lhs, rhs = known_shape(data, "reshape_like"), known_shape(shape_like, "reshape_like")
-    lhs_cut = slice(lhs_begin, lhs_end)
-    start, stop, _ = lhs_cut.indices(len(lhs))
-    new = (*lhs[:start], *rhs[slice(rhs_begin, rhs_end)], *lhs[stop:])
-    return reshape(data, new)
+    lhs, rhs = tensor_shape(data, "reshape_like"), tensor_shape(shape_like, "reshape_like")
+    start, stop, _ = slice(lhs_begin, lhs_end).indices(len(lhs))
+    # A symbolic size is copied (0) where it keeps its position, else inferred (-1): reshape
+    # codes say what TVM's relation says with the size variable itself.
+    kept = [d if isinstance(d, int) else 0 for d in lhs[:start]]
+    moved = [d if isinstance(d, int) else -1 for d in (*rhs[rhs_begin:rhs_end], *lhs[stop:])]
+    if moved.count(-1) > 1:
+        raise TypeError(
+            f"reshape_like: {lhs} reshaped like {rhs} has several symbolic sizes that move: "
+            "xtvm infers one of them"
+        )
+    return reshape(data, [*kept, *moved])
 
 
 def meshgrid(data: Expr | Sequence[Expr], indexing: str = "ij") -> Expr:

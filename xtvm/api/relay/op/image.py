@@ -7,7 +7,14 @@ from collections.abc import Callable, Sequence
 
 from xtvm.api.relay.expr import Call, Expr, derive_builders, make_call
 from xtvm.api.relay.op.nn import pad_tuple, pair
+from xtvm.api.relay.ty import Dim, dim_value
 from xtvm.dialects import relay as d
+
+
+def symbolic_sizes(sizes: Sequence[Dim]) -> list[int]:
+    """Sizes as a relay attribute holds them: a symbolic one (a `te.var`, a size variable,
+    `relay.Any()`) is `?`."""
+    return [dim_value(s) for s in sizes]
 
 
 def _resize_builder(op: type[d.RelayOp], default_layout: str) -> Callable[..., Call]:
@@ -33,7 +40,7 @@ def _resize_builder(op: type[d.RelayOp], default_layout: str) -> Callable[..., C
         return make_call(
             op,
             data,
-            size=[int(s) for s in size],
+            size=symbolic_sizes(size),
             layout=layout,
             method=method,
             coordinate_transformation_mode=coordinate_transformation_mode,

@@ -28,6 +28,9 @@ from xtvm.api.relay.op.reduce import sum as reduce_sum
 from xtvm.api.relay.op.tensor import cast, ones_like
 from xtvm.api.relay.ty import TensorType
 from xtvm.dialects import relay as d
+from xtvm.dialects.relay import DYNAMIC_INDEX
+
+SLICE_TO_END = 2**63 - 1  # a strided_slice end past any axis: the slice runs to its end
 
 IntOrSeq = int | Sequence[int]
 
@@ -629,7 +632,10 @@ def pad(
         typ = data.checked_type
         assert isinstance(typ, TensorType)
         begin = [max(-b, 0) for b, _ in widths]
-        end = [dim - max(-a, 0) for dim, (_, a) in zip(typ.shape, widths, strict=True)]
+        end = [  # a negative end counts from the end, which a symbolic size needs
+            (a if a < 0 else SLICE_TO_END) if not isinstance(dim, int) else dim - max(-a, 0)
+            for dim, (_, a) in zip(typ.shape, widths, strict=True)
+        ]
         data = make_call(d.StridedSliceOp, data, begin=begin, end=end)
         widths = [(max(b, 0), max(a, 0)) for b, a in widths]
     if isinstance(pad_value, Constant) and pad_value.data.shape == ():
@@ -693,10 +699,11 @@ def upsampling3d(
         )
     shape = tensor_type(data).shape
     axes = (2, 3, 4) if layout == "NCDHW" else (1, 2, 3)
-    if not all(isinstance(shape[a], int) for a in axes):
-        raise RelayTypeError(f"upsampling3d: needs static depth, height and width, got {shape}")
     scales = (scale_d, scale_h, scale_w)
-    size = [round(int(shape[a]) * float(k)) for a, k in zip(axes, scales, strict=True)]
+    size = [  # a symbolic size scales to a symbolic one (`?`), as TVM's relation makes it
+        round(int(shape[a]) * float(k)) if isinstance(shape[a], int) else DYNAMIC_INDEX
+        for a, k in zip(axes, scales, strict=True)
+    ]
     if output_shape is not None and list(output_shape) != size:
         raise ValueError(f"upsampling3d: output_shape {output_shape} differs from {size}")
     return make_call(

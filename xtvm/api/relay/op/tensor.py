@@ -77,19 +77,38 @@ def _like(data: Expr) -> TensorType:
     return typ
 
 
-def zeros_like(data: Expr) -> Constant:
+def _filled_like(data: Expr, value: Expr) -> Call:
+    """A tensor of `data`'s shape, symbolic dimensions included, holding the scalar `value`
+    everywhere: a `where` choosing `value` either way broadcasts it over a mask of that shape
+    (TVM has an op, whose TE compute is the same broadcast)."""
     typ = _like(data)
-    return zeros(typ.shape, typ.dtype)
+    floating = typ.dtype.startswith("float")
+    mask = make_call(d.IsnanOp, data) if floating else make_call(d.EqualOp, data, data)
+    return make_call(d.WhereOp, mask, value, value)
 
 
-def ones_like(data: Expr) -> Constant:
+def zeros_like(data: Expr) -> Call | Constant:
     typ = _like(data)
-    return ones(typ.shape, typ.dtype)
+    return zeros(typ.shape, typ.dtype) if typ.is_static else full_like(data, 0)
+
+
+def ones_like(data: Expr) -> Call | Constant:
+    typ = _like(data)
+    return ones(typ.shape, typ.dtype) if typ.is_static else full_like(data, 1)
 
 
 def full_like(data: Expr, fill_value: object) -> Expr:
     typ = _like(data)
-    return full(fill_value, typ.shape, typ.dtype)
+    if typ.is_static:
+        return full(fill_value, typ.shape, typ.dtype)
+    if isinstance(fill_value, Expr):
+        value_type = _like(fill_value)
+        if value_type.shape != ():
+            raise TypeError(f"full_like: the fill value must be a scalar, got {value_type}")
+        value = fill_value if value_type.dtype == typ.dtype else cast(fill_value, typ.dtype)
+    else:
+        value = const(np.asarray(fill_value, dtype=typ.dtype))
+    return _filled_like(data, value)
 
 
 derive_builders(globals(), "", families=(d.ElementwiseBinaryOp, d.UnaryOp))

@@ -10,8 +10,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from xtvm.api.relay.expr import Call, Expr, Tuple, const, derive_builders, make_call
-from xtvm.api.relay.ty import dtype_name
+from xtvm.api.relay.expr import Call, Constant, Expr, Tuple, const, derive_builders, make_call
+from xtvm.api.relay.ty import TensorType, dtype_name
 from xtvm.dialects import relay as d
 
 
@@ -240,6 +240,28 @@ def stft(
         normalized=bool(normalized),
         onesided=bool(onesided),
     )
+
+
+def trilu(data: Expr, k: int | Expr = 0, upper: bool = True) -> Call:
+    """The upper (or lower) triangle of the last two axes from diagonal `k`, zeros elsewhere.
+    A constant `k` is the op's attribute; one known only at run time (a scalar tensor, as TVM
+    takes it) keeps where the column minus the row is >= k (<= k for the lower triangle)."""
+    if isinstance(k, Constant) and k.data.shape == ():
+        k = int(k.data.numpy())
+    if not isinstance(k, Expr):
+        return make_call(d.TriluOp, data, k=int(k), upper=bool(upper))
+    typ, k_type = data.checked_type, k.checked_type
+    if not isinstance(typ, TensorType) or len(typ.shape) < 2 or not typ.is_static:
+        raise TypeError(
+            f"trilu: with a tensor k, data must be a static tensor of rank 2 or more, got {typ}"
+        )
+    if not isinstance(k_type, TensorType) or k_type.shape != () or "int" not in k_type.dtype:
+        raise TypeError(f"trilu: k must be an integer scalar, got {k_type}")
+    rows, cols = typ.concrete_shape[-2:]
+    offsets = np.arange(cols, dtype="int64")[None, :] - np.arange(rows, dtype="int64")[:, None]
+    diagonal = k if k_type.dtype == "int64" else make_call(d.CastOp, k, dtype="int64")
+    keep = make_call(d.GreaterEqualOp if upper else d.LessEqualOp, const(offsets), diagonal)
+    return make_call(d.WhereOp, keep, data, const(np.zeros((), typ.dtype)))
 
 
 derive_builders(globals(), "", skip=(d.ElementwiseBinaryOp, d.UnaryOp, d.ShapeQueryOp, d.ReduceOp))
