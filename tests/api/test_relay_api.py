@@ -215,9 +215,14 @@ def test_batch_norm_tuple_and_tvm_attrs() -> None:
 
 def test_ill_typed_call_is_a_relay_type_error_naming_the_op() -> None:
     a, b = relay.var("a", shape=(2, 3)), relay.var("b", shape=(4,))
+    # As in TVM, an ill-typed call is built; type inference (InferType) reports it.
+    call = relay.add(a, b)
     with pytest.raises(relay.RelayTypeError, match=r"'relay.add' op .*2x3.*4"):
-        relay.add(a, b)
-    # As in TVM, a call on an untyped operand is built; its type is asked for later.
+        call.checked_type  # noqa: B018
+    with pytest.raises(tvm.error.TVMError, match=r"'relay.add' op .*2x3.*4"):
+        tvm.relay.transform.InferType()(tvm.IRModule.from_expr(relay.Function([a, b], call)))
+    with pytest.raises(tvm.error.TVMError, match=r"'relay.add' op .*2x3.*4"):
+        relay.build(relay.Function([a, b], call), target="llvm")
     with pytest.raises(relay.RelayTypeError, match="has no type"):
         relay.nn.relu(relay.var("untyped")).checked_type  # noqa: B018
     with pytest.raises(ValueError, match="padding must have 1, 2 or 4 values"):
@@ -226,10 +231,11 @@ def test_ill_typed_call_is_a_relay_type_error_naming_the_op() -> None:
             relay.var("w", shape=(1, 1, 3, 3)),
             padding=(1, 1, 1),
         )
-    with pytest.raises(ValueError, match="channels=8"):
-        relay.nn.conv2d(
-            relay.var("x", shape=(1, 1, 4, 4)), relay.var("w", shape=(2, 1, 3, 3)), channels=8
-        )
+    conv = relay.nn.conv2d(
+        relay.var("x", shape=(1, 1, 4, 4)), relay.var("w", shape=(2, 1, 3, 3)), channels=8
+    )
+    with pytest.raises(tvm.error.TVMError, match="channels=8"):
+        conv.checked_type  # noqa: B018
 
 
 def test_free_variable_and_function_value_are_conversion_errors() -> None:

@@ -40,10 +40,9 @@ from xtvm.topi.utils import get_const_tuple
 UNSUPPORTED = {
     "test_binary_op": "float16 operands of a float32-typed function (xtvm checks argument dtypes)",
     "test_concatenate[graph]": "symbolic dimensions (te.var / relay.Any) are not inferred through this op",
-    "test_matmul[graph]": "xtvm's Relay text leaves out attributes at their default, or ones it does not keep",
-    "test_dense[graph]": "xtvm's Relay text leaves out attributes at their default, or ones it does not keep",
-    "test_dense_dtype": "xtvm's Relay text leaves out attributes at their default, or ones it does not keep",
-    "test_bias_add_type_failure": "xtvm type-checks a call of typed operands when it is built, before run_infer_type",
+    "test_matmul[graph]": "xtvm's nn.matmul takes 2-d operands only (TVM's takes N-d data, here of te.size_var dimensions)",
+    "test_dense[graph]": "symbolic dimensions (te.size_var / relay.Any) are not inferred through nn.dense",
+    "test_dense_dtype": "xtvm's dense with out_dtype casts its operands to it: the call's args are the casts (uint8), not the int8 weight",
     "test_bitserial_dense": "xtvm has no relay bitserial_dense yet",
 }
 

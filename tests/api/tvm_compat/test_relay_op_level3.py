@@ -44,7 +44,6 @@ from xtvm.topi import testing as ref_funcs  # TVM's tests/python/relay/utils/ref
 UNSUPPORTED = {
     "test_reinterpret": "xtvm has no relay reinterpret yet",
     "test_approximate_transcendental": "xtvm has no relay reinterpret yet",
-    "test_transpose_infer_type": "xtvm's Relay text leaves out attributes at their default, or ones it does not keep",
     "test_reshape_like_infer_type": "symbolic dimensions (te.var / relay.Any) are not inferred through this op",
     "TestSplitInferType::test_split[2]": "symbolic dimensions (te.var / relay.Any) are not inferred through this op",
     "TestSplitInferType::test_split[3]": "symbolic dimensions (te.var / relay.Any) are not inferred through this op",

@@ -25,6 +25,7 @@ from xdsl.dialects.builtin import TupleType as XTupleType
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
+from xtvm.api.relay import op_attrs
 from xtvm.api.relay.ty import (
     FuncType,
     IncompleteType,
@@ -437,6 +438,8 @@ class Call(Expr):
         # first use, as TVM's InferType does later (`make_call` sets this).
         self._pending: PendingCall | None = None
         self.kwargs: dict[str, Any] | None = None  # the builder's arguments, when one made it
+        # TVM's attribute node of the call, as its builder made it (xtvm/api/relay/op_attrs.py)
+        self.tvm_attrs: dict[str, Any] | None = None
         callee = getattr(op, "type_annotation", None) if isinstance(op, GlobalVar) else None
         if (
             isinstance(callee, FuncType)
@@ -717,9 +720,24 @@ def make_call(op_class: type[dialect.RelayOp], *args: Expr | Sequence[Expr], **k
             resolve, lambda operands: make_call(op_class, *regroup(args, operands), **kwargs)
         )
         return call
-    properties, call._checked = build_call(op_class, args, kwargs)
+    try:
+        properties, call._checked = build_call(op_class, args, kwargs)
+    except RelayTypeError as exc:  # reported when the call is type-checked, as TVM's InferType
+        call._pending = PendingCall(
+            failed(exc), lambda operands: make_call(op_class, *regroup(args, operands), **kwargs)
+        )
+        return call
     call.attrs = Attrs(properties)
     return call
+
+
+def failed(error: RelayTypeError) -> Callable[[], tuple[Attrs, Type]]:
+    """The `resolve` of an ill-typed call: it raises `error` each time the call is typed."""
+
+    def resolve() -> tuple[Attrs, Type]:
+        raise error.with_traceback(None)
+
+    return resolve
 
 
 class GivenAttrs(Attrs):
@@ -796,7 +814,10 @@ def deferred_until_typed(
         def build(*args: Any, **kwargs: Any) -> Call:
             try:
                 return builder(*args, **kwargs)
-            except ValueError:  # RelayTypeError included
+            except RelayTypeError:  # reported when the call is type-checked, as by InferType
+                bound = signature.bind(*args, **kwargs)
+                operands = [v for v in bound.arguments.values() if isinstance(v, Expr)]
+            except ValueError:
                 bound = signature.bind(*args, **kwargs)
                 operands = [v for v in bound.arguments.values() if isinstance(v, Expr)]
                 if all(has_type(o) for o in operands):
@@ -812,7 +833,7 @@ def deferred_until_typed(
                 except RelayTypeError:
                     raise
                 except ValueError as exc:  # ill-typed operands, found once they are typed
-                    raise RelayTypeError(f"{op_class.name}: {exc}") from None
+                    raise OpTypeError(f"{op_class.name}: {exc}") from None
                 if not isinstance(built, Call) or built.op is not call.op:
                     raise RelayTypeError(f"the builder of {op_class.name} made {built!r}")
                 call.args = built.args  # the operands as the builder made them (cast, ...)
@@ -876,9 +897,13 @@ def op_builder(op_class: type[dialect.RelayOp], module: str) -> Callable[..., Ca
     signature = op_signature.replace(parameters=parameters, return_annotation="Call")
 
     def build(*args: Any, **kwargs: Any) -> Call:
-        given = signature.bind(*args, **kwargs).arguments
+        bound = signature.bind(*args, **kwargs)
+        given = bound.arguments
         attrs = {k: v for k, v in given.items() if k not in operands}
-        return make_call(op_class, *(given[n] for n in operands), **attrs)
+        call = make_call(op_class, *(given[n] for n in operands), **attrs)
+        bound.apply_defaults()
+        call.tvm_attrs = op_attrs.normalised(op_class.name.removeprefix("relay."), bound.arguments)
+        return call
 
     name = op_class.name.rsplit(".", 1)[-1]
     build.__name__ = build.__qualname__ = name

@@ -207,6 +207,7 @@ class ExprMutator(ExprFunctor):
         if op is call.op and all(a is b for a, b in zip(args, call.args, strict=True)):
             return call
         new = Call(op, args, call.attrs, call._type_args, call.span, call.annotations)
+        new.tvm_attrs = call.tvm_attrs
         return new
 
     def visit_tuple(self, tup: Tuple) -> Expr:

@@ -15,6 +15,7 @@ from xtvm.api.relay.expr import (
     Call,
     Constant,
     Expr,
+    OpTypeError,
     RelayTypeError,
     const,
     deferred_until_typed,
@@ -26,6 +27,7 @@ from xtvm.api.relay.expr import (
 from xtvm.api.relay.op import tensor, transform
 from xtvm.api.relay.op.reduce import sum as reduce_sum
 from xtvm.api.relay.op.tensor import cast, ones_like
+from xtvm.api.relay.op_attrs import recording
 from xtvm.api.relay.ty import TensorType
 from xtvm.dialects import relay as d
 
@@ -109,6 +111,7 @@ def check_unused(data: Expr, out_dtype: str = "", out_layout: str = "", layout: 
         raise ValueError(f"out_layout {out_layout} differs from the layout {layout}")
 
 
+@recording("nn.conv2d")
 @deferred_until_typed(d.Conv2dOp)
 def conv2d(
     data: Expr,
@@ -201,9 +204,9 @@ def check_conv_weight(
     wshape = weight.checked_type.shape  # type: ignore[attr-defined]
     sizes = d.Layout.parse(kernel_layout).primal_sizes(wshape)
     if channels is not None and int(channels) != sizes["O"]:
-        raise ValueError(f"channels={channels} differs from the weight's {wshape}")
+        raise OpTypeError(f"channels={channels} differs from the weight's {wshape}")
     if kernel_size is not None and pair(kernel_size) != (sizes["H"], sizes["W"]):
-        raise ValueError(f"kernel_size={kernel_size} differs from the weight's {wshape}")
+        raise OpTypeError(f"kernel_size={kernel_size} differs from the weight's {wshape}")
 
 
 def nll_loss(
@@ -315,10 +318,11 @@ def contrib_conv2d_winograd_without_weight_transform(
     )
     out = call.checked_type.shape  # type: ignore[attr-defined]
     if channels is not None and int(channels) != int(out[3]):
-        raise ValueError(f"channels={channels} differs from the weight's {out[3]} outputs")
+        raise OpTypeError(f"channels={channels} differs from the weight's {out[3]} outputs")
     return call
 
 
+@recording("nn.conv2d_transpose")
 @deferred_until_typed(d.Conv2dTransposeOp)
 def conv2d_transpose(
     data: Expr,
@@ -354,6 +358,7 @@ def conv2d_transpose(
     )
 
 
+@recording("nn.dense")
 @deferred_until_typed(d.DenseOp)
 def dense(data: Expr, weight: Expr, units: int | None = None, out_dtype: str = "") -> Call:
     if not has_type(weight) and units is not None:
@@ -363,10 +368,11 @@ def dense(data: Expr, weight: Expr, units: int | None = None, out_dtype: str = "
     call = make_call(d.DenseOp, data, weight)
     wshape = weight.checked_type.shape  # type: ignore[attr-defined]
     if units is not None and int(units) != wshape[0]:
-        raise ValueError(f"units={units} differs from the weight's {wshape}")
+        raise OpTypeError(f"units={units} differs from the weight's {wshape}")
     return call
 
 
+@recording("nn.matmul")
 @deferred_until_typed(d.MatmulOp)
 def matmul(
     tensor_a: Expr,
@@ -382,6 +388,7 @@ def matmul(
     )
 
 
+@recording("nn.batch_matmul")
 @deferred_until_typed(d.BatchMatmulOp)
 def batch_matmul(
     tensor_a: Expr,
@@ -501,6 +508,7 @@ def _pool2d(
     )
 
 
+@recording("nn.max_pool2d")
 def max_pool2d(
     data: Expr,
     pool_size: IntOrSeq = (1, 1),
@@ -515,6 +523,7 @@ def max_pool2d(
     return _pool2d(d.MaxPool2dOp, data, window, layout, out_layout, ceil_mode=ceil_mode)
 
 
+@recording("nn.avg_pool2d")
 def avg_pool2d(
     data: Expr,
     pool_size: IntOrSeq = (1, 1),
