@@ -103,3 +103,43 @@ def test_build_takes_a_target_object() -> None:
     module.set_input("x", data)
     module.run()
     np.testing.assert_array_equal(module.get_output(0).numpy(), np.pad(data, 1, constant_values=2))
+
+
+def test_conv1d_and_pool1d_are_calls_of_tvms_operators() -> None:
+    """TVM's nn.conv1d / nn.max_pool1d / nn.avg_pool1d: calls of their own, with TVM's
+    attributes, computed as xtvm's 2-d ops over a height of 1."""
+    from xtvm.topi.testing import conv1d_ncw_python
+
+    x = relay.var("x", shape=(1, 3, 32))
+    w = relay.var("w")
+    conv = relay.nn.conv1d(x, w, strides=2, padding=1, channels=4, kernel_size=3)
+    assert conv.op.name == "nn.conv1d" and conv.args[1] is w
+    assert conv.attrs.strides == (2,) and conv.attrs.channels == 4
+    assert conv.checked_type == relay.TensorType((1, 4, 16), "float32")
+    assert w.checked_type == relay.TensorType((4, 3, 3), "float32")  # from channels, kernel_size
+    pool = relay.nn.max_pool1d(conv, pool_size=2, strides=2)
+    assert call_line(conv) == (
+        "nn.conv1d(%x, %w, strides=[2], padding=[1, 1], channels=4, kernel_size=[3])"
+    )
+    assert call_line(pool) == "nn.max_pool1d(%0, pool_size=[2], strides=[2], padding=[0, 0])"
+    again = relay.parse_expr(pool.astext())
+    assert again.op.name == "nn.max_pool1d" and again.args[0].op.name == "nn.conv1d"
+    assert again.astext() == pool.astext()
+
+    data = np.random.rand(1, 3, 32).astype("float32")
+    weight = np.random.rand(4, 3, 3).astype("float32")
+    c = conv1d_ncw_python(data, weight, 2, 1, 1)
+    want = c.reshape(1, 4, 8, 2).max(axis=3)
+    fn = relay.Function([x, w], pool)
+    for kind in ("graph", "debug"):  # compiled, and the reference interpreter
+        got = relay.create_executor(kind, target="llvm").evaluate(fn)(data, weight)
+        np.testing.assert_allclose(got.numpy(), want, rtol=1e-5)
+
+    # a rewrite makes the call again on its new operands
+    class Rename(relay.ExprMutator):
+        def visit_var(self, var: relay.Var) -> relay.Expr:
+            return relay.var("y", shape=(1, 3, 64)) if var is x else var
+
+    wider = Rename().visit(pool)
+    assert wider.op.name == "nn.max_pool1d"
+    assert wider.checked_type == relay.TensorType((1, 4, 16), "float32")

@@ -41,7 +41,6 @@ from xtvm.relay.testing import run_infer_type
 
 # Tests xtvm does not run, with the reason (tests/api/tvm_compat/conftest.py skips them).
 UNSUPPORTED = {
-    "test_conv1d_infer_type": "xtvm composes conv1d of expand_dims, conv2d and squeeze: the call's args and text are theirs",
     "test_conv2d_infer_type": "conv2d in a packed layout (NCHW4n4c with OIHW4o4i) is not supported",
     "test_compile_depthwise_conv2d_arm_cpu": "reads a TVM autotvm log, whose format xtvm's tuning records do not share",
     "test_conv2d_winograd": "xtvm's autotvm has no FallbackContext",
@@ -58,7 +57,6 @@ UNSUPPORTED = {
     "test_upsampling_infer_type": "symbolic dimensions (te.var / relay.Any) are not inferred through this op",
     "test_upsampling3d_infer_type": "symbolic dimensions (te.var / relay.Any) are not inferred through this op",
     "test_pool2d": "the executor refuses an int64 array for a float16 input, where TVM converts it",
-    "test_pool1d": "xtvm composes pool1d of expand_dims, pool2d and squeeze: its text shows pool2d's attributes",
     "test_pool3d": "xtvm has no relay max_pool3d yet",
     "test_flatten_infer_type[graph]": "symbolic dimensions (te.var / relay.Any) are not inferred through this op",
     "test_pad_infer_type": "symbolic dimensions (te.var / relay.Any) are not inferred through this op",

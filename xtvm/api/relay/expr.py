@@ -70,6 +70,10 @@ def broadcast_type(name: str, args: Sequence[Type]) -> TensorType:
 # Operators and attributes
 
 
+# TVM's operators that xtvm computes as expressions of others (`composed` decorates their
+# builders): operators by name, as TVM's, but with no relay dialect op of their own.
+COMPOSED_OPS: set[str] = set()
+
 COMPILER_BEGIN = "annotation.compiler_begin"
 COMPILER_END = "annotation.compiler_end"
 
@@ -229,10 +233,14 @@ class Op(Expr):
         self.support_level = 10
         self.attrs_type_key = ""
         self.description = ""
+        # An operator TVM has that xtvm computes as an expression of others (`nn.conv1d` as a
+        # conv2d over a height of 1): its calls carry that expression (`Call.lowered`).
+        self.composed = False
 
     @property
     def registered_from_python(self) -> bool:
-        return self.op_class is None and self.name not in (COMPILER_BEGIN, COMPILER_END)
+        special = self.composed or self.name in (COMPILER_BEGIN, COMPILER_END)
+        return self.op_class is None and not special
 
     def set_num_inputs(self, n: int) -> None:
         self.num_inputs = int(n)
@@ -282,6 +290,9 @@ class Op(Expr):
                 Op._registry[tvm_name] = Op(tvm_name, op_class)
             for annotation in (COMPILER_BEGIN, COMPILER_END):
                 Op._registry[annotation] = Op(annotation, None)
+        if name in COMPOSED_OPS and name not in Op._registry:
+            Op._registry[name] = op = Op(name, None)
+            op.composed = True
         op = Op._registry.get(name)
         if op is None:
             raise ValueError(f"unknown relay operator '{name}'")
@@ -440,6 +451,10 @@ class Call(Expr):
         self.kwargs: dict[str, Any] | None = None  # the builder's arguments, when one made it
         # TVM's attribute node of the call, as its builder made it (xtvm/api/relay/op_attrs.py)
         self.tvm_attrs: dict[str, Any] | None = None
+        # For a call of a composed op (`Op.composed`): the expression of its arguments that
+        # computes it, and how to make the call again on other arguments (`composed_call`).
+        self.lowered: Expr | None = None
+        self.remake: Callable[[Sequence[Expr]], Call] | None = None
         callee = getattr(op, "type_annotation", None) if isinstance(op, GlobalVar) else None
         if (
             isinstance(callee, FuncType)
@@ -465,6 +480,8 @@ class Call(Expr):
     def attrs(self) -> Attrs:
         """The op's attributes; while its operands' types are unknown (so the op's own
         attributes cannot be made yet), the arguments its builder was given."""
+        if self.lowered is not None:
+            return GivenAttrs(self.tvm_attrs or {})
         if self._pending is not None:
             try:
                 self.checked_type  # noqa: B018  (builds the attributes)
@@ -482,6 +499,8 @@ class Call(Expr):
         return [*self.args, self.op] if isinstance(self.op, Function) else self.args
 
     def infer(self) -> Type:
+        if self.lowered is not None:
+            return self.lowered.checked_type
         if self._pending is not None:
             attrs, typ = self._pending.resolve()
             self._attrs, self._pending = attrs, None
@@ -846,6 +865,40 @@ def deferred_until_typed(
             call._pending = PendingCall(resolve, remake)
             return call
 
+        return build
+
+    return decorate
+
+
+def composed(name: str) -> Callable[[Callable[..., Expr]], Callable[..., Call]]:
+    """Decorate the builder of TVM's operator `name` that xtvm computes as an expression of
+    other operators (the builder's result): the call it makes is one of `name` on the
+    builder's expression arguments, with TVM's attributes (its other arguments, as
+    `op_attrs` normalises them), typed, converted and interpreted as that expression."""
+
+    COMPOSED_OPS.add(name)
+
+    def decorate(builder: Callable[..., Expr]) -> Callable[..., Call]:
+        signature = inspect.signature(builder)
+
+        @functools.wraps(builder)
+        def build(*args: Any, **kwargs: Any) -> Call:
+            bound = signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            names = [k for k, v in bound.arguments.items() if isinstance(v, Expr)]
+            call = Call(Op.get(name), [bound.arguments[k] for k in names])
+            call.lowered = builder(*bound.args, **bound.kwargs)
+            given = {k: v for k, v in bound.arguments.items() if k not in names}
+            call.kwargs = given
+            call.tvm_attrs = op_attrs.normalised(name, given) or given
+
+            def remake(new: Sequence[Expr]) -> Call:
+                return build(**(bound.arguments | dict(zip(names, new, strict=True))))
+
+            call.remake = remake
+            return call
+
+        build.__annotations__ = {**builder.__annotations__, "return": "Call"}
         return build
 
     return decorate

@@ -17,6 +17,7 @@ from xtvm.api.relay.expr import (
     Expr,
     OpTypeError,
     RelayTypeError,
+    composed,
     const,
     deferred_until_typed,
     derive_builders,
@@ -148,9 +149,11 @@ def conv2d(
 CONV1D_LAYOUTS = {  # 1-d layouts -> the 2-d ones they run in, and where height goes
     ("NCW", "OIW"): ("NCHW", "OIHW", 2, 2),
     ("NWC", "WIO"): ("NHWC", "HWIO", 1, 0),
+    ("NWC", "OIW"): ("NHWC", "OIHW", 1, 2),
 }
 
 
+@composed("nn.conv1d")
 def conv1d(
     data: Expr,
     weight: Expr,
@@ -165,11 +168,13 @@ def conv1d(
     out_layout: str = "",
     out_dtype: str = "",
 ) -> Expr:
-    """TVM's conv1d, composed as conv2d over a height of 1 (NCW with OIW, or NWC with WIO);
+    """TVM's conv1d, composed as conv2d over a height of 1 (NCW with OIW, NWC with WIO or OIW);
     an untyped weight gets its shape from `channels` and `kernel_size`."""
     check_unused(data, "", out_layout, data_layout)
     if (data_layout, kernel_layout) not in CONV1D_LAYOUTS:
-        raise ValueError(f"conv1d: layouts NCW/OIW or NWC/WIO, got {data_layout}/{kernel_layout}")
+        raise ValueError(
+            f"conv1d: layouts NCW/OIW, NWC/WIO or NWC/OIW, got {data_layout}/{kernel_layout}"
+        )
     layout2d, kernel2d, axis, kernel_axis = CONV1D_LAYOUTS[(data_layout, kernel_layout)]
     if not has_type(weight):
         if channels is None or kernel_size is None:
@@ -571,6 +576,7 @@ def _pool1d(pool2d: Callable[..., Call], data: Expr, layout: str, **attrs: Any) 
     return transform.squeeze(out, axis=[axis])
 
 
+@composed("nn.max_pool1d")
 def max_pool1d(
     data: Expr,
     pool_size: IntOrSeq = (1,),
@@ -587,6 +593,7 @@ def max_pool1d(
     return _pool1d(max_pool2d, data, layout, **window, padding=padding, ceil_mode=ceil_mode)
 
 
+@composed("nn.avg_pool1d")
 def avg_pool1d(
     data: Expr,
     pool_size: IntOrSeq = (1,),
