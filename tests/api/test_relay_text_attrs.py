@@ -8,6 +8,7 @@ import pytest
 
 import xtvm as tvm
 from xtvm import relay
+from xtvm.topi.testing import conv1d_ncw_python, conv2d_nchw_python
 
 
 def call_line(expr: relay.Expr) -> str:
@@ -45,7 +46,26 @@ def test_out_dtype_is_printed_and_reads_back() -> None:
     x = relay.var("x", shape=(1, 3, 8, 8), dtype="int8")
     w = relay.var("w", shape=(4, 3, 3, 3), dtype="int8")
     y = relay.nn.conv2d(x, w, out_dtype="int32")
-    assert 'out_dtype="int32"' in call_line(y)
+    # the call keeps its int8 operands, as TVM's; xtvm computes it on them cast to int32
+    assert call_line(y) == 'nn.conv2d(%x, %w, padding=[0, 0, 0, 0], out_dtype="int32")'
+    assert y.args[0] is x and y.args[1] is w
+    data = np.random.randint(-8, 8, (1, 3, 8, 8)).astype("int8")
+    weight = np.random.randint(-8, 8, (4, 3, 3, 3)).astype("int8")
+    want = conv2d_nchw_python(data.astype("int32"), weight.astype("int32"), 1, 0)
+    fn = relay.Function([x, w], y)
+    for kind in ("graph", "debug"):  # compiled, and the reference interpreter
+        got = relay.create_executor(kind, target="llvm").evaluate(fn)(data, weight).numpy()
+        assert got.dtype == np.int32 and (got == want).all()
+    # a rewrite keeps the call's form: TVM's operands and out_dtype
+    other = relay.var("v", shape=(1, 3, 8, 8), dtype="int8")
+
+    class Swap(relay.ExprMutator):
+        def visit_var(self, var: relay.Var) -> relay.Expr:
+            return other if var is x else var
+
+    swapped = Swap().visit(y)
+    assert call_line(swapped) == 'nn.conv2d(%v, %w, padding=[0, 0, 0, 0], out_dtype="int32")'
+    assert swapped.args[0] is other
     mod = tvm.IRModule.from_expr(relay.Function([x, w], y))
     again = tvm.parser.parse(mod.astext())
     assert again.astext() == mod.astext()
@@ -108,8 +128,6 @@ def test_build_takes_a_target_object() -> None:
 def test_conv1d_and_pool1d_are_calls_of_tvms_operators() -> None:
     """TVM's nn.conv1d / nn.max_pool1d / nn.avg_pool1d: calls of their own, with TVM's
     attributes, computed as xtvm's 2-d ops over a height of 1."""
-    from xtvm.topi.testing import conv1d_ncw_python
-
     x = relay.var("x", shape=(1, 3, 32))
     w = relay.var("w")
     conv = relay.nn.conv1d(x, w, strides=2, padding=1, channels=4, kernel_size=3)

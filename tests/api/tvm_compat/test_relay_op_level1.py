@@ -42,7 +42,6 @@ UNSUPPORTED = {
     "test_concatenate[graph]": "symbolic dimensions (te.var / relay.Any) are not inferred through this op",
     "test_matmul[graph]": "xtvm's nn.matmul takes 2-d operands only (TVM's takes N-d data, here of te.size_var dimensions)",
     "test_dense[graph]": "symbolic dimensions (te.size_var / relay.Any) are not inferred through nn.dense",
-    "test_dense_dtype": "xtvm's dense with out_dtype casts its operands to it: the call's args are the casts (uint8), not the int8 weight",
     "test_bitserial_dense": "xtvm has no relay bitserial_dense yet",
 }
 

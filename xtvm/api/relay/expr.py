@@ -480,6 +480,8 @@ class Call(Expr):
     def attrs(self) -> Attrs:
         """The op's attributes; while its operands' types are unknown (so the op's own
         attributes cannot be made yet), the arguments its builder was given."""
+        if isinstance(self.lowered, Call) and self.lowered.op is self.op:
+            return self.lowered.attrs  # an op's call on its operands as given (cast in lowered)
         if self.lowered is not None:
             return GivenAttrs(self.tvm_attrs or {})
         if self._pending is not None:
@@ -831,18 +833,22 @@ def deferred_until_typed(
 
         @functools.wraps(builder)
         def build(*args: Any, **kwargs: Any) -> Call:
-            try:
-                return builder(*args, **kwargs)
-            except RelayTypeError:  # reported when the call is type-checked, as by InferType
-                bound = signature.bind(*args, **kwargs)
-                operands = [v for v in bound.arguments.values() if isinstance(v, Expr)]
-            except ValueError:
-                bound = signature.bind(*args, **kwargs)
-                operands = [v for v in bound.arguments.values() if isinstance(v, Expr)]
-                if all(has_type(o) for o in operands):
-                    raise
+            bound = signature.bind(*args, **kwargs)
             bound.apply_defaults()
             names = [k for k, v in bound.arguments.items() if isinstance(v, Expr)]
+            operands = [bound.arguments[k] for k in names]
+
+            def remake(new: Sequence[Expr]) -> Call:
+                given = bound.arguments | dict(zip(names, new, strict=True))
+                return build(**given)
+
+            try:
+                return kept_operands(builder(*args, **kwargs), operands, remake)
+            except RelayTypeError:  # reported when the call is type-checked, as by InferType
+                pass
+            except ValueError:
+                if all(has_type(o) for o in operands):
+                    raise
             call = Call(Op.of(op_class), operands)
             call.kwargs = {k: v for k, v in bound.arguments.items() if k not in names}
 
@@ -855,12 +861,9 @@ def deferred_until_typed(
                     raise OpTypeError(f"{op_class.name}: {exc}") from None
                 if not isinstance(built, Call) or built.op is not call.op:
                     raise RelayTypeError(f"the builder of {op_class.name} made {built!r}")
-                call.args = built.args  # the operands as the builder made them (cast, ...)
+                if kept_operands(built, operands, remake) is not built:
+                    call.lowered, call.remake = built, remake  # on operands it cast, ...
                 return built.attrs, built.checked_type
-
-            def remake(new: Sequence[Expr]) -> Call:
-                given = bound.arguments | dict(zip(names, new, strict=True))
-                return build(**given)
 
             call._pending = PendingCall(resolve, remake)
             return call
@@ -868,6 +871,23 @@ def deferred_until_typed(
         return build
 
     return decorate
+
+
+def kept_operands(
+    built: Call, operands: Sequence[Expr], remake: Callable[[Sequence[Expr]], Call]
+) -> Call:
+    """`built`, or, where its builder changed the operands it was given (cast them to a
+    product op's `out_dtype`), a call of its op on those operands, as TVM's call keeps them,
+    that runs as `built` (`Call.lowered`)."""
+    if not isinstance(built, Call) or not isinstance(built.op, Op) or built.lowered is not None:
+        return built
+    if len(built.args) != len(operands) or all(
+        a is b for a, b in zip(built.args, operands, strict=True)
+    ):
+        return built
+    call = Call(built.op, operands)
+    call.lowered, call.remake = built, remake
+    return call
 
 
 def composed(name: str) -> Callable[[Callable[..., Expr]], Callable[..., Call]]:
