@@ -1643,7 +1643,7 @@ def dense_type(op: type[RelayOp], p: Props, data: TensorType, weight: TensorType
             f"and {fmt_shape(weight.get_shape())}"
         )
     units, k = weight.get_shape()
-    if data.get_shape()[-1] != k:
+    if data.get_shape()[-1] != k and DYNAMIC_INDEX not in (data.get_shape()[-1], k):
         raise op.error(
             f"data has {data.get_shape()[-1]} input features but weight "
             f"{fmt_shape(weight.get_shape())} expects {k}"

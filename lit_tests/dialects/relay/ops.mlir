@@ -223,6 +223,15 @@ func.func @matmuls(%x: tensor<2x5xf32>, %w: tensor<3x5xf32>, %m: tensor<5x3xf32>
   func.return %d, %mt, %bm : tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3x4xf32>
 }
 
+// dense whose features are known only at run time (`?`) checks them then, as TVM's DenseRel
+// leaves a symbolic dimension to unification.
+// CHECK-LABEL: func.func @dense_dynamic_features(%x: tensor<2x?xf32>, %w: tensor<3x5xf32>) -> tensor<2x3xf32> {
+// CHECK-NEXT:    %d = relay.nn.dense %x, %w : (tensor<2x?xf32>, tensor<3x5xf32>) -> tensor<2x3xf32>
+func.func @dense_dynamic_features(%x: tensor<2x?xf32>, %w: tensor<3x5xf32>) -> tensor<2x3xf32> {
+  %d = relay.nn.dense %x, %w : (tensor<2x?xf32>, tensor<3x5xf32>) -> tensor<2x3xf32>
+  func.return %d : tensor<2x3xf32>
+}
+
 // batch_norm returns a 3-tuple, read with tuple_get_item; prelu and layer_norm.
 // CHECK-LABEL: func.func @norms(%x: tensor<1x3x4x4xf32>, %g: tensor<3xf32>, %b: tensor<3xf32>, %m: tensor<3xf32>, %v: tensor<3xf32>, %s: tensor<2x5xf32>, %lg: tensor<5xf32>, %lb: tensor<5xf32>) -> (tensor<1x3x4x4xf32>, tensor<2x5xf32>) {
 // CHECK-NEXT:    %t = relay.nn.batch_norm %x, %g, %b, %m, %v {epsilon = 1.000000e-03 : f64} : (tensor<1x3x4x4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> tuple<tensor<1x3x4x4xf32>, tensor<3xf32>, tensor<3xf32>>
