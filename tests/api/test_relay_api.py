@@ -588,3 +588,23 @@ def test_a_let_bound_function_that_calls_itself_is_typed_and_runs() -> None:
     value = np.array([1.5, -2.0], "float32")
     got = relay.create_executor(mod=mod).evaluate()(value).numpy()
     np.testing.assert_allclose(got, 10 * value)
+
+
+def test_matmul_transposes_the_last_two_axes_of_nd_data() -> None:
+    """TVM's nn.matmul with transpose_a on N-d data reduces over its axis -2; an untyped
+    tensor_b gets its shape from units."""
+    a = relay.var("a", shape=(2, 3, 5, 4))
+    b = relay.var("b", shape=(6, 5))
+    y = relay.nn.matmul(a, b, transpose_a=True, transpose_b=True)
+    assert y.checked_type == relay.TensorType((2, 3, 4, 6), "float32")
+    untyped = relay.var("u")
+    z = relay.nn.matmul(a, untyped, units=6, transpose_a=True)
+    assert z.checked_type == relay.TensorType((2, 3, 4, 6), "float32")
+    assert untyped.checked_type == relay.TensorType((5, 6), "float32")
+    data = np.random.rand(2, 3, 5, 4).astype("float32")
+    weight = np.random.rand(6, 5).astype("float32")
+    want = np.swapaxes(data, -1, -2) @ weight.T
+    fn = relay.Function([a, b], y)
+    for kind in ("graph", "debug"):
+        got = relay.create_executor(kind, target="llvm").evaluate(fn)(data, weight).numpy()
+        np.testing.assert_allclose(got, want, rtol=1e-5)

@@ -1060,9 +1060,9 @@ INVALID: list[tuple[str, list[Attribute], Body, str]] = [
     ),
     (
         "matmul_transpose_a_rank",
-        [t(2, 5, 3), t(5, 7)],
+        [t(5), t(5, 7)],
         lambda a, b: relay.MatmulOp(a, b, transpose_a=True),
-        "'relay.nn.matmul' op b must be 2-d and a 2-d, got 2x5x3 and 5x7",
+        "'relay.nn.matmul' op b must be 2-d and a at least 2-d, got 5 and 5x7",
     ),
     (
         "argmin_no_axes",

@@ -1668,26 +1668,27 @@ def matmul_type(op: type[RelayOp], p: Props, a: TensorType, b: TensorType) -> At
     elem = op.same_element([a, b], ["a", "b"])
     ta, tb = p.flag("transpose_a"), p.flag("transpose_b")
     a_shape, b_shape = a.get_shape(), b.get_shape()
-    if b.get_num_dims() != 2 or not (a.get_num_dims() == 2 or (a.get_num_dims() and not ta)):
+    if b.get_num_dims() != 2 or a.get_num_dims() < (2 if ta else 1):
         raise op.error(
-            f"b must be 2-d and a {'2-d' if ta else 'at least 1-d'}, got "
+            f"b must be 2-d and a at least {'2-d' if ta else '1-d'}, got "
             f"{fmt_shape(a_shape)} and {fmt_shape(b_shape)}"
         )
     k_a = a_shape[-2] if ta else a_shape[-1]
     k_b, n = (b_shape[1], b_shape[0]) if tb else (b_shape[0], b_shape[1])
-    if k_a != k_b:
+    if k_a != k_b and DYNAMIC_INDEX not in (k_a, k_b):  # `?` is checked at run time
         raise op.error(
             f"reduction sizes differ: {k_a} vs {k_b} (shapes {fmt_shape(a_shape)} and "
             f"{fmt_shape(b_shape)})"
         )
-    lead = [a_shape[-1]] if ta else list(a_shape[:-1])
+    lead = [*a_shape[:-2], a_shape[-1]] if ta else list(a_shape[:-1])
     return TensorType(elem, [*lead, n])
 
 
 MatmulOp = relay_op(
     "nn.matmul",
     RelayOp,
-    """Matrix product of a [..., m, k] and b [k, n], either side optionally transposed.
+    """Matrix product of a [..., m, k] and b [k, n], either side optionally transposed (a's
+    last two axes: [..., k, m]).
 
     `%y = relay.nn.matmul %a, %b : (tensor<2x5xf32>, tensor<5x3xf32>) -> tensor<2x3xf32>`
     """,

@@ -40,7 +40,6 @@ from xtvm.topi.utils import get_const_tuple
 UNSUPPORTED = {
     "test_binary_op": "float16 operands of a float32-typed function (xtvm checks argument dtypes)",
     "test_concatenate[graph]": "symbolic dimensions (te.var / relay.Any) are not inferred through this op",
-    "test_matmul[graph]": "xtvm's nn.matmul takes 2-d operands only (TVM's takes N-d data, here of te.size_var dimensions)",
     "test_bitserial_dense": "xtvm has no relay bitserial_dense yet",
 }
 

@@ -387,10 +387,19 @@ def matmul(
     transpose_a: bool = False,
     transpose_b: bool = False,
 ) -> Call:
+    if not has_type(tensor_b) and units is not None:  # as TVM's MatmulRel assigns it
+        typ = tensor_type(tensor_a)
+        k = typ.shape[-2] if transpose_a else typ.shape[-1]
+        shape = (int(units), k) if transpose_b else (k, int(units))
+        infer_untyped(tensor_b, TensorType(shape, typ.dtype))
     tensor_a, tensor_b = accumulate_in(out_dtype, tensor_a, tensor_b)
-    return make_call(
+    call = make_call(
         d.MatmulOp, tensor_a, tensor_b, transpose_a=transpose_a, transpose_b=transpose_b
     )
+    n = tensor_b.checked_type.shape[0 if transpose_b else 1]  # type: ignore[attr-defined]
+    if units is not None and isinstance(n, int) and int(units) != n:
+        raise OpTypeError(f"units={units} differs from the {n} columns of tensor_b")
+    return call
 
 
 @recording("nn.batch_matmul")
