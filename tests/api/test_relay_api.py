@@ -608,3 +608,27 @@ def test_matmul_transposes_the_last_two_axes_of_nd_data() -> None:
     for kind in ("graph", "debug"):
         got = relay.create_executor(kind, target="llvm").evaluate(fn)(data, weight).numpy()
         np.testing.assert_allclose(got, want, rtol=1e-5)
+
+
+def test_conv2d_transpose_in_any_layout_and_output_padding() -> None:
+    """TVM's conv2d_transpose in NHWC data with an HWOI kernel is its call (computed in NCHW
+    with IOHW); output_padding may reach the stride, as TVM allows."""
+    from xtvm.topi.testing import conv2d_transpose_nhwc_python
+
+    x = relay.var("x", shape=(1, 6, 5, 4))
+    w = relay.var("w", shape=(3, 3, 2, 4))
+    y = relay.nn.conv2d_transpose(
+        x, w, strides=2, padding=1, output_padding=2, data_layout="NHWC", kernel_layout="HWOI"
+    )
+    assert y.op.name == "nn.conv2d_transpose" and y.args[0] is x and y.args[1] is w
+    assert 'data_layout="NHWC", kernel_layout="HWOI"' in y.astext()
+    assert y.checked_type == relay.TensorType((1, 13, 11, 2), "float32")  # (6-1)*2-2+3+2
+    data = np.random.rand(1, 6, 5, 4).astype("float32")
+    weight = np.random.rand(3, 3, 2, 4).astype("float32")
+    want = conv2d_transpose_nhwc_python(data, weight, "HWOI", 2, 1, output_padding=2)
+    fn = relay.Function([x, w], y)
+    for kind in ("graph", "debug"):
+        got = relay.create_executor(kind, target="llvm").evaluate(fn)(data, weight).numpy()
+        np.testing.assert_allclose(got, want, rtol=1e-5)
+    with pytest.raises(ValueError, match="kernel_layout I, O, H, W"):
+        relay.nn.conv2d_transpose(x, w, data_layout="NHWC", kernel_layout="HWIX")

@@ -843,7 +843,10 @@ def deferred_until_typed(
                 return build(**given)
 
             try:
-                return kept_operands(builder(*args, **kwargs), operands, remake)
+                built = kept_operands(builder(*args, **kwargs), operands, remake)
+                if isinstance(built, Call) and built.lowered is not None and built.remake is None:
+                    built.remake = remake
+                return built
             except RelayTypeError:  # reported when the call is type-checked, as by InferType
                 pass
             except ValueError:
@@ -863,6 +866,8 @@ def deferred_until_typed(
                     raise RelayTypeError(f"the builder of {op_class.name} made {built!r}")
                 if kept_operands(built, operands, remake) is not built:
                     call.lowered, call.remake = built, remake  # on operands it cast, ...
+                elif built.lowered is not None:  # on operands it transposed, ...
+                    call.lowered, call.remake = built.lowered, remake
                 return built.attrs, built.checked_type
 
             call._pending = PendingCall(resolve, remake)

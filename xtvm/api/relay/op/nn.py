@@ -15,6 +15,7 @@ from xtvm.api.relay.expr import (
     Call,
     Constant,
     Expr,
+    Op,
     OpTypeError,
     RelayTypeError,
     composed,
@@ -345,11 +346,30 @@ def conv2d_transpose(
     out_dtype: str = "",
 ) -> Call:
     check_unused(data, "", out_layout, data_layout)
-    if data_layout != "NCHW" or kernel_layout != "IOHW":
-        raise ValueError("conv2d_transpose supports data_layout NCHW with kernel_layout IOHW")
+    if sorted(data_layout) != sorted("NCHW") or sorted(kernel_layout) != sorted("IOHW"):
+        raise ValueError(
+            "conv2d_transpose: data_layout must order N, C, H, W and kernel_layout I, O, H, W "
+            f"(I input, O output channels), got {data_layout} and {kernel_layout}"
+        )
     infer_conv_weight(
         data, weight, channels, kernel_size, groups, data_layout, kernel_layout, transpose=True
     )
+    if (data_layout, kernel_layout) != ("NCHW", "IOHW"):  # computed in NCHW with IOHW
+        inner = conv2d_transpose(
+            transform.transpose(data, [data_layout.index(c) for c in "NCHW"]),
+            transform.transpose(weight, [kernel_layout.index(c) for c in "IOHW"]),
+            strides,
+            padding,
+            dilation,
+            groups,
+            channels,
+            kernel_size,
+            output_padding=output_padding,
+            out_dtype=out_dtype,
+        )
+        call = Call(Op.of(d.Conv2dTransposeOp), [data, weight])
+        call.lowered = transform.transpose(inner, ["NCHW".index(c) for c in data_layout])
+        return call
     data, weight = accumulate_in(out_dtype, data, weight)
     return make_call(
         d.Conv2dTransposeOp,
