@@ -215,9 +215,14 @@ def test_batch_norm_tuple_and_tvm_attrs() -> None:
 
 def test_ill_typed_call_is_a_relay_type_error_naming_the_op() -> None:
     a, b = relay.var("a", shape=(2, 3)), relay.var("b", shape=(4,))
+    # As in TVM, an ill-typed call is built; type inference (InferType) reports it.
+    call = relay.add(a, b)
     with pytest.raises(relay.RelayTypeError, match=r"'relay.add' op .*2x3.*4"):
-        relay.add(a, b)
-    # As in TVM, a call on an untyped operand is built; its type is asked for later.
+        call.checked_type  # noqa: B018
+    with pytest.raises(tvm.error.TVMError, match=r"'relay.add' op .*2x3.*4"):
+        tvm.relay.transform.InferType()(tvm.IRModule.from_expr(relay.Function([a, b], call)))
+    with pytest.raises(tvm.error.TVMError, match=r"'relay.add' op .*2x3.*4"):
+        relay.build(relay.Function([a, b], call), target="llvm")
     with pytest.raises(relay.RelayTypeError, match="has no type"):
         relay.nn.relu(relay.var("untyped")).checked_type  # noqa: B018
     with pytest.raises(ValueError, match="padding must have 1, 2 or 4 values"):
@@ -226,10 +231,11 @@ def test_ill_typed_call_is_a_relay_type_error_naming_the_op() -> None:
             relay.var("w", shape=(1, 1, 3, 3)),
             padding=(1, 1, 1),
         )
-    with pytest.raises(ValueError, match="channels=8"):
-        relay.nn.conv2d(
-            relay.var("x", shape=(1, 1, 4, 4)), relay.var("w", shape=(2, 1, 3, 3)), channels=8
-        )
+    conv = relay.nn.conv2d(
+        relay.var("x", shape=(1, 1, 4, 4)), relay.var("w", shape=(2, 1, 3, 3)), channels=8
+    )
+    with pytest.raises(tvm.error.TVMError, match="channels=8"):
+        conv.checked_type  # noqa: B018
 
 
 def test_free_variable_and_function_value_are_conversion_errors() -> None:
@@ -582,3 +588,47 @@ def test_a_let_bound_function_that_calls_itself_is_typed_and_runs() -> None:
     value = np.array([1.5, -2.0], "float32")
     got = relay.create_executor(mod=mod).evaluate()(value).numpy()
     np.testing.assert_allclose(got, 10 * value)
+
+
+def test_matmul_transposes_the_last_two_axes_of_nd_data() -> None:
+    """TVM's nn.matmul with transpose_a on N-d data reduces over its axis -2; an untyped
+    tensor_b gets its shape from units."""
+    a = relay.var("a", shape=(2, 3, 5, 4))
+    b = relay.var("b", shape=(6, 5))
+    y = relay.nn.matmul(a, b, transpose_a=True, transpose_b=True)
+    assert y.checked_type == relay.TensorType((2, 3, 4, 6), "float32")
+    untyped = relay.var("u")
+    z = relay.nn.matmul(a, untyped, units=6, transpose_a=True)
+    assert z.checked_type == relay.TensorType((2, 3, 4, 6), "float32")
+    assert untyped.checked_type == relay.TensorType((5, 6), "float32")
+    data = np.random.rand(2, 3, 5, 4).astype("float32")
+    weight = np.random.rand(6, 5).astype("float32")
+    want = np.swapaxes(data, -1, -2) @ weight.T
+    fn = relay.Function([a, b], y)
+    for kind in ("graph", "debug"):
+        got = relay.create_executor(kind, target="llvm").evaluate(fn)(data, weight).numpy()
+        np.testing.assert_allclose(got, want, rtol=1e-5)
+
+
+def test_conv2d_transpose_in_any_layout_and_output_padding() -> None:
+    """TVM's conv2d_transpose in NHWC data with an HWOI kernel is its call (computed in NCHW
+    with IOHW); output_padding may reach the stride, as TVM allows."""
+    from xtvm.topi.testing import conv2d_transpose_nhwc_python
+
+    x = relay.var("x", shape=(1, 6, 5, 4))
+    w = relay.var("w", shape=(3, 3, 2, 4))
+    y = relay.nn.conv2d_transpose(
+        x, w, strides=2, padding=1, output_padding=2, data_layout="NHWC", kernel_layout="HWOI"
+    )
+    assert y.op.name == "nn.conv2d_transpose" and y.args[0] is x and y.args[1] is w
+    assert 'data_layout="NHWC", kernel_layout="HWOI"' in y.astext()
+    assert y.checked_type == relay.TensorType((1, 13, 11, 2), "float32")  # (6-1)*2-2+3+2
+    data = np.random.rand(1, 6, 5, 4).astype("float32")
+    weight = np.random.rand(3, 3, 2, 4).astype("float32")
+    want = conv2d_transpose_nhwc_python(data, weight, "HWOI", 2, 1, output_padding=2)
+    fn = relay.Function([x, w], y)
+    for kind in ("graph", "debug"):
+        got = relay.create_executor(kind, target="llvm").evaluate(fn)(data, weight).numpy()
+        np.testing.assert_allclose(got, want, rtol=1e-5)
+    with pytest.raises(ValueError, match="kernel_layout I, O, H, W"):
+        relay.nn.conv2d_transpose(x, w, data_layout="NHWC", kernel_layout="HWIX")

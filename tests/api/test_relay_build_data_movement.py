@@ -43,7 +43,7 @@ def test_reinterpret_is_a_bit_cast_both_ways(target: str):
 def test_reinterpret_refuses_another_width():
     x = relay.var("x", shape=(3,), dtype="float32")
     with pytest.raises(tvm.error.TVMError, match="differ in width"):
-        relay.reinterpret(x, "float64")
+        relay.reinterpret(x, "float64").checked_type  # noqa: B018
 
 
 def test_strided_set_with_negative_strides_and_broadcast():

@@ -163,14 +163,15 @@ def test_qnn_concatenate_requantizes_each_input() -> None:
 
 def test_bad_operands_are_clear_errors() -> None:
     data = relay.var("data", shape=(4,), dtype="float32")
+    # ill-typed calls are reported by type inference, as in TVM
     with pytest.raises(RelayTypeError, match="scale must be a float32"):
-        relay.qnn.op.quantize(data, relay.const(1), relay.const(0))
+        relay.qnn.op.quantize(data, relay.const(1), relay.const(0)).checked_type  # noqa: B018
     with pytest.raises(RelayTypeError, match="8, 16 or 32-bit integer"):
-        relay.qnn.op.dequantize(data, relay.const(1.0), relay.const(0))
+        relay.qnn.op.dequantize(data, relay.const(1.0), relay.const(0)).checked_type  # noqa: B018
     q = relay.var("q", shape=(4,), dtype="int32")
     one, zero = relay.const(1.0), relay.const(0)
     with pytest.raises(RelayTypeError, match="rounding must be"):
-        relay.qnn.op.requantize(q, one, zero, one, zero, rounding="DOWN")
+        relay.qnn.op.requantize(q, one, zero, one, zero, rounding="DOWN").checked_type  # noqa: B018
     with pytest.raises(ValueError, match="rounding must be"):
         with relay.qnn.op.requantize_config(rounding="DOWN"):
             pass

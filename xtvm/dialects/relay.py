@@ -1873,11 +1873,8 @@ def conv2d_transpose_type(
     pt, pl, pb, pr = p.padding()
     out_pad = p.ints("output_padding")
     groups = p.integer("groups")
-    if len(out_pad) != 2 or not all(0 <= o < s for o, s in zip(out_pad, strides, strict=True)):
-        raise op.error(
-            f"output_padding must be 2 integers in [0, stride), got {fmt_list(out_pad)} "
-            f"with strides {fmt_list(strides)}"
-        )
+    if len(out_pad) != 2 or not all(o >= 0 for o in out_pad):  # as TVM's, any size
+        raise op.error(f"output_padding must be 2 integers >= 0, got {fmt_list(out_pad)}")
     if data.get_num_dims() != 4 or weight.get_num_dims() != 4:
         raise op.error(
             f"data and weight must be 4-d, got {fmt_shape(data.get_shape())} and "
@@ -1927,7 +1924,7 @@ def dense_type(op: type[RelayOp], p: Props, data: TensorType, weight: TensorType
             f"and {fmt_shape(weight.get_shape())}"
         )
     units, k = weight.get_shape()
-    if data.get_shape()[-1] != k:
+    if data.get_shape()[-1] != k and DYNAMIC_INDEX not in (data.get_shape()[-1], k):
         raise op.error(
             f"data has {data.get_shape()[-1]} input features but weight "
             f"{fmt_shape(weight.get_shape())} expects {k}"
@@ -1952,26 +1949,27 @@ def matmul_type(op: type[RelayOp], p: Props, a: TensorType, b: TensorType) -> At
     elem = op.same_element([a, b], ["a", "b"])
     ta, tb = p.flag("transpose_a"), p.flag("transpose_b")
     a_shape, b_shape = a.get_shape(), b.get_shape()
-    if b.get_num_dims() != 2 or not (a.get_num_dims() == 2 or (a.get_num_dims() and not ta)):
+    if b.get_num_dims() != 2 or a.get_num_dims() < (2 if ta else 1):
         raise op.error(
-            f"b must be 2-d and a {'2-d' if ta else 'at least 1-d'}, got "
+            f"b must be 2-d and a at least {'2-d' if ta else '1-d'}, got "
             f"{fmt_shape(a_shape)} and {fmt_shape(b_shape)}"
         )
     k_a = a_shape[-2] if ta else a_shape[-1]
     k_b, n = (b_shape[1], b_shape[0]) if tb else (b_shape[0], b_shape[1])
-    if k_a != k_b:
+    if k_a != k_b and DYNAMIC_INDEX not in (k_a, k_b):  # `?` is checked at run time
         raise op.error(
             f"reduction sizes differ: {k_a} vs {k_b} (shapes {fmt_shape(a_shape)} and "
             f"{fmt_shape(b_shape)})"
         )
-    lead = [a_shape[-1]] if ta else list(a_shape[:-1])
+    lead = [*a_shape[:-2], a_shape[-1]] if ta else list(a_shape[:-1])
     return TensorType(elem, [*lead, n])
 
 
 MatmulOp = relay_op(
     "nn.matmul",
     RelayOp,
-    """Matrix product of a [..., m, k] and b [k, n], either side optionally transposed.
+    """Matrix product of a [..., m, k] and b [k, n], either side optionally transposed (a's
+    last two axes: [..., k, m]).
 
     `%y = relay.nn.matmul %a, %b : (tensor<2x5xf32>, tensor<5x3xf32>) -> tensor<2x3xf32>`
     """,

@@ -758,7 +758,7 @@ def dense(x: np.ndarray, w: np.ndarray) -> np.ndarray:
 def matmul(a: np.ndarray, b: np.ndarray, transpose_a: bool, transpose_b: bool) -> np.ndarray:
     acc = acc_dtype(a.dtype)
     a, b = a.astype(acc), b.astype(acc)
-    return np.matmul(a.T if transpose_a else a, b.T if transpose_b else b)
+    return np.matmul(np.swapaxes(a, -1, -2) if transpose_a else a, b.T if transpose_b else b)
 
 
 @numpy_rule(relay.BatchMatmulOp)

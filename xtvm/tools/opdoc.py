@@ -21,6 +21,9 @@ from pathlib import Path
 
 from xdsl.irdl import IRDLOperation, VarOperandDef
 
+from xtvm.api.relay.expr import COMPOSED_OPS
+from xtvm.api.relay.op_attrs import REQUIRED, TVM_ATTRS
+from xtvm.api.relay.op_table import operator_table
 from xtvm.dialects import relay
 
 DEFAULT_OUTPUT = Path(__file__).resolve().parents[2] / "docs" / "relay-ops.md"
@@ -136,6 +139,31 @@ def anchor(name: str) -> str:
     return re.sub(r"[^a-z0-9_-]", "", name.lower().replace(" ", "-"))
 
 
+def composed_section() -> str:
+    """TVM's operators that the Python API computes as expressions of the ops above: named and
+    printed as TVM's, with TVM's attributes, but with no dialect op of their own."""
+    table = operator_table()
+    lines = [
+        "## Operators composed by the Python API",
+        "",
+        "TVM has these operators; xtvm's `relay` API builds a call of each under TVM's name and",
+        "attributes (`xtvm/api/relay/op_attrs.py`), as the Relay text prints and reads it, and",
+        "computes it as the expression of the ops above its builder makes (`Call.lowered`):",
+        "type inference, conversion to this dialect and the interpreter all use that expression.",
+        "",
+        "| operator | computed as | TVM's attributes (default) |",
+        "|---|---|---|",
+    ]
+    for name in sorted(COMPOSED_OPS):
+        doc = " ".join((table[name].__doc__ or "").split())
+        fields = ", ".join(
+            f"`{f.name}`" + ("" if f.default is REQUIRED else f" ({f.default!r})")
+            for f in TVM_ATTRS.get(name, ())
+        )
+        lines.append(f"| `{name}` | {doc} | {fields} |")
+    return "\n".join(lines) + "\n"
+
+
 def render() -> str:
     """The whole reference page."""
     ops = list(relay.Relay.operations)
@@ -143,6 +171,7 @@ def render() -> str:
     index += [f"| [`{op.name}`](#{anchor(op.name)}) | {first_sentence(op)} |" for op in ops]
     parts = [HEADER, f"{len(ops)} ops.", "", *index, ""]
     parts += [section(op) for op in ops]
+    parts.append(composed_section())
     return "\n".join(parts).rstrip("\n") + "\n"
 
 

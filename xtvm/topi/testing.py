@@ -743,6 +743,60 @@ def poolnd_python(
     return out
 
 
+def conv2d_transpose_nchw_python(
+    a_np: np.ndarray,
+    w_np: np.ndarray,
+    stride: int | Sequence[int],
+    padding: int | Sequence[int],
+    output_padding: int | Sequence[int],
+    groups: int = 1,
+) -> np.ndarray:
+    """Transposed 2-d convolution of NCHW data with an IOHW kernel (I = in channels, O = out
+    channels per group): each input pixel scatters its kernel-weighted copy to the output at
+    stride spacing; `padding` crops the result, `output_padding` extends its bottom/right."""
+    sh, sw = (stride, stride) if isinstance(stride, int) else stride
+    oph, opw = (output_padding,) * 2 if isinstance(output_padding, int) else output_padding
+    n, c, h, w = a_np.shape
+    i, per_group, kh, kw = w_np.shape
+    if c != i or c % groups:
+        raise ValueError(f"conv2d_transpose_nchw_python: {c} channels, kernel {w_np.shape}")
+    top, left, bottom, right = _pads(padding, (kh, kw))
+    full = np.zeros((n, per_group * groups, (h - 1) * sh + kh + oph, (w - 1) * sw + kw + opw))
+    per_in = c // groups
+    for g in range(groups):
+        x = a_np[:, g * per_in : (g + 1) * per_in].astype(np.float64)
+        k = w_np[g * per_in : (g + 1) * per_in].astype(np.float64)
+        for dy in range(kh):
+            for dx in range(kw):
+                rows = slice(dy, dy + sh * (h - 1) + 1, sh)
+                cols = slice(dx, dx + sw * (w - 1) + 1, sw)
+                full[:, g * per_group : (g + 1) * per_group, rows, cols] += np.einsum(
+                    "nchw,co->nohw", x, k[:, :, dy, dx]
+                )
+    out_h = (h - 1) * sh - top - bottom + kh + oph
+    out_w = (w - 1) * sw - left - right + kw + opw
+    return full[:, :, top : top + out_h, left : left + out_w].astype(a_np.dtype)
+
+
+def conv2d_transpose_nhwc_python(
+    a_nhwc: np.ndarray,
+    weight: np.ndarray,
+    weight_format: str,
+    stride: int | Sequence[int],
+    padding: int | Sequence[int],
+    output_padding: int | Sequence[int] = (0, 0),
+) -> np.ndarray:
+    """`conv2d_transpose_nchw_python` of NHWC data with a kernel in `weight_format` (an order
+    of I, O, H, W)."""
+    if sorted(weight_format) != sorted("IOHW"):
+        raise ValueError(f"weight_format must order I, O, H and W, got {weight_format!r}")
+    w_iohw = weight.transpose([weight_format.index(axis) for axis in "IOHW"])
+    out = conv2d_transpose_nchw_python(
+        a_nhwc.transpose(0, 3, 1, 2), w_iohw, stride, padding, output_padding
+    )
+    return out.transpose(0, 2, 3, 1)
+
+
 def conv1d_ncw_python(
     a_np: np.ndarray,
     w_np: np.ndarray,

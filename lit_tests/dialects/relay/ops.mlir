@@ -223,6 +223,23 @@ func.func @matmuls(%x: tensor<2x5xf32>, %w: tensor<3x5xf32>, %m: tensor<5x3xf32>
   func.return %d, %mt, %bm : tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3x4xf32>
 }
 
+// dense whose features are known only at run time (`?`) checks them then, as TVM's DenseRel
+// leaves a symbolic dimension to unification.
+// CHECK-LABEL: func.func @dense_dynamic_features(%x: tensor<2x?xf32>, %w: tensor<3x5xf32>) -> tensor<2x3xf32> {
+// CHECK-NEXT:    %d = relay.nn.dense %x, %w : (tensor<2x?xf32>, tensor<3x5xf32>) -> tensor<2x3xf32>
+func.func @dense_dynamic_features(%x: tensor<2x?xf32>, %w: tensor<3x5xf32>) -> tensor<2x3xf32> {
+  %d = relay.nn.dense %x, %w : (tensor<2x?xf32>, tensor<3x5xf32>) -> tensor<2x3xf32>
+  func.return %d : tensor<2x3xf32>
+}
+
+// matmul with transpose_a on N-d data swaps its last two axes, as TVM's MatmulRel.
+// CHECK-LABEL: func.func @matmul_transposed_nd(%a: tensor<2x3x5x4xf32>, %b: tensor<6x5xf32>) -> tensor<2x3x4x6xf32> {
+// CHECK-NEXT:    %y = relay.nn.matmul %a, %b {transpose_a = true, transpose_b = true} : (tensor<2x3x5x4xf32>, tensor<6x5xf32>) -> tensor<2x3x4x6xf32>
+func.func @matmul_transposed_nd(%a: tensor<2x3x5x4xf32>, %b: tensor<6x5xf32>) -> tensor<2x3x4x6xf32> {
+  %y = relay.nn.matmul %a, %b {transpose_a = true, transpose_b = true} : (tensor<2x3x5x4xf32>, tensor<6x5xf32>) -> tensor<2x3x4x6xf32>
+  func.return %y : tensor<2x3x4x6xf32>
+}
+
 // batch_norm returns a 3-tuple, read with tuple_get_item; prelu and layer_norm.
 // CHECK-LABEL: func.func @norms(%x: tensor<1x3x4x4xf32>, %g: tensor<3xf32>, %b: tensor<3xf32>, %m: tensor<3xf32>, %v: tensor<3xf32>, %s: tensor<2x5xf32>, %lg: tensor<5xf32>, %lb: tensor<5xf32>) -> (tensor<1x3x4x4xf32>, tensor<2x5xf32>) {
 // CHECK-NEXT:    %t = relay.nn.batch_norm %x, %g, %b, %m, %v {epsilon = 1.000000e-03 : f64} : (tensor<1x3x4x4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> tuple<tensor<1x3x4x4xf32>, tensor<3xf32>, tensor<3xf32>>

@@ -261,9 +261,6 @@ def test_parens():
     assert not graph_equal(parse_text("1 * 1 + 1"), parse_text("1 * (1 + 1)"))
 
 
-@pytest.mark.skip(
-    reason="xtvm's parser type-checks operator calls as it reads them: `1 == (1 < 2)` compares int32 with bool"
-)
 def test_op_assoc():
     assert graph_equal(parse_text("1 * 1 + 1 < 1 == 1"), parse_text("(((1 * 1) + 1) < 1) == 1"))
     assert graph_equal(parse_text("1 == 1 < 1 + 1 * 1"), parse_text("1 == (1 < (1 + (1 * 1)))"))

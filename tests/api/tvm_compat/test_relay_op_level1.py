@@ -38,10 +38,6 @@ from xtvm.topi.utils import get_const_tuple
 
 # Tests xtvm does not run, with the reason (tests/api/tvm_compat/conftest.py skips them).
 UNSUPPORTED = {
-    "test_matmul[graph]": "xtvm's Relay text leaves out attributes at their default, or ones it does not keep",
-    "test_dense[graph]": "xtvm's Relay text leaves out attributes at their default, or ones it does not keep",
-    "test_dense_dtype": "xtvm's Relay text leaves out attributes at their default, or ones it does not keep",
-    "test_bias_add_type_failure": "xtvm type-checks a call of typed operands when it is built, before run_infer_type",
     "test_bitserial_dense": "xtvm has no relay bitserial_dense yet",
 }
 

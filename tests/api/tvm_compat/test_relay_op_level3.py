@@ -41,9 +41,7 @@ from xtvm.relay.testing import check_grad, run_infer_type
 from xtvm.topi import testing as ref_funcs  # TVM's tests/python/relay/utils/ref_funcs
 
 # Tests xtvm does not run, with the reason (tests/api/tvm_compat/conftest.py skips them).
-UNSUPPORTED = {
-    "test_transpose_infer_type": "xtvm's Relay text leaves out attributes at their default, or ones it does not keep",
-}
+UNSUPPORTED = {}
 
 
 executor_kind = tvm.testing.parameter("graph")

@@ -16,6 +16,7 @@ from xtvm.driver.relay_build import build as build_ir
 from xtvm.driver.relay_graph import ControlFlowError
 from xtvm.ir.errors import TVMError
 from xtvm.runtime.graph_executor import GraphExecutorFactory
+from xtvm.target.target import Target
 
 __all__ = ["BindError", "BuildError", "GraphExecutorFactory", "bind_params_by_name", "build"]
 
@@ -36,7 +37,17 @@ def build(mod: Any, *args: Any, **kwargs: Any) -> Any:
             "function values, which compiled code does not support; run the module with "
             "relay.create_executor"
         )
+    if args:
+        args = (target_text(args[0]), *args[1:])
+    if "target" in kwargs:
+        kwargs["target"] = target_text(kwargs["target"])
     return build_ir(mod, *args, **kwargs)
+
+
+def target_text(target: Any) -> Any:
+    """A `tvm.target.Target` as the target string the build pipelines read (a string, a dict
+    of targets or None as given)."""
+    return str(target) if isinstance(target, Target) else target
 
 
 class BindError(TVMError, ValueError):

@@ -132,8 +132,8 @@ def attrs_from_xdsl(attributes: Mapping[str, Attribute]) -> dict[str, object]:
 
 def lowering_children(expr: Expr) -> list[Expr]:
     """What must be lowered before `expr`: nested functions are lowered on their own."""
-    if isinstance(expr, Call):
-        return list(expr.args)
+    if isinstance(expr, Call):  # a composed op's call is its expression (over its args)
+        return [expr.lowered] if expr.lowered is not None else list(expr.args)
     if isinstance(expr, Tuple):
         return list(expr.fields)
     if isinstance(expr, TupleGetItem):
@@ -258,6 +258,8 @@ class FunctionLowering:
         return [self.add(dialect.TupleGetItemOp(value, i)).results[0] for i in range(count)]
 
     def call(self, call: Call) -> Value:
+        if call.lowered is not None:
+            return self.values[id(call.lowered)]
         args = [self.values[id(a)] for a in call.args]
         if isinstance(call.op, Op):
             if call.op.name == COMPILER_BEGIN:

@@ -25,6 +25,7 @@ from xdsl.dialects.builtin import TupleType as XTupleType
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
+from xtvm.api.relay import op_attrs
 from xtvm.api.relay.ty import (
     FuncType,
     IncompleteType,
@@ -68,6 +69,10 @@ def broadcast_type(name: str, args: Sequence[Type]) -> TensorType:
 # ---------------------------------------------------------------------------------------------
 # Operators and attributes
 
+
+# TVM's operators that xtvm computes as expressions of others (`composed` decorates their
+# builders): operators by name, as TVM's, but with no relay dialect op of their own.
+COMPOSED_OPS: set[str] = set()
 
 COMPILER_BEGIN = "annotation.compiler_begin"
 COMPILER_END = "annotation.compiler_end"
@@ -228,10 +233,14 @@ class Op(Expr):
         self.support_level = 10
         self.attrs_type_key = ""
         self.description = ""
+        # An operator TVM has that xtvm computes as an expression of others (`nn.conv1d` as a
+        # conv2d over a height of 1): its calls carry that expression (`Call.lowered`).
+        self.composed = False
 
     @property
     def registered_from_python(self) -> bool:
-        return self.op_class is None and self.name not in (COMPILER_BEGIN, COMPILER_END)
+        special = self.composed or self.name in (COMPILER_BEGIN, COMPILER_END)
+        return self.op_class is None and not special
 
     def set_num_inputs(self, n: int) -> None:
         self.num_inputs = int(n)
@@ -281,6 +290,9 @@ class Op(Expr):
                 Op._registry[tvm_name] = Op(tvm_name, op_class)
             for annotation in (COMPILER_BEGIN, COMPILER_END):
                 Op._registry[annotation] = Op(annotation, None)
+        if name in COMPOSED_OPS and name not in Op._registry:
+            Op._registry[name] = op = Op(name, None)
+            op.composed = True
         op = Op._registry.get(name)
         if op is None:
             raise ValueError(f"unknown relay operator '{name}'")
@@ -464,6 +476,12 @@ class Call(Expr):
         # first use, as TVM's InferType does later (`make_call` sets this).
         self._pending: PendingCall | None = None
         self.kwargs: dict[str, Any] | None = None  # the builder's arguments, when one made it
+        # TVM's attribute node of the call, as its builder made it (xtvm/api/relay/op_attrs.py)
+        self.tvm_attrs: dict[str, Any] | None = None
+        # For a call of a composed op (`Op.composed`): the expression of its arguments that
+        # computes it, and how to make the call again on other arguments (`composed_call`).
+        self.lowered: Expr | None = None
+        self.remake: Callable[[Sequence[Expr]], Call] | None = None
         callee = getattr(op, "type_annotation", None) if isinstance(op, GlobalVar) else None
         if (
             isinstance(callee, FuncType)
@@ -489,6 +507,10 @@ class Call(Expr):
     def attrs(self) -> Attrs:
         """The op's attributes; while its operands' types are unknown (so the op's own
         attributes cannot be made yet), the arguments its builder was given."""
+        if isinstance(self.lowered, Call) and self.lowered.op is self.op:
+            return self.lowered.attrs  # an op's call on its operands as given (cast in lowered)
+        if self.lowered is not None:
+            return GivenAttrs(self.tvm_attrs or {})
         if self._pending is not None:
             try:
                 self.checked_type  # noqa: B018  (builds the attributes)
@@ -506,6 +528,8 @@ class Call(Expr):
         return [*self.args, self.op] if isinstance(self.op, Function) else self.args
 
     def infer(self) -> Type:
+        if self.lowered is not None:
+            return self.lowered.checked_type
         if self._pending is not None:
             attrs, typ = self._pending.resolve()
             self._attrs, self._pending = attrs, None
@@ -744,9 +768,24 @@ def make_call(op_class: type[dialect.RelayOp], *args: Expr | Sequence[Expr], **k
             resolve, lambda operands: make_call(op_class, *regroup(args, operands), **kwargs)
         )
         return call
-    properties, call._checked = build_call(op_class, args, kwargs)
+    try:
+        properties, call._checked = build_call(op_class, args, kwargs)
+    except RelayTypeError as exc:  # reported when the call is type-checked, as TVM's InferType
+        call._pending = PendingCall(
+            failed(exc), lambda operands: make_call(op_class, *regroup(args, operands), **kwargs)
+        )
+        return call
     call.attrs = Attrs(properties)
     return call
+
+
+def failed(error: RelayTypeError) -> Callable[[], tuple[Attrs, Type]]:
+    """The `resolve` of an ill-typed call: it raises `error` each time the call is typed."""
+
+    def resolve() -> tuple[Attrs, Type]:
+        raise error.with_traceback(None)
+
+    return resolve
 
 
 class GivenAttrs(Attrs):
@@ -821,15 +860,25 @@ def deferred_until_typed(
 
         @functools.wraps(builder)
         def build(*args: Any, **kwargs: Any) -> Call:
-            try:
-                return builder(*args, **kwargs)
-            except ValueError:  # RelayTypeError included
-                bound = signature.bind(*args, **kwargs)
-                operands = [v for v in bound.arguments.values() if isinstance(v, Expr)]
-                if all(has_type(o) for o in operands):
-                    raise
+            bound = signature.bind(*args, **kwargs)
             bound.apply_defaults()
             names = [k for k, v in bound.arguments.items() if isinstance(v, Expr)]
+            operands = [bound.arguments[k] for k in names]
+
+            def remake(new: Sequence[Expr]) -> Call:
+                given = bound.arguments | dict(zip(names, new, strict=True))
+                return build(**given)
+
+            try:
+                built = kept_operands(builder(*args, **kwargs), operands, remake)
+                if isinstance(built, Call) and built.lowered is not None and built.remake is None:
+                    built.remake = remake
+                return built
+            except RelayTypeError:  # reported when the call is type-checked, as by InferType
+                pass
+            except ValueError:
+                if all(has_type(o) for o in operands):
+                    raise
             call = Call(Op.of(op_class), operands)
             call.kwargs = {k: v for k, v in bound.arguments.items() if k not in names}
 
@@ -839,19 +888,69 @@ def deferred_until_typed(
                 except RelayTypeError:
                     raise
                 except ValueError as exc:  # ill-typed operands, found once they are typed
-                    raise RelayTypeError(f"{op_class.name}: {exc}") from None
+                    raise OpTypeError(f"{op_class.name}: {exc}") from None
                 if not isinstance(built, Call) or built.op is not call.op:
                     raise RelayTypeError(f"the builder of {op_class.name} made {built!r}")
-                call.args = built.args  # the operands as the builder made them (cast, ...)
+                if kept_operands(built, operands, remake) is not built:
+                    call.lowered, call.remake = built, remake  # on operands it cast, ...
+                elif built.lowered is not None:  # on operands it transposed, ...
+                    call.lowered, call.remake = built.lowered, remake
                 return built.attrs, built.checked_type
-
-            def remake(new: Sequence[Expr]) -> Call:
-                given = bound.arguments | dict(zip(names, new, strict=True))
-                return build(**given)
 
             call._pending = PendingCall(resolve, remake)
             return call
 
+        return build
+
+    return decorate
+
+
+def kept_operands(
+    built: Call, operands: Sequence[Expr], remake: Callable[[Sequence[Expr]], Call]
+) -> Call:
+    """`built`, or, where its builder changed the operands it was given (cast them to a
+    product op's `out_dtype`), a call of its op on those operands, as TVM's call keeps them,
+    that runs as `built` (`Call.lowered`)."""
+    if not isinstance(built, Call) or not isinstance(built.op, Op) or built.lowered is not None:
+        return built
+    if len(built.args) != len(operands) or all(
+        a is b for a, b in zip(built.args, operands, strict=True)
+    ):
+        return built
+    call = Call(built.op, operands)
+    call.lowered, call.remake = built, remake
+    return call
+
+
+def composed(name: str) -> Callable[[Callable[..., Expr]], Callable[..., Call]]:
+    """Decorate the builder of TVM's operator `name` that xtvm computes as an expression of
+    other operators (the builder's result): the call it makes is one of `name` on the
+    builder's expression arguments, with TVM's attributes (its other arguments, as
+    `op_attrs` normalises them), typed, converted and interpreted as that expression."""
+
+    COMPOSED_OPS.add(name)
+
+    def decorate(builder: Callable[..., Expr]) -> Callable[..., Call]:
+        signature = inspect.signature(builder)
+
+        @functools.wraps(builder)
+        def build(*args: Any, **kwargs: Any) -> Call:
+            bound = signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            names = [k for k, v in bound.arguments.items() if isinstance(v, Expr)]
+            call = Call(Op.get(name), [bound.arguments[k] for k in names])
+            call.lowered = builder(*bound.args, **bound.kwargs)
+            given = {k: v for k, v in bound.arguments.items() if k not in names}
+            call.kwargs = given
+            call.tvm_attrs = op_attrs.normalised(name, given) or given
+
+            def remake(new: Sequence[Expr]) -> Call:
+                return build(**(bound.arguments | dict(zip(names, new, strict=True))))
+
+            call.remake = remake
+            return call
+
+        build.__annotations__ = {**builder.__annotations__, "return": "Call"}
         return build
 
     return decorate
@@ -903,9 +1002,13 @@ def op_builder(op_class: type[dialect.RelayOp], module: str) -> Callable[..., Ca
     signature = op_signature.replace(parameters=parameters, return_annotation="Call")
 
     def build(*args: Any, **kwargs: Any) -> Call:
-        given = signature.bind(*args, **kwargs).arguments
+        bound = signature.bind(*args, **kwargs)
+        given = bound.arguments
         attrs = {k: v for k, v in given.items() if k not in operands}
-        return make_call(op_class, *(given[n] for n in operands), **attrs)
+        call = make_call(op_class, *(given[n] for n in operands), **attrs)
+        bound.apply_defaults()
+        call.tvm_attrs = op_attrs.normalised(op_class.name.removeprefix("relay."), bound.arguments)
+        return call
 
     name = op_class.name.rsplit(".", 1)[-1]
     build.__name__ = build.__qualname__ = name

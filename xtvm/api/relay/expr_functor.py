@@ -206,7 +206,12 @@ class ExprMutator(ExprFunctor):
         args = [self.visit(a) for a in call.args]
         if op is call.op and all(a is b for a, b in zip(args, call.args, strict=True)):
             return call
+        if call.remake is not None:  # a composed op's call: its expression is made again
+            new = call.remake(args)
+            new.tvm_attrs = new.tvm_attrs or call.tvm_attrs
+            return new
         new = Call(op, args, call.attrs, call._type_args, call.span, call.annotations)
+        new.tvm_attrs = call.tvm_attrs
         return new
 
     def visit_tuple(self, tup: Tuple) -> Expr:

@@ -183,6 +183,8 @@ class Interpreter:
             return Closure(e, env)
         if isinstance(e, GlobalVar | Constructor):
             return e
+        if isinstance(e, Call) and e.lowered is not None:  # a composed op: its expression
+            return self.eval(e.lowered, env, memo)
         if isinstance(e, Call):
             args = [self.eval(a, env, memo) for a in e.args]
             if isinstance(e.op, Op):

@@ -811,7 +811,9 @@ class ModuleBuilder:
             raise self.error(name_token, f"'{name}': {exc}") from None
         try:
             result = operator(*positional, **keywords)
-            if all(has_type(a) for a in args):
+            # a module is type-checked as it is read (TVM's parser runs InferType on it); an
+            # expression is not (TVM's parse_expr leaves that to InferType)
+            if not self.open_globals and all(has_type(a) for a in args):
                 result.checked_type  # noqa: B018
         except (RelayTypeError, VerifyException, ValueError, TypeError) as exc:
             message = str(exc)

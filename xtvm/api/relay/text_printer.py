@@ -21,6 +21,7 @@ import numpy as np
 from xdsl.dialects.builtin import BFloat16Type
 from xdsl.ir import TypeAttribute
 
+from xtvm.api.relay import op_attrs
 from xtvm.api.relay.adt import (
     Constructor,
     Match,
@@ -89,6 +90,26 @@ def conv2d_weight_attrs(call: Call) -> dict[str, object]:
     if o is None or h is None or w is None:
         return {}
     return {"channels": o, "kernel_size": (h, w)}
+
+
+def attr_texts(call: Call) -> list[tuple[str, str]]:
+    """The attributes TVM prints for an operator call, as (name, text): its attribute node's
+    fields that are required or not at their default, in TVM's order (xtvm/api/relay/
+    op_attrs.py), then any xtvm keeps beyond them; for an op without TVM's node described,
+    those that differ from its builder's defaults."""
+    callee = call.op.name  # type: ignore[union-attr]
+    attrs = dict(call.attrs if has_type(call) else (call.kwargs or {}))
+    if callee in ("nn.conv2d", "qnn.conv2d") and call.tvm_attrs is None:
+        attrs |= conv2d_weight_attrs(call)  # an untyped weight reads back only with them
+    values = attrs | (call.tvm_attrs or {})
+    fields = op_attrs.printed(callee, values)
+    if fields is None:
+        defaults = default_attrs(callee)
+        texts = {k: value_text(v) for k, v in attrs.items()}
+        return [(k, t) for k, t in texts.items() if defaults.get(k) != t]
+    known = set(op_attrs.attr_names(callee))
+    extra = [(k, v) for k, v in attrs.items() if k not in known]
+    return [(k, value_text(v)) for k, v in fields + extra]
 
 
 # The size variables the text being printed names (`meta[tir.SizeVar][i]`); None outside a
@@ -409,12 +430,7 @@ class TextPrinter:
             args = [f"({args[0]},)" if len(args) == 1 else f"({', '.join(args)})"]
         if isinstance(e.op, Op):
             callee = e.op.name
-            attrs = e.attrs if has_type(e) else (e.kwargs or {})
-            if callee in ("nn.conv2d", "qnn.conv2d"):
-                attrs = {**attrs, **conv2d_weight_attrs(e)}
-            defaults = default_attrs(callee)
-            texts = {k: value_text(v) for k, v in attrs.items()}
-            args += [f"{k}={t}" for k, t in texts.items() if defaults.get(k) != t]
+            args += [f"{k}={t}" for k, t in attr_texts(e)]
         else:
             callee = self.expr(e.op, names, lines, indent)
             if isinstance(e.op, Constructor) and not args:

@@ -257,16 +257,16 @@ def dense(data: TensorLike, weight: TensorLike) -> te.Tensor:
 
 
 def matmul(a: TensorLike, b: TensorLike, transpose_a: bool, transpose_b: bool) -> te.Tensor:
-    """a [..., m, k] (or [k, m]) times b [k, n] (or [n, k])."""
+    """a [..., m, k] (or [..., k, m]) times b [k, n] (or [n, k])."""
     a_shape, b_shape = static_shape(a), static_shape(b)
     k_extent = a_shape[-2] if transpose_a else a_shape[-1]
     n = b_shape[0] if transpose_b else b_shape[1]
-    lead = [a_shape[-1]] if transpose_a else list(a_shape[:-1])
+    lead = [*a_shape[:-2], a_shape[-1]] if transpose_a else list(a_shape[:-1])
     k = te.reduce_axis((0, k_extent), "k")
 
     def body(*i: PrimExpr) -> PrimExpr:
         *rows, j = i
-        left = a(k, rows[0]) if transpose_a else a(*rows, k)
+        left = a(*rows[:-1], k, rows[-1]) if transpose_a else a(*rows, k)
         right = b(j, k) if transpose_b else b(k, j)
         return dot(left, right, [k])
 

@@ -15,7 +15,10 @@ from xtvm.api.relay.expr import (
     Call,
     Constant,
     Expr,
+    Op,
+    OpTypeError,
     RelayTypeError,
+    composed,
     const,
     deferred_until_typed,
     derive_builders,
@@ -26,6 +29,7 @@ from xtvm.api.relay.expr import (
 from xtvm.api.relay.op import tensor, transform
 from xtvm.api.relay.op.reduce import sum as reduce_sum
 from xtvm.api.relay.op.tensor import cast, ones_like
+from xtvm.api.relay.op_attrs import recording
 from xtvm.api.relay.ty import TensorType
 from xtvm.dialects import relay as d
 from xtvm.dialects.relay import DYNAMIC_INDEX
@@ -112,6 +116,7 @@ def check_unused(data: Expr, out_dtype: str = "", out_layout: str = "", layout: 
         raise ValueError(f"out_layout {out_layout} differs from the layout {layout}")
 
 
+@recording("nn.conv2d")
 @deferred_until_typed(d.Conv2dOp)
 def conv2d(
     data: Expr,
@@ -148,9 +153,11 @@ def conv2d(
 CONV1D_LAYOUTS = {  # 1-d layouts -> the 2-d ones they run in, and where height goes
     ("NCW", "OIW"): ("NCHW", "OIHW", 2, 2),
     ("NWC", "WIO"): ("NHWC", "HWIO", 1, 0),
+    ("NWC", "OIW"): ("NHWC", "OIHW", 1, 2),
 }
 
 
+@composed("nn.conv1d")
 def conv1d(
     data: Expr,
     weight: Expr,
@@ -165,11 +172,13 @@ def conv1d(
     out_layout: str = "",
     out_dtype: str = "",
 ) -> Expr:
-    """TVM's conv1d, composed as conv2d over a height of 1 (NCW with OIW, or NWC with WIO);
+    """TVM's conv1d, composed as conv2d over a height of 1 (NCW with OIW, NWC with WIO or OIW);
     an untyped weight gets its shape from `channels` and `kernel_size`."""
     check_unused(data, "", out_layout, data_layout)
     if (data_layout, kernel_layout) not in CONV1D_LAYOUTS:
-        raise ValueError(f"conv1d: layouts NCW/OIW or NWC/WIO, got {data_layout}/{kernel_layout}")
+        raise ValueError(
+            f"conv1d: layouts NCW/OIW, NWC/WIO or NWC/OIW, got {data_layout}/{kernel_layout}"
+        )
     layout2d, kernel2d, axis, kernel_axis = CONV1D_LAYOUTS[(data_layout, kernel_layout)]
     if not has_type(weight):
         if channels is None or kernel_size is None:
@@ -204,9 +213,9 @@ def check_conv_weight(
     wshape = weight.checked_type.shape  # type: ignore[attr-defined]
     sizes = d.Layout.parse(kernel_layout).primal_sizes(wshape)
     if channels is not None and int(channels) != sizes["O"]:
-        raise ValueError(f"channels={channels} differs from the weight's {wshape}")
+        raise OpTypeError(f"channels={channels} differs from the weight's {wshape}")
     if kernel_size is not None and pair(kernel_size) != (sizes["H"], sizes["W"]):
-        raise ValueError(f"kernel_size={kernel_size} differs from the weight's {wshape}")
+        raise OpTypeError(f"kernel_size={kernel_size} differs from the weight's {wshape}")
 
 
 def nll_loss(
@@ -318,10 +327,11 @@ def contrib_conv2d_winograd_without_weight_transform(
     )
     out = call.checked_type.shape  # type: ignore[attr-defined]
     if channels is not None and int(channels) != int(out[3]):
-        raise ValueError(f"channels={channels} differs from the weight's {out[3]} outputs")
+        raise OpTypeError(f"channels={channels} differs from the weight's {out[3]} outputs")
     return call
 
 
+@recording("nn.conv2d_transpose")
 @deferred_until_typed(d.Conv2dTransposeOp)
 def conv2d_transpose(
     data: Expr,
@@ -339,11 +349,30 @@ def conv2d_transpose(
     out_dtype: str = "",
 ) -> Call:
     check_unused(data, "", out_layout, data_layout)
-    if data_layout != "NCHW" or kernel_layout != "IOHW":
-        raise ValueError("conv2d_transpose supports data_layout NCHW with kernel_layout IOHW")
+    if sorted(data_layout) != sorted("NCHW") or sorted(kernel_layout) != sorted("IOHW"):
+        raise ValueError(
+            "conv2d_transpose: data_layout must order N, C, H, W and kernel_layout I, O, H, W "
+            f"(I input, O output channels), got {data_layout} and {kernel_layout}"
+        )
     infer_conv_weight(
         data, weight, channels, kernel_size, groups, data_layout, kernel_layout, transpose=True
     )
+    if (data_layout, kernel_layout) != ("NCHW", "IOHW"):  # computed in NCHW with IOHW
+        inner = conv2d_transpose(
+            transform.transpose(data, [data_layout.index(c) for c in "NCHW"]),
+            transform.transpose(weight, [kernel_layout.index(c) for c in "IOHW"]),
+            strides,
+            padding,
+            dilation,
+            groups,
+            channels,
+            kernel_size,
+            output_padding=output_padding,
+            out_dtype=out_dtype,
+        )
+        call = Call(Op.of(d.Conv2dTransposeOp), [data, weight])
+        call.lowered = transform.transpose(inner, ["NCHW".index(c) for c in data_layout])
+        return call
     data, weight = accumulate_in(out_dtype, data, weight)
     return make_call(
         d.Conv2dTransposeOp,
@@ -357,6 +386,7 @@ def conv2d_transpose(
     )
 
 
+@recording("nn.dense")
 @deferred_until_typed(d.DenseOp)
 def dense(data: Expr, weight: Expr, units: int | None = None, out_dtype: str = "") -> Call:
     if not has_type(weight) and units is not None:
@@ -366,10 +396,11 @@ def dense(data: Expr, weight: Expr, units: int | None = None, out_dtype: str = "
     call = make_call(d.DenseOp, data, weight)
     wshape = weight.checked_type.shape  # type: ignore[attr-defined]
     if units is not None and int(units) != wshape[0]:
-        raise ValueError(f"units={units} differs from the weight's {wshape}")
+        raise OpTypeError(f"units={units} differs from the weight's {wshape}")
     return call
 
 
+@recording("nn.matmul")
 @deferred_until_typed(d.MatmulOp)
 def matmul(
     tensor_a: Expr,
@@ -379,12 +410,22 @@ def matmul(
     transpose_a: bool = False,
     transpose_b: bool = False,
 ) -> Call:
+    if not has_type(tensor_b) and units is not None:  # as TVM's MatmulRel assigns it
+        typ = tensor_type(tensor_a)
+        k = typ.shape[-2] if transpose_a else typ.shape[-1]
+        shape = (int(units), k) if transpose_b else (k, int(units))
+        infer_untyped(tensor_b, TensorType(shape, typ.dtype))
     tensor_a, tensor_b = accumulate_in(out_dtype, tensor_a, tensor_b)
-    return make_call(
+    call = make_call(
         d.MatmulOp, tensor_a, tensor_b, transpose_a=transpose_a, transpose_b=transpose_b
     )
+    n = tensor_b.checked_type.shape[0 if transpose_b else 1]  # type: ignore[attr-defined]
+    if units is not None and isinstance(n, int) and int(units) != n:
+        raise OpTypeError(f"units={units} differs from the {n} columns of tensor_b")
+    return call
 
 
+@recording("nn.batch_matmul")
 @deferred_until_typed(d.BatchMatmulOp)
 def batch_matmul(
     tensor_a: Expr,
@@ -504,6 +545,7 @@ def _pool2d(
     )
 
 
+@recording("nn.max_pool2d")
 def max_pool2d(
     data: Expr,
     pool_size: IntOrSeq = (1, 1),
@@ -518,6 +560,7 @@ def max_pool2d(
     return _pool2d(d.MaxPool2dOp, data, window, layout, out_layout, ceil_mode=ceil_mode)
 
 
+@recording("nn.avg_pool2d")
 def avg_pool2d(
     data: Expr,
     pool_size: IntOrSeq = (1, 1),
@@ -565,6 +608,7 @@ def _pool1d(pool2d: Callable[..., Call], data: Expr, layout: str, **attrs: Any) 
     return transform.squeeze(out, axis=[axis])
 
 
+@composed("nn.max_pool1d")
 def max_pool1d(
     data: Expr,
     pool_size: IntOrSeq = (1,),
@@ -581,6 +625,7 @@ def max_pool1d(
     return _pool1d(max_pool2d, data, layout, **window, padding=padding, ceil_mode=ceil_mode)
 
 
+@composed("nn.avg_pool1d")
 def avg_pool1d(
     data: Expr,
     pool_size: IntOrSeq = (1,),
