@@ -54,6 +54,7 @@ class IRModule:
         self._type_defs: dict[str, TypeData] = {}
         self._high: dict[str, Function] = {}  # functions with no relay-dialect form
         self._imported: frozenset[str] = frozenset()  # standard library files
+        self.attrs: dict[str, object] = {}  # TVM's module attributes ("executor", ...)
         for header, data in (type_definitions or {}).items():
             self[header] = data  # type: ignore[index]
         if isinstance(functions, ModuleOp):
@@ -86,7 +87,18 @@ class IRModule:
         mod._type_defs = dict(self._type_defs)
         mod._high = dict(self._high)
         mod._imported = self._imported
+        mod.attrs = dict(self.attrs)
         return mod
+
+    def with_attr(self, key: str, value: object) -> IRModule:
+        """A copy of this module with attribute `key` set to `value` (passes keep it)."""
+        mod = self.copy()
+        mod.attrs[key] = value
+        return mod
+
+    def get_attr(self, key: str) -> object:
+        """The module attribute `key`, or None."""
+        return self.attrs.get(key)
 
     @property
     def has_interpreted(self) -> bool:

@@ -194,7 +194,8 @@ def AnnotateSpans() -> Pass:
 
 
 def FoldConstant(fold_qnn: bool = False) -> Pass:
-    return RelayPass("FoldConstant", 2, _pass("relay-fold-constant"))
+    """Evaluate calls whose arguments are all constants; quantized ops only with `fold_qnn`."""
+    return RelayPass("FoldConstant", 2, _pass("relay-fold-constant", fold_qnn=fold_qnn))
 
 
 def SimplifyInference() -> Pass:
@@ -232,7 +233,9 @@ def EliminateCommonSubexpr(fskip: Callable[..., bool] | None = None) -> Pass:
 
 class FuseOpsPass(RelayPass):
     """FuseOps: `fuse_opt_level` -1 follows the PassContext; level 0 fuses nothing (every op
-    becomes its own primitive function), as in TVM."""
+    becomes its own primitive function), as in TVM. Tensor constants are passed to the fused
+    functions as arguments unless `relay.FuseOps.link_params` (or the module's executor's
+    `link-params`) says to link them in, as in TVM."""
 
     def __init__(self, fuse_opt_level: int) -> None:
         super().__init__("FuseOps", 0, _pass("relay-fuse-ops"))
@@ -241,7 +244,10 @@ class FuseOpsPass(RelayPass):
     def transform_module(self, mod: IRModule, ctx: PassContext) -> IRModule:
         level = ctx.opt_level if self.fuse_opt_level == -1 else self.fuse_opt_level
         depth = 1 if level == 0 else int(ctx.config.get("relay.FuseOps.max_depth", 256))
-        self.make = _pass("relay-fuse-ops", max_depth=depth)
+        executor = mod.attrs.get("executor")
+        link = bool(getattr(executor, "attrs", {}).get("link-params", False))
+        link = bool(ctx.config.get("relay.FuseOps.link_params", link))
+        self.make = _pass("relay-fuse-ops", max_depth=depth, link_params=link)
         return super().transform_module(mod, ctx)
 
 
