@@ -135,3 +135,27 @@ def test_const_narrows_64_bit_numpy_values_as_tvm() -> None:
     assert relay.const([1, 2]).data.dtype == "int32"
     assert relay.const(np.zeros(3), "float64").data.dtype == "float64"
     assert relay.const(tvm.nd.array(np.zeros(3))).data.dtype == "float64"
+
+
+def test_cse_fskip_keeps_the_calls_it_accepts() -> None:
+    x = relay.var("x", shape=(2, 3))
+    a1, a2 = relay.exp(x), relay.exp(x)
+    b1, b2 = relay.negative(x), relay.negative(x)
+    fn = relay.Function([x], relay.Tuple([a1, a2, b1, b2]))
+    mod = transform.InferType()(tvm.IRModule.from_expr(fn))
+
+    def fskip(expr: relay.Expr) -> bool:
+        return isinstance(expr, relay.Call) and expr.op.name == "exp"
+
+    merged = transform.EliminateCommonSubexpr(fskip)(mod)
+    assert sorted(main_calls(merged)) == ["exp", "exp", "negative"]
+    assert sorted(main_calls(transform.EliminateCommonSubexpr()(mod))) == ["exp", "negative"]
+    data = np.arange(6, dtype="float32").reshape(2, 3)
+    fields = relay.create_executor("graph", mod=merged, target="llvm").evaluate()(data)
+    np.testing.assert_allclose(fields[1].numpy(), np.exp(data), rtol=1e-6)
+    np.testing.assert_allclose(fields[3].numpy(), -data)
+
+
+def test_register_alter_op_layout_is_refused_not_ignored() -> None:
+    with pytest.raises(tvm.error.TVMError, match="AlterOpLayout"):
+        relay.op.register_alter_op_layout("nn.conv2d", lambda *a: None)

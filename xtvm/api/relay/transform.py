@@ -84,7 +84,11 @@ class RelayPass(Pass):
 
     def transform_module(self, mod: IRModule, ctx: PassContext) -> IRModule:
         result = mod.copy()
-        xdsl_pass = self.make()
+        self.run_on(result, self.make())
+        return result
+
+    def run_on(self, result: IRModule, xdsl_pass: XdslModulePass) -> None:
+        """Apply `xdsl_pass` to `result`'s IR in place and verify what it leaves."""
         try:
             xdsl_pass.apply(api_context().xdsl_context, result.xdsl)
         except (DiagnosticError, PassFailedException, VerifyException) as exc:
@@ -93,7 +97,6 @@ class RelayPass(Pass):
         if diagnostics:
             messages = "\n".join(str(d) for d in diagnostics)
             raise PassError(f"{self.info.name} produced invalid IR:\n{messages}")
-        return result
 
 
 def _pass(name: str, **options: Any) -> Callable[[], XdslModulePass]:
@@ -225,10 +228,37 @@ def DeadCodeElimination(inline_once: bool = False, ignore_impurity: bool = False
     return RelayPass("DeadCodeElimination", 1, _pass("relay-dce"))
 
 
-def EliminateCommonSubexpr(fskip: Callable[..., bool] | None = None) -> Pass:
-    if fskip is not None:
-        raise ValueError("EliminateCommonSubexpr: fskip is not supported")
-    return RelayPass("EliminateCommonSubexpr", 3, _pass("relay-cse"))
+def EliminateCommonSubexpr(fskip: Callable[[Expr], bool] | None = None) -> Pass:
+    """Merge calls that compute the same value; a call `fskip(call)` accepts is left alone."""
+    return CsePass(fskip)
+
+
+class CsePass(RelayPass):
+    """relay-cse, told which ops `fskip` accepts: it is asked about each call's expression."""
+
+    def __init__(self, fskip: Callable[[Expr], bool] | None) -> None:
+        super().__init__("EliminateCommonSubexpr", 3, _pass("relay-cse"))
+        self.fskip = fskip
+
+    def transform_module(self, mod: IRModule, ctx: PassContext) -> IRModule:
+        if self.fskip is None:
+            return super().transform_module(mod, ctx)
+        from xtvm.api.relay.convert import ConversionError, raise_function
+        from xtvm.passes.external_functions import host_functions
+        from xtvm.passes.relay_cse import RelayCsePass
+
+        result = mod.copy()
+        globals_ = {gv.name_hint: gv for gv in result.get_global_vars()}
+        exprs: dict[Any, Expr] = {}
+        for function in host_functions(result.xdsl):
+            try:
+                raise_function(function, globals_, result._local_functions(), exprs)
+            except ConversionError:
+                continue  # not a relay function: relay-cse merges nothing in it either
+        fskip = self.fskip
+        skipped = {id(op) for op, expr in exprs.items() if isinstance(expr, Call) and fskip(expr)}
+        self.run_on(result, RelayCsePass(skip=lambda op: id(op) in skipped))
+        return result
 
 
 class FuseOpsPass(RelayPass):
