@@ -159,3 +159,21 @@ def test_cse_fskip_keeps_the_calls_it_accepts() -> None:
 def test_register_alter_op_layout_is_refused_not_ignored() -> None:
     with pytest.raises(tvm.error.TVMError, match="AlterOpLayout"):
         relay.op.register_alter_op_layout("nn.conv2d", lambda *a: None)
+
+
+def test_bare_int_in_relay_text_is_int32_as_in_tvm() -> None:
+    mod = tvm.relay.parse('#[version = "0.0.5"]\ndef @main(%n: int) { %n + 1 }')
+    mod = transform.InferType()(mod)
+    assert mod["main"].checked_type.ret_type == relay.TensorType((), "int32")
+    assert run(mod["main"], np.array(41, "int32")) == 42
+
+
+def test_virtual_device_and_core_std() -> None:
+    scope = tvm.target.VirtualDevice(tvm.cpu(), tvm.target.Target("llvm"))
+    assert (scope.device_type, scope.virtual_device_id) == (1, 0)
+    assert tvm.target.VirtualDevice().is_fully_unconstrained()
+    with pytest.raises(TypeError, match="device"):
+        tvm.target.VirtualDevice("cpu")
+    mod = tvm.IRModule()
+    mod.import_from_std("core.rly")
+    assert [v.name_hint for v in mod.get_global_type_vars()] == ["Storage"]

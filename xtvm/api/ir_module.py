@@ -107,14 +107,15 @@ class IRModule:
 
     def import_from_std(self, file_to_import: str) -> None:
         """Add the definitions of a file of xtvm's Relay standard library ("prelude.rly",
-        "nat.rly", "gradient.rly") that this module lacks, as TVM's `import_from_std`."""
+        "nat.rly", "gradient.rly", "core.rly") that this module lacks, as TVM's
+        `import_from_std`."""
         path = STD_DIR / file_to_import
         if path.name != file_to_import or path.suffix != ".rly" or not path.is_file():
             known = ", ".join(sorted(p.name for p in STD_DIR.glob("*.rly")))
             raise ValueError(f"no standard library file '{file_to_import}' (known: {known})")
         if file_to_import in self._imported:
             return
-        if file_to_import != "prelude.rly":
+        if file_to_import not in ("prelude.rly", "core.rly"):
             self.import_from_std("prelude.rly")  # the others build on it
         merged = HOOKS["parse"](path.read_text(), file_to_import, self)
         self._module = merged._module
