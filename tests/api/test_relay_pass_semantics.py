@@ -177,3 +177,20 @@ def test_virtual_device_and_core_std() -> None:
     mod = tvm.IRModule()
     mod.import_from_std("core.rly")
     assert [v.name_hint for v in mod.get_global_type_vars()] == ["Storage"]
+
+
+def test_remove_unused_functions_keeps_what_the_entries_reach() -> None:
+    mod = tvm.IRModule()
+    x = relay.var("x", shape=(3,))
+    double, unused, square = (relay.GlobalVar(n) for n in ("double", "unused", "square"))
+    mod[square] = relay.Function([x], relay.multiply(x, x))
+    mod[double] = relay.Function([x], relay.add(square(x), square(x)))
+    mod[unused] = relay.Function([x], relay.negative(x))
+    mod["main"] = relay.Function([x], double(x))
+    kept = transform.RemoveUnusedFunctions()(mod)
+    assert {gv.name_hint for gv in kept.get_global_vars()} == {"main", "double", "square"}
+    data = np.array([1.0, -2.0, 3.0], "float32")
+    result = relay.create_executor("graph", mod=kept, target="llvm").evaluate()(data)
+    np.testing.assert_allclose(result.numpy(), 2 * data * data)
+    both = transform.RemoveUnusedFunctions(["main", "unused"])(mod)
+    assert len(both.get_global_vars()) == 4

@@ -64,6 +64,7 @@ __all__ = [
     "Inline",
     "MergeCompilerRegions",
     "PartitionGraph",
+    "RemoveUnusedFunctions",
     "Sequential",
     "SimplifyExpr",
     "SimplifyInference",
@@ -160,6 +161,30 @@ def _globals_of(mod: IRModule, gv: GlobalVar) -> set[str]:
 
     fn = mod[gv]
     return {n.name_hint for n in post_order(fn, with_callees) if isinstance(n, GlobalVar)}
+
+
+def RemoveUnusedFunctions(entry_functions: Sequence[str] | None = None) -> Pass:
+    """Remove the global functions that the entry functions (["main"] unless given) neither
+    call nor name, directly or through the functions they reach."""
+    entries = ["main"] if entry_functions is None else [str(e) for e in entry_functions]
+
+    def transform(mod: IRModule, ctx: PassContext) -> IRModule:
+        result = mod.copy()
+        known = {gv.name_hint: gv for gv in result.get_global_vars()}
+        reached: set[str] = set()
+        todo = [e for e in entries if e in known]
+        while todo:
+            name = todo.pop()
+            if name in reached:
+                continue
+            reached.add(name)
+            todo.extend(n for n in _globals_of(result, known[name]) if n in known)
+        for name in known:
+            if name not in reached:
+                result.remove(name)
+        return result
+
+    return ModulePass(transform, PassInfo(1, "RemoveUnusedFunctions"))
 
 
 class _GlobalInliner(ExprMutator):
