@@ -421,3 +421,14 @@ func.func @tvm_more_ops(%x: tensor<1x4x8x8xf32>, %o: tensor<1x18x8x8xf32>, %w: t
   %md = relay.mod %b, %b : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
   func.return
 }
+
+// A float shape_of (TVM allows any numeric dtype) and the fusion barrier stop_fusion.
+// CHECK-LABEL: func.func @float_shape_and_barrier
+// CHECK-NEXT:    %shape = relay.shape_of %x {dtype = f32} : (tensor<2x3xf32>) -> tensor<2xf32>
+// CHECK-NEXT:    %kept = relay.annotation.stop_fusion %shape : (tensor<2xf32>) -> tensor<2xf32>
+// CHECK-NEXT:    func.return %kept : tensor<2xf32>
+func.func @float_shape_and_barrier(%x: tensor<2x3xf32>) -> tensor<2xf32> {
+  %shape = relay.shape_of %x {dtype = f32} : (tensor<2x3xf32>) -> tensor<2xf32>
+  %kept = relay.annotation.stop_fusion %shape : (tensor<2xf32>) -> tensor<2xf32>
+  func.return %kept : tensor<2xf32>
+}

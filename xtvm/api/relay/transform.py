@@ -250,6 +250,9 @@ def AlterOpLayout() -> Pass:
 
 
 def DeadCodeElimination(inline_once: bool = False, ignore_impurity: bool = False) -> Pass:
+    """Remove calls and bindings nothing uses. `inline_once` inlines nothing: xtvm's relay
+    dialect has no let bindings (a value used once is already in place), and a function kept
+    as an expression (a closure) is left as it is."""
     return RelayPass("DeadCodeElimination", 1, _pass("relay-dce"))
 
 
