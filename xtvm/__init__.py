@@ -57,6 +57,8 @@ PACKAGE_NAMES = {
         "IRModule": "xtvm.api.ir_module",
         "Op": "xtvm.api.relay.expr",
         "Range": "xtvm.te.expr",
+        "save_json": "xtvm.te.json_graph",
+        "load_json": "xtvm.te.json_graph",
     },
     "xtvm.runtime": {"convert": "xtvm.api.convert"},
 }

@@ -60,7 +60,7 @@
 // TRAILING: -p:1:5: error: expected ',' or the end of the pipeline, found 'd'
 // RUN: not xtvm-opt %s --relay-fold-constant='max-elements=64 size=2' 2>&1 \
 // RUN:   | filecheck %s --check-prefix=FLAG-OPTION
-// FLAG-OPTION: --relay-fold-constant:1:37: error: unknown option 'size' for pass 'relay-fold-constant'; known: keep-weight-transposes, max-elements, max-growth
+// FLAG-OPTION: --relay-fold-constant:1:37: error: unknown option 'size' for pass 'relay-fold-constant'; known: fold-qnn, keep-weight-transposes, max-elements, max-growth
 // RUN: not xtvm-opt %s --relay-fold-constant='max-elements=many' 2>&1 \
 // RUN:   | filecheck %s --check-prefix=BAD-VALUE
 // BAD-VALUE: --relay-fold-constant:1:1: error: invalid options for pass 'relay-fold-constant':

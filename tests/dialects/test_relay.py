@@ -156,6 +156,7 @@ CASES: list[tuple[str, list[Attribute], Body, str]] = [
         for name, cls in [
             ("negative", relay.NegativeOp),
             ("copy", relay.CopyOp),
+            ("stop_fusion", relay.StopFusionOp),
             ("abs", relay.AbsOp),
             ("exp", relay.ExpOp),
             ("log", relay.LogOp),
@@ -457,6 +458,7 @@ CASES: list[tuple[str, list[Attribute], Body, str]] = [
     ("shape_of", [t(2, 3, 5)], relay.ShapeOfOp, "tensor<3xi32>"),
     ("shape_of_i64", [t(7, 1, elem=i1)], lambda x: relay.ShapeOfOp(x, "int64"), "tensor<2xi64>"),
     ("shape_of_scalar", [t()], relay.ShapeOfOp, "tensor<0xi32>"),
+    ("shape_of_f32", [t(2, 3)], lambda x: relay.ShapeOfOp(x, f32), "tensor<2xf32>"),
     ("ndarray_size", [t(2, 3, 5)], relay.NdarraySizeOp, "tensor<i32>"),
     (
         "ndarray_size_i64",
@@ -1141,16 +1143,16 @@ INVALID: list[tuple[str, list[Attribute], Body, str]] = [
         "'relay.round' op operand element type must be a float type, got i64",
     ),
     (
-        "shape_of_float_dtype",
+        "shape_of_bool_dtype",
         [t(3)],
-        lambda x: relay.ShapeOfOp(x, f32),
-        "'relay.shape_of' op dtype must be an integer type, got f32",
+        lambda x: relay.ShapeOfOp(x, i1),
+        "'relay.shape_of' op dtype must be an integer or float type, got i1",
     ),
     (
         "ndarray_size_bool_dtype",
         [t(3)],
         lambda x: relay.NdarraySizeOp(x, i1),
-        "'relay.ndarray_size' op dtype must be an integer type, got i1",
+        "'relay.ndarray_size' op dtype must be an integer or float type, got i1",
     ),
     (
         "clip_bounds",

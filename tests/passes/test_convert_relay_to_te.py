@@ -435,8 +435,12 @@ CASES: dict[type[relay.RelayOp], list[Case]] = {
     relay.ShapeOfOp: [
         Case("i64", [f32(2, 3, 5)], lambda g, x: g(relay.ShapeOfOp(x, "int64"))),
         Case("i32", [f32(7)], lambda g, x: g(relay.ShapeOfOp(x))),
+        Case("f32", [f32(4, 6)], lambda g, x: g(relay.ShapeOfOp(x, "float32"))),
     ],
-    relay.NdarraySizeOp: [Case("i32", [f32(2, 3, 5)], lambda g, x: g(relay.NdarraySizeOp(x)))],
+    relay.NdarraySizeOp: [
+        Case("i32", [f32(2, 3, 5)], lambda g, x: g(relay.NdarraySizeOp(x))),
+        Case("f32", [f32(2, 3, 5)], lambda g, x: g(relay.NdarraySizeOp(x, "float32"))),
+    ],
     relay.LogicalNotOp: [
         Case("odd", [b1(7, 13)], lambda g, x: g(relay.LogicalNotOp(x))),
         Case(
@@ -1428,14 +1432,18 @@ def nms_inputs(limit: int) -> list[np.ndarray]:
 
 
 # Ops without a strategy row, and why.
-EXCLUDED = {
-    op: "structural: the lowering composes it itself (constants, params, tuples)"
-    for op in STRUCTURAL
-} | {
-    op: "QNN: relay-qnn-canonicalize rewrites it into ordinary ops before lowering"
-    for op in relay.Relay.operations
-    if op.name.startswith("relay.qnn.")
-}
+EXCLUDED = (
+    {
+        op: "structural: the lowering composes it itself (constants, params, tuples)"
+        for op in STRUCTURAL
+    }
+    | {
+        op: "QNN: relay-qnn-canonicalize rewrites it into ordinary ops before lowering"
+        for op in relay.Relay.operations
+        if op.name.startswith("relay.qnn.")
+    }
+    | {relay.StopFusionOp: "a fusion barrier: relay-fuse-ops removes it before lowering"}
+)
 
 
 def test_every_relay_op_has_a_strategy_or_an_exclusion() -> None:

@@ -542,6 +542,7 @@ CASES: list[Case] = [
     # Elementwise unary ops
     Case("negative", [X], relay.NegativeOp, np.negative),
     Case("copy", [X], relay.CopyOp, np.copy),
+    Case("stop_fusion", [X], relay.StopFusionOp, lambda x: x),
     Case("abs", [rand(7, dtype="int32", low=-9, high=9)], relay.AbsOp, np.abs),
     Case("exp", [X], relay.ExpOp, np.exp, tol=1e-5),
     Case("log", [rand(3, 5, **POSITIVE)], relay.LogOp, np.log),
@@ -1053,6 +1054,12 @@ CASES: list[Case] = [
         lambda x: np.array([7, 1]),
     ),
     Case("shape_of_scalar", [np.float32(1.5)], relay.ShapeOfOp, lambda x: np.zeros(0)),
+    Case(
+        "shape_of_float32",
+        [rand(4, 6)],
+        lambda x: relay.ShapeOfOp(x, "float32"),
+        lambda x: np.array([4.0, 6.0], "float32"),
+    ),
     Case("ndarray_size", [rand(2, 3, 5)], relay.NdarraySizeOp, lambda x: np.array(30)),
     Case(
         "ndarray_size_int64_empty",

@@ -54,6 +54,7 @@ class IRModule:
         self._type_defs: dict[str, TypeData] = {}
         self._high: dict[str, Function] = {}  # functions with no relay-dialect form
         self._imported: frozenset[str] = frozenset()  # standard library files
+        self.attrs: dict[str, object] = {}  # TVM's module attributes ("executor", ...)
         for header, data in (type_definitions or {}).items():
             self[header] = data  # type: ignore[index]
         if isinstance(functions, ModuleOp):
@@ -86,7 +87,18 @@ class IRModule:
         mod._type_defs = dict(self._type_defs)
         mod._high = dict(self._high)
         mod._imported = self._imported
+        mod.attrs = dict(self.attrs)
         return mod
+
+    def with_attr(self, key: str, value: object) -> IRModule:
+        """A copy of this module with attribute `key` set to `value` (passes keep it)."""
+        mod = self.copy()
+        mod.attrs[key] = value
+        return mod
+
+    def get_attr(self, key: str) -> object:
+        """The module attribute `key`, or None."""
+        return self.attrs.get(key)
 
     @property
     def has_interpreted(self) -> bool:
@@ -95,14 +107,15 @@ class IRModule:
 
     def import_from_std(self, file_to_import: str) -> None:
         """Add the definitions of a file of xtvm's Relay standard library ("prelude.rly",
-        "nat.rly", "gradient.rly") that this module lacks, as TVM's `import_from_std`."""
+        "nat.rly", "gradient.rly", "core.rly") that this module lacks, as TVM's
+        `import_from_std`."""
         path = STD_DIR / file_to_import
         if path.name != file_to_import or path.suffix != ".rly" or not path.is_file():
             known = ", ".join(sorted(p.name for p in STD_DIR.glob("*.rly")))
             raise ValueError(f"no standard library file '{file_to_import}' (known: {known})")
         if file_to_import in self._imported:
             return
-        if file_to_import != "prelude.rly":
+        if file_to_import not in ("prelude.rly", "core.rly"):
             self.import_from_std("prelude.rly")  # the others build on it
         merged = HOOKS["parse"](path.read_text(), file_to_import, self)
         self._module = merged._module

@@ -1122,6 +1122,17 @@ class FloatUnaryOp(UnaryOp, ABC):
 
 NegativeOp = relay_op("negative", UnaryOp, "Elementwise negation.")
 CopyOp = relay_op("copy", UnaryOp, "A copy of the tensor in new storage.")
+StopFusionOp = relay_op(
+    "annotation.stop_fusion",
+    UnaryOp,
+    """The tensor itself, as a fusion barrier: relay-fuse-ops fuses nothing across it (TVM's
+    `annotation.stop_fusion`) and then removes it.
+
+    `%y = relay.annotation.stop_fusion %x : (tensor<4xf32>) -> tensor<4xf32>`
+    """,
+    pattern=OpPattern.OPAQUE,
+    class_name="StopFusionOp",
+)
 AbsOp = relay_op("abs", UnaryOp, "Elementwise absolute value.")
 ExpOp = relay_op("exp", FloatUnaryOp, "Elementwise e**x.")
 LogOp = relay_op("log", FloatUnaryOp, "Elementwise natural logarithm.")
@@ -2702,19 +2713,28 @@ BatchFlattenOp = relay_op(
 
 
 def query_type(op: type[RelayOp], p: Props, shape: Sequence[int]) -> Attribute:
-    """A tensor of `shape` and integer element type `dtype`."""
+    """A tensor of `shape` and element type `dtype`: integers, or floats as TVM allows."""
     dtype = p.required("dtype")
-    if not isinstance(dtype, IntegerType) or is_bool(dtype):
-        raise op.error(f"dtype must be an integer type, got {dtype}")
+    if not isinstance(dtype, IntegerType | Float16Type | Float32Type | Float64Type) or is_bool(
+        dtype
+    ):
+        raise op.error(f"dtype must be an integer or float type, got {dtype}")
     return TensorType(dtype, shape)
 
 
 class ShapeQueryOp(RelayOp, ABC):
-    """An op that reads only its operand's static type: a tensor of integers `dtype`."""
+    """An op that reads only its operand's static type: a tensor of `dtype` (int32 unless
+    told; TVM also allows a float type)."""
 
     PATTERN: ClassVar[OpPattern] = OpPattern.OPAQUE
     OPERANDS: ClassVar[tuple[str, ...]] = ("data",)
-    ATTRS: ClassVar[tuple[AttrDef, ...]] = (dtype_def("dtype", IntegerType, "int32"),)
+    ATTRS: ClassVar[tuple[AttrDef, ...]] = (
+        dtype_def(
+            "dtype",
+            base(IntegerType) | base(Float16Type) | base(Float32Type) | base(Float64Type),
+            "int32",
+        ),
+    )
 
 
 ShapeOfOp = relay_op(

@@ -56,8 +56,15 @@ def element_type(dtype: str | np.dtype | type) -> Attribute:
     raise ValueError(f"no element type for numpy dtype {dt}")
 
 
+# TVM's names without a width are 32 bits wide (numpy's would be 64).
+BARE_NAMES = {"int": "int32", "uint": "uint32", "float": "float32"}
+
+
 def dtype_name(dtype: object) -> str:
-    """A dtype's canonical name ("float32"); raises ValueError for unknown names."""
+    """A dtype's canonical name ("float32"); raises ValueError for unknown names. TVM's bare
+    "int", "uint" and "float" are 32 bits wide."""
+    if isinstance(dtype, str) and dtype in BARE_NAMES:
+        return BARE_NAMES[dtype]
     try:
         return str(np.dtype(dtype)) if str(dtype) != "bool" else "bool"
     except TypeError:

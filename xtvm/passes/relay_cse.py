@@ -13,12 +13,12 @@ the ops before it in the enclosing blocks, unless its region is isolated from ab
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Block
+from xdsl.ir import Block, Operation
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 from xdsl.traits import IsolatedFromAbove
@@ -46,14 +46,19 @@ def value_key(op: relay.RelayOp) -> Hashable | None:
     return key
 
 
-def merge_in_block(block: Block, known: KnownOps) -> None:
-    """Replace each relay op of `block` that is in `known` (or earlier in the block)."""
+def merge_in_block(
+    block: Block, known: KnownOps, skip: Callable[[Operation], bool] | None = None
+) -> None:
+    """Replace each relay op of `block` that is in `known` (or earlier in the block); an op
+    `skip` accepts is neither replaced nor a replacement (TVM's `fskip`)."""
     for op in list(block.ops):
         for region in op.regions:
             outer = {} if op.has_trait(IsolatedFromAbove, value_if_unregistered=True) else known
             for nested in region.blocks:
-                merge_in_block(nested, dict(outer))  # sibling blocks do not see each other
+                merge_in_block(nested, dict(outer), skip)  # sibling blocks do not see each other
         if not isinstance(op, relay.RelayOp) or (key := value_key(op)) is None:
+            continue
+        if skip is not None and skip(op):
             continue
         existing = known.setdefault(key, op)
         if existing is not op:
@@ -69,7 +74,10 @@ class RelayCsePass(ModulePass):
 
     name = "relay-cse"
 
+    skip: Callable[[Operation], bool] | None = None
+    """Ops to leave alone (set from Python only: TVM's `EliminateCommonSubexpr(fskip)`)."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         refuse_multiple_blocks(op, f"'{self.name}'")
         for function in host_functions(op):
-            merge_in_block(function.body.block, {})
+            merge_in_block(function.body.block, {}, self.skip)

@@ -4,6 +4,10 @@ An op fed only by `relay.const`s is evaluated at compile time with the reference
 rule for it (`RULES`, the one definition of each op's numbers), and replaced by a `relay.const`
 (a `relay.tuple` of them for tuple results). `relay.param`s are weights supplied at run time,
 so they are never constant here. Relay ops left without uses are erased.
+
+Quantized ops (`relay.qnn.*`) are kept as they are, as in TVM, unless `fold_qnn` is set: then
+one with constant operands is rewritten into ordinary ops (relay-qnn-canonicalize's rewrite),
+which fold in turn. `nn.dropout` is never folded (its meaning is training's).
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from xtvm.ir.verify import located_error
 from xtvm.passes.external_functions import host_functions
 from xtvm.passes.relay_alter_dense_layout import weight_transpose
 from xtvm.passes.relay_dce import EraseUnusedRelayOp
+from xtvm.passes.relay_qnn_canonicalize import CanonicalizeQnn
 from xtvm.runtime.relay_interpreter import (
     RULES,
     RelayInterpreter,
@@ -72,6 +77,7 @@ class FoldConstantOp(RewritePattern):
     max_elements: int
     max_growth: int = 0
     keep_weight_transposes: bool = False
+    fold_qnn: bool = False
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: relay.RelayOp, rewriter: PatternRewriter) -> None:
@@ -84,6 +90,10 @@ class FoldConstantOp(RewritePattern):
         producers = [operand.owner for operand in op.operands]
         if not producers or not all(isinstance(p, relay.ConstOp) for p in producers):
             return  # constants and params have no operands; they stay
+        if op.name.startswith("relay.qnn."):
+            if self.fold_qnn:
+                CanonicalizeQnn().match_and_rewrite(op, rewriter)
+            return
         elements = sum(element_count(r.type) for r in op.results)
         if elements > self.max_elements:
             operands = sum(element_count(v.type) for v in op.operands)
@@ -163,6 +173,9 @@ class RelayFoldConstantPass(ModulePass):
     to relay-alter-dense-layout, which must run after: it lays the weight out from the constant
     without a transposed copy in between."""
 
+    fold_qnn: bool = False
+    """Fold quantized ops with constant operands too (TVM's `FoldConstant(fold_qnn=True)`)."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         patterns: list[RewritePattern] = [
             FoldConstantOp(
@@ -170,6 +183,7 @@ class RelayFoldConstantPass(ModulePass):
                 self.max_elements,
                 self.max_growth,
                 self.keep_weight_transposes,
+                self.fold_qnn,
             ),
             FoldShapeQuery(RelayInterpreter(op)),
             FoldTupleGetItemOfTuple(),

@@ -25,8 +25,10 @@ Every group rooted at a relay op becomes a private `func.func` with the unit att
 `primitive`, named `fused_` + its op names (`fused_nn_conv2d_nn_bias_add_nn_relu`), and its ops
 are replaced by a `func.call`; a group made of a lone `relay.tuple` or an isolated
 `relay.tuple_get_item` stays inline, as in TVM, and so do dead ops (left to relay-dce). A
-`relay.const` all of whose users are in one group moves into it; `relay.param`s and the other
-constants are passed as arguments. Functions that are private, already `primitive`, or claimed
+`relay.const` all of whose users are in one group moves into it (with `link-params` off, only a
+scalar one); `relay.param`s and the other constants are passed as arguments. A
+`relay.annotation.stop_fusion` is opaque, so nothing fuses across it, and is then removed.
+Functions that are private, already `primitive`, or claimed
 by an external `compiler` are left alone.
 """
 
@@ -50,6 +52,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from xtvm.dialects import relay
 from xtvm.dialects.relay import OpPattern
+from xtvm.ir.numpy_types import numpy_dtype
 from xtvm.ir.verify import refuse_multiple_blocks
 
 ELEMWISE = OpPattern.ELEMWISE
@@ -398,14 +401,17 @@ def outline_group(
     name: str,
     before: func.FuncOp,
     position: Mapping[Operation, int] | None = None,
+    link_params: bool = True,
 ) -> func.CallOp:
     """Move `ops` (in program order, all in one block) into a new primitive function `@name`.
 
     The function is inserted before `before`. Its arguments are the values the ops read from
     outside, its results those read outside (one or several); a `relay.const` used only by these
-    ops moves along. The ops are replaced by one `func.call` placed at the last of them; the
-    caller keeps its block topologically sorted afterwards (`sort_block`). `position`, the
-    ops' indices in the block, orders them without walking the whole block for each group.
+    ops moves along (without `link_params`, only a scalar one: a tensor constant stays with the
+    caller and is passed as an argument, as TVM's FuseOps does by default). The ops are replaced
+    by one `func.call` placed at the last of them; the caller keeps its block topologically
+    sorted afterwards (`sort_block`). `position`, the ops' indices in the block, orders them
+    without walking the whole block for each group.
     """
     block = ops[-1].parent_block()
     assert block is not None
@@ -414,6 +420,8 @@ def outline_group(
         for operand in op.operands:
             const = operand.owner
             if not isinstance(const, relay.ConstOp) or const in members:
+                continue
+            if not link_params and not is_scalar_constant(const):
                 continue
             users = {block.find_ancestor_op_in_block(u.operation) for u in const.result.uses}
             if users <= members:
@@ -461,6 +469,15 @@ def outline_group(
     for op in reversed(body_ops):
         Rewriter.erase_op(op, safe_erase=False)
     return call
+
+
+def is_scalar_constant(const: relay.ConstOp) -> bool:
+    """A rank-0 constant of a plain type (32/64-bit ints and floats, bool): TVM fuses these
+    into their group whatever `link_params` says."""
+    typ = const.result.type
+    if not isinstance(typ, TensorType) or typ.get_num_dims() != 0:
+        return False
+    return numpy_dtype(typ.element_type).name in ("int32", "int64", "float32", "float64", "bool")
 
 
 def producers_in(op: Operation, ops: set[Operation]) -> list[Operation]:
@@ -520,6 +537,10 @@ class RelayFuseOpsPass(ModulePass):
     max_depth: int = 256
     """The most ops one fused function may hold."""
 
+    link_params: bool = True
+    """Move tensor constants into the fused functions that read them (False: pass them in as
+    arguments, TVM's default without `relay.FuseOps.link_params`)."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         refuse_multiple_blocks(op, f"'{self.name}'")
         taken = {f.sym_name.data for f in op.body.block.ops if isinstance(f, func.FuncOp)}
@@ -530,7 +551,11 @@ class RelayFuseOpsPass(ModulePass):
             # Outlining erases ops and adds calls but keeps the other ops in their order.
             position = {op: index for index, op in enumerate(block.ops)}
             for group in fuse_groups(block, self.max_depth):
-                if stays_inline(group):
-                    continue
-                outline_group(group, unique_name(fused_name(group), taken), function, position)
+                if stays_inline(group) or isinstance(group[0], relay.StopFusionOp):
+                    continue  # a barrier is alone in its group (opaque); it is dropped below
+                name = unique_name(fused_name(group), taken)
+                outline_group(group, name, function, position, self.link_params)
+            for barrier in [o for o in block.ops if isinstance(o, relay.StopFusionOp)]:
+                barrier.results[0].replace_all_uses_with(barrier.operands[0])
+                Rewriter.erase_op(barrier)
             sort_block(block)

@@ -409,6 +409,7 @@ NUMPY: dict[type[relay.RelayOp], Callable[..., Any]] = {
     relay.WhereOp: np.where,
     relay.NegativeOp: np.negative,
     relay.CopyOp: np.copy,
+    relay.StopFusionOp: lambda x: x,
     relay.AbsOp: np.abs,
     relay.ExpOp: np.exp,
     relay.LogOp: np.log,

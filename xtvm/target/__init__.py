@@ -35,6 +35,7 @@ from xtvm.target.target import (
     rocm,
     vta,
 )
+from xtvm.target.virtual_device import VirtualDevice
 
 __all__ = [
     "AccelTarget",
@@ -44,6 +45,7 @@ __all__ = [
     "Memory",
     "Target",
     "TargetKind",
+    "VirtualDevice",
     "arm_cpu",
     "bifrost",
     "codegen",

@@ -4,11 +4,13 @@ Describe what to compute with `te.placeholder` and `te.compute`, how with
 `te.create_schedule` and the stage primitives, and get loops with `tvm.lower`.
 """
 
+from xtvm.te import expr as tensor  # TVM's `te.tensor`: Tensor and the operations
 from xtvm.te.expr import (
     ComputeOp,
     IterVar,
     PlaceholderOp,
     PrimExpr,
+    ScanOp,
     Tensor,
     abs,
     all,
@@ -68,6 +70,7 @@ __all__ = [
     "IterVar",
     "PlaceholderOp",
     "PrimExpr",
+    "ScanOp",
     "Schedule",
     "Stage",
     "Tensor",
@@ -119,6 +122,7 @@ __all__ = [
     "tag_scope",
     "tan",
     "tanh",
+    "tensor",
     "thread_axis",
     "truncdiv",
     "truncmod",

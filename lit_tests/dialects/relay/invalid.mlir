@@ -428,9 +428,9 @@ func.func @shift_float(%x: tensor<4xf32>) {
 
 // -----
 
-func.func @shape_of_float(%x: tensor<4xf32>) {
-  // expected-error@+1 {{'relay.shape_of' op f32 should be of base attribute integer_type}}
-  %z = relay.shape_of %x {dtype = f32} : (tensor<4xf32>) -> tensor<1xf32>
+func.func @shape_of_bool(%x: tensor<4xf32>) {
+  // expected-error@+1 {{'relay.shape_of' op dtype must be an integer or float type, got i1}}
+  %z = relay.shape_of %x {dtype = i1} : (tensor<4xf32>) -> tensor<1xi1>
   func.return
 }
 

@@ -496,3 +496,14 @@ func.func @tvm_data_movement(%b: tensor<3x4xf32>, %v: tensor<1x4xf32>, %x: tenso
   %co = relay.nn.correlation %img, %img {kernel_size = 3 : i64, max_displacement = 2 : i64, stride1 = 2 : i64, stride2 = 1 : i64, padding = array<i64: 2>, is_multiply = false} : (tensor<2x3x6x6xf32>, tensor<2x3x6x6xf32>) -> tensor<2x25x2x2xf32>
   func.return
 }
+
+// A float shape_of (TVM allows any numeric dtype) and the fusion barrier stop_fusion.
+// CHECK-LABEL: func.func @float_shape_and_barrier
+// CHECK-NEXT:    %shape = relay.shape_of %x {dtype = f32} : (tensor<2x3xf32>) -> tensor<2xf32>
+// CHECK-NEXT:    %kept = relay.annotation.stop_fusion %shape : (tensor<2xf32>) -> tensor<2xf32>
+// CHECK-NEXT:    func.return %kept : tensor<2xf32>
+func.func @float_shape_and_barrier(%x: tensor<2x3xf32>) -> tensor<2xf32> {
+  %shape = relay.shape_of %x {dtype = f32} : (tensor<2x3xf32>) -> tensor<2xf32>
+  %kept = relay.annotation.stop_fusion %shape : (tensor<2xf32>) -> tensor<2xf32>
+  func.return %kept : tensor<2xf32>
+}

@@ -54,6 +54,16 @@ class BindError(TVMError, ValueError):
     """Params that name no parameter unambiguously (TVM raises a TVMError)."""
 
 
+def _constant(value: Any) -> Any:
+    """A relay constant of a param: a `tvm.nd` array keeps its dtype, a numpy array narrows as
+    `relay.const` narrows it (TVM binds with `relay.const(v)`)."""
+    data = getattr(value, "_data", None)
+    if data is not None:
+        array = np.asarray(data)
+        return const(array, dtype=str(array.dtype))
+    return const(value)
+
+
 def bind_params_by_name(fn: Any, params: Mapping[str, Any]) -> Any:
     """`fn` (a relay.Function) with the parameters named in `params` replaced by constants of
     their values and dropped from its parameter list, as TVM's `bind_params_by_name`."""
@@ -61,11 +71,7 @@ def bind_params_by_name(fn: Any, params: Mapping[str, Any]) -> Any:
     repeated = {n for n in params if names.count(n) > 1}
     if repeated:
         raise BindError(f"bind_params_by_name: several parameters are named {sorted(repeated)}")
-    bound = {
-        id(p): const(np.asarray(getattr(params[p.name_hint], "_data", params[p.name_hint])))
-        for p in fn.params
-        if p.name_hint in params
-    }
+    bound = {id(p): _constant(params[p.name_hint]) for p in fn.params if p.name_hint in params}
 
     class Bind(ExprMutator):
         def visit_var(self, var: Var) -> Any:

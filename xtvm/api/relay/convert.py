@@ -330,9 +330,11 @@ def raise_function(
     function: func.FuncOp,
     globals_: Mapping[str, GlobalVar],
     locals_: Mapping[str, func.FuncOp] | None = None,
+    exprs: dict[Operation, Expr] | None = None,
 ) -> Function:
     """The expression form of a relay `func.func`; a call of one of `locals_` (the composite
-    functions, which TVM keeps as function literals) reads back as a call of the literal."""
+    functions, which TVM keeps as function literals) reads back as a call of the literal.
+    `exprs`, when given, receives each op's expression."""
     locals_ = locals_ or {}
     block = function.body.block
     exact = dialect.input_names(function) if function.arg_attrs is not None else None
@@ -381,6 +383,8 @@ def raise_function(
         else:
             raise ConversionError(f"'{op.name}' has no relay expression form")
         values[op.results[0]] = expr
+        if exprs is not None:
+            exprs[op] = expr
     if body is None:
         raise ConversionError(f"@{function.sym_name.data} has no func.return")
     attrs = attrs_from_xdsl(function.attributes)

@@ -729,20 +729,19 @@ def var(
 
 
 def const(value: object, dtype: str | None = None) -> Constant:
-    """A constant; Python floats are float32 and ints int32, as in TVM."""
-    if isinstance(value, nd.NDArray):
-        value = value.numpy()
+    """A constant. Without `dtype`, as in TVM: Python and numpy floats of 64 bits become
+    float32 and 64-bit integers int32; a `tvm.nd` array keeps its dtype."""
     if isinstance(dtype, TensorType):  # `relay.const(0, relay.scalar_type("int32"))`
         dtype = dtype.dtype
+    if isinstance(value, nd.NDArray):
+        array = value.numpy()
+        return Constant(array if dtype is None else array.astype(dtype_name(dtype)))
     if dtype is None and isinstance(value, bool):
         dtype = "bool"
-    elif dtype is None and isinstance(value, float):
-        dtype = "float32"
-    elif dtype is None and isinstance(value, int):
-        dtype = "int32"
     array = np.array(value, dtype=None if dtype is None else dtype_name(dtype))
-    if array.dtype == np.float64 and dtype is None and not isinstance(value, np.ndarray):
-        array = array.astype(np.float32)
+    if dtype is None:
+        narrowed = {np.dtype("int64"): np.int32, np.dtype("float64"): np.float32}
+        array = array.astype(narrowed.get(array.dtype, array.dtype))
     return Constant(array)
 
 

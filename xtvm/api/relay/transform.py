@@ -64,6 +64,7 @@ __all__ = [
     "Inline",
     "MergeCompilerRegions",
     "PartitionGraph",
+    "RemoveUnusedFunctions",
     "Sequential",
     "SimplifyExpr",
     "SimplifyInference",
@@ -84,7 +85,11 @@ class RelayPass(Pass):
 
     def transform_module(self, mod: IRModule, ctx: PassContext) -> IRModule:
         result = mod.copy()
-        xdsl_pass = self.make()
+        self.run_on(result, self.make())
+        return result
+
+    def run_on(self, result: IRModule, xdsl_pass: XdslModulePass) -> None:
+        """Apply `xdsl_pass` to `result`'s IR in place and verify what it leaves."""
         try:
             xdsl_pass.apply(api_context().xdsl_context, result.xdsl)
         except (DiagnosticError, PassFailedException, VerifyException) as exc:
@@ -93,7 +98,6 @@ class RelayPass(Pass):
         if diagnostics:
             messages = "\n".join(str(d) for d in diagnostics)
             raise PassError(f"{self.info.name} produced invalid IR:\n{messages}")
-        return result
 
 
 def _pass(name: str, **options: Any) -> Callable[[], XdslModulePass]:
@@ -159,6 +163,30 @@ def _globals_of(mod: IRModule, gv: GlobalVar) -> set[str]:
     return {n.name_hint for n in post_order(fn, with_callees) if isinstance(n, GlobalVar)}
 
 
+def RemoveUnusedFunctions(entry_functions: Sequence[str] | None = None) -> Pass:
+    """Remove the global functions that the entry functions (["main"] unless given) neither
+    call nor name, directly or through the functions they reach."""
+    entries = ["main"] if entry_functions is None else [str(e) for e in entry_functions]
+
+    def transform(mod: IRModule, ctx: PassContext) -> IRModule:
+        result = mod.copy()
+        known = {gv.name_hint: gv for gv in result.get_global_vars()}
+        reached: set[str] = set()
+        todo = [e for e in entries if e in known]
+        while todo:
+            name = todo.pop()
+            if name in reached:
+                continue
+            reached.add(name)
+            todo.extend(n for n in _globals_of(result, known[name]) if n in known)
+        for name in known:
+            if name not in reached:
+                result.remove(name)
+        return result
+
+    return ModulePass(transform, PassInfo(1, "RemoveUnusedFunctions"))
+
+
 class _GlobalInliner(ExprMutator):
     def __init__(self, marked: Mapping[str, Function]) -> None:
         super().__init__()
@@ -194,7 +222,8 @@ def AnnotateSpans() -> Pass:
 
 
 def FoldConstant(fold_qnn: bool = False) -> Pass:
-    return RelayPass("FoldConstant", 2, _pass("relay-fold-constant"))
+    """Evaluate calls whose arguments are all constants; quantized ops only with `fold_qnn`."""
+    return RelayPass("FoldConstant", 2, _pass("relay-fold-constant", fold_qnn=fold_qnn))
 
 
 def SimplifyInference() -> Pass:
@@ -221,18 +250,50 @@ def AlterOpLayout() -> Pass:
 
 
 def DeadCodeElimination(inline_once: bool = False, ignore_impurity: bool = False) -> Pass:
+    """Remove calls and bindings nothing uses. `inline_once` inlines nothing: xtvm's relay
+    dialect has no let bindings (a value used once is already in place), and a function kept
+    as an expression (a closure) is left as it is."""
     return RelayPass("DeadCodeElimination", 1, _pass("relay-dce"))
 
 
-def EliminateCommonSubexpr(fskip: Callable[..., bool] | None = None) -> Pass:
-    if fskip is not None:
-        raise ValueError("EliminateCommonSubexpr: fskip is not supported")
-    return RelayPass("EliminateCommonSubexpr", 3, _pass("relay-cse"))
+def EliminateCommonSubexpr(fskip: Callable[[Expr], bool] | None = None) -> Pass:
+    """Merge calls that compute the same value; a call `fskip(call)` accepts is left alone."""
+    return CsePass(fskip)
+
+
+class CsePass(RelayPass):
+    """relay-cse, told which ops `fskip` accepts: it is asked about each call's expression."""
+
+    def __init__(self, fskip: Callable[[Expr], bool] | None) -> None:
+        super().__init__("EliminateCommonSubexpr", 3, _pass("relay-cse"))
+        self.fskip = fskip
+
+    def transform_module(self, mod: IRModule, ctx: PassContext) -> IRModule:
+        if self.fskip is None:
+            return super().transform_module(mod, ctx)
+        from xtvm.api.relay.convert import ConversionError, raise_function
+        from xtvm.passes.external_functions import host_functions
+        from xtvm.passes.relay_cse import RelayCsePass
+
+        result = mod.copy()
+        globals_ = {gv.name_hint: gv for gv in result.get_global_vars()}
+        exprs: dict[Any, Expr] = {}
+        for function in host_functions(result.xdsl):
+            try:
+                raise_function(function, globals_, result._local_functions(), exprs)
+            except ConversionError:
+                continue  # not a relay function: relay-cse merges nothing in it either
+        fskip = self.fskip
+        skipped = {id(op) for op, expr in exprs.items() if isinstance(expr, Call) and fskip(expr)}
+        self.run_on(result, RelayCsePass(skip=lambda op: id(op) in skipped))
+        return result
 
 
 class FuseOpsPass(RelayPass):
     """FuseOps: `fuse_opt_level` -1 follows the PassContext; level 0 fuses nothing (every op
-    becomes its own primitive function), as in TVM."""
+    becomes its own primitive function), as in TVM. Tensor constants are passed to the fused
+    functions as arguments unless `relay.FuseOps.link_params` (or the module's executor's
+    `link-params`) says to link them in, as in TVM."""
 
     def __init__(self, fuse_opt_level: int) -> None:
         super().__init__("FuseOps", 0, _pass("relay-fuse-ops"))
@@ -241,7 +302,10 @@ class FuseOpsPass(RelayPass):
     def transform_module(self, mod: IRModule, ctx: PassContext) -> IRModule:
         level = ctx.opt_level if self.fuse_opt_level == -1 else self.fuse_opt_level
         depth = 1 if level == 0 else int(ctx.config.get("relay.FuseOps.max_depth", 256))
-        self.make = _pass("relay-fuse-ops", max_depth=depth)
+        executor = mod.attrs.get("executor")
+        link = bool(getattr(executor, "attrs", {}).get("link-params", False))
+        link = bool(ctx.config.get("relay.FuseOps.link_params", link))
+        self.make = _pass("relay-fuse-ops", max_depth=depth, link_params=link)
         return super().transform_module(mod, ctx)
 
 

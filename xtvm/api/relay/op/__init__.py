@@ -23,6 +23,7 @@ from xtvm.api.relay.op.composed import (
     sparse_to_dense,
     stack,
 )
+from xtvm.api.relay.op.op import register_alter_op_layout as register_alter_op_layout
 from xtvm.api.relay.op.reduce import (
     all,
     any,

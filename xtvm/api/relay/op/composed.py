@@ -163,7 +163,7 @@ def arange(
     values = np.arange(
         _scalar(start, "start"), _scalar(stop, "stop"), 1 if step is None else _scalar(step, "step")
     )
-    return const(values.astype(dtype_name(dtype)))
+    return const(values, dtype_name(dtype))
 
 
 def broadcast_to_like(data: Expr, broadcast_type: Expr) -> Expr:
@@ -208,7 +208,7 @@ def one_hot(
     positions = [1] * (rank + 1)
     positions[axis] = int(depth)
     index_type = indices.checked_type.dtype  # type: ignore[union-attr]
-    grid = const(np.arange(int(depth), dtype=index_type).reshape(positions))
+    grid = const(np.arange(int(depth)).reshape(positions), index_type)
     hit = equal(expand_dims(indices, axis), grid)
     return where(hit, cast(on_value, dtype), cast(off_value, dtype))
 
@@ -224,10 +224,10 @@ def sequence_mask(data: Expr, valid_length: Expr, mask_value: float = 0.0, axis:
     lengths = [1] * len(shape)
     lengths[1 - axis] = shape[1 - axis]
     length_type = valid_length.checked_type.dtype  # type: ignore[union-attr]
-    time = const(np.arange(shape[axis], dtype=length_type).reshape(steps))
+    time = const(np.arange(shape[axis]).reshape(steps), length_type)
     keep = less(time, reshape(valid_length, lengths))
     dtype = data.checked_type.dtype  # type: ignore[union-attr]
-    return where(keep, data, const(np.array(mask_value, dtype=dtype)))
+    return where(keep, data, const(mask_value, dtype))
 
 
 def sparse_to_dense(

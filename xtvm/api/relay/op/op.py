@@ -16,6 +16,7 @@ __all__ = [
     "OpPattern",
     "get",
     "register",
+    "register_alter_op_layout",
     "register_compute",
     "register_pattern",
     "register_stateful",
@@ -68,6 +69,17 @@ def _no_kernels(kind: str) -> Callable[..., Any]:
 
 register_compute = _no_kernels("compute")
 register_strategy = _no_kernels("strategy")
+
+
+def register_alter_op_layout(
+    op_name: str, alter_layout: Callable[..., Any] | None = None, level: int = 10
+) -> Any:
+    """TVM's hook for AlterOpLayout. xtvm's AlterOpLayout packs conv2d/dense kernels itself
+    and calls no Python function, so registering one is refused rather than ignored."""
+    raise TVMError(
+        f"register_alter_op_layout({op_name!r}): xtvm's AlterOpLayout lays kernels out itself "
+        "and applies no Python alter-layout function"
+    )
 
 
 def unregister_new(before: set[str]) -> None:

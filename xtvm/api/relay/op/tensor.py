@@ -46,11 +46,11 @@ def static_shape(shape: Shape) -> tuple[int, ...]:
 
 def zeros(shape: Shape, dtype: str = "float32") -> Constant:
     """A constant of zeros (TVM has an op; with static shapes a constant is the same)."""
-    return const(np.zeros(static_shape(shape), dtype=dtype_name(dtype)))
+    return const(np.zeros(static_shape(shape)), dtype_name(dtype))
 
 
 def ones(shape: Shape, dtype: str = "float32") -> Constant:
-    return const(np.ones(static_shape(shape), dtype=dtype_name(dtype)))
+    return const(np.ones(static_shape(shape)), dtype_name(dtype))
 
 
 def full(fill_value: object, shape: Shape = (), dtype: str = "") -> Expr:
@@ -67,7 +67,7 @@ def full(fill_value: object, shape: Shape = (), dtype: str = "") -> Expr:
         from xtvm.api.relay.op.transform import broadcast_to
 
         return broadcast_to(value, static_shape(shape))
-    return const(np.full(static_shape(shape), fill_value, dtype=dtype_name(dtype or "float32")))
+    return const(np.full(static_shape(shape), fill_value), dtype_name(dtype or "float32"))
 
 
 def _like(data: Expr) -> TensorType:

@@ -260,7 +260,9 @@ def trilu(data: Expr, k: int | Expr = 0, upper: bool = True) -> Call:
     rows, cols = typ.concrete_shape[-2:]
     offsets = np.arange(cols, dtype="int64")[None, :] - np.arange(rows, dtype="int64")[:, None]
     diagonal = k if k_type.dtype == "int64" else make_call(d.CastOp, k, dtype="int64")
-    keep = make_call(d.GreaterEqualOp if upper else d.LessEqualOp, const(offsets), diagonal)
+    keep = make_call(
+        d.GreaterEqualOp if upper else d.LessEqualOp, const(offsets, "int64"), diagonal
+    )
     return make_call(d.WhereOp, keep, data, const(np.zeros((), typ.dtype)))
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from xtvm.api.ir_module import IRModule
@@ -10,9 +12,16 @@ from xtvm.api.relay.ty import TensorType
 from xtvm.runtime import ndarray as nd
 
 
-def create_workload(net: Function, seed: int = 0) -> tuple[IRModule, dict[str, nd.NDArray]]:
+def create_workload(
+    net: Function,
+    initializer: Callable[[str, np.ndarray], None] | None = None,
+    seed: int = 0,
+) -> tuple[IRModule, dict[str, nd.NDArray]]:
     """TVM's benchmark workload: `net` as a module and random weights (Xavier-uniform for
-    matrices and kernels, zeros for biases and other vectors) for every parameter but `data`."""
+    matrices and kernels, zeros for biases and other vectors) for every parameter but `data`.
+
+    An `initializer(name, array)` replaces that default: as in TVM, it fills each parameter's
+    zero-initialised array in place."""
     mod = IRModule.from_expr(net)
     rng = np.random.default_rng(seed)
     params: dict[str, nd.NDArray] = {}
@@ -22,7 +31,9 @@ def create_workload(net: Function, seed: int = 0) -> tuple[IRModule, dict[str, n
             continue
         shape = typ.concrete_shape
         value = np.zeros(shape, typ.dtype)
-        if len(shape) >= 2 and not param.name_hint.endswith(("bias", "mean", "var", "beta")):
+        if initializer is not None:
+            initializer(param.name_hint, value)
+        elif len(shape) >= 2 and not param.name_hint.endswith(("bias", "mean", "var", "beta")):
             receptive = int(np.prod(shape[2:])) if len(shape) > 2 else 1
             scale = np.sqrt(3.0 / ((shape[0] + shape[1]) * receptive / 2.0))
             value = rng.uniform(-scale, scale, shape).astype(typ.dtype)
