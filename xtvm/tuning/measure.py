@@ -82,6 +82,7 @@ class MeasureResult:
     error_msg: str = ""
     code_hash: str = ""  # of the candidate's final code ("" when not known)
     duplicate_of: int | None = None  # the config whose measurement of the same code this is
+    verdict: str = ""  # "chosen" or "rejected" by a re-check against the default (`recheck`)
 
 
 @dataclass

@@ -18,6 +18,7 @@ measured again.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import sys
 import time
@@ -28,7 +29,7 @@ from typing import Any
 
 from xtvm.tuning.measure import MeasureInput, MeasureResult, create_measure_batch, remember
 from xtvm.tuning.measure import measure_option as default_measure_option
-from xtvm.tuning.record import Record, encode, fastest, load_from_file, record_key
+from xtvm.tuning.record import CHOSEN, Record, encode, fastest, load_from_file, record_key
 from xtvm.tuning.task import Task, target_kind
 from xtvm.tuning.tuner import GATuner, NeighbourTuner, RandomTuner, Tuner, XGBTuner
 
@@ -168,7 +169,11 @@ def tune_model(
         if option is not None:
             option["runner"].close()
     if best_log is not None:
-        chosen = [r.chosen for r in results if r.chosen is not None]
+        chosen = [
+            (r.chosen[0], dataclasses.replace(r.chosen[1], verdict=CHOSEN))
+            for r in results
+            if r.chosen is not None
+        ]
         Path(best_log).write_text("".join(encode(*c) + "\n" for c in chosen))
     return results
 

@@ -35,6 +35,7 @@ from xtvm.tuning.auto_scheduler.sketch import (
     sample,
 )
 from xtvm.tuning.measure import MeasureResult
+from xtvm.tuning.recheck import RECHECK_PAIRS, recheck, thread_clock
 
 FIRST_ROUND_WIDEN = 4  # a task's first shortlist is this much longer: its screen is untrained
 MeasureCallback = Callable[[Any, Sequence[MeasureInput], Sequence[MeasureResult]], None]
@@ -87,6 +88,27 @@ class ProgramMeasurer:
         for callback in self.callbacks:
             callback(policy, inputs, results)
         return inputs, results
+
+    def recheck(self, task: TaskLike, policy: Any, pairs: int = RECHECK_PAIRS) -> State | None:
+        """Measure the policy's best against the default schedule again (`recheck.recheck`:
+        interleaved pairs, each built and timed afresh) and pass both re-check records to
+        the callbacks, the one to use marked chosen. Returns that state, or None when the
+        task has no default or its best is the default or not measured."""
+        best = policy.best_state
+        if getattr(task, "default_schedule", None) is None or best is None or best.is_default:
+            return None
+
+        def measure_pair(*states: State) -> tuple[MeasureResult, MeasureResult]:
+            jobs = [measure.MeasureInput(task.target, task, s) for s in states]  # type: ignore[arg-type]
+            first, second = self.runner.run(jobs, self.builder.build(jobs))
+            return first, second
+
+        with thread_clock(self.runner):
+            wins, on_default, on_best = recheck(DEFAULT_STATE, best, measure_pair, pairs)
+        inputs = [MeasureInput(task.workload_key, task.target, s) for s in (DEFAULT_STATE, best)]
+        for callback in self.callbacks:
+            callback(policy, inputs, [on_default, on_best])
+        return best if wins else DEFAULT_STATE
 
     def close(self) -> None:
         self.runner.close()

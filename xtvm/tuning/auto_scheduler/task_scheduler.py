@@ -111,18 +111,12 @@ class TaskScheduler:
         self.history[k].append(self.best_costs[k])
 
     def _verify(self, measurer: object) -> None:
-        """Measure the default schedule and the searched best again, one after the other,
-        for each task whose best beat its default: the default was timed at the start, the
-        best at another moment of a shared machine, and load only ever adds time, so the
-        least of two close measurements decides (records keep the least of each)."""
-        for k, policy in enumerate(self.policies):
-            best = policy.best_state
-            if DEFAULT_STATE not in policy.measured or best is None or best.is_default:
-                continue
-            _, results = measurer.measure(policy.task, policy, [DEFAULT_STATE, best])  # type: ignore[attr-defined]
-            for state, result in zip((DEFAULT_STATE, best), results, strict=True):
-                policy._note(state, cost_of(result))
-            self.best_costs[k] = policy.best_cost
+        """Re-check the searched best of each task against its default schedule
+        (`ProgramMeasurer.recheck`: interleaved pairs, the decision recorded as the chosen
+        record that `ApplyHistoryBest` applies)."""
+        for policy in self.policies:
+            if DEFAULT_STATE in policy.measured:
+                measurer.recheck(policy.task, policy)  # type: ignore[attr-defined]
 
     def _gradient(self, k: int) -> float:
         """How fast the weighted best cost of task k is expected to fall (negative is good)."""
