@@ -151,3 +151,47 @@ def test_a_chosen_record_decides_over_a_faster_timing(tmp_path: Path, winner: st
     with autotvm.apply_history_best(log):
         tuned = lowered(mod, params)
     assert (wino.workload in tuned) == (winner == "winograd")
+
+
+def test_tune_model_keeps_an_implementation_only_where_it_wins_side_by_side(
+    tmp_path: Path,
+) -> None:
+    """Made-up costs: winograd is truly faster on the 7x7 layer; direct on the 16x16 layer
+    looks faster at each config's first timing (a quiet moment) and is slower after. The
+    paired re-check keeps winograd for both layers, and the build follows it."""
+    mod, params = two_convs()
+    tasks = autotvm.task.extract_from_program(mod, params, "llvm")
+    seen: dict[tuple[str, int, int], int] = {}
+
+    def cost(inp: MeasureInput) -> float:
+        key = (inp.task.name, side(inp.task), inp.config.index)
+        before = seen[key] = seen.get(key, 0) + 1
+        if "winograd" in inp.task.name:
+            return 1e-4 if side(inp.task) == SMALL else 2e-4
+        if side(inp.task) == SMALL:
+            return 2e-4
+        return 1e-5 if before == 1 else 3e-4
+
+    def measure(inputs: Any) -> list[MeasureResult]:
+        return [MeasureResult([cost(inp)], 0, 0.0, 0.0) for inp in inputs]
+
+    log, best = tmp_path / "log.json", tmp_path / "best.json"
+    results = autotvm.tune_model(tasks, n_trial=8, per_round=2, log=log, best_log=best,
+                                 measure=measure)  # fmt: skip
+    used = {(r.task.name.split("_nhwc")[0], side(r.task)): r.used for r in results}
+    assert used == {
+        ("conv2d", SMALL): True,
+        ("conv2d_winograd", SMALL): True,
+        ("conv2d", LARGE): False,  # its records say 1e-5, its re-check 3e-4
+        ("conv2d_winograd", LARGE): True,
+    }
+    verdicts = [r.verdict for _, r in autotvm.record.load_from_file(log) if r.verdict]
+    assert sorted(verdicts) == ["chosen", "chosen", "rejected", "rejected"]  # two layers
+    decided = list(autotvm.record.load_from_file(best))
+    assert len(decided) == 3 and all(r.verdict == "chosen" for _, r in decided)
+    by = {(t.name.split("_nhwc")[0], side(t)): t for t in tasks}
+    with autotvm.apply_history_best(best):
+        tuned = lowered(mod, params)
+    assert by["conv2d_winograd", SMALL].workload in tuned
+    assert by["conv2d_winograd", LARGE].workload in tuned
+    assert by["conv2d", SMALL].workload not in tuned and by["conv2d", LARGE].workload not in tuned

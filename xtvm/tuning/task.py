@@ -165,6 +165,10 @@ class Task:
         self.target = str(target) if target is not None else "llvm"
         self._space: ConfigSpace | None = None
         self.calls = 1  # kernels of the model with this workload (`extract_from_program`)
+        # the workloads of every implementation of its layer (itself included) when the
+        # layer has several, and whether this one is built without records
+        self.implementations: tuple[Workload, ...] = ()
+        self.built_by_default = True
 
     @property
     def workload(self) -> Workload:
@@ -289,10 +293,12 @@ class TracingContext(DispatchContext):
         self.kernel = ""
         # workloads of implementations an op could be built with: the layers offering each
         self.alternatives: dict[Workload, int] = {}
+        self.groups: dict[Workload, tuple[Workload, ...]] = {}  # each one's layer's all
 
     def note_alternatives(self, workloads: Sequence[Workload]) -> None:
         for workload in workloads:
             self.alternatives[workload] = self.alternatives.get(workload, 0) + 1
+            self.groups[workload] = tuple(workloads)
 
     def _note_kernel(self, name: str, *_: object) -> None:
         self.kernel = name
@@ -355,6 +361,8 @@ def extract_from_program(
             task.calls = max(1, sum(calls.get(k, 0) for k in tracing.kernels[workload]))
         else:  # an implementation not built: weighted by the layers that could use it
             task.calls = tracing.alternatives[workload]
+            task.built_by_default = False
+        task.implementations = tracing.groups.get(workload, ())
         tasks.append(task)
     return tasks
 

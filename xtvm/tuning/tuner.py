@@ -99,6 +99,8 @@ class Tuner:
             index = inp.config.index
             if record_key(inp) != key or index in self.visited or not 0 <= index < len(self.space):
                 continue
+            if result.verdict:
+                continue  # a re-check's measurement, not a trial
             if self.space.get(index) != inp.config:
                 continue  # the template's knobs changed since
             taken.append((inp, result))
@@ -123,7 +125,7 @@ class Tuner:
         remember(option.setdefault("measured", {}), self.history)  # their code is measured
         measure = create_measure_batch(option)
         batch_size = option["builder"].n_parallel
-        best_trial = 0
+        best_trial = started = self.trial
         try:
             while self.trial < n_trial and self.has_next():
                 configs = self.next_batch(min(batch_size, n_trial - self.trial))
@@ -139,7 +141,7 @@ class Tuner:
                     callback(self, inputs, results)
                 if early_stopping is not None and self.trial - best_trial >= early_stopping:
                     break
-            if recheck > 0:
+            if recheck > 0 and self.trial > started:  # a resumed run with nothing new: done
                 checked = self.recheck(option, recheck)
                 for callback in callbacks if checked else ():
                     callback(self, [c[0] for c in checked], [c[1] for c in checked])

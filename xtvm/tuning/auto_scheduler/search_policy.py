@@ -89,6 +89,11 @@ class ProgramMeasurer:
             callback(policy, inputs, results)
         return inputs, results
 
+    def run_states(self, task: TaskLike, states: Sequence[State]) -> list[MeasureResult]:
+        """Build and time `states` of `task` (no callbacks: not trials)."""
+        jobs = [measure.MeasureInput(task.target, task, s) for s in states]  # type: ignore[arg-type]
+        return self.runner.run(jobs, self.builder.build(jobs))
+
     def recheck(self, task: TaskLike, policy: Any, pairs: int = RECHECK_PAIRS) -> State | None:
         """Measure the policy's best against the default schedule again (`recheck.recheck`:
         interleaved pairs, each built and timed afresh) and pass both re-check records to
@@ -99,12 +104,13 @@ class ProgramMeasurer:
             return None
 
         def measure_pair(*states: State) -> tuple[MeasureResult, MeasureResult]:
-            jobs = [measure.MeasureInput(task.target, task, s) for s in states]  # type: ignore[arg-type]
-            first, second = self.runner.run(jobs, self.builder.build(jobs))
+            first, second = self.run_states(task, states)
             return first, second
 
-        with thread_clock(self.runner):
+        with thread_clock(getattr(self, "runner", None)):
             wins, on_default, on_best = recheck(DEFAULT_STATE, best, measure_pair, pairs)
+        policy._note(DEFAULT_STATE, cost_of(on_default))  # the policy learns the fresh costs
+        policy._note(best, cost_of(on_best))
         inputs = [MeasureInput(task.workload_key, task.target, s) for s in (DEFAULT_STATE, best)]
         for callback in self.callbacks:
             callback(policy, inputs, [on_default, on_best])

@@ -87,7 +87,8 @@ class TaskScheduler:
             if not records:
                 continue
             self.policies[k].preload(records)
-            trials = sum(not inp.state.is_default for inp, _ in records)  # not the baseline
+            # not the baseline, nor a re-check against it
+            trials = sum(not inp.state.is_default and not r.verdict for inp, r in records)
             self.policies[k].trials = trials
             self.task_cts[k] = trials
             self.ct += trials
@@ -114,9 +115,13 @@ class TaskScheduler:
         """Re-check the searched best of each task against its default schedule
         (`ProgramMeasurer.recheck`: interleaved pairs, the decision recorded as the chosen
         record that `ApplyHistoryBest` applies)."""
-        for policy in self.policies:
-            if DEFAULT_STATE in policy.measured:
-                measurer.recheck(policy.task, policy)  # type: ignore[attr-defined]
+        for k, policy in enumerate(self.policies):
+            if DEFAULT_STATE not in policy.measured:
+                continue
+            chosen = measurer.recheck(policy.task, policy)  # type: ignore[attr-defined]
+            if chosen is not None and chosen.is_default:  # the default stays
+                policy.best_state, policy.best_cost = DEFAULT_STATE, policy.measured[DEFAULT_STATE]
+            self.best_costs[k] = policy.best_cost
 
     def _gradient(self, k: int) -> float:
         """How fast the weighted best cost of task k is expected to fall (negative is good)."""
