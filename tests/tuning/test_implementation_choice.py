@@ -195,3 +195,22 @@ def test_tune_model_keeps_an_implementation_only_where_it_wins_side_by_side(
     assert by["conv2d_winograd", SMALL].workload in tuned
     assert by["conv2d_winograd", LARGE].workload in tuned
     assert by["conv2d", SMALL].workload not in tuned and by["conv2d", LARGE].workload not in tuned
+
+
+def test_an_implementation_far_slower_than_its_layers_gets_trials_last() -> None:
+    mod, params = two_convs()
+    tasks = autotvm.task.extract_from_program(mod, params, "llvm")
+
+    def measure(inputs: Any) -> list[MeasureResult]:
+        costs = []
+        for inp in inputs:
+            winograd, large = "winograd" in inp.task.name, side(inp.task) == LARGE
+            slow = large and not winograd  # direct on the large layer: 5x its winograd
+            costs.append(1e-3 if slow else 2e-4 * (1 + inp.config.index % 7 / 10))
+        return [MeasureResult([c], 0, 0.0, 0.0) for c in costs]
+
+    results = autotvm.tune_model(tasks, n_trial=16, per_round=2, measure=measure)
+    trials = {(r.task.name.split("_nhwc")[0], side(r.task)): len(r.history) for r in results}
+    # its default only (and the re-checks against the other implementation's best)
+    assert trials["conv2d", LARGE] == 1, trials
+    assert all(n > 1 for key, n in trials.items() if key != ("conv2d", LARGE)), trials

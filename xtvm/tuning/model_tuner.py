@@ -13,7 +13,8 @@ and over all measurements of each, each measurement counting its fastest repeat 
 shared machine only adds time to a run). A layer with several implementations (a 3x3
 conv2d, direct or winograd: a task each) then has the decided config of each implementation
 not built by default measured against that of the default one in interleaved pairs
-(`choose_implementations`); only a winner is kept. `best_log` gets
+(`choose_implementations`); only a winner is kept (an implementation more than
+`ALTERNATIVE_HOPE` slower than its layer's gets trials last). `best_log` gets
 one record per task, the decided one, for `apply_history_best`: a build with it is never
 slower than the default build as measured. `log` resumes: its records of a task are not
 measured again.
@@ -38,6 +39,10 @@ from xtvm.tuning.task import Task, target_kind
 from xtvm.tuning.tuner import GATuner, NeighbourTuner, RandomTuner, Tuner, XGBTuner
 
 Measure = Callable[[Sequence[MeasureInput]], list[MeasureResult]]
+# An implementation not built by default whose best is slower than its layer's default one
+# by more than this gets trials only when no other task wants them: tuning rarely closes a
+# gap of an algorithm (direct against winograd on a large layer is 2x).
+ALTERNATIVE_HOPE = 1.3
 TUNERS: dict[str, Callable[[Task, int], Tuner]] = {
     "neighbour": lambda task, seed: NeighbourTuner(task, seed=seed),
     "xgb": lambda task, seed: XGBTuner(task, plan_size=8, seed=seed),
@@ -154,10 +159,14 @@ def tune_model(
                 note(r, run(r, [r.task.config_space.get(r.default_index)]))
                 r.tuner.visited.add(r.default_index)
 
+        rival = default_implementations(results)
+
         def gain(k: int) -> float:
             best = results[k].tuner.best_cost
             if not math.isfinite(best):
                 return math.inf  # nothing measured works yet
+            if k in rival and best > ALTERNATIVE_HOPE * results[rival[k]].tuner.best_cost:
+                return 0.0  # an implementation far slower than its layer's: trials last
             return weights[k] * best / (results[k].rounds + 1)
 
         while trials < n_trial and time.monotonic() < deadline:
@@ -193,6 +202,20 @@ def tune_model(
         ]
         Path(best_log).write_text("".join(encode(*c) + "\n" for c in chosen))
     return results
+
+
+def default_implementations(results: Sequence[TaskResult]) -> dict[int, int]:
+    """For each task of an implementation not built by default, the index of its layer's
+    task that is."""
+    index = {r.task.workload: k for k, r in enumerate(results)}
+    found = {}
+    for k, r in enumerate(results):
+        if not r.task.built_by_default:
+            for workload in r.task.implementations:
+                j = index.get(workload)
+                if j is not None and results[j].task.built_by_default:
+                    found[k] = j
+    return found
 
 
 def choose_implementations(
