@@ -52,8 +52,7 @@ class TaskLike(Protocol):
 
 class LocalRunner(measure.LocalRunner):
     """AutoTVM's runner with TVM's auto_scheduler arguments and defaults (at least 100 ms a
-    measurement). `enable_cpu_cache_flush` is accepted for TVM's scripts; caches are not
-    flushed between runs."""
+    measurement); `enable_cpu_cache_flush` evicts the caches before each run, as TVM's."""
 
     def __init__(
         self,
@@ -64,7 +63,10 @@ class LocalRunner(measure.LocalRunner):
         cooldown_interval: float = 0.0,
         enable_cpu_cache_flush: bool = False,
     ) -> None:
-        super().__init__(number, repeat, min_repeat_ms, timeout, cooldown_interval)
+        super().__init__(
+            number, repeat, min_repeat_ms, timeout, cooldown_interval,
+            cache_flush=enable_cpu_cache_flush,
+        )  # fmt: skip
 
 
 class ProgramMeasurer:
