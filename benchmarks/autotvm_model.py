@@ -60,9 +60,24 @@ thread-clock measurements and every best re-checked against its default:
   320 of the 549 trials went to those (hence `ALTERNATIVE_HOPE` since). Whole model,
   interleaved, thread clock: median 13.54 -> 14.12 ms (0.96x), fastest 12.92 -> 13.41 ms;
   wall clock medians 48.9 -> 52.9 ms (the load). A rebuild lowers alike, identical outputs.
-  The kernels' isolated gains do not show in the model. A likely cause, not verified: a
-  kernel timed alone runs on inputs and weights left in cache by its previous run, while in
-  the model its 9 MB of weights come cold from memory.
+  The kernels' isolated gains do not show in the model: a build with the 7x7x512 record
+  alone is 1.1-1.4 ms slower than the default build (thread-clock medians 14.35 -> 15.39
+  ms), though that kernel timed alone was 0.3 ms a call faster. Timed alone, a kernel ran
+  on inputs and weights its previous run left in cache; in the model its 9 MB of weights
+  come from memory. Hence `cache_flush` (on by default here since).
+- Same records, `--minutes 0` (every decision re-checked again, no new trials), unflushed:
+  the 7x7x512 schedule kept (1.34x alone), winograd 56x56/14x14 back to their defaults;
+  whole model 13.20 -> 13.95 ms (0.95x). Flushed: the 7x7x512 schedule only 1.00x (1.196
+  -> 1.192 ms), and winograd for the 7x7x512 layers *won* its re-check against the direct
+  one (1.144 against 1.192 ms, so the build uses it); whole model, thread clock, median
+  15.14 -> 15.45 ms (0.98x), fastest run 14.40 -> 14.39 ms (1.00x); wall 0.95x at load 10.
+  Outputs within 2.3e-10 of the default build's (winograd rounds differently).
+- squeezenet, `--minutes 12` (not flushed; load 10 -> 4): 22 tasks, 254 measurements in
+  797 s. The four direct alternatives of its winograd layers were 1.3-2.8x slower at their
+  defaults and got one trial each (`ALTERNATIVE_HOPE`); winograd 13x13x48 1.22x, the 1000-
+  class conv2d 1.10x; kernel time saved 0.15 ms. Whole model, thread clock, median 3.455 ->
+  3.400 ms (1.02x), fastest 3.207 -> 3.093 ms (1.04x); wall 0.99x. Identical outputs.
+- The goal, 1.2x in 30 minutes, is not met by either model.
 """
 
 from __future__ import annotations
