@@ -39,9 +39,14 @@ THREADS = (1, 2)
 
 
 def interleaved_samples(
-    fns: list[Callable[[], Any]], repeat: int, interleave: bool = True
+    fns: list[Callable[[], Any]],
+    repeat: int,
+    interleave: bool = True,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> list[list[float]]:
-    """`repeat` wall times of each of `fns` (after one warm-up call each).
+    """`repeat` wall times of each of `fns` (after one warm-up call each); with `clock=
+    time.thread_time`, the calling thread's CPU times (at one thread: what other processes'
+    load does not change).
 
     With `interleave`, the calls run in blocks of about 0.1 s of each function in turn: on a
     shared machine whose load drifts, both sides of a ratio see the same conditions instead
@@ -57,9 +62,9 @@ def interleaved_samples(
             time.sleep(0.3)
             fn()
             for _ in range(min(block, repeat - len(samples))):
-                start = time.perf_counter()
+                start = clock()
                 fn()
-                samples.append(time.perf_counter() - start)
+                samples.append(clock() - start)
     return times
 
 

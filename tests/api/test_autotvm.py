@@ -110,9 +110,9 @@ def test_tune_log_reload_and_apply_history_best(tmp_path: Path) -> None:
         autotvm.callback.progress_bar(3, stream=Lines()),  # type: ignore[arg-type]
     ]
     grid = autotvm.GridSearchTuner(task)
-    grid.tune(n_trial=3, measure_option=option, callbacks=callbacks)
+    grid.tune(n_trial=3, measure_option=option, callbacks=callbacks, recheck=0)
     random = autotvm.RandomTuner(task, seed=1)
-    random.tune(n_trial=2, measure_option=option, callbacks=callbacks)
+    random.tune(n_trial=2, measure_option=option, callbacks=callbacks, recheck=0)
     assert len(progress) == 5 and "Progress: (3/3)" in progress[2]
 
     lines = log.read_text().splitlines()
@@ -163,6 +163,33 @@ def test_packed_weight_panels_compute_the_product(shape: tuple[int, int, int]) -
         timer.time_evaluator(timer.entry_name, clock="cpu")(a, b, c)
     with pytest.raises(ValueError, match="unknown clock 'cpu'"):
         autotvm.LocalRunner(clock="cpu")
+
+
+def test_cache_flush_runs_untimed_before_each_call(tmp_path: Path) -> None:
+    from xtvm.runtime.module import time_function
+
+    flushes, calls = [], []
+
+    def flush() -> None:  # 50 ms of the thread's CPU: far more than the call
+        flushes.append(len(calls))
+        end = time.thread_time() + 0.05
+        while time.thread_time() < end:
+            pass
+
+    result = time_function(lambda: calls.append(1), 3, 2, clock="thread", flush=flush)
+    assert len(result.results) == 2 and max(result.results) < 0.01  # the flush is not timed
+    assert flushes == [1, 2, 3, 4, 5, 6]  # before each timed call (after the warm-up)
+
+    # a runner that evicts the caches measures a real candidate
+    task = autotvm.task.create("matmul.llvm", args=(16, 16, 32), target="llvm")
+    runner = autotvm.LocalRunner(**MEASURE, cache_flush=True)
+    option = autotvm.measure_option(builder=autotvm.LocalBuilder(), runner=runner)
+    log = tmp_path / "flushed.log"
+    autotvm.GridSearchTuner(task).tune(
+        1, option, callbacks=[autotvm.callback.log_to_file(log)], recheck=0
+    )
+    ((_, measured),) = autotvm.record.load_from_file(log)
+    assert measured.error_no == 0 and min(measured.costs) > 0
 
 
 @autotvm.template("test.flaky_matmul")

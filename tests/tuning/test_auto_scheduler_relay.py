@@ -64,11 +64,13 @@ def test_extract_tasks_tune_and_build_with_the_best_records(
 
     # each task measured its kernel's default schedule first: the baseline (not a trial)
     records = list(auto_scheduler.load_records(log))
-    baselines = [(inp, r) for inp, r in records if inp.state.is_default]
+    baselines = [(inp, r) for inp, r in records if inp.state.is_default and not r.verdict]
     assert sorted(inp.workload_key for inp, _ in baselines) == sorted(t.workload_key for t in tasks)
     assert all(r.error_no == 0 and r.costs for _, r in baselines), baselines
-    assert len(records) == 4 * len(tasks)
-    searched = [(inp, r) for inp, r in records if not inp.state.is_default]
+    rechecks = [r.verdict for _, r in records if r.verdict]  # a best against its default
+    assert len(records) == 4 * len(tasks) + len(rechecks) and len(rechecks) % 2 == 0
+    assert rechecks.count("chosen") == rechecks.count("rejected")
+    searched = [(inp, r) for inp, r in records if not inp.state.is_default and not r.verdict]
 
     default = kernel_text(mod, params, "fused_nn_batch_matmul")
     with auto_scheduler.ApplyHistoryBest([]):

@@ -56,7 +56,8 @@ def tune_grid(task: Any, trials: int, log: Path, history: Sequence[Any] = ()) ->
     option = autotvm.measure_option(builder=autotvm.LocalBuilder(), runner=runner)
     tuner = autotvm.GridSearchTuner(task)
     tuner.load_history(history)
-    tuner.tune(n_trial=trials, measure_option=option, callbacks=[autotvm.callback.log_to_file(log)])
+    log_to = [autotvm.callback.log_to_file(log)]
+    tuner.tune(n_trial=trials, measure_option=option, callbacks=log_to, recheck=0)
     return runner
 
 

@@ -17,6 +17,9 @@ Stride-1 3x3 convolutions with enough tiles become Winograd F(4x4, 3x3) convolut
 winograd): the kernel is transformed here, once, and packed in blocks of output channels;
 each call then does 36 products per 16 outputs and channel pair instead of 144. See
 `winograd_blocking` for which ones; the `winograd=false` option keeps direct convolutions.
+A layer that could be either (winograd with fewer tiles too) asks
+`topi.dispatch.choose_implementation`: inside `autotvm.apply_history_best`, the one whose
+tuned record is fastest is built, as TVM's strategy picks among an op's implementations.
 
 Only constant kernels change (packed at compile time, as `relay-convert-layout` transposes
 them): a kernel known at run time would pay the packing on every call. Grouped convolutions,
@@ -38,6 +41,7 @@ from xtvm.ir import winograd
 from xtvm.passes.external_functions import host_functions
 from xtvm.passes.relay_infer_types import infer_op
 from xtvm.runtime.relay_interpreter import transform_layout
+from xtvm.topi.dispatch import choose_implementation
 from xtvm.topi.schedule import NHWC_CHANNELS, VECTOR_LANES, nhwc_channel_block
 from xtvm.topi.winograd import COLUMNS, LANES
 
@@ -45,6 +49,9 @@ WINOGRAD_TILE = 4
 # Fewer output tiles than this (7x7 outputs have 4) and the transformed kernel, 4x the
 # kernel's size, is read for too few products: the layer is bound by memory, not arithmetic.
 WINOGRAD_MIN_TILES = 16
+# A tuned record may choose winograd from this many tiles (7x7 outputs: 4); below it the
+# transforms outweigh any saving, and the alternative is not offered.
+WINOGRAD_TUNED_MIN_TILES = 4
 
 HWIO = relay.Layout.parse("HWIO")
 
@@ -91,13 +98,14 @@ def pack_kernel(op: relay.Conv2dOp, block: int, channels: int) -> None:
         infer_op(sliced)
 
 
-def winograd_blocking(op: relay.Conv2dOp) -> int | None:
+def winograd_blocking(op: relay.Conv2dOp, any_tiles: bool = False) -> int | None:
     """The output-channel block of `op`'s winograd kernel, or None to keep it direct.
 
     Winograd takes float32 NHWC conv2ds with a constant HWIO 3x3 kernel, stride 1, no
     dilation or groups; input channels a multiple of the transforms' vector (LANES), output
     channels of whole vectors (blocks of COLUMNS, else LANES) and at least
-    WINOGRAD_MIN_TILES output tiles.
+    WINOGRAD_MIN_TILES output tiles (WINOGRAD_TUNED_MIN_TILES with `any_tiles`: what a tuned
+    record may choose).
     """
     if op.data_layout.data != "NHWC" or op.kernel_layout.data != HWIO.text:
         return None
@@ -109,11 +117,41 @@ def winograd_blocking(op: relay.Conv2dOp) -> int | None:
     kh, kw, channels, out_channels = op.weight.type.get_shape()
     if (kh, kw) != (3, 3) or op.weight.type.element_type != Float32Type():
         return None
-    _, out_h, out_w, _ = op.result.type.get_shape()
-    tiles = -(-out_h // WINOGRAD_TILE) * -(-out_w // WINOGRAD_TILE)
-    if channels % LANES or tiles < WINOGRAD_MIN_TILES:
+    least = WINOGRAD_TUNED_MIN_TILES if any_tiles else WINOGRAD_MIN_TILES
+    if channels % LANES or winograd_tiles(op) < least:
         return None
     return next((b for b in (COLUMNS, LANES) if out_channels % b == 0), None)
+
+
+def winograd_tiles(op: relay.Conv2dOp) -> int:
+    """The output tiles of `op` as a winograd conv2d (per batch)."""
+    assert isinstance(op.result.type, TensorType)
+    _, out_h, out_w, _ = op.result.type.get_shape()
+    return -(-out_h // WINOGRAD_TILE) * -(-out_w // WINOGRAD_TILE)
+
+
+def shape_of(value: object) -> tuple[int, ...]:
+    assert isinstance(value.type, TensorType)  # type: ignore[attr-defined]
+    return tuple(value.type.get_shape())  # type: ignore[attr-defined]
+
+
+def implementations(op: relay.Conv2dOp, block: int) -> list[tuple[str, tuple[object, ...]]]:
+    """The two ways to build `op` (winograd with kernel blocks of `block`, or direct with its
+    kernel packed as `blocking_of` says), each named with the `workload` attribute that its
+    TOPI compute carries: what a tuned record is looked up by."""
+    data = shape_of(op.data)
+    kh, kw, channels, out_channels = shape_of(op.weight)
+    padding = relay.array_values(op.padding)
+    alpha = WINOGRAD_TILE + 2
+    packed = (alpha, alpha, out_channels // block, channels, block)
+    winograd_workload = ("conv2d_winograd", data, packed, WINOGRAD_TILE, padding, "float32")
+    blocking = blocking_of(op)
+    kernel, layout = (kh, kw, channels, out_channels), HWIO.text
+    if blocking is not None:
+        kernel = (blocking[1] // blocking[0], kh, kw, channels, blocking[0])
+        layout = f"OHWI{blocking[0]}o"
+    direct = ("conv2d", data, kernel, (1, 1), padding, (1, 1), 1, "NHWC", layout, "float32")
+    return [("winograd", winograd_workload), ("direct", direct)]
 
 
 def to_winograd(op: relay.Conv2dOp, block: int) -> None:
@@ -144,10 +182,12 @@ class RelayAlterOpLayoutPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for function in host_functions(op):
             for conv in [c for c in function.walk() if isinstance(c, relay.Conv2dOp)]:
-                block = winograd_blocking(conv) if self.winograd else None
+                block = winograd_blocking(conv, any_tiles=True) if self.winograd else None
                 if block is not None:
-                    to_winograd(conv, block)
-                    continue
+                    default = "winograd" if winograd_blocking(conv) else "direct"
+                    if choose_implementation(implementations(conv, block), default) == "winograd":
+                        to_winograd(conv, block)
+                        continue
                 blocking = blocking_of(conv)
                 if blocking is not None:
                     pack_kernel(conv, *blocking)

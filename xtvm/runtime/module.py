@@ -371,10 +371,13 @@ def time_function(
     repeat: int = 1,
     min_repeat_ms: float = 0,
     clock: str = "wall",
+    flush: Callable[[], object] | None = None,
 ) -> BenchmarkResult:
     """Seconds per call: `repeat` measurements of `number` calls (more if under min_repeat_ms).
     `clock="thread"` counts the calling thread's CPU time, not the time it waited for a core:
-    on a shared machine, what a kernel run on that thread alone (one thread) costs."""
+    on a shared machine, what a kernel run on that thread alone (one thread) costs. `flush`,
+    called untimed before each call, evicts the caches: each call then reads its inputs and
+    weights from memory, as a kernel does inside a model (TVM's `enable_cpu_cache_flush`)."""
     if clock not in CLOCKS:
         raise ValueError(f"unknown clock '{clock}' ({', '.join(CLOCKS)})")
     now = CLOCKS[clock]
@@ -383,10 +386,17 @@ def time_function(
     for _ in range(repeat):
         count = number
         while True:
-            start = now()
-            for _ in range(count):
+            elapsed = 0.0
+            if flush is None:
+                start = now()
+                for _ in range(count):
+                    call()
+                elapsed = now() - start
+            for _ in range(count if flush is not None else 0):
+                flush()
+                start = now()
                 call()
-            elapsed = now() - start
+                elapsed += now() - start
             if elapsed * 1e3 >= min_repeat_ms or min_repeat_ms <= 0:
                 break
             count *= 2
@@ -475,6 +485,7 @@ class Module:
         repeat: int = 1,
         min_repeat_ms: float = 0,
         clock: str = "wall",
+        flush: Callable[[], object] | None = None,
     ) -> Callable[..., BenchmarkResult]:
         """A function that times `name` called with its arguments: `repeat` results of the
         mean seconds over `number` calls (kernels called directly, their arguments converted
@@ -486,7 +497,9 @@ class Module:
                 return time_function(lambda: function(*args), number, repeat, min_repeat_ms)
             converted = function.convert(args)
             raw = function._function
-            return time_function(lambda: raw(*converted), number, repeat, min_repeat_ms, clock)
+            return time_function(
+                lambda: raw(*converted), number, repeat, min_repeat_ms, clock, flush
+            )
 
         return evaluate
 

@@ -9,6 +9,12 @@
   schedule the stage itself (a config found by AutoTVM, `autotvm.apply_history_best`) and say
   so by returning True; when none does, the stage gets the strategy's default schedule.
 
+An op with several implementations (a 3x3 conv2d: direct or winograd) asks
+`choose_implementation(candidates, default)` which one to build, each candidate named with the
+`workload` attribute its TOPI compute would carry: each function in `IMPLEMENTATION_CHOICES`
+may pick one (the one whose tuned record is fastest, as TVM's `select_implementation` does
+inside an AutoTVM dispatch context) or say nothing; when none picks, `default` stays.
+
 The tuning layer sits above the compiler, so it registers here instead of being imported (an
 inversion of the dependency).
 """
@@ -26,6 +32,9 @@ TunedKernel = Callable[
     "te.Schedule | None",
 ]
 TUNED_KERNELS: list[TunedKernel] = []
+# (implementation name, its compute's `workload` attribute) of each candidate -> a name or None
+Candidates = Sequence[tuple[str, tuple[object, ...]]]
+IMPLEMENTATION_CHOICES: list[Callable[[Candidates], str | None]] = []
 
 
 def schedule_tuned(s: te.Schedule, t: te.Tensor, target: str) -> bool:
@@ -48,3 +57,14 @@ def schedule_tuned_kernel(
         if s is not None:
             return s
     return None
+
+
+def choose_implementation(candidates: Candidates, default: str) -> str:
+    """The implementation to build of an op with several `candidates` (see the module
+    docstring): the first registered function's pick, else `default`."""
+    names = {name for name, _ in candidates}
+    for choose in IMPLEMENTATION_CHOICES:
+        picked = choose(candidates)
+        if picked is not None and picked in names:
+            return picked
+    return default

@@ -45,6 +45,7 @@ from xtvm.tuning.space import ConfigEntity
 from xtvm.tuning.task import Task
 
 ENTRY = "default_function"
+FLUSH_BYTES = 64 << 20  # written between timed runs with `cache_flush`: twice a large L3
 WORKER_START_S = 30  # more time for a fresh runner worker's first reply (it imports xtvm)
 
 
@@ -82,6 +83,7 @@ class MeasureResult:
     error_msg: str = ""
     code_hash: str = ""  # of the candidate's final code ("" when not known)
     duplicate_of: int | None = None  # the config whose measurement of the same code this is
+    verdict: str = ""  # "chosen" or "rejected" by a re-check against the default (`recheck`)
 
 
 @dataclass
@@ -239,7 +241,9 @@ class LocalRunner:
     """Time each built candidate in a worker process: `repeat` measurements of `number`
     runs each (longer while under `min_repeat_ms`), at most `timeout` seconds a candidate.
     `clock="thread"` times the worker thread's CPU time (`time_function`): at one thread on
-    a shared machine, the candidates compare by what they cost, not by the load."""
+    a shared machine, the candidates compare by what they cost, not by the load. With
+    `cache_flush`, caches are evicted before each run (untimed): the kernel reads its inputs
+    and weights from memory, as inside a model, not from the cache its last run filled."""
 
     def __init__(
         self,
@@ -249,8 +253,10 @@ class LocalRunner:
         timeout: float = 10,
         cooldown_interval: float = 0.0,
         clock: str = "wall",
+        cache_flush: bool = False,
     ) -> None:
         self.number = number
+        self.cache_flush = cache_flush
         self.repeat = repeat
         self.min_repeat_ms = min_repeat_ms
         self.timeout = timeout
@@ -306,6 +312,7 @@ class LocalRunner:
             "repeat": self.repeat,
             "min_repeat_ms": self.min_repeat_ms,
             "clock": self.clock,
+            "flush": self.cache_flush,
         }
         worker = self._start()
         assert worker.stdin is not None and worker.stdout is not None
@@ -396,6 +403,11 @@ def serve_runs() -> None:
     from xtvm.runtime.loader import load_module
 
     rng = np.random.default_rng(0)
+    polluter = np.zeros(FLUSH_BYTES // 4, np.float32)
+
+    def evict() -> None:
+        polluter[::16] += 1.0  # a write to every cache line: the caches hold this instead
+
     out = sys.stdout.buffer
     sys.stdout = sys.stderr  # kernels' prints must not mix with the replies
     for line in sys.stdin.buffer:
@@ -411,6 +423,7 @@ def serve_runs() -> None:
                 repeat=request["repeat"],
                 min_repeat_ms=request["min_repeat_ms"],
                 clock=request.get("clock", "wall"),
+                flush=evict if request.get("flush") else None,
             )
             reply: dict[str, Any] = {"costs": timer(*arrays).results}
         except Exception:

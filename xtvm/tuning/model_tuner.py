@@ -10,7 +10,11 @@ task's default config first (the schedule an untuned build gets), then gives rou
 (trials or seconds) the best config of each task that beat its default is measured again
 next to the default (`verify`): the default stays unless its rival wins both side by side
 and over all measurements of each, each measurement counting its fastest repeat (load on a
-shared machine only adds time to a run). `best_log` gets
+shared machine only adds time to a run). A layer with several implementations (a 3x3
+conv2d, direct or winograd: a task each) then has the decided config of each implementation
+not built by default measured against that of the default one in interleaved pairs
+(`choose_implementations`); only a winner is kept (an implementation more than
+`ALTERNATIVE_HOPE` slower than its layer's gets trials last). `best_log` gets
 one record per task, the decided one, for `apply_history_best`: a build with it is never
 slower than the default build as measured. `log` resumes: its records of a task are not
 measured again.
@@ -18,6 +22,7 @@ measured again.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import sys
 import time
@@ -28,11 +33,16 @@ from typing import Any
 
 from xtvm.tuning.measure import MeasureInput, MeasureResult, create_measure_batch, remember
 from xtvm.tuning.measure import measure_option as default_measure_option
-from xtvm.tuning.record import Record, encode, fastest, load_from_file, record_key
+from xtvm.tuning.recheck import RECHECK_PAIRS, recheck, thread_clock
+from xtvm.tuning.record import CHOSEN, Record, encode, fastest, load_from_file, record_key
 from xtvm.tuning.task import Task, target_kind
 from xtvm.tuning.tuner import GATuner, NeighbourTuner, RandomTuner, Tuner, XGBTuner
 
 Measure = Callable[[Sequence[MeasureInput]], list[MeasureResult]]
+# An implementation not built by default whose best is slower than its layer's default one
+# by more than this gets trials only when no other task wants them: tuning rarely closes a
+# gap of an algorithm (direct against winograd on a large layer is 2x).
+ALTERNATIVE_HOPE = 1.3
 TUNERS: dict[str, Callable[[Task, int], Tuner]] = {
     "neighbour": lambda task, seed: NeighbourTuner(task, seed=seed),
     "xgb": lambda task, seed: XGBTuner(task, plan_size=8, seed=seed),
@@ -51,6 +61,7 @@ class TaskResult:
     rounds: int = 0
     default: Record | None = None  # the default config's (least) measurement
     chosen: Record | None = None  # what `best_log` holds: the default unless beaten
+    used: bool = True  # False: an implementation of a layer that lost to its default one
     history: list[Record] = field(default_factory=list)
 
     @property
@@ -115,6 +126,14 @@ def tune_model(
                 out.writelines(encode(*m) + "\n" for m in measured)
         return measured
 
+    def fresh_pair(a: MeasureInput, b: MeasureInput) -> tuple[MeasureResult, MeasureResult]:
+        """Both built and timed anew (nothing copied from earlier measurements)."""
+        assert measure is not None
+        batch = measure if option is None else create_measure_batch({**option, "measured": {}})
+        with thread_clock(None if option is None else option["runner"]):
+            first, second = batch([a, b])
+        return first, second
+
     def note(r: TaskResult, measured: Sequence[Record]) -> None:
         for inp, result in measured:
             r.tuner.note(inp, result)
@@ -140,10 +159,14 @@ def tune_model(
                 note(r, run(r, [r.task.config_space.get(r.default_index)]))
                 r.tuner.visited.add(r.default_index)
 
+        rival = default_implementations(results)
+
         def gain(k: int) -> float:
             best = results[k].tuner.best_cost
             if not math.isfinite(best):
                 return math.inf  # nothing measured works yet
+            if k in rival and best > ALTERNATIVE_HOPE * results[rival[k]].tuner.best_cost:
+                return 0.0  # an implementation far slower than its layer's: trials last
             return weights[k] * best / (results[k].rounds + 1)
 
         while trials < n_trial and time.monotonic() < deadline:
@@ -164,13 +187,68 @@ def tune_model(
                 )
         for r in results:
             verify(r, run)
+        checked = choose_implementations(results, fresh_pair)
+        if log is not None:
+            with Path(log).open("a") as out:
+                out.writelines(encode(*m) + "\n" for m in checked)
     finally:
         if option is not None:
             option["runner"].close()
     if best_log is not None:
-        chosen = [r.chosen for r in results if r.chosen is not None]
+        chosen = [
+            (r.chosen[0], dataclasses.replace(r.chosen[1], verdict=CHOSEN))
+            for r in results
+            if r.chosen is not None and r.used
+        ]
         Path(best_log).write_text("".join(encode(*c) + "\n" for c in chosen))
     return results
+
+
+def default_implementations(results: Sequence[TaskResult]) -> dict[int, int]:
+    """For each task of an implementation not built by default, the index of its layer's
+    task that is."""
+    index = {r.task.workload: k for k, r in enumerate(results)}
+    found = {}
+    for k, r in enumerate(results):
+        if not r.task.built_by_default:
+            for workload in r.task.implementations:
+                j = index.get(workload)
+                if j is not None and results[j].task.built_by_default:
+                    found[k] = j
+    return found
+
+
+def choose_implementations(
+    results: Sequence[TaskResult],
+    measure_pair: Callable[[MeasureInput, MeasureInput], tuple[MeasureResult, MeasureResult]],
+    pairs: int = RECHECK_PAIRS,
+) -> list[Record]:
+    """For each layer with several implementations (`Task.implementations`), re-check the
+    decided config of one not built by default against that of the default implementation
+    (`recheck`: interleaved pairs). Where it wins, both keep the re-check's measurements as
+    their decided records (the build compares those, `task.choose_by_records`); where it
+    loses, it is not used (`used`: left out of `best_log`, so the layer keeps its default
+    implementation). Returns the re-check records (for the log)."""
+    by_workload = {r.task.workload: r for r in results}
+    records: list[Record] = []
+    for r in results:
+        if r.task.built_by_default or r.chosen is None:
+            continue
+        rivals = [by_workload.get(w) for w in r.task.implementations if w != r.task.workload]
+        default = next((x for x in rivals if x is not None and x.task.built_by_default), None)
+        if default is None or default.chosen is None:
+            r.used = False  # nothing measured to compare it with
+            continue
+        inputs = (
+            MeasureInput(default.task.target, default.task, default.chosen[0].config),
+            MeasureInput(r.task.target, r.task, r.chosen[0].config),
+        )
+        wins, on_default, on_rival = recheck(*inputs, measure_pair, pairs)
+        records += [(inputs[0], on_default), (inputs[1], on_rival)]
+        r.used = wins
+        if wins:
+            default.chosen, r.chosen = (inputs[0], on_default), (inputs[1], on_rival)
+    return records
 
 
 def verify(r: TaskResult, run: Callable[..., list[Record]]) -> None:

@@ -11,14 +11,17 @@ error code and message, total seconds, timestamp):
                 "timestamp": 1700000000.0, "code_hash": "9f2c..."}}
 
 A candidate whose final code equals one already measured is not measured again: its result
-copies that one's and names it, `"duplicate_of": <config index>`.
+copies that one's and names it, `"duplicate_of": <config index>`. A tuner's best re-checked
+against the default schedule (`recheck`) leaves both re-check measurements, the one used
+marked `"verdict": "chosen"` and the other `"rejected"`.
 
 The target is the full string the candidate was built for (`llvm -mcpu=skylake-avx512`).
 `apply_history_best(records)` makes templates built inside it, and the kernels of
 `relay.build`, use the fastest config recorded for their workload and target: one recorded
-for the same target string if any, else one of the same target kind. `load_from_file(f,
-target)` keeps the records of a target kind; `distill(log, out)` keeps the best record of
-each workload and target.
+for the same target string if any, else one of the same target kind; where a workload has a
+chosen record, the latest chosen one instead (a config that lost its re-check is not used).
+`load_from_file(f, target)` keeps the records of a target kind; `distill(log, out)` keeps the
+record used of each workload and target.
 """
 
 from __future__ import annotations
@@ -34,6 +37,8 @@ from xtvm.tuning.space import ConfigEntity, ConfigSpace
 from xtvm.tuning.task import DispatchContext, Task, Workload, target_kind, workload_of
 
 FORMAT_VERSION = 1
+CHOSEN, REJECTED = "chosen", "rejected"  # a re-check's verdict (`recheck`)
+VERDICTS = ("", CHOSEN, REJECTED)
 Record = tuple[MeasureInput, MeasureResult]
 
 
@@ -66,11 +71,16 @@ def result_to_json(result: MeasureResult) -> dict[str, object]:
         data["code_hash"] = result.code_hash
     if result.duplicate_of is not None:
         data["duplicate_of"] = result.duplicate_of
+    if result.verdict:
+        data["verdict"] = result.verdict
     return data
 
 
 def result_from_json(r: dict[str, Any]) -> MeasureResult:
     duplicate_of = r.get("duplicate_of")
+    verdict = str(r.get("verdict", ""))
+    if verdict not in VERDICTS:
+        raise ValueError(f"tuning record with verdict '{verdict}' (expected chosen or rejected)")
     return MeasureResult(
         r["costs"],
         r["error_no"],
@@ -79,6 +89,7 @@ def result_from_json(r: dict[str, Any]) -> MeasureResult:
         r.get("error_msg", ""),
         str(r.get("code_hash", "")),
         None if duplicate_of is None else int(duplicate_of),
+        verdict,
     )
 
 
@@ -131,16 +142,20 @@ def record_key(inp: MeasureInput) -> tuple[str, Workload]:
 def best_records(
     records: Iterable[Record], exact: bool = False
 ) -> dict[tuple[str, Workload], Record]:
-    """The fastest successful record of each (target kind, workload), or of each (target
-    string, workload) when `exact`."""
+    """The record to use of each (target kind, workload), or of each (target string, workload)
+    when `exact`: the latest chosen by a re-check where there is one, else the fastest
+    successful one."""
     best: dict[tuple[str, Workload], Record] = {}
+    chosen: dict[tuple[str, Workload], Record] = {}
     for inp, result in records:
         key = (inp.target, inp.task.workload) if exact else record_key(inp)
-        if cost_of(result) < float("inf") and (
-            key not in best or cost_of(result) < cost_of(best[key][1])
-        ):
+        if cost_of(result) == float("inf"):
+            continue
+        if result.verdict == CHOSEN:
+            chosen[key] = (inp, result)
+        if key not in best or cost_of(result) < cost_of(best[key][1]):
             best[key] = (inp, result)
-    return best
+    return {**best, **chosen}
 
 
 def pick_best(in_file: str | Path, out_file: str | Path) -> None:
@@ -169,10 +184,17 @@ class ApplyHistoryBest(DispatchContext):
         self.best = best_records(records)
         self.exact = best_records(records, exact=True)
 
-    def _query(self, target: str, workload: Workload) -> ConfigSpace | None:
+    def _record(self, target: str, workload: Workload) -> Record | None:
         workload = workload_of(workload[0], workload[1:])
-        found = self.exact.get((target, workload)) or self.best.get((target_kind(target), workload))
+        return self.exact.get((target, workload)) or self.best.get((target_kind(target), workload))
+
+    def _query(self, target: str, workload: Workload) -> ConfigSpace | None:
+        found = self._record(target, workload)
         return found[0].config if found else None
+
+    def _cost(self, target: str, workload: Workload) -> float | None:
+        found = self._record(target, workload)
+        return fastest(found[1]) if found else None
 
 
 def apply_history_best(records: str | Path | Iterable[Record]) -> ApplyHistoryBest:

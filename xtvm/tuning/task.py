@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from xtvm import te
-from xtvm.topi.dispatch import TUNED_KERNELS, TUNED_SCHEDULES
+from xtvm.topi.dispatch import IMPLEMENTATION_CHOICES, TUNED_KERNELS, TUNED_SCHEDULES
 from xtvm.tuning.space import ConfigEntity, ConfigSpace, FallbackConfigEntity
 
 Workload = tuple[Any, ...]
@@ -34,6 +34,8 @@ TEMPLATES: dict[str, Callable[..., Any]] = {}
 KERNEL_SCHEDULES: dict[str, Callable[[te.Schedule, te.Tensor], None]] = {}
 # the workload key of a kernel's stage, or None when no template tunes it; the first answer
 KERNEL_WORKLOADS: list[Callable[[te.Tensor], Workload | None]] = []
+# the same of a TOPI compute's `workload` attribute and tag (a compute not built yet)
+TEMPLATE_WORKLOADS: list[Callable[[Sequence[Any], str], Workload | None]] = []
 
 
 def target_kind(target: object) -> str:
@@ -58,6 +60,17 @@ class DispatchContext:
 
     def _query(self, target: str, workload: Workload) -> ConfigSpace | None:
         return None
+
+    def _cost(self, target: str, workload: Workload) -> float | None:
+        return None
+
+    def cost(self, target: str, workload: Workload) -> float | None:
+        """Seconds a run of `workload` takes under the config this context gives it (its
+        tuned record's), or None when no context has a record of it."""
+        found = self._cost(target, workload)
+        if found is not None or self._parent is None:
+            return found
+        return self._parent.cost(target, workload)
 
     def query(self, target: str, workload: Workload) -> ConfigSpace:
         config = self._query(target, workload)
@@ -152,6 +165,10 @@ class Task:
         self.target = str(target) if target is not None else "llvm"
         self._space: ConfigSpace | None = None
         self.calls = 1  # kernels of the model with this workload (`extract_from_program`)
+        # the workloads of every implementation of its layer (itself included) when the
+        # layer has several, and whether this one is built without records
+        self.implementations: tuple[Workload, ...] = ()
+        self.built_by_default = True
 
     @property
     def workload(self) -> Workload:
@@ -230,16 +247,58 @@ def schedule_kernel(s: te.Schedule, t: te.Tensor, target: str) -> bool:
 TUNED_SCHEDULES.append(schedule_kernel)
 
 
+def template_workload(workload: Sequence[Any], tag: str = "") -> Workload | None:
+    """The workload key of a TOPI compute's `workload` attribute when a template tunes it."""
+    for workload_of_compute in TEMPLATE_WORKLOADS:
+        found = workload_of_compute(workload, tag)
+        if found is not None:
+            return workload_of(found[0], found[1:])
+    return None
+
+
+def choose_by_records(candidates: Sequence[tuple[str, tuple[Any, ...]]]) -> str | None:
+    """The implementation of an op whose tuned record is fastest, when the dispatch context
+    has a record of every candidate (the hook of `xtvm.topi.dispatch`); None leaves the
+    compiler's default. A tracing context notes every candidate's workload: each gets a
+    task, so a tuning measures the implementations the model could be built with."""
+    context = DispatchContext.current
+    keys = [(name, template_workload(workload)) for name, workload in candidates]
+    outer = context
+    while outer is not None and not isinstance(outer, TracingContext):
+        outer = outer._parent
+    if outer is not None:
+        outer.note_alternatives([key for _, key in keys if key is not None])
+    if context is None or any(key is None for _, key in keys):
+        return None
+    target = current_target()
+    costs = [(context.cost(target, key), name) for name, key in keys]  # type: ignore[arg-type]
+    if any(cost is None for cost, _ in costs):
+        return None
+    return min(costs, key=lambda c: c[0])[1]  # type: ignore[arg-type,return-value]
+
+
+IMPLEMENTATION_CHOICES.append(choose_by_records)
+
+
 class TracingContext(DispatchContext):
     """Notes the workload of every query (in order, each once) and the kernels that asked
     for it (by name: a whole-kernel hook of `xtvm.topi.dispatch` says which kernel is being
-    scheduled, while the context is entered); answers none of them."""
+    scheduled, while the context is entered), and the workloads of every implementation an
+    op could be built with (`choose_by_records`); answers none of them."""
 
     def __init__(self) -> None:
         super().__init__()
         self.workloads: dict[Workload, str] = {}
         self.kernels: dict[Workload, set[str]] = {}
         self.kernel = ""
+        # workloads of implementations an op could be built with: the layers offering each
+        self.alternatives: dict[Workload, int] = {}
+        self.groups: dict[Workload, tuple[Workload, ...]] = {}  # each one's layer's all
+
+    def note_alternatives(self, workloads: Sequence[Workload]) -> None:
+        for workload in workloads:
+            self.alternatives[workload] = self.alternatives.get(workload, 0) + 1
+            self.groups[workload] = tuple(workloads)
 
     def _note_kernel(self, name: str, *_: object) -> None:
         self.kernel = name
@@ -268,7 +327,10 @@ def extract_from_program(
     its main function `mod["main"]`): the kernels relay.build makes of it for `target`, one
     task per distinct workload (dense and matmul, batch_matmul, conv2d). `ops` keeps only
     the tasks of those ops (names such as `nn.dense` or `conv2d`). A task's `calls` is how
-    many calls of the model's kernels have its workload (a weight for `tune_model`)."""
+    many calls of the model's kernels have its workload (a weight for `tune_model`). An op
+    with several implementations (a 3x3 conv2d, direct or winograd) gives a task of each
+    (the one not built weighted by its layers): `apply_history_best` then builds each layer
+    with the implementation whose record is fastest."""
     from xdsl.dialects import func
     from xdsl.dialects.builtin import ModuleOp
 
@@ -289,12 +351,18 @@ def extract_from_program(
             calls[callee] = calls.get(callee, 0) + 1
     wanted = None if ops is None else {str(op).split(".")[-1] for op in ops}
     tasks = []
-    for workload in tracing.workloads:
+    offered = [w for w in tracing.alternatives if w not in tracing.workloads]
+    for workload in [*tracing.workloads, *offered]:
         name = workload[0]
         if wanted is not None and not any(name.startswith(op) for op in wanted):
             continue
         task = create(name, workload[1:], target_text)
-        task.calls = max(1, sum(calls.get(k, 0) for k in tracing.kernels[workload]))
+        if workload in tracing.workloads:
+            task.calls = max(1, sum(calls.get(k, 0) for k in tracing.kernels[workload]))
+        else:  # an implementation not built: weighted by the layers that could use it
+            task.calls = tracing.alternatives[workload]
+            task.built_by_default = False
+        task.implementations = tracing.groups.get(workload, ())
         tasks.append(task)
     return tasks
 

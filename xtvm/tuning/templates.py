@@ -67,7 +67,14 @@ from xtvm.topi.schedule import (
     weight_outgrows_cache,
 )
 from xtvm.tuning.space import ConfigSpace, OtherOptionEntity, SplitEntity
-from xtvm.tuning.task import KERNEL_SCHEDULES, KERNEL_WORKLOADS, Workload, get_config, template
+from xtvm.tuning.task import (
+    KERNEL_SCHEDULES,
+    KERNEL_WORKLOADS,
+    TEMPLATE_WORKLOADS,
+    Workload,
+    get_config,
+    template,
+)
 
 MAX_TILE = 64  # largest rows, columns or channels of a tile the templates try
 MAX_K_TILE = 16  # largest reduction step (unrolled, or a vector of k)
@@ -336,7 +343,15 @@ def kernel_workload(t: te.Tensor) -> Workload | None:
     docstring), from the `workload` attribute its TOPI compute carries."""
     attrs = getattr(t.op, "attrs", {})
     workload = attrs.get("workload")
-    if workload is None or t.dtype != "float32" or workload[-1] != "float32":
+    if workload is None or t.dtype != "float32":
+        return None
+    return template_workload(workload, t.op.tag)  # type: ignore[attr-defined]
+
+
+def template_workload(workload: Sequence[Any], tag: str = "") -> Workload | None:
+    """The template workload of a TOPI compute's `workload` attribute (a depthwise conv2d's
+    `tag` starts with "depthwise"), or None when no template tunes it."""
+    if workload[-1] != "float32":
         return None
     kind, *args = workload
     if kind == "dense":
@@ -361,13 +376,14 @@ def kernel_workload(t: te.Tensor) -> Workload | None:
         head = (data, kernel, strides, padding, dilation)
         if groups == 1:
             return (f"conv2d_{layout.lower()}.llvm", *head, kernel_layout, dtype)
-        if groups == channels and t.op.tag.startswith("depthwise"):  # type: ignore[attr-defined]
+        if groups == channels and tag.startswith("depthwise"):
             return (f"depthwise_conv2d_{layout.lower()}.llvm", *head, kernel_layout, dtype)
         return (f"group_conv2d_{layout.lower()}.llvm", *head, groups, kernel_layout, dtype)
     return None
 
 
 KERNEL_WORKLOADS.append(kernel_workload)
+TEMPLATE_WORKLOADS.append(template_workload)
 KERNEL_SCHEDULES.update(
     {
         "matmul.llvm": schedule_product,

@@ -4,8 +4,11 @@
 that `next_batch` proposes until `n_trial` are measured, the space is exhausted, or
 `early_stopping` trials pass with no better one; each batch is passed to the callbacks
 (`callback.log_to_file`, `callback.progress_bar`). `best_config` and `best_flops` hold the
-fastest so far. `load_history(records)` resumes: the task's recorded configs count as
-measured (never measured again, counted in `n_trial`) and teach a model-based tuner.
+fastest so far. The best is then re-checked against the default schedule (`recheck`): the
+two re-check records go to the callbacks too, the one to use (`chosen`) marked so, which is
+what `apply_history_best` of the log then applies. `load_history(records)` resumes: the
+task's recorded configs count as measured (never measured again, counted in `n_trial`) and
+teach a model-based tuner.
 
 - `GridSearchTuner`, `RandomTuner`: index order, or random without repeats.
 - `XGBTuner`: TVM's model-based tuner. Every `plan_size` measurements it fits a cost model
@@ -36,6 +39,7 @@ from xtvm.tuning.measure import (
 from xtvm.tuning.measure import (
     measure_option as default_measure_option,
 )
+from xtvm.tuning.recheck import RECHECK_PAIRS, recheck, thread_clock
 from xtvm.tuning.record import Record, cost_of, fastest, record_key
 from xtvm.tuning.space import ConfigEntity, ConfigSpace
 from xtvm.tuning.task import Task, target_kind
@@ -56,6 +60,8 @@ class Tuner:
         self.trial = 0  # configs measured so far
         self.visited: set[int] = set()
         self.history: list[Record] = []  # records taken by `load_history`
+        # what to use after `tune`: the best unless its re-check against the default lost
+        self.chosen: Record | None = None
 
     def has_next(self) -> bool:
         return len(self.visited) < len(self.space)
@@ -93,6 +99,8 @@ class Tuner:
             index = inp.config.index
             if record_key(inp) != key or index in self.visited or not 0 <= index < len(self.space):
                 continue
+            if result.verdict:
+                continue  # a re-check's measurement, not a trial
             if self.space.get(index) != inp.config:
                 continue  # the template's knobs changed since
             taken.append((inp, result))
@@ -108,12 +116,16 @@ class Tuner:
         measure_option: dict[str, Any] | None = None,
         early_stopping: int | None = None,
         callbacks: Sequence[Callback] = (),
+        recheck: int = RECHECK_PAIRS,
     ) -> None:
+        """Measure up to `n_trial` configs (see the module docstring), then re-check the best
+        against the default schedule in `recheck` interleaved pairs (0: not at all) and pass
+        both re-check records to the callbacks: the one used is marked chosen."""
         option = measure_option or default_measure_option()
         remember(option.setdefault("measured", {}), self.history)  # their code is measured
         measure = create_measure_batch(option)
         batch_size = option["builder"].n_parallel
-        best_trial = 0
+        best_trial = started = self.trial
         try:
             while self.trial < n_trial and self.has_next():
                 configs = self.next_batch(min(batch_size, n_trial - self.trial))
@@ -129,8 +141,37 @@ class Tuner:
                     callback(self, inputs, results)
                 if early_stopping is not None and self.trial - best_trial >= early_stopping:
                     break
+            if recheck > 0 and self.trial > started:  # a resumed run with nothing new: done
+                checked = self.recheck(option, recheck)
+                for callback in callbacks if checked else ():
+                    callback(self, [c[0] for c in checked], [c[1] for c in checked])
         finally:
             option["runner"].close()
+
+    def recheck(self, option: dict[str, Any], pairs: int = RECHECK_PAIRS) -> list[Record]:
+        """Measure the best config against the default one again (`recheck.recheck`), each
+        pair built and timed afresh, and set `chosen` to the record of the one to use.
+        Returns the two re-check records, or none when there is nothing to re-check (no
+        best, it is the default, or the template has no default point)."""
+        default = self.task.default_index()
+        best = self.best_measure_pair
+        if best is None or default is None or best[0].config.index == default:
+            self.chosen = best
+            return []
+        inputs = (
+            MeasureInput(self.task.target, self.task, self.space.get(default)),
+            MeasureInput(self.task.target, self.task, best[0].config),
+        )
+
+        def measure_pair(*pair: MeasureInput) -> tuple[MeasureResult, MeasureResult]:
+            first, second = create_measure_batch({**option, "measured": {}})(pair)
+            return first, second
+
+        with thread_clock(option["runner"]):
+            wins, on_default, on_best = recheck(*inputs, measure_pair, pairs)
+        records = [(inputs[0], on_default), (inputs[1], on_best)]
+        self.chosen = records[1] if wins else records[0]
+        return records
 
 
 class GridSearchTuner(Tuner):

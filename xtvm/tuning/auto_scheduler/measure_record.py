@@ -21,7 +21,7 @@ from typing import Any
 from xtvm.ir.version import TVM_VERSION
 from xtvm.tuning.auto_scheduler.loop_state import State
 from xtvm.tuning.measure import MeasureResult
-from xtvm.tuning.record import cost_of, result_from_json, result_to_json
+from xtvm.tuning.record import CHOSEN, cost_of, result_from_json, result_to_json
 from xtvm.tuning.task import target_kind
 
 FORMAT_VERSION = 1
@@ -94,12 +94,15 @@ def records_of(
 def load_best_record(
     filename: str | Path, workload_key: str, target: str = "llvm"
 ) -> tuple[MeasureInput, MeasureResult] | None:
-    """The fastest successful record of the workload, or None."""
-    best = None
+    """The latest record of the workload chosen by a re-check against the default
+    (`recheck`), else its fastest successful one, or None."""
+    best = chosen = None
     for inp, res in records_of(filename, workload_key, target):
+        if cost_of(res) < float("inf") and res.verdict == CHOSEN:
+            chosen = (inp, res)
         if cost_of(res) < float("inf") and (best is None or cost_of(res) < cost_of(best[1])):
             best = (inp, res)
-    return best
+    return chosen or best
 
 
 class RecordReader:

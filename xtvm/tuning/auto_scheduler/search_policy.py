@@ -35,6 +35,7 @@ from xtvm.tuning.auto_scheduler.sketch import (
     sample,
 )
 from xtvm.tuning.measure import MeasureResult
+from xtvm.tuning.recheck import RECHECK_PAIRS, recheck, thread_clock
 
 FIRST_ROUND_WIDEN = 4  # a task's first shortlist is this much longer: its screen is untrained
 MeasureCallback = Callable[[Any, Sequence[MeasureInput], Sequence[MeasureResult]], None]
@@ -51,8 +52,7 @@ class TaskLike(Protocol):
 
 class LocalRunner(measure.LocalRunner):
     """AutoTVM's runner with TVM's auto_scheduler arguments and defaults (at least 100 ms a
-    measurement). `enable_cpu_cache_flush` is accepted for TVM's scripts; caches are not
-    flushed between runs."""
+    measurement); `enable_cpu_cache_flush` evicts the caches before each run, as TVM's."""
 
     def __init__(
         self,
@@ -63,7 +63,10 @@ class LocalRunner(measure.LocalRunner):
         cooldown_interval: float = 0.0,
         enable_cpu_cache_flush: bool = False,
     ) -> None:
-        super().__init__(number, repeat, min_repeat_ms, timeout, cooldown_interval)
+        super().__init__(
+            number, repeat, min_repeat_ms, timeout, cooldown_interval,
+            cache_flush=enable_cpu_cache_flush,
+        )  # fmt: skip
 
 
 class ProgramMeasurer:
@@ -87,6 +90,33 @@ class ProgramMeasurer:
         for callback in self.callbacks:
             callback(policy, inputs, results)
         return inputs, results
+
+    def run_states(self, task: TaskLike, states: Sequence[State]) -> list[MeasureResult]:
+        """Build and time `states` of `task` (no callbacks: not trials)."""
+        jobs = [measure.MeasureInput(task.target, task, s) for s in states]  # type: ignore[arg-type]
+        return self.runner.run(jobs, self.builder.build(jobs))
+
+    def recheck(self, task: TaskLike, policy: Any, pairs: int = RECHECK_PAIRS) -> State | None:
+        """Measure the policy's best against the default schedule again (`recheck.recheck`:
+        interleaved pairs, each built and timed afresh) and pass both re-check records to
+        the callbacks, the one to use marked chosen. Returns that state, or None when the
+        task has no default or its best is the default or not measured."""
+        best = policy.best_state
+        if getattr(task, "default_schedule", None) is None or best is None or best.is_default:
+            return None
+
+        def measure_pair(*states: State) -> tuple[MeasureResult, MeasureResult]:
+            first, second = self.run_states(task, states)
+            return first, second
+
+        with thread_clock(getattr(self, "runner", None)):
+            wins, on_default, on_best = recheck(DEFAULT_STATE, best, measure_pair, pairs)
+        policy._note(DEFAULT_STATE, cost_of(on_default))  # the policy learns the fresh costs
+        policy._note(best, cost_of(on_best))
+        inputs = [MeasureInput(task.workload_key, task.target, s) for s in (DEFAULT_STATE, best)]
+        for callback in self.callbacks:
+            callback(policy, inputs, [on_default, on_best])
+        return best if wins else DEFAULT_STATE
 
     def close(self) -> None:
         self.runner.close()

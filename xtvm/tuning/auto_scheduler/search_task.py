@@ -31,6 +31,8 @@ from xtvm.tuning.auto_scheduler.search_policy import (
 )
 from xtvm.tuning.auto_scheduler.workload_registry import make_workload_key, workload_tensors
 from xtvm.tuning.measure import MeasureResult
+from xtvm.tuning.recheck import RECHECK_PAIRS
+from xtvm.tuning.record import CHOSEN
 from xtvm.tuning.task import target_kind
 
 
@@ -46,6 +48,7 @@ class TuningOptions:
         builder: str | measure.LocalBuilder = "local",
         runner: str | measure.LocalRunner = "local",
         measure_callbacks: Sequence[MeasureCallback] | None = None,
+        recheck: int = RECHECK_PAIRS,
     ) -> None:
         self.num_measure_trials = num_measure_trials
         self.early_stopping = early_stopping
@@ -54,6 +57,8 @@ class TuningOptions:
         self.builder = measure.LocalBuilder() if builder == "local" else builder
         self.runner = LocalRunner() if runner == "local" else runner
         self.measure_callbacks = list(measure_callbacks or [])
+        # pairs measuring the best against a relay kernel's default schedule at the end
+        self.recheck = recheck
 
     def measurer(self) -> ProgramMeasurer:
         assert not isinstance(self.builder, str) and not isinstance(self.runner, str), (
@@ -122,6 +127,7 @@ class SearchTask:
                 stop = tuning_options.early_stopping
                 if stop is not None and policy.trials - best_trial >= stop:
                     break
+            measurer.recheck(self, policy, tuning_options.recheck)
         finally:
             measurer.close()
 
@@ -150,9 +156,10 @@ class SearchTask:
 
 
 class ApplyHistoryBest:
-    """The fastest recorded steps of each workload of a log: `query(target, workload_key)`;
-    inside `with ApplyHistoryBest(log):` it is `ApplyHistoryBest.current`. Where the fastest
-    record of a relay kernel is its default schedule, relay.build keeps that."""
+    """The fastest recorded steps of each workload of a log, or the latest chosen by a
+    re-check against the default (`recheck`): `query(target, workload_key)`; inside `with
+    ApplyHistoryBest(log):` it is `ApplyHistoryBest.current`. Where the record used for a
+    relay kernel is its default schedule, relay.build keeps that."""
 
     current: ApplyHistoryBest | None = None
 
@@ -160,11 +167,15 @@ class ApplyHistoryBest:
         if isinstance(records, str | Path):
             records = list(load_records(records))
         self.best: dict[tuple[str, str], tuple[State, float]] = {}
+        chosen: dict[tuple[str, str], tuple[State, float]] = {}
         for inp, result in records:
             key = (target_kind(inp.target), inp.workload_key)
             cost = cost_of(result)
+            if math.isfinite(cost) and result.verdict == CHOSEN:
+                chosen[key] = (inp.state, cost)  # the latest re-check's decision
             if math.isfinite(cost) and (key not in self.best or cost < self.best[key][1]):
                 self.best[key] = (inp.state, cost)
+        self.best.update(chosen)
         self.applied: dict[str, str] = {}  # relay kernel name -> the workload key it used
         self._parent: ApplyHistoryBest | None = None
 

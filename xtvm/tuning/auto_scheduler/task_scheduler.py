@@ -87,7 +87,8 @@ class TaskScheduler:
             if not records:
                 continue
             self.policies[k].preload(records)
-            trials = sum(not inp.state.is_default for inp, _ in records)  # not the baseline
+            # not the baseline, nor a re-check against it
+            trials = sum(not inp.state.is_default and not r.verdict for inp, r in records)
             self.policies[k].trials = trials
             self.task_cts[k] = trials
             self.ct += trials
@@ -111,17 +112,15 @@ class TaskScheduler:
         self.history[k].append(self.best_costs[k])
 
     def _verify(self, measurer: object) -> None:
-        """Measure the default schedule and the searched best again, one after the other,
-        for each task whose best beat its default: the default was timed at the start, the
-        best at another moment of a shared machine, and load only ever adds time, so the
-        least of two close measurements decides (records keep the least of each)."""
+        """Re-check the searched best of each task against its default schedule
+        (`ProgramMeasurer.recheck`: interleaved pairs, the decision recorded as the chosen
+        record that `ApplyHistoryBest` applies)."""
         for k, policy in enumerate(self.policies):
-            best = policy.best_state
-            if DEFAULT_STATE not in policy.measured or best is None or best.is_default:
+            if DEFAULT_STATE not in policy.measured:
                 continue
-            _, results = measurer.measure(policy.task, policy, [DEFAULT_STATE, best])  # type: ignore[attr-defined]
-            for state, result in zip((DEFAULT_STATE, best), results, strict=True):
-                policy._note(state, cost_of(result))
+            chosen = measurer.recheck(policy.task, policy)  # type: ignore[attr-defined]
+            if chosen is not None and chosen.is_default:  # the default stays
+                policy.best_state, policy.best_cost = DEFAULT_STATE, policy.measured[DEFAULT_STATE]
             self.best_costs[k] = policy.best_cost
 
     def _gradient(self, k: int) -> float:
