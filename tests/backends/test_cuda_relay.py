@@ -92,12 +92,29 @@ def compile_ptx(sources: dict[str, str], tmp_path: Path) -> None:
 # Every op: interpreted tir against the relay interpreter; nvcc on all kernels
 
 
+# Data-dependent vision ops are serial loops on the host (TVM's CPU ir_builder form); the CUDA
+# runtime refuses their host program by name instead of running it.
+HOST_LOOP_OPS = (
+    "vision.roi_align",
+    "vision.roi_pool",
+    "vision.get_valid_counts",
+    "vision.non_max_suppression",
+    "vision.multibox_transform_loc",
+    "vision.proposal",
+    "vision.all_class_non_max_suppression",
+)
+
+
 @pytest.mark.parametrize("case_id", list(OP_CASES))
 def test_op_kernels_match_relay_interpreter(case_id: str) -> None:
     case = OP_CASES[case_id]
     inputs = case.arrays()
     expected = evaluate(CASES.function(case.inputs, case.build), inputs, params=case.params)
     graph, kernels, lib = lowered(case_id)
+    if any(case_id.startswith(f"{op}-") for op in HOST_LOOP_OPS):
+        reasons = [p.unsupported for p in lib.programs.values()]
+        assert reasons and all(r and r.startswith("host code") for r in reasons), reasons
+        return
     source = lib.imported_modules[0].get_source()
     # Each host function is a program of launches the GPU runtime can run.
     assert all(p.unsupported is None for p in lib.programs.values()), lib.programs

@@ -53,8 +53,14 @@ class CUDARenderer(CRenderer):
     """CUDA C: only the tables differ from C."""
 
     language: ClassVar[str] = "CUDA"
-    bit_cast: ClassVar[str | None] = None  # C++ has no compound literals to pun through
-    prelude: ClassVar[tuple[str, ...]] = ("#include <cuda_fp16.h>", "#include <stdint.h>")
+    # C++ has no compound literals to pun through: a memcpy of the bits, which nvcc folds away.
+    bit_cast: ClassVar[str | None] = "xtvm_bit_cast<{t}>({0})"
+    prelude: ClassVar[tuple[str, ...]] = (
+        "#include <cuda_fp16.h>",
+        "#include <stdint.h>",
+        "template <typename T, typename S> __device__ __forceinline__ T xtvm_bit_cast(S s) {"
+        " T t; memcpy(&t, &s, sizeof(T)); return t; }",
+    )
     kernel_prefix: ClassVar[str] = 'extern "C" __global__ '
     launch_bounds: ClassVar[str | None] = "__launch_bounds__({0})"
     kernel_attribute: ClassVar[str | None] = "tir.kernel"
