@@ -228,6 +228,44 @@ CASES: list[tuple[str, list[Attribute], Body, str]] = [
         ),
         "tensor<1x4x6x10xf32>",
     ),
+    (
+        "conv3d",
+        [t(1, 4, 5, 9, 7), t(6, 2, 3, 3, 1)],
+        lambda x, w: relay.Conv3dOp(
+            x, w, strides=(1, 2, 1), padding=(1, 0, 0, 1, 1, 0), dilation=(1, 1, 2), groups=2
+        ),
+        "tensor<1x6x5x4x7xf32>",
+    ),
+    (
+        "conv3d_ndhwc_out_dtype",
+        [t(1, 5, 6, 7, 3, elem=IntegerType(8)), t(3, 3, 3, 3, 4, elem=UI8)],
+        lambda x, w: relay.Conv3dOp(
+            x, w, data_layout="NDHWC", kernel_layout="DHWIO", out_dtype="int32"
+        ),
+        "tensor<1x3x4x5x4xi32>",
+    ),
+    (
+        "conv1d_transpose",
+        [t(1, 4, 5), t(4, 3, 3)],
+        lambda x, w: relay.Conv1dTransposeOp(
+            x, w, strides=(2,), padding=(1, 0), output_padding=(1,), groups=2
+        ),
+        "tensor<1x6x11xf32>",
+    ),
+    (
+        "conv2d_transpose_nhwc_hwoi",
+        [t(1, 3, 5, 4), t(3, 3, 2, 4)],
+        lambda x, w: relay.Conv2dTransposeOp(
+            x, w, strides=(2, 1), data_layout="NHWC", kernel_layout="HWOI"
+        ),
+        "tensor<1x7x7x2xf32>",
+    ),
+    (
+        "conv3d_transpose",
+        [t(1, 2, 3, 4, 2), t(2, 3, 2, 2, 2)],
+        lambda x, w: relay.Conv3dTransposeOp(x, w, strides=(2, 2, 2), padding=(1, 1, 1, 1, 1, 1)),
+        "tensor<1x3x4x6x2xf32>",
+    ),
     ("dense", [t(2, 3, 5), t(7, 5)], relay.DenseOp, "tensor<2x3x7xf32>"),
     ("matmul", [t(3, 5), t(5, 7)], relay.MatmulOp, "tensor<3x7xf32>"),
     (
@@ -289,6 +327,56 @@ CASES: list[tuple[str, list[Attribute], Body, str]] = [
             x, (2, 2), dilation=(2, 1), layout="NHWC", count_include_pad=True
         ),
         "tensor<2x5x4x3xf32>",
+    ),
+    (
+        "max_pool3d",
+        [t(1, 3, 5, 9, 7)],
+        lambda x: relay.MaxPool3dOp(x, (2, 3, 2), strides=(1, 2, 2), padding=(0, 1, 0, 1, 1, 0)),
+        "tensor<1x3x5x5x3xf32>",
+    ),
+    (
+        "avg_pool3d_ndhwc_ceil",
+        [t(2, 5, 6, 7, 3)],
+        lambda x: relay.AvgPool3dOp(
+            x, (2, 2, 2), strides=(2, 2, 2), layout="NDHWC", ceil_mode=True
+        ),
+        "tensor<2x3x3x4x3xf32>",
+    ),
+    (
+        "adaptive_max_pool1d",
+        [t(2, 3, 10)],
+        lambda x: relay.AdaptiveMaxPool1dOp(x, (4,)),
+        "tensor<2x3x4xf32>",
+    ),
+    (
+        "adaptive_avg_pool1d_nwc",
+        [t(2, 10, 3)],
+        lambda x: relay.AdaptiveAvgPool1dOp(x, (4,), layout="NWC"),
+        "tensor<2x4x3xf32>",
+    ),
+    (
+        "adaptive_max_pool2d",
+        [t(2, 3, 10, 9)],
+        lambda x: relay.AdaptiveMaxPool2dOp(x, (4, 2)),
+        "tensor<2x3x4x2xf32>",
+    ),
+    (
+        "adaptive_avg_pool2d_nhwc",
+        [t(2, 10, 9, 3)],
+        lambda x: relay.AdaptiveAvgPool2dOp(x, (4, 2), layout="NHWC"),
+        "tensor<2x4x2x3xf32>",
+    ),
+    (
+        "adaptive_max_pool3d",
+        [t(1, 3, 4, 10, 9)],
+        lambda x: relay.AdaptiveMaxPool3dOp(x, (1, 4, 2)),
+        "tensor<1x3x1x4x2xf32>",
+    ),
+    (
+        "adaptive_avg_pool3d_ndhwc",
+        [t(1, 4, 10, 9, 3)],
+        lambda x: relay.AdaptiveAvgPool3dOp(x, (2, 3, 3), layout="NDHWC"),
+        "tensor<1x2x3x3x3xf32>",
     ),
     ("global_avg_pool2d", [t(2, 3, 5, 7)], relay.GlobalAvgPool2dOp, "tensor<2x3x1x1xf32>"),
     (
@@ -1039,6 +1127,49 @@ INVALID: list[tuple[str, list[Attribute], Body, str]] = [
         lambda x, w: relay.Conv2dTransposeOp(x, w, strides=(2, 2), output_padding=(2, 0)),
         "'relay.nn.conv2d_transpose' op output_padding must be 2 integers in [0, stride), got "
         "[2, 0] with strides [2, 2]",
+    ),
+    (
+        "conv3d_channels",
+        [t(1, 4, 3, 3, 3), t(2, 3, 1, 1, 1)],
+        relay.Conv3dOp,
+        "'relay.nn.conv3d' op data has 4 channels but weight expects 3 (3 per group x 1 groups)",
+    ),
+    (
+        "conv3d_padding",
+        [t(1, 3, 3, 3, 3), t(2, 3, 1, 1, 1)],
+        lambda x, w: relay.Conv3dOp(x, w, padding=(1, 1, 1, 1)),
+        "'relay.nn.conv3d' op padding must be 6 non-negative integers (before, then after each "
+        "spatial axis), got [1, 1, 1, 1]",
+    ),
+    (
+        "conv3d_mixed_elements_need_out_dtype",
+        [t(1, 3, 3, 3, 3, elem=IntegerType(8)), t(2, 3, 1, 1, 1)],
+        relay.Conv3dOp,
+        "'relay.nn.conv3d' op weight element type differs from data's: f32 vs i8",
+    ),
+    (
+        "conv1d_transpose_layout",
+        [t(1, 4, 3), t(4, 2, 3)],
+        lambda x, w: relay.Conv1dTransposeOp(x, w, data_layout="NCHW"),
+        ''''relay.nn.conv1d_transpose' op layout must be "NCW" or "NWC", got "NCHW"''',
+    ),
+    (
+        "conv3d_transpose_kernel_layout",
+        [t(1, 4, 3, 3, 3), t(4, 2, 3, 3, 3)],
+        lambda x, w: relay.Conv3dTransposeOp(x, w, kernel_layout="IOHW"),
+        ''''relay.nn.conv3d_transpose' op kernel_layout must order O, I, D, H, W, got "IOHW"''',
+    ),
+    (
+        "max_pool3d_window",
+        [t(1, 3, 2, 5, 5)],
+        lambda x: relay.MaxPool3dOp(x, (3, 2, 2)),
+        "'relay.nn.max_pool3d' op dilated window 3x2x2 is larger than padded input 2x5x5",
+    ),
+    (
+        "adaptive_avg_pool2d_size",
+        [t(1, 3, 5, 5)],
+        lambda x: relay.AdaptiveAvgPool2dOp(x, (3,)),
+        "'relay.nn.adaptive_avg_pool2d' op output_size must be 2 positive integers, got [3]",
     ),
     (
         "conv2d_transpose_channels",

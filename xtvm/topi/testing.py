@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -488,6 +489,11 @@ def matrix_set_diag(
     return out
 
 
+def _finite_lowest(dtype: np.dtype) -> float | int:
+    """TVM's `min_value`: the padding of a max pool (a finite number for floats)."""
+    return float(np.finfo(dtype).min) if dtype.kind == "f" else int(np.iinfo(dtype).min)
+
+
 def poolnd_python(
     np_data: np.ndarray,
     kernel: Sequence[int],
@@ -503,7 +509,8 @@ def poolnd_python(
 ) -> np.ndarray:
     """Max or average pooling over the trailing len(kernel) axes of channels-first data,
     window by window: padding never wins a max; an average divides by the window's size
-    (count_include_pad) or by the data elements it covers."""
+    (count_include_pad) or by the data elements it covers. A window wholly in the padding
+    gives the dtype's lowest finite value (max) or 0 (average)."""
     if layout is not None and layout[1] != "C":
         raise ValueError(f"poolnd_python: channels-first layouts only, got {layout}")
     spatial = np_data.shape[2:]
@@ -529,6 +536,10 @@ def poolnd_python(
             ]
             taps.append(pos)
         inside = [p for p in taps if all(0 <= q < n for q, n in zip(p, spatial, strict=True))]
+        if not inside:  # a window wholly in the padding: the padding's own value, as TVM's
+            fill = _finite_lowest(np.dtype(dtype)) if pool_type == "max" else 0
+            out[(slice(None), slice(None), *at)] = fill
+            continue
         values = np.stack([np_data[(slice(None), slice(None), *p)] for p in inside], axis=-1)
         if pool_type == "max":
             out[(slice(None), slice(None), *at)] = values.max(axis=-1)
@@ -582,3 +593,182 @@ def space_to_depth_python(data: np.ndarray, block_size: int) -> np.ndarray:
         k = oc // c
         out[:, oc, y, x] = data[:, oc % c, y * b + k // b, x * b + k % b]
     return out
+
+
+def _pad_nd(padding: int | str | Sequence[int], kernel: Sequence[int]) -> list[int]:
+    """TVM's padding forms over len(kernel) spatial axes (an int for every side, one per
+    axis, every before then every after, "SAME" or "VALID") as befores + afters."""
+    dims = len(kernel)
+    if isinstance(padding, str):
+        if padding == "VALID":
+            return [0] * (2 * dims)
+        if padding != "SAME":
+            raise ValueError(f"unknown padding {padding!r}")
+        totals = [k - 1 for k in kernel]
+        return [t // 2 for t in totals] + [t - t // 2 for t in totals]
+    values = [padding] if isinstance(padding, int) else [int(p) for p in padding]
+    if len(values) == 1:
+        values *= dims
+    if len(values) == dims:
+        values *= 2
+    if len(values) != 2 * dims:
+        raise ValueError(f"padding {padding} does not fit {dims} spatial axes")
+    return values
+
+
+def _per_axis(value: int | Sequence[int], dims: int) -> list[int]:
+    values = [value] if isinstance(value, int) else [int(v) for v in value]
+    return values * dims if len(values) == 1 else values
+
+
+def _conv_channels_first(
+    a_np: np.ndarray, w_np: np.ndarray, stride: int | Sequence[int], padding: Any, groups: int
+) -> np.ndarray:
+    """N-d convolution of [n, c, *spatial] data with an [o, c / groups, *kernel] kernel,
+    one kernel tap at a time, summed in float64 (int64 for integers)."""
+    dims = a_np.ndim - 2
+    strides = _per_axis(stride, dims)
+    kernel = w_np.shape[2:]
+    pads = _pad_nd(padding, kernel)
+    wide = np.float64 if a_np.dtype.kind == "f" else np.int64
+    padded = np.pad(
+        a_np.astype(wide), [(0, 0), (0, 0)] + [(pads[j], pads[dims + j]) for j in range(dims)]
+    )
+    out_sizes = [
+        (p - k) // s + 1 for p, k, s in zip(padded.shape[2:], kernel, strides, strict=True)
+    ]
+    o, i = w_np.shape[:2]
+    out = np.zeros((a_np.shape[0], o, *out_sizes), dtype=wide)
+    per_group = o // groups
+    for g in range(groups):
+        x = padded[:, g * i : (g + 1) * i]
+        k = w_np[g * per_group : (g + 1) * per_group].astype(wide)
+        for taps in itertools.product(*map(range, kernel)):
+            cells = tuple(
+                slice(t, t + s * (n - 1) + 1, s)
+                for t, s, n in zip(taps, strides, out_sizes, strict=True)
+            )
+            out[:, g * per_group : (g + 1) * per_group] += np.einsum(
+                "nc...,oc->no...", x[(slice(None), slice(None), *cells)], k[(Ellipsis, *taps)]
+            )
+    return out.astype(a_np.dtype if a_np.dtype.kind == "f" else np.result_type(a_np, w_np))
+
+
+def conv3d_ncdhw_python(
+    a_np: np.ndarray, w_np: np.ndarray, stride: Any, padding: Any, groups: int = 1
+) -> np.ndarray:
+    """3-d convolution of NCDHW data with an OIDHW kernel (I: input channels per group)."""
+    return _conv_channels_first(a_np, w_np, stride, padding, groups)
+
+
+def conv3d_ndhwc_python(
+    a_np: np.ndarray, w_np: np.ndarray, stride: Any, padding: Any, groups: int = 1
+) -> np.ndarray:
+    """3-d convolution of NDHWC data with a DHWIO kernel (the NCDHW one, transposed)."""
+    out = _conv_channels_first(
+        a_np.transpose(0, 4, 1, 2, 3), w_np.transpose(4, 3, 0, 1, 2), stride, padding, groups
+    )
+    return out.transpose(0, 2, 3, 4, 1)
+
+
+def _conv_transpose_channels_first(
+    a_np: np.ndarray,
+    w_np: np.ndarray,
+    stride: Any,
+    padding: Any,
+    output_padding: Any,
+    groups: int = 1,
+) -> np.ndarray:
+    """N-d transposed convolution of [n, c, *spatial] data with an [c, o / groups, *kernel]
+    kernel by its definition: each input cell scatters its kernel-weighted value to output
+    cell stride * i + k; the full result is cut by the padding and grown by output_padding."""
+    dims = a_np.ndim - 2
+    strides, extra = _per_axis(stride, dims), _per_axis(output_padding, dims)
+    kernel = w_np.shape[2:]
+    pads = _pad_nd(padding, kernel)
+    size = a_np.shape[2:]
+    full = [(n - 1) * s + k + e for n, s, k, e in zip(size, strides, kernel, extra, strict=True)]
+    c, per_group = w_np.shape[:2]
+    in_group = c // groups
+    wide = np.float64 if a_np.dtype.kind == "f" else np.int64
+    out = np.zeros((a_np.shape[0], per_group * groups, *full), dtype=wide)
+    for g in range(groups):
+        x = a_np[:, g * in_group : (g + 1) * in_group].astype(wide)
+        k = w_np[g * in_group : (g + 1) * in_group].astype(wide)
+        for taps in itertools.product(*map(range, kernel)):
+            cells = tuple(
+                slice(t, t + s * (n - 1) + 1, s)
+                for t, s, n in zip(taps, strides, size, strict=True)
+            )
+            out[(slice(None), slice(g * per_group, (g + 1) * per_group), *cells)] += np.einsum(
+                "nc...,co->no...", x, k[(Ellipsis, *taps)]
+            )
+    crop = tuple(slice(pads[j], full[j] - pads[dims + j]) for j in range(dims))
+    return out[(slice(None), slice(None), *crop)].astype(a_np.dtype)
+
+
+def conv1d_transpose_ncw_python(
+    a_np: np.ndarray, w_np: np.ndarray, stride: Any, padding: Any, output_padding: Any
+) -> np.ndarray:
+    """1-d transposed convolution of NCW data with an IOW kernel."""
+    return _conv_transpose_channels_first(a_np, w_np, stride, padding, output_padding)
+
+
+def conv2d_transpose_nchw_python(
+    a_np: np.ndarray,
+    w_np: np.ndarray,
+    stride: Any,
+    padding: Any,
+    output_padding: Any,
+    groups: int = 1,
+) -> np.ndarray:
+    """2-d transposed convolution of NCHW data with an IOHW kernel (O: per group)."""
+    return _conv_transpose_channels_first(a_np, w_np, stride, padding, output_padding, groups)
+
+
+def conv2d_transpose_nhwc_python(
+    a_nhwc: np.ndarray,
+    weight: np.ndarray,
+    weight_format: str,
+    stride: Any,
+    padding: Any,
+    output_padding: Any = (0, 0),
+) -> np.ndarray:
+    """2-d transposed convolution of NHWC data with a kernel in HWIO, HWOI, OIHW or IOHW."""
+    if sorted(weight_format) != sorted("IOHW"):
+        raise ValueError(f"weight_format must order I, O, H, W, got {weight_format!r}")
+    w_iohw = weight.transpose([weight_format.index(a) for a in "IOHW"])
+    out = _conv_transpose_channels_first(
+        a_nhwc.transpose(0, 3, 1, 2), w_iohw, stride, padding, output_padding
+    )
+    return out.transpose(0, 2, 3, 1)
+
+
+def conv3d_transpose_ncdhw_python(
+    a_np: np.ndarray, w_np: np.ndarray, stride: Any, padding: Any, output_padding: Any
+) -> np.ndarray:
+    """3-d transposed convolution of NCDHW data with an IODHW kernel."""
+    return _conv_transpose_channels_first(a_np, w_np, stride, padding, output_padding)
+
+
+def adaptive_pool(
+    np_data: np.ndarray, out_size: int | Sequence[int], pool_type: str, layout: str
+) -> np.ndarray:
+    """Adaptive max or average pooling, cell by cell: output cell o of an axis of input size
+    n and output size m reduces input cells floor(o * n / m) to ceil((o + 1) * n / m)."""
+    sizes = [out_size] if isinstance(out_size, int) else list(out_size)
+    channels_last = layout[-1] == "C"
+    data = np.moveaxis(np_data, -1, 1) if channels_last else np_data
+    spatial = data.shape[2:]
+    if len(sizes) != len(spatial):
+        raise ValueError(f"adaptive_pool: {len(sizes)} output sizes for {len(spatial)} axes")
+    reduce = np.max if pool_type == "max" else np.mean
+    out = np.zeros((*data.shape[:2], *sizes), dtype=np_data.dtype)
+    for cell in itertools.product(*map(range, sizes)):
+        box = tuple(
+            slice(math.floor(o * n / m), math.ceil((o + 1) * n / m))
+            for o, n, m in zip(cell, spatial, sizes, strict=True)
+        )
+        window = data[(slice(None), slice(None), *box)]
+        out[(slice(None), slice(None), *cell)] = reduce(window, axis=tuple(range(2, data.ndim)))
+    return np.moveaxis(out, 1, -1) if channels_last else out

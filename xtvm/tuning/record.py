@@ -169,7 +169,7 @@ class ApplyHistoryBest(DispatchContext):
         self.best = best_records(records)
         self.exact = best_records(records, exact=True)
 
-    def _query(self, target: str, workload: Workload) -> ConfigSpace | None:
+    def _query_inside(self, target: str, workload: Workload) -> ConfigSpace | None:
         workload = workload_of(workload[0], workload[1:])
         found = self.exact.get((target, workload)) or self.best.get((target_kind(target), workload))
         return found[0].config if found else None

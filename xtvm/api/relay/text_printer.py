@@ -61,6 +61,11 @@ VERSION = '#[version = "0.0.5"]'
 TUPLE_OPERAND_OPS = frozenset({"concatenate"})
 
 
+# attributes TVM's attrs declare without a default (a pool's window): its printer shows them
+# whatever their value, where the Python builder has a default for them
+NO_DEFAULT_ATTRS = frozenset({"pool_size"})
+
+
 @cache
 def default_attrs(op_name: str) -> dict[str, str]:
     """The text of each default attribute value of the operator `op_name`'s API function: as
@@ -71,7 +76,11 @@ def default_attrs(op_name: str) -> dict[str, str]:
     if fn is None:
         return {}
     params = inspect.signature(fn).parameters.values()
-    return {p.name: value_text(p.default) for p in params if p.default is not p.empty}
+    return {
+        p.name: value_text(p.default)
+        for p in params
+        if p.default is not p.empty and p.name not in NO_DEFAULT_ATTRS
+    }
 
 
 def conv2d_weight_attrs(call: Call) -> dict[str, object]:
