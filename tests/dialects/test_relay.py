@@ -1124,9 +1124,9 @@ INVALID: list[tuple[str, list[Attribute], Body, str]] = [
     (
         "conv2d_transpose_output_padding",
         [t(1, 4, 3, 3), t(4, 2, 3, 3)],
-        lambda x, w: relay.Conv2dTransposeOp(x, w, strides=(2, 2), output_padding=(2, 0)),
-        "'relay.nn.conv2d_transpose' op output_padding must be 2 integers in [0, stride), got "
-        "[2, 0] with strides [2, 2]",
+        lambda x, w: relay.Conv2dTransposeOp(x, w, strides=(2, 2), output_padding=(-1, 0)),
+        "'relay.nn.conv2d_transpose' op output_padding must be 2 non-negative integers, got "
+        "[-1, 0]",
     ),
     (
         "conv3d_channels",

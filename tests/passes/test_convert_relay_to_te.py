@@ -576,6 +576,11 @@ CASES: dict[type[relay.RelayOp], list[Case]] = {
             ),
         ),
         Case(
+            "output_padding_past_stride",
+            [f32(1, 2, 3, 3), f32(2, 3, 2, 2)],
+            lambda g, x, w: g(relay.Conv2dTransposeOp(x, w, output_padding=(2, 1))),
+        ),
+        Case(
             "oihw",
             [f32(1, 3, 4, 4), f32(5, 3, 3, 3)],
             lambda g, x, w: g(relay.Conv2dTransposeOp(x, w, strides=(2, 2), kernel_layout="OIHW")),

@@ -83,21 +83,30 @@ def default_attrs(op_name: str) -> dict[str, str]:
     }
 
 
-def conv2d_weight_attrs(call: Call) -> dict[str, object]:
-    """`channels` and `kernel_size` of a conv2d call, which xtvm's op keeps in its weight's
-    type: TVM prints them (an untyped weight reads back only with them)."""
+CONV_OPS = frozenset({"nn.conv2d", "qnn.conv2d", "nn.conv3d"})
+CONV_TRANSPOSE_OPS = frozenset(
+    {"nn.conv1d_transpose", "nn.conv2d_transpose", "nn.conv3d_transpose"}
+)
+
+
+def conv_weight_attrs(call: Call) -> dict[str, object]:
+    """`channels` and `kernel_size` of a convolution call, which xtvm's op keeps in its
+    weight's type: TVM prints them (an untyped weight reads back only with them). A
+    transposed convolution's weight holds the output channels of one group."""
     weight = call.args[1]
-    layout = str(call.attrs.get("kernel_layout", "OIHW"))
+    default = "IOHW" if call.op.name in CONV_TRANSPOSE_OPS else "OIHW"  # type: ignore[attr-defined]
+    layout = str(call.attrs.get("kernel_layout", default))
     typ = weight.checked_type if has_type(weight) else None
-    if not isinstance(typ, TensorType) or len(layout) != len(typ.shape):
-        return {}
-    if not all(axis in layout for axis in "OHW"):
+    if not isinstance(typ, TensorType) or len(layout) != len(typ.shape) or "O" not in layout:
         return {}
     dims = [int(d) if isinstance(d, int) or hasattr(d, "value") else None for d in typ.shape]
-    o, h, w = (dims[layout.index(axis)] for axis in "OHW")
-    if o is None or h is None or w is None:
+    spatial = [dims[layout.index(a)] for a in "DHW" if a in layout]
+    channels = dims[layout.index("O")]
+    if channels is None or not spatial or None in spatial:
         return {}
-    return {"channels": o, "kernel_size": (h, w)}
+    if call.op.name in CONV_TRANSPOSE_OPS:  # type: ignore[attr-defined]
+        channels *= int(call.attrs.get("groups", 1))
+    return {"channels": channels, "kernel_size": tuple(spatial)}
 
 
 # The size variables the text being printed names (`meta[tir.SizeVar][i]`); None outside a
@@ -419,8 +428,8 @@ class TextPrinter:
         if isinstance(e.op, Op):
             callee = e.op.name
             attrs = e.attrs if has_type(e) else (e.kwargs or {})
-            if callee in ("nn.conv2d", "qnn.conv2d"):
-                attrs = {**attrs, **conv2d_weight_attrs(e)}
+            if callee in CONV_OPS or callee in CONV_TRANSPOSE_OPS:
+                attrs = {**attrs, **conv_weight_attrs(e)}
             defaults = default_attrs(callee)
             texts = {k: value_text(v) for k, v in attrs.items()}
             args += [f"{k}={t}" for k, t in texts.items() if defaults.get(k) != t]
