@@ -229,6 +229,14 @@ CASES: list[tuple[str, list[Attribute], Body, str]] = [
         "tensor<1x4x6x10xf32>",
     ),
     (
+        "conv1d_nwc_wio",
+        [t(2, 9, 4), t(3, 2, 6)],
+        lambda x, w: relay.Conv1dOp(
+            x, w, strides=(2,), padding=(1, 0), groups=2, data_layout="NWC", kernel_layout="WIO"
+        ),
+        "tensor<2x4x6xf32>",
+    ),
+    (
         "conv3d",
         [t(1, 4, 5, 9, 7), t(6, 2, 3, 3, 1)],
         lambda x, w: relay.Conv3dOp(
@@ -327,6 +335,18 @@ CASES: list[tuple[str, list[Attribute], Body, str]] = [
             x, (2, 2), dilation=(2, 1), layout="NHWC", count_include_pad=True
         ),
         "tensor<2x5x4x3xf32>",
+    ),
+    (
+        "max_pool1d",
+        [t(1, 3, 9)],
+        lambda x: relay.MaxPool1dOp(x, (3,), strides=(2,), padding=(1, 0)),
+        "tensor<1x3x4xf32>",
+    ),
+    (
+        "avg_pool1d_nwc_ceil",
+        [t(2, 9, 3)],
+        lambda x: relay.AvgPool1dOp(x, (2,), strides=(2,), layout="NWC", ceil_mode=True),
+        "tensor<2x5x3xf32>",
     ),
     (
         "max_pool3d",

@@ -586,6 +586,20 @@ CASES: dict[type[relay.RelayOp], list[Case]] = {
             lambda g, x, w: g(relay.Conv2dTransposeOp(x, w, strides=(2, 2), kernel_layout="OIHW")),
         ),
     ],
+    relay.Conv1dOp: [
+        Case(
+            "strided_dilated",
+            [f32(2, 3, 11), f32(4, 3, 3)],
+            lambda g, x, w: g(relay.Conv1dOp(x, w, strides=(2,), padding=(1, 2), dilation=(2,))),
+        ),
+        Case(
+            "nwc_groups",
+            [f32(1, 9, 4), f32(3, 2, 6)],
+            lambda g, x, w: g(
+                relay.Conv1dOp(x, w, groups=2, data_layout="NWC", kernel_layout="WIO")
+            ),
+        ),
+    ],
     relay.Conv3dOp: [
         Case(
             "grouped_strided",
@@ -750,6 +764,26 @@ CASES: dict[type[relay.RelayOp], list[Case]] = {
             "int",
             [i32(1, 2, 5, 5)],
             pool(relay.MaxPool2dOp, pool_size=(2, 2), padding=(1, 1, 0, 0)),
+        ),
+    ],
+    relay.MaxPool1dOp: [
+        Case(
+            "ceil_padded",
+            [f32(2, 3, 10)],
+            pool(relay.MaxPool1dOp, pool_size=(3,), strides=(2,), padding=(1, 0), ceil_mode=True),
+        ),
+    ],
+    relay.AvgPool1dOp: [
+        Case(
+            "nwc_count_pad",
+            [f32(2, 10, 3)],
+            pool(
+                relay.AvgPool1dOp,
+                pool_size=(3,),
+                padding=(1, 1),
+                layout="NWC",
+                count_include_pad=True,
+            ),
         ),
     ],
     relay.MaxPool3dOp: [

@@ -683,6 +683,23 @@ CASES: list[Case] = [
         tol=1e-4,
     ),
     Case(
+        "conv1d_dilated",
+        [rand(2, 3, 11), rand(4, 3, 3)],
+        lambda x, w: relay.Conv1dOp(x, w, strides=(2,), padding=(1, 2), dilation=(2,)),
+        lambda x, w: topi_testing.conv1d_ncw_python(x, w, 2, (1, 2), 2),
+        tol=1e-4,
+    ),
+    Case(
+        "conv1d_nwc_out_dtype",
+        [rand(1, 7, 3, dtype="int8", low=-9, high=9), rand(3, 3, 2, dtype="int8", low=-9, high=9)],
+        lambda x, w: relay.Conv1dOp(
+            x, w, data_layout="NWC", kernel_layout="WIO", out_dtype="int32"
+        ),
+        lambda x, w: topi_testing.conv1d_ncw_python(
+            x.transpose(0, 2, 1).astype("int32"), w.transpose(2, 1, 0).astype("int32"), 1, 0, 1
+        ).transpose(0, 2, 1),
+    ),
+    Case(
         "conv3d",
         [rand(1, 4, 5, 6, 5), rand(6, 2, 3, 2, 3)],
         lambda x, w: relay.Conv3dOp(x, w, strides=(1, 2, 1), padding=(1, 0, 1, 1, 1, 0), groups=2),
@@ -826,6 +843,21 @@ CASES: list[Case] = [
         tol=1e-4,
     ),
     # Pooling, padding, resizing
+    Case(
+        "max_pool1d_ceil",
+        [rand(2, 3, 10)],
+        lambda x: relay.MaxPool1dOp(x, (3,), strides=(2,), padding=(1, 0), ceil_mode=True),
+        lambda x: topi_testing.poolnd_python(x, (3,), (2,), (1,), (1,), (0,), "max", False, True),
+    ),
+    Case(
+        "avg_pool1d_nwc",
+        [rand(2, 10, 3)],
+        lambda x: relay.AvgPool1dOp(x, (3,), padding=(1, 1), layout="NWC", count_include_pad=True),
+        lambda x: topi_testing.poolnd_python(
+            x.transpose(0, 2, 1), (3,), (1,), (1,), (1,), (1,), "avg", True
+        ).transpose(0, 2, 1),
+        tol=1e-5,
+    ),
     Case(
         "max_pool3d_window_in_padding",
         [rand(1, 2, 3, 6, 5)],

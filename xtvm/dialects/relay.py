@@ -1651,11 +1651,13 @@ def conv_operands(
     return c_axis, axes, kernel_layout.primal_sizes(weight.get_shape())
 
 
-def conv3d_type(op: type[RelayOp], p: Props, data: TensorType, weight: TensorType) -> Attribute:
+def conv_nd_type(op: type[RelayOp], p: Props, data: TensorType, weight: TensorType) -> Attribute:
+    """A convolution over 1 or 3 spatial axes (the op's SPATIAL)."""
+    dims: int = op.SPATIAL  # type: ignore[attr-defined]
     elem = out_element(op, p, data, weight)
-    strides, dilation = p.positive("strides", 3), p.positive("dilation", 3)
-    padding, groups = nd_padding(op, p, 3), p.integer("groups")
-    c_axis, axes, sizes = conv_operands(op, p, data, weight, 3)
+    strides, dilation = p.positive("strides", dims), p.positive("dilation", dims)
+    padding, groups = nd_padding(op, p, dims), p.integer("groups")
+    c_axis, axes, sizes = conv_operands(op, p, data, weight, dims)
     o, i = sizes["O"], sizes["I"]
     shape = list(data.get_shape())
     if groups < 1 or o % groups:
@@ -1665,7 +1667,7 @@ def conv3d_type(op: type[RelayOp], p: Props, data: TensorType, weight: TensorTyp
             f"data has {shape[c_axis]} channels but weight expects {i * groups} "
             f"({i} per group x {groups} groups)"
         )
-    kernel = [sizes[a] for a in "DHW"]
+    kernel = [sizes[a] for a in "DHW"[3 - dims :]]
     window = (kernel, strides, dilation, padding, False)
     out = windows_out(op, "kernel", [shape[a] for a in axes], *window)
     shape[c_axis] = o
@@ -1674,6 +1676,29 @@ def conv3d_type(op: type[RelayOp], p: Props, data: TensorType, weight: TensorTyp
     return TensorType(elem, shape)
 
 
+Conv1dOp = relay_op(
+    "nn.conv1d",
+    RelayOp,
+    """1-d convolution (cross-correlation), grouped and dilated; NCW or NWC data, the kernel in
+    any order of O, I, W (OIW, WIO); padding is (left, right).
+
+    `%y = relay.nn.conv1d %x, %w {padding = array<i64: 1, 1>}
+        : (tensor<1x3x8xf32>, tensor<4x3x3xf32>) -> tensor<1x4x8xf32>`
+
+    With out_dtype, data and weight (of any numeric types) are converted to it first.
+    """,
+    ints_def("strides", (1,)),
+    ints_def("padding", (0, 0)),
+    ints_def("dilation", (1,)),
+    int_def("groups", 1),
+    str_def("data_layout", "NCW"),
+    str_def("kernel_layout", "OIW"),
+    str_def("out_dtype", ""),
+    operands=("data", "weight"),
+    rule=conv_nd_type,
+    pattern=OpPattern.OUT_ELEMWISE_FUSABLE,
+    SPATIAL=1,
+)
 Conv3dOp = relay_op(
     "nn.conv3d",
     RelayOp,
@@ -1694,8 +1719,9 @@ Conv3dOp = relay_op(
     str_def("kernel_layout", "OIDHW"),
     str_def("out_dtype", ""),
     operands=("data", "weight"),
-    rule=conv3d_type,
+    rule=conv_nd_type,
     pattern=OpPattern.OUT_ELEMWISE_FUSABLE,
+    SPATIAL=3,
 )
 
 
@@ -2095,20 +2121,43 @@ GlobalMaxPool2dOp = relay_op(
 )
 
 
-def pool3d_type(op: type[RelayOp], p: Props, data: TensorType) -> Attribute:
-    kernel = p.positive("pool_size", 3)
-    strides, dilation = p.positive("strides", 3), p.positive("dilation", 3)
-    padding = nd_padding(op, p, 3)
-    _, axes = layout_axes(op, p.text("layout"), 3)
-    if data.get_num_dims() != 5:
-        raise op.error(f"data must be 5-d, got {fmt_shape(data.get_shape())}")
+def pool_nd_type(op: type[RelayOp], p: Props, data: TensorType) -> Attribute:
+    """A window pool over 1 or 3 spatial axes (the op's SPATIAL)."""
+    dims: int = op.SPATIAL  # type: ignore[attr-defined]
+    kernel = p.positive("pool_size", dims)
+    strides, dilation = p.positive("strides", dims), p.positive("dilation", dims)
+    padding = nd_padding(op, p, dims)
+    _, axes = layout_axes(op, p.text("layout"), dims)
+    if data.get_num_dims() != dims + 2:
+        raise op.error(f"data must be {dims + 2}-d, got {fmt_shape(data.get_shape())}")
     shape = list(data.get_shape())
     window = (kernel, strides, dilation, padding, p.flag("ceil_mode"))
-    for a, extent in zip(
-        axes, windows_out(op, "window", [shape[a] for a in axes], *window), strict=True
-    ):
+    out = windows_out(op, "window", [shape[a] for a in axes], *window)
+    for a, extent in zip(axes, out, strict=True):
         shape[a] = extent
     return TensorType(data.get_element_type(), shape)
+
+
+def pool_attrs(dims: int) -> tuple[AttrDef, ...]:
+    return (
+        ints_def("pool_size"),
+        ints_def("strides", (1,) * dims),
+        ints_def("padding", (0,) * (2 * dims)),
+        ints_def("dilation", (1,) * dims),
+        str_def("layout", SPATIAL_LAYOUTS[dims][0]),
+        bool_def("ceil_mode", False),
+    )
+
+
+class Pool1dOp(RelayOp, ABC):
+    """A sliding-window reduction over the spatial axis of a 3-d tensor; padding is (left,
+    right)."""
+
+    PATTERN: ClassVar[OpPattern] = OpPattern.OUT_ELEMWISE_FUSABLE
+    OPERANDS: ClassVar[tuple[str, ...]] = ("data",)
+    ATTRS: ClassVar[tuple[AttrDef, ...]] = pool_attrs(1)
+    SPATIAL: ClassVar[int] = 1
+    RULE = staticmethod(pool_nd_type)
 
 
 class Pool3dOp(RelayOp, ABC):
@@ -2117,17 +2166,30 @@ class Pool3dOp(RelayOp, ABC):
 
     PATTERN: ClassVar[OpPattern] = OpPattern.OUT_ELEMWISE_FUSABLE
     OPERANDS: ClassVar[tuple[str, ...]] = ("data",)
-    ATTRS: ClassVar[tuple[AttrDef, ...]] = (
-        ints_def("pool_size"),
-        ints_def("strides", (1, 1, 1)),
-        ints_def("padding", (0, 0, 0, 0, 0, 0)),
-        ints_def("dilation", (1, 1, 1)),
-        str_def("layout", "NCDHW"),
-        bool_def("ceil_mode", False),
-    )
-    RULE = staticmethod(pool3d_type)
+    ATTRS: ClassVar[tuple[AttrDef, ...]] = pool_attrs(3)
+    SPATIAL: ClassVar[int] = 3
+    RULE = staticmethod(pool_nd_type)
 
 
+MaxPool1dOp = relay_op(
+    "nn.max_pool1d",
+    Pool1dOp,
+    """Maximum over each 1-d window (padding never wins).
+
+    `%y = relay.nn.max_pool1d %x {pool_size = array<i64: 2>, strides = array<i64: 2>}
+        : (tensor<1x3x7xf32>) -> tensor<1x3x3xf32>`
+    """,
+)
+AvgPool1dOp = relay_op(
+    "nn.avg_pool1d",
+    Pool1dOp,
+    """Mean over each 1-d window; padding counts toward the divisor if count_include_pad.
+
+    `%y = relay.nn.avg_pool1d %x {pool_size = array<i64: 3>, padding = array<i64: 1, 1>}
+        : (tensor<1x3x7xf32>) -> tensor<1x3x7xf32>`
+    """,
+    bool_def("count_include_pad", False),
+)
 MaxPool3dOp = relay_op(
     "nn.max_pool3d",
     Pool3dOp,

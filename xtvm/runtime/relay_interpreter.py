@@ -557,11 +557,12 @@ def out_dtype_of(op: relay.RelayOp, x: np.ndarray, w: np.ndarray) -> tuple[np.nd
     return x.astype(np.dtype(out)), w.astype(np.dtype(out))
 
 
-@rule(relay.Conv3dOp)
-def conv3d(op: relay.Conv3dOp, x: np.ndarray, w: np.ndarray) -> np.ndarray:
+@rule(relay.Conv1dOp, relay.Conv3dOp)
+def conv_nd_rule(op: relay.Conv1dOp | relay.Conv3dOp, x: np.ndarray, w: np.ndarray) -> np.ndarray:
     x, w = out_dtype_of(op, x, w)
     layout = op.data_layout.data
-    w = transform_layout(w, relay.Layout.parse(op.kernel_layout.data), relay.Layout.parse("OIDHW"))
+    canonical = relay.Layout.parse("OI" + "DHW"[3 - op.SPATIAL :])
+    w = transform_layout(w, relay.Layout.parse(op.kernel_layout.data), canonical)
     y = conv_nd(
         channels_first(x, layout),
         w,
@@ -847,8 +848,11 @@ def from_nchw(x: np.ndarray, layout: str) -> np.ndarray:
     return x.transpose(0, 2, 3, 1) if layout == "NHWC" else x
 
 
-def pool_nd(op: relay.Pool2dOp | relay.Pool3dOp, x: np.ndarray, is_max: bool) -> np.ndarray:
-    """Max or average pooling over the spatial axes of a 2-d or 3-d pool's data."""
+PoolOp = relay.Pool1dOp | relay.Pool2dOp | relay.Pool3dOp
+
+
+def pool_nd(op: PoolOp, x: np.ndarray, is_max: bool) -> np.ndarray:
+    """Max or average pooling over the spatial axes of a 1-d, 2-d or 3-d pool's data."""
     layout = op.layout.data
     x = channels_first(x, layout)
     kernel, strides, dilation = ints(op.pool_size), ints(op.strides), ints(op.dilation)
@@ -881,13 +885,13 @@ def pool_nd(op: relay.Pool2dOp | relay.Pool3dOp, x: np.ndarray, is_max: bool) ->
     return channels_back(total / np.maximum(count, 1), layout)
 
 
-@rule(relay.MaxPool2dOp, relay.MaxPool3dOp)
-def max_pool(op: relay.Pool2dOp | relay.Pool3dOp, x: np.ndarray) -> np.ndarray:
+@rule(relay.MaxPool1dOp, relay.MaxPool2dOp, relay.MaxPool3dOp)
+def max_pool(op: PoolOp, x: np.ndarray) -> np.ndarray:
     return pool_nd(op, x, is_max=True)
 
 
-@rule(relay.AvgPool2dOp, relay.AvgPool3dOp)
-def avg_pool(op: relay.Pool2dOp | relay.Pool3dOp, x: np.ndarray) -> np.ndarray:
+@rule(relay.AvgPool1dOp, relay.AvgPool2dOp, relay.AvgPool3dOp)
+def avg_pool(op: PoolOp, x: np.ndarray) -> np.ndarray:
     return pool_nd(op, x, is_max=False)
 
 

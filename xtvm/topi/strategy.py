@@ -107,7 +107,7 @@ def conv2d(op: relay.Conv2dOp, x: Sequence[TensorLike]) -> Value:
     )
 
 
-def conv3d(op: relay.Conv3dOp, x: Sequence[TensorLike]) -> Value:
+def conv_nd(op: relay.Conv1dOp | relay.Conv3dOp, x: Sequence[TensorLike]) -> Value:
     return nn.conv_nd(
         x[0],
         x[1],
@@ -139,8 +139,8 @@ def conv_transpose(op: relay.RelayOp, x: Sequence[TensorLike]) -> Value:
 
 def pool(kind: str) -> Compute:
     def compute(op: relay.RelayOp, x: Sequence[TensorLike]) -> Value:
-        assert isinstance(op, relay.Pool2dOp | relay.Pool3dOp)
-        average = isinstance(op, relay.AvgPool2dOp | relay.AvgPool3dOp)
+        assert isinstance(op, relay.Pool1dOp | relay.Pool2dOp | relay.Pool3dOp)
+        average = isinstance(op, relay.AvgPool1dOp | relay.AvgPool2dOp | relay.AvgPool3dOp)
         include_pad = average and bool(integer(op.count_include_pad))  # type: ignore[attr-defined]
         return nn.pool_nd(
             x[0],
@@ -358,7 +358,8 @@ STRATEGIES: dict[type[relay.RelayOp], Strategy] = {
     relay.DropoutOp: row(lambda op, x: x[0]),  # the identity at inference
     # Convolution and matrix products
     relay.Conv2dOp: row(conv2d, CONV2D),
-    relay.Conv3dOp: row(conv3d),
+    relay.Conv1dOp: row(conv_nd),
+    relay.Conv3dOp: row(conv_nd),
     relay.Conv1dTransposeOp: row(conv_transpose),
     relay.Conv2dTransposeOp: row(conv_transpose, CONV2D),
     relay.Conv3dTransposeOp: row(conv_transpose),
@@ -418,6 +419,8 @@ STRATEGIES: dict[type[relay.RelayOp], Strategy] = {
     relay.LayerNormOp: row(layer_norm, LAYER_NORM),
     relay.LrnOp: row(lrn),
     # Pooling, padding, resizing
+    relay.MaxPool1dOp: row(pool("max")),
+    relay.AvgPool1dOp: row(pool("avg")),
     relay.MaxPool2dOp: row(pool("max")),
     relay.AvgPool2dOp: row(pool("avg")),
     relay.MaxPool3dOp: row(pool("max")),

@@ -272,6 +272,20 @@ func.func @conv_nd(%x: tensor<1x3x4x6x6xi8>, %w: tensor<2x3x3x3x3xui8>, %v: tens
   func.return %a, %b, %c, %f : tensor<1x2x4x6x6xi32>, tensor<1x3x11xf32>, tensor<1x11x7x2xf32>, tensor<1x2x5x5x5xf32>
 }
 
+// 1-d convolution and pools (NWC data with a WIO kernel kept).
+// CHECK-LABEL: func.func @one_d(%x: tensor<1x9x4xf32>, %w: tensor<3x2x6xf32>, %y: tensor<1x3x9xf32>) -> (tensor<1x9x6xf32>, tensor<1x3x4xf32>, tensor<1x3x9xf32>) {
+// CHECK-NEXT:    %a = relay.nn.conv1d %x, %w {padding = array<i64: 1, 1>, groups = 2 : i64, data_layout = "NWC", kernel_layout = "WIO"} : (tensor<1x9x4xf32>, tensor<3x2x6xf32>) -> tensor<1x9x6xf32>
+// CHECK-NEXT:    %b = relay.nn.max_pool1d %y {pool_size = array<i64: 3>, strides = array<i64: 2>} : (tensor<1x3x9xf32>) -> tensor<1x3x4xf32>
+// CHECK-NEXT:    %c = relay.nn.avg_pool1d %y {pool_size = array<i64: 3>, padding = array<i64: 1, 1>} : (tensor<1x3x9xf32>) -> tensor<1x3x9xf32>
+// CHECK-NEXT:    func.return %a, %b, %c : tensor<1x9x6xf32>, tensor<1x3x4xf32>, tensor<1x3x9xf32>
+// CHECK-NEXT:  }
+func.func @one_d(%x: tensor<1x9x4xf32>, %w: tensor<3x2x6xf32>, %y: tensor<1x3x9xf32>) -> (tensor<1x9x6xf32>, tensor<1x3x4xf32>, tensor<1x3x9xf32>) {
+  %a = relay.nn.conv1d %x, %w {padding = array<i64: 1, 1>, groups = 2 : i64, data_layout = "NWC", kernel_layout = "WIO"} : (tensor<1x9x4xf32>, tensor<3x2x6xf32>) -> tensor<1x9x6xf32>
+  %b = relay.nn.max_pool1d %y {pool_size = array<i64: 3>, strides = array<i64: 2>} : (tensor<1x3x9xf32>) -> tensor<1x3x4xf32>
+  %c = relay.nn.avg_pool1d %y {pool_size = array<i64: 3>, padding = array<i64: 1, 1>, count_include_pad = false} : (tensor<1x3x9xf32>) -> tensor<1x3x9xf32>
+  func.return %a, %b, %c : tensor<1x9x6xf32>, tensor<1x3x4xf32>, tensor<1x3x9xf32>
+}
+
 // 3-d pools and adaptive pools over 1, 2 and 3 spatial axes.
 // CHECK-LABEL: func.func @pools_nd(%x: tensor<1x3x5x7x7xf32>, %y: tensor<1x10x3xf32>, %z: tensor<1x3x9x8xf32>) -> (tensor<1x3x2x3x3xf32>, tensor<1x3x6x8x8xf32>, tensor<1x4x3xf32>, tensor<1x3x2x3xf32>, tensor<1x3x1x1x1xf32>) {
 // CHECK-NEXT:    %a = relay.nn.max_pool3d %x {pool_size = array<i64: 2, 2, 2>, strides = array<i64: 2, 2, 2>} : (tensor<1x3x5x7x7xf32>) -> tensor<1x3x2x3x3xf32>

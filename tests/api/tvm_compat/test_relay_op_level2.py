@@ -41,13 +41,11 @@ from xtvm.relay.testing import run_infer_type
 
 # Tests xtvm does not run, with the reason (tests/api/tvm_compat/conftest.py skips them).
 UNSUPPORTED = {
-    "test_conv1d_infer_type": "xtvm composes conv1d of expand_dims, conv2d and squeeze: the call's args and text are theirs",
     "test_conv2d_infer_type": "xtvm's Relay text leaves out attributes at their default, or ones it does not keep",
     "test_compile_depthwise_conv2d_arm_cpu": "reads a TVM autotvm log, whose format xtvm's tuning records do not share",
     "test_upsampling_infer_type": "symbolic dimensions (te.var / relay.Any) are not inferred through this op",
     "test_upsampling3d_infer_type": "symbolic dimensions (te.var / relay.Any) are not inferred through this op",
     "test_pool2d": "feeds an int64 array to a float16 input, which xtvm's executor refuses (TVM converts it)",
-    "test_pool1d": "xtvm composes pool1d of expand_dims, pool2d and squeeze: its text shows pool2d's attributes",
     "test_flatten_infer_type[graph]": "symbolic dimensions (te.var / relay.Any) are not inferred through this op",
     "test_pad_infer_type": "symbolic dimensions (te.var / relay.Any) are not inferred through this op",
     "test_pad_run": "xtvm.runtime.relay_interpreter.ArgumentError: argument 'x' (#0) of @main: expected tensor<4x10x7x7xf32> (float",

@@ -83,7 +83,7 @@ def default_attrs(op_name: str) -> dict[str, str]:
     }
 
 
-CONV_OPS = frozenset({"nn.conv2d", "qnn.conv2d", "nn.conv3d"})
+CONV_OPS = frozenset({"nn.conv1d", "nn.conv2d", "qnn.conv2d", "nn.conv3d"})
 CONV_TRANSPOSE_OPS = frozenset(
     {"nn.conv1d_transpose", "nn.conv2d_transpose", "nn.conv3d_transpose"}
 )

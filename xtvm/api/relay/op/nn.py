@@ -142,12 +142,7 @@ def conv2d(
     return call
 
 
-CONV1D_LAYOUTS = {  # 1-d layouts -> the 2-d ones they run in, and where height goes
-    ("NCW", "OIW"): ("NCHW", "OIHW", 2, 2),
-    ("NWC", "WIO"): ("NHWC", "HWIO", 1, 0),
-}
-
-
+@deferred_until_typed(d.Conv1dOp)
 def conv1d(
     data: Expr,
     weight: Expr,
@@ -161,37 +156,20 @@ def conv1d(
     kernel_layout: str = "OIW",
     out_layout: str = "",
     out_dtype: str = "",
-) -> Expr:
-    """TVM's conv1d, composed as conv2d over a height of 1 (NCW with OIW, or NWC with WIO);
-    an untyped weight gets its shape from `channels` and `kernel_size`."""
-    check_unused(data, "", out_layout, data_layout)
-    if (data_layout, kernel_layout) not in CONV1D_LAYOUTS:
-        raise ValueError(f"conv1d: layouts NCW/OIW or NWC/WIO, got {data_layout}/{kernel_layout}")
-    layout2d, kernel2d, axis, kernel_axis = CONV1D_LAYOUTS[(data_layout, kernel_layout)]
-    if not has_type(weight):
-        if channels is None or kernel_size is None:
-            raise RelayTypeError("conv1d: an untyped weight needs channels= and kernel_size=")
-        typ = tensor_type(data)
-        sizes = {"O": int(channels), "W": _single_int("kernel_size", kernel_size)}
-        sizes["I"] = int(typ.shape[1 if data_layout == "NCW" else 2]) // groups
-        infer_untyped(weight, TensorType([sizes[c] for c in kernel_layout], typ.dtype))
-    pad = [padding] if isinstance(padding, int) else [int(p) for p in padding]
-    if len(pad) not in (1, 2):
-        raise ValueError(f"conv1d: padding must have 1 or 2 values, got {pad}")
-    out = conv2d(
-        transform.expand_dims(data, axis),
-        transform.expand_dims(weight, kernel_axis),
-        strides=(1, _single_int("strides", strides)),
-        padding=(0, pad[0], 0, pad[-1]),
-        dilation=(1, _single_int("dilation", dilation)),
-        groups=groups,
-        channels=channels,
-        kernel_size=None if kernel_size is None else (1, _single_int("kernel_size", kernel_size)),
-        data_layout=layout2d,
-        kernel_layout=kernel2d,
-        out_dtype=out_dtype,
+) -> Call:
+    """TVM's conv1d: NCW or NWC data; an untyped weight gets its shape from `channels` and
+    `kernel_size`; with out_dtype, data and weight are converted to it first."""
+    return _convolution(
+        d.Conv1dOp,
+        data,
+        weight,
+        (strides, padding, dilation),
+        groups,
+        channels,
+        kernel_size,
+        (data_layout, kernel_layout, out_layout),
+        out_dtype,
     )
-    return transform.squeeze(out, axis=[axis])
 
 
 def check_conv_weight(
@@ -391,6 +369,48 @@ def check_spatial_weight(
         raise ValueError(f"kernel_size={kernel_size} differs from the weight's {wshape}")
 
 
+def _convolution(
+    op_class: type[d.RelayOp],
+    data: Expr,
+    weight: Expr,
+    window: Sequence[IntOrSeq],
+    groups: int,
+    channels: int | None,
+    kernel_size: IntOrSeq | None,
+    layouts: tuple[str, str, str],
+    out_dtype: str,
+) -> Call:
+    """A convolution of `op_class` (1 to 3 spatial axes, or a transposed one); `window` is
+    (strides, padding, dilation), then output_padding for a transposed one, in TVM's forms."""
+    data_layout, kernel_layout, out_layout = layouts
+    check_unused(data, "", out_layout, data_layout)
+    dims: int = op_class.SPATIAL  # type: ignore[attr-defined]
+    transpose = issubclass(op_class, d.ConvTransposeOp)
+    strides, padding, dilation = window[:3]
+    pair_of_layouts = (data_layout, kernel_layout)
+    infer_spatial_weight(data, weight, channels, kernel_size, groups, pair_of_layouts, transpose)
+    extra = (
+        {"output_padding": spatial_values("output_padding", window[3], dims)} if transpose else {}
+    )
+    call = make_call(
+        op_class,
+        data,
+        weight,
+        strides=spatial_values("strides", strides, dims),
+        padding=spatial_padding(padding, dims),
+        dilation=spatial_values("dilation", dilation, dims),
+        groups=groups,
+        data_layout=data_layout,
+        kernel_layout=kernel_layout,
+        out_dtype=out_dtype,
+        **extra,
+    )
+    out = d.Layout.parse(kernel_layout).primal_sizes(weight.checked_type.shape)["O"]  # type: ignore[attr-defined]
+    out_channels = int(out) * groups if transpose else int(out)
+    check_spatial_weight(weight, kernel_layout, channels, kernel_size, out_channels)
+    return call
+
+
 @deferred_until_typed(d.Conv3dOp)
 def conv3d(
     data: Expr,
@@ -408,61 +428,17 @@ def conv3d(
 ) -> Call:
     """TVM's conv3d: NCDHW or NDHWC data; an untyped weight gets its shape from `channels`
     and `kernel_size`; with out_dtype, data and weight are converted to it first."""
-    check_unused(data, "", out_layout, data_layout)
-    layouts = (data_layout, kernel_layout)
-    infer_spatial_weight(data, weight, channels, kernel_size, groups, layouts, False)
-    call = make_call(
+    return _convolution(
         d.Conv3dOp,
         data,
         weight,
-        strides=spatial_values("strides", strides, 3),
-        padding=spatial_padding(padding, 3),
-        dilation=spatial_values("dilation", dilation, 3),
-        groups=groups,
-        data_layout=data_layout,
-        kernel_layout=kernel_layout,
-        out_dtype=out_dtype,
+        (strides, padding, dilation),
+        groups,
+        channels,
+        kernel_size,
+        (data_layout, kernel_layout, out_layout),
+        out_dtype,
     )
-    out = d.Layout.parse(kernel_layout).primal_sizes(weight.checked_type.shape)["O"]  # type: ignore[attr-defined]
-    check_spatial_weight(weight, kernel_layout, channels, kernel_size, int(out))
-    return call
-
-
-def _conv_transpose(
-    op_class: type[d.RelayOp],
-    data: Expr,
-    weight: Expr,
-    window: tuple[IntOrSeq, IntOrSeq, IntOrSeq, IntOrSeq],
-    groups: int,
-    channels: int | None,
-    kernel_size: IntOrSeq | None,
-    layouts: tuple[str, str, str],
-    out_dtype: str,
-) -> Call:
-    """A transposed convolution of `op_class` (1, 2 or 3 spatial axes); `window` is
-    (strides, padding, dilation, output_padding) in TVM's forms."""
-    data_layout, kernel_layout, out_layout = layouts
-    check_unused(data, "", out_layout, data_layout)
-    dims: int = op_class.SPATIAL  # type: ignore[attr-defined]
-    strides, padding, dilation, output_padding = window
-    pair_of_layouts = (data_layout, kernel_layout)
-    infer_spatial_weight(data, weight, channels, kernel_size, groups, pair_of_layouts, True)
-    call = make_call(
-        op_class,
-        data,
-        weight,
-        strides=spatial_values("strides", strides, dims),
-        padding=spatial_padding(padding, dims),
-        output_padding=spatial_values("output_padding", output_padding, dims),
-        dilation=spatial_values("dilation", dilation, dims),
-        groups=groups,
-        data_layout=data_layout,
-        kernel_layout=kernel_layout,
-        out_dtype=out_dtype,
-    )
-    out = d.Layout.parse(kernel_layout).primal_sizes(weight.checked_type.shape)["O"]  # type: ignore[attr-defined]
-    check_spatial_weight(weight, kernel_layout, channels, kernel_size, int(out) * groups)
-    return call
 
 
 @deferred_until_typed(d.Conv1dTransposeOp)
@@ -484,7 +460,7 @@ def conv1d_transpose(
     """TVM's conv1d_transpose: NCW or NWC data, the kernel IOW (or another order)."""
     window = (strides, padding, dilation, output_padding)
     layouts = (data_layout, kernel_layout, out_layout)
-    return _conv_transpose(
+    return _convolution(
         d.Conv1dTransposeOp, data, weight, window, groups, channels, kernel_size, layouts, out_dtype
     )
 
@@ -508,7 +484,7 @@ def conv2d_transpose(
     """TVM's conv2d_transpose: NCHW or NHWC data, the kernel IOHW, OIHW, HWOI, ..."""
     window = (strides, padding, dilation, output_padding)
     layouts = (data_layout, kernel_layout, out_layout)
-    return _conv_transpose(
+    return _convolution(
         d.Conv2dTransposeOp, data, weight, window, groups, channels, kernel_size, layouts, out_dtype
     )
 
@@ -532,7 +508,7 @@ def conv3d_transpose(
     """TVM's conv3d_transpose: NCDHW or NDHWC data, the kernel IODHW (or another order)."""
     window = (strides, padding, dilation, output_padding)
     layouts = (data_layout, kernel_layout, out_layout)
-    return _conv_transpose(
+    return _convolution(
         d.Conv3dTransposeOp, data, weight, window, groups, channels, kernel_size, layouts, out_dtype
     )
 
@@ -669,9 +645,10 @@ def _pool(
     out_layout: str,
     **flags: bool,
 ) -> Call:
-    """A 2-d or 3-d pool of `window` (pool_size, strides, dilation, padding in TVM's forms)."""
+    """A 1-d, 2-d or 3-d pool of `window` (pool_size, strides, dilation, padding in TVM's
+    forms)."""
     check_unused(data, "", out_layout, layout)
-    dims = 3 if issubclass(op_class, d.Pool3dOp) else 2
+    dims: int = getattr(op_class, "SPATIAL", 2)
     pool_size, strides, dilation, padding = window
     return make_call(
         op_class,
@@ -755,11 +732,9 @@ def max_pool1d(
     layout: str = "NCW",
     out_layout: str = "",
     ceil_mode: bool = False,
-) -> Expr:
-    """TVM's max_pool1d, composed as max_pool2d over a height of 1."""
-    check_unused(data, "", out_layout, layout)
-    window = {"pool_size": pool_size, "strides": strides, "dilation": dilation}
-    return _pool1d(max_pool2d, data, layout, **window, padding=padding, ceil_mode=ceil_mode)
+) -> Call:
+    window = (pool_size, strides, dilation, padding)
+    return _pool(d.MaxPool1dOp, data, window, layout, out_layout, ceil_mode=ceil_mode)
 
 
 def avg_pool1d(
@@ -772,12 +747,10 @@ def avg_pool1d(
     out_layout: str = "",
     ceil_mode: bool = False,
     count_include_pad: bool = False,
-) -> Expr:
-    """TVM's avg_pool1d, composed as avg_pool2d over a height of 1."""
-    check_unused(data, "", out_layout, layout)
-    window = {"pool_size": pool_size, "strides": strides, "dilation": dilation}
-    flags = {"ceil_mode": ceil_mode, "count_include_pad": count_include_pad}
-    return _pool1d(avg_pool2d, data, layout, **window, padding=padding, **flags)
+) -> Call:
+    window = (pool_size, strides, dilation, padding)
+    extra = {"ceil_mode": ceil_mode, "count_include_pad": count_include_pad}
+    return _pool(d.AvgPool1dOp, data, window, layout, out_layout, **extra)
 
 
 def global_max_pool1d(data: Expr, layout: str = "NCW", out_layout: str = "") -> Expr:
