@@ -274,6 +274,12 @@ CASES: list[tuple[str, list[Attribute], Body, str]] = [
         lambda x, w: relay.Conv3dTransposeOp(x, w, strides=(2, 2, 2), padding=(1, 1, 1, 1, 1, 1)),
         "tensor<1x3x4x6x2xf32>",
     ),
+    (
+        "correlation",
+        [t(2, 3, 9, 7), t(2, 3, 9, 7)],
+        lambda a, b: relay.CorrelationOp(a, b, 3, 2, 2, 1, (2, 1)),
+        "tensor<2x25x4x2xf32>",
+    ),
     ("dense", [t(2, 3, 5), t(7, 5)], relay.DenseOp, "tensor<2x3x7xf32>"),
     ("matmul", [t(3, 5), t(5, 7)], relay.MatmulOp, "tensor<3x7xf32>"),
     (
@@ -1190,6 +1196,12 @@ INVALID: list[tuple[str, list[Attribute], Body, str]] = [
         [t(1, 3, 5, 5)],
         lambda x: relay.AdaptiveAvgPool2dOp(x, (3,)),
         "'relay.nn.adaptive_avg_pool2d' op output_size must be 2 positive integers, got [3]",
+    ),
+    (
+        "correlation_kernel",
+        [t(1, 3, 5, 5), t(1, 3, 5, 5)],
+        lambda a, b: relay.CorrelationOp(a, b, kernel_size=2),
+        "'relay.nn.correlation' op kernel_size must be a positive odd number, got 2",
     ),
     (
         "conv2d_transpose_channels",

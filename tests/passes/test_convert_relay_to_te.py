@@ -586,6 +586,18 @@ CASES: dict[type[relay.RelayOp], list[Case]] = {
             lambda g, x, w: g(relay.Conv2dTransposeOp(x, w, strides=(2, 2), kernel_layout="OIHW")),
         ),
     ],
+    relay.CorrelationOp: [
+        Case(
+            "multiply",
+            [f32(2, 3, 9, 7), f32(2, 3, 9, 7)],
+            lambda g, a, b: g(relay.CorrelationOp(a, b, 3, 2, 2, 1, (2, 1))),
+        ),
+        Case(
+            "difference",
+            [f32(1, 2, 6, 6), f32(1, 2, 6, 6)],
+            lambda g, a, b: g(relay.CorrelationOp(a, b, 1, 2, 1, 2, (2, 2), is_multiply=False)),
+        ),
+    ],
     relay.Conv1dOp: [
         Case(
             "strided_dilated",

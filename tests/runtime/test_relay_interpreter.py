@@ -700,6 +700,20 @@ CASES: list[Case] = [
         ).transpose(0, 2, 1),
     ),
     Case(
+        "correlation",
+        [rand(2, 3, 8, 8), rand(2, 3, 8, 8)],
+        lambda a, b: relay.CorrelationOp(a, b, 3, 2, 2, 1, (2, 1)),
+        lambda a, b: topi_testing.correlation_nchw_python(a, b, 3, 2, 2, 1, (2, 1), True),
+        tol=1e-5,
+    ),
+    Case(
+        "correlation_difference",
+        [rand(1, 2, 6, 6), rand(1, 2, 6, 6)],
+        lambda a, b: relay.CorrelationOp(a, b, 1, 2, 1, 2, (2, 2), is_multiply=False),
+        lambda a, b: topi_testing.correlation_nchw_python(a, b, 1, 2, 1, 2, 2, False),
+        tol=1e-5,
+    ),
+    Case(
         "conv3d",
         [rand(1, 4, 5, 6, 5), rand(6, 2, 3, 2, 3)],
         lambda x, w: relay.Conv3dOp(x, w, strides=(1, 2, 1), padding=(1, 0, 1, 1, 1, 0), groups=2),

@@ -1818,6 +1818,70 @@ Conv3dTransposeOp = relay_op(
 )
 
 
+def correlation_type(
+    op: type[RelayOp], p: Props, data1: TensorType, data2: TensorType
+) -> Attribute:
+    elem = op.same_element([data1, data2], ["data1", "data2"])
+    p.choice("layout", ("NCHW",))
+    kernel, displacement = p.integer("kernel_size"), p.integer("max_displacement")
+    stride1, stride2 = p.integer("stride1"), p.integer("stride2")
+    pads = p.ints("padding")
+    if len(pads) != 2 or any(v < 0 for v in pads):
+        raise op.error(
+            f"padding must be 2 non-negative integers (height, width), got {fmt_list(pads)}"
+        )
+    pad_h, pad_w = pads
+    if kernel < 1 or kernel % 2 == 0:
+        raise op.error(f"kernel_size must be a positive odd number, got {kernel}")
+    if displacement < 0 or stride1 < 1 or stride2 < 1:
+        raise op.error(
+            f"max_displacement must be >= 0 and the strides positive, got {displacement}, "
+            f"{stride1} and {stride2}"
+        )
+    if data1.get_num_dims() != 4 or data1.get_shape() != data2.get_shape():
+        raise op.error(
+            f"data1 and data2 must be 4-d of one shape, got {fmt_shape(data1.get_shape())} and "
+            f"{fmt_shape(data2.get_shape())}"
+        )
+    n, _, h, w = data1.get_shape()
+    border = displacement + (kernel - 1) // 2
+    grid = 2 * (displacement // stride2) + 1
+    out_h = (h + 2 * pad_h - 2 * border + stride1 - 1) // stride1
+    out_w = (w + 2 * pad_w - 2 * border + stride1 - 1) // stride1
+    if out_h < 1 or out_w < 1:
+        raise op.error(
+            f"the padded input {h + 2 * pad_h}x{w + 2 * pad_w} is smaller than the border "
+            f"{border} on each side"
+        )
+    return TensorType(elem, [n, grid * grid, out_h, out_w])
+
+
+CorrelationOp = relay_op(
+    "nn.correlation",
+    RelayOp,
+    """FlowNet's correlation of two feature maps: output channel q of pixel (i, j) compares
+    the kernel_size x kernel_size patch of data1 at (i, j) * stride1 + max_displacement
+    with the patch of data2 displaced by stride2 * (q // g - r, q % g - r) (r =
+    max_displacement // stride2, g = 2r + 1), summing products (is_multiply) or absolute
+    differences over the patch and the channels, divided by kernel_size^2 x channels; both
+    maps are zero-padded by padding (height, width) on each side.
+
+    `%y = relay.nn.correlation %a, %b {max_displacement = 1 : i64, padding = array<i64: 1, 1>}
+        : (tensor<1x3x5x5xf32>, tensor<1x3x5x5xf32>) -> tensor<1x9x5x5xf32>`
+    """,
+    int_def("kernel_size", 1),
+    int_def("max_displacement", 1),
+    int_def("stride1", 1),
+    int_def("stride2", 1),
+    ints_def("padding", (0, 0)),
+    bool_def("is_multiply", True),
+    str_def("layout", "NCHW"),
+    operands=("data1", "data2"),
+    rule=correlation_type,
+    pattern=OpPattern.OUT_ELEMWISE_FUSABLE,
+)
+
+
 def dense_type(op: type[RelayOp], p: Props, data: TensorType, weight: TensorType) -> Attribute:
     elem = op.same_element([data, weight], ["data", "weight"])
     if data.get_num_dims() < 1 or weight.get_num_dims() != 2:

@@ -762,6 +762,41 @@ def conv2d_winograd(x: np.ndarray, u: np.ndarray, tile_size: int, padding: Any) 
     return winograd.conv2d_nhwc(x, u, tile_size, padding)
 
 
+@numpy_rule(relay.CorrelationOp)
+def correlation(
+    a: np.ndarray,
+    b: np.ndarray,
+    kernel_size: int,
+    max_displacement: int,
+    stride1: int,
+    stride2: int,
+    padding: tuple[int, int],
+    is_multiply: bool,
+    layout: str,
+) -> np.ndarray:
+    acc = acc_dtype(a.dtype)
+    pads = ((0, 0), (0, 0), (padding[0],) * 2, (padding[1],) * 2)
+    pa, pb = np.pad(a.astype(acc), pads), np.pad(b.astype(acc), pads)
+    n, c, h, w = pa.shape
+    border = max_displacement + (kernel_size - 1) // 2
+    out_h = -(-(h - 2 * border) // stride1)
+    out_w = -(-(w - 2 * border) // stride1)
+    radius = max_displacement // stride2
+    grid = 2 * radius + 1
+    out = np.zeros((n, grid * grid, out_h, out_w), acc)
+    rows = max_displacement + stride1 * np.arange(out_h)
+    cols = max_displacement + stride1 * np.arange(out_w)
+    for q in range(grid * grid):
+        dy, dx = (q // grid - radius) * stride2, (q % grid - radius) * stride2
+        for ky in range(kernel_size):
+            for kx in range(kernel_size):
+                first = pa[:, :, rows[:, None] + ky, cols[None, :] + kx]
+                second = pb[:, :, rows[:, None] + ky + dy, cols[None, :] + kx + dx]
+                terms = first * second if is_multiply else np.abs(first - second)
+                out[:, q] += terms.sum(axis=1)
+    return out / (kernel_size * kernel_size * c)
+
+
 @numpy_rule(relay.DenseOp)
 def dense(x: np.ndarray, w: np.ndarray) -> np.ndarray:
     acc = acc_dtype(x.dtype)

@@ -363,6 +363,18 @@ STRATEGIES: dict[type[relay.RelayOp], Strategy] = {
     relay.Conv1dTransposeOp: row(conv_transpose),
     relay.Conv2dTransposeOp: row(conv_transpose, CONV2D),
     relay.Conv3dTransposeOp: row(conv_transpose),
+    relay.CorrelationOp: row(
+        lambda op, x: nn.correlation(
+            x[0],
+            x[1],
+            integer(op.kernel_size),
+            integer(op.max_displacement),
+            integer(op.stride1),
+            integer(op.stride2),
+            ints(op.padding),
+            bool(integer(op.is_multiply)),
+        )
+    ),
     relay.CropAndResizeOp: row(
         lambda op, x: nn.crop_and_resize(
             *x,

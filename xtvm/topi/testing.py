@@ -772,3 +772,38 @@ def adaptive_pool(
         window = data[(slice(None), slice(None), *box)]
         out[(slice(None), slice(None), *cell)] = reduce(window, axis=tuple(range(2, data.ndim)))
     return np.moveaxis(out, 1, -1) if channels_last else out
+
+
+def correlation_nchw_python(
+    data1: np.ndarray,
+    data2: np.ndarray,
+    kernel_size: int,
+    max_displacement: int,
+    stride1: int,
+    stride2: int,
+    padding: int | Sequence[int],
+    is_multiply: bool,
+) -> np.ndarray:
+    """FlowNet's correlation, output cell by output cell: the mean over channels and the
+    kernel patch of the product (or absolute difference) of data1's patch at (i, j) * stride1
+    + max_displacement and data2's patch displaced by stride2 steps in the neighbourhood.
+    The output size rounds down (TVM's reference; its op rounds up, the same where stride1
+    divides the padded size less the borders)."""
+    pad_h, pad_w = _per_axis(padding, 2)
+    pads = ((0, 0), (0, 0), (pad_h, pad_h), (pad_w, pad_w))
+    first, second = np.pad(data1.astype(np.float64), pads), np.pad(data2.astype(np.float64), pads)
+    n, c, h, w = first.shape
+    border = max_displacement + (kernel_size - 1) // 2
+    out_h, out_w = (h - 2 * border) // stride1, (w - 2 * border) // stride1
+    radius = max_displacement // stride2
+    grid = 2 * radius + 1
+    out = np.zeros((n, grid * grid, out_h, out_w))
+    for q, i, j in itertools.product(range(grid * grid), range(out_h), range(out_w)):
+        y1, x1 = i * stride1 + max_displacement, j * stride1 + max_displacement
+        y2 = y1 + (q // grid - radius) * stride2
+        x2 = x1 + (q % grid - radius) * stride2
+        patch1 = first[:, :, y1 : y1 + kernel_size, x1 : x1 + kernel_size]
+        patch2 = second[:, :, y2 : y2 + kernel_size, x2 : x2 + kernel_size]
+        terms = patch1 * patch2 if is_multiply else np.abs(patch1 - patch2)
+        out[:, q, i, j] = terms.sum(axis=(1, 2, 3)) / (kernel_size * kernel_size * c)
+    return out

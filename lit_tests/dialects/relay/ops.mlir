@@ -286,6 +286,16 @@ func.func @one_d(%x: tensor<1x9x4xf32>, %w: tensor<3x2x6xf32>, %y: tensor<1x3x9x
   func.return %a, %b, %c : tensor<1x9x6xf32>, tensor<1x3x4xf32>, tensor<1x3x9xf32>
 }
 
+// correlation of two feature maps: (2 * 2 + 1)^2 displacements, strides 2 and 1.
+// CHECK-LABEL: func.func @correlation(%a: tensor<2x3x9x7xf32>, %b: tensor<2x3x9x7xf32>) -> tensor<2x25x4x2xf32> {
+// CHECK-NEXT:    %c = relay.nn.correlation %a, %b {kernel_size = 3 : i64, max_displacement = 2 : i64, stride1 = 2 : i64, padding = array<i64: 2, 1>, is_multiply = false} : (tensor<2x3x9x7xf32>, tensor<2x3x9x7xf32>) -> tensor<2x25x4x2xf32>
+// CHECK-NEXT:    func.return %c : tensor<2x25x4x2xf32>
+// CHECK-NEXT:  }
+func.func @correlation(%a: tensor<2x3x9x7xf32>, %b: tensor<2x3x9x7xf32>) -> tensor<2x25x4x2xf32> {
+  %c = relay.nn.correlation %a, %b {kernel_size = 3 : i64, max_displacement = 2 : i64, stride1 = 2 : i64, stride2 = 1 : i64, padding = array<i64: 2, 1>, is_multiply = false} : (tensor<2x3x9x7xf32>, tensor<2x3x9x7xf32>) -> tensor<2x25x4x2xf32>
+  func.return %c : tensor<2x25x4x2xf32>
+}
+
 // 3-d pools and adaptive pools over 1, 2 and 3 spatial axes.
 // CHECK-LABEL: func.func @pools_nd(%x: tensor<1x3x5x7x7xf32>, %y: tensor<1x10x3xf32>, %z: tensor<1x3x9x8xf32>) -> (tensor<1x3x2x3x3xf32>, tensor<1x3x6x8x8xf32>, tensor<1x4x3xf32>, tensor<1x3x2x3xf32>, tensor<1x3x1x1x1xf32>) {
 // CHECK-NEXT:    %a = relay.nn.max_pool3d %x {pool_size = array<i64: 2, 2, 2>, strides = array<i64: 2, 2, 2>} : (tensor<1x3x5x7x7xf32>) -> tensor<1x3x2x3x3xf32>

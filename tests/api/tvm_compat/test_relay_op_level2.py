@@ -41,7 +41,7 @@ from xtvm.relay.testing import run_infer_type
 
 # Tests xtvm does not run, with the reason (tests/api/tvm_compat/conftest.py skips them).
 UNSUPPORTED = {
-    "test_conv2d_infer_type": "xtvm's Relay text leaves out attributes at their default, or ones it does not keep",
+    "test_conv2d_infer_type": "xtvm's conv2d keeps no out_dtype (its operands are cast to it) and takes no blocked data layout (NCHW4n4c)",
     "test_compile_depthwise_conv2d_arm_cpu": "reads a TVM autotvm log, whose format xtvm's tuning records do not share",
     "test_upsampling_infer_type": "symbolic dimensions (te.var / relay.Any) are not inferred through this op",
     "test_upsampling3d_infer_type": "symbolic dimensions (te.var / relay.Any) are not inferred through this op",
@@ -80,7 +80,6 @@ UNSUPPORTED = {
     "TestConv2DInt8Intrinsics::test_uses_vectorized_instruction[6-0-dtypes0-llvm]": "checks the x86 int8 instructions TVM's x86 conv2d schedule emits",
     "test_bitserial_conv2d_infer_type": "xtvm has no relay bitserial_conv2d yet",
     "test_bitpack_infer_type": "xtvm has no relay bitpack yet",
-    "test_correlation": "xtvm has no relay correlation yet",
 }
 
 

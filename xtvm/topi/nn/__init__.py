@@ -346,6 +346,52 @@ def conv_transpose(
     )
 
 
+def correlation(
+    data1: TensorLike,
+    data2: TensorLike,
+    kernel_size: int,
+    max_displacement: int,
+    stride1: int,
+    stride2: int,
+    padding: Sequence[int],
+    is_multiply: bool,
+) -> te.Tensor:
+    """FlowNet's correlation (NCHW): per displacement q, the patch of data1 at (i, j) * stride1
+    + max_displacement against data2's patch displaced by stride2 * (q // g - r, q % g - r),
+    products or absolute differences summed over patch and channels, then averaged."""
+    n, c, h, w = static_shape(data1)
+    pad_h, pad_w = padding
+    before, after = (0, 0, pad_h, pad_w), (0, 0, pad_h, pad_w)
+    first = pad(data1, before, after, name="pad_data1") if any(padding) else data1
+    second = pad(data2, before, after, name="pad_data2") if any(padding) else data2
+    border = max_displacement + (kernel_size - 1) // 2
+    out_h = (h + 2 * pad_h - 2 * border + stride1 - 1) // stride1
+    out_w = (w + 2 * pad_w - 2 * border + stride1 - 1) // stride1
+    radius = max_displacement // stride2
+    grid = 2 * radius + 1
+    rc = te.reduce_axis((0, c), "rc")
+    ry, rx = te.reduce_axis((0, kernel_size), "ry"), te.reduce_axis((0, kernel_size), "rx")
+
+    def body(b: PrimExpr, q: PrimExpr, i: PrimExpr, j: PrimExpr) -> PrimExpr:
+        y1, x1 = (
+            tap(i, stride1, ry, 1) + max_displacement,
+            tap(j, stride1, rx, 1) + max_displacement,
+        )
+        y2 = y1 + (q // grid - radius) * stride2
+        x2 = x1 + (q % grid - radius) * stride2
+        a, v = wide(first(b, rc, y1, x1)), wide(second(b, rc, y2, x2))
+        return te.sum(a * v if is_multiply else te.abs(a - v), axis=[rc, ry, rx])
+
+    total = te.compute((n, grid * grid, out_h, out_w), body, name="correlation", tag="correlation")
+    count = kernel_size * kernel_size * c
+    return te.compute(
+        total.shape,
+        lambda *i: (total(*i) / te.const(count, total.dtype)).astype(data1.dtype),
+        name="correlation_mean",
+        tag="injective",
+    )
+
+
 # ---------------------------------------------------------------------------------------------
 # Matrix products
 

@@ -513,6 +513,32 @@ def conv3d_transpose(
     )
 
 
+def correlation(
+    data1: Expr,
+    data2: Expr,
+    kernel_size: int,
+    max_displacement: int,
+    stride1: int,
+    stride2: int,
+    padding: IntOrSeq,
+    is_multiply: bool,
+    layout: str,
+) -> Call:
+    """TVM's correlation (FlowNet); padding is one int or (height, width)."""
+    return make_call(
+        d.CorrelationOp,
+        data1,
+        data2,
+        kernel_size=int(kernel_size),
+        max_displacement=int(max_displacement),
+        stride1=int(stride1),
+        stride2=int(stride2),
+        padding=spatial_values("padding", padding, 2),
+        is_multiply=bool(is_multiply),
+        layout=layout,
+    )
+
+
 @deferred_until_typed(d.DenseOp)
 def dense(data: Expr, weight: Expr, units: int | None = None, out_dtype: str = "") -> Call:
     if not has_type(weight) and units is not None:
