@@ -944,19 +944,21 @@ def adaptive_bounds(in_size: int, out_size: int) -> list[tuple[int, int]]:
     relay.AdaptiveAvgPool3dOp,
 )
 def adaptive_pool(op: relay.AdaptivePoolOp, x: np.ndarray) -> np.ndarray:
-    # Max and mean over a box are each a reduction along one axis after another (the mean's
-    # inner windows along an axis all have the same size within one box).
+    # Max and sum over a box are each a reduction along one axis after another; the mean is
+    # the box's sum (exact in the accumulator type) over its size.
     layout, is_max = op.layout.data, "max" in op.name
-    y = channels_first(x, layout) if is_max else channels_first(x, layout).astype(np.float64)
+    y = channels_first(x, layout)
+    if not is_max:
+        y = y.astype(acc_dtype(y.dtype))
+    count = np.ones((1, 1) + (1,) * (y.ndim - 2))
     for j, out_size in enumerate(ints(op.output_size)):
         axis = 2 + j
-        parts = [
-            np.take(y, range(lo, hi), axis=axis)
-            for lo, hi in adaptive_bounds(y.shape[axis], out_size)
-        ]
-        reduced = [p.max(axis=axis) if is_max else p.mean(axis=axis) for p in parts]
-        y = np.stack(reduced, axis=axis)
-    return channels_back(y, layout)
+        bounds = adaptive_bounds(y.shape[axis], out_size)
+        parts = [np.take(y, range(lo, hi), axis=axis) for lo, hi in bounds]
+        y = np.stack([p.max(axis=axis) if is_max else p.sum(axis=axis) for p in parts], axis)
+        sizes = np.array([hi - lo for lo, hi in bounds], np.float64)
+        count = count * sizes.reshape((1,) * axis + (-1,) + (1,) * (y.ndim - axis - 1))
+    return channels_back(y if is_max else y / count, layout)
 
 
 @numpy_rule(relay.GlobalAvgPool2dOp)
