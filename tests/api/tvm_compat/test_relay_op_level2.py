@@ -19,8 +19,9 @@
 
 Differences: `executor_kind` is "graph" only (xtvm has no Relay VM; its "vm" executor is the
 same reference interpreter as "graph"); the import of `topi.cuda.conv3d_winograd`'s
-`_infer_tile_size` is dropped (only the CUDA conv3d winograd test uses it, and xtvm has no
-conv3d). Tests xtvm does not run are listed in UNSUPPORTED with the reason
+`_infer_tile_size` is dropped (only the CUDA conv3d winograd test's prepacked form uses it,
+and xtvm has no CUDA winograd conv3d). Tests xtvm does not run are listed in UNSUPPORTED with
+the reason
 (tests/api/tvm_compat/conftest.py skips them).
 """
 
