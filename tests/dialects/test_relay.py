@@ -275,6 +275,12 @@ CASES: list[tuple[str, list[Attribute], Body, str]] = [
         "tensor<1x3x4x6x2xf32>",
     ),
     (
+        "bitpack",
+        [t(32, 32, 4, 4, elem=IntegerType(16))],
+        lambda x: relay.BitpackOp(x, bits=1, pack_axis=1, bit_axis=4, pack_type="uint16"),
+        "tensor<32x2x4x4x1xui16>",
+    ),
+    (
         "correlation",
         [t(2, 3, 9, 7), t(2, 3, 9, 7)],
         lambda a, b: relay.CorrelationOp(a, b, 3, 2, 2, 1, (2, 1)),
@@ -1196,6 +1202,12 @@ INVALID: list[tuple[str, list[Attribute], Body, str]] = [
         [t(1, 3, 5, 5)],
         lambda x: relay.AdaptiveAvgPool2dOp(x, (3,)),
         "'relay.nn.adaptive_avg_pool2d' op output_size must be 2 positive integers, got [3]",
+    ),
+    (
+        "bitpack_word",
+        [t(2, 12, elem=i32)],
+        lambda x: relay.BitpackOp(x, pack_type="uint8"),
+        "'relay.nn.bitpack' op axis 1 of size 12 does not pack into uint8 words of 8 elements",
     ),
     (
         "correlation_kernel",

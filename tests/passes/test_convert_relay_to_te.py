@@ -586,6 +586,22 @@ CASES: dict[type[relay.RelayOp], list[Case]] = {
             lambda g, x, w: g(relay.Conv2dTransposeOp(x, w, strides=(2, 2), kernel_layout="OIHW")),
         ),
     ],
+    relay.BitpackOp: [
+        Case(
+            "planes_first",
+            [i32(2, 16, 3)],
+            lambda g, x: g(relay.BitpackOp(x, bits=3, pack_axis=1, bit_axis=0, pack_type="uint8")),
+            values=indexed([(-8, 8)]),
+        ),
+        Case(
+            "uint16_last",
+            [i32(3, 32)],
+            lambda g, x: g(
+                relay.BitpackOp(x, bits=2, pack_axis=-1, bit_axis=2, pack_type="uint16")
+            ),
+            values=indexed([(0, 4)]),
+        ),
+    ],
     relay.CorrelationOp: [
         Case(
             "multiply",

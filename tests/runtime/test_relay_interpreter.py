@@ -700,6 +700,17 @@ CASES: list[Case] = [
         ).transpose(0, 2, 1),
     ),
     Case(
+        "bitpack",
+        [rand(2, 16, 3, dtype="int32", low=-8, high=8)],
+        lambda x: relay.BitpackOp(x, bits=3, pack_axis=1, bit_axis=0, pack_type="uint8"),
+        lambda x: np.stack(
+            [
+                np.packbits(((x >> b) & 1).astype(np.uint8), axis=1)  # MSB first, as TVM
+                for b in range(3)
+            ]
+        ),
+    ),
+    Case(
         "correlation",
         [rand(2, 3, 8, 8), rand(2, 3, 8, 8)],
         lambda a, b: relay.CorrelationOp(a, b, 3, 2, 2, 1, (2, 1)),

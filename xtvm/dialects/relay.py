@@ -1818,6 +1818,51 @@ Conv3dTransposeOp = relay_op(
 )
 
 
+PACK_TYPES = {"uint8": 8, "uint16": 16, "uint32": 32, "uint64": 64}
+
+
+def bitpack_type(op: type[RelayOp], p: Props, data: TensorType) -> Attribute:
+    rank = data.get_num_dims()
+    if not isinstance(data.get_element_type(), IntegerType) or rank < 1:
+        raise op.error(f"data must be an integer tensor, got {data}")
+    pack_type = p.choice("pack_type", tuple(PACK_TYPES))
+    bits, width = p.integer("bits"), PACK_TYPES[pack_type]
+    pack_axis = p.axis("pack_axis", rank)
+    bit_axis = p.integer("bit_axis")
+    if bits < 1 or not 0 <= bit_axis <= rank:
+        raise op.error(
+            f"bits must be positive and bit_axis in [0, {rank}], got {bits} and {bit_axis}"
+        )
+    shape = list(data.get_shape())
+    if shape[pack_axis] % width:
+        raise op.error(
+            f"axis {pack_axis} of size {shape[pack_axis]} does not pack into {pack_type} words "
+            f"of {width} elements"
+        )
+    shape[pack_axis] //= width
+    shape.insert(bit_axis, bits)
+    return TensorType(element_type(pack_type), shape)
+
+
+BitpackOp = relay_op(
+    "nn.bitpack",
+    RelayOp,
+    """Bit planes of integer data packed into words: output plane b (a new axis at bit_axis)
+    holds, in word k along pack_axis, bit b of the elements k * w to k * w + w - 1 of that
+    axis, the first in the word's highest bit (w: the bits of pack_type).
+
+    `%y = relay.nn.bitpack %x {bits = 2 : i64, pack_type = "uint8"}
+        : (tensor<2x16xi32>) -> tensor<2x2x2xui8>`
+    """,
+    int_def("bits", 1),
+    int_def("pack_axis", 1),
+    int_def("bit_axis", 2),
+    str_def("pack_type", "uint32"),
+    rule=bitpack_type,
+    pattern=OpPattern.INJECTIVE,
+)
+
+
 def correlation_type(
     op: type[RelayOp], p: Props, data1: TensorType, data2: TensorType
 ) -> Attribute:

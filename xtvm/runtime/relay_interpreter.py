@@ -762,6 +762,20 @@ def conv2d_winograd(x: np.ndarray, u: np.ndarray, tile_size: int, padding: Any) 
     return winograd.conv2d_nhwc(x, u, tile_size, padding)
 
 
+@numpy_rule(relay.BitpackOp)
+def bitpack(x: np.ndarray, bits: int, pack_axis: int, bit_axis: int, pack_type: str) -> np.ndarray:
+    width = np.dtype(pack_type).itemsize * 8
+    pack_axis %= x.ndim
+    moved = np.moveaxis(x.astype(np.int64), pack_axis, -1)
+    groups = moved.reshape(*moved.shape[:-1], -1, width)
+    weights = np.array([1 << (width - 1 - j) for j in range(width)], np.uint64)
+    planes = [
+        np.moveaxis((((groups >> b) & 1).astype(np.uint64) * weights).sum(axis=-1), -1, pack_axis)
+        for b in range(bits)
+    ]
+    return np.stack(planes, axis=bit_axis).astype(pack_type)
+
+
 @numpy_rule(relay.CorrelationOp)
 def correlation(
     a: np.ndarray,

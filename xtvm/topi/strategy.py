@@ -363,6 +363,15 @@ STRATEGIES: dict[type[relay.RelayOp], Strategy] = {
     relay.Conv1dTransposeOp: row(conv_transpose),
     relay.Conv2dTransposeOp: row(conv_transpose, CONV2D),
     relay.Conv3dTransposeOp: row(conv_transpose),
+    relay.BitpackOp: row(
+        lambda op, x: nn.bitpack(
+            x[0],
+            integer(op.bits),
+            integer(op.pack_axis),
+            integer(op.bit_axis),
+            op.pack_type.data,
+        )
+    ),
     relay.CorrelationOp: row(
         lambda op, x: nn.correlation(
             x[0],

@@ -296,6 +296,16 @@ func.func @correlation(%a: tensor<2x3x9x7xf32>, %b: tensor<2x3x9x7xf32>) -> tens
   func.return %c : tensor<2x25x4x2xf32>
 }
 
+// bitpack: 2 bit planes (a new axis 2) of 16 int32 elements packed into 2 uint8 words.
+// CHECK-LABEL: func.func @bitpack(%x: tensor<2x16xi32>) -> tensor<2x2x2xui8> {
+// CHECK-NEXT:    %y = relay.nn.bitpack %x {bits = 2 : i64, pack_type = "uint8"} : (tensor<2x16xi32>) -> tensor<2x2x2xui8>
+// CHECK-NEXT:    func.return %y : tensor<2x2x2xui8>
+// CHECK-NEXT:  }
+func.func @bitpack(%x: tensor<2x16xi32>) -> tensor<2x2x2xui8> {
+  %y = relay.nn.bitpack %x {bits = 2 : i64, pack_axis = 1 : i64, pack_type = "uint8"} : (tensor<2x16xi32>) -> tensor<2x2x2xui8>
+  func.return %y : tensor<2x2x2xui8>
+}
+
 // 3-d pools and adaptive pools over 1, 2 and 3 spatial axes.
 // CHECK-LABEL: func.func @pools_nd(%x: tensor<1x3x5x7x7xf32>, %y: tensor<1x10x3xf32>, %z: tensor<1x3x9x8xf32>) -> (tensor<1x3x2x3x3xf32>, tensor<1x3x6x8x8xf32>, tensor<1x4x3xf32>, tensor<1x3x2x3xf32>, tensor<1x3x1x1x1xf32>) {
 // CHECK-NEXT:    %a = relay.nn.max_pool3d %x {pool_size = array<i64: 2, 2, 2>, strides = array<i64: 2, 2, 2>} : (tensor<1x3x5x7x7xf32>) -> tensor<1x3x2x3x3xf32>

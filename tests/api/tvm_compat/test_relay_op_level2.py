@@ -80,7 +80,6 @@ UNSUPPORTED = {
     "TestConv2DInt8Intrinsics::test_uses_vectorized_instruction[5-0-dtypes0-llvm]": "checks the x86 int8 instructions TVM's x86 conv2d schedule emits",
     "TestConv2DInt8Intrinsics::test_uses_vectorized_instruction[6-0-dtypes0-llvm]": "checks the x86 int8 instructions TVM's x86 conv2d schedule emits",
     "test_bitserial_conv2d_infer_type": "xtvm has no relay bitserial_conv2d yet",
-    "test_bitpack_infer_type": "xtvm has no relay bitpack yet",
 }
 
 

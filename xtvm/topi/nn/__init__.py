@@ -346,6 +346,39 @@ def conv_transpose(
     )
 
 
+def bitpack(
+    data: TensorLike, bits: int, pack_axis: int, bit_axis: int, pack_type: str
+) -> te.Tensor:
+    """Bit planes of integer data packed into pack_type words along pack_axis, the plane a
+    new axis at bit_axis; an element's bit is floor(v / 2^b) mod 2 (two's complement)."""
+    shape = list(static_shape(data))
+    width = int(np.dtype(pack_type).itemsize * 8)
+    pack_axis %= len(shape)
+    out_shape = list(shape)
+    out_shape[pack_axis] //= width
+    out_shape.insert(bit_axis, bits)
+    wide = "int64"
+
+    def body(*i: PrimExpr) -> PrimExpr:
+        plane = i[bit_axis]
+        rest = list(i[:bit_axis]) + list(i[bit_axis + 1 :])
+        divisor: PrimExpr = te.const(1, wide)  # 2 ** plane
+        for b in range(1, bits):
+            divisor = te.if_then_else(plane.equal(b), te.const(1 << b, wide), divisor)
+        word: PrimExpr | None = None
+        for j in range(width):
+            at = list(rest)
+            at[pack_axis] = rest[pack_axis] * width + j
+            value = data(*at).astype(wide)
+            bit = te.floormod(te.floordiv(value, divisor), 2)
+            term = bit.astype(pack_type) * te.const(1 << (width - 1 - j), pack_type)
+            word = term if word is None else word + term
+        assert word is not None
+        return word
+
+    return te.compute(out_shape, body, name="bitpack", tag="injective")
+
+
 def correlation(
     data1: TensorLike,
     data2: TensorLike,

@@ -513,6 +513,25 @@ def conv3d_transpose(
     )
 
 
+def bitpack(
+    data: Expr,
+    bits: int = 1,
+    pack_axis: int = 1,
+    bit_axis: int = 2,
+    pack_type: str = "uint32",
+    name: str = "BitPack",
+) -> Call:
+    """TVM's bitpack; `name` (TVM's name of the TE stage) changes nothing."""
+    return make_call(
+        d.BitpackOp,
+        data,
+        bits=int(bits),
+        pack_axis=int(pack_axis),
+        bit_axis=int(bit_axis),
+        pack_type=pack_type,
+    )
+
+
 def correlation(
     data1: Expr,
     data2: Expr,
