@@ -545,8 +545,8 @@ def test_tvm_names_resolve() -> None:
     assert arr.shape == (4,) and arr.dtype == "float32" and tvm.cpu(0).exist
     np.testing.assert_array_equal(arr.numpy(), np.arange(4))
     assert relay.op.get("nn.conv2d").name == "nn.conv2d"
-    with pytest.raises(ValueError, match=r"unknown relay operator 'nn\.conv3d'"):
-        relay.op.get("nn.conv3d")
+    with pytest.raises(ValueError, match=r"unknown relay operator 'nn\.conv4d'"):
+        relay.op.get("nn.conv4d")
     with pytest.raises(AttributeError):
         _ = tvm.not_a_name
 
