@@ -630,5 +630,5 @@ def test_conv2d_transpose_in_any_layout_and_output_padding() -> None:
     for kind in ("graph", "debug"):
         got = relay.create_executor(kind, target="llvm").evaluate(fn)(data, weight).numpy()
         np.testing.assert_allclose(got, want, rtol=1e-5)
-    with pytest.raises(ValueError, match="kernel_layout I, O, H, W"):
+    with pytest.raises(ValueError, match="kernel_layout must order I, O, H, W"):
         relay.nn.conv2d_transpose(x, w, data_layout="NHWC", kernel_layout="HWIX")

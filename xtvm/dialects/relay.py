@@ -1793,11 +1793,11 @@ CorrelationOp = relay_op(
         stride1 = 1 : i64, stride2 = 1 : i64, padding = array<i64: 1, 1>}
         : (tensor<1x3x5x5xf32>, tensor<1x3x5x5xf32>) -> tensor<1x9x5x5xf32>`
     """,
-    int_def("kernel_size"),
-    int_def("max_displacement"),
-    int_def("stride1"),
-    int_def("stride2"),
-    ints_def("padding"),
+    int_def("kernel_size", 1),
+    int_def("max_displacement", 1),
+    int_def("stride1", 1),
+    int_def("stride2", 1),
+    ints_def("padding", (0, 0)),
     bool_def("is_multiply", True),
     str_def("layout", "NCHW"),
     operands=("data1", "data2"),

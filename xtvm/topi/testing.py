@@ -1064,14 +1064,16 @@ def correlation_nchw_python(
     """FlowNet's correlation, output cell by output cell: the mean over channels and the
     kernel patch of the product (or absolute difference) of data1's patch at (i, j) * stride1
     + max_displacement and data2's patch displaced by stride2 steps in the neighbourhood.
-    The output size rounds down (TVM's reference; its op rounds up, the same where stride1
-    divides the padded size less the borders)."""
+    The output size rounds up by stride1 (TVM's op); reads past the padding are zeros."""
     pad_h, pad_w = _per_axis(padding, 2)
-    pads = ((0, 0), (0, 0), (pad_h, pad_h), (pad_w, pad_w))
-    first, second = np.pad(data1.astype(np.float64), pads), np.pad(data2.astype(np.float64), pads)
-    n, c, h, w = first.shape
+    n, c, h, w = data1.shape
+    h, w = h + 2 * pad_h, w + 2 * pad_w
     border = max_displacement + (kernel_size - 1) // 2
-    out_h, out_w = (h - 2 * border) // stride1, (w - 2 * border) // stride1
+    out_h = (h - 2 * border + stride1 - 1) // stride1
+    out_w = (w - 2 * border + stride1 - 1) // stride1
+    spill = stride1 + kernel_size + 2 * max_displacement  # zeros the last windows may reach
+    pads = ((0, 0), (0, 0), (pad_h, pad_h + spill), (pad_w, pad_w + spill))
+    first, second = np.pad(data1.astype(np.float64), pads), np.pad(data2.astype(np.float64), pads)
     radius = max_displacement // stride2
     grid = 2 * radius + 1
     out = np.zeros((n, grid * grid, out_h, out_w))
@@ -1083,4 +1085,4 @@ def correlation_nchw_python(
         patch2 = second[:, :, y2 : y2 + kernel_size, x2 : x2 + kernel_size]
         terms = patch1 * patch2 if is_multiply else np.abs(patch1 - patch2)
         out[:, q, i, j] = terms.sum(axis=(1, 2, 3)) / (kernel_size * kernel_size * c)
-    return out
+    return out.astype(data1.dtype)

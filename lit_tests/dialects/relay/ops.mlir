@@ -549,7 +549,7 @@ func.func @vision_ops(%x: tensor<1x4x6x6xf32>, %r: tensor<3x5xf32>, %d: tensor<1
 // CHECK-NEXT:    %un = relay.unique %ids : (tensor<6xi32>) -> tuple<tensor<6xi32>, tensor<6xi32>, tensor<6xi32>, tensor<1xi32>>
 // CHECK-NEXT:    %uc = relay.unique %ids {sorted = false, return_counts = true} : (tensor<6xi32>) -> tuple<tensor<6xi32>, tensor<6xi32>, tensor<6xi32>, tensor<1xi32>, tensor<6xi32>>
 // CHECK-NEXT:    %sl = relay.strided_slice %x {begin = array<i64: 1>, end = array<i64: 2, 3>} : (tensor<2x2x4x1xf32>) -> tensor<1x2x4x1xf32>
-// CHECK-NEXT:    %co = relay.nn.correlation %img, %img {kernel_size = 3 : i64, max_displacement = 2 : i64, stride1 = 2 : i64, stride2 = 1 : i64, padding = array<i64: 2>, is_multiply = false} : (tensor<2x3x6x6xf32>, tensor<2x3x6x6xf32>) -> tensor<2x25x2x2xf32>
+// CHECK-NEXT:    %co = relay.nn.correlation %img, %img {kernel_size = 3 : i64, max_displacement = 2 : i64, stride1 = 2 : i64, padding = array<i64: 2>, is_multiply = false} : (tensor<2x3x6x6xf32>, tensor<2x3x6x6xf32>) -> tensor<2x25x2x2xf32>
 // CHECK-NEXT:    func.return
 func.func @tvm_data_movement(%b: tensor<3x4xf32>, %v: tensor<1x4xf32>, %x: tensor<2x2x4x1xf32>, %t: tensor<2x2x3xf32>, %img: tensor<2x3x6x6xf32>, %ids: tensor<6xi32>) {
   %ri = relay.reinterpret %b {dtype = i32} : (tensor<3x4xf32>) -> tensor<3x4xi32>

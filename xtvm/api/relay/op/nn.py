@@ -394,6 +394,11 @@ def _convolution(
     dims: int = op_class.SPATIAL  # type: ignore[attr-defined]
     transpose = issubclass(op_class, d.ConvTransposeOp)
     strides, padding, dilation = window[:3]
+    letters = ("IO" if transpose else "OI") + "DHW"[3 - dims :]
+    if sorted(kernel_layout) != sorted(letters):
+        raise ValueError(
+            f"{op_class.name}: kernel_layout must order {', '.join(letters)}, got {kernel_layout}"
+        )
     pair_of_layouts = (data_layout, kernel_layout)
     infer_spatial_weight(data, weight, channels, kernel_size, groups, pair_of_layouts, transpose)
     extra = (
