@@ -153,13 +153,13 @@ def test_bad_arguments_are_clear_errors() -> None:
         relay.nn.max_pool3d(x, pool_size=2, padding=(1, 1, 1, 1))
     w = relay.var("w", shape=(4, 3, 3, 3, 3))
     with pytest.raises(tvm.error.TVMError, match='layout must be "NCDHW" or "NDHWC"'):
-        relay.nn.conv3d(x, w, data_layout="NCHW")
+        relay.nn.conv3d(x, w, data_layout="NCHW").checked_type  # noqa: B018
     with pytest.raises(ValueError, match="channels=5 differs"):
         relay.nn.conv3d(x, w, channels=5)
     with pytest.raises(tvm.error.TVMError, match="output_size must be 3 positive integers"):
-        relay.nn.adaptive_avg_pool3d(x, (2, 0, 2))
+        relay.nn.adaptive_avg_pool3d(x, (2, 0, 2)).checked_type  # noqa: B018
     with pytest.raises(tvm.error.TVMError, match="dilated window 5x2x2 is larger"):
-        relay.nn.avg_pool3d(x, pool_size=(5, 2, 2))
+        relay.nn.avg_pool3d(x, pool_size=(5, 2, 2)).checked_type  # noqa: B018
 
 
 def test_fallback_context_keeps_configs_and_answers_inside() -> None:

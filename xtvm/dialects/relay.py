@@ -511,7 +511,7 @@ def windows_out(
     n = len(size)
     before, after = padding[:n], padding[n:]
     out = tuple(
-        window_out(s, b, a, k, st, d, ceil) if static_dims(s) else DYNAMIC_INDEX
+        window_out(s, b, a, k, st, d, ceil) if static_dims(s, k) else DYNAMIC_INDEX
         for s, b, a, k, st, d in zip(size, before, after, kernel, strides, dilation, strict=True)
     )
     if any(static_dims(o) and o < 1 for o in out):
@@ -1952,9 +1952,9 @@ def conv_nd_type(op: type[RelayOp], p: Props, data: TensorType, weight: TensorTy
     c_axis, axes, sizes = conv_operands(op, p, data, weight, dims)
     o, i = sizes["O"], sizes["I"]
     shape = list(data.get_shape())
-    if groups < 1 or o % groups:
+    if groups < 1 or (static_dims(o) and o % groups):
         raise op.error(f"groups {groups} must be positive and divide output channels {o}")
-    if DYNAMIC_INDEX not in (shape[c_axis],) and shape[c_axis] != i * groups:
+    if static_dims(shape[c_axis], i) and shape[c_axis] != i * groups:  # `?`: at run time
         raise op.error(
             f"data has {shape[c_axis]} channels but weight expects {i * groups} "
             f"({i} per group x {groups} groups)"
@@ -2032,18 +2032,24 @@ def conv_transpose_type(
         )
     c_axis, axes, sizes = conv_operands(op, p, data, weight, dims)
     shape = list(data.get_shape())
-    if groups < 1 or shape[c_axis] % groups:
+    if groups < 1 or (static_dims(shape[c_axis]) and shape[c_axis] % groups):
         raise op.error(
             f"groups {groups} must be positive and divide input channels {shape[c_axis]}"
         )
-    if shape[c_axis] != sizes["I"]:
+    if static_dims(shape[c_axis], sizes["I"]) and shape[c_axis] != sizes["I"]:
         raise op.error(f"data has {shape[c_axis]} channels but weight expects {sizes['I']}")
-    shape[c_axis] = sizes["O"] * groups
+    shape[c_axis] = derived_dim(lambda o: o * groups, sizes["O"])
     kernel = [sizes[a] for a in "DHW"[3 - dims :]]
     for j, a in enumerate(axes):
-        extent = (shape[a] - 1) * strides[j] - padding[j] - padding[dims + j]
-        shape[a] = extent + dilation[j] * (kernel[j] - 1) + out_pad[j] + 1
-    if any(shape[a] < 1 for a in axes):
+        before, after, stride = padding[j], padding[dims + j], strides[j]
+        shape[a] = derived_dim(
+            lambda s, k, j=j, b=before, e=after, st=stride: (
+                (s - 1) * st - b - e + dilation[j] * (k - 1) + out_pad[j] + 1
+            ),
+            shape[a],
+            kernel[j],
+        )
+    if any(static_dims(shape[a]) and shape[a] < 1 for a in axes):
         raise op.error(f"padding leaves an empty output ({fmt_shape([shape[a] for a in axes])})")
     return TensorType(elem, shape)
 
