@@ -26,6 +26,7 @@ from xtvm.frontends.onnx import (
     import_onnx,
     indexing,
     recurrent,
+    vision,
 )
 from xtvm.ir.printer import print_ir
 from xtvm.onnx_backend import XtvmBackend
@@ -730,9 +731,14 @@ def test_converter_matches_reference(case: Case) -> None:
 
 def test_every_supported_op_has_a_case() -> None:
     tested = {n.op_type for c in CASES for n in c.nodes}
-    # The rows of the attention, indexing and recurrent modules have their cases in their
-    # own test files.
-    elsewhere = {*attention.CONVERTERS, *indexing.CONVERTERS, *recurrent.CONVERTERS}
+    # The rows of the attention, indexing, recurrent and vision modules have their cases in
+    # their own test files.
+    elsewhere = {
+        *attention.CONVERTERS,
+        *indexing.CONVERTERS,
+        *recurrent.CONVERTERS,
+        *vision.CONVERTERS,
+    }
     assert set(SUPPORTED_OPS) - tested - elsewhere == set()
 
 
