@@ -231,6 +231,64 @@ CASES: list[tuple[str, list[Attribute], Body, str]] = [
         ),
         "tensor<1x4x6x10xf32>",
     ),
+    (
+        "conv1d_nwc_wio",
+        [t(2, 9, 4), t(3, 2, 6)],
+        lambda x, w: relay.Conv1dOp(
+            x, w, strides=(2,), padding=(1, 0), groups=2, data_layout="NWC", kernel_layout="WIO"
+        ),
+        "tensor<2x4x6xf32>",
+    ),
+    (
+        "conv3d",
+        [t(1, 4, 5, 9, 7), t(6, 2, 3, 3, 1)],
+        lambda x, w: relay.Conv3dOp(
+            x, w, strides=(1, 2, 1), padding=(1, 0, 0, 1, 1, 0), dilation=(1, 1, 2), groups=2
+        ),
+        "tensor<1x6x5x4x7xf32>",
+    ),
+    (
+        "conv3d_ndhwc_out_dtype",
+        [t(1, 5, 6, 7, 3, elem=IntegerType(8)), t(3, 3, 3, 3, 4, elem=UI8)],
+        lambda x, w: relay.Conv3dOp(
+            x, w, data_layout="NDHWC", kernel_layout="DHWIO", out_dtype="int32"
+        ),
+        "tensor<1x3x4x5x4xi32>",
+    ),
+    (
+        "conv1d_transpose",
+        [t(1, 4, 5), t(4, 3, 3)],
+        lambda x, w: relay.Conv1dTransposeOp(
+            x, w, strides=(2,), padding=(1, 0), output_padding=(1,), groups=2
+        ),
+        "tensor<1x6x11xf32>",
+    ),
+    (
+        "conv2d_transpose_nhwc_hwoi",
+        [t(1, 3, 5, 4), t(3, 3, 2, 4)],
+        lambda x, w: relay.Conv2dTransposeOp(
+            x, w, strides=(2, 1), data_layout="NHWC", kernel_layout="HWOI"
+        ),
+        "tensor<1x7x7x2xf32>",
+    ),
+    (
+        "conv3d_transpose",
+        [t(1, 2, 3, 4, 2), t(2, 3, 2, 2, 2)],
+        lambda x, w: relay.Conv3dTransposeOp(x, w, strides=(2, 2, 2), padding=(1, 1, 1, 1, 1, 1)),
+        "tensor<1x3x4x6x2xf32>",
+    ),
+    (
+        "bitpack",
+        [t(32, 32, 4, 4, elem=IntegerType(16))],
+        lambda x: relay.BitpackOp(x, bits=1, pack_axis=1, bit_axis=4, pack_type="uint16"),
+        "tensor<32x2x4x4x1xui16>",
+    ),
+    (
+        "correlation",
+        [t(2, 3, 9, 7), t(2, 3, 9, 7)],
+        lambda a, b: relay.CorrelationOp(a, b, 3, 2, 2, 1, (2, 1)),
+        "tensor<2x25x4x2xf32>",
+    ),
     ("dense", [t(2, 3, 5), t(7, 5)], relay.DenseOp, "tensor<2x3x7xf32>"),
     ("matmul", [t(3, 5), t(5, 7)], relay.MatmulOp, "tensor<3x7xf32>"),
     (
@@ -292,6 +350,68 @@ CASES: list[tuple[str, list[Attribute], Body, str]] = [
             x, (2, 2), dilation=(2, 1), layout="NHWC", count_include_pad=True
         ),
         "tensor<2x5x4x3xf32>",
+    ),
+    (
+        "max_pool1d",
+        [t(1, 3, 9)],
+        lambda x: relay.MaxPool1dOp(x, (3,), strides=(2,), padding=(1, 0)),
+        "tensor<1x3x4xf32>",
+    ),
+    (
+        "avg_pool1d_nwc_ceil",
+        [t(2, 9, 3)],
+        lambda x: relay.AvgPool1dOp(x, (2,), strides=(2,), layout="NWC", ceil_mode=True),
+        "tensor<2x5x3xf32>",
+    ),
+    (
+        "max_pool3d",
+        [t(1, 3, 5, 9, 7)],
+        lambda x: relay.MaxPool3dOp(x, (2, 3, 2), strides=(1, 2, 2), padding=(0, 1, 0, 1, 1, 0)),
+        "tensor<1x3x5x5x3xf32>",
+    ),
+    (
+        "avg_pool3d_ndhwc_ceil",
+        [t(2, 5, 6, 7, 3)],
+        lambda x: relay.AvgPool3dOp(
+            x, (2, 2, 2), strides=(2, 2, 2), layout="NDHWC", ceil_mode=True
+        ),
+        "tensor<2x3x3x4x3xf32>",
+    ),
+    (
+        "adaptive_max_pool1d",
+        [t(2, 3, 10)],
+        lambda x: relay.AdaptiveMaxPool1dOp(x, (4,)),
+        "tensor<2x3x4xf32>",
+    ),
+    (
+        "adaptive_avg_pool1d_nwc",
+        [t(2, 10, 3)],
+        lambda x: relay.AdaptiveAvgPool1dOp(x, (4,), layout="NWC"),
+        "tensor<2x4x3xf32>",
+    ),
+    (
+        "adaptive_max_pool2d",
+        [t(2, 3, 10, 9)],
+        lambda x: relay.AdaptiveMaxPool2dOp(x, (4, 2)),
+        "tensor<2x3x4x2xf32>",
+    ),
+    (
+        "adaptive_avg_pool2d_nhwc",
+        [t(2, 10, 9, 3)],
+        lambda x: relay.AdaptiveAvgPool2dOp(x, (4, 2), layout="NHWC"),
+        "tensor<2x4x2x3xf32>",
+    ),
+    (
+        "adaptive_max_pool3d",
+        [t(1, 3, 4, 10, 9)],
+        lambda x: relay.AdaptiveMaxPool3dOp(x, (1, 4, 2)),
+        "tensor<1x3x1x4x2xf32>",
+    ),
+    (
+        "adaptive_avg_pool3d_ndhwc",
+        [t(1, 4, 10, 9, 3)],
+        lambda x: relay.AdaptiveAvgPool3dOp(x, (2, 3, 3), layout="NDHWC"),
+        "tensor<1x2x3x3x3xf32>",
     ),
     ("global_avg_pool2d", [t(2, 3, 5, 7)], relay.GlobalAvgPool2dOp, "tensor<2x3x1x1xf32>"),
     (
@@ -1242,8 +1362,58 @@ INVALID: list[tuple[str, list[Attribute], Body, str]] = [
     (
         "conv2d_transpose_output_padding",
         [t(1, 4, 3, 3), t(4, 2, 3, 3)],
-        lambda x, w: relay.Conv2dTransposeOp(x, w, strides=(2, 2), output_padding=(1, -1)),
-        "'relay.nn.conv2d_transpose' op output_padding must be 2 integers >= 0, got [1, -1]",
+        lambda x, w: relay.Conv2dTransposeOp(x, w, strides=(2, 2), output_padding=(-1, 0)),
+        "'relay.nn.conv2d_transpose' op output_padding must be 2 non-negative integers, got "
+        "[-1, 0]",
+    ),
+    (
+        "conv3d_channels",
+        [t(1, 4, 3, 3, 3), t(2, 3, 1, 1, 1)],
+        relay.Conv3dOp,
+        "'relay.nn.conv3d' op data has 4 channels but weight expects 3 (3 per group x 1 groups)",
+    ),
+    (
+        "conv3d_padding",
+        [t(1, 3, 3, 3, 3), t(2, 3, 1, 1, 1)],
+        lambda x, w: relay.Conv3dOp(x, w, padding=(1, 1, 1, 1)),
+        "'relay.nn.conv3d' op padding must be 6 non-negative integers (before, then after each "
+        "spatial axis), got [1, 1, 1, 1]",
+    ),
+    (
+        "conv3d_mixed_elements_need_out_dtype",
+        [t(1, 3, 3, 3, 3, elem=IntegerType(8)), t(2, 3, 1, 1, 1)],
+        relay.Conv3dOp,
+        "'relay.nn.conv3d' op weight element type differs from data's: f32 vs i8",
+    ),
+    (
+        "conv1d_transpose_layout",
+        [t(1, 4, 3), t(4, 2, 3)],
+        lambda x, w: relay.Conv1dTransposeOp(x, w, data_layout="NCHW"),
+        ''''relay.nn.conv1d_transpose' op layout must be "NCW" or "NWC", got "NCHW"''',
+    ),
+    (
+        "conv3d_transpose_kernel_layout",
+        [t(1, 4, 3, 3, 3), t(4, 2, 3, 3, 3)],
+        lambda x, w: relay.Conv3dTransposeOp(x, w, kernel_layout="IOHW"),
+        ''''relay.nn.conv3d_transpose' op kernel_layout must order O, I, D, H, W, got "IOHW"''',
+    ),
+    (
+        "max_pool3d_window",
+        [t(1, 3, 2, 5, 5)],
+        lambda x: relay.MaxPool3dOp(x, (3, 2, 2)),
+        "'relay.nn.max_pool3d' op dilated window 3x2x2 is larger than padded input 2x5x5",
+    ),
+    (
+        "adaptive_avg_pool2d_size",
+        [t(1, 3, 5, 5)],
+        lambda x: relay.AdaptiveAvgPool2dOp(x, (3,)),
+        "'relay.nn.adaptive_avg_pool2d' op output_size must be 2 positive integers, got [3]",
+    ),
+    (
+        "bitpack_word",
+        [t(2, 12, elem=i32)],
+        lambda x: relay.BitpackOp(x, pack_type="uint8"),
+        "'relay.nn.bitpack' op axis 1 of size 12 does not pack into uint8 words of 8 elements",
     ),
     (
         "conv2d_transpose_channels",

@@ -295,6 +295,36 @@ CASES = [
         inits={"w": W},
     ),
     Case(
+        "Conv-3d",
+        [node("Conv", ["x", "w", "b"], pads=[1, 0, 1, 0, 1, 1], strides=[1, 2, 1], group=2)],
+        {"x": (1, 4, 5, 6, 5)},
+        inits={"w": RNG.standard_normal((6, 2, 3, 2, 3)).astype(np.float32), "b": B4[:2].repeat(3)},
+        reference="onnxruntime",
+    ),
+    Case(
+        "ConvTranspose-3d",
+        [
+            node(
+                "ConvTranspose",
+                ["x", "w", "b"],
+                strides=[2, 1, 2],
+                pads=[1, 0, 0, 0, 1, 1],
+                output_padding=[1, 0, 1],
+                dilations=[1, 2, 1],
+            )
+        ],
+        {"x": (1, 3, 3, 4, 3)},
+        inits={"w": RNG.standard_normal((3, 2, 2, 2, 3)).astype(np.float32), "b": C3[:2].copy()},
+        reference="onnxruntime",
+    ),
+    Case(
+        "ConvTranspose-1d-groups-padded",
+        [node("ConvTranspose", ["x", "w"], strides=[3], pads=[2, 1], group=2, output_padding=[1])],
+        {"x": (2, 4, 5)},
+        inits={"w": RNG.standard_normal((4, 3, 4)).astype(np.float32)},
+        reference="onnxruntime",
+    ),
+    Case(
         "ConvTranspose-1d",
         [node("ConvTranspose", ["x", "w"], strides=[2])],
         {"x": (1, 4, 5)},
@@ -384,6 +414,43 @@ CASES = [
         "AveragePool-include-pad",
         [node("AveragePool", ["x"], kernel_shape=[3, 2], pads=[1, 0, 1, 1], count_include_pad=1)],
         {"x": X4},
+    ),
+    Case(
+        "MaxPool-3d",
+        [
+            node(
+                "MaxPool", ["x"], kernel_shape=[2, 3, 2], strides=[2, 2, 1], pads=[1, 1, 0, 0, 1, 1]
+            )
+        ],
+        {"x": (1, 2, 5, 6, 7)},
+        reference="onnxruntime",
+    ),
+    Case(
+        "MaxPool-3d-ceil",
+        [node("MaxPool", ["x"], kernel_shape=[2, 2, 2], strides=[2, 2, 2], ceil_mode=1)],
+        {"x": (1, 2, 5, 6, 7)},
+        reference="onnxruntime",
+    ),
+    Case(
+        "AveragePool-3d",
+        [node("AveragePool", ["x"], kernel_shape=[3, 3, 2], pads=[1, 1, 0, 1, 1, 1])],
+        {"x": (2, 3, 4, 5, 6)},
+        reference="onnxruntime",
+    ),
+    Case(
+        "AveragePool-3d-include-pad",
+        [
+            node(
+                "AveragePool",
+                ["x"],
+                kernel_shape=[2, 3, 3],
+                strides=[2, 2, 2],
+                pads=[1, 1, 1, 0, 1, 1],
+                count_include_pad=1,
+            )
+        ],
+        {"x": (1, 2, 5, 6, 7)},
+        reference="onnxruntime",
     ),
     Case("GlobalAveragePool", [node("GlobalAveragePool", ["x"])], {"x": X4}),
     Case(

@@ -18,7 +18,6 @@ pytestmark = pytest.mark.onnx_conformance
 
 # Known failures, each with its reason.
 XFAIL: dict[str, str] = {
-    r"^test_(averagepool|maxpool|convtranspose)_3d_": "relay has 2-d windows only",
     r"^test_maxpool_with_argmax_": "the Indices output of MaxPool is not supported",
     r"^test_batchnorm_.*_training_mode_": "training-mode BatchNormalization (inference only)",
     r"^test_training_dropout(_default)?(_mask)?_cpu$": "random dropout in training mode",

@@ -297,7 +297,7 @@ def conv(**kw: object) -> Build:
     return lambda g, x, w: g(relay.Conv2dOp(x, w, **kw))  # type: ignore[arg-type]
 
 
-def pool(op: type[relay.Pool2dOp], **kw: object) -> Build:
+def pool(op: type[relay.RelayOp], **kw: object) -> Build:
     return lambda g, x: g(op(x, **kw))  # type: ignore[arg-type]
 
 
@@ -565,6 +565,129 @@ CASES: dict[type[relay.RelayOp], list[Case]] = {
                 relay.Conv2dTransposeOp(x, w, strides=(1, 2), dilation=(2, 1), groups=2)
             ),
         ),
+        Case(
+            "nhwc_hwoi",
+            [f32(1, 3, 5, 4), f32(3, 3, 2, 4)],
+            lambda g, x, w: g(
+                relay.Conv2dTransposeOp(
+                    x,
+                    w,
+                    strides=(2, 1),
+                    padding=(1, 0, 0, 1),
+                    data_layout="NHWC",
+                    kernel_layout="HWOI",
+                )
+            ),
+        ),
+        Case(
+            "output_padding_past_stride",
+            [f32(1, 2, 3, 3), f32(2, 3, 2, 2)],
+            lambda g, x, w: g(relay.Conv2dTransposeOp(x, w, output_padding=(2, 1))),
+        ),
+        Case(
+            "oihw",
+            [f32(1, 3, 4, 4), f32(5, 3, 3, 3)],
+            lambda g, x, w: g(relay.Conv2dTransposeOp(x, w, strides=(2, 2), kernel_layout="OIHW")),
+        ),
+    ],
+    relay.BitpackOp: [
+        Case(
+            "planes_first",
+            [i32(2, 16, 3)],
+            lambda g, x: g(relay.BitpackOp(x, bits=3, pack_axis=1, bit_axis=0, pack_type="uint8")),
+            values=indexed([(-8, 8)]),
+        ),
+        Case(
+            "uint16_last",
+            [i32(3, 32)],
+            lambda g, x: g(
+                relay.BitpackOp(x, bits=2, pack_axis=-1, bit_axis=2, pack_type="uint16")
+            ),
+            values=indexed([(0, 4)]),
+        ),
+    ],
+    relay.CorrelationOp: [
+        Case(
+            "multiply",
+            [f32(2, 3, 9, 7), f32(2, 3, 9, 7)],
+            lambda g, a, b: g(relay.CorrelationOp(a, b, 3, 2, 2, 1, (2, 1))),
+        ),
+        Case(
+            "difference",
+            [f32(1, 2, 6, 6), f32(1, 2, 6, 6)],
+            lambda g, a, b: g(relay.CorrelationOp(a, b, 1, 2, 1, 2, (2, 2), is_multiply=False)),
+        ),
+    ],
+    relay.Conv1dOp: [
+        Case(
+            "strided_dilated",
+            [f32(2, 3, 11), f32(4, 3, 3)],
+            lambda g, x, w: g(relay.Conv1dOp(x, w, strides=(2,), padding=(1, 2), dilation=(2,))),
+        ),
+        Case(
+            "nwc_groups",
+            [f32(1, 9, 4), f32(3, 2, 6)],
+            lambda g, x, w: g(
+                relay.Conv1dOp(x, w, groups=2, data_layout="NWC", kernel_layout="WIO")
+            ),
+        ),
+    ],
+    relay.Conv3dOp: [
+        Case(
+            "grouped_strided",
+            [f32(1, 4, 5, 6, 5), f32(6, 2, 3, 2, 3)],
+            lambda g, x, w: g(
+                relay.Conv3dOp(x, w, strides=(1, 2, 1), padding=(1, 0, 1, 1, 1, 0), groups=2)
+            ),
+        ),
+        Case(
+            "ndhwc_dilated",
+            [f32(1, 6, 5, 7, 3), f32(2, 3, 2, 3, 4)],
+            lambda g, x, w: g(
+                relay.Conv3dOp(x, w, dilation=(2, 1, 3), data_layout="NDHWC", kernel_layout="DHWIO")
+            ),
+        ),
+        Case(
+            "int8_out_dtype",
+            [((1, 3, 4, 4, 4), "int8"), ((2, 3, 2, 2, 2), "uint8")],
+            lambda g, x, w: g(relay.Conv3dOp(x, w, padding=(1,) * 6, out_dtype="int32")),
+        ),
+    ],
+    relay.Conv1dTransposeOp: [
+        Case(
+            "strided_padded",
+            [f32(2, 4, 5), f32(4, 3, 3)],
+            lambda g, x, w: g(
+                relay.Conv1dTransposeOp(x, w, strides=(2,), padding=(1, 0), output_padding=(1,))
+            ),
+        ),
+        Case(
+            "nwc_groups",
+            [f32(1, 5, 4), f32(4, 1, 3)],
+            lambda g, x, w: g(
+                relay.Conv1dTransposeOp(x, w, groups=2, data_layout="NWC", dilation=(2,))
+            ),
+        ),
+    ],
+    relay.Conv3dTransposeOp: [
+        Case(
+            "strided",
+            [f32(1, 4, 3, 4, 2), f32(4, 3, 2, 3, 2)],
+            lambda g, x, w: g(
+                relay.Conv3dTransposeOp(
+                    x, w, strides=(2, 2, 3), padding=(1, 0, 1, 0, 1, 0), output_padding=(1, 0, 2)
+                )
+            ),
+        ),
+        Case(
+            "ndhwc_oidhw",
+            [f32(1, 3, 4, 2, 4), f32(3, 4, 2, 2, 1)],
+            lambda g, x, w: g(
+                relay.Conv3dTransposeOp(
+                    x, w, strides=(1, 2, 1), data_layout="NDHWC", kernel_layout="OIDHW"
+                )
+            ),
+        ),
     ],
     relay.DenseOp: [
         Case("odd", [f32(7, 13), f32(5, 13)], lambda g, x, w: g(relay.DenseOp(x, w))),
@@ -673,6 +796,104 @@ CASES: dict[type[relay.RelayOp], list[Case]] = {
             "int",
             [i32(1, 2, 5, 5)],
             pool(relay.MaxPool2dOp, pool_size=(2, 2), padding=(1, 1, 0, 0)),
+        ),
+    ],
+    relay.MaxPool1dOp: [
+        Case(
+            "ceil_padded",
+            [f32(2, 3, 10)],
+            pool(relay.MaxPool1dOp, pool_size=(3,), strides=(2,), padding=(1, 0), ceil_mode=True),
+        ),
+    ],
+    relay.AvgPool1dOp: [
+        Case(
+            "nwc_count_pad",
+            [f32(2, 10, 3)],
+            pool(
+                relay.AvgPool1dOp,
+                pool_size=(3,),
+                padding=(1, 1),
+                layout="NWC",
+                count_include_pad=True,
+            ),
+        ),
+    ],
+    relay.MaxPool3dOp: [
+        Case(
+            "padded",
+            [f32(1, 2, 3, 6, 5)],
+            pool(
+                relay.MaxPool3dOp,
+                pool_size=(2, 2, 2),
+                strides=(2, 2, 2),
+                padding=(2, 0, 1, 0, 1, 1),
+            ),
+        ),
+        Case(
+            "ndhwc_ceil",
+            [f32(1, 5, 6, 7, 3)],
+            pool(
+                relay.MaxPool3dOp,
+                pool_size=(2, 3, 2),
+                strides=(2, 2, 2),
+                layout="NDHWC",
+                ceil_mode=True,
+            ),
+        ),
+        Case(
+            "int",
+            [i32(1, 2, 4, 4, 4)],
+            pool(relay.MaxPool3dOp, pool_size=(2, 2, 2), dilation=(1, 2, 1)),
+        ),
+    ],
+    relay.AvgPool3dOp: [
+        Case(
+            "padded_exclude",
+            [f32(1, 2, 5, 6, 5)],
+            pool(relay.AvgPool3dOp, pool_size=(3, 3, 3), strides=(2, 2, 2), padding=(1,) * 6),
+        ),
+        Case(
+            "count_pad_ndhwc",
+            [f32(2, 4, 5, 6, 3)],
+            pool(
+                relay.AvgPool3dOp,
+                pool_size=(2, 2, 3),
+                padding=(1, 0, 1, 1, 0, 1),
+                layout="NDHWC",
+                count_include_pad=True,
+            ),
+        ),
+    ],
+    relay.AdaptiveMaxPool1dOp: [
+        Case("ncw", [f32(2, 3, 10)], pool(relay.AdaptiveMaxPool1dOp, output_size=(4,))),
+        Case(
+            "nwc_int",
+            [i32(2, 10, 3)],
+            pool(relay.AdaptiveMaxPool1dOp, output_size=(3,), layout="NWC"),
+        ),
+    ],
+    relay.AdaptiveAvgPool1dOp: [
+        Case("ncw", [f32(2, 3, 10)], pool(relay.AdaptiveAvgPool1dOp, output_size=(7,))),
+    ],
+    relay.AdaptiveMaxPool2dOp: [
+        Case(
+            "nhwc",
+            [f32(1, 10, 9, 3)],
+            pool(relay.AdaptiveMaxPool2dOp, output_size=(4, 5), layout="NHWC"),
+        ),
+    ],
+    relay.AdaptiveAvgPool2dOp: [
+        Case("nchw", [f32(1, 3, 10, 9)], pool(relay.AdaptiveAvgPool2dOp, output_size=(4, 5))),
+        Case("to_one", [f32(1, 3, 7, 7)], pool(relay.AdaptiveAvgPool2dOp, output_size=(1, 1))),
+    ],
+    relay.AdaptiveMaxPool3dOp: [
+        Case("ncdhw", [f32(1, 3, 5, 7, 6)], pool(relay.AdaptiveMaxPool3dOp, output_size=(2, 3, 6))),
+    ],
+    relay.AdaptiveAvgPool3dOp: [
+        Case(
+            "ndhwc_int",
+            [i32(1, 5, 7, 6, 3)],
+            pool(relay.AdaptiveAvgPool3dOp, output_size=(2, 3, 4), layout="NDHWC"),
         ),
     ],
     relay.AvgPool2dOp: [

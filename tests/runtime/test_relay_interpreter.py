@@ -727,6 +727,102 @@ CASES: list[Case] = [
         tol=1e-4,
     ),
     Case(
+        "conv1d_dilated",
+        [rand(2, 3, 11), rand(4, 3, 3)],
+        lambda x, w: relay.Conv1dOp(x, w, strides=(2,), padding=(1, 2), dilation=(2,)),
+        lambda x, w: topi_testing.conv1d_ncw_python(x, w, 2, (1, 2), 2),
+        tol=1e-4,
+    ),
+    Case(
+        "conv1d_nwc_out_dtype",
+        [rand(1, 7, 3, dtype="int8", low=-9, high=9), rand(3, 3, 2, dtype="int8", low=-9, high=9)],
+        lambda x, w: relay.Conv1dOp(
+            x, w, data_layout="NWC", kernel_layout="WIO", out_dtype="int32"
+        ),
+        lambda x, w: topi_testing.conv1d_ncw_python(
+            x.transpose(0, 2, 1).astype("int32"), w.transpose(2, 1, 0).astype("int32"), 1, 0, 1
+        ).transpose(0, 2, 1),
+    ),
+    Case(
+        "bitpack",
+        [rand(2, 16, 3, dtype="int32", low=-8, high=8)],
+        lambda x: relay.BitpackOp(x, bits=3, pack_axis=1, bit_axis=0, pack_type="uint8"),
+        lambda x: np.stack(
+            [
+                np.packbits(((x >> b) & 1).astype(np.uint8), axis=1)  # MSB first, as TVM
+                for b in range(3)
+            ]
+        ),
+    ),
+    Case(
+        "correlation",
+        [rand(2, 3, 8, 8), rand(2, 3, 8, 8)],
+        lambda a, b: relay.CorrelationOp(a, b, 3, 2, 2, 1, (2, 1)),
+        lambda a, b: topi_testing.correlation_nchw_python(a, b, 3, 2, 2, 1, (2, 1), True),
+        tol=1e-5,
+    ),
+    Case(
+        "correlation_difference",
+        [rand(1, 2, 6, 6), rand(1, 2, 6, 6)],
+        lambda a, b: relay.CorrelationOp(a, b, 1, 2, 1, 2, (2, 2), is_multiply=False),
+        lambda a, b: topi_testing.correlation_nchw_python(a, b, 1, 2, 1, 2, 2, False),
+        tol=1e-5,
+    ),
+    Case(
+        "conv3d",
+        [rand(1, 4, 5, 6, 5), rand(6, 2, 3, 2, 3)],
+        lambda x, w: relay.Conv3dOp(x, w, strides=(1, 2, 1), padding=(1, 0, 1, 1, 1, 0), groups=2),
+        lambda x, w: topi_testing.conv3d_ncdhw_python(x, w, (1, 2, 1), (1, 0, 1, 1, 1, 0), 2),
+        tol=1e-4,
+    ),
+    Case(
+        "conv3d_ndhwc_dilated_out_dtype",
+        [
+            rand(1, 6, 5, 7, 3, dtype="int8", low=-9, high=9),
+            rand(2, 3, 2, 3, 4, dtype="uint8", high=9),
+        ],
+        lambda x, w: relay.Conv3dOp(
+            x,
+            w,
+            dilation=(2, 1, 3),
+            data_layout="NDHWC",
+            kernel_layout="DHWIO",
+            out_dtype="int32",
+        ),
+        lambda x, w: topi_testing.conv3d_ndhwc_python(
+            x.astype("int32"), topi_testing.dilate_python(w.astype("int32"), (2, 1, 3, 1, 1)), 1, 0
+        ),
+    ),
+    Case(
+        "conv1d_transpose",
+        [rand(2, 4, 5), rand(4, 3, 3)],
+        lambda x, w: relay.Conv1dTransposeOp(
+            x, w, strides=(2,), padding=(1, 0), output_padding=(1,)
+        ),
+        lambda x, w: topi_testing.conv1d_transpose_ncw_python(x, w, 2, (1, 0), (1,)),
+        tol=1e-4,
+    ),
+    Case(
+        "conv2d_transpose_nhwc_hwoi",
+        [rand(1, 3, 5, 4), rand(3, 3, 2, 4)],
+        lambda x, w: relay.Conv2dTransposeOp(
+            x, w, strides=(2, 1), padding=(1, 0, 0, 1), data_layout="NHWC", kernel_layout="HWOI"
+        ),
+        lambda x, w: topi_testing.conv2d_transpose_nhwc_python(x, w, "HWOI", (2, 1), (1, 0, 0, 1)),
+        tol=1e-4,
+    ),
+    Case(
+        "conv3d_transpose",
+        [rand(1, 4, 3, 4, 2), rand(4, 3, 2, 3, 2)],
+        lambda x, w: relay.Conv3dTransposeOp(
+            x, w, strides=(2, 2, 3), padding=(1, 0, 1, 0, 1, 0), output_padding=(1, 0, 2)
+        ),
+        lambda x, w: topi_testing.conv3d_transpose_ncdhw_python(
+            x, w, (2, 2, 3), (1, 0, 1, 0, 1, 0), (1, 0, 2)
+        ),
+        tol=1e-4,
+    ),
+    Case(
         "dense",
         [rand(2, 3, 5), rand(7, 5)],
         relay.DenseOp,
@@ -816,6 +912,96 @@ CASES: list[Case] = [
         tol=1e-4,
     ),
     # Pooling, padding, resizing
+    Case(
+        "max_pool1d_ceil",
+        [rand(2, 3, 10)],
+        lambda x: relay.MaxPool1dOp(x, (3,), strides=(2,), padding=(1, 0), ceil_mode=True),
+        lambda x: topi_testing.poolnd_python(x, (3,), (2,), (1,), (1,), (0,), "max", False, True),
+    ),
+    Case(
+        "avg_pool1d_nwc",
+        [rand(2, 10, 3)],
+        lambda x: relay.AvgPool1dOp(x, (3,), padding=(1, 1), layout="NWC", count_include_pad=True),
+        lambda x: topi_testing.poolnd_python(
+            x.transpose(0, 2, 1), (3,), (1,), (1,), (1,), (1,), "avg", True
+        ).transpose(0, 2, 1),
+        tol=1e-5,
+    ),
+    Case(
+        "max_pool3d_window_in_padding",
+        [rand(1, 2, 3, 6, 5)],
+        lambda x: relay.MaxPool3dOp(x, (2, 2, 2), strides=(2, 2, 2), padding=(2, 0, 1, 0, 1, 1)),
+        lambda x: topi_testing.poolnd_python(
+            x, (2, 2, 2), (2, 2, 2), (1, 1, 1), (2, 0, 1), (0, 1, 1), "max", False
+        ),
+    ),
+    Case(
+        "avg_pool3d_ndhwc_dilated",
+        [rand(2, 5, 6, 7, 3)],
+        lambda x: relay.AvgPool3dOp(
+            x, (2, 2, 3), padding=(1, 0, 1, 1, 0, 1), dilation=(2, 1, 1), layout="NDHWC"
+        ),
+        lambda x: topi_testing.poolnd_python(
+            x.transpose(0, 4, 1, 2, 3),
+            (2, 2, 3),
+            (1, 1, 1),
+            (2, 1, 1),
+            (1, 0, 1),
+            (1, 0, 1),
+            "avg",
+            False,
+        ).transpose(0, 2, 3, 4, 1),
+        tol=1e-5,
+    ),
+    Case(
+        "avg_pool3d_count_pad",
+        [rand(1, 2, 4, 5, 6)],
+        lambda x: relay.AvgPool3dOp(
+            x, (3, 3, 3), strides=(2, 2, 2), padding=(1, 1, 1, 1, 1, 1), count_include_pad=True
+        ),
+        lambda x: topi_testing.poolnd_python(
+            x, (3, 3, 3), (2, 2, 2), (1, 1, 1), (1, 1, 1), (1, 1, 1), "avg", True
+        ),
+        tol=1e-5,
+    ),
+    Case(
+        "adaptive_max_pool1d",
+        [rand(2, 3, 10)],
+        lambda x: relay.AdaptiveMaxPool1dOp(x, (4,)),
+        lambda x: topi_testing.adaptive_pool(x, 4, "max", "NCW"),
+    ),
+    Case(
+        "adaptive_avg_pool1d_nwc",
+        [rand(2, 10, 3)],
+        lambda x: relay.AdaptiveAvgPool1dOp(x, (3,), layout="NWC"),
+        lambda x: topi_testing.adaptive_pool(x, 3, "avg", "NWC"),
+        tol=1e-5,
+    ),
+    Case(
+        "adaptive_max_pool2d_nhwc",
+        [rand(2, 10, 9, 3, dtype="int32", low=-50, high=50)],
+        lambda x: relay.AdaptiveMaxPool2dOp(x, (4, 5), layout="NHWC"),
+        lambda x: topi_testing.adaptive_pool(x, (4, 5), "max", "NHWC"),
+    ),
+    Case(
+        "adaptive_avg_pool2d",
+        [rand(2, 3, 10, 9)],
+        lambda x: relay.AdaptiveAvgPool2dOp(x, (4, 5)),
+        lambda x: topi_testing.adaptive_pool(x, (4, 5), "avg", "NCHW"),
+        tol=1e-5,
+    ),
+    Case(
+        "adaptive_max_pool3d",
+        [rand(1, 3, 5, 7, 6)],
+        lambda x: relay.AdaptiveMaxPool3dOp(x, (2, 3, 6)),
+        lambda x: topi_testing.adaptive_pool(x, (2, 3, 6), "max", "NCDHW"),
+    ),
+    Case(
+        "adaptive_avg_pool3d_ndhwc_int",
+        [rand(1, 5, 7, 6, 3, dtype="int32", low=0, high=100)],
+        lambda x: relay.AdaptiveAvgPool3dOp(x, (2, 3, 4), layout="NDHWC"),
+        lambda x: topi_testing.adaptive_pool(x, (2, 3, 4), "avg", "NDHWC"),
+    ),
     Case(
         "max_pool2d",
         [POOL_X],

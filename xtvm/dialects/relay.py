@@ -498,29 +498,55 @@ def window_out(
 def windows_out(
     op: type[RelayOp],
     what: str,
-    size: tuple[int, int],
-    kernel: tuple[int, int],
+    size: Sequence[int],
+    kernel: Sequence[int],
     strides: Sequence[int],
     dilation: Sequence[int],
     padding: Sequence[int],
     ceil: bool,
-) -> tuple[int, int]:
-    """Output height and width of a 2-d window sliding over a padded (height, width) input;
-    an error naming the op (and calling the window `what`) when the window does not fit."""
-    pt, pl, pb, pr = padding
-    oh = derived_dim(
-        lambda s: window_out(s, pt, pb, kernel[0], strides[0], dilation[0], ceil), size[0]
+) -> tuple[int, ...]:
+    """Output extents of a window sliding over a padded input of `size` (one extent per
+    spatial axis; padding is all the befores, then all the afters: top, left, bottom, right
+    in 2-d); an error naming the op (and calling the window `what`) when it does not fit."""
+    n = len(size)
+    before, after = padding[:n], padding[n:]
+    out = tuple(
+        window_out(s, b, a, k, st, d, ceil) if static_dims(s, k) else DYNAMIC_INDEX
+        for s, b, a, k, st, d in zip(size, before, after, kernel, strides, dilation, strict=True)
     )
-    ow = derived_dim(
-        lambda s: window_out(s, pl, pr, kernel[1], strides[1], dilation[1], ceil), size[1]
-    )
-    if (static_dims(oh) and oh < 1) or (static_dims(ow) and ow < 1):
-        raise op.error(
-            f"dilated {what} {dilation[0] * (kernel[0] - 1) + 1}x"
-            f"{dilation[1] * (kernel[1] - 1) + 1} is "
-            f"larger than padded input {size[0] + pt + pb}x{size[1] + pl + pr}"
+    if any(static_dims(o) and o < 1 for o in out):
+        spans = fmt_shape([d * (k - 1) + 1 for d, k in zip(dilation, kernel, strict=True)])
+        padded = fmt_shape(
+            [
+                s + b + a if static_dims(s) else s
+                for s, b, a in zip(size, before, after, strict=True)
+            ]
         )
-    return oh, ow
+        raise op.error(f"dilated {what} {spans} is larger than padded input {padded}")
+    return out
+
+
+SPATIAL_LAYOUTS = {1: ("NCW", "NWC"), 2: ("NCHW", "NHWC"), 3: ("NCDHW", "NDHWC")}
+
+
+def layout_axes(op: type[RelayOp], layout: str, dims: int) -> tuple[int, tuple[int, ...]]:
+    """The channel axis and the spatial axes (depth, height, width order) of a data layout
+    with `dims` spatial axes: channels first or last."""
+    if layout not in SPATIAL_LAYOUTS[dims]:
+        options = " or ".join(f'"{a}"' for a in SPATIAL_LAYOUTS[dims])
+        raise op.error(f'layout must be {options}, got "{layout}"')
+    return layout.index("C"), tuple(layout.index(a) for a in "DHW"[3 - dims :])
+
+
+def nd_padding(op: type[RelayOp], p: Props, dims: int) -> tuple[int, ...]:
+    """2 x dims non-negative paddings: every spatial axis's before, then every after."""
+    values = p.ints("padding")
+    if len(values) != 2 * dims or any(v < 0 for v in values):
+        raise op.error(
+            f"padding must be {2 * dims} non-negative integers (before, then after each "
+            f"spatial axis), got {fmt_list(values)}"
+        )
+    return values
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1767,11 +1793,11 @@ CorrelationOp = relay_op(
         stride1 = 1 : i64, stride2 = 1 : i64, padding = array<i64: 1, 1>}
         : (tensor<1x3x5x5xf32>, tensor<1x3x5x5xf32>) -> tensor<1x9x5x5xf32>`
     """,
-    int_def("kernel_size"),
-    int_def("max_displacement"),
-    int_def("stride1"),
-    int_def("stride2"),
-    ints_def("padding"),
+    int_def("kernel_size", 1),
+    int_def("max_displacement", 1),
+    int_def("stride1", 1),
+    int_def("stride2", 1),
+    ints_def("padding", (0, 0)),
     bool_def("is_multiply", True),
     str_def("layout", "NCHW"),
     operands=("data1", "data2"),
@@ -1876,54 +1902,262 @@ Conv2dWinogradOp = relay_op(
 )
 
 
-def conv2d_transpose_type(
-    op: type[RelayOp], p: Props, data: TensorType, weight: TensorType
-) -> Attribute:
-    elem = op.same_element([data, weight], ["data", "weight"])
-    strides, dilation = p.positive("strides", 2), p.positive("dilation", 2)
-    pt, pl, pb, pr = p.padding()
-    out_pad = p.ints("output_padding")
-    groups = p.integer("groups")
-    if len(out_pad) != 2 or not all(o >= 0 for o in out_pad):  # as TVM's, any size
-        raise op.error(f"output_padding must be 2 integers >= 0, got {fmt_list(out_pad)}")
-    if data.get_num_dims() != 4 or weight.get_num_dims() != 4:
+def out_element(op: type[RelayOp], p: Props, data: TensorType, weight: TensorType) -> Attribute:
+    """The element type a convolution computes in: out_dtype (TVM's: data and weight, of any
+    integer or float types, are each converted to it first), else the operands' common one."""
+    out_dtype = p.text("out_dtype")
+    if not out_dtype:
+        return op.same_element([data, weight], ["data", "weight"])
+    try:
+        return element_type(out_dtype)
+    except (TypeError, ValueError, KeyError):
+        raise op.error(f'out_dtype must name an element type, got "{out_dtype}"') from None
+
+
+def spatial_kernel_layout(op: type[RelayOp], p: Props, dims: int) -> Layout:
+    """The kernel layout of a convolution with `dims` spatial axes: O, I and those axes in
+    any order."""
+    text = p.text("kernel_layout")
+    try:
+        layout = Layout.parse(text)
+    except ValueError as exc:
+        raise op.error(f"kernel_layout: {exc}") from None
+    letters = "OI" + "DHW"[3 - dims :]
+    if layout.factors or sorted(layout.primal) != sorted(letters):
+        raise op.error(f'kernel_layout must order {", ".join(letters)}, got "{text}"')
+    return layout
+
+
+def conv_operands(
+    op: type[RelayOp], p: Props, data: TensorType, weight: TensorType, dims: int
+) -> tuple[int, tuple[int, ...], dict[str, int]]:
+    """Checks ranks and layouts of a convolution's operands: data's channel axis, its spatial
+    axes and the weight's size per kernel-layout letter."""
+    c_axis, axes = layout_axes(op, p.text("data_layout"), dims)
+    kernel_layout = spatial_kernel_layout(op, p, dims)
+    if data.get_num_dims() != dims + 2 or weight.get_num_dims() != dims + 2:
         raise op.error(
-            f"data and weight must be 4-d, got {fmt_shape(data.get_shape())} and "
+            f"data and weight must be {dims + 2}-d, got {fmt_shape(data.get_shape())} and "
             f"{fmt_shape(weight.get_shape())}"
         )
-    n, c, h, w = data.get_shape()
-    i, o, kh, kw = weight.get_shape()
-    if groups < 1 or (static_dims(c) and c % groups):
-        raise op.error(f"groups {groups} must be positive and divide input channels {c}")
-    if static_dims(c, i) and c != i:
-        raise op.error(f"data has {c} channels but weight expects {i}")
-    oh = derived_dim(
-        lambda h, k: (h - 1) * strides[0] - pt - pb + dilation[0] * (k - 1) + out_pad[0] + 1, h, kh
-    )
-    ow = derived_dim(
-        lambda w, k: (w - 1) * strides[1] - pl - pr + dilation[1] * (k - 1) + out_pad[1] + 1, w, kw
-    )
-    if (static_dims(oh) and oh < 1) or (static_dims(ow) and ow < 1):
-        raise op.error(f"padding leaves an empty output ({oh}x{ow})")
-    return TensorType(elem, [n, o * groups, oh, ow])
+    return c_axis, axes, kernel_layout.primal_sizes(weight.get_shape())
 
 
+def conv_nd_type(op: type[RelayOp], p: Props, data: TensorType, weight: TensorType) -> Attribute:
+    """A convolution over 1 or 3 spatial axes (the op's SPATIAL)."""
+    dims: int = op.SPATIAL  # type: ignore[attr-defined]
+    elem = out_element(op, p, data, weight)
+    strides, dilation = p.positive("strides", dims), p.positive("dilation", dims)
+    padding, groups = nd_padding(op, p, dims), p.integer("groups")
+    c_axis, axes, sizes = conv_operands(op, p, data, weight, dims)
+    o, i = sizes["O"], sizes["I"]
+    shape = list(data.get_shape())
+    if groups < 1 or (static_dims(o) and o % groups):
+        raise op.error(f"groups {groups} must be positive and divide output channels {o}")
+    if static_dims(shape[c_axis], i) and shape[c_axis] != i * groups:  # `?`: at run time
+        raise op.error(
+            f"data has {shape[c_axis]} channels but weight expects {i * groups} "
+            f"({i} per group x {groups} groups)"
+        )
+    kernel = [sizes[a] for a in "DHW"[3 - dims :]]
+    window = (kernel, strides, dilation, padding, False)
+    out = windows_out(op, "kernel", [shape[a] for a in axes], *window)
+    shape[c_axis] = o
+    for a, extent in zip(axes, out, strict=True):
+        shape[a] = extent
+    return TensorType(elem, shape)
+
+
+Conv1dOp = relay_op(
+    "nn.conv1d",
+    RelayOp,
+    """1-d convolution (cross-correlation), grouped and dilated; NCW or NWC data, the kernel in
+    any order of O, I, W (OIW, WIO); padding is (left, right).
+
+    `%y = relay.nn.conv1d %x, %w {padding = array<i64: 1, 1>}
+        : (tensor<1x3x8xf32>, tensor<4x3x3xf32>) -> tensor<1x4x8xf32>`
+
+    With out_dtype, data and weight (of any numeric types) are converted to it first.
+    """,
+    ints_def("strides", (1,)),
+    ints_def("padding", (0, 0)),
+    ints_def("dilation", (1,)),
+    int_def("groups", 1),
+    str_def("data_layout", "NCW"),
+    str_def("kernel_layout", "OIW"),
+    str_def("out_dtype", ""),
+    operands=("data", "weight"),
+    rule=conv_nd_type,
+    pattern=OpPattern.OUT_ELEMWISE_FUSABLE,
+    SPATIAL=1,
+)
+Conv3dOp = relay_op(
+    "nn.conv3d",
+    RelayOp,
+    """3-d convolution (cross-correlation), grouped and dilated; NCDHW or NDHWC data, the
+    kernel in any order of O, I, D, H, W (OIDHW, DHWIO); padding is (front, top, left, back,
+    bottom, right).
+
+    `%y = relay.nn.conv3d %x, %w {padding = array<i64: 1, 1, 1, 1, 1, 1>}
+        : (tensor<1x3x4x8x8xf32>, tensor<4x3x3x3x3xf32>) -> tensor<1x4x4x8x8xf32>`
+
+    With out_dtype, data and weight (of any numeric types) are converted to it first.
+    """,
+    ints_def("strides", (1, 1, 1)),
+    ints_def("padding", (0, 0, 0, 0, 0, 0)),
+    ints_def("dilation", (1, 1, 1)),
+    int_def("groups", 1),
+    str_def("data_layout", "NCDHW"),
+    str_def("kernel_layout", "OIDHW"),
+    str_def("out_dtype", ""),
+    operands=("data", "weight"),
+    rule=conv_nd_type,
+    pattern=OpPattern.OUT_ELEMWISE_FUSABLE,
+    SPATIAL=3,
+)
+
+
+def conv_transpose_type(
+    op: type[RelayOp], p: Props, data: TensorType, weight: TensorType
+) -> Attribute:
+    """A transposed convolution of 1, 2 or 3 spatial axes (the op's SPATIAL)."""
+    dims: int = op.SPATIAL  # type: ignore[attr-defined]
+    elem = out_element(op, p, data, weight)
+    strides, dilation = p.positive("strides", dims), p.positive("dilation", dims)
+    padding, groups = nd_padding(op, p, dims), p.integer("groups")
+    out_pad = p.ints("output_padding")
+    if len(out_pad) != dims or any(o < 0 for o in out_pad):  # TVM allows o >= stride too
+        raise op.error(
+            f"output_padding must be {dims} non-negative integers, got {fmt_list(out_pad)}"
+        )
+    c_axis, axes, sizes = conv_operands(op, p, data, weight, dims)
+    shape = list(data.get_shape())
+    if groups < 1 or (static_dims(shape[c_axis]) and shape[c_axis] % groups):
+        raise op.error(
+            f"groups {groups} must be positive and divide input channels {shape[c_axis]}"
+        )
+    if static_dims(shape[c_axis], sizes["I"]) and shape[c_axis] != sizes["I"]:
+        raise op.error(f"data has {shape[c_axis]} channels but weight expects {sizes['I']}")
+    shape[c_axis] = derived_dim(lambda o: o * groups, sizes["O"])
+    kernel = [sizes[a] for a in "DHW"[3 - dims :]]
+    for j, a in enumerate(axes):
+        before, after, stride = padding[j], padding[dims + j], strides[j]
+        shape[a] = derived_dim(
+            lambda s, k, j=j, b=before, e=after, st=stride: (
+                (s - 1) * st - b - e + dilation[j] * (k - 1) + out_pad[j] + 1
+            ),
+            shape[a],
+            kernel[j],
+        )
+    if any(static_dims(shape[a]) and shape[a] < 1 for a in axes):
+        raise op.error(f"padding leaves an empty output ({fmt_shape([shape[a] for a in axes])})")
+    return TensorType(elem, shape)
+
+
+class ConvTransposeOp(RelayOp, ABC):
+    """A transposed convolution (the gradient of a convolution with respect to its data):
+    weight letter I counts all input channels, O the output channels of one group."""
+
+    PATTERN: ClassVar[OpPattern] = OpPattern.OUT_ELEMWISE_FUSABLE
+    OPERANDS: ClassVar[tuple[str, ...]] = ("data", "weight")
+    SPATIAL: ClassVar[int] = 2
+    RULE = staticmethod(conv_transpose_type)
+
+
+def conv_transpose_attrs(dims: int, data_layout: str, kernel_layout: str) -> tuple[AttrDef, ...]:
+    return (
+        ints_def("strides", (1,) * dims),
+        ints_def("padding", (0,) * (2 * dims)),
+        ints_def("output_padding", (0,) * dims),
+        ints_def("dilation", (1,) * dims),
+        int_def("groups", 1),
+        str_def("data_layout", data_layout),
+        str_def("kernel_layout", kernel_layout),
+        str_def("out_dtype", ""),
+    )
+
+
+Conv1dTransposeOp = relay_op(
+    "nn.conv1d_transpose",
+    ConvTransposeOp,
+    """1-d transposed convolution; data NCW or NWC, the kernel any order of I, O and W
+    (IOW: in, out / groups, kw); padding is (left, right).
+
+    `%y = relay.nn.conv1d_transpose %x, %w {strides = array<i64: 2>}
+        : (tensor<1x4x3xf32>, tensor<4x2x3xf32>) -> tensor<1x2x7xf32>`
+    """,
+    *conv_transpose_attrs(1, "NCW", "IOW"),
+    SPATIAL=1,
+)
 Conv2dTransposeOp = relay_op(
     "nn.conv2d_transpose",
-    RelayOp,
-    """2-d transposed convolution; data NCHW, weight IOHW (in, out / groups, kh, kw).
+    ConvTransposeOp,
+    """2-d transposed convolution; data NCHW or NHWC, the kernel any order of I, O, H and W
+    (IOHW: in, out / groups, kh, kw; OIHW, HWOI, ...); padding is (top, left, bottom, right).
 
     `%y = relay.nn.conv2d_transpose %x, %w {strides = array<i64: 2, 2>}
         : (tensor<1x4x3x3xf32>, tensor<4x2x3x3xf32>) -> tensor<1x2x7x7xf32>`
     """,
-    ints_def("strides", (1, 1)),
-    ints_def("padding", (0, 0, 0, 0)),
-    ints_def("output_padding", (0, 0)),
-    ints_def("dilation", (1, 1)),
-    int_def("groups", 1),
-    operands=("data", "weight"),
-    rule=conv2d_transpose_type,
-    pattern=OpPattern.OUT_ELEMWISE_FUSABLE,
+    *conv_transpose_attrs(2, "NCHW", "IOHW"),
+    SPATIAL=2,
+)
+Conv3dTransposeOp = relay_op(
+    "nn.conv3d_transpose",
+    ConvTransposeOp,
+    """3-d transposed convolution; data NCDHW or NDHWC, the kernel any order of I, O, D, H
+    and W (IODHW: in, out / groups, kd, kh, kw); padding is (front, top, left, back, bottom,
+    right).
+
+    `%y = relay.nn.conv3d_transpose %x, %w {strides = array<i64: 2, 2, 2>}
+        : (tensor<1x4x3x3x3xf32>, tensor<4x2x3x3x3xf32>) -> tensor<1x2x7x7x7xf32>`
+    """,
+    *conv_transpose_attrs(3, "NCDHW", "IODHW"),
+    SPATIAL=3,
+)
+
+
+PACK_TYPES = {"uint8": 8, "uint16": 16, "uint32": 32, "uint64": 64}
+
+
+def bitpack_type(op: type[RelayOp], p: Props, data: TensorType) -> Attribute:
+    rank = data.get_num_dims()
+    if not isinstance(data.get_element_type(), IntegerType) or rank < 1:
+        raise op.error(f"data must be an integer tensor, got {data}")
+    pack_type = p.choice("pack_type", tuple(PACK_TYPES))
+    bits, width = p.integer("bits"), PACK_TYPES[pack_type]
+    pack_axis = p.axis("pack_axis", rank)
+    bit_axis = p.integer("bit_axis")
+    if bits < 1 or not 0 <= bit_axis <= rank:
+        raise op.error(
+            f"bits must be positive and bit_axis in [0, {rank}], got {bits} and {bit_axis}"
+        )
+    shape = list(data.get_shape())
+    if shape[pack_axis] % width:
+        raise op.error(
+            f"axis {pack_axis} of size {shape[pack_axis]} does not pack into {pack_type} words "
+            f"of {width} elements"
+        )
+    shape[pack_axis] //= width
+    shape.insert(bit_axis, bits)
+    return TensorType(element_type(pack_type), shape)
+
+
+BitpackOp = relay_op(
+    "nn.bitpack",
+    RelayOp,
+    """Bit planes of integer data packed into words: output plane b (a new axis at bit_axis)
+    holds, in word k along pack_axis, bit b of the elements k * w to k * w + w - 1 of that
+    axis, the first in the word's highest bit (w: the bits of pack_type).
+
+    `%y = relay.nn.bitpack %x {bits = 2 : i64, pack_type = "uint8"}
+        : (tensor<2x16xi32>) -> tensor<2x2x2xui8>`
+    """,
+    int_def("bits", 1),
+    int_def("pack_axis", 1),
+    int_def("bit_axis", 2),
+    str_def("pack_type", "uint32"),
+    rule=bitpack_type,
+    pattern=OpPattern.INJECTIVE,
 )
 
 
@@ -2229,6 +2463,148 @@ GlobalAvgPool2dOp = relay_op("nn.global_avg_pool2d", GlobalPool2dOp, "Mean over 
 GlobalMaxPool2dOp = relay_op(
     "nn.global_max_pool2d", GlobalPool2dOp, "Maximum over the spatial axes."
 )
+
+
+def pool_nd_type(op: type[RelayOp], p: Props, data: TensorType) -> Attribute:
+    """A window pool over 1 or 3 spatial axes (the op's SPATIAL)."""
+    dims: int = op.SPATIAL  # type: ignore[attr-defined]
+    kernel = p.positive("pool_size", dims)
+    strides, dilation = p.positive("strides", dims), p.positive("dilation", dims)
+    padding = nd_padding(op, p, dims)
+    _, axes = layout_axes(op, p.text("layout"), dims)
+    if data.get_num_dims() != dims + 2:
+        raise op.error(f"data must be {dims + 2}-d, got {fmt_shape(data.get_shape())}")
+    shape = list(data.get_shape())
+    window = (kernel, strides, dilation, padding, p.flag("ceil_mode"))
+    out = windows_out(op, "window", [shape[a] for a in axes], *window)
+    for a, extent in zip(axes, out, strict=True):
+        shape[a] = extent
+    return TensorType(data.get_element_type(), shape)
+
+
+def pool_attrs(dims: int) -> tuple[AttrDef, ...]:
+    return (
+        ints_def("pool_size"),
+        ints_def("strides", (1,) * dims),
+        ints_def("padding", (0,) * (2 * dims)),
+        ints_def("dilation", (1,) * dims),
+        str_def("layout", SPATIAL_LAYOUTS[dims][0]),
+        bool_def("ceil_mode", False),
+    )
+
+
+class Pool1dOp(RelayOp, ABC):
+    """A sliding-window reduction over the spatial axis of a 3-d tensor; padding is (left,
+    right)."""
+
+    PATTERN: ClassVar[OpPattern] = OpPattern.OUT_ELEMWISE_FUSABLE
+    OPERANDS: ClassVar[tuple[str, ...]] = ("data",)
+    ATTRS: ClassVar[tuple[AttrDef, ...]] = pool_attrs(1)
+    SPATIAL: ClassVar[int] = 1
+    RULE = staticmethod(pool_nd_type)
+
+
+class Pool3dOp(RelayOp, ABC):
+    """A sliding-window reduction over the three spatial axes of a 5-d tensor; padding is
+    (front, top, left, back, bottom, right)."""
+
+    PATTERN: ClassVar[OpPattern] = OpPattern.OUT_ELEMWISE_FUSABLE
+    OPERANDS: ClassVar[tuple[str, ...]] = ("data",)
+    ATTRS: ClassVar[tuple[AttrDef, ...]] = pool_attrs(3)
+    SPATIAL: ClassVar[int] = 3
+    RULE = staticmethod(pool_nd_type)
+
+
+MaxPool1dOp = relay_op(
+    "nn.max_pool1d",
+    Pool1dOp,
+    """Maximum over each 1-d window (padding never wins).
+
+    `%y = relay.nn.max_pool1d %x {pool_size = array<i64: 2>, strides = array<i64: 2>}
+        : (tensor<1x3x7xf32>) -> tensor<1x3x3xf32>`
+    """,
+)
+AvgPool1dOp = relay_op(
+    "nn.avg_pool1d",
+    Pool1dOp,
+    """Mean over each 1-d window; padding counts toward the divisor if count_include_pad.
+
+    `%y = relay.nn.avg_pool1d %x {pool_size = array<i64: 3>, padding = array<i64: 1, 1>}
+        : (tensor<1x3x7xf32>) -> tensor<1x3x7xf32>`
+    """,
+    bool_def("count_include_pad", False),
+)
+MaxPool3dOp = relay_op(
+    "nn.max_pool3d",
+    Pool3dOp,
+    """Maximum over each 3-d window (padding never wins).
+
+    `%y = relay.nn.max_pool3d %x {pool_size = array<i64: 2, 2, 2>, strides = array<i64: 2, 2, 2>}
+        : (tensor<1x3x4x6x6xf32>) -> tensor<1x3x2x3x3xf32>`
+    """,
+)
+AvgPool3dOp = relay_op(
+    "nn.avg_pool3d",
+    Pool3dOp,
+    """Mean over each 3-d window; padding counts toward the divisor if count_include_pad.
+
+    `%y = relay.nn.avg_pool3d %x {pool_size = array<i64: 2, 2, 2>}
+        : (tensor<1x3x4x6x6xf32>) -> tensor<1x3x3x5x5xf32>`
+
+    The extra cells ceil_mode adds at the far end of an axis are never counted.
+    """,
+    bool_def("count_include_pad", False),
+)
+
+
+def adaptive_pool_type(op: type[RelayOp], p: Props, data: TensorType) -> Attribute:
+    dims: int = op.SPATIAL  # type: ignore[attr-defined]
+    _, axes = layout_axes(op, p.text("layout"), dims)
+    size = p.positive("output_size", dims)
+    if data.get_num_dims() != dims + 2:
+        raise op.error(f"data must be {dims + 2}-d, got {fmt_shape(data.get_shape())}")
+    shape = list(data.get_shape())
+    for a, extent in zip(axes, size, strict=True):
+        shape[a] = extent
+    return TensorType(data.get_element_type(), shape)
+
+
+class AdaptivePoolOp(RelayOp, ABC):
+    """Pooling to a given output size: output cell i of an axis of input size n and output
+    size m reduces input cells floor(i * n / m) up to ceil((i + 1) * n / m) (TVM's windows)."""
+
+    PATTERN: ClassVar[OpPattern] = OpPattern.OUT_ELEMWISE_FUSABLE
+    OPERANDS: ClassVar[tuple[str, ...]] = ("data",)
+    SPATIAL: ClassVar[int] = 2
+    RULE = staticmethod(adaptive_pool_type)
+
+
+def adaptive_pool_op(kind: str, dims: int) -> type[RelayOp]:
+    layouts = SPATIAL_LAYOUTS[dims]
+    layout = layouts[0]
+    shape = {1: ("1x3x7", "1x3x2"), 2: ("1x3x7x7", "1x3x2x2"), 3: ("1x3x7x7x7", "1x3x2x2x2")}
+    what = "Maximum" if kind == "max" else "Mean"
+    size = ", ".join(["2"] * dims)
+    return relay_op(
+        f"nn.adaptive_{kind}_pool{dims}d",
+        AdaptivePoolOp,
+        f"""{what} over adaptive windows of {dims} spatial axes ({" or ".join(layouts)}).
+
+    `%y = relay.nn.adaptive_{kind}_pool{dims}d %x {{output_size = array<i64: {size}>}}
+        : (tensor<{shape[dims][0]}xf32>) -> tensor<{shape[dims][1]}xf32>`
+    """,
+        ints_def("output_size"),
+        str_def("layout", layout),
+        SPATIAL=dims,
+    )
+
+
+AdaptiveMaxPool1dOp = adaptive_pool_op("max", 1)
+AdaptiveAvgPool1dOp = adaptive_pool_op("avg", 1)
+AdaptiveMaxPool2dOp = adaptive_pool_op("max", 2)
+AdaptiveAvgPool2dOp = adaptive_pool_op("avg", 2)
+AdaptiveMaxPool3dOp = adaptive_pool_op("max", 3)
+AdaptiveAvgPool3dOp = adaptive_pool_op("avg", 3)
 
 
 def pad_type(op: type[RelayOp], p: Props, data: TensorType) -> Attribute:

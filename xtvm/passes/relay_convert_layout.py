@@ -8,7 +8,7 @@ lrn, concatenate, reductions, squeeze), pad gets its widths permuted, and pools,
 upsampling take the layout their input arrives in. A `relay.layout_transform` is emitted only
 at a boundary: on a function argument or another value entering a converted op, and where a
 permuted value reaches an op that cannot take it (a return, a call, dense, reshape,
-conv2d_transpose, whose layout is fixed to NCHW...). A broadcasting op or concatenate that
+conv2d_transpose, which it leaves in its own layout...). A broadcasting op or concatenate that
 joins converted values with as many computed in the original layout (by a conv2d left alone,
 such as a grouped one) keeps the original layout, so the converted region ends there instead
 of spreading into the unconverted one. Function signatures do not change.

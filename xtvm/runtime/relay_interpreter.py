@@ -522,13 +522,15 @@ def lrn(x: np.ndarray, size: int, axis: int, alpha: float, beta: float, bias: fl
 def windows(
     x: np.ndarray, kernel: Sequence[int], strides: Sequence[int], dilation: Sequence[int]
 ) -> np.ndarray:
-    """Windows over the last two axes: shape (..., out_h, out_w, kernel_h, kernel_w)."""
+    """Windows over the last len(kernel) axes: shape (..., *out, *kernel)."""
+    n = len(kernel)
     span = [d * (k - 1) + 1 for k, d in zip(kernel, dilation, strict=True)]
-    view = sliding_window_view(x, span, axis=(-2, -1))
-    return view[..., :: strides[0], :: strides[1], :: dilation[0], :: dilation[1]]
+    view = sliding_window_view(x, span, axis=tuple(range(-n, 0)))
+    steps = tuple(slice(None, None, s) for s in (*strides, *dilation))
+    return view[(Ellipsis, *steps)]
 
 
-def conv2d_nchw(
+def conv_nd(
     x: np.ndarray,
     w: np.ndarray,
     strides: Sequence[int],
@@ -536,29 +538,107 @@ def conv2d_nchw(
     dilation: Sequence[int],
     groups: int,
 ) -> np.ndarray:
-    """Grouped 2-d cross-correlation of x [n, c, h, w] with w [o, c / groups, kh, kw]."""
+    """Grouped N-d cross-correlation of x [n, c, *spatial] with w [o, c / groups, *kernel];
+    padding is every spatial axis's before, then every after (negative amounts crop)."""
     acc = acc_dtype(x.dtype)
-    pt, pl, pb, pr = padding
-    xp = pad_or_crop(x.astype(acc), pt, pb, pl, pr)
+    dims = x.ndim - 2
+    xp = pad_or_crop_nd(x.astype(acc), padding[:dims], padding[dims:])
     win = windows(xp, w.shape[2:], strides, dilation)
     cg, og = x.shape[1] // groups, w.shape[0] // groups
+    kernel_axes = list(range(2 + dims, 2 + 2 * dims))
     parts = [
         np.tensordot(
             win[:, g * cg : (g + 1) * cg],
             w[g * og : (g + 1) * og].astype(acc),
-            axes=([1, 4, 5], [1, 2, 3]),
+            axes=([1, *kernel_axes], [1, *range(2, 2 + dims)]),
         )
         for g in range(groups)
     ]
-    return np.concatenate(parts, axis=-1).transpose(0, 3, 1, 2)
+    return np.moveaxis(np.concatenate(parts, axis=-1), -1, 1)
+
+
+def pad_or_crop_nd(
+    x: np.ndarray, before: Sequence[int], after: Sequence[int], value: Any = 0
+) -> np.ndarray:
+    """The last len(before) axes padded with `value` by non-negative amounts, cropped by
+    negative ones."""
+    lead = x.ndim - len(before)
+    crops = [
+        slice(max(-b, 0), d - max(-a, 0))
+        for b, a, d in zip(before, after, x.shape[lead:], strict=True)
+    ]
+    x = x[(Ellipsis, *crops)]
+    pads = [(0, 0)] * lead + [(max(b, 0), max(a, 0)) for b, a in zip(before, after, strict=True)]
+    return np.pad(x, pads, constant_values=value)
 
 
 def pad_or_crop(x: np.ndarray, top: int, bottom: int, left: int, right: int) -> np.ndarray:
     """Zero-pad the last two axes by non-negative amounts, crop by negative ones."""
-    h, w = x.shape[-2:]
-    x = x[..., max(-top, 0) : h - max(-bottom, 0), max(-left, 0) : w - max(-right, 0)]
-    pads = [(0, 0)] * (x.ndim - 2) + [(max(top, 0), max(bottom, 0)), (max(left, 0), max(right, 0))]
-    return np.pad(x, pads)
+    return pad_or_crop_nd(x, (top, left), (bottom, right))
+
+
+def channels_first(x: np.ndarray, layout: str) -> np.ndarray:
+    """x of a data layout with channels first (NCHW) or last (NHWC) as channels first."""
+    return np.moveaxis(x, -1, 1) if layout.endswith("C") else x
+
+
+def channels_back(x: np.ndarray, layout: str) -> np.ndarray:
+    """A channels-first result back in `layout`."""
+    return np.moveaxis(x, 1, -1) if layout.endswith("C") else x
+
+
+def out_dtype_of(op: relay.RelayOp, x: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """data and weight converted to the op's out_dtype, as TVM converts them, when it has one."""
+    out = op.out_dtype.data  # type: ignore[attr-defined]
+    if not out:
+        return x, w
+    return x.astype(np.dtype(out)), w.astype(np.dtype(out))
+
+
+@rule(relay.Conv1dOp, relay.Conv3dOp)
+def conv_nd_rule(op: relay.Conv1dOp | relay.Conv3dOp, x: np.ndarray, w: np.ndarray) -> np.ndarray:
+    x, w = out_dtype_of(op, x, w)
+    layout = op.data_layout.data
+    canonical = relay.Layout.parse("OI" + "DHW"[3 - op.SPATIAL :])
+    w = transform_layout(w, relay.Layout.parse(op.kernel_layout.data), canonical)
+    y = conv_nd(
+        channels_first(x, layout),
+        w,
+        ints(op.strides),
+        ints(op.padding),
+        ints(op.dilation),
+        op.groups.value.data,
+    )
+    return channels_back(y, layout)
+
+
+@rule(relay.Conv1dTransposeOp, relay.Conv2dTransposeOp, relay.Conv3dTransposeOp)
+def conv_transpose(op: relay.ConvTransposeOp, x: np.ndarray, w: np.ndarray) -> np.ndarray:
+    # A stride-1 convolution of the stride-dilated input with the flipped, in/out-swapped
+    # kernel; padding becomes dilation * (k - 1) - padding on each side (negative crops).
+    x, w = out_dtype_of(op, x, w)
+    layout, dims = op.data_layout.data, op.SPATIAL
+    strides, dilation, groups = ints(op.strides), ints(op.dilation), op.groups.value.data
+    padding, out_pad = ints(op.padding), ints(op.output_padding)
+    spatial = "DHW"[3 - dims :]
+    w = transform_layout(
+        w, relay.Layout.parse(op.kernel_layout.data), relay.Layout.parse("IO" + spatial)
+    )
+    x = channels_first(x, layout)
+    n, c, *size = x.shape
+    cin, og, *kernel = w.shape
+    dilated = np.zeros(
+        (n, c, *[(d - 1) * s + 1 for d, s in zip(size, strides, strict=True)]), x.dtype
+    )
+    dilated[(Ellipsis, *(slice(None, None, s) for s in strides))] = x
+    ig = cin // groups
+    flipped = w.reshape(groups, ig, og, *kernel).swapaxes(1, 2).reshape(groups * og, ig, *kernel)
+    flipped = flipped[(Ellipsis, *(slice(None, None, -1) for _ in kernel))]
+    extent = [d * (k - 1) for d, k in zip(dilation, kernel, strict=True)]
+    before = [e - p for e, p in zip(extent, padding[:dims], strict=True)]
+    after = [e - p + o for e, p, o in zip(extent, padding[dims:], out_pad, strict=True)]
+    y = conv_nd(dilated, flipped, (1,) * dims, before + after, dilation, groups)
+    return channels_back(y, layout)
 
 
 OIHW = relay.Layout.parse("OIHW")
@@ -570,9 +650,7 @@ def conv2d(op: relay.Conv2dOp, x: np.ndarray, w: np.ndarray) -> np.ndarray:
     if nhwc:
         x = x.transpose(0, 3, 1, 2)
     w = transform_layout(w, relay.Conv2dOp.kernel_layout_of(op.properties), OIHW)
-    y = conv2d_nchw(
-        x, w, ints(op.strides), ints(op.padding), ints(op.dilation), op.groups.value.data
-    )
+    y = conv_nd(x, w, ints(op.strides), ints(op.padding), ints(op.dilation), op.groups.value.data)
     return y.transpose(0, 2, 3, 1) if nhwc else y
 
 
@@ -722,31 +800,18 @@ def conv2d_winograd(x: np.ndarray, u: np.ndarray, tile_size: int, padding: Any) 
     return winograd.conv2d_nhwc(x, u, tile_size, padding)
 
 
-@numpy_rule(relay.Conv2dTransposeOp)
-def conv2d_transpose(
-    x: np.ndarray,
-    w: np.ndarray,
-    strides: tuple[int, int],
-    padding: tuple[int, int, int, int],
-    output_padding: tuple[int, int],
-    dilation: tuple[int, int],
-    groups: int,
-) -> np.ndarray:
-    # A stride-1 convolution of the stride-dilated input with the flipped, in/out-swapped
-    # kernel; padding becomes dilation * (k - 1) - padding on each side (negative crops).
-    (sh, sw), (dh, dw) = strides, dilation
-    pt, pl, pb, pr = padding
-    oph, opw = output_padding
-    n, c, h, wd = x.shape
-    cin, og, kh, kw = w.shape
-    dilated = np.zeros((n, c, (h - 1) * sh + 1, (wd - 1) * sw + 1), dtype=x.dtype)
-    dilated[:, :, ::sh, ::sw] = x
-    ig = cin // groups
-    kernel = w.reshape(groups, ig, og, kh, kw).transpose(0, 2, 1, 3, 4)
-    kernel = kernel.reshape(groups * og, ig, kh, kw)[:, :, ::-1, ::-1]
-    eh, ew = dh * (kh - 1), dw * (kw - 1)
-    padded = pad_or_crop(dilated, eh - pt, eh - pb + oph, ew - pl, ew - pr + opw)
-    return conv2d_nchw(padded, kernel, (1, 1), (0, 0, 0, 0), (dh, dw), groups)
+@numpy_rule(relay.BitpackOp)
+def bitpack(x: np.ndarray, bits: int, pack_axis: int, bit_axis: int, pack_type: str) -> np.ndarray:
+    width = np.dtype(pack_type).itemsize * 8
+    pack_axis %= x.ndim
+    moved = np.moveaxis(x.astype(np.int64), pack_axis, -1)
+    groups = moved.reshape(*moved.shape[:-1], -1, width)
+    weights = np.array([1 << (width - 1 - j) for j in range(width)], np.uint64)
+    planes = [
+        np.moveaxis((((groups >> b) & 1).astype(np.uint64) * weights).sum(axis=-1), -1, pack_axis)
+        for b in range(bits)
+    ]
+    return np.stack(planes, axis=bit_axis).astype(pack_type)
 
 
 @numpy_rule(relay.DenseOp)
@@ -835,40 +900,82 @@ def from_nchw(x: np.ndarray, layout: str) -> np.ndarray:
     return x.transpose(0, 2, 3, 1) if layout == "NHWC" else x
 
 
-def pool2d(op: relay.Pool2dOp, x: np.ndarray, is_max: bool) -> np.ndarray:
-    layout = op.layout.data
-    x = to_nchw(x, layout)
+PoolOp = relay.Pool1dOp | relay.Pool2dOp | relay.Pool3dOp
+
+
+def pool_nd(op: PoolOp, x: np.ndarray, is_max: bool) -> np.ndarray:
+    """Max or average pooling over the spatial axes of a 1-d, 2-d or 3-d pool's data."""
+    layout, given = op.layout.data, x
+    x = channels_first(x, layout)
     kernel, strides, dilation = ints(op.pool_size), ints(op.strides), ints(op.dilation)
-    pt, pl, pb, pr = ints(op.padding)
-    _, _, oh, ow = to_nchw(np.empty(run_time_shape(op, x), dtype=np.bool_), layout).shape
-    h, w = x.shape[2:]
-    # ceil_mode windows may run past the bottom/right padding: extend it, never counting it.
-    extra_b = max(0, (oh - 1) * strides[0] + dilation[0] * (kernel[0] - 1) + 1 - (h + pt + pb))
-    extra_r = max(0, (ow - 1) * strides[1] + dilation[1] * (kernel[1] - 1) + 1 - (w + pl + pr))
-    pads = ((0, 0), (0, 0), (pt, pb + extra_b), (pl, pr + extra_r))
+    dims, padding = len(kernel), ints(op.padding)
+    before, after = list(padding[:dims]), list(padding[dims:])
+    out = channels_first(np.empty(run_time_shape(op, given), dtype=np.bool_), layout).shape[2:]
+    size = x.shape[2:]
+    # ceil_mode windows may run past the far padding: extend it, never counting it.
+    for j in range(dims):
+        reach = (out[j] - 1) * strides[j] + dilation[j] * (kernel[j] - 1) + 1
+        after[j] += max(0, reach - (size[j] + before[j] + after[j]))
+    cells = tuple(slice(0, o) for o in out)
+    reduce_axes = tuple(range(-dims, 0))
     if is_max:
-        xp = np.pad(x, pads, constant_values=lowest(x.dtype))
-        out = windows(xp, kernel, strides, dilation)[:, :, :oh, :ow].max(axis=(-2, -1))
-        return from_nchw(out, layout)
-    xp = np.pad(x.astype(acc_dtype(x.dtype)), pads)
-    total = windows(xp, kernel, strides, dilation)[:, :, :oh, :ow].sum(axis=(-2, -1))
+        # TVM pads with the lowest finite value: a window wholly in the padding gives it
+        fill = np.finfo(x.dtype).min if x.dtype.kind == "f" else lowest(x.dtype)
+        xp = pad_or_crop_nd(x, before, after, fill)
+        result = windows(xp, kernel, strides, dilation)[(Ellipsis, *cells, *[slice(None)] * dims)]
+        return channels_back(result.max(axis=reduce_axes), layout)
+    xp = pad_or_crop_nd(x.astype(acc_dtype(x.dtype)), before, after)
+    win = windows(xp, kernel, strides, dilation)[(Ellipsis, *cells, *[slice(None)] * dims)]
+    total = win.sum(axis=reduce_axes)
     mask = np.zeros(xp.shape[2:])
     if op.count_include_pad.value.data:  # type: ignore[attr-defined]
-        mask[: pt + h + pb, : pl + w + pr] = 1
+        declared = [b + d + a for b, d, a in zip(padding[:dims], size, padding[dims:], strict=True)]
+        mask[tuple(slice(0, e) for e in declared)] = 1
     else:
-        mask[pt : pt + h, pl : pl + w] = 1
-    count = windows(mask, kernel, strides, dilation)[:oh, :ow].sum(axis=(-2, -1))
-    return from_nchw(total / np.maximum(count, 1), layout)
+        mask[tuple(slice(b, b + d) for b, d in zip(before, size, strict=True))] = 1
+    count = windows(mask, kernel, strides, dilation)[(*cells, Ellipsis)].sum(axis=reduce_axes)
+    return channels_back(total / np.maximum(count, 1), layout)
 
 
-@rule(relay.MaxPool2dOp)
-def max_pool2d(op: relay.MaxPool2dOp, x: np.ndarray) -> np.ndarray:
-    return pool2d(op, x, is_max=True)
+@rule(relay.MaxPool1dOp, relay.MaxPool2dOp, relay.MaxPool3dOp)
+def max_pool(op: PoolOp, x: np.ndarray) -> np.ndarray:
+    return pool_nd(op, x, is_max=True)
 
 
-@rule(relay.AvgPool2dOp)
-def avg_pool2d(op: relay.AvgPool2dOp, x: np.ndarray) -> np.ndarray:
-    return pool2d(op, x, is_max=False)
+@rule(relay.AvgPool1dOp, relay.AvgPool2dOp, relay.AvgPool3dOp)
+def avg_pool(op: PoolOp, x: np.ndarray) -> np.ndarray:
+    return pool_nd(op, x, is_max=False)
+
+
+def adaptive_bounds(in_size: int, out_size: int) -> list[tuple[int, int]]:
+    """The input range of each output cell of an adaptive pool (TVM's windows)."""
+    return [(i * in_size // out_size, -(-(i + 1) * in_size // out_size)) for i in range(out_size)]
+
+
+@rule(
+    relay.AdaptiveMaxPool1dOp,
+    relay.AdaptiveAvgPool1dOp,
+    relay.AdaptiveMaxPool2dOp,
+    relay.AdaptiveAvgPool2dOp,
+    relay.AdaptiveMaxPool3dOp,
+    relay.AdaptiveAvgPool3dOp,
+)
+def adaptive_pool(op: relay.AdaptivePoolOp, x: np.ndarray) -> np.ndarray:
+    # Max and sum over a box are each a reduction along one axis after another; the mean is
+    # the box's sum (exact in the accumulator type) over its size.
+    layout, is_max = op.layout.data, "max" in op.name
+    y = channels_first(x, layout)
+    if not is_max:
+        y = y.astype(acc_dtype(y.dtype))
+    count = np.ones((1, 1) + (1,) * (y.ndim - 2))
+    for j, out_size in enumerate(ints(op.output_size)):
+        axis = 2 + j
+        bounds = adaptive_bounds(y.shape[axis], out_size)
+        parts = [np.take(y, range(lo, hi), axis=axis) for lo, hi in bounds]
+        y = np.stack([p.max(axis=axis) if is_max else p.sum(axis=axis) for p in parts], axis)
+        sizes = np.array([hi - lo for lo, hi in bounds], np.float64)
+        count = count * sizes.reshape((1,) * axis + (-1,) + (1,) * (y.ndim - axis - 1))
+    return channels_back(y if is_max else y / count, layout)
 
 
 @numpy_rule(relay.GlobalAvgPool2dOp)

@@ -117,8 +117,23 @@ def conv2d(op: relay.Conv2dOp, x: Sequence[TensorLike]) -> Value:
     )
 
 
-def conv2d_transpose(op: relay.Conv2dTransposeOp, x: Sequence[TensorLike]) -> Value:
-    return nn.conv2d_transpose(
+def conv_nd(op: relay.Conv1dOp | relay.Conv3dOp, x: Sequence[TensorLike]) -> Value:
+    return nn.conv_nd(
+        x[0],
+        x[1],
+        ints(op.strides),
+        ints(op.padding),
+        ints(op.dilation),
+        integer(op.groups),
+        op.data_layout.data,
+        op.kernel_layout.data,
+        op.out_dtype.data,
+    )
+
+
+def conv_transpose(op: relay.RelayOp, x: Sequence[TensorLike]) -> Value:
+    assert isinstance(op, relay.ConvTransposeOp)
+    return nn.conv_transpose(
         x[0],
         x[1],
         ints(op.strides),
@@ -126,14 +141,18 @@ def conv2d_transpose(op: relay.Conv2dTransposeOp, x: Sequence[TensorLike]) -> Va
         ints(op.output_padding),
         ints(op.dilation),
         integer(op.groups),
+        op.data_layout.data,
+        op.kernel_layout.data,
+        op.out_dtype.data,
     )
 
 
-def pool2d(kind: str) -> Compute:
+def pool(kind: str) -> Compute:
     def compute(op: relay.RelayOp, x: Sequence[TensorLike]) -> Value:
-        assert isinstance(op, relay.Pool2dOp)
-        include_pad = isinstance(op, relay.AvgPool2dOp) and bool(integer(op.count_include_pad))
-        return nn.pool2d(
+        assert isinstance(op, relay.Pool1dOp | relay.Pool2dOp | relay.Pool3dOp)
+        average = isinstance(op, relay.AvgPool1dOp | relay.AvgPool2dOp | relay.AvgPool3dOp)
+        include_pad = average and bool(integer(op.count_include_pad))  # type: ignore[attr-defined]
+        return nn.pool_nd(
             x[0],
             result_shape(op),
             kind,
@@ -144,6 +163,13 @@ def pool2d(kind: str) -> Compute:
             op.layout.data,
             include_pad,
         )
+
+    return compute
+
+
+def adaptive_pool(kind: str) -> Compute:
+    def compute(op: relay.RelayOp, x: Sequence[TensorLike]) -> Value:
+        return nn.adaptive_pool(x[0], ints(op.output_size), kind, op.layout.data)  # type: ignore[attr-defined]
 
     return compute
 
@@ -405,7 +431,20 @@ STRATEGIES: dict[type[relay.RelayOp], Strategy] = {
     relay.DropoutOp: row(lambda op, x: x[0]),  # the identity at inference
     # Convolution and matrix products
     relay.Conv2dOp: row(conv2d, CONV2D),
-    relay.Conv2dTransposeOp: row(conv2d_transpose, CONV2D),
+    relay.Conv1dOp: row(conv_nd),
+    relay.Conv3dOp: row(conv_nd),
+    relay.Conv1dTransposeOp: row(conv_transpose),
+    relay.Conv2dTransposeOp: row(conv_transpose, CONV2D),
+    relay.Conv3dTransposeOp: row(conv_transpose),
+    relay.BitpackOp: row(
+        lambda op, x: nn.bitpack(
+            x[0],
+            integer(op.bits),
+            integer(op.pack_axis),
+            integer(op.bit_axis),
+            op.pack_type.data,
+        )
+    ),
     relay.CropAndResizeOp: row(
         lambda op, x: nn.crop_and_resize(
             *x,
@@ -463,8 +502,18 @@ STRATEGIES: dict[type[relay.RelayOp], Strategy] = {
     relay.LayerNormOp: row(layer_norm, LAYER_NORM),
     relay.LrnOp: row(lrn),
     # Pooling, padding, resizing
-    relay.MaxPool2dOp: row(pool2d("max")),
-    relay.AvgPool2dOp: row(pool2d("avg")),
+    relay.MaxPool1dOp: row(pool("max")),
+    relay.AvgPool1dOp: row(pool("avg")),
+    relay.MaxPool2dOp: row(pool("max")),
+    relay.AvgPool2dOp: row(pool("avg")),
+    relay.MaxPool3dOp: row(pool("max")),
+    relay.AvgPool3dOp: row(pool("avg")),
+    relay.AdaptiveMaxPool1dOp: row(adaptive_pool("max")),
+    relay.AdaptiveAvgPool1dOp: row(adaptive_pool("avg")),
+    relay.AdaptiveMaxPool2dOp: row(adaptive_pool("max")),
+    relay.AdaptiveAvgPool2dOp: row(adaptive_pool("avg")),
+    relay.AdaptiveMaxPool3dOp: row(adaptive_pool("max")),
+    relay.AdaptiveAvgPool3dOp: row(adaptive_pool("avg")),
     relay.GlobalAvgPool2dOp: row(lambda op, x: nn.global_pool2d(x[0], "avg", op.layout.data)),
     relay.GlobalMaxPool2dOp: row(lambda op, x: nn.global_pool2d(x[0], "max", op.layout.data)),
     relay.PadOp: row(pad),

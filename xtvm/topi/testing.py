@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -490,43 +491,6 @@ def grid_sample_python(
     return out.astype(data.dtype)
 
 
-def correlation_nchw_python(
-    data1: np.ndarray,
-    data2: np.ndarray,
-    kernel_size: int,
-    max_displacement: int,
-    stride1: int,
-    stride2: int,
-    padding: int,
-    is_multiply: bool,
-) -> np.ndarray:
-    """FlowNet's correlation, element by element (TVM's output size: rounded up by stride1;
-    reads past the padding are zeros)."""
-    n, channels, height, width = data1.shape
-    border = max_displacement + (kernel_size - 1) // 2
-    radius = max_displacement // stride2
-    side = 2 * radius + 1
-    out_h = (height + 2 * padding - 2 * border + stride1 - 1) // stride1
-    out_w = (width + 2 * padding - 2 * border + stride1 - 1) // stride1
-
-    def read(data: np.ndarray, b: int, c: int, y: int, x: int) -> float:
-        y, x = y - padding, x - padding
-        return float(data[b, c, y, x]) if 0 <= y < height and 0 <= x < width else 0.0
-
-    out = np.zeros((n, side * side, out_h, out_w))
-    for b, q, i, j in np.ndindex(*out.shape):
-        y1, x1 = i * stride1 + max_displacement, j * stride1 + max_displacement
-        y2 = y1 + (q // side - radius) * stride2
-        x2 = x1 + (q % side - radius) * stride2
-        total = 0.0
-        for c, h, w in np.ndindex(channels, kernel_size, kernel_size):
-            first = read(data1, b, c, y1 + h, x1 + w)
-            second = read(data2, b, c, y2 + h, x2 + w)
-            total += first * second if is_multiply else abs(first - second)
-        out[b, q, i, j] = total
-    return (out / (kernel_size * kernel_size * channels)).astype(data1.dtype)
-
-
 def gather_nd(data: np.ndarray, indices: np.ndarray, batch_dims: int = 0) -> np.ndarray:
     """relay.gather_nd: index tuples laid along axis 0 of `indices`; the first `batch_dims`
     axes of data and of indices[0] are shared batch axes."""
@@ -693,6 +657,11 @@ def matrix_set_diag(
     return out
 
 
+def _finite_lowest(dtype: np.dtype) -> float | int:
+    """TVM's `min_value`: the padding of a max pool (a finite number for floats)."""
+    return float(np.finfo(dtype).min) if dtype.kind == "f" else int(np.iinfo(dtype).min)
+
+
 def poolnd_python(
     np_data: np.ndarray,
     kernel: Sequence[int],
@@ -708,7 +677,8 @@ def poolnd_python(
 ) -> np.ndarray:
     """Max or average pooling over the trailing len(kernel) axes of channels-first data,
     window by window: padding never wins a max; an average divides by the window's size
-    (count_include_pad) or by the data elements it covers."""
+    (count_include_pad) or by the data elements it covers. A window wholly in the padding
+    gives the dtype's lowest finite value (max) or 0 (average)."""
     if layout is not None and layout[1] != "C":
         raise ValueError(f"poolnd_python: channels-first layouts only, got {layout}")
     spatial = np_data.shape[2:]
@@ -734,6 +704,10 @@ def poolnd_python(
             ]
             taps.append(pos)
         inside = [p for p in taps if all(0 <= q < n for q, n in zip(p, spatial, strict=True))]
+        if not inside:  # a window wholly in the padding: the padding's own value, as TVM's
+            fill = _finite_lowest(np.dtype(dtype)) if pool_type == "max" else 0
+            out[(slice(None), slice(None), *at)] = fill
+            continue
         values = np.stack([np_data[(slice(None), slice(None), *p)] for p in inside], axis=-1)
         if pool_type == "max":
             out[(slice(None), slice(None), *at)] = values.max(axis=-1)
@@ -741,60 +715,6 @@ def poolnd_python(
             count = math.prod(kernel) if count_include_pad else len(inside)
             out[(slice(None), slice(None), *at)] = values.astype(np.float64).sum(axis=-1) / count
     return out
-
-
-def conv2d_transpose_nchw_python(
-    a_np: np.ndarray,
-    w_np: np.ndarray,
-    stride: int | Sequence[int],
-    padding: int | Sequence[int],
-    output_padding: int | Sequence[int],
-    groups: int = 1,
-) -> np.ndarray:
-    """Transposed 2-d convolution of NCHW data with an IOHW kernel (I = in channels, O = out
-    channels per group): each input pixel scatters its kernel-weighted copy to the output at
-    stride spacing; `padding` crops the result, `output_padding` extends its bottom/right."""
-    sh, sw = (stride, stride) if isinstance(stride, int) else stride
-    oph, opw = (output_padding,) * 2 if isinstance(output_padding, int) else output_padding
-    n, c, h, w = a_np.shape
-    i, per_group, kh, kw = w_np.shape
-    if c != i or c % groups:
-        raise ValueError(f"conv2d_transpose_nchw_python: {c} channels, kernel {w_np.shape}")
-    top, left, bottom, right = _pads(padding, (kh, kw))
-    full = np.zeros((n, per_group * groups, (h - 1) * sh + kh + oph, (w - 1) * sw + kw + opw))
-    per_in = c // groups
-    for g in range(groups):
-        x = a_np[:, g * per_in : (g + 1) * per_in].astype(np.float64)
-        k = w_np[g * per_in : (g + 1) * per_in].astype(np.float64)
-        for dy in range(kh):
-            for dx in range(kw):
-                rows = slice(dy, dy + sh * (h - 1) + 1, sh)
-                cols = slice(dx, dx + sw * (w - 1) + 1, sw)
-                full[:, g * per_group : (g + 1) * per_group, rows, cols] += np.einsum(
-                    "nchw,co->nohw", x, k[:, :, dy, dx]
-                )
-    out_h = (h - 1) * sh - top - bottom + kh + oph
-    out_w = (w - 1) * sw - left - right + kw + opw
-    return full[:, :, top : top + out_h, left : left + out_w].astype(a_np.dtype)
-
-
-def conv2d_transpose_nhwc_python(
-    a_nhwc: np.ndarray,
-    weight: np.ndarray,
-    weight_format: str,
-    stride: int | Sequence[int],
-    padding: int | Sequence[int],
-    output_padding: int | Sequence[int] = (0, 0),
-) -> np.ndarray:
-    """`conv2d_transpose_nchw_python` of NHWC data with a kernel in `weight_format` (an order
-    of I, O, H, W)."""
-    if sorted(weight_format) != sorted("IOHW"):
-        raise ValueError(f"weight_format must order I, O, H and W, got {weight_format!r}")
-    w_iohw = weight.transpose([weight_format.index(axis) for axis in "IOHW"])
-    out = conv2d_transpose_nchw_python(
-        a_nhwc.transpose(0, 3, 1, 2), w_iohw, stride, padding, output_padding
-    )
-    return out.transpose(0, 2, 3, 1)
 
 
 def conv1d_ncw_python(
@@ -950,3 +870,219 @@ def roi_pool_nchw_python(
             if h1 > h0 and w1 > w0:
                 out[n, :, ph, pw] = a_np[b, :, h0:h1, w0:w1].max(axis=(1, 2))
     return out
+
+
+def _pad_nd(padding: int | str | Sequence[int], kernel: Sequence[int]) -> list[int]:
+    """TVM's padding forms over len(kernel) spatial axes (an int for every side, one per
+    axis, every before then every after, "SAME" or "VALID") as befores + afters."""
+    dims = len(kernel)
+    if isinstance(padding, str):
+        if padding == "VALID":
+            return [0] * (2 * dims)
+        if padding != "SAME":
+            raise ValueError(f"unknown padding {padding!r}")
+        totals = [k - 1 for k in kernel]
+        return [t // 2 for t in totals] + [t - t // 2 for t in totals]
+    values = [padding] if isinstance(padding, int) else [int(p) for p in padding]
+    if len(values) == 1:
+        values *= dims
+    if len(values) == dims:
+        values *= 2
+    if len(values) != 2 * dims:
+        raise ValueError(f"padding {padding} does not fit {dims} spatial axes")
+    return values
+
+
+def _per_axis(value: int | Sequence[int], dims: int) -> list[int]:
+    values = [value] if isinstance(value, int) else [int(v) for v in value]
+    return values * dims if len(values) == 1 else values
+
+
+def _conv_channels_first(
+    a_np: np.ndarray, w_np: np.ndarray, stride: int | Sequence[int], padding: Any, groups: int
+) -> np.ndarray:
+    """N-d convolution of [n, c, *spatial] data with an [o, c / groups, *kernel] kernel,
+    one kernel tap at a time, summed in float64 (int64 for integers)."""
+    dims = a_np.ndim - 2
+    strides = _per_axis(stride, dims)
+    kernel = w_np.shape[2:]
+    pads = _pad_nd(padding, kernel)
+    wide = np.float64 if a_np.dtype.kind == "f" else np.int64
+    padded = np.pad(
+        a_np.astype(wide), [(0, 0), (0, 0)] + [(pads[j], pads[dims + j]) for j in range(dims)]
+    )
+    out_sizes = [
+        (p - k) // s + 1 for p, k, s in zip(padded.shape[2:], kernel, strides, strict=True)
+    ]
+    o, i = w_np.shape[:2]
+    out = np.zeros((a_np.shape[0], o, *out_sizes), dtype=wide)
+    per_group = o // groups
+    for g in range(groups):
+        x = padded[:, g * i : (g + 1) * i]
+        k = w_np[g * per_group : (g + 1) * per_group].astype(wide)
+        for taps in itertools.product(*map(range, kernel)):
+            cells = tuple(
+                slice(t, t + s * (n - 1) + 1, s)
+                for t, s, n in zip(taps, strides, out_sizes, strict=True)
+            )
+            out[:, g * per_group : (g + 1) * per_group] += np.einsum(
+                "nc...,oc->no...", x[(slice(None), slice(None), *cells)], k[(Ellipsis, *taps)]
+            )
+    return out.astype(a_np.dtype if a_np.dtype.kind == "f" else np.result_type(a_np, w_np))
+
+
+def conv3d_ncdhw_python(
+    a_np: np.ndarray, w_np: np.ndarray, stride: Any, padding: Any, groups: int = 1
+) -> np.ndarray:
+    """3-d convolution of NCDHW data with an OIDHW kernel (I: input channels per group)."""
+    return _conv_channels_first(a_np, w_np, stride, padding, groups)
+
+
+def conv3d_ndhwc_python(
+    a_np: np.ndarray, w_np: np.ndarray, stride: Any, padding: Any, groups: int = 1
+) -> np.ndarray:
+    """3-d convolution of NDHWC data with a DHWIO kernel (the NCDHW one, transposed)."""
+    out = _conv_channels_first(
+        a_np.transpose(0, 4, 1, 2, 3), w_np.transpose(4, 3, 0, 1, 2), stride, padding, groups
+    )
+    return out.transpose(0, 2, 3, 4, 1)
+
+
+def _conv_transpose_channels_first(
+    a_np: np.ndarray,
+    w_np: np.ndarray,
+    stride: Any,
+    padding: Any,
+    output_padding: Any,
+    groups: int = 1,
+) -> np.ndarray:
+    """N-d transposed convolution of [n, c, *spatial] data with an [c, o / groups, *kernel]
+    kernel by its definition: each input cell scatters its kernel-weighted value to output
+    cell stride * i + k; the full result is cut by the padding and grown by output_padding."""
+    dims = a_np.ndim - 2
+    strides, extra = _per_axis(stride, dims), _per_axis(output_padding, dims)
+    kernel = w_np.shape[2:]
+    pads = _pad_nd(padding, kernel)
+    size = a_np.shape[2:]
+    full = [(n - 1) * s + k + e for n, s, k, e in zip(size, strides, kernel, extra, strict=True)]
+    c, per_group = w_np.shape[:2]
+    in_group = c // groups
+    wide = np.float64 if a_np.dtype.kind == "f" else np.int64
+    out = np.zeros((a_np.shape[0], per_group * groups, *full), dtype=wide)
+    for g in range(groups):
+        x = a_np[:, g * in_group : (g + 1) * in_group].astype(wide)
+        k = w_np[g * in_group : (g + 1) * in_group].astype(wide)
+        for taps in itertools.product(*map(range, kernel)):
+            cells = tuple(
+                slice(t, t + s * (n - 1) + 1, s)
+                for t, s, n in zip(taps, strides, size, strict=True)
+            )
+            out[(slice(None), slice(g * per_group, (g + 1) * per_group), *cells)] += np.einsum(
+                "nc...,co->no...", x, k[(Ellipsis, *taps)]
+            )
+    crop = tuple(slice(pads[j], full[j] - pads[dims + j]) for j in range(dims))
+    return out[(slice(None), slice(None), *crop)].astype(a_np.dtype)
+
+
+def conv1d_transpose_ncw_python(
+    a_np: np.ndarray, w_np: np.ndarray, stride: Any, padding: Any, output_padding: Any
+) -> np.ndarray:
+    """1-d transposed convolution of NCW data with an IOW kernel."""
+    return _conv_transpose_channels_first(a_np, w_np, stride, padding, output_padding)
+
+
+def conv2d_transpose_nchw_python(
+    a_np: np.ndarray,
+    w_np: np.ndarray,
+    stride: Any,
+    padding: Any,
+    output_padding: Any,
+    groups: int = 1,
+) -> np.ndarray:
+    """2-d transposed convolution of NCHW data with an IOHW kernel (O: per group)."""
+    return _conv_transpose_channels_first(a_np, w_np, stride, padding, output_padding, groups)
+
+
+def conv2d_transpose_nhwc_python(
+    a_nhwc: np.ndarray,
+    weight: np.ndarray,
+    weight_format: str,
+    stride: Any,
+    padding: Any,
+    output_padding: Any = (0, 0),
+) -> np.ndarray:
+    """2-d transposed convolution of NHWC data with a kernel in HWIO, HWOI, OIHW or IOHW."""
+    if sorted(weight_format) != sorted("IOHW"):
+        raise ValueError(f"weight_format must order I, O, H, W, got {weight_format!r}")
+    w_iohw = weight.transpose([weight_format.index(a) for a in "IOHW"])
+    out = _conv_transpose_channels_first(
+        a_nhwc.transpose(0, 3, 1, 2), w_iohw, stride, padding, output_padding
+    )
+    return out.transpose(0, 2, 3, 1)
+
+
+def conv3d_transpose_ncdhw_python(
+    a_np: np.ndarray, w_np: np.ndarray, stride: Any, padding: Any, output_padding: Any
+) -> np.ndarray:
+    """3-d transposed convolution of NCDHW data with an IODHW kernel."""
+    return _conv_transpose_channels_first(a_np, w_np, stride, padding, output_padding)
+
+
+def adaptive_pool(
+    np_data: np.ndarray, out_size: int | Sequence[int], pool_type: str, layout: str
+) -> np.ndarray:
+    """Adaptive max or average pooling, cell by cell: output cell o of an axis of input size
+    n and output size m reduces input cells floor(o * n / m) to ceil((o + 1) * n / m)."""
+    sizes = [out_size] if isinstance(out_size, int) else list(out_size)
+    channels_last = layout[-1] == "C"
+    data = np.moveaxis(np_data, -1, 1) if channels_last else np_data
+    spatial = data.shape[2:]
+    if len(sizes) != len(spatial):
+        raise ValueError(f"adaptive_pool: {len(sizes)} output sizes for {len(spatial)} axes")
+    reduce = np.max if pool_type == "max" else np.mean
+    out = np.zeros((*data.shape[:2], *sizes), dtype=np_data.dtype)
+    for cell in itertools.product(*map(range, sizes)):
+        box = tuple(
+            slice(math.floor(o * n / m), math.ceil((o + 1) * n / m))
+            for o, n, m in zip(cell, spatial, sizes, strict=True)
+        )
+        window = data[(slice(None), slice(None), *box)]
+        out[(slice(None), slice(None), *cell)] = reduce(window, axis=tuple(range(2, data.ndim)))
+    return np.moveaxis(out, 1, -1) if channels_last else out
+
+
+def correlation_nchw_python(
+    data1: np.ndarray,
+    data2: np.ndarray,
+    kernel_size: int,
+    max_displacement: int,
+    stride1: int,
+    stride2: int,
+    padding: int | Sequence[int],
+    is_multiply: bool,
+) -> np.ndarray:
+    """FlowNet's correlation, output cell by output cell: the mean over channels and the
+    kernel patch of the product (or absolute difference) of data1's patch at (i, j) * stride1
+    + max_displacement and data2's patch displaced by stride2 steps in the neighbourhood.
+    The output size rounds up by stride1 (TVM's op); reads past the padding are zeros."""
+    pad_h, pad_w = _per_axis(padding, 2)
+    n, c, h, w = data1.shape
+    h, w = h + 2 * pad_h, w + 2 * pad_w
+    border = max_displacement + (kernel_size - 1) // 2
+    out_h = (h - 2 * border + stride1 - 1) // stride1
+    out_w = (w - 2 * border + stride1 - 1) // stride1
+    spill = stride1 + kernel_size + 2 * max_displacement  # zeros the last windows may reach
+    pads = ((0, 0), (0, 0), (pad_h, pad_h + spill), (pad_w, pad_w + spill))
+    first, second = np.pad(data1.astype(np.float64), pads), np.pad(data2.astype(np.float64), pads)
+    radius = max_displacement // stride2
+    grid = 2 * radius + 1
+    out = np.zeros((n, grid * grid, out_h, out_w))
+    for q, i, j in itertools.product(range(grid * grid), range(out_h), range(out_w)):
+        y1, x1 = i * stride1 + max_displacement, j * stride1 + max_displacement
+        y2 = y1 + (q // grid - radius) * stride2
+        x2 = x1 + (q % grid - radius) * stride2
+        patch1 = first[:, :, y1 : y1 + kernel_size, x1 : x1 + kernel_size]
+        patch2 = second[:, :, y2 : y2 + kernel_size, x2 : x2 + kernel_size]
+        terms = patch1 * patch2 if is_multiply else np.abs(patch1 - patch2)
+        out[:, q, i, j] = terms.sum(axis=(1, 2, 3)) / (kernel_size * kernel_size * c)
+    return out.astype(data1.dtype)

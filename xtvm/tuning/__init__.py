@@ -35,7 +35,13 @@ from xtvm.tuning.model_tuner import tune_model
 from xtvm.tuning.ray_measure import RayBuilder, RayRunner
 from xtvm.tuning.record import ApplyHistoryBest, apply_history_best
 from xtvm.tuning.space import ConfigEntity, ConfigSpace, FallbackConfigEntity
-from xtvm.tuning.task import ApplyConfig, DispatchContext, get_config, template
+from xtvm.tuning.task import (
+    ApplyConfig,
+    DispatchContext,
+    FallbackContext,
+    get_config,
+    template,
+)
 from xtvm.tuning.tuner import (
     GATuner,
     GridSearchTuner,
@@ -52,6 +58,7 @@ __all__ = [
     "ConfigSpace",
     "DispatchContext",
     "FallbackConfigEntity",
+    "FallbackContext",
     "GATuner",
     "GridSearchTuner",
     "LocalBuilder",

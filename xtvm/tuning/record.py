@@ -188,7 +188,7 @@ class ApplyHistoryBest(DispatchContext):
         workload = workload_of(workload[0], workload[1:])
         return self.exact.get((target, workload)) or self.best.get((target_kind(target), workload))
 
-    def _query(self, target: str, workload: Workload) -> ConfigSpace | None:
+    def _query_inside(self, target: str, workload: Workload) -> ConfigSpace | None:
         found = self._record(target, workload)
         return found[0].config if found else None
 

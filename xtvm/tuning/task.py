@@ -25,6 +25,7 @@ from typing import Any
 
 from xtvm import te
 from xtvm.topi.dispatch import IMPLEMENTATION_CHOICES, TUNED_KERNELS, TUNED_SCHEDULES
+from xtvm.tuning import space  # noqa: F401  (TVM's `autotvm.task.space`)
 from xtvm.tuning.space import ConfigEntity, ConfigSpace, FallbackConfigEntity
 
 Workload = tuple[Any, ...]
@@ -51,14 +52,16 @@ def current_target() -> str:
 
 
 class DispatchContext:
-    """Says which config a workload gets; contexts nest, the innermost asked first."""
+    """Says which config a workload gets; contexts nest, the innermost asked first (TVM's
+    `autotvm.DispatchContext`: a subclass answers in `_query_inside`, None to ask the
+    enclosing context)."""
 
     current: DispatchContext | None = None
 
     def __init__(self) -> None:
         self._parent: DispatchContext | None = None
 
-    def _query(self, target: str, workload: Workload) -> ConfigSpace | None:
+    def _query_inside(self, target: str, workload: Workload) -> ConfigSpace | None:
         return None
 
     def _cost(self, target: str, workload: Workload) -> float | None:
@@ -72,12 +75,16 @@ class DispatchContext:
             return found
         return self._parent.cost(target, workload)
 
-    def query(self, target: str, workload: Workload) -> ConfigSpace:
-        config = self._query(target, workload)
+    def query(self, target: object, workload: Workload) -> ConfigSpace:
+        config = self._query_inside(str(target), workload)
         if config is not None:
             return config
         assert self._parent is not None, "the fallback context answers every query"
         return self._parent.query(target, workload)
+
+    def update(self, target: object, workload: Workload, config: ConfigSpace) -> None:
+        """Make `config` this context's answer for `workload` (where it keeps answers)."""
+        raise NotImplementedError(f"{type(self).__name__} keeps no configs to update")
 
     def __enter__(self) -> DispatchContext:
         self._parent, DispatchContext.current = DispatchContext.current, self
@@ -88,10 +95,27 @@ class DispatchContext:
 
 
 class FallbackContext(DispatchContext):
-    """The root context: a fresh `FallbackConfigEntity` (the template's defaults)."""
+    """The root context: a `FallbackConfigEntity` (the template's defaults) per target and
+    workload, kept in `memory` so a template's own fallback settings persist; entered, it
+    answers every query inside (TVM's `autotvm.FallbackContext`)."""
 
-    def _query(self, target: str, workload: Workload) -> ConfigSpace:
-        return FallbackConfigEntity()
+    def __init__(self) -> None:
+        super().__init__()
+        self.memory: dict[tuple[str, Workload], ConfigSpace] = {}
+        self.silent = True
+
+    def _query_inside(self, target: str, workload: Workload) -> ConfigSpace:
+        key = (str(target), workload)
+        if key not in self.memory:
+            self.memory[key] = FallbackConfigEntity()
+        return self.memory[key]
+
+    def clear_cache(self, target: object, workload: Workload) -> None:
+        """Forget the config kept for `workload` (the next query makes a fresh one)."""
+        self.memory.pop((str(target), workload), None)
+
+    def update(self, target: object, workload: Workload, config: ConfigSpace) -> None:
+        self.memory[(str(target), workload)] = config
 
 
 DispatchContext.current = FallbackContext()
@@ -104,7 +128,7 @@ class ApplyConfig(DispatchContext):
         super().__init__()
         self.config = config
 
-    def _query(self, target: str, workload: Workload) -> ConfigSpace:
+    def _query_inside(self, target: str, workload: Workload) -> ConfigSpace:
         return self.config
 
 
@@ -311,7 +335,7 @@ class TracingContext(DispatchContext):
         TUNED_KERNELS.remove(self._note_kernel)
         super().__exit__(*exc)
 
-    def _query(self, target: str, workload: Workload) -> ConfigSpace | None:
+    def _query_inside(self, target: str, workload: Workload) -> ConfigSpace | None:
         self.workloads.setdefault(workload, target)
         self.kernels.setdefault(workload, set()).add(self.kernel)
         return None

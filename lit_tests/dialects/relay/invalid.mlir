@@ -467,3 +467,35 @@ func.func @concat(%x: tensor<?x3xf32>, %y: tensor<?x2xf32>) {
   %c = relay.concatenate %x, %y : (tensor<?x3xf32>, tensor<?x2xf32>) -> tensor<?x3xf32>
   func.return
 }
+
+// -----
+
+func.func @conv3d_channels(%x: tensor<1x4x3x3x3xf32>, %w: tensor<2x3x1x1x1xf32>) {
+  // expected-error@+1 {{'relay.nn.conv3d' op data has 4 channels but weight expects 3 (3 per group x 1 groups)}}
+  %y = relay.nn.conv3d %x, %w : (tensor<1x4x3x3x3xf32>, tensor<2x3x1x1x1xf32>) -> tensor<1x2x3x3x3xf32>
+  func.return
+}
+
+// -----
+
+func.func @conv1d_transpose_output_padding(%x: tensor<1x4x3xf32>, %w: tensor<4x2x3xf32>) {
+  // expected-error@+1 {{'relay.nn.conv1d_transpose' op output_padding must be 1 non-negative integers, got [1, 1]}}
+  %y = relay.nn.conv1d_transpose %x, %w {output_padding = array<i64: 1, 1>} : (tensor<1x4x3xf32>, tensor<4x2x3xf32>) -> tensor<1x2x5xf32>
+  func.return
+}
+
+// -----
+
+func.func @max_pool3d_padding(%x: tensor<1x2x4x4x4xf32>) {
+  // expected-error@+1 {{'relay.nn.max_pool3d' op padding must be 6 non-negative integers (before, then after each spatial axis), got [1, 1, 1, 1]}}
+  %y = relay.nn.max_pool3d %x {pool_size = array<i64: 2, 2, 2>, padding = array<i64: 1, 1, 1, 1>} : (tensor<1x2x4x4x4xf32>) -> tensor<1x2x3x3x3xf32>
+  func.return
+}
+
+// -----
+
+func.func @adaptive_pool_layout(%x: tensor<1x2x4x4xf32>) {
+  // expected-error@+1 {{'relay.nn.adaptive_max_pool2d' op layout must be "NCHW" or "NHWC", got "NCW"}}
+  %y = relay.nn.adaptive_max_pool2d %x {output_size = array<i64: 2, 2>, layout = "NCW"} : (tensor<1x2x4x4xf32>) -> tensor<1x2x2x2xf32>
+  func.return
+}

@@ -272,6 +272,75 @@ func.func @pools(%x: tensor<1x3x7x7xf32>) -> (tensor<1x3x3x3xf32>, tensor<1x3x5x
   func.return %a, %b, %c, %d : tensor<1x3x3x3xf32>, tensor<1x3x5x5xf32>, tensor<1x3x1x1xf32>, tensor<1x3x1x1xf32>
 }
 
+// 3-d convolution (out_dtype converting int8 data and a uint8 kernel), transposed
+// convolutions over 1, 2 and 3 spatial axes in their non-default layouts.
+// CHECK-LABEL: func.func @conv_nd(%x: tensor<1x3x4x6x6xi8>, %w: tensor<2x3x3x3x3xui8>, %v: tensor<1x4x5xf32>, %k: tensor<4x3x3xf32>, %h: tensor<1x5x5x4xf32>, %g: tensor<3x3x2x4xf32>, %d: tensor<1x2x3x3x3xf32>, %e: tensor<2x2x2x2x2xf32>) -> (tensor<1x2x4x6x6xi32>, tensor<1x3x11xf32>, tensor<1x11x7x2xf32>, tensor<1x2x5x5x5xf32>) {
+// CHECK-NEXT:    %a = relay.nn.conv3d %x, %w {padding = array<i64: 1, 1, 1, 1, 1, 1>, out_dtype = "int32"} : (tensor<1x3x4x6x6xi8>, tensor<2x3x3x3x3xui8>) -> tensor<1x2x4x6x6xi32>
+// CHECK-NEXT:    %b = relay.nn.conv1d_transpose %v, %k {strides = array<i64: 2>, padding = array<i64: 1, 0>, output_padding = array<i64: 1>} : (tensor<1x4x5xf32>, tensor<4x3x3xf32>) -> tensor<1x3x11xf32>
+// CHECK-NEXT:    %c = relay.nn.conv2d_transpose %h, %g {strides = array<i64: 2, 1>, data_layout = "NHWC", kernel_layout = "HWOI"} : (tensor<1x5x5x4xf32>, tensor<3x3x2x4xf32>) -> tensor<1x11x7x2xf32>
+// CHECK-NEXT:    %f = relay.nn.conv3d_transpose %d, %e {strides = array<i64: 2, 2, 2>, padding = array<i64: 1, 1, 1, 0, 0, 0>} : (tensor<1x2x3x3x3xf32>, tensor<2x2x2x2x2xf32>) -> tensor<1x2x5x5x5xf32>
+// CHECK-NEXT:    func.return %a, %b, %c, %f : tensor<1x2x4x6x6xi32>, tensor<1x3x11xf32>, tensor<1x11x7x2xf32>, tensor<1x2x5x5x5xf32>
+// CHECK-NEXT:  }
+func.func @conv_nd(%x: tensor<1x3x4x6x6xi8>, %w: tensor<2x3x3x3x3xui8>, %v: tensor<1x4x5xf32>, %k: tensor<4x3x3xf32>, %h: tensor<1x5x5x4xf32>, %g: tensor<3x3x2x4xf32>, %d: tensor<1x2x3x3x3xf32>, %e: tensor<2x2x2x2x2xf32>) -> (tensor<1x2x4x6x6xi32>, tensor<1x3x11xf32>, tensor<1x11x7x2xf32>, tensor<1x2x5x5x5xf32>) {
+  %a = relay.nn.conv3d %x, %w {padding = array<i64: 1, 1, 1, 1, 1, 1>, out_dtype = "int32"} : (tensor<1x3x4x6x6xi8>, tensor<2x3x3x3x3xui8>) -> tensor<1x2x4x6x6xi32>
+  %b = relay.nn.conv1d_transpose %v, %k {strides = array<i64: 2>, padding = array<i64: 1, 0>, output_padding = array<i64: 1>} : (tensor<1x4x5xf32>, tensor<4x3x3xf32>) -> tensor<1x3x11xf32>
+  %c = relay.nn.conv2d_transpose %h, %g {strides = array<i64: 2, 1>, data_layout = "NHWC", kernel_layout = "HWOI"} : (tensor<1x5x5x4xf32>, tensor<3x3x2x4xf32>) -> tensor<1x11x7x2xf32>
+  %f = relay.nn.conv3d_transpose %d, %e {strides = array<i64: 2, 2, 2>, padding = array<i64: 1, 1, 1, 0, 0, 0>, dilation = array<i64: 1, 1, 1>} : (tensor<1x2x3x3x3xf32>, tensor<2x2x2x2x2xf32>) -> tensor<1x2x5x5x5xf32>
+  func.return %a, %b, %c, %f : tensor<1x2x4x6x6xi32>, tensor<1x3x11xf32>, tensor<1x11x7x2xf32>, tensor<1x2x5x5x5xf32>
+}
+
+// 1-d convolution and pools (NWC data with a WIO kernel kept).
+// CHECK-LABEL: func.func @one_d(%x: tensor<1x9x4xf32>, %w: tensor<3x2x6xf32>, %y: tensor<1x3x9xf32>) -> (tensor<1x9x6xf32>, tensor<1x3x4xf32>, tensor<1x3x9xf32>) {
+// CHECK-NEXT:    %a = relay.nn.conv1d %x, %w {padding = array<i64: 1, 1>, groups = 2 : i64, data_layout = "NWC", kernel_layout = "WIO"} : (tensor<1x9x4xf32>, tensor<3x2x6xf32>) -> tensor<1x9x6xf32>
+// CHECK-NEXT:    %b = relay.nn.max_pool1d %y {pool_size = array<i64: 3>, strides = array<i64: 2>} : (tensor<1x3x9xf32>) -> tensor<1x3x4xf32>
+// CHECK-NEXT:    %c = relay.nn.avg_pool1d %y {pool_size = array<i64: 3>, padding = array<i64: 1, 1>} : (tensor<1x3x9xf32>) -> tensor<1x3x9xf32>
+// CHECK-NEXT:    func.return %a, %b, %c : tensor<1x9x6xf32>, tensor<1x3x4xf32>, tensor<1x3x9xf32>
+// CHECK-NEXT:  }
+func.func @one_d(%x: tensor<1x9x4xf32>, %w: tensor<3x2x6xf32>, %y: tensor<1x3x9xf32>) -> (tensor<1x9x6xf32>, tensor<1x3x4xf32>, tensor<1x3x9xf32>) {
+  %a = relay.nn.conv1d %x, %w {padding = array<i64: 1, 1>, groups = 2 : i64, data_layout = "NWC", kernel_layout = "WIO"} : (tensor<1x9x4xf32>, tensor<3x2x6xf32>) -> tensor<1x9x6xf32>
+  %b = relay.nn.max_pool1d %y {pool_size = array<i64: 3>, strides = array<i64: 2>} : (tensor<1x3x9xf32>) -> tensor<1x3x4xf32>
+  %c = relay.nn.avg_pool1d %y {pool_size = array<i64: 3>, padding = array<i64: 1, 1>, count_include_pad = false} : (tensor<1x3x9xf32>) -> tensor<1x3x9xf32>
+  func.return %a, %b, %c : tensor<1x9x6xf32>, tensor<1x3x4xf32>, tensor<1x3x9xf32>
+}
+
+// correlation of two feature maps: (2 * 2 + 1)^2 displacements, strides 2 and 1.
+// CHECK-LABEL: func.func @correlation(%a: tensor<2x3x9x7xf32>, %b: tensor<2x3x9x7xf32>) -> tensor<2x25x4x2xf32> {
+// CHECK-NEXT:    %c = relay.nn.correlation %a, %b {kernel_size = 3 : i64, max_displacement = 2 : i64, stride1 = 2 : i64, padding = array<i64: 2, 1>, is_multiply = false} : (tensor<2x3x9x7xf32>, tensor<2x3x9x7xf32>) -> tensor<2x25x4x2xf32>
+// CHECK-NEXT:    func.return %c : tensor<2x25x4x2xf32>
+// CHECK-NEXT:  }
+func.func @correlation(%a: tensor<2x3x9x7xf32>, %b: tensor<2x3x9x7xf32>) -> tensor<2x25x4x2xf32> {
+  %c = relay.nn.correlation %a, %b {kernel_size = 3 : i64, max_displacement = 2 : i64, stride1 = 2 : i64, stride2 = 1 : i64, padding = array<i64: 2, 1>, is_multiply = false} : (tensor<2x3x9x7xf32>, tensor<2x3x9x7xf32>) -> tensor<2x25x4x2xf32>
+  func.return %c : tensor<2x25x4x2xf32>
+}
+
+// bitpack: 2 bit planes (a new axis 2) of 16 int32 elements packed into 2 uint8 words.
+// CHECK-LABEL: func.func @bitpack(%x: tensor<2x16xi32>) -> tensor<2x2x2xui8> {
+// CHECK-NEXT:    %y = relay.nn.bitpack %x {bits = 2 : i64, pack_type = "uint8"} : (tensor<2x16xi32>) -> tensor<2x2x2xui8>
+// CHECK-NEXT:    func.return %y : tensor<2x2x2xui8>
+// CHECK-NEXT:  }
+func.func @bitpack(%x: tensor<2x16xi32>) -> tensor<2x2x2xui8> {
+  %y = relay.nn.bitpack %x {bits = 2 : i64, pack_axis = 1 : i64, pack_type = "uint8"} : (tensor<2x16xi32>) -> tensor<2x2x2xui8>
+  func.return %y : tensor<2x2x2xui8>
+}
+
+// 3-d pools and adaptive pools over 1, 2 and 3 spatial axes.
+// CHECK-LABEL: func.func @pools_nd(%x: tensor<1x3x5x7x7xf32>, %y: tensor<1x10x3xf32>, %z: tensor<1x3x9x8xf32>) -> (tensor<1x3x2x3x3xf32>, tensor<1x3x6x8x8xf32>, tensor<1x4x3xf32>, tensor<1x3x2x3xf32>, tensor<1x3x1x1x1xf32>) {
+// CHECK-NEXT:    %a = relay.nn.max_pool3d %x {pool_size = array<i64: 2, 2, 2>, strides = array<i64: 2, 2, 2>} : (tensor<1x3x5x7x7xf32>) -> tensor<1x3x2x3x3xf32>
+// CHECK-NEXT:    %b = relay.nn.avg_pool3d %x {pool_size = array<i64: 2, 2, 2>, padding = array<i64: 1, 1, 1, 1, 1, 1>, count_include_pad = true} : (tensor<1x3x5x7x7xf32>) -> tensor<1x3x6x8x8xf32>
+// CHECK-NEXT:    %c = relay.nn.adaptive_avg_pool1d %y {output_size = array<i64: 4>, layout = "NWC"} : (tensor<1x10x3xf32>) -> tensor<1x4x3xf32>
+// CHECK-NEXT:    %d = relay.nn.adaptive_max_pool2d %z {output_size = array<i64: 2, 3>} : (tensor<1x3x9x8xf32>) -> tensor<1x3x2x3xf32>
+// CHECK-NEXT:    %e = relay.nn.adaptive_avg_pool3d %x {output_size = array<i64: 1, 1, 1>} : (tensor<1x3x5x7x7xf32>) -> tensor<1x3x1x1x1xf32>
+// CHECK-NEXT:    func.return %a, %b, %c, %d, %e : tensor<1x3x2x3x3xf32>, tensor<1x3x6x8x8xf32>, tensor<1x4x3xf32>, tensor<1x3x2x3xf32>, tensor<1x3x1x1x1xf32>
+// CHECK-NEXT:  }
+func.func @pools_nd(%x: tensor<1x3x5x7x7xf32>, %y: tensor<1x10x3xf32>, %z: tensor<1x3x9x8xf32>) -> (tensor<1x3x2x3x3xf32>, tensor<1x3x6x8x8xf32>, tensor<1x4x3xf32>, tensor<1x3x2x3xf32>, tensor<1x3x1x1x1xf32>) {
+  %a = relay.nn.max_pool3d %x {pool_size = array<i64: 2, 2, 2>, strides = array<i64: 2, 2, 2>} : (tensor<1x3x5x7x7xf32>) -> tensor<1x3x2x3x3xf32>
+  %b = relay.nn.avg_pool3d %x {pool_size = array<i64: 2, 2, 2>, padding = array<i64: 1, 1, 1, 1, 1, 1>, count_include_pad = true} : (tensor<1x3x5x7x7xf32>) -> tensor<1x3x6x8x8xf32>
+  %c = relay.nn.adaptive_avg_pool1d %y {output_size = array<i64: 4>, layout = "NWC"} : (tensor<1x10x3xf32>) -> tensor<1x4x3xf32>
+  %d = relay.nn.adaptive_max_pool2d %z {output_size = array<i64: 2, 3>} : (tensor<1x3x9x8xf32>) -> tensor<1x3x2x3xf32>
+  %e = relay.nn.adaptive_avg_pool3d %x {output_size = array<i64: 1, 1, 1>} : (tensor<1x3x5x7x7xf32>) -> tensor<1x3x1x1x1xf32>
+  func.return %a, %b, %c, %d, %e : tensor<1x3x2x3x3xf32>, tensor<1x3x6x8x8xf32>, tensor<1x4x3xf32>, tensor<1x3x2x3xf32>, tensor<1x3x1x1x1xf32>
+}
+
 // pad, resize2d and upsampling.
 // CHECK-LABEL: func.func @pad_resize(%x: tensor<2x3xf32>, %img: tensor<1x2x3x4xf32>) -> (tensor<2x6xf32>, tensor<1x2x6x9xf32>, tensor<1x2x6x8xf32>) {
 // CHECK-NEXT:    %p = relay.nn.pad %x {pad_width = array<i64: 0, 0, 1, 2>, pad_value = 1.000000e+00 : f64} : (tensor<2x3xf32>) -> tensor<2x6xf32>
@@ -480,7 +549,7 @@ func.func @vision_ops(%x: tensor<1x4x6x6xf32>, %r: tensor<3x5xf32>, %d: tensor<1
 // CHECK-NEXT:    %un = relay.unique %ids : (tensor<6xi32>) -> tuple<tensor<6xi32>, tensor<6xi32>, tensor<6xi32>, tensor<1xi32>>
 // CHECK-NEXT:    %uc = relay.unique %ids {sorted = false, return_counts = true} : (tensor<6xi32>) -> tuple<tensor<6xi32>, tensor<6xi32>, tensor<6xi32>, tensor<1xi32>, tensor<6xi32>>
 // CHECK-NEXT:    %sl = relay.strided_slice %x {begin = array<i64: 1>, end = array<i64: 2, 3>} : (tensor<2x2x4x1xf32>) -> tensor<1x2x4x1xf32>
-// CHECK-NEXT:    %co = relay.nn.correlation %img, %img {kernel_size = 3 : i64, max_displacement = 2 : i64, stride1 = 2 : i64, stride2 = 1 : i64, padding = array<i64: 2>, is_multiply = false} : (tensor<2x3x6x6xf32>, tensor<2x3x6x6xf32>) -> tensor<2x25x2x2xf32>
+// CHECK-NEXT:    %co = relay.nn.correlation %img, %img {kernel_size = 3 : i64, max_displacement = 2 : i64, stride1 = 2 : i64, padding = array<i64: 2>, is_multiply = false} : (tensor<2x3x6x6xf32>, tensor<2x3x6x6xf32>) -> tensor<2x25x2x2xf32>
 // CHECK-NEXT:    func.return
 func.func @tvm_data_movement(%b: tensor<3x4xf32>, %v: tensor<1x4xf32>, %x: tensor<2x2x4x1xf32>, %t: tensor<2x2x3xf32>, %img: tensor<2x3x6x6xf32>, %ids: tensor<6xi32>) {
   %ri = relay.reinterpret %b {dtype = i32} : (tensor<3x4xf32>) -> tensor<3x4xi32>

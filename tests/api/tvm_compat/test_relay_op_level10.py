@@ -39,7 +39,6 @@ from xtvm.relay.testing import run_infer_type
 UNSUPPORTED = {
     "test_checkpoint_alpha_equal": "xtvm has no relay automatic differentiation (transform.gradient)",
     "test_checkpoint_alpha_equal_tuple": "xtvm has no relay automatic differentiation (transform.gradient)",
-    "test_adaptive_pool": "xtvm has no relay adaptive_max_pool1d yet",
 }
 
 

@@ -19,8 +19,9 @@
 
 Differences: `executor_kind` is "graph" only (xtvm has no Relay VM; its "vm" executor is the
 same reference interpreter as "graph"); the import of `topi.cuda.conv3d_winograd`'s
-`_infer_tile_size` is dropped (only the CUDA conv3d winograd test uses it, and xtvm has no
-conv3d). Tests xtvm does not run are listed in UNSUPPORTED with the reason
+`_infer_tile_size` is dropped (only the CUDA conv3d winograd test's prepacked form uses it,
+and xtvm has no CUDA winograd conv3d). Tests xtvm does not run are listed in UNSUPPORTED with
+the reason
 (tests/api/tvm_compat/conftest.py skips them).
 """
 
@@ -43,15 +44,6 @@ from xtvm.relay.testing import run_infer_type
 UNSUPPORTED = {
     "test_conv2d_infer_type": "conv2d in a packed layout (NCHW4n4c with OIHW4o4i) is not supported",
     "test_compile_depthwise_conv2d_arm_cpu": "reads a TVM autotvm log, whose format xtvm's tuning records do not share",
-    "test_conv2d_winograd": "xtvm's autotvm has no FallbackContext",
-    "test_conv3d_infer_type": "xtvm has no relay conv3d yet",
-    "test_conv3d_run": "xtvm has no relay conv3d yet",
-    "test_conv3d_ndhwc_run": "xtvm has no relay conv3d yet",
-    "test_conv3d_winograd": "xtvm's autotvm has no FallbackContext",
-    "test_conv3d_transpose_infer_type": "xtvm has no relay conv3d_transpose yet",
-    "test_conv3d_transpose_ncdhw_run": "xtvm has no relay conv3d_transpose yet",
-    "test_conv1d_transpose_ncw_run": "xtvm has no relay conv1d_transpose yet",
-    "test_pool3d": "xtvm has no relay max_pool3d yet",
     "TestConv2DInt8Intrinsics::test_uses_intrinsic[0-0-dtypes0-llvm]": "checks the x86 int8 instructions TVM's x86 conv2d schedule emits",
     "TestConv2DInt8Intrinsics::test_uses_intrinsic[0-0-dtypes1-llvm]": "checks the x86 int8 instructions TVM's x86 conv2d schedule emits",
     "TestConv2DInt8Intrinsics::test_uses_intrinsic[1-0-dtypes0-llvm]": "checks the x86 int8 instructions TVM's x86 conv2d schedule emits",
@@ -81,7 +73,6 @@ UNSUPPORTED = {
     "TestConv2DInt8Intrinsics::test_uses_vectorized_instruction[5-0-dtypes0-llvm]": "checks the x86 int8 instructions TVM's x86 conv2d schedule emits",
     "TestConv2DInt8Intrinsics::test_uses_vectorized_instruction[6-0-dtypes0-llvm]": "checks the x86 int8 instructions TVM's x86 conv2d schedule emits",
     "test_bitserial_conv2d_infer_type": "xtvm has no relay bitserial_conv2d yet",
-    "test_bitpack_infer_type": "xtvm has no relay bitpack yet",
 }
 
 

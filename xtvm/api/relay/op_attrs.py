@@ -33,19 +33,22 @@ REQUIRED = Required()
 @dataclass(frozen=True)
 class Field:
     """One field: its name, TVM's default, and how TVM's builder widens an int given for it
-    (`n`: to n copies; `"pad2d"` / `"pad1d"`: as TVM's get_pad_tuple2d / get_pad_tuple1d)."""
+    (`n`: to n copies; `"pad1d"` / `"pad2d"` / `"pad3d"`: as TVM's get_pad_tuple1d / 2d / 3d)."""
 
     name: str
     default: object = REQUIRED
     widen: int | str = 0
 
 
+PAD_WIDEN = {1: "pad1d", 2: "pad2d", 3: "pad3d"}
+
+
 def _conv(dims: int, data_layout: str, kernel_layout: str) -> tuple[Field, ...]:
-    """Conv1DAttrs / Conv2DAttrs."""
+    """Conv1DAttrs / Conv2DAttrs / Conv3DAttrs."""
     ones = (1,) * dims
     return (
         Field("strides", ones, dims),
-        Field("padding", (0, 0), "pad2d" if dims == 2 else "pad1d"),
+        Field("padding", (0, 0) if dims == 2 else (0,) * dims, PAD_WIDEN[dims]),
         Field("dilation", ones, dims),
         Field("groups", 1),
         Field("channels", None),
@@ -57,29 +60,32 @@ def _conv(dims: int, data_layout: str, kernel_layout: str) -> tuple[Field, ...]:
     )
 
 
-CONV2D_TRANSPOSE = (
-    Field("channels", None),
-    Field("kernel_size", None, 2),
-    Field("strides", (1, 1), 2),
-    Field("output_padding", (0, 0), 2),
-    Field("padding", (0, 0), "pad2d"),
-    Field("dilation", (1, 1), 2),
-    Field("groups", 1),
-    Field("data_layout", "NCHW"),
-    Field("kernel_layout", "IOHW"),
-    Field("out_layout", ""),
-    Field("out_dtype", ""),
-)
+def _conv_transpose(dims: int, data_layout: str, kernel_layout: str) -> tuple[Field, ...]:
+    """Conv{1,2,3}DTransposeAttrs; TVM's conv1d_transpose builder passes padding as given."""
+    ones, zeros = (1,) * dims, (0,) * dims
+    return (
+        Field("channels", None),
+        Field("kernel_size", None, dims),
+        Field("strides", ones, dims),
+        Field("output_padding", zeros, dims),
+        Field("padding", zeros, PAD_WIDEN[dims] if dims > 1 else 0),
+        Field("dilation", ones, dims),
+        Field("groups", 1),
+        Field("data_layout", data_layout),
+        Field("kernel_layout", kernel_layout),
+        Field("out_layout", ""),
+        Field("out_dtype", ""),
+    )
 
 
 def _pool(dims: int, layout: str, average: bool) -> tuple[Field, ...]:
-    """Max/AvgPool{1,2}DAttrs: pool_size has no default."""
+    """Max/AvgPool{1,2,3}DAttrs: pool_size has no default."""
     ones = (1,) * dims
     fields = [
         Field("pool_size", REQUIRED, dims),
         Field("strides", ones, dims),
         Field("dilation", ones, dims),
-        Field("padding", (0,) * dims, "pad2d" if dims == 2 else "pad1d"),
+        Field("padding", (0,) * dims, PAD_WIDEN[dims]),
         Field("layout", layout),
         Field("out_layout", ""),
         Field("ceil_mode", False),
@@ -92,11 +98,16 @@ def _pool(dims: int, layout: str, average: bool) -> tuple[Field, ...]:
 TVM_ATTRS: dict[str, tuple[Field, ...]] = {
     "nn.conv1d": _conv(1, "NCW", "OIW"),
     "nn.conv2d": _conv(2, "NCHW", "OIHW"),
-    "nn.conv2d_transpose": CONV2D_TRANSPOSE,
+    "nn.conv3d": _conv(3, "NCDHW", "OIDHW"),
+    "nn.conv1d_transpose": _conv_transpose(1, "NCW", "IOW"),
+    "nn.conv2d_transpose": _conv_transpose(2, "NCHW", "IOHW"),
+    "nn.conv3d_transpose": _conv_transpose(3, "NCDHW", "IODHW"),
     "nn.max_pool1d": _pool(1, "NCW", False),
     "nn.avg_pool1d": _pool(1, "NCW", True),
     "nn.max_pool2d": _pool(2, "NCHW", False),
     "nn.avg_pool2d": _pool(2, "NCHW", True),
+    "nn.max_pool3d": _pool(3, "NCDHW", False),
+    "nn.avg_pool3d": _pool(3, "NCDHW", True),
     "nn.dense": (Field("units"), Field("out_dtype", "")),
     "nn.matmul": (
         Field("units"),
@@ -122,6 +133,11 @@ def widened(field: Field, value: object) -> object:
         if len(values) == 1:
             return values * 4
         return values * 2 if len(values) == 2 else values
+    if field.widen == "pad3d":
+        values = (value,) if isinstance(value, int) else tuple(value)  # type: ignore[arg-type]
+        if len(values) == 1:
+            return values * 6
+        return values * 2 if len(values) == 3 else values
     if field.widen == "pad1d":
         values = (value,) if isinstance(value, int) else tuple(value)  # type: ignore[arg-type]
         return values * 2 if len(values) == 1 else values

@@ -62,6 +62,11 @@ VERSION = '#[version = "0.0.5"]'
 TUPLE_OPERAND_OPS = frozenset({"concatenate"})
 
 
+# attributes TVM's attrs declare without a default (a pool's window): its printer shows them
+# whatever their value, where the Python builder has a default for them
+NO_DEFAULT_ATTRS = frozenset({"pool_size"})
+
+
 @cache
 def default_attrs(op_name: str) -> dict[str, str]:
     """The text of each default attribute value of the operator `op_name`'s API function: as
@@ -72,24 +77,37 @@ def default_attrs(op_name: str) -> dict[str, str]:
     if fn is None:
         return {}
     params = inspect.signature(fn).parameters.values()
-    return {p.name: value_text(p.default) for p in params if p.default is not p.empty}
+    return {
+        p.name: value_text(p.default)
+        for p in params
+        if p.default is not p.empty and p.name not in NO_DEFAULT_ATTRS
+    }
 
 
-def conv2d_weight_attrs(call: Call) -> dict[str, object]:
-    """`channels` and `kernel_size` of a conv2d call, which xtvm's op keeps in its weight's
-    type: TVM prints them (an untyped weight reads back only with them)."""
+CONV_OPS = frozenset({"nn.conv1d", "nn.conv2d", "qnn.conv2d", "nn.conv3d"})
+CONV_TRANSPOSE_OPS = frozenset(
+    {"nn.conv1d_transpose", "nn.conv2d_transpose", "nn.conv3d_transpose"}
+)
+
+
+def conv_weight_attrs(call: Call) -> dict[str, object]:
+    """`channels` and `kernel_size` of a convolution call, which xtvm's op keeps in its
+    weight's type: TVM prints them (an untyped weight reads back only with them). A
+    transposed convolution's weight holds the output channels of one group."""
     weight = call.args[1]
-    layout = str(call.attrs.get("kernel_layout", "OIHW"))
+    default = "IOHW" if call.op.name in CONV_TRANSPOSE_OPS else "OIHW"  # type: ignore[attr-defined]
+    layout = str(call.attrs.get("kernel_layout", default))
     typ = weight.checked_type if has_type(weight) else None
-    if not isinstance(typ, TensorType) or len(layout) != len(typ.shape):
-        return {}
-    if not all(axis in layout for axis in "OHW"):
+    if not isinstance(typ, TensorType) or len(layout) != len(typ.shape) or "O" not in layout:
         return {}
     dims = [int(d) if isinstance(d, int) or hasattr(d, "value") else None for d in typ.shape]
-    o, h, w = (dims[layout.index(axis)] for axis in "OHW")
-    if o is None or h is None or w is None:
+    spatial = [dims[layout.index(a)] for a in "DHW" if a in layout]
+    channels = dims[layout.index("O")]
+    if channels is None or not spatial or None in spatial:
         return {}
-    return {"channels": o, "kernel_size": (h, w)}
+    if call.op.name in CONV_TRANSPOSE_OPS:  # type: ignore[attr-defined]
+        channels *= int(call.attrs.get("groups", 1))
+    return {"channels": channels, "kernel_size": tuple(spatial)}
 
 
 def attr_texts(call: Call) -> list[tuple[str, str]]:
@@ -99,8 +117,8 @@ def attr_texts(call: Call) -> list[tuple[str, str]]:
     those that differ from its builder's defaults."""
     callee = call.op.name  # type: ignore[union-attr]
     attrs = dict(call.attrs if has_type(call) else (call.kwargs or {}))
-    if callee in ("nn.conv2d", "qnn.conv2d") and call.tvm_attrs is None:
-        attrs |= conv2d_weight_attrs(call)  # an untyped weight reads back only with them
+    if (callee in CONV_OPS or callee in CONV_TRANSPOSE_OPS) and call.tvm_attrs is None:
+        attrs |= conv_weight_attrs(call)  # an untyped weight reads back only with them
     values = attrs | (call.tvm_attrs or {})
     fields = op_attrs.printed(callee, values)
     if fields is None:

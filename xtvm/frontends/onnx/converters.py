@@ -123,9 +123,10 @@ def as_2d(c: NodeContext, x: SSAValue) -> SSAValue:
 
 
 def check_spatial(c: NodeContext, rank: int) -> int:
-    if rank not in (3, 4):
+    if rank not in (3, 4, 5):
         raise ConversionError(
-            f"only 1-d and 2-d {c.op_type} is supported, got a {rank - 2}-d input (rank {rank})"
+            f"only 1-d, 2-d and 3-d {c.op_type} is supported, got a {rank - 2}-d input "
+            f"(rank {rank})"
         )
     return rank - 2
 
@@ -312,7 +313,8 @@ def conv(c: NodeContext) -> Outputs:
     if n == 1:
         x, w = as_2d(c, x), as_2d(c, w)
         strides, dilations, pads = [1, *strides], [1, *dilations], [0, pads[0], 0, pads[1]]
-    y = c.emit(relay.Conv2dOp(x, w, strides, pads, dilations, groups))
+    conv_op = relay.Conv3dOp if n == 3 else relay.Conv2dOp
+    y = c.emit(conv_op(x, w, strides, pads, dilations, groups))
     if c.has(2):
         y = c.emit(relay.BiasAddOp(y, c.value(2), axis=1))
     if n == 1:
@@ -352,36 +354,30 @@ def conv_transpose(c: NodeContext) -> Outputs:
         pads = [0] * (2 * n)
     else:
         pads = c.ints_attr("pads") or [0] * (2 * n)
-    if n == 1:
-        x, w = as_2d(c, x), as_2d(c, w)
-        strides, dilations = [1, *strides], [1, *dilations]
-        pads, out_pad, full = [0, pads[0], 0, pads[1]], [0, *out_pad], [1, *full]
-    begin, end = pads[:2], pads[2:]
-    direct = all(p >= 0 for p in pads) and all(
-        0 <= o < s for o, s in zip(out_pad, strides, strict=True)
-    )
-    if direct:
-        y = c.emit(
-            relay.Conv2dTransposeOp(
-                x, w, strides, [begin[0], begin[1], end[0], end[1]], out_pad, dilations, groups
-            )
-        )
+    transpose_op = CONV_TRANSPOSE_OPS[n]
+    begin, end = pads[:n], pads[n:]
+    if all(p >= 0 for p in pads) and all(o >= 0 for o in out_pad):
+        y = c.emit(transpose_op(x, w, strides, pads, out_pad, dilations, groups))
     else:
         # The full output, then grown by output_padding and cut (or grown) by the pads.
-        y = c.emit(relay.Conv2dTransposeOp(x, w, strides, (0, 0, 0, 0), (0, 0), dilations, groups))
+        y = c.emit(transpose_op(x, w, strides, (0,) * (2 * n), (0,) * n, dilations, groups))
         grow = [(max(-b, 0), o + max(-e, 0)) for b, e, o in zip(begin, end, out_pad, strict=True)]
         if any(v for pair in grow for v in pair):
             y = c.emit(relay.PadOp(y, [(0, 0), (0, 0), *grow]))
         sizes = static_shape(y)[2:]
         starts = [max(b, 0) for b in begin]
         stops = [size - max(e, 0) for size, e in zip(sizes, end, strict=True)]
-        y = c.emit(relay.StridedSliceOp(y, starts, stops, axes=[2, 3]))
+        y = c.emit(relay.StridedSliceOp(y, starts, stops, axes=list(range(2, 2 + n))))
     if c.has(2):
         y = c.emit(relay.BiasAddOp(y, c.value(2), axis=1))
-    if n == 1:
-        n_, o, _, wd = static_shape(y)
-        y = reshape(c, y, [n_, o, wd])
     return [y]
+
+
+CONV_TRANSPOSE_OPS = {
+    1: relay.Conv1dTransposeOp,
+    2: relay.Conv2dTransposeOp,
+    3: relay.Conv3dTransposeOp,
+}
 
 
 def gemm(c: NodeContext) -> Outputs:
@@ -526,10 +522,12 @@ def pool(is_max: bool) -> Converter:
             kernel, strides, dilations = [1, *kernel], [1, *strides], [1, *dilations]
             pads = [0, pads[0], 0, pads[1]]
         if is_max:
-            y = c.emit(relay.MaxPool2dOp(x, kernel, strides, pads, dilations, ceil_mode=ceil_mode))
+            max_op = relay.MaxPool3dOp if n == 3 else relay.MaxPool2dOp
+            y = c.emit(max_op(x, kernel, strides, pads, dilations, ceil_mode=ceil_mode))
         else:
             include = bool(c.int_attr("count_include_pad", 0))
-            op = relay.AvgPool2dOp(
+            avg_op = relay.AvgPool3dOp if n == 3 else relay.AvgPool2dOp
+            op = avg_op(
                 x, kernel, strides, pads, dilations, ceil_mode=ceil_mode, count_include_pad=include
             )
             y = c.emit(op)

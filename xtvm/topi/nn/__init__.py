@@ -194,7 +194,83 @@ def conv2d(
     return narrowed(out, data.dtype)
 
 
-def conv2d_transpose(
+def converted(t: TensorLike, dtype: str) -> TensorLike:
+    """`t` read in `dtype` (a convolution's out_dtype): itself, or a cast stage the kernel
+    inlines."""
+    if not dtype or t.dtype == dtype:
+        return t
+    return elementwise(t, lambda v: v.astype(dtype), f"{t.name}_{dtype}")
+
+
+def layout_axes(layout: str) -> tuple[int, list[int]]:
+    """The channel axis and the spatial axes (depth, height, width order) of a data layout."""
+    return layout.index("C"), [layout.index(a) for a in "DHW" if a in layout]
+
+
+def kernel_window(
+    kernel: TensorLike, kernel_layout: str, dims: int
+) -> tuple[str, Layout, dict[str, int], list[int]]:
+    """A convolution kernel's spatial letters (`DHW`, `HW`, `W`), parsed layout, size per
+    letter and window extent per spatial axis."""
+    letters = "DHW"[3 - dims :]
+    layout = Layout.parse(kernel_layout)
+    sizes = layout.primal_sizes(static_shape(kernel))
+    return letters, layout, sizes, [sizes[a] for a in letters]
+
+
+def conv_nd(
+    data: TensorLike,
+    kernel: TensorLike,
+    strides: Sequence[int],
+    padding: Sequence[int],
+    dilation: Sequence[int],
+    groups: int,
+    data_layout: str,
+    kernel_layout: str,
+    out_dtype: str = "",
+) -> te.Tensor:
+    """Grouped, dilated cross-correlation over 1 to 3 spatial axes: data channels first or
+    last (NCDHW, NDHWC, ...), the kernel in any order of O, I and the spatial letters;
+    padding is every spatial axis's before, then every after. With out_dtype both operands
+    are converted to it first (TVM's)."""
+    data, kernel = converted(data, out_dtype), converted(kernel, out_dtype)
+    dims = len(strides)
+    spatial_letters, layout, sizes, kernel_size = kernel_window(kernel, kernel_layout, dims)
+    c_axis, axes = layout_axes(data_layout)
+    out_channels, in_per_group = sizes["O"], sizes["I"]
+    shape = static_shape(data)
+    before, after = [0] * len(shape), [0] * len(shape)
+    out_shape = list(shape)
+    out_shape[c_axis] = out_channels
+    for j, a in enumerate(axes):
+        before[a], after[a] = padding[j], padding[dims + j]
+        span = dilation[j] * (kernel_size[j] - 1) + 1
+        out_shape[a] = (shape[a] + padding[j] + padding[dims + j] - span) // strides[j] + 1
+    padded = pad(data, before, after) if any(padding) else data
+    rc = te.reduce_axis((0, in_per_group), "rc")
+    taps = [
+        te.reduce_axis((0, k), f"r{a.lower()}")
+        for k, a in zip(kernel_size, spatial_letters, strict=True)
+    ]
+    per_group_out = out_channels // groups
+
+    def body(*i: PrimExpr) -> PrimExpr:
+        f = i[c_axis]
+        at = list(i)
+        at[c_axis] = (f // per_group_out) * in_per_group + rc if groups > 1 else rc
+        for j, a in enumerate(axes):
+            at[a] = tap(i[a], strides[j], taps[j], dilation[j])
+        w = kernel(
+            *layout.indices({"O": f, "I": rc, **dict(zip(spatial_letters, taps, strict=True))})
+        )
+        return dot(padded(*at), w, [rc, *taps])
+
+    name = f"conv{dims}d_{data_layout.lower()}"
+    out = te.compute(out_shape, body, name=name, tag=name)
+    return narrowed(out, data.dtype)
+
+
+def conv_transpose(
     data: TensorLike,
     kernel: TensorLike,
     strides: Sequence[int],
@@ -202,42 +278,105 @@ def conv2d_transpose(
     output_padding: Sequence[int],
     dilation: Sequence[int],
     groups: int,
+    data_layout: str = "NCHW",
+    kernel_layout: str = "IOHW",
+    out_dtype: str = "",
 ) -> te.Tensor:
-    """Transposed convolution, NCHW data and IOHW kernel: the stride-dilated input, padded by
+    """Transposed convolution over 1 to 3 spatial axes (kernel letter I: all input channels,
+    O: output channels per group): the stride-dilated input, channels first, padded by
     dilation * (k - 1) - padding (negative crops), convolved with the flipped kernel."""
-    (sh, sw), (dh, dw) = strides, dilation
-    pt, pl, pb, pr = padding
-    n, c, h, w = static_shape(data)
-    cin, per_group_out, kh, kw = static_shape(kernel)
+    data, kernel = converted(data, out_dtype), converted(kernel, out_dtype)
+    dims = len(strides)
+    spatial_letters, layout, sizes, kernel_size = kernel_window(kernel, kernel_layout, dims)
+    c_axis, axes = layout_axes(data_layout)
+    cin, per_group_out = sizes["I"], sizes["O"]
+    shape = static_shape(data)
+    size = [shape[a] for a in axes]
     dilated: TensorLike = data
-    if sh > 1 or sw > 1:
+    if any(s > 1 for s in strides) or c_axis != 1:
 
-        def spread(n: PrimExpr, c: PrimExpr, y: PrimExpr, x: PrimExpr) -> PrimExpr:
-            conditions = [(y % sh).equal(0)] if sh > 1 else []
-            conditions += [(x % sw).equal(0)] if sw > 1 else []
-            on_grid = te.all(*conditions)
-            return te.if_then_else(on_grid, data(n, c, y // sh, x // sw), 0)
+        def spread(n: PrimExpr, c: PrimExpr, *p: PrimExpr) -> PrimExpr:
+            at: list[PrimExpr] = [n] * len(shape)
+            at[c_axis] = c
+            on_grid = []
+            for j, a in enumerate(axes):
+                at[a] = p[j] // strides[j] if strides[j] > 1 else p[j]
+                if strides[j] > 1:
+                    on_grid.append((p[j] % strides[j]).equal(0))
+            value = data(*at)
+            return te.if_then_else(te.all(*on_grid), value, 0) if on_grid else value
 
+        grid = [(d - 1) * s + 1 for d, s in zip(size, strides, strict=True)]
         dilated = te.compute(
-            (n, c, (h - 1) * sh + 1, (w - 1) * sw + 1), spread, name="dilate", tag="injective"
+            (shape[0], shape[c_axis], *grid), spread, name="dilate", tag="injective"
         )
-    eh, ew = dh * (kh - 1), dw * (kw - 1)
-    oph, opw = output_padding
-    padded = pad(dilated, (0, 0, eh - pt, ew - pl), (0, 0, eh - pb + oph, ew - pr + opw))
+    extent = [d * (k - 1) for d, k in zip(dilation, kernel_size, strict=True)]
+    lo = [e - p for e, p in zip(extent, padding[:dims], strict=True)]
+    hi = [e - p + o for e, p, o in zip(extent, padding[dims:], output_padding, strict=True)]
+    padded = pad(dilated, (0, 0, *lo), (0, 0, *hi))
     in_per_group = cin // groups
 
-    def flipped(o: PrimExpr, i: PrimExpr, y: PrimExpr, x: PrimExpr) -> PrimExpr:
+    def flipped(o: PrimExpr, i: PrimExpr, *k: PrimExpr) -> PrimExpr:
         group_in = (o // per_group_out) * in_per_group + i if groups > 1 else i
-        return kernel(group_in, o % per_group_out, kh - 1 - y, kw - 1 - x)
+        at = {a: ks - 1 - t for a, ks, t in zip(spatial_letters, kernel_size, k, strict=True)}
+        return kernel(*layout.indices({"I": group_in, "O": o % per_group_out, **at}))
 
     flipped_kernel = te.compute(
-        (groups * per_group_out, in_per_group, kh, kw), flipped, name="kernel_flip", tag="injective"
+        (groups * per_group_out, in_per_group, *kernel_size),
+        flipped,
+        name="kernel_flip",
+        tag="injective",
     )
-    return conv2d(padded, flipped_kernel, (1, 1), (0, 0, 0, 0), (dh, dw), groups)
+    first = "NC" + spatial_letters
+    if dims == 2:
+        out = conv2d(padded, flipped_kernel, (1, 1), (0, 0, 0, 0), dilation, groups)
+    else:
+        zero = (0,) * (2 * dims)
+        out = conv_nd(
+            padded, flipped_kernel, (1,) * dims, zero, dilation, groups, first, "OI" + first[2:]
+        )
+    if c_axis == 1:
+        return out
+    out_shape = [static_shape(out)[first.index(a)] for a in data_layout]
+    return te.compute(
+        out_shape,
+        lambda *i: out(*(i[data_layout.index(a)] for a in first)),
+        name="T_transpose",
+        tag="injective",
+    )
 
 
-# ---------------------------------------------------------------------------------------------
-# Matrix products
+def bitpack(
+    data: TensorLike, bits: int, pack_axis: int, bit_axis: int, pack_type: str
+) -> te.Tensor:
+    """Bit planes of integer data packed into pack_type words along pack_axis, the plane a
+    new axis at bit_axis; an element's bit is floor(v / 2^b) mod 2 (two's complement)."""
+    shape = list(static_shape(data))
+    width = int(np.dtype(pack_type).itemsize * 8)
+    pack_axis %= len(shape)
+    out_shape = list(shape)
+    out_shape[pack_axis] //= width
+    out_shape.insert(bit_axis, bits)
+    wide = "int64"
+
+    def body(*i: PrimExpr) -> PrimExpr:
+        plane = i[bit_axis]
+        rest = list(i[:bit_axis]) + list(i[bit_axis + 1 :])
+        divisor: PrimExpr = te.const(1, wide)  # 2 ** plane
+        for b in range(1, bits):
+            divisor = te.if_then_else(plane.equal(b), te.const(1 << b, wide), divisor)
+        word: PrimExpr | None = None
+        for j in range(width):
+            at = list(rest)
+            at[pack_axis] = rest[pack_axis] * width + j
+            value = data(*at).astype(wide)
+            bit = te.floormod(te.floordiv(value, divisor), 2)
+            term = bit.astype(pack_type) * te.const(1 << (width - 1 - j), pack_type)
+            word = term if word is None else word + term
+        assert word is not None
+        return word
+
+    return te.compute(out_shape, body, name="bitpack", tag="injective")
 
 
 def dense(data: TensorLike, weight: TensorLike) -> te.Tensor:
@@ -482,7 +621,12 @@ def spatial(layout: str) -> tuple[int, int]:
     return (1, 2) if layout == "NHWC" else (2, 3)
 
 
-def pool2d(
+def padding_lowest(dtype: str) -> float | int | bool:
+    """The padding of a max pool: the lowest finite value of `dtype` (TVM's `min_value`)."""
+    return float(np.finfo(dtype).min) if is_float(dtype) else lowest(dtype)
+
+
+def pool_nd(
     data: TensorLike,
     out_shape: Sequence[int],
     kind: str,
@@ -493,46 +637,53 @@ def pool2d(
     layout: str,
     count_include_pad: bool = False,
 ) -> te.Tensor:
-    """Max or average over windows; the windows ceil_mode adds past the bottom/right padding
-    extend it and are never counted (the relay interpreter's rule)."""
+    """Max or average over windows of the spatial axes of `layout` (NCHW, NDHWC, ...);
+    padding is every spatial axis's before, then every after. The windows ceil_mode adds
+    past the far padding extend it and are never counted (the relay interpreter's rule)."""
     shape = static_shape(data)
-    h_axis, w_axis = spatial(layout)
-    pt, pl, pb, pr = padding
-    (kh, kw), (sh, sw), (dh, dw) = pool_size, strides, dilation
-    h, w = shape[h_axis], shape[w_axis]
-    oh, ow = out_shape[h_axis], out_shape[w_axis]
-    extra_b = max(0, (oh - 1) * sh + dh * (kh - 1) + 1 - (h + pt + pb))
-    extra_r = max(0, (ow - 1) * sw + dw * (kw - 1) + 1 - (w + pl + pr))
-    before, after = [0] * 4, [0] * 4
-    before[h_axis], before[w_axis] = pt, pl
-    after[h_axis], after[w_axis] = pb + extra_b, pr + extra_r
+    _, axes = layout_axes(layout)
+    dims = len(axes)
+    before, after = [0] * len(shape), [0] * len(shape)
+    for j, a in enumerate(axes):
+        reach = (out_shape[a] - 1) * strides[j] + dilation[j] * (pool_size[j] - 1) + 1
+        extra = max(0, reach - (shape[a] + padding[j] + padding[dims + j]))
+        before[a], after[a] = padding[j], padding[dims + j] + extra
     is_max = kind == "max"
-    fill = lowest(data.dtype) if is_max else 0.0
+    # TVM's max pools pad with the lowest finite value: a window wholly in the padding gives it
+    fill = padding_lowest(data.dtype) if is_max else 0.0
     padded = pad(data, before, after, fill) if any(before) or any(after) else data
-    ry, rx = te.reduce_axis((0, kh), "ry"), te.reduce_axis((0, kw), "rx")
+    taps = [te.reduce_axis((0, k), f"r{j}") for j, k in enumerate(pool_size)]
 
     def window(i: Sequence[PrimExpr]) -> list[PrimExpr]:
         at = list(i)
-        at[h_axis] = tap(i[h_axis], sh, ry, dh)
-        at[w_axis] = tap(i[w_axis], sw, rx, dw)
+        for j, a in enumerate(axes):
+            at[a] = tap(i[a], strides[j], taps[j], dilation[j])
         return at
 
     if is_max:
         return te.compute(
             out_shape,
-            lambda *i: te.max(padded(*window(i)), axis=[ry, rx]),
+            lambda *i: te.max(padded(*window(i)), axis=taps),
             name="pool_max",
             tag="pool_max",
         )
     total = te.compute(
-        out_shape, lambda *i: summed(padded(*window(i)), [ry, rx]), name="pool_sum", tag="pool_sum"
+        out_shape, lambda *i: summed(padded(*window(i)), taps), name="pool_sum", tag="pool_sum"
     )
-    # Padded coordinates that count: all of the declared padding, or the data alone.
-    low_h, high_h = (0, pt + h + pb) if count_include_pad else (pt, pt + h)
-    low_w, high_w = (0, pl + w + pr) if count_include_pad else (pl, pl + w)
 
-    def counted(o: PrimExpr, stride: int, dil: int, k: int, low: int, high: int) -> PrimExpr:
-        start = o * stride
+    def counted(j: int, o: PrimExpr) -> PrimExpr:
+        """Taps of the window at output `o` of spatial axis j that count: at padded
+        coordinates of all the declared padding, or of the data alone."""
+        size, pad_before = shape[axes[j]], padding[j]
+        low, high = (
+            (0, pad_before + size + padding[dims + j])
+            if count_include_pad
+            else (
+                pad_before,
+                pad_before + size,
+            )
+        )
+        start, dil, k = o * strides[j], dilation[j], pool_size[j]
 
         def taps_below(bound: int) -> PrimExpr:  # window taps at padded coordinate < bound
             return te.min(te.max((bound - start + dil - 1) // dil, 0), k)
@@ -540,9 +691,7 @@ def pool2d(
         return taps_below(high) - taps_below(low)
 
     def body(*i: PrimExpr) -> PrimExpr:
-        count = counted(i[h_axis], sh, dh, kh, low_h, high_h) * counted(
-            i[w_axis], sw, dw, kw, low_w, high_w
-        )
+        count = functools.reduce(operator.mul, [counted(j, i[a]) for j, a in enumerate(axes)])
         count = te.max(count, 1)
         value = total(*i)
         if is_float(data.dtype):
@@ -550,6 +699,67 @@ def pool2d(
         return (value.astype("float64") / count.astype("float64")).astype(data.dtype)
 
     return te.compute(out_shape, body, name="pool_avg", tag="injective")
+
+
+def adaptive_pool(
+    data: TensorLike, output_size: Sequence[int], kind: str, layout: str
+) -> te.Tensor:
+    """Max or mean over adaptive windows: output cell o of an axis of input size n and output
+    size m reduces input cells o * n // m up to ceil((o + 1) * n / m). Each window is read
+    over the largest window's extent, the taps past its end masked out."""
+    shape = static_shape(data)
+    _, axes = layout_axes(layout)
+    out_shape = list(shape)
+    widest = []
+    for a, m in zip(axes, output_size, strict=True):
+        out_shape[a] = m
+        n = shape[a]
+        widest.append(max(-(-(o + 1) * n // m) - o * n // m for o in range(m)))
+    taps = [te.reduce_axis((0, k), f"r{j}") for j, k in enumerate(widest)]
+    is_max = kind == "max"
+
+    def bounds(o: PrimExpr, a: int, m: int) -> tuple[PrimExpr, PrimExpr]:
+        n = shape[a]
+        return (o * n) // m, ((o + 1) * n + m - 1) // m
+
+    def window(i: Sequence[PrimExpr]) -> tuple[list[PrimExpr], PrimExpr | None]:
+        at, inside = list(i), []
+        for j, (a, m) in enumerate(zip(axes, output_size, strict=True)):
+            start, end = bounds(i[a], a, m)
+            at[a] = te.min(start + taps[j], shape[a] - 1)
+            if widest[j] > 1:
+                inside.append(start + taps[j] < end)
+        return at, te.all(*inside) if inside else None
+
+    def read(i: Sequence[PrimExpr], fill: float) -> PrimExpr:
+        at, inside = window(i)
+        value = data(*at)
+        typed = np.array(fill).astype(data.dtype).item()
+        return value if inside is None else te.if_then_else(inside, value, typed)
+
+    if is_max:
+        return te.compute(
+            out_shape,
+            lambda *i: te.max(read(i, lowest(data.dtype)), axis=taps),
+            name="adaptive_pool_max",
+            tag="pool_max",
+        )
+    total = te.compute(
+        out_shape, lambda *i: summed(read(i, 0.0), taps), name="adaptive_pool_sum", tag="pool_sum"
+    )
+
+    def body(*i: PrimExpr) -> PrimExpr:
+        counts = []
+        for a, m in zip(axes, output_size, strict=True):
+            start, end = bounds(i[a], a, m)
+            counts.append(end - start)
+        count = functools.reduce(operator.mul, counts)
+        value = total(*i)
+        if is_float(data.dtype):
+            return (value / count.astype(value.dtype)).astype(data.dtype)
+        return (value.astype("float64") / count.astype("float64")).astype(data.dtype)
+
+    return te.compute(out_shape, body, name="adaptive_pool_avg", tag="injective")
 
 
 def global_pool2d(data: TensorLike, kind: str, layout: str) -> te.Tensor:

@@ -57,7 +57,7 @@ def pool2d(
     out_shape[w_axis] = pooled_size(
         shape[w_axis], kernel[1], stride[1], dilation[1], pl + pr, ceil_mode
     )
-    return nn.pool2d(
+    return nn.pool_nd(
         data,
         out_shape,
         pool_type,

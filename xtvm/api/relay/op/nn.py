@@ -15,10 +15,8 @@ from xtvm.api.relay.expr import (
     Call,
     Constant,
     Expr,
-    Op,
     OpTypeError,
     RelayTypeError,
-    composed,
     const,
     deferred_until_typed,
     derive_builders,
@@ -150,14 +148,8 @@ def conv2d(
     return call
 
 
-CONV1D_LAYOUTS = {  # 1-d layouts -> the 2-d ones they run in, and where height goes
-    ("NCW", "OIW"): ("NCHW", "OIHW", 2, 2),
-    ("NWC", "WIO"): ("NHWC", "HWIO", 1, 0),
-    ("NWC", "OIW"): ("NHWC", "OIHW", 1, 2),
-}
-
-
-@composed("nn.conv1d")
+@recording("nn.conv1d")
+@deferred_until_typed(d.Conv1dOp)
 def conv1d(
     data: Expr,
     weight: Expr,
@@ -171,39 +163,20 @@ def conv1d(
     kernel_layout: str = "OIW",
     out_layout: str = "",
     out_dtype: str = "",
-) -> Expr:
-    """TVM's conv1d, composed as conv2d over a height of 1 (NCW with OIW, NWC with WIO or OIW);
-    an untyped weight gets its shape from `channels` and `kernel_size`."""
-    check_unused(data, "", out_layout, data_layout)
-    if (data_layout, kernel_layout) not in CONV1D_LAYOUTS:
-        raise ValueError(
-            f"conv1d: layouts NCW/OIW, NWC/WIO or NWC/OIW, got {data_layout}/{kernel_layout}"
-        )
-    layout2d, kernel2d, axis, kernel_axis = CONV1D_LAYOUTS[(data_layout, kernel_layout)]
-    if not has_type(weight):
-        if channels is None or kernel_size is None:
-            raise RelayTypeError("conv1d: an untyped weight needs channels= and kernel_size=")
-        typ = tensor_type(data)
-        sizes = {"O": int(channels), "W": _single_int("kernel_size", kernel_size)}
-        sizes["I"] = int(typ.shape[1 if data_layout == "NCW" else 2]) // groups
-        infer_untyped(weight, TensorType([sizes[c] for c in kernel_layout], typ.dtype))
-    pad = [padding] if isinstance(padding, int) else [int(p) for p in padding]
-    if len(pad) not in (1, 2):
-        raise ValueError(f"conv1d: padding must have 1 or 2 values, got {pad}")
-    out = conv2d(
-        transform.expand_dims(data, axis),
-        transform.expand_dims(weight, kernel_axis),
-        strides=(1, _single_int("strides", strides)),
-        padding=(0, pad[0], 0, pad[-1]),
-        dilation=(1, _single_int("dilation", dilation)),
-        groups=groups,
-        channels=channels,
-        kernel_size=None if kernel_size is None else (1, _single_int("kernel_size", kernel_size)),
-        data_layout=layout2d,
-        kernel_layout=kernel2d,
-        out_dtype=out_dtype,
+) -> Call:
+    """TVM's conv1d: NCW or NWC data; an untyped weight gets its shape from `channels` and
+    `kernel_size`; with out_dtype, data and weight are converted to it first."""
+    return _convolution(
+        d.Conv1dOp,
+        data,
+        weight,
+        (strides, padding, dilation),
+        groups,
+        channels,
+        kernel_size,
+        (data_layout, kernel_layout, out_layout),
+        out_dtype,
     )
-    return transform.squeeze(out, axis=[axis])
 
 
 def check_conv_weight(
@@ -331,6 +304,181 @@ def contrib_conv2d_winograd_without_weight_transform(
     return call
 
 
+def spatial_values(name: str, value: IntOrSeq, dims: int) -> tuple[int, ...]:
+    """A per-spatial-axis attribute of an op over `dims` axes: one int, or `dims` of them."""
+    values = [value] * dims if isinstance(value, int) else [int(v) for v in value]
+    if len(values) == 1:
+        values *= dims
+    if len(values) != dims:
+        raise ValueError(f"{name} must have 1 or {dims} values, got {values}")
+    return tuple(values)
+
+
+def spatial_padding(padding: IntOrSeq, dims: int) -> tuple[int, ...]:
+    """TVM's padding forms over `dims` spatial axes as every before, then every after: one
+    value for all, one per axis (both sides), or 2 x dims."""
+    values = [padding] if isinstance(padding, int) else [int(p) for p in padding]
+    if len(values) == 1:
+        values *= dims
+    if len(values) == dims:
+        values *= 2
+    if len(values) != 2 * dims:
+        raise ValueError(f"padding must have 1, {dims} or {2 * dims} values, got {len(values)}")
+    return tuple(values)
+
+
+def infer_spatial_weight(
+    data: Expr,
+    weight: Expr,
+    channels: int | None,
+    kernel_size: IntOrSeq | None,
+    groups: int,
+    layouts: tuple[str, str],
+    transpose: bool,
+) -> None:
+    """An untyped convolution weight from `channels` and `kernel_size` (any number of spatial
+    axes): a convolution's O is all output channels and I the inputs of one group; a
+    transposed one's I is all input channels and O the outputs of one group."""
+    if has_type(weight):
+        return
+    if channels is None or kernel_size is None:
+        raise RelayTypeError("an untyped convolution weight needs channels= and kernel_size=")
+    data_layout, kernel_layout = layouts
+    typ = tensor_type(data)
+    in_channels = int(d.Layout.parse(data_layout).primal_sizes(typ.shape)["C"])
+    letters = [a for a in "DHW" if a in data_layout]
+    sizes = dict(
+        zip(letters, spatial_values("kernel_size", kernel_size, len(letters)), strict=True)
+    )
+    if transpose:
+        sizes.update(O=int(channels) // groups, I=in_channels)
+    else:
+        sizes.update(O=int(channels), I=in_channels // groups)
+    infer_untyped(weight, TensorType([sizes[c] for c in kernel_layout], typ.dtype))
+
+
+def check_spatial_weight(
+    weight: Expr,
+    kernel_layout: str,
+    channels: int | None,
+    kernel_size: IntOrSeq | None,
+    out_channels: int,
+) -> None:
+    """`channels` and `kernel_size`, where given, against the typed weight's shape."""
+    wshape = weight.checked_type.shape  # type: ignore[attr-defined]
+    sizes = d.Layout.parse(kernel_layout).primal_sizes(wshape)
+    letters = [a for a in "DHW" if a in kernel_layout]
+    if channels is not None and int(channels) != out_channels:
+        raise ValueError(f"channels={channels} differs from the weight's {wshape}")
+    if kernel_size is not None and spatial_values(
+        "kernel_size", kernel_size, len(letters)
+    ) != tuple(int(sizes[a]) for a in letters):
+        raise ValueError(f"kernel_size={kernel_size} differs from the weight's {wshape}")
+
+
+def _convolution(
+    op_class: type[d.RelayOp],
+    data: Expr,
+    weight: Expr,
+    window: Sequence[IntOrSeq],
+    groups: int,
+    channels: int | None,
+    kernel_size: IntOrSeq | None,
+    layouts: tuple[str, str, str],
+    out_dtype: str,
+) -> Call:
+    """A convolution of `op_class` (1 to 3 spatial axes, or a transposed one); `window` is
+    (strides, padding, dilation), then output_padding for a transposed one, in TVM's forms."""
+    data_layout, kernel_layout, out_layout = layouts
+    check_unused(data, "", out_layout, data_layout)
+    dims: int = op_class.SPATIAL  # type: ignore[attr-defined]
+    transpose = issubclass(op_class, d.ConvTransposeOp)
+    strides, padding, dilation = window[:3]
+    letters = ("IO" if transpose else "OI") + "DHW"[3 - dims :]
+    if sorted(kernel_layout) != sorted(letters):
+        raise ValueError(
+            f"{op_class.name}: kernel_layout must order {', '.join(letters)}, got {kernel_layout}"
+        )
+    pair_of_layouts = (data_layout, kernel_layout)
+    infer_spatial_weight(data, weight, channels, kernel_size, groups, pair_of_layouts, transpose)
+    extra = (
+        {"output_padding": spatial_values("output_padding", window[3], dims)} if transpose else {}
+    )
+    call = make_call(
+        op_class,
+        data,
+        weight,
+        strides=spatial_values("strides", strides, dims),
+        padding=spatial_padding(padding, dims),
+        dilation=spatial_values("dilation", dilation, dims),
+        groups=groups,
+        data_layout=data_layout,
+        kernel_layout=kernel_layout,
+        out_dtype=out_dtype,
+        **extra,
+    )
+    out = d.Layout.parse(kernel_layout).primal_sizes(weight.checked_type.shape)["O"]  # type: ignore[attr-defined]
+    out_channels = int(out) * groups if transpose else int(out)
+    check_spatial_weight(weight, kernel_layout, channels, kernel_size, out_channels)
+    return call
+
+
+@recording("nn.conv3d")
+@deferred_until_typed(d.Conv3dOp)
+def conv3d(
+    data: Expr,
+    weight: Expr,
+    strides: IntOrSeq = (1, 1, 1),
+    padding: IntOrSeq = (0, 0, 0),
+    dilation: IntOrSeq = (1, 1, 1),
+    groups: int = 1,
+    channels: int | None = None,
+    kernel_size: IntOrSeq | None = None,
+    data_layout: str = "NCDHW",
+    kernel_layout: str = "OIDHW",
+    out_layout: str = "",
+    out_dtype: str = "",
+) -> Call:
+    """TVM's conv3d: NCDHW or NDHWC data; an untyped weight gets its shape from `channels`
+    and `kernel_size`; with out_dtype, data and weight are converted to it first."""
+    return _convolution(
+        d.Conv3dOp,
+        data,
+        weight,
+        (strides, padding, dilation),
+        groups,
+        channels,
+        kernel_size,
+        (data_layout, kernel_layout, out_layout),
+        out_dtype,
+    )
+
+
+@recording("nn.conv1d_transpose")
+@deferred_until_typed(d.Conv1dTransposeOp)
+def conv1d_transpose(
+    data: Expr,
+    weight: Expr,
+    strides: IntOrSeq = (1,),
+    padding: IntOrSeq = (0,),
+    dilation: IntOrSeq = (1,),
+    groups: int = 1,
+    channels: int | None = None,
+    kernel_size: IntOrSeq | None = None,
+    data_layout: str = "NCW",
+    kernel_layout: str = "IOW",
+    out_layout: str = "",
+    output_padding: IntOrSeq = (0,),
+    out_dtype: str = "",
+) -> Call:
+    """TVM's conv1d_transpose: NCW or NWC data, the kernel IOW (or another order)."""
+    window = (strides, padding, dilation, output_padding)
+    layouts = (data_layout, kernel_layout, out_layout)
+    return _convolution(
+        d.Conv1dTransposeOp, data, weight, window, groups, channels, kernel_size, layouts, out_dtype
+    )
+
+
 @recording("nn.conv2d_transpose")
 @deferred_until_typed(d.Conv2dTransposeOp)
 def conv2d_transpose(
@@ -348,41 +496,82 @@ def conv2d_transpose(
     output_padding: IntOrSeq = (0, 0),
     out_dtype: str = "",
 ) -> Call:
-    check_unused(data, "", out_layout, data_layout)
-    if sorted(data_layout) != sorted("NCHW") or sorted(kernel_layout) != sorted("IOHW"):
-        raise ValueError(
-            "conv2d_transpose: data_layout must order N, C, H, W and kernel_layout I, O, H, W "
-            f"(I input, O output channels), got {data_layout} and {kernel_layout}"
-        )
-    infer_conv_weight(
-        data, weight, channels, kernel_size, groups, data_layout, kernel_layout, transpose=True
+    """TVM's conv2d_transpose: NCHW or NHWC data, the kernel IOHW, OIHW, HWOI, ..."""
+    window = (strides, padding, dilation, output_padding)
+    layouts = (data_layout, kernel_layout, out_layout)
+    return _convolution(
+        d.Conv2dTransposeOp, data, weight, window, groups, channels, kernel_size, layouts, out_dtype
     )
-    if (data_layout, kernel_layout) != ("NCHW", "IOHW"):  # computed in NCHW with IOHW
-        inner = conv2d_transpose(
-            transform.transpose(data, [data_layout.index(c) for c in "NCHW"]),
-            transform.transpose(weight, [kernel_layout.index(c) for c in "IOHW"]),
-            strides,
-            padding,
-            dilation,
-            groups,
-            channels,
-            kernel_size,
-            output_padding=output_padding,
-            out_dtype=out_dtype,
-        )
-        call = Call(Op.of(d.Conv2dTransposeOp), [data, weight])
-        call.lowered = transform.transpose(inner, ["NCHW".index(c) for c in data_layout])
-        return call
-    data, weight = accumulate_in(out_dtype, data, weight)
+
+
+@recording("nn.conv3d_transpose")
+@deferred_until_typed(d.Conv3dTransposeOp)
+def conv3d_transpose(
+    data: Expr,
+    weight: Expr,
+    strides: IntOrSeq = (1, 1, 1),
+    padding: IntOrSeq = (0, 0, 0),
+    dilation: IntOrSeq = (1, 1, 1),
+    groups: int = 1,
+    channels: int | None = None,
+    kernel_size: IntOrSeq | None = None,
+    data_layout: str = "NCDHW",
+    kernel_layout: str = "IODHW",
+    out_layout: str = "",
+    output_padding: IntOrSeq = (0, 0, 0),
+    out_dtype: str = "",
+) -> Call:
+    """TVM's conv3d_transpose: NCDHW or NDHWC data, the kernel IODHW (or another order)."""
+    window = (strides, padding, dilation, output_padding)
+    layouts = (data_layout, kernel_layout, out_layout)
+    return _convolution(
+        d.Conv3dTransposeOp, data, weight, window, groups, channels, kernel_size, layouts, out_dtype
+    )
+
+
+def bitpack(
+    data: Expr,
+    bits: int = 1,
+    pack_axis: int = 1,
+    bit_axis: int = 2,
+    pack_type: str = "uint32",
+    name: str = "BitPack",
+) -> Call:
+    """TVM's bitpack; `name` (TVM's name of the TE stage) changes nothing."""
     return make_call(
-        d.Conv2dTransposeOp,
+        d.BitpackOp,
         data,
-        weight,
-        strides=pair(strides),
-        padding=pad_tuple(padding),
-        output_padding=pair(output_padding),
-        dilation=pair(dilation),
-        groups=groups,
+        bits=int(bits),
+        pack_axis=int(pack_axis),
+        bit_axis=int(bit_axis),
+        pack_type=pack_type,
+    )
+
+
+def correlation(
+    data1: Expr,
+    data2: Expr,
+    kernel_size: int,
+    max_displacement: int,
+    stride1: int,
+    stride2: int,
+    padding: IntOrSeq,
+    is_multiply: bool,
+    layout: str,
+) -> Call:
+    """TVM's correlation (FlowNet); padding is one int, (height, width) or (top, left,
+    bottom, right)."""
+    return make_call(
+        d.CorrelationOp,
+        data1,
+        data2,
+        kernel_size=int(kernel_size),
+        max_displacement=int(max_displacement),
+        stride1=int(stride1),
+        stride2=int(stride2),
+        padding=[padding] if isinstance(padding, int) else [int(v) for v in padding],
+        is_multiply=bool(is_multiply),
+        layout=layout,
     )
 
 
@@ -522,24 +711,26 @@ def lrn(
     )
 
 
-def _pool2d(
-    op_class: type[d.Pool2dOp],
+def _pool(
+    op_class: type[d.RelayOp],
     data: Expr,
     window: tuple[IntOrSeq, IntOrSeq, IntOrSeq, IntOrSeq],
     layout: str,
     out_layout: str,
     **flags: bool,
 ) -> Call:
-    """A 2-d pool of `window` (pool_size, strides, dilation, padding in TVM's forms)."""
+    """A 1-d, 2-d or 3-d pool of `window` (pool_size, strides, dilation, padding in TVM's
+    forms)."""
     check_unused(data, "", out_layout, layout)
+    dims: int = getattr(op_class, "SPATIAL", 2)
     pool_size, strides, dilation, padding = window
     return make_call(
         op_class,
         data,
-        pool_size=pair(pool_size),
-        strides=pair(strides),
-        padding=pad_tuple(padding),
-        dilation=pair(dilation),
+        pool_size=spatial_values("pool_size", pool_size, dims),
+        strides=spatial_values("strides", strides, dims),
+        padding=spatial_padding(padding, dims),
+        dilation=spatial_values("dilation", dilation, dims),
         layout=layout,
         **flags,
     )
@@ -557,7 +748,7 @@ def max_pool2d(
     ceil_mode: bool = False,
 ) -> Call:
     window = (pool_size, strides, dilation, padding)
-    return _pool2d(d.MaxPool2dOp, data, window, layout, out_layout, ceil_mode=ceil_mode)
+    return _pool(d.MaxPool2dOp, data, window, layout, out_layout, ceil_mode=ceil_mode)
 
 
 @recording("nn.avg_pool2d")
@@ -574,7 +765,7 @@ def avg_pool2d(
 ) -> Call:
     window = (pool_size, strides, dilation, padding)
     extra = {"ceil_mode": ceil_mode, "count_include_pad": count_include_pad}
-    return _pool2d(d.AvgPool2dOp, data, window, layout, out_layout, **extra)
+    return _pool(d.AvgPool2dOp, data, window, layout, out_layout, **extra)
 
 
 def _one_d(layout: str) -> tuple[str, int]:
@@ -608,7 +799,7 @@ def _pool1d(pool2d: Callable[..., Call], data: Expr, layout: str, **attrs: Any) 
     return transform.squeeze(out, axis=[axis])
 
 
-@composed("nn.max_pool1d")
+@recording("nn.max_pool1d")
 def max_pool1d(
     data: Expr,
     pool_size: IntOrSeq = (1,),
@@ -618,14 +809,12 @@ def max_pool1d(
     layout: str = "NCW",
     out_layout: str = "",
     ceil_mode: bool = False,
-) -> Expr:
-    """TVM's max_pool1d, composed as max_pool2d over a height of 1."""
-    check_unused(data, "", out_layout, layout)
-    window = {"pool_size": pool_size, "strides": strides, "dilation": dilation}
-    return _pool1d(max_pool2d, data, layout, **window, padding=padding, ceil_mode=ceil_mode)
+) -> Call:
+    window = (pool_size, strides, dilation, padding)
+    return _pool(d.MaxPool1dOp, data, window, layout, out_layout, ceil_mode=ceil_mode)
 
 
-@composed("nn.avg_pool1d")
+@recording("nn.avg_pool1d")
 def avg_pool1d(
     data: Expr,
     pool_size: IntOrSeq = (1,),
@@ -636,12 +825,10 @@ def avg_pool1d(
     out_layout: str = "",
     ceil_mode: bool = False,
     count_include_pad: bool = False,
-) -> Expr:
-    """TVM's avg_pool1d, composed as avg_pool2d over a height of 1."""
-    check_unused(data, "", out_layout, layout)
-    window = {"pool_size": pool_size, "strides": strides, "dilation": dilation}
-    flags = {"ceil_mode": ceil_mode, "count_include_pad": count_include_pad}
-    return _pool1d(avg_pool2d, data, layout, **window, padding=padding, **flags)
+) -> Call:
+    window = (pool_size, strides, dilation, padding)
+    extra = {"ceil_mode": ceil_mode, "count_include_pad": count_include_pad}
+    return _pool(d.AvgPool1dOp, data, window, layout, out_layout, **extra)
 
 
 def global_max_pool1d(data: Expr, layout: str = "NCW", out_layout: str = "") -> Expr:
@@ -652,6 +839,95 @@ def global_max_pool1d(data: Expr, layout: str = "NCW", out_layout: str = "") -> 
 def global_avg_pool1d(data: Expr, layout: str = "NCW", out_layout: str = "") -> Expr:
     check_unused(data, "", out_layout, layout)
     return _pool1d(global_avg_pool2d, data, layout)
+
+
+@recording("nn.max_pool3d")
+def max_pool3d(
+    data: Expr,
+    pool_size: IntOrSeq = (1, 1, 1),
+    strides: IntOrSeq = (1, 1, 1),
+    dilation: IntOrSeq = (1, 1, 1),
+    padding: IntOrSeq = (0, 0, 0),
+    layout: str = "NCDHW",
+    out_layout: str = "",
+    ceil_mode: bool = False,
+) -> Call:
+    window = (pool_size, strides, dilation, padding)
+    return _pool(d.MaxPool3dOp, data, window, layout, out_layout, ceil_mode=ceil_mode)
+
+
+@recording("nn.avg_pool3d")
+def avg_pool3d(
+    data: Expr,
+    pool_size: IntOrSeq = (1, 1, 1),
+    strides: IntOrSeq = (1, 1, 1),
+    dilation: IntOrSeq = (1, 1, 1),
+    padding: IntOrSeq = (0, 0, 0),
+    layout: str = "NCDHW",
+    out_layout: str = "",
+    ceil_mode: bool = False,
+    count_include_pad: bool = False,
+) -> Call:
+    window = (pool_size, strides, dilation, padding)
+    extra = {"ceil_mode": ceil_mode, "count_include_pad": count_include_pad}
+    return _pool(d.AvgPool3dOp, data, window, layout, out_layout, **extra)
+
+
+ADAPTIVE_POOLS = {
+    ("max", 1): d.AdaptiveMaxPool1dOp,
+    ("avg", 1): d.AdaptiveAvgPool1dOp,
+    ("max", 2): d.AdaptiveMaxPool2dOp,
+    ("avg", 2): d.AdaptiveAvgPool2dOp,
+    ("max", 3): d.AdaptiveMaxPool3dOp,
+    ("avg", 3): d.AdaptiveAvgPool3dOp,
+}
+
+
+def _adaptive_pool(kind: str, data: Expr, output_size: Any, layout: str, out_layout: str) -> Call:
+    """TVM's output_size: None or empty keeps the input's size, one int is every axis's,
+    and an axis given None keeps its input size."""
+    check_unused(data, "", out_layout, layout)
+    dims = sum(a in layout for a in "DHW")
+    if dims not in (1, 2, 3) or not set(layout) <= set("NCDHW"):
+        raise ValueError(f"adaptive pooling: unknown layout {layout!r}")
+    shape = tensor_type(data).shape
+    spatial = [int(shape[layout.index(a)]) for a in "DHW" if a in layout]
+    if output_size is None:
+        sizes: list[Any] = []
+    elif isinstance(output_size, int) or hasattr(output_size, "value"):
+        sizes = [output_size] * dims
+    else:
+        sizes = list(output_size)
+    if not sizes:
+        sizes = [None] * dims
+    if len(sizes) == 1:
+        sizes *= dims
+    if len(sizes) != dims:
+        raise ValueError(f"output_size must have 1 or {dims} values, got {output_size}")
+    resolved = [s if v is None else int(v) for s, v in zip(spatial, sizes, strict=True)]
+    return make_call(ADAPTIVE_POOLS[kind, dims], data, output_size=resolved, layout=layout)
+
+
+def _adaptive_builder(kind: str, dims: int) -> Callable[..., Call]:
+    """TVM's `adaptive_<kind>_pool<dims>d(data, output_size=None, layout=..., out_layout="")`."""
+    default_layout = ("NCW", "NCHW", "NCDHW")[dims - 1]
+
+    def build(
+        data: Expr, output_size: Any = None, layout: str = default_layout, out_layout: str = ""
+    ) -> Call:
+        return _adaptive_pool(kind, data, output_size, layout, out_layout)
+
+    build.__name__ = build.__qualname__ = f"adaptive_{kind}_pool{dims}d"
+    build.__doc__ = f"TVM's adaptive {kind} pooling over {dims} spatial axes."
+    return build
+
+
+adaptive_max_pool1d = _adaptive_builder("max", 1)
+adaptive_avg_pool1d = _adaptive_builder("avg", 1)
+adaptive_max_pool2d = _adaptive_builder("max", 2)
+adaptive_avg_pool2d = _adaptive_builder("avg", 2)
+adaptive_max_pool3d = _adaptive_builder("max", 3)
+adaptive_avg_pool3d = _adaptive_builder("avg", 3)
 
 
 def global_avg_pool2d(data: Expr, layout: str = "NCHW", out_layout: str = "") -> Call:

@@ -140,8 +140,8 @@ def make_dnnl_pattern(op_name: str, with_bias: bool, with_eltwise: str | None) -
 
 @register_pattern_table("dnnl")
 def pattern_table() -> list[tuple[Any, ...]]:
-    """TVM's dnnl patterns for the ops xtvm has (conv2d, conv2d_transpose, dense; no
-    conv1d/conv3d and no quantized ones), in TVM's order."""
+    """TVM's dnnl patterns for the ops xtvm's dnnl codegen takes (conv2d, conv2d_transpose,
+    dense; not conv1d, conv3d or the quantized ones), in TVM's order."""
     patterns: list[tuple[Any, ...]] = [
         ("dnnl.conv2d_bias_sum_relu", make_conv_bias_sum_relu_pattern("nn.conv2d"), _sum_check),
         ("dnnl.conv2d_bias_sum", make_conv_bias_sum_relu_pattern("nn.conv2d", False), _sum_check),
