@@ -57,6 +57,14 @@ def integer(attr: object) -> int:
     return int(attr.value.data)  # type: ignore[attr-defined]
 
 
+def floats(attr: object) -> tuple[float, ...]:
+    return tuple(float(v) for v in attr.get_values())  # type: ignore[attr-defined]
+
+
+def flag(attr: object) -> bool:
+    return bool(integer(attr))
+
+
 def result_shape(op: relay.RelayOp) -> tuple[int, ...]:
     return tuple(op.results[0].type.get_shape())  # type: ignore[attr-defined]
 
@@ -83,7 +91,7 @@ def reducer(fn: Callable[[TensorLike, Sequence[int] | None, bool], te.Tensor]) -
     min the largest and is true, as ONNX has them."""
 
     def compute(op: relay.RelayOp, x: Sequence[TensorLike]) -> Value:
-        axes, keep = reduce_axes(op), bool(integer(op.keepdims))  # type: ignore[arg-type, attr-defined]
+        axes, keep = reduce_axes(op), flag(op.keepdims)  # type: ignore[arg-type, attr-defined]
         if x[0].dtype != "bool":
             return fn(x[0], axes, keep)
         total = reduction.sum if fn is reduction.mean else fn
@@ -96,9 +104,9 @@ def reducer(fn: Callable[[TensorLike, Sequence[int] | None, bool], te.Tensor]) -
 def arg_reducer(largest: bool) -> Compute:
     def compute(op: relay.RelayOp, x: Sequence[TensorLike]) -> Value:
         axes = reduce_axes(op)  # type: ignore[arg-type]
-        keep = bool(integer(op.keepdims))  # type: ignore[attr-defined]
+        keep = flag(op.keepdims)  # type: ignore[attr-defined]
         data = elementwise.cast(x[0], "int32") if x[0].dtype == "bool" else x[0]
-        last = bool(integer(op.select_last_index))  # type: ignore[attr-defined]
+        last = flag(op.select_last_index)  # type: ignore[attr-defined]
         return reduction.arg_extreme(data, axes, keep, largest, last)
 
     return compute
@@ -151,7 +159,7 @@ def pool(kind: str) -> Compute:
     def compute(op: relay.RelayOp, x: Sequence[TensorLike]) -> Value:
         assert isinstance(op, relay.Pool1dOp | relay.Pool2dOp | relay.Pool3dOp)
         average = isinstance(op, relay.AvgPool1dOp | relay.AvgPool2dOp | relay.AvgPool3dOp)
-        include_pad = average and bool(integer(op.count_include_pad))  # type: ignore[attr-defined]
+        include_pad = average and flag(op.count_include_pad)  # type: ignore[attr-defined]
         return nn.pool_nd(
             x[0],
             result_shape(op),
@@ -186,8 +194,8 @@ def batch_norm(op: relay.BatchNormOp, x: Sequence[TensorLike]) -> Value:
         *x,
         axis=axis_of(op, len(x[0].shape)),
         epsilon=number(op.epsilon),
-        center=bool(integer(op.center)),
-        scale=bool(integer(op.scale)),
+        center=flag(op.center),
+        scale=flag(op.scale),
     )
 
 
@@ -196,8 +204,8 @@ def layer_norm(op: relay.LayerNormOp, x: Sequence[TensorLike]) -> Value:
         *x,
         axis=axis_of(op, len(x[0].shape)),
         epsilon=number(op.epsilon),
-        center=bool(integer(op.center)),
-        scale=bool(integer(op.scale)),
+        center=flag(op.center),
+        scale=flag(op.scale),
     )
 
 
@@ -229,7 +237,7 @@ def resize(op: relay.RelayOp, x: Sequence[TensorLike]) -> Value:
 
 def upsampling(op: relay.UpsamplingOp, x: Sequence[TensorLike]) -> Value:
     return nn.upsampling(
-        x[0], result_shape(op), op.layout.data, op.method.data, bool(integer(op.align_corners))
+        x[0], result_shape(op), op.layout.data, op.method.data, flag(op.align_corners)
     )
 
 
@@ -262,7 +270,7 @@ def take(op: relay.TakeOp, x: Sequence[TensorLike]) -> Value:
 
 def cumsum(op: relay.CumsumOp, x: Sequence[TensorLike]) -> Value:
     axis = None if op.axis is None else axis_of(op, len(x[0].shape))
-    return indexing.cumsum(x[0], axis, bool(integer(op.exclusive)), op.name.removeprefix("relay."))
+    return indexing.cumsum(x[0], axis, flag(op.exclusive), op.name.removeprefix("relay."))
 
 
 def segment_sum(op: relay.SegmentSumOp, x: Sequence[TensorLike]) -> Value:
@@ -297,14 +305,6 @@ def deformable_conv2d(op: relay.DeformableConv2dOp, x: Sequence[TensorLike]) -> 
 def cast(op: relay.CastOp, x: Sequence[TensorLike]) -> Value:
     dtype = numpy_dtype(op.dtype)
     return elementwise.cast(x[0], "bool" if dtype.kind == "b" else dtype.name)
-
-
-def floats(attr: object) -> tuple[float, ...]:
-    return tuple(float(v) for v in attr.get_values())  # type: ignore[attr-defined]
-
-
-def flag(attr: object) -> bool:
-    return bool(integer(attr))
 
 
 def multibox_prior(op: relay.MultiboxPriorOp, x: Sequence[TensorLike]) -> Value:
@@ -354,7 +354,7 @@ def correlation(op: relay.CorrelationOp, x: Sequence[TensorLike]) -> Value:
         integer(op.max_displacement),
         (integer(op.stride1), integer(op.stride2)),
         padding,
-        bool(integer(op.is_multiply)),
+        flag(op.is_multiply),
         result_shape(op),
     )
 
@@ -485,15 +485,11 @@ STRATEGIES: dict[type[relay.RelayOp], Strategy] = {
     ),
     relay.DenseOp: row(lambda op, x: nn.dense(x[0], x[1]), DENSE),
     relay.MatmulOp: row(
-        lambda op, x: nn.matmul(
-            x[0], x[1], bool(integer(op.transpose_a)), bool(integer(op.transpose_b))
-        ),
+        lambda op, x: nn.matmul(x[0], x[1], flag(op.transpose_a), flag(op.transpose_b)),
         DENSE,
     ),
     relay.BatchMatmulOp: row(
-        lambda op, x: nn.batch_matmul(
-            x[0], x[1], bool(integer(op.transpose_a)), bool(integer(op.transpose_b))
-        ),
+        lambda op, x: nn.batch_matmul(x[0], x[1], flag(op.transpose_a), flag(op.transpose_b)),
         DENSE,
     ),
     relay.BiasAddOp: row(lambda op, x: nn.bias_add(x[0], x[1], axis_of(op, len(x[0].shape)))),
@@ -575,13 +571,11 @@ STRATEGIES: dict[type[relay.RelayOp], Strategy] = {
     relay.AffineGridOp: row(lambda op, x: grid_sample.affine_grid(x[0], ints(op.target_shape))),
     relay.GridSampleOp: row(
         lambda op, x: grid_sample.grid_sample(
-            x[0], x[1], op.method.data, op.padding_mode.data, bool(integer(op.align_corners))
+            x[0], x[1], op.method.data, op.padding_mode.data, flag(op.align_corners)
         )
     ),
     relay.UniqueOp: row(
-        lambda op, x: indexing.unique(
-            x[0], bool(integer(op.sorted)), bool(integer(op.return_counts))
-        )
+        lambda op, x: indexing.unique(x[0], flag(op.sorted), flag(op.return_counts))
     ),
     relay.ReverseSequenceOp: row(
         lambda op, x: indexing.reverse_sequence(
@@ -600,11 +594,11 @@ STRATEGIES: dict[type[relay.RelayOp], Strategy] = {
             integer(op.n_fft),
             integer(op.hop_length),
             integer(op.win_length),
-            bool(integer(op.normalized)),
-            bool(integer(op.onesided)),
+            flag(op.normalized),
+            flag(op.onesided),
         )
     ),
-    relay.TriluOp: row(lambda op, x: indexing.trilu(x[0], integer(op.k), bool(integer(op.upper)))),
+    relay.TriluOp: row(lambda op, x: indexing.trilu(x[0], integer(op.k), flag(op.upper))),
     # Vision: index maps, and te.extern stages (their loops are fixed; nothing schedules them)
     relay.MultiboxPriorOp: row(multibox_prior),
     relay.YoloReorgOp: row(lambda op, x: vision.yolo_reorg(x[0], integer(op.stride))),
