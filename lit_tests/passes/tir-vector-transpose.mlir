@@ -108,3 +108,65 @@ func.func @moving_rows(%x: memref<8x4xf32>, %y: memref<4x4xf32>) {
   }
   func.return
 }
+
+// -----
+
+// The block's first row computed inside the loop from values defined outside it (as a stage
+// computed at a tile's loop adds the tile's start in its body): it does not change in the
+// loop, so the block is read as rows starting there.
+// CHECK-LABEL: func.func @invariant_rows
+// CHECK-NOT:     tir.for
+// CHECK-NOT:     vector.transfer_read
+// CHECK:         %pad = arith.constant
+// CHECK-NEXT:    %[[W:.*]] = arith.constant 0 : index
+// CHECK-NEXT:    %[[ROW:.*]] = arith.addi %row, %start : index
+// CHECK-NEXT:    vector.load %x[%[[ROW]], %[[W]]] : memref<8x4xf32>, vector<4xf32>
+// CHECK-NEXT:    %[[ONE:.*]] = arith.constant 1 : index
+// CHECK-NEXT:    %[[ROW1:.*]] = arith.addi %[[ROW]], %[[ONE]] : index
+// CHECK-NEXT:    vector.load %x[%[[ROW1]], %[[W]]]
+// CHECK:         vector.shuffle
+// CHECK:         func.return
+func.func @invariant_rows(%x: memref<8x4xf32>, %y: memref<4x4xf32>, %row: index, %start: index) {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %pad = arith.constant 0.0 : f32
+  tir.for %w = %c0 to %c4 serial {
+    %r = arith.addi %row, %start : index
+    %v = "vector.transfer_read"(%x, %r, %w, %pad) <{in_bounds = [true], permutation_map = affine_map<(d0, d1) -> (d0)>, operandSegmentSizes = array<i32: 1, 2, 1, 0>}> : (memref<8x4xf32>, index, index, f32) -> vector<4xf32>
+    vector.store %v, %y[%w, %c0] : memref<4x4xf32>, vector<4xf32>
+  }
+  func.return
+}
+
+// -----
+
+// A row computed inside the loop from its variable, or read from memory there, may change
+// from step to step: the gathers stay.
+// CHECK-LABEL: func.func @rows_from_the_step
+// CHECK:         tir.for
+// CHECK:           vector.transfer_read
+// CHECK-LABEL: func.func @rows_from_memory
+// CHECK:         tir.for
+// CHECK:           vector.transfer_read
+func.func @rows_from_the_step(%x: memref<8x4xf32>, %y: memref<4x4xf32>, %row: index) {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %pad = arith.constant 0.0 : f32
+  tir.for %w = %c0 to %c4 serial {
+    %r = arith.addi %row, %w : index
+    %v = "vector.transfer_read"(%x, %r, %w, %pad) <{in_bounds = [true], permutation_map = affine_map<(d0, d1) -> (d0)>, operandSegmentSizes = array<i32: 1, 2, 1, 0>}> : (memref<8x4xf32>, index, index, f32) -> vector<4xf32>
+    vector.store %v, %y[%w, %c0] : memref<4x4xf32>, vector<4xf32>
+  }
+  func.return
+}
+func.func @rows_from_memory(%x: memref<8x4xf32>, %y: memref<4x4xf32>, %rows: memref<1xindex>) {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %pad = arith.constant 0.0 : f32
+  tir.for %w = %c0 to %c4 serial {
+    %r = memref.load %rows[%c0] : memref<1xindex>
+    %v = "vector.transfer_read"(%x, %r, %w, %pad) <{in_bounds = [true], permutation_map = affine_map<(d0, d1) -> (d0)>, operandSegmentSizes = array<i32: 1, 2, 1, 0>}> : (memref<8x4xf32>, index, index, f32) -> vector<4xf32>
+    vector.store %v, %y[%w, %c0] : memref<4x4xf32>, vector<4xf32>
+  }
+  func.return
+}

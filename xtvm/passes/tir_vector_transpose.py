@@ -11,9 +11,10 @@ unpack/permute instructions). A 64 x 56 x 56 NCHW -> NHWC copy runs twice as fas
 
 A loop qualifies when its bounds are constants spanning N steps, its body has no regions (no
 nested loops or branches) and no write to the buffer read, and the read's innermost index is the
-loop variable plus a value defined outside the loop (or the loop variable alone), every other
-index being defined outside the loop. The buffer's innermost dimension must be contiguous (an
-identity layout). Anything else is left as it is.
+loop variable plus a value that does not change in the loop (or the loop variable alone), every
+other index not changing in it (defined outside, or computed inside by pure ops from values
+defined outside: a block's start that a compute_at stage adds in its body). The buffer's
+innermost dimension must be contiguous (an identity layout). Anything else is left as it is.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from xdsl.dialects.builtin import DenseArrayBase, MemRefType, ModuleOp, NoneAttr
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.traits import Pure
 
 from xtvm.dialects import tir
 from xtvm.passes.tir_bounds import constant_value, index_constant
@@ -42,16 +44,29 @@ def defined_inside(value: SSAValue, loop: tir.ForOp) -> bool:
     return isinstance(owner, Operation) and loop.is_ancestor(owner)
 
 
+def varies(value: SSAValue, loop: tir.ForOp) -> bool:
+    """Whether `value` may change from one step of the loop to the next: the loop variable,
+    or a value defined in its body other than by a pure op of values that do not."""
+    if not defined_inside(value, loop):
+        return False
+    owner = value.owner
+    if value is loop.induction_variable or not isinstance(owner, Operation):
+        return True
+    if not owner.has_trait(Pure) or owner.regions:
+        return True
+    return any(varies(operand, loop) for operand in owner.operands)
+
+
 def steps_with(value: SSAValue, loop: tir.ForOp) -> bool:
-    """Whether `value` is the loop variable, or it plus a value defined outside the loop."""
+    """Whether `value` is the loop variable, or it plus a value that does not vary in it."""
     if value is loop.induction_variable:
         return True
     owner = value.owner
     if not isinstance(owner, arith.AddiOp):
         return False
     a, b = owner.lhs, owner.rhs
-    return (a is loop.induction_variable and not defined_inside(b, loop)) or (
-        b is loop.induction_variable and not defined_inside(a, loop)
+    return (a is loop.induction_variable and not varies(b, loop)) or (
+        b is loop.induction_variable and not varies(a, loop)
     )
 
 
@@ -85,7 +100,7 @@ def block_reads(loop: tir.ForOp, steps: int) -> list[vector.TransferReadOp]:
             or not isinstance(source.layout, NoneAttr)
             or op.source in stored
             or not steps_with(last, loop)
-            or any(defined_inside(i, loop) for i in outer)
+            or any(varies(i, loop) for i in outer)
         ):
             continue
         found.append(op)

@@ -842,9 +842,16 @@ def post_order(expr: PrimExpr) -> list[PrimExpr]:
     return traversal.post_order([expr], children)
 
 
-def substitute(expr: PrimExpr, axes: Mapping[int, PrimExpr]) -> PrimExpr:
+def substitute(
+    expr: PrimExpr,
+    axes: Mapping[int, PrimExpr],
+    reads: Mapping[int, Callable[[tuple[PrimExpr, ...]], PrimExpr]] | None = None,
+) -> PrimExpr:
     """`expr` with the IterVars in `axes` (keyed by id) replaced by their expressions (other
-    IterVars, or expressions of them); shared nodes stay shared."""
+    IterVars, or expressions of them), and each read of a tensor in `reads` (keyed by the
+    tensor's id) by what its function makes of the read's (substituted) indices; shared
+    nodes stay shared."""
+    redirect = reads or {}
     memo: dict[int, PrimExpr] = {}
 
     def sub(node: PrimExpr) -> PrimExpr:
@@ -864,7 +871,9 @@ def substitute(expr: PrimExpr, axes: Mapping[int, PrimExpr]) -> PrimExpr:
         if isinstance(node, Call):
             return Call(node.name, tuple(sub(a) for a in node.args))
         if isinstance(node, Read):
-            return Read(node.tensor, tuple(sub(i) for i in node.indices))
+            indices = tuple(sub(i) for i in node.indices)
+            moved = redirect.get(id(node.tensor))
+            return Read(node.tensor, indices) if moved is None else moved(indices)
         if isinstance(node, Broadcast):
             return Broadcast(sub(node.value), node.lanes)
         if isinstance(node, Ramp):

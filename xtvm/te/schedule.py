@@ -401,6 +401,53 @@ class Schedule:
         )
         return cache
 
+    def transpose_read(self, tensor: Tensor, readers: Sequence[Tensor | TeOperation]) -> Tensor:
+        """A stage `<tensor>.T` holding `tensor` with its last two axes swapped, which the
+        compute stages `readers` read instead (their indices swapped alike): a product's
+        operand read [..., n, k] becomes [..., k, n], so that a tile vectorized along n loads
+        it contiguously. Not in TVM's te (its x86 schedules pack such operands in the
+        compute); like `rfactor`, it changes the readers' computation, so call it before
+        their other primitives. Returns the new stage's tensor, to be scheduled as any
+        (computed at a tile's loop, its buffer is one panel of the transposed operand)."""
+        if len(tensor.shape) < 2:
+            raise ScheduleError(f"transpose_read: {tensor.name} has fewer than two axes")
+        reader_stages = [self[r] for r in readers]
+        for reader in reader_stages:
+            if not isinstance(reader.op, ComputeOp) or not any(tensor is t for t in reader.reads):
+                raise ScheduleError(f"transpose_read: {reader.op.name} does not read {tensor.name}")
+            if reader.scheduled:
+                raise ScheduleError(
+                    f"transpose_read: call it before the other primitives of {reader.op.name}"
+                )
+        *lead, second, last = tensor.shape
+        axes = [IterVar(d, f"ax{k}") for k, d in enumerate((*lead, last, second))]
+        *outer, along_last, along_second = axes
+        op = ComputeOp(
+            self._fresh_name(f"{tensor.name}.T"),
+            "injective",
+            axes,
+            Read(tensor, (*outer, along_second, along_last)),
+        )
+        swapped = op.output(0)
+
+        def swap(indices: tuple[PrimExpr, ...]) -> PrimExpr:
+            *head, a, b = indices
+            return Read(swapped, (*head, b, a))
+
+        for reader in reader_stages:
+            body = reader.op
+            assert isinstance(body, ComputeOp)
+            body.bodies = [substitute(b, {}, {id(tensor): swap}) for b in body.bodies]
+            body.body = body.bodies[0]
+            if isinstance(body.body, Reduce):
+                body.reduce_axis = list(body.body.axes)
+            reader.reads = [swapped if t is tensor else t for t in reader.reads]
+        producer = self._by_op.get(id(tensor.op))
+        stage = Stage(op, self)
+        self.stages.insert(self.stages.index(producer) + 1 if producer else 0, stage)
+        self._by_op[id(op)] = stage
+        return swapped
+
     def cache_write(self, tensor: Tensor | Sequence[Tensor], scope: str) -> Tensor:
         """A stage `<tensor>.<scope>` computing `tensor` into a `scope` buffer; `tensor`'s
         stage becomes a copy of it (keeping its axes). Returns the new stage's tensor."""

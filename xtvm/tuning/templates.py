@@ -5,8 +5,12 @@ conv2d.
   transposed) take `(m, k, n, dtype)`; `batch_matmul.llvm` takes the operand shapes and
   transposes `(x_shape, y_shape, transpose_a, transpose_b, dtype)`. Their knobs are
   `cpu_dense`'s tile: rows (`tile_y`), columns (`tile_x`), reduction step (`tile_k`),
-  whether column blocks go outermost (`columns_first`) and, where the columns are contiguous
-  in the weight, whether each column panel of it is packed (`pack`).
+  whether column blocks go outermost (`columns_first`) and whether each column panel of the
+  column operand is packed (`pack`): where its columns are contiguous ([k, n]), a copy of the
+  panel; where it is read transposed ([n, k]: dense's weight, batch_matmul's y with
+  transpose_b), a transposing copy, one panel [k, tile_x] per column block (`tile_product`'s
+  `panels`), after which the tile vectorizes columns as matmul's does (`tile_k` the steps
+  unrolled) instead of k (`tile_k` the vector of k, each output a horizontal sum).
 - `conv2d_nchw.llvm` and `conv2d_nhwc.llvm` take `(data_shape, kernel_shape, strides,
   padding, dilation, kernel_layout, dtype)` of an ungrouped conv2d, and so do
   `depthwise_conv2d_{nchw,nhwc}.llvm` of a depthwise one (a group per input channel);
@@ -58,12 +62,15 @@ from xtvm.topi.schedule import (
     extent,
     group_row_tile,
     nhwc_tile_factor,
+    packs_transposed,
     packs_weight,
     register_tiled,
     rows_outside,
     split_exact,
     tile_factor,
     tile_product,
+    transpose_operand,
+    transposed_operand,
     weight_outgrows_cache,
 )
 from xtvm.tuning.space import ConfigSpace, OtherOptionEntity, SplitEntity
@@ -100,9 +107,11 @@ def schedule_product(s: te.Schedule, out: te.Tensor) -> None:
     rows, columns = extent(row_axis), extent(column_axis)
     (k,) = out.op.reduce_axis  # type: ignore[attr-defined]
     contiguous = column_contiguous(out)
+    transposed = not contiguous and transposed_operand(out) is not None
+    packs = packs_transposed(out, batched) if transposed else False  # the default's choice
     defaults = (
         (ROW_TILE, COLUMN_TILE, K_UNROLL)
-        if contiguous
+        if contiguous or packs
         else (K_ROW_TILE, K_COLUMN_TILE, VECTOR_LANES)
     )
     cfg: ConfigSpace = get_config()
@@ -119,12 +128,13 @@ def schedule_product(s: te.Schedule, out: te.Tensor) -> None:
     if cfg.is_fallback:
         cfg["columns_first"] = OtherOptionEntity(weight_outgrows_cache(out, batched))  # type: ignore[index]
     pack = False
-    if contiguous:  # a packed panel of the weight's columns (see tile_product)
+    if contiguous or transposed:  # a packed panel of the column operand (see tile_product)
         cfg.define_knob("pack", [False, True])
         if cfg.is_fallback:
-            default = packs_weight(out, weight_outgrows_cache(out, batched))
+            default = packs or packs_weight(out, weight_outgrows_cache(out, batched))
             cfg["pack"] = OtherOptionEntity(default)  # type: ignore[index]
         pack = bool(cfg["pack"].val)
+    panels = transpose_operand(s, out) if transposed and pack else None
     outer, inner = register_tiled(s, out)
     tile_product(
         outer,
@@ -132,11 +142,12 @@ def schedule_product(s: te.Schedule, out: te.Tensor) -> None:
         batched,
         cfg["tile_y"].size[-1],
         cfg["tile_x"].size[-1],
-        not contiguous,
+        not (contiguous or panels is not None),
         cfg["columns_first"].val,
         cfg["tile_k"].size[-1],
         split_exact,
         pack,
+        panels,
     )
 
 
