@@ -5,6 +5,8 @@ columns: the templates' `pack` knob, the default schedule's choice, the schedule
 
 from __future__ import annotations
 
+import json
+import random
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +14,7 @@ import numpy as np
 import pytest
 
 import xtvm as tvm
-from xtvm import autotvm, relay, te
+from xtvm import auto_scheduler, autotvm, relay, te
 from xtvm.driver.relay_build import lower_for_build
 from xtvm.ir.errors import ScheduleError
 from xtvm.runtime.relay_interpreter import evaluate
@@ -20,6 +22,8 @@ from xtvm.te.schedule import Schedule
 from xtvm.testing.relay import run_factory
 from xtvm.topi import nn, schedule
 from xtvm.tuning import templates
+from xtvm.tuning.auto_scheduler.loop_state import State, TransposeReadStep
+from xtvm.tuning.auto_scheduler.sketch import decode, generate_sketches, sample
 from xtvm.tuning.space import ConfigEntity
 
 ATTENTION = ((12, 128, 64), (12, 128, 64), False, True)
@@ -197,3 +201,63 @@ def test_transpose_read_refuses_what_it_cannot_rewrite() -> None:
     s[out].split(out.op.axis[0], factor=2)
     with pytest.raises(ScheduleError, match="before the other primitives"):
         s.transpose_read(y, [out])
+
+
+def test_the_computation_is_left_as_it_was() -> None:
+    # relay.build schedules a kernel's computation again (the default, the baseline of a
+    # tuned record): the second schedule packs as the first did
+    x = te.placeholder((12, 64, 64), name="x")
+    y = te.placeholder((12, 64, 64), name="y")
+    out = nn.batch_matmul(x, y, False, True)
+    body = out.op.body
+    kernels = []
+    for _ in range(2):
+        s = te.create_schedule(out.op)
+        schedule.cpu_dense(s, out)
+        assert len(panels_of(s)) == 1
+        kernels.append(str(tvm.lower(s, [x, y, out], simple_mode=True)))
+    assert out.op.body is body
+    assert sorted(t.name for t in out.op.input_tensors) == ["x", "y"]
+    assert kernels[0] == kernels[1]
+
+
+@auto_scheduler.register_workload
+def transposed_batch_matmul(b: int, m: int, k: int, n: int) -> list[te.Tensor]:
+    x = te.placeholder((b, m, k), name="x")
+    y = te.placeholder((b, n, k), name="y")
+    return [x, y, nn.batch_matmul(x, y, False, True)]
+
+
+def test_auto_scheduler_sketches_read_the_operand_transposed() -> None:
+    # the rules add sketches whose product reads a transposing copy; their candidates go
+    # to JSON and back, are recognised, and replay to numpy's product (odd sizes: guarded
+    # squares of the copy where n's vector does not divide k)
+    task = auto_scheduler.SearchTask(func=transposed_batch_matmul, args=(2, 7, 13, 20))
+    sketches = generate_sketches(task.compute_dag)
+    assert [s.name for s in sketches] == [
+        "tile",
+        "cache_write",
+        "tile+transpose",
+        "cache_write+transpose",
+    ]
+    assert sketches[2].steps[0] == TransposeReadStep("T_batch_matmul", "y")
+    rng = random.Random(0)
+    transposing = [c for c in (sample(rng, sketches) for _ in range(40)) if c.sketch >= 2][:5]
+    assert transposing
+    for candidate in transposing:
+        state = candidate.state(sketches)
+        replayed = State.from_json(json.loads(json.dumps(state.to_json())))
+        assert replayed == state and decode(replayed, sketches) == candidate
+        s = replayed.replay(task.compute_dag.create_schedule())
+        assert len(panels_of(s)) == 1
+        run_batch_matmul(s, task.compute_dag.tensors, False, True)
+    # a product read contiguously has no such sketch
+    plain = auto_scheduler.SearchTask(func=contiguous_batch_matmul, args=(2, 7, 13, 20))
+    assert [s.name for s in generate_sketches(plain.compute_dag)] == ["tile", "cache_write"]
+
+
+@auto_scheduler.register_workload
+def contiguous_batch_matmul(b: int, m: int, k: int, n: int) -> list[te.Tensor]:
+    x = te.placeholder((b, m, k), name="x")
+    y = te.placeholder((b, k, n), name="y")
+    return [x, y, nn.batch_matmul(x, y, False, False)]

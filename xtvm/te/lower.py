@@ -28,6 +28,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from xtvm.dialects import te
+from xtvm.ir import traversal
 from xtvm.ir.errors import TVMError
 from xtvm.ir.numpy_types import element_type
 from xtvm.runtime.binding import ARG_DIMS_ATTR, BINARY_OPS, Dim, arg_dims_attr
@@ -237,7 +238,7 @@ def schedule_to_module(s: Schedule, args: Sequence[Tensor | Var], name: str = "m
                 block.add_op(bound)
                 variables[id(extent)] = bound.result
     sizes = ExprEmitter(block, variables, tensors)
-    ops = post_order_ops([t.op for t in outputs])
+    ops = scheduled_ops(s, outputs)
     in_scans = scan_bodies(ops)
     for op in ops:
         if id(op) in in_scans:
@@ -253,7 +254,10 @@ def schedule_to_module(s: Schedule, args: Sequence[Tensor | Var], name: str = "m
             block.add_op(build_extern(op, tensors))
             continue
         assert isinstance(op, ComputeOp)
-        add_computes(op, block, tensors, sizes)
+        computed = s.rewritten.get(id(op), op)
+        add_computes(computed, block, tensors, sizes)
+        for original, result in zip(op.outputs, computed.outputs, strict=True):
+            tensors[id(original)] = tensors[id(result)]
     if s.primitives:
         block.add_op(te.ScheduleOp([schedule_op(p, tensors) for p in s.primitives]))
     block.add_op(func.ReturnOp(*[tensors[id(t)] for t in outputs]))
@@ -273,6 +277,17 @@ def schedule_to_module(s: Schedule, args: Sequence[Tensor | Var], name: str = "m
     if order != list(range(len(order))):
         function.attributes[te.ARG_ORDER_ATTR] = DenseArrayBase.from_list(i64, order)
     return ModuleOp([function])
+
+
+def scheduled_ops(s: Schedule, outputs: Sequence[Tensor]) -> list[TeOperation]:
+    """The operations the outputs depend on in schedule `s`, producers first: an operation
+    `s` rewrote (`Schedule.rewritten`) depends on what its rewritten body reads."""
+
+    def inputs(op: TeOperation) -> list[TeOperation]:
+        computed = s.rewritten.get(id(op), op)
+        return [tensor.op for tensor in computed.input_tensors]  # type: ignore[attr-defined]
+
+    return traversal.post_order([t.op for t in outputs], inputs)
 
 
 def scalar_type(v: Var) -> Attribute:

@@ -329,6 +329,9 @@ class Schedule:
     def __init__(self, outputs: Sequence[TeOperation]) -> None:
         self.outputs = list(outputs)
         self.primitives: list[Operation | CachePrimitive] = []
+        # id of an operation of the computation -> the operation that computes it in this
+        # schedule, its body rewritten (`transpose_read`); its outputs stand for the original's
+        self.rewritten: dict[int, ComputeOp] = {}
         self.stages: list[Stage] = []
         self._by_op: dict[int, Stage] = {}
         taken: set[str] = set()
@@ -406,9 +409,11 @@ class Schedule:
         compute stages `readers` read instead (their indices swapped alike): a product's
         operand read [..., n, k] becomes [..., k, n], so that a tile vectorized along n loads
         it contiguously. Not in TVM's te (its x86 schedules pack such operands in the
-        compute); like `rfactor`, it changes the readers' computation, so call it before
-        their other primitives. Returns the new stage's tensor, to be scheduled as any
-        (computed at a tile's loop, its buffer is one panel of the transposed operand)."""
+        compute). It changes the readers' computation, so call it before their other
+        primitives; the operations themselves stay as they were (a new operation per reader,
+        in `rewritten`, is what the schedule lowers), so the computation can be scheduled
+        afresh. Returns the new stage's tensor, to be scheduled as any (computed at a tile's
+        loop, its buffer is one panel of the transposed operand)."""
         if len(tensor.shape) < 2:
             raise ScheduleError(f"transpose_read: {tensor.name} has fewer than two axes")
         reader_stages = [self[r] for r in readers]
@@ -435,12 +440,14 @@ class Schedule:
             return Read(swapped, (*head, b, a))
 
         for reader in reader_stages:
-            body = reader.op
-            assert isinstance(body, ComputeOp)
-            body.bodies = [substitute(b, {}, {id(tensor): swap}) for b in body.bodies]
-            body.body = body.bodies[0]
-            if isinstance(body.body, Reduce):
-                body.reduce_axis = list(body.body.axes)
+            current = reader.op
+            assert isinstance(current, ComputeOp)
+            bodies = [substitute(b, {}, {id(tensor): swap}) for b in current.bodies]
+            new = ComputeOp(current.name, current.tag, current.axis, bodies, current.attrs)
+            origin = next((k for k, op in self.rewritten.items() if op is current), id(current))
+            self.rewritten[origin] = new
+            self._by_op[id(new)] = reader
+            reader.op = new
             reader.reads = [swapped if t is tensor else t for t in reader.reads]
         producer = self._by_op.get(id(tensor.op))
         stage = Stage(op, self)

@@ -61,6 +61,25 @@ class CacheWriteStep(Step):
 
 
 @dataclass(frozen=True)
+class TransposeReadStep(Step):
+    """`s.transpose_read(tensor, [stage])`: the stage reads `tensor` (a product's operand
+    [..., n, k]) from a copy with its last two axes swapped, a new stage `<tensor>.T`."""
+
+    kind: ClassVar[str] = "TR"
+    tensor: str
+
+    def apply(self, s: Schedule, steps: Sequence[Step]) -> None:
+        stage = stage_of(s, self.stage)
+        source = next((t for t in stage.reads if t.name == self.tensor), None)
+        if source is None:
+            raise ValueError(f"stage '{self.stage}' reads no tensor '{self.tensor}'")
+        s.transpose_read(source, [stage.op])
+
+    def __str__(self) -> str:
+        return f"{self.tensor}.T = s.transpose_read({self.tensor}, [{self.stage}])"
+
+
+@dataclass(frozen=True)
 class ComputeInlineStep(Step):
     kind: ClassVar[str] = "CI"
 
@@ -188,6 +207,7 @@ STEP_KINDS: dict[str, type[Step]] = {
     cls.kind: cls
     for cls in (
         CacheWriteStep,
+        TransposeReadStep,
         ComputeInlineStep,
         SplitStep,
         FollowSplitStep,

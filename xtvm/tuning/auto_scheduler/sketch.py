@@ -10,7 +10,12 @@ Rules, applied to the stages from the outputs back (TVM's sketch rules for CPU):
   reduction is computed at the reader's `S1` tile (its `S2 S3` follow the reader's split);
   an output with no such reader gets one with `cache_write` (a second sketch, beside the plain
   tiling), so that the tile accumulates in registers;
-- any other stage (an output, padding) is fused, split for a vector and made parallel.
+- any other stage (an output, padding) is fused, split for a vector and made parallel;
+- a reduction reading an operand transposed (a product's [..., n, k]: attention's q @ k^T)
+  gets a second sketch in which it reads a transposing copy of it (`TransposeReadStep`), so
+  that its innermost tile, along n, loads contiguous vectors; the copy is computed at the
+  root in squares (n split for a vector, k following that split: tir-vector-transpose reads
+  squares of 4, 8 or 16 as rows).
 
 Inner loops are unrolled from the innermost out while the copies of the body stay at most
 `MAX_UNROLL` (TVM's `auto_unroll_max_step`).
@@ -30,6 +35,7 @@ from functools import cache
 
 from xtvm.te.expr import IterVar, Select, walk
 from xtvm.te.schedule import Schedule
+from xtvm.topi.schedule import column_contiguous, transposed_operand
 from xtvm.tuning.auto_scheduler.compute_dag import ComputeDAG, StageInfo
 from xtvm.tuning.auto_scheduler.loop_state import (
     AnnotationStep,
@@ -42,6 +48,7 @@ from xtvm.tuning.auto_scheduler.loop_state import (
     SplitStep,
     State,
     Step,
+    TransposeReadStep,
     stage_of,
 )
 
@@ -142,12 +149,35 @@ def generate_sketches(dag: ComputeDAG) -> list[Sketch]:
     if not static:
         return [Sketch("default", [])]
     choices = [False, True] if any(elementwise_reader(dag, s) is None for s in tiled) else [False]
-    return [build_sketch(dag, cache_write) for cache_write in choices]
+    transposes = [False, True] if transposed_reads(dag) else [False]
+    return [
+        build_sketch(dag, cache_write, transpose)
+        for transpose in transposes
+        for cache_write in choices
+    ]
 
 
-def build_sketch(dag: ComputeDAG, use_cache_write: bool) -> Sketch:
+def transposed_reads(dag: ComputeDAG) -> list[tuple[str, str]]:
+    """(stage, tensor) of each reduction that reads an operand transposed and could read it
+    contiguously along its innermost axis instead (`topi.schedule.transposed_operand`)."""
+    found = []
+    for info in dag.stages:
+        out = info.op.output(0)
+        if not info.has_reduction or column_contiguous(out):
+            continue
+        operand = transposed_operand(out)
+        if operand is not None:
+            found.append((info.name, operand.name))
+    return found
+
+
+def build_sketch(dag: ComputeDAG, use_cache_write: bool, transpose: bool = False) -> Sketch:
     b = SketchBuilder(dag)
-    sketch = Sketch("cache_write" if use_cache_write else "tile", [])
+    name = "cache_write" if use_cache_write else "tile"
+    sketch = Sketch(f"{name}+transpose" if transpose else name, [])
+    for stage, tensor in transposed_reads(dag) if transpose else []:
+        b.add(TransposeReadStep(stage, tensor))
+        transpose_at_root(b, sketch, stage_of(b.s, f"{tensor}.T").op.name)
     for info in dag.stages:
         if inlinable(info):
             b.add(ComputeInlineStep(info.name))
@@ -208,6 +238,17 @@ def tile_with_reader(b: SketchBuilder, sketch: Sketch, stage: str, reader: str, 
     unroll += [(loops[1], index, 3) for loops, (index, _) in zip(inner[:-1], spatial, strict=False)]
     annotate(b, sketch, stage, None, last_split, unroll)
     annotate(b, sketch, reader, outer, last_split, [])
+
+
+def transpose_at_root(b: SketchBuilder, sketch: Sketch, stage: str) -> None:
+    """A transposing copy [..., k, n] at the root: n split for a vector, k split as n is
+    (a square), the outer loops fused and parallel."""
+    *lead, k, n = b.leaves(stage)
+    n_split, (n_outer, n_inner) = b.split(stage, n, 2)
+    k_outer, k_inner = b.follow_split(stage, k, n_split, 1)
+    b.reorder(stage, [*lead, n_outer, k_outer, k_inner, n_inner])
+    outer = b.fuse(stage, [*lead, n_outer])
+    annotate(b, sketch, stage, outer, n_split, [])
 
 
 def elementwise_at_root(b: SketchBuilder, sketch: Sketch, stage: str) -> None:
