@@ -130,7 +130,8 @@ def test_fallback_config_of_new_templates_is_the_default_schedule(
 ) -> None:
     s, _ = getattr(templates, name)(*args)
     if layout is None:
-        out = nn.batch_matmul(te.placeholder(args[0]), te.placeholder(args[1]), False, True)
+        x, y = te.placeholder(args[0], name="x"), te.placeholder(args[1], name="y")
+        out = nn.batch_matmul(x, y, False, True)  # packed: the copy is named after y
         default = te.create_schedule(out.op)
         schedule.cpu_dense(default, out)
     else:

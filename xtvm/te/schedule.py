@@ -8,6 +8,10 @@ names them (`i.outer`, `i.inner`, `i.j.fused`), which is how the IR refers to th
 `C.local` with axes `i.c, ...` and C's reduce axes, C becoming a copy of it), so that later
 primitives can name them; their IR ops take the cached tensor as an operand, so they are
 built with the kernel (`CachePrimitive`).
+
+`s.transpose_read` (not TVM's) changes the computation instead: a new stage holds an operand
+with its last two axes swapped and the readers read it; the schedule lowers a rewritten copy
+of each reader's operation (`Schedule.rewritten`), the computation itself left unchanged.
 """
 
 from __future__ import annotations

@@ -8,7 +8,9 @@ primitives to it; the strategy table (`strategy.py`) picks one per op and target
   loops in parallel; dense/matmul/batch_matmul and conv2d get a register tile — the output
   split into a block of rows (or output channels) by a vector of columns, the reduce loops
   outside that block, the vector axis vectorized and the row axis unrolled, the loops outside
-  fused and parallel.
+  fused and parallel. A product reading an operand transposed ([n, k]) copies it transposed,
+  one [k, columns] panel per column block, and vectorizes columns the same way
+  (`packs_transposed`).
 - cuda (`schedule_cuda.py`): the spatial loops fused and split over `blockIdx.x` x
   `threadIdx.x`, reductions serial in each thread; dense/matmul/batch_matmul and NCHW conv2d
   get shared-memory tiles.
