@@ -43,9 +43,11 @@ vectorized k and every output ended in a horizontal sum: about 40 % of the peak 
 model reached random's 200-trial best at trial 20, random never the model's). Now the default
 schedule copies it transposed, one [k, 32] panel per column block (`packs_transposed`, the
 templates' `pack` knob), and the tile vectorizes n as matmul's does: the default is the
-space's best point (8 x 32, its ties within 1-2 %: the tuned figures above are that noise;
-the re-check keeps the default); random search matched the model's 200-trial best after 25
-trials. 202 trials each: xgb 152 measured in 149 s, random 191 in 458 s.
+space's best region (both tuners' bests are its 8 x 32 tile with 2 or 1 k steps unrolled
+instead of 4; their re-checks chose them over the default in interleaved pairs, yet timed
+again above they are 3-4 % slower: within this machine's noise, no knob beats the default by
+more). Random search matched the model's 200-trial best after 25 trials. 202 trials each:
+xgb 152 measured in 149 s, random 191 in 458 s.
 """
 
 from __future__ import annotations
