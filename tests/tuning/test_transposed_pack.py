@@ -92,8 +92,26 @@ def test_packed_configs_compute_the_product(
     configs = [c for c in task.config_space if c["pack"].val]
     for config in configs[:: max(1, len(configs) // 6)][:6]:
         s, args = task.instantiate(config)
-        assert len(panels_of(s)) == 1
+        assert "y.T" in stage_names(s)
         run_batch_matmul(s, args, transpose_a, True)
+
+
+@pytest.mark.parametrize("transpose_b", [False, True])
+def test_pack_a_copies_the_rows_operand(transpose_b: bool) -> None:
+    # x [b, k, m] (transpose_a) copied to [b, m, k] at the root: numpy's product, with y
+    # read either way (and packed where it is transposed), tiles guarded or whole
+    x_shape, y_shape = (2, 13, 17), ((2, 24, 13) if transpose_b else (2, 13, 24))
+    task = autotvm.task.create(
+        "batch_matmul.llvm", args=(x_shape, y_shape, True, transpose_b), target="llvm"
+    )
+    assert [str(e) for e in task.config_space.space_map["pack_a"]] == ["ot(False)", "ot(True)"]
+    configs = [c for c in task.config_space if c["pack_a"].val]
+    for config in configs[:: max(1, len(configs) // 5)][:5]:
+        s, args = task.instantiate(config)
+        assert "x.T" in stage_names(s)
+        run_batch_matmul(s, args, True, transpose_b)
+    plain = autotvm.task.create("batch_matmul.llvm", args=ATTENTION, target="llvm")
+    assert "pack_a" not in plain.config_space.space_map
 
 
 def test_dense_of_two_activations_packed() -> None:

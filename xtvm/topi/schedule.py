@@ -539,6 +539,23 @@ def transposed_operand(t: te.Tensor) -> te.Tensor | None:
     return None
 
 
+def transposed_rows(t: te.Tensor) -> te.Tensor | None:
+    """The operand the product `t` reads with its rows last ([..., k, m]: batch_matmul's x
+    with transpose_a), its last two indices `t`'s reduce axis and its last row axis; None
+    when there is none."""
+    *_, row, _ = t.op.axis  # type: ignore[attr-defined]
+    reduce_axes = t.op.reduce_axis  # type: ignore[attr-defined]
+    if len(reduce_axes) != 1:
+        return None
+    (k,) = reduce_axes
+    for node in walk(t.op.body):  # type: ignore[attr-defined]
+        if isinstance(node, Read) and len(node.indices) >= 2:
+            *_, a, b = node.indices
+            if a is k and b is row:
+                return node.tensor
+    return None
+
+
 def packs_transposed(t: te.Tensor, batched: int) -> bool:
     """Whether the default schedule of the product `t` copies its transposed operand
     (`transposed_operand`) into panels of [k, columns] and vectorizes columns: when it has
