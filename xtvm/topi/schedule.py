@@ -522,38 +522,35 @@ def packs_weight(t: te.Tensor, columns_first: bool) -> bool:
     return PACK_WIDE_WEIGHTS and columns_first and wide
 
 
-def transposed_operand(t: te.Tensor) -> te.Tensor | None:
-    """The operand the product `t` reads transposed: indexed [..., column, k] (dense's weight
-    [n, k], batch_matmul's y with transpose_b), its last two indices `t`'s column axis and
-    its reduce axis; None when there is none (or `t` is not a sum over one axis)."""
-    column = t.op.axis[-1]  # type: ignore[attr-defined]
-    reduce_axes = t.op.reduce_axis  # type: ignore[attr-defined]
-    if len(reduce_axes) != 1:
-        return None
-    (k,) = reduce_axes
+def read_with_last(t: te.Tensor, second: IterVar, last: IterVar) -> te.Tensor | None:
+    """The operand the product `t` reads with `second` and `last` (axes of `t`) as its last
+    two indices; None when it reads none so."""
     for node in walk(t.op.body):  # type: ignore[attr-defined]
         if isinstance(node, Read) and len(node.indices) >= 2:
             *_, a, b = node.indices
-            if a is column and b is k:
+            if a is second and b is last:
                 return node.tensor
     return None
+
+
+def transposed_operand(t: te.Tensor) -> te.Tensor | None:
+    """The operand the product `t` reads transposed: indexed [..., column, k] (dense's weight
+    [n, k], batch_matmul's y with transpose_b); None when there is none (or `t` is not a
+    sum over one axis)."""
+    reduce_axes = t.op.reduce_axis  # type: ignore[attr-defined]
+    if len(reduce_axes) != 1:
+        return None
+    return read_with_last(t, t.op.axis[-1], reduce_axes[0])  # type: ignore[attr-defined]
 
 
 def transposed_rows(t: te.Tensor) -> te.Tensor | None:
-    """The operand the product `t` reads with its rows last ([..., k, m]: batch_matmul's x
-    with transpose_a), its last two indices `t`'s reduce axis and its last row axis; None
-    when there is none."""
-    *_, row, _ = t.op.axis  # type: ignore[attr-defined]
+    """The operand the product `t` reads with its rows last: indexed [..., k, row]
+    (batch_matmul's x with transpose_a); None when there is none."""
     reduce_axes = t.op.reduce_axis  # type: ignore[attr-defined]
-    if len(reduce_axes) != 1:
+    axes = t.op.axis  # type: ignore[attr-defined]
+    if len(reduce_axes) != 1 or len(axes) < 2:
         return None
-    (k,) = reduce_axes
-    for node in walk(t.op.body):  # type: ignore[attr-defined]
-        if isinstance(node, Read) and len(node.indices) >= 2:
-            *_, a, b = node.indices
-            if a is k and b is row:
-                return node.tensor
-    return None
+    return read_with_last(t, reduce_axes[0], axes[-2])
 
 
 def packs_transposed(t: te.Tensor, batched: int) -> bool:
