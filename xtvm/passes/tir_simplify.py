@@ -208,6 +208,25 @@ class SimplifyDivisionOfMultiple(RewritePattern):
         return ops, [total.result]
 
 
+class CollectLikeTerms(RewritePattern):
+    """`a + b` or `a - b` where the linear forms of `a` and `b` share atoms: one linear
+    form, each atom once (a tile's global index less the tile's start becomes the loop index
+    inside the tile: a register array's constant index once unrolled)."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if not isinstance(op, arith.AddiOp | arith.SubiOp):
+            return
+        if not isinstance(op.result.type, IndexType):
+            return
+        lhs, rhs = linear_form(op.lhs), linear_form(op.rhs)
+        if not set(lhs.terms) & set(rhs.terms):
+            return
+        form = lhs.plus(rhs.scaled(-1) if isinstance(op, arith.SubiOp) else rhs)
+        form = LinearForm({v: k for v, k in form.terms.items() if k}, form.constant)
+        ops, value = build_linear_form(form)
+        rewriter.replace(op, ops, [value])
+
+
 class InlineSingleIterationLoop(RewritePattern):
     """Replace a loop that runs once by its body; erase a loop that never runs."""
 
@@ -276,6 +295,7 @@ def simplify_patterns() -> list[RewritePattern]:
         FoldKnownInteger(),
         DropDecidedClamp(),
         SimplifyDivisionOfMultiple(),
+        CollectLikeTerms(),
         InlineSingleIterationLoop(),
         EraseEmptyLoop(),
         EraseUnusedArith(),

@@ -107,14 +107,22 @@ def replace_loop(loop: tir.ForOp, thread: SSAValue, launch_extent: int) -> list[
     return [guard]
 
 
-def chain_tags(root: tir.ForOp, end: tir.ForOp) -> set[str]:
-    tags, loop = set(), root
+def chain_loops(root: tir.ForOp, end: tir.ForOp) -> dict[str, tir.ForOp]:
+    """The loops of the chain from `root` to `end`, by thread tag."""
+    loops, loop = {}, root
     while True:
         assert loop.thread is not None
-        tags.add(loop.thread.data)
+        loops[loop.thread.data] = loop
         if loop is end:
-            return tags
+            return loops
         loop = next(op for op in loop.body.block.ops if is_thread_loop(op))  # type: ignore[assignment]
+
+
+def stores_only_shared(loop: Operation) -> bool:
+    """Whether `loop` stores to shared buffers and to nothing else: a block's threads
+    filling a tile together, whatever thread runs which part of it."""
+    stores = [op for op in loop.walk() if isinstance(op, memref.StoreOp)]
+    return bool(stores) and all(stores_shared([op]) for op in stores)
 
 
 def merge_nest(root: tir.ForOp) -> None:
@@ -123,24 +131,37 @@ def merge_nest(root: tir.ForOp) -> None:
     inner = [op for op in end.body.walk() if is_thread_loop(op) and op is not end]
     if not inner:
         return
-    bound = chain_tags(root, end)
+    bound = chain_loops(root, end)
     extents: dict[str, int] = {}
+    threads: dict[str, SSAValue] = {}
     for loop in inner:
         assert isinstance(loop, tir.ForOp) and loop.thread is not None
         tag = loop.thread.data
         lower, upper = constant_value(loop.lower_bound), constant_value(loop.upper_bound)
-        if tag not in THREAD_ORDER or tag in bound:
+        if tag not in THREAD_ORDER:
             raise located_error(loop, f"'{tag}' is bound again inside a kernel's loop nest")
         if lower != 0 or upper is None:
             raise located_error(loop, f"a '{tag}' loop inside a kernel needs constant bounds")
+        if tag in bound:  # a shared tile's copy inside the loop of its own threads: TVM's
+            # bound inference gave it the whole block's region, the threads share it out
+            outer = bound[tag]
+            launched = constant_value(outer.upper_bound)
+            if not stores_only_shared(loop) or launched is None or upper > launched:
+                raise located_error(
+                    loop,
+                    f"'{tag}' is bound again inside a kernel's loop nest (only a copy into "
+                    f"shared memory of at most the block's {launched} threads may be)",
+                )
+            threads[tag] = outer.induction_variable
+            extents[tag] = launched
+            continue
         extents[tag] = max(extents.get(tag, 0), upper)
     # One loop per thread axis around the whole body of `end`.
     body = [op for op in end.body.block.ops if not isinstance(op, tir.YieldOp)]
     for op in body:
         op.detach()
-    threads: dict[str, SSAValue] = {}
     block = end.body.block
-    for tag in (t for t in THREAD_ORDER if t in extents):
+    for tag in (t for t in THREAD_ORDER if t in extents and t not in bound):
         zero, upper = index(0), index(extents[tag])
         Rewriter.insert_op([zero, upper], InsertPoint.before(root))
         loop = tir.ForOp(zero, upper, "thread_binding", tag)
