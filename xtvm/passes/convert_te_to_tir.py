@@ -71,7 +71,7 @@ from xdsl.dialects.builtin import (
     i1,
     i64,
 )
-from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
@@ -1400,7 +1400,7 @@ class KernelLowering:
         threadIdx and vthread for the shared scope), so that it holds what every thread of
         the block reads there; its own thread-bound loops share out that work."""
         if child.scope == "shared":
-            found = [[relax(i, self.thread_ranges) for i in read] for read in found]
+            found = [[self.relaxed(i) for i in read] for read in found]
         box = Box([], [], [], [])
         for dim, extent in enumerate(child.extents):
             interval: Interval = found[0][dim]
@@ -1433,6 +1433,36 @@ class KernelLowering:
                 )
             )
         return box
+
+    def relaxed(self, interval: Interval) -> Interval:
+        """`interval` over all the threads of a block; unknown (the whole dimension) where
+        it depends on a thread otherwise than through the loops and parts of fused loops
+        whose ranges are known."""
+        interval = relax(interval, self.thread_ranges)
+        if interval is None:
+            return None
+        terms = [*interval[0].terms, *interval[1].terms]
+        return None if any(self.on_threads(v) for v in terms) else interval
+
+    def on_threads(self, value: SSAValue) -> bool:
+        """Whether `value` is computed from a loop over a block's threads."""
+        pending, seen = [value], set()
+        while pending:
+            value = pending.pop()
+            if value in seen:
+                continue
+            seen.add(value)
+            if value in self.thread_ranges:
+                return True
+            if isinstance(value, BlockArgument):
+                loop = value.block.parent_op()
+                if isinstance(loop, tir.ForOp) and is_block_thread(
+                    loop.thread.data if loop.thread else None
+                ):
+                    return True
+                continue
+            pending.extend(value.owner.operands)  # type: ignore[union-attr]
+        return False
 
     def collect_reads(
         self,
