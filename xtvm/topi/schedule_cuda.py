@@ -12,7 +12,9 @@
   at the step; bound inference gives such a stage the whole block's region, and its loop
   bound to `threadIdx.x` shares the copy among the threads, see
   `xtvm/backends/cuda/thread_nests.py`), then each k of the step copies the thread's
-  fragments of both tiles into registers (LOCAL_FRAGMENTS) and multiplies them, unrolled.
+  fragments of both tiles into registers (LOCAL_FRAGMENTS) and multiplies them, the
+  thread's tile unrolled (and the step's k loop with UNROLL_K: about 100 registers a thread
+  without, two blocks of 256 an SM; 160 with, one).
   Bank conflicts: a warp is WARP_COLUMNS x (32 / WARP_COLUMNS) threads of the tile, and a
   tile read down its columns (an operand whose rows run along k) gets an odd row stride
   (`storage_align`, SHARED_PAD).
@@ -44,6 +46,7 @@ K_TILE = 8
 WARP_COLUMNS = 8
 SHARED_PAD = True  # odd row strides for tiles read down their columns
 LOCAL_FRAGMENTS = True  # each k step's operand fragments copied into registers
+UNROLL_K = False  # unroll each step's k loop too (more loads in flight; 160+ registers a thread)
 CONV_THREADS_2D = 16  # conv2d: threads along output channels and output pixels
 CONV_PER_THREAD = 4  # conv2d: outputs per thread along each
 CONV_K_TILE = 4  # input channels per shared-memory step of conv2d
@@ -183,7 +186,7 @@ def cuda_dense(s: te.Schedule, t: te.Tensor) -> None:
     (k,) = local.op.reduce_axis  # type: ignore[attr-defined]
     ko, ki = cache.split(k, factor=min(K_TILE, extent(k)))
     cache.reorder(ko, ki, *spatial)
-    for axis in (ki, *spatial):
+    for axis in (ki, *spatial) if UNROLL_K else spatial:
         cache.unroll(axis)
     threads = threads_y * threads_x
     for operand in list(cache.reads):
