@@ -514,6 +514,28 @@ def test_shared_memory_products_match_relay_interpreter(name: str, tmp_path: Pat
     compile_ptx({name: source}, tmp_path)
 
 
+@pytest.mark.parametrize("op", ["dense", "matmul"])
+def test_product_register_tile_stays_in_registers(op: str, tmp_path: Path) -> None:
+    """ptxas puts no array of a 256 x 256 x 64 product's kernel in local memory: every index
+    of its register tile is a constant once unrolled (a tile's index less the tile's start
+    simplified to the loop's), and it spills nothing."""
+    if shutil.which("nvcc") is None:
+        pytest.skip("nvcc not found")
+    f32 = CASES.f32
+    types = [f32(256, 64), f32(256, 64) if op == "dense" else f32(64, 256)]
+    relay_op = relay.DenseOp if op == "dense" else relay.MatmulOp
+    _, kernels = lower_for_cuda(CASES.function(types, lambda g, x, w: g(relay_op(x, w))))
+    source = build_cuda(kernels).imported_modules[0].get_source()
+    path = tmp_path / "product.cu"
+    path.write_text(source)
+    command = ["nvcc", "-arch=sm_90", "-cubin", "-O3", "-Xptxas", "-v", str(path)]
+    result = subprocess.run(
+        [*command, "-o", str(tmp_path / "product.cubin")], capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr[-4000:]
+    assert "0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads" in result.stderr
+
+
 def test_ptx_for_the_device_architecture_and_for_a_newer_one() -> None:
     """nvcc compiles for the device's compute capability; one newer than nvcc knows falls
     back to nvcc's default PTX (which the driver JIT-compiles for the device)."""
