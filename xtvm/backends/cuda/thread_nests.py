@@ -7,7 +7,11 @@ thread-axis merging) each such loop becomes the thread's own index, guarded when
 below the launch's; the threads of the block are one loop nest around all of it, which
 tir-split-host-device outlines. A tile is written by some threads and read by others, so a
 `__syncthreads()` (`tir.call_extern "__syncthreads"`, which the tir interpreter runs in
-lockstep) comes before and after every former loop that stores to a shared buffer.
+lockstep) comes before and after every former loop that stores to a shared buffer, one only
+between two such loops where the second reads no shared memory (a step's two operand tiles).
+A loop bound to a thread axis of the nest around it is that thread's index too (guarded when
+shorter), if it only stores to shared memory: a tile copied at a thread's loop that bound
+inference made the whole block's, which the block's threads share out (TVM's form).
 
     tir.for %bx ... "blockIdx.x" { tir.for %ko ... serial {
         tir.for %t ... "threadIdx.x" {load → shared}   tir.for %tx ... "threadIdx.x" {use} } }
@@ -68,18 +72,12 @@ def quiet(op: Operation | None) -> bool:
 
 
 def barrier_before(op: Operation) -> None:
-    previous = op.prev_op
-    while quiet(previous) and not is_barrier(previous):
-        previous = previous.prev_op  # type: ignore[union-attr]
-    if not is_barrier(previous):
+    if not is_barrier(neighbour(op, forward=False)):
         Rewriter.insert_op(tir.CallExternOp(BARRIER, []), InsertPoint.before(op))
 
 
 def barrier_after(op: Operation) -> None:
-    following = op.next_op
-    while quiet(following) and not is_barrier(following):
-        following = following.next_op  # type: ignore[union-attr]
-    if not is_barrier(following):
+    if not is_barrier(neighbour(op, forward=True)):
         Rewriter.insert_op(tir.CallExternOp(BARRIER, []), InsertPoint.after(op))
 
 
@@ -173,14 +171,50 @@ def merge_nest(root: tir.ForOp) -> None:
         threads[tag] = loop.induction_variable
         block = loop.body.block
     Rewriter.insert_op(body, InsertPoint.before(block.last_op))  # type: ignore[arg-type]
-    # Each former loop becomes a guarded region; outermost first, nested ones move with it.
+    # Each former loop becomes a guarded region; nested ones first, then the loops around
+    # them, whose regions are fenced once all are in place.
     outermost = [op for op in inner if not any(o is not op and o.is_ancestor(op) for o in inner)]
-    for loop in inner:
+    fences: list[tuple[Operation, Operation]] = []
+    for loop in reversed(inner):
         assert isinstance(loop, tir.ForOp) and loop.thread is not None
         ops = replace_loop(loop, threads[loop.thread.data], extents[loop.thread.data])
         if loop in outermost and ops and stores_shared(ops):
-            first, last = widened(ops)
+            fences.insert(0, widened(ops))
+    fence(fences)
+
+
+def neighbour(op: Operation, forward: bool) -> Operation | None:
+    """The nearest op before (after) `op` that a barrier may not move across."""
+    other = op.next_op if forward else op.prev_op
+    while quiet(other) and not is_barrier(other):
+        other = other.next_op if forward else other.prev_op  # type: ignore[union-attr]
+    return other
+
+
+def loads_shared(first: Operation, last: Operation) -> bool:
+    op: Operation | None = first
+    while op is not None:
+        for inner in op.walk():
+            if isinstance(inner, memref.LoadOp) and isinstance(inner.memref.type, MemRefType):
+                space = inner.memref.type.memory_space
+                if isinstance(space, StringAttr) and space.data == "shared":
+                    return True
+        op = None if op is last else op.next_op
+    return False
+
+
+def fence(regions: list[tuple[Operation, Operation]]) -> None:
+    """A barrier before and after each region storing to shared memory; one barrier between
+    two adjacent such regions, none where the second reads no shared memory (the two
+    operand tiles of a step are copied between the same two barriers)."""
+    starts = {id(first): (first, last) for first, last in regions}
+    ends = {id(last) for _, last in regions}
+    for first, last in regions:
+        previous = neighbour(first, forward=False)
+        if previous is None or id(previous) not in ends or loads_shared(first, last):
             barrier_before(first)
+        following = neighbour(last, forward=True)
+        if following is None or id(following) not in starts or loads_shared(*starts[id(following)]):
             barrier_after(last)
 
 
