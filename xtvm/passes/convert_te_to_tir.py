@@ -1372,7 +1372,11 @@ class KernelLowering:
                 known = {relation.fused: self.materialize(fused[0], builder)}
                 of_threads = known[relation.fused] in self.thread_ranges
                 for part in relation.parts:
-                    value = values.get(part) or derive(parent, part, relation, known, builder)
+                    value = (
+                        values[part]
+                        if part in values
+                        else derive(parent, part, relation, known, builder)
+                    )
                     assert value is not None
                     if relation.fused in values:  # the parent's own loop: its nest reuses it
                         values.setdefault(part, value)

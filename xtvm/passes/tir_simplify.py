@@ -9,6 +9,8 @@ every loop variable. From those ranges (`tir_bounds.Bounds`) the pass
 - drops a `max`/`min` the ranges decide (a clamped padding read in a tile inside the border);
 - simplifies `(a * c + b) / c` to `a` and `(a * c + b) % c` to `b` when `0 <= b < c` is
   provable (the index splitting and fusing leave behind);
+- collects like terms of an index sum or difference (`(o * 4 + i) - o * 4` is `i`: a tile's
+  index less its start);
 - replaces a loop that runs once by its body and erases one that never runs or does nothing;
 - hoists pure, speculatable ops whose operands are defined outside a loop out of it (xDSL's
   `licm` only knows `scf.for`), except out of thread-bound loops, whose bodies become GPU
