@@ -130,6 +130,8 @@ def warp_shaped(
     ordered so that a warp's 32 threads are WARP_COLUMNS columns x 32 / WARP_COLUMNS rows
     of them (both operands' shared reads of a step then meet few bank conflicts); plain
     row-major when the tile does not hold whole warps of that shape."""
+    if WARP_COLUMNS not in (1, 2, 4, 8, 16, 32):
+        return stage.fuse(rows, columns)
     warp_rows = 32 // WARP_COLUMNS
     if threads_x % WARP_COLUMNS or threads_y % warp_rows:
         return stage.fuse(rows, columns)
