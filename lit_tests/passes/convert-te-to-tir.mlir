@@ -212,6 +212,48 @@ func.func @cache_write_tile(%A: tensor<8x4xf32>) -> tensor<8xf32> {
 
 // -----
 
+// Bound inference relaxes a "shared" stage over the thread loops around its attach point
+// (TVM's InferBound): A.shared, computed at B's threadIdx.x loop, holds the whole block's 32
+// elements from bx * 32, its own threadIdx.x loop sharing out the copy; the "local" copy
+// computed there holds the thread's one element only.
+// CHECK-LABEL: func.func @shared_relaxed_over_threads
+// CHECK:         tir.for %bx = %c0 to %c2 thread_binding "blockIdx.x" {
+// CHECK-NEXT:      tir.for %tx = %c0 to %c32 thread_binding "threadIdx.x" {
+// CHECK:             %[[START:A_shared_ax0_start]] = arith.muli %bx, %c32 : index
+// CHECK-NEXT:        %[[SHARED:.*]] = memref.alloc() : memref<32xf32, "shared">
+// CHECK-NEXT:        tir.for %ax0 = %c0 to %c32 thread_binding "threadIdx.x" {
+// CHECK-NEXT:          %[[G:.*]] = arith.addi %ax0, %[[START]] : index
+// CHECK-NEXT:          %[[A:.*]] = memref.load %A[%[[G]]] : memref<64xf32>
+// CHECK-NEXT:          memref.store %[[A]], %[[SHARED]][%ax0] : memref<32xf32, "shared">
+// CHECK-NEXT:        }
+// CHECK:             %[[OWN:.*]] = arith.addi %{{.*}}, %tx : index
+// CHECK-NEXT:        %[[LOCAL:.*]] = memref.alloc() : memref<1xf32, "local">
+// CHECK-NEXT:        tir.for %{{.*}} = %c0 to %c1 serial {
+// CHECK:               %[[IN:.*]] = arith.subi %{{.*}}, %[[START]] : index
+// CHECK-NEXT:          %{{.*}} = memref.load %[[SHARED]][%[[IN]]] : memref<32xf32, "shared">
+func.func @shared_relaxed_over_threads(%A: tensor<64xf32>) -> tensor<64xf32> {
+  %B = te.compute "B" {
+  ^bb0(%i: index):
+    %a = te.read %A[%i] : tensor<64xf32> -> f32
+    %two = arith.constant 2.0 : f32
+    %b = arith.mulf %a, %two : f32
+    te.yield %b : f32
+  } {axis_names = ["i"]} : tensor<64xf32>
+  te.schedule {
+    %AA = te.cache_read %A {name = "A.shared", scope = "shared", readers = ["B"]} : tensor<64xf32>
+    %AL = te.cache_read %AA {name = "A.shared.local", scope = "local", readers = ["B"]} : tensor<64xf32>
+    te.split "B" {axis = "i", factor = 32 : i64, outer = "bx", inner = "tx"}
+    te.bind "B" {axis = "bx", thread = "blockIdx.x"}
+    te.bind "B" {axis = "tx", thread = "threadIdx.x"}
+    te.compute_at "A.shared" {parent = "B", axis = "tx"}
+    te.bind "A.shared" {axis = "ax0", thread = "threadIdx.x"}
+    te.compute_at "A.shared.local" {parent = "B", axis = "tx"}
+  }
+  func.return %B : tensor<64xf32>
+}
+
+// -----
+
 // cache_read copies A into a "shared" buffer whose row stride storage_align pads from 4 to
 // 9 (= 8 * 1 + 1); B reads the copy. pragma annotates loops.
 // CHECK-LABEL: func.func @cache_read_aligned(%A: memref<4x4xf32>, %B: memref<4x4xf32>) {

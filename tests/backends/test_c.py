@@ -44,6 +44,22 @@ def test_parallel_tiled_matmul_with_odd_sizes() -> None:
     assert "#pragma omp simd" in source
 
 
+def test_padded_cache_buffer() -> None:
+    """A cache whose rows storage_align pads (9 for 5) is one array of the padded span."""
+    A = te.placeholder((6, 5), name="A")
+    B = te.compute((5, 6), lambda i, j: A[j, i] * 2.0, name="B")
+    s = te.create_schedule(B.op)
+    AA = s.cache_read(A, "local", [B])
+    s[AA].storage_align(AA.op.axis[0], 8, 1)
+    f = tvm.build(s, [A, B], target="c", name="transpose")
+    source = f.get_source()
+    assert "float A_local[50];" in source and "A_local[j * 9 + i]" in source
+    a = RNG.standard_normal((6, 5)).astype("float32")
+    b = tvm.nd.empty((5, 6))
+    f(tvm.nd.array(a), b)
+    np.testing.assert_array_equal(b.numpy(), a.T * 2)
+
+
 def test_intermediate_buffers_reductions_and_math() -> None:
     A = te.placeholder((64, 33), name="A")
     E = te.compute(A.shape, lambda i, j: te.exp(A[i, j]), name="E")

@@ -1803,9 +1803,12 @@ def test_other_targets(target: str) -> None:
         assert names <= {"te.compute_inline"}
         return
     binds = {p.thread.data for f in graph.ops for p in primitives(f) if isinstance(p, te.BindOp)}
-    # dense: a 2-d grid of shared-memory tiles; softmax: blocks x threads
-    assert binds == {"blockIdx.x", "threadIdx.x", "blockIdx.y", "threadIdx.y"}
-    assert any(isinstance(p, te.CacheReadOp) for f in graph.ops for p in primitives(f))
+    # dense: a 2-d grid of blocks of threads, register tiles fed from shared-memory tiles;
+    # softmax: blocks x threads
+    assert binds == {"blockIdx.x", "threadIdx.x", "blockIdx.y"}
+    caches = [p for f in graph.ops for p in primitives(f) if isinstance(p, te.CacheReadOp)]
+    assert {"shared", "local"} <= {p.scope.data for p in caches}
+    assert any(isinstance(p, te.CacheWriteOp) for f in graph.ops for p in primitives(f))
     kinds = {loop.kind.data for loop in kernels.walk() if isinstance(loop, tir.ForOp)}
     assert "thread_binding" in kinds
 

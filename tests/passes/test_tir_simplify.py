@@ -95,7 +95,21 @@ def fused_transpose() -> tuple[te.Schedule, list[te.Tensor]]:
     return s, [A, B]
 
 
+def register_tile() -> tuple[te.Schedule, list[te.Tensor]]:
+    """A row sum accumulated in a "local" tile of 4 computed at the outer loop."""
+    A = te.placeholder((8, 4), name="A")
+    k = te.reduce_axis((0, 4), name="k")
+    C = te.compute((8,), lambda i: te.sum(A[i, k], axis=k), name="C")
+    s = te.create_schedule(C.op)
+    CC = s.cache_write(C, "local")
+    outer, inner = s[C].split(C.op.axis[0], factor=4)
+    s[CC].compute_at(s[C], outer)
+    s[C].unroll(inner)
+    return s, [A, C]
+
+
 SCHEDULES: dict[str, Callable[[], tuple[te.Schedule, list[te.Tensor]]]] = {
+    "register_tile": register_tile,
     "matmul_split_overshoots": lambda: split_matmul(7),
     "matmul_split_divides": lambda: split_matmul(5, 18),
     "fused_tiles": fused_tiles,
@@ -131,6 +145,14 @@ def test_fused_index_arithmetic_disappears() -> None:
     module = simplify_checked(lowered("fused_transpose"))
     divisions = count(module, arith.DivUIOp) + count(module, arith.RemUIOp)
     assert divisions == 2  # outer / 6 and outer % 6 remain; the inner index is the loop variable
+
+
+def test_tile_index_less_its_start_is_the_loop_index() -> None:
+    """C reads its tile at `(outer * 4 + inner) - outer * 4`: like terms collected, `inner`,
+    a constant once the loop is unrolled (a register, not a local-memory array, in CUDA)."""
+    before = lowered("register_tile")
+    assert count(before, arith.SubiOp) > 0
+    assert count(simplify_checked(before), arith.SubiOp) == 0
 
 
 def test_second_run_changes_nothing() -> None:

@@ -71,7 +71,7 @@ from xdsl.dialects.builtin import (
     i1,
     i64,
 )
-from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
@@ -345,6 +345,26 @@ def hull(a: Interval, b: Interval) -> Interval:
     if low is None or high is None:
         return None
     return (b[0] if low < 0 else a[0], b[1] if high > 0 else a[1])
+
+
+def relax(interval: Interval, ranges: Mapping[SSAValue, tuple[int, int]]) -> Interval:
+    """`interval` over every value of the terms that `ranges` gives ranges of."""
+    if interval is None:
+        return None
+    low, high = Lin(interval[0].const), Lin(interval[1].const)
+    for bound, side, pick in ((interval[0], low, min), (interval[1], high, max)):
+        for term, k in bound.terms.items():
+            if term in ranges:
+                first, last = ranges[term]
+                side.const += pick(k * first, k * last)
+            else:
+                side.terms[term] = side.terms.get(term, 0) + k
+    return (low, high)
+
+
+def is_block_thread(tag: str | None) -> bool:
+    """Whether a loop bound to `tag` runs over the threads of one block."""
+    return tag is not None and (tag.startswith("threadIdx.") or tag == "vthread")
 
 
 def index_interval(op: Operation, ranges: Sequence[Interval]) -> Interval:
@@ -638,6 +658,8 @@ class KernelLowering:
     ranges: dict[SSAValue, tuple[int, int]] = field(default_factory=dict)
     deallocs: list[tuple[BlockBuilder, SSAValue]] = field(default_factory=list)
     argument_extents: dict[SSAValue, list[Extent]] = field(default_factory=dict)
+    # values of loops bound to a block's threads, and values derived from them: their ranges
+    thread_ranges: dict[SSAValue, tuple[int, int]] = field(default_factory=dict)
 
     def lower(self) -> func.FuncOp:
         old = self.function.body.block
@@ -1104,8 +1126,14 @@ class KernelLowering:
         else:  # reduce loops outside some spatial loops: a loop nest of its own for the init
             init = builder
             known: dict[str, SSAValue] = {}
+            spatial = [stage.axes[n] for n in stage.leaves if not stage.axes[n].reduce]
+            # a register tile's init is unrolled with it (its indices constants)
+            unrolled = all(a.kind == "unrolled" for a in spatial) and all(
+                isinstance(nest.extents[n], int) for n in stage.roots
+            )
+            kind = "unrolled" if unrolled else "serial"
             for name in stage.roots:
-                known[name], init = init.loop(nest.extents[name], name)
+                known[name], init = init.loop(nest.extents[name], name, kind)
             init, starts, stored = self.guard(
                 nest, init, known, check_splits=False, init=not has_init
             )
@@ -1230,6 +1258,8 @@ class KernelLowering:
             values[name] = var
             if isinstance(extent, int):
                 self.ranges[var] = (0, extent - 1)
+                if is_block_thread(axis.thread):
+                    self.thread_ranges[var] = (0, extent - 1)
             for child in self.attached.get((nest.stage.name, name), []):
                 self.emit_attached(child, nest, name, builder, values)
         return builder, axis_values(nest, builder, values)
@@ -1340,13 +1370,22 @@ class KernelLowering:
             fused = ranges[relation.fused]
             if fused is not None and (fused[1] - fused[0]).constant() == 0:
                 known = {relation.fused: self.materialize(fused[0], builder)}
+                of_threads = known[relation.fused] in self.thread_ranges
                 for part in relation.parts:
-                    value = derive(parent, part, relation, known, builder)
+                    value = (
+                        values[part]
+                        if part in values
+                        else derive(parent, part, relation, known, builder)
+                    )
                     assert value is not None
+                    if relation.fused in values:  # the parent's own loop: its nest reuses it
+                        values.setdefault(part, value)
                     ranges[part] = point(Lin.of(value))
                     extent = parent.extents[part]
                     if isinstance(extent, int):  # a part of a fused loop stays in its loop
                         self.ranges.setdefault(value, (0, extent - 1))
+                        if of_threads:
+                            self.thread_ranges.setdefault(value, (0, extent - 1))
             else:
                 for part in relation.parts:
                     ranges[part] = full(parent.extents[part])
@@ -1358,7 +1397,14 @@ class KernelLowering:
         return self.box_of(child, found, builder)
 
     def box_of(self, child: Stage, found: list[list[Interval]], builder: BlockBuilder) -> Box:
-        """The box of `child`'s tensor that holds every read of `found` (index ranges)."""
+        """The box of `child`'s tensor that holds every read of `found` (index ranges).
+
+        A "shared" stage is computed once for all the threads of a block: its reads are
+        relaxed over the thread loops enclosing its attach point (TVM's InferBound relaxes
+        threadIdx and vthread for the shared scope), so that it holds what every thread of
+        the block reads there; its own thread-bound loops share out that work."""
+        if child.scope == "shared":
+            found = [[self.relaxed(i) for i in read] for read in found]
         box = Box([], [], [], [])
         for dim, extent in enumerate(child.extents):
             interval: Interval = found[0][dim]
@@ -1391,6 +1437,36 @@ class KernelLowering:
                 )
             )
         return box
+
+    def relaxed(self, interval: Interval) -> Interval:
+        """`interval` over all the threads of a block; unknown (the whole dimension) where
+        it depends on a thread otherwise than through the loops and parts of fused loops
+        whose ranges are known."""
+        interval = relax(interval, self.thread_ranges)
+        if interval is None:
+            return None
+        terms = [*interval[0].terms, *interval[1].terms]
+        return None if any(self.on_threads(v) for v in terms) else interval
+
+    def on_threads(self, value: SSAValue) -> bool:
+        """Whether `value` is computed from a loop over a block's threads."""
+        pending, seen = [value], set()
+        while pending:
+            value = pending.pop()
+            if value in seen:
+                continue
+            seen.add(value)
+            if value in self.thread_ranges:
+                return True
+            if isinstance(value, BlockArgument):
+                loop = value.block.parent_op()
+                if isinstance(loop, tir.ForOp) and is_block_thread(
+                    loop.thread.data if loop.thread else None
+                ):
+                    return True
+                continue
+            pending.extend(value.owner.operands)  # type: ignore[union-attr]
+        return False
 
     def collect_reads(
         self,

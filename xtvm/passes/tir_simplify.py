@@ -9,6 +9,8 @@ every loop variable. From those ranges (`tir_bounds.Bounds`) the pass
 - drops a `max`/`min` the ranges decide (a clamped padding read in a tile inside the border);
 - simplifies `(a * c + b) / c` to `a` and `(a * c + b) % c` to `b` when `0 <= b < c` is
   provable (the index splitting and fusing leave behind);
+- collects like terms of an index sum or difference (`(o * 4 + i) - o * 4` is `i`: a tile's
+  index less its start);
 - replaces a loop that runs once by its body and erases one that never runs or does nothing;
 - hoists pure, speculatable ops whose operands are defined outside a loop out of it (xDSL's
   `licm` only knows `scf.for`), except out of thread-bound loops, whose bodies become GPU
@@ -208,6 +210,25 @@ class SimplifyDivisionOfMultiple(RewritePattern):
         return ops, [total.result]
 
 
+class CollectLikeTerms(RewritePattern):
+    """`a + b` or `a - b` where the linear forms of `a` and `b` share atoms: one linear
+    form, each atom once (a tile's global index less the tile's start becomes the loop index
+    inside the tile: a register array's constant index once unrolled)."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if not isinstance(op, arith.AddiOp | arith.SubiOp):
+            return
+        if not isinstance(op.result.type, IndexType):
+            return
+        lhs, rhs = linear_form(op.lhs), linear_form(op.rhs)
+        if not set(lhs.terms) & set(rhs.terms):
+            return
+        form = lhs.plus(rhs.scaled(-1) if isinstance(op, arith.SubiOp) else rhs)
+        form = LinearForm({v: k for v, k in form.terms.items() if k}, form.constant)
+        ops, value = build_linear_form(form)
+        rewriter.replace(op, ops, [value])
+
+
 class InlineSingleIterationLoop(RewritePattern):
     """Replace a loop that runs once by its body; erase a loop that never runs."""
 
@@ -276,6 +297,7 @@ def simplify_patterns() -> list[RewritePattern]:
         FoldKnownInteger(),
         DropDecidedClamp(),
         SimplifyDivisionOfMultiple(),
+        CollectLikeTerms(),
         InlineSingleIterationLoop(),
         EraseEmptyLoop(),
         EraseUnusedArith(),

@@ -38,6 +38,7 @@ from xdsl.dialects.builtin import (
     MemRefType,
     ModuleOp,
     NoneAttr,
+    StridedLayoutAttr,
     StringAttr,
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
@@ -225,6 +226,18 @@ def memref_type(typ: Attribute, where: Operation) -> MemRefType:
     if not isinstance(typ.layout, NoneAttr) and "strided" in str(typ.layout):
         raise fail(where, f"C-style backends support contiguous memrefs only, got {typ}")
     return typ
+
+
+def padded_strides(typ: Attribute) -> list[int] | None:
+    """The strides of a static buffer allocated with padded rows (storage_align), else None."""
+    if not isinstance(typ, MemRefType) or not isinstance(typ.layout, StridedLayoutAttr):
+        return None
+    strides = typ.layout.get_strides()
+    offset = typ.layout.get_offset()
+    shape = typ.get_shape()
+    if offset != 0 or any(s is None for s in strides) or any(d < 0 for d in shape):
+        return None
+    return [int(s) for s in strides]  # type: ignore[arg-type]
 
 
 def memory_scope(typ: MemRefType) -> str:
@@ -760,17 +773,21 @@ class CRenderer:
         self.line(state, f"{buffer.name}[{index}] = {strip(self.get(state, op.value, op))};")
 
     def emit_memref_alloc(self, state: FunctionState, op: memref.AllocOp) -> None:
-        typ = memref_type(op.memref.type, op)
+        strides = padded_strides(op.memref.type)
+        typ = op.memref.type if strides else memref_type(op.memref.type, op)
+        assert isinstance(typ, MemRefType)
         element = self.ctype(typ.element_type, op)
         scope = memory_scope(typ)
         dynamic = iter(strip(self.get(state, v, op)) for v in op.dynamic_sizes)
         dims = [str(d) if d >= 0 else next(dynamic) for d in typ.get_shape()]
         name = self.fresh(state, op.memref.name_hint or "buf")
-        buffer = Buffer(name, dims, scope)
+        buffer = Buffer(name, dims, scope, strides=[str(s) for s in strides] if strides else None)
         state.buffers[op.memref] = buffer
         shape = typ.get_shape()
         if all(d >= 0 for d in shape):
             count = max(math.prod(shape), 1)
+            if strides:  # the span of the padded rows
+                count = 1 + sum((d - 1) * s for d, s in zip(shape, strides, strict=True))
             size = count * max(1, typ.element_type.bitwidth // 8)  # type: ignore[attr-defined]
             if scope or size <= self.stack_limit_bytes:
                 prefix = self.scope_prefix.get(scope, "")

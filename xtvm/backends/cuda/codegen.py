@@ -2,9 +2,10 @@
 
 Kernels are the `tir.kernel` functions of tir-split-host-device (run first when the module
 still has thread-bound loops): `extern "C" __global__` with `__launch_bounds__`, each
-`tir.thread_index` read from blockIdx/threadIdx, `__shared__` arrays for "shared" buffers,
-registers (local arrays) for "local" ones, `__syncthreads()` before a read of a shared buffer
-written since the last barrier, CUDA's math spellings and `half` for f16.
+`tir.thread_index` read from blockIdx/threadIdx, `__shared__` arrays for "shared" buffers
+(16-byte aligned, so that nvcc may load neighbouring elements 4 at a time), registers
+(local arrays) for "local" ones, `__syncthreads()` before a read of a shared buffer written
+since the last barrier, CUDA's math spellings and `half` for f16.
 """
 
 from __future__ import annotations
@@ -85,7 +86,7 @@ class CUDARenderer(CRenderer):
         "nan": "(({t})__int_as_float(0x7fc00000))",
     }
     loop_pragmas: ClassVar[dict[str, str]] = {"unrolled": "#pragma unroll"}
-    scope_prefix: ClassVar[dict[str, str]] = {"shared": "__shared__ ", "local": ""}
+    scope_prefix: ClassVar[dict[str, str]] = {"shared": "__shared__ __align__(16) ", "local": ""}
     barrier: ClassVar[str | None] = "__syncthreads();"
     thread_index: ClassVar[str | None] = "((int64_t){0})"
     heap_alloc: ClassVar[str | None] = None

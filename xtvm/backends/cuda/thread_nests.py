@@ -7,7 +7,11 @@ thread-axis merging) each such loop becomes the thread's own index, guarded when
 below the launch's; the threads of the block are one loop nest around all of it, which
 tir-split-host-device outlines. A tile is written by some threads and read by others, so a
 `__syncthreads()` (`tir.call_extern "__syncthreads"`, which the tir interpreter runs in
-lockstep) comes before and after every former loop that stores to a shared buffer.
+lockstep) comes before and after every former loop that stores to a shared buffer, one only
+between two such loops where the second reads no shared memory (a step's two operand tiles).
+A loop bound to a thread axis of the nest around it is that thread's index too (guarded when
+shorter), if it only stores to shared memory: a tile copied at a thread's loop that bound
+inference made the whole block's, which the block's threads share out (TVM's form).
 
     tir.for %bx ... "blockIdx.x" { tir.for %ko ... serial {
         tir.for %t ... "threadIdx.x" {load → shared}   tir.for %tx ... "threadIdx.x" {use} } }
@@ -68,18 +72,12 @@ def quiet(op: Operation | None) -> bool:
 
 
 def barrier_before(op: Operation) -> None:
-    previous = op.prev_op
-    while quiet(previous) and not is_barrier(previous):
-        previous = previous.prev_op  # type: ignore[union-attr]
-    if not is_barrier(previous):
+    if not is_barrier(neighbour(op, forward=False)):
         Rewriter.insert_op(tir.CallExternOp(BARRIER, []), InsertPoint.before(op))
 
 
 def barrier_after(op: Operation) -> None:
-    following = op.next_op
-    while quiet(following) and not is_barrier(following):
-        following = following.next_op  # type: ignore[union-attr]
-    if not is_barrier(following):
+    if not is_barrier(neighbour(op, forward=True)):
         Rewriter.insert_op(tir.CallExternOp(BARRIER, []), InsertPoint.after(op))
 
 
@@ -107,14 +105,22 @@ def replace_loop(loop: tir.ForOp, thread: SSAValue, launch_extent: int) -> list[
     return [guard]
 
 
-def chain_tags(root: tir.ForOp, end: tir.ForOp) -> set[str]:
-    tags, loop = set(), root
+def chain_loops(root: tir.ForOp, end: tir.ForOp) -> dict[str, tir.ForOp]:
+    """The loops of the chain from `root` to `end`, by thread tag."""
+    loops, loop = {}, root
     while True:
         assert loop.thread is not None
-        tags.add(loop.thread.data)
+        loops[loop.thread.data] = loop
         if loop is end:
-            return tags
+            return loops
         loop = next(op for op in loop.body.block.ops if is_thread_loop(op))  # type: ignore[assignment]
+
+
+def stores_only_shared(loop: Operation) -> bool:
+    """Whether `loop` stores to shared buffers and to nothing else: a block's threads
+    filling a tile together, whatever thread runs which part of it."""
+    stores = [op for op in loop.walk() if isinstance(op, memref.StoreOp)]
+    return bool(stores) and all(stores_shared([op]) for op in stores)
 
 
 def merge_nest(root: tir.ForOp) -> None:
@@ -123,24 +129,37 @@ def merge_nest(root: tir.ForOp) -> None:
     inner = [op for op in end.body.walk() if is_thread_loop(op) and op is not end]
     if not inner:
         return
-    bound = chain_tags(root, end)
+    bound = chain_loops(root, end)
     extents: dict[str, int] = {}
+    threads: dict[str, SSAValue] = {}
     for loop in inner:
         assert isinstance(loop, tir.ForOp) and loop.thread is not None
         tag = loop.thread.data
         lower, upper = constant_value(loop.lower_bound), constant_value(loop.upper_bound)
-        if tag not in THREAD_ORDER or tag in bound:
+        if tag not in THREAD_ORDER:
             raise located_error(loop, f"'{tag}' is bound again inside a kernel's loop nest")
         if lower != 0 or upper is None:
             raise located_error(loop, f"a '{tag}' loop inside a kernel needs constant bounds")
+        if tag in bound:  # a shared tile's copy inside the loop of its own threads: TVM's
+            # bound inference gave it the whole block's region, the threads share it out
+            outer = bound[tag]
+            launched = constant_value(outer.upper_bound)
+            if not stores_only_shared(loop) or launched is None or upper > launched:
+                raise located_error(
+                    loop,
+                    f"'{tag}' is bound again inside a kernel's loop nest (only a copy into "
+                    f"shared memory of at most the block's {launched} threads may be)",
+                )
+            threads[tag] = outer.induction_variable
+            extents[tag] = launched
+            continue
         extents[tag] = max(extents.get(tag, 0), upper)
     # One loop per thread axis around the whole body of `end`.
     body = [op for op in end.body.block.ops if not isinstance(op, tir.YieldOp)]
     for op in body:
         op.detach()
-    threads: dict[str, SSAValue] = {}
     block = end.body.block
-    for tag in (t for t in THREAD_ORDER if t in extents):
+    for tag in (t for t in THREAD_ORDER if t in extents and t not in bound):
         zero, upper = index(0), index(extents[tag])
         Rewriter.insert_op([zero, upper], InsertPoint.before(root))
         loop = tir.ForOp(zero, upper, "thread_binding", tag)
@@ -152,14 +171,50 @@ def merge_nest(root: tir.ForOp) -> None:
         threads[tag] = loop.induction_variable
         block = loop.body.block
     Rewriter.insert_op(body, InsertPoint.before(block.last_op))  # type: ignore[arg-type]
-    # Each former loop becomes a guarded region; outermost first, nested ones move with it.
+    # Each former loop becomes a guarded region; nested ones first, then the loops around
+    # them, whose regions are fenced once all are in place.
     outermost = [op for op in inner if not any(o is not op and o.is_ancestor(op) for o in inner)]
-    for loop in inner:
+    fences: list[tuple[Operation, Operation]] = []
+    for loop in reversed(inner):
         assert isinstance(loop, tir.ForOp) and loop.thread is not None
         ops = replace_loop(loop, threads[loop.thread.data], extents[loop.thread.data])
         if loop in outermost and ops and stores_shared(ops):
-            first, last = widened(ops)
+            fences.insert(0, widened(ops))
+    fence(fences)
+
+
+def neighbour(op: Operation, forward: bool) -> Operation | None:
+    """The nearest op before (after) `op` that a barrier may not move across."""
+    other = op.next_op if forward else op.prev_op
+    while quiet(other) and not is_barrier(other):
+        other = other.next_op if forward else other.prev_op  # type: ignore[union-attr]
+    return other
+
+
+def loads_shared(first: Operation, last: Operation) -> bool:
+    op: Operation | None = first
+    while op is not None:
+        for inner in op.walk():
+            if isinstance(inner, memref.LoadOp) and isinstance(inner.memref.type, MemRefType):
+                space = inner.memref.type.memory_space
+                if isinstance(space, StringAttr) and space.data == "shared":
+                    return True
+        op = None if op is last else op.next_op
+    return False
+
+
+def fence(regions: list[tuple[Operation, Operation]]) -> None:
+    """A barrier before and after each region storing to shared memory; one barrier between
+    two adjacent such regions, none where the second reads no shared memory (the two
+    operand tiles of a step are copied between the same two barriers)."""
+    starts = {id(first): (first, last) for first, last in regions}
+    ends = {id(last) for _, last in regions}
+    for first, last in regions:
+        previous = neighbour(first, forward=False)
+        if previous is None or id(previous) not in ends or loads_shared(first, last):
             barrier_before(first)
+        following = neighbour(last, forward=True)
+        if following is None or id(following) not in starts or loads_shared(*starts[id(following)]):
             barrier_after(last)
 
 
