@@ -105,15 +105,16 @@ def padded_columns(columns: int) -> int:
 def packs(op: relay.DenseOp | relay.MatmulOp, weight: np.ndarray, pack_bytes: int) -> bool:
     """Whether `op` reads its weight as column panels packed at compile time (`alter_packed`):
     a constant read by this product alone (not a tied or transposed one: GPT-2's vocabulary
-    weight keeps its row-major layout for the gathers), of more than `pack_bytes` (a core's
-    L2) while the rows fit in L2, so that the schedule walks it panel by panel (as
-    `weight_outgrows_cache` walks a row-major one)."""
+    weight keeps its row-major layout for the gathers), of at least `pack_bytes` while the
+    rows fit in L2. Packed, 512 x 512 weights (1 MB: a small Llama's output projection) ran
+    21 % faster in a chain of 16 at 128 rows, read from L3; weights of 0.5 MB gained
+    nothing."""
     owner = op.operands[1].owner
     if not isinstance(owner, relay.ConstOp) or len(list(owner.result.uses)) != 1:
         return False
     k, n = weight.shape
     rows = math.prod(static_shape(op.operands[0])[:-1])
-    return 4 * k * n > pack_bytes and 4 * rows * k <= ROWS_OUTSIDE_BYTES
+    return 4 * k * n >= pack_bytes and 4 * rows * k <= ROWS_OUTSIDE_BYTES
 
 
 def alter_packed(op: relay.DenseOp | relay.MatmulOp, weight: np.ndarray) -> None:
@@ -280,7 +281,7 @@ class RelayAlterDenseLayoutPass(ModulePass):
 
     `relay.nn.dense %x, %w` (x 128x768, w const 3072x768) becomes `relay.nn.matmul %x, %wt`
     with %wt const 768x3072; n = 50257 becomes 50272 and a `relay.strided_slice` follows.
-    A weight of more than `pack_bytes` (a core's L2) is packed into column panels instead
+    A weight of at least `pack_bytes` is packed into column panels instead
     (`alter_packed`): x [128, 1408] by w [1408, 512] becomes a batch_matmul by a constant
     [16, 1408, 32].
     """
