@@ -13,6 +13,11 @@ lanes and a guarded scalar tail: the weight is padded with zero columns to whole
 A weight whose rows are whole 4 KB pages (1024, 3072, 4096 columns) gets one tile of zero
 columns more, so that successive rows of a column panel do not share their L1 cache sets.
 
+A constant weight of at least 1 MB read by this product alone is packed instead, as
+[n / 32, k, 32] column panels (`alter_packed`, TVM's dense_pack layout): the product becomes
+an `nn.batch_matmul` of the rows by the panels and a transpose back, fused with what follows.
+Each panel is then one contiguous run of memory rather than a slice of every weight row.
+
 Only constant weights change (transposed and padded at compile time); products of fewer rows
 (the CNN classifiers' one) and batched products stay as they are. A weight that is a transpose
 of a constant (GPT-2's vocabulary projection by its token embedding), which relay-fold-constant
@@ -114,8 +119,7 @@ def packs(op: relay.DenseOp | relay.MatmulOp, weight: np.ndarray, pack_bytes: in
     owner = op.operands[1].owner
     if not isinstance(owner, relay.ConstOp) or len(list(owner.result.uses)) != 1:
         return False
-    k, n = weight.shape
-    return 4 * k * n >= pack_bytes
+    return weight.nbytes >= pack_bytes
 
 
 def alter_packed(op: relay.DenseOp | relay.MatmulOp, weight: np.ndarray) -> None:
@@ -136,14 +140,11 @@ def alter_packed(op: relay.DenseOp | relay.MatmulOp, weight: np.ndarray) -> None
     padded = -(-columns // COLUMN_TILE) * COLUMN_TILE
     panels = padded // COLUMN_TILE
 
-    def fill(out: np.ndarray) -> None:
-        full = columns // COLUMN_TILE * COLUMN_TILE
-        out[: full // COLUMN_TILE] = (
-            weight[:, :full].reshape(k, full // COLUMN_TILE, COLUMN_TILE).transpose(1, 0, 2)
-        )
-        if full < columns:
-            out[-1] = 0
-            out[-1, :, : columns - full] = weight[:, full:]
+    def fill(out: np.ndarray) -> None:  # a panel at a time: no temporary copy of the weight
+        for panel in range(panels):
+            part = weight[:, panel * COLUMN_TILE : (panel + 1) * COLUMN_TILE]
+            out[panel, :, : part.shape[1]] = part
+            out[panel, :, part.shape[1] :] = 0
 
     old = op.operands[1].owner
     const = relay.ConstOp(relay.filled_bytes((panels, k, COLUMN_TILE), weight.dtype, fill))
