@@ -37,6 +37,18 @@ minimum of 15 runs at 1 thread, load 9-10 (outputs bit-identical): GPT-2 (torchs
 (onnxruntime 14.7), ViT 13.1 and ConvNeXt 6.9 unchanged. At 2 threads the machine gave no
 second core often enough to measure (per-kernel speed-ups of 1.0 even for 1 ms products).
 
+Since weights of 1 MB or more are packed into column panels at compile time
+(relay-alter-dense-layout), vector exp stopped underflowing through a microcode assist (a
+causal mask's -3.4e38: Llama's softmax 107 -> 55 us), rotary keys transposed for Q.K^T run on
+buffers (147 -> 15 us a layer) and the executor's buffers sit on transparent huge pages: in
+one process, old and new libraries on the new runtime, thread-time median of 10-20 runs at 1
+thread, load 3-8 (onnxruntime in brackets): small Llama 34.1 -> 30.6 ms (39.2; its kernels
+31.9 -> 28.7 ms), BERT 116.4 -> 106.3 (135.2), GPT-2 58.9 -> 53.5 (68.4), ViT 13.5 -> 13.4
+(15.5), LSTM 14.0 -> 13.7 (16.0); huge pages alone, one library: Llama 33.2-34.0 -> 32.3-33.2.
+`relay.build`'s peak memory grows by the packed copies (Llama 56 -> 130 MiB, GPT-2 149 ->
+366) while the caller keeps its params; `xtvm-compile`, which hands them over, stays at
+664 MB for GPT-2 small.
+
     python benchmarks/export_models.py /tmp/full --size full bert gpt2 --exporter dynamo
     python benchmarks/exported.py /tmp/full --threads 1 --repeat 5
     python benchmarks/exported.py /tmp/full bert.dynamo

@@ -202,3 +202,31 @@ func.func @unread_ops(%x: tensor<4xf32>, %y: tensor<4xf32>, %i: tensor<4xi32>) -
   %w = relay.where %lt, %x, %y : (tensor<4xi1>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   func.return %w : tensor<4xf32>
 }
+
+// -----
+
+// A transpose of the innermost axes of a chain computed from two tensors (rotary embeddings
+// on keys, transposed for Q.K^T): the chain runs contiguous into a buffer of its own (T_add,
+// not inlined), and the transpose is a copy in 8x8 register squares; inlined, each output
+// vector recomputed the chain from elements a row apart.
+// CHECK-LABEL: func.func private @fused_strided_slice_strided_slice_negative_concatenate_multiply_multiply_add_transpose
+// CHECK:         te.schedule {
+// CHECK:           te.compute_inline "T_multiply_1"
+// CHECK-NOT:       te.compute_inline
+// CHECK:           te.parallel "T_add" {axis = "i0.i1.fused"}
+// CHECK-NEXT:      te.vectorize "T_add" {axis = "i2"}
+// CHECK-NEXT:      te.split "T_transpose" {axis = "i1", factor = 8 : i64, outer = "i1.outer", inner = "i1.inner"}
+// CHECK-NEXT:      te.split "T_transpose" {axis = "i2", factor = 8 : i64, outer = "i2.outer", inner = "i2.inner"}
+// CHECK:           te.vectorize "T_transpose" {axis = "i2.inner"}
+// CHECK-NEXT:    }
+func.func @rotary_transposed(%x: tensor<4x16x16xf32>, %c: tensor<16x16xf32>) -> tensor<4x16x16xf32> {
+  %lo = relay.strided_slice %x {begin = array<i64: 0>, end = array<i64: 8>, axes = array<i64: 2>} : (tensor<4x16x16xf32>) -> tensor<4x16x8xf32>
+  %hi = relay.strided_slice %x {begin = array<i64: 8>, end = array<i64: 16>, axes = array<i64: 2>} : (tensor<4x16x16xf32>) -> tensor<4x16x8xf32>
+  %n = relay.negative %hi : (tensor<4x16x8xf32>) -> tensor<4x16x8xf32>
+  %t = relay.concatenate %n, %lo {axis = 2 : i64} : (tensor<4x16x8xf32>, tensor<4x16x8xf32>) -> tensor<4x16x16xf32>
+  %a = relay.multiply %x, %c : (tensor<4x16x16xf32>, tensor<16x16xf32>) -> tensor<4x16x16xf32>
+  %b = relay.multiply %t, %c : (tensor<4x16x16xf32>, tensor<16x16xf32>) -> tensor<4x16x16xf32>
+  %s = relay.add %a, %b : (tensor<4x16x16xf32>, tensor<4x16x16xf32>) -> tensor<4x16x16xf32>
+  %r = relay.transpose %s {axes = array<i64: 0, 2, 1>} : (tensor<4x16x16xf32>) -> tensor<4x16x16xf32>
+  func.return %r : tensor<4x16x16xf32>
+}

@@ -1,4 +1,5 @@
 // RUN: xtvm-opt %s -p relay-alter-dense-layout --split-input-file | filecheck %s
+// RUN: xtvm-opt %s -p 'relay-alter-dense-layout{pack_bytes=256}' --split-input-file | filecheck %s --check-prefix=PACK
 
 // A dense of 8 rows by a constant [n, k] weight becomes a matmul by the weight transposed at
 // compile time ([k, n]: the register tile's contiguous columns); the bias stays after it.
@@ -72,4 +73,49 @@ func.func @tied(%i: tensor<2xi64>, %x: tensor<8x3xf32>, %y: tensor<1x3xf32>) -> 
   %m = relay.nn.matmul %x, %t : (tensor<8x3xf32>, tensor<3x40xf32>) -> tensor<8x40xf32>
   %o = relay.nn.matmul %y, %t : (tensor<1x3xf32>, tensor<3x40xf32>) -> tensor<1x40xf32>
   func.return %g, %m, %o : tensor<2x3xf32>, tensor<8x40xf32>, tensor<1x40xf32>
+}
+
+// -----
+
+// Over `pack_bytes`, a constant weight read by one product is packed at compile time into
+// panels of 32 columns ([n / 32, k, 32], zero columns completing the last): the rows as one
+// batch by the panels, a transpose putting each panel's columns back in place, a reshape, and
+// a slice of the real columns.
+// PACK-LABEL: func.func @packed
+// PACK-NEXT:    %[[W:.*]] = relay.const dense<{{.*}}> : tensor<2x3x32xf32>
+// PACK-NEXT:    %[[R:.*]] = relay.reshape %x {newshape = array<i64: 1, 8, 3>} : (tensor<1x8x3xf32>) -> tensor<1x8x3xf32>
+// PACK-NEXT:    %[[P:.*]] = relay.nn.batch_matmul %[[R]], %[[W]] {transpose_b = false} : (tensor<1x8x3xf32>, tensor<2x3x32xf32>) -> tensor<2x8x32xf32>
+// PACK-NEXT:    %[[T:.*]] = relay.transpose %[[P]] {axes = array<i64: 1, 0, 2>} : (tensor<2x8x32xf32>) -> tensor<8x2x32xf32>
+// PACK-NEXT:    %[[C:.*]] = relay.reshape %[[T]] {newshape = array<i64: 1, 8, 64>} : (tensor<8x2x32xf32>) -> tensor<1x8x64xf32>
+// PACK-NEXT:    %[[S:.*]] = relay.strided_slice %[[C]] {begin = array<i64: 0>, end = array<i64: 40>, axes = array<i64: 2>} : (tensor<1x8x64xf32>) -> tensor<1x8x40xf32>
+// PACK-NEXT:    func.return %[[S]] : tensor<1x8x40xf32>
+func.func @packed(%x: tensor<1x8x3xf32>) -> tensor<1x8x40xf32> {
+  %w = relay.const dense<0.5> : tensor<3x40xf32>
+  %m = relay.nn.matmul %x, %w : (tensor<1x8x3xf32>, tensor<3x40xf32>) -> tensor<1x8x40xf32>
+  func.return %m : tensor<1x8x40xf32>
+}
+
+// -----
+
+// A weight under `pack_bytes` keeps the row-major layout (zero columns to whole tiles).
+// PACK-LABEL: func.func @small
+// PACK-NEXT:    %[[W:.*]] = relay.const dense<{{.*}}> : tensor<3x8xf32>
+// PACK-NEXT:    %[[M:.*]] = relay.nn.matmul %x, %[[W]] : (tensor<8x3xf32>, tensor<3x8xf32>) -> tensor<8x8xf32>
+func.func @small(%x: tensor<8x3xf32>) -> tensor<8x8xf32> {
+  %w = relay.const dense<0.5> : tensor<3x8xf32>
+  %m = relay.nn.matmul %x, %w : (tensor<8x3xf32>, tensor<3x8xf32>) -> tensor<8x8xf32>
+  func.return %m : tensor<8x8xf32>
+}
+
+// -----
+
+// A weight another op reads too (a tied embedding's gather) is not packed.
+// PACK-LABEL: func.func @shared
+// PACK:          relay.nn.matmul
+// PACK-NOT:      relay.nn.batch_matmul
+func.func @shared(%x: tensor<8x3xf32>, %i: tensor<2xi64>) -> (tensor<8x40xf32>, tensor<3x2xf32>) {
+  %w = relay.const dense<0.5> : tensor<3x40xf32>
+  %m = relay.nn.matmul %x, %w : (tensor<8x3xf32>, tensor<3x40xf32>) -> tensor<8x40xf32>
+  %g = relay.take %w, %i {axis = 1 : i64} : (tensor<3x40xf32>, tensor<2xi64>) -> tensor<3x2xf32>
+  func.return %m, %g : tensor<8x40xf32>, tensor<3x2xf32>
 }

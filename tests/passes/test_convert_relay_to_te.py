@@ -1764,6 +1764,41 @@ def test_elementwise_chain_becomes_one_loop_nest() -> None:
     assert [loop.kind.data for loop in loops] == ["parallel", "vectorized"]
 
 
+def rotary_then_transpose(g: Graph, x: SSAValue, cos: SSAValue, transposed: bool) -> SSAValue:
+    """Llama's keys: x * cos + concat(-upper, lower) * cos, then the innermost two axes
+    swapped for Q.K^T (or, with `transposed` false, x's own transpose alone)."""
+    if not transposed:
+        return g(relay.TransposeOp(x, (0, 2, 1)))
+    lower = g(relay.StridedSliceOp(x, [0], [16], axes=[2]))
+    upper = g(relay.StridedSliceOp(x, [16], [32], axes=[2]))
+    turned = g(relay.ConcatenateOp([g(relay.NegativeOp(upper)), lower], axis=2))
+    rotated = g(relay.AddOp(g(relay.MultiplyOp(x, cos)), g(relay.MultiplyOp(turned, cos))))
+    return g(relay.TransposeOp(rotated, (0, 2, 1)))
+
+
+@pytest.mark.parametrize("computed", [True, False])
+def test_transpose_of_a_computed_chain_is_buffered(computed: bool) -> None:
+    """A transpose moving the innermost axis of a chain computed from several tensors runs
+    on buffers (the chain contiguous, then a square-blocked copy): inlined, each vector of
+    the transposed rows recomputed the chain from gathered elements. A transpose of an input
+    alone stays one inlined loop nest."""
+    module = function(
+        [f32(4, 64, 32), f32(64, 32)],
+        lambda g, x, c: rotary_then_transpose(g, x, c, computed),
+    )
+    inputs = [random_input((4, 64, 32), F32), random_input((64, 32), F32)]
+    graph, kernels = check_lowering(module, inputs)
+    kernel = next(f for f in graph.ops if isinstance(f, func.FuncOp) and f.sym_name.data != "main")
+    inlined = {p.stage.data for p in primitives(kernel) if isinstance(p, te.ComputeInlineOp)}
+    split = {p.stage.data for p in primitives(kernel) if p.name == "te.split"}
+    if computed:
+        assert "T_add" not in inlined and "T_transpose" not in inlined
+        assert "T_transpose" in split  # cpu_transpose's squares
+        assert count(kernels, memref_alloc()) == 1  # the chain's buffer
+    else:
+        assert count(kernels, memref_alloc()) == 0
+
+
 def memref_alloc() -> type[Operation]:
     from xdsl.dialects import memref
 

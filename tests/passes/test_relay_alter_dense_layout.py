@@ -97,6 +97,34 @@ def test_compiled_product_matches_numpy(
     np.testing.assert_allclose(got, reference(kind, x, w), rtol=1e-4, atol=1e-4)
 
 
+PACKED_CASES = [  # weights over 1 MB (WEIGHT_STREAM_BYTES): packed into column panels
+    ("dense", (3, 5, 600), (450, 600)),  # 450 columns: a last panel of 2 real columns
+    ("matmul_tb", (40, 520), (544, 520)),  # 17 whole panels
+    ("matmul", (2, 3, 4, 520), (520, 530)),  # 4-d data
+]
+
+
+@pytest.mark.parametrize(("kind", "data", "weight"), PACKED_CASES, ids=str)
+def test_packed_product_computes_the_same(
+    kind: str, data: tuple[int, ...], weight: tuple[int, ...]
+) -> None:
+    """A weight over L2 becomes [n / 32, k, 32] panels read by one batch_matmul of the rows;
+    the interpreter after the pass and the compiled product match numpy."""
+    w, x = rand(*weight), rand(*data)
+    module = product(kind, data, w).xdsl
+    run(module, RelayAlterDenseLayoutPass())
+    assert count(module, relay.DenseOp) + count(module, relay.MatmulOp) == 0
+    (bmm,) = [op for op in module.walk() if isinstance(op, relay.BatchMatmulOp)]
+    columns = w.shape[1] if kind == "matmul" else w.shape[0]
+    assert bmm.operands[1].type.get_shape() == (-(-columns // 32), w.size // columns, 32)
+    assert count(module, relay.StridedSliceOp) == (columns % 32 != 0)
+    (after,) = evaluate(module, [x])
+    expected = reference(kind, x, w)
+    np.testing.assert_allclose(after, expected, rtol=1e-4, atol=1e-4)
+    (got,) = run_factory(tvm_relay.build(product(kind, data, w), "llvm"), x=x)
+    np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-4)
+
+
 def test_few_rows_keep_their_dense() -> None:
     module = run(product("dense", (1, 16), rand(40, 16)).xdsl, RelayAlterDenseLayoutPass())
     assert count(module, relay.DenseOp) == 1
@@ -142,14 +170,22 @@ def test_default_product_walks_a_weight_larger_than_l2_once(
     data: tuple[int, ...], weight: tuple[int, ...], columns_first: bool
 ) -> None:
     # Llama's products (128 rows by 512 x 1408, 1408 x 512) scaled down: by default a weight
-    # larger than a core's L2 is walked once, column blocks outside, with padded columns
-    # (400 to 416) and a partial row block computing what numpy does.
+    # larger than a core's L2 is packed into contiguous column panels, walked once, panels
+    # outside and row blocks inside, with padded columns (400 to 416) and a partial row block
+    # computing what numpy does.
     w, x = rand(*weight), rand(*data)
     mod = product("matmul", x.shape, w)
     rows = "i1" if len(data) == 3 else "i0"
     (name,) = parallel_loops(mod)
-    columns = "i2" if len(data) == 3 else "i1"
-    assert name == (f"{columns}_outer_{rows}_outer_fused" if columns_first else f"{rows}_outer")
+    assert name == ("b_i_outer_fused" if columns_first else f"{rows}_outer")
+    module = lower_to_te(mod)
+    panels = [
+        c.result.type.get_shape()
+        for c in module.walk()
+        if isinstance(c, relay.ConstOp) and len(c.result.type.get_shape()) == 3
+    ]
+    k, n = weight
+    assert panels == ([(-(-n // 32), k, 32)] if columns_first else [])
     (got,) = run_factory(tvm_relay.build(mod, "llvm"), x=x)
     np.testing.assert_allclose(got, x @ w, rtol=1e-4, atol=1e-4)
 
@@ -291,7 +327,8 @@ def test_laying_out_a_transposed_weight_holds_one_new_copy() -> None:
     finally:
         tracemalloc.stop()
     assert padded <= peak < 1.5 * padded, (peak, padded)
-    assert count(module, relay.TransposeOp) == 0
+    transposes = [op for op in module.walk() if isinstance(op, relay.TransposeOp)]
+    assert not any(isinstance(op.operands[0].owner, relay.ConstOp) for op in transposes)
 
 
 def test_released_params_are_freed_once_laid_out() -> None:

@@ -72,7 +72,7 @@ from xtvm.te.schedule import post_order_ops
 from xtvm.te.stmt import ExternOp
 from xtvm.topi import elementwise
 from xtvm.topi.dispatch import schedule_tuned, schedule_tuned_kernel
-from xtvm.topi.schedule import DEFAULT, TARGETS
+from xtvm.topi.schedule import DEFAULT, TARGETS, buffered_transposes
 from xtvm.topi.strategy import STRUCTURAL, Strategy, Value, strategy_for
 from xtvm.topi.tensor import Filled, TensorLike
 
@@ -327,6 +327,8 @@ class KernelBuilder:
             if isinstance(stage.op, ExternOp)
             for t in stage.op.input_tensors
         }
+        if self.target.split()[0] == "llvm":
+            buffered |= {id(t.op) for t in buffered_transposes(s.stages)}
         for stage in s.stages:
             kept = id(stage.op) in output_ops or id(stage.op) in buffered
             if not kept and not stage.op.reduce_axis:

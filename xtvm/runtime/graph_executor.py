@@ -37,7 +37,7 @@ from xtvm.runtime.module import (
     export_linker,
     load_library,
 )
-from xtvm.runtime.ndarray import Device, NDArray, aligned_storage, cpu, entry_bytes
+from xtvm.runtime.ndarray import Device, NDArray, cpu, entry_bytes, storage_arena
 from xtvm.runtime.params import ParamsFormatError, read_params
 
 
@@ -359,7 +359,7 @@ class GraphExecutor(ExecutorBase):
         shapes = graph["attrs"]["shape"][1]
         dtypes = graph["attrs"]["dltype"][1]
         self.plan = plan_memory(graph)
-        storages = [aligned_storage(size) for size in self.plan.storage_bytes]
+        storages = storage_arena(self.plan.storage_bytes)
         self.entries = [
             storages[sid][: entry_bytes(shape, dtype)].view(dtype).reshape(shape)
             for sid, shape, dtype in zip(self.plan.storage_ids, shapes, dtypes, strict=True)

@@ -228,6 +228,50 @@ def transposed_axis(t: te.Tensor, narrow: bool = False) -> IterVar | None:
     return None
 
 
+def buffered_transposes(stages: list[te.Stage]) -> list[te.Tensor]:
+    """The stages of a fused injective kernel to compute into buffers of their own rather than
+    inline: a transpose that moves the innermost axis, and its operand, where that operand is
+    computed from more than one tensor (rotary embeddings on Llama's keys, then their
+    transpose for Q.K^T). Inlined, every output element of the transpose's vectorized rows
+    recomputes the chain from elements a whole source row apart (gathers, 147 us for 8 heads
+    of 128x64); buffered, the chain runs on contiguous vectors, and the transpose is a plain
+    copy that cpu_transpose moves in register squares (5 + 8 us)."""
+    by_op = {id(stage.op): stage for stage in stages}
+    kept: list[te.Tensor] = []
+    for stage in stages:
+        op = stage.op
+        if not isinstance(op, ComputeOp) or not op.name.startswith("T_transpose"):
+            continue
+        body = op.body
+        if not isinstance(body, Read) or not body.indices or body.indices[-1] is op.axis[-1]:
+            continue
+        operand = by_op.get(id(body.tensor.op))
+        if operand is None or not isinstance(operand.op, ComputeOp):
+            continue
+        if len(reads_inlined(by_op, operand)) > 1:
+            kept += [op.output(0), body.tensor]
+    return kept
+
+
+def reads_inlined(by_op: dict[int, te.Stage], stage: te.Stage) -> list[te.Tensor]:
+    """The tensors that `stage` reads through the injective computes it would inline: the
+    first stage on each path that is not an injective compute of the kernel."""
+    found: list[te.Tensor] = []
+    pending = list(stage.op.input_tensors)
+    while pending:
+        tensor = pending.pop()
+        producer = by_op.get(id(tensor.op))
+        if (
+            producer is not None
+            and isinstance(producer.op, ComputeOp)
+            and not producer.op.reduce_axis
+        ):
+            pending.extend(producer.op.input_tensors)
+        elif not any(tensor is t for t in found):
+            found.append(tensor)
+    return found
+
+
 def cpu_narrow_transpose(stage: te.Stage, axes: list[IterVar], contiguous: IterVar) -> None:
     """A transposing copy whose innermost axis is shorter than a square (an RGB image from
     NCHW to NHWC): under the outer loops (fused, parallel), runs of VECTOR_LANES along the
