@@ -93,18 +93,22 @@ import time
 from pathlib import Path
 
 import numpy as np
-from models import graph_module, interleaved_samples, light_model
+from models import interleaved_samples, load_model
 
 
 def main() -> None:
+    import xtvm as tvm
     from xtvm import autotvm, relay
     from xtvm.api.relay import testing
-    from xtvm.api.relay.frontend import from_onnx
+    from xtvm.contrib import graph_executor
     from xtvm.driver.relay_build import lower_for_build
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument(
-        "model", nargs="?", default="resnet-18", help="resnet-N, mobilenet or a light model"
+        "model",
+        nargs="?",
+        default="resnet-18",
+        help="resnet-N, mobilenet, a light model or an .onnx file (inputs: the .npz beside it)",
     )
     parser.add_argument("--minutes", type=float, default=12, help="tuning time budget")
     parser.add_argument("--trials", type=int, default=10000, help="measurements in all")
@@ -131,11 +135,10 @@ def main() -> None:
         else:
             layers = int(options.model[7:])
             mod, params = testing.resnet.get_workload(num_layers=layers, batch_size=1)
-        data, x = "data", np.random.default_rng(1).uniform(-1, 1, (1, 3, 224, 224))
-        x = x.astype("float32")
+        x = np.random.default_rng(1).uniform(-1, 1, (1, 3, 224, 224))
+        inputs = {"data": x.astype("float32")}
     else:
-        model, data, x = light_model(options.model)
-        mod, params = from_onnx(model, {data: x.shape})
+        mod, params, inputs = load_model(options.model)
     tasks = autotvm.task.extract_from_program(mod, params=params, target="llvm")
     start = time.perf_counter()
     results = autotvm.tune_model(
@@ -155,12 +158,18 @@ def main() -> None:
     )
     tuning_s = time.perf_counter() - start
 
-    default = graph_module(relay.build(mod, target="llvm", params=params), x, data)
+    def build() -> graph_executor.GraphModule:
+        factory = relay.build(mod, target="llvm", params=params)
+        module = graph_executor.GraphModule(factory["default"](tvm.cpu()))
+        module.set_input(**inputs)
+        return module
+
+    default = build()
     with autotvm.apply_history_best(best_log):
-        tuned = graph_module(relay.build(mod, target="llvm", params=params), x, data)
+        tuned = build()
         kernels = str(lower_for_build(mod, params, "llvm")[1])
         same = kernels == str(lower_for_build(mod, params, "llvm")[1])
-        rebuilt = graph_module(relay.build(mod, target="llvm", params=params), x, data)
+        rebuilt = build()
     clock = time.thread_time if options.clock == "thread" else time.perf_counter
     samples = interleaved_samples([default.run, tuned.run], options.repeat, clock=clock)
     ms = [1e3 * statistics.median(t) for t in samples]
