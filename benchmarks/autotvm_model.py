@@ -91,9 +91,10 @@ import statistics
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
-from models import interleaved_samples, load_model
+from models import interleaved_samples, kernel_seconds, load_model
 
 
 def main() -> None:
@@ -124,6 +125,9 @@ def main() -> None:
     )
     parser.add_argument(
         "--clock", default="thread", help="thread (CPU time at 1 thread: load adds nothing) or wall"
+    )
+    parser.add_argument(
+        "--kernels", type=int, default=20, help="runs timing each kernel in the models (0: not)"
     )
     options = parser.parse_args()
     log = options.log or Path(tempfile.mkdtemp()) / "records.json"
@@ -208,6 +212,32 @@ def main() -> None:
     print(f"wall clock, medians: default {wall_ms[0]:.3f} ms, tuned {wall_ms[1]:.3f} ms "
           f"({wall_ms[0] / wall_ms[1]:.2f}x)")  # fmt: skip
     print(f"largest |tuned - default|: {difference:.2e}")
+    if options.kernels:
+        in_model(default, tuned, options.kernels)
+
+
+def in_model(default: Any, tuned: Any, runs: int) -> None:
+    """Each kernel's thread-clock time inside the default and the tuned model (median of
+    `runs` runs, summed over its calls), slowest first: what the isolated timings left out."""
+    totals: list[dict[str, float]] = [{}, {}]
+    calls: list[dict[str, int]] = [{}, {}]
+    for module, total, count in zip((default, tuned), totals, calls, strict=True):
+        executor = module._executor()
+        for name, seconds in zip(executor.call_names, kernel_seconds(executor, runs), strict=True):
+            total[name] = total.get(name, 0.0) + seconds
+            count[name] = count.get(name, 0) + 1
+    print(f"in the model ({runs} runs, thread clock): kernel, calls, default ms, tuned ms")
+    whole = sum(totals[0].values())
+    for name in sorted({*totals[0], *totals[1]}, key=lambda n: -max(t.get(n, 0) for t in totals)):
+        before, after = totals[0].get(name, 0.0), totals[1].get(name, 0.0)
+        if max(before, after) > 0.002 * whole or abs(before - after) > 0.005 * before:
+            ratio = f"{before / after:5.2f}x" if before and after else "  new" if after else ""
+            print(f"  {name[:56]:56} {max(calls[0].get(name, 0), calls[1].get(name, 0)):5} "
+                  f"{before * 1e3:8.3f} {after * 1e3:8.3f} {ratio}")  # fmt: skip
+    before, after = sum(totals[0].values()), sum(totals[1].values())
+    print(
+        f"  {'all kernels':56} {'':5} {before * 1e3:8.3f} {after * 1e3:8.3f} {before / after:5.2f}x"
+    )
 
 
 if __name__ == "__main__":

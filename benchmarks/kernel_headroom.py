@@ -20,12 +20,11 @@ import os
 os.environ.setdefault("XTVM_NUM_THREADS", "1")  # before xtvm starts any thread pool
 
 import argparse
-import statistics
 import time
 from typing import Any
 
 import numpy as np
-from models import load_model
+from models import kernel_seconds, load_model
 from tuning import fma_peak
 
 EFFICIENCY = 0.85  # the share of its roofline a tuned kernel is taken to reach
@@ -73,18 +72,6 @@ def call_bytes(executor: Any) -> list[int]:
     return sizes
 
 
-def profile(executor: Any, runs: int) -> list[float]:
-    """The median thread-clock seconds of each kernel call over `runs` runs (after one)."""
-    executor.run()
-    samples: list[list[float]] = [[] for _ in executor.calls]
-    for _ in range(runs):
-        for position, (raw, args, kernel) in enumerate(executor.calls):
-            start = time.thread_time()
-            kernel.check(raw(*args))
-            samples[position].append(time.thread_time() - start)
-    return [statistics.median(s) for s in samples]
-
-
 def report(name: str, runs: int, top: int, peak: float, bandwidth: float) -> None:
     import xtvm as tvm
     from xtvm import relay
@@ -97,7 +84,7 @@ def report(name: str, runs: int, top: int, peak: float, bandwidth: float) -> Non
     for key, value in inputs.items():
         module.set_input(key, value)
     executor = module._executor()
-    seconds = profile(executor, runs)
+    seconds = kernel_seconds(executor, runs)
     sizes = call_bytes(executor)
     rows: dict[str, list[float]] = {}
     for kernel, t, size in zip(executor.call_names, seconds, sizes, strict=True):
