@@ -15,7 +15,10 @@ conv2d.
   NCHW, output rows (`tile_y`); output columns (`tile_x`) and, NHWC, whether rows go outside
   the channel blocks (`rows_outside`). All but depthwise NCHW also have TVM's x86 conv2d
   knobs (`define_conv_knobs`): output rows added to the tile (`tile_oh`), input channels per
-  reduction block (`tile_ic`) and the kernel columns unrolled in it (`unroll_kw`).
+  reduction block (`tile_ic`) and the kernel columns unrolled in it (`unroll_kw`). A 1x1
+  NCHW conv2d on a plane narrower than a vector (7x7, 14x14) also has `plane`: a tile of
+  `tile_f` channels by whole planes (one vector of H*W each), its default schedule where the
+  channels allow 4 a tile; without it a tuned config could not reproduce that default.
 - `conv2d_winograd_nhwc.llvm` takes `(data_shape, kernel_shape, tile_size, padding, dtype)`
   of a winograd conv2d (the transformed kernel, as relay.build has it). Its knobs are the
   register tile of the batched product: rows of tiles (`tile_r`, any divisor of the padded
@@ -59,12 +62,15 @@ from xtvm.topi.schedule import (
     group_row_tile,
     nhwc_tile_factor,
     packs_weight,
+    plane_rows,
+    plane_tile,
     register_tiled,
     rows_outside,
     split_exact,
     tile_factor,
     tile_product,
     weight_outgrows_cache,
+    whole_plane,
 )
 from xtvm.tuning.space import ConfigSpace, OtherOptionEntity, SplitEntity
 from xtvm.tuning.task import (
@@ -166,6 +172,8 @@ def schedule_conv2d(s: te.Schedule, out: te.Tensor) -> None:
             f = tile_factor(size, group_row_tile(per_group_out))
         else:
             f = tile_factor(channels, CONV_CHANNEL_TILE)
+        if first == "tile_f" and plane_tile(out, per_group_out):
+            f = plane_rows(per_group_out)  # the default tile of whole planes
     define_tile(cfg, first, size, f or size, MAX_TILE)
     define_tile(cfg, "tile_x", columns, x or columns, MAX_TILE)
     if nhwc:
@@ -173,7 +181,15 @@ def schedule_conv2d(s: te.Schedule, out: te.Tensor) -> None:
         if cfg.is_fallback:
             cfg["rows_outside"] = OtherOptionEntity(rows_outside(out))  # type: ignore[index]
     outside = bool(cfg["rows_outside"].val) if nhwc else False
-    tiles = ConvTiles(cfg[first].size[-1], cfg["tile_x"].size[-1], outside)
+    plane = False
+    if first == "tile_f" and whole_plane(out):
+        # a tile of `tile_f` channels by whole planes instead of rows by columns (the other
+        # knobs then change nothing); records from before the knob replay as row tiles
+        cfg.define_knob("plane", [False, True])
+        if cfg.is_fallback:
+            cfg["plane"] = OtherOptionEntity(plane_tile(out, per_group_out))  # type: ignore[index]
+        plane = bool(cfg["plane"].val)
+    tiles = ConvTiles(cfg[first].size[-1], cfg["tile_x"].size[-1], outside, plane=plane)
     if first == "tile_f":
         tiles = define_conv_knobs(cfg, out, tiles, nhwc)
     cpu_conv2d(s, out, tiles)
