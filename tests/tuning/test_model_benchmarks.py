@@ -59,6 +59,9 @@ def test_autotvm_model_tunes_an_onnx_file_and_rebuilds_the_same_kernels(tmp_path
     assert "2 tasks" in done.stdout, done.stdout
     assert "a rebuild lowers alike: True; its outputs are identical: True" in done.stdout
     assert log.is_file() and log.with_suffix(".best.json").is_file()
+    # each kernel timed inside both models: the 3x3 conv2d (relu fused) and the 1x1 one
+    in_model = done.stdout.split("in the model (20 runs, thread clock)")[1]
+    assert "fused_nn_conv2d_nn_relu" in in_model and "all kernels" in in_model, done.stdout
 
 
 def test_kernel_headroom_profiles_an_onnx_file(tmp_path: Path) -> None:
