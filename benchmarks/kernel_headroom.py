@@ -46,7 +46,8 @@ The bound overstates what schedules can recover where the roofline leaves work o
   model at a lower load (`autotvm_model.py --kernels`) it ran at 78 % (2.99 ms): its 9.4 MB
   of weights stream from memory on every call, and other processes' use of the memory bus
   slows it though the thread clock counts only this thread. The headroom of kernels that
-  stream their weights is the load's, not the schedule's: BERT's bound is nearer 1.1x.
+  stream their weights is the load's, not the schedule's: with that run's in-model times
+  (products at 78-86 % of the peak, kernels 111.2 ms) BERT's bound is about 1.06x.
 - shufflenet: its group 1x1 conv2d (4 groups, 34-136 channels a group; about 1.5 of the
   2.3 ms) run at 50-59 % of the peak and its depthwise conv2d (with the channel shuffle
   fused into their input) at 35-76 % of the memory roofline: the headroom lies in kernels
