@@ -100,6 +100,29 @@ address.
   flushed cache the default lost more than in the model (its input comes warm from the GELU
   before it), so the search chased a gain the model does not have. A rebuild lowers to the
   same kernels, identical outputs.
+- shufflenet (onnx light, `--no-flush`: its activations stay in cache between kernels; with
+  the `plane` knob, so that the 7x7 group conv2d's default is what the template measures):
+  8 + 19 minutes (resumed), 15 tasks, 4496 measurements (0.29 s each). Isolated: the stem
+  1.41x, the first group conv2d 1.74x, 272x14x14 group conv2d 1.15x (15 calls; 4 rows of
+  14 in the tile), depthwise 1.12-1.40x; the 136x28x28 and 544x7x7 group conv2d (13 calls)
+  kept their defaults after 448 and 576 trials; kernel time saved 0.18 ms of 2.3 by the
+  isolated timings. Whole model, thread clock, interleaved: median 2.341 -> 3.552 ms
+  (0.66x), fastest 2.087 -> 3.254 ms. Inside the model the 272x14x14 kernels ran 2.3-2.6x
+  *slower* (0.377 -> 0.962 ms for 8 calls): a tile of 4 rows of 14 is a guarded split, and
+  the same config built by relay.build (0.080-0.112 ms) is not the kernel the template
+  built and timed (0.043 ms); with rows that divide 14 the two agree within 1.2x, either
+  way. Hence `tile_oh` offers divisors of the rows only since. With the records the new
+  space could have given (that one dropped; default and tuned builds timed 60 runs
+  interleaved): median 2.922 -> 2.820 ms (1.04x), fastest 2.181 -> 2.011 ms (1.08x), kernels
+  in the model 2.244 -> 2.250 ms (1.00x); without any row-tiled record 1.09x / 0.99x /
+  1.06x. Outputs within 8e-3 of 4.8e4 (reduction blocks reorder sums); rebuilds identical.
+- The goal (1.2x within 30 minutes) is not met by any model measured: ResNet-18 1.00x,
+  SqueezeNet 1.02-1.06x, BERT-base 0.94-0.98x, ShuffleNet 1.00-1.09x. What stands between
+  the isolated gains and the model is measurement, not knobs: a candidate is timed as the
+  template builds it, alone, with caches either flushed or warm, while relay.build's fused
+  kernel in the model differs in code (guarded splits, fused epilogues) and in cache state.
+  The next step is to measure candidates as the model's kernels (relay.build's lowering of
+  the fused kernel, inputs warm as the previous kernel leaves them, weights cold).
 """
 
 from __future__ import annotations
