@@ -111,7 +111,9 @@ address.
   *slower* (0.377 -> 0.962 ms for 8 calls): a tile of 4 rows of 14 is a guarded split, and
   the same config built by relay.build (0.080-0.112 ms) is not the kernel the template
   built and timed (0.043 ms); with rows that divide 14 the two agree within 1.2x, either
-  way. Hence `tile_oh` offers divisors of the rows only since. With the records the new
+  way. Hence `tile_oh` offers divisors of the rows only since. The 272x7x7 record (a plane
+  tile of 17 channels) diverges alike: 0.023 ms built by the template (its default 0.026),
+  0.036 ms built by relay.build, whose default takes 0.016 ms. With the records the new
   space could have given (that one dropped; default and tuned builds timed 60 runs
   interleaved): median 2.922 -> 2.820 ms (1.04x), fastest 2.181 -> 2.011 ms (1.08x), kernels
   in the model 2.244 -> 2.250 ms (1.00x); without any row-tiled record 1.09x / 0.99x /
