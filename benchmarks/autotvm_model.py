@@ -78,6 +78,53 @@ thread-clock measurements and every best re-checked against its default:
   class conv2d 1.10x; kernel time saved 0.15 ms. Whole model, thread clock, median 3.455 ->
   3.400 ms (1.02x), fastest 3.207 -> 3.093 ms (1.04x); wall 0.99x. Identical outputs.
 - The goal, 1.2x in 30 minutes, is not met by either model.
+
+MODEL may be an .onnx file (its inputs from the .npz beside it, as `export_models.py` writes
+them); `--kernels N` also times every kernel inside both built models (thread clock, median of
+N runs), which is where an isolated gain shows or not. Candidates were chosen by
+`kernel_headroom.py` (time each model would save were every kernel at 85 % of its
+roofline): BERT-base 1.29x, ShuffleNet 1.53x were the largest that the templates' knobs
+address.
+
+- bert.dynamo (BERT-base, seq 128; `/tmp/full/bert.dynamo.onnx --minutes 27`, flushed,
+  load 2-7): 7 tasks, 3495 measurements in 1631 s. Isolated (cold caches): FFN down-
+  projection 128x3072x768 1.26x (3.648 -> 2.892 ms, packed weight panels), attention
+  batch_matmuls 1.23x and 1.28x, up-projection 1.01x, QKV 128x768x2304 1.39x in the search
+  but rejected by its re-check (2.862 ms both). Inside the models, thread clock: the
+  down-projection 35.89 -> 35.86 ms for its 12 calls (1.00x), the up-projection 32.55 ->
+  34.68 ms (0.94x), all kernels 111.16 -> 112.94 ms (0.98x); whole model median 123.4 ->
+  131.4 ms (0.94x), fastest run 109.7 -> 112.7 ms (0.97x). In the model the down-projection
+  already ran at 78 % of the peak (2.99 ms a call): the 52 % (4.4 ms) `kernel_headroom.py`
+  had measured came while other processes loaded the memory bus (its 9.4 MB of weights
+  stream from memory each call; the thread clock does not remove that). Timed alone with a
+  flushed cache the default lost more than in the model (its input comes warm from the GELU
+  before it), so the search chased a gain the model does not have. A rebuild lowers to the
+  same kernels, identical outputs.
+- shufflenet (onnx light, `--no-flush`: its activations stay in cache between kernels; with
+  the `plane` knob, so that the 7x7 group conv2d's default is what the template measures):
+  8 + 19 minutes (resumed), 15 tasks, 4496 measurements (0.29 s each). Isolated: the stem
+  1.41x, the first group conv2d 1.74x, 272x14x14 group conv2d 1.15x (15 calls; 4 rows of
+  14 in the tile), depthwise 1.12-1.40x; the 136x28x28 and 544x7x7 group conv2d (13 calls)
+  kept their defaults after 448 and 576 trials; kernel time saved 0.18 ms of 2.3 by the
+  isolated timings. Whole model, thread clock, interleaved: median 2.341 -> 3.552 ms
+  (0.66x), fastest 2.087 -> 3.254 ms. Inside the model the 272x14x14 kernels ran 2.3-2.6x
+  *slower* (0.377 -> 0.962 ms for 8 calls): a tile of 4 rows of 14 is a guarded split, and
+  the same config built by relay.build (0.080-0.112 ms) is not the kernel the template
+  built and timed (0.043 ms); with rows that divide 14 the two agree within 1.2x, either
+  way. Hence `tile_oh` offers divisors of the rows only since. The 272x7x7 record (a plane
+  tile of 17 channels) diverges alike: 0.023 ms built by the template (its default 0.026),
+  0.036 ms built by relay.build, whose default takes 0.016 ms. With the records the new
+  space could have given (that one dropped; default and tuned builds timed 60 runs
+  interleaved): median 2.922 -> 2.820 ms (1.04x), fastest 2.181 -> 2.011 ms (1.08x), kernels
+  in the model 2.244 -> 2.250 ms (1.00x); without any row-tiled record 1.09x / 0.99x /
+  1.06x. Outputs within 8e-3 of 4.8e4 (reduction blocks reorder sums); rebuilds identical.
+- The goal (1.2x within 30 minutes) is not met by any model measured: ResNet-18 1.00x,
+  SqueezeNet 1.02-1.06x, BERT-base 0.94-0.98x, ShuffleNet 1.00-1.09x. What stands between
+  the isolated gains and the model is measurement, not knobs: a candidate is timed as the
+  template builds it, alone, with caches either flushed or warm, while relay.build's fused
+  kernel in the model differs in code (guarded splits, fused epilogues) and in cache state.
+  The next step is to measure candidates as the model's kernels (relay.build's lowering of
+  the fused kernel, inputs warm as the previous kernel leaves them, weights cold).
 """
 
 from __future__ import annotations
@@ -91,20 +138,25 @@ import statistics
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
-from models import graph_module, interleaved_samples, light_model
+from models import interleaved_samples, kernel_seconds, load_model
 
 
 def main() -> None:
+    import xtvm as tvm
     from xtvm import autotvm, relay
     from xtvm.api.relay import testing
-    from xtvm.api.relay.frontend import from_onnx
+    from xtvm.contrib import graph_executor
     from xtvm.driver.relay_build import lower_for_build
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument(
-        "model", nargs="?", default="resnet-18", help="resnet-N, mobilenet or a light model"
+        "model",
+        nargs="?",
+        default="resnet-18",
+        help="resnet-N, mobilenet, a light model or an .onnx file (inputs: the .npz beside it)",
     )
     parser.add_argument("--minutes", type=float, default=12, help="tuning time budget")
     parser.add_argument("--trials", type=int, default=10000, help="measurements in all")
@@ -121,6 +173,9 @@ def main() -> None:
     parser.add_argument(
         "--clock", default="thread", help="thread (CPU time at 1 thread: load adds nothing) or wall"
     )
+    parser.add_argument(
+        "--kernels", type=int, default=20, help="runs timing each kernel in the models (0: not)"
+    )
     options = parser.parse_args()
     log = options.log or Path(tempfile.mkdtemp()) / "records.json"
     best_log = log.with_suffix(".best.json")
@@ -131,11 +186,10 @@ def main() -> None:
         else:
             layers = int(options.model[7:])
             mod, params = testing.resnet.get_workload(num_layers=layers, batch_size=1)
-        data, x = "data", np.random.default_rng(1).uniform(-1, 1, (1, 3, 224, 224))
-        x = x.astype("float32")
+        x = np.random.default_rng(1).uniform(-1, 1, (1, 3, 224, 224))
+        inputs = {"data": x.astype("float32")}
     else:
-        model, data, x = light_model(options.model)
-        mod, params = from_onnx(model, {data: x.shape})
+        mod, params, inputs = load_model(options.model)
     tasks = autotvm.task.extract_from_program(mod, params=params, target="llvm")
     start = time.perf_counter()
     results = autotvm.tune_model(
@@ -155,12 +209,18 @@ def main() -> None:
     )
     tuning_s = time.perf_counter() - start
 
-    default = graph_module(relay.build(mod, target="llvm", params=params), x, data)
+    def build() -> graph_executor.GraphModule:
+        factory = relay.build(mod, target="llvm", params=params)
+        module = graph_executor.GraphModule(factory["default"](tvm.cpu()))
+        module.set_input(**inputs)
+        return module
+
+    default = build()
     with autotvm.apply_history_best(best_log):
-        tuned = graph_module(relay.build(mod, target="llvm", params=params), x, data)
+        tuned = build()
         kernels = str(lower_for_build(mod, params, "llvm")[1])
         same = kernels == str(lower_for_build(mod, params, "llvm")[1])
-        rebuilt = graph_module(relay.build(mod, target="llvm", params=params), x, data)
+        rebuilt = build()
     clock = time.thread_time if options.clock == "thread" else time.perf_counter
     samples = interleaved_samples([default.run, tuned.run], options.repeat, clock=clock)
     ms = [1e3 * statistics.median(t) for t in samples]
@@ -199,6 +259,32 @@ def main() -> None:
     print(f"wall clock, medians: default {wall_ms[0]:.3f} ms, tuned {wall_ms[1]:.3f} ms "
           f"({wall_ms[0] / wall_ms[1]:.2f}x)")  # fmt: skip
     print(f"largest |tuned - default|: {difference:.2e}")
+    if options.kernels:
+        in_model(default, tuned, options.kernels)
+
+
+def in_model(default: Any, tuned: Any, runs: int) -> None:
+    """Each kernel's thread-clock time inside the default and the tuned model (median of
+    `runs` runs, summed over its calls), slowest first: what the isolated timings left out."""
+    totals: list[dict[str, float]] = [{}, {}]
+    calls: list[dict[str, int]] = [{}, {}]
+    for module, total, count in zip((default, tuned), totals, calls, strict=True):
+        executor = module._executor()
+        for name, seconds in zip(executor.call_names, kernel_seconds(executor, runs), strict=True):
+            total[name] = total.get(name, 0.0) + seconds
+            count[name] = count.get(name, 0) + 1
+    print(f"in the model ({runs} runs, thread clock): kernel, calls, default ms, tuned ms")
+    whole = sum(totals[0].values())
+    for name in sorted({*totals[0], *totals[1]}, key=lambda n: -max(t.get(n, 0) for t in totals)):
+        before, after = totals[0].get(name, 0.0), totals[1].get(name, 0.0)
+        if max(before, after) > 0.002 * whole or abs(before - after) > 0.005 * before:
+            ratio = f"{before / after:5.2f}x" if before and after else "  new" if after else ""
+            print(f"  {name[:56]:56} {max(calls[0].get(name, 0), calls[1].get(name, 0)):5} "
+                  f"{before * 1e3:8.3f} {after * 1e3:8.3f} {ratio}")  # fmt: skip
+    before, after = sum(totals[0].values()), sum(totals[1].values())
+    print(
+        f"  {'all kernels':56} {'':5} {before * 1e3:8.3f} {after * 1e3:8.3f} {before / after:5.2f}x"
+    )
 
 
 if __name__ == "__main__":

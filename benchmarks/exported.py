@@ -71,13 +71,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from models import PeakRss, aligned, child_rows, interleaved_samples, latency_table
-
-
-def load_inputs(path: Path) -> dict[str, np.ndarray]:
-    """The graph inputs stored beside `path` (numpy arrays only, no pickles)."""
-    with np.load(path.with_suffix(".npz"), allow_pickle=False) as arrays:
-        return {k.removeprefix("in__"): arrays[k] for k in arrays.files if k.startswith("in__")}
+from models import PeakRss, aligned, child_rows, interleaved_samples, latency_table, load_inputs
 
 
 def measure(path: Path, repeat: int, threads: list[int], kernels: int = 0) -> dict[str, Any]:

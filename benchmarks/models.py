@@ -123,6 +123,43 @@ def light_model(name: str) -> tuple[onnx.ModelProto, str, np.ndarray]:
     return onnx_light_model(name, np.random.default_rng(1), drop_softmax=True)
 
 
+def kernel_seconds(executor: Any, runs: int) -> list[float]:
+    """The median thread-clock seconds of each kernel call of a graph executor (in call
+    order) over `runs` runs after one: at 1 thread, what other processes' load leaves alone."""
+    executor.run()
+    samples: list[list[float]] = [[] for _ in executor.calls]
+    for _ in range(runs):
+        for position, (raw, args, kernel) in enumerate(executor.calls):
+            start = time.thread_time()
+            kernel.check(raw(*args))
+            samples[position].append(time.thread_time() - start)
+    return [statistics.median(s) for s in samples]
+
+
+def load_model(name: str) -> tuple[Any, dict[str, Any], dict[str, np.ndarray]]:
+    """A relay module, its params and its graph inputs: an .onnx file with the inputs of the
+    .npz beside it (as `export_models.py` writes them), or a light model by name."""
+    from pathlib import Path
+
+    from xtvm.api.relay.frontend import from_onnx
+
+    if not name.endswith(".onnx"):
+        model, data, x = light_model(name)
+        mod, params = from_onnx(model, {data: x.shape})
+        return mod, params, {data: x}
+    path = Path(name)
+    if not path.is_file() or not path.with_suffix(".npz").is_file():
+        raise SystemExit(f"{name}: no such .onnx file with a .npz of its inputs beside it")
+    mod, params = from_onnx(path)
+    return mod, params, load_inputs(path)
+
+
+def load_inputs(path: Any) -> dict[str, np.ndarray]:
+    """The graph inputs stored beside the .onnx file `path` (numpy arrays only, no pickles)."""
+    with np.load(path.with_suffix(".npz"), allow_pickle=False) as arrays:
+        return {k.removeprefix("in__"): arrays[k] for k in arrays.files if k.startswith("in__")}
+
+
 def child_row(command: list[str], row: dict[str, Any], **run_args: Any) -> dict[str, Any]:
     """The JSON row a child process prints last; `row` with an "error" (the last line of its
     stderr) where it fails."""

@@ -71,6 +71,9 @@ CASES = [
     ),
     ("group_conv2d_nchw", [(1, 32, 14, 14), (48, 8, 3, 3), (1, 1), (1,) * 4, (1, 1), 4], 4),
     ("group_conv2d_nhwc", [(1, 14, 14, 32), (3, 3, 8, 48), (1, 1), (1,) * 4, (1, 1), 4], 4),
+    # 1x1 on planes narrower than a vector: by default a tile of whole planes (`plane`)
+    ("group_conv2d_nchw", [(1, 32, 7, 7), (32, 8, 1, 1), (1, 1), (0,) * 4, (1, 1), 4], 4),
+    ("conv2d_nchw", [(1, 16, 7, 7), (24, 16, 1, 1), (1, 1), (0,) * 4, (1, 1)], 1),
 ]
 
 
@@ -138,6 +141,51 @@ def test_relay_build_applies_depthwise_and_grouped_records(tmp_path: Path) -> No
     (got,) = run_factory(lib, x=data)
     hidden = np.maximum(grouped_conv(data, params["dw"], 8, 1), 0)
     np.testing.assert_allclose(got, grouped_conv(hidden, params["gw"], 4, 1), rtol=1e-4, atol=1e-3)
+
+
+def test_whole_plane_knob_replays_exactly_and_is_right(tmp_path: Path) -> None:
+    """`plane` (a tile of channels by whole 7x7 planes) with any channel tile computes the
+    conv2d; relay.build applies such a record, and a record written before the knob existed
+    (no `plane` entity) replays as the row tile it was measured as."""
+    args = [(1, 32, 7, 7), (32, 8, 1, 1), (1, 1), (0,) * 4, (1, 1), 4]
+    task = autotvm.task.create("group_conv2d_nchw.llvm", args)
+    space = list(task.config_space)
+    default = task.config_space.get(task.default_index())
+    assert default["plane"].val and default["tile_f"].size[-1] == 8
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal(args[0]).astype("float32")
+    w = rng.standard_normal(args[1]).astype("float32")
+    expected = grouped_conv(x, w, 4, 0)
+    picked = [c for c in space if c["tile_f"].size[-1] in (2, 8) and c["tile_x"].size[-1] == 7]
+    forms = set()
+    for config in picked[:: max(1, len(picked) // 6)]:
+        s, tensors = task.instantiate(config)
+        forms.add(str(primitives(s)))
+        out = np.zeros((1, 32, 7, 7), "float32")
+        tvm.build(s, tensors, target="llvm")(x, w, out)
+        np.testing.assert_allclose(out, expected, rtol=1e-4, atol=1e-4)
+    assert len(forms) > 2  # plane and row tiles of 2 and 8 channels
+
+    data = relay.var("x", shape=args[0])
+    mod = tvm.IRModule.from_expr(
+        relay.Function([data], relay.nn.conv2d(data, relay.const(w), groups=4))
+    )
+    (conv,) = autotvm.task.extract_from_program(mod, {}, "llvm")
+    plane_2 = next(c for c in space if c["plane"].val and c["tile_f"].size[-1] == 2)
+    row_8 = next(c for c in space if not c["plane"].val and c["tile_f"].size[-1] == 8)
+    before_knob = autotvm.ConfigEntity.from_json_dict(
+        {"index": 0, "entity": [e for e in row_8.to_json_dict()["entity"] if e[0] != "plane"]}
+    )
+    kernels = {}
+    for name, config in (("plane_2", plane_2), ("row_8", row_8), ("before", before_knob)):
+        record = [(autotvm.MeasureInput("llvm", conv, config),
+                   autotvm.MeasureResult([1e-4], 0, 0.1, 1.0))]  # fmt: skip
+        with autotvm.apply_history_best(record):
+            kernels[name] = str(lower_for_build(mod, {}, "llvm")[1])
+            (got,) = run_factory(relay.build(mod, target="llvm"), x=x)
+        np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-4)
+    assert kernels["before"] == kernels["row_8"] != kernels["plane_2"]
+    assert str(lower_for_build(mod, {}, "llvm")[1]) not in (kernels["row_8"], kernels["plane_2"])
 
 
 def test_winograd_template_is_the_default_and_relay_build_applies_it(tmp_path: Path) -> None:

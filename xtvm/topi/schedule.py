@@ -111,7 +111,8 @@ Splitter = Callable[[te.Stage, IterVar, int], tuple[IterVar | None, IterVar]]
 
 class ConvTiles(NamedTuple):
     """A tuned conv2d register tile and reduction order (AutoTVM's conv2d templates); the
-    defaults of the last three are the default schedule's."""
+    defaults of the last four are the default schedule's (but for `plane`, see
+    `plane_tile`)."""
 
     channels: int  # output channels of the tile (within a group), or depthwise NCHW rows
     columns: int  # output columns of the tile
@@ -119,6 +120,7 @@ class ConvTiles(NamedTuple):
     rows: int = 1  # output rows in the tile (not depthwise NCHW), unrolled with the columns
     rc_block: int = 0  # input channels of a reduction block (TVM's ic_bn); 0: not split
     unroll_kw: bool = False  # kernel columns inside the block, unrolled (TVM's unroll_kw)
+    plane: bool = False  # NCHW 1x1 on a narrow plane: `channels` by whole planes (whole_plane)
 
 
 def nhwc_tile(
@@ -824,13 +826,14 @@ def cpu_conv2d(s: te.Schedule, t: te.Tensor, tiles: ConvTiles | None = None) -> 
             loops = [n, f, y_outer, x_outer]
             tile, vector = y_inner, x_inner
             last_parallel = y_outer if y_outer is not None else f
-        elif tiles is None and whole_plane(t) and plane_rows(per_group_out) >= 4:
+        elif (tiles.plane and whole_plane(t)) if tiles else plane_tile(t, per_group_out):
             # A 1x1 conv2d on a plane narrower than a vector (7x7): the tile is a few output
             # channels by the whole plane, one vector of H*W contiguous elements per channel.
             group = None
             if per_group_out < extent(f):
                 group, f = outer.split(f, factor=per_group_out)
-            f_outer, f_inner = outer.split(f, factor=plane_rows(per_group_out))
+            channels = tiles.channels if tiles else plane_rows(per_group_out)
+            f_outer, f_inner = outer.split(f, factor=channels)
             plane_outer, plane = split_inner(outer, outer.fuse(y, x), VECTOR_LANES)
             loops = [n, group, f_outer]
             tile, vector, last_parallel = f_inner, plane, f_outer
@@ -939,6 +942,12 @@ def whole_plane(conv: te.Tensor) -> bool:
         and width < VECTOR_LANES
         and height * width <= MAX_VECTOR_EXTENT
     )
+
+
+def plane_tile(conv: te.Tensor, per_group_out: int) -> bool:
+    """Whether the default schedule of an NCHW conv2d (not depthwise) is a tile of whole
+    planes: a 1x1 conv2d on a narrow plane (`whole_plane`) with at least 4 channels a tile."""
+    return whole_plane(conv) and plane_rows(per_group_out) >= 4
 
 
 def plane_rows(per_group_out: int) -> int:
