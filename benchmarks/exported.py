@@ -49,6 +49,15 @@ thread, load 3-8 (onnxruntime in brackets): small Llama 34.1 -> 30.6 ms (39.2; i
 366) while the caller keeps its params; `xtvm-compile`, which hands them over, stays at
 664 MB for GPT-2 small.
 
+Since the two directions of a bidirectional layer advance together (one nn.batch_matmul
+of both per step, `frontends/onnx/recurrent.py`), the LSTM runs 399 kernel calls instead of
+789 and builds in 6.2-7.0 s instead of 16.4-16.7. Quiet machine (load 0.8-1.5), runs of
+this script alternating with a build of the tree before, xtvm / onnxruntime ms (ratio):
+1 thread 13.7-14.8 / 15.5-16.1 (0.81-0.91), before 14.3-15.5 (0.78-0.96); 2 threads
+7.56-8.86 / 9.27-10.71 (0.82-0.84 in four runs), before 8.62 and 9.87 (0.86, 1.01);
+`--busy`, 2 threads 13.66 / 17.35 (0.79), before 14.51 / 16.99 (0.85). The product of both
+directions runs 1.89x faster on 2 threads than on 1, the two separate ones 1.79x.
+
     python benchmarks/export_models.py /tmp/full --size full bert gpt2 --exporter dynamo
     python benchmarks/exported.py /tmp/full --threads 1 --repeat 5
     python benchmarks/exported.py /tmp/full bert.dynamo

@@ -16,6 +16,7 @@ import onnx
 import pytest
 from onnx import helper
 
+from xtvm.dialects import relay
 from xtvm.frontends.onnx import OnnxImportError, import_onnx, recurrent
 from xtvm.onnx_backend import XtvmBackend
 from xtvm.runtime.relay_interpreter import evaluate
@@ -189,3 +190,28 @@ def test_bad_attributes_name_the_node(attrs: dict[str, object], expected: str) -
         import_onnx(model)
     assert str(info.value).startswith("node 'rnn_node' (RNN): "), str(info.value)
     assert expected in str(info.value)
+
+
+@pytest.mark.parametrize("kind", list(GATES))
+def test_bidirectional_steps_share_one_product(kind: str) -> None:
+    """Both directions advance together: one batch_matmul per step ([2, batch, hidden] by
+    [2, gates*hidden, hidden]) and nn.dense only for the input projections (two for the GRU's
+    r and h products), so the two directions' products are one kernel per step."""
+    model, _ = Case(kind, "bidirectional", lengths=True, initial=True).model()
+    module, _ = import_onnx(model)
+    ops = list(module.walk())
+    products = [op for op in ops if isinstance(op, relay.BatchMatmulOp)]
+    per_step = 2 if kind == "GRU" else 1
+    assert len(products) == per_step * STEPS
+    assert sum(isinstance(op, relay.DenseOp) for op in ops) == 2
+    first = products[0].operands[0].type.get_shape()  # type: ignore[attr-defined]
+    assert tuple(first) == (2, BATCH, HIDDEN)
+
+
+def test_bidirectional_with_different_activations_runs_each_direction() -> None:
+    """Directions with their own activations cannot share a step: a dense per direction."""
+    case = Case("RNN", "bidirectional", attrs={"activations": ["Relu", "Tanh"]})
+    module, _ = import_onnx(case.model()[0])
+    ops = list(module.walk())
+    assert not any(isinstance(op, relay.BatchMatmulOp) for op in ops)
+    assert sum(isinstance(op, relay.DenseOp) for op in ops) == 2 + 2 * STEPS
