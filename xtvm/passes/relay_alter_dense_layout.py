@@ -117,7 +117,7 @@ def packs(op: relay.DenseOp | relay.MatmulOp, weight: np.ndarray, pack_bytes: in
     (1.5 MB of rows) 2.90 -> 2.57 ms, 768 x 3072 / 3072 x 768 at 512 rows 11.0 / 10.9 ->
     10.2 / 10.0 ms."""
     owner = op.operands[1].owner
-    if not isinstance(owner, relay.ConstOp) or len(list(owner.result.uses)) != 1:
+    if not isinstance(owner, relay.ConstOp) or not owner.result.has_one_use():
         return False
     return weight.nbytes >= pack_bytes
 

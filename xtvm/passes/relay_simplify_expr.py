@@ -48,12 +48,7 @@ class ConsecutiveAdd(RewritePattern):
         x, c1 = inner.owner.operands
         if not is_const(c1) and is_const(x):
             x, c1 = c1, x
-        if (
-            not is_const(c1)
-            or is_const(x)
-            or len(list(inner.uses)) != 1
-            or x.type != op.result.type
-        ):
+        if not is_const(c1) or is_const(x) or not inner.has_one_use() or x.type != op.result.type:
             return
         constant = relay.AddOp(c1, c2)
         rewriter.insert(constant)

@@ -56,14 +56,21 @@ def is_barrier(op: Operation | None) -> bool:
     return isinstance(op, tir.CallExternOp) and op.callee.data == BARRIER
 
 
+def in_shared(buffer: SSAValue) -> bool:
+    """Whether `buffer` is a memref in the "shared" memory space."""
+    typ = buffer.type
+    if not isinstance(typ, MemRefType):
+        return False
+    space = typ.memory_space
+    return isinstance(space, StringAttr) and space.data == "shared"
+
+
 def stores_shared(ops: list[Operation]) -> bool:
-    for op in ops:
-        for inner in op.walk():
-            if isinstance(inner, memref.StoreOp) and isinstance(inner.memref.type, MemRefType):
-                space = inner.memref.type.memory_space
-                if isinstance(space, StringAttr) and space.data == "shared":
-                    return True
-    return False
+    return any(
+        isinstance(inner, memref.StoreOp) and in_shared(inner.memref)
+        for op in ops
+        for inner in op.walk()
+    )
 
 
 def quiet(op: Operation | None) -> bool:
@@ -120,7 +127,7 @@ def stores_only_shared(loop: Operation) -> bool:
     """Whether `loop` stores to shared buffers and to nothing else: a block's threads
     filling a tile together, whatever thread runs which part of it."""
     stores = [op for op in loop.walk() if isinstance(op, memref.StoreOp)]
-    return bool(stores) and all(stores_shared([op]) for op in stores)
+    return bool(stores) and all(in_shared(op.memref) for op in stores)
 
 
 def merge_nest(root: tir.ForOp) -> None:
@@ -192,13 +199,11 @@ def neighbour(op: Operation, forward: bool) -> Operation | None:
 
 
 def loads_shared(first: Operation, last: Operation) -> bool:
+    """Whether the ops from `first` to `last` (siblings) load from shared memory."""
     op: Operation | None = first
     while op is not None:
-        for inner in op.walk():
-            if isinstance(inner, memref.LoadOp) and isinstance(inner.memref.type, MemRefType):
-                space = inner.memref.type.memory_space
-                if isinstance(space, StringAttr) and space.data == "shared":
-                    return True
+        if any(isinstance(i, memref.LoadOp) and in_shared(i.memref) for i in op.walk()):
+            return True
         op = None if op is last else op.next_op
     return False
 

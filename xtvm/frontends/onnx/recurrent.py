@@ -377,13 +377,14 @@ def advance(
     h (0 past a batch entry's length) and the final state (carried unchanged past it)."""
     c = layer.c
     outputs = []
+    zero = None if masks is None else c.lift(np.zeros((), c.dtype(0)))
     for t, xw in enumerate(projected):
         new = step(layer, d, acts, xw, state)
         if masks is not None:
             new = tuple(
                 c.emit(relay.WhereOp(masks[t], n, s)) for n, s in zip(new, state, strict=True)
             )
-            zero = c.lift(np.zeros((), c.dtype(0)))
+            assert zero is not None
             outputs.append(c.emit(relay.WhereOp(masks[t], new[0], zero)))
         else:
             outputs.append(new[0])
