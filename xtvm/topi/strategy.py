@@ -112,10 +112,12 @@ def arg_reducer(largest: bool) -> Compute:
     return compute
 
 
-def conv2d(op: relay.Conv2dOp, x: Sequence[TensorLike]) -> Value:
-    return nn.conv2d(
-        x[0],
-        x[1],
+def conv_window(
+    op: relay.Conv1dOp | relay.Conv2dOp | relay.Conv3dOp,
+) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], int, str, str]:
+    """A convolution's strides, padding, dilation, groups and data and kernel layouts, in
+    topi's argument order."""
+    return (
         ints(op.strides),
         ints(op.padding),
         ints(op.dilation),
@@ -123,20 +125,14 @@ def conv2d(op: relay.Conv2dOp, x: Sequence[TensorLike]) -> Value:
         op.data_layout.data,
         op.kernel_layout.data,
     )
+
+
+def conv2d(op: relay.Conv2dOp, x: Sequence[TensorLike]) -> Value:
+    return nn.conv2d(x[0], x[1], *conv_window(op))
 
 
 def conv_nd(op: relay.Conv1dOp | relay.Conv3dOp, x: Sequence[TensorLike]) -> Value:
-    return nn.conv_nd(
-        x[0],
-        x[1],
-        ints(op.strides),
-        ints(op.padding),
-        ints(op.dilation),
-        integer(op.groups),
-        op.data_layout.data,
-        op.kernel_layout.data,
-        op.out_dtype.data,
-    )
+    return nn.conv_nd(x[0], x[1], *conv_window(op), op.out_dtype.data)
 
 
 def conv_transpose(op: relay.RelayOp, x: Sequence[TensorLike]) -> Value:
