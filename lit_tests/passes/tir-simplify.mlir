@@ -320,3 +320,28 @@ func.func @decided_clamps(%A: memref<16x16xf32>, %B: memref<8x8xf32>) {
   }
   func.return
 }
+
+// -----
+
+// Like terms of an index difference cancel: a tile's global index less the tile's start,
+// (o * 4 + ii) - o * 4, is the loop index inside the tile (a register array's index).
+// CHECK-LABEL: func.func @like_terms_cancel
+// CHECK:         tir.for %[[O:.*]] = %{{.*}} to %{{.*}} serial {
+// CHECK-NEXT:      tir.for %[[II:.*]] = %{{.*}} to %{{.*}} serial {
+// CHECK-NOT:         arith.subi
+// CHECK:             memref.store %{{.*}}, %{{.*}}[%[[II]]] : memref<4xf32>
+func.func @like_terms_cancel(%A: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  tir.for %o = %c0 to %c3 serial {
+    tir.for %ii = %c0 to %c4 serial {
+      %s = arith.muli %o, %c4 : index
+      %i = arith.addi %s, %ii : index
+      %local = arith.subi %i, %s : index
+      memref.store %zero, %A[%local] : memref<4xf32>
+    }
+  }
+  func.return
+}
