@@ -76,6 +76,13 @@ def lower_for_build(
     """@main as a graph of kernel calls and the kernels as tir (the module is not changed)."""
     module = lower_to_te(mod, params, target, release_params=release_params)
     main, kernels = split_kernels(module)
+    lower_kernels(kernels)
+    return main, kernels
+
+
+def lower_kernels(kernels: ModuleOp) -> None:
+    """Lower scheduled te kernels to the tir that relay.build compiles, in place (also what a
+    tuner builds of a model's kernel, so that it times the code the model will run)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", VectorizeRemark)
         serialize = tir_serialize_parallel.TirSerializeParallelPass(
@@ -84,7 +91,6 @@ def lower_for_build(
         # The kernels' schedules are xtvm's own: parallel loops too small for the thread pool
         # run serially (a user's `tvm.build` keeps the parallel loops it asked for).
         run_passes(kernels, [ConvertTeToTirPass(), *TIR_PASSES, serialize])
-    return main, kernels
 
 
 def lower_to_te(

@@ -223,7 +223,12 @@ class KernelBuilder:
         args = [*self.arguments, *(self.hoisted[op] for op in self.plan.hoisted)]
         name = self.function.sym_name.data
         schedule = schedule_tuned_kernel(
-            name, args, outputs, self.target, lambda: self.schedule(outputs)
+            name,
+            args,
+            outputs,
+            self.target,
+            lambda: self.schedule(outputs),
+            len(self.plan.hoisted),
         )
         if schedule is None:
             schedule = self.schedule(outputs)

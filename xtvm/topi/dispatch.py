@@ -2,9 +2,11 @@
 
 `convert-relay-to-te` asks two kinds of hook before it schedules a fused kernel:
 
-- `schedule_tuned_kernel(name, args, outputs, target)` for the whole kernel: each function in
-  `TUNED_KERNELS` may return a complete schedule of it (the auto-scheduler's best record of
-  the kernel's compute, `auto_scheduler.ApplyHistoryBest`), or None;
+- `schedule_tuned_kernel(name, args, outputs, target, default, constants)` for the whole
+  kernel (its last `constants` arguments are the model's weights, the others what kernels
+  before it computed): each function in `TUNED_KERNELS` may return a complete schedule of it
+  (the auto-scheduler's best record of the kernel's compute, `auto_scheduler.ApplyHistoryBest`),
+  or None;
 - otherwise, per stage, `schedule_tuned(s, t, target)`: each function in `TUNED_SCHEDULES` may
   schedule the stage itself (a config found by AutoTVM, `autotvm.apply_history_best`) and say
   so by returning True; when none does, the stage gets the strategy's default schedule.
@@ -28,7 +30,7 @@ from xtvm import te
 TunedSchedule = Callable[[te.Schedule, te.Tensor, str], bool]
 TUNED_SCHEDULES: list[TunedSchedule] = []
 TunedKernel = Callable[
-    [str, Sequence[te.Tensor], Sequence[te.Tensor], str, Callable[[], te.Schedule]],
+    [str, Sequence[te.Tensor], Sequence[te.Tensor], str, Callable[[], te.Schedule], int],
     "te.Schedule | None",
 ]
 TUNED_KERNELS: list[TunedKernel] = []
@@ -48,12 +50,14 @@ def schedule_tuned_kernel(
     outputs: Sequence[te.Tensor],
     target: str,
     default: Callable[[], te.Schedule],
+    constants: int = 0,
 ) -> te.Schedule | None:
     """The schedule a registered function gives the kernel `name` (its arguments and outputs
-    as te tensors) for `target`, or None: the kernel keeps its default schedule (which
-    `default()` makes afresh: tuning measures it as the baseline to beat)."""
+    as te tensors, the last `constants` arguments weights) for `target`, or None: the kernel
+    keeps its default schedule (which `default()` makes afresh: tuning measures it as the
+    baseline to beat, and a model's task builds its candidates by it)."""
     for tuned in TUNED_KERNELS:
-        s = tuned(name, args, outputs, target, default)
+        s = tuned(name, args, outputs, target, default, constants)
         if s is not None:
             return s
     return None

@@ -22,6 +22,7 @@ sets the threads a candidate is timed with.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import multiprocessing
@@ -89,7 +90,8 @@ class MeasureResult:
 @dataclass
 class BuildResult:
     """A built candidate's library and its arguments ([shape, dtype] each), or an error;
-    `duplicate` when its code (`code_hash`) was built already, so nothing was built."""
+    `duplicate` when its code (`code_hash`) was built already, so nothing was built. `warm`:
+    the arguments a model's kernels before it just wrote (in cache when it runs there)."""
 
     filename: str | None
     arg_info: list[list[Any]] = field(default_factory=list)
@@ -98,6 +100,7 @@ class BuildResult:
     time_cost: float = 0.0
     code_hash: str = ""
     duplicate: bool = False
+    warm: list[int] = field(default_factory=list)
 
     @classmethod
     def of_reply(cls, reply: dict[str, Any], filename: str | None, seconds: float) -> BuildResult:
@@ -110,6 +113,7 @@ class BuildResult:
             seconds,
             reply.get("code_hash", ""),
             bool(reply.get("duplicate", False)),
+            [int(k) for k in reply.get("warm", [])],
         )
 
 
@@ -191,8 +195,12 @@ def build_candidate(
 ) -> dict[str, Any]:
     """Instantiate, compile and export one candidate to `path`: the JSON-able reply of a
     builder (`filename`, `arg_info` and `code_hash`, or `error_no` and `error`). A CPU
-    candidate whose code hash is in `known` is not compiled: `{"code_hash", "duplicate"}`."""
+    candidate whose code hash is in `known` is not compiled: `{"code_hash", "duplicate"}`.
+    A model's kernel (`Task.kernel`) is lowered as `relay.build` lowers it; a template's as
+    `tvm.build` does (which also unrolls the loops a schedule marks)."""
     from xtvm.driver.build import CPU_TARGETS, build, compile_cpu, lower, optimize_cpu_tir
+    from xtvm.driver.relay_build import lower_kernels
+    from xtvm.te.lower import schedule_to_module
 
     try:
         s, args = inp.task.instantiate(inp.config)
@@ -201,8 +209,12 @@ def build_candidate(
     reply: dict[str, Any] = {}
     try:
         if inp.target.split()[0] in CPU_TARGETS:
-            tir = lower(s, args, name=ENTRY)
-            optimize_cpu_tir(tir)
+            if getattr(inp.task, "kernel", None) is not None:
+                tir = schedule_to_module(s, args, ENTRY)  # a model's kernel: as relay.build
+                lower_kernels(tir)
+            else:
+                tir = lower(s, args, name=ENTRY)
+                optimize_cpu_tir(tir)
             reply["code_hash"] = code_hash(inp.target, tir)
             if reply["code_hash"] in known:
                 return {**reply, "duplicate": True}
@@ -213,7 +225,9 @@ def build_candidate(
     except Exception:
         return {"error_no": MeasureErrorNo.COMPILE_HOST, "error": traceback.format_exc()}
     info = [[[int(d) for d in t.shape], str(t.dtype)] for t in args]
-    return {**reply, "filename": path, "arg_info": info}
+    kernel = getattr(inp.task, "kernel", None)
+    warm = list(range(kernel.inputs)) if kernel is not None else []
+    return {**reply, "filename": path, "arg_info": info, "warm": warm}
 
 
 def build_in_child(
@@ -242,8 +256,11 @@ class LocalRunner:
     runs each (longer while under `min_repeat_ms`), at most `timeout` seconds a candidate.
     `clock="thread"` times the worker thread's CPU time (`time_function`): at one thread on
     a shared machine, the candidates compare by what they cost, not by the load. With
-    `cache_flush`, caches are evicted before each run (untimed): the kernel reads its inputs
-    and weights from memory, as inside a model, not from the cache its last run filled."""
+    `cache_flush`, caches are evicted before each run (untimed): the kernel reads its weights
+    from memory, as inside a model, not from the cache its last run filled; a model's kernel
+    (`BuildResult.warm`) then has the inputs that the kernels before it wrote read back into
+    the cache, as they are when it runs in the model (TVM flushes all but the first
+    argument)."""
 
     def __init__(
         self,
@@ -313,6 +330,7 @@ class LocalRunner:
             "min_repeat_ms": self.min_repeat_ms,
             "clock": self.clock,
             "flush": self.cache_flush,
+            "warm": build.warm,
         }
         worker = self._start()
         assert worker.stdin is not None and worker.stdout is not None
@@ -405,8 +423,10 @@ def serve_runs() -> None:
     rng = np.random.default_rng(0)
     polluter = np.zeros(FLUSH_BYTES // 4, np.float32)
 
-    def evict() -> None:
+    def evict(warm: Sequence[np.ndarray]) -> None:
         polluter[::16] += 1.0  # a write to every cache line: the caches hold this instead
+        for array in warm:
+            array.sum()  # read back: what the model's kernels before it just wrote
 
     out = sys.stdout.buffer
     sys.stdout = sys.stderr  # kernels' prints must not mix with the replies
@@ -423,7 +443,11 @@ def serve_runs() -> None:
                 repeat=request["repeat"],
                 min_repeat_ms=request["min_repeat_ms"],
                 clock=request.get("clock", "wall"),
-                flush=evict if request.get("flush") else None,
+                flush=(
+                    functools.partial(evict, [arrays[k] for k in request.get("warm", [])])
+                    if request.get("flush")
+                    else None
+                ),
             )
             reply: dict[str, Any] = {"costs": timer(*arrays).results}
         except Exception:

@@ -14,13 +14,19 @@ target the stage is scheduled by the template's kernel schedule (`KERNEL_SCHEDUL
 `xtvm.topi.dispatch` calls) instead of its default one. Outside any context, or with no
 record for the key, the default schedule stays: an untuned build is unchanged.
 `extract_from_program(mod, params, target)` lowers the model under a tracing context that
-notes each tunable kernel's key: one task each.
+notes each tunable kernel's key: one task each. Such a task also holds the model's own fused
+kernel of its workload (`ModelKernel`: its tensors and the default schedule of the whole
+kernel, epilogue included), and a candidate of it is that kernel scheduled with the candidate's
+config, what `relay.build` makes of it under `apply_history_best`; timed alone, the template's
+kernel differed from the model's (no epilogue, other loop bounds and register pressure) and
+its gains did not carry into the model.
 """
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from xtvm import te
@@ -180,13 +186,36 @@ def lookup_template(name: str) -> Callable[..., Any]:
     return TEMPLATES[name]
 
 
-class Task:
-    """A template applied to arguments, for a target: what a tuner searches."""
+@dataclass(frozen=True)
+class ModelKernel:
+    """A fused kernel of a model as `relay.build` makes it: its te tensors (arguments, then
+    outputs), of which the first `inputs` are what kernels before it computed (the rest of
+    the arguments are weights), and `schedule`, which schedules the whole kernel afresh,
+    asking the current dispatch context for the config of each tunable stage (the default
+    schedule outside one)."""
 
-    def __init__(self, name: str, args: Sequence[Any], target: object = "llvm") -> None:
+    name: str
+    tensors: tuple[te.Tensor, ...]
+    inputs: int
+    schedule: Callable[[], te.Schedule]
+
+
+class Task:
+    """A template applied to arguments, for a target: what a tuner searches. With `kernel`
+    (a task of `extract_from_program`), a config is built as that model kernel scheduled with
+    it; without, as the template's own kernel."""
+
+    def __init__(
+        self,
+        name: str,
+        args: Sequence[Any],
+        target: object = "llvm",
+        kernel: ModelKernel | None = None,
+    ) -> None:
         self.name = name
         self.args = tuple(args)
         self.target = str(target) if target is not None else "llvm"
+        self.kernel = kernel
         self._space: ConfigSpace | None = None
         self.calls = 1  # kernels of the model with this workload (`extract_from_program`)
         # the workloads of every implementation of its layer (itself included) when the
@@ -229,8 +258,17 @@ class Task:
         return index
 
     def instantiate(self, config: ConfigSpace) -> Any:
-        """`(schedule, tensors)` of the template under `config`."""
-        return run_template(self.func, config, self.args)
+        """`(schedule, tensors)` under `config`: of the model kernel when the task has one,
+        else of the template."""
+        if self.kernel is None:
+            return run_template(self.func, config, self.args)
+        with ApplyConfig(config):
+            return self.kernel.schedule(), list(self.kernel.tensors)
+
+    def __getstate__(self) -> dict[str, Any]:
+        """A task sent to another process (a Ray build) without its model kernel, whose
+        schedule closes over the model's lowering: there the template's kernel is built."""
+        return {**self.__dict__, "kernel": None}
 
     def __repr__(self) -> str:
         return f"Task(func_name={self.name}, args={self.args}, target={self.target})"
@@ -314,7 +352,9 @@ class TracingContext(DispatchContext):
         super().__init__()
         self.workloads: dict[Workload, str] = {}
         self.kernels: dict[Workload, set[str]] = {}
-        self.kernel = ""
+        self.kernel: ModelKernel | None = None  # the kernel being scheduled
+        self.model_kernels: dict[Workload, list[ModelKernel]] = {}  # those asking for each
+        self.asked: dict[str, set[Workload]] = {}  # kernel name -> the workloads it asked for
         # workloads of implementations an op could be built with: the layers offering each
         self.alternatives: dict[Workload, int] = {}
         self.groups: dict[Workload, tuple[Workload, ...]] = {}  # each one's layer's all
@@ -324,8 +364,16 @@ class TracingContext(DispatchContext):
             self.alternatives[workload] = self.alternatives.get(workload, 0) + 1
             self.groups[workload] = tuple(workloads)
 
-    def _note_kernel(self, name: str, *_: object) -> None:
-        self.kernel = name
+    def _note_kernel(
+        self,
+        name: str,
+        args: Sequence[te.Tensor],
+        outputs: Sequence[te.Tensor],
+        _target: str,
+        default: Callable[[], te.Schedule],
+        constants: int = 0,
+    ) -> None:
+        self.kernel = ModelKernel(name, (*args, *outputs), len(args) - constants, default)
 
     def __enter__(self) -> DispatchContext:
         TUNED_KERNELS.insert(0, self._note_kernel)
@@ -337,8 +385,19 @@ class TracingContext(DispatchContext):
 
     def _query_inside(self, target: str, workload: Workload) -> ConfigSpace | None:
         self.workloads.setdefault(workload, target)
-        self.kernels.setdefault(workload, set()).add(self.kernel)
+        name = "" if self.kernel is None else self.kernel.name
+        self.kernels.setdefault(workload, set()).add(name)
+        if self.kernel is not None:
+            self.model_kernels.setdefault(workload, []).append(self.kernel)
+            self.asked.setdefault(name, set()).add(workload)
         return None
+
+    def model_kernel(self, workload: Workload, calls: Mapping[str, int]) -> ModelKernel | None:
+        """The model kernel a task of `workload` measures: of the kernels asking for it only
+        (one tunable stage: a config of another workload would not fit the others), the one
+        called most."""
+        alone = [k for k in self.model_kernels.get(workload, []) if len(self.asked[k.name]) == 1]
+        return max(alone, key=lambda k: calls.get(k.name, 0), default=None)
 
 
 def extract_from_program(
@@ -351,8 +410,9 @@ def extract_from_program(
     its main function `mod["main"]`): the kernels relay.build makes of it for `target`, one
     task per distinct workload (dense and matmul, batch_matmul, conv2d). `ops` keeps only
     the tasks of those ops (names such as `nn.dense` or `conv2d`). A task's `calls` is how
-    many calls of the model's kernels have its workload (a weight for `tune_model`). An op
-    with several implementations (a 3x3 conv2d, direct or winograd) gives a task of each
+    many calls of the model's kernels have its workload (a weight for `tune_model`); its
+    `kernel`, the model's fused kernel that it measures (the most called one of the workload).
+    An op with several implementations (a 3x3 conv2d, direct or winograd) gives a task of each
     (the one not built weighted by its layers): `apply_history_best` then builds each layer
     with the implementation whose record is fastest."""
     from xdsl.dialects import func
@@ -383,6 +443,7 @@ def extract_from_program(
         task = create(name, workload[1:], target_text)
         if workload in tracing.workloads:
             task.calls = max(1, sum(calls.get(k, 0) for k in tracing.kernels[workload]))
+            task.kernel = tracing.model_kernel(workload, calls)
         else:  # an implementation not built: weighted by the layers that could use it
             task.calls = tracing.alternatives[workload]
             task.built_by_default = False
@@ -396,6 +457,7 @@ __all__ = [
     "ConfigEntity",
     "DispatchContext",
     "FallbackContext",
+    "ModelKernel",
     "Task",
     "TracingContext",
     "create",

@@ -88,6 +88,7 @@ def schedule_kernel(
     outputs: Sequence[Tensor],
     target: str,
     default: Callable[[], Schedule],
+    _constants: int = 0,
 ) -> Schedule | None:
     """The hook of `xtvm.topi.dispatch`: note the kernel while tracing, or schedule it by its
     best record inside `ApplyHistoryBest`; None leaves it to the default schedules (also
