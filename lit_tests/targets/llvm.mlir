@@ -136,17 +136,19 @@ func.func @rows(%A: memref<?x8xf32>) {
 // CHECK:         call <8 x float> @"llvm.copysign.v8f32"
 // CHECK-NOT:     call float @"{{expf|tanhf|erff}}"
 
-// pow of float32 by a constant multiple of 1/4 is square roots and products in double
-// precision, rounded once (power.py): x ** 0.75 = sqrt(x) * sqrt(sqrt(x)), on a vector and on
-// a scalar; any other pow of float32 vectors is exp2(y * log2|x|) in double precision; only
-// a scalar pow by a variable stays a libm call. No vector pow is scalarized.
+// pow of float32 by a constant multiple of 1/4 is square roots and products, the last ones
+// in double precision (power.py): x ** 0.75 = sqrt(x * sqrt(x)), sqrt(x) in float32 and the
+// product exact in double, on a vector and on a scalar; any other pow of float32 vectors is
+// exp2(y * log2|x|) in double precision; only a scalar pow by a variable stays a libm call.
+// No vector pow is scalarized.
 // CHECK-LABEL: define i32 @"vector_pow"
 // CHECK-NOT:     @"llvm.pow.v8f32"
 // CHECK:         %[[W:.*]] = fpext <8 x float> %"v" to <8 x double>
-// CHECK-NEXT:    %[[R:.*]] = call <8 x double> @"llvm.sqrt.v8f64"(<8 x double> %[[W]])
-// CHECK-NEXT:    %[[R4:.*]] = call <8 x double> @"llvm.sqrt.v8f64"(<8 x double> %[[R]])
-// CHECK-NEXT:    %[[P:.*]] = fmul <8 x double> %[[R]], %[[R4]]
-// CHECK-NEXT:    fptrunc <8 x double> %[[P]] to <8 x float>
+// CHECK-NEXT:    %[[R:.*]] = call <8 x float> @"llvm.sqrt.v8f32"(<8 x float> %"v")
+// CHECK-NEXT:    %[[RW:.*]] = fpext <8 x float> %[[R]] to <8 x double>
+// CHECK-NEXT:    %[[P:.*]] = fmul <8 x double> %[[W]], %[[RW]]
+// CHECK-NEXT:    %[[Q:.*]] = call <8 x double> @"llvm.sqrt.v8f64"(<8 x double> %[[P]])
+// CHECK-NEXT:    fptrunc <8 x double> %[[Q]] to <8 x float>
 // CHECK-NOT:     @"llvm.pow.v8f32"
 // CHECK:         fdiv <8 x double>
 // CHECK:         call <8 x double> @"llvm.rint.v8f64"
