@@ -5,7 +5,8 @@ relay's nn.matmul through relay.build with the default schedule), conv2d 1x64x56
 64x64x3x3 pad 1, the fused chain add -> relu -> multiply on 1x64x112x112, and dense
 1x4096 * 4096x1000 + bias + relu, and on a BERT FFN activation of 128x3072: erf, GELU as
 exporters write it (x * 0.5 * (1 + Erf(x / sqrt 2))) and ONNX's Gelu (opset 20, exact and
-tanh), each with 1 and 2 threads. Medians of repeated runs; the ratio column is xtvm's latency
+tanh), pow by the constant 0.75 and by a tensor, and LRN on 1x64x56x56 (Inception's), each
+with 1 and 2 threads. Medians of repeated runs; the ratio column is xtvm's latency
 over onnxruntime's (<= 1.0: xtvm is as fast or faster).
 
     python benchmarks/kernels.py [--threads 1 2] [--repeat 5] [gelu erf ...]
@@ -307,6 +308,68 @@ def workloads(
                 ),
             )
         )
+    # pow: by a constant (LRN's 0.75: square roots) and by a tensor (the inline vector pow),
+    # and LRN itself (Inception's first: 64 channels at 56x56, window 5)
+    positive = np.abs(g) + np.float32(0.5)
+    exponents = RNG.uniform(-3, 3, g.shape).astype("float32")
+    quarter = np.array(0.75, "float32")
+    rows.append(
+        (
+            "pow x ** 0.75 128x3072",
+            0,
+            relay_runner(relay.Function([h], relay.power(h, relay.const(0.75))), {"x": positive}),
+            lambda: np.power(positive, quarter),
+            ort_runner(
+                [helper.make_node("Pow", ["x", "e"], ["y"])],
+                {"x": positive},
+                {"e": quarter},
+                ("y", g.shape),
+                threads,
+            ),
+        )
+    )
+    e = relay.var("e", shape=g.shape)
+    rows.append(
+        (
+            "pow x ** y 128x3072",
+            0,
+            relay_runner(
+                relay.Function([h, e], relay.power(h, e)), {"x": positive, "e": exponents}
+            ),
+            lambda: np.power(positive, exponents),
+            ort_runner(
+                [helper.make_node("Pow", ["x", "e"], ["y"])],
+                {"x": positive, "e": exponents},
+                {},
+                ("y", g.shape),
+                threads,
+            ),
+        )
+    )
+    image = RNG.standard_normal((1, 64, 56, 56), "float32")
+    v = relay.var("x", shape=image.shape)
+    lrn = relay.nn.lrn(v, size=5, alpha=1e-4, beta=0.75, bias=1.0)
+
+    def numpy_lrn() -> np.ndarray:
+        squares = np.pad(image * image, ((0, 0), (2, 2), (0, 0), (0, 0)))
+        window = sum(squares[:, i : i + 64] for i in range(5))
+        return image / (1.0 + 1e-4 / 5 * window) ** np.float32(0.75)
+
+    rows.append(
+        (
+            "LRN 1x64x56x56 (size 5, beta 0.75)",
+            0,
+            relay_runner(relay.Function([v], lrn), {"x": image}),
+            numpy_lrn,
+            ort_runner(
+                [helper.make_node("LRN", ["x"], ["y"], size=5, alpha=1e-4, beta=0.75, bias=1.0)],
+                {"x": image},
+                {},
+                ("y", image.shape),
+                threads,
+            ),
+        )
+    )
     return rows
 
 

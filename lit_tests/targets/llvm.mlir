@@ -136,6 +136,27 @@ func.func @rows(%A: memref<?x8xf32>) {
 // CHECK:         call <8 x float> @"llvm.copysign.v8f32"
 // CHECK-NOT:     call float @"{{expf|tanhf|erff}}"
 
+// pow of float32 by a constant multiple of 1/4 is square roots and products, the last ones
+// in double precision (power.py): x ** 0.75 = sqrt(x * sqrt(x)), sqrt(x) in float32 and the
+// product exact in double, on a vector and on a scalar; any other pow of float32 vectors is
+// exp2(y * log2|x|) in double precision; only a scalar pow by a variable stays a libm call.
+// No vector pow is scalarized.
+// CHECK-LABEL: define i32 @"vector_pow"
+// CHECK-NOT:     @"llvm.pow.v8f32"
+// CHECK:         %[[W:.*]] = fpext <8 x float> %"v" to <8 x double>
+// CHECK-NEXT:    %[[R:.*]] = call <8 x float> @"llvm.sqrt.v8f32"(<8 x float> %"v")
+// CHECK-NEXT:    %[[RW:.*]] = fpext <8 x float> %[[R]] to <8 x double>
+// CHECK-NEXT:    %[[P:.*]] = fmul <8 x double> %[[W]], %[[RW]]
+// CHECK-NEXT:    %[[Q:.*]] = call <8 x double> @"llvm.sqrt.v8f64"(<8 x double> %[[P]])
+// CHECK-NEXT:    fptrunc <8 x double> %[[Q]] to <8 x float>
+// CHECK-NOT:     @"llvm.pow.v8f32"
+// CHECK:         fdiv <8 x double>
+// CHECK:         call <8 x double> @"llvm.rint.v8f64"
+// CHECK:         fptrunc <8 x double> %{{.*}} to <8 x float>
+// CHECK:         call double @"llvm.sqrt.f64"
+// CHECK-NOT:     @"llvm.pow.v8f32"
+// CHECK:         %"u" = call float @"llvm.pow.f32"(float %"t", float %"s")
+
 // Outlined parallel bodies follow the kernels (see @rows above).
 // CHECK-LABEL: define internal void @"rows_parallel_1"(i8* %".1", i64 %".2", i64 %".3")
 // CHECK-NOT:     atomicrmw
@@ -204,5 +225,20 @@ func.func @vector_exp_tanh_erf(%A: memref<8xf32>, %B: memref<8xf32>) {
   %t = math.tanh %e : vector<8xf32>
   %r = math.erf %t : vector<8xf32>
   vector.store %r, %B[%c0] : memref<8xf32>, vector<8xf32>
+  func.return
+}
+
+func.func @vector_pow(%A: memref<8xf32>, %B: memref<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %q = arith.constant 7.500000e-01 : f32
+  %v = vector.load %A[%c0] : memref<8xf32>, vector<8xf32>
+  %e = vector.broadcast %q : f32 to vector<8xf32>
+  %p = math.powf %v, %e : vector<8xf32>
+  %g = math.powf %p, %v : vector<8xf32>
+  vector.store %g, %B[%c0] : memref<8xf32>, vector<8xf32>
+  %s = memref.load %A[%c0] : memref<8xf32>
+  %t = math.powf %s, %q : f32
+  %u = math.powf %t, %s : f32
+  memref.store %u, %B[%c0] : memref<8xf32>
   func.return
 }

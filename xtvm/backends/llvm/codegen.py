@@ -48,6 +48,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
+from xtvm.backends.llvm.power import pow_f32, power_by_constant, splat_value
 from xtvm.backends.llvm.vector_math import (
     VectorFunction,
     erf_f32,
@@ -996,7 +997,6 @@ FLOAT_INTRINSIC_BINARY: dict[type[Operation], str] = {
     arith.MinimumfOp: "llvm.minimum",
     arith.MaxnumfOp: "llvm.maxnum",
     arith.MinnumfOp: "llvm.minnum",
-    xmath.PowFOp: "llvm.pow",
     xmath.CopySignOp: "llvm.copysign",
 }
 FLOAT_INTRINSIC_UNARY: dict[type[Operation], str] = {
@@ -1110,6 +1110,27 @@ def emit_vector_math(e: FunctionEmitter, op: Operation) -> None:
     else:
         value = libm_call(e, op, "tanh" if isinstance(op, xmath.TanhOp) else "erf", x)
     e.set(op.results[0], value)
+
+
+@rule(xmath.PowFOp)
+def emit_pow(e: FunctionEmitter, op: xmath.PowFOp) -> None:
+    """pow by a constant exponent as multiplications and square roots, a float32 vector pow
+    inline (power.py); `llvm.pow` (libm's pow, a call per lane on a vector) otherwise."""
+    x, y = e.get(op.lhs), e.get(op.rhs)
+
+    def intrinsic(name: str, typ: ir.Type, arity: int) -> ir.Function:
+        return e.owner.intrinsic(name, [typ], arity=arity)
+
+    scalar = x.type.element if isinstance(x.type, ir.VectorType) else x.type
+    exponent = splat_value(y)
+    value = None
+    if exponent is not None and isinstance(scalar, ir.FloatType | ir.DoubleType):
+        value = power_by_constant(e.builder, x, exponent, intrinsic)
+    if value is None and is_f32_vector(x.type):
+        value = pow_f32(e.builder, x, y, intrinsic)
+    if value is None:
+        value = e.builder.call(e.owner.intrinsic("llvm.pow", [x.type], arity=2), [x, y])
+    e.set(op.result, value)
 
 
 @rule(xmath.RsqrtOp)
