@@ -141,7 +141,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from models import interleaved_samples, kernel_seconds, load_model
+from models import interleaved_samples, load_model
+
+from xtvm.runtime.profiling import kernel_seconds
 
 
 def main() -> None:
