@@ -5,7 +5,10 @@ The model's tunable kernels become tasks (`autotvm.task.extract_from_program`, w
 their calls); every task's default config (today's topi schedule) is measured first, then
 rounds of trials go to the kernels holding the most time, each searched outward from its
 default (`NeighbourTuner`, or `--tuner xgb/ga/random`), and the winners are measured again
-next to their defaults. The model is built again inside `apply_history_best(best_log)`.
+next to their defaults. Unless `--no-model-check`, the chosen records are then checked inside
+the model (`autotvm.check_model_records`: every kernel of the default and the tuned build timed
+at one thread, interleaved; a record whose kernels are slower in the tuned model is dropped).
+The model is built again inside `apply_history_best` of the records kept.
 Printed: a per-task table (calls, trials, default and chosen kernel ms), the seconds a trial
 took, the median latency of the default and tuned builds timed interleaved in one run, the
 largest difference of the outputs, and whether a rebuild lowers to the same kernels.
@@ -178,6 +181,12 @@ def main() -> None:
     parser.add_argument(
         "--kernels", type=int, default=20, help="runs timing each kernel in the models (0: not)"
     )
+    parser.add_argument(
+        "--no-model-check",
+        dest="model_check",
+        action="store_false",
+        help="build with every chosen record (default: drop those slower inside the model)",
+    )
     options = parser.parse_args()
     log = options.log or Path(tempfile.mkdtemp()) / "records.json"
     best_log = log.with_suffix(".best.json")
@@ -210,6 +219,17 @@ def main() -> None:
         tuner=options.tuner,
     )
     tuning_s = time.perf_counter() - start
+    if options.model_check:
+        start = time.perf_counter()
+        check = autotvm.check_model_records(
+            mod, params, best_log, inputs, out=log.with_suffix(".checked.json")
+        )
+        print(check.table())
+        print(
+            f"model check: kept {len(check.kept)} of {len(check.kept) + len(check.dropped)} "
+            f"records ({time.perf_counter() - start:.0f} s)"
+        )
+        best_log = log.with_suffix(".checked.json")
 
     def build() -> graph_executor.GraphModule:
         factory = relay.build(mod, target="llvm", params=params)
