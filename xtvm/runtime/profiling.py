@@ -25,6 +25,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 Clock = Callable[[], float]
+ROUNDS = 4  # interleaved rounds at least, where the runs allow
 
 
 def executor_of(module: Any) -> Any:
@@ -65,8 +66,8 @@ def interleaved_kernel_seconds(
 ) -> list[list[float]]:
     """For each executor of `modules`, the median seconds of each kernel call over `runs`
     runs, the executors taking turns in blocks of `block` runs (0: about 0.05 s of the
-    slowest), each block after `pause` seconds and one untimed run (its caches warm again
-    after the other's)."""
+    slowest, and at least `ROUNDS` turns each), each block after `pause` seconds and one
+    untimed run (its caches warm again after the other's)."""
     if runs < 1:
         raise ValueError(f"timing kernels needs at least one run, got {runs}")
     executors = [executor_of(m) for m in modules]
@@ -76,7 +77,7 @@ def interleaved_kernel_seconds(
         executor.run()  # refuses inputs without a value
         slowest = max(slowest, time.perf_counter() - start)
     if block < 1:
-        block = max(1, min(runs, int(0.05 / max(slowest, 1e-6))))
+        block = max(1, min(runs // ROUNDS, int(0.05 / max(slowest, 1e-6))))
     samples: list[list[list[float]]] = [[[] for _ in e.calls] for e in executors]
     done = 0
     while done < runs:
