@@ -105,15 +105,14 @@ class ModelCheck:
         """The decisions as a table: workload, calls, default and tuned ms, kept."""
         lines = [f"model check ({self.target}): {self.message}"] if self.message else []
         if self.rows:
-            lines.append(
-                f"{'workload':60} {'calls':>5} {'default ms':>10} {'tuned ms':>9} {'x':>6} kept"
-            )
+            lines.append(f"{'calls':>5} {'default ms':>10} {'tuned ms':>9} {'x':>6} kept workload")
         for row in self.rows:
-            name = f"{row.workload[0]} {', '.join(map(str, row.workload[1:3]))}"
+            kept = "yes" if row.kept else "no "
+            workload = f"{row.workload[0]} {', '.join(map(str, row.workload[1:]))}"
+            same = " (default code)" if row.same_code else ""
             lines.append(
-                f"{name[:60]:60} {row.calls:5} {row.default_s * 1e3:10.3f} "
-                f"{row.tuned_s * 1e3:9.3f} {row.speedup:5.2f}x "
-                f"{'yes' if row.kept else 'no'}{' (default code)' if row.same_code else ''}"
+                f"{row.calls:5} {row.default_s * 1e3:10.3f} {row.tuned_s * 1e3:9.3f} "
+                f"{row.speedup:5.2f}x {kept:4} {workload}{same}"
             )
         for k, check in enumerate(self.checks):
             ratio = check.default_s / check.tuned_s if check.tuned_s > 0 else math.inf
