@@ -100,7 +100,7 @@ def test_a_much_slower_record_is_dropped_and_the_default_one_kept(tmp_path: Path
     assert [r[0].task.name for r in load_from_file(out)] == ["dense.llvm"]
     assert [r[0].task.name for r in check.dropped] == ["conv2d_nhwc.llvm"]
     table = check.table()
-    assert "no   conv2d_nhwc.llvm (1, 28, 28, 16)" in table
+    assert "no1  conv2d_nhwc.llvm (1, 28, 28, 16)" in table
     assert "yes  dense.llvm 1, 25088, 64, float32 (default code)" in table
     with autotvm.apply_history_best(out):  # the kept records build and run
         graph, lib, _ = relay.build(mod, "llvm", params)

@@ -94,20 +94,27 @@ class ModelCheck:
     @property
     def rows(self) -> list[RecordCheck]:
         """Each checked workload's row: the check that dropped it, else the last one's."""
-        final: dict[Workload, RecordCheck] = {}
-        for check in self.checks:
+        return [row for row, _ in self.decisions()]
+
+    def decisions(self) -> list[tuple[RecordCheck, int]]:
+        """Each checked workload's row and the number of the check it comes from (1 first)."""
+        final: dict[Workload, tuple[RecordCheck, int]] = {}
+        for k, check in enumerate(self.checks):
             for row in check.rows:
-                if row.workload not in final or final[row.workload].kept:
-                    final[row.workload] = row
+                if row.workload not in final or final[row.workload][0].kept:
+                    final[row.workload] = row, k + 1
         return list(final.values())
 
     def table(self) -> str:
         """The decisions as a table: workload, calls, default and tuned ms, kept."""
         lines = [f"model check ({self.target}): {self.message}"] if self.message else []
         if self.rows:
-            lines.append(f"{'calls':>5} {'default ms':>10} {'tuned ms':>9} {'x':>6} kept workload")
-        for row in self.rows:
-            kept = "yes" if row.kept else "no "
+            lines.append(
+                f"{'calls':>5} {'default ms':>10} {'tuned ms':>9} {'x':>6} kept workload"
+                "  (noK: dropped by check K)"
+            )
+        for row, k in self.decisions():
+            kept = "yes" if row.kept else f"no{k}"
             workload = f"{row.workload[0]} {', '.join(map(str, row.workload[1:]))}"
             same = " (default code)" if row.same_code else ""
             lines.append(
