@@ -25,6 +25,7 @@ build was measured no slower than the default build, kernel by kernel and in all
 
 from __future__ import annotations
 
+import contextlib
 import math
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -158,16 +159,10 @@ def build_traced(
     which kernels asked for which workload."""
     from xtvm.driver.relay_build import build
 
-    with FallbackContext():  # a caller's dispatch context does not leak into the builds
-        history = ApplyHistoryBest(records) if records is not None else None
-        if history is not None:
-            history.__enter__()
-        try:
-            with TracingContext() as tracing:
-                factory = build(mod, target, dict(params or {}))
-        finally:
-            if history is not None:
-                history.__exit__(None, None, None)
+    history = ApplyHistoryBest(records) if records is not None else None
+    # the fallback first: a caller's dispatch context does not leak into the builds
+    with FallbackContext(), history or contextlib.nullcontext(), TracingContext() as tracing:
+        factory = build(mod, target, dict(params or {}))
     assert isinstance(tracing, TracingContext)
     return factory, tracing, history
 
@@ -229,7 +224,7 @@ def check_once(
     factory, tracing, history = build_traced(mod, params, target, records)
     assert history is not None
     used = {
-        w: kernels
+        w: kernels - {""}  # "": a query outside any kernel
         for w, kernels in tracing.kernels.items()
         if history._record(target, w) is not None and kernels - {""}
     }
@@ -247,7 +242,7 @@ def check_once(
         layer = {workload, *tracing.groups.get(workload, ())}
         default_kernels = set().union(*(default[1].kernels.get(w, set()) for w in layer))
         same = kernels == default_kernels and all(
-            tuned_code.get(k) == default_code.get(k) is not None for k in kernels
+            k in default_code and tuned_code.get(k) == default_code[k] for k in kernels
         )
         rows.append(
             RecordCheck(
