@@ -66,8 +66,8 @@ def interleaved_kernel_seconds(
 ) -> list[list[float]]:
     """For each executor of `modules`, the median seconds of each kernel call over `runs`
     runs, the executors taking turns in blocks of `block` runs (0: about 0.05 s of the
-    slowest, and at least `ROUNDS` turns each), each block after `pause` seconds and one
-    untimed run (its caches warm again after the other's)."""
+    slowest, and at least `ROUNDS` turns each; the order reversed every round), each block
+    after `pause` seconds and one untimed run (its caches warm again after the other's)."""
     if runs < 1:
         raise ValueError(f"timing kernels needs at least one run, got {runs}")
     executors = [executor_of(m) for m in modules]
@@ -79,10 +79,10 @@ def interleaved_kernel_seconds(
     if block < 1:
         block = max(1, min(runs // ROUNDS, int(0.05 / max(slowest, 1e-6))))
     samples: list[list[list[float]]] = [[[] for _ in e.calls] for e in executors]
-    done = 0
+    done, turn = 0, list(zip(executors, samples, strict=True))
     while done < runs:
         count = min(block, runs - done)
-        for executor, calls in zip(executors, samples, strict=True):
+        for executor, calls in turn:
             if pause:
                 time.sleep(pause)
             executor.run()
@@ -90,6 +90,7 @@ def interleaved_kernel_seconds(
                 for call, seconds in zip(calls, time_calls(executor, clock), strict=True):
                     call.append(seconds)
         done += count
+        turn.reverse()  # none always goes first (after the pause) or last
     return [[statistics.median(call) for call in calls] for calls in samples]
 
 
