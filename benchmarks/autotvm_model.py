@@ -142,7 +142,9 @@ With the in-model check (`autotvm.check_model_records`, on by default since):
   2.024 -> 1.898 ms (1.07x); identical outputs, a rebuild lowers alike. The same records
   without the check and with it, timed side by side afterwards (another check: the same 8
   dropped): default 2.398 ms, tuned as tuned 2.624 ms (0.91x), tuned and checked 2.253 ms
-  (1.06x) by medians; fastest runs 2.065 / 2.215 (0.93x) / 1.867 ms (1.11x).
+  (1.06x) by medians; fastest runs 2.065 / 2.215 (0.93x) / 1.867 ms (1.11x). Once more
+  (the builds' order reversed every round since): 7 dropped (a 1-call depthwise at 1.02x now
+  kept), as tuned 0.94x / 0.89x, checked 1.09x / 1.02x (median / fastest).
 - An 8-minute shufflenet tuning (1030 measurements) alike: as tuned 0.97x / 0.99x (median /
   fastest), checked 1.07x / 1.09x; 6 + 1 + 1 records dropped in three checks, the last check
   still dropping one (noise-level 0.97-0.99x rows of single calls: `settled` False).
