@@ -67,8 +67,10 @@ import time
 from typing import Any
 
 import numpy as np
-from models import kernel_seconds, load_model
+from models import load_model
 from tuning import fma_peak
+
+from xtvm.runtime.profiling import kernel_seconds
 
 EFFICIENCY = 0.85  # the share of its roofline a tuned kernel is taken to reach
 

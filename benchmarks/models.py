@@ -123,19 +123,6 @@ def light_model(name: str) -> tuple[onnx.ModelProto, str, np.ndarray]:
     return onnx_light_model(name, np.random.default_rng(1), drop_softmax=True)
 
 
-def kernel_seconds(executor: Any, runs: int) -> list[float]:
-    """The median thread-clock seconds of each kernel call of a graph executor (in call
-    order) over `runs` runs after one: at 1 thread, what other processes' load leaves alone."""
-    executor.run()
-    samples: list[list[float]] = [[] for _ in executor.calls]
-    for _ in range(runs):
-        for position, (raw, args, kernel) in enumerate(executor.calls):
-            start = time.thread_time()
-            kernel.check(raw(*args))
-            samples[position].append(time.thread_time() - start)
-    return [statistics.median(s) for s in samples]
-
-
 def load_model(name: str) -> tuple[Any, dict[str, Any], dict[str, np.ndarray]]:
     """A relay module, its params and its graph inputs: an .onnx file with the inputs of the
     .npz beside it (as `export_models.py` writes them), or a light model by name."""

@@ -334,7 +334,8 @@ def test_xtvm_tune_then_compile_with_records(
     model, weight = matmul_model(tmp_path, rng)
     log, best = tmp_path / "records.json", tmp_path / "best.json"
     argv = [str(model), "--trials", "2", "--log", str(log), "--tuner", "random", "--quiet"]
-    assert xtvm_tune.main([*argv, "--number", "1", "--repeat", "1", "--distill", str(best)]) == 0
+    distill = ["--distill", str(best), "--no-model-check"]  # model check: test_model_check.py
+    assert xtvm_tune.main([*argv, "--number", "1", "--repeat", "1", *distill]) == 0
     out = capsys.readouterr().out
     assert "1 tunable kernels, 0 records" in out and "after 2 trials (0 resumed)" in out
     trials = [line for line in log.read_text().splitlines() if "verdict" not in line]
@@ -363,7 +364,7 @@ def test_xtvm_tune_minutes_tunes_the_whole_model_from_its_defaults(
     model, _ = matmul_model(tmp_path, np.random.default_rng(3))
     log, best = tmp_path / "records.json", tmp_path / "best.json"
     argv = [str(model), "--log", str(log), "--quiet", "--number", "1", "--repeat", "1"]
-    budget = ["--minutes", "0.01", "--trials", "3", "--distill", str(best)]
+    budget = ["--minutes", "0.01", "--trials", "3", "--distill", str(best), "--no-model-check"]
     assert xtvm_tune.main([*argv, *budget]) == 0
     out = capsys.readouterr().out
     assert "1 tunable kernels" in out and "default" in out and "chosen" in out

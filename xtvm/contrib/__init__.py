@@ -6,7 +6,7 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-SUBMODULES = ("cblas", "cc", "cudnn", "graph_executor", "nvcc", "utils")
+SUBMODULES = ("cblas", "cc", "cudnn", "debugger", "graph_executor", "nvcc", "utils")
 
 
 def __getattr__(name: str) -> ModuleType:

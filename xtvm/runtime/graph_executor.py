@@ -39,6 +39,7 @@ from xtvm.runtime.module import (
 )
 from xtvm.runtime.ndarray import Device, NDArray, cpu, entry_bytes, storage_arena
 from xtvm.runtime.params import ParamsFormatError, read_params
+from xtvm.runtime.profiling import time_calls
 
 
 class GraphInputError(ValueError):
@@ -394,12 +395,8 @@ class GraphExecutor(ExecutorBase):
         self.run()  # also refuses inputs without a value
         if runs < 1:
             raise ValueError(f"profile needs at least one run, got {runs}")
-        samples = [[0.0] * runs for _ in self.calls]
-        for run in range(runs):
-            for position, (raw, args, kernel) in enumerate(self.calls):
-                start = time.perf_counter()
-                kernel.check(raw(*args))
-                samples[position][run] = time.perf_counter() - start
+        runs_times = [time_calls(self, time.perf_counter) for _ in range(runs)]
+        samples = list(zip(*runs_times, strict=True))
         return Profile(self.call_names, [min(s) if fastest else sum(s) / runs for s in samples])
 
 

@@ -19,6 +19,13 @@ With `--minutes M` the kernels are tuned together from their default schedules
 time, `--trials` measurements in all (default: as many as M minutes allow), the tuner
 `neighbour` unless `--tuner` names another; `--distill OUT` then gets each kernel's decided
 record (its default unless a searched config beat it measured again next to it).
+
+After `--distill OUT` the records are checked inside the model (`autotvm.check_model_records`):
+the model is built by default and with OUT's records, every kernel of both builds timed at
+one thread in interleaved rounds (`--check-runs` runs), and each record whose kernels are
+slower in the tuned model than the same layers' kernels in the default model is dropped from
+OUT (a kernel tuned alone can still be slower as the model runs it). `--no-model-check`
+leaves OUT as distilled.
 """
 
 from __future__ import annotations
@@ -52,6 +59,13 @@ def build_argparser() -> argparse.ArgumentParser:
     p.add_argument("--timeout", type=float, default=10, help="seconds per build and per run")
     p.add_argument("--seed", type=int, default=0, help="seed of the random choices")
     p.add_argument("--distill", metavar="OUT", help="write the best record per kernel to OUT")
+    p.add_argument(
+        "--no-model-check",
+        dest="model_check",
+        action="store_false",
+        help="keep every distilled record (default: drop those slower inside the model)",
+    )
+    p.add_argument("--check-runs", type=int, default=20, help="runs timing the model's kernels")
     p.add_argument("--ray", metavar="ADDRESS", help="measure on a Ray cluster ('local': start one)")
     p.add_argument("--ray-workers", type=int, default=1, help="measuring actors on Ray")
     add_model_arguments(p)
@@ -105,6 +119,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.trials is not None and args.trials < 1:
         raise ToolError("--trials must be at least 1")
+    if args.check_runs < 1:
+        raise ToolError("--check-runs must be at least 1")
     if args.minutes is not None and not args.minutes > 0:
         raise ToolError("--minutes must be positive")
     log = Path(args.log)
@@ -116,7 +132,8 @@ def run(args: argparse.Namespace) -> int:
     print(f"{len(tasks)} tunable kernels, {len(history)} records in '{log}'")
     option = measure_option(args)
     if args.minutes is not None:
-        return tune_whole_model(args, tasks, option, log)
+        tune_whole_model(args, tasks, option, log)
+        return check_in_model(args, module, params)
     args.tuner = args.tuner or "xgb"
     args.trials = args.trials or 32
     for k, task in enumerate(tasks):
@@ -141,12 +158,32 @@ def run(args: argparse.Namespace) -> int:
     if args.distill:
         count = autotvm.record.distill(log, args.distill)
         print(f"wrote the best of {count} kernels to '{args.distill}'")
+    return check_in_model(args, module, params)
+
+
+def check_in_model(args: argparse.Namespace, module: object, params: dict[str, object]) -> int:
+    """Drop the distilled records whose kernels are slower inside the model (random inputs)."""
+    if not args.distill or not args.model_check:
+        return 0
+    from xtvm.tuning.model_check import ModelCheckError, check_model_records
+
+    try:
+        check = check_model_records(
+            module, params, args.distill, target=args.target, out=args.distill, runs=args.check_runs
+        )
+    except ModelCheckError as exc:
+        raise ToolError(f"model check: {exc}") from None
+    print(check.table())
+    print(
+        f"model check: kept {len(check.kept)} of {len(check.kept) + len(check.dropped)} "
+        f"records in '{args.distill}'"
+    )
     return 0
 
 
 def tune_whole_model(
     args: argparse.Namespace, tasks: Sequence[object], option: dict[str, object], log: Path
-) -> int:
+) -> None:
     """`--minutes`: every kernel from its default, together (`autotvm.tune_model`)."""
     from xtvm import autotvm
     from xtvm.tuning.model_tuner import TUNERS as MODEL_TUNERS
@@ -173,7 +210,6 @@ def tune_whole_model(
         )
     if args.distill:
         print(f"wrote the chosen config of {len(results)} kernels to '{args.distill}'")
-    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -7,7 +7,8 @@ target)` one per tunable kernel of a model; a tuner (`XGBTuner`, `GATuner`, `Ran
 (`measure_option(builder=LocalBuilder(), runner=LocalRunner(...))`, or `RayBuilder` and
 `RayRunner` on a Ray cluster) and logs them as JSON lines (`callback.log_to_file`); inside
 `apply_history_best(log)` templates, and the kernels of `relay.build`, build with the best
-recorded config.
+recorded config. `tune_model` tunes a model's tasks together; `check_model_records` then drops
+the records whose kernels are slower inside the model than its default build's.
 """
 
 from xtvm.tuning import (
@@ -15,6 +16,7 @@ from xtvm.tuning import (
     cost_model,
     features,
     measure,
+    model_check,
     ray_measure,
     record,
     space,
@@ -31,6 +33,7 @@ from xtvm.tuning.measure import (
     RPCRunner,
     measure_option,
 )
+from xtvm.tuning.model_check import check_model_records
 from xtvm.tuning.model_tuner import tune_model
 from xtvm.tuning.ray_measure import RayBuilder, RayRunner
 from xtvm.tuning.record import ApplyHistoryBest, apply_history_best
@@ -75,11 +78,13 @@ __all__ = [
     "XGBTuner",
     "apply_history_best",
     "callback",
+    "check_model_records",
     "cost_model",
     "features",
     "get_config",
     "measure",
     "measure_option",
+    "model_check",
     "ray_measure",
     "record",
     "space",
