@@ -49,6 +49,13 @@ def task_of(data: tuple[int, ...], channels: int, block: int | None, padding: An
     return autotvm.task.create("conv2d_winograd_nhwc.llvm", args=args, target="llvm"), hwio, u
 
 
+def winograd_blocks(data: tuple[int, ...]) -> list[int]:
+    """The `block_r` candidates of a winograd layer on NHWC `data`."""
+    args = (data, (6, 6, data[3] // 32, data[3], 32), 4, (1, 1, 1, 1), "float32")
+    task = autotvm.task.create("conv2d_winograd_nhwc.llvm", args=args, target="llvm")
+    return [e.val for e in task.config_space.space_map["block_r"]]
+
+
 def config_of(task: Any, **knobs: Any) -> ConfigEntity:
     """The first config of `task` with `knobs` (a split knob given by its inner factor)."""
 
@@ -74,8 +81,8 @@ def test_the_knobs_are_in_the_space_with_the_default_first() -> None:
     assert set(KNOBS) <= set(space)
     assert [e.val for e in space["unroll_input"]] == [False, True]
     assert [e.val for e in space["unroll_output"]] == [False, True]
-    # 8 x 6 tiles: blocks of tiles that divide 48 and are fewer
-    assert [e.val for e in space["block_r"]] == [0, 16]
+    # 8 x 6 tiles: blocks of whole register tiles (4) that divide 48 and are fewer
+    assert [e.val for e in space["block_r"]] == [0, 16, 24]
     # the default config (what the tuner measures as its baseline) has them all off
     default = task.config_space.get(task.default_index())
     assert [default[k].val for k in KNOBS] == [False, False, 0]
@@ -129,6 +136,8 @@ def test_relay_build_applies_the_knobs_and_the_default_is_the_default_build(
     tasks = autotvm.task.extract_from_program(mod, params, "llvm")
     (task,) = (t for t in tasks if t.name == "conv2d_winograd_nhwc.llvm")
     assert [e.val for e in task.config_space.space_map["block_r"]] == [0, 16, 32, 64, 128]
+    # 224x224 (3136 tiles, 49 x 64): up to 256
+    assert winograd_blocks((1, 224, 224, 64)) == [0, 16, 28, 32, 56, 64, 112, 196, 224]
     default = str(lower_for_build(mod, params, "llvm")[1])
     record(tmp_path / "default.json", task, task.config_space.get(task.default_index()))
     with autotvm.apply_history_best(tmp_path / "default.json"):

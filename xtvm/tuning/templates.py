@@ -103,8 +103,9 @@ MAX_TILE = 64  # largest rows, columns or channels of a tile the templates try
 MAX_K_TILE = 16  # largest reduction step (unrolled, or a vector of k)
 MAX_TILE_ROWS = 4  # most output rows of a conv2d register tile (TVM's oh_factor)
 PRODUCTS = ("dense", "matmul", "batch_matmul")
-# tiles of a winograd conv2d whose input transform is computed per block of the product
-WINOGRAD_BLOCKS = (16, 32, 64, 128)
+# the fewest and most tiles of a winograd conv2d whose input transform is computed per block
+# of the product (blocks divide the tiles, whose count is often 49 k: 3136 at 224x224)
+WINOGRAD_BLOCKS = (16, 256)
 
 
 def define_tile(cfg: ConfigSpace, name: str, size: int, default: int, largest: int) -> None:
@@ -268,9 +269,9 @@ def schedule_winograd(s: te.Schedule, product: te.Tensor) -> None:
     # default schedule: records from before these knobs replay as they were tuned)
     cfg.define_knob("unroll_input", [False, True])
     cfg.define_knob("unroll_output", [False, True])
-    cfg.define_knob(
-        "block_r", [0, *(b for b in WINOGRAD_BLOCKS if b < extent(r) and extent(r) % b == 0)]
-    )
+    tiles_r = extent(r)
+    blocks = range(WINOGRAD_BLOCKS[0], min(WINOGRAD_BLOCKS[1], tiles_r - 1) + 1, winograd.ROWS)
+    cfg.define_knob("block_r", [0, *(b for b in blocks if tiles_r % b == 0)])
     tiles = WinogradTiles(
         cfg["tile_r"].size[-1],
         cfg["tile_k"].size[-1],
