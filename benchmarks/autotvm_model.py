@@ -126,6 +126,20 @@ address.
   the isolated gains and the model is measurement, not knobs: a candidate is timed as the
   template builds it, alone, with caches either flushed or warm, while relay.build's fused
   kernel in the model differs in code (guarded splits, fused epilogues) and in cache state.
+- vgg19 (onnx light), with the winograd transform knobs (`unroll_input`, `unroll_output`,
+  `block_r`): `winograd_knobs.py`'s grid (64 measurements, 2 minutes) then `--minutes 14
+  --log` resuming from it (476 measurements in all, 2.2 s each), thread clock, caches
+  flushed. Winograd layers, the template's default -> chosen ms: 224x224x64 11.95 -> 7.67
+  (1.56x), 112x112x64 1.38x, 112x112x128 1.52x, 56x56x128 1.13x, 56x56x256 1.29x (3
+  calls), 28x28x256 1.02x, 28x28x512 1.32x (3 calls), 14x14x512 1.21x (4 calls); the
+  chosen configs all fold the output transform, six of eight the input one, four compute
+  the input transform per block (28 or 196 tiles, with 7-row register tiles); the
+  first dense 1.12x. Inside the model the same kernels went 1.10-1.53x; kernels 96.2 ->
+  78.6 ms (1.22x). Whole model, interleaved: median 97.30 -> 78.18 ms (1.24x), fastest
+  96.10 -> 77.21 ms (1.24x), wall clock 1.20x; a rebuild lowers alike, identical outputs.
+  The goal's 1.2x within 30 minutes is met on this model. Configs with the transform knobs
+  off were few in this search (3-19 a layer, as it moved on from the grid's best) and the
+  best of them 1.00-1.22x (the product's tile: 28x28x512 1.22x, 14x14x512 1.11x).
   The next step is to measure candidates as the model's kernels (relay.build's lowering of
   the fused kernel, inputs warm as the previous kernel leaves them, weights cold).
 

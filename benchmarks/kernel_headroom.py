@@ -40,7 +40,9 @@ The bound overstates what schedules can recover where the roofline leaves work o
   0.31 and 0.08 ms (35-47 % of it).
 - vgg19: the headroom is in winograd kernels (34-58 % of the roofline of their FLOPs, the
   transforms counted), whose 224x224 and 112x112 layers stream transformed tiles 2.25x the
-  input's size through memory; the template's knobs tile the batched product only.
+  input's size through memory. The template's transform knobs (`unroll_input`,
+  `unroll_output`, `block_r`) reach that time: 1.13x on the kernels, 1.45x on the 224x224
+  layer (`winograd_knobs.py`).
 - bert: two thirds of its headroom (20.4 ms) was one kernel, the FFN's down-projection
   (128x3072 by 3072x768, bias and residual fused; 12 calls, 4.4 ms each) at 52 % of the
   peak, while the up-projection of the same FLOPs ran at 82 %. Measured again inside the

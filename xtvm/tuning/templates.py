@@ -31,7 +31,11 @@ conv2d.
   of a winograd conv2d (the transformed kernel, as relay.build has it). Its knobs are the
   register tile of the batched product: rows of tiles (`tile_r`, any divisor of the padded
   count up to 16), output channels (`tile_k`) and reduction steps unrolled (`tile_rc`), and
-  whether channel blocks go outside the row blocks (`columns_outside`).
+  whether channel blocks go outside the row blocks (`columns_outside`); and on the
+  transforms, where a large layer's time goes: each unrolled over its alpha positions with
+  its matrix's entries folded (`unroll_input`, `unroll_output`), and the input transform
+  computed per block of `block_r` tiles inside the product (0: all of it first) so the
+  transformed tiles stay in cache (see `cpu_conv2d_winograd`).
 
 The fallback config (outside any tuning context) is the default schedule's choice, so an
 untuned template builds today's default schedule. Each template's schedule is also a kernel
@@ -99,6 +103,9 @@ MAX_TILE = 64  # largest rows, columns or channels of a tile the templates try
 MAX_K_TILE = 16  # largest reduction step (unrolled, or a vector of k)
 MAX_TILE_ROWS = 4  # most output rows of a conv2d register tile (TVM's oh_factor)
 PRODUCTS = ("dense", "matmul", "batch_matmul")
+# the fewest and most tiles of a winograd conv2d whose input transform is computed per block
+# of the product (blocks divide the tiles, whose count is often 49 k: 3136 at 224x224)
+WINOGRAD_BLOCKS = (16, 256)
 
 
 def define_tile(cfg: ConfigSpace, name: str, size: int, default: int, largest: int) -> None:
@@ -258,11 +265,21 @@ def schedule_winograd(s: te.Schedule, product: te.Tensor) -> None:
     steps = extent(rc)
     define_tile(cfg, "tile_rc", steps, tile_factor(steps, winograd.K_UNROLL) or steps, MAX_K_TILE)
     cfg.define_knob("columns_outside", [False, True])
+    # the transforms, where most of a large layer's time goes (the first candidates are the
+    # default schedule: records from before these knobs replay as they were tuned)
+    cfg.define_knob("unroll_input", [False, True])
+    cfg.define_knob("unroll_output", [False, True])
+    tiles_r = extent(r)
+    blocks = range(WINOGRAD_BLOCKS[0], min(WINOGRAD_BLOCKS[1], tiles_r - 1) + 1, winograd.ROWS)
+    cfg.define_knob("block_r", [0, *(b for b in blocks if tiles_r % b == 0)])
     tiles = WinogradTiles(
         cfg["tile_r"].size[-1],
         cfg["tile_k"].size[-1],
         cfg["tile_rc"].size[-1],
         bool(cfg["columns_outside"].val),
+        bool(cfg["unroll_input"].val),
+        bool(cfg["unroll_output"].val),
+        int(cfg["block_r"].val),
     )
     cpu_conv2d_winograd(s, product, tiles)
 
