@@ -356,6 +356,38 @@ def test_xtvm_tune_then_compile_with_records(
     assert xtvm_compile.main([str(model), "--tuning-records", str(tmp_path / "none")]) == 1
 
 
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("garbage\n", "r.json:1: not a tuning record"),
+        ('\n{"version": 1, "workload": ["dense.llvm"]}\n', "r.json:2: not a tuning record"),
+        ('{"version": 7}\n', "r.json:1: not a tuning record: tuning record of format version 7"),
+    ],
+)
+def test_a_records_file_that_is_not_records_is_a_clean_error_with_its_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, message: str
+) -> None:
+    """xtvm-compile --tuning-records and xtvm-tune --log (resuming) name the file and line of
+    the first line that is not a tuning record, exit 1, no traceback."""
+    from xtvm.tools import compile as xtvm_compile
+    from xtvm.tools import tune as xtvm_tune
+
+    model, _ = matmul_model(tmp_path, np.random.default_rng(0))
+    records = tmp_path / "r.json"
+    records.write_text(text)
+    library = tmp_path / "mm.so"
+    compile_argv = [str(model), "--tuning-records", str(records), "-o", str(library)]
+    assert xtvm_compile.main(compile_argv) == 1
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err and "internal error" not in err, err
+    assert not library.exists()
+    argv = [str(model), "--trials", "1", "--log", str(records), "--quiet"]
+    assert xtvm_tune.main(argv) == 1
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err and "internal error" not in err, err
+    assert records.read_text() == text  # nothing appended
+
+
 def test_xtvm_tune_minutes_tunes_the_whole_model_from_its_defaults(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -171,7 +171,10 @@ def run(args: argparse.Namespace) -> int:
 
         if not Path(args.tuning_records).is_file():
             raise ToolError(f"cannot open tuning records '{args.tuning_records}'")
-        tuned = autotvm.apply_history_best(args.tuning_records)
+        try:
+            tuned = autotvm.apply_history_best(args.tuning_records)
+        except ValueError as exc:  # a line that is not a record: its file and line
+            raise ToolError(str(exc)) from None
     try:
         with tuned:
             # the weights go over to the build: each is freed once a pass has replaced it

@@ -214,7 +214,9 @@ def tune_whole_model(
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_argparser().parse_args(argv)
-    return run_tool("xtvm-tune", run, args, (ToolError,))
+    from xtvm.tuning.record import RecordError  # a --log line that is not a record
+
+    return run_tool("xtvm-tune", run, args, (ToolError, RecordError))
 
 
 if __name__ == "__main__":

@@ -103,16 +103,27 @@ def decode(line: str) -> Record:
     return MeasureInput(data["target"], task, config), result_from_json(data["result"])
 
 
+class RecordError(ValueError):
+    """A line of a records file that is not a tuning record: the message names the file and
+    line."""
+
+
 def load_from_file(filename: str | Path, target: object = None) -> Iterator[Record]:
     """The records of a log file, in order (blank lines skipped); with `target`, only those
-    of its kind (`llvm` records for `llvm -mcpu=...`)."""
+    of its kind (`llvm` records for `llvm -mcpu=...`). A line that is not a record raises
+    `RecordError` with its file and line number."""
     kind = None if target is None else target_kind(target)
     with open(filename) as f:
-        for line in f:
-            if line.strip():
+        for number, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
                 record = decode(line)
-                if kind is None or target_kind(record[0].target) == kind:
-                    yield record
+            except (ValueError, KeyError, TypeError, AttributeError) as exc:
+                what = f"missing field {exc}" if isinstance(exc, KeyError) else str(exc)
+                raise RecordError(f"{filename}:{number}: not a tuning record: {what}") from None
+            if kind is None or target_kind(record[0].target) == kind:
+                yield record
 
 
 def save_to_file(filename: str | Path, records: Iterable[Record]) -> None:
