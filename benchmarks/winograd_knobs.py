@@ -41,6 +41,8 @@ from typing import Any
 
 from models import load_model
 
+from xtvm.tuning.space import ConfigEntity, OtherOptionEntity
+
 KNOBS = ("unroll_input", "unroll_output", "block_r")
 
 
@@ -52,13 +54,11 @@ def grid(task: Any) -> list[tuple[str, Any]]:
     points += [(True, True, e.val) for e in space.space_map["block_r"] if e.val]
     configs = []
     for point in points:
-        wanted = dict(zip(KNOBS, point, strict=True))
-        config = next(
-            c
-            for c in space
-            if all(c[n].val == v for n, v in wanted.items())
-            and all(c[n] == default[n] for n in space.space_map if n not in wanted)
-        )
+        knobs = {name: default[name] for name in space.space_map}
+        knobs.update({n: OtherOptionEntity(v) for n, v in zip(KNOBS, point, strict=True)})
+        index = space.point_of(ConfigEntity(-1, knobs))
+        assert index is not None, knobs
+        config = space.get(index)
         label = f"{'I' if point[0] else '-'}{'O' if point[1] else '-'}{point[2] or ''}"
         configs.append((label, config))
     return configs

@@ -173,7 +173,7 @@ def run(args: argparse.Namespace) -> int:
             raise ToolError(f"cannot open tuning records '{args.tuning_records}'")
         try:
             tuned = autotvm.apply_history_best(args.tuning_records)
-        except ValueError as exc:  # a line that is not a record: its file and line
+        except autotvm.record.RecordError as exc:  # a line that is not a record: file, line
             raise ToolError(str(exc)) from None
     try:
         with tuned:

@@ -202,6 +202,7 @@ def build_candidate(
     from xtvm.driver.relay_build import lower_kernels
     from xtvm.te.lower import schedule_to_module
 
+    kernel = getattr(inp.task, "kernel", None)  # a model's kernel (auto-scheduler: none)
     try:
         s, args = inp.task.instantiate(inp.config)
     except Exception:
@@ -209,7 +210,7 @@ def build_candidate(
     reply: dict[str, Any] = {}
     try:
         if inp.target.split()[0] in CPU_TARGETS:
-            if getattr(inp.task, "kernel", None) is not None:
+            if kernel is not None:
                 tir = schedule_to_module(s, args, ENTRY)  # a model's kernel: as relay.build
                 lower_kernels(tir)
             else:
@@ -225,7 +226,6 @@ def build_candidate(
     except Exception:
         return {"error_no": MeasureErrorNo.COMPILE_HOST, "error": traceback.format_exc()}
     info = [[[int(d) for d in t.shape], str(t.dtype)] for t in args]
-    kernel = getattr(inp.task, "kernel", None)
     warm = list(range(kernel.inputs)) if kernel is not None else []
     return {**reply, "filename": path, "arg_info": info, "warm": warm}
 

@@ -35,7 +35,14 @@ from typing import Any
 
 import numpy as np
 
-from xtvm.tuning.record import ApplyHistoryBest, Record, encode, load_from_file, record_key
+from xtvm.tuning.record import (
+    ApplyHistoryBest,
+    Record,
+    RecordError,
+    encode,
+    load_from_file,
+    record_key,
+)
 from xtvm.tuning.task import FallbackContext, TracingContext, Workload, target_kind
 
 # the per-call seconds of the default and the tuned build (tests inject made-up ones)
@@ -148,7 +155,7 @@ def read_records(records: str | Path | Iterable[Record]) -> list[Record]:
         raise ModelCheckError(f"no records file '{path}'")
     try:
         return list(load_from_file(path))
-    except (ValueError, KeyError, TypeError, IndexError) as exc:
+    except RecordError as exc:  # names the line
         raise ModelCheckError(f"'{path}' is not a tuning records file: {exc}") from None
 
 
@@ -226,7 +233,7 @@ def check_once(
     used = {
         w: kernels - {""}  # "": a query outside any kernel
         for w, kernels in tracing.kernels.items()
-        if history._record(target, w) is not None and kernels - {""}
+        if history.cost(target, w) is not None and kernels - {""}
     }
     if not used:
         return None

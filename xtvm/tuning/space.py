@@ -237,6 +237,19 @@ class ConfigSpace:
     def __iter__(self) -> Iterator[ConfigEntity]:
         return (self.get(i) for i in range(len(self)))
 
+    def point_of(self, config: ConfigSpace) -> int | None:
+        """The index of the point whose knobs take `config`'s values (the inverse of `get`),
+        or None when `config` lacks a knob or gives it a value that is none of its candidates
+        (a template's fallback config)."""
+        index, scale = 0, 1
+        for name, candidates in self.space_map.items():
+            try:
+                index += candidates.index(config[name]) * scale
+            except (KeyError, ValueError):
+                return None
+            scale *= len(candidates)
+        return index
+
     def __repr__(self) -> str:
         lines = [f"ConfigSpace (len={len(self)}):"]
         for k, (name, candidates) in enumerate(self.space_map.items()):

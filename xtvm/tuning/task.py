@@ -248,14 +248,7 @@ class Task:
         None when a knob's default is none of its candidates."""
         fallback = FallbackConfigEntity()
         run_template(self.func, fallback, self.args)
-        index, scale = 0, 1
-        for name, candidates in self.config_space.space_map.items():
-            try:
-                index += candidates.index(fallback[name]) * scale
-            except (KeyError, ValueError):
-                return None
-            scale *= len(candidates)
-        return index
+        return self.config_space.point_of(fallback)
 
     def instantiate(self, config: ConfigSpace) -> Any:
         """`(schedule, tensors)` under `config`: of the model kernel when the task has one,

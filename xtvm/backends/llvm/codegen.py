@@ -1121,10 +1121,9 @@ def emit_pow(e: FunctionEmitter, op: xmath.PowFOp) -> None:
     def intrinsic(name: str, typ: ir.Type, arity: int) -> ir.Function:
         return e.owner.intrinsic(name, [typ], arity=arity)
 
-    scalar = x.type.element if isinstance(x.type, ir.VectorType) else x.type
     exponent = splat_value(y)
     value = None
-    if exponent is not None and isinstance(scalar, ir.FloatType | ir.DoubleType):
+    if exponent is not None:  # None where x is not float32 or y has no cheap form
         value = power_by_constant(e.builder, x, exponent, intrinsic)
     if value is None and is_f32_vector(x.type):
         value = pow_f32(e.builder, x, y, intrinsic)
